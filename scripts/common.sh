@@ -1,0 +1,111 @@
+# Shared by setup.sh and test.sh: paths, idempotent installs, the UI build.
+# Sourced, not run. Every step checks first and installs only what is missing.
+
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# Persistent build caches outside the clone, so CI (a fresh clone each time) rebuilds incrementally.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/tmp/hearth-target}"
+WASM_TARGET_DIR="${HEARTH_WASM_TARGET_DIR:-/var/tmp/hearth-target-wasm}"
+WASM_DEBIAN_TARGET_DIR="${HEARTH_WASM_DEBIAN_TARGET_DIR:-/var/tmp/hearth-target-wasm-debian}"
+export PATH="$HOME/.cargo/bin:$PATH"
+
+APT_PACKAGES=(
+  build-essential pkg-config curl file
+  libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libssl-dev
+  webkit2gtk-driver xvfb xauth
+  lld-19 rustc-web cargo-web rust-web-src
+)
+TAURI_DRIVER_VERSION=2.1.0
+
+log() { printf '\033[1;33m[hearth]\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[1;31m[hearth]\033[0m %s\n' "$*" >&2; exit 1; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+install_apt_packages() {
+  local missing=()
+  for pkg in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing Debian packages: ${missing[*]}"
+    as_root apt-get update -q
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+}
+
+install_rust() {
+  if ! command -v rustup >/dev/null 2>&1; then
+    die "rustup is missing. Install Rust from your distribution's rustup package, then run this again."
+  fi
+  rustup toolchain list | grep -q stable || rustup toolchain install stable --profile minimal
+}
+
+# The wasm32 target: rustup's when it can be had, else Debian's rustc-web with -Zbuild-std.
+wasm_toolchain() {
+  case "${HEARTH_WASM_TOOLCHAIN:-auto}" in
+    rustup) echo rustup ;;
+    debian) echo debian ;;
+    auto)
+      if rustup target list --installed 2>/dev/null | grep -q '^wasm32-unknown-unknown$' \
+        || rustup target add wasm32-unknown-unknown >&2; then
+        echo rustup
+      else
+        log "rustup could not add wasm32-unknown-unknown; using Debian's rustc-web with -Zbuild-std"
+        echo debian
+      fi ;;
+    *) die "HEARTH_WASM_TOOLCHAIN must be auto, rustup or debian" ;;
+  esac
+}
+
+# The wasm-bindgen CLI must equal the wasm-bindgen crate in Cargo.lock, or the glue breaks.
+install_wasm_bindgen() {
+  local want
+  want="$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; exit}' "$ROOT/Cargo.lock")"
+  [ -n "$want" ] || die "Cargo.lock names no wasm-bindgen version"
+  if ! wasm-bindgen --version 2>/dev/null | grep -q " $want\$"; then
+    log "installing wasm-bindgen-cli $want (≈ 5 min once)"
+    # Not --locked: its lock pins a webpki-roots the registry no longer serves.
+    cargo install wasm-bindgen-cli --version "$want" --force
+  fi
+}
+
+install_tauri_driver() {
+  if ! tauri-driver --help >/dev/null 2>&1; then
+    log "installing tauri-driver $TAURI_DRIVER_VERSION"
+    cargo install tauri-driver --version "$TAURI_DRIVER_VERSION" --locked
+  fi
+}
+
+install_all() {
+  install_apt_packages
+  install_rust
+  install_wasm_bindgen
+}
+
+# Compiles one wasm crate with the chosen toolchain; prints the .wasm path.
+build_wasm_crate() {
+  local toolchain="$1" package="$2" profile_flag="$3" profile_dir="$4"
+  if [ "$toolchain" = rustup ]; then
+    cargo build -p "$package" --target wasm32-unknown-unknown $profile_flag --target-dir "$WASM_TARGET_DIR" >&2
+    echo "$WASM_TARGET_DIR/wasm32-unknown-unknown/$profile_dir"
+  else
+    (cd "$ROOT" && PATH="/usr/bin:$PATH" RUSTC_BOOTSTRAP=1 /usr/bin/cargo build -p "$package" \
+      --target wasm32-unknown-unknown $profile_flag -Zbuild-std=std,panic_abort \
+      --config 'target.wasm32-unknown-unknown.linker="wasm-ld-19"' \
+      --target-dir "$WASM_DEBIAN_TARGET_DIR") >&2
+    echo "$WASM_DEBIAN_TARGET_DIR/wasm32-unknown-unknown/$profile_dir"
+  fi
+}
+
+# Builds ui/dist: the Leptos app as wasm plus its tiny HTML/JS/CSS shell.
+build_ui() {
+  local toolchain out
+  toolchain="$(wasm_toolchain)"
+  log "building the UI (wasm, $toolchain toolchain)"
+  out="$(build_wasm_crate "$toolchain" hearth-ui "--profile wasm-release" wasm-release)"
+  mkdir -p "$ROOT/ui/dist"
+  # No wasm-opt: Debian's v108 produces wasm the webview cannot load.
+  wasm-bindgen --target web --no-typescript --out-dir "$ROOT/ui/dist" --out-name ui "$out/hearth-ui.wasm"
+  cp "$ROOT/ui/index.html" "$ROOT/ui/main.js" "$ROOT/ui/style.css" "$ROOT/ui/dist/"
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs every test: unit, property and integration tests of every crate, the wasm builds on
+# both toolchain paths, and the end-to-end test through the real webview under Xvfb.
+# Installs what is missing first (idempotent) and starts the services it needs itself.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$ROOT"
+
+install_all
+install_tauri_driver
+
+log "unit, property and integration tests"
+cargo test --workspace --locked
+
+log "wasm: the wire-types crate on both toolchain paths"
+if [ "$(HEARTH_WASM_TOOLCHAIN=auto wasm_toolchain)" = rustup ]; then
+  build_wasm_crate rustup hearth-protocol "" debug >/dev/null
+else
+  log "rustup's wasm32 target is unavailable here; checking the Debian path only"
+fi
+build_wasm_crate debian hearth-protocol "" debug >/dev/null
+
+build_ui
+
+log "end-to-end through the webview (tauri-driver + WebKitWebDriver under Xvfb)"
+cargo build -p hearth --bin hearth --locked
+HEARTH_E2E_APP="$CARGO_TARGET_DIR/debug/hearth" \
+  xvfb-run -a --server-args="-screen 0 1280x900x24" \
+  cargo test -p hearth --features e2e --test e2e --locked -- --test-threads=1

@@ -1,0 +1,22 @@
+//! Builds the Tauri context and the ACL for Hearth's own commands.
+//!
+//! Listing the commands in the app manifest makes them ACL-gated: the window may call only
+//! those its capability in tauri.conf.json grants (see SECURITY.md).
+
+fn main() {
+    let manifest = tauri_build::AppManifest::new().commands(&[
+        "app_info",
+        "run_start",
+        "run_stop",
+        "thread_list",
+        "thread_history",
+    ]);
+    if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
+        // A build script has no other way to report.
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("tauri-build failed: {err:#}");
+        }
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,32 @@
+//! The agent seam: anything that turns a `RunAgentInput` into a stream of AG-UI events.
+//!
+//! The sample agent, model-backed agents and external AG-UI harnesses all sit behind
+//! [`Agent`]; the run driver (`crate::runs`) makes every stream well-formed and stoppable.
+
+mod emit;
+pub mod sample;
+
+use futures::stream::BoxStream;
+use hearth_protocol::agui::{Event, Message, RunAgentInput};
+use tokio_util::sync::CancellationToken;
+
+pub use emit::Emitter;
+pub use sample::SampleAgent;
+
+/// Produces a run's AG-UI events.
+///
+/// The stream starts with `RUN_STARTED` and should end with `RUN_FINISHED` or `RUN_ERROR`;
+/// the driver repairs a stream that doesn't. `cancel` fires when the owner presses Stop:
+/// pass it into every I/O future so the effect itself stops, not just the stream.
+pub trait Agent: Send + Sync + 'static {
+    /// Starts a run.
+    fn run(&self, input: RunAgentInput, cancel: CancellationToken) -> BoxStream<'static, Event>;
+}
+
+/// The text of the newest user message in the input (what the owner just said).
+pub fn last_user_text(input: &RunAgentInput) -> Option<String> {
+    input.messages.iter().rev().find_map(|message| match message {
+        Message::User(user) => Some(user.content.to_text()),
+        _ => None,
+    })
+}

@@ -1,0 +1,245 @@
+//! The sample agent: no model, no network, deterministic routing.
+//!
+//! It lets the offline app (and every test) exercise real streams, tool cards, the store
+//! and Stop: greetings explain Hearth; calendar questions read the seeded calendar; a
+//! deliberately slow route counts for Stop tests; anything else becomes a durable task.
+
+use std::time::Duration;
+
+use chrono::{Datelike, Local, NaiveTime, TimeZone};
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use hearth_protocol::ToolName;
+use hearth_protocol::agui::{Event, RunAgentInput, RunErrorEvent, RunFinishedEvent, RunStartedEvent};
+use hearth_protocol::ipc::{DelegateTaskResult, TaskStatus};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::emit::{Emitter, Stopped};
+use super::Agent;
+use crate::store::tasks::NewTask;
+use crate::store::workspace::CalendarEvent;
+use crate::store::Store;
+
+/// What the sample agent does with a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// Explain what Hearth can do.
+    Greeting,
+    /// Read the calendar and summarise it.
+    Calendar,
+    /// Count to 50, slowly, so Stop can be pressed.
+    SlowCount,
+    /// Store a durable task.
+    Delegate,
+}
+
+/// Picks the route for the owner's message.
+pub fn route(text: &str) -> Route {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let has = |w: &str| words.contains(&w);
+    if lower.contains("slowly") || lower.contains("count to 50") {
+        Route::SlowCount
+    } else if lower.contains("calendar") || lower.contains("plan my day") || has("schedule") || has("agenda") {
+        Route::Calendar
+    } else if words.len() <= 6
+        && (has("hello") || has("hi") || has("hey") || has("help") || lower.contains("what can you do"))
+    {
+        Route::Greeting
+    } else {
+        Route::Delegate
+    }
+}
+
+/// The offline sample agent.
+#[derive(Debug, Clone)]
+pub struct SampleAgent {
+    store: Store,
+    chunk_delay: Duration,
+    slow_step: Duration,
+}
+
+impl SampleAgent {
+    /// An agent reading and writing `store`, pacing text by `chunk_delay` and the slow
+    /// route by `slow_step`.
+    pub fn new(store: Store, chunk_delay: Duration, slow_step: Duration) -> Self {
+        Self { store, chunk_delay, slow_step }
+    }
+}
+
+impl Agent for SampleAgent {
+    fn run(&self, input: RunAgentInput, cancel: CancellationToken) -> BoxStream<'static, Event> {
+        let (tx, rx) = mpsc::channel(64);
+        let emitter = Emitter::new(tx, cancel);
+        let agent = self.clone();
+        tokio::spawn(async move {
+            // Err(Stopped) means the driver stopped listening: nothing left to do.
+            let _stopped: Result<(), Stopped> = agent.respond(&emitter, input).await;
+        });
+        futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|event| (event, rx)) }).boxed()
+    }
+}
+
+impl SampleAgent {
+    async fn respond(&self, out: &Emitter, input: RunAgentInput) -> Result<(), Stopped> {
+        let thread_id = input.thread_id.clone();
+        let run_id = input.run_id.clone();
+        out.send(Event::RunStarted(RunStartedEvent {
+            thread_id: thread_id.clone(),
+            run_id: run_id.clone(),
+            ..Default::default()
+        }))
+        .await?;
+        let text = super::last_user_text(&input).unwrap_or_default();
+        let outcome = match route(&text) {
+            Route::Greeting => self.greeting(out).await,
+            Route::Calendar => self.calendar(out).await,
+            Route::SlowCount => self.slow_count(out).await,
+            Route::Delegate => self.delegate(out, &input, &text).await,
+        };
+        match outcome {
+            Ok(()) => out.send(Event::RunFinished(RunFinishedEvent::success(thread_id, run_id, None))).await,
+            Err(SampleError::Stopped) => Err(Stopped),
+            Err(SampleError::Store(message)) => {
+                out.send(Event::RunError(RunErrorEvent { message, ..Default::default() })).await
+            }
+        }
+    }
+
+    async fn greeting(&self, out: &Emitter) -> Result<(), SampleError> {
+        out.text(
+            "Hello! I'm Hearth, your personal agent. I run on this machine and keep your data here. \
+             I can read your mail and calendar, fill PDF forms, browse the web, run commands in a sandboxed \
+             computer, and keep longer jobs going as tasks you can pause, stop or retry. Anything that sends \
+             or changes something waits for your approval. Try \"plan my day\" or ask me to do a job.",
+            self.chunk_delay,
+        )
+        .await?;
+        Ok(())
+    }
+
+    async fn calendar(&self, out: &Emitter) -> Result<(), SampleError> {
+        let now = Local::now();
+        let today = now.date_naive();
+        let monday = today - chrono::Duration::days(i64::from(today.weekday().num_days_from_monday()));
+        let start_of = |d: chrono::NaiveDate| {
+            Local.from_local_datetime(&d.and_time(NaiveTime::MIN)).earliest().unwrap_or(now)
+        };
+        let (from, to) = (start_of(monday), start_of(monday + chrono::Duration::days(7)));
+        let args = serde_json::json!({ "timeMin": from.to_rfc3339(), "timeMax": to.to_rfc3339() });
+        let call = out.tool_call(ToolName::ReadCalendar.as_str(), &args).await?;
+        let events = self
+            .store
+            .calendar_range(from.timestamp_millis(), to.timestamp_millis(), 20)
+            .await
+            .map_err(|e| SampleError::Store(format!("Reading the calendar failed: {e}")))?;
+        out.tool_result(&call, serde_json::json!({ "events": events }).to_string()).await?;
+        out.text(&summarise_week(&events, today), self.chunk_delay).await?;
+        Ok(())
+    }
+
+    async fn slow_count(&self, out: &Emitter) -> Result<(), SampleError> {
+        let message_id = super::emit::new_id();
+        out.send(Event::TextMessageStart(hearth_protocol::agui::TextMessageStartEvent {
+            message_id: message_id.clone(),
+            ..Default::default()
+        }))
+        .await?;
+        for n in 1..=50 {
+            out.pause(self.slow_step).await?;
+            let delta = if n == 50 { "50.".to_owned() } else { format!("{n}, ") };
+            out.send(Event::TextMessageContent(hearth_protocol::agui::TextMessageContentEvent {
+                message_id: message_id.clone(),
+                delta,
+                ..Default::default()
+            }))
+            .await?;
+        }
+        out.send(Event::TextMessageEnd(hearth_protocol::agui::TextMessageEndEvent {
+            message_id,
+            ..Default::default()
+        }))
+        .await?;
+        Ok(())
+    }
+
+    async fn delegate(&self, out: &Emitter, input: &RunAgentInput, text: &str) -> Result<(), SampleError> {
+        let title: String = text.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(80).collect();
+        let args = serde_json::json!({ "title": title, "instructions": text });
+        let call = out.tool_call(ToolName::DelegateTask.as_str(), &args).await?;
+        // One task per tool call, even if this step is retried.
+        let key = format!("{}:{}:{call}", input.thread_id, input.run_id);
+        let task = self
+            .store
+            .create_task(NewTask {
+                idempotency_key: &key,
+                kind: "agent",
+                title: &title,
+                input: &args,
+                thread_id: Some(&input.thread_id),
+            })
+            .await
+            .map_err(|e| SampleError::Store(format!("Saving the task failed: {e}")))?;
+        let result = DelegateTaskResult { task_id: task.id, title: task.title, status: TaskStatus::Queued };
+        let content = serde_json::to_string(&result).map_err(|e| SampleError::Store(e.to_string()))?;
+        out.tool_result(&call, content).await?;
+        out.text(
+            "I've saved this as a task. You can follow it in Activity; it will wait there until a model is configured.",
+            self.chunk_delay,
+        )
+        .await?;
+        Ok(())
+    }
+}
+
+enum SampleError {
+    Stopped,
+    Store(String),
+}
+
+impl From<Stopped> for SampleError {
+    fn from(_: Stopped) -> Self {
+        SampleError::Stopped
+    }
+}
+
+fn summarise_week(events: &[CalendarEvent], today: chrono::NaiveDate) -> String {
+    if events.is_empty() {
+        return "Your calendar is clear this week.".into();
+    }
+    let mut lines = vec![format!("You have {} events this week:", events.len())];
+    let mut today_items = Vec::new();
+    for event in events {
+        let Some(start) = Local.timestamp_millis_opt(event.starts_at).earliest() else { continue };
+        let line = format!("• {} {} — {}", start.format("%a %H:%M"), event.title, event.location);
+        if start.date_naive() == today {
+            today_items.push(event.title.as_str());
+        }
+        lines.push(line);
+    }
+    if today_items.is_empty() {
+        lines.push("Nothing is scheduled for today.".into());
+    } else {
+        lines.push(format!("Today: {}.", today_items.join(", ")));
+    }
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_are_deterministic() {
+        assert_eq!(route("hello"), Route::Greeting);
+        assert_eq!(route("Hi there!"), Route::Greeting);
+        assert_eq!(route("help"), Route::Greeting);
+        assert_eq!(route("What's on my calendar?"), Route::Calendar);
+        assert_eq!(route("plan my day"), Route::Calendar);
+        assert_eq!(route("count to 50 slowly"), Route::SlowCount);
+        assert_eq!(route("Book a table for two on Friday"), Route::Delegate);
+        assert_eq!(route("this is a long message saying hello to everyone in the family group"), Route::Delegate);
+        assert_eq!(route("whichever"), Route::Delegate);
+    }
+}

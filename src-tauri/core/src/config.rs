@@ -1,0 +1,50 @@
+//! Start-up configuration: where the data lives and how the sample agent paces itself.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Environment variable that overrides the data directory.
+pub const DATA_DIR_ENV: &str = "HEARTH_DATA_DIR";
+
+/// How Hearth starts.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Holds `hearth.db`, attachments and files.
+    pub data_dir: PathBuf,
+    /// Pacing of the sample agent's streamed text (per chunk). Zero in tests.
+    pub sample_chunk_delay: Duration,
+    /// Pacing of the sample agent's slow route (per number), long enough to press Stop.
+    pub sample_slow_step: Duration,
+    /// How long start-up waits for a database another process holds locked.
+    pub busy_timeout: Duration,
+}
+
+impl Config {
+    /// Defaults for `data_dir`: lively pacing for a person watching.
+    pub fn new(data_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            data_dir: data_dir.into(),
+            sample_chunk_delay: Duration::from_millis(25),
+            sample_slow_step: Duration::from_millis(250),
+            busy_timeout: Duration::from_secs(5),
+        }
+    }
+
+    /// Uses `HEARTH_DATA_DIR` when set and non-empty, else `default_dir`.
+    pub fn from_env_or(default_dir: impl Into<PathBuf>) -> Self {
+        match std::env::var_os(DATA_DIR_ENV) {
+            Some(dir) if !dir.is_empty() => Self::new(dir),
+            _ => Self::new(default_dir),
+        }
+    }
+
+    /// The database file.
+    pub fn database_path(&self) -> PathBuf {
+        self.data_dir.join("hearth.db")
+    }
+
+    /// Where seeded and received attachments are kept.
+    pub fn attachments_dir(&self) -> PathBuf {
+        self.data_dir.join("attachments")
+    }
+}

@@ -1,0 +1,91 @@
+//! The core's error type, and its one mapping to the IPC error.
+//!
+//! Messages name the file or id involved and say what to do next. None carries secrets.
+
+use std::path::PathBuf;
+
+use hearth_protocol::{ErrorCode, IpcError};
+
+/// Result with [`CoreError`].
+pub type Result<T, E = CoreError> = std::result::Result<T, E>;
+
+/// Everything the core can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum CoreError {
+    /// The database file exists but is not a usable SQLite database.
+    #[error(
+        "Hearth's database {path} is damaged or is not a Hearth database ({detail}). Move the file aside (Hearth then creates a new one) or restore a backup, and start Hearth again."
+    )]
+    DatabaseCorrupt {
+        /// The file.
+        path: PathBuf,
+        /// SQLite's words.
+        detail: String,
+    },
+    /// Another process holds the database locked.
+    #[error(
+        "Hearth's database {path} is locked by another program (is another Hearth running?). Close it and start Hearth again."
+    )]
+    DatabaseLocked {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The database could not be opened or migrated for another reason.
+    #[error("Hearth could not open its database {path}: {detail}. Check that the folder exists and is writable.")]
+    DatabaseOpen {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        detail: String,
+    },
+    /// The data directory could not be created or written.
+    #[error("Hearth could not prepare its data folder {path}: {source}. Check the folder's permissions or set HEARTH_DATA_DIR.")]
+    DataDir {
+        /// The folder.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A query failed after start-up.
+    #[error("Hearth's database failed: {0}")]
+    Store(#[from] crate::store::StoreError),
+    /// Stored JSON could not be read back.
+    #[error("Hearth's database holds a record it cannot read: {0}")]
+    Corrupt(#[from] serde_json::Error),
+    /// The caller sent something out of bounds.
+    #[error("{0}")]
+    InvalidInput(String),
+    /// The thing named does not exist.
+    #[error("{0}")]
+    NotFound(String),
+    /// The thing changed or is busy.
+    #[error("{0}")]
+    Conflict(String),
+}
+
+impl CoreError {
+    /// The IPC form the UI shows.
+    pub fn to_ipc(&self) -> IpcError {
+        let code = match self {
+            CoreError::InvalidInput(_) => ErrorCode::InvalidInput,
+            CoreError::NotFound(_) => ErrorCode::NotFound,
+            CoreError::Conflict(_) => ErrorCode::Conflict,
+            CoreError::DatabaseLocked { .. } | CoreError::DataDir { .. } => ErrorCode::Unavailable,
+            CoreError::DatabaseCorrupt { .. }
+            | CoreError::DatabaseOpen { .. }
+            | CoreError::Store(_)
+            | CoreError::Corrupt(_) => ErrorCode::Internal,
+        };
+        IpcError::new(code, self.to_string())
+    }
+}
+
+impl From<IpcError> for CoreError {
+    fn from(err: IpcError) -> Self {
+        match err.code {
+            ErrorCode::NotFound => CoreError::NotFound(err.message),
+            ErrorCode::Conflict => CoreError::Conflict(err.message),
+            _ => CoreError::InvalidInput(err.message),
+        }
+    }
+}

@@ -1,0 +1,140 @@
+//! The [`Hearth`] handle: what the shell (and tests) hold to drive the core.
+
+use std::sync::Arc;
+
+use hearth_protocol::agui::{Message, RunAgentInput, UserMessage};
+use hearth_protocol::ipc::{
+    AppInfoResponse, RunStartParams, RunStartResponse, ThreadHistoryResponse, ThreadListResponse,
+};
+
+use crate::agent::{Agent, SampleAgent};
+use crate::config::Config;
+use crate::error::{CoreError, Result};
+use crate::runs::{RunEvents, RunRegistry, spawn_run};
+use crate::store::Store;
+use crate::workspace::seed;
+
+/// The running core. Cheap to clone; clones share everything.
+#[derive(Clone)]
+pub struct Hearth {
+    config: Arc<Config>,
+    store: Store,
+    agent: Arc<dyn Agent>,
+    runs: RunRegistry,
+}
+
+impl std::fmt::Debug for Hearth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hearth").field("data_dir", &self.config.data_dir).finish_non_exhaustive()
+    }
+}
+
+impl Hearth {
+    /// Opens the data directory: creates it, opens and migrates the database, closes runs a
+    /// crash left open, and seeds the sample workspace on first start.
+    pub async fn open(config: Config) -> Result<Self> {
+        std::fs::create_dir_all(&config.data_dir)
+            .map_err(|source| CoreError::DataDir { path: config.data_dir.clone(), source })?;
+        let store = Store::open(&config.database_path(), config.busy_timeout).await?;
+        close_orphan_runs(&store).await?;
+        seed::seed_if_empty(&store, &config.attachments_dir()).await?;
+        let agent = Arc::new(SampleAgent::new(store.clone(), config.sample_chunk_delay, config.sample_slow_step));
+        Ok(Self { config: Arc::new(config), store, agent, runs: RunRegistry::default() })
+    }
+
+    /// The store (tests count effects through it).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The configuration Hearth started with.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Starts a run for the owner's message and returns its events.
+    pub async fn start_run(&self, params: RunStartParams) -> Result<(RunStartResponse, RunEvents)> {
+        params.validate()?;
+        let thread_id = match params.thread_id {
+            Some(id) => {
+                if !self.store.thread_exists(&id).await? {
+                    return Err(CoreError::NotFound(format!("There is no conversation {id}. Start a new one.")));
+                }
+                id
+            }
+            None => uuid::Uuid::new_v4().to_string(),
+        };
+        let run_id = uuid::Uuid::new_v4().to_string();
+        let input = RunAgentInput {
+            thread_id: thread_id.clone(),
+            run_id: run_id.clone(),
+            messages: vec![Message::User(UserMessage {
+                id: uuid::Uuid::new_v4().to_string(),
+                content: params.text.clone().into(),
+                ..Default::default()
+            })],
+            ..Default::default()
+        };
+        self.store.ensure_thread(&thread_id, &params.text).await?;
+        self.store.begin_run(&thread_id, &run_id).await?;
+        let Some(events) = spawn_run(&self.runs, self.store.clone(), self.agent.clone(), input) else {
+            self.store.end_run(&run_id, crate::store::threads::RunEnd::Failed).await?;
+            return Err(CoreError::Conflict(
+                "A reply is still streaming in this conversation. Stop it or wait for it to finish.".into(),
+            ));
+        };
+        Ok((RunStartResponse { thread_id, run_id }, events))
+    }
+
+    /// Stops a run. `false` when it had already ended.
+    pub fn stop_run(&self, run_id: &str) -> bool {
+        self.runs.cancel(run_id)
+    }
+
+    /// How many runs are in flight.
+    pub fn active_runs(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// Conversations, newest first.
+    pub async fn thread_list(&self) -> Result<ThreadListResponse> {
+        Ok(ThreadListResponse { threads: self.store.list_threads().await? })
+    }
+
+    /// A conversation's stored events.
+    pub async fn thread_history(&self, thread_id: &str) -> Result<ThreadHistoryResponse> {
+        if !self.store.thread_exists(thread_id).await? {
+            return Err(CoreError::NotFound(format!("There is no conversation {thread_id}.")));
+        }
+        Ok(ThreadHistoryResponse { thread_id: thread_id.to_owned(), events: self.store.thread_events(thread_id).await? })
+    }
+
+    /// Version, data directory and agent, for Settings and the start screen.
+    pub fn app_info(&self) -> AppInfoResponse {
+        AppInfoResponse {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            data_dir: self.config.data_dir.to_string_lossy().into_owned(),
+            agent: "sample".to_owned(),
+        }
+    }
+
+    /// Graceful shutdown: cancels every run (each ends `cancelled` in the log).
+    pub fn shutdown(&self) {
+        self.runs.cancel_all();
+    }
+}
+
+/// Runs a previous process left open get a RUN_ERROR in their log, so replay shows them
+/// as interrupted instead of forever streaming.
+async fn close_orphan_runs(store: &Store) -> Result<()> {
+    for orphan in store.take_orphan_runs().await? {
+        let event = hearth_protocol::agui::Event::RunError(hearth_protocol::agui::RunErrorEvent {
+            message: "Hearth stopped during this reply. Review what it did before asking again.".into(),
+            code: Some("interrupted".into()),
+            timestamp: Some(crate::store::now_ms()),
+            ..Default::default()
+        });
+        store.append_event(&orphan.thread_id, &orphan.run_id, &event).await?;
+    }
+    Ok(())
+}

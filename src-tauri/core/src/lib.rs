@@ -1,0 +1,19 @@
+//! Hearth's headless engine.
+//!
+//! Everything Hearth does lives here, testable without a webview: the SQLite store, the
+//! agent seam and the sample agent, and the run driver that keeps every AG-UI stream
+//! well-formed, persisted and cancellable. The Tauri shell only adapts IPC to [`Hearth`].
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod agent;
+pub mod config;
+pub mod error;
+mod hearth;
+pub mod runs;
+pub mod store;
+pub mod workspace;
+
+pub use config::Config;
+pub use error::{CoreError, Result};
+pub use hearth::Hearth;
+pub use runs::RunEvents;

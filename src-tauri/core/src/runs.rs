@@ -1,0 +1,220 @@
+//! The run driver: starts agent runs, persists their events, and makes Stop reach them.
+//!
+//! Whatever the agent does, the stream the UI sees is well-formed AG-UI: events are
+//! checked by the verifier as they pass; on Stop the driver closes what is open and ends
+//! with `RUN_FINISHED` (cancelled); a stream that ends early or breaks the rules ends with
+//! `RUN_ERROR`. Every event is stored before it is sent, so a reload shows what was seen.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures::StreamExt;
+use hearth_protocol::agui::verify::Verifier;
+use hearth_protocol::agui::{Event, RunAgentInput, RunErrorEvent, RunFinishedEvent, RunStartedEvent};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::Agent;
+use crate::store::threads::RunEnd;
+use crate::store::{Store, now_ms};
+
+/// The receiving end of one run's events.
+pub type RunEvents = mpsc::Receiver<Event>;
+
+/// How many events may wait for a slow reader before the agent is held back.
+const RUN_CHANNEL_CAPACITY: usize = 256;
+
+#[derive(Debug)]
+struct ActiveRun {
+    thread_id: String,
+    cancel: CancellationToken,
+}
+
+/// The runs in flight, by run id.
+#[derive(Debug, Clone, Default)]
+pub struct RunRegistry {
+    active: Arc<Mutex<HashMap<String, ActiveRun>>>,
+}
+
+impl RunRegistry {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, ActiveRun>> {
+        // A panic while holding this lock leaves the map consistent (single inserts/removes).
+        self.active.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers a run unless its thread already has one in flight.
+    fn try_insert(&self, run_id: &str, thread_id: &str, cancel: CancellationToken) -> bool {
+        let mut active = self.lock();
+        if active.values().any(|run| run.thread_id == thread_id) {
+            return false;
+        }
+        active.insert(run_id.to_owned(), ActiveRun { thread_id: thread_id.to_owned(), cancel });
+        true
+    }
+
+    fn remove(&self, run_id: &str) {
+        self.lock().remove(run_id);
+    }
+
+    /// Fires the run's cancellation. `false` if it is not running (Stop is idempotent).
+    pub fn cancel(&self, run_id: &str) -> bool {
+        match self.lock().get(run_id) {
+            Some(run) => {
+                run.cancel.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Cancels every run (graceful shutdown).
+    pub fn cancel_all(&self) {
+        for run in self.lock().values() {
+            run.cancel.cancel();
+        }
+    }
+
+    /// How many runs are in flight.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// Whether no run is in flight.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Starts `agent` on `input` and returns its events. The thread and run rows must exist.
+///
+/// Returns `None` when the thread already has a run in flight.
+pub(crate) fn spawn_run(
+    registry: &RunRegistry,
+    store: Store,
+    agent: Arc<dyn Agent>,
+    input: RunAgentInput,
+) -> Option<RunEvents> {
+    let cancel = CancellationToken::new();
+    if !registry.try_insert(&input.run_id, &input.thread_id, cancel.clone()) {
+        return None;
+    }
+    let (tx, rx) = mpsc::channel(RUN_CHANNEL_CAPACITY);
+    let registry = registry.clone();
+    tokio::spawn(async move {
+        let run_id = input.run_id.clone();
+        let mut driver = Driver { store, tx, cancel, verifier: Verifier::new(), input };
+        let end = driver.drive(agent).await;
+        if let Err(err) = driver.store.end_run(&run_id, end).await {
+            tracing::error!(run_id, error = %err, "could not record the end of a run");
+        }
+        registry.remove(&run_id);
+    });
+    Some(rx)
+}
+
+struct Driver {
+    store: Store,
+    tx: mpsc::Sender<Event>,
+    cancel: CancellationToken,
+    verifier: Verifier,
+    input: RunAgentInput,
+}
+
+impl Driver {
+    async fn drive(&mut self, agent: Arc<dyn Agent>) -> RunEnd {
+        let mut events = agent.run(self.input.clone(), self.cancel.clone());
+        loop {
+            let next = tokio::select! {
+                biased;
+                () = self.cancel.cancelled() => break,
+                next = events.next() => next,
+            };
+            let Some(mut event) = next else {
+                drop(events);
+                return self.fail("The agent stopped without finishing its reply. Try again.").await;
+            };
+            if let Event::RunStarted(started) = &mut event {
+                // The stored log must show what the owner asked, so replay renders it.
+                if started.input.is_none() {
+                    started.input = Some(Box::new(self.input.clone()));
+                }
+            }
+            if let Err(err) = self.verifier.check(&event) {
+                drop(events);
+                return self.fail(&format!("The agent sent an invalid event stream ({err}). The reply was stopped.")).await;
+            }
+            let end = match &event {
+                Event::RunFinished(_) => Some(RunEnd::Finished),
+                Event::RunError(_) => Some(RunEnd::Failed),
+                _ => None,
+            };
+            self.emit(event).await;
+            if let Some(end) = end {
+                return end;
+            }
+        }
+        // Stop: drop the agent's stream first so nothing more is produced, then close.
+        drop(events);
+        self.close_open().await;
+        let finished = RunFinishedEvent::cancelled(self.input.thread_id.clone(), self.input.run_id.clone());
+        self.emit_unchecked(Event::RunFinished(finished)).await;
+        RunEnd::Cancelled
+    }
+
+    /// Ends the run with RUN_ERROR (allowed with open messages; nothing follows it).
+    async fn fail(&mut self, message: &str) -> RunEnd {
+        self.ensure_started().await;
+        self.emit_unchecked(Event::RunError(RunErrorEvent { message: message.to_owned(), ..Default::default() }))
+            .await;
+        RunEnd::Failed
+    }
+
+    /// Emits RUN_STARTED if the agent never did, so the stream is well-formed.
+    async fn ensure_started(&mut self) {
+        if !self.verifier.is_run_active() {
+            let started = RunStartedEvent {
+                thread_id: self.input.thread_id.clone(),
+                run_id: self.input.run_id.clone(),
+                input: Some(Box::new(self.input.clone())),
+                ..Default::default()
+            };
+            self.emit_unchecked(Event::RunStarted(started)).await;
+        }
+    }
+
+    /// Closes everything open (innermost first) so `RUN_FINISHED` is allowed.
+    async fn close_open(&mut self) {
+        self.ensure_started().await;
+        for event in self.verifier.closing_events() {
+            self.emit_unchecked(event).await;
+        }
+    }
+
+    /// Records an event the driver made itself (the verifier still tracks it).
+    async fn emit_unchecked(&mut self, event: Event) {
+        if let Err(err) = self.verifier.check(&event) {
+            tracing::error!(error = %err, "the run driver produced an event out of order");
+        }
+        self.emit(event).await;
+    }
+
+    /// Stamps, stores, then sends. A reader that went away cancels the run.
+    async fn emit(&mut self, mut event: Event) {
+        stamp(&mut event);
+        if let Err(err) = self.store.append_event(&self.input.thread_id, &self.input.run_id, &event).await {
+            tracing::error!(run_id = %self.input.run_id, error = %err, "could not store a run event");
+        }
+        if self.tx.send(event).await.is_err() {
+            self.cancel.cancel();
+        }
+    }
+}
+
+/// Sets the event's timestamp when the agent left it empty.
+fn stamp(event: &mut Event) {
+    let now = now_ms();
+    let slot = event.timestamp_mut();
+    if slot.is_none() {
+        *slot = Some(now);
+    }
+}

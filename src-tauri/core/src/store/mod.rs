@@ -1,0 +1,28 @@
+//! Every SQL statement Hearth runs lives under this module, one file per table family.
+//!
+//! One SQLite file in WAL mode, migrated at open from the embedded `migrations/`.
+
+mod open;
+pub mod tasks;
+pub mod threads;
+pub mod workspace;
+
+pub use open::Store;
+
+use crate::error::CoreError;
+
+/// A query failed after start-up (SQLite's own words; never row contents).
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct StoreError(#[from] sqlx::Error);
+
+impl From<sqlx::Error> for CoreError {
+    fn from(err: sqlx::Error) -> Self {
+        CoreError::Store(StoreError(err))
+    }
+}
+
+/// Milliseconds since the Unix epoch, the unit of every `*_at` column.
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}

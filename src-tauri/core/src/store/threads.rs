@@ -1,0 +1,143 @@
+//! Threads, chat runs and the per-thread AG-UI event log.
+
+use hearth_protocol::agui::Event;
+use hearth_protocol::ipc::ThreadSummary;
+use sqlx::Row;
+
+use super::{Store, now_ms};
+use crate::error::Result;
+
+/// How a chat run ended, as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunEnd {
+    /// RUN_FINISHED.
+    Finished,
+    /// RUN_FINISHED after Stop.
+    Cancelled,
+    /// RUN_ERROR.
+    Failed,
+}
+
+impl RunEnd {
+    fn as_str(self) -> &'static str {
+        match self {
+            RunEnd::Finished => "finished",
+            RunEnd::Cancelled => "cancelled",
+            RunEnd::Failed => "failed",
+        }
+    }
+}
+
+/// A run left `running` by a process that died.
+#[derive(Debug, Clone)]
+pub struct OrphanRun {
+    /// The run.
+    pub run_id: String,
+    /// Its thread.
+    pub thread_id: String,
+}
+
+impl Store {
+    /// Creates the thread if it does not exist yet; the title is the first message's start.
+    pub async fn ensure_thread(&self, thread_id: &str, first_text: &str) -> Result<()> {
+        let now = now_ms();
+        let title: String = first_text.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(80).collect();
+        sqlx::query(
+            "INSERT INTO threads (id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)
+             ON CONFLICT(id) DO UPDATE SET updated_at = excluded.updated_at",
+        )
+        .bind(thread_id)
+        .bind(title)
+        .bind(now)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Whether the thread exists.
+    pub async fn thread_exists(&self, thread_id: &str) -> Result<bool> {
+        let row = sqlx::query("SELECT 1 FROM threads WHERE id = ?1").bind(thread_id).fetch_optional(self.pool()).await?;
+        Ok(row.is_some())
+    }
+
+    /// Threads, most recently active first.
+    pub async fn list_threads(&self) -> Result<Vec<ThreadSummary>> {
+        let rows = sqlx::query("SELECT id, title, updated_at FROM threads ORDER BY updated_at DESC, id LIMIT 200")
+            .fetch_all(self.pool())
+            .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(ThreadSummary { id: row.try_get(0)?, title: row.try_get(1)?, updated_at: row.try_get(2)? })
+            })
+            .collect()
+    }
+
+    /// Records a new chat run.
+    pub async fn begin_run(&self, thread_id: &str, run_id: &str) -> Result<()> {
+        sqlx::query("INSERT INTO chat_runs (id, thread_id, status, started_at) VALUES (?1, ?2, 'running', ?3)")
+            .bind(run_id)
+            .bind(thread_id)
+            .bind(now_ms())
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// Records how a chat run ended.
+    pub async fn end_run(&self, run_id: &str, end: RunEnd) -> Result<()> {
+        sqlx::query("UPDATE chat_runs SET status = ?2, finished_at = ?3 WHERE id = ?1 AND status = 'running'")
+            .bind(run_id)
+            .bind(end.as_str())
+            .bind(now_ms())
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// Runs a previous process left `running`, marked `interrupted` in the same statement.
+    pub async fn take_orphan_runs(&self) -> Result<Vec<OrphanRun>> {
+        let rows = sqlx::query(
+            "UPDATE chat_runs SET status = 'interrupted', finished_at = ?1 WHERE status = 'running'
+             RETURNING id, thread_id",
+        )
+        .bind(now_ms())
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(|row| Ok(OrphanRun { run_id: row.try_get(0)?, thread_id: row.try_get(1)? })).collect()
+    }
+
+    /// Appends one event to the thread's log.
+    pub async fn append_event(&self, thread_id: &str, run_id: &str, event: &Event) -> Result<()> {
+        let json = serde_json::to_string(event)?;
+        sqlx::query("INSERT INTO thread_events (thread_id, run_id, event) VALUES (?1, ?2, ?3)")
+            .bind(thread_id)
+            .bind(run_id)
+            .bind(json)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// The thread's whole event log, in order.
+    pub async fn thread_events(&self, thread_id: &str) -> Result<Vec<Event>> {
+        let rows = sqlx::query("SELECT event FROM thread_events WHERE thread_id = ?1 ORDER BY id")
+            .bind(thread_id)
+            .fetch_all(self.pool())
+            .await?;
+        rows.iter()
+            .map(|row| {
+                let json: String = row.try_get(0)?;
+                Ok(serde_json::from_str(&json)?)
+            })
+            .collect()
+    }
+
+    /// How many events the thread's log holds.
+    pub async fn count_thread_events(&self, thread_id: &str) -> Result<i64> {
+        let row = sqlx::query("SELECT count(*) FROM thread_events WHERE thread_id = ?1")
+            .bind(thread_id)
+            .fetch_one(self.pool())
+            .await?;
+        Ok(row.try_get(0)?)
+    }
+}

@@ -1,0 +1,3 @@
+mod runs;
+mod startup;
+mod support;

@@ -1,0 +1,182 @@
+//! Runs through the sample agent: well-formed streams, persisted logs, tasks, Stop.
+
+use std::time::Duration;
+
+use hearth_core::Hearth;
+use hearth_protocol::agui::verify::verify_all;
+use hearth_protocol::agui::Event;
+use hearth_protocol::ipc::{DelegateTaskResult, RunStartParams, TaskStatus};
+use hearth_protocol::{ErrorCode, ToolName};
+use pretty_assertions::assert_eq;
+
+use super::support::{collect, fast_config, open, settled, start, text_of};
+
+#[tokio::test]
+async fn every_route_streams_well_formed_agui_and_is_stored_as_seen() {
+    let t = open().await;
+    for text in ["hello", "plan my day", "count to 50 slowly", "Find me a plumber for Tuesday morning"] {
+        let (thread_id, run_id, events) = start(&t.hearth, None, text).await;
+        let events = collect(events).await;
+        verify_all(&events).unwrap_or_else(|err| panic!("{text}: {err}\n{events:#?}"));
+        let Some(Event::RunStarted(started)) = events.first() else { panic!("{text}: no RUN_STARTED first") };
+        assert_eq!((started.thread_id.as_str(), started.run_id.as_str()), (thread_id.as_str(), run_id.as_str()));
+        assert!(matches!(events.last(), Some(Event::RunFinished(f)) if !f.is_cancelled()), "{text}");
+        assert!(events.iter().all(|e| e.timestamp().is_some()), "{text}: every event is stamped");
+        let stored = t.hearth.thread_history(&thread_id).await.unwrap().events;
+        assert_eq!(stored, events, "{text}: the log holds exactly what was streamed");
+    }
+}
+
+#[tokio::test]
+async fn the_slow_route_counts_to_fifty_when_left_alone() {
+    let t = open().await;
+    let (_, _, events) = start(&t.hearth, None, "count to 50 slowly").await;
+    let text = text_of(&collect(events).await);
+    assert!(text.starts_with("1, 2, 3, ") && text.ends_with("49, 50."), "{text}");
+}
+
+#[tokio::test]
+async fn calendar_route_reads_the_seeded_week() {
+    let t = open().await;
+    let (_, _, events) = start(&t.hearth, None, "What's on my calendar this week?").await;
+    let events = collect(events).await;
+    let name = events.iter().find_map(|e| match e {
+        Event::ToolCallStart(s) => Some(s.tool_call_name.clone()),
+        _ => None,
+    });
+    assert_eq!(name.as_deref(), Some(ToolName::ReadCalendar.as_str()));
+    let result = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ToolCallResult(r) => Some(serde_json::from_str::<serde_json::Value>(&r.content.to_text()).unwrap()),
+            _ => None,
+        })
+        .unwrap();
+    let count = result["events"].as_array().unwrap().len();
+    assert!(count >= 5, "the seeded week has {count} events");
+    assert!(text_of(&events).starts_with(&format!("You have {count} events this week:")));
+}
+
+#[tokio::test]
+async fn a_job_stores_exactly_one_task_and_reports_it() {
+    let t = open().await;
+    assert_eq!(t.hearth.store().count_tasks().await.unwrap(), 0);
+    let (_, _, events) = start(&t.hearth, None, "Renew the car insurance before the 12th").await;
+    let events = collect(events).await;
+    assert_eq!(t.hearth.store().count_tasks().await.unwrap(), 1);
+    let result: DelegateTaskResult = events
+        .iter()
+        .find_map(|e| match e {
+            Event::ToolCallResult(r) => Some(serde_json::from_str(&r.content.to_text()).unwrap()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(result.title, "Renew the car insurance before the 12th");
+    assert_eq!(result.status, TaskStatus::Queued);
+    assert_eq!(result.task_id.len(), 64);
+}
+
+#[tokio::test]
+async fn stop_ends_the_run_cancelled_and_nothing_follows() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = fast_config(dir.path());
+    // The agent waits an hour between numbers: only Stop can end this run.
+    config.sample_slow_step = Duration::from_secs(3600);
+    let hearth = Hearth::open(config).await.unwrap();
+    let (_, run_id, mut events) = start(&hearth, None, "count to 50 slowly").await;
+    let mut seen = Vec::new();
+    while !matches!(seen.last(), Some(Event::TextMessageStart(_))) {
+        seen.push(events.recv().await.unwrap());
+    }
+    assert!(hearth.stop_run(&run_id));
+    seen.extend(collect(events).await);
+    verify_all(&seen).unwrap();
+    let tail: Vec<&str> = seen[2..].iter().map(|e| e.event_type().as_str()).collect();
+    assert_eq!(tail, ["TEXT_MESSAGE_END", "RUN_FINISHED"]);
+    assert!(matches!(seen.last(), Some(Event::RunFinished(f)) if f.is_cancelled()));
+    assert_eq!(text_of(&seen), "", "no number was counted after Stop");
+    settled(&hearth).await;
+    assert!(!hearth.stop_run(&run_id), "a second Stop finds nothing running");
+    let stored = hearth.store().thread_events(&seen_thread(&seen)).await.unwrap();
+    assert_eq!(stored, seen);
+}
+
+#[tokio::test]
+async fn a_window_that_goes_away_stops_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = fast_config(dir.path());
+    config.sample_slow_step = Duration::from_secs(3600);
+    let hearth = Hearth::open(config).await.unwrap();
+    let (thread_id, _, mut events) = start(&hearth, None, "count to 50 slowly").await;
+    while !matches!(events.recv().await, Some(Event::TextMessageStart(_))) {}
+    drop(events);
+    // The driver notices on its next send, which only Stop or the closed channel can cause;
+    // dropping the receiver is the closed channel, so cancel explicitly as the shell does.
+    assert_eq!(hearth.active_runs(), 1);
+    hearth.shutdown();
+    settled(&hearth).await;
+    let stored = hearth.store().thread_events(&thread_id).await.unwrap();
+    assert!(matches!(stored.last(), Some(Event::RunFinished(f)) if f.is_cancelled()));
+}
+
+#[tokio::test]
+async fn history_continues_in_the_same_thread() {
+    let t = open().await;
+    let (thread_id, _, events) = start(&t.hearth, None, "hello").await;
+    collect(events).await;
+    let (same, _, events) = start(&t.hearth, Some(&thread_id), "plan my day").await;
+    collect(events).await;
+    assert_eq!(same, thread_id);
+    let threads = t.hearth.thread_list().await.unwrap().threads;
+    assert_eq!(threads.len(), 1);
+    assert_eq!(threads[0].title, "hello");
+    let history = t.hearth.thread_history(&thread_id).await.unwrap().events;
+    let runs = history.iter().filter(|e| matches!(e, Event::RunStarted(_))).count();
+    assert_eq!(runs, 2);
+    verify_all(&history).unwrap();
+}
+
+#[tokio::test]
+async fn bad_input_is_refused_with_a_typed_error_and_changes_nothing() {
+    let t = open().await;
+    let refuse = |params: RunStartParams| {
+        let hearth = t.hearth.clone();
+        async move { hearth.start_run(params).await.map(|_| ()).unwrap_err().to_ipc() }
+    };
+    let empty = refuse(RunStartParams { thread_id: None, text: " ".into() }).await;
+    assert_eq!(empty.code, ErrorCode::InvalidInput);
+    let unknown = refuse(RunStartParams { thread_id: Some("nope".into()), text: "hi".into() }).await;
+    assert_eq!(unknown.code, ErrorCode::NotFound);
+    let hostile = refuse(RunStartParams { thread_id: Some("'; DROP TABLE threads; --".into()), text: "hi".into() }).await;
+    assert_eq!(hostile.code, ErrorCode::InvalidInput);
+    assert!(t.hearth.thread_list().await.unwrap().threads.is_empty());
+    let history = t.hearth.thread_history("missing").await.unwrap_err().to_ipc();
+    assert_eq!(history.code, ErrorCode::NotFound);
+}
+
+#[tokio::test]
+async fn one_thread_streams_one_run_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = fast_config(dir.path());
+    config.sample_slow_step = Duration::from_secs(3600);
+    let hearth = Hearth::open(config).await.unwrap();
+    let (thread_id, run_id, events) = start(&hearth, None, "count to 50 slowly").await;
+    let second = hearth
+        .start_run(RunStartParams { thread_id: Some(thread_id.clone()), text: "hello".into() })
+        .await
+        .map(|_| ())
+        .unwrap_err()
+        .to_ipc();
+    assert_eq!(second.code, ErrorCode::Conflict);
+    hearth.stop_run(&run_id);
+    collect(events).await;
+    let started = hearth.thread_history(&thread_id).await.unwrap().events;
+    assert_eq!(started.iter().filter(|e| matches!(e, Event::RunStarted(_))).count(), 1);
+}
+
+fn seen_thread(events: &[Event]) -> String {
+    match events.first() {
+        Some(Event::RunStarted(s)) => s.thread_id.clone(),
+        _ => panic!("no RUN_STARTED"),
+    }
+}

@@ -1,0 +1,87 @@
+//! Opening the data folder: seeding once, clear errors for damaged or locked databases,
+//! and runs a crash left open.
+
+use std::time::Duration;
+
+use hearth_core::{CoreError, Hearth};
+use hearth_protocol::agui::Event;
+use hearth_protocol::agui::verify::verify_all;
+
+use super::support::{collect, fast_config, open, start};
+
+#[tokio::test]
+async fn first_start_seeds_mail_calendar_and_the_form_once() {
+    let t = open().await;
+    let store = t.hearth.store();
+    let inbox = store.inbox().await.unwrap();
+    assert!(inbox.len() >= 6);
+    let threads: std::collections::BTreeSet<_> = inbox.iter().map(|m| m.thread_id.clone()).collect();
+    assert!(threads.len() >= 3);
+    let attachments = store.attachments().await.unwrap();
+    assert_eq!(attachments.len(), 1);
+    let pdf = std::fs::read(&attachments[0].path).unwrap();
+    assert_eq!(pdf, hearth_core::workspace::seed::PERMISSION_FORM_PDF);
+    let week = store.calendar_range(i64::MIN, i64::MAX, 100).await.unwrap();
+    assert!(week.len() >= 5);
+
+    let config = fast_config(t.dir.path());
+    t.hearth.store().close().await;
+    let again = Hearth::open(config).await.unwrap();
+    assert_eq!(again.store().inbox().await.unwrap().len(), inbox.len(), "a second start seeds nothing");
+    assert_eq!(again.store().calendar_range(i64::MIN, i64::MAX, 100).await.unwrap().len(), week.len());
+}
+
+#[tokio::test]
+async fn a_damaged_database_is_named_in_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = fast_config(dir.path());
+    std::fs::write(config.database_path(), b"this is not a database, just some bytes that fill a header.....").unwrap();
+    let err = Hearth::open(config.clone()).await.unwrap_err();
+    assert!(matches!(err, CoreError::DatabaseCorrupt { .. }), "{err:?}");
+    let message = err.to_string();
+    assert!(message.contains(&config.database_path().display().to_string()), "{message}");
+    assert!(message.contains("Move the file aside"), "{message}");
+    // Nothing was overwritten.
+    assert!(std::fs::read(config.database_path()).unwrap().starts_with(b"this is not a database"));
+}
+
+#[tokio::test]
+async fn a_locked_database_is_named_in_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = Hearth::open(fast_config(dir.path())).await.unwrap();
+    t.store().close().await;
+    // Another process (here: another connection) holds an exclusive lock.
+    let path = fast_config(dir.path()).database_path();
+    let options = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(&path)
+        .locking_mode(sqlx::sqlite::SqliteLockingMode::Exclusive);
+    let mut holder = sqlx::ConnectOptions::connect(&options).await.unwrap();
+    sqlx::query("BEGIN EXCLUSIVE").execute(&mut holder).await.unwrap();
+    let mut config = fast_config(dir.path());
+    config.busy_timeout = Duration::from_millis(50);
+    let err = Hearth::open(config).await.unwrap_err();
+    assert!(matches!(err, CoreError::DatabaseLocked { .. }), "{err:?}");
+    assert!(err.to_string().contains(&path.display().to_string()));
+}
+
+#[tokio::test]
+async fn a_run_left_open_by_a_crash_is_closed_at_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = fast_config(dir.path());
+    config.sample_slow_step = Duration::from_secs(3600);
+    let hearth = Hearth::open(config.clone()).await.unwrap();
+    let (thread_id, _, mut events) = start(&hearth, None, "count to 50 slowly").await;
+    while !matches!(events.recv().await, Some(Event::TextMessageStart(_))) {}
+    // Simulate the process dying: the run row stays `running` and its log has no end.
+    hearth.store().close().await;
+    drop(events);
+    drop(hearth);
+
+    let reopened = Hearth::open(fast_config(dir.path())).await.unwrap();
+    let log = reopened.thread_history(&thread_id).await.unwrap().events;
+    assert!(matches!(log.last(), Some(Event::RunError(e)) if e.code.as_deref() == Some("interrupted")));
+    verify_all(&log).unwrap();
+    // The thread is usable again.
+    let (_, _, events) = start(&reopened, Some(&thread_id), "hello").await;
+    assert!(matches!(collect(events).await.last(), Some(Event::RunFinished(_))));
+}

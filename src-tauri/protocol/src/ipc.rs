@@ -1,0 +1,232 @@
+//! Payloads of Hearth's own IPC commands (`<resource>_<verb>`).
+//!
+//! Each `*Params` validates itself, so the shell rejects bad input before the core sees it
+//! and the UI can run the same check before sending.
+
+use serde::{Deserialize, Serialize};
+
+use crate::agui::Event;
+use crate::error::IpcError;
+use crate::ids::is_valid_id;
+
+/// Longest chat message the owner can send, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 20_000;
+
+/// `run_start`: the owner sends a message; the run's events stream on a channel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunStartParams {
+    /// The thread to continue; `None` starts a new thread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_id: Option<String>,
+    /// What the owner typed.
+    pub text: String,
+}
+
+impl RunStartParams {
+    /// Checks bounds and ids.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        if let Some(id) = &self.thread_id {
+            validate_id("threadId", id)?;
+        }
+        if self.text.trim().is_empty() {
+            return Err(IpcError::invalid("The message is empty. Type something first."));
+        }
+        let chars = self.text.chars().count();
+        if chars > MAX_MESSAGE_CHARS {
+            return Err(IpcError::invalid(format!(
+                "The message has {chars} characters; the limit is {MAX_MESSAGE_CHARS}. Shorten it or attach a file."
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Answer to `run_start`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunStartResponse {
+    /// The thread the run belongs to.
+    pub thread_id: String,
+    /// The new run.
+    pub run_id: String,
+}
+
+/// `run_stop`: the owner pressed Stop.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunStopParams {
+    /// The run to stop.
+    pub run_id: String,
+}
+
+impl RunStopParams {
+    /// Checks the id.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        validate_id("runId", &self.run_id)
+    }
+}
+
+/// Answer to `run_stop`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunStopResponse {
+    /// `false` when the run had already ended (Stop is idempotent).
+    pub was_running: bool,
+}
+
+/// One thread in the list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadSummary {
+    /// Thread id.
+    pub id: String,
+    /// The first words of the first message.
+    pub title: String,
+    /// Last activity, Unix ms.
+    pub updated_at: i64,
+}
+
+/// Answer to `thread_list`, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadListResponse {
+    /// The threads.
+    pub threads: Vec<ThreadSummary>,
+}
+
+/// `thread_history`: the stored event log of one thread.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadHistoryParams {
+    /// The thread.
+    pub thread_id: String,
+}
+
+impl ThreadHistoryParams {
+    /// Checks the id.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        validate_id("threadId", &self.thread_id)
+    }
+}
+
+/// Answer to `thread_history`: every event of every run, in order. The UI replays them
+/// through the same reducer it uses for live streams, so history and live look alike.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadHistoryResponse {
+    /// The thread.
+    pub thread_id: String,
+    /// The events.
+    pub events: Vec<Event>,
+}
+
+/// Answer to `app_info`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AppInfoResponse {
+    /// Hearth's version.
+    pub version: String,
+    /// Where Hearth keeps its data.
+    pub data_dir: String,
+    /// Which agent answers the chat (`sample` until a model is configured).
+    pub agent: String,
+}
+
+/// The lifecycle of a durable task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// Waiting for a worker.
+    Queued,
+    /// A worker holds its lease.
+    Running,
+    /// Waiting for the owner to approve a proposal.
+    WaitingApproval,
+    /// Waiting for the owner to answer a question.
+    WaitingInput,
+    /// Due later.
+    Scheduled,
+    /// Paused by the owner.
+    Paused,
+    /// Hearth stopped mid-run; the owner reviews before retrying.
+    Interrupted,
+    /// Done.
+    Succeeded,
+    /// Gave up with an error.
+    Failed,
+    /// Cancelled by the owner.
+    Cancelled,
+}
+
+impl TaskStatus {
+    /// The stored and wire spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Queued => "queued",
+            TaskStatus::Running => "running",
+            TaskStatus::WaitingApproval => "waiting_approval",
+            TaskStatus::WaitingInput => "waiting_input",
+            TaskStatus::Scheduled => "scheduled",
+            TaskStatus::Paused => "paused",
+            TaskStatus::Interrupted => "interrupted",
+            TaskStatus::Succeeded => "succeeded",
+            TaskStatus::Failed => "failed",
+            TaskStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// The result a `delegate_task` tool call returns (JSON in `TOOL_CALL_RESULT.content`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DelegateTaskResult {
+    /// The durable task's id.
+    pub task_id: String,
+    /// Its title.
+    pub title: String,
+    /// Its status when the call returned.
+    pub status: TaskStatus,
+}
+
+fn validate_id(field: &str, id: &str) -> Result<(), IpcError> {
+    if is_valid_id(id) {
+        Ok(())
+    } else {
+        Err(IpcError::invalid(format!(
+            "{field} is not a valid id (1–128 characters of letters, digits, '-', '_', '.', ':')."
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::error::ErrorCode;
+
+    #[test]
+    fn run_start_rejects_empty_long_and_bad_ids() {
+        let ok = RunStartParams { thread_id: None, text: "hello".into() };
+        assert!(ok.validate().is_ok());
+        let empty = RunStartParams { thread_id: None, text: "  \n".into() };
+        assert_eq!(empty.validate().unwrap_err().code, ErrorCode::InvalidInput);
+        let long = RunStartParams { thread_id: None, text: "é".repeat(MAX_MESSAGE_CHARS + 1) };
+        assert!(long.validate().unwrap_err().message.contains("20001"));
+        let at_limit = RunStartParams { thread_id: None, text: "é".repeat(MAX_MESSAGE_CHARS) };
+        assert!(at_limit.validate().is_ok());
+        let bad = RunStartParams { thread_id: Some("a/b".into()), text: "hi".into() };
+        assert!(bad.validate().unwrap_err().message.starts_with("threadId"));
+    }
+
+    #[test]
+    fn json_is_camel_case() {
+        let p: RunStartParams = serde_json::from_str(r#"{"threadId":"t1","text":"hi"}"#).unwrap();
+        assert_eq!(p.thread_id.as_deref(), Some("t1"));
+        let r = DelegateTaskResult { task_id: "x".into(), title: "T".into(), status: TaskStatus::WaitingApproval };
+        assert_eq!(
+            serde_json::to_string(&r).unwrap(),
+            r#"{"taskId":"x","title":"T","status":"waiting_approval"}"#
+        );
+    }
+}

@@ -1,0 +1,16 @@
+//! Hearth's wire types, shared by the backend and the wasm UI.
+//!
+//! Everything that crosses a process or language boundary is defined here once, so the
+//! compiler checks both sides: AG-UI 1.0 events (the agent stream), Hearth's IPC payloads,
+//! tool names with their side-effect class, and the typed IPC error.
+//! The crate depends only on serde and friends so it builds for `wasm32-unknown-unknown`.
+#![deny(missing_docs)]
+
+pub mod agui;
+pub mod error;
+pub mod ids;
+pub mod ipc;
+pub mod tools;
+
+pub use error::{ErrorCode, IpcError};
+pub use tools::{EffectClass, ToolName, ToolRef};

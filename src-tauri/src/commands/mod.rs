@@ -1,0 +1,4 @@
+//! IPC commands, one file per room. Each validates, delegates to the core, maps the error.
+
+pub mod app;
+pub mod chat;

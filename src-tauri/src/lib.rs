@@ -1,0 +1,54 @@
+//! Hearth's Tauri shell: opens the core, registers the IPC commands, and adapts streams.
+//!
+//! Nothing here knows about the domain; every command is a one-line delegation to
+//! `hearth_core::Hearth` (see docs/ARCHITECTURE.md).
+
+mod commands;
+mod ipc;
+mod state;
+mod streams;
+
+use tauri::{Manager, Runtime};
+
+pub use state::AppState;
+
+/// Runs the app (desktop and mobile).
+#[cfg_attr(mobile, tauri::mobile_entry_point)]
+pub fn run() {
+    init_tracing();
+    let app = build(tauri::Builder::default()).build(tauri::generate_context!());
+    match app {
+        Ok(app) => app.run(|handle, event| {
+            if let tauri::RunEvent::Exit = event {
+                if let Some(hearth) = handle.state::<AppState>().hearth() {
+                    hearth.shutdown();
+                }
+            }
+        }),
+        Err(err) => tracing::error!(error = %err, "Hearth could not start its window"),
+    }
+}
+
+/// Adds Hearth's state and commands to a builder (also used by the shell's tests).
+pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    builder
+        .setup(|app| {
+            let state = AppState::open(app.handle());
+            app.manage(state);
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::app::app_info,
+            commands::chat::run_start,
+            commands::chat::run_stop,
+            commands::chat::thread_list,
+            commands::chat::thread_history,
+        ])
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("HEARTH_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // A second init (tests) is harmless; ignore it.
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}

@@ -1,0 +1,117 @@
+//! One app session: tauri-driver on free ports, a WebDriver client, and helpers that wait
+//! for conditions (never for fixed times).
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use hearth_testkit::{TestHome, free_port};
+use tokio::process::{Child, Command};
+
+/// How long any one condition may take on a loaded 2-core machine before the test fails.
+pub const PATIENCE: Duration = Duration::from_secs(60);
+
+/// A running app and its driver.
+pub struct Session {
+    pub client: Client,
+    driver: Child,
+}
+
+impl Session {
+    /// Starts the app with `home` as its data and XDG folders.
+    pub async fn start(home: &TestHome) -> Session {
+        let app = std::env::var("HEARTH_E2E_APP")
+            .expect("HEARTH_E2E_APP must point at the built hearth binary (scripts/test.sh sets it)");
+        assert!(PathBuf::from(&app).is_file(), "HEARTH_E2E_APP={app} is not a file; build the app first");
+        let port = free_port().unwrap();
+        let native_port = free_port().unwrap();
+        let mut command = Command::new("tauri-driver");
+        command
+            .args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        for (key, value) in home.env() {
+            command.env(key, value);
+        }
+        let driver = command.spawn().expect("tauri-driver must be installed (scripts/test.sh installs it)");
+        wait_for_port(port).await;
+        let mut caps = serde_json::Map::new();
+        caps.insert("browserName".into(), "wry".into());
+        caps.insert("tauri:options".into(), serde_json::json!({ "application": app }));
+        let client = ClientBuilder::native()
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("could not open a WebDriver session with the app");
+        Session { client, driver }
+    }
+
+    /// Closes the window and stops the driver with SIGTERM (SIGKILL would leave
+    /// WebKitWebDriver holding its port).
+    pub async fn close(mut self) {
+        let _ = self.client.close().await;
+        if let Some(pid) = self.driver.id() {
+            let _ = Command::new("kill").args(["-TERM", &pid.to_string()]).status().await;
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(10), self.driver.wait()).await;
+    }
+
+    /// Waits until an element matches `css`.
+    pub async fn find(&self, css: &str) -> fantoccini::elements::Element {
+        self.client
+            .wait()
+            .at_most(PATIENCE)
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|err| panic!("no element {css} within {PATIENCE:?}: {err}"))
+    }
+
+    /// Waits until `check` holds over the text of every element matching `css`.
+    pub async fn until_texts(&self, css: &str, what: &str, check: impl Fn(&[String]) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let mut texts = Vec::new();
+            if let Ok(elements) = self.client.find_all(Locator::Css(css)).await {
+                for element in elements {
+                    texts.push(element.text().await.unwrap_or_default());
+                }
+            }
+            if check(&texts) {
+                return texts;
+            }
+            assert!(Instant::now() < deadline, "{what}: still not true after {PATIENCE:?}; {css} shows {texts:?}");
+            tokio::task::yield_now().await;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Types into the composer and sends.
+    pub async fn send(&self, text: &str) {
+        let composer = self.find("#composer").await;
+        composer.clear().await.unwrap();
+        composer.send_keys(text).await.unwrap();
+        self.find("#send").await.click().await.unwrap();
+    }
+
+    /// Saves a screenshot under the build folder and prints its path.
+    pub async fn screenshot(&self, name: &str) -> PathBuf {
+        let png = self.client.screenshot().await.unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "the screenshot is not a PNG");
+        let dir = PathBuf::from(std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| "target".into())).join("e2e");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{name}.png"));
+        std::fs::write(&path, png).unwrap();
+        println!("screenshot: {}", path.display());
+        path
+    }
+}
+
+async fn wait_for_port(port: u16) {
+    let deadline = Instant::now() + PATIENCE;
+    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        assert!(Instant::now() < deadline, "tauri-driver did not listen on {port}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

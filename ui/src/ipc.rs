@@ -1,0 +1,119 @@
+//! The only file that talks to the backend: typed wrappers over Tauri's `invoke` and
+//! `Channel`. Screens call these functions and never see `JsValue`.
+//!
+//! Payloads cross as JSON text parsed on each side, so the serde types in
+//! `hearth-protocol` define the wire exactly as the backend reads it.
+
+use hearth_protocol::agui::Event;
+use hearth_protocol::ipc::{
+    AppInfoResponse, RunStartParams, RunStartResponse, RunStopParams, RunStopResponse, ThreadHistoryParams,
+    ThreadHistoryResponse, ThreadListResponse,
+};
+use hearth_protocol::{ErrorCode, IpcError};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = ["window", "__TAURI__", "core"], js_name = invoke, catch)]
+    async fn tauri_invoke(cmd: &str, args: JsValue) -> Result<JsValue, JsValue>;
+
+    /// Tauri's streaming channel (`window.__TAURI__.core.Channel`).
+    #[wasm_bindgen(js_namespace = ["window", "__TAURI__", "core"], js_name = Channel)]
+    pub type TauriChannel;
+
+    #[wasm_bindgen(constructor, js_namespace = ["window", "__TAURI__", "core"], js_class = Channel)]
+    fn new() -> TauriChannel;
+
+    #[wasm_bindgen(method, setter, js_name = onmessage)]
+    fn set_onmessage(this: &TauriChannel, handler: &Closure<dyn FnMut(JsValue)>);
+}
+
+/// A run's event subscription; dropping it stops delivery to the UI.
+pub struct RunSubscription {
+    _channel: TauriChannel,
+    _handler: Closure<dyn FnMut(JsValue)>,
+}
+
+/// Version and data folder; an error here means the core could not start.
+pub async fn app_info() -> Result<AppInfoResponse, IpcError> {
+    call("app_info", &serde_json::json!({})).await
+}
+
+/// Starts a run; `on_event` gets each AG-UI event as it arrives.
+pub async fn run_start(
+    params: &RunStartParams,
+    mut on_event: impl FnMut(Event) + 'static,
+) -> Result<(RunStartResponse, RunSubscription), IpcError> {
+    params.validate()?;
+    let channel = TauriChannel::new();
+    let handler = Closure::<dyn FnMut(JsValue)>::new(move |message: JsValue| match from_js::<Event>(&message) {
+        Ok(event) => on_event(event),
+        Err(err) => web_sys_log(&format!("Hearth: dropped an event the UI could not read: {}", err.message)),
+    });
+    channel.set_onmessage(&handler);
+    let args = js_sys::Object::new();
+    set(&args, "params", &to_js(params)?)?;
+    set(&args, "onEvent", channel.as_ref())?;
+    let started = invoke_raw("run_start", args.into()).await?;
+    Ok((started, RunSubscription { _channel: channel, _handler: handler }))
+}
+
+/// Stops a run.
+pub async fn run_stop(run_id: &str) -> Result<RunStopResponse, IpcError> {
+    call("run_stop", &serde_json::json!({ "params": RunStopParams { run_id: run_id.to_owned() } })).await
+}
+
+/// Conversations, newest first.
+pub async fn thread_list() -> Result<ThreadListResponse, IpcError> {
+    call("thread_list", &serde_json::json!({})).await
+}
+
+/// One conversation's stored events.
+pub async fn thread_history(thread_id: &str) -> Result<ThreadHistoryResponse, IpcError> {
+    let params = ThreadHistoryParams { thread_id: thread_id.to_owned() };
+    call("thread_history", &serde_json::json!({ "params": params })).await
+}
+
+async fn call<A: Serialize, T: DeserializeOwned>(cmd: &str, args: &A) -> Result<T, IpcError> {
+    invoke_raw(cmd, to_js(args)?).await
+}
+
+async fn invoke_raw<T: DeserializeOwned>(cmd: &str, args: JsValue) -> Result<T, IpcError> {
+    match tauri_invoke(cmd, args).await {
+        Ok(value) => from_js(&value),
+        // Hearth's commands reject with an IpcError; anything else is Tauri's own string.
+        Err(err) => Err(from_js::<IpcError>(&err).unwrap_or_else(|_| {
+            IpcError::new(ErrorCode::Internal, err.as_string().unwrap_or_else(|| format!("{cmd} failed")))
+        })),
+    }
+}
+
+fn to_js<T: Serialize>(value: &T) -> Result<JsValue, IpcError> {
+    let text = serde_json::to_string(value).map_err(|e| internal(&e.to_string()))?;
+    js_sys::JSON::parse(&text).map_err(|_| internal("could not encode a request"))
+}
+
+fn from_js<T: DeserializeOwned>(value: &JsValue) -> Result<T, IpcError> {
+    if value.is_undefined() || value.is_null() {
+        return serde_json::from_str("null").map_err(|e| internal(&e.to_string()));
+    }
+    let text: String =
+        js_sys::JSON::stringify(value).map_err(|_| internal("could not read a reply"))?.into();
+    serde_json::from_str(&text).map_err(|e| internal(&format!("could not read a reply ({e})")))
+}
+
+fn set(target: &js_sys::Object, key: &str, value: &JsValue) -> Result<(), IpcError> {
+    js_sys::Reflect::set(target, &JsValue::from_str(key), value)
+        .map(|_| ())
+        .map_err(|_| internal("could not build a request"))
+}
+
+fn internal(message: &str) -> IpcError {
+    IpcError::new(ErrorCode::Internal, format!("Hearth's window and backend disagree: {message}. Reload the app."))
+}
+
+fn web_sys_log(message: &str) {
+    leptos::logging::warn!("{message}");
+}

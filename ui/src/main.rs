@@ -1,0 +1,12 @@
+//! Hearth's window, compiled to wasm and mounted into the webview.
+
+mod app;
+mod cards;
+mod ipc;
+mod screens;
+mod state;
+
+fn main() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(app::App);
+}

@@ -1,0 +1,88 @@
+//! Screens reachable from the navigation.
+
+pub mod chat;
+pub mod placeholder;
+pub mod startup_error;
+
+/// Every screen in the navigation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    /// Talk to the agent.
+    Chat,
+    /// Tasks and their runs.
+    Activity,
+    /// Proposals waiting for the owner.
+    Approvals,
+    /// The sandboxed Linux computer.
+    Computer,
+    /// The agent's browser.
+    Browser,
+    /// Files and PDFs.
+    Files,
+    /// Long-running goals and monitors.
+    Goals,
+    /// What Hearth remembers.
+    Memory,
+    /// Models, accounts and data.
+    Settings,
+}
+
+impl Screen {
+    /// In navigation order.
+    pub const ALL: [Screen; 9] = [
+        Screen::Chat,
+        Screen::Activity,
+        Screen::Approvals,
+        Screen::Computer,
+        Screen::Browser,
+        Screen::Files,
+        Screen::Goals,
+        Screen::Memory,
+        Screen::Settings,
+    ];
+
+    /// Navigation label.
+    pub const fn title(self) -> &'static str {
+        match self {
+            Screen::Chat => "Chat",
+            Screen::Activity => "Activity",
+            Screen::Approvals => "Approvals",
+            Screen::Computer => "Computer",
+            Screen::Browser => "Browser",
+            Screen::Files => "Files",
+            Screen::Goals => "Goals",
+            Screen::Memory => "Memory",
+            Screen::Settings => "Settings",
+        }
+    }
+
+    /// Stable name for tests and CSS.
+    pub const fn slug(self) -> &'static str {
+        match self {
+            Screen::Chat => "chat",
+            Screen::Activity => "activity",
+            Screen::Approvals => "approvals",
+            Screen::Computer => "computer",
+            Screen::Browser => "browser",
+            Screen::Files => "files",
+            Screen::Goals => "goals",
+            Screen::Memory => "memory",
+            Screen::Settings => "settings",
+        }
+    }
+
+    /// What will live on a screen that is not built yet.
+    pub const fn coming(self) -> &'static str {
+        match self {
+            Screen::Chat => "",
+            Screen::Activity => "Every task Hearth works on, live: status, plan steps, runs and events, with Pause, Resume, Cancel and Retry.",
+            Screen::Approvals => "Emails and calendar changes waiting for your review, shown exactly as they will be sent, with Approve and Deny.",
+            Screen::Computer => "Hearth's sandboxed Linux computer: its terminal, its files, and Stop for any running command.",
+            Screen::Browser => "The agent's browser with a live screenshot, and Take control when you want to drive.",
+            Screen::Files => "Imported PDFs and artifacts: a viewer, form filling into new copies, and where each file came from.",
+            Screen::Goals => "Long-running goals and page monitors that keep working in the background.",
+            Screen::Memory => "Facts Hearth remembers about you, which you can read, correct and delete.",
+            Screen::Settings => "Model providers, mail and calendar accounts, and where your data lives.",
+        }
+    }
+}

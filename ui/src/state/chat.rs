@@ -1,0 +1,215 @@
+//! The chat transcript as a reducer over AG-UI events.
+//!
+//! Live streams and stored history go through the same `apply`, so a reloaded thread looks
+//! exactly like the one the owner watched.
+
+use hearth_protocol::agui::{Event, Message};
+
+/// A tool call's progress, as its card shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolStatus {
+    /// Called; no result yet.
+    Running,
+    /// A result arrived.
+    Complete,
+    /// Failed, or stopped before a result.
+    Error,
+}
+
+/// One tool call in the transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCallView {
+    /// Tool call id.
+    pub id: String,
+    /// Wire name (may be one Hearth does not know).
+    pub name: String,
+    /// Arguments as streamed (JSON text once complete).
+    pub args: String,
+    /// Progress.
+    pub status: ToolStatus,
+    /// Result content, when it arrived.
+    pub result: Option<String>,
+}
+
+/// Why a notice is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeKind {
+    /// The owner pressed Stop.
+    Cancelled,
+    /// The run failed.
+    Error,
+}
+
+/// One row of the transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChatItem {
+    /// What the owner typed.
+    User {
+        /// Message id.
+        id: String,
+        /// Text.
+        text: String,
+    },
+    /// The agent's reply text.
+    Assistant {
+        /// Message id.
+        id: String,
+        /// Text so far.
+        text: String,
+        /// Still streaming.
+        streaming: bool,
+    },
+    /// A tool call and its card.
+    Tool(ToolCallView),
+    /// A run ended by Stop or an error.
+    Notice {
+        /// Run id (unique per run).
+        id: String,
+        /// Why.
+        kind: NoticeKind,
+        /// What to show.
+        text: String,
+    },
+}
+
+impl ChatItem {
+    /// A key for keyed rendering.
+    pub fn key(&self) -> String {
+        match self {
+            ChatItem::User { id, .. } => format!("u-{id}"),
+            ChatItem::Assistant { id, .. } => format!("a-{id}"),
+            ChatItem::Tool(call) => format!("t-{}", call.id),
+            ChatItem::Notice { id, .. } => format!("n-{id}"),
+        }
+    }
+}
+
+/// The transcript of one thread.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChatState {
+    /// Rows in order.
+    pub items: Vec<ChatItem>,
+    /// The run streaming now, if any.
+    pub active_run: Option<String>,
+}
+
+impl ChatState {
+    /// Applies one event.
+    pub fn apply(&mut self, event: &Event) {
+        match event {
+            Event::RunStarted(e) => {
+                self.active_run = Some(e.run_id.clone());
+                let last_user = e.input.as_ref().and_then(|input| {
+                    input.messages.iter().rev().find_map(|m| match m {
+                        Message::User(user) => Some(user),
+                        _ => None,
+                    })
+                });
+                if let Some(user) = last_user {
+                    self.items.push(ChatItem::User { id: user.id.clone(), text: user.content.to_text() });
+                }
+            }
+            Event::TextMessageStart(e) => {
+                self.items.push(ChatItem::Assistant { id: e.message_id.clone(), text: String::new(), streaming: true });
+            }
+            Event::TextMessageContent(e) => self.append_text(&e.message_id, &e.delta),
+            Event::TextMessageChunk(e) => {
+                let id = e.message_id.clone().unwrap_or_default();
+                self.append_text(&id, e.delta.as_deref().unwrap_or_default());
+            }
+            Event::TextMessageEnd(e) => {
+                if let Some(ChatItem::Assistant { streaming, .. }) = self.find_assistant(&e.message_id) {
+                    *streaming = false;
+                }
+            }
+            Event::ToolCallStart(e) => self.items.push(ChatItem::Tool(ToolCallView {
+                id: e.tool_call_id.clone(),
+                name: e.tool_call_name.clone(),
+                args: String::new(),
+                status: ToolStatus::Running,
+                result: None,
+            })),
+            Event::ToolCallArgs(e) => {
+                if let Some(call) = self.find_tool(&e.tool_call_id) {
+                    call.args.push_str(&e.delta);
+                }
+            }
+            Event::ToolCallResult(e) => {
+                if let Some(call) = self.find_tool(&e.tool_call_id) {
+                    let content = e.content.to_text();
+                    call.status = if is_error_result(&content) { ToolStatus::Error } else { ToolStatus::Complete };
+                    call.result = Some(content);
+                }
+            }
+            Event::RunFinished(e) => {
+                self.settle();
+                if e.is_cancelled() {
+                    self.items.push(ChatItem::Notice {
+                        id: e.run_id.clone(),
+                        kind: NoticeKind::Cancelled,
+                        text: "Stopped. Nothing more was done after you pressed Stop.".into(),
+                    });
+                }
+            }
+            Event::RunError(e) => {
+                let id = self.active_run.clone().unwrap_or_else(|| format!("error-{}", self.items.len()));
+                self.settle();
+                self.items.push(ChatItem::Notice { id, kind: NoticeKind::Error, text: e.message.clone() });
+            }
+            _ => {}
+        }
+    }
+
+    /// Applies a stored history from scratch.
+    pub fn replay<'a>(events: impl IntoIterator<Item = &'a Event>) -> Self {
+        let mut state = Self::default();
+        for event in events {
+            state.apply(event);
+        }
+        state
+    }
+
+    /// Whether a run is streaming.
+    pub fn is_running(&self) -> bool {
+        self.active_run.is_some()
+    }
+
+    fn append_text(&mut self, message_id: &str, delta: &str) {
+        match self.find_assistant(message_id) {
+            Some(ChatItem::Assistant { text, .. }) => text.push_str(delta),
+            _ => self.items.push(ChatItem::Assistant {
+                id: message_id.to_owned(),
+                text: delta.to_owned(),
+                streaming: true,
+            }),
+        }
+    }
+
+    /// The run ended: nothing streams and calls without a result did not complete.
+    fn settle(&mut self) {
+        self.active_run = None;
+        for item in &mut self.items {
+            match item {
+                ChatItem::Assistant { streaming, .. } => *streaming = false,
+                ChatItem::Tool(call) if call.status == ToolStatus::Running => call.status = ToolStatus::Error,
+                _ => {}
+            }
+        }
+    }
+
+    fn find_assistant(&mut self, message_id: &str) -> Option<&mut ChatItem> {
+        self.items.iter_mut().rev().find(|item| matches!(item, ChatItem::Assistant { id, .. } if id == message_id))
+    }
+
+    fn find_tool(&mut self, tool_call_id: &str) -> Option<&mut ToolCallView> {
+        self.items.iter_mut().rev().find_map(|item| match item {
+            ChatItem::Tool(call) if call.id == tool_call_id => Some(call),
+            _ => None,
+        })
+    }
+}
+
+/// A tool result that is a JSON object with an `error` field.
+fn is_error_result(content: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(content).is_ok_and(|v| v.get("error").is_some())
+}

@@ -40,7 +40,8 @@ impl Session {
         let mut caps = serde_json::Map::new();
         caps.insert("browserName".into(), "wry".into());
         caps.insert("tauri:options".into(), serde_json::json!({ "application": app }));
-        let client = ClientBuilder::native()
+        let client = ClientBuilder::rustls()
+            .unwrap()
             .capabilities(caps)
             .connect(&format!("http://127.0.0.1:{port}"))
             .await

@@ -19,10 +19,10 @@ pub fn run() {
     let app = build(tauri::Builder::default()).build(tauri::generate_context!());
     match app {
         Ok(app) => app.run(|handle, event| {
-            if let tauri::RunEvent::Exit = event {
-                if let Some(hearth) = handle.state::<AppState>().hearth() {
-                    hearth.shutdown();
-                }
+            if let tauri::RunEvent::Exit = event
+                && let Some(hearth) = handle.state::<AppState>().hearth()
+            {
+                hearth.shutdown();
             }
         }),
         Err(err) => tracing::error!(error = %err, "Hearth could not start its window"),

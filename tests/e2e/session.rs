@@ -96,6 +96,19 @@ impl Session {
         self.find("#send").await.click().await.unwrap();
     }
 
+    /// Calls a Tauri command from inside the page, as the UI would; returns
+    /// `resolved:<json>` or `rejected:<json or text>`.
+    pub async fn invoke(&self, cmd: &str, args_json: &str) -> String {
+        let script = r#"
+            const [cmd, args, done] = arguments;
+            window.__TAURI__.core.invoke(cmd, JSON.parse(args))
+                .then(v => done('resolved:' + JSON.stringify(v)))
+                .catch(e => done('rejected:' + (typeof e === 'string' ? e : JSON.stringify(e))));
+        "#;
+        let result = self.client.execute_async(script, vec![cmd.into(), args_json.into()]).await.unwrap();
+        result.as_str().unwrap_or_default().to_owned()
+    }
+
     /// Saves a screenshot under the build folder and prints its path.
     pub async fn screenshot(&self, name: &str) -> PathBuf {
         let png = self.client.screenshot().await.unwrap();

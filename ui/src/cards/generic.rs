@@ -9,10 +9,11 @@ use crate::state::chat::ToolCallView;
 #[component]
 pub fn GenericCard(call: ToolCallView) -> impl IntoView {
     let status = status_label(call.status);
+    let title = call.name.clone();
     view! {
-        <article class="card card-generic" data-tool=call.name.clone() data-status=status>
+        <article class="card card-generic" data-tool=call.name data-status=status>
             <header>
-                <span class="card-title">{call.name.clone()}</span>
+                <span class="card-title">{title}</span>
                 <span class=format!("status status-{status}")>{status}</span>
             </header>
             <pre class="card-args">{pretty_json(&call.args)}</pre>

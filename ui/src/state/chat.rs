@@ -213,3 +213,7 @@ impl ChatState {
 fn is_error_result(content: &str) -> bool {
     serde_json::from_str::<serde_json::Value>(content).is_ok_and(|v| v.get("error").is_some())
 }
+
+#[cfg(test)]
+#[path = "chat_tests.rs"]
+mod tests;

@@ -3,7 +3,7 @@
 
 use hearth_testkit::TestHome;
 
-use crate::session::Session;
+use hearth_testkit::webdriver::Session;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chat_streams_delegates_stops_and_survives_a_restart() {

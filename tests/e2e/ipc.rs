@@ -3,7 +3,7 @@
 
 use hearth_testkit::TestHome;
 
-use crate::session::Session;
+use hearth_testkit::webdriver::Session;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_payloads_get_typed_errors_and_ungranted_commands_are_refused() {

@@ -5,4 +5,5 @@
 
 mod chat;
 mod ipc;
-mod session;
+
+mod startup;

@@ -3,6 +3,9 @@
 //! Grows with loopback servers that speak real wire protocols (model providers, Gmail,
 //! OAuth) and effect counters; for now: isolated data folders and free ports.
 
+#[cfg(feature = "webdriver")]
+pub mod webdriver;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 

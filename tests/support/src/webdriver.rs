@@ -1,12 +1,16 @@
-//! One app session: tauri-driver on free ports, a WebDriver client, and helpers that wait
-//! for conditions (never for fixed times).
+//! One app session through the real webview: tauri-driver on free ports, a WebDriver
+//! client, and helpers that wait for conditions (never for fixed times).
+//!
+//! Used by the end-to-end tests and the footprint benchmark. These helpers panic with a
+//! message on failure, as test code does.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
-use hearth_testkit::{TestHome, free_port};
+use crate::{TestHome, free_port};
 use tokio::process::{Child, Command};
 
 /// How long any one condition may take on a loaded 2-core machine before the test fails.
@@ -14,15 +18,24 @@ pub const PATIENCE: Duration = Duration::from_secs(60);
 
 /// A running app and its driver.
 pub struct Session {
+    /// The WebDriver client.
     pub client: Client,
+    /// When the WebDriver session (and so the app's launch) was requested.
+    pub launch_requested_at: Instant,
     driver: Child,
 }
 
 impl Session {
-    /// Starts the app with `home` as its data and XDG folders.
+    /// Starts the app named by `HEARTH_E2E_APP` with `home` as its data and XDG folders.
     pub async fn start(home: &TestHome) -> Session {
         let app = std::env::var("HEARTH_E2E_APP")
             .expect("HEARTH_E2E_APP must point at the built hearth binary (scripts/test.sh sets it)");
+        Self::start_app(&app, home).await
+    }
+
+    /// Starts `app` with `home` as its data and XDG folders.
+    pub async fn start_app(app: &str, home: &TestHome) -> Session {
+        let app = app.to_owned();
         assert!(PathBuf::from(&app).is_file(), "HEARTH_E2E_APP={app} is not a file; build the app first");
         let port = free_port().unwrap();
         let native_port = free_port().unwrap();
@@ -40,13 +53,19 @@ impl Session {
         let mut caps = serde_json::Map::new();
         caps.insert("browserName".into(), "wry".into());
         caps.insert("tauri:options".into(), serde_json::json!({ "application": app }));
+        let launch_requested_at = Instant::now();
         let client = ClientBuilder::rustls()
             .unwrap()
             .capabilities(caps)
             .connect(&format!("http://127.0.0.1:{port}"))
             .await
             .expect("could not open a WebDriver session with the app");
-        Session { client, driver }
+        Session { client, launch_requested_at, driver }
+    }
+
+    /// The driver's process id (the app runs below it).
+    pub fn driver_pid(&self) -> Option<u32> {
+        self.driver.id()
     }
 
     /// Closes the window and stops the driver with SIGTERM (SIGKILL would leave

@@ -1,0 +1,108 @@
+//! Footprint of the built app: cold start to first paint, idle memory 30 s after start, and
+//! the binary's size. Prints figures; asserts nothing about time.
+//!
+//! `HEARTH_BENCH_APP=<binary> xvfb-run -a cargo bench -p hearth-testkit --features webdriver --bench footprint`
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
+use std::path::Path;
+use std::time::Duration;
+
+use hearth_testkit::TestHome;
+use hearth_testkit::webdriver::Session;
+
+const STARTS: usize = 5;
+const IDLE_AFTER: Duration = Duration::from_secs(30);
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let app = std::env::var("HEARTH_BENCH_APP")
+        .or_else(|_| std::env::var("HEARTH_E2E_APP"))
+        .expect("set HEARTH_BENCH_APP to the built hearth binary");
+    let app = std::fs::canonicalize(&app).unwrap();
+    println!("app binary: {} ({:.1} MB)", app.display(), std::fs::metadata(&app).unwrap().len() as f64 / 1e6);
+
+    let mut first_paint = Vec::new();
+    for _ in 0..STARTS {
+        let home = TestHome::new().unwrap();
+        let session = Session::start_app(app.to_str().unwrap(), &home).await;
+        session.find(".shell").await;
+        first_paint.push(session.launch_requested_at.elapsed());
+        session.close().await;
+    }
+    first_paint.sort();
+    println!(
+        "cold start to first paint (launch requested → app shell rendered), {STARTS} starts: median {:?}, min {:?}, max {:?}",
+        first_paint[STARTS / 2],
+        first_paint[0],
+        first_paint[STARTS - 1]
+    );
+
+    let home = TestHome::new().unwrap();
+    let session = Session::start_app(app.to_str().unwrap(), &home).await;
+    session.find(".shell").await;
+    let idle_at = session.launch_requested_at + IDLE_AFTER;
+    tokio::time::sleep_until(idle_at.into()).await;
+    let app_pid = find_pid(&app).expect("the app process is not running");
+    let mut family = vec![app_pid];
+    family.extend(descendants(app_pid));
+    let (mut rss, mut pss) = (0, 0);
+    for pid in &family {
+        let (name, r, p) = memory(*pid);
+        println!("  {pid:>7} {name:<24} RSS {:>7.1} MB  PSS {:>7.1} MB", r as f64 / 1024.0, p as f64 / 1024.0);
+        rss += r;
+        pss += p;
+    }
+    println!(
+        "idle memory {}s after start, app + {} WebKit processes: RSS {:.1} MB, PSS {:.1} MB",
+        IDLE_AFTER.as_secs(),
+        family.len() - 1,
+        rss as f64 / 1024.0,
+        pss as f64 / 1024.0
+    );
+    session.close().await;
+}
+
+fn pids() -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .collect()
+}
+
+fn find_pid(exe: &Path) -> Option<u32> {
+    pids().into_iter().find(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).ok().as_deref() == Some(exe))
+}
+
+fn parent(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn descendants(root: u32) -> Vec<u32> {
+    let all: Vec<(u32, Option<u32>)> = pids().into_iter().map(|p| (p, parent(p))).collect();
+    let mut found = Vec::new();
+    let mut frontier = vec![root];
+    while let Some(p) = frontier.pop() {
+        for (child, _) in all.iter().filter(|(_, pp)| *pp == Some(p)) {
+            found.push(*child);
+            frontier.push(*child);
+        }
+    }
+    found
+}
+
+/// (name, RSS kB, PSS kB)
+fn memory(pid: u32) -> (String, u64, u64) {
+    let field = |text: &str, key: &str| -> u64 {
+        text.lines()
+            .find(|l| l.starts_with(key))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+    let name = status.lines().next().and_then(|l| l.split_whitespace().nth(1)).unwrap_or("?").to_owned();
+    (name, field(&status, "VmRSS:"), field(&rollup, "Pss:"))
+}
+

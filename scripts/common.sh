@@ -18,7 +18,7 @@ APT_PACKAGES=(
 )
 TAURI_DRIVER_VERSION=2.1.0
 
-log() { printf '\033[1;33m[hearth]\033[0m %s\n' "$*" >&2; }
+log() { printf '\033[1;33m[hearth %4ss]\033[0m %s\n' "$SECONDS" "$*" >&2; }
 die() { printf '\033[1;31m[hearth]\033[0m %s\n' "$*" >&2; exit 1; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 

@@ -8,18 +8,24 @@ cd "$ROOT"
 install_all
 install_tauri_driver
 
+# The app embeds ui/dist when it compiles, so the UI comes first.
+build_ui
+
 log "unit, property and integration tests"
 cargo test --workspace --locked
 
-log "wasm: the wire-types crate on both toolchain paths"
+log "wasm: the wire types and the UI on both toolchain paths (rustup target, Debian rustc-web + build-std)"
 if [ "$(HEARTH_WASM_TOOLCHAIN=auto wasm_toolchain)" = rustup ]; then
   build_wasm_crate rustup hearth-protocol "" debug >/dev/null
 else
   log "rustup's wasm32 target is unavailable here; checking the Debian path only"
 fi
 build_wasm_crate debian hearth-protocol "" debug >/dev/null
-
-build_ui
+debian_ui="$(build_wasm_crate debian hearth-ui "--profile wasm-release" wasm-release)"
+debian_out="$(mktemp -d)"
+wasm-bindgen --target web --no-typescript --out-dir "$debian_out" --out-name ui "$debian_ui/hearth-ui.wasm"
+[ -s "$debian_out/ui_bg.wasm" ] || die "the Debian-path UI build produced no wasm"
+rm -rf "$debian_out"
 
 log "end-to-end through the webview (tauri-driver + WebKitWebDriver under Xvfb)"
 cargo build -p hearth --bin hearth --locked

@@ -28,7 +28,7 @@ wasm-bindgen --target web --no-typescript --out-dir "$debian_out" --out-name ui 
 rm -rf "$debian_out"
 
 log "end-to-end through the webview (tauri-driver + WebKitWebDriver under Xvfb)"
-cargo build -p hearth --bin hearth --locked
-HEARTH_E2E_APP="$CARGO_TARGET_DIR/debug/hearth" \
-  xvfb-run -a --server-args="-screen 0 1280x900x24" \
+# cargo builds the app binary for this test (CARGO_BIN_EXE_hearth) with the test's features,
+# so nothing is compiled twice.
+xvfb-run -a --server-args="-screen 0 1280x900x24" \
   cargo test -p hearth --features e2e --test e2e --locked -- --test-threads=1

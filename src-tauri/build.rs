@@ -10,6 +10,10 @@ fn main() {
         "run_stop",
         "thread_list",
         "thread_history",
+        "task_list",
+        "task_get",
+        "task_control",
+        "task_watch",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         // A build script has no other way to report.

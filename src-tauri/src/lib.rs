@@ -22,7 +22,7 @@ pub fn run() {
             if let tauri::RunEvent::Exit = event
                 && let Some(hearth) = handle.state::<AppState>().hearth()
             {
-                hearth.shutdown();
+                tauri::async_runtime::block_on(hearth.shutdown());
             }
         }),
         Err(err) => tracing::error!(error = %err, "Hearth could not start its window"),
@@ -43,6 +43,10 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::chat::run_stop,
             commands::chat::thread_list,
             commands::chat::thread_history,
+            commands::tasks::task_list,
+            commands::tasks::task_get,
+            commands::tasks::task_control,
+            commands::tasks::task_watch,
         ])
 }
 

@@ -1,10 +1,12 @@
-//! Adapts a core run's event receiver to the window's `Channel`.
+//! Adapts the core's streams to the window's `Channel`s.
 
 use hearth_core::{Hearth, RunEvents};
 use hearth_protocol::agui::Event;
+use hearth_protocol::tasks::{TaskChanged, TaskView};
 use tauri::ipc::Channel;
+use tokio::sync::mpsc;
 
-/// Forwards every event; when the window stops listening, the run is stopped.
+/// Forwards every run event; when the window stops listening, the run is stopped.
 pub fn forward(hearth: Hearth, run_id: String, mut events: RunEvents, channel: Channel<Event>) {
     tauri::async_runtime::spawn(async move {
         while let Some(event) = events.recv().await {
@@ -12,6 +14,17 @@ pub fn forward(hearth: Hearth, run_id: String, mut events: RunEvents, channel: C
                 hearth.stop_run(&run_id);
                 // Keep draining so the driver can record the cancelled ending.
                 while events.recv().await.is_some() {}
+                break;
+            }
+        }
+    });
+}
+
+/// Forwards task changes until the window stops listening.
+pub fn forward_tasks(mut changes: mpsc::Receiver<TaskView>, channel: Channel<TaskChanged>) {
+    tauri::async_runtime::spawn(async move {
+        while let Some(task) = changes.recv().await {
+            if channel.send(TaskChanged { task }).is_err() {
                 break;
             }
         }

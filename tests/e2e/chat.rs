@@ -5,10 +5,12 @@ use hearth_testkit::TestHome;
 
 use hearth_testkit::webdriver::Session;
 
+use crate::APP;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chat_streams_delegates_stops_and_survives_a_restart() {
     let home = TestHome::new().unwrap();
-    let session = Session::start(&home).await;
+    let session = Session::start_app(APP, &home).await;
 
     // A greeting streams back from the sample agent.
     session.send("hello").await;
@@ -26,7 +28,10 @@ async fn chat_streams_delegates_stops_and_survives_a_restart() {
             t == ["Book a table for two at Luigi's on Friday"]
         })
         .await;
-    session.until_texts(".card-delegate-task .task-status", "the task card shows its status", |t| t == ["queued"]).await;
+    // The worker picks it up at once; with no model configured it waits for the owner.
+    session
+        .until_texts(".card-delegate-task .task-status", "the task card shows its live status", |t| t == ["waiting input"])
+        .await;
     session.until_texts(".msg-assistant:not(.streaming)", "the task reply finishes", |t| t.len() == 2).await;
     session.screenshot("chat").await;
 
@@ -41,13 +46,13 @@ async fn chat_streams_delegates_stops_and_survives_a_restart() {
     session.close().await;
 
     // A restart shows the same conversation from SQLite.
-    let session = Session::start(&home).await;
+    let session = Session::start_app(APP, &home).await;
     session
         .until_texts(".msg-user", "history reloads", |t| {
             t == ["hello", "Book a table for two at Luigi's on Friday", "count to 50 slowly"]
         })
         .await;
-    session.until_texts(".card-delegate-task .task-status", "the task card reloads", |t| t == ["queued"]).await;
+    session.until_texts(".card-delegate-task .task-status", "the task card reloads", |t| t == ["waiting input"]).await;
     session.until_texts(".run-cancelled", "the cancelled notice reloads", |t| t.len() == 1).await;
     session.close().await;
 }

@@ -5,10 +5,12 @@ use hearth_testkit::TestHome;
 
 use hearth_testkit::webdriver::Session;
 
+use crate::APP;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_payloads_get_typed_errors_and_ungranted_commands_are_refused() {
     let home = TestHome::new().unwrap();
-    let session = Session::start(&home).await;
+    let session = Session::start_app(APP, &home).await;
     session.find("#composer").await;
 
     let malformed = session.invoke("thread_history", r#"{"params": {"threadId": 42}}"#).await;

@@ -4,7 +4,11 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::ipc;
-use crate::screens::{Screen, chat::ChatScreen, placeholder::Placeholder, startup_error::StartupError};
+use crate::live_tasks::LiveTasksProvider;
+use crate::navigation::Navigation;
+use crate::screens::{
+    Screen, activity::ActivityScreen, chat::ChatScreen, placeholder::Placeholder, startup_error::StartupError,
+};
 
 /// Whether the backend's core opened.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,7 +22,7 @@ enum Startup {
 #[component]
 pub fn App() -> impl IntoView {
     let startup = RwSignal::new(Startup::Checking);
-    let screen = RwSignal::new(Screen::Chat);
+    let nav = Navigation::provide();
     spawn_local(async move {
         match ipc::app_info().await {
             Ok(_) => startup.set(Startup::Ready),
@@ -30,18 +34,35 @@ pub fn App() -> impl IntoView {
             Startup::Checking => view! { <div class="loading">"Starting Hearth…"</div> }.into_any(),
             Startup::Failed(message) => view! { <StartupError message /> }.into_any(),
             Startup::Ready => view! {
-                <div class="shell">
-                    <Nav screen />
-                    <main class="screen">
-                        // Chat stays mounted so a streaming run survives a look at another screen.
-                        <div class="screen-chat" class:hidden=move || screen.get() != Screen::Chat>
-                            <ChatScreen />
-                        </div>
-                        {move || (screen.get() != Screen::Chat).then(|| view! { <Placeholder screen=screen.get() /> })}
-                    </main>
-                </div>
+                <LiveTasksProvider>
+                    <Shell nav />
+                </LiveTasksProvider>
             }.into_any(),
         }}
+    }
+}
+
+/// Navigation beside the current screen.
+#[component]
+fn Shell(nav: Navigation) -> impl IntoView {
+    let screen = nav.screen;
+    // Re-render the screen only when it really changes, not on every click of its nav item.
+    let current = Memo::new(move |_| screen.get());
+    view! {
+        <div class="shell">
+            <Nav screen />
+            <main class="screen">
+                // Chat stays mounted so a streaming run survives a look at another screen.
+                <div class="screen-chat" class:hidden=move || current.get() != Screen::Chat>
+                    <ChatScreen />
+                </div>
+                {move || match current.get() {
+                    Screen::Chat => None,
+                    Screen::Activity => Some(view! { <ActivityScreen /> }.into_any()),
+                    other => Some(view! { <Placeholder screen=other /> }.into_any()),
+                }}
+            </main>
+        </div>
     }
 }
 

@@ -9,6 +9,7 @@ use hearth_protocol::ipc::{
     AppInfoResponse, RunStartParams, RunStartResponse, RunStopParams, RunStopResponse, ThreadHistoryParams,
     ThreadHistoryResponse, ThreadListResponse,
 };
+use hearth_protocol::tasks::{TaskChanged, TaskControlParams, TaskDetail, TaskGetParams, TaskListResponse, TaskView};
 use hearth_protocol::{ErrorCode, IpcError};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -36,6 +37,12 @@ pub struct RunSubscription {
     _handler: Closure<dyn FnMut(JsValue)>,
 }
 
+/// The task watch; dropping it stops delivery to the UI.
+pub struct TaskSubscription {
+    _channel: TauriChannel,
+    _handler: Closure<dyn FnMut(JsValue)>,
+}
+
 /// Version and data folder; an error here means the core could not start.
 pub async fn app_info() -> Result<AppInfoResponse, IpcError> {
     call("app_info", &serde_json::json!({})).await
@@ -44,15 +51,10 @@ pub async fn app_info() -> Result<AppInfoResponse, IpcError> {
 /// Starts a run; `on_event` gets each AG-UI event as it arrives.
 pub async fn run_start(
     params: &RunStartParams,
-    mut on_event: impl FnMut(Event) + 'static,
+    on_event: impl FnMut(Event) + 'static,
 ) -> Result<(RunStartResponse, RunSubscription), IpcError> {
     params.validate()?;
-    let channel = TauriChannel::new();
-    let handler = Closure::<dyn FnMut(JsValue)>::new(move |message: JsValue| match from_js::<Event>(&message) {
-        Ok(event) => on_event(event),
-        Err(err) => web_sys_log(&format!("Hearth: dropped an event the UI could not read: {}", err.message)),
-    });
-    channel.set_onmessage(&handler);
+    let (channel, handler) = listen("an event", on_event);
     let args = js_sys::Object::new();
     set(&args, "params", &to_js(params)?)?;
     set(&args, "onEvent", channel.as_ref())?;
@@ -74,6 +76,50 @@ pub async fn thread_list() -> Result<ThreadListResponse, IpcError> {
 pub async fn thread_history(thread_id: &str) -> Result<ThreadHistoryResponse, IpcError> {
     let params = ThreadHistoryParams { thread_id: thread_id.to_owned() };
     call("thread_history", &serde_json::json!({ "params": params })).await
+}
+
+/// Every task, most recently changed first.
+pub async fn task_list() -> Result<TaskListResponse, IpcError> {
+    call("task_list", &serde_json::json!({})).await
+}
+
+/// One task with its runs and events.
+pub async fn task_get(task_id: &str) -> Result<TaskDetail, IpcError> {
+    let params = TaskGetParams { task_id: task_id.to_owned() };
+    params.validate()?;
+    call("task_get", &serde_json::json!({ "params": params })).await
+}
+
+/// Applies the owner's control; answers the task as it is afterwards. A `conflict` error
+/// means the task was no longer in `expected_status`.
+pub async fn task_control(params: &TaskControlParams) -> Result<TaskView, IpcError> {
+    params.validate()?;
+    call("task_control", &serde_json::json!({ "params": params })).await
+}
+
+/// Starts the task watch: `on_change` gets every change to any task until the returned
+/// subscription is dropped. Call once per app.
+pub async fn task_watch(on_change: impl FnMut(TaskChanged) + 'static) -> Result<TaskSubscription, IpcError> {
+    let (channel, handler) = listen("a task change", on_change);
+    let args = js_sys::Object::new();
+    set(&args, "onChange", channel.as_ref())?;
+    invoke_raw::<()>("task_watch", args.into()).await?;
+    Ok(TaskSubscription { _channel: channel, _handler: handler })
+}
+
+/// A channel whose messages are parsed as `T` and handed to `on_message`; an unreadable
+/// message is logged and dropped rather than ending the stream.
+fn listen<T: DeserializeOwned + 'static>(
+    what: &'static str,
+    mut on_message: impl FnMut(T) + 'static,
+) -> (TauriChannel, Closure<dyn FnMut(JsValue)>) {
+    let channel = TauriChannel::new();
+    let handler = Closure::<dyn FnMut(JsValue)>::new(move |message: JsValue| match from_js::<T>(&message) {
+        Ok(value) => on_message(value),
+        Err(err) => web_sys_log(&format!("Hearth: dropped {what} the UI could not read: {}", err.message)),
+    });
+    channel.set_onmessage(&handler);
+    (channel, handler)
 }
 
 async fn call<A: Serialize, T: DeserializeOwned>(cmd: &str, args: &A) -> Result<T, IpcError> {

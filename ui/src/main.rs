@@ -2,7 +2,10 @@
 
 mod app;
 mod cards;
+mod clock;
 mod ipc;
+mod live_tasks;
+mod navigation;
 mod screens;
 mod state;
 

@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::tasks::EngineConfig;
+
 /// Environment variable that overrides the data directory.
 pub const DATA_DIR_ENV: &str = "HEARTH_DATA_DIR";
 
@@ -17,6 +19,10 @@ pub struct Config {
     pub sample_slow_step: Duration,
     /// How long start-up waits for a database another process holds locked.
     pub busy_timeout: Duration,
+    /// The task worker's pacing.
+    pub engine: EngineConfig,
+    /// Run the task worker loop. Tests turn it off and drive `TaskEngine::tick` themselves.
+    pub start_workers: bool,
 }
 
 impl Config {
@@ -27,6 +33,8 @@ impl Config {
             sample_chunk_delay: Duration::from_millis(25),
             sample_slow_step: Duration::from_millis(250),
             busy_timeout: Duration::from_secs(5),
+            engine: EngineConfig::default(),
+            start_workers: true,
         }
     }
 

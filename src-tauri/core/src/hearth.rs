@@ -6,8 +6,10 @@ use hearth_protocol::agui::{Message, RunAgentInput, UserMessage};
 use hearth_protocol::ipc::{
     AppInfoResponse, RunStartParams, RunStartResponse, ThreadHistoryResponse, ThreadListResponse,
 };
+use hearth_protocol::tasks::{TaskControlParams, TaskDetail, TaskKind, TaskListResponse, TaskView};
 
-use crate::agent::{Agent, SampleAgent};
+use crate::agent::{Agent, NoModelHandler, SampleAgent};
+use crate::tasks::TaskEngine;
 use crate::config::Config;
 use crate::error::{CoreError, Result};
 use crate::runs::{RunEvents, RunRegistry, spawn_run};
@@ -21,6 +23,7 @@ pub struct Hearth {
     store: Store,
     agent: Arc<dyn Agent>,
     runs: RunRegistry,
+    tasks: TaskEngine,
 }
 
 impl std::fmt::Debug for Hearth {
@@ -38,8 +41,82 @@ impl Hearth {
         let store = Store::open(&config.database_path(), config.busy_timeout).await?;
         close_orphan_runs(&store).await?;
         seed::seed_if_empty(&store, &config.attachments_dir()).await?;
-        let agent = Arc::new(SampleAgent::new(store.clone(), config.sample_chunk_delay, config.sample_slow_step));
-        Ok(Self { config: Arc::new(config), store, agent, runs: RunRegistry::default() })
+        let tasks = TaskEngine::new(store.clone(), config.engine.clone());
+        tasks.register(TaskKind::Agent, NoModelHandler);
+        tasks.register(TaskKind::Plan, NoModelHandler);
+        let interrupted = tasks.recover().await?;
+        if interrupted > 0 {
+            tracing::info!(interrupted, "tasks left running by a stopped Hearth are now interrupted");
+        }
+        if config.start_workers {
+            tasks.start();
+        }
+        let agent = Arc::new(SampleAgent::new(
+            store.clone(),
+            tasks.clone(),
+            config.sample_chunk_delay,
+            config.sample_slow_step,
+        ));
+        Ok(Self { config: Arc::new(config), store, agent, runs: RunRegistry::default(), tasks })
+    }
+
+    /// The task engine.
+    pub fn tasks(&self) -> &TaskEngine {
+        &self.tasks
+    }
+
+    /// Tasks, most recently changed first.
+    pub async fn task_list(&self) -> Result<TaskListResponse> {
+        let tasks = self.store.list_tasks(500).await?;
+        Ok(TaskListResponse { tasks: tasks.iter().map(|t| t.view()).collect() })
+    }
+
+    /// One task with its runs and newest events.
+    pub async fn task_get(&self, task_id: &str) -> Result<TaskDetail> {
+        let task = self
+            .store
+            .get_task(task_id)
+            .await?
+            .ok_or_else(|| CoreError::NotFound(format!("There is no task {task_id}.")))?;
+        Ok(TaskDetail {
+            task: task.view(),
+            runs: self.store.task_runs(task_id).await?,
+            events: self.store.task_events(task_id, 200).await?,
+        })
+    }
+
+    /// Applies the owner's control to a task.
+    pub async fn task_control(&self, params: &TaskControlParams) -> Result<TaskView> {
+        Ok(self.tasks.control(params).await?.view())
+    }
+
+    /// Every task change, as the task is after it. Ends when Hearth shuts down.
+    pub fn task_watch(&self) -> tokio::sync::mpsc::Receiver<TaskView> {
+        let (tx, rx) = tokio::sync::mpsc::channel(256);
+        let mut changes = self.tasks.subscribe();
+        let store = self.store.clone();
+        tokio::spawn(async move {
+            loop {
+                let task_id = match changes.recv().await {
+                    Ok(id) => id,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::warn!(missed, "a task watcher fell behind; it will see the next changes");
+                        continue;
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                };
+                match store.get_task(&task_id).await {
+                    Ok(Some(task)) => {
+                        if tx.send(task.view()).await.is_err() {
+                            return;
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(err) => tracing::error!(error = %err, "could not read a changed task"),
+                }
+            }
+        });
+        rx
     }
 
     /// The store (tests count effects through it).
@@ -118,9 +195,11 @@ impl Hearth {
         }
     }
 
-    /// Graceful shutdown: cancels every run (each ends `cancelled` in the log).
-    pub fn shutdown(&self) {
+    /// Graceful shutdown: cancels every chat run (each ends `cancelled` in its log) and
+    /// every task run (each ends interrupted, for the owner to review).
+    pub async fn shutdown(&self) {
         self.runs.cancel_all();
+        self.tasks.shutdown().await;
     }
 }
 

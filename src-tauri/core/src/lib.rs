@@ -9,8 +9,11 @@ pub mod agent;
 pub mod config;
 pub mod error;
 mod hearth;
+pub mod journal;
 pub mod runs;
 pub mod store;
+pub mod tasks;
+pub mod tools;
 pub mod workspace;
 
 pub use config::Config;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::agui::Event;
 use crate::error::IpcError;
 use crate::ids::is_valid_id;
+use crate::tasks::TaskStatus;
 
 /// Longest chat message the owner can send, in characters.
 pub const MAX_MESSAGE_CHARS: usize = 20_000;
@@ -133,50 +134,6 @@ pub struct AppInfoResponse {
     pub agent: String,
 }
 
-/// The lifecycle of a durable task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskStatus {
-    /// Waiting for a worker.
-    Queued,
-    /// A worker holds its lease.
-    Running,
-    /// Waiting for the owner to approve a proposal.
-    WaitingApproval,
-    /// Waiting for the owner to answer a question.
-    WaitingInput,
-    /// Due later.
-    Scheduled,
-    /// Paused by the owner.
-    Paused,
-    /// Hearth stopped mid-run; the owner reviews before retrying.
-    Interrupted,
-    /// Done.
-    Succeeded,
-    /// Gave up with an error.
-    Failed,
-    /// Cancelled by the owner.
-    Cancelled,
-}
-
-impl TaskStatus {
-    /// The stored and wire spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            TaskStatus::Queued => "queued",
-            TaskStatus::Running => "running",
-            TaskStatus::WaitingApproval => "waiting_approval",
-            TaskStatus::WaitingInput => "waiting_input",
-            TaskStatus::Scheduled => "scheduled",
-            TaskStatus::Paused => "paused",
-            TaskStatus::Interrupted => "interrupted",
-            TaskStatus::Succeeded => "succeeded",
-            TaskStatus::Failed => "failed",
-            TaskStatus::Cancelled => "cancelled",
-        }
-    }
-}
-
 /// The result a `delegate_task` tool call returns (JSON in `TOOL_CALL_RESULT.content`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -189,7 +146,7 @@ pub struct DelegateTaskResult {
     pub status: TaskStatus,
 }
 
-fn validate_id(field: &str, id: &str) -> Result<(), IpcError> {
+pub(crate) fn validate_id(field: &str, id: &str) -> Result<(), IpcError> {
     if is_valid_id(id) {
         Ok(())
     } else {

@@ -10,6 +10,7 @@ pub mod agui;
 pub mod error;
 pub mod ids;
 pub mod ipc;
+pub mod tasks;
 pub mod tools;
 
 pub use error::{ErrorCode, IpcError};

@@ -16,7 +16,6 @@ const IDLE_AFTER: Duration = Duration::from_secs(30);
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let app = std::env::var("HEARTH_BENCH_APP")
-        .or_else(|_| std::env::var("HEARTH_E2E_APP"))
         .expect("set HEARTH_BENCH_APP to the built hearth binary");
     let app = std::fs::canonicalize(&app).unwrap();
     println!("app binary: {} ({:.1} MB)", app.display(), std::fs::metadata(&app).unwrap().len() as f64 / 1e6);

@@ -26,17 +26,10 @@ pub struct Session {
 }
 
 impl Session {
-    /// Starts the app named by `HEARTH_E2E_APP` with `home` as its data and XDG folders.
-    pub async fn start(home: &TestHome) -> Session {
-        let app = std::env::var("HEARTH_E2E_APP")
-            .expect("HEARTH_E2E_APP must point at the built hearth binary (scripts/test.sh sets it)");
-        Self::start_app(&app, home).await
-    }
-
     /// Starts `app` with `home` as its data and XDG folders.
     pub async fn start_app(app: &str, home: &TestHome) -> Session {
         let app = app.to_owned();
-        assert!(PathBuf::from(&app).is_file(), "HEARTH_E2E_APP={app} is not a file; build the app first");
+        assert!(PathBuf::from(&app).is_file(), "the app binary {app} is not a file; build it first");
         let port = free_port().unwrap();
         let native_port = free_port().unwrap();
         let mut command = Command::new("tauri-driver");

@@ -1,5 +1,6 @@
 //! Screens reachable from the navigation.
 
+pub mod activity;
 pub mod chat;
 pub mod placeholder;
 pub mod startup_error;

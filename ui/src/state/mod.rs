@@ -1,3 +1,4 @@
-//! UI state that is plain data: reducers over AG-UI events, testable without a browser.
+//! UI state that is plain data (the chat reducer, the task store), testable without a browser.
 
 pub mod chat;
+pub mod tasks;

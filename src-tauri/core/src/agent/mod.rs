@@ -4,6 +4,7 @@
 //! [`Agent`]; the run driver (`crate::runs`) makes every stream well-formed and stoppable.
 
 mod emit;
+pub mod no_model;
 pub mod sample;
 
 use futures::stream::BoxStream;
@@ -11,6 +12,7 @@ use hearth_protocol::agui::{Event, Message, RunAgentInput};
 use tokio_util::sync::CancellationToken;
 
 pub use emit::Emitter;
+pub use no_model::NoModelHandler;
 pub use sample::SampleAgent;
 
 /// Produces a run's AG-UI events.

@@ -11,13 +11,15 @@ use futures::StreamExt;
 use futures::stream::BoxStream;
 use hearth_protocol::ToolName;
 use hearth_protocol::agui::{Event, RunAgentInput, RunErrorEvent, RunFinishedEvent, RunStartedEvent};
-use hearth_protocol::ipc::{DelegateTaskResult, TaskStatus};
+use hearth_protocol::ipc::DelegateTaskResult;
+use hearth_protocol::tasks::TaskKind;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::emit::{Emitter, Stopped};
 use super::Agent;
 use crate::store::tasks::NewTask;
+use crate::tasks::TaskEngine;
 use crate::store::workspace::CalendarEvent;
 use crate::store::Store;
 
@@ -56,15 +58,16 @@ pub fn route(text: &str) -> Route {
 #[derive(Debug, Clone)]
 pub struct SampleAgent {
     store: Store,
+    tasks: TaskEngine,
     chunk_delay: Duration,
     slow_step: Duration,
 }
 
 impl SampleAgent {
-    /// An agent reading and writing `store`, pacing text by `chunk_delay` and the slow
-    /// route by `slow_step`.
-    pub fn new(store: Store, chunk_delay: Duration, slow_step: Duration) -> Self {
-        Self { store, chunk_delay, slow_step }
+    /// An agent reading `store`, delegating to `tasks`, pacing text by `chunk_delay` and
+    /// the slow route by `slow_step`.
+    pub fn new(store: Store, tasks: TaskEngine, chunk_delay: Duration, slow_step: Duration) -> Self {
+        Self { store, tasks, chunk_delay, slow_step }
     }
 }
 
@@ -171,17 +174,17 @@ impl SampleAgent {
         // One task per tool call, even if this step is retried.
         let key = format!("{}:{}:{call}", input.thread_id, input.run_id);
         let task = self
-            .store
-            .create_task(NewTask {
+            .tasks
+            .create(NewTask {
                 idempotency_key: &key,
-                kind: "agent",
+                kind: TaskKind::Agent,
                 title: &title,
                 input: &args,
                 thread_id: Some(&input.thread_id),
             })
             .await
             .map_err(|e| SampleError::Store(format!("Saving the task failed: {e}")))?;
-        let result = DelegateTaskResult { task_id: task.id, title: task.title, status: TaskStatus::Queued };
+        let result = DelegateTaskResult { task_id: task.id, title: task.title, status: task.status };
         let content = serde_json::to_string(&result).map_err(|e| SampleError::Store(e.to_string()))?;
         out.tool_result(&call, content).await?;
         out.text(

@@ -2,6 +2,7 @@
 //!
 //! One SQLite file in WAL mode, migrated at open from the embedded `migrations/`.
 
+pub mod journal;
 mod open;
 pub mod tasks;
 pub mod threads;

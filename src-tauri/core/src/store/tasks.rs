@@ -1,23 +1,114 @@
-//! Durable task records (the task engine grows around this table).
+//! Durable tasks: creation, leases, checkpoints, runs, events and the owner's controls.
+//!
+//! Every transition is one compare-and-swap on the row, so two processes, a stale lease
+//! holder and the owner can race without overwriting each other: whoever loses sees
+//! `false` (or a conflict) and the database is unchanged.
 
-use hearth_protocol::ipc::TaskStatus;
+use hearth_protocol::tasks::{
+    PlanStep, TaskControl, TaskEventKind, TaskEventView, TaskKind, TaskRunStatus, TaskRunView, TaskStatus,
+    TaskView, allowed_controls,
+};
 use sha2::{Digest, Sha256};
 use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
 
 use super::{Store, now_ms};
-use crate::error::Result;
+use crate::error::{CoreError, Result};
+
+/// At most this many tasks may be unfinished at once.
+pub const MAX_OPEN_TASKS: i64 = 100;
+
+const TASK_COLUMNS: &str = "id, kind, title, status, input, state, plan, attempts, lease_id, lease_owner, \
+     lease_expires_at, next_run_at, question, result, error, outcome_uncertain, thread_id, created_at, updated_at";
 
 /// A stored task.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaskRecord {
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskRow {
     /// sha256("task:" + idempotency key), hex.
     pub id: String,
-    /// `agent`, `plan`, `document`, …
-    pub kind: String,
-    /// Short title for lists and cards.
+    /// Kind.
+    pub kind: TaskKind,
+    /// Title.
     pub title: String,
-    /// Stored status spelling.
-    pub status: String,
+    /// Status.
+    pub status: TaskStatus,
+    /// The job.
+    pub input: serde_json::Value,
+    /// What the handler checkpointed.
+    pub state: serde_json::Value,
+    /// The plan.
+    pub plan: Vec<PlanStep>,
+    /// Claims so far.
+    pub attempts: i64,
+    /// The current (or last) lease.
+    pub lease_id: Option<String>,
+    /// The process holding the lease.
+    pub lease_owner: Option<String>,
+    /// When the lease lapses, Unix ms.
+    pub lease_expires_at: Option<i64>,
+    /// When a scheduled task is due.
+    pub next_run_at: Option<i64>,
+    /// The question waiting for an answer.
+    pub question: Option<String>,
+    /// The result.
+    pub result: Option<String>,
+    /// Why it failed or was interrupted.
+    pub error: Option<String>,
+    /// Effects of an interrupted run may or may not have happened.
+    pub outcome_uncertain: bool,
+    /// The chat thread that asked for it.
+    pub thread_id: Option<String>,
+    /// Created, Unix ms.
+    pub created_at: i64,
+    /// Last change, Unix ms.
+    pub updated_at: i64,
+}
+
+impl TaskRow {
+    fn from_row(row: &SqliteRow) -> Result<Self> {
+        let kind: String = row.try_get("kind")?;
+        let status: String = row.try_get("status")?;
+        let corrupt = |what: &str, value: &str| CoreError::InvalidInput(format!("stored task has an unknown {what} {value:?}"));
+        Ok(Self {
+            id: row.try_get("id")?,
+            kind: TaskKind::parse(&kind).ok_or_else(|| corrupt("kind", &kind))?,
+            title: row.try_get("title")?,
+            status: TaskStatus::parse(&status).ok_or_else(|| corrupt("status", &status))?,
+            input: serde_json::from_str(&row.try_get::<String, _>("input")?)?,
+            state: serde_json::from_str(&row.try_get::<String, _>("state")?)?,
+            plan: serde_json::from_str(&row.try_get::<String, _>("plan")?)?,
+            attempts: row.try_get("attempts")?,
+            lease_id: row.try_get("lease_id")?,
+            lease_owner: row.try_get("lease_owner")?,
+            lease_expires_at: row.try_get("lease_expires_at")?,
+            next_run_at: row.try_get("next_run_at")?,
+            question: row.try_get("question")?,
+            result: row.try_get("result")?,
+            error: row.try_get("error")?,
+            outcome_uncertain: row.try_get::<i64, _>("outcome_uncertain")? != 0,
+            thread_id: row.try_get("thread_id")?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+        })
+    }
+
+    /// The wire view.
+    pub fn view(&self) -> TaskView {
+        TaskView {
+            id: self.id.clone(),
+            kind: self.kind,
+            title: self.title.clone(),
+            status: self.status,
+            plan: self.plan.clone(),
+            attempts: self.attempts,
+            question: self.question.clone(),
+            result: self.result.clone(),
+            error: self.error.clone(),
+            outcome_uncertain: self.outcome_uncertain,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+        }
+    }
 }
 
 /// What creating a task needs.
@@ -26,7 +117,7 @@ pub struct NewTask<'a> {
     /// Same key, same task: a retried create never makes a second one.
     pub idempotency_key: &'a str,
     /// Task kind.
-    pub kind: &'a str,
+    pub kind: TaskKind,
     /// Title.
     pub title: &'a str,
     /// The job, as JSON.
@@ -40,34 +131,515 @@ pub fn task_id_for_key(key: &str) -> String {
     hex::encode(Sha256::digest(format!("task:{key}").as_bytes()))
 }
 
+/// A task this process now runs.
+#[derive(Debug, Clone)]
+pub struct Claim {
+    /// The task as claimed (status running, attempts counted).
+    pub task: TaskRow,
+    /// The new run.
+    pub run_id: String,
+    /// The new lease.
+    pub lease_id: String,
+}
+
+/// How a run ends, as the handler decided.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunEnding {
+    /// The task's next status (succeeded, failed, waiting_input, waiting_approval, scheduled).
+    pub status: TaskStatus,
+    /// Result text (succeeded).
+    pub result: Option<String>,
+    /// Error text (failed).
+    pub error: Option<String>,
+    /// Question (waiting_input).
+    pub question: Option<String>,
+    /// Due time (scheduled).
+    pub next_run_at: Option<i64>,
+    /// The proposal waiting for approval (waiting_approval).
+    pub action_id: Option<String>,
+}
+
+/// The result of a control.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ControlOutcome {
+    /// Applied; the task as it is now, and the lease it had (to cancel a running run).
+    Applied {
+        /// The task after the control.
+        task: TaskRow,
+        /// The lease the task held before, if it was running.
+        stopped_lease: Option<String>,
+    },
+    /// The task is not in the status the owner saw.
+    Changed(TaskRow),
+    /// The control does not apply to the task's status.
+    NotAllowed(TaskRow),
+    /// Retry of a task whose effects are in doubt, without the owner's acknowledgement.
+    NeedsReview(TaskRow),
+}
+
 impl Store {
     /// Creates a queued task, or returns the one already created with the same key.
-    pub async fn create_task(&self, new: NewTask<'_>) -> Result<TaskRecord> {
+    /// Refuses when [`MAX_OPEN_TASKS`] are unfinished.
+    pub async fn create_task(&self, new: NewTask<'_>) -> Result<TaskRow> {
         let id = task_id_for_key(new.idempotency_key);
         let now = now_ms();
-        sqlx::query(
+        // One statement: the cap check and the insert cannot be split by another writer.
+        let inserted = sqlx::query(
             "INSERT INTO tasks (id, idempotency_key, kind, title, status, input, thread_id, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8) ON CONFLICT(idempotency_key) DO NOTHING",
+             SELECT ?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?7, ?7
+             WHERE (SELECT count(*) FROM tasks WHERE status NOT IN ('succeeded', 'failed', 'cancelled')) < ?8
+             ON CONFLICT(idempotency_key) DO NOTHING",
         )
         .bind(&id)
         .bind(new.idempotency_key)
-        .bind(new.kind)
+        .bind(new.kind.as_str())
         .bind(new.title)
-        .bind(TaskStatus::Queued.as_str())
         .bind(serde_json::to_string(new.input)?)
         .bind(new.thread_id)
         .bind(now)
+        .bind(MAX_OPEN_TASKS)
         .execute(self.pool())
-        .await?;
-        let row = sqlx::query("SELECT id, kind, title, status FROM tasks WHERE id = ?1")
-            .bind(&id)
-            .fetch_one(self.pool())
+        .await?
+        .rows_affected();
+        if inserted == 1 {
+            self.append_task_event(&id, None, TaskEventKind::Status, "Created; waiting for a worker.").await?;
+        }
+        match self.get_task(&id).await? {
+            Some(task) => Ok(task),
+            None => Err(CoreError::Conflict(format!(
+                "Hearth already has {MAX_OPEN_TASKS} unfinished tasks. Finish or cancel some in Activity, then try again."
+            ))),
+        }
+    }
+
+    /// One task.
+    pub async fn get_task(&self, id: &str) -> Result<Option<TaskRow>> {
+        let row = sqlx::query(&format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?1"))
+            .bind(id)
+            .fetch_optional(self.pool())
             .await?;
-        Ok(TaskRecord { id: row.try_get(0)?, kind: row.try_get(1)?, title: row.try_get(2)?, status: row.try_get(3)? })
+        row.as_ref().map(TaskRow::from_row).transpose()
+    }
+
+    /// Tasks, most recently changed first.
+    pub async fn list_tasks(&self, limit: i64) -> Result<Vec<TaskRow>> {
+        let rows = sqlx::query(&format!("SELECT {TASK_COLUMNS} FROM tasks ORDER BY updated_at DESC, id LIMIT ?1"))
+            .bind(limit)
+            .fetch_all(self.pool())
+            .await?;
+        rows.iter().map(TaskRow::from_row).collect()
     }
 
     /// How many tasks exist (an effect counter for tests).
     pub async fn count_tasks(&self) -> Result<i64> {
         Ok(sqlx::query("SELECT count(*) FROM tasks").fetch_one(self.pool()).await?.try_get(0)?)
+    }
+
+    /// Claims the next due task with one compare-and-swap, opening a run and a lease.
+    pub async fn claim_next(&self, owner: &str, lease_ms: i64) -> Result<Option<Claim>> {
+        let now = now_ms();
+        let lease_id = uuid::Uuid::new_v4().to_string();
+        let run_id = uuid::Uuid::new_v4().to_string();
+        let mut tx = self.pool().begin().await?;
+        // The first statement writes, so the transaction takes the write lock at once.
+        let row = sqlx::query(&format!(
+            "UPDATE tasks SET status = 'running', lease_id = ?1, lease_owner = ?2, lease_expires_at = ?3,
+                 attempts = attempts + 1, next_run_at = NULL, updated_at = ?4
+             WHERE id = (SELECT id FROM tasks WHERE status IN ('queued', 'scheduled')
+                             AND (next_run_at IS NULL OR next_run_at <= ?4)
+                         ORDER BY coalesce(next_run_at, created_at), id LIMIT 1)
+               AND status IN ('queued', 'scheduled')
+             RETURNING {TASK_COLUMNS}"
+        ))
+        .bind(&lease_id)
+        .bind(owner)
+        .bind(now + lease_ms)
+        .bind(now)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(row) = row else {
+            tx.rollback().await?;
+            return Ok(None);
+        };
+        let task = TaskRow::from_row(&row)?;
+        sqlx::query(
+            "INSERT INTO task_runs (id, task_id, lease_id, attempt, owner, status, started_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6)",
+        )
+        .bind(&run_id)
+        .bind(&task.id)
+        .bind(&lease_id)
+        .bind(task.attempts)
+        .bind(owner)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        insert_event(&mut tx, &task.id, Some(&run_id), TaskEventKind::Status, &format!("Run {} started.", task.attempts), now)
+            .await?;
+        tx.commit().await?;
+        Ok(Some(Claim { task, run_id, lease_id }))
+    }
+
+    /// Extends a lease the caller still holds. `false`: the lease is gone (fenced).
+    pub async fn renew_lease(&self, task_id: &str, lease_id: &str, lease_ms: i64) -> Result<bool> {
+        let now = now_ms();
+        let done = sqlx::query(
+            "UPDATE tasks SET lease_expires_at = ?3 WHERE id = ?1 AND lease_id = ?2 AND status = 'running'
+               AND lease_expires_at > ?4",
+        )
+        .bind(task_id)
+        .bind(lease_id)
+        .bind(now + lease_ms)
+        .bind(now)
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Whether `lease_id` still holds the task (running, not expired).
+    pub async fn holds_lease(&self, task_id: &str, lease_id: &str) -> Result<bool> {
+        let row = sqlx::query(
+            "SELECT 1 FROM tasks WHERE id = ?1 AND lease_id = ?2 AND status = 'running' AND lease_expires_at > ?3",
+        )
+        .bind(task_id)
+        .bind(lease_id)
+        .bind(now_ms())
+        .fetch_optional(self.pool())
+        .await?;
+        Ok(row.is_some())
+    }
+
+    /// Merges `patch` (RFC 7386) into the task's state, if the lease still holds.
+    pub async fn checkpoint(&self, task_id: &str, lease_id: &str, patch: &serde_json::Value) -> Result<bool> {
+        let now = now_ms();
+        let done = sqlx::query(
+            "UPDATE tasks SET state = json_patch(state, ?3), updated_at = ?4
+             WHERE id = ?1 AND lease_id = ?2 AND status = 'running' AND lease_expires_at > ?4",
+        )
+        .bind(task_id)
+        .bind(lease_id)
+        .bind(serde_json::to_string(patch)?)
+        .bind(now)
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Replaces the plan, if the lease still holds.
+    pub async fn set_plan(&self, task_id: &str, lease_id: &str, plan: &[PlanStep]) -> Result<bool> {
+        let now = now_ms();
+        let done = sqlx::query(
+            "UPDATE tasks SET plan = ?3, updated_at = ?4
+             WHERE id = ?1 AND lease_id = ?2 AND status = 'running' AND lease_expires_at > ?4",
+        )
+        .bind(task_id)
+        .bind(lease_id)
+        .bind(serde_json::to_string(plan)?)
+        .bind(now)
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Ends a run as its handler decided, if the lease still holds.
+    pub async fn finish_run(&self, task_id: &str, lease_id: &str, ending: &RunEnding) -> Result<bool> {
+        let now = now_ms();
+        let mut tx = self.pool().begin().await?;
+        let done = sqlx::query(
+            "UPDATE tasks SET status = ?3, result = ?4, error = ?5, question = ?6, next_run_at = ?7, action_id = ?8,
+                 lease_expires_at = NULL, updated_at = ?9
+             WHERE id = ?1 AND lease_id = ?2 AND status = 'running' AND lease_expires_at > ?9",
+        )
+        .bind(task_id)
+        .bind(lease_id)
+        .bind(ending.status.as_str())
+        .bind(&ending.result)
+        .bind(&ending.error)
+        .bind(&ending.question)
+        .bind(ending.next_run_at)
+        .bind(&ending.action_id)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() != 1 {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        let run_status = if ending.status == TaskStatus::Failed { "failed" } else { "finished" };
+        let run_id: String = sqlx::query(
+            "UPDATE task_runs SET status = ?2, finished_at = ?3, reason = ?4 WHERE lease_id = ?1 RETURNING id",
+        )
+        .bind(lease_id)
+        .bind(run_status)
+        .bind(now)
+        .bind(ending.error.as_deref().or(ending.question.as_deref()))
+        .fetch_one(&mut *tx)
+        .await?
+        .try_get(0)?;
+        let message = match ending.status {
+            TaskStatus::Succeeded => format!("Succeeded: {}", ending.result.as_deref().unwrap_or("done")),
+            TaskStatus::Failed => format!("Failed: {}", ending.error.as_deref().unwrap_or("unknown error")),
+            TaskStatus::WaitingInput => format!("Waiting for your answer: {}", ending.question.as_deref().unwrap_or("")),
+            TaskStatus::WaitingApproval => "Waiting for your approval.".to_owned(),
+            other => format!("Now {}.", other.as_str()),
+        };
+        let kind = match ending.status {
+            TaskStatus::Succeeded => TaskEventKind::Result,
+            TaskStatus::Failed => TaskEventKind::Error,
+            _ => TaskEventKind::Status,
+        };
+        insert_event(&mut tx, task_id, Some(&run_id), kind, &message, now).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Marks a running task and its run interrupted — the lease is gone or the holder died —
+    /// and turns its in-flight operations into `outcome_unknown`. `false` if the task no
+    /// longer runs under `lease_id`.
+    pub async fn interrupt_run(&self, task_id: &str, lease_id: &str, reason: &str) -> Result<bool> {
+        let now = now_ms();
+        let mut tx = self.pool().begin().await?;
+        let unknown = sqlx::query(
+            "UPDATE operations SET status = 'outcome_unknown', settled_at = ?2
+             WHERE scope = ?1 AND status = 'dispatching'",
+        )
+        .bind(task_scope(task_id))
+        .bind(now)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        let done = sqlx::query(
+            "UPDATE tasks SET status = 'interrupted', error = ?3, lease_expires_at = NULL, updated_at = ?4,
+                 outcome_uncertain = outcome_uncertain OR ?5 OR EXISTS (
+                     SELECT 1 FROM operations WHERE scope = ?6 AND status = 'outcome_unknown')
+             WHERE id = ?1 AND lease_id = ?2 AND status = 'running'",
+        )
+        .bind(task_id)
+        .bind(lease_id)
+        .bind(reason)
+        .bind(now)
+        .bind(unknown > 0)
+        .bind(task_scope(task_id))
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() != 1 {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        let run_id: Option<String> = sqlx::query(
+            "UPDATE task_runs SET status = 'interrupted', finished_at = ?2, reason = ?3
+             WHERE lease_id = ?1 AND status = 'running' RETURNING id",
+        )
+        .bind(lease_id)
+        .bind(now)
+        .bind(reason)
+        .fetch_optional(&mut *tx)
+        .await?
+        .map(|r| r.try_get(0))
+        .transpose()?;
+        insert_event(&mut tx, task_id, run_id.as_deref(), TaskEventKind::Status, &format!("Interrupted: {reason}"), now)
+            .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Running tasks: (task id, lease id, lease owner, lease expiry).
+    pub async fn running_leases(&self) -> Result<Vec<(String, String, String, i64)>> {
+        let rows = sqlx::query(
+            "SELECT id, lease_id, coalesce(lease_owner, ''), coalesce(lease_expires_at, 0) FROM tasks
+             WHERE status = 'running' AND lease_id IS NOT NULL",
+        )
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?, r.try_get(3)?))).collect()
+    }
+
+    /// Applies an owner's control as one compare-and-swap on (status, lease).
+    pub async fn apply_control(&self, task_id: &str, expected: TaskStatus, control: &TaskControl) -> Result<ControlOutcome> {
+        let now = now_ms();
+        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await?;
+        let row = sqlx::query(&format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?1"))
+            .bind(task_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(row) = row else {
+            return Err(CoreError::NotFound(format!("There is no task {task_id}.")));
+        };
+        let current = TaskRow::from_row(&row)?;
+        if current.status != expected {
+            return Ok(ControlOutcome::Changed(current));
+        }
+        if !allowed_controls(current.status).contains(&control.kind()) {
+            return Ok(ControlOutcome::NotAllowed(current));
+        }
+        let was_running = current.status == TaskStatus::Running;
+        let (next, message): (TaskStatus, String) = match control {
+            TaskControl::Pause => (TaskStatus::Paused, "Paused by you.".into()),
+            TaskControl::Resume => (TaskStatus::Queued, "Resumed by you.".into()),
+            TaskControl::Cancel => (TaskStatus::Cancelled, "Cancelled by you.".into()),
+            TaskControl::Retry { acknowledge_uncertain } => {
+                if current.outcome_uncertain && !acknowledge_uncertain {
+                    return Ok(ControlOutcome::NeedsReview(current));
+                }
+                if current.outcome_uncertain {
+                    sqlx::query("UPDATE operations SET status = 'acknowledged' WHERE scope = ?1 AND status = 'outcome_unknown'")
+                        .bind(task_scope(task_id))
+                        .execute(&mut *tx)
+                        .await?;
+                }
+                let note = if current.outcome_uncertain { "Retried by you after review." } else { "Retried by you." };
+                (TaskStatus::Queued, note.into())
+            }
+            TaskControl::Answer { text } => {
+                sqlx::query("UPDATE tasks SET state = json_patch(state, json_object('answer', ?2)), question = NULL WHERE id = ?1")
+                    .bind(task_id)
+                    .bind(text)
+                    .execute(&mut *tx)
+                    .await?;
+                (TaskStatus::Queued, "Answered by you.".into())
+            }
+        };
+        let clears_outcome = matches!(control, TaskControl::Retry { .. });
+        let done = sqlx::query(
+            "UPDATE tasks SET status = ?3, lease_expires_at = NULL, updated_at = ?4,
+                 error = CASE WHEN ?5 THEN NULL ELSE error END,
+                 outcome_uncertain = CASE WHEN ?5 THEN 0 ELSE outcome_uncertain END
+             WHERE id = ?1 AND status = ?2 AND lease_id IS ?6",
+        )
+        .bind(task_id)
+        .bind(expected.as_str())
+        .bind(next.as_str())
+        .bind(now)
+        .bind(clears_outcome)
+        .bind(&current.lease_id)
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() != 1 {
+            tx.rollback().await?;
+            let now_row = self.get_task(task_id).await?;
+            return Ok(ControlOutcome::Changed(now_row.unwrap_or(current)));
+        }
+        let mut run_id = None;
+        if was_running {
+            run_id = sqlx::query(
+                "UPDATE task_runs SET status = 'cancelled', finished_at = ?2, reason = ?3
+                 WHERE lease_id = ?1 AND status = 'running' RETURNING id",
+            )
+            .bind(&current.lease_id)
+            .bind(now)
+            .bind(&message)
+            .fetch_optional(&mut *tx)
+            .await?
+            .map(|r| r.try_get::<String, _>(0))
+            .transpose()?;
+        }
+        insert_event(&mut tx, task_id, run_id.as_deref(), TaskEventKind::Status, &message, now).await?;
+        tx.commit().await?;
+        let task = self
+            .get_task(task_id)
+            .await?
+            .ok_or_else(|| CoreError::NotFound(format!("There is no task {task_id}.")))?;
+        Ok(ControlOutcome::Applied { task, stopped_lease: if was_running { current.lease_id } else { None } })
+    }
+
+    /// Appends to a task's history.
+    pub async fn append_task_event(
+        &self,
+        task_id: &str,
+        run_id: Option<&str>,
+        kind: TaskEventKind,
+        message: &str,
+    ) -> Result<()> {
+        let mut conn = self.pool().acquire().await?;
+        insert_event(&mut conn, task_id, run_id, kind, message, now_ms()).await
+    }
+
+    /// A task's runs, oldest first.
+    pub async fn task_runs(&self, task_id: &str) -> Result<Vec<TaskRunView>> {
+        let rows = sqlx::query(
+            "SELECT id, attempt, status, started_at, finished_at, reason FROM task_runs WHERE task_id = ?1
+             ORDER BY started_at, attempt",
+        )
+        .bind(task_id)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let status: String = r.try_get(2)?;
+                Ok(TaskRunView {
+                    id: r.try_get(0)?,
+                    attempt: r.try_get(1)?,
+                    status: run_status(&status),
+                    started_at: r.try_get(3)?,
+                    finished_at: r.try_get(4)?,
+                    reason: r.try_get(5)?,
+                })
+            })
+            .collect()
+    }
+
+    /// A task's newest `limit` events, oldest first.
+    pub async fn task_events(&self, task_id: &str, limit: i64) -> Result<Vec<TaskEventView>> {
+        let rows = sqlx::query(
+            "SELECT run_id, kind, message, at FROM (
+                 SELECT id, run_id, kind, message, at FROM task_events WHERE task_id = ?1 ORDER BY id DESC LIMIT ?2
+             ) ORDER BY id",
+        )
+        .bind(task_id)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let kind: String = r.try_get(1)?;
+                Ok(TaskEventView { run_id: r.try_get(0)?, kind: event_kind(&kind), message: r.try_get(2)?, at: r.try_get(3)? })
+            })
+            .collect()
+    }
+}
+
+/// The journal scope of a task's operations.
+pub fn task_scope(task_id: &str) -> String {
+    format!("task:{task_id}")
+}
+
+async fn insert_event(
+    conn: &mut sqlx::SqliteConnection,
+    task_id: &str,
+    run_id: Option<&str>,
+    kind: TaskEventKind,
+    message: &str,
+    at: i64,
+) -> Result<()> {
+    sqlx::query("INSERT INTO task_events (task_id, run_id, kind, message, at) VALUES (?1, ?2, ?3, ?4, ?5)")
+        .bind(task_id)
+        .bind(run_id)
+        .bind(kind.as_str())
+        .bind(message)
+        .bind(at)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+fn run_status(s: &str) -> TaskRunStatus {
+    match s {
+        "running" => TaskRunStatus::Running,
+        "interrupted" => TaskRunStatus::Interrupted,
+        "failed" => TaskRunStatus::Failed,
+        "cancelled" => TaskRunStatus::Cancelled,
+        _ => TaskRunStatus::Finished,
+    }
+}
+
+fn event_kind(s: &str) -> TaskEventKind {
+    match s {
+        "plan" => TaskEventKind::Plan,
+        "step" => TaskEventKind::Step,
+        "observation" => TaskEventKind::Observation,
+        "approval" => TaskEventKind::Approval,
+        "result" => TaskEventKind::Result,
+        "error" => TaskEventKind::Error,
+        _ => TaskEventKind::Status,
     }
 }

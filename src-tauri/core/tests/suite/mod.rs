@@ -1,3 +1,9 @@
+mod controls;
+mod effects;
+mod journal;
+mod processes;
 mod runs;
 mod startup;
 mod support;
+mod tasks;
+mod tools;

@@ -5,7 +5,8 @@ use std::time::Duration;
 use hearth_core::Hearth;
 use hearth_protocol::agui::verify::verify_all;
 use hearth_protocol::agui::Event;
-use hearth_protocol::ipc::{DelegateTaskResult, RunStartParams, TaskStatus};
+use hearth_protocol::ipc::{DelegateTaskResult, RunStartParams};
+use hearth_protocol::tasks::TaskStatus;
 use hearth_protocol::{ErrorCode, ToolName};
 use pretty_assertions::assert_eq;
 
@@ -113,7 +114,7 @@ async fn a_window_that_goes_away_stops_the_run() {
     // The driver notices on its next send, which only Stop or the closed channel can cause;
     // dropping the receiver is the closed channel, so cancel explicitly as the shell does.
     assert_eq!(hearth.active_runs(), 1);
-    hearth.shutdown();
+    hearth.shutdown().await;
     settled(&hearth).await;
     let stored = hearth.store().thread_events(&thread_id).await.unwrap();
     assert!(matches!(stored.last(), Some(Event::RunFinished(f)) if f.is_cancelled()));

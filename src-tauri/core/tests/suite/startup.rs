@@ -48,20 +48,21 @@ async fn a_damaged_database_is_named_in_a_clear_error() {
 #[tokio::test]
 async fn a_locked_database_is_named_in_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
-    let t = Hearth::open(fast_config(dir.path())).await.unwrap();
-    t.store().close().await;
-    // Another process (here: another connection) holds an exclusive lock.
     let path = fast_config(dir.path()).database_path();
+    // Another program holds the file in an exclusive transaction.
     let options = sqlx::sqlite::SqliteConnectOptions::new()
         .filename(&path)
+        .create_if_missing(true)
         .locking_mode(sqlx::sqlite::SqliteLockingMode::Exclusive);
     let mut holder = sqlx::ConnectOptions::connect(&options).await.unwrap();
     sqlx::query("BEGIN EXCLUSIVE").execute(&mut holder).await.unwrap();
+    sqlx::query("CREATE TABLE held (x)").execute(&mut holder).await.unwrap();
     let mut config = fast_config(dir.path());
     config.busy_timeout = Duration::from_millis(50);
     let err = Hearth::open(config).await.unwrap_err();
     assert!(matches!(err, CoreError::DatabaseLocked { .. }), "{err:?}");
     assert!(err.to_string().contains(&path.display().to_string()));
+    assert!(err.to_string().contains("is another Hearth running?"));
 }
 
 #[tokio::test]

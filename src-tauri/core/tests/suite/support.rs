@@ -18,10 +18,12 @@ pub async fn open() -> TestHearth {
     TestHearth { hearth, dir }
 }
 
+/// No pacing, and no background worker: tests drive `TaskEngine::tick` themselves.
 pub fn fast_config(dir: &std::path::Path) -> Config {
     let mut config = Config::new(dir);
     config.sample_chunk_delay = Duration::ZERO;
     config.sample_slow_step = Duration::ZERO;
+    config.start_workers = false;
     config
 }
 
@@ -54,4 +56,22 @@ pub fn text_of(events: &[Event]) -> String {
             _ => None,
         })
         .collect()
+}
+
+/// Waits until the engine has no run in flight (each run's end is broadcast as a change).
+pub async fn engine_idle(engine: &hearth_core::tasks::TaskEngine, changes: &mut tokio::sync::broadcast::Receiver<String>) {
+    while engine.running() > 0 {
+        let _ = changes.recv().await;
+    }
+}
+
+/// A task input that tells the test handler how to end.
+pub fn new_task<'a>(key: &'a str, input: &'a serde_json::Value) -> hearth_core::store::tasks::NewTask<'a> {
+    hearth_core::store::tasks::NewTask {
+        idempotency_key: key,
+        kind: hearth_protocol::tasks::TaskKind::Monitor,
+        title: key,
+        input,
+        thread_id: None,
+    }
 }

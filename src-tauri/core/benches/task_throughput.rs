@@ -1,0 +1,93 @@
+//! Task engine throughput on one SQLite file: 10,000 no-op tasks through
+//! create → claim → checkpoint → finish, against the floor of raw single-row UPDATEs on the
+//! same file with the same settings. Prints figures; asserts nothing about time.
+//!
+//! `cargo bench -p hearth-core --bench task_throughput`
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
+use std::time::{Duration, Instant};
+
+use hearth_core::store::tasks::NewTask;
+use hearth_core::tasks::{TaskContext, TaskOutcome};
+use hearth_core::{Config, Hearth};
+use hearth_protocol::tasks::TaskKind;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
+use sqlx::{ConnectOptions, Connection};
+
+const TASKS: usize = 10_000;
+const BATCH: usize = 100; // the cap on unfinished tasks
+const UPDATES: usize = 20_000;
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = Config::new(dir.path());
+    config.start_workers = false;
+    let hearth = Hearth::open(config).await.unwrap();
+    let engine = hearth.tasks().clone();
+    engine.register(TaskKind::Monitor, |ctx: TaskContext| async move {
+        match ctx.checkpoint(&serde_json::json!({ "step": 1 })).await {
+            Ok(()) => TaskOutcome::Succeeded("ok".into()),
+            Err(e) => TaskOutcome::Failed(e.to_string()),
+        }
+    });
+
+    let input = serde_json::json!({});
+    let mut changes = engine.subscribe();
+    let started = Instant::now();
+    for batch in 0..TASKS / BATCH {
+        for i in 0..BATCH {
+            let key = format!("bench-{batch}-{i}");
+            engine
+                .create(NewTask { idempotency_key: &key, kind: TaskKind::Monitor, title: &key, input: &input, thread_id: None })
+                .await
+                .unwrap();
+        }
+        loop {
+            let claimed = engine.tick().await.unwrap();
+            if claimed == 0 && engine.running() == 0 {
+                break;
+            }
+            if engine.running() > 0 {
+                let _ = changes.recv().await;
+            }
+        }
+    }
+    let elapsed = started.elapsed();
+    let transitions = TASKS * 4;
+    let done: i64 = sqlx::query_scalar("SELECT count(*) FROM tasks WHERE status = 'succeeded'")
+        .fetch_one(&mut connect(dir.path()).await)
+        .await
+        .unwrap();
+    assert_eq!(done as usize, TASKS, "every task finished");
+    let rate = transitions as f64 / elapsed.as_secs_f64();
+    println!("task engine: {TASKS} tasks, {transitions} transitions in {elapsed:.2?} = {rate:.0} transitions/s ({:.0} tasks/s)", TASKS as f64 / elapsed.as_secs_f64());
+
+    let floor = raw_update_rate(dir.path()).await;
+    println!("floor: raw single-row UPDATE on the same file (WAL, synchronous=NORMAL, autocommit): {floor:.0} updates/s");
+    println!("engine / floor = {:.0}%", rate / floor * 100.0);
+}
+
+async fn connect(dir: &std::path::Path) -> sqlx::SqliteConnection {
+    SqliteConnectOptions::new()
+        .filename(dir.join("hearth.db"))
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal)
+        .busy_timeout(Duration::from_secs(5))
+        .connect()
+        .await
+        .unwrap()
+}
+
+async fn raw_update_rate(dir: &std::path::Path) -> f64 {
+    let mut conn = connect(dir).await;
+    sqlx::query("CREATE TABLE bench_floor (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)").execute(&mut conn).await.unwrap();
+    sqlx::query("INSERT INTO bench_floor (id, v) VALUES (1, 0)").execute(&mut conn).await.unwrap();
+    let started = Instant::now();
+    for i in 0..UPDATES {
+        sqlx::query("UPDATE bench_floor SET v = ?1 WHERE id = 1").bind(i as i64).execute(&mut conn).await.unwrap();
+    }
+    let rate = UPDATES as f64 / started.elapsed().as_secs_f64();
+    conn.close().await.unwrap();
+    rate
+}

@@ -1,0 +1,85 @@
+//! A Hearth task worker in its own process, for the crash and multi-process tests (they
+//! SIGKILL it or run two at once on one database). Also a small demo of the engine.
+//!
+//! `task_worker <data dir> <effects db> <mode>` where mode is:
+//! - `after-effect`: claim one task, perform its effect, print `EFFECT_DONE`, then hang;
+//! - `during-effect`: claim one task, print `EFFECT_DONE` inside the effect, then hang;
+//! - `drain`: run every due task (each succeeds at once) until none is left, then exit.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
+#[path = "../tests/suite/effects.rs"]
+mod effects;
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use hearth_core::tasks::{TaskContext, TaskOutcome};
+use hearth_core::{Config, Hearth};
+use hearth_protocol::tasks::{TaskKind, TaskStatus};
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let mut args = std::env::args().skip(1);
+    let (Some(data), Some(effects_db), Some(mode)) = (args.next(), args.next(), args.next()) else {
+        eprintln!("usage: task_worker <data dir> <effects db> <after-effect|during-effect|drain>");
+        std::process::exit(2);
+    };
+    let mut config = Config::new(PathBuf::from(data));
+    config.start_workers = false;
+    let hearth = Hearth::open(config).await.unwrap();
+    let effects = effects::Effects::open(&PathBuf::from(effects_db)).await;
+    let engine = hearth.tasks().clone();
+    match mode.as_str() {
+        "after-effect" | "during-effect" => {
+            let during = mode == "during-effect";
+            engine.register(TaskKind::Monitor, move |ctx: TaskContext| {
+                let effects = effects.clone();
+                async move {
+                    let action = serde_json::json!({ "to": "sam@example.com", "body": "hello" });
+                    let receipt = ctx
+                        .effect("send-1", "test_send", &action, |_cancel| async move {
+                            effects.record("send-1", "hello").await;
+                            if during {
+                                announce();
+                                std::future::pending::<()>().await;
+                            }
+                            Ok(serde_json::json!({ "sent": true }))
+                        })
+                        .await;
+                    assert!(receipt.is_ok(), "{receipt:?}");
+                    announce();
+                    std::future::pending::<TaskOutcome>().await
+                }
+            });
+            assert_eq!(engine.tick().await.unwrap(), 1, "no task was due");
+            std::future::pending::<()>().await;
+        }
+        "drain" => {
+            engine.register(TaskKind::Monitor, |_ctx: TaskContext| async { TaskOutcome::Succeeded("done".into()) });
+            let mut changes = engine.subscribe();
+            loop {
+                engine.tick().await.unwrap();
+                if engine.running() == 0 {
+                    let open = hearth.store().list_tasks(1000).await.unwrap();
+                    if !open.iter().any(|t| matches!(t.status, TaskStatus::Queued | TaskStatus::Running)) {
+                        break;
+                    }
+                    if !open.iter().any(|t| t.status == TaskStatus::Queued) {
+                        // The other worker holds the rest: wait for any change, then look again.
+                        let _ = tokio::time::timeout(std::time::Duration::from_millis(200), changes.recv()).await;
+                        continue;
+                    }
+                } else {
+                    let _ = changes.recv().await;
+                }
+            }
+        }
+        other => panic!("unknown mode {other}"),
+    }
+}
+
+fn announce() {
+    let mut out = std::io::stdout();
+    writeln!(out, "EFFECT_DONE").unwrap();
+    out.flush().unwrap();
+}

@@ -1,0 +1,105 @@
+//! The operation journal's table: one row per (scope, operation id), written before the
+//! effect is dispatched and settled after it with a compare-and-swap on its status.
+
+use sqlx::Row;
+
+use super::{Store, now_ms};
+use crate::error::Result;
+
+/// A journal row as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperationRow {
+    /// The tool that performs it.
+    pub tool: String,
+    /// sha256 of the normalized action.
+    pub action_hash: String,
+    /// dispatching | succeeded | failed | interrupted | outcome_unknown | acknowledged.
+    pub status: String,
+    /// The receipt (JSON), once settled.
+    pub receipt: Option<String>,
+}
+
+impl Store {
+    /// Records an operation as `dispatching`. `false` if the key already exists.
+    pub async fn insert_operation(&self, scope: &str, op_id: &str, tool: &str, action: &str, hash: &str) -> Result<bool> {
+        let done = sqlx::query(
+            "INSERT INTO operations (scope, op_id, tool, action, action_hash, status, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, 'dispatching', ?6) ON CONFLICT(scope, op_id) DO NOTHING",
+        )
+        .bind(scope)
+        .bind(op_id)
+        .bind(tool)
+        .bind(action)
+        .bind(hash)
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// One operation.
+    pub async fn get_operation(&self, scope: &str, op_id: &str) -> Result<Option<OperationRow>> {
+        let row = sqlx::query("SELECT tool, action_hash, status, receipt FROM operations WHERE scope = ?1 AND op_id = ?2")
+            .bind(scope)
+            .bind(op_id)
+            .fetch_optional(self.pool())
+            .await?;
+        row.map(|r| {
+            Ok(OperationRow {
+                tool: r.try_get(0)?,
+                action_hash: r.try_get(1)?,
+                status: r.try_get(2)?,
+                receipt: r.try_get(3)?,
+            })
+        })
+        .transpose()
+    }
+
+    /// Moves an operation from `from` to `to` with a receipt. `false` if it was not in `from`
+    /// (a late result after Stop cannot overwrite the interrupted receipt).
+    pub async fn settle_operation(
+        &self,
+        scope: &str,
+        op_id: &str,
+        from: &str,
+        to: &str,
+        receipt: Option<&str>,
+    ) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE operations SET status = ?4, receipt = ?5, settled_at = ?6
+             WHERE scope = ?1 AND op_id = ?2 AND status = ?3",
+        )
+        .bind(scope)
+        .bind(op_id)
+        .bind(from)
+        .bind(to)
+        .bind(receipt)
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Removes a `dispatching` row whose effect never started (cancelled in between).
+    pub async fn withdraw_operation(&self, scope: &str, op_id: &str) -> Result<bool> {
+        let done = sqlx::query("DELETE FROM operations WHERE scope = ?1 AND op_id = ?2 AND status = 'dispatching'")
+            .bind(scope)
+            .bind(op_id)
+            .execute(self.pool())
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Operations left `dispatching` in scopes no live run owns become `outcome_unknown`.
+    /// Used at start-up for chat scopes (tasks are handled with their leases).
+    pub async fn orphan_chat_operations(&self) -> Result<u64> {
+        let done = sqlx::query(
+            "UPDATE operations SET status = 'outcome_unknown', settled_at = ?1
+             WHERE status = 'dispatching' AND scope LIKE 'chat:%'",
+        )
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected())
+    }
+}

@@ -1,0 +1,357 @@
+//! The worker: claims due tasks under leases, runs their handlers, renews and fences the
+//! leases, interrupts what a lost lease or a dead process left, and applies the owner's
+//! controls.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use hearth_protocol::tasks::{TaskControl, TaskControlParams, TaskKind, TaskStatus};
+use tokio::sync::{Notify, broadcast};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::INTERRUPTED_REASON;
+use super::context::TaskContext;
+use super::handler::{TaskHandler, TaskOutcome};
+use super::owner::{Liveness, ProcessIdentity};
+use crate::error::{CoreError, Result};
+use crate::journal::Journal;
+use crate::store::tasks::{Claim, ControlOutcome, NewTask, RunEnding, TaskRow};
+use crate::store::{Store, now_ms};
+
+/// How the worker paces itself.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// Runs at once.
+    pub max_running: usize,
+    /// How long a lease lasts without renewal.
+    pub lease: Duration,
+    /// How often a running task's lease is renewed.
+    pub renew_every: Duration,
+    /// How often the worker looks for due work when nothing wakes it.
+    pub poll_every: Duration,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            max_running: 3,
+            lease: Duration::from_secs(60),
+            renew_every: Duration::from_secs(20),
+            poll_every: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Says what graceful shutdown leaves behind.
+const CLOSED_REASON: &str = "Hearth was closed during this run. Review what it did before retrying.";
+
+/// Called with a task the owner just cancelled (the approval gate denies its pending proposal).
+pub type CancelHook = Arc<dyn Fn(&TaskRow) + Send + Sync>;
+
+#[derive(Debug)]
+struct Running {
+    lease_id: String,
+    cancel: CancellationToken,
+}
+
+struct Inner {
+    store: Store,
+    journal: Journal,
+    identity: ProcessIdentity,
+    config: EngineConfig,
+    handlers: Mutex<HashMap<TaskKind, Arc<dyn TaskHandler>>>,
+    cancel_hooks: Mutex<Vec<CancelHook>>,
+    running: Mutex<HashMap<String, Running>>,
+    wake: Notify,
+    changes: broadcast::Sender<String>,
+    stopping: CancellationToken,
+    runs: TaskTracker,
+}
+
+/// The task engine. Cheap to clone; clones share everything.
+#[derive(Clone)]
+pub struct TaskEngine {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for TaskEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskEngine").field("identity", &self.inner.identity).finish_non_exhaustive()
+    }
+}
+
+impl TaskEngine {
+    /// An engine over `store` with no handlers yet.
+    pub fn new(store: Store, config: EngineConfig) -> Self {
+        let (changes, _) = broadcast::channel(1024);
+        Self {
+            inner: Arc::new(Inner {
+                journal: Journal::new(store.clone()),
+                store,
+                identity: ProcessIdentity::current(),
+                config,
+                handlers: Mutex::new(HashMap::new()),
+                cancel_hooks: Mutex::new(Vec::new()),
+                running: Mutex::new(HashMap::new()),
+                wake: Notify::new(),
+                changes,
+                stopping: CancellationToken::new(),
+                runs: TaskTracker::new(),
+            }),
+        }
+    }
+
+    /// Sets the handler for `kind`.
+    pub fn register(&self, kind: TaskKind, handler: impl TaskHandler) {
+        lock(&self.inner.handlers).insert(kind, Arc::new(handler));
+    }
+
+    /// Adds a hook that runs after every Cancel the owner applies.
+    pub fn on_cancel(&self, hook: CancelHook) {
+        lock(&self.inner.cancel_hooks).push(hook);
+    }
+
+    /// The journal effects go through.
+    pub fn journal(&self) -> &Journal {
+        &self.inner.journal
+    }
+
+    /// Task ids as they change (created, claimed, checkpointed, finished, controlled).
+    pub fn subscribe(&self) -> broadcast::Receiver<String> {
+        self.inner.changes.subscribe()
+    }
+
+    /// How many runs this engine has in flight.
+    pub fn running(&self) -> usize {
+        lock(&self.inner.running).len()
+    }
+
+    /// Creates a task (or returns the one with the same key) and wakes the worker.
+    pub async fn create(&self, new: NewTask<'_>) -> Result<TaskRow> {
+        let task = self.inner.store.create_task(new).await?;
+        self.changed(&task.id);
+        self.inner.wake.notify_one();
+        Ok(task)
+    }
+
+    /// At start-up: tasks whose lease holder died, or whose lease expired, become interrupted.
+    pub async fn recover(&self) -> Result<usize> {
+        let now = now_ms();
+        let mut interrupted = 0;
+        for (task_id, lease_id, owner, expires_at) in self.inner.store.running_leases().await? {
+            let dead = ProcessIdentity::liveness(&owner) == Liveness::Dead;
+            if (dead || expires_at <= now) && self.interrupt(&task_id, &lease_id, INTERRUPTED_REASON).await? {
+                interrupted += 1;
+            }
+        }
+        Ok(interrupted)
+    }
+
+    /// One pass of the worker: interrupt expired leases, then claim due tasks up to capacity.
+    /// Returns how many runs it started.
+    pub async fn tick(&self) -> Result<usize> {
+        if self.inner.stopping.is_cancelled() {
+            return Ok(0);
+        }
+        let now = now_ms();
+        for (task_id, lease_id, _, expires_at) in self.inner.store.running_leases().await? {
+            if expires_at <= now {
+                self.interrupt(&task_id, &lease_id, INTERRUPTED_REASON).await?;
+            }
+        }
+        let mut started = 0;
+        while self.running() < self.inner.config.max_running && !self.inner.stopping.is_cancelled() {
+            let lease_ms = i64::try_from(self.inner.config.lease.as_millis()).unwrap_or(i64::MAX);
+            let Some(claim) = self.inner.store.claim_next(self.inner.identity.as_str(), lease_ms).await? else { break };
+            self.spawn_run(claim);
+            started += 1;
+        }
+        Ok(started)
+    }
+
+    /// Runs the worker loop until [`TaskEngine::shutdown`]: wakes on new work at once and
+    /// otherwise every `poll_every`.
+    pub fn start(&self) -> tokio::task::JoinHandle<()> {
+        let engine = self.clone();
+        tokio::spawn(async move {
+            loop {
+                if let Err(err) = engine.tick().await {
+                    tracing::error!(error = %err, "the task worker could not claim work");
+                }
+                tokio::select! {
+                    () = engine.inner.stopping.cancelled() => break,
+                    () = engine.inner.wake.notified() => {}
+                    () = tokio::time::sleep(engine.inner.config.poll_every) => {}
+                }
+            }
+        })
+    }
+
+    /// Applies an owner's control. A running run's cancellation fires at once.
+    pub async fn control(&self, params: &TaskControlParams) -> Result<TaskRow> {
+        params.validate()?;
+        let outcome = self.inner.store.apply_control(&params.task_id, params.expected_status, &params.control).await?;
+        match outcome {
+            ControlOutcome::Applied { task, stopped_lease } => {
+                if let Some(lease) = stopped_lease {
+                    self.cancel_local(&task.id, &lease);
+                }
+                if matches!(params.control, TaskControl::Cancel) {
+                    let hooks: Vec<CancelHook> = lock(&self.inner.cancel_hooks).clone();
+                    for hook in hooks {
+                        hook(&task);
+                    }
+                }
+                self.changed(&task.id);
+                if matches!(params.control, TaskControl::Resume | TaskControl::Retry { .. } | TaskControl::Answer { .. }) {
+                    self.inner.wake.notify_one();
+                }
+                Ok(task)
+            }
+            ControlOutcome::Changed(task) => Err(CoreError::Conflict(format!(
+                "This task is {} now; it changed while you were looking. Check it and try again.",
+                spoken(task.status)
+            ))),
+            ControlOutcome::NotAllowed(task) => Err(CoreError::Conflict(format!(
+                "You cannot {} a task that is {}.",
+                params.control.name(),
+                spoken(task.status)
+            ))),
+            ControlOutcome::NeedsReview(_) => Err(CoreError::Conflict(
+                "Hearth stopped while an action of this task was in progress, so it may or may not have happened. \
+                 Check what it did, then choose \"Retry after review\"."
+                    .into(),
+            )),
+        }
+    }
+
+    /// Graceful shutdown: stop claiming, cancel every run, let them settle briefly, and mark
+    /// whatever still runs here interrupted.
+    pub async fn shutdown(&self) {
+        self.inner.stopping.cancel();
+        let leases: Vec<(String, String)> = {
+            let running = lock(&self.inner.running);
+            running.iter().map(|(task, run)| (task.clone(), run.lease_id.clone())).collect()
+        };
+        for run in lock(&self.inner.running).values() {
+            run.cancel.cancel();
+        }
+        self.inner.runs.close();
+        if tokio::time::timeout(Duration::from_secs(5), self.inner.runs.wait()).await.is_err() {
+            tracing::warn!("task runs did not stop within 5 s of shutdown");
+        }
+        for (task_id, lease_id) in leases {
+            if let Err(err) = self.interrupt(&task_id, &lease_id, CLOSED_REASON).await {
+                tracing::error!(task_id, error = %err, "could not mark a task interrupted at shutdown");
+            }
+        }
+    }
+
+    async fn interrupt(&self, task_id: &str, lease_id: &str, reason: &str) -> Result<bool> {
+        let done = self.inner.store.interrupt_run(task_id, lease_id, reason).await?;
+        if done {
+            self.cancel_local(task_id, lease_id);
+            self.changed(task_id);
+        }
+        Ok(done)
+    }
+
+    fn cancel_local(&self, task_id: &str, lease_id: &str) {
+        if let Some(run) = lock(&self.inner.running).get(task_id)
+            && run.lease_id == lease_id
+        {
+            run.cancel.cancel();
+        }
+    }
+
+    fn changed(&self, task_id: &str) {
+        let _ = self.inner.changes.send(task_id.to_owned());
+    }
+
+    fn spawn_run(&self, claim: Claim) {
+        let cancel = self.inner.stopping.child_token();
+        lock(&self.inner.running)
+            .insert(claim.task.id.clone(), Running { lease_id: claim.lease_id.clone(), cancel: cancel.clone() });
+        self.changed(&claim.task.id);
+        let handler = lock(&self.inner.handlers).get(&claim.task.kind).cloned();
+        let engine = self.clone();
+        self.inner.runs.spawn(async move {
+            let task_id = claim.task.id.clone();
+            let lease_id = claim.lease_id.clone();
+            let ctx = TaskContext {
+                store: engine.inner.store.clone(),
+                journal: engine.inner.journal.clone(),
+                task: claim.task,
+                run_id: claim.run_id,
+                lease_id: lease_id.clone(),
+                cancel: cancel.clone(),
+                changes: engine.inner.changes.clone(),
+            };
+            let renewal = tokio::spawn(renew(engine.clone(), task_id.clone(), lease_id.clone(), cancel.clone()));
+            let outcome = match handler {
+                Some(handler) => match tokio::spawn(handler.run(ctx)).await {
+                    Ok(outcome) => outcome,
+                    Err(err) => TaskOutcome::Failed(format!(
+                        "Hearth hit a bug while running this task ({err}). Retry it; if it happens again, report it."
+                    )),
+                },
+                None => TaskOutcome::Failed("Hearth has no handler for this kind of task. Update Hearth.".into()),
+            };
+            renewal.abort();
+            if let Some(ending) = ending(outcome) {
+                match engine.inner.store.finish_run(&task_id, &lease_id, &ending).await {
+                    Ok(true) => {}
+                    Ok(false) => tracing::info!(task_id, "a run ended after losing its lease; its result was not recorded"),
+                    Err(err) => tracing::error!(task_id, error = %err, "could not record the end of a task run"),
+                }
+            }
+            lock(&engine.inner.running).remove(&task_id);
+            engine.changed(&task_id);
+            engine.inner.wake.notify_one();
+        });
+    }
+}
+
+/// Renews the lease every `renew_every`; a failed renewal means the lease is gone, so the
+/// run is cancelled (it can no longer write anyway).
+async fn renew(engine: TaskEngine, task_id: String, lease_id: String, cancel: CancellationToken) {
+    let lease_ms = i64::try_from(engine.inner.config.lease.as_millis()).unwrap_or(i64::MAX);
+    loop {
+        tokio::select! {
+            () = cancel.cancelled() => return,
+            () = tokio::time::sleep(engine.inner.config.renew_every) => {}
+        }
+        match engine.inner.store.renew_lease(&task_id, &lease_id, lease_ms).await {
+            Ok(true) => {}
+            Ok(false) => {
+                tracing::warn!(task_id, "lost a task's lease; stopping its run");
+                cancel.cancel();
+                return;
+            }
+            Err(err) => tracing::error!(task_id, error = %err, "could not renew a task's lease"),
+        }
+    }
+}
+
+fn ending(outcome: TaskOutcome) -> Option<RunEnding> {
+    let base = |status| RunEnding { status, result: None, error: None, question: None, next_run_at: None, action_id: None };
+    Some(match outcome {
+        TaskOutcome::Succeeded(result) => RunEnding { result: Some(result), ..base(TaskStatus::Succeeded) },
+        TaskOutcome::Failed(error) => RunEnding { error: Some(error), ..base(TaskStatus::Failed) },
+        TaskOutcome::WaitingInput(question) => RunEnding { question: Some(question), ..base(TaskStatus::WaitingInput) },
+        TaskOutcome::WaitingApproval(action) => RunEnding { action_id: Some(action), ..base(TaskStatus::WaitingApproval) },
+        TaskOutcome::Scheduled(at) => RunEnding { next_run_at: Some(at), ..base(TaskStatus::Scheduled) },
+        TaskOutcome::Stopped => return None,
+    })
+}
+
+fn spoken(status: TaskStatus) -> String {
+    status.as_str().replace('_', " ")
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Every critical section is a single insert/remove/read: a panic cannot leave it torn.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}

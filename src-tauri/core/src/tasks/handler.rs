@@ -1,0 +1,43 @@
+//! What a task kind implements.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use super::context::TaskContext;
+
+/// A boxed handler future (handlers are stored as trait objects by kind).
+pub type BoxTaskFuture = Pin<Box<dyn Future<Output = TaskOutcome> + Send>>;
+
+/// How a run ended, as the handler decided.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TaskOutcome {
+    /// Done, with a result for the owner.
+    Succeeded(String),
+    /// Gave up; the message says why and what to do.
+    Failed(String),
+    /// Needs an answer from the owner.
+    WaitingInput(String),
+    /// Needs the owner to approve a proposal (its id).
+    WaitingApproval(String),
+    /// Run again at this time (Unix ms).
+    Scheduled(i64),
+    /// The run was stopped (cancelled, paused or fenced): record nothing.
+    Stopped,
+}
+
+/// Runs tasks of one kind.
+pub trait TaskHandler: Send + Sync + 'static {
+    /// Runs one attempt. Use `ctx.guard()` between steps and `ctx.effect(...)` for every
+    /// effect, so Stop and a lost lease reach it.
+    fn run(&self, ctx: TaskContext) -> BoxTaskFuture;
+}
+
+impl<F, Fut> TaskHandler for F
+where
+    F: Fn(TaskContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = TaskOutcome> + Send + 'static,
+{
+    fn run(&self, ctx: TaskContext) -> BoxTaskFuture {
+        Box::pin(self(ctx))
+    }
+}

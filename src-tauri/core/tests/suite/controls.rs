@@ -1,0 +1,176 @@
+//! Every (status, control) pair: the allowed ones apply, the others are conflicts that
+//! change nothing; a stale view is a conflict; Cancel reaches a running handler at once.
+
+use hearth_core::CoreError;
+use hearth_core::tasks::{TaskContext, TaskOutcome};
+use hearth_protocol::tasks::{TaskControl, TaskControlParams, TaskKind, TaskStatus, allowed_controls};
+use serde_json::json;
+
+use super::support::{TestHearth, engine_idle, new_task};
+use super::tasks::{run_to_rest, with_scripted_handler};
+
+/// Puts a fresh task into `status` through real transitions.
+async fn task_in(t: &TestHearth, key: &str, status: TaskStatus) -> String {
+    let engine = t.hearth.tasks();
+    let store = t.hearth.store();
+    let plain = json!({});
+    let control = |id: &str, expected, control| {
+        let params = TaskControlParams { task_id: id.to_owned(), expected_status: expected, control };
+        let hearth = t.hearth.clone();
+        async move { hearth.task_control(&params).await.unwrap() }
+    };
+    match status {
+        TaskStatus::Queued => engine.create(new_task(key, &plain)).await.unwrap().id,
+        TaskStatus::Running => {
+            let id = engine.create(new_task(key, &plain)).await.unwrap().id;
+            let claim = store.claim_next("another-process", 600_000).await.unwrap().unwrap();
+            assert_eq!(claim.task.id, id);
+            id
+        }
+        TaskStatus::WaitingInput => run_to_rest(engine, key, "ask").await,
+        TaskStatus::WaitingApproval => run_to_rest(engine, key, "approve").await,
+        TaskStatus::Scheduled => run_to_rest(engine, key, "schedule").await,
+        TaskStatus::Succeeded => run_to_rest(engine, key, "succeed").await,
+        TaskStatus::Failed => run_to_rest(engine, key, "fail").await,
+        TaskStatus::Paused => {
+            let id = engine.create(new_task(key, &plain)).await.unwrap().id;
+            control(&id, TaskStatus::Queued, TaskControl::Pause).await;
+            id
+        }
+        TaskStatus::Cancelled => {
+            let id = engine.create(new_task(key, &plain)).await.unwrap().id;
+            control(&id, TaskStatus::Queued, TaskControl::Cancel).await;
+            id
+        }
+        TaskStatus::Interrupted => {
+            let id = engine.create(new_task(key, &plain)).await.unwrap().id;
+            let claim = store.claim_next("another-process", 600_000).await.unwrap().unwrap();
+            assert!(store.interrupt_run(&id, &claim.lease_id, "test").await.unwrap());
+            id
+        }
+    }
+}
+
+#[tokio::test]
+async fn every_status_and_control_pair() {
+    let controls = [
+        TaskControl::Pause,
+        TaskControl::Resume,
+        TaskControl::Cancel,
+        TaskControl::Retry { acknowledge_uncertain: false },
+        TaskControl::Answer { text: "Tuesday".into() },
+    ];
+    let mut applied = 0;
+    for status in TaskStatus::ALL {
+        for control in &controls {
+            let key = format!("{}-{}", status.as_str(), control.name());
+            // A fresh Hearth per case, so "the next due task" is always this one.
+            let t = with_scripted_handler().await;
+            let id = task_in(&t, &key, status).await;
+            let before = t.hearth.store().get_task(&id).await.unwrap().unwrap();
+            assert_eq!(before.status, status, "{key}: setup");
+            let params = TaskControlParams { task_id: id.clone(), expected_status: status, control: control.clone() };
+            let result = t.hearth.task_control(&params).await;
+            let after = t.hearth.store().get_task(&id).await.unwrap().unwrap();
+            if allowed_controls(status).contains(&control.kind()) {
+                let expected = match control {
+                    TaskControl::Pause => TaskStatus::Paused,
+                    TaskControl::Cancel => TaskStatus::Cancelled,
+                    TaskControl::Resume | TaskControl::Retry { .. } | TaskControl::Answer { .. } => TaskStatus::Queued,
+                };
+                assert_eq!(result.unwrap().status, expected, "{key}");
+                assert_eq!(after.status, expected, "{key}");
+                if let TaskControl::Answer { text } = control {
+                    assert_eq!(after.state["answer"], json!(text), "{key}: the answer is kept for the next run");
+                    assert_eq!(after.question, None);
+                }
+                applied += 1;
+            } else {
+                let err = result.unwrap_err();
+                assert!(matches!(err, CoreError::Conflict(_)), "{key}: {err:?}");
+                assert!(err.to_string().starts_with("You cannot"), "{key}: {err}");
+                assert_eq!(after, before, "{key}: a refused control changes nothing");
+            }
+        }
+    }
+    assert_eq!(applied, TaskStatus::ALL.iter().map(|s| allowed_controls(*s).len()).sum::<usize>());
+}
+
+#[tokio::test]
+async fn a_control_on_a_stale_view_is_a_conflict() {
+    let t = with_scripted_handler().await;
+    let id = task_in(&t, "stale-view", TaskStatus::WaitingInput).await;
+    let params = TaskControlParams { task_id: id.clone(), expected_status: TaskStatus::Queued, control: TaskControl::Pause };
+    let err = t.hearth.task_control(&params).await.unwrap_err();
+    assert!(err.to_string().contains("changed while you were looking"), "{err}");
+    assert_eq!(t.hearth.store().get_task(&id).await.unwrap().unwrap().status, TaskStatus::WaitingInput);
+    let missing = TaskControlParams { task_id: "nope".into(), expected_status: TaskStatus::Queued, control: TaskControl::Cancel };
+    assert!(matches!(t.hearth.task_control(&missing).await.unwrap_err(), CoreError::NotFound(_)));
+}
+
+#[tokio::test]
+async fn cancel_reaches_a_running_handler_at_once() {
+    let t = super::support::open().await;
+    let engine = t.hearth.tasks();
+    let (saw_tx, saw_rx) = tokio::sync::oneshot::channel::<()>();
+    let saw = std::sync::Mutex::new(Some(saw_tx));
+    let (started_tx, started_rx) = tokio::sync::oneshot::channel::<()>();
+    let started = std::sync::Mutex::new(Some(started_tx));
+    engine.register(TaskKind::Monitor, move |ctx: TaskContext| {
+        let started = started.lock().unwrap().take();
+        let saw = saw.lock().unwrap().take();
+        async move {
+            if let Some(tx) = started {
+                let _ = tx.send(());
+            }
+            ctx.cancel_token().cancelled().await;
+            if let Some(tx) = saw {
+                let _ = tx.send(());
+            }
+            TaskOutcome::Stopped
+        }
+    });
+    let hooked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = hooked.clone();
+    engine.on_cancel(std::sync::Arc::new(move |task: &hearth_core::store::tasks::TaskRow| seen.lock().unwrap().push(task.id.clone())));
+    let input = json!({});
+    let task = engine.create(new_task("to-cancel", &input)).await.unwrap();
+    let mut changes = engine.subscribe();
+    engine.tick().await.unwrap();
+    started_rx.await.unwrap();
+    let params = TaskControlParams { task_id: task.id.clone(), expected_status: TaskStatus::Running, control: TaskControl::Cancel };
+    t.hearth.task_control(&params).await.unwrap();
+    saw_rx.await.unwrap();
+    engine_idle(engine, &mut changes).await;
+    assert_eq!(hooked.lock().unwrap().as_slice(), std::slice::from_ref(&task.id), "the cancel hook saw the task once");
+    let detail = t.hearth.task_get(&task.id).await.unwrap();
+    assert_eq!(detail.task.status, TaskStatus::Cancelled);
+    assert_eq!(detail.runs[0].status, hearth_protocol::tasks::TaskRunStatus::Cancelled);
+}
+
+#[tokio::test]
+async fn retry_waits_for_review_while_an_outcome_is_unknown() {
+    let t = with_scripted_handler().await;
+    let store = t.hearth.store();
+    let input = json!({});
+    let task = t.hearth.tasks().create(new_task("uncertain", &input)).await.unwrap();
+    let claim = store.claim_next("another-process", 600_000).await.unwrap().unwrap();
+    // The effect was dispatched, then the holder vanished.
+    assert!(store.insert_operation(&format!("task:{}", task.id), "send-1", "test_send", "{}", "h").await.unwrap());
+    assert!(store.interrupt_run(&task.id, &claim.lease_id, "lost").await.unwrap());
+    let interrupted = store.get_task(&task.id).await.unwrap().unwrap();
+    assert!(interrupted.outcome_uncertain);
+    assert_eq!(store.get_operation(&format!("task:{}", task.id), "send-1").await.unwrap().unwrap().status, "outcome_unknown");
+
+    let retry = |ack| TaskControlParams {
+        task_id: task.id.clone(),
+        expected_status: TaskStatus::Interrupted,
+        control: TaskControl::Retry { acknowledge_uncertain: ack },
+    };
+    let err = t.hearth.task_control(&retry(false)).await.unwrap_err();
+    assert!(err.to_string().contains("Retry after review"), "{err}");
+    assert_eq!(store.get_task(&task.id).await.unwrap().unwrap(), interrupted);
+    let view = t.hearth.task_control(&retry(true)).await.unwrap();
+    assert_eq!((view.status, view.outcome_uncertain), (TaskStatus::Queued, false));
+    assert_eq!(store.get_operation(&format!("task:{}", task.id), "send-1").await.unwrap().unwrap().status, "acknowledged");
+}

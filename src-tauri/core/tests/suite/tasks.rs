@@ -1,0 +1,208 @@
+//! The task engine in one process: ids, the cap, runs, fencing, shutdown.
+
+use hearth_core::CoreError;
+use hearth_core::store::tasks::{MAX_OPEN_TASKS, RunEnding, task_id_for_key};
+use hearth_core::tasks::{TaskContext, TaskEngine, TaskOutcome};
+use hearth_protocol::tasks::{TaskKind, TaskRunStatus, TaskStatus};
+use serde_json::json;
+
+use super::support::{TestHearth, engine_idle, new_task, open};
+
+/// The handler the engine tests use: the task's input says how it ends.
+pub async fn scripted(ctx: TaskContext) -> TaskOutcome {
+    match ctx.task().input["outcome"].as_str().unwrap_or("succeed") {
+        "fail" => TaskOutcome::Failed("it broke".into()),
+        "ask" => TaskOutcome::WaitingInput("Which day?".into()),
+        "approve" => TaskOutcome::WaitingApproval("proposal-1".into()),
+        "schedule" => TaskOutcome::Scheduled(i64::MAX),
+        "hang" => {
+            ctx.cancel_token().cancelled().await;
+            TaskOutcome::Stopped
+        }
+        _ => TaskOutcome::Succeeded("done".into()),
+    }
+}
+
+pub async fn with_scripted_handler() -> TestHearth {
+    let t = open().await;
+    t.hearth.tasks().register(TaskKind::Monitor, scripted);
+    t
+}
+
+/// Creates a task and runs it to its first resting state.
+pub async fn run_to_rest(engine: &TaskEngine, key: &str, outcome: &str) -> String {
+    let mut changes = engine.subscribe();
+    let input = json!({ "outcome": outcome });
+    let task = engine.create(new_task(key, &input)).await.unwrap();
+    assert_eq!(engine.tick().await.unwrap(), 1);
+    engine_idle(engine, &mut changes).await;
+    task.id
+}
+
+#[tokio::test]
+async fn ids_are_deterministic_and_a_second_create_returns_the_same_task() {
+    let t = open().await;
+    let engine = t.hearth.tasks();
+    let input = json!({ "x": 1 });
+    let first = engine.create(new_task("renew-insurance", &input)).await.unwrap();
+    let second = engine.create(new_task("renew-insurance", &json!({ "x": 2 }))).await.unwrap();
+    assert_eq!(first.id, task_id_for_key("renew-insurance"));
+    assert_eq!(first.id.len(), 64);
+    assert_eq!(second, first, "the second create returns the first task unchanged");
+    assert_eq!(t.hearth.store().count_tasks().await.unwrap(), 1);
+}
+
+#[tokio::test]
+async fn at_most_a_hundred_unfinished_tasks() {
+    let t = with_scripted_handler().await;
+    let engine = t.hearth.tasks();
+    let input = json!({});
+    for i in 0..MAX_OPEN_TASKS {
+        engine.create(new_task(&format!("t{i}"), &input)).await.unwrap();
+    }
+    let err = engine.create(new_task("one-too-many", &input)).await.unwrap_err();
+    assert!(matches!(err, CoreError::Conflict(_)), "{err:?}");
+    assert!(err.to_string().contains("100 unfinished tasks"), "{err}");
+    assert_eq!(t.hearth.store().count_tasks().await.unwrap(), MAX_OPEN_TASKS);
+    // An existing key still answers; finishing work frees room.
+    engine.create(new_task("t0", &input)).await.unwrap();
+    let mut changes = engine.subscribe();
+    engine.tick().await.unwrap();
+    engine_idle(engine, &mut changes).await;
+    engine.create(new_task("one-too-many", &input)).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_run_claims_counts_the_attempt_and_records_its_end() {
+    let t = with_scripted_handler().await;
+    let engine = t.hearth.tasks();
+    let id = run_to_rest(engine, "ask-me", "ask").await;
+    let detail = t.hearth.task_get(&id).await.unwrap();
+    assert_eq!(detail.task.status, TaskStatus::WaitingInput);
+    assert_eq!(detail.task.question.as_deref(), Some("Which day?"));
+    assert_eq!(detail.task.attempts, 1);
+    assert_eq!(detail.runs.len(), 1);
+    assert_eq!(detail.runs[0].status, TaskRunStatus::Finished);
+    assert!(detail.events.iter().any(|e| e.message == "Run 1 started."));
+    // Nothing else is due: another tick claims nothing.
+    assert_eq!(engine.tick().await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn at_most_max_running_runs_at_once() {
+    let t = with_scripted_handler().await;
+    let engine = t.hearth.tasks();
+    let hang = json!({ "outcome": "hang" });
+    for i in 0..5 {
+        engine.create(new_task(&format!("h{i}"), &hang)).await.unwrap();
+    }
+    assert_eq!(engine.tick().await.unwrap(), 3);
+    assert_eq!(engine.running(), 3);
+    assert_eq!(engine.tick().await.unwrap(), 0);
+    t.hearth.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_stale_lease_holder_cannot_write_after_expiry() {
+    let t = open().await;
+    let hearth = &t.hearth;
+    let store = hearth.store();
+    let input = json!({});
+    let task = hearth.tasks().create(new_task("stale", &input)).await.unwrap();
+    // This process claims with a lease that lapses at once (another worker would see it expired).
+    let claim = store.claim_next("some-other-process", 0).await.unwrap().unwrap();
+    assert_eq!(claim.task.id, task.id);
+    hearth.tasks().tick().await.unwrap();
+    let before = (store.get_task(&task.id).await.unwrap(), store.task_runs(&task.id).await.unwrap(), store.task_events(&task.id, 1000).await.unwrap());
+    assert_eq!(before.0.as_ref().unwrap().status, TaskStatus::Interrupted);
+    assert_eq!(before.0.as_ref().unwrap().error.as_deref(), Some(hearth_core::tasks::INTERRUPTED_REASON));
+
+    let done = RunEnding { status: TaskStatus::Succeeded, result: Some("late".into()), error: None, question: None, next_run_at: None, action_id: None };
+    let failed = RunEnding { status: TaskStatus::Failed, error: Some("late".into()), ..done.clone() };
+    assert!(!store.checkpoint(&task.id, &claim.lease_id, &json!({ "step": 2 })).await.unwrap());
+    assert!(!store.finish_run(&task.id, &claim.lease_id, &done).await.unwrap());
+    assert!(!store.finish_run(&task.id, &claim.lease_id, &failed).await.unwrap());
+    assert!(!store.set_plan(&task.id, &claim.lease_id, &[]).await.unwrap());
+    assert!(!store.renew_lease(&task.id, &claim.lease_id, 60_000).await.unwrap());
+    let after = (store.get_task(&task.id).await.unwrap(), store.task_runs(&task.id).await.unwrap(), store.task_events(&task.id, 1000).await.unwrap());
+    assert_eq!(after, before, "the database is unchanged");
+}
+
+#[tokio::test]
+async fn a_stale_lease_holder_cannot_write_after_cancel() {
+    let t = open().await;
+    let store = t.hearth.store();
+    let input = json!({});
+    let task = t.hearth.tasks().create(new_task("cancelled", &input)).await.unwrap();
+    let claim = store.claim_next("some-other-process", 60_000).await.unwrap().unwrap();
+    let cancel = hearth_protocol::tasks::TaskControlParams {
+        task_id: task.id.clone(),
+        expected_status: TaskStatus::Running,
+        control: hearth_protocol::tasks::TaskControl::Cancel,
+    };
+    t.hearth.task_control(&cancel).await.unwrap();
+    let before = store.get_task(&task.id).await.unwrap();
+    let done = RunEnding { status: TaskStatus::Succeeded, result: Some("late".into()), error: None, question: None, next_run_at: None, action_id: None };
+    assert!(!store.checkpoint(&task.id, &claim.lease_id, &json!({ "step": 2 })).await.unwrap());
+    assert!(!store.finish_run(&task.id, &claim.lease_id, &done).await.unwrap());
+    assert_eq!(store.get_task(&task.id).await.unwrap(), before);
+    assert_eq!(before.unwrap().status, TaskStatus::Cancelled);
+}
+
+#[tokio::test]
+async fn checkpoints_merge_into_durable_state() {
+    let t = open().await;
+    let engine = t.hearth.tasks();
+    engine.register(TaskKind::Monitor, |ctx: TaskContext| async move {
+        ctx.checkpoint(&json!({ "filled": "file-1", "nested": { "a": 1 } })).await.unwrap();
+        ctx.checkpoint(&json!({ "nested": { "b": 2 } })).await.unwrap();
+        TaskOutcome::Succeeded(ctx.task().attempts.to_string())
+    });
+    let id = run_to_rest(engine, "state", "succeed").await;
+    let task = t.hearth.store().get_task(&id).await.unwrap().unwrap();
+    assert_eq!(task.state, json!({ "filled": "file-1", "nested": { "a": 1, "b": 2 } }));
+    assert_eq!(task.result.as_deref(), Some("1"));
+}
+
+#[tokio::test]
+async fn graceful_shutdown_interrupts_running_tasks() {
+    let t = with_scripted_handler().await;
+    let engine = t.hearth.tasks();
+    let input = json!({ "outcome": "hang" });
+    let task = engine.create(new_task("long", &input)).await.unwrap();
+    engine.tick().await.unwrap();
+    assert_eq!(engine.running(), 1);
+    t.hearth.shutdown().await;
+    let after = t.hearth.task_get(&task.id).await.unwrap();
+    assert_eq!(after.task.status, TaskStatus::Interrupted);
+    assert!(after.task.error.unwrap().starts_with("Hearth was closed during this run"));
+    assert_eq!(after.runs[0].status, TaskRunStatus::Interrupted);
+    assert_eq!(engine.tick().await.unwrap(), 0, "a stopped engine claims nothing");
+}
+
+#[tokio::test]
+async fn an_interrupted_task_is_never_claimed_again_until_retry() {
+    let t = with_scripted_handler().await;
+    let engine = t.hearth.tasks();
+    let input = json!({ "outcome": "succeed" });
+    let task = engine.create(new_task("interrupted", &input)).await.unwrap();
+    let claim = t.hearth.store().claim_next("dead-process", 60_000).await.unwrap().unwrap();
+    assert!(t.hearth.store().interrupt_run(&task.id, &claim.lease_id, "test").await.unwrap());
+    for _ in 0..3 {
+        assert_eq!(engine.tick().await.unwrap(), 0);
+    }
+    let retry = hearth_protocol::tasks::TaskControlParams {
+        task_id: task.id.clone(),
+        expected_status: TaskStatus::Interrupted,
+        control: hearth_protocol::tasks::TaskControl::Retry { acknowledge_uncertain: false },
+    };
+    t.hearth.task_control(&retry).await.unwrap();
+    let mut changes = engine.subscribe();
+    assert_eq!(engine.tick().await.unwrap(), 1);
+    engine_idle(engine, &mut changes).await;
+    let detail = t.hearth.task_get(&task.id).await.unwrap();
+    assert_eq!(detail.task.status, TaskStatus::Succeeded);
+    assert_eq!(detail.runs.len(), 2);
+    assert_ne!(detail.runs[0].id, detail.runs[1].id);
+    assert_eq!((detail.runs[0].attempt, detail.runs[1].attempt), (1, 2));
+}

@@ -1,0 +1,129 @@
+//! The tool path: serial execution in order, "paused" after an outcome, recoverable errors,
+//! and effects through the journal — counted in rows and files.
+
+use hearth_core::tasks::{TaskContext, TaskOutcome};
+use hearth_core::tools::{PAUSED_RESULT, RunOutcome, ToolCall, ToolContext, run_serially, task_tool_handler};
+use hearth_protocol::tasks::{StepStatus, TaskKind, TaskStatus};
+use serde_json::{Value, json};
+
+use super::support::{engine_idle, new_task, open};
+
+fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
+    ToolCall { id: id.into(), name: name.into(), arguments: arguments.into() }
+}
+
+/// Runs `calls` as one model turn inside a task; returns the outputs and the task after.
+async fn in_a_task(calls: Vec<ToolCall>) -> (Vec<(String, Value, bool)>, hearth_core::store::tasks::TaskRow, super::support::TestHearth) {
+    let t = open().await;
+    let engine = t.hearth.tasks().clone();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let tx = std::sync::Mutex::new(Some(tx));
+    let tool_engine = engine.clone();
+    engine.register(TaskKind::Monitor, move |ctx: TaskContext| {
+        let calls = calls.clone();
+        let tx = tx.lock().unwrap().take();
+        let tools = ToolContext {
+            store: ctx.task_store(),
+            tasks: tool_engine.clone(),
+            task: Some(ctx.clone()),
+            thread_id: None,
+            cancel: ctx.cancel_token().clone(),
+        };
+        async move {
+            let outputs = run_serially(&tools, &calls, &[task_tool_handler]).await;
+            let outcome = outputs.iter().find_map(|(_, o)| o.outcome.clone());
+            let seen: Vec<(String, Value, bool)> =
+                outputs.into_iter().map(|(id, o)| (id, serde_json::from_str(&o.content).unwrap(), o.is_error)).collect();
+            if let Some(tx) = tx {
+                let _ = tx.send(seen);
+            }
+            match outcome {
+                Some(RunOutcome::WaitingInput(q)) => TaskOutcome::WaitingInput(q),
+                Some(RunOutcome::WaitingApproval(a)) => TaskOutcome::WaitingApproval(a),
+                Some(RunOutcome::Finished(r)) => TaskOutcome::Succeeded(r),
+                None => TaskOutcome::Succeeded("no outcome".into()),
+            }
+        }
+    });
+    let input = json!({});
+    let task = engine.create(new_task("tools", &input)).await.unwrap();
+    let mut changes = engine.subscribe();
+    engine.tick().await.unwrap();
+    engine_idle(&engine, &mut changes).await;
+    let outputs = rx.await.unwrap();
+    let after = t.hearth.store().get_task(&task.id).await.unwrap().unwrap();
+    (outputs, after, t)
+}
+
+#[tokio::test]
+async fn parallel_calls_run_in_order_and_stop_after_an_outcome() {
+    let (outputs, task, t) = in_a_task(vec![
+        call("c1", "set_plan", r#"{"steps":["Find the form","Fill it"]}"#),
+        call("c2", "ask_user", r#"{"question":"Who is the guardian?"}"#),
+        call("c3", "delegate_task", r#"{"title":"should not exist"}"#),
+        call("c4", "finish_task", r#"{"result":"should not finish"}"#),
+    ])
+    .await;
+    let ids: Vec<&str> = outputs.iter().map(|(id, _, _)| id.as_str()).collect();
+    assert_eq!(ids, ["c1", "c2", "c3", "c4"]);
+    assert_eq!(outputs[0].1, json!({ "steps": 2 }));
+    assert_eq!(outputs[1].1, json!({ "asked": "Who is the guardian?" }));
+    for (_, value, is_error) in &outputs[2..] {
+        assert_eq!(value, &json!({ "error": PAUSED_RESULT }));
+        assert!(is_error);
+    }
+    assert_eq!(t.hearth.store().count_tasks().await.unwrap(), 1, "the paused delegate_task created nothing");
+    assert_eq!(task.status, TaskStatus::WaitingInput);
+    assert_eq!(task.question.as_deref(), Some("Who is the guardian?"));
+    assert_eq!(task.plan.len(), 2);
+    assert_eq!(task.plan[0].status, StepStatus::Pending);
+}
+
+#[tokio::test]
+async fn malformed_and_unknown_calls_get_errors_the_model_can_use() {
+    let (outputs, task, _t) = in_a_task(vec![
+        call("c1", "set_plan", r#"{"steps": ["unterminated"#),
+        call("c2", "set_plan", r#"["not","an","object"]"#),
+        call("c3", "weather_lookup", "{}"),
+        call("c4", "set_plan", r#"{"steps": []}"#),
+        call("c5", "finish_task", r#"{"result":"recovered"}"#),
+    ])
+    .await;
+    assert!(outputs[0].1["error"].as_str().unwrap().contains("not valid JSON"));
+    assert!(outputs[1].1["error"].as_str().unwrap().contains("must be a JSON object"));
+    assert!(outputs[2].1["error"].as_str().unwrap().contains("no tool named"));
+    assert!(outputs[3].1["error"].as_str().unwrap().contains("1 to 20 steps"));
+    assert!(outputs[..4].iter().all(|(_, _, e)| *e));
+    assert_eq!(task.status, TaskStatus::Succeeded, "the run recovered and finished");
+    assert_eq!(task.result.as_deref(), Some("recovered"));
+}
+
+#[tokio::test]
+async fn save_artifact_writes_once_per_call_id() {
+    let (outputs, task, t) = in_a_task(vec![
+        call("c1", "save_artifact", r#"{"name":"../notes.md","content":"hello"}"#),
+        call("c1", "save_artifact", r#"{"name":"../notes.md","content":"hello"}"#),
+        call("c1", "save_artifact", r#"{"name":"../notes.md","content":"changed"}"#),
+    ])
+    .await;
+    assert!(!outputs[0].2 && !outputs[1].2, "{outputs:?}");
+    assert_eq!(outputs[0].1, outputs[1].1, "the retry returned the same receipt");
+    assert!(outputs[2].1["error"].as_str().unwrap().contains("different content"), "{:?}", outputs[2]);
+    let dir = t.dir.path().join("artifacts");
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(files.len(), 1, "one file on disk");
+    let path = outputs[0].1["path"].as_str().unwrap();
+    assert!(path.starts_with(dir.to_str().unwrap()) && path.ends_with("_notes.md"), "{path}");
+    assert_eq!(std::fs::read_to_string(path).unwrap(), "hello");
+    assert_eq!(task.state["artifacts"]["_notes.md"]["bytes"], json!(5));
+}
+
+#[tokio::test]
+async fn read_workspace_and_agent_status_report_what_is_there() {
+    let (outputs, _task, _t) = in_a_task(vec![call("c1", "read_workspace", ""), call("c2", "agent_status", "{}")]).await;
+    let workspace = &outputs[0].1;
+    assert_eq!(workspace["untrustedData"], json!(true));
+    assert!(workspace["inbox"]["messages"].as_u64().unwrap() >= 6);
+    assert_eq!(workspace["attachments"][0]["name"], json!("permission-form.pdf"));
+    assert_eq!(outputs[1].1["tasks"].as_array().unwrap().len(), 1);
+}

@@ -1,0 +1,456 @@
+//! Durable tasks on the wire: kinds, statuses, plans, the owner's controls, and the views
+//! the Activity screen renders.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::IpcError;
+use crate::ipc::validate_id;
+
+/// What kind of work a task is; each kind has its own handler in the core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskKind {
+    /// Open-ended work for the agent loop.
+    Agent,
+    /// A plan of steps.
+    Plan,
+    /// The deterministic document workflow (PDF → fill → reply).
+    Document,
+    /// A page or inbox monitor.
+    Monitor,
+    /// Money matters (statements, bills).
+    Finance,
+}
+
+impl TaskKind {
+    /// Every kind.
+    pub const ALL: [TaskKind; 5] = [TaskKind::Agent, TaskKind::Plan, TaskKind::Document, TaskKind::Monitor, TaskKind::Finance];
+
+    /// Stored spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TaskKind::Agent => "agent",
+            TaskKind::Plan => "plan",
+            TaskKind::Document => "document",
+            TaskKind::Monitor => "monitor",
+            TaskKind::Finance => "finance",
+        }
+    }
+
+    /// Parses the stored spelling.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// The lifecycle of a durable task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// Waiting for a worker.
+    Queued,
+    /// A worker holds its lease.
+    Running,
+    /// Waiting for the owner to approve a proposal.
+    WaitingApproval,
+    /// Waiting for the owner to answer a question.
+    WaitingInput,
+    /// Due later.
+    Scheduled,
+    /// Paused by the owner.
+    Paused,
+    /// Hearth stopped mid-run; the owner reviews before retrying.
+    Interrupted,
+    /// Done.
+    Succeeded,
+    /// Gave up with an error.
+    Failed,
+    /// Cancelled by the owner.
+    Cancelled,
+}
+
+impl TaskStatus {
+    /// Every status.
+    pub const ALL: [TaskStatus; 10] = [
+        TaskStatus::Queued,
+        TaskStatus::Running,
+        TaskStatus::WaitingApproval,
+        TaskStatus::WaitingInput,
+        TaskStatus::Scheduled,
+        TaskStatus::Paused,
+        TaskStatus::Interrupted,
+        TaskStatus::Succeeded,
+        TaskStatus::Failed,
+        TaskStatus::Cancelled,
+    ];
+
+    /// The stored and wire spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Queued => "queued",
+            TaskStatus::Running => "running",
+            TaskStatus::WaitingApproval => "waiting_approval",
+            TaskStatus::WaitingInput => "waiting_input",
+            TaskStatus::Scheduled => "scheduled",
+            TaskStatus::Paused => "paused",
+            TaskStatus::Interrupted => "interrupted",
+            TaskStatus::Succeeded => "succeeded",
+            TaskStatus::Failed => "failed",
+            TaskStatus::Cancelled => "cancelled",
+        }
+    }
+
+    /// Parses the stored spelling.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// Whether the task is over (counts toward nothing, accepts only Retry where allowed).
+    pub const fn is_terminal(self) -> bool {
+        matches!(self, TaskStatus::Succeeded | TaskStatus::Failed | TaskStatus::Cancelled)
+    }
+}
+
+/// A control the owner applies to a task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+pub enum TaskControl {
+    /// Stop taking new steps; resumable.
+    Pause,
+    /// Continue a paused task.
+    Resume,
+    /// Stop for good: fires the run's cancellation at once.
+    Cancel,
+    /// Run again with a new run and lease. After an interruption whose effects are in
+    /// doubt, `acknowledge_uncertain` says the owner reviewed them.
+    Retry {
+        /// The owner reviewed the effects whose outcome is unknown.
+        #[serde(default)]
+        acknowledge_uncertain: bool,
+    },
+    /// Answer the task's question (waiting_input).
+    Answer {
+        /// The answer.
+        text: String,
+    },
+}
+
+/// A control without its payload: what `allowed_controls` lists and buttons match on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ControlKind {
+    /// [`TaskControl::Pause`].
+    Pause,
+    /// [`TaskControl::Resume`].
+    Resume,
+    /// [`TaskControl::Cancel`].
+    Cancel,
+    /// [`TaskControl::Retry`].
+    Retry,
+    /// [`TaskControl::Answer`].
+    Answer,
+}
+
+impl ControlKind {
+    /// Short name for messages.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ControlKind::Pause => "pause",
+            ControlKind::Resume => "resume",
+            ControlKind::Cancel => "cancel",
+            ControlKind::Retry => "retry",
+            ControlKind::Answer => "answer",
+        }
+    }
+}
+
+impl TaskControl {
+    /// Which control this is.
+    pub const fn kind(&self) -> ControlKind {
+        match self {
+            TaskControl::Pause => ControlKind::Pause,
+            TaskControl::Resume => ControlKind::Resume,
+            TaskControl::Cancel => ControlKind::Cancel,
+            TaskControl::Retry { .. } => ControlKind::Retry,
+            TaskControl::Answer { .. } => ControlKind::Answer,
+        }
+    }
+
+    /// Short name for messages.
+    pub const fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+}
+
+/// Longest answer to a task's question.
+pub const MAX_ANSWER_CHARS: usize = 10_000;
+
+/// `task_control`: apply a control, if the task is still as the owner saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskControlParams {
+    /// The task.
+    pub task_id: String,
+    /// The status the owner saw; a different one is a conflict.
+    pub expected_status: TaskStatus,
+    /// The control.
+    pub control: TaskControl,
+}
+
+impl TaskControlParams {
+    /// Checks ids and bounds.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        validate_id("taskId", &self.task_id)?;
+        if let TaskControl::Answer { text } = &self.control {
+            if text.trim().is_empty() {
+                return Err(IpcError::invalid("The answer is empty. Type an answer first."));
+            }
+            let chars = text.chars().count();
+            if chars > MAX_ANSWER_CHARS {
+                return Err(IpcError::invalid(format!(
+                    "The answer has {chars} characters; the limit is {MAX_ANSWER_CHARS}."
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A plan step's progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepStatus {
+    /// Not started.
+    Pending,
+    /// Being worked on.
+    Active,
+    /// Finished.
+    Done,
+    /// Skipped or impossible.
+    Skipped,
+}
+
+/// One step of a task's plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanStep {
+    /// What the step does.
+    pub title: String,
+    /// Its progress.
+    pub status: StepStatus,
+}
+
+/// A task as lists show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskView {
+    /// Task id.
+    pub id: String,
+    /// Kind.
+    pub kind: TaskKind,
+    /// Title.
+    pub title: String,
+    /// Status.
+    pub status: TaskStatus,
+    /// The plan.
+    pub plan: Vec<PlanStep>,
+    /// Runs so far.
+    pub attempts: i64,
+    /// The question waiting for an answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    /// The result, once succeeded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    /// Why it failed or was interrupted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Effects whose outcome is unknown wait for the owner's review before Retry.
+    pub outcome_uncertain: bool,
+    /// Created, Unix ms.
+    pub created_at: i64,
+    /// Last change, Unix ms.
+    pub updated_at: i64,
+}
+
+/// How a run ended (or that it is still going).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskRunStatus {
+    /// Holding the lease.
+    Running,
+    /// Ended normally (including waiting states).
+    Finished,
+    /// Hearth stopped mid-run.
+    Interrupted,
+    /// Ended with an error.
+    Failed,
+    /// The owner cancelled it.
+    Cancelled,
+}
+
+/// One run (one lease) of a task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskRunView {
+    /// Run id.
+    pub id: String,
+    /// Which attempt.
+    pub attempt: i64,
+    /// Status.
+    pub status: TaskRunStatus,
+    /// Started, Unix ms.
+    pub started_at: i64,
+    /// Ended, Unix ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<i64>,
+    /// Why it ended that way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// What kind of thing happened in a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskEventKind {
+    /// The plan was set.
+    Plan,
+    /// A step changed.
+    Step,
+    /// Something was observed.
+    Observation,
+    /// An approval was asked for or decided.
+    Approval,
+    /// The result.
+    Result,
+    /// An error.
+    Error,
+    /// The status changed.
+    Status,
+}
+
+impl TaskEventKind {
+    /// Stored spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TaskEventKind::Plan => "plan",
+            TaskEventKind::Step => "step",
+            TaskEventKind::Observation => "observation",
+            TaskEventKind::Approval => "approval",
+            TaskEventKind::Result => "result",
+            TaskEventKind::Error => "error",
+            TaskEventKind::Status => "status",
+        }
+    }
+}
+
+/// One event in a task's history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskEventView {
+    /// The run it belongs to, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// Kind.
+    pub kind: TaskEventKind,
+    /// What happened, for the owner.
+    pub message: String,
+    /// When, Unix ms.
+    pub at: i64,
+}
+
+/// `task_get`: one task with its runs and events.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskGetParams {
+    /// The task.
+    pub task_id: String,
+}
+
+impl TaskGetParams {
+    /// Checks the id.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        validate_id("taskId", &self.task_id)
+    }
+}
+
+/// Answer to `task_get`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskDetail {
+    /// The task.
+    pub task: TaskView,
+    /// Its runs, oldest first.
+    pub runs: Vec<TaskRunView>,
+    /// Its events, oldest first (the newest 200).
+    pub events: Vec<TaskEventView>,
+}
+
+/// Answer to `task_list`: tasks, most recently changed first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskListResponse {
+    /// The tasks.
+    pub tasks: Vec<TaskView>,
+}
+
+/// Pushed on the `task_watch` channel whenever a task changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskChanged {
+    /// The task as it is now.
+    pub task: TaskView,
+}
+
+/// Which controls apply to a task in `status` — the UI shows only these, the core allows
+/// only these. `outcome_uncertain` makes Retry need acknowledgement (shown as "Retry after review").
+pub fn allowed_controls(status: TaskStatus) -> &'static [ControlKind] {
+    use ControlKind::{Answer, Cancel, Pause, Resume, Retry};
+    match status {
+        TaskStatus::Queued | TaskStatus::Scheduled | TaskStatus::Running => &[Pause, Cancel],
+        TaskStatus::WaitingApproval => &[Cancel],
+        TaskStatus::WaitingInput => &[Answer, Cancel],
+        TaskStatus::Paused => &[Resume, Cancel],
+        TaskStatus::Interrupted | TaskStatus::Failed => &[Retry, Cancel],
+        TaskStatus::Succeeded | TaskStatus::Cancelled => &[],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn controls_are_tagged_camel_case() {
+        let retry = TaskControl::Retry { acknowledge_uncertain: true };
+        assert_eq!(serde_json::to_string(&retry).unwrap(), r#"{"type":"retry","acknowledgeUncertain":true}"#);
+        let answer: TaskControl = serde_json::from_str(r#"{"type":"answer","text":"Tuesday"}"#).unwrap();
+        assert_eq!(answer, TaskControl::Answer { text: "Tuesday".into() });
+        let bare: TaskControl = serde_json::from_str(r#"{"type":"retry"}"#).unwrap();
+        assert_eq!(bare, TaskControl::Retry { acknowledge_uncertain: false });
+    }
+
+    #[test]
+    fn statuses_and_kinds_round_trip_their_spelling() {
+        for s in TaskStatus::ALL {
+            assert_eq!(TaskStatus::parse(s.as_str()), Some(s));
+            assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{}\"", s.as_str()));
+        }
+        for k in TaskKind::ALL {
+            assert_eq!(TaskKind::parse(k.as_str()), Some(k));
+        }
+    }
+
+    #[test]
+    fn answers_are_bounded() {
+        let params = |text: &str| TaskControlParams {
+            task_id: "t1".into(),
+            expected_status: TaskStatus::WaitingInput,
+            control: TaskControl::Answer { text: text.into() },
+        };
+        assert!(params("Tuesday").validate().is_ok());
+        assert!(params(" ").validate().is_err());
+        assert!(params(&"x".repeat(MAX_ANSWER_CHARS + 1)).validate().is_err());
+    }
+}

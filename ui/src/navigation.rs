@@ -1,0 +1,37 @@
+//! Where the owner is looking: the current screen and the task open in Activity.
+//!
+//! Shared through context so a chat card can open its task without threading signals
+//! through every component in between.
+
+use leptos::prelude::*;
+
+use crate::screens::Screen;
+
+/// The current screen and the selected task.
+#[derive(Debug, Clone, Copy)]
+pub struct Navigation {
+    /// The screen shown.
+    pub screen: RwSignal<Screen>,
+    /// The task shown in Activity's detail pane.
+    pub selected_task: RwSignal<Option<String>>,
+}
+
+impl Navigation {
+    /// Starts on Chat with no task selected, and provides itself to the component tree.
+    pub fn provide() -> Self {
+        let navigation = Self { screen: RwSignal::new(Screen::Chat), selected_task: RwSignal::new(None) };
+        provide_context(navigation);
+        navigation
+    }
+
+    /// The navigation provided by the app, if any (cards can render without it).
+    pub fn from_context() -> Option<Self> {
+        use_context::<Self>()
+    }
+
+    /// Selects a task and shows it in Activity.
+    pub fn open_task(self, task_id: String) {
+        self.selected_task.set(Some(task_id));
+        self.screen.set(Screen::Activity);
+    }
+}

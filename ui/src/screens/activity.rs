@@ -1,0 +1,40 @@
+//! Activity: every task Hearth works on, live, and the selected one's detail and controls.
+//!
+//! Updates come only from the app-wide task watch; nothing here polls.
+
+mod task_controls;
+mod task_detail;
+mod task_list;
+
+use leptos::prelude::*;
+
+use crate::live_tasks::LiveTasks;
+use crate::navigation::Navigation;
+use task_detail::TaskDetailPane;
+use task_list::TaskList;
+
+/// The Activity screen: the task list beside the selected task.
+#[component]
+pub fn ActivityScreen() -> impl IntoView {
+    let (Some(live), Some(nav)) = (LiveTasks::from_context(), Navigation::from_context()) else {
+        return view! { <p class="error">"Tasks are not available in this window. Reload the app."</p> }.into_any();
+    };
+    // Re-mount the detail pane only when another task is selected, keeping a typed answer.
+    let selected = Memo::new(move |_| nav.selected_task.get());
+    view! {
+        <section class="activity">
+            <header class="activity-header">
+                <h1>"Activity"</h1>
+            </header>
+            {move || live.error.get().map(|message| view! { <p class="error" id="activity-error">{message}</p> })}
+            <div class="activity-body">
+                <TaskList live nav />
+                {move || match selected.get() {
+                    Some(task_id) => view! { <TaskDetailPane live task_id /> }.into_any(),
+                    None => view! { <p class="task-detail-empty">"Select a task to see its plan, runs and events."</p> }.into_any(),
+                }}
+            </div>
+        </section>
+    }
+    .into_any()
+}

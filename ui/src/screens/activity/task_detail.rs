@@ -1,0 +1,179 @@
+//! The selected task: summary, controls, plan, result, runs and events.
+//!
+//! The detail (runs and events) is fetched when the task is selected and again whenever the
+//! store's revision for it moves, i.e. when the watch says it changed. The summary shows the
+//! newer of the store's view and the fetched one, so the status never goes backwards.
+
+use hearth_protocol::tasks::{TaskDetail, TaskEventView, TaskRunView, TaskStatus, TaskView};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::task_controls::TaskControls;
+use crate::clock::local_time;
+use crate::ipc;
+use crate::live_tasks::LiveTasks;
+use crate::state::tasks::{attempts_label, newest, run_status_label, status_label, step_status_label};
+
+/// The detail pane for `task_id`.
+#[component]
+pub fn TaskDetailPane(live: LiveTasks, task_id: String) -> impl IntoView {
+    let detail = RwSignal::new(None::<TaskDetail>);
+    let fetch_error = RwSignal::new(None::<String>);
+    // Only the newest fetch may land; an older reply arriving late is dropped.
+    let latest_fetch = StoredValue::new(0_u64);
+
+    let refetch = {
+        let task_id = task_id.clone();
+        Callback::new(move |()| {
+            let fetch = latest_fetch.get_value() + 1;
+            latest_fetch.set_value(fetch);
+            let task_id = task_id.clone();
+            spawn_local(async move {
+                let reply = ipc::task_get(&task_id).await;
+                if latest_fetch.try_get_value() != Some(fetch) {
+                    return;
+                }
+                match reply {
+                    Ok(fetched) => {
+                        detail.set(Some(fetched));
+                        fetch_error.set(None);
+                    }
+                    Err(err) => fetch_error.set(Some(err.message)),
+                }
+            });
+        })
+    };
+    let revision = {
+        let task_id = task_id.clone();
+        Memo::new(move |_| live.store.with(|store| store.revision(&task_id)))
+    };
+    Effect::new(move |_| {
+        revision.track();
+        refetch.run(());
+    });
+    let current = {
+        let task_id = task_id.clone();
+        Memo::new(move |_| {
+            detail.with(|fetched| {
+                live.store.with(|store| newest(store.get(&task_id), fetched.as_ref().map(|d| &d.task)))
+            })
+        })
+    };
+
+    view! {
+        <section class="task-detail" data-task-id=task_id>
+            {move || fetch_error.get().map(|message| view! { <p class="error task-detail-error">{message}</p> })}
+            {move || match current.get() {
+                Some(task) => view! { <TaskSummary task /> }.into_any(),
+                None => view! { <p class="empty">"Loading the task…"</p> }.into_any(),
+            }}
+            <TaskControls live current on_changed=refetch />
+            {move || current.get().map(|task| view! { <TaskOutcome task /> })}
+            {move || detail.get().map(|fetched| view! {
+                <TaskRuns runs=fetched.runs />
+                <TaskEvents events=fetched.events />
+            })}
+        </section>
+    }
+}
+
+/// Title, status, kind, attempts, question and plan.
+#[component]
+fn TaskSummary(task: TaskView) -> impl IntoView {
+    let status = task.status.as_str();
+    let question = task.question.filter(|_| task.status == TaskStatus::WaitingInput);
+    view! {
+        <header class="task-detail-header">
+            <h2 class="task-detail-title">{task.title}</h2>
+            <span class=format!("task-status task-status-{status}")>{status_label(task.status)}</span>
+        </header>
+        <p class="task-meta">
+            <span class="task-kind">{task.kind.as_str()}</span>
+            <span class="task-attempts">{attempts_label(task.attempts)}</span>
+            <span class="task-updated">"Updated " {local_time(task.updated_at)}</span>
+        </p>
+        {question.map(|question| view! {
+            <div class="task-question">
+                <span class="task-section-label">"Hearth asks"</span>
+                <p>{question}</p>
+            </div>
+        })}
+        {(!task.plan.is_empty()).then(|| view! {
+            <h3>"Plan"</h3>
+            <ol class="task-plan">
+                {task.plan.into_iter().map(|step| {
+                    let status = step_status_label(step.status);
+                    view! {
+                        <li class=format!("task-step task-step-{status}") data-status=status>
+                            <span class="task-step-title">{step.title}</span>
+                            <span class="task-step-status">{status}</span>
+                        </li>
+                    }
+                }).collect_view()}
+            </ol>
+        })}
+    }
+}
+
+/// The result, or why the task failed.
+#[component]
+fn TaskOutcome(task: TaskView) -> impl IntoView {
+    view! {
+        {task.result.map(|result| view! {
+            <h3>"Result"</h3>
+            <p class="task-result">{result}</p>
+        })}
+        {task.error.map(|error| view! {
+            <h3>"Error"</h3>
+            <p class="task-failure">{error}</p>
+        })}
+    }
+}
+
+/// Every run (one per attempt), oldest first.
+#[component]
+fn TaskRuns(runs: Vec<TaskRunView>) -> impl IntoView {
+    (!runs.is_empty()).then(|| {
+        view! {
+            <h3>"Runs"</h3>
+            <ol class="task-runs">
+                {runs.into_iter().map(|run| {
+                    let status = run_status_label(run.status);
+                    view! {
+                        <li class="task-run" data-status=status>
+                            <span class="task-run-attempt">"Attempt " {run.attempt}</span>
+                            <span class=format!("task-run-status task-run-status-{status}")>{status}</span>
+                            <span class="task-run-time">
+                                "Started " {local_time(run.started_at)}
+                                {run.finished_at.map(|at| format!(" · finished {}", local_time(at)))}
+                            </span>
+                            {run.reason.map(|reason| view! { <span class="task-run-reason">{reason}</span> })}
+                        </li>
+                    }
+                }).collect_view()}
+            </ol>
+        }
+    })
+}
+
+/// What happened, oldest first (the newest 200).
+#[component]
+fn TaskEvents(events: Vec<TaskEventView>) -> impl IntoView {
+    (!events.is_empty()).then(|| {
+        view! {
+            <h3>"Events"</h3>
+            <ol class="task-events">
+                {events.into_iter().map(|event| {
+                    let kind = event.kind.as_str();
+                    view! {
+                        <li class="task-event" data-kind=kind>
+                            <span class="task-event-kind">{kind}</span>
+                            <span class="task-event-message">{event.message}</span>
+                            <time class="task-event-time">{local_time(event.at)}</time>
+                        </li>
+                    }
+                }).collect_view()}
+            </ol>
+        }
+    })
+}

@@ -31,8 +31,9 @@ pub async fn task_control(state: State<'_, AppState>, params: serde_json::Value)
 }
 
 /// Pushes every task change on `on_change` until the window stops listening.
+/// (Async so it runs on the runtime the watcher is spawned on.)
 #[tauri::command(rename_all = "camelCase")]
-pub fn task_watch(state: State<'_, AppState>, on_change: Channel<TaskChanged>) -> Result<(), IpcError> {
+pub async fn task_watch(state: State<'_, AppState>, on_change: Channel<TaskChanged>) -> Result<(), IpcError> {
     let changes = state.ready()?.task_watch();
     crate::streams::forward_tasks(changes, on_change);
     Ok(())

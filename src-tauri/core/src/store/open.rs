@@ -11,9 +11,14 @@ use crate::error::{CoreError, Result};
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
 /// The handle to Hearth's database. Cheap to clone.
+///
+/// Writes go through a pool of one connection, so writers in this process queue in tokio
+/// (woken the moment the previous commit ends) instead of in SQLite's busy handler, which
+/// sleeps in steps of milliseconds. Reads use their own pool and see every committed write (WAL).
 #[derive(Debug, Clone)]
 pub struct Store {
-    pool: SqlitePool,
+    reader: SqlitePool,
+    writer: SqlitePool,
     path: PathBuf,
 }
 
@@ -30,27 +35,40 @@ impl Store {
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(busy_timeout);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(4)
-            .acquire_timeout(busy_timeout + Duration::from_secs(5))
-            .connect_with(options)
+        // Long enough for a burst of writers queued behind each other.
+        let acquire_timeout = busy_timeout + Duration::from_secs(30);
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(acquire_timeout)
+            .connect_with(options.clone())
             .await
             .map_err(|err| classify(path, &err))?;
         // A quick read proves the header is SQLite before migrations touch anything.
         sqlx::query("SELECT count(*) FROM sqlite_master")
-            .execute(&pool)
+            .execute(&writer)
             .await
             .map_err(|err| classify(path, &err))?;
-        MIGRATOR.run(&pool).await.map_err(|err| match err {
+        MIGRATOR.run(&writer).await.map_err(|err| match err {
             sqlx::migrate::MigrateError::Execute(inner) => classify(path, &inner),
             other => CoreError::DatabaseOpen { path: path.to_owned(), detail: other.to_string() },
         })?;
-        Ok(Self { pool, path: path.to_owned() })
+        let reader = SqlitePoolOptions::new()
+            .max_connections(4)
+            .acquire_timeout(acquire_timeout)
+            .connect_with(options)
+            .await
+            .map_err(|err| classify(path, &err))?;
+        Ok(Self { reader, writer, path: path.to_owned() })
     }
 
-    /// The pool, for the sibling modules that hold the SQL.
-    pub(crate) fn pool(&self) -> &SqlitePool {
-        &self.pool
+    /// The read pool, for the sibling modules that hold the SQL.
+    pub(crate) fn reader(&self) -> &SqlitePool {
+        &self.reader
+    }
+
+    /// The one-connection write pool: every statement that changes the database.
+    pub(crate) fn writer(&self) -> &SqlitePool {
+        &self.writer
     }
 
     /// The database file.
@@ -60,7 +78,8 @@ impl Store {
 
     /// Closes every connection (waits for running queries).
     pub async fn close(&self) {
-        self.pool.close().await;
+        self.writer.close().await;
+        self.reader.close().await;
     }
 }
 

@@ -179,30 +179,30 @@ pub enum ControlOutcome {
 
 impl Store {
     /// Creates a queued task, or returns the one already created with the same key.
-    /// Refuses when [`MAX_OPEN_TASKS`] are unfinished.
+    /// Refuses when [`MAX_OPEN_TASKS`] are unfinished. (The `tasks_created` trigger writes
+    /// the first history event in the same statement.)
     pub async fn create_task(&self, new: NewTask<'_>) -> Result<TaskRow> {
         let id = task_id_for_key(new.idempotency_key);
-        let now = now_ms();
         // One statement: the cap check and the insert cannot be split by another writer.
-        let inserted = sqlx::query(
-            "INSERT INTO tasks (id, idempotency_key, kind, title, status, input, thread_id, created_at, updated_at)
-             SELECT ?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?7, ?7
+        let inserted = sqlx::query(&format!(
+            "INSERT INTO tasks (id, idempotency_key, kind, title, status, input, thread_id, created_at, updated_at, status_note)
+             SELECT ?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?7, ?7, 'Created; waiting for a worker.'
              WHERE (SELECT count(*) FROM tasks WHERE status NOT IN ('succeeded', 'failed', 'cancelled')) < ?8
-             ON CONFLICT(idempotency_key) DO NOTHING",
-        )
+             ON CONFLICT(idempotency_key) DO NOTHING
+             RETURNING {TASK_COLUMNS}"
+        ))
         .bind(&id)
         .bind(new.idempotency_key)
         .bind(new.kind.as_str())
         .bind(new.title)
         .bind(serde_json::to_string(new.input)?)
         .bind(new.thread_id)
-        .bind(now)
+        .bind(now_ms())
         .bind(MAX_OPEN_TASKS)
-        .execute(self.pool())
-        .await?
-        .rows_affected();
-        if inserted == 1 {
-            self.append_task_event(&id, None, TaskEventKind::Status, "Created; waiting for a worker.").await?;
+        .fetch_optional(self.writer())
+        .await?;
+        if let Some(row) = inserted {
+            return TaskRow::from_row(&row);
         }
         match self.get_task(&id).await? {
             Some(task) => Ok(task),
@@ -216,7 +216,7 @@ impl Store {
     pub async fn get_task(&self, id: &str) -> Result<Option<TaskRow>> {
         let row = sqlx::query(&format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?1"))
             .bind(id)
-            .fetch_optional(self.pool())
+            .fetch_optional(self.reader())
             .await?;
         row.as_ref().map(TaskRow::from_row).transpose()
     }
@@ -225,28 +225,29 @@ impl Store {
     pub async fn list_tasks(&self, limit: i64) -> Result<Vec<TaskRow>> {
         let rows = sqlx::query(&format!("SELECT {TASK_COLUMNS} FROM tasks ORDER BY updated_at DESC, id LIMIT ?1"))
             .bind(limit)
-            .fetch_all(self.pool())
+            .fetch_all(self.reader())
             .await?;
         rows.iter().map(TaskRow::from_row).collect()
     }
 
     /// How many tasks exist (an effect counter for tests).
     pub async fn count_tasks(&self) -> Result<i64> {
-        Ok(sqlx::query("SELECT count(*) FROM tasks").fetch_one(self.pool()).await?.try_get(0)?)
+        Ok(sqlx::query("SELECT count(*) FROM tasks").fetch_one(self.reader()).await?.try_get(0)?)
     }
 
-    /// Claims the next due task with one compare-and-swap, opening a run and a lease.
+    /// Claims the next due task with one compare-and-swap, opening a run and a lease (the
+    /// `tasks_run_opened` and `tasks_status_history` triggers write the run row and the event
+    /// in the same statement).
     pub async fn claim_next(&self, owner: &str, lease_ms: i64) -> Result<Option<Claim>> {
         let now = now_ms();
         let lease_id = uuid::Uuid::new_v4().to_string();
         let run_id = uuid::Uuid::new_v4().to_string();
-        let mut tx = self.pool().begin().await?;
-        // The first statement writes, so the transaction takes the write lock at once.
         let row = sqlx::query(&format!(
             "UPDATE tasks SET status = 'running', lease_id = ?1, lease_owner = ?2, lease_expires_at = ?3,
-                 attempts = attempts + 1, next_run_at = NULL, updated_at = ?4
+                 attempts = attempts + 1, next_run_at = NULL, updated_at = ?4, current_run_id = ?5,
+                 status_note = 'Run ' || (attempts + 1) || ' started.'
              WHERE id = (SELECT id FROM tasks WHERE status IN ('queued', 'scheduled')
-                             AND (next_run_at IS NULL OR next_run_at <= ?4)
+                             AND coalesce(next_run_at, created_at) <= ?4 AND (next_run_at IS NULL OR next_run_at <= ?4)
                          ORDER BY coalesce(next_run_at, created_at), id LIMIT 1)
                AND status IN ('queued', 'scheduled')
              RETURNING {TASK_COLUMNS}"
@@ -255,29 +256,11 @@ impl Store {
         .bind(owner)
         .bind(now + lease_ms)
         .bind(now)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let Some(row) = row else {
-            tx.rollback().await?;
-            return Ok(None);
-        };
-        let task = TaskRow::from_row(&row)?;
-        sqlx::query(
-            "INSERT INTO task_runs (id, task_id, lease_id, attempt, owner, status, started_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6)",
-        )
         .bind(&run_id)
-        .bind(&task.id)
-        .bind(&lease_id)
-        .bind(task.attempts)
-        .bind(owner)
-        .bind(now)
-        .execute(&mut *tx)
+        .fetch_optional(self.writer())
         .await?;
-        insert_event(&mut tx, &task.id, Some(&run_id), TaskEventKind::Status, &format!("Run {} started.", task.attempts), now)
-            .await?;
-        tx.commit().await?;
-        Ok(Some(Claim { task, run_id, lease_id }))
+        let Some(row) = row else { return Ok(None) };
+        Ok(Some(Claim { task: TaskRow::from_row(&row)?, run_id, lease_id }))
     }
 
     /// Extends a lease the caller still holds. `false`: the lease is gone (fenced).
@@ -291,7 +274,7 @@ impl Store {
         .bind(lease_id)
         .bind(now + lease_ms)
         .bind(now)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -304,7 +287,7 @@ impl Store {
         .bind(task_id)
         .bind(lease_id)
         .bind(now_ms())
-        .fetch_optional(self.pool())
+        .fetch_optional(self.reader())
         .await?;
         Ok(row.is_some())
     }
@@ -320,7 +303,7 @@ impl Store {
         .bind(lease_id)
         .bind(serde_json::to_string(patch)?)
         .bind(now)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -336,18 +319,25 @@ impl Store {
         .bind(lease_id)
         .bind(serde_json::to_string(plan)?)
         .bind(now)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(done.rows_affected() == 1)
     }
 
-    /// Ends a run as its handler decided, if the lease still holds.
+    /// Ends a run as its handler decided, if the lease still holds (the triggers close the
+    /// run row and write the event in the same statement).
     pub async fn finish_run(&self, task_id: &str, lease_id: &str, ending: &RunEnding) -> Result<bool> {
         let now = now_ms();
-        let mut tx = self.pool().begin().await?;
+        let note = match ending.status {
+            TaskStatus::Succeeded => format!("Succeeded: {}", ending.result.as_deref().unwrap_or("done")),
+            TaskStatus::Failed => format!("Failed: {}", ending.error.as_deref().unwrap_or("unknown error")),
+            TaskStatus::WaitingInput => format!("Waiting for your answer: {}", ending.question.as_deref().unwrap_or("")),
+            TaskStatus::WaitingApproval => "Waiting for your approval.".to_owned(),
+            other => format!("Now {}.", other.as_str()),
+        };
         let done = sqlx::query(
             "UPDATE tasks SET status = ?3, result = ?4, error = ?5, question = ?6, next_run_at = ?7, action_id = ?8,
-                 lease_expires_at = NULL, updated_at = ?9
+                 lease_expires_at = NULL, updated_at = ?9, status_note = ?10
              WHERE id = ?1 AND lease_id = ?2 AND status = 'running' AND lease_expires_at > ?9",
         )
         .bind(task_id)
@@ -359,38 +349,10 @@ impl Store {
         .bind(ending.next_run_at)
         .bind(&ending.action_id)
         .bind(now)
-        .execute(&mut *tx)
+        .bind(note)
+        .execute(self.writer())
         .await?;
-        if done.rows_affected() != 1 {
-            tx.rollback().await?;
-            return Ok(false);
-        }
-        let run_status = if ending.status == TaskStatus::Failed { "failed" } else { "finished" };
-        let run_id: String = sqlx::query(
-            "UPDATE task_runs SET status = ?2, finished_at = ?3, reason = ?4 WHERE lease_id = ?1 RETURNING id",
-        )
-        .bind(lease_id)
-        .bind(run_status)
-        .bind(now)
-        .bind(ending.error.as_deref().or(ending.question.as_deref()))
-        .fetch_one(&mut *tx)
-        .await?
-        .try_get(0)?;
-        let message = match ending.status {
-            TaskStatus::Succeeded => format!("Succeeded: {}", ending.result.as_deref().unwrap_or("done")),
-            TaskStatus::Failed => format!("Failed: {}", ending.error.as_deref().unwrap_or("unknown error")),
-            TaskStatus::WaitingInput => format!("Waiting for your answer: {}", ending.question.as_deref().unwrap_or("")),
-            TaskStatus::WaitingApproval => "Waiting for your approval.".to_owned(),
-            other => format!("Now {}.", other.as_str()),
-        };
-        let kind = match ending.status {
-            TaskStatus::Succeeded => TaskEventKind::Result,
-            TaskStatus::Failed => TaskEventKind::Error,
-            _ => TaskEventKind::Status,
-        };
-        insert_event(&mut tx, task_id, Some(&run_id), kind, &message, now).await?;
-        tx.commit().await?;
-        Ok(true)
+        Ok(done.rows_affected() == 1)
     }
 
     /// Marks a running task and its run interrupted — the lease is gone or the holder died —
@@ -398,7 +360,7 @@ impl Store {
     /// longer runs under `lease_id`.
     pub async fn interrupt_run(&self, task_id: &str, lease_id: &str, reason: &str) -> Result<bool> {
         let now = now_ms();
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         let unknown = sqlx::query(
             "UPDATE operations SET status = 'outcome_unknown', settled_at = ?2
              WHERE scope = ?1 AND status = 'dispatching'",
@@ -410,6 +372,7 @@ impl Store {
         .rows_affected();
         let done = sqlx::query(
             "UPDATE tasks SET status = 'interrupted', error = ?3, lease_expires_at = NULL, updated_at = ?4,
+                 status_note = 'Interrupted: ' || ?3,
                  outcome_uncertain = outcome_uncertain OR ?5 OR EXISTS (
                      SELECT 1 FROM operations WHERE scope = ?6 AND status = 'outcome_unknown')
              WHERE id = ?1 AND lease_id = ?2 AND status = 'running'",
@@ -426,19 +389,6 @@ impl Store {
             tx.rollback().await?;
             return Ok(false);
         }
-        let run_id: Option<String> = sqlx::query(
-            "UPDATE task_runs SET status = 'interrupted', finished_at = ?2, reason = ?3
-             WHERE lease_id = ?1 AND status = 'running' RETURNING id",
-        )
-        .bind(lease_id)
-        .bind(now)
-        .bind(reason)
-        .fetch_optional(&mut *tx)
-        .await?
-        .map(|r| r.try_get(0))
-        .transpose()?;
-        insert_event(&mut tx, task_id, run_id.as_deref(), TaskEventKind::Status, &format!("Interrupted: {reason}"), now)
-            .await?;
         tx.commit().await?;
         Ok(true)
     }
@@ -446,10 +396,11 @@ impl Store {
     /// Running tasks: (task id, lease id, lease owner, lease expiry).
     pub async fn running_leases(&self) -> Result<Vec<(String, String, String, i64)>> {
         let rows = sqlx::query(
+            // The NOT IN term matches the partial index tasks_open, so this reads only open tasks.
             "SELECT id, lease_id, coalesce(lease_owner, ''), coalesce(lease_expires_at, 0) FROM tasks
-             WHERE status = 'running' AND lease_id IS NOT NULL",
+             WHERE status = 'running' AND status NOT IN ('succeeded', 'failed', 'cancelled') AND lease_id IS NOT NULL",
         )
-        .fetch_all(self.pool())
+        .fetch_all(self.reader())
         .await?;
         rows.iter().map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?, r.try_get(3)?))).collect()
     }
@@ -457,7 +408,8 @@ impl Store {
     /// Applies an owner's control as one compare-and-swap on (status, lease).
     pub async fn apply_control(&self, task_id: &str, expected: TaskStatus, control: &TaskControl) -> Result<ControlOutcome> {
         let now = now_ms();
-        let mut tx = self.pool().begin_with("BEGIN IMMEDIATE").await?;
+        // IMMEDIATE: the read below and the write after it see the same row.
+        let mut tx = self.writer().begin_with("BEGIN IMMEDIATE").await?;
         let row = sqlx::query(&format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?1"))
             .bind(task_id)
             .fetch_optional(&mut *tx)
@@ -472,11 +424,10 @@ impl Store {
         if !allowed_controls(current.status).contains(&control.kind()) {
             return Ok(ControlOutcome::NotAllowed(current));
         }
-        let was_running = current.status == TaskStatus::Running;
-        let (next, message): (TaskStatus, String) = match control {
-            TaskControl::Pause => (TaskStatus::Paused, "Paused by you.".into()),
-            TaskControl::Resume => (TaskStatus::Queued, "Resumed by you.".into()),
-            TaskControl::Cancel => (TaskStatus::Cancelled, "Cancelled by you.".into()),
+        let (next, note, answer): (TaskStatus, &str, Option<&str>) = match control {
+            TaskControl::Pause => (TaskStatus::Paused, "Paused by you.", None),
+            TaskControl::Resume => (TaskStatus::Queued, "Resumed by you.", None),
+            TaskControl::Cancel => (TaskStatus::Cancelled, "Cancelled by you.", None),
             TaskControl::Retry { acknowledge_uncertain } => {
                 if current.outcome_uncertain && !acknowledge_uncertain {
                     return Ok(ControlOutcome::NeedsReview(current));
@@ -488,30 +439,27 @@ impl Store {
                         .await?;
                 }
                 let note = if current.outcome_uncertain { "Retried by you after review." } else { "Retried by you." };
-                (TaskStatus::Queued, note.into())
+                (TaskStatus::Queued, note, None)
             }
-            TaskControl::Answer { text } => {
-                sqlx::query("UPDATE tasks SET state = json_patch(state, json_object('answer', ?2)), question = NULL WHERE id = ?1")
-                    .bind(task_id)
-                    .bind(text)
-                    .execute(&mut *tx)
-                    .await?;
-                (TaskStatus::Queued, "Answered by you.".into())
-            }
+            TaskControl::Answer { text } => (TaskStatus::Queued, "Answered by you.", Some(text.as_str())),
         };
-        let clears_outcome = matches!(control, TaskControl::Retry { .. });
+        let retry = matches!(control, TaskControl::Retry { .. });
         let done = sqlx::query(
-            "UPDATE tasks SET status = ?3, lease_expires_at = NULL, updated_at = ?4,
+            "UPDATE tasks SET status = ?3, lease_expires_at = NULL, updated_at = ?4, status_note = ?7,
                  error = CASE WHEN ?5 THEN NULL ELSE error END,
-                 outcome_uncertain = CASE WHEN ?5 THEN 0 ELSE outcome_uncertain END
+                 outcome_uncertain = CASE WHEN ?5 THEN 0 ELSE outcome_uncertain END,
+                 state = CASE WHEN ?8 IS NULL THEN state ELSE json_patch(state, json_object('answer', ?8)) END,
+                 question = CASE WHEN ?8 IS NULL THEN question ELSE NULL END
              WHERE id = ?1 AND status = ?2 AND lease_id IS ?6",
         )
         .bind(task_id)
         .bind(expected.as_str())
         .bind(next.as_str())
         .bind(now)
-        .bind(clears_outcome)
+        .bind(retry)
         .bind(&current.lease_id)
+        .bind(note)
+        .bind(answer)
         .execute(&mut *tx)
         .await?;
         if done.rows_affected() != 1 {
@@ -519,26 +467,12 @@ impl Store {
             let now_row = self.get_task(task_id).await?;
             return Ok(ControlOutcome::Changed(now_row.unwrap_or(current)));
         }
-        let mut run_id = None;
-        if was_running {
-            run_id = sqlx::query(
-                "UPDATE task_runs SET status = 'cancelled', finished_at = ?2, reason = ?3
-                 WHERE lease_id = ?1 AND status = 'running' RETURNING id",
-            )
-            .bind(&current.lease_id)
-            .bind(now)
-            .bind(&message)
-            .fetch_optional(&mut *tx)
-            .await?
-            .map(|r| r.try_get::<String, _>(0))
-            .transpose()?;
-        }
-        insert_event(&mut tx, task_id, run_id.as_deref(), TaskEventKind::Status, &message, now).await?;
         tx.commit().await?;
         let task = self
             .get_task(task_id)
             .await?
             .ok_or_else(|| CoreError::NotFound(format!("There is no task {task_id}.")))?;
+        let was_running = current.status == TaskStatus::Running;
         Ok(ControlOutcome::Applied { task, stopped_lease: if was_running { current.lease_id } else { None } })
     }
 
@@ -550,7 +484,7 @@ impl Store {
         kind: TaskEventKind,
         message: &str,
     ) -> Result<()> {
-        let mut conn = self.pool().acquire().await?;
+        let mut conn = self.writer().acquire().await?;
         insert_event(&mut conn, task_id, run_id, kind, message, now_ms()).await
     }
 
@@ -561,7 +495,7 @@ impl Store {
              ORDER BY started_at, attempt",
         )
         .bind(task_id)
-        .fetch_all(self.pool())
+        .fetch_all(self.reader())
         .await?;
         rows.iter()
             .map(|r| {
@@ -587,7 +521,7 @@ impl Store {
         )
         .bind(task_id)
         .bind(limit)
-        .fetch_all(self.pool())
+        .fetch_all(self.reader())
         .await?;
         rows.iter()
             .map(|r| {

@@ -49,21 +49,21 @@ impl Store {
         .bind(thread_id)
         .bind(title)
         .bind(now)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(())
     }
 
     /// Whether the thread exists.
     pub async fn thread_exists(&self, thread_id: &str) -> Result<bool> {
-        let row = sqlx::query("SELECT 1 FROM threads WHERE id = ?1").bind(thread_id).fetch_optional(self.pool()).await?;
+        let row = sqlx::query("SELECT 1 FROM threads WHERE id = ?1").bind(thread_id).fetch_optional(self.reader()).await?;
         Ok(row.is_some())
     }
 
     /// Threads, most recently active first.
     pub async fn list_threads(&self) -> Result<Vec<ThreadSummary>> {
         let rows = sqlx::query("SELECT id, title, updated_at FROM threads ORDER BY updated_at DESC, id LIMIT 200")
-            .fetch_all(self.pool())
+            .fetch_all(self.reader())
             .await?;
         rows.iter()
             .map(|row| {
@@ -78,7 +78,7 @@ impl Store {
             .bind(run_id)
             .bind(thread_id)
             .bind(now_ms())
-            .execute(self.pool())
+            .execute(self.writer())
             .await?;
         Ok(())
     }
@@ -89,7 +89,7 @@ impl Store {
             .bind(run_id)
             .bind(end.as_str())
             .bind(now_ms())
-            .execute(self.pool())
+            .execute(self.writer())
             .await?;
         Ok(())
     }
@@ -101,7 +101,7 @@ impl Store {
              RETURNING id, thread_id",
         )
         .bind(now_ms())
-        .fetch_all(self.pool())
+        .fetch_all(self.writer())
         .await?;
         rows.iter().map(|row| Ok(OrphanRun { run_id: row.try_get(0)?, thread_id: row.try_get(1)? })).collect()
     }
@@ -113,7 +113,7 @@ impl Store {
             .bind(thread_id)
             .bind(run_id)
             .bind(json)
-            .execute(self.pool())
+            .execute(self.writer())
             .await?;
         Ok(())
     }
@@ -122,7 +122,7 @@ impl Store {
     pub async fn thread_events(&self, thread_id: &str) -> Result<Vec<Event>> {
         let rows = sqlx::query("SELECT event FROM thread_events WHERE thread_id = ?1 ORDER BY id")
             .bind(thread_id)
-            .fetch_all(self.pool())
+            .fetch_all(self.reader())
             .await?;
         rows.iter()
             .map(|row| {
@@ -136,7 +136,7 @@ impl Store {
     pub async fn count_thread_events(&self, thread_id: &str) -> Result<i64> {
         let row = sqlx::query("SELECT count(*) FROM thread_events WHERE thread_id = ?1")
             .bind(thread_id)
-            .fetch_one(self.pool())
+            .fetch_one(self.reader())
             .await?;
         Ok(row.try_get(0)?)
     }

@@ -68,7 +68,7 @@ const SEEDED_KEY: &str = "workspace_seeded_at";
 impl Store {
     /// When the sample workspace was seeded, if it was.
     pub async fn workspace_seeded_at(&self) -> Result<Option<i64>> {
-        let row = sqlx::query("SELECT value FROM meta WHERE key = ?1").bind(SEEDED_KEY).fetch_optional(self.pool()).await?;
+        let row = sqlx::query("SELECT value FROM meta WHERE key = ?1").bind(SEEDED_KEY).fetch_optional(self.reader()).await?;
         Ok(row.and_then(|r| r.try_get::<String, _>(0).ok()).and_then(|v| v.parse().ok()))
     }
 
@@ -80,7 +80,7 @@ impl Store {
         events: &[CalendarEvent],
         seeded_at: i64,
     ) -> Result<()> {
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.writer().begin().await?;
         for m in messages {
             sqlx::query(
                 "INSERT INTO mail_messages (id, thread_id, from_addr, to_addrs, subject, body, sent_at, folder)
@@ -142,7 +142,7 @@ impl Store {
         .bind(from)
         .bind(to)
         .bind(limit)
-        .fetch_all(self.pool())
+        .fetch_all(self.reader())
         .await?;
         rows.iter()
             .map(|r| {
@@ -165,7 +165,7 @@ impl Store {
             "SELECT id, thread_id, from_addr, to_addrs, subject, body, sent_at FROM mail_messages
              WHERE folder = 'inbox' ORDER BY sent_at DESC, id",
         )
-        .fetch_all(self.pool())
+        .fetch_all(self.reader())
         .await?;
         rows.iter()
             .map(|r| {
@@ -185,7 +185,7 @@ impl Store {
     /// Every attachment.
     pub async fn attachments(&self) -> Result<Vec<MailAttachment>> {
         let rows = sqlx::query("SELECT id, message_id, filename, mime_type, size, path FROM mail_attachments ORDER BY id")
-            .fetch_all(self.pool())
+            .fetch_all(self.reader())
             .await?;
         rows.iter()
             .map(|r| {

@@ -64,6 +64,7 @@ struct Inner {
     handlers: Mutex<HashMap<TaskKind, Arc<dyn TaskHandler>>>,
     cancel_hooks: Mutex<Vec<CancelHook>>,
     running: Mutex<HashMap<String, Running>>,
+    last_sweep: Mutex<Option<std::time::Instant>>,
     wake: Notify,
     changes: broadcast::Sender<String>,
     stopping: CancellationToken,
@@ -95,6 +96,7 @@ impl TaskEngine {
                 handlers: Mutex::new(HashMap::new()),
                 cancel_hooks: Mutex::new(Vec::new()),
                 running: Mutex::new(HashMap::new()),
+                last_sweep: Mutex::new(None),
                 wake: Notify::new(),
                 changes,
                 stopping: CancellationToken::new(),
@@ -149,17 +151,28 @@ impl TaskEngine {
         Ok(interrupted)
     }
 
-    /// One pass of the worker: interrupt expired leases, then claim due tasks up to capacity.
-    /// Returns how many runs it started.
+    /// Interrupts every task whose lease has expired (its holder stopped renewing it).
+    pub async fn sweep(&self) -> Result<usize> {
+        let now = now_ms();
+        *lock(&self.inner.last_sweep) = Some(std::time::Instant::now());
+        let mut interrupted = 0;
+        for (task_id, lease_id, _, expires_at) in self.inner.store.running_leases().await? {
+            if expires_at <= now && self.interrupt(&task_id, &lease_id, INTERRUPTED_REASON).await? {
+                interrupted += 1;
+            }
+        }
+        Ok(interrupted)
+    }
+
+    /// One pass of the worker: sweep expired leases (at most once per `poll_every`; leases
+    /// last far longer), then claim due tasks up to capacity. Returns how many runs it started.
     pub async fn tick(&self) -> Result<usize> {
         if self.inner.stopping.is_cancelled() {
             return Ok(0);
         }
-        let now = now_ms();
-        for (task_id, lease_id, _, expires_at) in self.inner.store.running_leases().await? {
-            if expires_at <= now {
-                self.interrupt(&task_id, &lease_id, INTERRUPTED_REASON).await?;
-            }
+        let sweep_due = lock(&self.inner.last_sweep).is_none_or(|at| at.elapsed() >= self.inner.config.poll_every);
+        if sweep_due {
+            self.sweep().await?;
         }
         let mut started = 0;
         while self.running() < self.inner.config.max_running && !self.inner.stopping.is_cancelled() {

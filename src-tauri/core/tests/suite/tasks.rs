@@ -112,7 +112,7 @@ async fn a_stale_lease_holder_cannot_write_after_expiry() {
     // This process claims with a lease that lapses at once (another worker would see it expired).
     let claim = store.claim_next("some-other-process", 0).await.unwrap().unwrap();
     assert_eq!(claim.task.id, task.id);
-    hearth.tasks().tick().await.unwrap();
+    assert_eq!(hearth.tasks().sweep().await.unwrap(), 1);
     let before = (store.get_task(&task.id).await.unwrap(), store.task_runs(&task.id).await.unwrap(), store.task_events(&task.id, 1000).await.unwrap());
     assert_eq!(before.0.as_ref().unwrap().status, TaskStatus::Interrupted);
     assert_eq!(before.0.as_ref().unwrap().error.as_deref(), Some(hearth_core::tasks::INTERRUPTED_REASON));

@@ -80,14 +80,28 @@ async fn main() {
         next_run_at: None,
         action_id: None,
     };
+    let mut per_step = [Duration::ZERO; 4];
     for i in 0..TASKS {
         let key = format!("direct-{i}");
+        let t = Instant::now();
         store.create_task(NewTask { idempotency_key: &key, kind: TaskKind::Monitor, title: &key, input: &input, thread_id: None }).await.unwrap();
+        per_step[0] += t.elapsed();
+        let t = Instant::now();
         let claim = store.claim_next("bench", 60_000).await.unwrap().unwrap();
+        per_step[1] += t.elapsed();
+        let t = Instant::now();
         assert!(store.checkpoint(&claim.task.id, &claim.lease_id, &serde_json::json!({ "step": 1 })).await.unwrap());
+        per_step[2] += t.elapsed();
+        let t = Instant::now();
         assert!(store.finish_run(&claim.task.id, &claim.lease_id, &ending).await.unwrap());
+        per_step[3] += t.elapsed();
     }
     let direct = started.elapsed();
+    let us = |d: Duration| d.as_secs_f64() * 1e6 / TASKS as f64;
+    println!(
+        "  per transition: create {:.0} µs, claim {:.0} µs, checkpoint {:.0} µs, finish {:.0} µs",
+        us(per_step[0]), us(per_step[1]), us(per_step[2]), us(per_step[3])
+    );
     let direct_rate = transitions as f64 / direct.as_secs_f64();
     println!("store path (no worker): {transitions} transitions in {direct:.2?} = {direct_rate:.0} transitions/s");
 

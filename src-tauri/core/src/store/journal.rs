@@ -32,7 +32,7 @@ impl Store {
         .bind(action)
         .bind(hash)
         .bind(now_ms())
-        .execute(self.writer())
+        .execute(&mut *self.writer().await)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -75,7 +75,7 @@ impl Store {
         .bind(to)
         .bind(receipt)
         .bind(now_ms())
-        .execute(self.writer())
+        .execute(&mut *self.writer().await)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -85,7 +85,7 @@ impl Store {
         let done = sqlx::query("DELETE FROM operations WHERE scope = ?1 AND op_id = ?2 AND status = 'dispatching'")
             .bind(scope)
             .bind(op_id)
-            .execute(self.writer())
+            .execute(&mut *self.writer().await)
             .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -98,7 +98,7 @@ impl Store {
              WHERE status = 'dispatching' AND scope LIKE 'chat:%'",
         )
         .bind(now_ms())
-        .execute(self.writer())
+        .execute(&mut *self.writer().await)
         .await?;
         Ok(done.rows_affected())
     }

@@ -3,8 +3,11 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::SqlitePool;
+use sqlx::{ConnectOptions, SqliteConnection, SqlitePool};
+use tokio::sync::{Mutex, MutexGuard};
 
 use crate::error::{CoreError, Result};
 
@@ -12,13 +15,14 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
 /// The handle to Hearth's database. Cheap to clone.
 ///
-/// Writes go through a pool of one connection, so writers in this process queue in tokio
-/// (woken the moment the previous commit ends) instead of in SQLite's busy handler, which
-/// sleeps in steps of milliseconds. Reads use their own pool and see every committed write (WAL).
+/// Writes go through one connection behind an async mutex, so writers in this process queue
+/// in tokio (woken the moment the previous commit ends) instead of in SQLite's busy handler,
+/// which sleeps in steps of milliseconds — and without a pool's per-use bookkeeping. Reads use
+/// their own pool and see every committed write (WAL).
 #[derive(Debug, Clone)]
 pub struct Store {
     reader: SqlitePool,
-    writer: SqlitePool,
+    writer: Arc<Mutex<SqliteConnection>>,
     path: PathBuf,
 }
 
@@ -37,28 +41,25 @@ impl Store {
             .busy_timeout(busy_timeout);
         // Long enough for a burst of writers queued behind each other.
         let acquire_timeout = busy_timeout + Duration::from_secs(30);
-        let writer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .acquire_timeout(acquire_timeout)
-            .connect_with(options.clone())
-            .await
-            .map_err(|err| classify(path, &err))?;
+        let mut writer = options.connect().await.map_err(|err| classify(path, &err))?;
         // A quick read proves the header is SQLite before migrations touch anything.
         sqlx::query("SELECT count(*) FROM sqlite_master")
-            .execute(&writer)
+            .execute(&mut writer)
             .await
             .map_err(|err| classify(path, &err))?;
-        MIGRATOR.run(&writer).await.map_err(|err| match err {
+        MIGRATOR.run(&mut writer).await.map_err(|err| match err {
             sqlx::migrate::MigrateError::Execute(inner) => classify(path, &inner),
             other => CoreError::DatabaseOpen { path: path.to_owned(), detail: other.to_string() },
         })?;
+        // No ping before each use: these are local files, not network connections.
         let reader = SqlitePoolOptions::new()
             .max_connections(4)
+            .test_before_acquire(false)
             .acquire_timeout(acquire_timeout)
             .connect_with(options)
             .await
             .map_err(|err| classify(path, &err))?;
-        Ok(Self { reader, writer, path: path.to_owned() })
+        Ok(Self { reader, writer: Arc::new(Mutex::new(writer)), path: path.to_owned() })
     }
 
     /// The read pool, for the sibling modules that hold the SQL.
@@ -66,9 +67,10 @@ impl Store {
         &self.reader
     }
 
-    /// The one-connection write pool: every statement that changes the database.
-    pub(crate) fn writer(&self) -> &SqlitePool {
-        &self.writer
+    /// The write connection: every statement that changes the database waits here for the
+    /// previous one.
+    pub(crate) async fn writer(&self) -> MutexGuard<'_, SqliteConnection> {
+        self.writer.lock().await
     }
 
     /// The database file.
@@ -76,10 +78,15 @@ impl Store {
         &self.path
     }
 
-    /// Closes every connection (waits for running queries).
+    /// Closes the readers and ends the writer's transaction state (waits for running
+    /// queries). The write connection itself closes when the last clone of the store drops.
     pub async fn close(&self) {
-        self.writer.close().await;
         self.reader.close().await;
+        // Checkpoint the WAL so a reopened database (or another process) starts clean.
+        let mut writer = self.writer.lock().await;
+        if let Err(err) = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(&mut *writer).await {
+            tracing::debug!(error = %err, "WAL checkpoint at close failed");
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use hearth_protocol::tasks::{
     TaskView, allowed_controls,
 };
 use sha2::{Digest, Sha256};
-use sqlx::Row;
+use sqlx::{Connection, Row};
 use sqlx::sqlite::SqliteRow;
 
 use super::{Store, now_ms};
@@ -199,7 +199,7 @@ impl Store {
         .bind(new.thread_id)
         .bind(now_ms())
         .bind(MAX_OPEN_TASKS)
-        .fetch_optional(self.writer())
+        .fetch_optional(&mut *self.writer().await)
         .await?;
         if let Some(row) = inserted {
             return TaskRow::from_row(&row);
@@ -257,7 +257,7 @@ impl Store {
         .bind(now + lease_ms)
         .bind(now)
         .bind(&run_id)
-        .fetch_optional(self.writer())
+        .fetch_optional(&mut *self.writer().await)
         .await?;
         let Some(row) = row else { return Ok(None) };
         Ok(Some(Claim { task: TaskRow::from_row(&row)?, run_id, lease_id }))
@@ -274,7 +274,7 @@ impl Store {
         .bind(lease_id)
         .bind(now + lease_ms)
         .bind(now)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -303,7 +303,7 @@ impl Store {
         .bind(lease_id)
         .bind(serde_json::to_string(patch)?)
         .bind(now)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -319,7 +319,7 @@ impl Store {
         .bind(lease_id)
         .bind(serde_json::to_string(plan)?)
         .bind(now)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -350,7 +350,7 @@ impl Store {
         .bind(&ending.action_id)
         .bind(now)
         .bind(note)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -360,7 +360,8 @@ impl Store {
     /// longer runs under `lease_id`.
     pub async fn interrupt_run(&self, task_id: &str, lease_id: &str, reason: &str) -> Result<bool> {
         let now = now_ms();
-        let mut tx = self.writer().begin().await?;
+        let mut writer = self.writer().await;
+        let mut tx = writer.begin().await?;
         let unknown = sqlx::query(
             "UPDATE operations SET status = 'outcome_unknown', settled_at = ?2
              WHERE scope = ?1 AND status = 'dispatching'",
@@ -409,7 +410,8 @@ impl Store {
     pub async fn apply_control(&self, task_id: &str, expected: TaskStatus, control: &TaskControl) -> Result<ControlOutcome> {
         let now = now_ms();
         // IMMEDIATE: the read below and the write after it see the same row.
-        let mut tx = self.writer().begin_with("BEGIN IMMEDIATE").await?;
+        let mut writer = self.writer().await;
+        let mut tx = writer.begin_with("BEGIN IMMEDIATE").await?;
         let row = sqlx::query(&format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?1"))
             .bind(task_id)
             .fetch_optional(&mut *tx)
@@ -484,7 +486,7 @@ impl Store {
         kind: TaskEventKind,
         message: &str,
     ) -> Result<()> {
-        let mut conn = self.writer().acquire().await?;
+        let mut conn = self.writer().await;
         insert_event(&mut conn, task_id, run_id, kind, message, now_ms()).await
     }
 
@@ -492,7 +494,7 @@ impl Store {
     pub async fn task_runs(&self, task_id: &str) -> Result<Vec<TaskRunView>> {
         let rows = sqlx::query(
             "SELECT id, attempt, status, started_at, finished_at, reason FROM task_runs WHERE task_id = ?1
-             ORDER BY started_at, attempt",
+             ORDER BY attempt",
         )
         .bind(task_id)
         .fetch_all(self.reader())
@@ -516,8 +518,8 @@ impl Store {
     pub async fn task_events(&self, task_id: &str, limit: i64) -> Result<Vec<TaskEventView>> {
         let rows = sqlx::query(
             "SELECT run_id, kind, message, at FROM (
-                 SELECT id, run_id, kind, message, at FROM task_events WHERE task_id = ?1 ORDER BY id DESC LIMIT ?2
-             ) ORDER BY id",
+                 SELECT seq, run_id, kind, message, at FROM task_events WHERE task_id = ?1 ORDER BY seq DESC LIMIT ?2
+             ) ORDER BY seq",
         )
         .bind(task_id)
         .bind(limit)
@@ -545,7 +547,10 @@ async fn insert_event(
     message: &str,
     at: i64,
 ) -> Result<()> {
-    sqlx::query("INSERT INTO task_events (task_id, run_id, kind, message, at) VALUES (?1, ?2, ?3, ?4, ?5)")
+    sqlx::query(
+        "INSERT INTO task_events (task_id, seq, run_id, kind, message, at)
+         VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM task_events WHERE task_id = ?1), ?2, ?3, ?4, ?5)",
+    )
         .bind(task_id)
         .bind(run_id)
         .bind(kind.as_str())

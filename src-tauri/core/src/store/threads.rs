@@ -49,7 +49,7 @@ impl Store {
         .bind(thread_id)
         .bind(title)
         .bind(now)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await)
         .await?;
         Ok(())
     }
@@ -78,7 +78,7 @@ impl Store {
             .bind(run_id)
             .bind(thread_id)
             .bind(now_ms())
-            .execute(self.writer())
+            .execute(&mut *self.writer().await)
             .await?;
         Ok(())
     }
@@ -89,7 +89,7 @@ impl Store {
             .bind(run_id)
             .bind(end.as_str())
             .bind(now_ms())
-            .execute(self.writer())
+            .execute(&mut *self.writer().await)
             .await?;
         Ok(())
     }
@@ -101,7 +101,7 @@ impl Store {
              RETURNING id, thread_id",
         )
         .bind(now_ms())
-        .fetch_all(self.writer())
+        .fetch_all(&mut *self.writer().await)
         .await?;
         rows.iter().map(|row| Ok(OrphanRun { run_id: row.try_get(0)?, thread_id: row.try_get(1)? })).collect()
     }
@@ -113,7 +113,7 @@ impl Store {
             .bind(thread_id)
             .bind(run_id)
             .bind(json)
-            .execute(self.writer())
+            .execute(&mut *self.writer().await)
             .await?;
         Ok(())
     }

@@ -1,7 +1,7 @@
 //! The local sample workspace's tables: mail, attachments, calendar, and the seed marker.
 
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
+use sqlx::{Connection, Row};
 
 use super::Store;
 use crate::error::Result;
@@ -80,7 +80,8 @@ impl Store {
         events: &[CalendarEvent],
         seeded_at: i64,
     ) -> Result<()> {
-        let mut tx = self.writer().begin().await?;
+        let mut writer = self.writer().await;
+        let mut tx = writer.begin().await?;
         for m in messages {
             sqlx::query(
                 "INSERT INTO mail_messages (id, thread_id, from_addr, to_addrs, subject, body, sent_at, folder)

@@ -8,7 +8,7 @@ pub mod tasks;
 pub mod threads;
 pub mod workspace;
 
-pub use open::Store;
+pub use open::{Store, WAL_AUTOCHECKPOINT_PAGES};
 
 use crate::error::CoreError;
 

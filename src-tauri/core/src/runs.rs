@@ -127,6 +127,11 @@ impl Driver {
             let next = tokio::select! {
                 biased;
                 () = self.cancel.cancelled() => break,
+                // Nobody is listening any more (the window closed): stop now, not at the next event.
+                () = self.tx.closed() => {
+                    self.cancel.cancel();
+                    break;
+                }
                 next = events.next() => next,
             };
             let Some(mut event) = next else {

@@ -106,18 +106,18 @@ async fn stop_ends_the_run_cancelled_and_nothing_follows() {
 async fn a_window_that_goes_away_stops_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let mut config = fast_config(dir.path());
+    // The agent would sit silent for an hour: only the closed receiver can end this run.
     config.sample_slow_step = Duration::from_secs(3600);
     let hearth = Hearth::open(config).await.unwrap();
-    let (thread_id, _, mut events) = start(&hearth, None, "count to 50 slowly").await;
+    let (thread_id, run_id, mut events) = start(&hearth, None, "count to 50 slowly").await;
     while !matches!(events.recv().await, Some(Event::TextMessageStart(_))) {}
     drop(events);
-    // The driver notices on its next send, which only Stop or the closed channel can cause;
-    // dropping the receiver is the closed channel, so cancel explicitly as the shell does.
-    assert_eq!(hearth.active_runs(), 1);
-    hearth.shutdown().await;
     settled(&hearth).await;
+    assert!(!hearth.stop_run(&run_id), "the run already ended");
     let stored = hearth.store().thread_events(&thread_id).await.unwrap();
     assert!(matches!(stored.last(), Some(Event::RunFinished(f)) if f.is_cancelled()));
+    assert_eq!(text_of(&stored), "", "nothing was counted after the window went away");
+    verify_all(&stored).unwrap();
 }
 
 #[tokio::test]

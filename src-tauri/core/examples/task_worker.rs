@@ -4,7 +4,8 @@
 //! `task_worker <data dir> <effects db> <mode>` where mode is:
 //! - `after-effect`: claim one task, perform its effect, print `EFFECT_DONE`, then hang;
 //! - `during-effect`: claim one task, print `EFFECT_DONE` inside the effect, then hang;
-//! - `drain`: run every due task (each succeeds at once) until none is left, then exit.
+//! - `drain`: run every due task (each succeeds at once) until none is left, then exit;
+//! - `chat-run`: start a chat reply that counts slowly, print `EFFECT_DONE` once it streams, then hang.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 #[path = "../tests/suite/effects.rs"]
@@ -26,6 +27,7 @@ async fn main() {
     };
     let mut config = Config::new(PathBuf::from(data));
     config.start_workers = false;
+    config.sample_slow_step = std::time::Duration::from_secs(3600);
     let hearth = Hearth::open(config).await.unwrap();
     let effects = effects::Effects::open(&PathBuf::from(effects_db)).await;
     let engine = hearth.tasks().clone();
@@ -73,6 +75,14 @@ async fn main() {
                     let _ = changes.recv().await;
                 }
             }
+        }
+        "chat-run" => {
+            let params = hearth_protocol::ipc::RunStartParams { thread_id: None, text: "count to 50 slowly".into() };
+            let (started, mut events) = hearth.start_run(params).await.unwrap();
+            while !matches!(events.recv().await, Some(hearth_protocol::agui::Event::TextMessageStart(_))) {}
+            println!("{}", started.thread_id);
+            announce();
+            std::future::pending::<()>().await;
         }
         other => panic!("unknown mode {other}"),
     }

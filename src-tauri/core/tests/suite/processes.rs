@@ -21,7 +21,7 @@ fn worker_binary() -> PathBuf {
     path
 }
 
-fn spawn_worker(dir: &Path, mode: &str) -> Child {
+pub fn spawn_worker(dir: &Path, mode: &str) -> Child {
     Command::new(worker_binary())
         .arg(dir.join("data"))
         .arg(dir.join("effects.db"))

@@ -65,22 +65,22 @@ async fn a_locked_database_is_named_in_a_clear_error() {
     assert!(err.to_string().contains("is another Hearth running?"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_left_open_by_a_crash_is_closed_at_the_next_start() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = fast_config(dir.path());
-    config.sample_slow_step = Duration::from_secs(3600);
-    let hearth = Hearth::open(config.clone()).await.unwrap();
-    let (thread_id, _, mut events) = start(&hearth, None, "count to 50 slowly").await;
-    while !matches!(events.recv().await, Some(Event::TextMessageStart(_))) {}
-    // Simulate the process dying: the run row stays `running` and its log has no end.
-    hearth.store().close().await;
-    drop(events);
-    drop(hearth);
+    // A real process streams a reply and is SIGKILLed mid-run: the run row stays `running`
+    // and its log has no end.
+    let mut child = super::processes::spawn_worker(dir.path(), "chat-run");
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
+    let thread_id = lines.next_line().await.unwrap().unwrap();
+    assert_eq!(lines.next_line().await.unwrap().as_deref(), Some("EFFECT_DONE"));
+    child.start_kill().unwrap();
+    child.wait().await.unwrap();
 
-    let reopened = Hearth::open(fast_config(dir.path())).await.unwrap();
+    let reopened = Hearth::open(fast_config(&dir.path().join("data"))).await.unwrap();
     let log = reopened.thread_history(&thread_id).await.unwrap().events;
-    assert!(matches!(log.last(), Some(Event::RunError(e)) if e.code.as_deref() == Some("interrupted")));
+    assert!(matches!(log.last(), Some(Event::RunError(e)) if e.code.as_deref() == Some("interrupted")), "{log:#?}");
     verify_all(&log).unwrap();
     // The thread is usable again.
     let (_, _, events) = start(&reopened, Some(&thread_id), "hello").await;

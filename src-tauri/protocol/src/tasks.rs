@@ -193,6 +193,8 @@ pub struct TaskControlParams {
     pub task_id: String,
     /// The status the owner saw; a different one is a conflict.
     pub expected_status: TaskStatus,
+    /// The attempt count the owner saw; a newer run (new effects, a new question) is a conflict.
+    pub expected_attempts: i64,
     /// The control.
     pub control: TaskControl,
 }
@@ -447,6 +449,7 @@ mod tests {
         let params = |text: &str| TaskControlParams {
             task_id: "t1".into(),
             expected_status: TaskStatus::WaitingInput,
+            expected_attempts: 1,
             control: TaskControl::Answer { text: text.into() },
         };
         assert!(params("Tuesday").validate().is_ok());

@@ -247,7 +247,7 @@ impl Store {
                  attempts = attempts + 1, next_run_at = NULL, updated_at = ?4, current_run_id = ?5,
                  status_note = 'Run ' || (attempts + 1) || ' started.'
              WHERE id = (SELECT id FROM tasks WHERE status IN ('queued', 'scheduled')
-                             AND coalesce(next_run_at, created_at) <= ?4 AND (next_run_at IS NULL OR next_run_at <= ?4)
+                             AND (next_run_at IS NULL OR next_run_at <= ?4)
                          ORDER BY coalesce(next_run_at, created_at), id LIMIT 1)
                AND status IN ('queued', 'scheduled')
              RETURNING {TASK_COLUMNS}"
@@ -337,7 +337,9 @@ impl Store {
         };
         let done = sqlx::query(
             "UPDATE tasks SET status = ?3, result = ?4, error = ?5, question = ?6, next_run_at = ?7, action_id = ?8,
-                 lease_expires_at = NULL, updated_at = ?9, status_note = ?10
+                 lease_expires_at = NULL, updated_at = ?9, status_note = ?10,
+                 outcome_uncertain = outcome_uncertain OR EXISTS (
+                     SELECT 1 FROM operations WHERE scope = ?11 AND status = 'outcome_unknown')
              WHERE id = ?1 AND lease_id = ?2 AND status = 'running' AND lease_expires_at > ?9",
         )
         .bind(task_id)
@@ -350,6 +352,7 @@ impl Store {
         .bind(&ending.action_id)
         .bind(now)
         .bind(note)
+        .bind(task_scope(task_id))
         .execute(&mut *self.writer().await)
         .await?;
         Ok(done.rows_affected() == 1)
@@ -394,6 +397,32 @@ impl Store {
         Ok(true)
     }
 
+    /// Operations left `dispatching` by a run that was stopped (paused, cancelled) and whose
+    /// process then died become `outcome_unknown`, flagging their task for review. Call only
+    /// when no run of this process is in flight (start-up).
+    pub async fn strand_stopped_operations(&self) -> Result<u64> {
+        let now = now_ms();
+        let mut writer = self.writer().await;
+        let mut tx = writer.begin().await?;
+        let stranded = sqlx::query(
+            "UPDATE operations SET status = 'outcome_unknown', settled_at = ?1
+             WHERE status = 'dispatching' AND scope LIKE 'task:%'
+               AND substr(scope, 6) IN (SELECT id FROM tasks WHERE status <> 'running')",
+        )
+        .bind(now)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        sqlx::query(
+            "UPDATE tasks SET outcome_uncertain = 1 WHERE outcome_uncertain = 0 AND status <> 'running'
+               AND 'task:' || id IN (SELECT scope FROM operations WHERE status = 'outcome_unknown')",
+        )
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(stranded)
+    }
+
     /// Running tasks: (task id, lease id, lease owner, lease expiry).
     pub async fn running_leases(&self) -> Result<Vec<(String, String, String, i64)>> {
         let rows = sqlx::query(
@@ -406,8 +435,15 @@ impl Store {
         rows.iter().map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?, r.try_get(3)?))).collect()
     }
 
-    /// Applies an owner's control as one compare-and-swap on (status, lease).
-    pub async fn apply_control(&self, task_id: &str, expected: TaskStatus, control: &TaskControl) -> Result<ControlOutcome> {
+    /// Applies an owner's control as one compare-and-swap on what the owner saw: the status
+    /// and the attempt (a new run means new effects and questions the owner has not seen).
+    pub async fn apply_control(
+        &self,
+        task_id: &str,
+        expected: TaskStatus,
+        expected_attempts: i64,
+        control: &TaskControl,
+    ) -> Result<ControlOutcome> {
         let now = now_ms();
         // IMMEDIATE: the read below and the write after it see the same row.
         let mut writer = self.writer().await;
@@ -420,7 +456,7 @@ impl Store {
             return Err(CoreError::NotFound(format!("There is no task {task_id}.")));
         };
         let current = TaskRow::from_row(&row)?;
-        if current.status != expected {
+        if current.status != expected || current.attempts != expected_attempts {
             return Ok(ControlOutcome::Changed(current));
         }
         if !allowed_controls(current.status).contains(&control.kind()) {
@@ -452,7 +488,7 @@ impl Store {
                  outcome_uncertain = CASE WHEN ?5 THEN 0 ELSE outcome_uncertain END,
                  state = CASE WHEN ?8 IS NULL THEN state ELSE json_patch(state, json_object('answer', ?8)) END,
                  question = CASE WHEN ?8 IS NULL THEN question ELSE NULL END
-             WHERE id = ?1 AND status = ?2 AND lease_id IS ?6",
+             WHERE id = ?1 AND status = ?2 AND lease_id IS ?6 AND attempts = ?9",
         )
         .bind(task_id)
         .bind(expected.as_str())
@@ -462,6 +498,7 @@ impl Store {
         .bind(&current.lease_id)
         .bind(note)
         .bind(answer)
+        .bind(expected_attempts)
         .execute(&mut *tx)
         .await?;
         if done.rows_affected() != 1 {

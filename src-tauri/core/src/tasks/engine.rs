@@ -148,6 +148,10 @@ impl TaskEngine {
                 interrupted += 1;
             }
         }
+        let stranded = self.inner.store.strand_stopped_operations().await?;
+        if stranded > 0 {
+            tracing::warn!(stranded, "operations of stopped tasks were left in flight; they need the owner's review");
+        }
         Ok(interrupted)
     }
 
@@ -205,7 +209,11 @@ impl TaskEngine {
     /// Applies an owner's control. A running run's cancellation fires at once.
     pub async fn control(&self, params: &TaskControlParams) -> Result<TaskRow> {
         params.validate()?;
-        let outcome = self.inner.store.apply_control(&params.task_id, params.expected_status, &params.control).await?;
+        let outcome = self
+            .inner
+            .store
+            .apply_control(&params.task_id, params.expected_status, params.expected_attempts, &params.control)
+            .await?;
         match outcome {
             ControlOutcome::Applied { task, stopped_lease } => {
                 if let Some(lease) = stopped_lease {
@@ -320,7 +328,14 @@ impl TaskEngine {
                     Err(err) => tracing::error!(task_id, error = %err, "could not record the end of a task run"),
                 }
             }
-            lock(&engine.inner.running).remove(&task_id);
+            {
+                // A newer run of the same task (paused, resumed, claimed again while this one
+                // unwound) owns the entry now: leave it, or Stop could no longer reach it.
+                let mut running = lock(&engine.inner.running);
+                if running.get(&task_id).is_some_and(|r| r.lease_id == lease_id) {
+                    running.remove(&task_id);
+                }
+            }
             engine.changed(&task_id);
             engine.inner.wake.notify_one();
         });

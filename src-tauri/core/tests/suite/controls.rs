@@ -15,7 +15,7 @@ async fn task_in(t: &TestHearth, key: &str, status: TaskStatus) -> String {
     let store = t.hearth.store();
     let plain = json!({});
     let control = |id: &str, expected, control| {
-        let params = TaskControlParams { task_id: id.to_owned(), expected_status: expected, control };
+        let params = TaskControlParams { task_id: id.to_owned(), expected_status: expected, expected_attempts: 0, control };
         let hearth = t.hearth.clone();
         async move { hearth.task_control(&params).await.unwrap() }
     };
@@ -69,7 +69,12 @@ async fn every_status_and_control_pair() {
             let id = task_in(&t, &key, status).await;
             let before = t.hearth.store().get_task(&id).await.unwrap().unwrap();
             assert_eq!(before.status, status, "{key}: setup");
-            let params = TaskControlParams { task_id: id.clone(), expected_status: status, control: control.clone() };
+            let params = TaskControlParams {
+                task_id: id.clone(),
+                expected_status: status,
+                expected_attempts: before.attempts,
+                control: control.clone(),
+            };
             let result = t.hearth.task_control(&params).await;
             let after = t.hearth.store().get_task(&id).await.unwrap().unwrap();
             if allowed_controls(status).contains(&control.kind()) {
@@ -100,11 +105,31 @@ async fn every_status_and_control_pair() {
 async fn a_control_on_a_stale_view_is_a_conflict() {
     let t = with_scripted_handler().await;
     let id = task_in(&t, "stale-view", TaskStatus::WaitingInput).await;
-    let params = TaskControlParams { task_id: id.clone(), expected_status: TaskStatus::Queued, control: TaskControl::Pause };
+    let params = TaskControlParams {
+        task_id: id.clone(),
+        expected_status: TaskStatus::Queued,
+        expected_attempts: 1,
+        control: TaskControl::Pause,
+    };
     let err = t.hearth.task_control(&params).await.unwrap_err();
     assert!(err.to_string().contains("changed while you were looking"), "{err}");
-    assert_eq!(t.hearth.store().get_task(&id).await.unwrap().unwrap().status, TaskStatus::WaitingInput);
-    let missing = TaskControlParams { task_id: "nope".into(), expected_status: TaskStatus::Queued, control: TaskControl::Cancel };
+    // The same status from an older attempt is stale too: that question is not this one.
+    let older = TaskControlParams {
+        task_id: id.clone(),
+        expected_status: TaskStatus::WaitingInput,
+        expected_attempts: 0,
+        control: TaskControl::Answer { text: "Tuesday".into() },
+    };
+    let err = t.hearth.task_control(&older).await.unwrap_err();
+    assert!(err.to_string().contains("changed while you were looking"), "{err}");
+    let task = t.hearth.store().get_task(&id).await.unwrap().unwrap();
+    assert_eq!((task.status, task.state.get("answer")), (TaskStatus::WaitingInput, None));
+    let missing = TaskControlParams {
+        task_id: "nope".into(),
+        expected_status: TaskStatus::Queued,
+        expected_attempts: 0,
+        control: TaskControl::Cancel,
+    };
     assert!(matches!(t.hearth.task_control(&missing).await.unwrap_err(), CoreError::NotFound(_)));
 }
 
@@ -138,7 +163,12 @@ async fn cancel_reaches_a_running_handler_at_once() {
     let mut changes = engine.subscribe();
     engine.tick().await.unwrap();
     started_rx.await.unwrap();
-    let params = TaskControlParams { task_id: task.id.clone(), expected_status: TaskStatus::Running, control: TaskControl::Cancel };
+    let params = TaskControlParams {
+        task_id: task.id.clone(),
+        expected_status: TaskStatus::Running,
+        expected_attempts: 1,
+        control: TaskControl::Cancel,
+    };
     t.hearth.task_control(&params).await.unwrap();
     saw_rx.await.unwrap();
     engine_idle(engine, &mut changes).await;
@@ -165,6 +195,7 @@ async fn retry_waits_for_review_while_an_outcome_is_unknown() {
     let retry = |ack| TaskControlParams {
         task_id: task.id.clone(),
         expected_status: TaskStatus::Interrupted,
+        expected_attempts: 1,
         control: TaskControl::Retry { acknowledge_uncertain: ack },
     };
     let err = t.hearth.task_control(&retry(false)).await.unwrap_err();
@@ -173,4 +204,37 @@ async fn retry_waits_for_review_while_an_outcome_is_unknown() {
     let view = t.hearth.task_control(&retry(true)).await.unwrap();
     assert_eq!((view.status, view.outcome_uncertain), (TaskStatus::Queued, false));
     assert_eq!(store.get_operation(&format!("task:{}", task.id), "send-1").await.unwrap().unwrap().status, "acknowledged");
+}
+
+#[tokio::test]
+async fn an_uncertain_effect_makes_its_failed_task_wait_for_review() {
+    let t = super::support::open().await;
+    let engine = t.hearth.tasks();
+    engine.register(TaskKind::Monitor, |ctx: TaskContext| async move {
+        let sent = ctx
+            .effect("send-1", "test_send", &json!({ "to": "sam@example.com" }), |_| async {
+                Err(hearth_core::journal::EffectError::Uncertain("the connection dropped after sending".into()))
+            })
+            .await;
+        match sent {
+            Ok(_) => TaskOutcome::Succeeded("sent".into()),
+            Err(err) => TaskOutcome::Failed(err.to_string()),
+        }
+    });
+    let input = json!({});
+    let task = engine.create(new_task("uncertain-send", &input)).await.unwrap();
+    let mut changes = engine.subscribe();
+    engine.tick().await.unwrap();
+    engine_idle(engine, &mut changes).await;
+    let failed = t.hearth.store().get_task(&task.id).await.unwrap().unwrap();
+    assert_eq!(failed.status, TaskStatus::Failed);
+    assert!(failed.outcome_uncertain, "the failed run left an effect in doubt");
+    let retry = |ack| TaskControlParams {
+        task_id: task.id.clone(),
+        expected_status: TaskStatus::Failed,
+        expected_attempts: 1,
+        control: TaskControl::Retry { acknowledge_uncertain: ack },
+    };
+    assert!(t.hearth.task_control(&retry(false)).await.is_err(), "a plain Retry waits for review");
+    assert_eq!(t.hearth.task_control(&retry(true)).await.unwrap().status, TaskStatus::Queued);
 }

@@ -98,6 +98,7 @@ async fn sigkill_after_the_effect_interrupts_and_retry_does_not_repeat_it() {
     let retry = TaskControlParams {
         task_id: task_id.clone(),
         expected_status: TaskStatus::Interrupted,
+        expected_attempts: 1,
         control: TaskControl::Retry { acknowledge_uncertain: false },
     };
     hearth.task_control(&retry).await.unwrap();
@@ -137,6 +138,7 @@ async fn sigkill_during_the_effect_leaves_its_outcome_unknown() {
     let retry = TaskControlParams {
         task_id: task_id.clone(),
         expected_status: TaskStatus::Interrupted,
+        expected_attempts: 1,
         control: TaskControl::Retry { acknowledge_uncertain: false },
     };
     assert!(hearth.task_control(&retry).await.is_err(), "Retry waits for the owner's review");

@@ -109,13 +109,15 @@ async fn a_stale_lease_holder_cannot_write_after_expiry() {
     let store = hearth.store();
     let input = json!({});
     let task = hearth.tasks().create(new_task("stale", &input)).await.unwrap();
-    // This process claims with a lease that lapses at once (another worker would see it expired).
+    // Another worker claimed with a lease that lapsed at once; nobody has swept it yet, so the
+    // task is still `running` and only the expiry fences the old holder.
     let claim = store.claim_next("some-other-process", 0).await.unwrap().unwrap();
     assert_eq!(claim.task.id, task.id);
-    assert_eq!(hearth.tasks().sweep().await.unwrap(), 1);
-    let before = (store.get_task(&task.id).await.unwrap(), store.task_runs(&task.id).await.unwrap(), store.task_events(&task.id, 1000).await.unwrap());
-    assert_eq!(before.0.as_ref().unwrap().status, TaskStatus::Interrupted);
-    assert_eq!(before.0.as_ref().unwrap().error.as_deref(), Some(hearth_core::tasks::INTERRUPTED_REASON));
+    let snapshot = || async {
+        (store.get_task(&task.id).await.unwrap(), store.task_runs(&task.id).await.unwrap(), store.task_events(&task.id, 1000).await.unwrap())
+    };
+    let before = snapshot().await;
+    assert_eq!(before.0.as_ref().unwrap().status, TaskStatus::Running);
 
     let done = RunEnding { status: TaskStatus::Succeeded, result: Some("late".into()), error: None, question: None, next_run_at: None, action_id: None };
     let failed = RunEnding { status: TaskStatus::Failed, error: Some("late".into()), ..done.clone() };
@@ -124,8 +126,13 @@ async fn a_stale_lease_holder_cannot_write_after_expiry() {
     assert!(!store.finish_run(&task.id, &claim.lease_id, &failed).await.unwrap());
     assert!(!store.set_plan(&task.id, &claim.lease_id, &[]).await.unwrap());
     assert!(!store.renew_lease(&task.id, &claim.lease_id, 60_000).await.unwrap());
-    let after = (store.get_task(&task.id).await.unwrap(), store.task_runs(&task.id).await.unwrap(), store.task_events(&task.id, 1000).await.unwrap());
+    let after = snapshot().await;
     assert_eq!(after, before, "the database is unchanged");
+    // The sweep then makes it interrupted, durably.
+    assert_eq!(hearth.tasks().sweep().await.unwrap(), 1);
+    let swept = store.get_task(&task.id).await.unwrap().unwrap();
+    assert_eq!(swept.status, TaskStatus::Interrupted);
+    assert_eq!(swept.error.as_deref(), Some(hearth_core::tasks::INTERRUPTED_REASON));
 }
 
 #[tokio::test]
@@ -138,6 +145,7 @@ async fn a_stale_lease_holder_cannot_write_after_cancel() {
     let cancel = hearth_protocol::tasks::TaskControlParams {
         task_id: task.id.clone(),
         expected_status: TaskStatus::Running,
+        expected_attempts: 1,
         control: hearth_protocol::tasks::TaskControl::Cancel,
     };
     t.hearth.task_control(&cancel).await.unwrap();
@@ -194,6 +202,7 @@ async fn an_interrupted_task_is_never_claimed_again_until_retry() {
     let retry = hearth_protocol::tasks::TaskControlParams {
         task_id: task.id.clone(),
         expected_status: TaskStatus::Interrupted,
+        expected_attempts: 1,
         control: hearth_protocol::tasks::TaskControl::Retry { acknowledge_uncertain: false },
     };
     t.hearth.task_control(&retry).await.unwrap();

@@ -26,7 +26,8 @@ pub fn TaskControls(live: LiveTasks, current: Memo<Option<TaskView>>, on_changed
             return;
         }
         let is_answer = matches!(control, TaskControl::Answer { .. });
-        let params = TaskControlParams { task_id: task.id, expected_status: task.status, control };
+        let params =
+            TaskControlParams { task_id: task.id, expected_status: task.status, expected_attempts: task.attempts, control };
         busy.set(true);
         error.set(None);
         spawn_local(async move {

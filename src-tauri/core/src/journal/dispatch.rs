@@ -64,6 +64,12 @@ pub enum JournalError {
         /// The operation.
         op_id: String,
     },
+    /// The task's lease is gone (interrupted, taken over, expired): this run may not act.
+    #[error("operation {op_id} was refused: this run no longer holds its task's lease, so it must stop")]
+    Fenced {
+        /// The operation.
+        op_id: String,
+    },
     /// Another dispatch of the same operation is in flight right now.
     #[error("operation {op_id} is being performed right now; wait for it to finish")]
     InFlight {
@@ -105,22 +111,73 @@ impl Journal {
         F: FnOnce(CancellationToken) -> Fut,
         Fut: Future<Output = Result<serde_json::Value, EffectError>>,
     {
+        self.perform_inner(scope, op_id, tool, action, cancel, None, effect).await
+    }
+
+    /// [`Journal::perform`] for a task run: the intent is written only while `lease_id` still
+    /// holds `task_id`, in the same statement, so a run whose lease lapsed a moment after its
+    /// last guard cannot start an effect.
+    #[allow(clippy::too_many_arguments, reason = "perform's arguments plus the fence; a struct would only rename them")]
+    pub async fn perform_fenced<F, Fut>(
+        &self,
+        scope: &str,
+        op_id: &str,
+        tool: &str,
+        action: &serde_json::Value,
+        cancel: &CancellationToken,
+        fence: (&str, &str),
+        effect: F,
+    ) -> Result<Receipt, JournalError>
+    where
+        F: FnOnce(CancellationToken) -> Fut,
+        Fut: Future<Output = Result<serde_json::Value, EffectError>>,
+    {
+        self.perform_inner(scope, op_id, tool, action, cancel, Some(fence), effect).await
+    }
+
+    #[allow(clippy::too_many_arguments, reason = "the shared body of perform and perform_fenced")]
+    async fn perform_inner<F, Fut>(
+        &self,
+        scope: &str,
+        op_id: &str,
+        tool: &str,
+        action: &serde_json::Value,
+        cancel: &CancellationToken,
+        fence: Option<(&str, &str)>,
+        effect: F,
+    ) -> Result<Receipt, JournalError>
+    where
+        F: FnOnce(CancellationToken) -> Fut,
+        Fut: Future<Output = Result<serde_json::Value, EffectError>>,
+    {
         let cancelled = || JournalError::Cancelled { op_id: op_id.to_owned() };
         if cancel.is_cancelled() {
             return Err(cancelled());
         }
         let hash = action_hash(tool, action);
-        let inserted = self.store.insert_operation(scope, op_id, tool, &canonical_json(action), &hash).await?;
+        let canonical = canonical_json(action);
+        let inserted = match fence {
+            Some(fence) => self.store.insert_operation_fenced(scope, op_id, tool, &canonical, &hash, fence).await?,
+            None => self.store.insert_operation(scope, op_id, tool, &canonical, &hash).await?,
+        };
         if !inserted {
-            match self.classify_existing(scope, op_id, &hash).await? {
+            if fence.is_some() && self.store.get_operation(scope, op_id).await?.is_none() {
+                return Err(JournalError::Fenced { op_id: op_id.to_owned() });
+            }
+            match self.classify_existing(scope, op_id, &hash, fence).await? {
                 Existing::Dispatch => {}
                 Existing::Replay => return self.stored_receipt(scope, op_id).await,
                 Existing::Refuse(err) => return Err(err),
             }
         }
         if cancel.is_cancelled() {
-            // Nothing started: withdraw the intent so a later retry may perform it.
-            self.store.withdraw_operation(scope, op_id).await?;
+            // Nothing started: withdraw the intent so a later retry may perform it — but only
+            // an intent written just now; a row taken back from `acknowledged` goes back there.
+            if inserted {
+                self.store.withdraw_operation(scope, op_id).await?;
+            } else {
+                self.store.settle_operation(scope, op_id, "dispatching", "acknowledged", None).await?;
+            }
             return Err(cancelled());
         }
 
@@ -159,7 +216,13 @@ impl Journal {
     }
 
     /// What to do about an operation that already has a row.
-    async fn classify_existing(&self, scope: &str, op_id: &str, hash: &str) -> Result<Existing, JournalError> {
+    async fn classify_existing(
+        &self,
+        scope: &str,
+        op_id: &str,
+        hash: &str,
+        fence: Option<(&str, &str)>,
+    ) -> Result<Existing, JournalError> {
         let refuse = |err: fn(String) -> JournalError| Ok(Existing::Refuse(err(op_id.to_owned())));
         let Some(row) = self.store.get_operation(scope, op_id).await? else {
             // Withdrawn between our insert attempt and this read: another dispatcher owns it.
@@ -171,9 +234,7 @@ impl Journal {
         match row.status.as_str() {
             "succeeded" | "failed" | "interrupted" => Ok(Existing::Replay),
             // The owner reviewed an unknown outcome and asked for it again: take it back.
-            "acknowledged" if self.store.settle_operation(scope, op_id, "acknowledged", "dispatching", None).await? => {
-                Ok(Existing::Dispatch)
-            }
+            "acknowledged" if self.store.reclaim_acknowledged(scope, op_id, fence).await? => Ok(Existing::Dispatch),
             "outcome_unknown" | "acknowledged" => refuse(|op_id| JournalError::OutcomeUnknown { op_id }),
             _ => refuse(|op_id| JournalError::InFlight { op_id }),
         }

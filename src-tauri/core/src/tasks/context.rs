@@ -127,7 +127,9 @@ impl TaskContext {
         Fut: Future<Output = Result<serde_json::Value, EffectError>>,
     {
         self.guard().await?;
-        let receipt = self.journal.perform(&task_scope(&self.task.id), op_id, tool, action, &self.cancel, effect).await?;
+        let fence = (self.task.id.as_str(), self.lease_id.as_str());
+        let receipt =
+            self.journal.perform_fenced(&task_scope(&self.task.id), op_id, tool, action, &self.cancel, fence, effect).await?;
         Ok(receipt)
     }
 

@@ -170,3 +170,29 @@ async fn a_definite_failure_is_a_receipt_too() {
         .unwrap();
     assert_eq!((again.status, again.replayed), (ReceiptStatus::Failed, true));
 }
+
+#[tokio::test]
+async fn a_run_whose_lease_lapsed_cannot_start_an_effect() {
+    let t = open().await;
+    let effects = Effects::open(&t.dir.path().join("effects.db")).await;
+    let journal = t.hearth.tasks().journal().clone();
+    let input = json!({});
+    let task = t.hearth.tasks().create(super::support::new_task("lapsed", &input)).await.unwrap();
+    // The lease lapses at once; nobody has swept it, so the task still says `running`.
+    let claim = t.hearth.store().claim_next("this-run", 0).await.unwrap().unwrap();
+    let scope = format!("task:{}", task.id);
+    let cancel = CancellationToken::new();
+    let err = journal
+        .perform_fenced(&scope, "op-1", "test_send", &json!({}), &cancel, (&task.id, &claim.lease_id), |_| {
+            let effects = effects.clone();
+            async move {
+                effects.record("op-1", "x").await;
+                Ok(json!({}))
+            }
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, JournalError::Fenced { .. }), "{err:?}");
+    assert_eq!(effects.count().await, 0);
+    assert!(t.hearth.store().get_operation(&scope, "op-1").await.unwrap().is_none(), "no intent was written");
+}

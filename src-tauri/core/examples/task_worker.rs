@@ -29,10 +29,12 @@ async fn main() {
     config.start_workers = false;
     config.sample_slow_step = std::time::Duration::from_secs(3600);
     let hearth = Hearth::open(config).await.unwrap();
-    let effects = effects::Effects::open(&PathBuf::from(effects_db)).await;
     let engine = hearth.tasks().clone();
     match mode.as_str() {
         "after-effect" | "during-effect" => {
+            // Only these modes perform effects; two drain workers starting at once would
+            // otherwise race to create the effects file.
+            let effects = effects::Effects::open(&PathBuf::from(effects_db)).await;
             let during = mode == "during-effect";
             engine.register(TaskKind::Monitor, move |ctx: TaskContext| {
                 let effects = effects.clone();

@@ -36,8 +36,8 @@ impl Session {
         command
             .args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
             .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true);
+            .stderr(Stdio::inherit());
+        // Not kill_on_drop: SIGKILL leaves WebKitWebDriver holding its port (see Drop).
         for (key, value) in home.env() {
             command.env(key, value);
         }
@@ -64,10 +64,8 @@ impl Session {
     /// Closes the window and stops the driver with SIGTERM (SIGKILL would leave
     /// WebKitWebDriver holding its port).
     pub async fn close(mut self) {
-        let _ = self.client.close().await;
-        if let Some(pid) = self.driver.id() {
-            let _ = Command::new("kill").args(["-TERM", &pid.to_string()]).status().await;
-        }
+        let _ = self.client.clone().close().await;
+        terminate(self.driver.id());
         let _ = tokio::time::timeout(Duration::from_secs(10), self.driver.wait()).await;
     }
 
@@ -139,5 +137,20 @@ async fn wait_for_port(port: u16) {
     while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
         assert!(Instant::now() < deadline, "tauri-driver did not listen on {port}");
         tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+impl Drop for Session {
+    /// A test that panics never reaches `close`; SIGTERM the driver anyway so it stops
+    /// WebKitWebDriver and the app instead of leaving them holding ports for the next run.
+    fn drop(&mut self) {
+        terminate(self.driver.id());
+    }
+}
+
+/// SIGTERM (not SIGKILL: tauri-driver must get the chance to stop WebKitWebDriver).
+fn terminate(pid: Option<u32>) {
+    if let Some(pid) = pid {
+        let _ = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status();
     }
 }

@@ -17,6 +17,11 @@ APT_PACKAGES=(
   lld-19 rustc-web cargo-web rust-web-src
 )
 TAURI_DRIVER_VERSION=2.1.0
+# libpdfium comes from the pypdfium2 wheel (PyPI ships it; Debian has no package). Unpacked,
+# not pip-installed, so no Python environment is touched.
+PYPDFIUM2_VERSION=5.15.2
+PDFIUM_DIR="${HEARTH_PDFIUM_DIR:-/var/tmp/hearth-pdfium}"
+export HEARTH_PDFIUM_LIB="${HEARTH_PDFIUM_LIB:-$PDFIUM_DIR/pypdfium2_raw/libpdfium.so}"
 
 log() { printf '\033[1;33m[hearth %4ss]\033[0m %s\n' "$SECONDS" "$*" >&2; }
 die() { printf '\033[1;31m[hearth]\033[0m %s\n' "$*" >&2; exit 1; }
@@ -77,10 +82,24 @@ install_tauri_driver() {
   fi
 }
 
+install_pdfium() {
+  [ -f "$HEARTH_PDFIUM_LIB" ] && return 0
+  log "installing libpdfium from the pypdfium2 $PYPDFIUM2_VERSION wheel into $PDFIUM_DIR"
+  python3 -m pip --version >/dev/null 2>&1 || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-pip
+  local wheels
+  wheels="$(mktemp -d)"
+  python3 -m pip download --no-deps --only-binary=:all: -d "$wheels" "pypdfium2==$PYPDFIUM2_VERSION" >&2
+  mkdir -p "$PDFIUM_DIR"
+  python3 -m zipfile -e "$wheels"/pypdfium2-*.whl "$PDFIUM_DIR"
+  rm -rf "$wheels"
+  [ -f "$HEARTH_PDFIUM_LIB" ] || die "the pypdfium2 wheel had no libpdfium.so at $HEARTH_PDFIUM_LIB"
+}
+
 install_all() {
   install_apt_packages
   install_rust
   install_wasm_bindgen
+  install_pdfium
 }
 
 # Compiles one wasm crate with the chosen toolchain; prints the .wasm path.

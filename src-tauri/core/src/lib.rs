@@ -10,6 +10,7 @@ pub mod config;
 pub mod error;
 mod hearth;
 pub mod journal;
+pub mod pdf;
 pub mod runs;
 pub mod store;
 pub mod tasks;

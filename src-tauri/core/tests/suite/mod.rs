@@ -1,6 +1,7 @@
 mod controls;
 mod effects;
 mod journal;
+mod pdf;
 mod processes;
 mod runs;
 mod startup;

@@ -97,46 +97,11 @@ impl Journal {
     ///
     /// The row holding `action` is committed before `effect` is called; `cancel` is checked
     /// before and after that write, raced against the effect, and passed into it so the I/O
-    /// itself can stop.
+    /// itself can stop. With a `fence` (task id, lease id) — every task run passes one — the
+    /// intent is written only while that lease still holds, in the same statement, so a run
+    /// whose lease lapsed a moment after its last guard cannot start an effect.
+    #[allow(clippy::too_many_arguments, reason = "the operation's key and content, its cancellation and fence, and the effect")]
     pub async fn perform<F, Fut>(
-        &self,
-        scope: &str,
-        op_id: &str,
-        tool: &str,
-        action: &serde_json::Value,
-        cancel: &CancellationToken,
-        effect: F,
-    ) -> Result<Receipt, JournalError>
-    where
-        F: FnOnce(CancellationToken) -> Fut,
-        Fut: Future<Output = Result<serde_json::Value, EffectError>>,
-    {
-        self.perform_inner(scope, op_id, tool, action, cancel, None, effect).await
-    }
-
-    /// [`Journal::perform`] for a task run: the intent is written only while `lease_id` still
-    /// holds `task_id`, in the same statement, so a run whose lease lapsed a moment after its
-    /// last guard cannot start an effect.
-    #[allow(clippy::too_many_arguments, reason = "perform's arguments plus the fence; a struct would only rename them")]
-    pub async fn perform_fenced<F, Fut>(
-        &self,
-        scope: &str,
-        op_id: &str,
-        tool: &str,
-        action: &serde_json::Value,
-        cancel: &CancellationToken,
-        fence: (&str, &str),
-        effect: F,
-    ) -> Result<Receipt, JournalError>
-    where
-        F: FnOnce(CancellationToken) -> Fut,
-        Fut: Future<Output = Result<serde_json::Value, EffectError>>,
-    {
-        self.perform_inner(scope, op_id, tool, action, cancel, Some(fence), effect).await
-    }
-
-    #[allow(clippy::too_many_arguments, reason = "the shared body of perform and perform_fenced")]
-    async fn perform_inner<F, Fut>(
         &self,
         scope: &str,
         op_id: &str,

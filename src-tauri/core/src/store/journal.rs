@@ -140,17 +140,4 @@ impl Store {
             .await?;
         Ok(done.rows_affected() == 1)
     }
-
-    /// Operations left `dispatching` in scopes no live run owns become `outcome_unknown`.
-    /// Used at start-up for chat scopes (tasks are handled with their leases).
-    pub async fn orphan_chat_operations(&self) -> Result<u64> {
-        let done = sqlx::query(
-            "UPDATE operations SET status = 'outcome_unknown', settled_at = ?1
-             WHERE status = 'dispatching' AND scope LIKE 'chat:%'",
-        )
-        .bind(now_ms())
-        .execute(&mut *self.writer().await)
-        .await?;
-        Ok(done.rows_affected())
-    }
 }

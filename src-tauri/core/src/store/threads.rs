@@ -131,13 +131,4 @@ impl Store {
             })
             .collect()
     }
-
-    /// How many events the thread's log holds.
-    pub async fn count_thread_events(&self, thread_id: &str) -> Result<i64> {
-        let row = sqlx::query("SELECT count(*) FROM thread_events WHERE thread_id = ?1")
-            .bind(thread_id)
-            .fetch_one(self.reader())
-            .await?;
-        Ok(row.try_get(0)?)
-    }
 }

@@ -129,7 +129,7 @@ impl TaskContext {
         self.guard().await?;
         let fence = (self.task.id.as_str(), self.lease_id.as_str());
         let receipt =
-            self.journal.perform_fenced(&task_scope(&self.task.id), op_id, tool, action, &self.cancel, fence, effect).await?;
+            self.journal.perform(&task_scope(&self.task.id), op_id, tool, action, &self.cancel, Some(fence), effect).await?;
         Ok(receipt)
     }
 

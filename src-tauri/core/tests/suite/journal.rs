@@ -21,7 +21,7 @@ async fn identical_retries_perform_the_effect_once() {
     for _ in 0..5 {
         let effects = effects.clone();
         let receipt = journal
-            .perform("task:t1", "op-1", "test_send", &action, &cancel, |_| async move {
+            .perform("task:t1", "op-1", "test_send", &action, &cancel, None, |_| async move {
                 effects.record("op-1", "x").await;
                 Ok(json!({ "messageId": "m-1" }))
             })
@@ -46,7 +46,7 @@ async fn a_changed_action_under_the_same_id_is_a_conflict() {
         let (journal, effects, cancel) = (journal.clone(), effects.clone(), cancel.clone());
         async move {
             journal
-                .perform("task:t1", "op-1", "test_send", &json!({ "body": text }), &cancel, |_| async move {
+                .perform("task:t1", "op-1", "test_send", &json!({ "body": text }), &cancel, None, |_| async move {
                     effects.record("op-1", "x").await;
                     Ok(json!({}))
                 })
@@ -59,7 +59,7 @@ async fn a_changed_action_under_the_same_id_is_a_conflict() {
     assert!(changed.to_string().contains("new review"));
     assert_eq!(effects.count().await, 1);
     // The same id in another scope is another operation.
-    journal.perform("task:t2", "op-1", "test_send", &json!({}), &cancel, |_| async { Ok(json!({})) }).await.unwrap();
+    journal.perform("task:t2", "op-1", "test_send", &json!({}), &cancel, None, |_| async { Ok(json!({})) }).await.unwrap();
 }
 
 #[tokio::test]
@@ -69,7 +69,7 @@ async fn the_journal_row_is_committed_before_the_effect_runs() {
     let db = t.dir.path().join("hearth.db");
     let cancel = CancellationToken::new();
     let seen = journal
-        .perform("task:t1", "op-1", "test_send", &json!({ "n": 1 }), &cancel, |_| async move {
+        .perform("task:t1", "op-1", "test_send", &json!({ "n": 1 }), &cancel, None, |_| async move {
             // A second connection, as another process would see the database.
             let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&db);
             let mut other = sqlx::ConnectOptions::connect(&options).await.unwrap();
@@ -97,7 +97,7 @@ async fn stop_during_a_long_effect_interrupts_it_and_nothing_further_starts() {
         let (journal, effects, cancel, observed) = (journal.clone(), effects.clone(), cancel.clone(), observed.clone());
         tokio::spawn(async move {
             journal
-                .perform("task:t1", "op-long", "test_exec", &json!({ "cmd": "sleep 3600" }), &cancel, |token| async move {
+                .perform("task:t1", "op-long", "test_exec", &json!({ "cmd": "sleep 3600" }), &cancel, None, |token| async move {
                     effects.record("op-long", "started").await;
                     let _ = started_tx.send(());
                     token.cancelled().await;
@@ -117,7 +117,7 @@ async fn stop_during_a_long_effect_interrupts_it_and_nothing_further_starts() {
     assert_eq!(stored.status, "interrupted");
 
     let next = journal
-        .perform("task:t1", "op-next", "test_exec", &json!({ "cmd": "echo" }), &cancel, |_| {
+        .perform("task:t1", "op-next", "test_exec", &json!({ "cmd": "echo" }), &cancel, None, |_| {
             let effects = effects.clone();
             async move {
                 effects.record("op-next", "x").await;
@@ -141,7 +141,7 @@ async fn an_uncertain_outcome_is_never_retried_automatically() {
     for _ in 0..3 {
         let effects = effects.clone();
         let err = journal
-            .perform("task:t1", "op-1", "test_send", &json!({}), &cancel, |_| async move {
+            .perform("task:t1", "op-1", "test_send", &json!({}), &cancel, None, |_| async move {
                 effects.record("op-1", "x").await;
                 Err(EffectError::Uncertain("the connection dropped after the request was sent".into()))
             })
@@ -158,14 +158,14 @@ async fn a_definite_failure_is_a_receipt_too() {
     let journal = t.hearth.tasks().journal().clone();
     let cancel = CancellationToken::new();
     let first = journal
-        .perform("task:t1", "op-1", "test_send", &json!({}), &cancel, |_| async {
+        .perform("task:t1", "op-1", "test_send", &json!({}), &cancel, None, |_| async {
             Err(EffectError::Failed("550 mailbox unavailable".into()))
         })
         .await
         .unwrap();
     assert_eq!(first.status, ReceiptStatus::Failed);
     let again = journal
-        .perform("task:t1", "op-1", "test_send", &json!({}), &cancel, |_| async { Ok(json!({})) })
+        .perform("task:t1", "op-1", "test_send", &json!({}), &cancel, None, |_| async { Ok(json!({})) })
         .await
         .unwrap();
     assert_eq!((again.status, again.replayed), (ReceiptStatus::Failed, true));
@@ -183,7 +183,7 @@ async fn a_run_whose_lease_lapsed_cannot_start_an_effect() {
     let scope = format!("task:{}", task.id);
     let cancel = CancellationToken::new();
     let err = journal
-        .perform_fenced(&scope, "op-1", "test_send", &json!({}), &cancel, (&task.id, &claim.lease_id), |_| {
+        .perform(&scope, "op-1", "test_send", &json!({}), &cancel, Some((&task.id, &claim.lease_id)), |_| {
             let effects = effects.clone();
             async move {
                 effects.record("op-1", "x").await;

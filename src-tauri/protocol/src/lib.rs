@@ -7,9 +7,13 @@
 #![deny(missing_docs)]
 
 pub mod agui;
+pub mod approvals;
 pub mod error;
+pub mod files;
 pub mod ids;
 pub mod ipc;
+pub mod mail;
+pub mod pdf;
 pub mod tasks;
 pub mod tools;
 

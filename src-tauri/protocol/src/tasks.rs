@@ -269,6 +269,9 @@ pub struct TaskView {
     pub error: Option<String>,
     /// Effects whose outcome is unknown wait for the owner's review before Retry.
     pub outcome_uncertain: bool,
+    /// The proposal the task last waited on for approval (the approval card shows it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposal_id: Option<String>,
     /// Created, Unix ms.
     pub created_at: i64,
     /// Last change, Unix ms.

@@ -17,6 +17,7 @@ fn task(id: &str, status: TaskStatus, updated_at: i64) -> TaskView {
         result: None,
         error: None,
         outcome_uncertain: false,
+        proposal_id: None,
         created_at: 1,
         updated_at,
     }

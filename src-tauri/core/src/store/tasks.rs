@@ -19,7 +19,7 @@ use crate::error::{CoreError, Result};
 pub const MAX_OPEN_TASKS: i64 = 100;
 
 const TASK_COLUMNS: &str = "id, kind, title, status, input, state, plan, attempts, lease_id, lease_owner, \
-     lease_expires_at, next_run_at, question, result, error, outcome_uncertain, thread_id, created_at, updated_at";
+     lease_expires_at, next_run_at, question, result, error, outcome_uncertain, action_id, thread_id, created_at, updated_at";
 
 /// A stored task.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,6 +56,8 @@ pub struct TaskRow {
     pub error: Option<String>,
     /// Effects of an interrupted run may or may not have happened.
     pub outcome_uncertain: bool,
+    /// The proposal it waits on (or last waited on) for approval.
+    pub action_id: Option<String>,
     /// The chat thread that asked for it.
     pub thread_id: Option<String>,
     /// Created, Unix ms.
@@ -86,6 +88,7 @@ impl TaskRow {
             result: row.try_get("result")?,
             error: row.try_get("error")?,
             outcome_uncertain: row.try_get::<i64, _>("outcome_uncertain")? != 0,
+            action_id: row.try_get("action_id")?,
             thread_id: row.try_get("thread_id")?,
             created_at: row.try_get("created_at")?,
             updated_at: row.try_get("updated_at")?,
@@ -105,6 +108,7 @@ impl TaskRow {
             result: self.result.clone(),
             error: self.error.clone(),
             outcome_uncertain: self.outcome_uncertain,
+            proposal_id: self.action_id.clone(),
             created_at: self.created_at,
             updated_at: self.updated_at,
         }

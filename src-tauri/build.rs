@@ -14,6 +14,14 @@ fn main() {
         "task_get",
         "task_control",
         "task_watch",
+        "approval_list",
+        "approval_get",
+        "approval_decide",
+        "file_list",
+        "file_get",
+        "file_render",
+        "file_fill",
+        "mail_thread_get",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         // A build script has no other way to report.

@@ -47,6 +47,14 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::tasks::task_get,
             commands::tasks::task_control,
             commands::tasks::task_watch,
+            commands::approvals::approval_list,
+            commands::approvals::approval_get,
+            commands::approvals::approval_decide,
+            commands::files::file_list,
+            commands::files::file_get,
+            commands::files::file_render,
+            commands::files::file_fill,
+            commands::mail::mail_thread_get,
         ])
 }
 

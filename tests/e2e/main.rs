@@ -4,6 +4,7 @@
 
 mod activity;
 mod chat;
+mod documents;
 mod ipc;
 mod startup;
 

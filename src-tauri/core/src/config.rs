@@ -23,6 +23,10 @@ pub struct Config {
     pub engine: EngineConfig,
     /// Run the task worker loop. Tests turn it off and drive `TaskEngine::tick` themselves.
     pub start_workers: bool,
+    /// How long a proposal can be approved (30 minutes).
+    pub approval_ttl: Duration,
+    /// libpdfium.so (see [`crate::pdf::default_library_path`]).
+    pub pdfium_library: PathBuf,
 }
 
 impl Config {
@@ -35,6 +39,8 @@ impl Config {
             busy_timeout: Duration::from_secs(5),
             engine: EngineConfig::default(),
             start_workers: true,
+            approval_ttl: crate::approvals::PROPOSAL_TTL,
+            pdfium_library: crate::pdf::default_library_path(),
         }
     }
 
@@ -49,6 +55,11 @@ impl Config {
     /// The database file.
     pub fn database_path(&self) -> PathBuf {
         self.data_dir.join("hearth.db")
+    }
+
+    /// Where the owner's files (imported and filled PDFs) are kept.
+    pub fn files_dir(&self) -> PathBuf {
+        self.data_dir.join("files")
     }
 
     /// Where seeded and received attachments are kept.

@@ -61,6 +61,12 @@ pub enum CoreError {
     /// The thing changed or is busy.
     #[error("{0}")]
     Conflict(String),
+    /// An approval came after its proposal expired.
+    #[error("{0}")]
+    Expired(String),
+    /// A PDF could not be read, filled or rendered.
+    #[error(transparent)]
+    Pdf(#[from] crate::pdf::PdfError),
 }
 
 impl CoreError {
@@ -70,6 +76,9 @@ impl CoreError {
             CoreError::InvalidInput(_) => ErrorCode::InvalidInput,
             CoreError::NotFound(_) => ErrorCode::NotFound,
             CoreError::Conflict(_) => ErrorCode::Conflict,
+            CoreError::Expired(_) => ErrorCode::ApprovalExpired,
+            CoreError::Pdf(crate::pdf::PdfError::LibraryMissing { .. }) => ErrorCode::Unavailable,
+            CoreError::Pdf(_) => ErrorCode::InvalidInput,
             CoreError::DatabaseLocked { .. } | CoreError::DataDir { .. } => ErrorCode::Unavailable,
             CoreError::DatabaseCorrupt { .. }
             | CoreError::DatabaseOpen { .. }

@@ -8,7 +8,15 @@ use hearth_protocol::ipc::{
 };
 use hearth_protocol::tasks::{TaskControlParams, TaskDetail, TaskKind, TaskListResponse, TaskView};
 
+use hearth_protocol::approvals::{ApprovalDecideParams, ProposalView};
+use hearth_protocol::files::{FileDetail, FileFillParams, FileRenderParams, FileRenderResponse, FileView};
+use hearth_protocol::mail::MailThread;
+
 use crate::agent::{Agent, NoModelHandler, SampleAgent};
+use crate::approvals::ApprovalGate;
+use crate::documents::DocumentTask;
+use crate::files::FileStore;
+use crate::workspace::{LocalWorkspace, Workspace};
 use crate::tasks::TaskEngine;
 use crate::config::Config;
 use crate::error::{CoreError, Result};
@@ -24,6 +32,8 @@ pub struct Hearth {
     agent: Arc<dyn Agent>,
     runs: RunRegistry,
     tasks: TaskEngine,
+    approvals: ApprovalGate,
+    files: FileStore,
 }
 
 impl std::fmt::Debug for Hearth {
@@ -44,6 +54,14 @@ impl Hearth {
         let tasks = TaskEngine::new(store.clone(), config.engine.clone());
         tasks.register(TaskKind::Agent, NoModelHandler);
         tasks.register(TaskKind::Plan, NoModelHandler);
+        let workspace: Arc<dyn Workspace> = Arc::new(LocalWorkspace::new(store.clone(), config.attachments_dir()));
+        let approvals = ApprovalGate::new(store.clone(), workspace, tasks.clone(), config.approval_ttl);
+        let files = FileStore::new(store.clone(), config.files_dir(), config.pdfium_library.clone());
+        tasks.register(TaskKind::Document, DocumentTask::new(files.clone(), approvals.clone()));
+        let stranded = approvals.recover().await?;
+        if stranded > 0 {
+            tracing::warn!(stranded, "approved actions were cut off by a stop; they need the owner's review");
+        }
         let interrupted = tasks.recover().await?;
         if interrupted > 0 {
             tracing::info!(interrupted, "tasks left running by a stopped Hearth are now interrupted");
@@ -57,12 +75,80 @@ impl Hearth {
             config.sample_chunk_delay,
             config.sample_slow_step,
         ));
-        Ok(Self { config: Arc::new(config), store, agent, runs: RunRegistry::default(), tasks })
+        Ok(Self { config: Arc::new(config), store, agent, runs: RunRegistry::default(), tasks, approvals, files })
     }
 
     /// The task engine.
     pub fn tasks(&self) -> &TaskEngine {
         &self.tasks
+    }
+
+    /// The approval gate.
+    pub fn approvals(&self) -> &ApprovalGate {
+        &self.approvals
+    }
+
+    /// The owner's files.
+    pub fn files(&self) -> &FileStore {
+        &self.files
+    }
+
+    /// What a tool call can reach, for a chat thread or a task run.
+    pub fn tool_context(&self, task: Option<crate::tasks::TaskContext>, thread_id: Option<String>) -> crate::tools::ToolContext {
+        // A task's tools stop with the task; a chat turn's tools get their run's token from the caller.
+        let cancel = task.as_ref().map_or_else(tokio_util::sync::CancellationToken::new, |t| t.cancel_token().clone());
+        crate::tools::ToolContext {
+            store: self.store.clone(),
+            tasks: self.tasks.clone(),
+            approvals: self.approvals.clone(),
+            files: self.files.clone(),
+            task,
+            thread_id,
+            cancel,
+        }
+    }
+
+    /// Proposals: awaiting review first.
+    pub async fn approval_list(&self) -> Result<Vec<ProposalView>> {
+        self.approvals.list().await
+    }
+
+    /// One proposal.
+    pub async fn approval_get(&self, proposal_id: &str) -> Result<ProposalView> {
+        self.approvals.get(proposal_id).await
+    }
+
+    /// The owner's decision on a proposal (the app window is the only caller).
+    pub async fn approval_decide(&self, params: &ApprovalDecideParams) -> Result<ProposalView> {
+        self.approvals.decide(params).await
+    }
+
+    /// Files, newest first.
+    pub async fn file_list(&self) -> Result<Vec<FileView>> {
+        self.files.list().await
+    }
+
+    /// One file with its pages and fields.
+    pub async fn file_get(&self, file_id: &str) -> Result<FileDetail> {
+        self.files.detail(file_id).await
+    }
+
+    /// One page as a PNG.
+    pub async fn file_render(&self, params: &FileRenderParams) -> Result<FileRenderResponse> {
+        params.validate()?;
+        self.files.render(&params.file_id, params.page, params.scale).await
+    }
+
+    /// The owner fills a copy by hand.
+    pub async fn file_fill(&self, params: &FileFillParams) -> Result<FileView> {
+        params.validate()?;
+        let row = self.files.fill(&params.file_id, params.values.clone(), &uuid::Uuid::new_v4().to_string()).await?;
+        self.files.view(&row).await
+    }
+
+    /// A mail thread, for the mail card's viewer.
+    pub async fn mail_thread(&self, thread_id: &str) -> Result<MailThread> {
+        self.approvals.workspace().read_thread(thread_id).await
     }
 
     /// Tasks, most recently changed first.

@@ -6,8 +6,11 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;
+pub mod approvals;
 pub mod config;
+pub mod documents;
 pub mod error;
+pub mod files;
 mod hearth;
 pub mod journal;
 pub mod pdf;

@@ -1,5 +1,8 @@
 //! IPC commands, one file per room. Each validates, delegates to the core, maps the error.
 
 pub mod app;
+pub mod approvals;
 pub mod chat;
+pub mod files;
+pub mod mail;
 pub mod tasks;

@@ -32,6 +32,8 @@ pub enum Route {
     Calendar,
     /// Count to 50, slowly, so Stop can be pressed.
     SlowCount,
+    /// Complete a form that arrived by mail (the document workflow).
+    Document,
     /// Store a durable task.
     Delegate,
 }
@@ -43,6 +45,10 @@ pub fn route(text: &str) -> Route {
     let has = |w: &str| words.contains(&w);
     if lower.contains("slowly") || lower.contains("count to 50") {
         Route::SlowCount
+    } else if (lower.contains("permission") && (lower.contains("slip") || lower.contains("form")))
+        || ((lower.contains("fill") || lower.contains("complete")) && lower.contains("form"))
+    {
+        Route::Document
     } else if lower.contains("calendar") || lower.contains("plan my day") || has("schedule") || has("agenda") {
         Route::Calendar
     } else if words.len() <= 6
@@ -99,6 +105,7 @@ impl SampleAgent {
             Route::Greeting => self.greeting(out).await,
             Route::Calendar => self.calendar(out).await,
             Route::SlowCount => self.slow_count(out).await,
+            Route::Document => self.document(out, &input).await,
             Route::Delegate => self.delegate(out, &input, &text).await,
         };
         match outcome {
@@ -163,6 +170,54 @@ impl SampleAgent {
             message_id,
             ..Default::default()
         }))
+        .await?;
+        Ok(())
+    }
+
+    /// Finds the newest mail carrying a PDF form and hands it to a document task.
+    async fn document(&self, out: &Emitter, input: &RunAgentInput) -> Result<(), SampleError> {
+        let failed = |e: crate::error::CoreError| SampleError::Store(format!("Reading the mailbox failed: {e}"));
+        let mut form = None;
+        for query in [["permission".to_owned()].as_slice(), ["form".to_owned()].as_slice(), &[]] {
+            for (message, attachments) in self.store.search_messages(query, 50).await.map_err(failed)? {
+                if attachments > 0 && message.folder == "inbox" {
+                    form = Some(message);
+                    break;
+                }
+            }
+            if form.is_some() {
+                break;
+            }
+        }
+        let Some(message) = form else {
+            out.text("I looked through your mail but found no form attached to any message.", self.chunk_delay).await?;
+            return Ok(());
+        };
+        let title: String = format!("Complete the form from “{}”", message.subject).chars().take(120).collect();
+        let args = serde_json::json!({ "title": title, "instructions": "Fill the attached PDF form and reply with it." });
+        let call = out.tool_call(ToolName::DelegateTask.as_str(), &args).await?;
+        let key = format!("{}:{}:{call}", input.thread_id, input.run_id);
+        let task_input = serde_json::to_value(crate::documents::DocumentInput { message_id: message.id.clone(), values: None })
+            .map_err(|e| SampleError::Store(e.to_string()))?;
+        let task = self
+            .tasks
+            .create(NewTask {
+                idempotency_key: &key,
+                kind: TaskKind::Document,
+                title: &title,
+                input: &task_input,
+                thread_id: Some(&input.thread_id),
+            })
+            .await
+            .map_err(|e| SampleError::Store(format!("Saving the task failed: {e}")))?;
+        let result = DelegateTaskResult { task_id: task.id, title: task.title, status: task.status };
+        let content = serde_json::to_string(&result).map_err(|e| SampleError::Store(e.to_string()))?;
+        out.tool_result(&call, content).await?;
+        out.text(
+            "I found the form and started a task for it. It will ask you for the values, fill a copy, and prepare \
+             the reply — nothing is sent until you approve it.",
+            self.chunk_delay,
+        )
         .await?;
         Ok(())
     }
@@ -244,5 +299,7 @@ mod tests {
         assert_eq!(route("Book a table for two on Friday"), Route::Delegate);
         assert_eq!(route("this is a long message saying hello to everyone in the family group"), Route::Delegate);
         assert_eq!(route("whichever"), Route::Delegate);
+        assert_eq!(route("Please complete the permission slip"), Route::Document);
+        assert_eq!(route("fill in the school form"), Route::Document);
     }
 }

@@ -2,8 +2,12 @@
 //!
 //! One SQLite file in WAL mode, migrated at open from the embedded `migrations/`.
 
+pub mod calendar;
+pub mod files;
 pub mod journal;
+pub mod mail;
 mod open;
+pub mod proposals;
 pub mod tasks;
 pub mod threads;
 pub mod workspace;

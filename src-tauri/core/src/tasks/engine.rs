@@ -248,6 +248,18 @@ impl TaskEngine {
         }
     }
 
+    /// A task waiting on `proposal_id`, now decided, goes back to the queue so its handler
+    /// sees the decision. Does nothing when the task was not waiting on it (yet: a run that
+    /// ends waiting on an already-decided proposal is released when it ends).
+    pub async fn release_approval(&self, task_id: &str, proposal_id: &str) -> Result<bool> {
+        let released = self.inner.store.release_decided_approval(task_id, proposal_id).await?;
+        if released {
+            self.changed(task_id);
+            self.inner.wake.notify_one();
+        }
+        Ok(released)
+    }
+
     /// Graceful shutdown: stop claiming, cancel every run, let them settle briefly, and mark
     /// whatever still runs here interrupted.
     pub async fn shutdown(&self) {
@@ -323,7 +335,14 @@ impl TaskEngine {
             renewal.abort();
             if let Some(ending) = ending(outcome) {
                 match engine.inner.store.finish_run(&task_id, &lease_id, &ending).await {
-                    Ok(true) => {}
+                    Ok(true) => {
+                        // The owner may have decided while this run was still ending.
+                        if let Some(proposal_id) = ending.action_id.as_deref()
+                            && let Err(err) = engine.inner.store.release_decided_approval(&task_id, proposal_id).await
+                        {
+                            tracing::error!(task_id, error = %err, "could not release a decided approval");
+                        }
+                    }
                     Ok(false) => tracing::info!(task_id, "a run ended after losing its lease; its result was not recorded"),
                     Err(err) => tracing::error!(task_id, error = %err, "could not record the end of a task run"),
                 }

@@ -4,8 +4,11 @@
 //! ([`run_serially`]). Once a call settles the run's outcome — a question for the owner, a
 //! proposal awaiting review, a finished task — the remaining calls do nothing.
 
+mod pdf_tools;
+mod prepare_tools;
 mod serial;
 mod task_tools;
+mod workspace_tools;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -14,8 +17,17 @@ use hearth_protocol::ToolName;
 use tokio_util::sync::CancellationToken;
 
 pub use serial::{PAUSED_RESULT, run_serially};
+pub use pdf_tools::pdf_tool_handler;
+pub use prepare_tools::prepare_tool_handler;
 pub use task_tools::task_tool_handler;
+pub use workspace_tools::{UNTRUSTED_NOTE, workspace_tool_handler};
 
+/// Every handler Hearth has, in the order they are asked.
+pub const ALL_HANDLERS: &[ToolHandlerFn] =
+    &[task_tool_handler, workspace_tool_handler, prepare_tool_handler, pdf_tool_handler];
+
+use crate::approvals::ApprovalGate;
+use crate::files::FileStore;
 use crate::store::Store;
 use crate::tasks::{TaskContext, TaskEngine};
 
@@ -71,6 +83,10 @@ pub struct ToolContext {
     pub store: Store,
     /// The task engine (delegate_task, agent_status).
     pub tasks: TaskEngine,
+    /// The approval gate (prepare tools) and, through it, the workspace (mail, calendar).
+    pub approvals: ApprovalGate,
+    /// Files and PDFs.
+    pub files: FileStore,
     /// The task this call runs in, if any (set_plan, save_artifact, ask_user, finish_task).
     pub task: Option<TaskContext>,
     /// The chat thread, if the call came from a chat turn.
@@ -84,3 +100,9 @@ pub type ToolFuture = Pin<Box<dyn Future<Output = ToolOutput> + Send>>;
 
 /// Runs one known tool. Returns `None` for tools this handler does not implement.
 pub type ToolHandlerFn = fn(ToolName, ToolContext, ToolCall, serde_json::Value) -> Option<ToolFuture>;
+
+/// Parses a tool's arguments into its typed form, or an error the model can fix.
+pub(crate) fn parse_args<T: serde::de::DeserializeOwned>(tool: ToolName, args: serde_json::Value) -> Result<T, ToolOutput> {
+    serde_json::from_value(args)
+        .map_err(|err| ToolOutput::error(format!("The arguments for {tool} do not fit ({err}). Fix them and call it again.")))
+}

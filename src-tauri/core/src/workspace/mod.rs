@@ -1,4 +1,100 @@
-//! The owner's workspace: mail, calendar, files. For now the local sample workspace,
-//! seeded on first start; Google arrives behind the same seam later.
+//! The owner's workspace — mail, calendar, attachments — behind one trait, so the local
+//! sample workspace and Google are interchangeable to the tools and the approval gate.
+//!
+//! Reads return data for the model and the cards; `execute` is the only write, and only the
+//! approval gate calls it, with a proposal the owner approved.
 
+mod local;
 pub mod seed;
+
+use futures::future::BoxFuture;
+use hearth_protocol::approvals::{Connection, ProposalDraft};
+use hearth_protocol::mail::{AttachmentInfo, MailSearchResult, MailThread};
+use tokio_util::sync::CancellationToken;
+
+pub use local::LocalWorkspace;
+
+use crate::error::Result;
+use crate::store::proposals::ProposalRow;
+use crate::store::workspace::CalendarEvent;
+
+/// Longest search query, in characters.
+pub const MAX_QUERY_CHARS: usize = 500;
+/// Most search hits returned.
+pub const MAX_SEARCH_RESULTS: usize = 20;
+/// Snippet length, in characters.
+pub const SNIPPET_CHARS: usize = 240;
+/// Messages returned from a thread (the newest).
+pub const MAX_THREAD_MESSAGES: usize = 20;
+/// Body length returned per message, in characters.
+pub const MAX_BODY_CHARS: usize = 12_000;
+/// Events returned from a range.
+pub const MAX_CALENDAR_EVENTS: usize = 20;
+/// Longest calendar range, in days.
+pub const MAX_CALENDAR_DAYS: i64 = 366;
+
+/// Events in a range.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CalendarPage {
+    /// At most 20, by start.
+    pub events: Vec<CalendarEvent>,
+    /// More were in the range.
+    pub truncated: bool,
+}
+
+/// Where an approved proposal acts, and the version the owner reviewed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// `mail:send`, `calendar:<calendar id>` or `event:<event id>`.
+    pub target: String,
+    /// The target's version (`-` when it has none).
+    pub version: String,
+}
+
+/// Why an approved proposal was not carried out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExecuteError {
+    /// Refused before anything happened; nothing changed.
+    #[error("{0}")]
+    Rejected(String),
+    /// It may have reached the provider; the owner must check. Never retried automatically.
+    #[error("{0}")]
+    Uncertain(String),
+}
+
+/// Mail, calendar and attachments of one account.
+pub trait Workspace: Send + Sync + 'static {
+    /// The connection and account everything acts as.
+    fn connection(&self) -> BoxFuture<'_, Result<Connection>>;
+
+    /// Messages matching every word of `query`, newest first.
+    fn search_mail<'a>(&'a self, query: &'a str) -> BoxFuture<'a, Result<MailSearchResult>>;
+
+    /// The newest messages of a conversation.
+    fn read_thread<'a>(&'a self, thread_id: &'a str) -> BoxFuture<'a, Result<MailThread>>;
+
+    /// Events overlapping `[from, to)` (Unix ms).
+    fn read_calendar(&self, from: i64, to: i64) -> BoxFuture<'_, Result<CalendarPage>>;
+
+    /// An attachment's summary and bytes.
+    fn fetch_attachment<'a>(&'a self, attachment_id: &'a str) -> BoxFuture<'a, Result<(AttachmentInfo, Vec<u8>)>>;
+
+    /// What a draft acts on, and that target's current version.
+    fn target<'a>(&'a self, draft: &'a ProposalDraft) -> BoxFuture<'a, Result<Target>>;
+
+    /// Carries out an approved proposal; returns the receipt the owner sees.
+    fn execute<'a>(
+        &'a self,
+        proposal: &'a ProposalRow,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, std::result::Result<String, ExecuteError>>;
+}
+
+/// Cuts `text` to `max` characters; says whether it cut.
+pub fn truncate_chars(text: &str, max: usize) -> (String, bool) {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => (text[..at].to_owned(), true),
+        None => (text.to_owned(), false),
+    }
+}

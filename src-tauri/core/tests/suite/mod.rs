@@ -1,4 +1,6 @@
+mod approvals;
 mod controls;
+mod documents;
 mod effects;
 mod journal;
 mod pdf;
@@ -8,3 +10,4 @@ mod startup;
 mod support;
 mod tasks;
 mod tools;
+mod workspace;

@@ -18,17 +18,11 @@ async fn in_a_task(calls: Vec<ToolCall>) -> (Vec<(String, Value, bool)>, hearth_
     let engine = t.hearth.tasks().clone();
     let (tx, rx) = tokio::sync::oneshot::channel();
     let tx = std::sync::Mutex::new(Some(tx));
-    let tool_engine = engine.clone();
+    let hearth = t.hearth.clone();
     engine.register(TaskKind::Monitor, move |ctx: TaskContext| {
         let calls = calls.clone();
         let tx = tx.lock().unwrap().take();
-        let tools = ToolContext {
-            store: ctx.task_store(),
-            tasks: tool_engine.clone(),
-            task: Some(ctx.clone()),
-            thread_id: None,
-            cancel: ctx.cancel_token().clone(),
-        };
+        let tools = ToolContext { cancel: ctx.cancel_token().clone(), ..hearth.tool_context(Some(ctx.clone()), None) };
         async move {
             let outputs = run_serially(&tools, &calls, &[task_tool_handler]).await;
             let outcome = outputs.iter().find_map(|(_, o)| o.outcome.clone());

@@ -1,0 +1,211 @@
+//! The owner's files: PDFs kept as `<data>/files/<id>.pdf` (mode 0600) with a metadata row.
+//! Filling always writes a new file; an original's bytes never change.
+
+mod name;
+mod private;
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use base64::Engine as _;
+use hearth_protocol::files::{FileDetail, FileRenderResponse, FileSource, FileView};
+use hearth_protocol::pdf::{FieldValues, PdfInfo};
+
+pub use name::sanitize_file_name;
+pub use private::{sha256_hex, write_private};
+
+use crate::error::{CoreError, Result};
+use crate::pdf::{PdfEngine, PdfError};
+use crate::store::files::FileRow;
+use crate::store::{Store, now_ms};
+
+struct Inner {
+    store: Store,
+    dir: PathBuf,
+    library: PathBuf,
+    engine: OnceLock<std::result::Result<PdfEngine, String>>,
+}
+
+/// Files and the PDF engine that reads them. Cheap to clone.
+#[derive(Clone)]
+pub struct FileStore {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for FileStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileStore").field("dir", &self.inner.dir).finish_non_exhaustive()
+    }
+}
+
+impl FileStore {
+    /// Files under `dir`; libpdfium is loaded from `library` on first use, so Hearth starts
+    /// (and says what to do) even when it is missing.
+    pub fn new(store: Store, dir: PathBuf, library: PathBuf) -> Self {
+        Self { inner: Arc::new(Inner { store, dir, library, engine: OnceLock::new() }) }
+    }
+
+    /// The bound PDFium.
+    pub fn engine(&self) -> Result<PdfEngine> {
+        let bound = self.inner.engine.get_or_init(|| PdfEngine::load(&self.inner.library).map_err(|e| e.to_string()));
+        bound.clone().map_err(|detail| {
+            CoreError::Pdf(PdfError::LibraryMissing { path: self.inner.library.clone(), detail })
+        })
+    }
+
+    /// Checks `bytes`, stores them as file `file_id` and records it. Importing the same id
+    /// again returns the first record.
+    pub async fn import(&self, file_id: &str, bytes: Vec<u8>, name: &str, source_ref: &str) -> Result<FileRow> {
+        if let Some(existing) = self.inner.store.get_file(file_id).await? {
+            return Ok(existing);
+        }
+        let (info, bytes) = self.blocking(move |engine| crate::pdf::inspect(&engine, &bytes).map(|info| (info, bytes))).await?;
+        self.store_new(file_id, &bytes, &info, sanitize_file_name(name), FileSource::MailAttachment, Some(source_ref), None)
+            .await
+    }
+
+    /// Fills a copy of `parent_id` with `values` as file `file_id`. Filling under the same id
+    /// again returns the first copy.
+    pub async fn fill(&self, parent_id: &str, values: FieldValues, file_id: &str) -> Result<FileRow> {
+        if let Some(existing) = self.inner.store.get_file(file_id).await? {
+            return Ok(existing);
+        }
+        let (parent, bytes) = self.read(parent_id).await?;
+        let (info, filled) = self
+            .blocking(move |engine| {
+                let filled = crate::pdf::fill(&engine, &bytes, &values)?;
+                let info = crate::pdf::inspect(&engine, &filled)?;
+                Ok((info, filled))
+            })
+            .await?;
+        let name = filled_name(&parent.name);
+        self.store_new(file_id, &filled, &info, name, FileSource::Filled, None, Some(parent_id)).await
+    }
+
+    /// A file's bytes, refused when they are not the ones recorded.
+    pub async fn read(&self, file_id: &str) -> Result<(FileRow, Vec<u8>)> {
+        let file = self.row(file_id).await?;
+        if file.deleted_at.is_some() {
+            return Err(CoreError::NotFound(format!("The file {} was deleted.", file.name)));
+        }
+        let bytes = tokio::fs::read(&file.path)
+            .await
+            .map_err(|err| CoreError::NotFound(format!("The file {} could not be read ({err}).", file.name)))?;
+        if sha256_hex(&bytes) != file.sha256 {
+            return Err(CoreError::Conflict(format!(
+                "The file {} changed on disk outside Hearth, so Hearth will not use it. Import it again.",
+                file.name
+            )));
+        }
+        Ok((file, bytes))
+    }
+
+    /// A file with its pages and fields (current values included).
+    pub async fn detail(&self, file_id: &str) -> Result<FileDetail> {
+        let (file, bytes) = self.read(file_id).await?;
+        let info: PdfInfo = self.blocking(move |engine| crate::pdf::inspect(&engine, &bytes)).await?;
+        Ok(FileDetail { file: self.view(&file).await?, info })
+    }
+
+    /// One page as a PNG data URL.
+    pub async fn render(&self, file_id: &str, page: u16, scale: f32) -> Result<FileRenderResponse> {
+        let (_, bytes) = self.read(file_id).await?;
+        let rendered = self.blocking(move |engine| crate::pdf::render_page(&engine, &bytes, page, scale)).await?;
+        let data_url = format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(&rendered.png));
+        Ok(FileRenderResponse { data_url, width: rendered.width, height: rendered.height })
+    }
+
+    /// Each page's text.
+    pub async fn text(&self, file_id: &str) -> Result<Vec<String>> {
+        let (_, bytes) = self.read(file_id).await?;
+        self.blocking(move |engine| crate::pdf::extract_text(&engine, &bytes)).await
+    }
+
+    /// Files, newest first.
+    pub async fn list(&self) -> Result<Vec<FileView>> {
+        let rows = self.inner.store.list_files(500).await?;
+        let mut views = Vec::with_capacity(rows.len());
+        for row in &rows {
+            views.push(self.view(row).await?);
+        }
+        Ok(views)
+    }
+
+    /// The wire view, with the parent's name.
+    pub async fn view(&self, row: &FileRow) -> Result<FileView> {
+        let parent_name = match &row.parent_id {
+            Some(id) => self.inner.store.get_file(id).await?.map(|p| p.name),
+            None => None,
+        };
+        Ok(row.view(parent_name))
+    }
+
+    /// Deletes a file's bytes; its record (name, hash) stays for receipts.
+    pub async fn delete(&self, file_id: &str) -> Result<()> {
+        let file = self.row(file_id).await?;
+        if self.inner.store.mark_file_deleted(file_id).await? {
+            if let Err(err) = std::fs::remove_file(&file.path) {
+                tracing::warn!(file_id, error = %err, "a deleted file's bytes could not be removed");
+            }
+        }
+        Ok(())
+    }
+
+    async fn row(&self, file_id: &str) -> Result<FileRow> {
+        self.inner
+            .store
+            .get_file(file_id)
+            .await?
+            .ok_or_else(|| CoreError::NotFound(format!("There is no file {file_id} in Files.")))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn store_new(
+        &self,
+        file_id: &str,
+        bytes: &[u8],
+        info: &PdfInfo,
+        name: String,
+        source: FileSource,
+        source_ref: Option<&str>,
+        parent_id: Option<&str>,
+    ) -> Result<FileRow> {
+        if !hearth_protocol::ids::is_valid_id(file_id) {
+            return Err(CoreError::InvalidInput(format!("{file_id:?} is not a valid file id.")));
+        }
+        let path = self.inner.dir.join(format!("{file_id}.pdf"));
+        write_private(&path, bytes).map_err(|source| CoreError::DataDir { path: path.clone(), source })?;
+        let row = FileRow {
+            id: file_id.to_owned(),
+            name,
+            path: path.to_string_lossy().into_owned(),
+            size: i64::try_from(bytes.len()).unwrap_or(i64::MAX),
+            pages: info.pages,
+            fields: u16::try_from(info.fields.len()).unwrap_or(u16::MAX),
+            source,
+            source_ref: source_ref.map(str::to_owned),
+            parent_id: parent_id.map(str::to_owned),
+            sha256: sha256_hex(bytes),
+            created_at: now_ms(),
+            deleted_at: None,
+        };
+        self.inner.store.insert_file(&row).await
+    }
+
+    /// Runs PDFium off the async threads (it is blocking and serialized).
+    async fn blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(PdfEngine) -> std::result::Result<T, PdfError> + Send + 'static,
+    ) -> Result<T> {
+        let engine = self.engine()?;
+        tokio::task::spawn_blocking(move || work(engine))
+            .await
+            .map_err(|err| CoreError::Conflict(format!("PDF work stopped unexpectedly ({err}). Try again.")))?
+            .map_err(CoreError::Pdf)
+    }
+}
+
+fn filled_name(parent: &str) -> String {
+    let stem = parent.strip_suffix(".pdf").or_else(|| parent.strip_suffix(".PDF")).unwrap_or(parent);
+    sanitize_file_name(&format!("{stem} (filled).pdf"))
+}

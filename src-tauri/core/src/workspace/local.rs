@@ -1,0 +1,280 @@
+//! The local sample workspace: the seeded mailbox and calendar in Hearth's own database.
+//! "Sending" writes the local Sent folder; calendar changes write the local calendar.
+
+use std::path::PathBuf;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use hearth_protocol::approvals::{Connection, EmailDraft, EventDraft, ProposalDraft};
+use hearth_protocol::mail::{AttachmentInfo, MailMatch, MailSearchResult, MailThread, ThreadMessage};
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    CalendarPage, ExecuteError, MAX_BODY_CHARS, MAX_CALENDAR_EVENTS, MAX_SEARCH_RESULTS, MAX_THREAD_MESSAGES,
+    SNIPPET_CHARS, Target, Workspace, truncate_chars,
+};
+use crate::approvals::timing_bounds;
+use crate::error::{CoreError, Result};
+use crate::store::calendar::StoredEvent;
+use crate::store::mail::{OutgoingMessage, StoredMessage};
+use crate::store::proposals::ProposalRow;
+use crate::store::workspace::MailAttachment;
+use crate::store::{Store, now_ms};
+
+/// The connection id of the local workspace.
+pub const LOCAL_CONNECTION_ID: &str = "local";
+
+/// The seeded local workspace.
+#[derive(Debug, Clone)]
+pub struct LocalWorkspace {
+    store: Store,
+    attachments_dir: PathBuf,
+}
+
+impl LocalWorkspace {
+    /// A workspace over `store`, keeping sent attachments in `attachments_dir`.
+    pub fn new(store: Store, attachments_dir: PathBuf) -> Self {
+        Self { store, attachments_dir }
+    }
+
+    async fn send(&self, proposal: &ProposalRow, draft: &EmailDraft, cancel: &CancellationToken) -> Result<String, ExecuteError> {
+        let message_id = format!("sent-{}", proposal.id);
+        let mut attachments = Vec::with_capacity(draft.attachments.len());
+        for (index, attachment) in draft.attachments.iter().enumerate() {
+            let bytes = self.reviewed_bytes(&attachment.file_id, &attachment.sha256, &attachment.name).await?;
+            let path = self.attachments_dir.join(format!("{message_id}-{index}.pdf"));
+            crate::files::write_private(&path, &bytes)
+                .map_err(|err| ExecuteError::Rejected(format!("Hearth could not store the sent copy of {}: {err}. Nothing was sent.", attachment.name)))?;
+            attachments.push(MailAttachment {
+                id: format!("{message_id}-{index}"),
+                message_id: message_id.clone(),
+                filename: attachment.name.clone(),
+                mime_type: "application/pdf".into(),
+                size: attachment.size,
+                path: path.to_string_lossy().into_owned(),
+            });
+        }
+        if cancel.is_cancelled() {
+            return Err(ExecuteError::Rejected("Stopped before sending; nothing was sent.".into()));
+        }
+        let outgoing = OutgoingMessage {
+            message: StoredMessage {
+                id: message_id.clone(),
+                thread_id: draft.thread_id.clone().unwrap_or_else(|| format!("thr-{}", proposal.id)),
+                from: proposal.connection.account.clone(),
+                to: draft.to.join(", "),
+                cc: draft.cc.join(", "),
+                bcc: draft.bcc.join(", "),
+                subject: draft.subject.clone(),
+                body: draft.body.clone(),
+                sent_at: now_ms(),
+                folder: "sent".into(),
+                in_reply_to: draft.in_reply_to.clone(),
+            },
+            attachments,
+        };
+        // The id is derived from the proposal: a second attempt finds the first and stops.
+        self.store
+            .insert_sent_message(&outgoing)
+            .await
+            .map_err(|err| ExecuteError::Uncertain(format!("Hearth could not confirm the local send ({err}).")))?;
+        Ok(format!("Saved to local sent mail · {message_id}"))
+    }
+
+    /// The bytes of an attached file, refused unless they are exactly the reviewed ones.
+    async fn reviewed_bytes(&self, file_id: &str, sha256: &str, name: &str) -> Result<Vec<u8>, ExecuteError> {
+        let gone = || ExecuteError::Rejected(format!("The attachment {name} was deleted after you reviewed it. Nothing was sent."));
+        let file = self.store.get_file(file_id).await.map_err(|e| ExecuteError::Rejected(e.to_string()))?.ok_or_else(gone)?;
+        if file.deleted_at.is_some() {
+            return Err(gone());
+        }
+        let bytes = tokio::fs::read(&file.path).await.map_err(|_| gone())?;
+        if crate::files::sha256_hex(&bytes) != sha256 {
+            return Err(ExecuteError::Rejected(format!(
+                "The attachment {name} changed after you reviewed it. Nothing was sent; prepare the email again."
+            )));
+        }
+        Ok(bytes)
+    }
+
+    async fn write_event(&self, proposal: &ProposalRow, draft: &EventDraft) -> Result<String, ExecuteError> {
+        let (starts_at, ends_at) = timing_bounds(&draft.timing, &draft.time_zone).map_err(|e| ExecuteError::Rejected(e.to_string()))?;
+        let event = |id: String| StoredEvent {
+            id,
+            calendar_id: draft.calendar_id.clone(),
+            title: draft.title.clone(),
+            starts_at,
+            ends_at,
+            all_day: matches!(draft.timing, hearth_protocol::approvals::EventTiming::AllDay { .. }),
+            time_zone: draft.time_zone.clone(),
+            location: draft.location.clone(),
+            description: draft.description.clone(),
+            attendees: serde_json::to_string(&draft.attendees).unwrap_or_else(|_| "[]".into()),
+            version: 1,
+        };
+        let store_err = |e: CoreError| ExecuteError::Uncertain(format!("Hearth could not confirm the calendar change ({e})."));
+        let changed = || {
+            ExecuteError::Rejected("The event changed after you reviewed this, so nothing was changed. Prepare it again.".into())
+        };
+        let version: i64 = proposal.target_version.parse().unwrap_or(-1);
+        match &proposal.draft {
+            ProposalDraft::CalendarCreate(_) => {
+                let id = format!("evt-{}", proposal.id);
+                self.store.insert_event(&event(id.clone())).await.map_err(store_err)?;
+                Ok(format!("Added to the local calendar · {id}"))
+            }
+            ProposalDraft::CalendarUpdate(_) => {
+                let id = draft.event_id.clone().unwrap_or_default();
+                if !self.store.update_event(&event(id.clone()), version).await.map_err(store_err)? {
+                    return Err(changed());
+                }
+                Ok(format!("Changed in the local calendar · {id}"))
+            }
+            ProposalDraft::CalendarDelete(_) => {
+                let id = draft.event_id.clone().unwrap_or_default();
+                if !self.store.delete_event(&id, version).await.map_err(store_err)? {
+                    return Err(changed());
+                }
+                Ok(format!("Deleted from the local calendar · {id}"))
+            }
+            ProposalDraft::EmailSend(_) => Err(ExecuteError::Rejected("An email is not a calendar change.".into())),
+        }
+    }
+}
+
+impl Workspace for LocalWorkspace {
+    fn connection(&self) -> BoxFuture<'_, Result<Connection>> {
+        async move { Ok(Connection { id: LOCAL_CONNECTION_ID.into(), account: self.store.local_account().await? }) }.boxed()
+    }
+
+    fn search_mail<'a>(&'a self, query: &'a str) -> BoxFuture<'a, Result<MailSearchResult>> {
+        async move {
+            let terms: Vec<String> = query.split_whitespace().take(20).map(str::to_owned).collect();
+            let limit = i64::try_from(MAX_SEARCH_RESULTS).unwrap_or(20);
+            let mut rows = self.store.search_messages(&terms, limit).await?;
+            let truncated = rows.len() > MAX_SEARCH_RESULTS;
+            rows.truncate(MAX_SEARCH_RESULTS);
+            let matches = rows
+                .into_iter()
+                .map(|(m, attachments)| MailMatch {
+                    snippet: truncate_chars(&m.body.split_whitespace().collect::<Vec<_>>().join(" "), SNIPPET_CHARS).0,
+                    message_id: m.id,
+                    thread_id: m.thread_id,
+                    from: m.from,
+                    subject: m.subject,
+                    sent_at: m.sent_at,
+                    attachments: u16::try_from(attachments).unwrap_or(u16::MAX),
+                })
+                .collect();
+            Ok(MailSearchResult { query: query.to_owned(), matches, truncated })
+        }
+        .boxed()
+    }
+
+    fn read_thread<'a>(&'a self, thread_id: &'a str) -> BoxFuture<'a, Result<MailThread>> {
+        async move {
+            let mut all = self.store.thread_messages(thread_id).await?;
+            if all.is_empty() {
+                return Err(CoreError::NotFound(format!(
+                    "There is no mail thread {thread_id}. Use search_mail to find the thread id."
+                )));
+            }
+            let truncated = all.len() > MAX_THREAD_MESSAGES;
+            let newest = all.split_off(all.len().saturating_sub(MAX_THREAD_MESSAGES));
+            let mut messages = Vec::with_capacity(newest.len());
+            for m in newest {
+                let attachments = self
+                    .store
+                    .message_attachments(&m.id)
+                    .await?
+                    .into_iter()
+                    .map(|a| AttachmentInfo { id: a.id, filename: a.filename, mime_type: a.mime_type, size: a.size })
+                    .collect();
+                let (body, body_truncated) = truncate_chars(&m.body, MAX_BODY_CHARS);
+                messages.push(ThreadMessage {
+                    id: m.id,
+                    from: m.from,
+                    to: split_addresses(&m.to),
+                    cc: split_addresses(&m.cc),
+                    subject: m.subject,
+                    body,
+                    body_truncated,
+                    sent_at: m.sent_at,
+                    folder: m.folder,
+                    attachments,
+                });
+            }
+            Ok(MailThread { thread_id: thread_id.to_owned(), messages, truncated })
+        }
+        .boxed()
+    }
+
+    fn read_calendar(&self, from: i64, to: i64) -> BoxFuture<'_, Result<CalendarPage>> {
+        async move {
+            let limit = i64::try_from(MAX_CALENDAR_EVENTS).unwrap_or(20);
+            let mut events = self.store.calendar_range(from, to, limit + 1).await?;
+            let truncated = events.len() > MAX_CALENDAR_EVENTS;
+            events.truncate(MAX_CALENDAR_EVENTS);
+            Ok(CalendarPage { events, truncated })
+        }
+        .boxed()
+    }
+
+    fn fetch_attachment<'a>(&'a self, attachment_id: &'a str) -> BoxFuture<'a, Result<(AttachmentInfo, Vec<u8>)>> {
+        async move {
+            let attachment = self.store.get_attachment(attachment_id).await?.ok_or_else(|| {
+                CoreError::NotFound(format!(
+                    "There is no attachment {attachment_id}. Read the mail thread to see its attachments' ids."
+                ))
+            })?;
+            let bytes = tokio::fs::read(&attachment.path).await.map_err(|err| {
+                CoreError::NotFound(format!("The attachment {} could not be read ({err}).", attachment.filename))
+            })?;
+            let info = AttachmentInfo {
+                id: attachment.id,
+                filename: attachment.filename,
+                mime_type: attachment.mime_type,
+                size: attachment.size,
+            };
+            Ok((info, bytes))
+        }
+        .boxed()
+    }
+
+    fn target<'a>(&'a self, draft: &'a ProposalDraft) -> BoxFuture<'a, Result<Target>> {
+        async move {
+            Ok(match draft {
+                ProposalDraft::EmailSend(_) => Target { target: "mail:send".into(), version: "-".into() },
+                ProposalDraft::CalendarCreate(e) => Target { target: format!("calendar:{}", e.calendar_id), version: "-".into() },
+                ProposalDraft::CalendarUpdate(e) | ProposalDraft::CalendarDelete(e) => {
+                    let id = e.event_id.as_deref().unwrap_or_default();
+                    let event = self.store.get_event(id).await?.ok_or_else(|| {
+                        CoreError::NotFound(format!("There is no event {id}. Use read_calendar to find its id."))
+                    })?;
+                    Target { target: format!("event:{id}"), version: event.version.to_string() }
+                }
+            })
+        }
+        .boxed()
+    }
+
+    fn execute<'a>(
+        &'a self,
+        proposal: &'a ProposalRow,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, std::result::Result<String, ExecuteError>> {
+        async move {
+            match &proposal.draft {
+                ProposalDraft::EmailSend(draft) => self.send(proposal, draft, cancel).await,
+                ProposalDraft::CalendarCreate(draft)
+                | ProposalDraft::CalendarUpdate(draft)
+                | ProposalDraft::CalendarDelete(draft) => self.write_event(proposal, draft).await,
+            }
+        }
+        .boxed()
+    }
+}
+
+fn split_addresses(text: &str) -> Vec<String> {
+    text.split(',').map(str::trim).filter(|a| !a.is_empty()).map(str::to_owned).collect()
+}

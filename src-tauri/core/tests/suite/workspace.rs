@@ -1,0 +1,92 @@
+//! The workspace tools through the real tool path: limits, untrusted framing, and errors a
+//! model can act on. Prepare tools never send.
+
+use hearth_core::tools::{ALL_HANDLERS, ToolCall, UNTRUSTED_NOTE, run_serially};
+use serde_json::{Value, json};
+
+use super::support::open;
+
+async fn call_tool(hearth: &hearth_core::Hearth, name: &str, args: Value) -> (Value, bool) {
+    let ctx = hearth.tool_context(None, Some("thread-1".into()));
+    let calls = [ToolCall { id: format!("call-{name}"), name: name.into(), arguments: args.to_string() }];
+    let (_, output) = run_serially(&ctx, &calls, ALL_HANDLERS).await.remove(0);
+    (serde_json::from_str(&output.content).unwrap(), output.is_error)
+}
+
+#[tokio::test]
+async fn search_and_read_frame_mail_as_untrusted_data() {
+    let t = open().await;
+    let (found, is_error) = call_tool(&t.hearth, "search_mail", json!({ "query": "permission form" })).await;
+    assert!(!is_error, "{found}");
+    assert_eq!(found["untrustedData"], UNTRUSTED_NOTE);
+    let matches = found["matches"].as_array().unwrap();
+    assert!(!matches.is_empty());
+    assert!(matches.iter().all(|m| m["snippet"].as_str().unwrap().chars().count() <= 240));
+    assert_eq!(matches[matches.len() - 1]["messageId"], "msg-school-1");
+    assert_eq!(found["truncated"], false);
+
+    let (thread, is_error) = call_tool(&t.hearth, "read_mail_thread", json!({ "threadId": "thr-school" })).await;
+    assert!(!is_error, "{thread}");
+    assert_eq!(thread["untrustedData"], UNTRUSTED_NOTE);
+    let messages = thread["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2);
+    assert_eq!(messages[0]["attachments"][0]["id"], "att-permission-form");
+}
+
+#[tokio::test]
+async fn bad_arguments_get_errors_the_model_can_fix() {
+    let t = open().await;
+    let long = "a".repeat(501);
+    for (tool, args, says) in [
+        ("search_mail", json!({ "query": long }), "longer than 500"),
+        ("search_mail", json!({ "q": "x" }), "do not fit"),
+        ("read_mail_thread", json!({ "threadId": "nope" }), "no mail thread"),
+        ("read_calendar", json!({ "timeMin": "2026-12-01", "timeMax": "2026-12-02T00:00:00Z" }), "RFC 3339"),
+        ("read_calendar", json!({ "timeMin": "2026-01-01T00:00:00Z", "timeMax": "2027-06-01T00:00:00Z" }), "366 days"),
+        ("prepare_email", json!({ "to": ["not-an-address"], "subject": "s", "body": "b" }), "not an email address"),
+        ("prepare_email", json!({ "to": ["a@b.example"], "subject": "two\nlines", "body": "b" }), "one line"),
+        ("prepare_email", json!({ "to": ["a@b.example"], "subject": "s", "body": "b", "attachmentIds": ["missing"] }), "no file missing"),
+        ("prepare_event", json!({ "title": "t", "start": "2026-12-01T10:00:00+01:00", "end": "2026-12-01T09:00:00+01:00", "timeZone": "Europe/Berlin" }), "after `start`"),
+        ("prepare_event", json!({ "title": "t", "start": "2026-12-01", "end": "2026-12-02", "timeZone": "Mars/Olympus" }), "IANA"),
+    ] {
+        let (out, is_error) = call_tool(&t.hearth, tool, args).await;
+        assert!(is_error, "{tool} should refuse: {out}");
+        let message = out["error"].as_str().unwrap();
+        assert!(message.contains(says), "{tool}: {message:?} should say {says:?}");
+    }
+    assert!(t.hearth.approval_list().await.unwrap().is_empty(), "no refused call left a proposal");
+}
+
+#[tokio::test]
+async fn prepare_tools_only_propose() {
+    let t = open().await;
+    let email = json!({ "to": ["A@B.example", "a@b.example"], "cc": ["a@b.example", "c@d.example"], "subject": " Hi ", "body": "Hello" });
+    let (out, is_error) = call_tool(&t.hearth, "prepare_email", email).await;
+    assert!(!is_error, "{out}");
+    assert_eq!(out["status"], "awaiting_review");
+    let event = json!({
+        "title": "Garden visit", "start": "2026-12-03T09:00:00+01:00", "end": "2026-12-03T11:30:00+01:00",
+        "timeZone": "Europe/Paris", "attendees": ["alvarez@riverside-school.example"]
+    });
+    let (out, is_error) = call_tool(&t.hearth, "prepare_event", event).await;
+    assert!(!is_error, "{out}");
+    let proposals = t.hearth.approval_list().await.unwrap();
+    assert_eq!(proposals.len(), 2);
+    let email = proposals.iter().find(|p| matches!(p.draft, hearth_protocol::approvals::ProposalDraft::EmailSend(_))).unwrap();
+    let hearth_protocol::approvals::ProposalDraft::EmailSend(draft) = &email.draft else { unreachable!() };
+    assert_eq!((draft.to.as_slice(), draft.cc.as_slice(), draft.subject.as_str()), (["A@b.example".to_owned()].as_slice(), ["c@d.example".to_owned()].as_slice(), "Hi"));
+    let before = t.hearth.store().calendar_range(i64::MIN, i64::MAX, 1000).await.unwrap().len();
+    assert_eq!(t.hearth.store().sent_messages().await.unwrap().len(), 0, "prepare never sends");
+    let event = proposals.iter().find(|p| p.id != email.id).unwrap();
+    let done = t
+        .hearth
+        .approval_decide(&hearth_protocol::approvals::ApprovalDecideParams {
+            proposal_id: event.id.clone(),
+            hash: event.hash.clone(),
+            decision: hearth_protocol::approvals::Decision::Approve,
+        })
+        .await
+        .unwrap();
+    assert!(done.receipt.unwrap().starts_with("Added to the local calendar"));
+    assert_eq!(t.hearth.store().calendar_range(i64::MIN, i64::MAX, 1000).await.unwrap().len(), before + 1);
+}

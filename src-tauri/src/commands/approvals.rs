@@ -1,0 +1,31 @@
+//! `approval_*` commands: the only way anything is approved is the owner, in this window.
+
+use hearth_protocol::IpcError;
+use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalGetParams, ApprovalListResponse, ProposalView};
+use tauri::State;
+
+use crate::AppState;
+use crate::ipc::parse;
+
+/// Proposals, awaiting review first.
+#[tauri::command]
+pub async fn approval_list(state: State<'_, AppState>) -> Result<ApprovalListResponse, IpcError> {
+    let proposals = state.ready()?.approval_list().await.map_err(|e| e.to_ipc())?;
+    Ok(ApprovalListResponse { proposals })
+}
+
+/// One proposal, for its card.
+#[tauri::command]
+pub async fn approval_get(state: State<'_, AppState>, params: serde_json::Value) -> Result<ProposalView, IpcError> {
+    let params: ApprovalGetParams = parse("approval_get", params)?;
+    params.validate()?;
+    state.ready()?.approval_get(&params.proposal_id).await.map_err(|e| e.to_ipc())
+}
+
+/// Approve or deny the proposal whose hash the owner was shown.
+#[tauri::command]
+pub async fn approval_decide(state: State<'_, AppState>, params: serde_json::Value) -> Result<ProposalView, IpcError> {
+    let params: ApprovalDecideParams = parse("approval_decide", params)?;
+    params.validate()?;
+    state.ready()?.approval_decide(&params).await.map_err(|e| e.to_ipc())
+}

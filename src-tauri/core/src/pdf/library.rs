@@ -1,11 +1,16 @@
 //! Binding libpdfium once per process.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use pdfium_render::prelude::Pdfium;
+use pdfium_render::prelude::{Pdfium, PdfiumLibraryBindingsAccessor};
 
 use super::PdfError;
+use super::raw::Lib;
+
+/// PDFium is not thread-safe: one document operation at a time in this process. (pdfium-render's
+/// `thread_safe` feature locks each single call; this locks a whole inspect, fill or render.)
+static PDFIUM: Mutex<()> = Mutex::new(());
 
 /// Environment variable naming libpdfium.so.
 pub const PDFIUM_LIBRARY_ENV: &str = "HEARTH_PDFIUM_LIB";
@@ -31,10 +36,31 @@ impl std::fmt::Debug for PdfEngine {
 }
 
 impl PdfEngine {
-    /// Loads libpdfium from `library`.
+    /// Loads libpdfium from `library`. PDFium binds once per process: a later call naming an
+    /// existing file returns the engine already bound.
     pub fn load(library: &Path) -> Result<Self, PdfError> {
+        static BOUND: OnceLock<Arc<Pdfium>> = OnceLock::new();
+        let _pdfium = PDFIUM.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !library.is_file() {
+            return Err(PdfError::LibraryMissing { path: library.to_owned(), detail: "no such file".into() });
+        }
+        if let Some(pdfium) = BOUND.get() {
+            return Ok(Self { pdfium: Arc::clone(pdfium) });
+        }
         let bindings = Pdfium::bind_to_library(library)
             .map_err(|err| PdfError::LibraryMissing { path: library.to_owned(), detail: err.to_string() })?;
-        Ok(Self { pdfium: Arc::new(Pdfium::new(bindings)) })
+        let pdfium = Arc::clone(BOUND.get_or_init(|| Arc::new(Pdfium::new(bindings))));
+        Ok(Self { pdfium })
+    }
+
+    /// PDFium's functions, for `raw`.
+    pub(super) fn lib(&self) -> Lib {
+        self.pdfium.bindings()
+    }
+
+    /// Holds PDFium for one operation. A panic elsewhere while holding it leaves nothing to
+    /// repair (each operation opens and closes its own document), so poisoning is ignored.
+    pub(super) fn lock(&self) -> MutexGuard<'static, ()> {
+        PDFIUM.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }

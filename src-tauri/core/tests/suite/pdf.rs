@@ -1,9 +1,22 @@
-//! PDFium through pdfium-render: inspecting the seeded form, and clear refusals.
+//! PDFium through core::pdf: inspecting, filling, rendering and reading text of the seeded
+//! form and of the fixtures in tests/fixtures (see its README), and clear refusals.
 
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use hearth_core::pdf::{FieldKind, PdfEngine, PdfError, default_library_path, inspect};
+use hearth_core::pdf::{
+    FieldKind, FieldValue, FieldValues, PdfEngine, PdfError, PdfInfo, count_scripts, default_library_path,
+    extract_text, fill, inspect, render_page,
+};
 use hearth_core::workspace::seed::PERMISSION_FORM_PDF;
+use sha2::{Digest, Sha256};
+
+const CHOICES: &[u8] = include_bytes!("../fixtures/choices.pdf");
+const SCRIPTS: &[u8] = include_bytes!("../fixtures/scripts.pdf");
+const XFA: &[u8] = include_bytes!("../fixtures/xfa.pdf");
+const ENCRYPTED: &[u8] = include_bytes!("../fixtures/encrypted.pdf");
+const OWNER_ENCRYPTED: &[u8] = include_bytes!("../fixtures/owner-encrypted.pdf");
+const BENCH_VALUES: &str = include_str!("../../benches/data/permission-form.fill.json");
 
 /// PDFium is bound once per process.
 fn engine() -> &'static PdfEngine {
@@ -12,6 +25,26 @@ fn engine() -> &'static PdfEngine {
         PdfEngine::load(&default_library_path())
             .unwrap_or_else(|err| panic!("{err} (scripts/test.sh installs libpdfium and sets HEARTH_PDFIUM_LIB)"))
     })
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+fn values(pairs: &[(&str, FieldValue)]) -> FieldValues {
+    pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
+}
+
+fn text(s: &str) -> FieldValue {
+    FieldValue::Text(s.to_owned())
+}
+
+/// name → (kind, value, options)
+fn by_name(info: &PdfInfo) -> BTreeMap<&str, (FieldKind, Option<&str>, Vec<&str>)> {
+    info.fields
+        .iter()
+        .map(|f| (f.name.as_str(), (f.kind, f.value.as_deref(), f.options.iter().map(String::as_str).collect())))
+        .collect()
 }
 
 #[test]
@@ -50,4 +83,236 @@ fn a_missing_library_names_the_path() {
     let err = PdfEngine::load(std::path::Path::new("/nonexistent/libpdfium.so")).unwrap_err();
     assert!(matches!(err, PdfError::LibraryMissing { .. }));
     assert!(err.to_string().contains("/nonexistent/libpdfium.so"), "{err}");
+}
+
+#[test]
+fn filling_the_permission_form_reads_back_and_leaves_the_original_alone() {
+    let before = sha256(PERMISSION_FORM_PDF);
+    let wanted: FieldValues = serde_json::from_str(BENCH_VALUES).unwrap();
+    assert_eq!(wanted.len(), 6, "the bench values fill every field");
+
+    let filled = fill(engine(), PERMISSION_FORM_PDF, &wanted).unwrap();
+
+    assert_eq!(sha256(PERMISSION_FORM_PDF), before, "the original bytes are untouched");
+    assert_ne!(sha256(&filled), before);
+    let info = inspect(engine(), &filled).unwrap();
+    assert_eq!(info.pages, 2);
+    assert_eq!(info.fields.len(), 6);
+    for field in &info.fields {
+        let expected = match &wanted[&field.name] {
+            FieldValue::Text(t) => t.clone(),
+            FieldValue::Checked(on) => on.to_string(),
+        };
+        assert_eq!(field.value, Some(expected), "{}", field.name);
+    }
+    // The unfilled form reports no text values and an unchecked box.
+    let blank = inspect(engine(), PERMISSION_FORM_PDF).unwrap();
+    let blank = by_name(&blank);
+    assert_eq!(blank["participant_name"].1, None);
+    assert_eq!(blank["permission_granted"].1, Some("false"));
+}
+
+#[test]
+fn radio_combo_and_list_fields_report_options_and_fill() {
+    let info = inspect(engine(), CHOICES).unwrap();
+    let fields = by_name(&info);
+    assert_eq!(fields["city"], (FieldKind::Text, None, vec![]));
+    assert_eq!(fields["agree"], (FieldKind::Checkbox, Some("false"), vec![]));
+    assert_eq!(fields["size"], (FieldKind::Radio, None, vec!["S", "M", "L"]));
+    assert_eq!(fields["country"], (FieldKind::ComboBox, Some("France"), vec!["France", "Germany", "Japan"]));
+    assert_eq!(fields["color"], (FieldKind::ListBox, Some("Red"), vec!["Red", "Green", "Blue"]));
+    assert_eq!(fields["send"].0, FieldKind::PushButton);
+    assert_eq!(fields["signature"].0, FieldKind::Signature);
+
+    let filled = fill(
+        engine(),
+        CHOICES,
+        &values(&[
+            ("city", text("Lyon")),
+            ("agree", FieldValue::Checked(true)),
+            ("size", text("M")),
+            ("country", text("Japan")),
+            ("color", text("Blue")),
+        ]),
+    )
+    .unwrap();
+    let info = inspect(engine(), &filled).unwrap();
+    let fields = by_name(&info);
+    assert_eq!(fields["city"].1, Some("Lyon"));
+    assert_eq!(fields["agree"].1, Some("true"));
+    assert_eq!(fields["size"], (FieldKind::Radio, Some("M"), vec!["S", "M", "L"]));
+    assert_eq!(fields["country"].1, Some("Japan"));
+    assert_eq!(fields["color"].1, Some("Blue"));
+
+    // A filled file fills again: change the radio, untick the box, empty the text.
+    let refilled = fill(
+        engine(),
+        &filled,
+        &values(&[("size", text("L")), ("agree", FieldValue::Checked(false)), ("city", text(""))]),
+    )
+    .unwrap();
+    let info = inspect(engine(), &refilled).unwrap();
+    let fields = by_name(&info);
+    assert_eq!(fields["size"].1, Some("L"));
+    assert_eq!(fields["agree"].1, Some("false"));
+    assert_eq!(fields["city"].1, None);
+    assert_eq!(fields["country"].1, Some("Japan"), "fields not named keep their values");
+}
+
+#[test]
+fn wrong_values_get_specific_errors_that_name_the_field_but_not_the_value() {
+    let secret = "SECRET-4711";
+    type Expected = fn(&PdfError) -> bool;
+    let cases: Vec<(FieldValues, Expected)> = vec![
+        (values(&[("agree", text(secret))]), |e| matches!(e, PdfError::WrongKind { name, .. } if name == "agree")),
+        (values(&[("city", FieldValue::Checked(true))]), |e| matches!(e, PdfError::WrongKind { name, .. } if name == "city")),
+        (values(&[("size", FieldValue::Checked(true))]), |e| matches!(e, PdfError::WrongKind { name, .. } if name == "size")),
+        (values(&[("nope", text(secret))]), |e| matches!(e, PdfError::UnknownField { name, available } if name == "nope" && available.contains("\"city\""))),
+        (values(&[("size", text(secret))]), |e| matches!(e, PdfError::NotAnOption { name, options } if name == "size" && options == "\"S\", \"M\", \"L\"")),
+        (values(&[("country", text(secret))]), |e| matches!(e, PdfError::NotAnOption { name, options } if name == "country" && options.contains("\"Japan\""))),
+        (values(&[("color", text(secret))]), |e| matches!(e, PdfError::NotAnOption { name, .. } if name == "color")),
+        (values(&[("send", text(secret))]), |e| matches!(e, PdfError::NotFillable { name, .. } if name == "send")),
+        (values(&[("signature", text(secret))]), |e| matches!(e, PdfError::NotFillable { name, .. } if name == "signature")),
+        (values(&[("reference", text(secret))]), |e| matches!(e, PdfError::NotFillable { name, reason } if name == "reference" && *reason == "read-only")),
+    ];
+    for (values, expected) in cases {
+        let err = fill(engine(), CHOICES, &values).unwrap_err();
+        assert!(expected(&err), "{values:?} gave {err:?}");
+        let message = err.to_string();
+        assert!(!message.contains(secret), "the message leaks the value: {message}");
+        assert!(message.contains(values.keys().next().unwrap().as_str()), "the message names the field: {message}");
+    }
+    // A bad value among good ones changes nothing: the error comes before any edit.
+    let err = fill(engine(), CHOICES, &values(&[("city", text("Lyon")), ("zzz", text("x"))])).unwrap_err();
+    assert!(matches!(err, PdfError::UnknownField { .. }));
+}
+
+#[test]
+fn many_field_names_are_listed_shortly() {
+    let err = fill(engine(), PERMISSION_FORM_PDF, &values(&[("nope", text("x"))])).unwrap_err();
+    let PdfError::UnknownField { available, .. } = &err else { panic!("{err:?}") };
+    assert_eq!(available.matches('"').count(), 12, "all six names: {available}");
+    assert!(err.to_string().contains("Use one of those names"));
+}
+
+#[test]
+fn encrypted_pdfs_are_refused_everywhere() {
+    for bytes in [ENCRYPTED, OWNER_ENCRYPTED] {
+        assert!(matches!(inspect(engine(), bytes), Err(PdfError::Encrypted)));
+        assert!(matches!(fill(engine(), bytes, &FieldValues::new()), Err(PdfError::Encrypted)));
+        assert!(matches!(render_page(engine(), bytes, 1, 1.0), Err(PdfError::Encrypted)));
+        assert!(matches!(extract_text(engine(), bytes), Err(PdfError::Encrypted)));
+    }
+    assert!(PdfError::Encrypted.to_string().contains("unprotected copy"));
+}
+
+#[test]
+fn corrupt_and_truncated_pdfs_are_damaged() {
+    let mut corrupt = b"%PDF-1.7\n".to_vec();
+    corrupt.extend((0..4000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
+    for bytes in [&corrupt[..], &CHOICES[..CHOICES.len() / 3], b"%PDF-1.7\n%%EOF\n"] {
+        for err in [
+            inspect(engine(), bytes).unwrap_err(),
+            fill(engine(), bytes, &values(&[("city", text("x"))])).unwrap_err(),
+            render_page(engine(), bytes, 1, 1.0).unwrap_err(),
+            extract_text(engine(), bytes).unwrap_err(),
+        ] {
+            assert!(matches!(err, PdfError::Damaged { .. }), "{err:?}");
+        }
+    }
+}
+
+#[test]
+fn xfa_forms_are_refused() {
+    let err = inspect(engine(), XFA).unwrap_err();
+    assert!(matches!(err, PdfError::Xfa), "{err:?}");
+    assert!(err.to_string().contains("AcroForm"), "{err}");
+    assert!(matches!(fill(engine(), XFA, &values(&[("city", text("x"))])), Err(PdfError::Xfa)));
+}
+
+/// Object keys that run code or act on their own, as they appear in an uncompressed PDF
+/// (PDFium's saved files keep every dictionary uncompressed).
+fn active_keys(pdf: &[u8]) -> Vec<&'static str> {
+    ["/JavaScript", "/JS", "/OpenAction", "/AA"]
+        .into_iter()
+        .filter(|key| {
+            pdf.windows(key.len() + 1).any(|w| w.starts_with(key.as_bytes()) && !w[key.len()].is_ascii_alphanumeric())
+        })
+        .collect()
+}
+
+#[test]
+fn filling_removes_scripts_and_automatic_actions() {
+    let before = sha256(SCRIPTS);
+    // The oracle sees the fixture's scripts: one document script, two field scripts.
+    assert_eq!(count_scripts(engine(), SCRIPTS).unwrap(), 3);
+    assert_eq!(active_keys(SCRIPTS), ["/JavaScript", "/JS", "/OpenAction", "/AA"]);
+
+    let filled = fill(engine(), SCRIPTS, &values(&[("city", text("Lyon")), ("size", text("S"))])).unwrap();
+
+    assert_eq!(sha256(SCRIPTS), before);
+    assert_eq!(count_scripts(engine(), &filled).unwrap(), 0);
+    assert_eq!(active_keys(&filled), Vec::<&str>::new());
+    let text = String::from_utf8_lossy(&filled);
+    for script in ["app.alert", "document script", "submitForm", "event.value"] {
+        assert!(!text.contains(script), "{script} is still in the file");
+    }
+    let fields = inspect(engine(), &filled).unwrap();
+    let fields = by_name(&fields);
+    assert_eq!(fields["city"].1, Some("Lyon"));
+    assert_eq!(fields["size"].1, Some("S"));
+    assert_eq!(fields.len(), 8, "every field is still there");
+    // Filling nothing still cleans.
+    let cleaned = fill(engine(), SCRIPTS, &FieldValues::new()).unwrap();
+    assert_eq!(count_scripts(engine(), &cleaned).unwrap(), 0);
+}
+
+/// Width and height from a PNG's IHDR chunk, and its decoded RGBA pixels.
+fn decode(png_bytes: &[u8]) -> (u32, u32, Vec<u8>) {
+    assert!(png_bytes.starts_with(b"\x89PNG\r\n\x1a\n"));
+    assert_eq!(&png_bytes[12..16], b"IHDR");
+    let width = u32::from_be_bytes(png_bytes[16..20].try_into().unwrap());
+    let height = u32::from_be_bytes(png_bytes[20..24].try_into().unwrap());
+    let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes)).read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let frame = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!((frame.color_type, frame.bit_depth), (png::ColorType::Rgba, png::BitDepth::Eight));
+    assert_eq!((frame.width, frame.height), (width, height));
+    (width, height, pixels)
+}
+
+#[test]
+fn pages_render_as_png_with_filled_fields_drawn() {
+    let blank = render_page(engine(), PERMISSION_FORM_PDF, 1, 1.0).unwrap();
+    let (width, height, blank_pixels) = decode(&blank.png);
+    assert_eq!((width, height), (blank.width, blank.height));
+    assert_eq!((width, height), (595, 842), "A4 at 72 dpi: one pixel per point");
+
+    let wanted: FieldValues = serde_json::from_str(BENCH_VALUES).unwrap();
+    let filled = fill(engine(), PERMISSION_FORM_PDF, &wanted).unwrap();
+    let drawn = render_page(engine(), &filled, 1, 1.0).unwrap();
+    let (_, _, drawn_pixels) = decode(&drawn.png);
+    let changed = blank_pixels.chunks_exact(4).zip(drawn_pixels.chunks_exact(4)).filter(|(a, b)| a != b).count();
+    assert!(changed > 500, "the filled text is drawn ({changed} pixels changed)");
+
+    let half = render_page(engine(), PERMISSION_FORM_PDF, 2, 0.5).unwrap();
+    assert_eq!((half.width, half.height), (298, 421));
+
+    assert!(matches!(render_page(engine(), PERMISSION_FORM_PDF, 3, 1.0), Err(PdfError::PageOutOfRange { page: 3, pages: 2 })));
+    assert!(matches!(render_page(engine(), PERMISSION_FORM_PDF, 0, 1.0), Err(PdfError::PageOutOfRange { .. })));
+    for scale in [100.0, 0.0, -1.0, f32::NAN, f32::INFINITY] {
+        let err = render_page(engine(), PERMISSION_FORM_PDF, 1, scale).unwrap_err();
+        assert!(matches!(err, PdfError::ImageTooLarge { .. }), "{scale}: {err:?}");
+    }
+}
+
+#[test]
+fn text_comes_out_page_by_page() {
+    let pages = extract_text(engine(), PERMISSION_FORM_PDF).unwrap();
+    assert_eq!(pages.len(), 2);
+    assert!(pages[0].contains("permission form"), "{:?}", pages[0]);
+    assert!(pages[1].contains("Page 2 of 2"), "{:?}", pages[1]);
+    let pages = extract_text(engine(), CHOICES).unwrap();
+    assert_eq!(pages.len(), 1);
+    assert!(pages[0].contains("Hearth choices fixture"), "{:?}", pages[0]);
 }

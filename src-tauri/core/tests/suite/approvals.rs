@@ -45,7 +45,8 @@ async fn email_awaiting_review(t: &TestHearth) -> (String, ProposalView) {
     engine_idle(&engine, &mut changes).await;
     let task = hearth.store().get_task(&task.id).await.unwrap().unwrap();
     assert_eq!(task.status, TaskStatus::WaitingApproval, "{:?}", task.error);
-    let proposal = hearth.approval_get(task.action_id.as_deref().unwrap()).await.unwrap();
+    // Read the row directly: `approval_get` would already sweep an expired proposal.
+    let proposal = hearth.store().get_proposal(task.action_id.as_deref().unwrap()).await.unwrap().unwrap().view();
     (task.id, proposal)
 }
 
@@ -102,6 +103,8 @@ async fn an_approval_after_expiry_sends_nothing() {
     let err = t.hearth.approval_decide(&decide(&proposal, Decision::Approve)).await.unwrap_err();
     assert_eq!(err.to_ipc().code, ErrorCode::ApprovalExpired, "{err}");
     assert_eq!(t.hearth.approval_get(&proposal.id).await.unwrap().status, ProposalStatus::Expired);
+    let again = t.hearth.approval_decide(&decide(&proposal, Decision::Approve)).await.unwrap();
+    assert_eq!(again.status, ProposalStatus::Expired, "an expired proposal comes back unchanged");
     assert_eq!(sent(&t.hearth).await, 0);
 }
 

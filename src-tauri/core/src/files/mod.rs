@@ -143,10 +143,10 @@ impl FileStore {
     /// Deletes a file's bytes; its record (name, hash) stays for receipts.
     pub async fn delete(&self, file_id: &str) -> Result<()> {
         let file = self.row(file_id).await?;
-        if self.inner.store.mark_file_deleted(file_id).await? {
-            if let Err(err) = std::fs::remove_file(&file.path) {
-                tracing::warn!(file_id, error = %err, "a deleted file's bytes could not be removed");
-            }
+        if self.inner.store.mark_file_deleted(file_id).await?
+            && let Err(err) = std::fs::remove_file(&file.path)
+        {
+            tracing::warn!(file_id, error = %err, "a deleted file's bytes could not be removed");
         }
         Ok(())
     }

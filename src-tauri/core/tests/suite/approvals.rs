@@ -23,7 +23,7 @@ async fn email_awaiting_review(t: &TestHearth) -> (String, ProposalView) {
     let engine = hearth.tasks().clone();
     let tool_hearth = hearth.clone();
     engine.register(TaskKind::Monitor, move |ctx: TaskContext| {
-        let tools = tool_hearth.tool_context(Some(ctx.clone()), None);
+        let tools = tool_hearth.tool_context(Some(ctx), None);
         async move {
             let args = json!({
                 "to": ["Ms. Alvarez <alvarez@Riverside-School.example>"],

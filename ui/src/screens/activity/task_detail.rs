@@ -48,7 +48,9 @@ pub fn TaskDetailPane(live: LiveTasks, task_id: String) -> impl IntoView {
         Memo::new(move |_| live.store.with(|store| store.revision(&task_id)))
     };
     Effect::new(move |_| {
-        revision.track();
+        // Read, not `track()`: tracking a memo does not compute it, so it would never learn
+        // its sources and the watch's changes would never re-fetch the detail.
+        revision.with(|_| ());
         refetch.run(());
     });
     let current = {

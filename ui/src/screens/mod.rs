@@ -1,6 +1,7 @@
 //! Screens reachable from the navigation.
 
 pub mod activity;
+pub mod approvals;
 pub mod chat;
 pub mod placeholder;
 pub mod startup_error;

@@ -8,7 +8,7 @@ use crate::ipc;
 use crate::live_tasks::LiveTasksProvider;
 use crate::navigation::Navigation;
 use crate::screens::{
-    Screen, activity::ActivityScreen, approvals::ApprovalsScreen, chat::ChatScreen,
+    Screen, activity::ActivityScreen, approvals::ApprovalsScreen, chat::ChatScreen, files::FilesScreen,
     placeholder::Placeholder, startup_error::StartupError,
 };
 
@@ -63,6 +63,7 @@ fn Shell(nav: Navigation) -> impl IntoView {
                     Screen::Chat => None,
                     Screen::Activity => Some(view! { <ActivityScreen /> }.into_any()),
                     Screen::Approvals => Some(view! { <ApprovalsScreen /> }.into_any()),
+                    Screen::Files => Some(view! { <FilesScreen /> }.into_any()),
                     other => Some(view! { <Placeholder screen=other /> }.into_any()),
                 }}
             </main>

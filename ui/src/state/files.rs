@@ -95,6 +95,14 @@ pub fn source_label(file: &FileView) -> String {
     }
 }
 
+/// A source's wire spelling (its CSS/test hook).
+pub const fn source_slug(source: FileSource) -> &'static str {
+    match source {
+        FileSource::MailAttachment => "mail_attachment",
+        FileSource::Filled => "filled",
+    }
+}
+
 /// Puts `file` first in a newest-first list, replacing an older copy of it.
 pub fn upsert_file(files: &mut Vec<FileView>, file: FileView) {
     files.retain(|held| held.id != file.id);
@@ -128,6 +136,34 @@ pub fn editor_for(field: &PdfField) -> FieldEditor {
             FieldEditor::Choice(options)
         }
         FieldKind::PushButton | FieldKind::Signature | FieldKind::Unknown => FieldEditor::ReadOnly,
+    }
+}
+
+/// A field kind as the owner reads it.
+pub const fn field_kind_label(kind: FieldKind) -> &'static str {
+    match kind {
+        FieldKind::Text => "text",
+        FieldKind::Checkbox => "checkbox",
+        FieldKind::Radio => "radio buttons",
+        FieldKind::ComboBox => "drop-down",
+        FieldKind::ListBox => "list",
+        FieldKind::PushButton => "button, not fillable",
+        FieldKind::Signature => "signature, not fillable",
+        FieldKind::Unknown => "unknown kind, not fillable",
+    }
+}
+
+/// A field kind's wire spelling (its CSS/test hook).
+pub const fn field_kind_slug(kind: FieldKind) -> &'static str {
+    match kind {
+        FieldKind::Text => "text",
+        FieldKind::Checkbox => "checkbox",
+        FieldKind::Radio => "radio",
+        FieldKind::ComboBox => "combo_box",
+        FieldKind::ListBox => "list_box",
+        FieldKind::PushButton => "push_button",
+        FieldKind::Signature => "signature",
+        FieldKind::Unknown => "unknown",
     }
 }
 

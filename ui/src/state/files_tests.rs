@@ -96,6 +96,9 @@ fn a_filled_file_names_its_parent() {
     assert_eq!(source_label(&file("f", FileSource::MailAttachment, None)), "From a mail attachment");
     assert_eq!(source_label(&file("f", FileSource::Filled, Some("form.pdf"))), "Filled from form.pdf");
     assert_eq!(source_label(&file("f", FileSource::Filled, None)), "Filled from another file");
+    for source in [FileSource::MailAttachment, FileSource::Filled] {
+        assert_eq!(serde_json::to_value(source).unwrap(), source_slug(source), "the hook is the wire spelling");
+    }
 }
 
 #[test]
@@ -187,4 +190,23 @@ fn kinds_cannot_be_mixed_and_unfillable_fields_are_never_sent() {
     draft.set_text("signature", "Ada".into());
     draft.set_text("no-such-field", "x".into());
     assert!(draft.changed_values().is_empty());
+}
+
+#[test]
+fn kind_hooks_are_the_wire_spelling_and_unfillable_kinds_say_so() {
+    let kinds = [
+        FieldKind::Text,
+        FieldKind::Checkbox,
+        FieldKind::Radio,
+        FieldKind::ComboBox,
+        FieldKind::ListBox,
+        FieldKind::PushButton,
+        FieldKind::Signature,
+        FieldKind::Unknown,
+    ];
+    for kind in kinds {
+        assert_eq!(serde_json::to_value(kind).unwrap(), field_kind_slug(kind));
+        assert_eq!(field_kind_label(kind).contains("not fillable"), !kind.is_fillable(), "{kind:?}");
+        assert_eq!(editor_for(&field("f", kind, None, &[])) == FieldEditor::ReadOnly, !kind.is_fillable(), "{kind:?}");
+    }
 }

@@ -3,11 +3,13 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::clock::Clock;
 use crate::ipc;
 use crate::live_tasks::LiveTasksProvider;
 use crate::navigation::Navigation;
 use crate::screens::{
-    Screen, activity::ActivityScreen, chat::ChatScreen, placeholder::Placeholder, startup_error::StartupError,
+    Screen, activity::ActivityScreen, approvals::ApprovalsScreen, chat::ChatScreen, files::FilesScreen,
+    placeholder::Placeholder, startup_error::StartupError,
 };
 
 /// Whether the backend's core opened.
@@ -23,6 +25,7 @@ enum Startup {
 pub fn App() -> impl IntoView {
     let startup = RwSignal::new(Startup::Checking);
     let nav = Navigation::provide();
+    Clock::provide();
     spawn_local(async move {
         match ipc::app_info().await {
             Ok(_) => startup.set(Startup::Ready),
@@ -59,6 +62,8 @@ fn Shell(nav: Navigation) -> impl IntoView {
                 {move || match current.get() {
                     Screen::Chat => None,
                     Screen::Activity => Some(view! { <ActivityScreen /> }.into_any()),
+                    Screen::Approvals => Some(view! { <ApprovalsScreen /> }.into_any()),
+                    Screen::Files => Some(view! { <FilesScreen /> }.into_any()),
                     other => Some(view! { <Placeholder screen=other /> }.into_any()),
                 }}
             </main>

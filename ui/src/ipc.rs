@@ -5,10 +5,15 @@
 //! `hearth-protocol` define the wire exactly as the backend reads it.
 
 use hearth_protocol::agui::Event;
+use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalGetParams, ApprovalListResponse, ProposalView};
+use hearth_protocol::files::{
+    FileDetail, FileFillParams, FileGetParams, FileListResponse, FileRenderParams, FileRenderResponse, FileView,
+};
 use hearth_protocol::ipc::{
     AppInfoResponse, RunStartParams, RunStartResponse, RunStopParams, RunStopResponse, ThreadHistoryParams,
     ThreadHistoryResponse, ThreadListResponse,
 };
+use hearth_protocol::mail::{MailThread, MailThreadGetParams};
 use hearth_protocol::tasks::{TaskChanged, TaskControlParams, TaskDetail, TaskGetParams, TaskListResponse, TaskView};
 use hearth_protocol::{ErrorCode, IpcError};
 use serde::Serialize;
@@ -105,6 +110,56 @@ pub async fn task_watch(on_change: impl FnMut(TaskChanged) + 'static) -> Result<
     set(&args, "onChange", channel.as_ref())?;
     invoke_raw::<()>("task_watch", args.into()).await?;
     Ok(TaskSubscription { _channel: channel, _handler: handler })
+}
+
+/// Proposals: awaiting review first, then the most recent decided ones.
+pub async fn approval_list() -> Result<ApprovalListResponse, IpcError> {
+    call("approval_list", &serde_json::json!({})).await
+}
+
+/// One proposal, with the hash to send back with a decision.
+pub async fn approval_get(proposal_id: &str) -> Result<ProposalView, IpcError> {
+    let params = ApprovalGetParams { proposal_id: proposal_id.to_owned() };
+    params.validate()?;
+    call("approval_get", &serde_json::json!({ "params": params })).await
+}
+
+/// Approves or denies the proposal whose `hash` the owner was shown; answers it as it is
+/// afterwards. A `conflict` error means the proposal changed since it was displayed.
+pub async fn approval_decide(params: &ApprovalDecideParams) -> Result<ProposalView, IpcError> {
+    params.validate()?;
+    call("approval_decide", &serde_json::json!({ "params": params })).await
+}
+
+/// The owner's files, newest first.
+pub async fn file_list() -> Result<FileListResponse, IpcError> {
+    call("file_list", &serde_json::json!({})).await
+}
+
+/// One file with its pages and form fields (with their current values).
+pub async fn file_get(file_id: &str) -> Result<FileDetail, IpcError> {
+    let params = FileGetParams { file_id: file_id.to_owned() };
+    params.validate()?;
+    call("file_get", &serde_json::json!({ "params": params })).await
+}
+
+/// One page rendered by the backend as a PNG data URL.
+pub async fn file_render(params: &FileRenderParams) -> Result<FileRenderResponse, IpcError> {
+    params.validate()?;
+    call("file_render", &serde_json::json!({ "params": params })).await
+}
+
+/// Fills a new copy of a file (the original never changes); answers the copy.
+pub async fn file_fill(params: &FileFillParams) -> Result<FileView, IpcError> {
+    params.validate()?;
+    call("file_fill", &serde_json::json!({ "params": params })).await
+}
+
+/// One mail conversation (the mail card's thread viewer).
+pub async fn mail_thread_get(thread_id: &str) -> Result<MailThread, IpcError> {
+    let params = MailThreadGetParams { thread_id: thread_id.to_owned() };
+    params.validate()?;
+    call("mail_thread_get", &serde_json::json!({ "params": params })).await
 }
 
 /// A channel whose messages are parsed as `T` and handed to `on_message`; an unreadable

@@ -1,4 +1,5 @@
-//! Where the owner is looking: the current screen and the task open in Activity.
+//! Where the owner is looking: the current screen, the task open in Activity and the file
+//! open in Files.
 //!
 //! Shared through context so a chat card can open its task without threading signals
 //! through every component in between.
@@ -7,19 +8,25 @@ use leptos::prelude::*;
 
 use crate::screens::Screen;
 
-/// The current screen and the selected task.
+/// The current screen, the selected task and the selected file.
 #[derive(Debug, Clone, Copy)]
 pub struct Navigation {
     /// The screen shown.
     pub screen: RwSignal<Screen>,
     /// The task shown in Activity's detail pane.
     pub selected_task: RwSignal<Option<String>>,
+    /// The file shown in Files' viewer.
+    pub selected_file: RwSignal<Option<String>>,
 }
 
 impl Navigation {
-    /// Starts on Chat with no task selected, and provides itself to the component tree.
+    /// Starts on Chat with nothing selected, and provides itself to the component tree.
     pub fn provide() -> Self {
-        let navigation = Self { screen: RwSignal::new(Screen::Chat), selected_task: RwSignal::new(None) };
+        let navigation = Self {
+            screen: RwSignal::new(Screen::Chat),
+            selected_task: RwSignal::new(None),
+            selected_file: RwSignal::new(None),
+        };
         provide_context(navigation);
         navigation
     }
@@ -33,5 +40,11 @@ impl Navigation {
     pub fn open_task(self, task_id: String) {
         self.selected_task.set(Some(task_id));
         self.screen.set(Screen::Activity);
+    }
+
+    /// Selects a file and shows it in Files.
+    pub fn open_file(self, file_id: String) {
+        self.selected_file.set(Some(file_id));
+        self.screen.set(Screen::Files);
     }
 }

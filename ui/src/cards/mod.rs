@@ -3,12 +3,17 @@
 //! The `match` on [`ToolName`] has no wildcard: adding a tool to the protocol without
 //! deciding its card here is a compile error. Names Hearth does not know get the generic card.
 
+pub mod approval;
+mod approval_draft;
 mod delegate_task;
+mod file;
 mod generic;
+mod mail;
 
 use hearth_protocol::{ToolName, ToolRef};
 use leptos::prelude::*;
 
+use crate::state::cards;
 use crate::state::chat::ToolCallView;
 
 /// The card for one tool call.
@@ -20,14 +25,23 @@ pub fn ToolCard(call: ToolCallView) -> impl IntoView {
     }
 }
 
+/// A tool's own card once its result reads as the tool's type; until then (running, an
+/// error, an unreadable result) the generic card, which shows the raw text.
 fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
-    match tool {
-        ToolName::DelegateTask => view! { <delegate_task::DelegateTaskCard call /> }.into_any(),
+    let own = match tool {
+        ToolName::DelegateTask => return view! { <delegate_task::DelegateTaskCard call /> }.into_any(),
+        ToolName::PrepareEmail | ToolName::PrepareEvent => cards::prepared(&call)
+            .map(|prepared| view! { <approval::ApprovalCard proposal_id=prepared.proposal_id /> }.into_any()),
+        ToolName::SearchMail => cards::mail_search(&call).map(|result| view! { <mail::MailSearchCard result /> }.into_any()),
+        ToolName::ReadMailThread => cards::mail_thread(&call).map(|thread| view! { <mail::MailThreadCard thread /> }.into_any()),
+        ToolName::ImportPdf => cards::file_made(&call).map(|file| view! { <file::FileCard file tool="import_pdf" /> }.into_any()),
+        ToolName::FillPdf => cards::file_made(&call).map(|file| view! { <file::FileCard file tool="fill_pdf" /> }.into_any()),
+        ToolName::InspectPdf => {
+            cards::file_inspected(&call).map(|file| view! { <file::FileCard file tool="inspect_pdf" /> }.into_any())
+        }
         // Cards of their own arrive with their issues; until then the generic card shows
         // title, arguments, status and result.
-        ToolName::SearchMail
-        | ToolName::ReadMailThread
-        | ToolName::ReadCalendar
+        ToolName::ReadCalendar
         | ToolName::BrowseWeb
         | ToolName::ReadWeb
         | ToolName::AgentStatus
@@ -37,12 +51,7 @@ fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
         | ToolName::PresentChoices
         | ToolName::SetPlan
         | ToolName::ReadWorkspace
-        | ToolName::ImportPdf
-        | ToolName::InspectPdf
-        | ToolName::FillPdf
         | ToolName::SaveArtifact
-        | ToolName::PrepareEmail
-        | ToolName::PrepareEvent
         | ToolName::AskUser
         | ToolName::FinishTask
         | ToolName::ComputerStatus
@@ -54,8 +63,9 @@ fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
         | ToolName::WriteComputerFile
         | ToolName::MkdirComputer
         | ToolName::ImportComputerPdf
-        | ToolName::ExportComputerPdf => view! { <generic::GenericCard call /> }.into_any(),
-    }
+        | ToolName::ExportComputerPdf => None,
+    };
+    own.unwrap_or_else(|| view! { <generic::GenericCard call /> }.into_any())
 }
 
 /// The status word a card shows.

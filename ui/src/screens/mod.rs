@@ -1,7 +1,9 @@
 //! Screens reachable from the navigation.
 
 pub mod activity;
+pub mod approvals;
 pub mod chat;
+pub mod files;
 pub mod placeholder;
 pub mod startup_error;
 

@@ -1,4 +1,8 @@
-//! UI state that is plain data (the chat reducer, the task store), testable without a browser.
+//! UI state that is plain data (the chat reducer, the task store, proposals, files and card
+//! models), testable without a browser.
 
+pub mod approvals;
+pub mod cards;
 pub mod chat;
+pub mod files;
 pub mod tasks;

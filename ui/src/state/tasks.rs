@@ -75,6 +75,11 @@ impl TaskStore {
         tasks.into_iter().map(|task| task.id.clone()).collect()
     }
 
+    /// Every held task, in no particular order.
+    pub fn tasks(&self) -> impl Iterator<Item = &TaskView> {
+        self.tasks.values().map(|held| &held.task)
+    }
+
     /// Whether no task is held.
     pub fn is_empty(&self) -> bool {
         self.tasks.is_empty()

@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::task_controls::TaskControls;
+use crate::cards::approval::ApprovalCard;
 use crate::clock::local_time;
 use crate::ipc;
 use crate::live_tasks::LiveTasks;
@@ -48,7 +49,9 @@ pub fn TaskDetailPane(live: LiveTasks, task_id: String) -> impl IntoView {
         Memo::new(move |_| live.store.with(|store| store.revision(&task_id)))
     };
     Effect::new(move |_| {
-        revision.track();
+        // Read, not `track()`: tracking a memo does not compute it, so it would never learn
+        // its sources and the watch's changes would never re-fetch the detail.
+        revision.with(|_| ());
         refetch.run(());
     });
     let current = {
@@ -59,6 +62,9 @@ pub fn TaskDetailPane(live: LiveTasks, task_id: String) -> impl IntoView {
             })
         })
     };
+    // The card re-mounts only when the task waits on another proposal; it follows the task's
+    // changes itself.
+    let proposal_id = Memo::new(move |_| current.with(|task| task.as_ref().and_then(|t| t.proposal_id.clone())));
 
     view! {
         <section class="task-detail" data-task-id=task_id>
@@ -68,6 +74,12 @@ pub fn TaskDetailPane(live: LiveTasks, task_id: String) -> impl IntoView {
                 None => view! { <p class="empty">"Loading the task…"</p> }.into_any(),
             }}
             <TaskControls live current on_changed=refetch />
+            {move || proposal_id.get().map(|proposal_id| view! {
+                <div class="task-approval">
+                    <h3>"Approval"</h3>
+                    <ApprovalCard proposal_id />
+                </div>
+            })}
             {move || current.get().map(|task| view! { <TaskOutcome task /> })}
             {move || detail.get().map(|fetched| view! {
                 <TaskRuns runs=fetched.runs />

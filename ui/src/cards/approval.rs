@@ -1,0 +1,228 @@
+//! The approval card: one proposal exactly as approving it will act, with Approve and Deny.
+//!
+//! Shown in chat (prepare_email / prepare_event), on the Approvals screen and in Activity's
+//! task detail. A decision carries the hash of the proposal on screen — never of a fresh
+//! fetch — so the owner can only approve what they read. A re-fetched proposal whose draft
+//! changed is held back until the owner asks for it.
+
+use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalStatus, ProposalView};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::approval_draft::DraftView;
+use crate::clock::Clock;
+use crate::ipc;
+use crate::live_tasks::LiveTasks;
+use crate::state::approvals::{
+    Refetched, TaskRevision, can_decide, countdown_label, effective_status, is_expired, kind_label, on_refetch,
+    status_label, task_moved,
+};
+
+/// The proposal `proposal_id`: `initial` when the caller already holds it (the Approvals
+/// list), else fetched. `on_decided` gets the proposal as the decision left it.
+#[component]
+pub fn ApprovalCard(
+    proposal_id: String,
+    #[prop(optional)] initial: Option<ProposalView>,
+    #[prop(optional)] on_decided: Option<Callback<ProposalView>>,
+) -> impl IntoView {
+    let clock = Clock::from_context();
+    let card_id = proposal_id.clone();
+    let fetch_now = initial.is_none();
+    // What is on screen; the decision is built from this and nothing else.
+    let shown = RwSignal::new(initial);
+    // A newer draft than the one shown, held until the owner asks for it.
+    let latest = RwSignal::new(None::<ProposalView>);
+    let fetch_error = RwSignal::new(None::<String>);
+    let decide_error = RwSignal::new(None::<String>);
+    let deciding = RwSignal::new(false);
+    // Only the newest fetch may land; a reply overtaken by a decision or a later fetch is dropped.
+    let latest_fetch = StoredValue::new(0_u64);
+
+    let refetch = Callback::new(move |()| {
+        let fetch = latest_fetch.get_value() + 1;
+        latest_fetch.set_value(fetch);
+        let proposal_id = proposal_id.clone();
+        spawn_local(async move {
+            let reply = ipc::approval_get(&proposal_id).await;
+            if latest_fetch.try_get_value() != Some(fetch) {
+                return;
+            }
+            match reply {
+                Ok(fetched) => {
+                    fetch_error.set(None);
+                    match shown.with_untracked(|held| on_refetch(held.as_ref(), &fetched)) {
+                        Refetched::Adopt => {
+                            shown.set(Some(fetched));
+                            latest.set(None);
+                        }
+                        Refetched::Changed => latest.set(Some(fetched)),
+                    }
+                }
+                Err(err) => fetch_error.set(Some(err.message)),
+            }
+        });
+    });
+    if fetch_now {
+        refetch.run(());
+    }
+    refetch_when_task_moves(shown, refetch);
+
+    let decide = move |decision: Decision| {
+        if deciding.get_untracked() {
+            return;
+        }
+        let Some(proposal) = shown.get_untracked() else { return };
+        if !can_decide(&proposal, clock.now.get_untracked()) {
+            return;
+        }
+        let params = ApprovalDecideParams { proposal_id: proposal.id, hash: proposal.hash, decision };
+        deciding.set(true);
+        decide_error.set(None);
+        spawn_local(async move {
+            let reply = ipc::approval_decide(&params).await;
+            deciding.set(false);
+            match reply {
+                Ok(decided) => {
+                    latest_fetch.try_update_value(|fetch| *fetch += 1);
+                    shown.set(Some(decided.clone()));
+                    latest.set(None);
+                    if let Some(on_decided) = on_decided {
+                        on_decided.try_run(decided);
+                    }
+                }
+                Err(err) => {
+                    decide_error.set(Some(err.message));
+                    // Show where the proposal is now: an expired or decided one replaces this
+                    // one; a changed draft waits behind "Show latest".
+                    refetch.try_run(());
+                }
+            }
+        });
+    };
+    let show_latest = move |_| {
+        if let Some(newer) = latest.get_untracked() {
+            shown.set(Some(newer));
+            latest.set(None);
+            decide_error.set(None);
+        }
+    };
+
+    let status = Memo::new(move |_| shown.with(|p| p.as_ref().map(|p| effective_status(p, clock.now.get()))));
+    let decidable = Memo::new(move |_| status.get() == Some(ProposalStatus::AwaitingReview));
+    let superseded = Memo::new(move |_| latest.with(Option::is_some));
+    // Before the proposal arrives: "loading", or "error" when it could not be fetched.
+    let status_slug = move || match status.get() {
+        Some(status) => status.as_str(),
+        None if fetch_error.with(Option::is_some) => "error",
+        None => "loading",
+    };
+
+    view! {
+        <article class="card approval-card" data-proposal-id=card_id data-status=status_slug>
+            <header>
+                <span class="card-kind">
+                    {move || shown.with(|p| p.as_ref().map_or("Approval", |p| kind_label(p.draft.kind())))}
+                </span>
+                <span class=move || format!("status approval-status approval-status-{}", status_slug())>
+                    {move || status.get().map_or_else(|| status_slug().to_owned(), status_label)}
+                </span>
+            </header>
+            {move || fetch_error.get().map(|message| view! {
+                <p class="approval-error">
+                    {message} " "
+                    <button class="approval-retry" data-action="reload" on:click=move |_| refetch.run(())>"Try again"</button>
+                </p>
+            })}
+            {move || match shown.get() {
+                Some(proposal) => Some(view! {
+                    <Expiry proposal=proposal.clone() clock />
+                    <DraftView proposal=proposal.clone() />
+                    <Outcome proposal />
+                }.into_any()),
+                None if fetch_error.with(Option::is_none) => Some(view! { <p class="empty">"Loading the proposal…"</p> }.into_any()),
+                None => None,
+            }}
+            <Show when=move || superseded.get()>
+                <p class="approval-changed">
+                    "This proposal changed since it was shown. Review the latest version before deciding. "
+                    <button data-action="show-latest" on:click=show_latest>"Show latest"</button>
+                </p>
+            </Show>
+            <Show when=move || decidable.get()>
+                <div class="approval-actions">
+                    <button
+                        class="approval-approve"
+                        data-action="approve"
+                        disabled=move || deciding.get() || superseded.get()
+                        on:click=move |_| decide(Decision::Approve)
+                    >"Approve"</button>
+                    <button
+                        class="approval-deny"
+                        data-action="deny"
+                        disabled=move || deciding.get() || superseded.get()
+                        on:click=move |_| decide(Decision::Deny)
+                    >"Deny"</button>
+                </div>
+            </Show>
+            {move || decide_error.get().map(|message| view! { <p class="approval-error">{message}</p> })}
+        </article>
+    }
+}
+
+/// Fetches the proposal again whenever the task waiting on it changes (the watch saw it
+/// leave waiting_approval, say), so the card follows it to its receipt without polling.
+fn refetch_when_task_moves(shown: RwSignal<Option<ProposalView>>, refetch: Callback<()>) {
+    let Some(live) = LiveTasks::from_context() else { return };
+    let watched = Memo::new(move |_| {
+        let task_id = shown.with(|p| p.as_ref().and_then(|p| p.task_id.clone()))?;
+        let revision = live.store.with(|store| store.revision(&task_id))?;
+        Some((task_id, revision))
+    });
+    Effect::new(move |before: Option<Option<TaskRevision>>| {
+        let now = watched.get();
+        if task_moved(before.flatten().as_ref(), now.as_ref()) {
+            refetch.run(());
+        }
+        now
+    });
+}
+
+/// The time left to decide, while the proposal awaits review.
+#[component]
+fn Expiry(proposal: ProposalView, clock: Clock) -> impl IntoView {
+    let expires_at = proposal.expires_at;
+    (proposal.status == ProposalStatus::AwaitingReview).then(|| {
+        view! {
+            <p class="approval-expiry" class:expired=move || is_expired(clock.now.get(), expires_at)>
+                {move || {
+                    let now = clock.now.get();
+                    if is_expired(now, expires_at) {
+                        "Expired: it can no longer be approved. Ask Hearth to prepare it again.".to_owned()
+                    } else {
+                        format!("Expires in {}", countdown_label(now, expires_at))
+                    }
+                }}
+            </p>
+        }
+    })
+}
+
+/// The receipt once it happened; the error when it failed or may have happened.
+#[component]
+fn Outcome(proposal: ProposalView) -> impl IntoView {
+    let failure = match proposal.status {
+        ProposalStatus::Failed => {
+            Some(proposal.error.clone().unwrap_or_else(|| "It failed before anything was sent or written.".to_owned()))
+        }
+        ProposalStatus::OutcomeUnknown => Some(format!(
+            "It may or may not have happened. Check before asking Hearth to do it again.{}",
+            proposal.error.as_deref().map(|e| format!(" ({e})")).unwrap_or_default()
+        )),
+        _ => None,
+    };
+    view! {
+        {proposal.receipt.map(|receipt| view! { <p class="approval-receipt">{receipt}</p> })}
+        {failure.map(|failure| view! { <p class="approval-failure">{failure}</p> })}
+    }
+}

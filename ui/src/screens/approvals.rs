@@ -1,0 +1,125 @@
+//! Approvals: proposals waiting for the owner first, then the recent decided ones, each as
+//! its approval card.
+//!
+//! The list is fetched on open, whenever the task watch shows a task entering or leaving
+//! waiting_approval, and after every decision made here. Nothing polls.
+
+use hearth_protocol::approvals::ProposalView;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::cards::approval::ApprovalCard;
+use crate::ipc;
+use crate::live_tasks::LiveTasks;
+use crate::state::approvals::{review_sections, upsert_proposal, waiting_approvals};
+
+/// The Approvals screen.
+#[component]
+pub fn ApprovalsScreen() -> impl IntoView {
+    // `None` until the first list arrives.
+    let proposals = RwSignal::new(None::<Vec<ProposalView>>);
+    let error = RwSignal::new(None::<String>);
+    let latest_fetch = StoredValue::new(0_u64);
+
+    let reload = Callback::new(move |()| {
+        let fetch = latest_fetch.get_value() + 1;
+        latest_fetch.set_value(fetch);
+        spawn_local(async move {
+            let reply = ipc::approval_list().await;
+            if latest_fetch.try_get_value() != Some(fetch) {
+                return;
+            }
+            match reply {
+                Ok(list) => {
+                    proposals.set(Some(list.proposals));
+                    error.set(None);
+                }
+                Err(err) => error.set(Some(format!("Proposals could not be loaded: {}", err.message))),
+            }
+        });
+    });
+    let live = LiveTasks::from_context();
+    let waiting_tasks = Memo::new(move |_| live.map(|live| live.store.with(waiting_approvals)).unwrap_or_default());
+    Effect::new(move |_| {
+        // Read, not `track()`: tracking a memo does not compute it, so it would never learn
+        // its sources and never change.
+        waiting_tasks.with(|_| ());
+        reload.run(());
+    });
+    let on_decided = Callback::new(move |decided: ProposalView| {
+        proposals.update(|list| {
+            if let Some(list) = list {
+                upsert_proposal(list, decided);
+            }
+        });
+        reload.run(());
+    });
+    let sections = Memo::new(move |_| proposals.with(|list| list.as_deref().map(review_sections)).unwrap_or_default());
+    // What the body shows; the sections re-render only when this changes, so a refresh
+    // updates the keyed cards in place instead of rebuilding them.
+    let shape = Memo::new(move |_| match proposals.with(|list| list.as_ref().map(Vec::is_empty)) {
+        None => ListShape::Loading,
+        Some(true) => ListShape::Empty,
+        Some(false) => ListShape::Listed,
+    });
+
+    view! {
+        <section class="approvals">
+            <header class="approvals-header">
+                <h1>"Approvals"</h1>
+                <button class="approvals-refresh" data-action="refresh" on:click=move |_| reload.run(())>"Refresh"</button>
+            </header>
+            {move || error.get().map(|message| view! { <p class="error approvals-error">{message}</p> })}
+            <div class="approvals-body">
+                {move || match shape.get() {
+                    ListShape::Loading => view! { <p class="empty">"Loading proposals…"</p> }.into_any(),
+                    ListShape::Empty => view! {
+                        <p class="empty">"Nothing to review. When Hearth prepares an email or a calendar change, it waits here for you."</p>
+                    }.into_any(),
+                    ListShape::Listed => view! {
+                        <Section title="Waiting for you" empty="Nothing is waiting for you." class="approvals-waiting"
+                            items=Signal::derive(move || sections.with(|s| s.waiting.clone()))
+                            on_decided />
+                        <Section title="Recent" empty="No decided proposals yet." class="approvals-recent"
+                            items=Signal::derive(move || sections.with(|s| s.recent.clone()))
+                            on_decided />
+                    }.into_any(),
+                }}
+            </div>
+        </section>
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListShape {
+    Loading,
+    Empty,
+    Listed,
+}
+
+/// One section of cards. A card is kept while its proposal's id, status and hash stay the
+/// same, so a list refresh does not reset a card the owner is reading.
+#[component]
+fn Section(
+    title: &'static str,
+    empty: &'static str,
+    class: &'static str,
+    items: Signal<Vec<ProposalView>>,
+    on_decided: Callback<ProposalView>,
+) -> impl IntoView {
+    view! {
+        <section class=format!("approvals-section {class}")>
+            <h2>{title}</h2>
+            <Show when=move || items.with(Vec::is_empty)>
+                <p class="empty">{empty}</p>
+            </Show>
+            <For
+                each=move || items.get()
+                key=|p: &ProposalView| (p.id.clone(), p.status, p.hash.clone())
+                let(proposal)
+            >
+                <ApprovalCard proposal_id=proposal.id.clone() initial=proposal on_decided />
+            </For>
+        </section>
+    }
+}

@@ -1,0 +1,55 @@
+//! The selected file: what it is, its pages and its form.
+
+use hearth_protocol::files::{FileDetail, FileView};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::form_editor::FormEditor;
+use super::pdf_viewer::PdfViewer;
+use crate::clock::local_time;
+use crate::state::files::{fields_label, pages_label, size_label, source_label};
+use crate::ipc;
+
+/// The detail pane for `file_id`; `on_filled` gets the copy the form editor made.
+#[component]
+pub fn FileDetailPane(file_id: String, on_filled: Callback<FileView>) -> impl IntoView {
+    let detail = RwSignal::new(None::<Result<FileDetail, String>>);
+    {
+        let file_id = file_id.clone();
+        spawn_local(async move {
+            let reply = ipc::file_get(&file_id).await;
+            detail.set(Some(reply.map_err(|err| err.message)));
+        });
+    }
+    view! {
+        <section class="file-detail" data-file-id=file_id>
+            {move || match detail.get() {
+                None => view! { <p class="empty">"Loading the file…"</p> }.into_any(),
+                Some(Err(message)) => view! { <p class="error file-detail-error">{message}</p> }.into_any(),
+                Some(Ok(detail)) => view! {
+                    <FileSummary file=detail.file.clone() />
+                    <div class="file-work">
+                        <PdfViewer file_id=detail.file.id.clone() pages=detail.info.pages />
+                        <FormEditor file_id=detail.file.id fields=detail.info.fields on_filled />
+                    </div>
+                }.into_any(),
+            }}
+        </section>
+    }
+}
+
+#[component]
+fn FileSummary(file: FileView) -> impl IntoView {
+    view! {
+        <header class="file-detail-header">
+            <h2 class="file-detail-name">{file.name.clone()}</h2>
+            <p class="file-meta">
+                <span>{pages_label(file.pages)}</span>
+                <span>{fields_label(file.fields)}</span>
+                <span>{size_label(file.size)}</span>
+                <span class="file-source">{source_label(&file)}</span>
+                <span>"Added " {local_time(file.created_at)}</span>
+            </p>
+        </header>
+    }
+}

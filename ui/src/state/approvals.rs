@@ -1,0 +1,186 @@
+//! Proposals as the approval card and the Approvals screen show them: the countdown, whether
+//! a decision can still be sent, the list's order, and when to fetch again.
+//!
+//! Plain data so the rules are tested without a browser; "now" is always passed in.
+
+use hearth_protocol::approvals::{EventTiming, ProposalKind, ProposalStatus, ProposalView};
+use hearth_protocol::tasks::TaskStatus;
+
+use crate::state::tasks::TaskStore;
+
+/// Time left until `expires_at` as "mm:ss" (minutes may exceed 59), "00:00" once past.
+/// Rounded up, so "00:00" appears exactly when the proposal expires.
+pub fn countdown_label(now_ms: i64, expires_at: i64) -> String {
+    let left_ms = expires_at.saturating_sub(now_ms).max(0);
+    let left_s = left_ms / 1000 + i64::from(left_ms % 1000 != 0);
+    format!("{:02}:{:02}", left_s / 60, left_s % 60)
+}
+
+/// Whether the proposal can no longer be approved at `now_ms`.
+pub fn is_expired(now_ms: i64, expires_at: i64) -> bool {
+    now_ms >= expires_at
+}
+
+/// The status to show: an awaiting proposal past its expiry is expired, even before the
+/// backend records it, so the owner is never offered a decision that will be refused.
+pub fn effective_status(proposal: &ProposalView, now_ms: i64) -> ProposalStatus {
+    if proposal.status == ProposalStatus::AwaitingReview && is_expired(now_ms, proposal.expires_at) {
+        ProposalStatus::Expired
+    } else {
+        proposal.status
+    }
+}
+
+/// Whether Approve and Deny are offered.
+pub fn can_decide(proposal: &ProposalView, now_ms: i64) -> bool {
+    effective_status(proposal, now_ms) == ProposalStatus::AwaitingReview
+}
+
+/// A status as the owner reads it ("awaiting review").
+pub fn status_label(status: ProposalStatus) -> String {
+    status.as_str().replace('_', " ")
+}
+
+/// What approving does, in a word or two.
+pub const fn kind_label(kind: ProposalKind) -> &'static str {
+    match kind {
+        ProposalKind::EmailSend => "Send email",
+        ProposalKind::CalendarCreate => "New event",
+        ProposalKind::CalendarUpdate => "Change event",
+        ProposalKind::CalendarDelete => "Delete event",
+    }
+}
+
+/// The Approvals screen's two sections.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReviewSections {
+    /// Awaiting review, the soonest to expire first.
+    pub waiting: Vec<ProposalView>,
+    /// Everything else, the most recent first.
+    pub recent: Vec<ProposalView>,
+}
+
+/// Splits and orders proposals for the Approvals screen, whatever order they came in.
+/// Sections follow the backend's status, not the clock, so the list does not reshuffle
+/// while the owner reads it; an expired card says so itself.
+pub fn review_sections(proposals: &[ProposalView]) -> ReviewSections {
+    let (mut waiting, mut recent): (Vec<_>, Vec<_>) =
+        proposals.iter().cloned().partition(|p| p.status == ProposalStatus::AwaitingReview);
+    waiting.sort_by(|a, b| a.expires_at.cmp(&b.expires_at).then_with(|| a.id.cmp(&b.id)));
+    recent.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| a.id.cmp(&b.id)));
+    ReviewSections { waiting, recent }
+}
+
+/// Replaces the proposal with the same id, or adds it.
+pub fn upsert_proposal(proposals: &mut Vec<ProposalView>, proposal: ProposalView) {
+    match proposals.iter_mut().find(|held| held.id == proposal.id) {
+        Some(held) => *held = proposal,
+        None => proposals.push(proposal),
+    }
+}
+
+/// What to do with a proposal fetched again while a card shows one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refetched {
+    /// Show it: same draft (a status or receipt moved on), or nothing awaited a decision.
+    Adopt,
+    /// The draft under review changed: keep showing the old one, whose buttons the backend
+    /// will refuse, and offer the latest for a fresh review. Never swap it under the owner's
+    /// cursor.
+    Changed,
+}
+
+/// Whether a re-fetched proposal may replace the one on screen.
+pub fn on_refetch(shown: Option<&ProposalView>, fetched: &ProposalView) -> Refetched {
+    match shown {
+        Some(shown) if shown.status == ProposalStatus::AwaitingReview && shown.hash != fetched.hash => {
+            Refetched::Changed
+        }
+        _ => Refetched::Adopt,
+    }
+}
+
+/// Tasks waiting for approval and the proposal each waits on, by task id. When this changes,
+/// a task entered or left waiting_approval and the Approvals list is fetched again.
+pub fn waiting_approvals(store: &TaskStore) -> Vec<(String, Option<String>)> {
+    let mut waiting: Vec<_> = store
+        .tasks()
+        .filter(|task| task.status == TaskStatus::WaitingApproval)
+        .map(|task| (task.id.clone(), task.proposal_id.clone()))
+        .collect();
+    waiting.sort();
+    waiting
+}
+
+/// A task and the store's revision of it.
+pub type TaskRevision = (String, u64);
+
+/// Whether the task behind a card moved since the card last looked (not merely that the
+/// card learned which task it is), so the card fetches its proposal again.
+pub fn task_moved(before: Option<&TaskRevision>, now: Option<&TaskRevision>) -> bool {
+    matches!((before, now), (Some((was_id, was)), Some((id, rev))) if was_id == id && was != rev)
+}
+
+/// When an event happens, exactly: all-day dates (the last day inclusive) or the UTC times
+/// the backend will write.
+pub fn timing_label(timing: &EventTiming) -> String {
+    match timing {
+        EventTiming::AllDay { start_date, end_date } => match day_before(end_date) {
+            Some(last) if last == *start_date => format!("All day {start_date}"),
+            Some(last) => format!("All day {start_date} to {last}"),
+            None => format!("All day {start_date} until {end_date}"),
+        },
+        EventTiming::Timed { start, end } => {
+            let (start_day, start_time) = utc_parts(start);
+            let (end_day, end_time) = utc_parts(end);
+            match (start_day, start_time, end_day, end_time) {
+                (Some(sd), Some(st), Some(ed), Some(et)) if sd == ed => format!("{sd} {st} – {et} UTC"),
+                (Some(sd), Some(st), Some(ed), Some(et)) => format!("{sd} {st} – {ed} {et} UTC"),
+                // Not the normalized shape: show exactly what came.
+                _ => format!("{start} – {end}"),
+            }
+        }
+    }
+}
+
+/// "2025-05-01T14:00:00Z" → ("2025-05-01", "14:00"); seconds only when not zero.
+fn utc_parts(rfc3339: &str) -> (Option<&str>, Option<&str>) {
+    let Some(rest) = rfc3339.strip_suffix('Z') else { return (None, None) };
+    let Some((day, time)) = rest.split_once('T') else { return (None, None) };
+    let short = time.strip_suffix(":00").filter(|t| t.len() == 5).unwrap_or(time);
+    (parse_date(day).map(|_| day), Some(short))
+}
+
+/// The day before a `YYYY-MM-DD` date, or `None` when it is not one.
+pub fn day_before(date: &str) -> Option<String> {
+    let (year, month, day) = parse_date(date)?;
+    let (year, month, day) = match (month, day) {
+        (1, 1) => (year - 1, 12, 31),
+        (_, 1) => (year, month - 1, days_in_month(year, month - 1)),
+        _ => (year, month, day - 1),
+    };
+    Some(format!("{year:04}-{month:02}-{day:02}"))
+}
+
+fn parse_date(date: &str) -> Option<(i32, u32, u32)> {
+    let mut parts = date.splitn(3, '-');
+    let (year, month, day) = (parts.next()?, parts.next()?, parts.next()?);
+    if year.len() != 4 || month.len() != 2 || day.len() != 2 {
+        return None;
+    }
+    let (year, month, day) = (year.parse().ok()?, month.parse().ok()?, day.parse().ok()?);
+    ((1..=12).contains(&month) && (1..=days_in_month(year, month)).contains(&day)).then_some((year, month, day))
+}
+
+const fn days_in_month(year: i32, month: u32) -> u32 {
+    match month {
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+#[cfg(test)]
+#[path = "approvals_tests.rs"]
+mod tests;

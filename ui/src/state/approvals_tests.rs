@@ -1,0 +1,210 @@
+#![allow(clippy::unwrap_used)]
+
+use hearth_protocol::approvals::{Connection, EmailDraft, ProposalDraft};
+use hearth_protocol::tasks::{TaskKind, TaskView};
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn proposal(id: &str, status: ProposalStatus, created_at: i64, expires_at: i64) -> ProposalView {
+    ProposalView {
+        id: id.into(),
+        task_id: None,
+        status,
+        draft: ProposalDraft::EmailSend(EmailDraft {
+            to: vec!["ada@example.org".into()],
+            cc: vec![],
+            bcc: vec![],
+            subject: "Permission form".into(),
+            body: "Signed form attached.".into(),
+            attachments: vec![],
+            thread_id: None,
+            in_reply_to: None,
+        }),
+        connection: Connection { id: "local".into(), account: "me@example.org".into() },
+        hash: "a".repeat(64),
+        created_at,
+        expires_at,
+        receipt: None,
+        error: None,
+    }
+}
+
+fn task(id: &str, status: TaskStatus, proposal_id: Option<&str>) -> TaskView {
+    TaskView {
+        id: id.into(),
+        kind: TaskKind::Document,
+        title: format!("task {id}"),
+        status,
+        plan: Vec::new(),
+        attempts: 1,
+        question: None,
+        result: None,
+        error: None,
+        outcome_uncertain: false,
+        proposal_id: proposal_id.map(str::to_owned),
+        created_at: 1,
+        updated_at: 1,
+    }
+}
+
+#[test]
+fn the_countdown_is_minutes_and_seconds_rounded_up() {
+    assert_eq!(countdown_label(0, 30 * 60 * 1000), "30:00");
+    assert_eq!(countdown_label(1, 30 * 60 * 1000), "30:00");
+    assert_eq!(countdown_label(0, 61_000), "01:01");
+    assert_eq!(countdown_label(0, 999), "00:01");
+    assert_eq!(countdown_label(0, 0), "00:00");
+    assert_eq!(countdown_label(5_000, 1_000), "00:00", "never negative");
+    assert_eq!(countdown_label(0, 125 * 60 * 1000), "125:00", "minutes are not wrapped into hours");
+    assert!(!countdown_label(i64::MIN, i64::MAX).is_empty(), "no overflow on absurd input");
+}
+
+#[test]
+fn a_proposal_expires_at_its_expiry_not_after() {
+    assert!(!is_expired(999, 1_000));
+    assert!(is_expired(1_000, 1_000));
+    let awaiting = proposal("p", ProposalStatus::AwaitingReview, 0, 1_000);
+    assert_eq!(effective_status(&awaiting, 999), ProposalStatus::AwaitingReview);
+    assert!(can_decide(&awaiting, 999));
+    assert_eq!(effective_status(&awaiting, 1_000), ProposalStatus::Expired);
+    assert!(!can_decide(&awaiting, 1_000));
+}
+
+#[test]
+fn only_an_awaiting_proposal_can_be_decided() {
+    for status in ProposalStatus::ALL {
+        let p = proposal("p", status, 0, 1_000);
+        assert_eq!(can_decide(&p, 0), status == ProposalStatus::AwaitingReview, "{status:?}");
+        // The clock only ever turns awaiting into expired; a settled status stays as it is.
+        if status != ProposalStatus::AwaitingReview {
+            assert_eq!(effective_status(&p, 5_000), status);
+        }
+    }
+}
+
+#[test]
+fn labels_read_as_words() {
+    assert_eq!(status_label(ProposalStatus::AwaitingReview), "awaiting review");
+    assert_eq!(status_label(ProposalStatus::OutcomeUnknown), "outcome unknown");
+    assert_eq!(kind_label(ProposalKind::EmailSend), "Send email");
+}
+
+#[test]
+fn awaiting_come_first_by_expiry_then_the_rest_newest_first() {
+    let list = vec![
+        proposal("old-denied", ProposalStatus::Denied, 10, 100),
+        proposal("late", ProposalStatus::AwaitingReview, 30, 900),
+        proposal("new-sent", ProposalStatus::Succeeded, 50, 200),
+        proposal("soon", ProposalStatus::AwaitingReview, 40, 500),
+        proposal("expired", ProposalStatus::Expired, 20, 300),
+    ];
+    let sections = review_sections(&list);
+    let ids = |v: &[ProposalView]| v.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&sections.waiting), ["soon", "late"]);
+    assert_eq!(ids(&sections.recent), ["new-sent", "expired", "old-denied"]);
+    assert_eq!(review_sections(&[]), ReviewSections::default());
+}
+
+#[test]
+fn ties_are_ordered_by_id_so_the_list_is_stable() {
+    let list = vec![
+        proposal("b", ProposalStatus::AwaitingReview, 1, 500),
+        proposal("a", ProposalStatus::AwaitingReview, 1, 500),
+    ];
+    let sections = review_sections(&list);
+    assert_eq!(sections.waiting[0].id, "a");
+}
+
+#[test]
+fn a_decided_proposal_replaces_its_awaiting_self() {
+    let mut list = vec![proposal("p", ProposalStatus::AwaitingReview, 1, 500)];
+    upsert_proposal(&mut list, proposal("p", ProposalStatus::Denied, 1, 500));
+    upsert_proposal(&mut list, proposal("q", ProposalStatus::AwaitingReview, 2, 600));
+    assert_eq!(list.len(), 2);
+    assert_eq!(list[0].status, ProposalStatus::Denied);
+}
+
+#[test]
+fn a_changed_draft_is_never_swapped_in_under_review() {
+    let shown = proposal("p", ProposalStatus::AwaitingReview, 1, 500);
+    let mut same_draft_moved_on = shown.clone();
+    same_draft_moved_on.status = ProposalStatus::Succeeded;
+    same_draft_moved_on.receipt = Some("Saved to local sent mail".into());
+    let changed = ProposalView { hash: "b".repeat(64), ..shown.clone() };
+
+    assert_eq!(on_refetch(None, &changed), Refetched::Adopt, "nothing shown yet");
+    assert_eq!(on_refetch(Some(&shown), &same_draft_moved_on), Refetched::Adopt);
+    assert_eq!(on_refetch(Some(&shown), &changed), Refetched::Changed);
+    let decided = ProposalView { status: ProposalStatus::Denied, ..shown };
+    assert_eq!(on_refetch(Some(&decided), &changed), Refetched::Adopt, "no decision is pending on it");
+}
+
+#[test]
+fn the_waiting_set_changes_when_a_task_enters_or_leaves_waiting_approval() {
+    let mut store = TaskStore::default();
+    store.upsert(task("t1", TaskStatus::Running, None));
+    store.upsert(task("t2", TaskStatus::Queued, None));
+    assert_eq!(waiting_approvals(&store), []);
+
+    let mut entering = task("t1", TaskStatus::WaitingApproval, Some("p1"));
+    entering.updated_at = 2;
+    store.upsert(entering);
+    assert_eq!(waiting_approvals(&store), [("t1".to_owned(), Some("p1".to_owned()))]);
+
+    // Another task moving without touching approval leaves the set as it was.
+    let mut other = task("t2", TaskStatus::Running, None);
+    other.updated_at = 2;
+    store.upsert(other);
+    assert_eq!(waiting_approvals(&store), [("t1".to_owned(), Some("p1".to_owned()))]);
+
+    let mut leaving = task("t1", TaskStatus::Running, Some("p1"));
+    leaving.updated_at = 3;
+    store.upsert(leaving);
+    assert_eq!(waiting_approvals(&store), []);
+}
+
+#[test]
+fn a_card_refetches_when_its_task_moves_not_when_it_learns_the_task() {
+    let rev = |id: &str, n: u64| Some((id.to_owned(), n));
+    assert!(!task_moved(None, None));
+    assert!(!task_moved(None, rev("t", 0).as_ref()), "the first fetch told the card its task");
+    assert!(!task_moved(rev("t", 0).as_ref(), rev("t", 0).as_ref()));
+    assert!(task_moved(rev("t", 0).as_ref(), rev("t", 1).as_ref()));
+    assert!(!task_moved(rev("t", 0).as_ref(), rev("u", 3).as_ref()), "another task is not a move");
+    assert!(!task_moved(rev("t", 0).as_ref(), None));
+}
+
+#[test]
+fn timing_reads_as_the_days_or_utc_times_that_will_be_written() {
+    let all_day = |s: &str, e: &str| EventTiming::AllDay { start_date: s.into(), end_date: e.into() };
+    assert_eq!(timing_label(&all_day("2025-05-01", "2025-05-02")), "All day 2025-05-01");
+    assert_eq!(timing_label(&all_day("2025-05-01", "2025-05-04")), "All day 2025-05-01 to 2025-05-03");
+    assert_eq!(timing_label(&all_day("2025-05-01", "soon")), "All day 2025-05-01 until soon");
+
+    let timed = |s: &str, e: &str| EventTiming::Timed { start: s.into(), end: e.into() };
+    assert_eq!(timing_label(&timed("2025-05-01T14:00:00Z", "2025-05-01T15:30:00Z")), "2025-05-01 14:00 – 15:30 UTC");
+    assert_eq!(
+        timing_label(&timed("2025-05-01T23:00:00Z", "2025-05-02T01:00:15Z")),
+        "2025-05-01 23:00 – 2025-05-02 01:00:15 UTC"
+    );
+    assert_eq!(
+        timing_label(&timed("2025-05-01T14:00:00+02:00", "later")),
+        "2025-05-01T14:00:00+02:00 – later",
+        "an unexpected shape is shown as it came"
+    );
+}
+
+#[test]
+fn the_day_before_crosses_months_years_and_leap_days() {
+    assert_eq!(day_before("2025-05-02").as_deref(), Some("2025-05-01"));
+    assert_eq!(day_before("2025-03-01").as_deref(), Some("2025-02-28"));
+    assert_eq!(day_before("2024-03-01").as_deref(), Some("2024-02-29"));
+    assert_eq!(day_before("2000-03-01").as_deref(), Some("2000-02-29"));
+    assert_eq!(day_before("1900-03-01").as_deref(), Some("1900-02-28"));
+    assert_eq!(day_before("2025-01-01").as_deref(), Some("2024-12-31"));
+    assert_eq!(day_before("2025-05-01").as_deref(), Some("2025-04-30"));
+    for bad in ["2025-02-30", "2025-13-01", "2025-5-1", "tomorrow", ""] {
+        assert_eq!(day_before(bad), None, "{bad}");
+    }
+}

@@ -1,0 +1,47 @@
+//! Tool results read as card models. A card of its own is shown only for a completed call
+//! whose result parses as its tool's type; anything else (still running, an error, a result
+//! from an older backend) falls back to the generic card, which shows the raw text.
+
+use hearth_protocol::approvals::PrepareResult;
+use hearth_protocol::files::{FileDetail, FileView};
+use hearth_protocol::mail::{MailSearchResult, MailThread};
+use serde::de::DeserializeOwned;
+
+use crate::state::chat::{ToolCallView, ToolStatus};
+
+/// The completed call's result as `T`, or `None` for the generic card.
+pub fn tool_result<T: DeserializeOwned>(call: &ToolCallView) -> Option<T> {
+    if call.status != ToolStatus::Complete {
+        return None;
+    }
+    serde_json::from_str(call.result.as_deref()?).ok()
+}
+
+/// `prepare_email` / `prepare_event`: the proposal to review.
+pub fn prepared(call: &ToolCallView) -> Option<PrepareResult> {
+    tool_result(call)
+}
+
+/// `search_mail`: the matches.
+pub fn mail_search(call: &ToolCallView) -> Option<MailSearchResult> {
+    tool_result(call)
+}
+
+/// `read_mail_thread`: the conversation.
+pub fn mail_thread(call: &ToolCallView) -> Option<MailThread> {
+    tool_result(call)
+}
+
+/// `import_pdf` / `fill_pdf`: the file made.
+pub fn file_made(call: &ToolCallView) -> Option<FileView> {
+    tool_result(call)
+}
+
+/// `inspect_pdf`: the file inspected (its fields are in the file's count).
+pub fn file_inspected(call: &ToolCallView) -> Option<FileView> {
+    tool_result::<FileDetail>(call).map(|detail| detail.file)
+}
+
+#[cfg(test)]
+#[path = "cards_tests.rs"]
+mod tests;

@@ -1,0 +1,70 @@
+#![allow(clippy::unwrap_used)]
+
+use hearth_protocol::approvals::{ProposalKind, ProposalStatus};
+use hearth_protocol::files::FileSource;
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+fn call(name: &str, status: ToolStatus, result: Option<&str>) -> ToolCallView {
+    ToolCallView {
+        id: "call-1".into(),
+        name: name.into(),
+        args: "{}".into(),
+        status,
+        result: result.map(str::to_owned),
+    }
+}
+
+const FILE: &str = r#"{"id":"f2","name":"form (filled).pdf","size":4096,"pages":2,"fields":5,
+    "source":"filled","parentId":"f1","parentName":"form.pdf","sha256":"00","createdAt":7}"#;
+
+#[test]
+fn a_prepare_result_becomes_an_approval_card() {
+    let result = r#"{"proposalId":"p1","kind":"email.send","status":"awaiting_review","note":"Nothing was sent."}"#;
+    let prepared = prepared(&call("prepare_email", ToolStatus::Complete, Some(result))).unwrap();
+    assert_eq!(prepared.proposal_id, "p1");
+    assert_eq!(prepared.kind, ProposalKind::EmailSend);
+    assert_eq!(prepared.status, ProposalStatus::AwaitingReview);
+}
+
+#[test]
+fn bad_or_missing_results_fall_back_to_the_generic_card() {
+    for result in [None, Some(""), Some("not json"), Some("{}"), Some(r#"{"proposalId":42}"#), Some("[1,2]")] {
+        assert_eq!(prepared(&call("prepare_email", ToolStatus::Complete, result)), None, "{result:?}");
+        assert_eq!(mail_search(&call("search_mail", ToolStatus::Complete, result)), None, "{result:?}");
+        assert_eq!(file_made(&call("import_pdf", ToolStatus::Complete, result)), None, "{result:?}");
+    }
+}
+
+#[test]
+fn a_running_or_failed_call_keeps_the_generic_card() {
+    let result = r#"{"proposalId":"p1","kind":"email.send","status":"awaiting_review","note":""}"#;
+    assert_eq!(prepared(&call("prepare_email", ToolStatus::Running, Some(result))), None);
+    assert_eq!(prepared(&call("prepare_email", ToolStatus::Error, Some(result))), None);
+}
+
+#[test]
+fn mail_results_parse_with_their_optional_parts_missing() {
+    let search = r#"{"query":"permission","matches":[{"messageId":"m1","threadId":"t1","from":"school@example.org",
+        "subject":"Trip","snippet":"Please sign","sentAt":5}],"truncated":false}"#;
+    let found = mail_search(&call("search_mail", ToolStatus::Complete, Some(search))).unwrap();
+    assert_eq!(found.matches[0].attachments, 0);
+
+    let thread = r#"{"threadId":"t1","messages":[{"id":"m1","from":"school@example.org","to":["me@example.org"],
+        "subject":"Trip","body":"<script>alert(1)</script>","sentAt":5,"folder":"inbox"}],"truncated":false}"#;
+    let read = mail_thread(&call("read_mail_thread", ToolStatus::Complete, Some(thread))).unwrap();
+    assert_eq!(read.messages[0].body, "<script>alert(1)</script>", "kept as text; the card renders it as text");
+    assert!(read.messages[0].attachments.is_empty());
+}
+
+#[test]
+fn file_tools_all_give_the_file() {
+    let made = file_made(&call("fill_pdf", ToolStatus::Complete, Some(FILE))).unwrap();
+    assert_eq!(made.source, FileSource::Filled);
+    assert_eq!(made.parent_name.as_deref(), Some("form.pdf"));
+
+    let detail = format!(r#"{{"file":{FILE},"info":{{"pages":2,"fields":[{{"name":"a","kind":"text","page":1}}]}}}}"#);
+    assert_eq!(file_inspected(&call("inspect_pdf", ToolStatus::Complete, Some(&detail))), Some(made));
+    assert_eq!(file_inspected(&call("inspect_pdf", ToolStatus::Complete, Some(FILE))), None, "a bare file is not a detail");
+}

@@ -98,6 +98,19 @@ impl Session {
         }
     }
 
+    /// Waits until `script` (a function body returning a boolean) returns true in the page.
+    pub async fn until_script(&self, script: &str, what: &str) {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let value = self.client.execute(script, vec![]).await.unwrap_or_default();
+            if value.as_bool() == Some(true) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "{what}: still not true after {PATIENCE:?}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// Types into the composer and sends.
     pub async fn send(&self, text: &str) {
         let composer = self.find("#composer").await;

@@ -9,8 +9,8 @@ use hearth_protocol::pdf::{FieldKind, FieldValue, FieldValues, PdfField};
 /// The zoom levels the viewer steps through, all within [`RENDER_SCALE_RANGE`].
 pub const ZOOM_STEPS: [f32; 9] = [0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0];
 
-/// Where the viewer starts: 1.0 (72 dpi) is small on most screens.
-pub const DEFAULT_ZOOM: f32 = 1.5;
+/// Where the viewer starts: 1.0 (72 dpi) fits a page beside the file list in the default window.
+pub const DEFAULT_ZOOM: f32 = 1.0;
 
 // Half the smallest gap between steps: a scale this close to a step is that step.
 const ZOOM_EPSILON: f32 = 0.01;

@@ -131,11 +131,12 @@ impl DocumentTask {
         let proposal = self.approvals.prepare(&key, Some(&ctx.task().id), draft).await?;
         Ok(match proposal.status {
             ProposalStatus::AwaitingReview | ProposalStatus::Executing => {
+                self.plan(ctx, 3).await?;
                 ctx.event(TaskEventKind::Observation, "The reply is ready for your review in Approvals.").await?;
                 TaskOutcome::WaitingApproval(proposal.id)
             }
             ProposalStatus::Succeeded => {
-                self.plan(ctx, 4).await?;
+                self.plan(ctx, 5).await?;
                 TaskOutcome::Succeeded(proposal.receipt.unwrap_or_else(|| "Sent.".into()))
             }
             ProposalStatus::OutcomeUnknown => TaskOutcome::Failed(format!(

@@ -340,7 +340,7 @@ impl Store {
             other => format!("Now {}.", other.as_str()),
         };
         let done = sqlx::query(
-            "UPDATE tasks SET status = ?3, result = ?4, error = ?5, question = ?6, next_run_at = ?7, action_id = ?8,
+            "UPDATE tasks SET status = ?3, result = ?4, error = ?5, question = ?6, next_run_at = ?7, action_id = coalesce(?8, action_id),
                  lease_expires_at = NULL, updated_at = ?9, status_note = ?10,
                  outcome_uncertain = outcome_uncertain OR EXISTS (
                      SELECT 1 FROM operations WHERE scope = ?11 AND status = 'outcome_unknown')

@@ -8,10 +8,21 @@ use super::{FieldKind, PdfEngine, PdfError, PdfField, PdfInfo, open, page_count}
 
 /// Checks the bytes and lists pages and fields (one entry per named field, in page order),
 /// each with its current value and, for radio groups, combo boxes and list boxes, its options.
+///
+/// PDFium opens and checks the document; the fields are then read from the document's objects
+/// (`fast`), without loading pages, or, when that reader is unsure, by PDFium from every
+/// page's widgets.
 pub fn inspect(engine: &PdfEngine, bytes: &[u8]) -> Result<PdfInfo, PdfError> {
+    inspect_with(engine, bytes, true)
+}
+
+pub(super) fn inspect_with(engine: &PdfEngine, bytes: &[u8], fast: bool) -> Result<PdfInfo, PdfError> {
     let _pdfium = engine.lock();
     let document = open(engine, bytes)?;
     let pages = page_count(&document);
+    if fast && let Some(fields) = super::fast::fields(bytes, usize::from(pages)) {
+        return Ok(PdfInfo { pages, fields });
+    }
     let Some(form) = Form::new(&document) else {
         return Ok(PdfInfo { pages, fields: Vec::new() });
     };
@@ -183,5 +194,43 @@ fn kind(field_type: c_int) -> FieldKind {
         raw::FPDF_FORMFIELD_PUSHBUTTON => FieldKind::PushButton,
         raw::FPDF_FORMFIELD_SIGNATURE => FieldKind::Signature,
         _ => FieldKind::Unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::pdf::{FieldValue, FieldValues, default_library_path, fill};
+
+    /// The page-free reader and PDFium's page walk agree on every fixture, filled or not.
+    #[test]
+    fn fast_and_pdfium_readings_agree() {
+        let Ok(engine) = PdfEngine::load(&default_library_path()) else {
+            panic!("libpdfium is needed (scripts/setup.sh)");
+        };
+        let choices: &[u8] = include_bytes!("../../tests/fixtures/choices.pdf");
+        let scripts: &[u8] = include_bytes!("../../tests/fixtures/scripts.pdf");
+        let form = crate::workspace::seed::PERMISSION_FORM_PDF;
+        let mut documents = vec![choices.to_vec(), scripts.to_vec(), form.to_vec()];
+        let values: FieldValues = serde_json::from_str(include_str!("../../benches/data/permission-form.fill.json")).unwrap();
+        documents.push(fill(&engine, form, &values).unwrap());
+        let choice_values: FieldValues = [
+            ("city", FieldValue::Text("Zoë (Ünter) — €5 \\ x".into())),
+            ("agree", FieldValue::Checked(true)),
+            ("size", FieldValue::Text("L".into())),
+            ("country", FieldValue::Text("Germany".into())),
+            ("color", FieldValue::Text("Green".into())),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        documents.push(fill(&engine, choices, &choice_values).unwrap());
+        for (i, bytes) in documents.iter().enumerate() {
+            let fast = inspect_with(&engine, bytes, true).unwrap();
+            let slow = inspect_with(&engine, bytes, false).unwrap();
+            assert!(super::super::fast::fields(bytes, usize::from(fast.pages)).is_some(), "document {i} took the fast path");
+            assert_eq!(fast, slow, "document {i}");
+        }
     }
 }

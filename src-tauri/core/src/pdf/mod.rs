@@ -11,6 +11,7 @@
 //! size, `%PDF-` header, encryption, damage, page count, XFA. PDFium calls live in `raw`, the
 //! only module with `unsafe`; this process runs one PDFium operation at a time.
 
+mod fast;
 mod fill;
 mod inspect;
 mod library;

@@ -188,6 +188,19 @@ fn wrong_values_get_specific_errors_that_name_the_field_but_not_the_value() {
 }
 
 #[test]
+fn a_value_the_field_cannot_hold_is_refused_not_mangled() {
+    // `city` is a one-line field: PDFium drops the line break, so the read-back differs.
+    let err = fill(engine(), CHOICES, &values(&[("city", text("SECRET\nsecond line"))])).unwrap_err();
+    assert!(matches!(&err, PdfError::ValueNotKept { name } if name == "city"), "{err:?}");
+    assert!(!err.to_string().contains("SECRET"), "{err}");
+    // A multi-line field keeps its line breaks, and reports them as `\n`.
+    let notes = "one\ntwo\r\nthree";
+    let filled = fill(engine(), PERMISSION_FORM_PDF, &values(&[("additional_notes", text(notes))])).unwrap();
+    let info = inspect(engine(), &filled).unwrap();
+    assert_eq!(by_name(&info)["additional_notes"].1, Some("one\ntwo\nthree"));
+}
+
+#[test]
 fn many_field_names_are_listed_shortly() {
     let err = fill(engine(), PERMISSION_FORM_PDF, &values(&[("nope", text("x"))])).unwrap_err();
     let PdfError::UnknownField { available, .. } = &err else { panic!("{err:?}") };

@@ -45,9 +45,7 @@ pub(super) fn fields(bytes: &[u8], page_count: usize) -> Option<Vec<PdfField>> {
     if pages.len() != page_count {
         return None;
     }
-    let Some(acro_form) = get(&catalog, b"AcroForm").and_then(|a| reader.dict(a)) else {
-        return Some(Vec::new());
-    };
+    let acro_form = get(&catalog, b"AcroForm").and_then(|a| reader.dict(a))?;
     let mut tree = FieldTree::default();
     if let Some(Obj::Array(roots)) = get(&acro_form, b"Fields").and_then(|f| reader.resolve(f)) {
         for root in &roots {
@@ -59,7 +57,7 @@ pub(super) fn fields(bytes: &[u8], page_count: usize) -> Option<Vec<PdfField>> {
     let mut order: Vec<(usize, usize)> = Vec::new(); // (field index, page)
     let mut seen = vec![false; tree.fields.len()];
     let mut radio_widgets: Vec<Vec<u32>> = vec![Vec::new(); tree.fields.len()];
-    for (page_index, page) in pages.iter().enumerate() {
+    for (page_index, (page_number, page)) in pages.iter().enumerate() {
         let Some(annots) = get(page, b"Annots").and_then(|a| reader.resolve(a)) else { continue };
         let Obj::Array(annots) = annots else { continue };
         for annot in &annots {
@@ -69,7 +67,23 @@ pub(super) fn fields(bytes: &[u8], page_count: usize) -> Option<Vec<PdfField>> {
                 }
                 continue;
             };
-            let Some(&field) = tree.by_widget.get(n) else { continue };
+            // PDFium's page walk counts widget annotations only.
+            let Some(dict) = reader.dict(annot) else { continue };
+            if !get(&dict, b"Subtype").is_some_and(|s| is_name(s, b"Widget")) {
+                continue;
+            }
+            // PDFium also finds fields from a page's widgets (through /Parent) and finds a
+            // widget's page through /P: anything this tree walk does not account for the
+            // same way is left to PDFium.
+            let &field = tree.by_widget.get(n)?;
+            if get(&dict, b"P").is_some_and(|p| !matches!(p, Obj::Ref(pn, _) if pn == page_number)) {
+                return None;
+            }
+            if let Some(&parent) = tree.parent_of.get(n)
+                && !matches!(get(&dict, b"Parent"), Some(Obj::Ref(pn, _)) if *pn == parent)
+            {
+                return None;
+            }
             radio_widgets[field].push(*n);
             if !seen[field] {
                 seen[field] = true;
@@ -77,10 +91,16 @@ pub(super) fn fields(bytes: &[u8], page_count: usize) -> Option<Vec<PdfField>> {
             }
         }
     }
-    order
+    let fields: Vec<PdfField> = order
         .into_iter()
         .map(|(index, page)| reader.describe(&tree.fields[index], &radio_widgets[index], page))
-        .collect()
+        .collect::<Option<_>>()?;
+    // No fields, or one of a kind PDFium does not load: let PDFium look (a damaged AcroForm
+    // can hide fields from this reader that PDFium's repairs still find).
+    if fields.is_empty() || fields.iter().any(|f| f.kind == FieldKind::Unknown) {
+        return None;
+    }
+    Some(fields)
 }
 
 #[derive(Default, Clone)]
@@ -107,6 +127,8 @@ struct FieldTree<'r> {
     fields: Vec<TreeField<'r>>,
     by_name: HashMap<String, usize>,
     by_widget: HashMap<u32, usize>,
+    /// A kid widget's field node (its /Parent must say the same).
+    parent_of: HashMap<u32, u32>,
 }
 
 impl<'a> Reader<'a> {
@@ -302,15 +324,15 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Page dictionaries in order.
-    fn pages(&self, catalog: &Dict<'_>) -> Option<Vec<Dict<'_>>> {
+    /// Page dictionaries (with their object numbers) in order.
+    fn pages(&self, catalog: &Dict<'_>) -> Option<Vec<(u32, Dict<'_>)>> {
         let mut out = Vec::new();
         let Some(Obj::Ref(root, _)) = get(catalog, b"Pages") else { return None };
         self.page_node(*root, &mut out, 0)?;
         Some(out)
     }
 
-    fn page_node<'s>(&'s self, number: u32, out: &mut Vec<Dict<'s>>, depth: usize) -> Option<()> {
+    fn page_node<'s>(&'s self, number: u32, out: &mut Vec<(u32, Dict<'s>)>, depth: usize) -> Option<()> {
         if depth > MAX_DEPTH || out.len() > usize::from(super::MAX_PDF_PAGES) {
             return None;
         }
@@ -322,7 +344,7 @@ impl<'a> Reader<'a> {
                     self.page_node(*n, out, depth + 1)?;
                 }
             }
-            _ => out.push(node),
+            _ => out.push((number, node)),
         }
         Some(())
     }
@@ -364,17 +386,19 @@ impl<'a> Reader<'a> {
             Some(Obj::Array(kids)) => kids,
             _ => Vec::new(),
         };
+        let is_widget = |d: &Dict<'_>| get(d, b"Subtype").is_some_and(|s| is_name(s, b"Widget"));
         if kids.is_empty() {
-            // A field and its only widget in one dictionary.
-            return self.add_widget(tree, name, inherited, number);
+            // A field and its only widget in one dictionary (PDFium keeps widgets only).
+            return if is_widget(&node) { self.add_widget(tree, name, inherited, number) } else { Some(()) };
         }
         for kid in &kids {
             let Obj::Ref(n, _) = kid else { return None };
             let kid_dict = self.dict(kid)?;
             if get(&kid_dict, b"T").is_some() {
                 self.walk(*n, &name, &inherited, tree, depth + 1)?;
-            } else {
+            } else if is_widget(&kid_dict) {
                 self.add_widget(tree, name.clone(), inherited.clone(), *n)?;
+                tree.parent_of.insert(*n, number);
             }
         }
         Some(())
@@ -516,6 +540,9 @@ impl<'a> Reader<'a> {
     fn export_value(&self, field: &TreeField<'_>, widget: u32, opt: Option<&[Vec<u8>]>) -> Option<String> {
         let dict = self.dict(&Obj::Ref(widget, 0))?;
         let mut on = self.on_state(&dict)?;
+        if on.is_empty() {
+            return None; // no "on" appearance: PDFium's widget may not report one either
+        }
         if let Some(opt) = opt {
             let control = field.widgets.iter().position(|&w| w == widget)?;
             on = opt.get(control).cloned().unwrap_or_default();
@@ -611,6 +638,9 @@ fn decode(dict: &Dict<'_>, data: &[u8]) -> Option<Vec<u8>> {
     }
     let bpp = colors.max(1);
     let width = columns.checked_mul(bpp)?;
+    if width >= inflated.len() {
+        return None;
+    }
     let mut out = Vec::with_capacity(inflated.len());
     let mut previous = vec![0u8; width];
     for row in inflated.chunks(width + 1) {
@@ -732,14 +762,23 @@ fn text(value: &Obj<'_>) -> Option<String> {
     }
 }
 
+/// Text as PDFium hands it over: decoded, then cut at the first NUL (its C strings end there).
 fn decode_text(bytes: &[u8]) -> String {
+    let mut text = decode_text_raw(bytes);
+    if let Some(nul) = text.find('\0') {
+        text.truncate(nul);
+    }
+    text
+}
+
+fn decode_text_raw(bytes: &[u8]) -> String {
     if let Some(rest) = bytes.strip_prefix(&[0xFE, 0xFF]) {
         let units: Vec<u16> = rest.chunks_exact(2).map(|p| u16::from_be_bytes([p[0], p[1]])).collect();
-        return String::from_utf16_lossy(&units).trim_end_matches('\0').to_owned();
+        return String::from_utf16_lossy(&units);
     }
     if let Some(rest) = bytes.strip_prefix(&[0xFF, 0xFE]) {
         let units: Vec<u16> = rest.chunks_exact(2).map(|p| u16::from_le_bytes([p[0], p[1]])).collect();
-        return String::from_utf16_lossy(&units).trim_end_matches('\0').to_owned();
+        return String::from_utf16_lossy(&units);
     }
     if let Some(rest) = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
         return String::from_utf8_lossy(rest).into_owned();
@@ -747,7 +786,8 @@ fn decode_text(bytes: &[u8]) -> String {
     bytes.iter().map(|&b| pdf_doc_char(b)).collect()
 }
 
-/// PDFDocEncoding: Latin-1 except 0x18–0x1F and 0x80–0xA0.
+/// PDFDocEncoding: Latin-1 except 0x18–0x1F and 0x80–0xA0; 0x7F and 0x9F are undefined
+/// (PDFium reads them as NUL).
 fn pdf_doc_char(b: u8) -> char {
     const LOW: [u16; 8] = [0x02D8, 0x02C7, 0x02C6, 0x02D9, 0x02DD, 0x02DB, 0x02DA, 0x02DC];
     const HIGH: [u16; 33] = [
@@ -756,6 +796,7 @@ fn pdf_doc_char(b: u8) -> char {
         0x0153, 0x0161, 0x017E, 0xFFFD, 0x20AC,
     ];
     let code = match b {
+        0x7F | 0x9F => 0,
         0x18..=0x1F => LOW[usize::from(b - 0x18)],
         0x80..=0xA0 => HIGH[usize::from(b - 0x80)],
         _ => u16::from(b),

@@ -211,8 +211,9 @@ mod tests {
         };
         let choices: &[u8] = include_bytes!("../../tests/fixtures/choices.pdf");
         let scripts: &[u8] = include_bytes!("../../tests/fixtures/scripts.pdf");
+        let packed: &[u8] = include_bytes!("../../tests/fixtures/choices-objstm.pdf");
         let form = crate::workspace::seed::PERMISSION_FORM_PDF;
-        let mut documents = vec![choices.to_vec(), scripts.to_vec(), form.to_vec()];
+        let mut documents = vec![choices.to_vec(), scripts.to_vec(), packed.to_vec(), form.to_vec()];
         let values: FieldValues = serde_json::from_str(include_str!("../../benches/data/permission-form.fill.json")).unwrap();
         documents.push(fill(&engine, form, &values).unwrap());
         let choice_values: FieldValues = [
@@ -226,11 +227,39 @@ mod tests {
         .map(|(k, v)| (k.to_owned(), v))
         .collect();
         documents.push(fill(&engine, choices, &choice_values).unwrap());
+        documents.push(fill(&engine, packed, &choice_values).unwrap());
         for (i, bytes) in documents.iter().enumerate() {
             let fast = inspect_with(&engine, bytes, true).unwrap();
             let slow = inspect_with(&engine, bytes, false).unwrap();
             assert!(super::super::fast::fields(bytes, usize::from(fast.pages)).is_some(), "document {i} took the fast path");
             assert_eq!(fast, slow, "document {i}");
         }
+        // Damaged variants: where both readings succeed, they agree.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let (mut compared, mut diverged) = (0, Vec::new());
+        for original in &documents {
+            for round in 0..150 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let mut bytes = original.clone();
+                let at = (state % bytes.len() as u64) as usize;
+                if round % 5 == 0 {
+                    bytes.truncate(at.max(8));
+                } else {
+                    bytes[at.max(8)] = (state >> 32) as u8;
+                }
+                if let (Ok(fast), Ok(slow)) = (inspect_with(&engine, &bytes, true), inspect_with(&engine, &bytes, false)) {
+                    compared += 1;
+                    if fast != slow {
+                        let only_fast: Vec<_> = fast.fields.iter().filter(|f| !slow.fields.contains(f)).collect();
+                        let only_slow: Vec<_> = slow.fields.iter().filter(|f| !fast.fields.contains(f)).collect();
+                        diverged.push(format!("at {at} ({} vs {} fields): {only_fast:?}\n   vs {only_slow:?}", fast.fields.len(), slow.fields.len()));
+                    }
+                }
+            }
+        }
+        assert!(compared > 100, "{compared}");
+        assert!(diverged.is_empty(), "{} of {compared} diverge:\n{}", diverged.len(), diverged.join("\n"));
     }
 }

@@ -71,6 +71,9 @@ pub(super) fn strip_active_content(pdf: &[u8]) -> Result<Vec<u8>> {
             entry.changed = true;
         }
     }
+    if objects.keys().next_back().is_some_and(|&n| n > 8_388_607) {
+        return Err(SanitizeError("object numbers past PDF's limit"));
+    }
     let reachable = reachable(&objects, &trailer)?;
     Ok(write_file(pdf, &objects, &reachable, &trailer))
 }
@@ -384,6 +387,8 @@ fn is_delimiter(b: u8) -> bool {
 
 impl<'a> Lexer<'a> {
     pub(super) fn skip_white(&mut self) {
+        // An offset read from a damaged file may point past the end.
+        self.pos = self.pos.min(self.bytes.len());
         while let Some(&b) = self.bytes.get(self.pos) {
             if is_white(b) {
                 self.pos += 1;

@@ -12,6 +12,7 @@ use hearth_core::workspace::seed::PERMISSION_FORM_PDF;
 use sha2::{Digest, Sha256};
 
 const CHOICES: &[u8] = include_bytes!("../fixtures/choices.pdf");
+const PACKED: &[u8] = include_bytes!("../fixtures/choices-objstm.pdf");
 const SCRIPTS: &[u8] = include_bytes!("../fixtures/scripts.pdf");
 const XFA: &[u8] = include_bytes!("../fixtures/xfa.pdf");
 const ENCRYPTED: &[u8] = include_bytes!("../fixtures/encrypted.pdf");
@@ -157,6 +158,13 @@ fn radio_combo_and_list_fields_report_options_and_fill() {
     assert_eq!(fields["agree"].1, Some("false"));
     assert_eq!(fields["city"].1, None);
     assert_eq!(fields["country"].1, Some("Japan"), "fields not named keep their values");
+
+    // The same form with object streams and a cross-reference stream reads and fills alike.
+    assert_eq!(inspect(engine(), PACKED).unwrap().fields, inspect(engine(), CHOICES).unwrap().fields);
+    let filled = fill(engine(), PACKED, &values(&[("size", text("S")), ("color", text("Green"))])).unwrap();
+    let info = inspect(engine(), &filled).unwrap();
+    let fields = by_name(&info);
+    assert_eq!((fields["size"].1, fields["color"].1), (Some("S"), Some("Green")));
 }
 
 #[test]
@@ -328,4 +336,33 @@ fn text_comes_out_page_by_page() {
     let pages = extract_text(engine(), CHOICES).unwrap();
     assert_eq!(pages.len(), 1);
     assert!(pages[0].contains("Hearth choices fixture"), "{:?}", pages[0]);
+}
+
+/// Damaged variants of every fixture (cut short, a byte changed) are handled without a
+/// panic: each call answers Ok or a PdfError.
+#[test]
+fn damaged_variants_never_panic() {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for original in [CHOICES, PACKED, SCRIPTS, PERMISSION_FORM_PDF] {
+        for round in 0..60 {
+            let mut bytes = original.to_vec();
+            let at = (next() % bytes.len() as u64) as usize;
+            if round % 3 == 0 {
+                bytes.truncate(at.max(8));
+            } else {
+                bytes[at.max(8)] = (next() & 0xFF) as u8;
+            }
+            let _ = inspect(engine(), &bytes);
+            if round % 4 == 0 {
+                let _ = fill(engine(), &bytes, &FieldValues::new());
+                let _ = extract_text(engine(), &bytes);
+            }
+        }
+    }
 }

@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 const CHOICES: &[u8] = include_bytes!("../fixtures/choices.pdf");
 const PACKED: &[u8] = include_bytes!("../fixtures/choices-objstm.pdf");
 const SCRIPTS: &[u8] = include_bytes!("../fixtures/scripts.pdf");
+const NEEDS_APPEARANCES: &[u8] = include_bytes!("../fixtures/needs-appearances.pdf");
 const XFA: &[u8] = include_bytes!("../fixtures/xfa.pdf");
 const ENCRYPTED: &[u8] = include_bytes!("../fixtures/encrypted.pdf");
 const OWNER_ENCRYPTED: &[u8] = include_bytes!("../fixtures/owner-encrypted.pdf");
@@ -365,4 +366,22 @@ fn damaged_variants_never_panic() {
             }
         }
     }
+}
+
+#[test]
+fn a_field_without_appearance_gets_one_when_need_appearances_goes() {
+    // `city` holds "Paris" but has no appearance; the file asks viewers to make one.
+    assert!(NEEDS_APPEARANCES.windows(16).any(|w| w == b"/NeedAppearances"));
+    let filled = fill(engine(), NEEDS_APPEARANCES, &values(&[("agree", FieldValue::Checked(true))])).unwrap();
+    assert!(!filled.windows(16).any(|w| w == b"/NeedAppearances"));
+    assert_eq!(by_name(&inspect(engine(), &filled).unwrap())["city"].1, Some("Paris"));
+    // PDFium draws widgets from their appearance streams only: ink inside the city box
+    // (x 160–360, y 690–710 in points; rows 82–102 from the top of the 792-point page)
+    // means the appearance was made and saved.
+    let (width, _, pixels) = decode(&render_page(engine(), &filled, 1, 1.0).unwrap().png);
+    let dark = (84..100usize)
+        .flat_map(|y| (163..357usize).map(move |x| (y * width as usize + x) * 4))
+        .filter(|&i| pixels[i] < 128 && pixels[i + 1] < 128 && pixels[i + 2] < 128)
+        .count();
+    assert!(dark > 30, "{dark} dark pixels in the city box");
 }

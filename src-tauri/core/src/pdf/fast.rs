@@ -30,16 +30,50 @@ enum Loc {
 /// A decoded object stream: its data and, per index, (object number, offset in the data).
 type Packed = (Vec<u8>, Vec<(u32, usize)>);
 
-struct Reader<'a> {
+/// A document's objects, found through its cross-reference data (tables, streams, object
+/// streams, incremental updates: the newest definition of each object wins).
+pub(super) struct Reader<'a> {
     bytes: &'a [u8],
     xref: HashMap<u32, Loc>,
     packed: HashMap<u32, Packed>,
     root: Option<u32>,
+    /// The newest trailer (for a cross-reference stream, its dictionary).
+    trailer: Option<Dict<'a>>,
 }
 
 /// The fields of `bytes` in page order, or `None` when this reader is not sure.
 pub(super) fn fields(bytes: &[u8], page_count: usize) -> Option<Vec<PdfField>> {
     let reader = Reader::new(bytes)?;
+    Some(read_form(&reader, page_count)?.fields.into_iter().map(|f| f.info).collect())
+}
+
+/// The AcroForm and its fields as `fields` reads them, with what the direct filler needs to
+/// change them (see `direct`).
+pub(super) struct FormRead<'r> {
+    pub(super) acro_form: Dict<'r>,
+    /// In page order, as `fields` reports them.
+    pub(super) fields: Vec<FieldRead<'r>>,
+}
+
+/// One field: how `inspect` reports it, and where it lives.
+pub(super) struct FieldRead<'r> {
+    pub(super) info: PdfField,
+    /// /Ff (inherited).
+    pub(super) flags: i64,
+    /// Inheritable entries as they apply to this field.
+    pub(super) inherited: Inherited<'r>,
+    /// The terminal field dictionaries named `info.name` (where /V goes); usually one.
+    pub(super) nodes: Vec<u32>,
+    /// Widget annotations in field (kid) order.
+    pub(super) widgets: Vec<u32>,
+    /// Widget annotations in page order (PDFium's control order for a radio group's options).
+    pub(super) page_widgets: Vec<u32>,
+    /// A radio button's export value per page-order widget (empty for other kinds).
+    pub(super) exports: Vec<Option<String>>,
+}
+
+/// Reads the AcroForm's fields (see `fields`).
+pub(super) fn read_form<'r>(reader: &'r Reader<'_>, page_count: usize) -> Option<FormRead<'r>> {
     let catalog = reader.dict(&Obj::Ref(reader.root?, 0))?;
     let pages = reader.pages(&catalog)?;
     if pages.len() != page_count {
@@ -91,28 +125,49 @@ pub(super) fn fields(bytes: &[u8], page_count: usize) -> Option<Vec<PdfField>> {
             }
         }
     }
-    let fields: Vec<PdfField> = order
-        .into_iter()
-        .map(|(index, page)| reader.describe(&tree.fields[index], &radio_widgets[index], page))
-        .collect::<Option<_>>()?;
+    let mut fields = Vec::with_capacity(order.len());
+    for (index, page) in order {
+        let field = &tree.fields[index];
+        let page_widgets = std::mem::take(&mut radio_widgets[index]);
+        let (info, flags) = reader.describe(field, &page_widgets, page)?;
+        let exports = if info.kind == FieldKind::Radio {
+            let opt = reader.opt_strings(field)?;
+            page_widgets.iter().map(|&w| reader.export_value(field, w, opt.as_deref())).collect()
+        } else {
+            Vec::new()
+        };
+        fields.push(FieldRead {
+            info,
+            flags,
+            inherited: field.inherited.clone(),
+            nodes: field.nodes.clone(),
+            widgets: field.widgets.clone(),
+            page_widgets,
+            exports,
+        });
+    }
     // No fields, or one of a kind PDFium does not load: let PDFium look (a damaged AcroForm
     // can hide fields from this reader that PDFium's repairs still find).
-    if fields.is_empty() || fields.iter().any(|f| f.kind == FieldKind::Unknown) {
+    if fields.is_empty() || fields.iter().any(|f| f.info.kind == FieldKind::Unknown) {
         return None;
     }
-    Some(fields)
+    Some(FormRead { acro_form, fields })
 }
 
 #[derive(Default, Clone)]
-struct Inherited<'r> {
-    ft: Option<Obj<'r>>,
-    ff: Option<Obj<'r>>,
-    v: Option<Obj<'r>>,
-    opt: Option<Obj<'r>>,
+pub(super) struct Inherited<'r> {
+    pub(super) ft: Option<Obj<'r>>,
+    pub(super) ff: Option<Obj<'r>>,
+    pub(super) v: Option<Obj<'r>>,
+    pub(super) opt: Option<Obj<'r>>,
+    /// /DA, /Q and /MaxLen (variable text).
+    pub(super) da: Option<Obj<'r>>,
+    pub(super) q: Option<Obj<'r>>,
+    pub(super) max_len: Option<Obj<'r>>,
     /// /I, a choice field's selected indices (PDFium uses them when there is no /V).
-    indices: Option<Obj<'r>>,
+    pub(super) indices: Option<Obj<'r>>,
     /// /RV (rich text): left to PDFium.
-    rich: bool,
+    pub(super) rich: bool,
 }
 
 struct TreeField<'r> {
@@ -120,6 +175,8 @@ struct TreeField<'r> {
     inherited: Inherited<'r>,
     /// Widget object numbers in field (kid) order: PDFium's control order.
     widgets: Vec<u32>,
+    /// The terminal field dictionaries of this name.
+    nodes: Vec<u32>,
 }
 
 #[derive(Default)]
@@ -132,12 +189,12 @@ struct FieldTree<'r> {
 }
 
 impl<'a> Reader<'a> {
-    fn new(bytes: &'a [u8]) -> Option<Self> {
+    pub(super) fn new(bytes: &'a [u8]) -> Option<Self> {
         let tail = bytes.len().saturating_sub(2048);
         let at = rfind(&bytes[tail..], b"startxref")? + tail;
         let mut lexer = Lexer { bytes, pos: at + b"startxref".len() };
         let mut next = Some(usize::try_from(lexer.integer().ok()?).ok()?);
-        let mut reader = Reader { bytes, xref: HashMap::new(), packed: HashMap::new(), root: None };
+        let mut reader = Reader { bytes, xref: HashMap::new(), packed: HashMap::new(), root: None, trailer: None };
         let mut sections = 0;
         while let Some(offset) = next.take() {
             sections += 1;
@@ -145,6 +202,9 @@ impl<'a> Reader<'a> {
                 return None;
             }
             let trailer = reader.section(offset)?;
+            if reader.trailer.is_none() {
+                reader.trailer = Some(trailer.clone());
+            }
             if reader.root.is_none()
                 && let Some(Obj::Ref(n, _)) = get(&trailer, b"Root")
             {
@@ -284,7 +344,52 @@ impl<'a> Reader<'a> {
         Some((dict, data))
     }
 
-    fn object(&self, number: u32) -> Option<Obj<'_>> {
+    /// The newest trailer dictionary.
+    pub(super) fn trailer(&self) -> Option<&Dict<'a>> {
+        self.trailer.as_ref()
+    }
+
+    /// The header line (`%PDF-1.x`), when the file starts with a well-formed one.
+    pub(super) fn version(&self) -> Option<&'a [u8]> {
+        let line = self.bytes.get(..8)?;
+        let ok = line.starts_with(b"%PDF-") && line[5].is_ascii_digit() && line[6] == b'.' && line[7].is_ascii_digit();
+        ok.then_some(line)
+    }
+
+    /// Object numbers in use, ascending.
+    pub(super) fn numbers(&self) -> Vec<u32> {
+        let mut numbers: Vec<u32> =
+            self.xref.iter().filter(|(_, l)| !matches!(l, Loc::Free)).map(|(n, _)| *n).collect();
+        numbers.sort_unstable();
+        numbers
+    }
+
+    /// Object `number` in full: its generation, its value and, for a stream, its raw
+    /// (still encoded) data.
+    pub(super) fn entry(&self, number: u32) -> Option<(u16, Obj<'_>, Option<&'a [u8]>)> {
+        match *self.xref.get(&number)? {
+            Loc::Offset(offset) => {
+                let mut lexer = Lexer { bytes: self.bytes, pos: offset };
+                if lexer.integer().ok()? != i64::from(number) {
+                    return None;
+                }
+                let generation = u16::try_from(lexer.integer().ok()?).ok()?;
+                if !lexer.keyword(b"obj") {
+                    return None;
+                }
+                let value = lexer.value(0).ok()?;
+                if !lexer.keyword(b"stream") {
+                    return Some((generation, value, None));
+                }
+                let (_, data) = self.stream_at(offset, number)?;
+                Some((generation, value, Some(data)))
+            }
+            Loc::Packed { .. } => Some((0, self.object(number)?, None)),
+            Loc::Free => None,
+        }
+    }
+
+    pub(super) fn object(&self, number: u32) -> Option<Obj<'_>> {
         match *self.xref.get(&number)? {
             Loc::Offset(offset) => {
                 let mut lexer = Lexer { bytes: self.bytes, pos: offset };
@@ -310,14 +415,14 @@ impl<'a> Reader<'a> {
     }
 
     /// Follows a reference (one level; chains of references do not occur in practice).
-    fn resolve<'s>(&'s self, value: &Obj<'s>) -> Option<Obj<'s>> {
+    pub(super) fn resolve<'s>(&'s self, value: &Obj<'s>) -> Option<Obj<'s>> {
         match value {
             Obj::Ref(n, _) => self.object(*n),
             other => Some(other.clone()),
         }
     }
 
-    fn dict<'s>(&'s self, value: &Obj<'s>) -> Option<Dict<'s>> {
+    pub(super) fn dict<'s>(&'s self, value: &Obj<'s>) -> Option<Dict<'s>> {
         match self.resolve(value)? {
             Obj::Dict(d) => Some(d),
             _ => None,
@@ -375,6 +480,9 @@ impl<'a> Reader<'a> {
             (b"Ff", &mut inherited.ff),
             (b"V", &mut inherited.v),
             (b"Opt", &mut inherited.opt),
+            (b"DA", &mut inherited.da),
+            (b"Q", &mut inherited.q),
+            (b"MaxLen", &mut inherited.max_len),
         ] {
             if let Some(v) = get(&node, key) {
                 *slot = Some(v.clone());
@@ -389,7 +497,7 @@ impl<'a> Reader<'a> {
         let is_widget = |d: &Dict<'_>| get(d, b"Subtype").is_some_and(|s| is_name(s, b"Widget"));
         if kids.is_empty() {
             // A field and its only widget in one dictionary (PDFium keeps widgets only).
-            return if is_widget(&node) { self.add_widget(tree, name, inherited, number) } else { Some(()) };
+            return if is_widget(&node) { self.add_widget(tree, name, inherited, number, number) } else { Some(()) };
         }
         for kid in &kids {
             let Obj::Ref(n, _) = kid else { return None };
@@ -397,31 +505,42 @@ impl<'a> Reader<'a> {
             if get(&kid_dict, b"T").is_some() {
                 self.walk(*n, &name, &inherited, tree, depth + 1)?;
             } else if is_widget(&kid_dict) {
-                self.add_widget(tree, name.clone(), inherited.clone(), *n)?;
+                self.add_widget(tree, name.clone(), inherited.clone(), *n, number)?;
                 tree.parent_of.insert(*n, number);
             }
         }
         Some(())
     }
 
-    fn add_widget<'s>(&'s self, tree: &mut FieldTree<'s>, name: String, inherited: Inherited<'s>, widget: u32) -> Option<()> {
+    fn add_widget<'s>(
+        &'s self,
+        tree: &mut FieldTree<'s>,
+        name: String,
+        inherited: Inherited<'s>,
+        widget: u32,
+        node: u32,
+    ) -> Option<()> {
         if name.is_empty() {
             return Some(());
         }
         let index = match tree.by_name.get(&name) {
             Some(&i) => i,
             None => {
-                tree.fields.push(TreeField { name: name.clone(), inherited, widgets: Vec::new() });
+                tree.fields.push(TreeField { name: name.clone(), inherited, widgets: Vec::new(), nodes: Vec::new() });
                 tree.by_name.insert(name, tree.fields.len() - 1);
                 tree.fields.len() - 1
             }
         };
+        if !tree.fields[index].nodes.contains(&node) {
+            tree.fields[index].nodes.push(node);
+        }
         tree.fields[index].widgets.push(widget);
         tree.by_widget.insert(widget, index);
         Some(())
     }
 
-    fn describe(&self, field: &TreeField<'_>, page_order: &[u32], page: usize) -> Option<PdfField> {
+    /// The field as `inspect` reports it, and its flags.
+    fn describe(&self, field: &TreeField<'_>, page_order: &[u32], page: usize) -> Option<(PdfField, i64)> {
         if field.inherited.rich {
             return None;
         }
@@ -477,7 +596,7 @@ impl<'a> Reader<'a> {
                 value.filter(|v| !v.is_empty() && v != "Off")
             }
             FieldKind::ComboBox | FieldKind::ListBox => {
-                let pairs = self.choice_options(field)?;
+                let pairs = self.choice_options(&field.inherited)?;
                 options = pairs.iter().map(|(_, label)| label.clone()).collect();
                 let selected: Vec<String> = match &value_obj {
                     Some(Obj::Array(items)) => {
@@ -507,13 +626,20 @@ impl<'a> Reader<'a> {
             }
             FieldKind::PushButton | FieldKind::Signature | FieldKind::Unknown => None,
         };
-        Some(PdfField {
-            name: field.name.clone(),
-            kind,
-            page: u16::try_from(page + 1).unwrap_or(u16::MAX),
-            value,
-            options,
-        })
+        let page = u16::try_from(page + 1).unwrap_or(u16::MAX);
+        let info = PdfField { name: field.name.clone(), kind, page, value, options };
+        Some((info, flags))
+    }
+
+    /// The on state as `on_state` picks it, but as written (a raw name, for writing /AS and
+    /// /V back); `None` without an /AP /N dictionary or an on state.
+    pub(super) fn on_state_key<'s>(&'s self, widget: &Dict<'s>) -> Option<&'s [u8]> {
+        let ap = get(widget, b"AP").and_then(|a| self.dict(a))?;
+        let normal = get(&ap, b"N").and_then(|n| self.dict(n))?;
+        let mut keys: Vec<(Vec<u8>, &[u8])> =
+            normal.iter().map(|(k, _)| (decode_name(k), *k)).filter(|(k, _)| k != b"Off").collect();
+        keys.sort();
+        keys.first().map(|(_, raw)| *raw)
     }
 
     /// CPDF_FormControl::GetOnStateName: the first (sorted) key of /AP /N other than Off.
@@ -562,8 +688,8 @@ impl<'a> Reader<'a> {
     }
 
     /// A choice field's options as (export value, label).
-    fn choice_options(&self, field: &TreeField<'_>) -> Option<Vec<(String, String)>> {
-        let Some(opt) = &field.inherited.opt else { return Some(Vec::new()) };
+    pub(super) fn choice_options(&self, inherited: &Inherited<'_>) -> Option<Vec<(String, String)>> {
+        let Some(opt) = &inherited.opt else { return Some(Vec::new()) };
         let Obj::Array(items) = self.resolve(opt)? else { return Some(Vec::new()) };
         items
             .iter()
@@ -582,15 +708,15 @@ impl<'a> Reader<'a> {
     }
 }
 
-fn is_name(value: &Obj<'_>, wanted: &[u8]) -> bool {
+pub(super) fn is_name(value: &Obj<'_>, wanted: &[u8]) -> bool {
     matches!(value, Obj::Name(n) if name_is(n, wanted))
 }
 
-fn raw<'o>(value: &'o Obj<'_>) -> Option<&'o [u8]> {
+pub(super) fn raw<'o>(value: &'o Obj<'_>) -> Option<&'o [u8]> {
     if let Obj::Raw(r) = value { Some(r) } else { None }
 }
 
-fn parse_usize(token: &[u8]) -> Option<usize> {
+pub(super) fn parse_usize(token: &[u8]) -> Option<usize> {
     std::str::from_utf8(token).ok()?.parse().ok()
 }
 
@@ -682,7 +808,7 @@ fn paeth(a: u8, b: u8, c: u8) -> u8 {
 }
 
 /// The bytes of a literal or hex string token.
-fn string_bytes(value: &Obj<'_>) -> Option<Vec<u8>> {
+pub(super) fn string_bytes(value: &Obj<'_>) -> Option<Vec<u8>> {
     let Obj::Raw(token) = value else { return None };
     match token.first()? {
         b'(' => {
@@ -737,16 +863,16 @@ fn string_bytes(value: &Obj<'_>) -> Option<Vec<u8>> {
             Some(out)
         }
         b'<' => {
+            // Like PDFium's ReadHexString, anything but a hex digit is skipped.
             let digits: Vec<u8> = token[1..token.len().checked_sub(1)?]
                 .iter()
-                .filter(|b| !b.is_ascii_whitespace())
-                .map(|&b| match b {
+                .filter_map(|&b| match b {
                     b'0'..=b'9' => Some(b - b'0'),
                     b'a'..=b'f' => Some(b - b'a' + 10),
                     b'A'..=b'F' => Some(b - b'A' + 10),
                     _ => None,
                 })
-                .collect::<Option<_>>()?;
+                .collect();
             Some(digits.chunks(2).map(|p| p[0] << 4 | p.get(1).copied().unwrap_or(0)).collect())
         }
         _ => None,
@@ -754,7 +880,7 @@ fn string_bytes(value: &Obj<'_>) -> Option<Vec<u8>> {
 }
 
 /// A text string (or a name, for export values) as PDFium's PDF_DecodeText reads it.
-fn text(value: &Obj<'_>) -> Option<String> {
+pub(super) fn text(value: &Obj<'_>) -> Option<String> {
     match value {
         Obj::Name(n) => Some(decode_text(&decode_name(n))),
         Obj::Raw(_) => Some(decode_text(&string_bytes(value)?)),
@@ -788,7 +914,7 @@ fn decode_text_raw(bytes: &[u8]) -> String {
 
 /// PDFDocEncoding: Latin-1 except 0x18–0x1F and 0x80–0xA0; 0x7F and 0x9F are undefined
 /// (PDFium reads them as NUL).
-fn pdf_doc_char(b: u8) -> char {
+pub(super) fn pdf_doc_char(b: u8) -> char {
     const LOW: [u16; 8] = [0x02D8, 0x02C7, 0x02C6, 0x02D9, 0x02DD, 0x02DB, 0x02DA, 0x02DC];
     const HIGH: [u16; 33] = [
         0x2022, 0x2020, 0x2021, 0x2026, 0x2014, 0x2013, 0x0192, 0x2044, 0x2039, 0x203A, 0x2212, 0x2030, 0x201E, 0x201C,

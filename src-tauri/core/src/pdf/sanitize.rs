@@ -120,7 +120,7 @@ pub(super) fn get<'o, 'a>(dict: &'o Dict<'a>, key: &[u8]) -> Option<&'o Obj<'a>>
 }
 
 /// A dictionary that is a JavaScript action (or carries script under `/JS`).
-fn is_js_action_dict(value: &Obj<'_>) -> bool {
+pub(super) fn is_js_action_dict(value: &Obj<'_>) -> bool {
     let Obj::Dict(dict) = value else { return false };
     matches!(get(dict, b"S"), Some(Obj::Name(s)) if name_is(s, b"JavaScript")) || get(dict, b"JS").is_some()
 }
@@ -137,7 +137,7 @@ fn is_js_value(value: &Obj<'_>, js: &[u32]) -> bool {
 }
 
 /// Removes active entries from `value` and everything nested in it; true if anything changed.
-fn clean(value: &mut Obj<'_>, js: &[u32], depth: usize) -> Result<bool> {
+pub(super) fn clean(value: &mut Obj<'_>, js: &[u32], depth: usize) -> Result<bool> {
     if depth > MAX_DEPTH {
         return Err(SanitizeError("objects nested too deeply"));
     }
@@ -185,7 +185,7 @@ fn reachable(objects: &BTreeMap<u32, Entry<'_>>, trailer: &Dict<'_>) -> Result<V
     Ok(seen.into_iter().collect())
 }
 
-fn refs(value: &Obj<'_>, out: &mut Vec<u32>, depth: usize) -> Result<()> {
+pub(super) fn refs(value: &Obj<'_>, out: &mut Vec<u32>, depth: usize) -> Result<()> {
     if depth > MAX_DEPTH {
         return Err(SanitizeError("objects nested too deeply"));
     }
@@ -259,7 +259,7 @@ fn write_file(pdf: &[u8], objects: &BTreeMap<u32, Entry<'_>>, keep: &[u32], trai
     out
 }
 
-fn write_obj(value: &Obj<'_>, out: &mut Vec<u8>) {
+pub(super) fn write_obj(value: &Obj<'_>, out: &mut Vec<u8>) {
     match value {
         Obj::Raw(raw) => out.extend_from_slice(raw),
         Obj::Name(raw) => {

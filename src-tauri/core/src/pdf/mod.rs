@@ -13,10 +13,12 @@
 //! size, `%PDF-` header, encryption, damage, page count, XFA. PDFium calls live in `raw`, the
 //! only module with `unsafe`; this process runs one PDFium operation at a time.
 
+mod appearance;
 mod fast;
 mod fill;
 mod inspect;
 mod library;
+mod metrics;
 mod raw;
 mod render;
 mod sanitize;

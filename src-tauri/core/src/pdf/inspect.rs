@@ -20,13 +20,25 @@ pub(super) fn inspect_with(engine: &PdfEngine, bytes: &[u8], fast: bool) -> Resu
     let _pdfium = engine.lock();
     let document = open(engine, bytes)?;
     let pages = page_count(&document);
+    let fields = read_fields(&document, bytes, pages, fast)?;
+    Ok(PdfInfo { pages, fields })
+}
+
+/// The fields of an opened document (`bytes`, `pages` pages): from its objects when `fast`
+/// and that reader is sure, else by PDFium from every page's widgets.
+pub(super) fn read_fields(
+    document: &raw::Document<'_>,
+    bytes: &[u8],
+    pages: u16,
+    fast: bool,
+) -> Result<Vec<PdfField>, PdfError> {
     if fast && let Some(fields) = super::fast::fields(bytes, usize::from(pages)) {
-        return Ok(PdfInfo { pages, fields });
+        return Ok(fields);
     }
-    let Some(form) = Form::new(&document) else {
-        return Ok(PdfInfo { pages, fields: Vec::new() });
+    let Some(form) = Form::new(document) else {
+        return Ok(Vec::new());
     };
-    let loaded = load_pages(&document)?;
+    let loaded = load_pages(document)?;
     let mut views = Vec::new();
     let fields = scan(&form, &loaded, &mut views)
         .into_iter()
@@ -38,7 +50,7 @@ pub(super) fn inspect_with(engine: &PdfEngine, bytes: &[u8], fast: bool) -> Resu
             options: f.options,
         })
         .collect();
-    Ok(PdfInfo { pages, fields })
+    Ok(fields)
 }
 
 /// How many scripts PDFium finds: document-level JavaScript actions plus field scripts

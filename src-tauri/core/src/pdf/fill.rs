@@ -1,22 +1,96 @@
-//! Filling AcroForm fields through PDFium's form-fill module.
+//! Filling AcroForm fields: directly in the document's objects (`direct`), with PDFium
+//! reading the result back, or through PDFium's form-fill module when the direct path cannot
+//! do a document faithfully or its result does not read back.
 //!
-//! PDFium's own widgets do the editing, as a person would: focus the field, select its text
-//! and replace it, press space on a checkbox or radio button, pick an option of a choice
-//! field, then take the focus away so the value is committed and the appearance stream is
-//! regenerated. pdfium-render's high-level setters are not used: they store text without an
-//! appearance and write checkbox states as strings.
+//! PDFium's form filler edits as a person would: focus the field, select its text and replace
+//! it, press space on a checkbox or radio button, pick an option of a choice field, then take
+//! the focus away so the value is committed and the appearance stream is regenerated.
+//! pdfium-render's high-level setters are not used: they store text without an appearance and
+//! write checkbox states as strings.
 
-use super::inspect::{Field, checkbox_on, load_pages, scan, unify_line_breaks};
+use super::direct::{self, Outcome};
+use super::inspect::{Field, checkbox_on, load_pages, read_fields, scan, unify_line_breaks};
 use super::raw::{Form, PageView, wide};
 use super::sanitize::strip_active_content;
-use super::{FieldKind, FieldValue, FieldValues, PdfEngine, PdfError, list_for_message, open, raw};
+use super::{FieldKind, FieldValue, FieldValues, PdfEngine, PdfError, PdfField, list_for_message, open, page_count, raw};
+
+/// Which way [`fill_with_report`] filled a document (for tests and the benchmark).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FillPath {
+    /// Values and appearances written into the document's objects, then read back by PDFium.
+    Direct,
+    /// PDFium's form-fill module.
+    PdfiumFormFill,
+}
 
 /// Returns a copy of `bytes` with `values` filled in (field name → value), appearances
 /// regenerated, and JavaScript, `/OpenAction` and additional actions (`/AA`) removed (see
 /// `sanitize`). Every value is checked before anything is changed; after filling, every
 /// field is read back and must hold what was asked.
 pub fn fill(engine: &PdfEngine, bytes: &[u8], values: &FieldValues) -> Result<Vec<u8>, PdfError> {
+    fill_with_report(engine, bytes, values).map(|(filled, _)| filled)
+}
+
+/// [`fill`], also saying which path filled the document.
+///
+/// The direct path (`direct`) runs first. Its output is opened by PDFium and every value read
+/// back; a document it cannot fill faithfully, or an output that does not read back, is
+/// filled by PDFium's form-fill module instead. Both paths check the values the same way
+/// (`plan`), so a refusal is the same whichever path would have filled.
+#[doc(hidden)]
+pub fn fill_with_report(
+    engine: &PdfEngine,
+    bytes: &[u8],
+    values: &FieldValues,
+) -> Result<(Vec<u8>, FillPath), PdfError> {
     let _pdfium = engine.lock();
+    let pages = page_count(&open(engine, bytes)?);
+    match direct::fill(bytes, pages, values) {
+        Outcome::Refused(err) => return Err(err),
+        Outcome::Filled(filled) => {
+            if reads_back(engine, &filled, pages, values) {
+                return Ok((filled, FillPath::Direct));
+            }
+            tracing::warn!("a directly filled PDF did not read back; filling it with PDFium's form filler instead");
+        }
+        Outcome::Unsupported(reason) => tracing::debug!(reason, "filling a PDF with PDFium's form filler"),
+    }
+    form_fill(engine, bytes, values).map(|filled| (filled, FillPath::PdfiumFormFill))
+}
+
+/// [`fill`] through PDFium's form-fill module only (the fallback; for the benchmark).
+#[doc(hidden)]
+pub fn fill_with_pdfium(engine: &PdfEngine, bytes: &[u8], values: &FieldValues) -> Result<Vec<u8>, PdfError> {
+    let _pdfium = engine.lock();
+    form_fill(engine, bytes, values)
+}
+
+/// Whether PDFium opens `filled` as a sound document of `pages` pages whose fields hold
+/// `values` (read as `inspect` reads them).
+fn reads_back(engine: &PdfEngine, filled: &[u8], pages: u16, values: &FieldValues) -> bool {
+    let Ok(document) = open(engine, filled) else { return false };
+    if page_count(&document) != pages {
+        return false;
+    }
+    let Ok(fields) = read_fields(&document, filled, pages, true) else { return false };
+    values.iter().all(|(name, value)| fields.iter().find(|f| &f.name == name).is_some_and(|f| holds_value(f, value)))
+}
+
+fn holds_value(field: &PdfField, value: &FieldValue) -> bool {
+    match (field.kind, value) {
+        (FieldKind::Text, FieldValue::Text(text)) => {
+            unify_line_breaks(field.value.clone().unwrap_or_default()) == unify_line_breaks(text.clone())
+        }
+        (FieldKind::Checkbox, FieldValue::Checked(on)) => field.value.as_deref() == Some(on.to_string().as_str()),
+        (FieldKind::Radio | FieldKind::ComboBox | FieldKind::ListBox, FieldValue::Text(option)) => {
+            field.value.as_deref() == Some(option.as_str())
+        }
+        _ => false,
+    }
+}
+
+fn form_fill(engine: &PdfEngine, bytes: &[u8], values: &FieldValues) -> Result<Vec<u8>, PdfError> {
     let document = open(engine, bytes)?;
     let form = Form::new(&document).ok_or_else(|| PdfError::SaveFailed { detail: "PDFium's form module did not start".into() })?;
     let pages = load_pages(&document)?;
@@ -24,13 +98,15 @@ pub fn fill(engine: &PdfEngine, bytes: &[u8], values: &FieldValues) -> Result<Ve
     // appearance of any widget that has none, so dropping /NeedAppearances loses nothing.
     let mut views: Vec<Option<PageView<'_, '_, '_>>> = pages.iter().map(|p| Some(form.view(p))).collect();
     let fields = scan(&form, &pages, &mut views);
-    let plan = plan(&fields, values)?;
-    for (field, value) in &plan {
-        apply(&form, &views, field, value)?;
+    let specs: Vec<Spec<'_>> = fields.iter().map(Field::spec).collect();
+    let plan = plan(&specs, values)?;
+    for (index, step) in &plan {
+        apply(&form, &views, &fields[*index], step)?;
     }
     form.kill_focus();
-    for (field, value) in &plan {
-        if !holds(&form, &views, field, value) {
+    for (index, step) in &plan {
+        let field = &fields[*index];
+        if !holds(&form, &views, field, step) {
             return Err(PdfError::ValueNotKept { name: field.name.clone() });
         }
     }
@@ -44,30 +120,54 @@ pub fn fill(engine: &PdfEngine, bytes: &[u8], values: &FieldValues) -> Result<Ve
     strip_active_content(&saved).map_err(|err| PdfError::SaveFailed { detail: format!("cleaning it failed: {}", err.0) })
 }
 
+/// A field as both paths see it, for checking values.
+pub(super) struct Spec<'f> {
+    pub(super) name: &'f str,
+    pub(super) kind: FieldKind,
+    pub(super) read_only: bool,
+    /// A radio group's export values (distinct), a choice field's option labels.
+    pub(super) options: &'f [String],
+    /// A radio group's export value of each widget, in page order.
+    pub(super) exports: Vec<Option<&'f str>>,
+}
+
+impl Field {
+    fn spec(&self) -> Spec<'_> {
+        Spec {
+            name: &self.name,
+            kind: self.kind,
+            read_only: self.flags & raw::FPDF_FORMFLAG_READONLY != 0,
+            options: &self.options,
+            exports: self.widgets.iter().map(|w| w.export.as_deref()).collect(),
+        }
+    }
+}
+
 /// What to do for one field, decided before anything changes.
-enum Step<'v> {
+pub(super) enum Step<'v> {
     Text(&'v str),
     Check(bool),
-    /// Option index (radio: widget index) to pick.
+    /// Option index (radio: widget index, in page order) to pick.
     Pick(usize),
 }
 
-fn plan<'f, 'v>(fields: &'f [Field], values: &'v FieldValues) -> Result<Vec<(&'f Field, Step<'v>)>, PdfError> {
+/// Checks every value against the form's fields, in the order given; the first that does not
+/// fit is the error. Returns (field index, step) per value.
+pub(super) fn plan<'v>(fields: &[Spec<'_>], values: &'v FieldValues) -> Result<Vec<(usize, Step<'v>)>, PdfError> {
     let mut plan = Vec::with_capacity(values.len());
     for (name, value) in values {
-        let Some(field) = fields.iter().find(|f| &f.name == name) else {
-            return Err(PdfError::UnknownField {
-                name: name.clone(),
-                available: list_for_message(fields.iter().map(|f| f.name.as_str())),
-            });
+        let Some(index) = fields.iter().position(|f| f.name == name) else {
+            let available = list_for_message(fields.iter().map(|f| f.name));
+            return Err(PdfError::UnknownField { name: name.clone(), available });
         };
+        let field = &fields[index];
         let not_fillable = |reason| PdfError::NotFillable { name: name.clone(), reason };
         let wrong_kind = |kind, expected| PdfError::WrongKind { name: name.clone(), kind, expected };
         match field.kind {
             FieldKind::PushButton => return Err(not_fillable("a push button")),
             FieldKind::Signature => return Err(not_fillable("a signature field")),
             FieldKind::Unknown => return Err(not_fillable("of a kind Hearth does not know")),
-            _ if field.flags & raw::FPDF_FORMFLAG_READONLY != 0 => return Err(not_fillable("read-only")),
+            _ if field.read_only => return Err(not_fillable("read-only")),
             _ => {}
         }
         let step = match (field.kind, value) {
@@ -79,7 +179,7 @@ fn plan<'f, 'v>(fields: &'f [Field], values: &'v FieldValues) -> Result<Vec<(&'f
                 return Err(wrong_kind(kind_words(field.kind), "one of its options as text, not true or false"));
             }
             (FieldKind::Radio, FieldValue::Text(option)) => {
-                let Some(widget) = field.widgets.iter().position(|w| w.export.as_deref() == Some(option.as_str())) else {
+                let Some(widget) = field.exports.iter().position(|e| *e == Some(option.as_str())) else {
                     return Err(not_an_option(field));
                 };
                 Step::Pick(widget)
@@ -94,13 +194,14 @@ fn plan<'f, 'v>(fields: &'f [Field], values: &'v FieldValues) -> Result<Vec<(&'f
                 return Err(not_fillable("not fillable"));
             }
         };
-        plan.push((field, step));
+        plan.push((index, step));
     }
     Ok(plan)
 }
 
-fn not_an_option(field: &Field) -> PdfError {
-    PdfError::NotAnOption { name: field.name.clone(), options: list_for_message(field.options.iter().map(String::as_str)) }
+fn not_an_option(field: &Spec<'_>) -> PdfError {
+    let options = list_for_message(field.options.iter().map(String::as_str));
+    PdfError::NotAnOption { name: field.name.to_owned(), options }
 }
 
 fn kind_words(kind: FieldKind) -> &'static str {

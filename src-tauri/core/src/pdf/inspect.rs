@@ -8,14 +8,37 @@ use super::{FieldKind, PdfEngine, PdfError, PdfField, PdfInfo, open, page_count}
 
 /// Checks the bytes and lists pages and fields (one entry per named field, in page order),
 /// each with its current value and, for radio groups, combo boxes and list boxes, its options.
+///
+/// PDFium opens and checks the document; the fields are then read from the document's objects
+/// (`fast`), without loading pages, or, when that reader is unsure, by PDFium from every
+/// page's widgets.
 pub fn inspect(engine: &PdfEngine, bytes: &[u8]) -> Result<PdfInfo, PdfError> {
+    inspect_with(engine, bytes, true)
+}
+
+pub(super) fn inspect_with(engine: &PdfEngine, bytes: &[u8], fast: bool) -> Result<PdfInfo, PdfError> {
     let _pdfium = engine.lock();
     let document = open(engine, bytes)?;
     let pages = page_count(&document);
-    let Some(form) = Form::new(&document) else {
-        return Ok(PdfInfo { pages, fields: Vec::new() });
+    let fields = read_fields(&document, bytes, pages, fast)?;
+    Ok(PdfInfo { pages, fields })
+}
+
+/// The fields of an opened document (`bytes`, `pages` pages): from its objects when `fast`
+/// and that reader is sure, else by PDFium from every page's widgets.
+pub(super) fn read_fields(
+    document: &raw::Document<'_>,
+    bytes: &[u8],
+    pages: u16,
+    fast: bool,
+) -> Result<Vec<PdfField>, PdfError> {
+    if fast && let Some(fields) = super::fast::fields(bytes, usize::from(pages)) {
+        return Ok(fields);
+    }
+    let Some(form) = Form::new(document) else {
+        return Ok(Vec::new());
     };
-    let loaded = load_pages(&document)?;
+    let loaded = load_pages(document)?;
     let mut views = Vec::new();
     let fields = scan(&form, &loaded, &mut views)
         .into_iter()
@@ -27,7 +50,7 @@ pub fn inspect(engine: &PdfEngine, bytes: &[u8]) -> Result<PdfInfo, PdfError> {
             options: f.options,
         })
         .collect();
-    Ok(PdfInfo { pages, fields })
+    Ok(fields)
 }
 
 /// How many scripts PDFium finds: document-level JavaScript actions plus field scripts
@@ -183,5 +206,72 @@ fn kind(field_type: c_int) -> FieldKind {
         raw::FPDF_FORMFIELD_PUSHBUTTON => FieldKind::PushButton,
         raw::FPDF_FORMFIELD_SIGNATURE => FieldKind::Signature,
         _ => FieldKind::Unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::pdf::{FieldValue, FieldValues, default_library_path, fill};
+
+    /// The page-free reader and PDFium's page walk agree on every fixture, filled or not.
+    #[test]
+    fn fast_and_pdfium_readings_agree() {
+        let Ok(engine) = PdfEngine::load(&default_library_path()) else {
+            panic!("libpdfium is needed (scripts/setup.sh)");
+        };
+        let choices: &[u8] = include_bytes!("../../tests/fixtures/choices.pdf");
+        let scripts: &[u8] = include_bytes!("../../tests/fixtures/scripts.pdf");
+        let packed: &[u8] = include_bytes!("../../tests/fixtures/choices-objstm.pdf");
+        let form = crate::workspace::seed::PERMISSION_FORM_PDF;
+        let mut documents = vec![choices.to_vec(), scripts.to_vec(), packed.to_vec(), form.to_vec()];
+        let values: FieldValues = serde_json::from_str(include_str!("../../benches/data/permission-form.fill.json")).unwrap();
+        documents.push(fill(&engine, form, &values).unwrap());
+        let choice_values: FieldValues = [
+            ("city", FieldValue::Text("Zoë (Ünter) — €5 \\ x".into())),
+            ("agree", FieldValue::Checked(true)),
+            ("size", FieldValue::Text("L".into())),
+            ("country", FieldValue::Text("Germany".into())),
+            ("color", FieldValue::Text("Green".into())),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        documents.push(fill(&engine, choices, &choice_values).unwrap());
+        documents.push(fill(&engine, packed, &choice_values).unwrap());
+        for (i, bytes) in documents.iter().enumerate() {
+            let fast = inspect_with(&engine, bytes, true).unwrap();
+            let slow = inspect_with(&engine, bytes, false).unwrap();
+            assert!(super::super::fast::fields(bytes, usize::from(fast.pages)).is_some(), "document {i} took the fast path");
+            assert_eq!(fast, slow, "document {i}");
+        }
+        // Damaged variants: where both readings succeed, they agree.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let (mut compared, mut diverged) = (0, Vec::new());
+        for original in &documents {
+            for round in 0..150 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let mut bytes = original.clone();
+                let at = (state % bytes.len() as u64) as usize;
+                if round % 5 == 0 {
+                    bytes.truncate(at.max(8));
+                } else {
+                    bytes[at.max(8)] = (state >> 32) as u8;
+                }
+                if let (Ok(fast), Ok(slow)) = (inspect_with(&engine, &bytes, true), inspect_with(&engine, &bytes, false)) {
+                    compared += 1;
+                    if fast != slow {
+                        let only_fast: Vec<_> = fast.fields.iter().filter(|f| !slow.fields.contains(f)).collect();
+                        let only_slow: Vec<_> = slow.fields.iter().filter(|f| !fast.fields.contains(f)).collect();
+                        diverged.push(format!("at {at} ({} vs {} fields): {only_fast:?}\n   vs {only_slow:?}", fast.fields.len(), slow.fields.len()));
+                    }
+                }
+            }
+        }
+        assert!(compared > 100, "{compared}");
+        assert!(diverged.is_empty(), "{} of {compared} diverge:\n{}", diverged.len(), diverged.join("\n"));
     }
 }

@@ -32,7 +32,7 @@ const MAX_DEPTH: usize = 256;
 
 /// A PDF value, keeping the original bytes of everything that is copied through unchanged.
 #[derive(Debug, Clone)]
-enum Obj<'a> {
+pub(super) enum Obj<'a> {
     /// A number, a string (`(…)` or `<…>`), `true`, `false` or `null`, verbatim.
     Raw(&'a [u8]),
     /// A name, without its slash, as written (possibly with `#xx` escapes).
@@ -42,7 +42,7 @@ enum Obj<'a> {
     Ref(u32, u16),
 }
 
-type Dict<'a> = Vec<(&'a [u8], Obj<'a>)>;
+pub(super) type Dict<'a> = Vec<(&'a [u8], Obj<'a>)>;
 
 #[derive(Debug)]
 struct Entry<'a> {
@@ -71,6 +71,9 @@ pub(super) fn strip_active_content(pdf: &[u8]) -> Result<Vec<u8>> {
             entry.changed = true;
         }
     }
+    if objects.keys().next_back().is_some_and(|&n| n > 8_388_607) {
+        return Err(SanitizeError("object numbers past PDF's limit"));
+    }
     let reachable = reachable(&objects, &trailer)?;
     Ok(write_file(pdf, &objects, &reachable, &trailer))
 }
@@ -78,14 +81,14 @@ pub(super) fn strip_active_content(pdf: &[u8]) -> Result<Vec<u8>> {
 // ---------------------------------------------------------------------------------------------
 // Cleaning
 
-fn name_is(raw: &[u8], wanted: &[u8]) -> bool {
+pub(super) fn name_is(raw: &[u8], wanted: &[u8]) -> bool {
     if !raw.contains(&b'#') {
         return raw == wanted;
     }
     decode_name(raw) == wanted
 }
 
-fn decode_name(raw: &[u8]) -> Vec<u8> {
+pub(super) fn decode_name(raw: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(raw.len());
     let mut i = 0;
     while i < raw.len() {
@@ -112,12 +115,12 @@ fn hex_value(byte: u8) -> Option<u8> {
     }
 }
 
-fn get<'o, 'a>(dict: &'o Dict<'a>, key: &[u8]) -> Option<&'o Obj<'a>> {
+pub(super) fn get<'o, 'a>(dict: &'o Dict<'a>, key: &[u8]) -> Option<&'o Obj<'a>> {
     dict.iter().find(|(k, _)| name_is(k, key)).map(|(_, v)| v)
 }
 
 /// A dictionary that is a JavaScript action (or carries script under `/JS`).
-fn is_js_action_dict(value: &Obj<'_>) -> bool {
+pub(super) fn is_js_action_dict(value: &Obj<'_>) -> bool {
     let Obj::Dict(dict) = value else { return false };
     matches!(get(dict, b"S"), Some(Obj::Name(s)) if name_is(s, b"JavaScript")) || get(dict, b"JS").is_some()
 }
@@ -134,7 +137,7 @@ fn is_js_value(value: &Obj<'_>, js: &[u32]) -> bool {
 }
 
 /// Removes active entries from `value` and everything nested in it; true if anything changed.
-fn clean(value: &mut Obj<'_>, js: &[u32], depth: usize) -> Result<bool> {
+pub(super) fn clean(value: &mut Obj<'_>, js: &[u32], depth: usize) -> Result<bool> {
     if depth > MAX_DEPTH {
         return Err(SanitizeError("objects nested too deeply"));
     }
@@ -182,7 +185,7 @@ fn reachable(objects: &BTreeMap<u32, Entry<'_>>, trailer: &Dict<'_>) -> Result<V
     Ok(seen.into_iter().collect())
 }
 
-fn refs(value: &Obj<'_>, out: &mut Vec<u32>, depth: usize) -> Result<()> {
+pub(super) fn refs(value: &Obj<'_>, out: &mut Vec<u32>, depth: usize) -> Result<()> {
     if depth > MAX_DEPTH {
         return Err(SanitizeError("objects nested too deeply"));
     }
@@ -256,7 +259,7 @@ fn write_file(pdf: &[u8], objects: &BTreeMap<u32, Entry<'_>>, keep: &[u32], trai
     out
 }
 
-fn write_obj(value: &Obj<'_>, out: &mut Vec<u8>) {
+pub(super) fn write_obj(value: &Obj<'_>, out: &mut Vec<u8>) {
     match value {
         Obj::Raw(raw) => out.extend_from_slice(raw),
         Obj::Name(raw) => {
@@ -365,13 +368,13 @@ fn parse_object(pdf: &[u8], number: u32, offset: usize, generation: u16) -> Resu
     Ok(Entry { generation, raw: &pdf[offset..lexer.pos], value, stream, changed: false })
 }
 
-fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
+pub(super) fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).rposition(|w| w == needle)
 }
 
-struct Lexer<'a> {
-    bytes: &'a [u8],
-    pos: usize,
+pub(super) struct Lexer<'a> {
+    pub(super) bytes: &'a [u8],
+    pub(super) pos: usize,
 }
 
 fn is_white(b: u8) -> bool {
@@ -383,7 +386,9 @@ fn is_delimiter(b: u8) -> bool {
 }
 
 impl<'a> Lexer<'a> {
-    fn skip_white(&mut self) {
+    pub(super) fn skip_white(&mut self) {
+        // An offset read from a damaged file may point past the end.
+        self.pos = self.pos.min(self.bytes.len());
         while let Some(&b) = self.bytes.get(self.pos) {
             if is_white(b) {
                 self.pos += 1;
@@ -401,7 +406,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// A run of regular characters (a number or a keyword).
-    fn regular(&mut self) -> &'a [u8] {
+    pub(super) fn regular(&mut self) -> &'a [u8] {
         self.skip_white();
         let start = self.pos;
         while let Some(&b) = self.bytes.get(self.pos) {
@@ -414,7 +419,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// Consumes `word` if it is the next token.
-    fn keyword(&mut self, word: &[u8]) -> bool {
+    pub(super) fn keyword(&mut self, word: &[u8]) -> bool {
         let saved = self.pos;
         if self.regular() == word {
             return true;
@@ -423,12 +428,12 @@ impl<'a> Lexer<'a> {
         false
     }
 
-    fn integer(&mut self) -> Result<i64> {
+    pub(super) fn integer(&mut self) -> Result<i64> {
         let token = self.regular();
         std::str::from_utf8(token).ok().and_then(|s| s.parse().ok()).ok_or(SanitizeError("expected an integer"))
     }
 
-    fn value(&mut self, depth: usize) -> Result<Obj<'a>> {
+    pub(super) fn value(&mut self, depth: usize) -> Result<Obj<'a>> {
         if depth > MAX_DEPTH {
             return Err(SanitizeError("objects nested too deeply"));
         }

@@ -5,14 +5,16 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use hearth_core::pdf::{
-    FieldKind, FieldValue, FieldValues, PdfEngine, PdfError, PdfInfo, count_scripts, default_library_path,
-    extract_text, fill, inspect, render_page,
+    FieldKind, FieldValue, FieldValues, FillPath, PdfEngine, PdfError, PdfInfo, count_scripts, default_library_path,
+    extract_text, fill, fill_with_pdfium, fill_with_report, inspect, render_page,
 };
 use hearth_core::workspace::seed::PERMISSION_FORM_PDF;
 use sha2::{Digest, Sha256};
 
 const CHOICES: &[u8] = include_bytes!("../fixtures/choices.pdf");
+const PACKED: &[u8] = include_bytes!("../fixtures/choices-objstm.pdf");
 const SCRIPTS: &[u8] = include_bytes!("../fixtures/scripts.pdf");
+const NEEDS_APPEARANCES: &[u8] = include_bytes!("../fixtures/needs-appearances.pdf");
 const XFA: &[u8] = include_bytes!("../fixtures/xfa.pdf");
 const ENCRYPTED: &[u8] = include_bytes!("../fixtures/encrypted.pdf");
 const OWNER_ENCRYPTED: &[u8] = include_bytes!("../fixtures/owner-encrypted.pdf");
@@ -124,7 +126,7 @@ fn radio_combo_and_list_fields_report_options_and_fill() {
     assert_eq!(fields["send"].0, FieldKind::PushButton);
     assert_eq!(fields["signature"].0, FieldKind::Signature);
 
-    let filled = fill(
+    let (filled, path) = fill_with_report(
         engine(),
         CHOICES,
         &values(&[
@@ -136,6 +138,7 @@ fn radio_combo_and_list_fields_report_options_and_fill() {
         ]),
     )
     .unwrap();
+    assert_eq!(path, FillPath::Direct);
     let info = inspect(engine(), &filled).unwrap();
     let fields = by_name(&info);
     assert_eq!(fields["city"].1, Some("Lyon"));
@@ -145,18 +148,27 @@ fn radio_combo_and_list_fields_report_options_and_fill() {
     assert_eq!(fields["color"].1, Some("Blue"));
 
     // A filled file fills again: change the radio, untick the box, empty the text.
-    let refilled = fill(
+    let (refilled, path) = fill_with_report(
         engine(),
         &filled,
         &values(&[("size", text("L")), ("agree", FieldValue::Checked(false)), ("city", text(""))]),
     )
     .unwrap();
+    assert_eq!(path, FillPath::Direct);
     let info = inspect(engine(), &refilled).unwrap();
     let fields = by_name(&info);
     assert_eq!(fields["size"].1, Some("L"));
     assert_eq!(fields["agree"].1, Some("false"));
     assert_eq!(fields["city"].1, None);
     assert_eq!(fields["country"].1, Some("Japan"), "fields not named keep their values");
+
+    // The same form with object streams and a cross-reference stream reads and fills alike.
+    assert_eq!(inspect(engine(), PACKED).unwrap().fields, inspect(engine(), CHOICES).unwrap().fields);
+    let (filled, path) = fill_with_report(engine(), PACKED, &values(&[("size", text("S")), ("color", text("Green"))])).unwrap();
+    assert_eq!(path, FillPath::Direct, "object streams and a cross-reference stream are read directly");
+    let info = inspect(engine(), &filled).unwrap();
+    let fields = by_name(&info);
+    assert_eq!((fields["size"].1, fields["color"].1), (Some("S"), Some("Green")));
 }
 
 #[test]
@@ -178,6 +190,8 @@ fn wrong_values_get_specific_errors_that_name_the_field_but_not_the_value() {
     for (values, expected) in cases {
         let err = fill(engine(), CHOICES, &values).unwrap_err();
         assert!(expected(&err), "{values:?} gave {err:?}");
+        // PDFium's form-fill path refuses the same way, word for word.
+        assert_eq!(fill_with_pdfium(engine(), CHOICES, &values).unwrap_err().to_string(), err.to_string());
         let message = err.to_string();
         assert!(!message.contains(secret), "the message leaks the value: {message}");
         assert!(message.contains(values.keys().next().unwrap().as_str()), "the message names the field: {message}");
@@ -185,6 +199,20 @@ fn wrong_values_get_specific_errors_that_name_the_field_but_not_the_value() {
     // A bad value among good ones changes nothing: the error comes before any edit.
     let err = fill(engine(), CHOICES, &values(&[("city", text("Lyon")), ("zzz", text("x"))])).unwrap_err();
     assert!(matches!(err, PdfError::UnknownField { .. }));
+}
+
+#[test]
+fn a_value_the_field_cannot_hold_is_refused_not_mangled() {
+    // `city` is a one-line field: PDFium drops the line break, so the read-back differs.
+    // (The direct path leaves such a value to PDFium, so the refusal is PDFium's.)
+    let err = fill(engine(), CHOICES, &values(&[("city", text("SECRET\nsecond line"))])).unwrap_err();
+    assert!(matches!(&err, PdfError::ValueNotKept { name } if name == "city"), "{err:?}");
+    assert!(!err.to_string().contains("SECRET"), "{err}");
+    // A multi-line field keeps its line breaks, and reports them as `\n`.
+    let notes = "one\ntwo\r\nthree";
+    let filled = fill(engine(), PERMISSION_FORM_PDF, &values(&[("additional_notes", text(notes))])).unwrap();
+    let info = inspect(engine(), &filled).unwrap();
+    assert_eq!(by_name(&info)["additional_notes"].1, Some("one\ntwo\nthree"));
 }
 
 #[test]
@@ -248,7 +276,8 @@ fn filling_removes_scripts_and_automatic_actions() {
     assert_eq!(count_scripts(engine(), SCRIPTS).unwrap(), 3);
     assert_eq!(active_keys(SCRIPTS), ["/JavaScript", "/JS", "/OpenAction", "/AA"]);
 
-    let filled = fill(engine(), SCRIPTS, &values(&[("city", text("Lyon")), ("size", text("S"))])).unwrap();
+    let (filled, path) = fill_with_report(engine(), SCRIPTS, &values(&[("city", text("Lyon")), ("size", text("S"))])).unwrap();
+    assert_eq!(path, FillPath::Direct);
 
     assert_eq!(sha256(SCRIPTS), before);
     assert_eq!(count_scripts(engine(), &filled).unwrap(), 0);
@@ -263,8 +292,10 @@ fn filling_removes_scripts_and_automatic_actions() {
     assert_eq!(fields["size"].1, Some("S"));
     assert_eq!(fields.len(), 8, "every field is still there");
     // Filling nothing still cleans.
-    let cleaned = fill(engine(), SCRIPTS, &FieldValues::new()).unwrap();
+    let (cleaned, path) = fill_with_report(engine(), SCRIPTS, &FieldValues::new()).unwrap();
+    assert_eq!(path, FillPath::Direct);
     assert_eq!(count_scripts(engine(), &cleaned).unwrap(), 0);
+    assert_eq!(active_keys(&cleaned), Vec::<&str>::new());
 }
 
 /// Width and height from a PNG's IHDR chunk, and its decoded RGBA pixels.
@@ -316,3 +347,155 @@ fn text_comes_out_page_by_page() {
     assert_eq!(pages.len(), 1);
     assert!(pages[0].contains("Hearth choices fixture"), "{:?}", pages[0]);
 }
+
+/// Damaged variants of every fixture (cut short, a byte changed) are handled without a
+/// panic: each call answers Ok or a PdfError.
+#[test]
+fn damaged_variants_never_panic() {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for original in [CHOICES, PACKED, SCRIPTS, PERMISSION_FORM_PDF] {
+        for round in 0..60 {
+            let mut bytes = original.to_vec();
+            let at = (next() % bytes.len() as u64) as usize;
+            if round % 3 == 0 {
+                bytes.truncate(at.max(8));
+            } else {
+                bytes[at.max(8)] = (next() & 0xFF) as u8;
+            }
+            let _ = inspect(engine(), &bytes);
+            if round % 4 == 0 {
+                let _ = fill(engine(), &bytes, &FieldValues::new());
+                let _ = extract_text(engine(), &bytes);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_field_without_appearance_gets_one_when_need_appearances_goes() {
+    // `city` holds "Paris" but has no appearance; the file asks viewers to make one.
+    assert!(NEEDS_APPEARANCES.windows(16).any(|w| w == b"/NeedAppearances"));
+    let (filled, path) = fill_with_report(engine(), NEEDS_APPEARANCES, &values(&[("agree", FieldValue::Checked(true))])).unwrap();
+    assert_eq!(path, FillPath::Direct, "the direct path draws the appearances viewers were asked to make");
+    assert!(!filled.windows(16).any(|w| w == b"/NeedAppearances"));
+    assert_eq!(by_name(&inspect(engine(), &filled).unwrap())["city"].1, Some("Paris"));
+    // PDFium draws widgets from their appearance streams only: ink inside the city box
+    // (x 160–360, y 690–710 in points; rows 82–102 from the top of the 792-point page)
+    // means the appearance was made and saved.
+    let (width, _, pixels) = decode(&render_page(engine(), &filled, 1, 1.0).unwrap().png);
+    let dark = (84..100usize)
+        .flat_map(|y| (163..357usize).map(move |x| (y * width as usize + x) * 4))
+        .filter(|&i| pixels[i] < 128 && pixels[i + 1] < 128 && pixels[i + 2] < 128)
+        .count();
+    assert!(dark > 30, "{dark} dark pixels in the city box");
+}
+
+/// Where each field of the bench form is: (page, name, /Rect in points).
+const BENCH_RECTS: [(u16, &str, [f32; 4]); 6] = [
+    (1, "participant_name", [55.5, 639.5, 536.5, 664.5]),
+    (1, "guardian_name", [55.5, 559.5, 536.5, 584.5]),
+    (1, "emergency_contact", [55.5, 479.5, 536.5, 504.5]),
+    (1, "emergency_phone", [55.5, 399.5, 536.5, 424.5]),
+    (2, "additional_notes", [55.5, 559.5, 536.5, 760.5]),
+    (2, "permission_granted", [55.5, 499.5, 72.5, 516.5]),
+];
+
+/// Pixels that differ between two renderings (same size, scale 1.0) inside a widget's
+/// /Rect, 2 points in from its edges (the border is drawn the same before and after).
+fn changed_in_rect(width: u32, height: u32, before: &[u8], after: &[u8], rect: [f32; 4]) -> usize {
+    let (x0, x1) = ((rect[0] + 2.0).ceil() as u32, (rect[2] - 2.0).floor() as u32);
+    // PDF y grows upwards from the bottom of the page; pixel rows grow downwards from the top.
+    let (y0, y1) = ((height as f32 - rect[3] + 2.0).ceil() as u32, (height as f32 - rect[1] - 2.0).floor() as u32);
+    let mut changed = 0;
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let i = ((y * width + x) * 4) as usize;
+            if before[i..i + 4] != after[i..i + 4] {
+                changed += 1;
+            }
+        }
+    }
+    changed
+}
+
+#[test]
+fn the_bench_form_fills_directly_and_every_value_shows_and_reads_back() {
+    let wanted: FieldValues = serde_json::from_str(BENCH_VALUES).unwrap();
+    // The values exercise line breaks, accented Latin text and the checkbox.
+    assert!(matches!(&wanted["additional_notes"], FieldValue::Text(t) if t.contains('\n')));
+    assert!(matches!(&wanted["participant_name"], FieldValue::Text(t) if t.contains('é')));
+    assert!(matches!(&wanted["emergency_contact"], FieldValue::Text(t) if t.contains('ë') && t.contains('ü')));
+    assert_eq!(wanted["permission_granted"], FieldValue::Checked(true));
+
+    let (filled, path) = fill_with_report(engine(), PERMISSION_FORM_PDF, &wanted).unwrap();
+    assert_eq!(path, FillPath::Direct);
+
+    // PDFium (page walk, not only the object reader) reads every value back.
+    let info = inspect(engine(), &filled).unwrap();
+    let fields = by_name(&info);
+    for (name, value) in &wanted {
+        let expected = match value {
+            FieldValue::Text(t) => t.clone(),
+            FieldValue::Checked(on) => on.to_string(),
+        };
+        assert_eq!(fields[name.as_str()].1, Some(expected.as_str()), "{name}");
+    }
+    // The appearance shows "Léa Martin" in Helvetica's WinAnsi codes (é = E9).
+    let shown = b"<4CE961204D617274696E> Tj";
+    assert!(filled.windows(shown.len()).any(|w| w == shown), "participant_name's appearance");
+
+    // Rendered, every field's box changes where the value is drawn.
+    for page in [1, 2] {
+        let (width, height, before) = decode(&render_page(engine(), PERMISSION_FORM_PDF, page, 1.0).unwrap().png);
+        let (_, _, after) = decode(&render_page(engine(), &filled, page, 1.0).unwrap().png);
+        for (_, name, rect) in BENCH_RECTS.iter().filter(|(p, _, _)| *p == page) {
+            let changed = changed_in_rect(width, height, &before, &after, *rect);
+            assert!(changed > 40, "{name}: {changed} pixels changed in its box");
+        }
+    }
+}
+
+#[test]
+fn text_its_font_cannot_show_is_filled_by_pdfium_and_reads_back() {
+    // Helvetica (WinAnsi) has no glyphs for CJK text: PDFium's form filler takes over.
+    let wanted = values(&[("participant_name", text("学生")), ("permission_granted", FieldValue::Checked(true))]);
+    let (filled, path) = fill_with_report(engine(), PERMISSION_FORM_PDF, &wanted).unwrap();
+    assert_eq!(path, FillPath::PdfiumFormFill);
+    let info = inspect(engine(), &filled).unwrap();
+    let fields = by_name(&info);
+    assert_eq!(fields["participant_name"].1, Some("学生"));
+    assert_eq!(fields["permission_granted"].1, Some("true"));
+}
+
+#[test]
+fn a_filled_form_fills_again_with_the_values_replaced() {
+    let wanted: FieldValues = serde_json::from_str(BENCH_VALUES).unwrap();
+    let filled = fill(engine(), PERMISSION_FORM_PDF, &wanted).unwrap();
+    let again = values(&[
+        ("participant_name", text("Noé Durand")),
+        ("additional_notes", text("None.")),
+        ("permission_granted", FieldValue::Checked(false)),
+    ]);
+    let (refilled, path) = fill_with_report(engine(), &filled, &again).unwrap();
+    assert_eq!(path, FillPath::Direct);
+    let info = inspect(engine(), &refilled).unwrap();
+    let fields = by_name(&info);
+    assert_eq!(fields["participant_name"].1, Some("Noé Durand"));
+    assert_eq!(fields["additional_notes"].1, Some("None."));
+    assert_eq!(fields["permission_granted"].1, Some("false"));
+    assert_eq!(fields["guardian_name"].1, Some("Samuel Martin-Okafor"), "fields not named keep their values");
+    // The old appearance is gone with the old value.
+    let old = b"<4CE961204D617274696E> Tj";
+    assert!(!refilled.windows(old.len()).any(|w| w == old));
+    // The unticked box is drawn as before filling.
+    let (width, height, blank) = decode(&render_page(engine(), PERMISSION_FORM_PDF, 2, 1.0).unwrap().png);
+    let (_, _, unticked) = decode(&render_page(engine(), &refilled, 2, 1.0).unwrap().png);
+    assert_eq!(changed_in_rect(width, height, &blank, &unticked, BENCH_RECTS[5].2), 0);
+}
+

@@ -68,6 +68,7 @@ impl Hearth {
         }
         if config.start_workers {
             tasks.start();
+            approvals.start(std::time::Duration::from_secs(15));
         }
         let agent = Arc::new(SampleAgent::new(
             store.clone(),
@@ -285,6 +286,7 @@ impl Hearth {
     /// every task run (each ends interrupted, for the owner to review).
     pub async fn shutdown(&self) {
         self.runs.cancel_all();
+        self.approvals.shutdown();
         self.tasks.shutdown().await;
     }
 }

@@ -23,6 +23,7 @@ struct Inner {
     workspace: Arc<dyn Workspace>,
     tasks: TaskEngine,
     ttl: Duration,
+    stopping: CancellationToken,
 }
 
 /// The approval gate. Cheap to clone.
@@ -40,17 +41,16 @@ impl std::fmt::Debug for ApprovalGate {
 impl ApprovalGate {
     /// A gate over `store` acting through `workspace`; proposals live `ttl`.
     pub fn new(store: Store, workspace: Arc<dyn Workspace>, tasks: TaskEngine, ttl: Duration) -> Self {
-        let gate = Self { inner: Arc::new(Inner { store, workspace, tasks, ttl }) };
+        let gate = Self { inner: Arc::new(Inner { store, workspace, tasks, ttl, stopping: CancellationToken::new() }) };
         let on_cancel = gate.clone();
         gate.inner.tasks.on_cancel(Arc::new(move |task| {
             let gate = on_cancel.clone();
-            let task_id = task.id.clone();
-            // The claim also requires a live task, so this is bookkeeping, not the guard.
-            tokio::spawn(async move {
-                if let Err(err) = gate.inner.store.deny_task_proposals(&task_id).await {
-                    tracing::error!(task_id, error = %err, "could not deny the proposals of a cancelled task");
+            Box::pin(async move {
+                // The claim also requires a live task; this makes the card say so at once.
+                if let Err(err) = gate.inner.store.deny_task_proposals(&task.id).await {
+                    tracing::error!(task_id = task.id, error = %err, "could not deny the proposals of a cancelled task");
                 }
-            });
+            })
         }));
         gate
     }
@@ -58,6 +58,28 @@ impl ApprovalGate {
     /// The workspace proposals act through.
     pub fn workspace(&self) -> &Arc<dyn Workspace> {
         &self.inner.workspace
+    }
+
+    /// Expires overdue proposals every `every` until [`ApprovalGate::shutdown`], so a task
+    /// waiting on one moves on even when nobody opens Approvals.
+    pub fn start(&self, every: Duration) -> tokio::task::JoinHandle<()> {
+        let gate = self.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = gate.inner.stopping.cancelled() => return,
+                    () = tokio::time::sleep(every) => {}
+                }
+                if let Err(err) = gate.expire_due().await {
+                    tracing::error!(error = %err, "could not expire overdue proposals");
+                }
+            }
+        })
+    }
+
+    /// Stops the expiry sweep.
+    pub fn shutdown(&self) {
+        self.inner.stopping.cancel();
     }
 
     /// At start-up: anything left executing may or may not have happened.

@@ -48,7 +48,8 @@ impl Default for EngineConfig {
 const CLOSED_REASON: &str = "Hearth was closed during this run. Review what it did before retrying.";
 
 /// Called with a task the owner just cancelled (the approval gate denies its pending proposal).
-pub type CancelHook = Arc<dyn Fn(&TaskRow) + Send + Sync>;
+/// Awaited before the Cancel returns, so nothing the hook withdraws can still be approved.
+pub type CancelHook = Arc<dyn Fn(TaskRow) -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
 
 #[derive(Debug)]
 struct Running {
@@ -222,7 +223,7 @@ impl TaskEngine {
                 if matches!(params.control, TaskControl::Cancel) {
                     let hooks: Vec<CancelHook> = lock(&self.inner.cancel_hooks).clone();
                     for hook in hooks {
-                        hook(&task);
+                        hook(task.clone()).await;
                     }
                 }
                 self.changed(&task.id);

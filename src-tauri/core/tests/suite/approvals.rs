@@ -157,9 +157,23 @@ async fn a_cancelled_task_cannot_be_approved() {
         control: TaskControl::Cancel,
     };
     t.hearth.task_control(&cancel).await.unwrap();
+    let after = t.hearth.approval_decide(&decide(&proposal, Decision::Approve)).await.unwrap();
+    assert_eq!(after.status, ProposalStatus::Denied, "Cancel withdrew the proposal before it returned");
+    assert_eq!(sent(&t.hearth).await, 0);
+}
+
+#[tokio::test]
+async fn a_proposal_whose_task_stopped_waiting_cannot_be_approved() {
+    let t = open_with(Duration::from_secs(1800)).await;
+    let (task_id, proposal) = email_awaiting_review(&t).await;
+    // The task left waiting_approval without the gate hearing of it (no Cancel hook ran).
+    let task = t.hearth.store().get_task(&task_id).await.unwrap().unwrap();
+    t.hearth.store().apply_control(&task_id, task.status, task.attempts, &TaskControl::Cancel).await.unwrap();
     let err = t.hearth.approval_decide(&decide(&proposal, Decision::Approve)).await.unwrap_err();
     assert_eq!(err.to_ipc().code, ErrorCode::Conflict);
     assert!(err.to_string().contains("cancelled"), "{err}");
+    assert_eq!(t.hearth.approval_get(&proposal.id).await.unwrap().status, ProposalStatus::AwaitingReview);
+    assert!(!t.hearth.store().claim_proposal(&proposal.id, hearth_core::store::now_ms()).await.unwrap(), "the claim checks the task too");
     assert_eq!(sent(&t.hearth).await, 0);
 }
 

@@ -157,7 +157,10 @@ async fn cancel_reaches_a_running_handler_at_once() {
     });
     let hooked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let seen = hooked.clone();
-    engine.on_cancel(std::sync::Arc::new(move |task: &hearth_core::store::tasks::TaskRow| seen.lock().unwrap().push(task.id.clone())));
+    engine.on_cancel(std::sync::Arc::new(move |task: hearth_core::store::tasks::TaskRow| {
+        seen.lock().unwrap().push(task.id.clone());
+        Box::pin(async {})
+    }));
     let input = json!({});
     let task = engine.create(new_task("to-cancel", &input)).await.unwrap();
     let mut changes = engine.subscribe();

@@ -61,6 +61,12 @@ async fn the_permission_slip_is_filled_reviewed_and_sent_once() {
     let imported = files.iter().find(|f| f.parent_id.is_none()).unwrap();
     assert_eq!(filled.parent_id.as_deref(), Some(imported.id.as_str()));
     assert_eq!(imported.sha256, original_hash, "the imported original is byte-identical");
+    for file in &files {
+        let row = hearth.store().get_file(&file.id).await.unwrap().unwrap();
+        let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&row.path).unwrap().permissions());
+        assert_eq!(mode & 0o777, 0o600, "{} is readable by the owner only", row.path);
+        assert_eq!(row.path, t.dir.path().join("files").join(format!("{}.pdf", file.id)).to_string_lossy());
+    }
 
     let proposals = hearth.approval_list().await.unwrap();
     assert_eq!(proposals.len(), 1);

@@ -4,6 +4,7 @@ mod app;
 mod cards;
 mod clock;
 mod ipc;
+mod latest_only;
 mod live_tasks;
 mod navigation;
 mod screens;

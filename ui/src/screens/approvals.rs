@@ -6,10 +6,10 @@
 
 use hearth_protocol::approvals::ProposalView;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::cards::approval::ApprovalCard;
 use crate::ipc;
+use crate::latest_only::latest_only;
 use crate::live_tasks::LiveTasks;
 use crate::state::approvals::{review_sections, upsert_proposal, waiting_approvals};
 
@@ -19,24 +19,12 @@ pub fn ApprovalsScreen() -> impl IntoView {
     // `None` until the first list arrives.
     let proposals = RwSignal::new(None::<Vec<ProposalView>>);
     let error = RwSignal::new(None::<String>);
-    let latest_fetch = StoredValue::new(0_u64);
-
-    let reload = Callback::new(move |()| {
-        let fetch = latest_fetch.get_value() + 1;
-        latest_fetch.set_value(fetch);
-        spawn_local(async move {
-            let reply = ipc::approval_list().await;
-            if latest_fetch.try_get_value() != Some(fetch) {
-                return;
-            }
-            match reply {
-                Ok(list) => {
-                    proposals.set(Some(list.proposals));
-                    error.set(None);
-                }
-                Err(err) => error.set(Some(format!("Proposals could not be loaded: {}", err.message))),
-            }
-        });
+    let reload = latest_only(ipc::approval_list, move |reply| match reply {
+        Ok(list) => {
+            proposals.set(Some(list.proposals));
+            error.set(None);
+        }
+        Err(err) => error.set(Some(format!("Proposals could not be loaded: {}", err.message))),
     });
     let live = LiveTasks::from_context();
     let waiting_tasks = Memo::new(move |_| live.map(|live| live.store.with(waiting_approvals)).unwrap_or_default());

@@ -11,9 +11,9 @@ mod pdf_viewer;
 
 use hearth_protocol::files::FileView;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::ipc;
+use crate::latest_only::latest_only;
 use crate::navigation::Navigation;
 use crate::state::files::upsert_file;
 use file_detail::FileDetailPane;
@@ -28,24 +28,12 @@ pub fn FilesScreen() -> impl IntoView {
     // `None` until the first list arrives.
     let files = RwSignal::new(None::<Vec<FileView>>);
     let error = RwSignal::new(None::<String>);
-    let latest_fetch = StoredValue::new(0_u64);
-
-    let reload = Callback::new(move |()| {
-        let fetch = latest_fetch.get_value() + 1;
-        latest_fetch.set_value(fetch);
-        spawn_local(async move {
-            let reply = ipc::file_list().await;
-            if latest_fetch.try_get_value() != Some(fetch) {
-                return;
-            }
-            match reply {
-                Ok(list) => {
-                    files.set(Some(list.files));
-                    error.set(None);
-                }
-                Err(err) => error.set(Some(format!("Files could not be loaded: {}", err.message))),
-            }
-        });
+    let reload = latest_only(ipc::file_list, move |reply| match reply {
+        Ok(list) => {
+            files.set(Some(list.files));
+            error.set(None);
+        }
+        Err(err) => error.set(Some(format!("Files could not be loaded: {}", err.message))),
     });
     reload.run(());
     // The copy shows in the list at once and is selected; the list is then fetched again.

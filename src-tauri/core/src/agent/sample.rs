@@ -174,6 +174,29 @@ impl SampleAgent {
         Ok(())
     }
 
+    /// Creates the task behind a delegate_task call and reports it as the call's result.
+    async fn create_task(
+        &self,
+        out: &Emitter,
+        input: &RunAgentInput,
+        call: &str,
+        kind: TaskKind,
+        title: &str,
+        task_input: &serde_json::Value,
+    ) -> Result<(), SampleError> {
+        // One task per tool call, even if this step is retried.
+        let key = format!("{}:{}:{call}", input.thread_id, input.run_id);
+        let task = self
+            .tasks
+            .create(NewTask { idempotency_key: &key, kind, title, input: task_input, thread_id: Some(&input.thread_id) })
+            .await
+            .map_err(|e| SampleError::Store(format!("Saving the task failed: {e}")))?;
+        let result = DelegateTaskResult { task_id: task.id, title: task.title, status: task.status };
+        let content = serde_json::to_string(&result).map_err(|e| SampleError::Store(e.to_string()))?;
+        out.tool_result(call, content).await?;
+        Ok(())
+    }
+
     /// Finds the newest mail carrying a PDF form and hands it to a document task.
     async fn document(&self, out: &Emitter, input: &RunAgentInput) -> Result<(), SampleError> {
         let failed = |e: crate::error::CoreError| SampleError::Store(format!("Reading the mailbox failed: {e}"));
@@ -196,23 +219,9 @@ impl SampleAgent {
         let title: String = format!("Complete the form from “{}”", message.subject).chars().take(120).collect();
         let args = serde_json::json!({ "title": title, "instructions": "Fill the attached PDF form and reply with it." });
         let call = out.tool_call(ToolName::DelegateTask.as_str(), &args).await?;
-        let key = format!("{}:{}:{call}", input.thread_id, input.run_id);
         let task_input = serde_json::to_value(crate::documents::DocumentInput { message_id: message.id.clone(), values: None })
             .map_err(|e| SampleError::Store(e.to_string()))?;
-        let task = self
-            .tasks
-            .create(NewTask {
-                idempotency_key: &key,
-                kind: TaskKind::Document,
-                title: &title,
-                input: &task_input,
-                thread_id: Some(&input.thread_id),
-            })
-            .await
-            .map_err(|e| SampleError::Store(format!("Saving the task failed: {e}")))?;
-        let result = DelegateTaskResult { task_id: task.id, title: task.title, status: task.status };
-        let content = serde_json::to_string(&result).map_err(|e| SampleError::Store(e.to_string()))?;
-        out.tool_result(&call, content).await?;
+        self.create_task(out, input, &call, TaskKind::Document, &title, &task_input).await?;
         out.text(
             "I found the form and started a task for it. It will ask you for the values, fill a copy, and prepare \
              the reply — nothing is sent until you approve it.",
@@ -226,22 +235,7 @@ impl SampleAgent {
         let title: String = text.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(80).collect();
         let args = serde_json::json!({ "title": title, "instructions": text });
         let call = out.tool_call(ToolName::DelegateTask.as_str(), &args).await?;
-        // One task per tool call, even if this step is retried.
-        let key = format!("{}:{}:{call}", input.thread_id, input.run_id);
-        let task = self
-            .tasks
-            .create(NewTask {
-                idempotency_key: &key,
-                kind: TaskKind::Agent,
-                title: &title,
-                input: &args,
-                thread_id: Some(&input.thread_id),
-            })
-            .await
-            .map_err(|e| SampleError::Store(format!("Saving the task failed: {e}")))?;
-        let result = DelegateTaskResult { task_id: task.id, title: task.title, status: task.status };
-        let content = serde_json::to_string(&result).map_err(|e| SampleError::Store(e.to_string()))?;
-        out.tool_result(&call, content).await?;
+        self.create_task(out, input, &call, TaskKind::Agent, &title, &args).await?;
         out.text(
             "I've saved this as a task. You can follow it in Activity; it will wait there until a model is configured.",
             self.chunk_delay,

@@ -68,21 +68,14 @@ impl Store {
     /// Creates an event. `false` when one with that id exists (a create happens once).
     pub async fn insert_event(&self, e: &StoredEvent) -> Result<bool> {
         let mut writer = self.writer().await;
-        let done = sqlx::query(
-            "INSERT INTO calendar_events (id, calendar_id, title, starts_at, ends_at, all_day, time_zone, location,
-                 description, attendees, version)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1) ON CONFLICT (id) DO NOTHING",
+        let done = bind_event(
+            sqlx::query(
+                "INSERT INTO calendar_events (id, calendar_id, title, starts_at, ends_at, all_day, time_zone, location,
+                     description, attendees, version)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1) ON CONFLICT (id) DO NOTHING",
+            ),
+            e,
         )
-        .bind(&e.id)
-        .bind(&e.calendar_id)
-        .bind(&e.title)
-        .bind(e.starts_at)
-        .bind(e.ends_at)
-        .bind(e.all_day)
-        .bind(&e.time_zone)
-        .bind(&e.location)
-        .bind(&e.description)
-        .bind(&e.attendees)
         .execute(&mut *writer)
         .await?;
         Ok(done.rows_affected() == 1)
@@ -91,21 +84,14 @@ impl Store {
     /// Replaces an event if it is still at `version`. `false` when it changed or is gone.
     pub async fn update_event(&self, e: &StoredEvent, version: i64) -> Result<bool> {
         let mut writer = self.writer().await;
-        let done = sqlx::query(
-            "UPDATE calendar_events SET calendar_id = ?2, title = ?3, starts_at = ?4, ends_at = ?5, all_day = ?6,
-                 time_zone = ?7, location = ?8, description = ?9, attendees = ?10, version = version + 1
-             WHERE id = ?1 AND version = ?11",
+        let done = bind_event(
+            sqlx::query(
+                "UPDATE calendar_events SET calendar_id = ?2, title = ?3, starts_at = ?4, ends_at = ?5, all_day = ?6,
+                     time_zone = ?7, location = ?8, description = ?9, attendees = ?10, version = version + 1
+                 WHERE id = ?1 AND version = ?11",
+            ),
+            e,
         )
-        .bind(&e.id)
-        .bind(&e.calendar_id)
-        .bind(&e.title)
-        .bind(e.starts_at)
-        .bind(e.ends_at)
-        .bind(e.all_day)
-        .bind(&e.time_zone)
-        .bind(&e.location)
-        .bind(&e.description)
-        .bind(&e.attendees)
         .bind(version)
         .execute(&mut *writer)
         .await?;
@@ -139,4 +125,22 @@ impl Store {
             .await?;
         Ok(())
     }
+}
+
+/// Binds ?1–?10 in the column order both writes use.
+fn bind_event<'q>(
+    query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>>,
+    e: &'q StoredEvent,
+) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>> {
+    query
+        .bind(&e.id)
+        .bind(&e.calendar_id)
+        .bind(&e.title)
+        .bind(e.starts_at)
+        .bind(e.ends_at)
+        .bind(e.all_day)
+        .bind(&e.time_zone)
+        .bind(&e.location)
+        .bind(&e.description)
+        .bind(&e.attendees)
 }

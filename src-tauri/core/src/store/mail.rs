@@ -4,7 +4,7 @@ use sqlx::{Connection, Row};
 use sqlx::sqlite::SqliteRow;
 
 use super::Store;
-use super::workspace::MailAttachment;
+use super::workspace::{ATTACHMENT_COLUMNS, MailAttachment, insert_attachment};
 use crate::error::Result;
 
 /// A message as the mail tools read it.
@@ -107,22 +107,20 @@ impl Store {
 
     /// A message's attachments.
     pub async fn message_attachments(&self, message_id: &str) -> Result<Vec<MailAttachment>> {
-        let rows = sqlx::query(
-            "SELECT id, message_id, filename, mime_type, size, path FROM mail_attachments WHERE message_id = ?1 ORDER BY id",
-        )
-        .bind(message_id)
-        .fetch_all(self.reader())
-        .await?;
-        rows.iter().map(attachment_from_row).collect()
+        let rows = sqlx::query(&format!("SELECT {ATTACHMENT_COLUMNS} FROM mail_attachments WHERE message_id = ?1 ORDER BY id"))
+            .bind(message_id)
+            .fetch_all(self.reader())
+            .await?;
+        rows.iter().map(MailAttachment::from_row).collect()
     }
 
     /// One attachment.
     pub async fn get_attachment(&self, id: &str) -> Result<Option<MailAttachment>> {
-        let row = sqlx::query("SELECT id, message_id, filename, mime_type, size, path FROM mail_attachments WHERE id = ?1")
+        let row = sqlx::query(&format!("SELECT {ATTACHMENT_COLUMNS} FROM mail_attachments WHERE id = ?1"))
             .bind(id)
             .fetch_optional(self.reader())
             .await?;
-        row.as_ref().map(attachment_from_row).transpose()
+        row.as_ref().map(MailAttachment::from_row).transpose()
     }
 
     /// Puts a message and its attachments in the Sent folder in one transaction. `false`
@@ -152,17 +150,7 @@ impl Store {
             return Ok(false);
         }
         for a in &outgoing.attachments {
-            sqlx::query(
-                "INSERT INTO mail_attachments (id, message_id, filename, mime_type, size, path) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )
-            .bind(&a.id)
-            .bind(&a.message_id)
-            .bind(&a.filename)
-            .bind(&a.mime_type)
-            .bind(a.size)
-            .bind(&a.path)
-            .execute(&mut *tx)
-            .await?;
+            insert_attachment(&mut tx, a).await?;
         }
         tx.commit().await?;
         Ok(true)
@@ -175,15 +163,4 @@ impl Store {
             .await?;
         rows.iter().map(StoredMessage::from_row).collect()
     }
-}
-
-fn attachment_from_row(r: &SqliteRow) -> Result<MailAttachment> {
-    Ok(MailAttachment {
-        id: r.try_get(0)?,
-        message_id: r.try_get(1)?,
-        filename: r.try_get(2)?,
-        mime_type: r.try_get(3)?,
-        size: r.try_get(4)?,
-        path: r.try_get(5)?,
-    })
 }

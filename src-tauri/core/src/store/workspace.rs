@@ -65,6 +65,36 @@ pub struct CalendarEvent {
 
 const SEEDED_KEY: &str = "workspace_seeded_at";
 
+/// The columns [`MailAttachment::from_row`] reads, in its order.
+pub(super) const ATTACHMENT_COLUMNS: &str = "id, message_id, filename, mime_type, size, path";
+
+impl MailAttachment {
+    pub(super) fn from_row(r: &sqlx::sqlite::SqliteRow) -> Result<Self> {
+        Ok(Self {
+            id: r.try_get(0)?,
+            message_id: r.try_get(1)?,
+            filename: r.try_get(2)?,
+            mime_type: r.try_get(3)?,
+            size: r.try_get(4)?,
+            path: r.try_get(5)?,
+        })
+    }
+}
+
+/// One attachment row, inside the caller's transaction (seeding, sending).
+pub(super) async fn insert_attachment(conn: &mut sqlx::SqliteConnection, a: &MailAttachment) -> Result<()> {
+    sqlx::query(&format!("INSERT INTO mail_attachments ({ATTACHMENT_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"))
+        .bind(&a.id)
+        .bind(&a.message_id)
+        .bind(&a.filename)
+        .bind(&a.mime_type)
+        .bind(a.size)
+        .bind(&a.path)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 impl Store {
     /// When the sample workspace was seeded, if it was.
     pub async fn workspace_seeded_at(&self) -> Result<Option<i64>> {
@@ -98,17 +128,7 @@ impl Store {
             .await?;
         }
         for a in attachments {
-            sqlx::query(
-                "INSERT INTO mail_attachments (id, message_id, filename, mime_type, size, path) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )
-            .bind(&a.id)
-            .bind(&a.message_id)
-            .bind(&a.filename)
-            .bind(&a.mime_type)
-            .bind(a.size)
-            .bind(&a.path)
-            .execute(&mut *tx)
-            .await?;
+            insert_attachment(&mut tx, a).await?;
         }
         for e in events {
             sqlx::query(
@@ -185,20 +205,9 @@ impl Store {
 
     /// Every attachment.
     pub async fn attachments(&self) -> Result<Vec<MailAttachment>> {
-        let rows = sqlx::query("SELECT id, message_id, filename, mime_type, size, path FROM mail_attachments ORDER BY id")
+        let rows = sqlx::query(&format!("SELECT {ATTACHMENT_COLUMNS} FROM mail_attachments ORDER BY id"))
             .fetch_all(self.reader())
             .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(MailAttachment {
-                    id: r.try_get(0)?,
-                    message_id: r.try_get(1)?,
-                    filename: r.try_get(2)?,
-                    mime_type: r.try_get(3)?,
-                    size: r.try_get(4)?,
-                    path: r.try_get(5)?,
-                })
-            })
-            .collect()
+        rows.iter().map(MailAttachment::from_row).collect()
     }
 }

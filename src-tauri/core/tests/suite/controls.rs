@@ -158,7 +158,7 @@ async fn cancel_reaches_a_running_handler_at_once() {
     let hooked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let seen = hooked.clone();
     engine.on_cancel(std::sync::Arc::new(move |task: hearth_core::store::tasks::TaskRow| {
-        seen.lock().unwrap().push(task.id.clone());
+        seen.lock().unwrap().push(task.id);
         Box::pin(async {})
     }));
     let input = json!({});

@@ -90,3 +90,35 @@ async fn prepare_tools_only_propose() {
     assert!(done.receipt.unwrap().starts_with("Added to the local calendar"));
     assert_eq!(t.hearth.store().calendar_range(i64::MIN, i64::MAX, 1000).await.unwrap().len(), before + 1);
 }
+
+#[tokio::test]
+async fn a_calendar_change_applies_only_to_the_version_that_was_reviewed() {
+    let t = open().await;
+    let change = |title: &str| {
+        json!({
+            "action": "update", "eventId": "evt-yoga", "title": title,
+            "start": "2026-12-02T18:30:00+01:00", "end": "2026-12-02T19:30:00+01:00", "timeZone": "Europe/Berlin"
+        })
+    };
+    let ctx = t.hearth.tool_context(None, Some("thread-cal".into()));
+    let prepare = |id: &str, args: Value| ToolCall { id: id.into(), name: "prepare_event".into(), arguments: args.to_string() };
+    let first = run_serially(&ctx, &[prepare("c1", change("Yoga (later)"))], ALL_HANDLERS).await.remove(0).1;
+    let second = run_serially(&ctx, &[prepare("c2", change("Yoga (much later)"))], ALL_HANDLERS).await.remove(0).1;
+    let id = |out: &hearth_core::tools::ToolOutput| serde_json::from_str::<Value>(&out.content).unwrap()["proposalId"].as_str().unwrap().to_owned();
+    let (first, second) = (t.hearth.approval_get(&id(&first)).await.unwrap(), t.hearth.approval_get(&id(&second)).await.unwrap());
+    let approve = |p: &hearth_protocol::approvals::ProposalView| hearth_protocol::approvals::ApprovalDecideParams {
+        proposal_id: p.id.clone(),
+        hash: p.hash.clone(),
+        decision: hearth_protocol::approvals::Decision::Approve,
+    };
+    let done = t.hearth.approval_decide(&approve(&first)).await.unwrap();
+    assert_eq!(done.status, hearth_protocol::approvals::ProposalStatus::Succeeded, "{:?}", done.error);
+    let event = t.hearth.store().get_event("evt-yoga").await.unwrap().unwrap();
+    assert_eq!((event.title.as_str(), event.version), ("Yoga (later)", 2));
+    // The second was reviewed against version 1; the event has moved on, so it changes nothing.
+    let stale = t.hearth.approval_decide(&approve(&second)).await.unwrap();
+    assert_eq!(stale.status, hearth_protocol::approvals::ProposalStatus::Failed);
+    assert!(stale.error.unwrap().contains("changed after you reviewed"));
+    let event = t.hearth.store().get_event("evt-yoga").await.unwrap().unwrap();
+    assert_eq!((event.title.as_str(), event.version), ("Yoga (later)", 2), "the stale change wrote nothing");
+}

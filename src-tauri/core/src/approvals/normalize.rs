@@ -18,7 +18,7 @@ const MAX_LOCATION_CHARS: usize = 1_000;
 const MAX_DESCRIPTION_CHARS: usize = 8_000;
 
 /// `prepare_email`'s arguments.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EmailArgs {
     /// Recipients.
@@ -48,7 +48,7 @@ pub struct EmailArgs {
 }
 
 /// `prepare_event`'s arguments.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EventArgs {
     /// `create` (default), `update` or `delete`.

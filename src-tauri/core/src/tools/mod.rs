@@ -7,6 +7,7 @@
 mod pdf_tools;
 mod prepare_tools;
 mod serial;
+mod specs;
 mod task_tools;
 mod workspace_tools;
 
@@ -17,6 +18,7 @@ use hearth_protocol::ToolName;
 use tokio_util::sync::CancellationToken;
 
 pub use serial::{PAUSED_RESULT, run_serially};
+pub use specs::tool_specs;
 pub use pdf_tools::pdf_tool_handler;
 pub use prepare_tools::prepare_tool_handler;
 pub use task_tools::task_tool_handler;

@@ -22,9 +22,10 @@ pub fn pdf_tool_handler(tool: ToolName, ctx: ToolContext, call: ToolCall, args: 
     Some(run)
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct ImportArgs {
+pub(crate) struct ImportArgs {
+    /// The attachment's id, from read_mail_thread.
     attachment_id: String,
 }
 
@@ -49,9 +50,10 @@ async fn import_pdf(ctx: ToolContext, call: ToolCall, args: Value) -> ToolOutput
     settle(receipt)
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct InspectArgs {
+pub(crate) struct InspectArgs {
+    /// The file's id, from import_pdf or fill_pdf.
     file_id: String,
 }
 
@@ -69,10 +71,13 @@ async fn inspect_pdf(ctx: ToolContext, args: Value) -> ToolOutput {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct FillArgs {
+pub(crate) struct FillArgs {
+    /// The PDF to fill (from import_pdf); it is never changed.
     file_id: String,
+    /// Field name → text, the option to choose, or true/false for a checkbox.
+    #[schemars(with = "std::collections::BTreeMap<String, serde_json::Value>")]
     values: FieldValues,
 }
 

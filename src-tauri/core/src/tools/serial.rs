@@ -32,6 +32,9 @@ async fn run_one(ctx: &ToolContext, call: &ToolCall, handlers: &[ToolHandlerFn])
         Ok(args) => args,
         Err(message) => return ToolOutput::error(message),
     };
+    if let Err(refused) = super::specs::check_shape(tool, &args) {
+        return refused;
+    }
     for handler in handlers {
         if let Some(running) = handler(tool, ctx.clone(), call.clone(), args.clone()) {
             return running.await;

@@ -6,7 +6,8 @@ use hearth_protocol::ipc::DelegateTaskResult;
 use hearth_protocol::tasks::{PlanStep, StepStatus, TaskKind};
 use serde_json::{Value, json};
 
-use super::{RunOutcome, ToolCall, ToolContext, ToolFuture, ToolOutput};
+use super::specs::{AskUserArgs, DelegateTaskArgs, FinishTaskArgs, SaveArtifactArgs, SetPlanArgs};
+use super::{RunOutcome, ToolCall, ToolContext, ToolFuture, ToolOutput, parse_args};
 use crate::journal::{EffectError, ReceiptStatus};
 use crate::store::tasks::NewTask;
 
@@ -22,18 +23,15 @@ pub fn task_tool_handler(tool: ToolName, ctx: ToolContext, call: ToolCall, args:
         ToolName::AgentStatus => Box::pin(agent_status(ctx)),
         ToolName::SetPlan => Box::pin(set_plan(ctx, args)),
         ToolName::SaveArtifact => Box::pin(save_artifact(ctx, call, args)),
-        ToolName::AskUser => Box::pin(async move { ask_user(&args) }),
-        ToolName::FinishTask => Box::pin(async move { finish_task(&args) }),
+        ToolName::AskUser => Box::pin(async move { ask_user(args) }),
+        ToolName::FinishTask => Box::pin(async move { finish_task(args) }),
         ToolName::ReadWorkspace => Box::pin(read_workspace(ctx)),
         _ => return None,
     };
     Some(run)
 }
 
-fn text_arg(args: &Value, name: &str, max: usize) -> Result<String, ToolOutput> {
-    let Some(text) = args.get(name).and_then(Value::as_str) else {
-        return Err(ToolOutput::error(format!("`{name}` is required and must be a string.")));
-    };
+fn checked_text(name: &str, text: &str, max: usize) -> Result<String, ToolOutput> {
     let text = text.trim();
     if text.is_empty() {
         return Err(ToolOutput::error(format!("`{name}` must not be empty.")));
@@ -45,11 +43,15 @@ fn text_arg(args: &Value, name: &str, max: usize) -> Result<String, ToolOutput> 
 }
 
 async fn delegate_task(ctx: ToolContext, call: ToolCall, args: Value) -> ToolOutput {
-    let title = match text_arg(&args, "title", MAX_TITLE) {
+    let args: DelegateTaskArgs = match parse_args(ToolName::DelegateTask, args) {
+        Ok(a) => a,
+        Err(e) => return e,
+    };
+    let title = match checked_text("title", &args.title, MAX_TITLE) {
         Ok(t) => t,
         Err(e) => return e,
     };
-    let instructions = args.get("instructions").and_then(Value::as_str).unwrap_or(&title).to_owned();
+    let instructions = args.instructions.unwrap_or_else(|| title.clone());
     // One task per call, however often the call is retried.
     let scope = ctx.thread_id.clone().or_else(|| ctx.task.as_ref().map(|t| t.task().id.clone())).unwrap_or_default();
     let key = format!("{scope}:{}", call.id);
@@ -82,15 +84,16 @@ async fn agent_status(ctx: ToolContext) -> ToolOutput {
 
 async fn set_plan(ctx: ToolContext, args: Value) -> ToolOutput {
     let Some(task) = ctx.task else { return ToolOutput::error("set_plan works only inside a task.") };
-    let Some(steps) = args.get("steps").and_then(Value::as_array) else {
-        return ToolOutput::error("`steps` is required: a list of short step titles.");
+    let steps = match parse_args::<SetPlanArgs>(ToolName::SetPlan, args) {
+        Ok(a) => a.steps,
+        Err(e) => return e,
     };
     if steps.is_empty() || steps.len() > MAX_PLAN_STEPS {
         return ToolOutput::error(format!("A plan has 1 to {MAX_PLAN_STEPS} steps."));
     }
     let mut plan = Vec::with_capacity(steps.len());
-    for step in steps {
-        match step.as_str().map(str::trim) {
+    for step in &steps {
+        match Some(step.trim()) {
             Some(title) if !title.is_empty() && title.chars().count() <= MAX_TITLE => {
                 plan.push(PlanStep { title: title.to_owned(), status: StepStatus::Pending });
             }
@@ -105,13 +108,15 @@ async fn set_plan(ctx: ToolContext, args: Value) -> ToolOutput {
 
 async fn save_artifact(ctx: ToolContext, call: ToolCall, args: Value) -> ToolOutput {
     let Some(task) = ctx.task else { return ToolOutput::error("save_artifact works only inside a task.") };
-    let name = match text_arg(&args, "name", 180) {
+    let args: SaveArtifactArgs = match parse_args(ToolName::SaveArtifact, args) {
+        Ok(a) => a,
+        Err(e) => return e,
+    };
+    let name = match checked_text("name", &args.name, 180) {
         Ok(n) => sanitize_file_name(&n),
         Err(e) => return e,
     };
-    let Some(content) = args.get("content").and_then(Value::as_str) else {
-        return ToolOutput::error("`content` is required and must be a string.");
-    };
+    let content = args.content.as_str();
     if content.len() > MAX_ARTIFACT_BYTES {
         return ToolOutput::error(format!("The artifact is larger than {MAX_ARTIFACT_BYTES} bytes; save a summary instead."));
     }
@@ -138,8 +143,12 @@ async fn save_artifact(ctx: ToolContext, call: ToolCall, args: Value) -> ToolOut
     }
 }
 
-fn ask_user(args: &Value) -> ToolOutput {
-    match text_arg(args, "question", MAX_TEXT) {
+fn ask_user(args: Value) -> ToolOutput {
+    let args: AskUserArgs = match parse_args(ToolName::AskUser, args) {
+        Ok(a) => a,
+        Err(e) => return e,
+    };
+    match checked_text("question", &args.question, MAX_TEXT) {
         Ok(question) => ToolOutput {
             outcome: Some(RunOutcome::WaitingInput(question.clone())),
             ..ToolOutput::ok(&json!({ "asked": question }))
@@ -148,8 +157,12 @@ fn ask_user(args: &Value) -> ToolOutput {
     }
 }
 
-fn finish_task(args: &Value) -> ToolOutput {
-    match text_arg(args, "result", MAX_TEXT) {
+fn finish_task(args: Value) -> ToolOutput {
+    let args: FinishTaskArgs = match parse_args(ToolName::FinishTask, args) {
+        Ok(a) => a,
+        Err(e) => return e,
+    };
+    match checked_text("result", &args.result, MAX_TEXT) {
         Ok(result) => ToolOutput { outcome: Some(RunOutcome::Finished(result)), ..ToolOutput::ok(&json!({ "finished": true })) },
         Err(e) => e,
     }

@@ -24,9 +24,10 @@ pub fn workspace_tool_handler(tool: ToolName, ctx: ToolContext, _call: ToolCall,
     Some(run)
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct SearchArgs {
+pub(crate) struct SearchArgs {
+    /// Words to look for in sender, subject and body (all must match); at most 500 characters.
     query: String,
 }
 
@@ -48,9 +49,10 @@ async fn search_mail(ctx: ToolContext, args: Value) -> ToolOutput {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct ThreadArgs {
+pub(crate) struct ThreadArgs {
+    /// The conversation's id, from search_mail.
     thread_id: String,
 }
 
@@ -68,10 +70,12 @@ async fn read_mail_thread(ctx: ToolContext, args: Value) -> ToolOutput {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct CalendarArgs {
+pub(crate) struct CalendarArgs {
+    /// Start of the range, RFC 3339 with an offset (2026-12-01T00:00:00+01:00).
     time_min: String,
+    /// End of the range (at most 366 days after the start), RFC 3339 with an offset.
     time_max: String,
 }
 

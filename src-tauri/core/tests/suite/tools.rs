@@ -121,3 +121,25 @@ async fn read_workspace_and_agent_status_report_what_is_there() {
     assert_eq!(workspace["attachments"][0]["name"], json!("permission-form.pdf"));
     assert_eq!(outputs[1].1["tasks"].as_array().unwrap().len(), 1);
 }
+
+#[tokio::test]
+async fn every_implemented_tool_has_a_schema_and_nothing_else_does() {
+    let t = open().await;
+    let ctx = t.hearth.tool_context(None, None);
+    let specs = hearth_core::tools::tool_specs();
+    for tool in hearth_protocol::ToolName::ALL {
+        let call = ToolCall { id: "c".into(), name: tool.as_str().into(), arguments: String::new() };
+        // Handlers return a lazy future for the tools they implement; it is never polled here.
+        let implemented = hearth_core::tools::ALL_HANDLERS.iter().any(|h| h(*tool, ctx.clone(), call.clone(), json!({})).is_some());
+        let spec = specs.iter().find(|s| s.name == tool.as_str());
+        assert_eq!(implemented, spec.is_some(), "{tool}: implemented = {implemented}, but a schema {}", if spec.is_some() { "exists" } else { "is missing" });
+        if let Some(spec) = spec {
+            assert_eq!(spec.parameters["type"], "object", "{tool}");
+            assert!(!spec.description.is_empty());
+        }
+    }
+    let email = specs.iter().find(|s| s.name == "prepare_email").unwrap();
+    for field in ["to", "cc", "bcc", "subject", "body", "attachmentIds", "threadId"] {
+        assert!(email.parameters["properties"].get(field).is_some(), "prepare_email's schema has {field}");
+    }
+}

@@ -95,6 +95,15 @@ install_pdfium() {
   [ -f "$HEARTH_PDFIUM_LIB" ] || die "the pypdfium2 wheel had no libpdfium.so at $HEARTH_PDFIUM_LIB"
 }
 
+# The official AG-UI TypeScript client, which the endpoint's conformance tests run.
+install_agui_client() {
+  command -v node >/dev/null 2>&1 || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm
+  local dir="$ROOT/tests/agui_client"
+  [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
+  log "installing @ag-ui/client (npm ci) for the AG-UI conformance tests"
+  (cd "$dir" && npm ci --no-audit --no-fund >&2)
+}
+
 install_all() {
   install_apt_packages
   install_rust

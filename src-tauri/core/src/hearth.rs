@@ -239,7 +239,32 @@ impl Hearth {
             })],
             ..Default::default()
         };
-        self.store.ensure_thread(&thread_id, &params.text).await?;
+        let events = self.launch(input, &params.text).await?;
+        Ok((RunStartResponse { thread_id, run_id }, events))
+    }
+
+    /// Starts a run for a `RunAgentInput` that arrived from an AG-UI client: the client's
+    /// thread and run ids, its messages. Dropping the events cancels the run.
+    pub async fn start_agui_run(&self, input: RunAgentInput) -> Result<RunEvents> {
+        for (field, id) in [("threadId", &input.thread_id), ("runId", &input.run_id)] {
+            if !hearth_protocol::ids::is_valid_id(id) {
+                return Err(CoreError::InvalidInput(format!(
+                    "{field} is not a valid id (1–128 characters of letters, digits, '-', '_', '.', ':')."
+                )));
+            }
+        }
+        let Some(text) = crate::agent::last_user_text(&input) else {
+            return Err(CoreError::InvalidInput("The input has no user message to answer.".into()));
+        };
+        if self.store.run_exists(&input.run_id).await? {
+            return Err(CoreError::Conflict(format!("A run {} already exists; start a new run id.", input.run_id)));
+        }
+        self.launch(input, &text).await
+    }
+
+    async fn launch(&self, input: RunAgentInput, title: &str) -> Result<RunEvents> {
+        let (thread_id, run_id) = (input.thread_id.clone(), input.run_id.clone());
+        self.store.ensure_thread(&thread_id, title).await?;
         self.store.begin_run(&thread_id, &run_id).await?;
         let Some(events) = spawn_run(&self.runs, self.store.clone(), self.agent.clone(), input) else {
             self.store.end_run(&run_id, crate::store::threads::RunEnd::Failed).await?;
@@ -247,7 +272,7 @@ impl Hearth {
                 "A reply is still streaming in this conversation. Stop it or wait for it to finish.".into(),
             ));
         };
-        Ok((RunStartResponse { thread_id, run_id }, events))
+        Ok(events)
     }
 
     /// Stops a run. `false` when it had already ended.

@@ -6,6 +6,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;
+pub mod agui_server;
 pub mod approvals;
 pub mod config;
 pub mod documents;

@@ -60,6 +60,12 @@ impl Store {
         Ok(row.is_some())
     }
 
+    /// Whether a chat run with this id was ever started.
+    pub async fn run_exists(&self, run_id: &str) -> Result<bool> {
+        let row = sqlx::query("SELECT 1 FROM chat_runs WHERE id = ?1").bind(run_id).fetch_optional(self.reader()).await?;
+        Ok(row.is_some())
+    }
+
     /// Threads, most recently active first.
     pub async fn list_threads(&self) -> Result<Vec<ThreadSummary>> {
         let rows = sqlx::query("SELECT id, title, updated_at FROM threads ORDER BY updated_at DESC, id LIMIT 200")

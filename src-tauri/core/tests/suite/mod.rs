@@ -1,3 +1,4 @@
+mod agui_server;
 mod approvals;
 mod controls;
 mod documents;

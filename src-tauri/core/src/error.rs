@@ -67,6 +67,9 @@ pub enum CoreError {
     /// A PDF could not be read, filled or rendered.
     #[error(transparent)]
     Pdf(#[from] crate::pdf::PdfError),
+    /// A model provider failed or was stopped.
+    #[error(transparent)]
+    Provider(#[from] crate::providers::ProviderError),
 }
 
 impl CoreError {
@@ -79,6 +82,8 @@ impl CoreError {
             CoreError::Expired(_) => ErrorCode::ApprovalExpired,
             CoreError::Pdf(crate::pdf::PdfError::LibraryMissing { .. }) => ErrorCode::Unavailable,
             CoreError::Pdf(_) => ErrorCode::InvalidInput,
+            CoreError::Provider(crate::providers::ProviderError::Cancelled) => ErrorCode::Cancelled,
+            CoreError::Provider(_) => ErrorCode::Unavailable,
             CoreError::DatabaseLocked { .. } | CoreError::DataDir { .. } => ErrorCode::Unavailable,
             CoreError::DatabaseCorrupt { .. }
             | CoreError::DatabaseOpen { .. }

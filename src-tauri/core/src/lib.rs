@@ -15,6 +15,7 @@ pub mod files;
 mod hearth;
 pub mod journal;
 pub mod pdf;
+pub mod providers;
 pub mod runs;
 pub mod store;
 pub mod tasks;

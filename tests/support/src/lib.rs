@@ -3,6 +3,8 @@
 //! Grows with loopback servers that speak real wire protocols (model providers, Gmail,
 //! OAuth) and effect counters; for now: isolated data folders and free ports.
 
+#[cfg(feature = "model-server")]
+pub mod model_server;
 #[cfg(feature = "webdriver")]
 pub mod webdriver;
 

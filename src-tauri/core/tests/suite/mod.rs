@@ -6,6 +6,7 @@ mod effects;
 mod journal;
 mod pdf;
 mod processes;
+mod providers;
 mod runs;
 mod startup;
 mod support;

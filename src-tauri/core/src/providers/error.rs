@@ -1,0 +1,95 @@
+//! What can go wrong talking to a model provider, in words for the owner. No variant carries
+//! the API key or the request.
+
+use std::time::Duration;
+
+/// A provider failure.
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderError {
+    /// 401/403.
+    #[error("The model provider {provider} refused the API key ({status}). Check it in Settings.")]
+    Unauthorized {
+        /// The provider's name.
+        provider: String,
+        /// The HTTP status.
+        status: u16,
+    },
+    /// 429.
+    #[error("The model provider {provider} is rate-limiting Hearth (429). Wait a minute and try again, or check your plan's limits.")]
+    RateLimited {
+        /// The provider's name.
+        provider: String,
+        /// How long the provider asked Hearth to wait.
+        retry_after: Option<Duration>,
+    },
+    /// 5xx.
+    #[error("The model provider {provider} failed ({status}). Try again in a moment.")]
+    ServerFailed {
+        /// The provider's name.
+        provider: String,
+        /// The HTTP status.
+        status: u16,
+    },
+    /// Another 4xx: the request itself is wrong (model name, settings).
+    #[error("The model provider {provider} rejected the request ({status}): {message}. Check the model name and the provider's settings.")]
+    Rejected {
+        /// The provider's name.
+        provider: String,
+        /// The HTTP status.
+        status: u16,
+        /// The provider's explanation (the API key scrubbed out).
+        message: String,
+    },
+    /// The server could not be reached.
+    #[error("Hearth could not reach the model provider {provider} at {url}: {detail}. Check that it is running and that its address in Settings is right.")]
+    Unreachable {
+        /// The provider's name.
+        provider: String,
+        /// The endpoint.
+        url: String,
+        /// What the network said.
+        detail: String,
+    },
+    /// The answer broke off after it had started.
+    #[error("The model provider {provider} failed in the middle of its answer: {detail}. Try again.")]
+    StreamFailed {
+        /// The provider's name.
+        provider: String,
+        /// What broke.
+        detail: String,
+    },
+    /// The provider sent something that is not its wire format.
+    #[error("The model provider {provider} sent a reply Hearth could not read ({detail}). Check that its address in Settings points at the right kind of API.")]
+    Protocol {
+        /// The provider's name.
+        provider: String,
+        /// What was wrong.
+        detail: String,
+    },
+    /// The configuration cannot work (a key that is not a valid header, a bad URL).
+    #[error("The model provider {provider} is not set up right: {detail}. Check it in Settings.")]
+    Config {
+        /// The provider's name.
+        provider: String,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The request was cancelled.
+    #[error("The model request was stopped.")]
+    Cancelled,
+}
+
+impl ProviderError {
+    /// How long the provider asked Hearth to wait before trying again.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ProviderError::RateLimited { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// Whether trying the same request again may succeed (429, 5xx, unreachable).
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, ProviderError::RateLimited { .. } | ProviderError::ServerFailed { .. } | ProviderError::Unreachable { .. })
+    }
+}

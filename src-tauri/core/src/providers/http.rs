@@ -1,0 +1,267 @@
+//! What the three providers share: the HTTP client, retries before anything streams, the
+//! status → [`ProviderError`] mapping, and the stream driver that feeds SSE events to a
+//! wire-format decoder while racing the cancellation token.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::sse::{SseDecoder, SseEvent};
+use super::{ModelEvent, ProviderConfig, ProviderError};
+
+/// Whether a decoder has seen its format's end.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Flow {
+    Continue,
+    Done,
+}
+
+/// Turns one wire format's SSE events into [`ModelEvent`]s.
+pub(crate) trait WireDecoder: Send {
+    /// Handles one event, pushing what it yields.
+    fn feed(&mut self, event: SseEvent, out: &mut VecDeque<ModelEvent>) -> Result<Flow, ProviderError>;
+    /// The body ended without the format's end marker: the events to close with, or an error.
+    fn eof(&mut self, out: &mut VecDeque<ModelEvent>) -> Result<(), ProviderError>;
+}
+
+/// A configured endpoint: client, URL, headers (with the key marked sensitive), retries.
+#[derive(Debug)]
+pub(crate) struct Endpoint {
+    client: reqwest::Client,
+    url: String,
+    headers: HeaderMap,
+    pub provider: String,
+    secret: Option<String>,
+    retry: super::RetryPolicy,
+}
+
+impl Endpoint {
+    pub fn new(config: &ProviderConfig, path: &str, auth: &[(&'static str, String, bool)]) -> Result<Self, ProviderError> {
+        let provider = config.name.clone();
+        let bad = |detail: String| ProviderError::Config { provider: provider.clone(), detail };
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
+        for (name, value, sensitive) in auth {
+            let mut value = HeaderValue::from_str(value)
+                .map_err(|_| bad(format!("the {name} header holds characters HTTP does not allow")))?;
+            value.set_sensitive(*sensitive);
+            headers.insert(HeaderName::from_static(name), value);
+        }
+        let client = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(15))
+            .read_timeout(Duration::from_secs(300))
+            .build()
+            .map_err(|e| bad(format!("the HTTP client could not start ({})", chain(&e))))?;
+        Ok(Self {
+            client,
+            url: config.url(path),
+            headers,
+            provider,
+            secret: config.api_key.clone().filter(|k| !k.is_empty()),
+            retry: config.retry,
+        })
+    }
+
+    /// Removes the API key from text that came from the provider.
+    pub fn scrub(&self, text: &str) -> String {
+        let mut text: String = text.chars().take(300).collect();
+        if let Some(secret) = &self.secret {
+            text = text.replace(secret.as_str(), "<api key>");
+        }
+        text
+    }
+
+    async fn send_once(&self, body: &str) -> Result<reqwest::Response, ProviderError> {
+        let response = self
+            .client
+            .post(&self.url)
+            .headers(self.headers.clone())
+            .body(body.to_owned())
+            .send()
+            .await
+            .map_err(|e| ProviderError::Unreachable { provider: self.provider.clone(), url: self.url.clone(), detail: chain(&e) })?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let retry_after = response
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
+        let code = status.as_u16();
+        let provider = self.provider.clone();
+        Err(match code {
+            401 | 403 => ProviderError::Unauthorized { provider, status: code },
+            429 => ProviderError::RateLimited { provider, retry_after },
+            500..=599 => ProviderError::ServerFailed { provider, status: code },
+            _ => {
+                let text = response.text().await.unwrap_or_default();
+                let message = serde_json::from_str::<Value>(&text)
+                    .ok()
+                    .and_then(|v| v.pointer("/error/message").and_then(Value::as_str).map(str::to_owned))
+                    .unwrap_or_else(|| status.canonical_reason().unwrap_or("no explanation").to_owned());
+                ProviderError::Rejected { provider, status: code, message: self.scrub(&message) }
+            }
+        })
+    }
+
+    /// Sends, retrying 429/5xx/unreachable up to the policy's limit with backoff.
+    async fn send(&self, body: &str) -> Result<reqwest::Response, ProviderError> {
+        let mut retry = 0;
+        loop {
+            match self.send_once(body).await {
+                Ok(response) => return Ok(response),
+                Err(err) if err.is_retryable() && retry < self.retry.max_retries => {
+                    let delay = self.retry.delay(retry, err.retry_after());
+                    tracing::debug!(provider = %self.provider, retry, ?delay, "retrying model request");
+                    tokio::time::sleep(delay).await;
+                    retry += 1;
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
+    /// Streams the answer to `body` through `decoder`.
+    pub fn stream<'a, D: WireDecoder + 'a>(
+        &'a self,
+        body: Value,
+        decoder: D,
+        cancel: &'a CancellationToken,
+    ) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
+        let body = body.to_string();
+        let state = Drive { endpoint: self, body, decoder, cancel, phase: Phase::Connect, sse: SseDecoder::default(), queue: VecDeque::new() };
+        futures::stream::unfold(state, Drive::next).boxed()
+    }
+}
+
+enum Phase {
+    Connect,
+    Body(BoxStream<'static, reqwest::Result<bytes::Bytes>>),
+    Done,
+}
+
+struct Drive<'a, D> {
+    endpoint: &'a Endpoint,
+    body: String,
+    decoder: D,
+    cancel: &'a CancellationToken,
+    phase: Phase,
+    sse: SseDecoder,
+    queue: VecDeque<Result<ModelEvent, ProviderError>>,
+}
+
+impl<D: WireDecoder> Drive<'_, D> {
+    async fn next(mut self) -> Option<(Result<ModelEvent, ProviderError>, Self)> {
+        loop {
+            if let Some(item) = self.queue.pop_front() {
+                return Some((item, self));
+            }
+            match std::mem::replace(&mut self.phase, Phase::Done) {
+                Phase::Done => return None,
+                Phase::Connect => {
+                    let sent = tokio::select! {
+                        biased;
+                        () = self.cancel.cancelled() => Err(ProviderError::Cancelled),
+                        sent = self.endpoint.send(&self.body) => sent,
+                    };
+                    match sent {
+                        Ok(response) => self.phase = Phase::Body(response.bytes_stream().boxed()),
+                        Err(err) => self.queue.push_back(Err(err)),
+                    }
+                }
+                Phase::Body(mut body) => {
+                    let chunk = tokio::select! {
+                        biased;
+                        // Returning without the body drops it: the connection closes.
+                        () = self.cancel.cancelled() => {
+                            drop(body);
+                            self.queue.push_back(Err(ProviderError::Cancelled));
+                            continue;
+                        }
+                        chunk = body.next() => chunk,
+                    };
+                    match chunk {
+                        Some(Ok(bytes)) => {
+                            let events = self.sse.push(&bytes);
+                            if self.feed(events) == Flow::Continue {
+                                self.phase = Phase::Body(body);
+                            }
+                        }
+                        Some(Err(e)) => self.queue.push_back(Err(ProviderError::StreamFailed {
+                            provider: self.endpoint.provider.clone(),
+                            detail: format!("the connection broke ({})", chain(&e)),
+                        })),
+                        None => {
+                            let events = self.sse.finish().into_iter().collect();
+                            if self.feed(events) == Flow::Continue {
+                                let mut out = VecDeque::new();
+                                let end = self.decoder.eof(&mut out);
+                                self.queue.extend(out.into_iter().map(Ok));
+                                if let Err(err) = end {
+                                    self.queue.push_back(Err(err));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Decodes events into the queue; `Done` once the format ended or failed.
+    fn feed(&mut self, events: Vec<SseEvent>) -> Flow {
+        for event in events {
+            let mut out = VecDeque::new();
+            let flow = self.decoder.feed(event, &mut out);
+            self.queue.extend(out.into_iter().map(Ok));
+            match flow {
+                Ok(Flow::Continue) => {}
+                Ok(Flow::Done) => return Flow::Done,
+                Err(err) => {
+                    self.queue.push_back(Err(err));
+                    return Flow::Done;
+                }
+            }
+        }
+        Flow::Continue
+    }
+}
+
+/// An error and its sources, joined (reqwest's own text hides the cause).
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// Parses one event's JSON.
+pub(crate) fn json(provider: &str, event: &SseEvent) -> Result<Value, ProviderError> {
+    serde_json::from_str(&event.data).map_err(|e| ProviderError::Protocol {
+        provider: provider.to_owned(),
+        detail: format!("an event was not JSON: {e}"),
+    })
+}
+
+/// The message of an error object (`{"error": {"message": …}}` or `{"message": …}`).
+pub(crate) fn error_message(value: &Value) -> String {
+    value
+        .pointer("/error/message")
+        .or_else(|| value.get("message"))
+        .and_then(Value::as_str)
+        .unwrap_or("the provider reported an error")
+        .to_owned()
+}

@@ -1,0 +1,128 @@
+//! The provider-neutral request and event types, and the [`ModelProvider`] trait.
+
+use futures::stream::BoxStream;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::ProviderError;
+
+/// A model that streams its answer to a conversation.
+pub trait ModelProvider: Send + Sync {
+    /// Streams the answer to `request`. The stream ends after [`ModelEvent::Finished`] or
+    /// with one error. When `cancel` fires, the connection is dropped and the stream ends
+    /// with [`ProviderError::Cancelled`].
+    fn stream<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        cancel: &'a CancellationToken,
+    ) -> BoxStream<'a, Result<ModelEvent, ProviderError>>;
+}
+
+/// One request to a model.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModelRequest {
+    /// The provider's model name (`gpt-4.1`, `claude-sonnet-4-5`, `llama3.2`).
+    pub model: String,
+    /// Instructions ahead of the conversation.
+    pub system: Option<String>,
+    /// The conversation so far, oldest first.
+    pub messages: Vec<Message>,
+    /// The tools the model may call.
+    pub tools: Vec<ToolSpec>,
+    /// The answer's length limit (required by Anthropic, which then defaults to 8192).
+    pub max_tokens: Option<u32>,
+}
+
+/// One message of the conversation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Message {
+    /// The owner.
+    User {
+        /// What the owner wrote.
+        text: String,
+    },
+    /// An earlier answer of the model.
+    Assistant {
+        /// Its text (may be empty).
+        text: String,
+        /// The tools it called.
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call.
+    ToolResult {
+        /// The [`ToolCall::id`] it answers.
+        call_id: String,
+        /// The result as the model should read it.
+        content: String,
+        /// Whether the call failed.
+        is_error: bool,
+    },
+}
+
+/// A tool call the model made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The provider's call id.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments exactly as the model wrote them (JSON, or not).
+    pub arguments: String,
+}
+
+/// A tool the model may call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolSpec {
+    /// The tool's name.
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// Its arguments as a JSON Schema.
+    pub parameters: Value,
+}
+
+/// One piece of a streamed answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelEvent {
+    /// Answer text.
+    TextDelta(String),
+    /// Reasoning / thinking text.
+    ReasoningDelta(String),
+    /// A tool call begins.
+    ToolCallStart {
+        /// The call id.
+        id: String,
+        /// The tool's name.
+        name: String,
+    },
+    /// A piece of a call's arguments, verbatim.
+    ToolCallArgs {
+        /// The call id.
+        id: String,
+        /// The piece.
+        delta: String,
+    },
+    /// A tool call's arguments are complete.
+    ToolCallEnd {
+        /// The call id.
+        id: String,
+    },
+    /// The answer is complete.
+    Finished {
+        /// Why the model stopped.
+        reason: FinishReason,
+    },
+}
+
+/// Why a model stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FinishReason {
+    /// It finished its answer.
+    Stop,
+    /// It wants its tool calls run.
+    ToolCalls,
+    /// It hit the length limit.
+    Length,
+    /// Another reason, in the provider's words.
+    Other(String),
+}

@@ -1,0 +1,357 @@
+//! The model providers through their real HTTP clients against the scripted model server
+//! (hearth-testkit), once per wire format: streaming, reasoning, tool calls reassembled
+//! exactly, retries only before anything streamed, plain errors without the key, and
+//! cancellation that drops the connection.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use futures::StreamExt;
+use hearth_core::providers::{
+    FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, ProviderConfig, ProviderError, RetryPolicy,
+    ToolCall, ToolSpec,
+};
+use hearth_testkit::model_server::{End, HttpError, ModelServer, Reply, Script, ScriptedCall};
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+const KEY: &str = "sk-test-3f9a1c7e-do-not-leak";
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Chat,
+}
+
+fn fast_retries() -> RetryPolicy {
+    RetryPolicy { max_retries: 2, base_delay: Duration::ZERO, max_delay: Duration::from_millis(10) }
+}
+
+fn provider(kind: Kind, server: &ModelServer) -> Box<dyn ModelProvider> {
+    let config = ProviderConfig::new("Scripted", server.base_url(), Some(KEY.to_owned())).with_retry(fast_retries());
+    match kind {
+        Kind::Chat => Box::new(OpenAiChat::new(&config).unwrap()),
+    }
+}
+
+fn request() -> ModelRequest {
+    ModelRequest {
+        model: "scripted-model".to_owned(),
+        system: Some("You are Hearth.".to_owned()),
+        messages: vec![Message::User { text: "Find me a plumber".to_owned() }],
+        tools: vec![],
+        max_tokens: None,
+    }
+}
+
+/// Every event until the stream ends, and the error it ended with, if any.
+async fn run(kind: Kind, script: Script) -> (Vec<ModelEvent>, Option<ProviderError>, ModelServer) {
+    let server = ModelServer::start(script).await.unwrap();
+    let provider = provider(kind, &server);
+    let request = request();
+    let cancel = CancellationToken::new();
+    let (events, error) = collect(provider.stream(&request, &cancel)).await;
+    drop(provider);
+    (events, error, server)
+}
+
+async fn collect(
+    mut stream: futures::stream::BoxStream<'_, Result<ModelEvent, ProviderError>>,
+) -> (Vec<ModelEvent>, Option<ProviderError>) {
+    let mut events = Vec::new();
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(event) => events.push(event),
+            Err(err) => {
+                assert!(stream.next().await.is_none(), "the stream ends after an error");
+                return (events, Some(err));
+            }
+        }
+    }
+    (events, None)
+}
+
+fn text(s: &str) -> ModelEvent {
+    ModelEvent::TextDelta(s.to_owned())
+}
+
+fn finished(reason: FinishReason) -> ModelEvent {
+    ModelEvent::Finished { reason }
+}
+
+/// Tool calls reassembled from the events: id → (name, arguments), and the ids in start order.
+fn assemble(events: &[ModelEvent]) -> (BTreeMap<String, (String, String)>, Vec<String>) {
+    let mut calls = BTreeMap::new();
+    let mut order = Vec::new();
+    let mut open = Vec::new();
+    for event in events {
+        match event {
+            ModelEvent::ToolCallStart { id, name } => {
+                calls.insert(id.clone(), (name.clone(), String::new()));
+                order.push(id.clone());
+                open.push(id.clone());
+            }
+            ModelEvent::ToolCallArgs { id, delta } => {
+                assert!(open.contains(id), "args for a call that is not open: {id}");
+                calls.get_mut(id).unwrap().1.push_str(delta);
+            }
+            ModelEvent::ToolCallEnd { id } => {
+                assert!(open.contains(id), "end of a call that is not open: {id}");
+                open.retain(|o| o != id);
+            }
+            _ => {}
+        }
+    }
+    assert!(open.is_empty(), "calls left open: {open:?}");
+    (calls, order)
+}
+
+async fn streams_text(kind: Kind) {
+    let (events, error, server) = run(kind, Script::new().turn(Reply::new().text(&["Hel", "lo, ", "world"]))).await;
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(events, vec![text("Hel"), text("lo, "), text("world"), finished(FinishReason::Stop)]);
+    assert_eq!(server.requests().len(), 1);
+}
+
+async fn streams_reasoning_then_text(kind: Kind) {
+    let (events, error, _server) = run(kind, Script::new().turn(Reply::new().reasoning(&["Think", "ing…"]).text(&["Done."]))).await;
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(
+        events,
+        vec![
+            ModelEvent::ReasoningDelta("Think".to_owned()),
+            ModelEvent::ReasoningDelta("ing…".to_owned()),
+            text("Done."),
+            finished(FinishReason::Stop),
+        ]
+    );
+}
+
+async fn single_tool_call_reassembles_exactly(kind: Kind) {
+    let pieces = ["{\"que", "ry\": \"plum", "ber\", \"limit\"", ": 5}"];
+    let (events, error, _server) =
+        run(kind, Script::new().turn(Reply::new().text(&["Let me look."]).tool_call("call_1", "search_mail", &pieces))).await;
+    assert!(error.is_none(), "{error:?}");
+    let (calls, order) = assemble(&events);
+    assert_eq!(order, ["call_1"]);
+    assert_eq!(calls["call_1"], ("search_mail".to_owned(), pieces.concat()));
+    assert_eq!(events.first(), Some(&text("Let me look.")));
+    assert_eq!(events.last(), Some(&finished(FinishReason::ToolCalls)));
+}
+
+async fn parallel_tool_calls_reassemble_exactly(kind: Kind) {
+    let a = ["{\"query\"", ": \"plumber\"}"];
+    let b = ["{\"from\": \"2026-12-01\",", " \"to\": ", "\"2026-12-02\"}"];
+    let reply = Reply::new().parallel_tool_calls(vec![
+        ScriptedCall::new("call_a", "search_mail", &a),
+        ScriptedCall::new("call_b", "read_calendar", &b),
+    ]);
+    let (events, error, _server) = run(kind, Script::new().turn(reply)).await;
+    assert!(error.is_none(), "{error:?}");
+    let (calls, order) = assemble(&events);
+    assert_eq!(order, ["call_a", "call_b"]);
+    assert_eq!(calls["call_a"], ("search_mail".to_owned(), a.concat()));
+    assert_eq!(calls["call_b"], ("read_calendar".to_owned(), b.concat()));
+    assert_eq!(events.iter().filter(|e| matches!(e, ModelEvent::ToolCallEnd { .. })).count(), 2);
+    assert_eq!(events.last(), Some(&finished(FinishReason::ToolCalls)));
+}
+
+async fn malformed_tool_arguments_pass_through_verbatim(kind: Kind) {
+    let pieces = ["{\"query\": ", "\"plumb", "er\", tru"];
+    let (events, error, _server) = run(kind, Script::new().turn(Reply::new().tool_call("call_x", "search_mail", &pieces))).await;
+    assert!(error.is_none(), "{error:?}");
+    let (calls, _) = assemble(&events);
+    assert_eq!(calls["call_x"].1, "{\"query\": \"plumber\", tru");
+}
+
+async fn rate_limit_then_success_retries_once(kind: Kind) {
+    let script = Script::new().turn(HttpError::rate_limited(1)).turn(Reply::new().text(&["ok"]));
+    let (events, error, server) = run(kind, script).await;
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!(events, vec![text("ok"), finished(FinishReason::Stop)]);
+    assert_eq!(server.requests().len(), 2, "one retry");
+}
+
+async fn server_errors_are_retried_at_most_twice(kind: Kind) {
+    let script = Script::new()
+        .turn(HttpError::server_error())
+        .turn(HttpError::server_error())
+        .turn(HttpError::server_error())
+        .turn(Reply::new().text(&["never"]));
+    let (events, error, server) = run(kind, script).await;
+    assert_eq!(events, vec![]);
+    let error = error.unwrap();
+    assert!(matches!(error, ProviderError::ServerFailed { status: 500, .. }), "{error:?}");
+    assert!(error.to_string().contains("failed (500)"), "{error}");
+    assert_eq!(server.requests().len(), 3, "the first try and two retries");
+    assert_eq!(server.turns_left(), 1);
+}
+
+async fn error_after_the_first_chunk_is_not_retried(kind: Kind) {
+    for end in [End::ProviderError, End::Disconnect] {
+        let script = Script::new().turn(Reply::new().text(&["Hi"]).end(end.clone())).turn(Reply::new().text(&["again"]));
+        let (events, error, server) = run(kind, script).await;
+        assert_eq!(events, vec![text("Hi")], "{end:?}");
+        let error = error.unwrap();
+        assert!(matches!(error, ProviderError::StreamFailed { .. }), "{end:?}: {error:?}");
+        assert_eq!(server.requests().len(), 1, "{end:?}: no retry once the answer started");
+        assert_eq!(server.turns_left(), 1);
+    }
+}
+
+async fn refused_key_is_not_retried_and_never_shown(kind: Kind) {
+    for status in [401, 403] {
+        let script = Script::new().turn(HttpError::status(status)).turn(Reply::new().text(&["never"]));
+        let (events, error, server) = run(kind, script).await;
+        assert_eq!(events, vec![]);
+        let error = error.unwrap();
+        let message = error.to_string();
+        assert!(matches!(error, ProviderError::Unauthorized { .. }), "{error:?}");
+        assert!(message.contains(&format!("refused the API key ({status})")), "{message}");
+        assert!(message.contains("Settings"), "{message}");
+        assert!(!message.contains(KEY) && !format!("{error:?}").contains(KEY), "{message}");
+        assert_eq!(server.requests().len(), 1, "no retry");
+    }
+}
+
+async fn other_client_errors_are_not_retried(kind: Kind) {
+    let script = Script::new().turn(HttpError::status(404)).turn(Reply::new().text(&["never"]));
+    let (_, error, server) = run(kind, script).await;
+    let error = error.unwrap();
+    assert!(matches!(error, ProviderError::Rejected { status: 404, .. }), "{error:?}");
+    assert!(!error.to_string().contains(KEY));
+    assert_eq!(server.requests().len(), 1);
+}
+
+async fn cancel_mid_stream_drops_the_connection(kind: Kind) {
+    let server = ModelServer::start(Script::new().turn(Reply::new().text(&["Hi"]).end(End::HoldUntilDisconnect))).await.unwrap();
+    let provider = provider(kind, &server);
+    let request = request();
+    let cancel = CancellationToken::new();
+    let mut stream = provider.stream(&request, &cancel);
+    assert_eq!(stream.next().await.unwrap().unwrap(), text("Hi"));
+    cancel.cancel();
+    let next = stream.next().await;
+    assert!(matches!(next, Some(Err(ProviderError::Cancelled))), "{next:?}");
+    assert!(stream.next().await.is_none());
+    // A guard against hanging forever, not a synchronisation: the server reports the disconnect.
+    tokio::time::timeout(Duration::from_secs(20), server.wait_for_disconnects(1)).await.expect("the server saw the disconnect");
+    assert_eq!(server.disconnects(), 1);
+}
+
+fn conversation() -> ModelRequest {
+    ModelRequest {
+        model: "scripted-model".to_owned(),
+        system: Some("You are Hearth.".to_owned()),
+        messages: vec![
+            Message::User { text: "Find me a plumber".to_owned() },
+            Message::Assistant {
+                text: "Searching.".to_owned(),
+                tool_calls: vec![ToolCall { id: "call_7".to_owned(), name: "search_mail".to_owned(), arguments: "{\"query\":\"plumber\"}".to_owned() }],
+            },
+            Message::ToolResult { call_id: "call_7".to_owned(), content: "2 hits: Joe's Plumbing".to_owned(), is_error: false },
+        ],
+        tools: vec![ToolSpec {
+            name: "search_mail".to_owned(),
+            description: "Search the owner's mail".to_owned(),
+            parameters: json!({ "type": "object", "properties": { "query": { "type": "string" } }, "required": ["query"] }),
+        }],
+        max_tokens: Some(1024),
+    }
+}
+
+async fn the_request_carries_tools_key_and_tool_results(kind: Kind) {
+    let server = ModelServer::start(Script::new().turn(Reply::new().text(&["Joe it is."]))).await.unwrap();
+    let provider = provider(kind, &server);
+    let request = conversation();
+    let cancel = CancellationToken::new();
+    let (_, error) = collect(provider.stream(&request, &cancel)).await;
+    assert!(error.is_none(), "{error:?}");
+    let requests = server.requests();
+    let [sent] = requests.as_slice() else { panic!("one request: {requests:?}") };
+    let body = &sent.body;
+    assert_eq!(body["model"], "scripted-model");
+    assert_eq!(body["stream"], true);
+    let schema = &request.tools[0].parameters;
+    match kind {
+        Kind::Chat => {
+            assert_eq!(sent.path, "/v1/chat/completions");
+            assert_eq!(sent.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+            assert_eq!(
+                body["tools"],
+                json!([{ "type": "function", "function": { "name": "search_mail", "description": "Search the owner's mail", "parameters": schema } }])
+            );
+            assert_eq!(
+                body["messages"],
+                json!([
+                    { "role": "system", "content": "You are Hearth." },
+                    { "role": "user", "content": "Find me a plumber" },
+                    { "role": "assistant", "content": "Searching.", "tool_calls": [
+                        { "id": "call_7", "type": "function", "function": { "name": "search_mail", "arguments": "{\"query\":\"plumber\"}" } }
+                    ]},
+                    { "role": "tool", "tool_call_id": "call_7", "content": "2 hits: Joe's Plumbing" },
+                ])
+            );
+        }
+    }
+    let _: &Value = body;
+}
+
+macro_rules! format_tests {
+    ($module:ident, $kind:expr) => {
+        mod $module {
+            use super::Kind;
+
+            #[tokio::test]
+            async fn streams_text() {
+                super::streams_text($kind).await;
+            }
+            #[tokio::test]
+            async fn streams_reasoning_then_text() {
+                super::streams_reasoning_then_text($kind).await;
+            }
+            #[tokio::test]
+            async fn single_tool_call_reassembles_exactly() {
+                super::single_tool_call_reassembles_exactly($kind).await;
+            }
+            #[tokio::test]
+            async fn parallel_tool_calls_reassemble_exactly() {
+                super::parallel_tool_calls_reassemble_exactly($kind).await;
+            }
+            #[tokio::test]
+            async fn malformed_tool_arguments_pass_through_verbatim() {
+                super::malformed_tool_arguments_pass_through_verbatim($kind).await;
+            }
+            #[tokio::test]
+            async fn rate_limit_then_success_retries_once() {
+                super::rate_limit_then_success_retries_once($kind).await;
+            }
+            #[tokio::test]
+            async fn server_errors_are_retried_at_most_twice() {
+                super::server_errors_are_retried_at_most_twice($kind).await;
+            }
+            #[tokio::test]
+            async fn error_after_the_first_chunk_is_not_retried() {
+                super::error_after_the_first_chunk_is_not_retried($kind).await;
+            }
+            #[tokio::test]
+            async fn refused_key_is_not_retried_and_never_shown() {
+                super::refused_key_is_not_retried_and_never_shown($kind).await;
+            }
+            #[tokio::test]
+            async fn other_client_errors_are_not_retried() {
+                super::other_client_errors_are_not_retried($kind).await;
+            }
+            #[tokio::test]
+            async fn cancel_mid_stream_drops_the_connection() {
+                super::cancel_mid_stream_drops_the_connection($kind).await;
+            }
+            #[tokio::test]
+            async fn the_request_carries_tools_key_and_tool_results() {
+                super::the_request_carries_tools_key_and_tool_results($kind).await;
+            }
+        }
+    };
+}
+
+format_tests!(openai_chat, Kind::Chat);

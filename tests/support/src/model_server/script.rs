@@ -1,0 +1,175 @@
+//! What the scripted model server answers: turns of text, reasoning and tool calls, HTTP
+//! errors, slow streams and broken streams.
+
+use std::time::Duration;
+
+/// The turns the server plays, one per request, in order.
+#[derive(Clone, Debug, Default)]
+pub struct Script {
+    pub(crate) turns: Vec<Turn>,
+}
+
+impl Script {
+    /// An empty script (every request then gets a 500 that says the script ran out).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends a turn.
+    pub fn turn(mut self, turn: impl Into<Turn>) -> Self {
+        self.turns.push(turn.into());
+        self
+    }
+}
+
+/// One answer to one request.
+#[derive(Clone, Debug)]
+pub enum Turn {
+    /// A `200` streamed reply.
+    Reply(Reply),
+    /// An HTTP error with the provider's real error body.
+    Error(HttpError),
+}
+
+impl From<Reply> for Turn {
+    fn from(reply: Reply) -> Self {
+        Turn::Reply(reply)
+    }
+}
+
+impl From<HttpError> for Turn {
+    fn from(error: HttpError) -> Self {
+        Turn::Error(error)
+    }
+}
+
+/// A streamed reply: steps in order, then an ending.
+#[derive(Clone, Debug, Default)]
+pub struct Reply {
+    pub steps: Vec<Step>,
+    pub end: End,
+    /// Pause before each event (a slow model).
+    pub chunk_delay: Duration,
+}
+
+/// One part of a streamed reply.
+#[derive(Clone, Debug)]
+pub enum Step {
+    /// Assistant text, one event per chunk.
+    Text(Vec<String>),
+    /// Reasoning / thinking text, one event per chunk.
+    Reasoning(Vec<String>),
+    /// One or more tool calls (several = parallel calls). Where the format allows it
+    /// (OpenAI Chat), their argument pieces are interleaved.
+    ToolCalls(Vec<ScriptedCall>),
+}
+
+/// A tool call whose JSON arguments arrive in pieces (need not be valid JSON).
+#[derive(Clone, Debug)]
+pub struct ScriptedCall {
+    pub id: String,
+    pub name: String,
+    pub argument_pieces: Vec<String>,
+}
+
+impl ScriptedCall {
+    /// A call with its arguments split into `pieces`.
+    pub fn new(id: &str, name: &str, pieces: &[&str]) -> Self {
+        Self { id: id.to_owned(), name: name.to_owned(), argument_pieces: pieces.iter().map(|p| (*p).to_owned()).collect() }
+    }
+}
+
+/// How a streamed reply ends.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum End {
+    /// The format's normal ending (finish reason, `[DONE]`, `message_stop`, `response.completed`).
+    #[default]
+    Complete,
+    /// The connection breaks after the steps, without the ending.
+    Disconnect,
+    /// The provider's in-stream error event (an overloaded / server error), then the end.
+    ProviderError,
+    /// Keep the stream open (SSE comments every few ms) until the client goes away.
+    HoldUntilDisconnect,
+}
+
+impl Reply {
+    /// An empty reply that completes normally.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds text chunks.
+    pub fn text(mut self, chunks: &[&str]) -> Self {
+        self.steps.push(Step::Text(owned(chunks)));
+        self
+    }
+
+    /// Adds reasoning chunks.
+    pub fn reasoning(mut self, chunks: &[&str]) -> Self {
+        self.steps.push(Step::Reasoning(owned(chunks)));
+        self
+    }
+
+    /// Adds one tool call with its arguments in pieces.
+    pub fn tool_call(mut self, id: &str, name: &str, pieces: &[&str]) -> Self {
+        self.steps.push(Step::ToolCalls(vec![ScriptedCall::new(id, name, pieces)]));
+        self
+    }
+
+    /// Adds parallel tool calls.
+    pub fn parallel_tool_calls(mut self, calls: Vec<ScriptedCall>) -> Self {
+        self.steps.push(Step::ToolCalls(calls));
+        self
+    }
+
+    /// Sets the ending.
+    pub fn end(mut self, end: End) -> Self {
+        self.end = end;
+        self
+    }
+
+    /// Pauses before each event.
+    pub fn chunk_delay(mut self, delay: Duration) -> Self {
+        self.chunk_delay = delay;
+        self
+    }
+
+    pub(crate) fn has_tool_calls(&self) -> bool {
+        self.steps.iter().any(|s| matches!(s, Step::ToolCalls(calls) if !calls.is_empty()))
+    }
+}
+
+fn owned(chunks: &[&str]) -> Vec<String> {
+    chunks.iter().map(|c| (*c).to_owned()).collect()
+}
+
+/// An HTTP error answer.
+#[derive(Clone, Debug)]
+pub struct HttpError {
+    pub status: u16,
+    /// `Retry-After` in seconds.
+    pub retry_after: Option<u64>,
+}
+
+impl HttpError {
+    /// Any status.
+    pub fn status(status: u16) -> Self {
+        Self { status, retry_after: None }
+    }
+
+    /// `429` with `Retry-After`.
+    pub fn rate_limited(retry_after_secs: u64) -> Self {
+        Self { status: 429, retry_after: Some(retry_after_secs) }
+    }
+
+    /// `500`.
+    pub fn server_error() -> Self {
+        Self::status(500)
+    }
+
+    /// `401`.
+    pub fn unauthorized() -> Self {
+        Self::status(401)
+    }
+}

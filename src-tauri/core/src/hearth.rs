@@ -84,6 +84,18 @@ impl Hearth {
         &self.tasks
     }
 
+    /// This Hearth answering with `model` from `provider` instead of the sample agent. Tools
+    /// run through the same registry, journal and approval gate.
+    pub fn with_model(mut self, provider: Arc<dyn crate::providers::ModelProvider>, model: &str) -> Self {
+        let tools = self.clone();
+        let factory: crate::agent::ToolContextFactory = Arc::new(move |thread_id, cancel| crate::tools::ToolContext {
+            cancel,
+            ..tools.tool_context(None, Some(thread_id))
+        });
+        self.agent = Arc::new(crate::agent::ModelAgent::new(provider, model, factory));
+        self
+    }
+
     /// The approval gate.
     pub fn approvals(&self) -> &ApprovalGate {
         &self.approvals

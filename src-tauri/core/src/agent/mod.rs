@@ -4,6 +4,7 @@
 //! [`Agent`]; the run driver (`crate::runs`) makes every stream well-formed and stoppable.
 
 mod emit;
+mod model;
 pub mod no_model;
 pub mod sample;
 
@@ -12,6 +13,7 @@ use hearth_protocol::agui::{Event, Message, RunAgentInput};
 use tokio_util::sync::CancellationToken;
 
 pub use emit::Emitter;
+pub use model::{CONTINUE_NOTE, MAX_TOOL_STEPS, ModelAgent, SYSTEM_PROMPT, ToolContextFactory};
 pub use no_model::NoModelHandler;
 pub use sample::SampleAgent;
 

@@ -1,0 +1,165 @@
+//! The chat loop through a real provider client (OpenAI Chat Completions) against the
+//! scripted model server: streamed text, tools run serially with their results sent back,
+//! "paused" after a proposal, malformed arguments the model can recover from, Stop that
+//! drops the connection, the 6-step limit, and a provider error shown plainly.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use hearth_core::Hearth;
+use hearth_core::agent::{CONTINUE_NOTE, MAX_TOOL_STEPS};
+use hearth_core::providers::{OpenAiChat, ProviderConfig, RetryPolicy};
+use hearth_core::tools::PAUSED_RESULT;
+use hearth_protocol::agui::Event;
+use hearth_testkit::model_server::{End, HttpError, ModelServer, Reply, Script, ScriptedCall};
+use serde_json::Value;
+
+use super::support::{collect, fast_config, settled, start, text_of};
+
+struct Chat {
+    hearth: Hearth,
+    server: ModelServer,
+    _dir: tempfile::TempDir,
+}
+
+async fn chat(script: Script) -> Chat {
+    let server = ModelServer::start(script).await.unwrap();
+    let config = ProviderConfig::new("Scripted", server.base_url(), Some("sk-chat-loop-key".into())).with_retry(
+        RetryPolicy { max_retries: 2, base_delay: Duration::ZERO, max_delay: Duration::from_millis(10) },
+    );
+    let provider = Arc::new(OpenAiChat::new(&config).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let hearth = Hearth::open(fast_config(dir.path())).await.unwrap().with_model(provider, "scripted-model");
+    Chat { hearth, server, _dir: dir }
+}
+
+fn results(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCallResult(r) => Some(r.content.to_text()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The `tool` messages the model received in request `n`.
+fn tool_messages(server: &ModelServer, n: usize) -> Vec<Value> {
+    let body = &server.requests()[n].body;
+    body["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "tool").cloned().collect()
+}
+
+#[tokio::test]
+async fn text_streams_and_the_rules_and_tools_reach_the_model() {
+    let c = chat(Script::new().turn(Reply::new().text(&["Hello", " from the", " model."]))).await;
+    let (_, _, events) = start(&c.hearth, None, "hi").await;
+    let events = collect(events).await;
+    assert_eq!(text_of(&events), "Hello from the model.");
+    assert!(matches!(events.last(), Some(Event::RunFinished(_))));
+    let request = &c.server.requests()[0].body;
+    assert!(request["messages"][0]["content"].as_str().unwrap().contains("untrusted data"), "the system prompt carries the rules");
+    let tools: Vec<&str> = request["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+    assert!(tools.contains(&"search_mail") && tools.contains(&"prepare_email"), "{tools:?}");
+}
+
+#[tokio::test]
+async fn a_tool_result_reaches_the_model_in_the_next_request() {
+    let c = chat(
+        Script::new()
+            .turn(Reply::new().tool_call("call-1", "search_mail", &["{\"query\":", " \"permission\"}"]))
+            .turn(Reply::new().text(&["The school sent a permission form."])),
+    )
+    .await;
+    let (_, _, events) = start(&c.hearth, None, "did the school write?").await;
+    let events = collect(events).await;
+    assert_eq!(text_of(&events), "The school sent a permission form.");
+    let sent_back = tool_messages(&c.server, 1);
+    assert_eq!(sent_back.len(), 1);
+    assert_eq!(sent_back[0]["tool_call_id"], "call-1");
+    assert!(sent_back[0]["content"].as_str().unwrap().contains("msg-school-1"), "{sent_back:?}");
+    assert_eq!(c.server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn parallel_calls_run_in_order_and_stop_after_a_proposal() {
+    let email = r#"{"to":["alvarez@riverside-school.example"],"subject":"Re: visit","body":"Form attached."}"#;
+    let c = chat(Script::new().turn(Reply::new().parallel_tool_calls(vec![
+        ScriptedCall::new("call-a", "prepare_email", &[email]),
+        ScriptedCall::new("call-b", "search_mail", &["{\"query\":\"dentist\"}"]),
+    ])))
+    .await;
+    let (_, _, events) = start(&c.hearth, None, "reply to the school").await;
+    let events = collect(events).await;
+    let results = results(&events);
+    assert_eq!(results.len(), 2);
+    assert!(results[0].contains("awaiting_review"), "{}", results[0]);
+    assert!(results[1].contains(PAUSED_RESULT), "{}", results[1]);
+    assert!(matches!(events.last(), Some(Event::RunFinished(_))));
+    assert_eq!(c.server.requests().len(), 1, "the run ended for the owner's review");
+    assert_eq!(c.hearth.approval_list().await.unwrap().len(), 1);
+    assert_eq!(c.hearth.store().sent_messages().await.unwrap().len(), 0, "the model can only propose");
+}
+
+#[tokio::test]
+async fn malformed_arguments_get_a_tool_error_the_model_recovers_from() {
+    let c = chat(
+        Script::new()
+            .turn(Reply::new().tool_call("call-1", "search_mail", &["{\"query\": \"perm"]))
+            .turn(Reply::new().text(&["Let me try that again later."])),
+    )
+    .await;
+    let (_, _, events) = start(&c.hearth, None, "search my mail").await;
+    let events = collect(events).await;
+    let results = results(&events);
+    assert!(results[0].contains("not valid JSON"), "{results:?}");
+    assert_eq!(text_of(&events), "Let me try that again later.");
+    assert!(matches!(events.last(), Some(Event::RunFinished(_))), "not a crashed run");
+    assert!(tool_messages(&c.server, 1)[0]["content"].as_str().unwrap().contains("not valid JSON"));
+}
+
+#[tokio::test]
+async fn stop_mid_stream_drops_the_provider_request() {
+    let c = chat(Script::new().turn(
+        Reply::new().text(&["One", " two", " three"]).chunk_delay(Duration::from_millis(20)).end(End::HoldUntilDisconnect),
+    ))
+    .await;
+    let (_, run_id, mut events) = start(&c.hearth, None, "count").await;
+    // Wait for the first streamed text, then press Stop.
+    loop {
+        match events.recv().await {
+            Some(Event::TextMessageContent(_)) => break,
+            Some(_) => {}
+            None => panic!("the run ended before any text"),
+        }
+    }
+    assert!(c.hearth.stop_run(&run_id));
+    c.server.wait_for_disconnects(1).await;
+    let rest = collect(events).await;
+    let last = rest.last().unwrap();
+    assert!(serde_json::to_string(last).unwrap().contains("cancelled"), "{last:?}");
+    settled(&c.hearth).await;
+}
+
+#[tokio::test]
+async fn six_tool_steps_then_say_continue() {
+    let mut script = Script::new();
+    for n in 0..MAX_TOOL_STEPS + 1 {
+        script = script.turn(Reply::new().tool_call(&format!("call-{n}"), "agent_status", &["{}"]));
+    }
+    let c = chat(script).await;
+    let (_, _, events) = start(&c.hearth, None, "keep checking").await;
+    let events = collect(events).await;
+    assert_eq!(results(&events).len(), MAX_TOOL_STEPS);
+    assert_eq!(c.server.requests().len(), MAX_TOOL_STEPS);
+    assert!(text_of(&events).contains(CONTINUE_NOTE));
+}
+
+#[tokio::test]
+async fn a_provider_error_ends_the_run_with_a_plain_message() {
+    let c = chat(Script::new().turn(HttpError::unauthorized())).await;
+    let (_, _, events) = start(&c.hearth, None, "hello").await;
+    let events = collect(events).await;
+    let Some(Event::RunError(error)) = events.last() else { panic!("{events:?}") };
+    assert!(error.message.contains("401"), "{}", error.message);
+    assert!(!error.message.contains("sk-chat-loop-key"));
+}

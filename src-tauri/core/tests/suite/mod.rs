@@ -10,4 +10,5 @@ mod startup;
 mod support;
 mod tasks;
 mod tools;
+mod vault;
 mod workspace;

@@ -20,6 +20,7 @@ pub mod runs;
 pub mod store;
 pub mod tasks;
 pub mod tools;
+pub mod vault;
 pub mod workspace;
 
 pub use config::Config;

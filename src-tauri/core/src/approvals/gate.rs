@@ -175,6 +175,11 @@ impl ApprovalGate {
                 matches!(t.status, hearth_protocol::tasks::TaskStatus::Running | hearth_protocol::tasks::TaskStatus::WaitingApproval)
             });
             if !live {
+                // A racing approval may have just carried it out and released the task.
+                let current = self.row(&proposal.id).await?;
+                if current.status != ProposalStatus::AwaitingReview {
+                    return Ok(current.view());
+                }
                 let status = task.map_or("gone".to_owned(), |t| t.status.as_str().replace('_', " "));
                 return Err(CoreError::Conflict(format!(
                     "The task this belongs to is {status}, so it cannot be approved. Nothing was sent or changed."

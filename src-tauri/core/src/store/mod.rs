@@ -8,6 +8,7 @@ pub mod journal;
 pub mod mail;
 mod open;
 pub mod proposals;
+pub mod secrets;
 pub mod tasks;
 pub mod threads;
 pub mod workspace;

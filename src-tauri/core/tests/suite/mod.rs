@@ -13,4 +13,5 @@ mod startup;
 mod support;
 mod tasks;
 mod tools;
+mod vault;
 mod workspace;

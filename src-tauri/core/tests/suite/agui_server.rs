@@ -7,7 +7,11 @@ use std::time::Duration;
 
 use hearth_core::Hearth;
 use hearth_core::agui_server::{AguiServer, new_token};
+use std::sync::Arc;
+
+use hearth_core::providers::{OpenAiChat, ProviderConfig, RetryPolicy};
 use hearth_protocol::agui::Event;
+use hearth_testkit::model_server::{HttpError, ModelServer, Reply, Script, ScriptedCall};
 use serde_json::Value;
 
 use super::support::{fast_config, settled};
@@ -24,10 +28,24 @@ struct Endpoint {
 }
 
 async fn endpoint(slow_step: Duration) -> Endpoint {
+    serve(slow_step, None).await
+}
+
+/// Hearth answering with a model from the scripted server (through the real OpenAI Chat client).
+async fn model_endpoint(server: &ModelServer) -> Endpoint {
+    let config = ProviderConfig::new("Scripted", server.base_url(), Some("sk-endpoint-key".into()))
+        .with_retry(RetryPolicy { max_retries: 0, base_delay: Duration::ZERO, max_delay: Duration::ZERO });
+    serve(Duration::ZERO, Some(Arc::new(OpenAiChat::new(&config).unwrap()))).await
+}
+
+async fn serve(slow_step: Duration, model: Option<Arc<OpenAiChat>>) -> Endpoint {
     let dir = tempfile::tempdir().unwrap();
     let mut config = fast_config(dir.path());
     config.sample_slow_step = slow_step;
-    let hearth = Hearth::open(config).await.unwrap();
+    let mut hearth = Hearth::open(config).await.unwrap();
+    if let Some(provider) = model {
+        hearth = hearth.with_model(provider, "scripted-model");
+    }
     let token = new_token();
     let server = AguiServer::start(hearth.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token.clone()).await.unwrap();
     Endpoint { hearth, server, token: token.reveal().to_owned(), _dir: dir }
@@ -99,5 +117,38 @@ async fn a_wrong_token_is_refused_without_starting_a_run() {
     assert!(failure.contains("401"), "{report}");
     assert!(!failure.contains(&e.token), "the real token never appears");
     assert!(e.hearth.thread_list().await.unwrap().threads.is_empty(), "no run was started");
+    e.server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_official_client_verifies_reasoning_parallel_tool_calls_and_a_provider_error() {
+    let server = ModelServer::start(
+        Script::new()
+            .turn(Reply::new().reasoning(&["The owner asks", " about mail."]).text(&["Let me look."]).parallel_tool_calls(vec![
+                ScriptedCall::new("call-1", "search_mail", &["{\"query\":\"permission\"}"]),
+                ScriptedCall::new("call-2", "read_calendar", &[
+                    "{\"timeMin\":\"2026-12-01T00:00:00Z\",\"timeMax\":\"2026-12-08T00:00:00Z\"}",
+                ]),
+            ]))
+            .turn(Reply::new().text(&["The school wrote; your week is busy."]))
+            .turn(HttpError::server_error()),
+    )
+    .await
+    .unwrap();
+    let e = model_endpoint(&server).await;
+
+    let report = client(&e, &e.token, "anything from school?", "").await;
+    assert_eq!(report["failure"], Value::Null, "zero verification errors: {report}");
+    let seen = types(&report);
+    for expected in ["REASONING_START", "REASONING_MESSAGE_CONTENT", "REASONING_END", "TEXT_MESSAGE_CONTENT", "TOOL_CALL_RESULT"] {
+        assert!(seen.contains(&expected), "{expected} in {seen:?}");
+    }
+    assert_eq!(report["toolCalls"], serde_json::json!(["search_mail", "read_calendar"]));
+    assert_eq!(seen.last(), Some(&"RUN_FINISHED"));
+
+    let failed = client(&e, &e.token, "and now?", "").await;
+    assert_eq!(failed["failure"], Value::Null, "a provider error is a valid RUN_ERROR, not a broken stream: {failed}");
+    assert_eq!(types(&failed).last(), Some(&"RUN_ERROR"));
+    assert!(failed["errorEvent"].as_str().unwrap().contains("500"), "{failed}");
     e.server.stop();
 }

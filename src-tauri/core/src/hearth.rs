@@ -92,7 +92,12 @@ impl Hearth {
             cancel,
             ..tools.tool_context(None, Some(thread_id))
         });
-        self.agent = Arc::new(crate::agent::ModelAgent::new(provider, model, factory));
+        self.agent = Arc::new(crate::agent::ModelAgent::new(provider.clone(), model, factory));
+        let tools = self.clone();
+        let task_tools: crate::agent::TaskToolsFactory = Arc::new(move |ctx| tools.tool_context(Some(ctx), None));
+        let handler = crate::agent::ModelTaskHandler::new(provider, model, task_tools);
+        self.tasks.register(TaskKind::Agent, handler.clone());
+        self.tasks.register(TaskKind::Plan, handler);
         self
     }
 

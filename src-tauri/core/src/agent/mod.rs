@@ -5,6 +5,7 @@
 
 mod emit;
 mod model;
+mod task_loop;
 pub mod no_model;
 pub mod sample;
 
@@ -16,6 +17,7 @@ pub use emit::Emitter;
 pub use model::{CONTINUE_NOTE, MAX_TOOL_STEPS, ModelAgent, SYSTEM_PROMPT, ToolContextFactory};
 pub use no_model::NoModelHandler;
 pub use sample::SampleAgent;
+pub use task_loop::{MAX_TASK_RUN, MAX_TASK_STEPS, ModelTaskHandler, TaskToolsFactory};
 
 /// Produces a run's AG-UI events.
 ///

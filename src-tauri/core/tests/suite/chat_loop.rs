@@ -163,3 +163,31 @@ async fn a_provider_error_ends_the_run_with_a_plain_message() {
     assert!(error.message.contains("401"), "{}", error.message);
     assert!(!error.message.contains("sk-chat-loop-key"));
 }
+
+#[tokio::test]
+async fn a_delegated_task_runs_with_the_model_and_finishes_through_its_tools() {
+    let c = chat(
+        Script::new()
+            .turn(Reply::new().tool_call("c1", "delegate_task", &[r#"{"title":"Find a plumber","instructions":"Get two quotes."}"#]))
+            .turn(Reply::new().text(&["I saved it as a task."]))
+            .turn(Reply::new().tool_call("t1", "set_plan", &[r#"{"steps":["Search","Compare"]}"#]))
+            .turn(Reply::new().tool_call("t2", "finish_task", &[r#"{"result":"Two quotes found."}"#])),
+    )
+    .await;
+    let (_, _, events) = start(&c.hearth, None, "find me a plumber").await;
+    collect(events).await;
+    let engine = c.hearth.tasks();
+    let mut changes = engine.subscribe();
+    assert_eq!(engine.tick().await.unwrap(), 1);
+    super::support::engine_idle(engine, &mut changes).await;
+    let tasks = c.hearth.task_list().await.unwrap().tasks;
+    assert_eq!(tasks.len(), 1);
+    let task = &tasks[0];
+    assert_eq!(task.status, hearth_protocol::tasks::TaskStatus::Succeeded, "{:?}", task.error);
+    assert_eq!(task.result.as_deref(), Some("Two quotes found."));
+    assert_eq!(task.plan.len(), 2);
+    assert_eq!(c.server.requests().len(), 4);
+    let brief = c.server.requests()[2].body["messages"][1]["content"].as_str().unwrap().to_owned();
+    assert!(brief.contains("Find a plumber") && brief.contains("Get two quotes."), "{brief}");
+    assert_eq!(tool_messages(&c.server, 3)[0]["tool_call_id"], "t1", "the plan's result reached the model");
+}

@@ -4,6 +4,7 @@
 //! [`Agent`]; the run driver (`crate::runs`) makes every stream well-formed and stoppable.
 
 mod emit;
+pub mod harness;
 pub mod no_model;
 pub mod sample;
 

@@ -2,6 +2,7 @@ mod approvals;
 mod controls;
 mod documents;
 mod effects;
+mod harness;
 mod journal;
 mod pdf;
 mod processes;

@@ -363,3 +363,24 @@ async fn stop_mid_stream_ends_the_stream_and_closes_the_connection() {
     );
     assert_eq!(server.disconnects().await, ["run-h"], "the harness saw the client go away");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_just_before_the_tools_run_starts_no_tool_and_no_continuation() {
+    let t = open().await;
+    let server = AgentServer::start().await;
+    let hearth = t.hearth.clone();
+    let cancel = CancellationToken::new();
+    let stop = cancel.clone();
+    // The owner presses Stop at the moment Hearth builds the tools' context.
+    let tool_context = Arc::new(move |thread_id: &str, cancel: CancellationToken| {
+        stop.cancel();
+        ToolContext { cancel, ..hearth.tool_context(None, Some(thread_id.to_owned())) }
+    });
+    let agent = HarnessAgent::new(config(&server), tool_context).unwrap();
+
+    let events: Vec<Event> = agent.run(input("email the school"), cancel).collect().await;
+    assert!(events.iter().any(|e| matches!(e, Event::ToolCallEnd(_))), "the harness asked for prepare_email");
+    assert!(tool_results(&events).is_empty(), "{events:#?}");
+    assert!(t.hearth.approval_list().await.unwrap().is_empty(), "prepare_email did not run");
+    assert_eq!(server.requests().await.len(), 1, "no continuation after Stop");
+}

@@ -319,3 +319,38 @@ fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
     }
     cause.to_string()
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn factory() -> ToolContextFactory {
+        Arc::new(|_: &str, _: CancellationToken| -> ToolContext { unreachable!("no tool runs in these tests") })
+    }
+
+    #[test]
+    fn endpoints_must_be_http_urls_and_errors_hide_credentials() {
+        for bad in ["not a url", "ftp://127.0.0.1/agent", "file:///tmp/agent", "https://user:pw@/x"] {
+            let err = HarnessAgent::new(HarnessConfig::new(bad, Vec::new()), factory()).unwrap_err().to_string();
+            assert!(err.contains("not an http:// or https:// URL"), "{bad}: {err}");
+            assert!(!err.contains("pw"), "{err}");
+        }
+        let agent =
+            HarnessAgent::new(HarnessConfig::new("http://user:secret@127.0.0.1:9/agent?key=k", Vec::new()), factory()).unwrap();
+        assert_eq!(agent.host(), "127.0.0.1:9");
+        assert!(!format!("{agent:?}").contains("secret"));
+    }
+
+    #[test]
+    fn the_token_is_redacted_from_failure_text_and_debug_output() {
+        let config = HarnessConfig {
+            bearer_token: Some(BearerToken::new("tok-123")),
+            ..HarnessConfig::new("http://127.0.0.1:9/agent", Vec::new())
+        };
+        assert!(!format!("{config:?}").contains("tok-123"));
+        let agent = HarnessAgent::new(config, factory()).unwrap();
+        let said = agent.inner.redact("The agent at 127.0.0.1:9 reported an error: bad token tok-123".to_owned());
+        assert_eq!(said, "The agent at 127.0.0.1:9 reported an error: bad token [redacted]");
+    }
+}

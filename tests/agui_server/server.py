@@ -13,6 +13,9 @@ code Hearth did not write. The run is chosen by the newest user message:
     invalid   TOOL_CALL_ARGS for a tool call it never started
     garbage   a frame that is not JSON
     deny      HTTP 401 (its body echoes the presented token, which Hearth must not show)
+    crash     HTTP 500
+    plain     HTTP 200 with a JSON body instead of an event stream
+    early     closes the stream mid-message, without RUN_FINISHED
     slow      one text message that never ends (for Stop); notes when the client goes away
 
 Usage: python server.py PORT   (PORT 0 picks a free port)
@@ -122,6 +125,8 @@ def script(run: RunAgentInput) -> list:
         return [ToolCallArgsEvent(tool_call_id="never-started", delta="{}")]
     if "garbage" in said:
         return ["data: this is not json\n\n"]
+    if "early" in said:
+        return [TextMessageStartEvent(message_id="m1", role="assistant")]
     return text("m1", "Hello ", "from ", "the harness.")
 
 
@@ -140,6 +145,10 @@ async def agent(request: Request):
     if "deny" in said:
         presented = request.headers.get("authorization", "")
         return Response(f"bad credentials: {presented}", status_code=401)
+    if "crash" in said:
+        return Response("internal error", status_code=500)
+    if "plain" in said:
+        return JSONResponse({"messages": ["not a stream"]})
 
     async def stream():
         yield encoder.encode(RunStartedEvent(thread_id=run.thread_id, run_id=run.run_id))
@@ -156,6 +165,8 @@ async def agent(request: Request):
                 disconnected.set()
         for event in script(run):
             yield event if isinstance(event, str) else encoder.encode(event)
+        if "early" in said:
+            return
         yield encoder.encode(RunFinishedEvent(thread_id=run.thread_id, run_id=run.run_id))
 
     return StreamingResponse(stream(), media_type=encoder.get_content_type())

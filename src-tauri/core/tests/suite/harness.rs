@@ -305,6 +305,16 @@ async fn a_broken_stream_ends_the_run_with_an_error_that_says_what_the_harness_d
         message.starts_with(&format!("The agent at {} sent something that is not an AG-UI 1.0 event", server.host)),
         "{message}"
     );
+
+    let events = run(&agent, "early end").await;
+    assert_eq!(
+        run_error(&events),
+        format!(
+            "The agent at {} closed the stream without finishing its run (no RUN_FINISHED or RUN_ERROR); the run was stopped.",
+            server.host
+        )
+    );
+    assert!(events.iter().any(|e| matches!(e, Event::TextMessageStart(_))), "what came before is kept");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -322,6 +332,11 @@ async fn http_errors_are_plain_errors_that_never_show_the_token() {
     assert!(!serde_json::to_string(&events).unwrap().contains(TOKEN), "the token is in no event");
     let requests = server.requests().await;
     assert_eq!(requests[0]["authorization"], format!("Bearer {TOKEN}"), "the token was presented (and echoed back)");
+
+    let message = run_error(&run(&agent, "crash now").await);
+    assert!(message.contains("HTTP 500") && message.contains(&server.host), "{message}");
+    let message = run_error(&run(&agent, "plain json").await);
+    assert!(message.contains("\"application/json\", not an AG-UI event stream"), "{message}");
 
     let missing = agent_with(&t, HarnessConfig { endpoint: format!("{}/nowhere", server.base), ..config(&server) });
     let message = run_error(&run(&missing, "hello").await);

@@ -6,7 +6,8 @@ code Hearth did not write. The run is chosen by the newest user message:
 
     hello     plain text
     think     a reasoning span, then text
-    search    calls Hearth's search_mail; after the result comes back, says what it found
+    search    adds `searches` to the state and calls Hearth's search_mail; after the result
+              comes back, says what it found
     email     calls Hearth's prepare_email; after the result comes back, says it awaits review
     frontend  calls a tool Hearth did not declare (show_map) and finishes
     loop      calls search_mail again after every result, forever
@@ -46,6 +47,7 @@ from ag_ui.core import (
     RunAgentInput,
     RunFinishedEvent,
     RunStartedEvent,
+    StateDeltaEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
@@ -109,7 +111,8 @@ def script(run: RunAgentInput) -> list:
         if results and "loop" not in said:
             return text("m2", "I found: ", str(results[-1].content)[:200])
         call = f"call-{len(results) + 1}"
-        return text("m1", "Let me look.") + tool_call(call, "search_mail", {"query": "permission form"}, "m1")
+        count = StateDeltaEvent(delta=[{"op": "add", "path": "/searches", "value": len(results) + 1}])
+        return [count] + text("m1", "Let me look.") + tool_call(call, "search_mail", {"query": "permission form"}, "m1")
     if "email" in said:
         if results:
             return text("m2", "The draft is waiting for your review.")

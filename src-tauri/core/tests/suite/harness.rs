@@ -130,6 +130,7 @@ fn input(text: &str) -> RunAgentInput {
         thread_id: "thread-h".into(),
         run_id: "run-h".into(),
         messages: vec![Message::User(UserMessage { id: "u1".into(), content: text.into(), ..Default::default() })],
+        state: json!({ "owner": "sam" }),
         ..Default::default()
     }
 }
@@ -195,6 +196,7 @@ async fn text_and_reasoning_are_forwarded_inside_one_verified_hearth_run() {
         assert_eq!(body["protocolVersion"], "1.0");
         assert_eq!(body["threadId"], "thread-h");
         assert_eq!(body["runId"], "run-h");
+        assert_eq!(body["state"], json!({ "owner": "sam" }));
         assert_eq!(body["tools"], serde_json::to_value(declared_tools()).unwrap(), "Hearth's tools with their schemas");
     }
 }
@@ -220,6 +222,7 @@ async fn search_mail_runs_in_hearth_and_its_result_goes_back_in_the_continuation
     assert_ne!(second["runId"], first["runId"], "a continuation is a new harness run");
     assert_eq!(second["parentRunId"], first["runId"]);
     assert_eq!(second["tools"], first["tools"]);
+    assert_eq!(second["state"], json!({ "owner": "sam", "searches": 1 }), "the harness's STATE_DELTA was applied");
     let messages = second["messages"].as_array().unwrap();
     let roles: Vec<_> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
     assert_eq!(roles, ["user", "assistant", "tool"]);

@@ -20,6 +20,7 @@
 //! The bearer token is sent as a header and appears in no log, error or event.
 
 mod remote;
+mod state;
 mod transcript;
 
 use std::collections::HashSet;
@@ -228,9 +229,7 @@ impl Inner {
                 return self.fail(out, message).await;
             }
             let results = self.run_tools(out, &thread_id, &request.run_id, &calls, &cancel).await?;
-            if let Some(state) = transcript.state() {
-                request.state = state.clone();
-            }
+            request.state = transcript.state().clone();
             request.messages.extend(transcript.messages(&self.declared));
             request.messages.extend(results);
             request.parent_run_id = Some(std::mem::replace(&mut request.run_id, uuid::Uuid::new_v4().to_string()));

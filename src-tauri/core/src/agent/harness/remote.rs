@@ -52,7 +52,7 @@ impl Inner {
         }
         let mut decoder = SseDecoder::new();
         let mut verifier = Verifier::new();
-        let mut transcript = Transcript::default();
+        let mut transcript = Transcript::new(request.state.clone());
         let mut decoded = Vec::new();
         loop {
             // Dropping `response` on Stop closes the connection: the harness sees it go.

@@ -35,10 +35,16 @@ pub(super) struct Transcript {
     /// The open `TEXT_MESSAGE_CHUNK` / `TOOL_CALL_CHUNK` streams.
     text_chunk: Option<String>,
     tool_chunk: Option<String>,
-    state: Option<Value>,
+    /// The agent state: what the run was given, then its snapshots and deltas.
+    state: Value,
 }
 
 impl Transcript {
+    /// A transcript for a run given `state`.
+    pub(super) fn new(state: Value) -> Self {
+        Self { state, ..Self::default() }
+    }
+
     /// Records one (verified) event.
     pub(super) fn observe(&mut self, event: &Event) {
         match event {
@@ -94,7 +100,13 @@ impl Transcript {
                     ..Default::default()
                 }));
             }
-            Event::StateSnapshot(e) => self.state = Some(e.snapshot.clone()),
+            Event::StateSnapshot(e) => self.state = e.snapshot.clone(),
+            Event::StateDelta(e) => {
+                // As the AG-UI client does: a patch that does not apply is skipped, not fatal.
+                if let Err(reason) = super::state::apply(&mut self.state, &e.delta) {
+                    tracing::warn!(reason, "a harness STATE_DELTA did not apply; the state is unchanged");
+                }
+            }
             _ => {}
         }
     }
@@ -116,9 +128,9 @@ impl Transcript {
             .collect()
     }
 
-    /// The run's last `STATE_SNAPSHOT`, which the continuation sends back as its state.
-    pub(super) fn state(&self) -> Option<&Value> {
-        self.state.as_ref()
+    /// The state after the run's snapshots and deltas, which the continuation sends back.
+    pub(super) fn state(&self) -> &Value {
+        &self.state
     }
 
     /// The run's messages for the continuation: assistant messages with their text and the

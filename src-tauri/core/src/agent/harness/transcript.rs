@@ -279,4 +279,39 @@ mod tests {
         assert_eq!(second.id, "d");
         assert!(matches!(&messages[2], Message::Tool(m) if m.tool_call_id == "d"));
     }
+
+    #[test]
+    fn chunked_calls_and_text_are_assembled_like_the_client_expands_them() {
+        use hearth_protocol::agui::{TextMessageChunkEvent, ToolCallChunkEvent};
+        let declared: HashSet<String> = ["search_mail".to_owned()].into();
+        let mut t = Transcript::new(Value::Null);
+        let chunk = |id: Option<&str>, name: Option<&str>, delta: &str| {
+            Event::ToolCallChunk(ToolCallChunkEvent {
+                tool_call_id: id.map(str::to_owned),
+                tool_call_name: name.map(str::to_owned),
+                parent_message_id: Some("m1".into()),
+                delta: Some(delta.into()),
+                ..Default::default()
+            })
+        };
+        for event in [
+            Event::TextMessageChunk(TextMessageChunkEvent {
+                message_id: Some("m1".into()),
+                delta: Some("On it".into()),
+                ..Default::default()
+            }),
+            chunk(Some("a"), Some("search_mail"), "{\"query\""),
+            chunk(None, None, ":\"x\"}"),
+            chunk(Some("b"), Some("search_mail"), "{}"),
+        ] {
+            t.observe(&event);
+        }
+        let calls = t.hearth_calls(&declared);
+        let got: Vec<_> = calls.iter().map(|c| (c.id.as_str(), c.arguments.as_str())).collect();
+        assert_eq!(got, [("a", "{\"query\":\"x\"}"), ("b", "{}")]);
+        let messages = t.messages(&declared);
+        let [Message::Assistant(m)] = &messages[..] else { panic!("{messages:?}") };
+        assert_eq!(m.content.as_deref(), Some("On it"));
+        assert_eq!(m.tool_calls.as_ref().map(Vec::len), Some(2));
+    }
 }

@@ -22,6 +22,11 @@ TAURI_DRIVER_VERSION=2.1.0
 PYPDFIUM2_VERSION=5.15.2
 PDFIUM_DIR="${HEARTH_PDFIUM_DIR:-/var/tmp/hearth-pdfium}"
 export HEARTH_PDFIUM_LIB="${HEARTH_PDFIUM_LIB:-$PDFIUM_DIR/pypdfium2_raw/libpdfium.so}"
+# The scripted AG-UI agent the harness-mode tests run against (tests/agui_server), built on the
+# official ag-ui-protocol package, in its own venv so no system Python is touched.
+PY_AGUI_PINS=(ag-ui-protocol==1.0.0 fastapi==0.165.0 uvicorn==0.54.0)
+PY_AGUI_DIR="${HEARTH_PY_DIR:-/var/tmp/hearth-py}"
+export HEARTH_PYTHON="${HEARTH_PYTHON:-$PY_AGUI_DIR/bin/python}"
 
 log() { printf '\033[1;33m[hearth %4ss]\033[0m %s\n' "$SECONDS" "$*" >&2; }
 die() { printf '\033[1;31m[hearth]\033[0m %s\n' "$*" >&2; exit 1; }
@@ -102,6 +107,20 @@ install_agui_client() {
   [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
   log "installing @ag-ui/client (npm ci) for the AG-UI conformance tests"
   (cd "$dir" && npm ci --no-audit --no-fund >&2)
+}
+
+# The AG-UI test agent for harness mode (tests/agui_server): the official ag-ui-protocol
+# package in a venv of its own, so no system Python is touched. Idempotent through a stamp.
+install_python_agui() {
+  local stamp="$PY_AGUI_DIR/.hearth-pins"
+  if [ -x "$PY_AGUI_DIR/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "${PY_AGUI_PINS[*]}" ]; then
+    return 0
+  fi
+  log "installing the AG-UI test agent's Python packages (${PY_AGUI_PINS[*]}) into $PY_AGUI_DIR"
+  python3 -c "import ensurepip" 2>/dev/null || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-venv
+  python3 -m venv "$PY_AGUI_DIR"
+  "$PY_AGUI_DIR/bin/python" -m pip install -q --disable-pip-version-check "${PY_AGUI_PINS[@]}" >&2
+  printf '%s' "${PY_AGUI_PINS[*]}" > "$stamp"
 }
 
 install_all() {

@@ -8,6 +8,7 @@ cd "$ROOT"
 install_all
 install_tauri_driver
 install_agui_client
+install_python_agui
 
 # The app embeds ui/dist when it compiles, so the UI comes first.
 build_ui

@@ -6,6 +6,7 @@
 mod emit;
 mod model;
 mod task_loop;
+pub mod harness;
 pub mod no_model;
 pub mod sample;
 

@@ -4,6 +4,7 @@ mod chat_loop;
 mod controls;
 mod documents;
 mod effects;
+mod harness;
 mod journal;
 mod pdf;
 mod processes;

@@ -1,0 +1,355 @@
+//! External harness mode: Hearth as an AG-UI *client* of an agent that runs elsewhere.
+//!
+//! [`HarnessAgent`] POSTs an AG-UI 1.0 [`RunAgentInput`] (with the tools Hearth declares) to
+//! the harness's endpoint and reads the `text/event-stream` answer incrementally. Every event
+//! is checked by its own [`Verifier`](hearth_protocol::agui::Verifier) (one per harness run)
+//! and forwarded into the Hearth run; the harness's own `RUN_STARTED`/`RUN_FINISHED` are
+//! replaced by one Hearth `RUN_STARTED` … `RUN_FINISHED` pair, because the run driver
+//! (`crate::runs`) expects exactly one run per owner message.
+//!
+//! When a harness run finishes after calling tools Hearth declared, Hearth runs those calls
+//! locally — [`run_serially`](crate::tools::run_serially) over
+//! [`ALL_HANDLERS`](crate::tools::ALL_HANDLERS), so the same registry, journal and approval
+//! gate as every other agent (prepare tools only propose; nothing here approves) — emits a
+//! `TOOL_CALL_RESULT` for each, and POSTs a continuation whose messages carry the assistant
+//! turn and the tool results, at most [`MAX_CONTINUATIONS`] times per owner message. Calls to
+//! tools Hearth did not declare belong to some other client: they are shown, never run.
+//!
+//! A harness that breaks the event rules, sends an undecodable frame, closes the stream early
+//! or answers with an HTTP error ends the run with a `RUN_ERROR` that says what it did wrong.
+//! The bearer token is sent as a header and appears in no log, error or event.
+
+mod remote;
+mod state;
+mod transcript;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use hearth_protocol::agui::{
+    Event, Message, MessageContent, RunAgentInput, RunErrorEvent, RunFinishedEvent, RunStartedEvent, Tool,
+    ToolCallResultEvent, ToolMessage, ToolRole,
+};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::Agent;
+use super::emit::{Emitter, Stopped};
+use crate::tools::{ALL_HANDLERS, ToolCall, ToolContext, run_serially};
+use remote::RemoteEnd;
+
+/// How many continuations (POSTs after the first) one owner message may cause.
+pub const MAX_CONTINUATIONS: usize = 6;
+
+/// The AG-UI version Hearth speaks to a harness.
+pub const PROTOCOL_VERSION: &str = "1.0";
+
+/// Builds the context a harness's tool calls run in, from the Hearth thread id and the run's
+/// cancellation token (pass the token into the context so Stop reaches the tool).
+///
+/// Typically `Arc::new(move |thread, cancel| ToolContext { cancel, ..hearth.tool_context(None, Some(thread.to_owned())) })`.
+pub type ToolContextFactory = Arc<dyn Fn(&str, CancellationToken) -> ToolContext + Send + Sync>;
+
+/// A bearer token for the harness. Its `Debug` prints no secret.
+#[derive(Clone)]
+pub struct BearerToken(String);
+
+impl BearerToken {
+    /// Wraps a token (sent as `Authorization: Bearer <token>`).
+    pub fn new(token: impl Into<String>) -> Self {
+        Self(token.into())
+    }
+
+    fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for BearerToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BearerToken(<redacted>)")
+    }
+}
+
+/// Where the harness is and what Hearth offers it.
+#[derive(Debug, Clone)]
+pub struct HarnessConfig {
+    /// The harness's AG-UI endpoint (`http://` or `https://`), POSTed to for every run.
+    pub endpoint: String,
+    /// Sent as `Authorization: Bearer …` when set.
+    pub bearer_token: Option<BearerToken>,
+    /// The tools Hearth declares (names and JSON Schemas from the tool registry). Only calls
+    /// to these are run by Hearth; any other call is left to the harness.
+    pub tools: Vec<Tool>,
+    /// How long connecting may take before the run fails.
+    pub connect_timeout: Duration,
+}
+
+impl HarnessConfig {
+    /// A config with no token and a 10 s connect timeout.
+    pub fn new(endpoint: impl Into<String>, tools: Vec<Tool>) -> Self {
+        Self { endpoint: endpoint.into(), bearer_token: None, tools, connect_timeout: Duration::from_secs(10) }
+    }
+}
+
+/// Why a [`HarnessAgent`] could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    /// The endpoint is not an absolute http(s) URL.
+    #[error("The harness endpoint {endpoint:?} is not an http:// or https:// URL. Enter the agent's full address, e.g. http://127.0.0.1:8000/agent.")]
+    BadEndpoint {
+        /// The endpoint as given (credentials in it are not shown).
+        endpoint: String,
+    },
+    /// The HTTP client could not be built (TLS set-up).
+    #[error("Hearth could not set up its HTTP client for the harness ({reason}).")]
+    Client {
+        /// What failed.
+        reason: String,
+    },
+}
+
+/// An [`Agent`] that runs an external AG-UI agent over HTTP + SSE.
+#[derive(Clone)]
+pub struct HarnessAgent {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for HarnessAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HarnessAgent").field("host", &self.inner.host).field("tools", &self.inner.tools.len()).finish()
+    }
+}
+
+struct Inner {
+    client: reqwest::Client,
+    endpoint: reqwest::Url,
+    /// `host[:port]`, for messages (never the path, query or credentials).
+    host: String,
+    token: Option<BearerToken>,
+    tools: Vec<Tool>,
+    declared: HashSet<String>,
+    tool_context: ToolContextFactory,
+}
+
+impl HarnessAgent {
+    /// Checks the endpoint and builds the HTTP client.
+    pub fn new(config: HarnessConfig, tool_context: ToolContextFactory) -> Result<Self, HarnessError> {
+        let endpoint = reqwest::Url::parse(&config.endpoint)
+            .ok()
+            .filter(|url| matches!(url.scheme(), "http" | "https") && url.host_str().is_some())
+            .ok_or_else(|| HarnessError::BadEndpoint { endpoint: without_credentials(&config.endpoint) })?;
+        let host = match (endpoint.host_str(), endpoint.port()) {
+            (Some(host), Some(port)) => format!("{host}:{port}"),
+            (Some(host), None) => host.to_owned(),
+            (None, _) => String::new(),
+        };
+        let client = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            // A redirect could carry the request (and its token) elsewhere: refuse it.
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|err| HarnessError::Client { reason: root_cause(&err) })?;
+        let declared = config.tools.iter().map(|tool| tool.name.clone()).collect();
+        Ok(Self {
+            inner: Arc::new(Inner {
+                client,
+                endpoint,
+                host,
+                token: config.bearer_token,
+                tools: config.tools,
+                declared,
+                tool_context,
+            }),
+        })
+    }
+
+    /// `host[:port]` of the harness, as messages name it.
+    pub fn host(&self) -> &str {
+        &self.inner.host
+    }
+}
+
+impl Agent for HarnessAgent {
+    fn run(&self, input: RunAgentInput, cancel: CancellationToken) -> BoxStream<'static, Event> {
+        let (tx, rx) = mpsc::channel(64);
+        let out = Emitter::new(tx, cancel.clone());
+        let inner = self.inner.clone();
+        tokio::spawn(async move {
+            // Err(Stopped): Stop, or nobody reads any more. Returning drops the HTTP response,
+            // so the harness sees the connection close.
+            let _stopped: Result<(), Stopped> = inner.respond(&out, input, cancel).await;
+        });
+        futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|event| (event, rx)) }).boxed()
+    }
+}
+
+impl Inner {
+    async fn respond(&self, out: &Emitter, input: RunAgentInput, cancel: CancellationToken) -> Result<(), Stopped> {
+        let thread_id = input.thread_id.clone();
+        let run_id = input.run_id.clone();
+        out.send(Event::RunStarted(RunStartedEvent {
+            thread_id: thread_id.clone(),
+            run_id: run_id.clone(),
+            ..Default::default()
+        }))
+        .await?;
+        let mut request = RunAgentInput {
+            protocol_version: Some(PROTOCOL_VERSION.to_owned()),
+            tools: self.tools.clone(),
+            resume: None,
+            ..input
+        };
+        for round in 0..=MAX_CONTINUATIONS {
+            let (finished, transcript) = match self.remote_run(out, &request, &cancel).await? {
+                RemoteEnd::Failed(message) => return self.fail(out, message).await,
+                RemoteEnd::Finished(finished) => *finished,
+            };
+            let calls = transcript.hearth_calls(&self.declared);
+            if calls.is_empty() || finished.is_interrupted() {
+                let done = RunFinishedEvent {
+                    thread_id,
+                    run_id,
+                    result: finished.result,
+                    outcome: finished.outcome,
+                    usage: finished.usage,
+                    ..Default::default()
+                };
+                return out.send(Event::RunFinished(done)).await;
+            }
+            if round == MAX_CONTINUATIONS {
+                let message = format!(
+                    "The agent at {} kept calling Hearth's tools after {MAX_CONTINUATIONS} rounds of results; \
+                     the run was stopped so it cannot loop. Ask again with a narrower request.",
+                    self.host
+                );
+                return self.fail(out, message).await;
+            }
+            let results = self.run_tools(out, &thread_id, &request.run_id, &calls, &cancel).await?;
+            request.state = transcript.state().clone();
+            request.messages.extend(transcript.messages(&self.declared));
+            request.messages.extend(results);
+            request.parent_run_id = Some(std::mem::replace(&mut request.run_id, uuid::Uuid::new_v4().to_string()));
+        }
+        Ok(())
+    }
+
+    /// Runs Hearth's calls serially, emits their results, and returns them as tool messages.
+    async fn run_tools(
+        &self,
+        out: &Emitter,
+        thread_id: &str,
+        remote_run_id: &str,
+        calls: &[ToolCall],
+        cancel: &CancellationToken,
+    ) -> Result<Vec<Message>, Stopped> {
+        if cancel.is_cancelled() {
+            return Err(Stopped);
+        }
+        let ctx = (self.tool_context)(thread_id, cancel.clone());
+        // Harnesses often number calls per run ("call-1"); scoping by the harness run keeps
+        // two different calls from sharing a proposal key or journal operation.
+        let scoped: Vec<ToolCall> =
+            calls.iter().map(|call| ToolCall { id: format!("{remote_run_id}:{}", call.id), ..call.clone() }).collect();
+        let outputs = run_serially(&ctx, &scoped, ALL_HANDLERS).await;
+        let mut messages = Vec::with_capacity(calls.len());
+        for (call, (_, output)) in calls.iter().zip(outputs) {
+            let message_id = uuid::Uuid::new_v4().to_string();
+            let content = MessageContent::Text(output.content.clone());
+            out.send(Event::ToolCallResult(ToolCallResultEvent {
+                message_id: message_id.clone(),
+                tool_call_id: call.id.clone(),
+                content: content.clone(),
+                role: Some(ToolRole::Tool),
+                ..Default::default()
+            }))
+            .await?;
+            messages.push(Message::Tool(ToolMessage {
+                id: message_id,
+                content,
+                tool_call_id: call.id.clone(),
+                error: output.is_error.then(|| output.content.clone()),
+                ..Default::default()
+            }));
+        }
+        Ok(messages)
+    }
+
+    async fn fail(&self, out: &Emitter, message: String) -> Result<(), Stopped> {
+        let message = self.redact(message);
+        out.send(Event::RunError(RunErrorEvent { message, ..Default::default() })).await
+    }
+
+    /// Removes the token from text that may echo what the harness sent.
+    fn redact(&self, text: String) -> String {
+        match &self.token {
+            Some(token) if !token.expose().is_empty() && text.contains(token.expose()) => {
+                text.replace(token.expose(), "[redacted]")
+            }
+            _ => text,
+        }
+    }
+}
+
+/// The endpoint with any `user:password@` removed, for an error message.
+fn without_credentials(endpoint: &str) -> String {
+    match reqwest::Url::parse(endpoint) {
+        Ok(mut url) => {
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
+            url.to_string()
+        }
+        Err(_) => match endpoint.rsplit_once('@') {
+            Some((_, rest)) => rest.to_owned(),
+            None => endpoint.to_owned(),
+        },
+    }
+}
+
+/// The innermost cause of an error (e.g. "Connection refused (os error 111)"), which names
+/// no URL or header.
+fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = err;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    cause.to_string()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn factory() -> ToolContextFactory {
+        Arc::new(|_: &str, _: CancellationToken| -> ToolContext { unreachable!("no tool runs in these tests") })
+    }
+
+    #[test]
+    fn endpoints_must_be_http_urls_and_errors_hide_credentials() {
+        for bad in ["not a url", "ftp://127.0.0.1/agent", "file:///tmp/agent", "https://user:pw@/x"] {
+            let err = HarnessAgent::new(HarnessConfig::new(bad, Vec::new()), factory()).unwrap_err().to_string();
+            assert!(err.contains("not an http:// or https:// URL"), "{bad}: {err}");
+            assert!(!err.contains("pw"), "{err}");
+        }
+        let agent =
+            HarnessAgent::new(HarnessConfig::new("http://user:secret@127.0.0.1:9/agent?key=k", Vec::new()), factory()).unwrap();
+        assert_eq!(agent.host(), "127.0.0.1:9");
+        assert!(!format!("{agent:?}").contains("secret"));
+    }
+
+    #[test]
+    fn the_token_is_redacted_from_failure_text_and_debug_output() {
+        let config = HarnessConfig {
+            bearer_token: Some(BearerToken::new("tok-123")),
+            ..HarnessConfig::new("http://127.0.0.1:9/agent", Vec::new())
+        };
+        assert!(!format!("{config:?}").contains("tok-123"));
+        let agent = HarnessAgent::new(config, factory()).unwrap();
+        let said = agent.inner.redact("The agent at 127.0.0.1:9 reported an error: bad token tok-123".to_owned());
+        assert_eq!(said, "The agent at 127.0.0.1:9 reported an error: bad token [redacted]");
+    }
+}

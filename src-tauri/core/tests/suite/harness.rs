@@ -1,0 +1,404 @@
+//! Harness mode against an AG-UI agent Hearth did not write: `tests/agui_server/server.py`,
+//! built on the official `ag-ui-protocol` Python package (installed by `scripts/test.sh`
+//! into the venv `HEARTH_PYTHON` points at). Each test starts its own server process and
+//! asserts on the Hearth stream and on what the server recorded or Hearth stored.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use hearth_core::agent::Agent;
+use hearth_core::agent::harness::{BearerToken, HarnessAgent, HarnessConfig, MAX_CONTINUATIONS};
+use hearth_core::tools::ToolContext;
+use hearth_protocol::agui::{Event, Message, RunAgentInput, Tool, UserMessage, verify_all};
+use hearth_protocol::approvals::ProposalStatus;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdout, Command};
+use tokio_util::sync::CancellationToken;
+
+use super::support::{TestHearth, open, text_of};
+
+const TOKEN: &str = "hearth-test-token-5f1c9a";
+
+/// The scripted agent, killed when dropped.
+struct AgentServer {
+    _child: Child,
+    _stdout: Lines<BufReader<ChildStdout>>,
+    base: String,
+    host: String,
+}
+
+impl AgentServer {
+    async fn start() -> Self {
+        let python = std::env::var("HEARTH_PYTHON").unwrap_or_else(|_| "/var/tmp/hearth-py/bin/python".to_owned());
+        assert!(
+            Path::new(&python).exists(),
+            "no Python for the AG-UI test agent at {python}: run scripts/test.sh (install_python_agui) or set HEARTH_PYTHON"
+        );
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/agui_server/server.py");
+        let mut child = Command::new(&python)
+            .arg(&script)
+            .arg("0")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+        // A bound on a hung interpreter, not a wait for readiness: READY is read as it comes.
+        let line = tokio::time::timeout(Duration::from_secs(60), stdout.next_line())
+            .await
+            .expect("the AG-UI test agent did not print READY within 60 s")
+            .unwrap()
+            .expect("the AG-UI test agent exited before it was ready (see its stderr above)");
+        let port: u16 = line.strip_prefix("READY ").unwrap_or_else(|| panic!("unexpected first line {line:?}")).parse().unwrap();
+        Self {
+            _child: child,
+            _stdout: stdout,
+            base: format!("http://127.0.0.1:{port}"),
+            host: format!("127.0.0.1:{port}"),
+        }
+    }
+
+    fn endpoint(&self) -> String {
+        format!("{}/agent", self.base)
+    }
+
+    /// Every request the agent received, in order.
+    async fn requests(&self) -> Vec<Value> {
+        let body = reqwest::get(format!("{}/requests", self.base)).await.unwrap().text().await.unwrap();
+        serde_json::from_str(&body).unwrap()
+    }
+
+    /// The runs whose client went away mid-stream (waits up to 20 s for the first).
+    async fn disconnects(&self) -> Vec<String> {
+        let body = reqwest::get(format!("{}/disconnects?wait=20", self.base)).await.unwrap().text().await.unwrap();
+        serde_json::from_str(&body).unwrap()
+    }
+}
+
+/// The tools Hearth declares here, with their JSON Schemas.
+fn declared_tools() -> Vec<Tool> {
+    vec![
+        Tool {
+            name: "search_mail".into(),
+            description: "Search the owner's mail.".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": { "query": { "type": "string", "maxLength": 500 } },
+                "required": ["query"],
+                "additionalProperties": false
+            }),
+            metadata: None,
+        },
+        Tool {
+            name: "prepare_email".into(),
+            description: "Prepare an email for the owner to review. Nothing is sent.".into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "to": { "type": "array", "items": { "type": "string" } },
+                    "subject": { "type": "string" },
+                    "body": { "type": "string" }
+                },
+                "required": ["to", "subject", "body"]
+            }),
+            metadata: None,
+        },
+    ]
+}
+
+fn config(server: &AgentServer) -> HarnessConfig {
+    HarnessConfig { bearer_token: Some(BearerToken::new(TOKEN)), ..HarnessConfig::new(server.endpoint(), declared_tools()) }
+}
+
+fn agent_with(t: &TestHearth, config: HarnessConfig) -> HarnessAgent {
+    let hearth = t.hearth.clone();
+    let tool_context = Arc::new(move |thread_id: &str, cancel: CancellationToken| ToolContext {
+        cancel,
+        ..hearth.tool_context(None, Some(thread_id.to_owned()))
+    });
+    HarnessAgent::new(config, tool_context).unwrap()
+}
+
+fn input(text: &str) -> RunAgentInput {
+    RunAgentInput {
+        thread_id: "thread-h".into(),
+        run_id: "run-h".into(),
+        messages: vec![Message::User(UserMessage { id: "u1".into(), content: text.into(), ..Default::default() })],
+        state: json!({ "owner": "sam" }),
+        ..Default::default()
+    }
+}
+
+async fn run(agent: &HarnessAgent, text: &str) -> Vec<Event> {
+    let events: Vec<Event> = agent.run(input(text), CancellationToken::new()).collect().await;
+    // What the run driver checks: one well-formed run.
+    verify_all(&events).unwrap_or_else(|err| panic!("the Hearth stream is not valid AG-UI ({err}): {events:#?}"));
+    let runs = events.iter().filter(|e| matches!(e, Event::RunStarted(_))).count();
+    assert_eq!(runs, 1, "exactly one Hearth run per owner message: {events:#?}");
+    events
+}
+
+fn run_error(events: &[Event]) -> String {
+    match events.last() {
+        Some(Event::RunError(e)) => e.message.clone(),
+        other => panic!("the run should end with RUN_ERROR, ended with {other:?}"),
+    }
+}
+
+fn tool_results(events: &[Event]) -> Vec<(String, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCallResult(r) => Some((r.tool_call_id.clone(), r.content.to_text())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_and_reasoning_are_forwarded_inside_one_verified_hearth_run() {
+    let t = open().await;
+    let server = AgentServer::start().await;
+    let agent = agent_with(&t, config(&server));
+
+    let events = run(&agent, "hello").await;
+    let Some(Event::RunStarted(started)) = events.first() else { panic!("{events:#?}") };
+    assert_eq!((started.thread_id.as_str(), started.run_id.as_str()), ("thread-h", "run-h"));
+    assert!(matches!(events.last(), Some(Event::RunFinished(f)) if f.run_id == "run-h" && f.is_success()));
+    assert_eq!(text_of(&events), "Hello from the harness.");
+
+    let events = run(&agent, "think first").await;
+    let reasoning: String = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ReasoningMessageContent(c) => Some(c.delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reasoning, "The owner wants a short answer.");
+    assert!(events.iter().any(|e| matches!(e, Event::ReasoningStart(_))));
+    assert!(events.iter().any(|e| matches!(e, Event::ReasoningEnd(_))));
+    assert_eq!(text_of(&events), "Short answer.");
+
+    // What Hearth sent, as the official pydantic model read it.
+    let requests = server.requests().await;
+    assert_eq!(requests.len(), 2);
+    for request in &requests {
+        assert_eq!(request["valid"], true, "{}", request["error"]);
+        assert_eq!(request["authorization"], format!("Bearer {TOKEN}"));
+        let body = &request["body"];
+        assert_eq!(body["protocolVersion"], "1.0");
+        assert_eq!(body["threadId"], "thread-h");
+        assert_eq!(body["runId"], "run-h");
+        assert_eq!(body["state"], json!({ "owner": "sam" }));
+        assert_eq!(body["tools"], serde_json::to_value(declared_tools()).unwrap(), "Hearth's tools with their schemas");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_mail_runs_in_hearth_and_its_result_goes_back_in_the_continuation() {
+    let t = open().await;
+    let server = AgentServer::start().await;
+    let agent = agent_with(&t, config(&server));
+
+    let events = run(&agent, "please search my mail").await;
+    let results = tool_results(&events);
+    assert_eq!(results.len(), 1, "{events:#?}");
+    assert_eq!(results[0].0, "call-1");
+    assert!(results[0].1.contains("msg-school-1"), "the local mail search ran: {}", results[0].1);
+    assert!(text_of(&events).starts_with("Let me look.I found: "), "{}", text_of(&events));
+    assert!(matches!(events.last(), Some(Event::RunFinished(f)) if f.is_success()));
+
+    let requests = server.requests().await;
+    assert_eq!(requests.len(), 2, "the first run and one continuation");
+    let (first, second) = (&requests[0]["body"], &requests[1]["body"]);
+    assert_eq!(requests[1]["valid"], true, "{}", requests[1]["error"]);
+    assert_ne!(second["runId"], first["runId"], "a continuation is a new harness run");
+    assert_eq!(second["parentRunId"], first["runId"]);
+    assert_eq!(second["tools"], first["tools"]);
+    assert_eq!(second["state"], json!({ "owner": "sam", "searches": 1 }), "the harness's STATE_DELTA was applied");
+    let messages = second["messages"].as_array().unwrap();
+    let roles: Vec<_> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "tool"]);
+    assert_eq!(messages[1]["id"], "m1");
+    assert_eq!(messages[1]["content"], "Let me look.");
+    assert_eq!(messages[1]["toolCalls"][0]["id"], "call-1");
+    assert_eq!(messages[1]["toolCalls"][0]["function"]["name"], "search_mail");
+    assert_eq!(
+        serde_json::from_str::<Value>(messages[1]["toolCalls"][0]["function"]["arguments"].as_str().unwrap()).unwrap(),
+        json!({ "query": "permission form" })
+    );
+    assert_eq!(messages[2]["toolCallId"], "call-1");
+    assert_eq!(messages[2]["content"], results[0].1, "the continuation carries exactly what Hearth's tool returned");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prepare_email_from_a_harness_only_proposes_and_nothing_approves_it() {
+    let t = open().await;
+    let server = AgentServer::start().await;
+    let agent = agent_with(&t, config(&server));
+
+    let events = run(&agent, "email the school").await;
+    let results = tool_results(&events);
+    assert_eq!(results.len(), 1, "{events:#?}");
+    let result: Value = serde_json::from_str(&results[0].1).unwrap();
+    assert_eq!(result["status"], "awaiting_review", "{result}");
+    assert!(text_of(&events).ends_with("The draft is waiting for your review."));
+    assert!(matches!(events.last(), Some(Event::RunFinished(f)) if f.is_success()));
+
+    let proposals = t.hearth.approval_list().await.unwrap();
+    assert_eq!(proposals.len(), 1, "exactly one proposal");
+    assert_eq!(proposals[0].id, result["proposalId"]);
+    assert_eq!(proposals[0].status, ProposalStatus::AwaitingReview, "still waiting for the owner after the run ended");
+    assert_eq!(t.hearth.store().sent_messages().await.unwrap().len(), 0, "nothing was sent");
+    assert_eq!(server.requests().await.len(), 2, "the result went back once; no further run approved anything");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_to_a_tool_hearth_did_not_declare_is_shown_but_not_run() {
+    let t = open().await;
+    let server = AgentServer::start().await;
+    let agent = agent_with(&t, config(&server));
+
+    let events = run(&agent, "frontend map").await;
+    assert!(events.iter().any(|e| matches!(e, Event::ToolCallStart(s) if s.tool_call_name == "show_map")));
+    assert!(tool_results(&events).is_empty(), "Hearth answers only its own tools");
+    assert!(matches!(events.last(), Some(Event::RunFinished(f)) if f.is_success()));
+    assert_eq!(server.requests().await.len(), 1, "no continuation for a call Hearth does not own");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_harness_that_keeps_calling_tools_is_stopped_after_six_continuations() {
+    let t = open().await;
+    let server = AgentServer::start().await;
+    let agent = agent_with(&t, config(&server));
+
+    let events = run(&agent, "loop forever").await;
+    assert_eq!(tool_results(&events).len(), MAX_CONTINUATIONS, "one round of results per continuation");
+    let message = run_error(&events);
+    assert!(message.contains(&server.host) && message.contains("after 6 rounds"), "{message}");
+    assert_eq!(server.requests().await.len(), MAX_CONTINUATIONS + 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broken_stream_ends_the_run_with_an_error_that_says_what_the_harness_did() {
+    let t = open().await;
+    let server = AgentServer::start().await;
+    let agent = agent_with(&t, config(&server));
+
+    let events = run(&agent, "invalid please").await;
+    assert_eq!(
+        run_error(&events),
+        format!(
+            "The agent at {} sent TOOL_CALL_ARGS for a tool call it never started (`never-started`); the run was stopped.",
+            server.host
+        )
+    );
+    assert!(!events.iter().any(|e| matches!(e, Event::ToolCallArgs(_))), "the invalid event is not forwarded");
+
+    let events = run(&agent, "garbage please").await;
+    let message = run_error(&events);
+    assert!(
+        message.starts_with(&format!("The agent at {} sent something that is not an AG-UI 1.0 event", server.host)),
+        "{message}"
+    );
+
+    let events = run(&agent, "early end").await;
+    assert_eq!(
+        run_error(&events),
+        format!(
+            "The agent at {} closed the stream without finishing its run (no RUN_FINISHED or RUN_ERROR); the run was stopped.",
+            server.host
+        )
+    );
+    assert!(events.iter().any(|e| matches!(e, Event::TextMessageStart(_))), "what came before is kept");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_errors_are_plain_errors_that_never_show_the_token() {
+    let t = open().await;
+    let server = AgentServer::start().await;
+    let with_token = config(&server);
+    assert!(!format!("{with_token:?}").contains(TOKEN));
+    let agent = agent_with(&t, with_token);
+    assert!(!format!("{agent:?}").contains(TOKEN));
+
+    let events = run(&agent, "deny me").await;
+    let message = run_error(&events);
+    assert!(message.contains("HTTP 401") && message.contains(&server.host), "{message}");
+    assert!(!serde_json::to_string(&events).unwrap().contains(TOKEN), "the token is in no event");
+    let requests = server.requests().await;
+    assert_eq!(requests[0]["authorization"], format!("Bearer {TOKEN}"), "the token was presented (and echoed back)");
+
+    let message = run_error(&run(&agent, "crash now").await);
+    assert!(message.contains("HTTP 500") && message.contains(&server.host), "{message}");
+    let message = run_error(&run(&agent, "plain json").await);
+    assert!(message.contains("\"application/json\", not an AG-UI event stream"), "{message}");
+
+    let missing = agent_with(&t, HarnessConfig { endpoint: format!("{}/nowhere", server.base), ..config(&server) });
+    let message = run_error(&run(&missing, "hello").await);
+    assert!(message.contains("HTTP 404") && message.contains("/nowhere"), "{message}");
+
+    // A port nobody listens on: bind one, then let it go.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let refused = agent_with(&t, HarnessConfig { endpoint: format!("http://127.0.0.1:{port}/agent"), ..config(&server) });
+    let message = run_error(&run(&refused, "hello").await);
+    assert!(message.starts_with(&format!("Hearth could not connect to the agent at 127.0.0.1:{port}")), "{message}");
+    assert!(!message.contains(TOKEN));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_mid_stream_ends_the_stream_and_closes_the_connection() {
+    let t = open().await;
+    let server = AgentServer::start().await;
+    let agent = agent_with(&t, config(&server));
+    let cancel = CancellationToken::new();
+    let mut events = agent.run(input("slow count"), cancel.clone());
+
+    let mut seen = Vec::new();
+    while let Some(event) = events.next().await {
+        let content = matches!(event, Event::TextMessageContent(_));
+        seen.push(event);
+        if content {
+            break;
+        }
+    }
+    assert!(matches!(seen.last(), Some(Event::TextMessageContent(_))), "the harness was streaming: {seen:#?}");
+    cancel.cancel();
+    // The stream ends (what was already queued may still arrive; nothing new is produced).
+    let rest: Vec<Event> = events.collect().await;
+    assert!(
+        !rest.iter().any(|e| matches!(e, Event::RunFinished(_) | Event::RunError(_))),
+        "the driver, not the agent, closes a stopped run: {rest:#?}"
+    );
+    assert_eq!(server.disconnects().await, ["run-h"], "the harness saw the client go away");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_just_before_the_tools_run_starts_no_tool_and_no_continuation() {
+    let t = open().await;
+    let server = AgentServer::start().await;
+    let hearth = t.hearth.clone();
+    let cancel = CancellationToken::new();
+    let stop = cancel.clone();
+    // The owner presses Stop at the moment Hearth builds the tools' context.
+    let tool_context = Arc::new(move |thread_id: &str, cancel: CancellationToken| {
+        stop.cancel();
+        ToolContext { cancel, ..hearth.tool_context(None, Some(thread_id.to_owned())) }
+    });
+    let agent = HarnessAgent::new(config(&server), tool_context).unwrap();
+
+    let events: Vec<Event> = agent.run(input("email the school"), cancel).collect().await;
+    assert!(events.iter().any(|e| matches!(e, Event::ToolCallEnd(_))), "the harness asked for prepare_email");
+    assert!(tool_results(&events).is_empty(), "{events:#?}");
+    assert!(t.hearth.approval_list().await.unwrap().is_empty(), "prepare_email did not run");
+    assert_eq!(server.requests().await.len(), 1, "no continuation after Stop");
+}

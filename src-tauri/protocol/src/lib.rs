@@ -14,6 +14,7 @@ pub mod ids;
 pub mod ipc;
 pub mod mail;
 pub mod pdf;
+pub mod settings;
 pub mod tasks;
 pub mod tools;
 

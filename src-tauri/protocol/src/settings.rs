@@ -1,0 +1,206 @@
+//! Settings: which agent answers (the offline sample, a model, or an external AG-UI agent),
+//! the model provider, and Hearth's own AG-UI endpoint. Secrets go in and never come out:
+//! views say only whether a key or token is stored.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::IpcError;
+
+/// Which wire format a model provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    /// OpenAI Chat Completions and compatible servers (Ollama, llama.cpp, vLLM, LM Studio).
+    OpenaiChat,
+    /// The OpenAI Responses API.
+    OpenaiResponses,
+    /// Anthropic Messages.
+    Anthropic,
+}
+
+impl ProviderKind {
+    /// Every kind, in the order Settings lists them.
+    pub const ALL: [ProviderKind; 3] = [Self::OpenaiChat, Self::OpenaiResponses, Self::Anthropic];
+
+    /// The name the owner sees.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Self::OpenaiChat => "OpenAI-compatible (Chat Completions)",
+            Self::OpenaiResponses => "OpenAI Responses",
+            Self::Anthropic => "Anthropic",
+        }
+    }
+
+    /// A sensible base URL to start from.
+    pub const fn default_base_url(self) -> &'static str {
+        match self {
+            Self::OpenaiChat | Self::OpenaiResponses => "https://api.openai.com/v1",
+            Self::Anthropic => "https://api.anthropic.com/v1",
+        }
+    }
+}
+
+/// Who answers the chat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentMode {
+    /// The offline sample agent (no model, no network).
+    Sample,
+    /// A model through a provider, with Hearth's tools.
+    Model,
+    /// An external agent over AG-UI, with Hearth's tools.
+    Harness,
+}
+
+/// The model provider as stored (the key itself never leaves the backend).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelSettings {
+    /// Wire format.
+    pub kind: ProviderKind,
+    /// Base URL up to the version (`https://api.openai.com/v1`, `http://localhost:11434/v1`).
+    pub base_url: String,
+    /// Model name.
+    pub model: String,
+    /// An API key is stored (encrypted).
+    pub has_api_key: bool,
+}
+
+/// The external AG-UI agent as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HarnessSettings {
+    /// Its endpoint.
+    pub url: String,
+    /// A bearer token is stored (encrypted).
+    pub has_token: bool,
+}
+
+/// Hearth's own AG-UI endpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointSettings {
+    /// It is listening.
+    pub enabled: bool,
+    /// `http://127.0.0.1:<port>/` while enabled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The bearer token clients must send, shown to the owner while enabled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
+/// Answer to every `settings_*` command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingsView {
+    /// Who answers the chat now.
+    pub mode: AgentMode,
+    /// The model provider, once configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelSettings>,
+    /// The external agent, once configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness: Option<HarnessSettings>,
+    /// Hearth's AG-UI endpoint.
+    pub endpoint: EndpointSettings,
+}
+
+fn check_url(field: &str, url: &str) -> Result<(), IpcError> {
+    let ok = (url.starts_with("http://") || url.starts_with("https://")) && url.len() <= 2048 && !url.contains(char::is_whitespace);
+    if ok { Ok(()) } else { Err(IpcError::invalid(format!("{field} must be an http:// or https:// URL."))) }
+}
+
+/// `settings_model_set`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelSettingsParams {
+    /// Wire format.
+    pub kind: ProviderKind,
+    /// Base URL.
+    pub base_url: String,
+    /// Model name.
+    pub model: String,
+    /// A new API key; absent keeps the stored one, empty removes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<String>,
+}
+
+impl ModelSettingsParams {
+    /// Checks bounds.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        check_url("The base URL", self.base_url.trim())?;
+        let model = self.model.trim();
+        if model.is_empty() || model.len() > 200 {
+            return Err(IpcError::invalid("Enter the model's name (at most 200 characters)."));
+        }
+        if self.api_key.as_ref().is_some_and(|k| k.len() > 4096 || k.contains(char::is_whitespace)) {
+            return Err(IpcError::invalid("The API key has spaces or is too long; paste it again."));
+        }
+        Ok(())
+    }
+}
+
+/// `settings_harness_set`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HarnessSettingsParams {
+    /// The agent's AG-UI endpoint.
+    pub url: String,
+    /// A new bearer token; absent keeps the stored one, empty removes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
+impl HarnessSettingsParams {
+    /// Checks bounds.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        check_url("The agent's URL", self.url.trim())?;
+        if self.token.as_ref().is_some_and(|t| t.len() > 4096 || t.contains(char::is_whitespace)) {
+            return Err(IpcError::invalid("The token has spaces or is too long; paste it again."));
+        }
+        Ok(())
+    }
+}
+
+/// `settings_mode_set`: who answers the chat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentModeParams {
+    /// The new mode (Model and Harness need their settings first).
+    pub mode: AgentMode,
+}
+
+/// `settings_endpoint_set`: turn Hearth's AG-UI endpoint on or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointParams {
+    /// On or off.
+    pub enabled: bool,
+}
+
+/// Answer to `settings_model_test`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionTestResponse {
+    /// The provider answered.
+    pub ok: bool,
+    /// What happened, for the owner ("Connected: the model answered in 420 ms.").
+    pub message: String,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn model_params_are_checked_and_camel_case() {
+        let p: ModelSettingsParams =
+            serde_json::from_str(r#"{"kind":"openai_chat","baseUrl":"http://localhost:11434/v1","model":"llama3.2"}"#).unwrap();
+        assert!(p.validate().is_ok());
+        assert!(ModelSettingsParams { base_url: "ftp://x".into(), ..p.clone() }.validate().is_err());
+        assert!(ModelSettingsParams { model: " ".into(), ..p.clone() }.validate().is_err());
+        assert!(ModelSettingsParams { api_key: Some("a b".into()), ..p }.validate().is_err());
+    }
+}

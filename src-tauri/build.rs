@@ -22,6 +22,12 @@ fn main() {
         "file_render",
         "file_fill",
         "mail_thread_get",
+        "settings_get",
+        "settings_mode_set",
+        "settings_model_set",
+        "settings_model_test",
+        "settings_harness_set",
+        "settings_endpoint_set",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         // A build script has no other way to report.

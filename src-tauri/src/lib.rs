@@ -55,6 +55,12 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::files::file_render,
             commands::files::file_fill,
             commands::mail::mail_thread_get,
+            commands::settings::settings_get,
+            commands::settings::settings_mode_set,
+            commands::settings::settings_model_set,
+            commands::settings::settings_model_test,
+            commands::settings::settings_harness_set,
+            commands::settings::settings_endpoint_set,
         ])
 }
 

@@ -64,6 +64,9 @@ pub enum CoreError {
     /// An approval came after its proposal expired.
     #[error("{0}")]
     Expired(String),
+    /// The secrets vault failed.
+    #[error(transparent)]
+    Vault(Box<crate::vault::VaultError>),
     /// A PDF could not be read, filled or rendered.
     #[error(transparent)]
     Pdf(#[from] crate::pdf::PdfError),
@@ -82,6 +85,7 @@ impl CoreError {
             CoreError::Expired(_) => ErrorCode::ApprovalExpired,
             CoreError::Pdf(crate::pdf::PdfError::LibraryMissing { .. }) => ErrorCode::Unavailable,
             CoreError::Pdf(_) => ErrorCode::InvalidInput,
+            CoreError::Vault(err) => return err.to_ipc(),
             CoreError::Provider(crate::providers::ProviderError::Cancelled) => ErrorCode::Cancelled,
             CoreError::Provider(_) => ErrorCode::Unavailable,
             CoreError::DatabaseLocked { .. } | CoreError::DataDir { .. } => ErrorCode::Unavailable,
@@ -91,6 +95,13 @@ impl CoreError {
             | CoreError::Corrupt(_) => ErrorCode::Internal,
         };
         IpcError::new(code, self.to_string())
+    }
+}
+
+impl From<crate::vault::VaultError> for CoreError {
+    fn from(err: crate::vault::VaultError) -> Self {
+        // Boxed: a vault error can itself carry a store error.
+        CoreError::Vault(Box::new(err))
     }
 }
 

@@ -5,4 +5,5 @@ pub mod approvals;
 pub mod chat;
 pub mod files;
 pub mod mail;
+pub mod settings;
 pub mod tasks;

@@ -111,19 +111,12 @@ impl Store {
 
     /// The local account's address.
     pub async fn local_account(&self) -> Result<String> {
-        let row = sqlx::query("SELECT value FROM meta WHERE key = ?1").bind(ACCOUNT_KEY).fetch_optional(self.reader()).await?;
-        Ok(row.and_then(|r| r.try_get::<String, _>(0).ok()).unwrap_or_else(|| DEFAULT_LOCAL_ACCOUNT.to_owned()))
+        Ok(self.setting(ACCOUNT_KEY).await?.unwrap_or_else(|| DEFAULT_LOCAL_ACCOUNT.to_owned()))
     }
 
     /// Changes the local account's address (proposals prepared for the old one are refused).
     pub async fn set_local_account(&self, account: &str) -> Result<()> {
-        let mut writer = self.writer().await;
-        sqlx::query("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-            .bind(ACCOUNT_KEY)
-            .bind(account)
-            .execute(&mut *writer)
-            .await?;
-        Ok(())
+        self.put_setting(ACCOUNT_KEY, account).await
     }
 }
 

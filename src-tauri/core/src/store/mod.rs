@@ -9,6 +9,7 @@ pub mod mail;
 mod open;
 pub mod proposals;
 pub mod secrets;
+pub mod settings;
 pub mod tasks;
 pub mod threads;
 pub mod workspace;

@@ -13,6 +13,7 @@ use hearth_protocol::files::{FileDetail, FileFillParams, FileRenderParams, FileR
 use hearth_protocol::mail::MailThread;
 
 use crate::agent::{Agent, NoModelHandler, SampleAgent};
+
 use crate::approvals::ApprovalGate;
 use crate::documents::DocumentTask;
 use crate::files::FileStore;
@@ -24,12 +25,20 @@ use crate::runs::{RunEvents, RunRegistry, spawn_run};
 use crate::store::Store;
 use crate::workspace::seed;
 
+mod agents;
+mod settings;
+
 /// The running core. Cheap to clone; clones share everything.
 #[derive(Clone)]
 pub struct Hearth {
     config: Arc<Config>,
     store: Store,
-    agent: Arc<dyn Agent>,
+    /// Who answers the chat now (Settings can swap it while Hearth runs).
+    agent: Arc<std::sync::RwLock<(&'static str, Arc<dyn Agent>)>>,
+    /// The offline sample agent, kept to switch back to.
+    sample: Arc<dyn Agent>,
+    settings: crate::settings::Settings,
+    endpoint: Arc<tokio::sync::Mutex<Option<crate::agui_server::AguiServer>>>,
     runs: RunRegistry,
     tasks: TaskEngine,
     approvals: ApprovalGate,
@@ -70,35 +79,32 @@ impl Hearth {
             tasks.start();
             approvals.start(std::time::Duration::from_secs(15));
         }
-        let agent = Arc::new(SampleAgent::new(
+        let sample: Arc<dyn Agent> = Arc::new(SampleAgent::new(
             store.clone(),
             tasks.clone(),
             config.sample_chunk_delay,
             config.sample_slow_step,
         ));
-        Ok(Self { config: Arc::new(config), store, agent, runs: RunRegistry::default(), tasks, approvals, files })
+        let vault = crate::vault::Vault::open_in(store.clone(), &config.data_dir).await?;
+        let hearth = Self {
+            config: Arc::new(config),
+            settings: crate::settings::Settings::new(store.clone(), vault),
+            store,
+            agent: Arc::new(std::sync::RwLock::new(("sample", sample.clone()))),
+            sample,
+            endpoint: Arc::default(),
+            runs: RunRegistry::default(),
+            tasks,
+            approvals,
+            files,
+        };
+        hearth.apply_settings().await;
+        Ok(hearth)
     }
 
     /// The task engine.
     pub fn tasks(&self) -> &TaskEngine {
         &self.tasks
-    }
-
-    /// This Hearth answering with `model` from `provider` instead of the sample agent. Tools
-    /// run through the same registry, journal and approval gate.
-    pub fn with_model(mut self, provider: Arc<dyn crate::providers::ModelProvider>, model: &str) -> Self {
-        let tools = self.clone();
-        let factory: crate::agent::ToolContextFactory = Arc::new(move |thread_id, cancel| crate::tools::ToolContext {
-            cancel,
-            ..tools.tool_context(None, Some(thread_id))
-        });
-        self.agent = Arc::new(crate::agent::ModelAgent::new(provider.clone(), model, factory));
-        let tools = self.clone();
-        let task_tools: crate::agent::TaskToolsFactory = Arc::new(move |ctx| tools.tool_context(Some(ctx), None));
-        let handler = crate::agent::ModelTaskHandler::new(provider, model, task_tools);
-        self.tasks.register(TaskKind::Agent, handler.clone());
-        self.tasks.register(TaskKind::Plan, handler);
-        self
     }
 
     /// The approval gate.
@@ -283,7 +289,7 @@ impl Hearth {
         let (thread_id, run_id) = (input.thread_id.clone(), input.run_id.clone());
         self.store.ensure_thread(&thread_id, title).await?;
         self.store.begin_run(&thread_id, &run_id).await?;
-        let Some(events) = spawn_run(&self.runs, self.store.clone(), self.agent.clone(), input) else {
+        let Some(events) = spawn_run(&self.runs, self.store.clone(), self.current_agent(), input) else {
             self.store.end_run(&run_id, crate::store::threads::RunEnd::Failed).await?;
             return Err(CoreError::Conflict(
                 "A reply is still streaming in this conversation. Stop it or wait for it to finish.".into(),
@@ -320,7 +326,7 @@ impl Hearth {
         AppInfoResponse {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             data_dir: self.config.data_dir.to_string_lossy().into_owned(),
-            agent: "sample".to_owned(),
+            agent: self.agent_mode().to_owned(),
         }
     }
 
@@ -328,6 +334,9 @@ impl Hearth {
     /// every task run (each ends interrupted, for the owner to review).
     pub async fn shutdown(&self) {
         self.runs.cancel_all();
+        if let Some(endpoint) = self.endpoint.lock().await.take() {
+            endpoint.stop();
+        }
         self.approvals.shutdown();
         self.tasks.shutdown().await;
     }

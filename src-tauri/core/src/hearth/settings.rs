@@ -1,0 +1,174 @@
+//! The `settings_*` operations: each stores what the owner chose, applies it at once, and
+//! answers with the view (which never carries a key or a stored token).
+
+use std::net::SocketAddr;
+
+use hearth_protocol::settings::{
+    AgentMode, ConnectionTestResponse, EndpointSettings, HarnessSettings, HarnessSettingsParams, ModelSettings,
+    ModelSettingsParams, SettingsView,
+};
+
+use super::Hearth;
+use crate::agui_server::{AguiServer, BearerToken, new_token};
+use crate::error::{CoreError, Result};
+use crate::settings::{
+    API_KEY_SECRET, ENDPOINT_TOKEN_SECRET, HARNESS_TOKEN_SECRET, StoredModel, StoredSettings, build_provider, test_provider,
+};
+
+impl Hearth {
+    /// At start-up: the stored mode and endpoint. A setting that cannot be applied (a provider
+    /// this build lacks, a port in use) is logged and the sample agent answers instead.
+    pub(super) async fn apply_settings(&self) {
+        let stored = match self.settings.load().await {
+            Ok(stored) => stored,
+            Err(err) => {
+                tracing::error!(error = %err, "could not read the settings; the sample agent answers");
+                return;
+            }
+        };
+        if let Err(err) = self.apply_mode(&stored).await {
+            tracing::warn!(error = %err, "the chosen agent could not start; the sample agent answers");
+            self.use_sample();
+        }
+        if stored.endpoint_enabled
+            && let Err(err) = self.start_endpoint(stored).await
+        {
+            tracing::warn!(error = %err, "Hearth's AG-UI endpoint could not start");
+        }
+    }
+
+    async fn apply_mode(&self, stored: &StoredSettings) -> Result<()> {
+        match stored.mode {
+            AgentMode::Sample => self.use_sample(),
+            AgentMode::Model => {
+                let model = stored.model.as_ref().ok_or_else(|| CoreError::InvalidInput("Set up a model provider first.".into()))?;
+                let provider = build_provider(model, self.settings.secret(API_KEY_SECRET).await?)?;
+                self.use_model(provider, &model.model);
+            }
+            AgentMode::Harness => {
+                let url = stored
+                    .harness_url
+                    .as_deref()
+                    .ok_or_else(|| CoreError::InvalidInput("Set up the external agent's URL first.".into()))?;
+                self.use_harness(url, self.settings.secret(HARNESS_TOKEN_SECRET).await?)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// What Settings shows.
+    pub async fn settings_get(&self) -> Result<SettingsView> {
+        let stored = self.settings.load().await?;
+        let model = match stored.model {
+            Some(m) => Some(ModelSettings {
+                kind: m.kind,
+                base_url: m.base_url,
+                model: m.model,
+                has_api_key: self.settings.has_secret(API_KEY_SECRET).await?,
+            }),
+            None => None,
+        };
+        let harness = match stored.harness_url {
+            Some(url) => Some(HarnessSettings { url, has_token: self.settings.has_secret(HARNESS_TOKEN_SECRET).await? }),
+            None => None,
+        };
+        let endpoint = match self.endpoint.lock().await.as_ref() {
+            Some(server) => EndpointSettings {
+                enabled: true,
+                url: Some(format!("http://{}/", server.addr())),
+                token: self.settings.secret(ENDPOINT_TOKEN_SECRET).await?,
+            },
+            None => EndpointSettings::default(),
+        };
+        Ok(SettingsView { mode: stored.mode, model, harness, endpoint })
+    }
+
+    /// Who answers the chat. Model and external agent need their settings first.
+    pub async fn settings_mode_set(&self, mode: AgentMode) -> Result<SettingsView> {
+        let mut stored = self.settings.load().await?;
+        stored.mode = mode;
+        self.apply_mode(&stored).await?;
+        self.settings.save(&stored).await?;
+        self.settings_get().await
+    }
+
+    /// The model provider (and its key: absent keeps, empty removes).
+    pub async fn settings_model_set(&self, params: &ModelSettingsParams) -> Result<SettingsView> {
+        params.validate()?;
+        let mut stored = self.settings.load().await?;
+        let model = StoredModel { kind: params.kind, base_url: params.base_url.trim().to_owned(), model: params.model.trim().to_owned() };
+        // Refuse a provider this build cannot make before storing anything.
+        build_provider(&model, None)?;
+        self.settings.update_secret(API_KEY_SECRET, params.api_key.as_deref()).await?;
+        stored.model = Some(model);
+        if stored.mode == AgentMode::Model {
+            self.apply_mode(&stored).await?;
+        }
+        self.settings.save(&stored).await?;
+        self.settings_get().await
+    }
+
+    /// Asks the configured model for a one-word answer.
+    pub async fn settings_model_test(&self) -> Result<ConnectionTestResponse> {
+        let stored = self.settings.load().await?;
+        let model = stored.model.ok_or_else(|| CoreError::InvalidInput("Set up a model provider first.".into()))?;
+        let provider = build_provider(&model, self.settings.secret(API_KEY_SECRET).await?)?;
+        Ok(test_provider(provider.as_ref(), &model.model).await)
+    }
+
+    /// The external AG-UI agent (and its token: absent keeps, empty removes).
+    pub async fn settings_harness_set(&self, params: &HarnessSettingsParams) -> Result<SettingsView> {
+        params.validate()?;
+        let mut stored = self.settings.load().await?;
+        self.settings.update_secret(HARNESS_TOKEN_SECRET, params.token.as_deref()).await?;
+        stored.harness_url = Some(params.url.trim().to_owned());
+        if stored.mode == AgentMode::Harness {
+            self.apply_mode(&stored).await?;
+        }
+        self.settings.save(&stored).await?;
+        self.settings_get().await
+    }
+
+    /// Turns Hearth's AG-UI endpoint on (loopback, the stored token or a new one) or off.
+    pub async fn settings_endpoint_set(&self, enabled: bool) -> Result<SettingsView> {
+        let mut stored = self.settings.load().await?;
+        if enabled {
+            stored.endpoint_enabled = true;
+            self.start_endpoint(stored).await?;
+        } else {
+            if let Some(server) = self.endpoint.lock().await.take() {
+                server.stop();
+            }
+            stored.endpoint_enabled = false;
+            self.settings.save(&stored).await?;
+        }
+        self.settings_get().await
+    }
+
+    async fn start_endpoint(&self, mut stored: StoredSettings) -> Result<()> {
+        let mut running = self.endpoint.lock().await;
+        if running.is_some() {
+            return Ok(());
+        }
+        let token = match self.settings.secret(ENDPOINT_TOKEN_SECRET).await? {
+            Some(token) => BearerToken::new(token),
+            None => {
+                let token = new_token();
+                self.settings.update_secret(ENDPOINT_TOKEN_SECRET, Some(token.reveal())).await?;
+                token
+            }
+        };
+        // The last port first, so clients keep working across restarts; any free port if taken.
+        let server = match stored.endpoint_port {
+            Some(port) => match AguiServer::start(self.clone(), SocketAddr::from(([127, 0, 0, 1], port)), token.clone()).await {
+                Ok(server) => server,
+                Err(_) => AguiServer::start(self.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token).await?,
+            },
+            None => AguiServer::start(self.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token).await?,
+        };
+        stored.endpoint_port = Some(server.addr().port());
+        self.settings.save(&stored).await?;
+        *running = Some(server);
+        Ok(())
+    }
+}

@@ -1,0 +1,107 @@
+//! What the owner set in Settings, persisted: who answers the chat, the model provider, the
+//! external AG-UI agent and Hearth's own endpoint. Keys and tokens go to the vault; the rest
+//! is plain JSON in the database.
+
+mod provider;
+
+use hearth_protocol::settings::{AgentMode, ProviderKind};
+use serde::{Deserialize, Serialize};
+
+pub use provider::{build_provider, test_provider};
+
+use crate::error::{CoreError, Result};
+use crate::store::Store;
+use crate::vault::{ExposeSecret, SecretString, Vault};
+
+const SETTINGS_KEY: &str = "settings";
+/// Vault name of the model provider's API key.
+pub const API_KEY_SECRET: &str = "provider:api_key";
+/// Vault name of the external agent's bearer token.
+pub const HARNESS_TOKEN_SECRET: &str = "harness:token";
+/// Vault name of Hearth's own endpoint token.
+pub const ENDPOINT_TOKEN_SECRET: &str = "endpoint:token";
+
+/// The model provider, without its key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredModel {
+    /// Wire format.
+    pub kind: ProviderKind,
+    /// Base URL.
+    pub base_url: String,
+    /// Model name.
+    pub model: String,
+}
+
+/// Everything Settings stores outside the vault.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredSettings {
+    /// Who answers the chat.
+    pub mode: AgentMode,
+    /// The model provider.
+    #[serde(default)]
+    pub model: Option<StoredModel>,
+    /// The external agent's URL.
+    #[serde(default)]
+    pub harness_url: Option<String>,
+    /// Hearth's endpoint is on.
+    #[serde(default)]
+    pub endpoint_enabled: bool,
+    /// The port it last listened on (kept so clients can reconnect after a restart).
+    #[serde(default)]
+    pub endpoint_port: Option<u16>,
+}
+
+impl Default for StoredSettings {
+    fn default() -> Self {
+        Self { mode: AgentMode::Sample, model: None, harness_url: None, endpoint_enabled: false, endpoint_port: None }
+    }
+}
+
+/// Settings and their secrets. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    store: Store,
+    vault: Vault,
+}
+
+impl Settings {
+    /// Settings kept in `store`, secrets in `vault`.
+    pub fn new(store: Store, vault: Vault) -> Self {
+        Self { store, vault }
+    }
+
+    /// What is stored (defaults when nothing is).
+    pub async fn load(&self) -> Result<StoredSettings> {
+        match self.store.setting(SETTINGS_KEY).await? {
+            Some(json) => Ok(serde_json::from_str(&json)?),
+            None => Ok(StoredSettings::default()),
+        }
+    }
+
+    /// Stores `settings`.
+    pub async fn save(&self, settings: &StoredSettings) -> Result<()> {
+        self.store.put_setting(SETTINGS_KEY, &serde_json::to_string(settings)?).await
+    }
+
+    /// A secret, if stored.
+    pub async fn secret(&self, name: &str) -> Result<Option<String>> {
+        let secret = self.vault.get(name).await.map_err(CoreError::from)?;
+        Ok(secret.map(|s| s.expose_secret().to_owned()))
+    }
+
+    /// Whether a secret is stored (without decrypting it).
+    pub async fn has_secret(&self, name: &str) -> Result<bool> {
+        Ok(self.vault.names().await.map_err(CoreError::from)?.iter().any(|n| n == name))
+    }
+
+    /// Applies the keep / remove / replace rule: `None` keeps, empty removes, else replaces.
+    pub async fn update_secret(&self, name: &str, value: Option<&str>) -> Result<()> {
+        match value {
+            None => Ok(()),
+            Some("") => self.vault.delete(name).await.map(|_| ()).map_err(CoreError::from),
+            Some(value) => self.vault.put(name, &SecretString::from(value.to_owned())).await.map_err(CoreError::from),
+        }
+    }
+}

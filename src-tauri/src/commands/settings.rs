@@ -1,0 +1,52 @@
+//! `settings_*` commands: the Settings screen. Keys and tokens go in; views never carry them.
+
+use hearth_protocol::IpcError;
+use hearth_protocol::settings::{
+    AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, ModelSettingsParams, SettingsView,
+};
+use tauri::State;
+
+use crate::AppState;
+use crate::ipc::parse;
+
+/// What Settings shows.
+#[tauri::command]
+pub async fn settings_get(state: State<'_, AppState>) -> Result<SettingsView, IpcError> {
+    state.ready()?.settings_get().await.map_err(|e| e.to_ipc())
+}
+
+/// Who answers the chat.
+#[tauri::command]
+pub async fn settings_mode_set(state: State<'_, AppState>, params: serde_json::Value) -> Result<SettingsView, IpcError> {
+    let params: AgentModeParams = parse("settings_mode_set", params)?;
+    state.ready()?.settings_mode_set(params.mode).await.map_err(|e| e.to_ipc())
+}
+
+/// The model provider.
+#[tauri::command]
+pub async fn settings_model_set(state: State<'_, AppState>, params: serde_json::Value) -> Result<SettingsView, IpcError> {
+    let params: ModelSettingsParams = parse("settings_model_set", params)?;
+    params.validate()?;
+    state.ready()?.settings_model_set(&params).await.map_err(|e| e.to_ipc())
+}
+
+/// "Test connection".
+#[tauri::command]
+pub async fn settings_model_test(state: State<'_, AppState>) -> Result<ConnectionTestResponse, IpcError> {
+    state.ready()?.settings_model_test().await.map_err(|e| e.to_ipc())
+}
+
+/// The external AG-UI agent.
+#[tauri::command]
+pub async fn settings_harness_set(state: State<'_, AppState>, params: serde_json::Value) -> Result<SettingsView, IpcError> {
+    let params: HarnessSettingsParams = parse("settings_harness_set", params)?;
+    params.validate()?;
+    state.ready()?.settings_harness_set(&params).await.map_err(|e| e.to_ipc())
+}
+
+/// Hearth's own AG-UI endpoint on or off.
+#[tauri::command]
+pub async fn settings_endpoint_set(state: State<'_, AppState>, params: serde_json::Value) -> Result<SettingsView, IpcError> {
+    let params: EndpointParams = parse("settings_endpoint_set", params)?;
+    state.ready()?.settings_endpoint_set(params.enabled).await.map_err(|e| e.to_ipc())
+}

@@ -6,7 +6,7 @@
 //! the owner types is sent.
 
 use hearth_protocol::settings::{
-    AgentMode, HarnessSettings, HarnessSettingsParams, ModelSettings, ModelSettingsParams, ProviderKind,
+    AgentMode, HarnessSettings, HarnessSettingsParams, ModelSettings, ModelSettingsParams, ProviderKind, SettingsView,
 };
 
 /// Every mode, in the order the radio group lists them.
@@ -19,11 +19,6 @@ pub const fn mode_slug(mode: AgentMode) -> &'static str {
         AgentMode::Model => "model",
         AgentMode::Harness => "harness",
     }
-}
-
-/// The mode a radio value names, if any.
-pub fn mode_from_slug(slug: &str) -> Option<AgentMode> {
-    MODES.into_iter().find(|&mode| mode_slug(mode) == slug)
 }
 
 /// A mode as the owner reads it.
@@ -41,6 +36,15 @@ pub const fn mode_note(mode: AgentMode) -> &'static str {
         AgentMode::Sample => "The offline sample agent: no model, no network.",
         AgentMode::Model => "The model provider below, with Hearth's tools.",
         AgentMode::Harness => "The external agent below, over AG-UI, with Hearth's tools.",
+    }
+}
+
+/// Whether `mode` can be chosen now: Model and External agent need their settings first.
+pub fn mode_ready(view: &SettingsView, mode: AgentMode) -> bool {
+    match mode {
+        AgentMode::Sample => true,
+        AgentMode::Model => view.model.is_some(),
+        AgentMode::Harness => view.harness.is_some(),
     }
 }
 
@@ -114,6 +118,16 @@ impl ModelForm {
             model: self.model.trim().to_owned(),
             api_key: new_secret(&self.api_key),
         }
+    }
+}
+
+impl ModelForm {
+    /// Whether Save would change anything: the form differs from what is stored, or a new
+    /// key was typed. (Test connection uses the stored provider, not the form.)
+    pub fn is_unsaved(&self, stored: Option<&ModelSettings>) -> bool {
+        let params = self.params();
+        params.api_key.is_some()
+            || stored.is_none_or(|s| s.kind != params.kind || s.base_url != params.base_url || s.model != params.model)
     }
 }
 

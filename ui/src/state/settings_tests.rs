@@ -16,7 +16,6 @@ fn stored_model(has_api_key: bool) -> ModelSettings {
 #[test]
 fn modes_and_kinds_round_trip_their_wire_spelling() {
     for mode in MODES {
-        assert_eq!(mode_from_slug(mode_slug(mode)), Some(mode));
         let wire = serde_json::to_value(mode).unwrap();
         assert_eq!(wire, serde_json::json!(mode_slug(mode)));
     }
@@ -25,7 +24,7 @@ fn modes_and_kinds_round_trip_their_wire_spelling() {
         let wire = serde_json::to_value(kind).unwrap();
         assert_eq!(wire, serde_json::json!(kind_slug(kind)));
     }
-    assert_eq!(mode_from_slug("Model"), None);
+    assert_eq!(MODES.map(mode_slug), ["sample", "model", "harness"]);
     assert_eq!(kind_from_slug(""), None);
     assert_eq!(mode_label(AgentMode::Harness), "External agent (AG-UI)");
 }
@@ -146,4 +145,31 @@ fn harness_form_keeps_replaces_or_removes_the_token() {
 fn secret_placeholders_say_whether_empty_keeps_one() {
     assert_eq!(secret_placeholder(true), "Stored — leave empty to keep");
     assert_eq!(secret_placeholder(false), "Optional");
+}
+
+#[test]
+fn model_and_harness_modes_need_their_settings_first() {
+    let mut view = SettingsView { mode: AgentMode::Sample, model: None, harness: None, endpoint: Default::default() };
+    assert!(mode_ready(&view, AgentMode::Sample));
+    assert!(!mode_ready(&view, AgentMode::Model));
+    assert!(!mode_ready(&view, AgentMode::Harness));
+    view.model = Some(stored_model(false));
+    view.harness = Some(HarnessSettings { url: "http://127.0.0.1:8000/".into(), has_token: false });
+    assert!(mode_ready(&view, AgentMode::Model));
+    assert!(mode_ready(&view, AgentMode::Harness));
+}
+
+#[test]
+fn the_model_form_knows_when_it_differs_from_what_is_stored() {
+    assert!(ModelForm::from_settings(None).is_unsaved(None), "nothing stored yet");
+    let stored = stored_model(true);
+    let mut form = ModelForm::from_settings(Some(&stored));
+    assert!(!form.is_unsaved(Some(&stored)));
+    form.model = " llama3.2 ".into();
+    assert!(!form.is_unsaved(Some(&stored)), "stray spaces are trimmed away on Save");
+    form.api_key = "sk-new".into();
+    assert!(form.is_unsaved(Some(&stored)), "a new key");
+    form.api_key.clear();
+    form.set_kind(ProviderKind::Anthropic);
+    assert!(form.is_unsaved(Some(&stored)), "another kind");
 }

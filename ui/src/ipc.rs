@@ -14,6 +14,10 @@ use hearth_protocol::ipc::{
     ThreadHistoryResponse, ThreadListResponse,
 };
 use hearth_protocol::mail::{MailThread, MailThreadGetParams};
+use hearth_protocol::settings::{
+    AgentMode, AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, ModelSettingsParams,
+    SettingsView,
+};
 use hearth_protocol::tasks::{TaskChanged, TaskControlParams, TaskDetail, TaskGetParams, TaskListResponse, TaskView};
 use hearth_protocol::{ErrorCode, IpcError};
 use serde::Serialize;
@@ -160,6 +164,41 @@ pub async fn mail_thread_get(thread_id: &str) -> Result<MailThread, IpcError> {
     let params = MailThreadGetParams { thread_id: thread_id.to_owned() };
     params.validate()?;
     call("mail_thread_get", &serde_json::json!({ "params": params })).await
+}
+
+/// Settings as stored: the mode, the model provider, the external agent and Hearth's
+/// endpoint. Secrets never come back, only whether one is stored.
+pub async fn settings_get() -> Result<SettingsView, IpcError> {
+    call("settings_get", &serde_json::json!({})).await
+}
+
+/// Switches who answers the chat; Model and External agent are refused until configured.
+pub async fn settings_mode_set(mode: AgentMode) -> Result<SettingsView, IpcError> {
+    let params = AgentModeParams { mode };
+    call("settings_mode_set", &serde_json::json!({ "params": params })).await
+}
+
+/// Stores the model provider. `api_key` absent keeps the stored key, empty removes it.
+pub async fn settings_model_set(params: &ModelSettingsParams) -> Result<SettingsView, IpcError> {
+    params.validate()?;
+    call("settings_model_set", &serde_json::json!({ "params": params })).await
+}
+
+/// Sends the stored model provider a small request; `ok` says whether it answered.
+pub async fn settings_model_test() -> Result<ConnectionTestResponse, IpcError> {
+    call("settings_model_test", &serde_json::json!({})).await
+}
+
+/// Stores the external AG-UI agent. `token` absent keeps the stored token, empty removes it.
+pub async fn settings_harness_set(params: &HarnessSettingsParams) -> Result<SettingsView, IpcError> {
+    params.validate()?;
+    call("settings_harness_set", &serde_json::json!({ "params": params })).await
+}
+
+/// Turns Hearth's own AG-UI endpoint on or off.
+pub async fn settings_endpoint_set(enabled: bool) -> Result<SettingsView, IpcError> {
+    let params = EndpointParams { enabled };
+    call("settings_endpoint_set", &serde_json::json!({ "params": params })).await
 }
 
 /// A channel whose messages are parsed as `T` and handed to `on_message`; an unreadable

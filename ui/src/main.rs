@@ -2,6 +2,7 @@
 
 mod app;
 mod cards;
+mod clipboard;
 mod clock;
 mod ipc;
 mod latest_only;

@@ -5,6 +5,7 @@ pub mod approvals;
 pub mod chat;
 pub mod files;
 pub mod placeholder;
+pub mod settings;
 pub mod startup_error;
 
 /// Every screen in the navigation.

@@ -1,8 +1,9 @@
-//! UI state that is plain data (the chat reducer, the task store, proposals, files and card
-//! models), testable without a browser.
+//! UI state that is plain data (the chat reducer, the task store, proposals, files, the
+//! settings forms and card models), testable without a browser.
 
 pub mod approvals;
 pub mod cards;
 pub mod chat;
 pub mod files;
+pub mod settings;
 pub mod tasks;

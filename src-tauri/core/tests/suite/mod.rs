@@ -10,6 +10,7 @@ mod pdf;
 mod processes;
 mod providers;
 mod runs;
+mod settings;
 mod startup;
 mod support;
 mod tasks;

@@ -6,6 +6,7 @@ mod activity;
 mod chat;
 mod documents;
 mod ipc;
+mod settings;
 mod startup;
 
 /// The app binary cargo built for this test run.

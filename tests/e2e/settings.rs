@@ -1,0 +1,52 @@
+//! Settings through the webview: configure a model provider (the scripted model server on
+//! loopback, speaking OpenAI's real streaming format), test the connection, switch the
+//! chat to it and get its answer; turn Hearth's AG-UI endpoint on and see its token.
+
+use hearth_testkit::TestHome;
+use hearth_testkit::model_server::{ModelServer, Reply, Script};
+use hearth_testkit::webdriver::Session;
+
+use crate::APP;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_is_configured_tested_and_answers_the_chat() {
+    let server = ModelServer::start(
+        Script::new().turn(Reply::new().text(&["OK"])).turn(Reply::new().text(&["Hello", " from", " the", " model."])),
+    )
+    .await
+    .unwrap();
+    let home = TestHome::new().unwrap();
+    let session = Session::start_app(APP, &home).await;
+
+    session.find(".nav-item[data-screen=settings]").await.click().await.unwrap();
+    let base_url = session.find("#model-base-url").await;
+    base_url.clear().await.unwrap();
+    base_url.send_keys(&server.base_url()).await.unwrap();
+    session.find("#model-name").await.send_keys("scripted-model").await.unwrap();
+    session.find("#model-api-key").await.send_keys("sk-e2e-key").await.unwrap();
+    session.find("[data-action=save-model]").await.click().await.unwrap();
+    session.find("[data-action=test-model]:not([disabled])").await.click().await.unwrap();
+    session
+        .until_texts(".settings-test-result[data-ok=true]", "the connection test passes", |t| {
+            t.len() == 1 && t[0].contains("Connected")
+        })
+        .await;
+    assert_eq!(server.requests()[0].header("authorization"), Some("Bearer sk-e2e-key"));
+    session.find("input[name=agent-mode][value=model]").await.click().await.unwrap();
+    session.until_script("return document.querySelector('input[name=agent-mode][value=model]').checked", "model mode is on").await;
+
+    session.find("#endpoint-enabled").await.click().await.unwrap();
+    session.until_texts(".endpoint-url", "the endpoint listens", |t| t.len() == 1 && t[0].starts_with("http://127.0.0.1:")).await;
+    session
+        .until_script("const t = document.querySelector('.endpoint-token'); return !!t && t.value.startsWith('hearth_')", "the token shows")
+        .await;
+    session.screenshot("settings").await;
+
+    session.find(".nav-item[data-screen=chat]").await.click().await.unwrap();
+    session.send("hello").await;
+    session
+        .until_texts(".msg-assistant:not(.streaming)", "the model answers", |t| t.len() == 1 && t[0].contains("Hello from the model."))
+        .await;
+    assert_eq!(server.requests().len(), 2, "the chat went to the configured model");
+    session.close().await;
+}

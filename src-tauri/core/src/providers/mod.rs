@@ -7,7 +7,7 @@
 //! 401/403 or another 4xx), honours cancellation by dropping the connection, and fails with a
 //! [`ProviderError`] that says what to do and never carries the API key or the request.
 
-
+mod anthropic;
 mod config;
 mod error;
 mod http;
@@ -16,7 +16,7 @@ mod openai_chat;
 mod sse;
 mod types;
 
-
+pub use anthropic::Anthropic;
 pub use config::{ProviderConfig, RetryPolicy};
 pub use error::ProviderError;
 pub use openai_chat::OpenAiChat;

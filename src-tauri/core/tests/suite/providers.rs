@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use hearth_core::providers::{
-    FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, ProviderConfig, ProviderError, RetryPolicy,
+    Anthropic, FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, ProviderConfig, ProviderError, RetryPolicy,
     ToolCall, ToolSpec,
 };
 use hearth_testkit::model_server::{End, HttpError, ModelServer, Reply, Script, ScriptedCall};
@@ -21,6 +21,7 @@ const KEY: &str = "sk-test-3f9a1c7e-do-not-leak";
 #[derive(Clone, Copy, Debug)]
 enum Kind {
     Chat,
+    Anthropic,
 }
 
 fn fast_retries() -> RetryPolicy {
@@ -31,6 +32,7 @@ fn provider(kind: Kind, server: &ModelServer) -> Box<dyn ModelProvider> {
     let config = ProviderConfig::new("Scripted", server.base_url(), Some(KEY.to_owned())).with_retry(fast_retries());
     match kind {
         Kind::Chat => Box::new(OpenAiChat::new(&config).unwrap()),
+        Kind::Anthropic => Box::new(Anthropic::new(&config).unwrap()),
     }
 }
 
@@ -293,6 +295,28 @@ async fn the_request_carries_tools_key_and_tool_results(kind: Kind) {
                 ])
             );
         }
+        Kind::Anthropic => {
+            assert_eq!(sent.path, "/v1/messages");
+            assert_eq!(sent.header("x-api-key"), Some(KEY));
+            assert_eq!(sent.header("anthropic-version"), Some("2023-06-01"));
+            assert_eq!(sent.header("authorization"), None);
+            assert_eq!(body["system"], "You are Hearth.");
+            assert_eq!(body["max_tokens"], 1024);
+            assert_eq!(body["tools"], json!([{ "name": "search_mail", "description": "Search the owner's mail", "input_schema": schema }]));
+            assert_eq!(
+                body["messages"],
+                json!([
+                    { "role": "user", "content": [{ "type": "text", "text": "Find me a plumber" }] },
+                    { "role": "assistant", "content": [
+                        { "type": "text", "text": "Searching." },
+                        { "type": "tool_use", "id": "call_7", "name": "search_mail", "input": { "query": "plumber" } },
+                    ]},
+                    { "role": "user", "content": [
+                        { "type": "tool_result", "tool_use_id": "call_7", "content": "2 hits: Joe's Plumbing", "is_error": false },
+                    ]},
+                ])
+            );
+        }
     }
     let _: &Value = body;
 }
@@ -355,3 +379,4 @@ macro_rules! format_tests {
 }
 
 format_tests!(openai_chat, Kind::Chat);
+format_tests!(anthropic, Kind::Anthropic);

@@ -12,6 +12,7 @@ mod config;
 mod error;
 mod http;
 mod openai_chat;
+mod openai_responses;
 
 mod sse;
 mod types;
@@ -20,5 +21,6 @@ pub use anthropic::Anthropic;
 pub use config::{ProviderConfig, RetryPolicy};
 pub use error::ProviderError;
 pub use openai_chat::OpenAiChat;
+pub use openai_responses::OpenAiResponses;
 
 pub use types::{FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, ToolCall, ToolSpec};

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use hearth_core::providers::{
-    Anthropic, FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, ProviderConfig, ProviderError, RetryPolicy,
+    Anthropic, FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, OpenAiResponses, ProviderConfig, ProviderError, RetryPolicy,
     ToolCall, ToolSpec,
 };
 use hearth_testkit::model_server::{End, HttpError, ModelServer, Reply, Script, ScriptedCall};
@@ -22,6 +22,7 @@ const KEY: &str = "sk-test-3f9a1c7e-do-not-leak";
 enum Kind {
     Chat,
     Anthropic,
+    Responses,
 }
 
 fn fast_retries() -> RetryPolicy {
@@ -33,6 +34,7 @@ fn provider(kind: Kind, server: &ModelServer) -> Box<dyn ModelProvider> {
     match kind {
         Kind::Chat => Box::new(OpenAiChat::new(&config).unwrap()),
         Kind::Anthropic => Box::new(Anthropic::new(&config).unwrap()),
+        Kind::Responses => Box::new(OpenAiResponses::new(&config).unwrap()),
     }
 }
 
@@ -317,6 +319,25 @@ async fn the_request_carries_tools_key_and_tool_results(kind: Kind) {
                 ])
             );
         }
+        Kind::Responses => {
+            assert_eq!(sent.path, "/v1/responses");
+            assert_eq!(sent.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+            assert_eq!(body["instructions"], "You are Hearth.");
+            assert_eq!(body["max_output_tokens"], 1024);
+            assert_eq!(
+                body["tools"],
+                json!([{ "type": "function", "name": "search_mail", "description": "Search the owner's mail", "parameters": schema }])
+            );
+            assert_eq!(
+                body["input"],
+                json!([
+                    { "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "Find me a plumber" }] },
+                    { "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": "Searching." }] },
+                    { "type": "function_call", "call_id": "call_7", "name": "search_mail", "arguments": "{\"query\":\"plumber\"}" },
+                    { "type": "function_call_output", "call_id": "call_7", "output": "2 hits: Joe's Plumbing" },
+                ])
+            );
+        }
     }
     let _: &Value = body;
 }
@@ -380,3 +401,4 @@ macro_rules! format_tests {
 
 format_tests!(openai_chat, Kind::Chat);
 format_tests!(anthropic, Kind::Anthropic);
+format_tests!(openai_responses, Kind::Responses);

@@ -77,6 +77,15 @@ impl Endpoint {
         text
     }
 
+    /// Scrubs the key out of an error whose words came from the provider.
+    pub fn scrub_error(&self, err: ProviderError) -> ProviderError {
+        match err {
+            ProviderError::StreamFailed { provider, detail } => ProviderError::StreamFailed { provider, detail: self.scrub(&detail) },
+            ProviderError::Protocol { provider, detail } => ProviderError::Protocol { provider, detail: self.scrub(&detail) },
+            other => other,
+        }
+    }
+
     async fn send_once(&self, body: &str) -> Result<reqwest::Response, ProviderError> {
         let response = self
             .client
@@ -227,7 +236,7 @@ impl<D: WireDecoder> Drive<'_, D> {
                 Ok(Flow::Continue) => {}
                 Ok(Flow::Done) => return Flow::Done,
                 Err(err) => {
-                    self.queue.push_back(Err(err));
+                    self.queue.push_back(Err(self.endpoint.scrub_error(err)));
                     return Flow::Done;
                 }
             }

@@ -243,6 +243,58 @@ async fn cancel_mid_stream_drops_the_connection(kind: Kind) {
     assert_eq!(server.disconnects(), 1);
 }
 
+async fn slow_stream_is_read_to_the_end(kind: Kind) {
+    let chunks = ["One ", "word ", "at ", "a ", "time."];
+    let reply = Reply::new().text(&chunks).chunk_delay(Duration::from_millis(15));
+    let (events, error, _server) = run(kind, Script::new().turn(reply)).await;
+    assert!(error.is_none(), "{error:?}");
+    let mut expected: Vec<_> = chunks.iter().map(|c| text(c)).collect();
+    expected.push(finished(FinishReason::Stop));
+    assert_eq!(events, expected);
+}
+
+#[tokio::test]
+async fn cancel_during_retry_backoff_sends_nothing_more() {
+    let server = ModelServer::start(Script::new().turn(HttpError::rate_limited(3600)).turn(Reply::new().text(&["never"])))
+        .await
+        .unwrap();
+    let slow = RetryPolicy { max_retries: 2, base_delay: Duration::from_secs(3600), max_delay: Duration::from_secs(3600) };
+    let config = ProviderConfig::new("Scripted", server.base_url(), Some(KEY.to_owned())).with_retry(slow);
+    let provider = OpenAiChat::new(&config).unwrap();
+    let request = request();
+    let cancel = CancellationToken::new();
+    let stream = provider.stream(&request, &cancel);
+    let trigger = cancel.clone();
+    let collecting = tokio::spawn(async move {
+        server.wait_for_requests(1).await;
+        trigger.cancel();
+        server
+    });
+    let (events, error) = collect(stream).await;
+    let server = collecting.await.unwrap();
+    assert_eq!(events, vec![]);
+    assert!(matches!(error, Some(ProviderError::Cancelled)), "{error:?}");
+    assert_eq!(server.requests().len(), 1, "no retry after the cancel");
+}
+
+#[tokio::test]
+async fn an_unreachable_server_is_retried_and_named() {
+    // A bound socket that never listens: the port stays ours, and every connect is refused.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let base = format!("http://{}/v1", socket.local_addr().unwrap());
+    let config = ProviderConfig::new("Ollama", base.clone(), None).with_retry(fast_retries());
+    let provider = OpenAiChat::new(&config).unwrap();
+    let request = request();
+    let cancel = CancellationToken::new();
+    let (events, error) = collect(provider.stream(&request, &cancel)).await;
+    assert_eq!(events, vec![]);
+    let error = error.unwrap();
+    assert!(matches!(error, ProviderError::Unreachable { .. }), "{error:?}");
+    let message = error.to_string();
+    assert!(message.contains("could not reach the model provider Ollama") && message.contains(&base), "{message}");
+}
+
 fn conversation() -> ModelRequest {
     ModelRequest {
         model: "scripted-model".to_owned(),
@@ -386,6 +438,10 @@ macro_rules! format_tests {
             #[tokio::test]
             async fn other_client_errors_are_not_retried() {
                 super::other_client_errors_are_not_retried($kind).await;
+            }
+            #[tokio::test]
+            async fn slow_stream_is_read_to_the_end() {
+                super::slow_stream_is_read_to_the_end($kind).await;
             }
             #[tokio::test]
             async fn cancel_mid_stream_drops_the_connection() {

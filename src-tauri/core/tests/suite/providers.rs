@@ -115,6 +115,7 @@ async fn streams_text(kind: Kind) {
     assert!(error.is_none(), "{error:?}");
     assert_eq!(events, vec![text("Hel"), text("lo, "), text("world"), finished(FinishReason::Stop)]);
     assert_eq!(server.requests().len(), 1);
+    assert_eq!(server.disconnects(), 0, "a finished answer is read to the end of the stream");
 }
 
 async fn streams_reasoning_then_text(kind: Kind) {

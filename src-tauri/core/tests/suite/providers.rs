@@ -177,6 +177,22 @@ async fn rate_limit_then_success_retries_once(kind: Kind) {
     assert_eq!(server.requests().len(), 2, "one retry");
 }
 
+async fn persistent_rate_limit_says_so_with_the_wait(kind: Kind) {
+    let script = Script::new()
+        .turn(HttpError::rate_limited(7))
+        .turn(HttpError::rate_limited(7))
+        .turn(HttpError::rate_limited(7))
+        .turn(Reply::new().text(&["never"]));
+    let (events, error, server) = run(kind, script).await;
+    assert_eq!(events, vec![]);
+    let error = error.unwrap();
+    assert_eq!(error.retry_after(), Some(Duration::from_secs(7)));
+    let message = error.to_string();
+    assert!(message.contains("Scripted is rate-limiting Hearth (429)"), "{message}");
+    assert!(!message.contains(KEY));
+    assert_eq!(server.requests().len(), 3, "the first try and two retries");
+}
+
 async fn server_errors_are_retried_at_most_twice(kind: Kind) {
     let script = Script::new()
         .turn(HttpError::server_error())
@@ -423,6 +439,10 @@ macro_rules! format_tests {
             #[tokio::test]
             async fn rate_limit_then_success_retries_once() {
                 super::rate_limit_then_success_retries_once($kind).await;
+            }
+            #[tokio::test]
+            async fn persistent_rate_limit_says_so_with_the_wait() {
+                super::persistent_rate_limit_says_so_with_the_wait($kind).await;
             }
             #[tokio::test]
             async fn server_errors_are_retried_at_most_twice() {

@@ -118,3 +118,12 @@ fn only_the_ipc_module_talks_to_tauri_from_the_ui() {
     let callers = files_mentioning("ui/src", "__TAURI__");
     assert_eq!(callers, ["ui/src/ipc.rs"]);
 }
+
+#[test]
+fn outbound_http_lives_only_in_providers_and_workspace() {
+    let outside: Vec<_> = files_mentioning("src-tauri/core/src", "reqwest")
+        .into_iter()
+        .filter(|f| !f.starts_with("src-tauri/core/src/providers/") && !f.starts_with("src-tauri/core/src/workspace/"))
+        .collect();
+    assert!(outside.is_empty(), "reqwest used outside core::providers and core::workspace: {outside:?}");
+}

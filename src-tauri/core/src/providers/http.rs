@@ -77,6 +77,15 @@ impl Endpoint {
         text
     }
 
+    /// Scrubs the key out of an error whose words came from the provider.
+    pub fn scrub_error(&self, err: ProviderError) -> ProviderError {
+        match err {
+            ProviderError::StreamFailed { provider, detail } => ProviderError::StreamFailed { provider, detail: self.scrub(&detail) },
+            ProviderError::Protocol { provider, detail } => ProviderError::Protocol { provider, detail: self.scrub(&detail) },
+            other => other,
+        }
+    }
+
     async fn send_once(&self, body: &str) -> Result<reqwest::Response, ProviderError> {
         let response = self
             .client
@@ -138,7 +147,7 @@ impl Endpoint {
         cancel: &'a CancellationToken,
     ) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
         let body = body.to_string();
-        let state = Drive { endpoint: self, body, decoder, cancel, phase: Phase::Connect, sse: SseDecoder::default(), queue: VecDeque::new() };
+        let state = Drive { endpoint: self, body, decoder, cancel, phase: Phase::Connect, sse: SseDecoder::default(), queue: VecDeque::new(), ended: false };
         futures::stream::unfold(state, Drive::next).boxed()
     }
 }
@@ -157,12 +166,30 @@ struct Drive<'a, D> {
     phase: Phase,
     sse: SseDecoder,
     queue: VecDeque<Result<ModelEvent, ProviderError>>,
+    /// An error has been yielded: nothing follows.
+    ended: bool,
 }
 
 impl<D: WireDecoder> Drive<'_, D> {
     async fn next(mut self) -> Option<(Result<ModelEvent, ProviderError>, Self)> {
         loop {
+            if self.ended {
+                return None;
+            }
+            // A cancel wins over events already decoded: the caller asked to stop now.
+            if self.cancel.is_cancelled() {
+                self.phase = Phase::Done;
+                self.queue.clear();
+                self.ended = true;
+                return Some((Err(ProviderError::Cancelled), self));
+            }
             if let Some(item) = self.queue.pop_front() {
+                // After `Finished` the body is still read to the format's end, so the
+                // connection ends cleanly; after an error nothing follows.
+                self.ended = item.is_err();
+                if self.ended {
+                    self.phase = Phase::Done;
+                }
                 return Some((item, self));
             }
             match std::mem::replace(&mut self.phase, Phase::Done) {
@@ -227,7 +254,7 @@ impl<D: WireDecoder> Drive<'_, D> {
                 Ok(Flow::Continue) => {}
                 Ok(Flow::Done) => return Flow::Done,
                 Err(err) => {
-                    self.queue.push_back(Err(err));
+                    self.queue.push_back(Err(self.endpoint.scrub_error(err)));
                     return Flow::Done;
                 }
             }

@@ -81,6 +81,7 @@ struct ChatDecoder {
     provider: String,
     /// Open tool calls by their index in the choice.
     calls: BTreeMap<u64, String>,
+    saw_call: bool,
     finished: bool,
 }
 
@@ -97,7 +98,8 @@ impl WireDecoder for ChatDecoder {
         if event.data.trim() == "[DONE]" {
             if !self.finished {
                 self.close_calls(out);
-                out.push_back(ModelEvent::Finished { reason: FinishReason::Stop });
+                let reason = if self.saw_call { FinishReason::ToolCalls } else { FinishReason::Stop };
+                out.push_back(ModelEvent::Finished { reason });
             }
             return Ok(Flow::Done);
         }
@@ -117,12 +119,20 @@ impl WireDecoder for ChatDecoder {
         }
         for call in delta.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
             let index = call.get("index").and_then(Value::as_u64).unwrap_or(0);
-            let id = match self.calls.get(&index) {
+            let new_id = call.get("id").and_then(Value::as_str).filter(|id| !id.is_empty());
+            // Some servers (Gemini's compatibility layer) send parallel calls all at index 0,
+            // each with its own id: a new id at an open index is a new call.
+            let open = self.calls.get(&index).filter(|open| new_id.is_none_or(|new| new == open.as_str()));
+            let id = match open {
                 Some(id) => id.clone(),
                 None => {
-                    let id = call.get("id").and_then(Value::as_str).map_or_else(|| format!("call_{index}"), str::to_owned);
+                    if let Some(previous) = self.calls.remove(&index) {
+                        out.push_back(ModelEvent::ToolCallEnd { id: previous });
+                    }
+                    let id = new_id.map_or_else(|| format!("call_{index}"), str::to_owned);
                     let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default().to_owned();
                     self.calls.insert(index, id.clone());
+                    self.saw_call = true;
                     out.push_back(ModelEvent::ToolCallStart { id: id.clone(), name });
                     id
                 }
@@ -135,6 +145,8 @@ impl WireDecoder for ChatDecoder {
             self.close_calls(out);
             self.finished = true;
             let reason = match reason {
+                // Ollama and some llama.cpp builds say "stop" after tool calls.
+                "stop" if self.saw_call => FinishReason::ToolCalls,
                 "stop" => FinishReason::Stop,
                 "tool_calls" | "function_call" => FinishReason::ToolCalls,
                 "length" => FinishReason::Length,
@@ -153,3 +165,7 @@ impl WireDecoder for ChatDecoder {
         Err(ProviderError::StreamFailed { provider: self.provider.clone(), detail: "the answer ended before it was complete".to_owned() })
     }
 }
+
+#[cfg(test)]
+#[path = "openai_chat_tests.rs"]
+mod tests;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use hearth_core::providers::{
-    FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, ProviderConfig, ProviderError, RetryPolicy,
+    Anthropic, FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, OpenAiResponses, ProviderConfig, ProviderError, RetryPolicy,
     ToolCall, ToolSpec,
 };
 use hearth_testkit::model_server::{End, HttpError, ModelServer, Reply, Script, ScriptedCall};
@@ -21,6 +21,8 @@ const KEY: &str = "sk-test-3f9a1c7e-do-not-leak";
 #[derive(Clone, Copy, Debug)]
 enum Kind {
     Chat,
+    Anthropic,
+    Responses,
 }
 
 fn fast_retries() -> RetryPolicy {
@@ -31,6 +33,8 @@ fn provider(kind: Kind, server: &ModelServer) -> Box<dyn ModelProvider> {
     let config = ProviderConfig::new("Scripted", server.base_url(), Some(KEY.to_owned())).with_retry(fast_retries());
     match kind {
         Kind::Chat => Box::new(OpenAiChat::new(&config).unwrap()),
+        Kind::Anthropic => Box::new(Anthropic::new(&config).unwrap()),
+        Kind::Responses => Box::new(OpenAiResponses::new(&config).unwrap()),
     }
 }
 
@@ -111,6 +115,7 @@ async fn streams_text(kind: Kind) {
     assert!(error.is_none(), "{error:?}");
     assert_eq!(events, vec![text("Hel"), text("lo, "), text("world"), finished(FinishReason::Stop)]);
     assert_eq!(server.requests().len(), 1);
+    assert_eq!(server.disconnects(), 0, "a finished answer is read to the end of the stream");
 }
 
 async fn streams_reasoning_then_text(kind: Kind) {
@@ -170,6 +175,22 @@ async fn rate_limit_then_success_retries_once(kind: Kind) {
     assert!(error.is_none(), "{error:?}");
     assert_eq!(events, vec![text("ok"), finished(FinishReason::Stop)]);
     assert_eq!(server.requests().len(), 2, "one retry");
+}
+
+async fn persistent_rate_limit_says_so_with_the_wait(kind: Kind) {
+    let script = Script::new()
+        .turn(HttpError::rate_limited(7))
+        .turn(HttpError::rate_limited(7))
+        .turn(HttpError::rate_limited(7))
+        .turn(Reply::new().text(&["never"]));
+    let (events, error, server) = run(kind, script).await;
+    assert_eq!(events, vec![]);
+    let error = error.unwrap();
+    assert_eq!(error.retry_after(), Some(Duration::from_secs(7)));
+    let message = error.to_string();
+    assert!(message.contains("Scripted is rate-limiting Hearth (429)"), "{message}");
+    assert!(!message.contains(KEY));
+    assert_eq!(server.requests().len(), 3, "the first try and two retries");
 }
 
 async fn server_errors_are_retried_at_most_twice(kind: Kind) {
@@ -239,6 +260,58 @@ async fn cancel_mid_stream_drops_the_connection(kind: Kind) {
     assert_eq!(server.disconnects(), 1);
 }
 
+async fn slow_stream_is_read_to_the_end(kind: Kind) {
+    let chunks = ["One ", "word ", "at ", "a ", "time."];
+    let reply = Reply::new().text(&chunks).chunk_delay(Duration::from_millis(15));
+    let (events, error, _server) = run(kind, Script::new().turn(reply)).await;
+    assert!(error.is_none(), "{error:?}");
+    let mut expected: Vec<_> = chunks.iter().map(|c| text(c)).collect();
+    expected.push(finished(FinishReason::Stop));
+    assert_eq!(events, expected);
+}
+
+#[tokio::test]
+async fn cancel_during_retry_backoff_sends_nothing_more() {
+    let server = ModelServer::start(Script::new().turn(HttpError::rate_limited(3600)).turn(Reply::new().text(&["never"])))
+        .await
+        .unwrap();
+    let slow = RetryPolicy { max_retries: 2, base_delay: Duration::from_secs(3600), max_delay: Duration::from_secs(3600) };
+    let config = ProviderConfig::new("Scripted", server.base_url(), Some(KEY.to_owned())).with_retry(slow);
+    let provider = OpenAiChat::new(&config).unwrap();
+    let request = request();
+    let cancel = CancellationToken::new();
+    let stream = provider.stream(&request, &cancel);
+    let trigger = cancel.clone();
+    let collecting = tokio::spawn(async move {
+        server.wait_for_requests(1).await;
+        trigger.cancel();
+        server
+    });
+    let (events, error) = collect(stream).await;
+    let server = collecting.await.unwrap();
+    assert_eq!(events, vec![]);
+    assert!(matches!(error, Some(ProviderError::Cancelled)), "{error:?}");
+    assert_eq!(server.requests().len(), 1, "no retry after the cancel");
+}
+
+#[tokio::test]
+async fn an_unreachable_server_is_retried_and_named() {
+    // A bound socket that never listens: the port stays ours, and every connect is refused.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let base = format!("http://{}/v1", socket.local_addr().unwrap());
+    let config = ProviderConfig::new("Ollama", base.clone(), None).with_retry(fast_retries());
+    let provider = OpenAiChat::new(&config).unwrap();
+    let request = request();
+    let cancel = CancellationToken::new();
+    let (events, error) = collect(provider.stream(&request, &cancel)).await;
+    assert_eq!(events, vec![]);
+    let error = error.unwrap();
+    assert!(matches!(error, ProviderError::Unreachable { .. }), "{error:?}");
+    let message = error.to_string();
+    assert!(message.contains("could not reach the model provider Ollama") && message.contains(&base), "{message}");
+}
+
 fn conversation() -> ModelRequest {
     ModelRequest {
         model: "scripted-model".to_owned(),
@@ -293,6 +366,47 @@ async fn the_request_carries_tools_key_and_tool_results(kind: Kind) {
                 ])
             );
         }
+        Kind::Anthropic => {
+            assert_eq!(sent.path, "/v1/messages");
+            assert_eq!(sent.header("x-api-key"), Some(KEY));
+            assert_eq!(sent.header("anthropic-version"), Some("2023-06-01"));
+            assert_eq!(sent.header("authorization"), None);
+            assert_eq!(body["system"], "You are Hearth.");
+            assert_eq!(body["max_tokens"], 1024);
+            assert_eq!(body["tools"], json!([{ "name": "search_mail", "description": "Search the owner's mail", "input_schema": schema }]));
+            assert_eq!(
+                body["messages"],
+                json!([
+                    { "role": "user", "content": [{ "type": "text", "text": "Find me a plumber" }] },
+                    { "role": "assistant", "content": [
+                        { "type": "text", "text": "Searching." },
+                        { "type": "tool_use", "id": "call_7", "name": "search_mail", "input": { "query": "plumber" } },
+                    ]},
+                    { "role": "user", "content": [
+                        { "type": "tool_result", "tool_use_id": "call_7", "content": "2 hits: Joe's Plumbing", "is_error": false },
+                    ]},
+                ])
+            );
+        }
+        Kind::Responses => {
+            assert_eq!(sent.path, "/v1/responses");
+            assert_eq!(sent.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+            assert_eq!(body["instructions"], "You are Hearth.");
+            assert_eq!(body["max_output_tokens"], 1024);
+            assert_eq!(
+                body["tools"],
+                json!([{ "type": "function", "name": "search_mail", "description": "Search the owner's mail", "parameters": schema }])
+            );
+            assert_eq!(
+                body["input"],
+                json!([
+                    { "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "Find me a plumber" }] },
+                    { "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": "Searching." }] },
+                    { "type": "function_call", "call_id": "call_7", "name": "search_mail", "arguments": "{\"query\":\"plumber\"}" },
+                    { "type": "function_call_output", "call_id": "call_7", "output": "2 hits: Joe's Plumbing" },
+                ])
+            );
+        }
     }
     let _: &Value = body;
 }
@@ -327,6 +441,10 @@ macro_rules! format_tests {
                 super::rate_limit_then_success_retries_once($kind).await;
             }
             #[tokio::test]
+            async fn persistent_rate_limit_says_so_with_the_wait() {
+                super::persistent_rate_limit_says_so_with_the_wait($kind).await;
+            }
+            #[tokio::test]
             async fn server_errors_are_retried_at_most_twice() {
                 super::server_errors_are_retried_at_most_twice($kind).await;
             }
@@ -343,6 +461,10 @@ macro_rules! format_tests {
                 super::other_client_errors_are_not_retried($kind).await;
             }
             #[tokio::test]
+            async fn slow_stream_is_read_to_the_end() {
+                super::slow_stream_is_read_to_the_end($kind).await;
+            }
+            #[tokio::test]
             async fn cancel_mid_stream_drops_the_connection() {
                 super::cancel_mid_stream_drops_the_connection($kind).await;
             }
@@ -355,3 +477,5 @@ macro_rules! format_tests {
 }
 
 format_tests!(openai_chat, Kind::Chat);
+format_tests!(anthropic, Kind::Anthropic);
+format_tests!(openai_responses, Kind::Responses);

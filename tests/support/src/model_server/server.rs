@@ -86,6 +86,7 @@ pub(crate) struct Encoded {
 struct State {
     turns: Mutex<VecDeque<Turn>>,
     requests: Mutex<Vec<RecordedRequest>>,
+    received: watch::Sender<usize>,
     disconnects: watch::Sender<usize>,
 }
 
@@ -118,6 +119,7 @@ impl ModelServer {
         let state = Arc::new(State {
             turns: Mutex::new(script.turns.into()),
             requests: Mutex::new(Vec::new()),
+            received: watch::channel(0).0,
             disconnects: watch::channel(0).0,
         });
         let accept_state = Arc::clone(&state);
@@ -156,6 +158,12 @@ impl ModelServer {
         let _ = rx.wait_for(|count| *count >= n).await;
     }
 
+    /// Waits until at least `n` requests have been received.
+    pub async fn wait_for_requests(&self, n: usize) {
+        let mut rx = self.state.received.subscribe();
+        let _ = rx.wait_for(|count| *count >= n).await;
+    }
+
     /// Turns not yet played.
     pub fn turns_left(&self) -> usize {
         self.state.turns.lock().unwrap_or_else(|p| p.into_inner()).len()
@@ -182,6 +190,7 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
         body: json.clone(),
         raw_body,
     });
+    state.received.send_modify(|n| *n += 1);
     let Some(format) = WireFormat::from_path(&path) else {
         return Ok(plain(StatusCode::NOT_FOUND, format!("no model API at {path}")));
     };

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::StoredModel;
 use crate::error::{CoreError, Result};
-use crate::providers::{Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, ProviderConfig};
+use crate::providers::{Anthropic, Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, OpenAiResponses, ProviderConfig};
 
 /// How long "Test connection" waits for the first sign of an answer.
 const TEST_TIMEOUT: Duration = Duration::from_secs(20);
@@ -20,10 +20,8 @@ pub fn build_provider(model: &StoredModel, api_key: Option<String>) -> Result<Ar
     let unavailable = |err: crate::providers::ProviderError| CoreError::InvalidInput(err.to_string());
     match model.kind {
         ProviderKind::OpenaiChat => Ok(Arc::new(OpenAiChat::new(&config).map_err(unavailable)?)),
-        other => Err(CoreError::InvalidInput(format!(
-            "{} is not available in this build yet; choose OpenAI-compatible (Chat Completions).",
-            other.label()
-        ))),
+        ProviderKind::OpenaiResponses => Ok(Arc::new(OpenAiResponses::new(&config).map_err(unavailable)?)),
+        ProviderKind::Anthropic => Ok(Arc::new(Anthropic::new(&config).map_err(unavailable)?)),
     }
 }
 

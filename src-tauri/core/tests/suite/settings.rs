@@ -109,3 +109,23 @@ async fn an_external_agent_needs_a_url_and_keeps_its_token_secret() {
     hearth.settings_mode_set(AgentMode::Sample).await.unwrap();
     assert_eq!(hearth.app_info().agent, "sample");
 }
+
+#[tokio::test]
+async fn every_provider_kind_can_be_chosen_and_tested() {
+    for kind in ProviderKind::ALL {
+        let server = ModelServer::start(Script::new().turn(Reply::new().text(&["OK"]))).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
+        let params = ModelSettingsParams { kind, ..model_params(&server, Some(KEY)) };
+        hearth.settings_model_set(&params).await.unwrap();
+        let tested = hearth.settings_model_test().await.unwrap();
+        assert!(tested.ok, "{kind:?}: {}", tested.message);
+        let path = server.requests()[0].path.clone();
+        let expected = match kind {
+            ProviderKind::OpenaiChat => "/v1/chat/completions",
+            ProviderKind::OpenaiResponses => "/v1/responses",
+            ProviderKind::Anthropic => "/v1/messages",
+        };
+        assert_eq!(path, expected, "{kind:?} speaks its own wire format");
+    }
+}

@@ -1,5 +1,6 @@
 mod agui_server;
 mod approvals;
+mod chat_corpus;
 mod chat_loop;
 mod controls;
 mod documents;

@@ -103,8 +103,14 @@ impl ModelAgent {
                     return out.send(Event::RunError(RunErrorEvent { message, ..Default::default() })).await;
                 }
             };
+            // Calls of the client's own tools stay pending for the client (AG-UI 1.0): it runs
+            // them and continues with a new run carrying their results.
+            let is_client_tool =
+                |name: &str| input.tools.iter().any(|t| t.name == name) && hearth_protocol::ToolName::from_wire(name).is_none();
+            let pending_for_client = calls.iter().any(|c| is_client_tool(&c.name));
             let batch: Vec<crate::tools::ToolCall> = calls
                 .iter()
+                .filter(|c| !is_client_tool(&c.name))
                 .map(|c| crate::tools::ToolCall { id: c.id.clone(), name: c.name.clone(), arguments: c.arguments.clone() })
                 .collect();
             let outputs = run_serially(&ctx, &batch, ALL_HANDLERS).await;
@@ -124,8 +130,9 @@ impl ModelAgent {
             if cancel.is_cancelled() {
                 return Err(Stopped);
             }
-            if settled {
-                // A question, a proposal or a finished task: the owner acts next.
+            if settled || pending_for_client {
+                // A question, a proposal or a finished task: the owner acts next. Or the
+                // client runs its own tools and continues.
                 return out.send(Event::RunFinished(RunFinishedEvent::success(thread_id, run_id, None))).await;
             }
         }
@@ -133,12 +140,19 @@ impl ModelAgent {
         out.send(Event::RunFinished(RunFinishedEvent::success(thread_id, run_id, None))).await
     }
 
-    /// Hearth's tools, plus none of the client's: tools an AG-UI client declares are its own.
-    fn tool_specs(&self, _input: &RunAgentInput) -> Vec<ToolSpec> {
-        tool_specs()
+    /// Hearth's tools, then the tools an AG-UI client declared (a name Hearth already has
+    /// stays Hearth's). Client tools run in the client: their calls are left pending.
+    fn tool_specs(&self, input: &RunAgentInput) -> Vec<ToolSpec> {
+        let mut specs: Vec<ToolSpec> = tool_specs()
             .into_iter()
             .map(|t| ToolSpec { name: t.name, description: t.description, parameters: t.parameters })
-            .collect()
+            .collect();
+        for tool in &input.tools {
+            if !specs.iter().any(|s| s.name == tool.name) {
+                specs.push(ToolSpec { name: tool.name.clone(), description: tool.description.clone(), parameters: tool.parameters.clone() });
+            }
+        }
+        specs
     }
 
     /// Streams one model answer as AG-UI events. `Ok(Err(message))` is a provider failure

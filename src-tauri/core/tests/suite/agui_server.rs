@@ -152,3 +152,38 @@ async fn the_official_client_verifies_reasoning_parallel_tool_calls_and_a_provid
     assert!(failed["errorEvent"].as_str().unwrap().contains("500"), "{failed}");
     e.server.stop();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_the_client_declares_comes_back_to_it_as_a_pending_call() {
+    let server = ModelServer::start(
+        Script::new()
+            .turn(Reply::new().tool_call("call-color", "pick_color", &["{}"]))
+            .turn(Reply::new().text(&["You picked blue."])),
+    )
+    .await
+    .unwrap();
+    let e = model_endpoint(&server).await;
+    let report = client(&e, &e.token, "pick a colour for the card", "client-tool=pick_color").await;
+    assert_eq!(report["failure"], Value::Null, "{report}");
+    assert_eq!(report["toolCalls"], serde_json::json!(["pick_color"]));
+    assert!(!types(&report).contains(&"TOOL_CALL_RESULT"), "Hearth leaves the client's call to the client: {report}");
+    let offered: Vec<String> = server.requests()[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(offered.contains(&"pick_color".to_owned()) && offered.contains(&"search_mail".to_owned()), "{offered:?}");
+    // The client answered it and ran again: the model got the client's result.
+    let continued: Vec<&str> = report["continued"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    assert_eq!(continued.last(), Some(&"RUN_FINISHED"), "{report}");
+    let tool_message = server.requests()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .cloned()
+        .unwrap();
+    assert_eq!((tool_message["tool_call_id"].as_str(), tool_message["content"].as_str()), (Some("call-color"), Some("blue")));
+    e.server.stop();
+}

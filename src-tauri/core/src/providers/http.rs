@@ -292,3 +292,9 @@ pub(crate) fn error_message(value: &Value) -> String {
         .unwrap_or("the provider reported an error")
         .to_owned()
 }
+
+/// `Authorization: Bearer <key>` when a key is set (OpenAI and compatible servers); the
+/// trailing `true` marks the value secret, so it is never shown.
+pub(crate) fn bearer_auth(config: &ProviderConfig) -> Vec<(&'static str, String, bool)> {
+    config.api_key.iter().filter(|k| !k.is_empty()).map(|k| ("authorization", format!("Bearer {k}"), true)).collect()
+}

@@ -22,12 +22,7 @@ impl OpenAiResponses {
     /// A client for `config.base_url` (`https://api.openai.com/v1`); the key, if any, goes in
     /// `Authorization: Bearer`.
     pub fn new(config: &ProviderConfig) -> Result<Self, ProviderError> {
-        let auth: Vec<_> = config
-            .api_key
-            .iter()
-            .filter(|k| !k.is_empty())
-            .map(|k| ("authorization", format!("Bearer {k}"), true))
-            .collect();
+        let auth = super::http::bearer_auth(config);
         Ok(Self { endpoint: Endpoint::new(config, "responses", &auth)? })
     }
 }

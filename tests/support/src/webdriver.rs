@@ -134,6 +134,10 @@ impl Session {
 
     /// Saves a screenshot under the build folder and prints its path.
     pub async fn screenshot(&self, name: &str) -> PathBuf {
+        // Two animation frames: what the DOM holds now has been painted (a loaded machine can
+        // otherwise capture an older frame).
+        let painted = "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)));";
+        let _ = self.client.execute_async(painted, vec![]).await;
         let png = self.client.screenshot().await.unwrap();
         assert!(png.starts_with(b"\x89PNG"), "the screenshot is not a PNG");
         let dir = PathBuf::from(std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| "target".into())).join("e2e");

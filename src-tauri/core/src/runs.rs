@@ -139,9 +139,13 @@ impl Driver {
                 return self.fail("The agent stopped without finishing its reply. Try again.").await;
             };
             if let Event::RunStarted(started) = &mut event {
-                // The stored log must show what the owner asked, so replay renders it.
+                // The stored log must show what the owner asked, so replay renders it — only
+                // the newest message: earlier turns are already in the log.
                 if started.input.is_none() {
-                    started.input = Some(Box::new(self.input.clone()));
+                    let mut input = self.input.clone();
+                    let newest = input.messages.pop();
+                    input.messages = newest.into_iter().collect();
+                    started.input = Some(Box::new(input));
                 }
             }
             if let Err(err) = self.verifier.check(&event) {

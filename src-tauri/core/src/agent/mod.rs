@@ -4,6 +4,7 @@
 //! [`Agent`]; the run driver (`crate::runs`) makes every stream well-formed and stoppable.
 
 mod emit;
+mod history;
 mod model;
 mod task_loop;
 pub mod harness;
@@ -15,6 +16,7 @@ use hearth_protocol::agui::{Event, Message, RunAgentInput};
 use tokio_util::sync::CancellationToken;
 
 pub use emit::Emitter;
+pub use history::conversation_from_events;
 pub use model::{CONTINUE_NOTE, MAX_TOOL_STEPS, ModelAgent, SYSTEM_PROMPT, ToolContextFactory};
 pub use no_model::NoModelHandler;
 pub use sample::SampleAgent;

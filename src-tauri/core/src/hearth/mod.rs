@@ -252,16 +252,17 @@ impl Hearth {
             None => uuid::Uuid::new_v4().to_string(),
         };
         let run_id = uuid::Uuid::new_v4().to_string();
-        let input = RunAgentInput {
-            thread_id: thread_id.clone(),
-            run_id: run_id.clone(),
-            messages: vec![Message::User(UserMessage {
-                id: uuid::Uuid::new_v4().to_string(),
-                content: params.text.clone().into(),
-                ..Default::default()
-            })],
-            ..Default::default()
+        // The whole conversation so far, as an AG-UI client would send it.
+        let mut messages = match self.store.thread_exists(&thread_id).await? {
+            true => crate::agent::conversation_from_events(&self.store.thread_events(&thread_id).await?),
+            false => Vec::new(),
         };
+        messages.push(Message::User(UserMessage {
+            id: uuid::Uuid::new_v4().to_string(),
+            content: params.text.clone().into(),
+            ..Default::default()
+        }));
+        let input = RunAgentInput { thread_id: thread_id.clone(), run_id: run_id.clone(), messages, ..Default::default() };
         let events = self.launch(input, &params.text).await?;
         Ok((RunStartResponse { thread_id, run_id }, events))
     }

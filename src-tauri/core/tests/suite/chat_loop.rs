@@ -191,3 +191,38 @@ async fn a_delegated_task_runs_with_the_model_and_finishes_through_its_tools() {
     assert!(brief.contains("Find a plumber") && brief.contains("Get two quotes."), "{brief}");
     assert_eq!(tool_messages(&c.server, 3)[0]["tool_call_id"], "t1", "the plan's result reached the model");
 }
+
+#[tokio::test]
+async fn the_model_sees_the_earlier_turns_of_the_thread() {
+    let c = chat(
+        Script::new()
+            .turn(Reply::new().text(&["Let me look."]).tool_call("call-1", "agent_status", &["{}"]))
+            .turn(Reply::new().text(&["You have no tasks."]))
+            .turn(Reply::new().text(&["Still none."])),
+    )
+    .await;
+    let (thread_id, _, events) = start(&c.hearth, None, "any tasks?").await;
+    collect(events).await;
+    settled(&c.hearth).await;
+    let (_, _, events) = start(&c.hearth, Some(&thread_id), "and now?").await;
+    assert_eq!(text_of(&collect(events).await), "Still none.");
+    let messages = c.server.requests()[2].body["messages"].as_array().unwrap().clone();
+    let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "user", "assistant", "tool", "assistant", "user"], "{messages:#?}");
+    assert_eq!(messages[1]["content"], "any tasks?");
+    assert_eq!(messages[2]["content"], "Let me look.");
+    assert_eq!(messages[2]["tool_calls"][0]["id"], "call-1");
+    assert_eq!(messages[3]["tool_call_id"], "call-1");
+    assert_eq!(messages[4]["content"], "You have no tasks.");
+    assert_eq!(messages[5]["content"], "and now?");
+    // The log stores each turn once: the second run's input holds only its own message.
+    let history = c.hearth.thread_history(&thread_id).await.unwrap().events;
+    let inputs: Vec<usize> = history
+        .iter()
+        .filter_map(|e| match e {
+            Event::RunStarted(s) => s.input.as_ref().map(|i| i.messages.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(inputs, [1, 1]);
+}

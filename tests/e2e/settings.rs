@@ -50,3 +50,44 @@ async fn a_model_is_configured_tested_and_answers_the_chat() {
     assert_eq!(server.requests().len(), 2, "the chat went to the configured model");
     session.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_prepares_an_email_in_chat_and_only_the_owner_sends_it() {
+    let email = r#"{"to":["alvarez@riverside-school.example"],"subject":"Re: Community visit","body":"Léa can come. Thank you!"}"#;
+    let server = ModelServer::start(
+        Script::new()
+            .turn(Reply::new().text(&["I'll draft the reply."]).tool_call("call-mail", "prepare_email", &[email])),
+    )
+    .await
+    .unwrap();
+    let home = TestHome::new().unwrap();
+    let session = Session::start_app(APP, &home).await;
+    session.find("#composer").await;
+    let params = format!(
+        r#"{{"params":{{"kind":"openai_chat","baseUrl":"{}","model":"scripted-model"}}}}"#,
+        server.base_url()
+    );
+    assert!(session.invoke("settings_model_set", &params).await.starts_with("resolved:"));
+    assert!(session.invoke("settings_mode_set", r#"{"params":{"mode":"model"}}"#).await.starts_with("resolved:"));
+
+    session.send("Tell the school Léa can come").await;
+    session
+        .until_texts(".approval-card[data-status=awaiting_review] .approval-to", "the approval card shows in chat", |t| {
+            t.len() == 1 && t[0].contains("alvarez@riverside-school.example")
+        })
+        .await;
+    let store = hearth_core::store::Store::open(&home.data_dir().join("hearth.db"), std::time::Duration::from_secs(5)).await.unwrap();
+    assert_eq!(store.sent_messages().await.unwrap().len(), 0, "the model only proposed");
+    session.screenshot("chat-approval").await;
+    session.find(".approval-card [data-action=approve]").await.click().await.unwrap();
+    session
+        .until_texts(".approval-card .approval-receipt", "the receipt shows in chat", |t| {
+            t.len() == 1 && t[0].contains("Saved to local sent mail")
+        })
+        .await;
+    let sent = store.sent_messages().await.unwrap();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].body, "Léa can come. Thank you!");
+    assert_eq!(server.requests().len(), 1, "the run ended for the owner's review");
+    session.close().await;
+}

@@ -5,6 +5,7 @@
 mod activity;
 mod chat;
 mod documents;
+mod harness;
 mod ipc;
 mod settings;
 mod startup;

@@ -86,6 +86,8 @@ impl RunRegistry {
 }
 
 /// Starts `agent` on `input` and returns its events. The thread and run rows must exist.
+/// `input.messages[new_from..]` are the messages the thread's log does not hold yet; they are
+/// stored with the run's RUN_STARTED.
 ///
 /// Returns `None` when the thread already has a run in flight.
 pub(crate) fn spawn_run(
@@ -93,6 +95,7 @@ pub(crate) fn spawn_run(
     store: Store,
     agent: Arc<dyn Agent>,
     input: RunAgentInput,
+    new_from: usize,
 ) -> Option<RunEvents> {
     let cancel = CancellationToken::new();
     if !registry.try_insert(&input.run_id, &input.thread_id, cancel.clone()) {
@@ -102,7 +105,7 @@ pub(crate) fn spawn_run(
     let registry = registry.clone();
     tokio::spawn(async move {
         let run_id = input.run_id.clone();
-        let mut driver = Driver { store, tx, cancel, verifier: Verifier::new(), input };
+        let mut driver = Driver { store, tx, cancel, verifier: Verifier::new(), input, new_from };
         let end = driver.drive(agent).await;
         if let Err(err) = driver.store.end_run(&run_id, end).await {
             tracing::error!(run_id, error = %err, "could not record the end of a run");
@@ -118,6 +121,7 @@ struct Driver {
     cancel: CancellationToken,
     verifier: Verifier,
     input: RunAgentInput,
+    new_from: usize,
 }
 
 impl Driver {
@@ -140,11 +144,11 @@ impl Driver {
             };
             if let Event::RunStarted(started) = &mut event {
                 // The stored log must show what the owner asked, so replay renders it — only
-                // the newest message: earlier turns are already in the log.
+                // the messages the log does not hold yet.
                 if started.input.is_none() {
                     let mut input = self.input.clone();
-                    let newest = input.messages.pop();
-                    input.messages = newest.into_iter().collect();
+                    let from = self.new_from.min(input.messages.len());
+                    input.messages.drain(..from);
                     started.input = Some(Box::new(input));
                 }
             }

@@ -111,8 +111,8 @@ fn check_url(field: &str, url: &str) -> Result<(), IpcError> {
     if ok { Ok(()) } else { Err(IpcError::invalid(format!("{field} must be an http:// or https:// URL."))) }
 }
 
-/// `settings_model_set`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// `settings_model_set`. Its `Debug` never shows the key.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelSettingsParams {
     /// Wire format.
@@ -124,6 +124,17 @@ pub struct ModelSettingsParams {
     /// A new API key; absent keeps the stored one, empty removes it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key: Option<String>,
+}
+
+impl std::fmt::Debug for ModelSettingsParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelSettingsParams")
+            .field("kind", &self.kind)
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[REDACTED]"))
+            .finish()
+    }
 }
 
 impl ModelSettingsParams {
@@ -141,8 +152,8 @@ impl ModelSettingsParams {
     }
 }
 
-/// `settings_harness_set`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// `settings_harness_set`. Its `Debug` never shows the token.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HarnessSettingsParams {
     /// The agent's AG-UI endpoint.
@@ -150,6 +161,15 @@ pub struct HarnessSettingsParams {
     /// A new bearer token; absent keeps the stored one, empty removes it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
+}
+
+impl std::fmt::Debug for HarnessSettingsParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HarnessSettingsParams")
+            .field("url", &self.url)
+            .field("token", &self.token.as_ref().map(|_| "[REDACTED]"))
+            .finish()
+    }
 }
 
 impl HarnessSettingsParams {
@@ -201,6 +221,8 @@ mod tests {
         assert!(p.validate().is_ok());
         assert!(ModelSettingsParams { base_url: "ftp://x".into(), ..p.clone() }.validate().is_err());
         assert!(ModelSettingsParams { model: " ".into(), ..p.clone() }.validate().is_err());
-        assert!(ModelSettingsParams { api_key: Some("a b".into()), ..p }.validate().is_err());
+        assert!(ModelSettingsParams { api_key: Some("a b".into()), ..p.clone() }.validate().is_err());
+        let secret = ModelSettingsParams { api_key: Some("sk-very-secret".into()), ..p };
+        assert!(!format!("{secret:?}").contains("sk-very-secret"));
     }
 }

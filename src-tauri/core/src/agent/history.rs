@@ -60,5 +60,70 @@ pub fn conversation_from_events(events: &[Event]) -> Vec<Message> {
         }
     }
     close(&mut open, &mut messages);
+    without_unanswered_calls(messages)
+}
+
+/// Drops tool calls that never got a result (Stop mid-call, an error, a client tool left
+/// pending): providers reject a call id with no answer, which would break the whole thread.
+fn without_unanswered_calls(messages: Vec<Message>) -> Vec<Message> {
+    let answered: std::collections::HashSet<String> = messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool(t) => Some(t.tool_call_id.clone()),
+            _ => None,
+        })
+        .collect();
     messages
+        .into_iter()
+        .filter_map(|m| match m {
+            Message::Assistant(mut a) => {
+                if let Some(calls) = a.tool_calls.as_mut() {
+                    calls.retain(|c| answered.contains(&c.id));
+                    if calls.is_empty() {
+                        a.tool_calls = None;
+                    }
+                }
+                let empty = a.tool_calls.is_none() && a.content.as_deref().is_none_or(str::is_empty);
+                (!empty).then_some(Message::Assistant(a))
+            }
+            other => Some(other),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use hearth_protocol::agui::{
+        RunAgentInput, RunFinishedEvent, RunStartedEvent, TextMessageContentEvent, TextMessageStartEvent, ToolCallArgsEvent,
+        ToolCallStartEvent, UserMessage,
+    };
+
+    use super::*;
+
+    fn started(text: &str) -> Event {
+        let input = RunAgentInput {
+            messages: vec![Message::User(UserMessage { id: text.into(), content: text.to_owned().into(), ..Default::default() })],
+            ..Default::default()
+        };
+        Event::RunStarted(RunStartedEvent { input: Some(Box::new(input)), ..Default::default() })
+    }
+
+    #[test]
+    fn a_call_that_never_got_a_result_is_left_out() {
+        let events = [
+            started("first"),
+            Event::TextMessageStart(TextMessageStartEvent { message_id: "m1".into(), ..Default::default() }),
+            Event::TextMessageContent(TextMessageContentEvent { message_id: "m1".into(), delta: "Looking".into(), ..Default::default() }),
+            Event::ToolCallStart(ToolCallStartEvent { tool_call_id: "c1".into(), tool_call_name: "search_mail".into(), ..Default::default() }),
+            Event::ToolCallArgs(ToolCallArgsEvent { tool_call_id: "c1".into(), delta: "{".into(), ..Default::default() }),
+            // Stopped here: no result.
+            Event::RunFinished(RunFinishedEvent::cancelled("t", "r")),
+            started("second"),
+        ];
+        let messages = conversation_from_events(&events);
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        let Message::Assistant(assistant) = &messages[1] else { panic!("{messages:?}") };
+        assert_eq!(assistant.content.as_deref(), Some("Looking"));
+        assert!(assistant.tool_calls.is_none(), "the unanswered call is gone");
+    }
 }

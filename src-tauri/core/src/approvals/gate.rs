@@ -211,8 +211,13 @@ impl ApprovalGate {
             Err(ExecuteError::Rejected(why)) => (ProposalStatus::Failed, None, Some(why.as_str())),
             Err(ExecuteError::Uncertain(why)) => (ProposalStatus::OutcomeUnknown, None, Some(why.as_str())),
         };
-        self.inner.store.settle_proposal(&proposal.id, ProposalStatus::Executing, status, receipt, error).await?;
+        let settled = self.inner.store.settle_proposal(&proposal.id, ProposalStatus::Executing, status, receipt, error).await;
+        if let Err(err) = &settled {
+            // Left `executing`: start-up makes it outcome_unknown for the owner to review.
+            tracing::error!(proposal_id = proposal.id, error = %err, "could not record how an approved action ended");
+        }
         self.release(&proposal).await?;
+        settled?;
         Ok(self.row(&proposal.id).await?.view())
     }
 

@@ -262,8 +262,9 @@ impl Hearth {
             content: params.text.clone().into(),
             ..Default::default()
         }));
+        let new_from = messages.len() - 1;
         let input = RunAgentInput { thread_id: thread_id.clone(), run_id: run_id.clone(), messages, ..Default::default() };
-        let events = self.launch(input, &params.text).await?;
+        let events = self.launch(input, &params.text, new_from).await?;
         Ok((RunStartResponse { thread_id, run_id }, events))
     }
 
@@ -283,14 +284,20 @@ impl Hearth {
         if self.store.run_exists(&input.run_id).await? {
             return Err(CoreError::Conflict(format!("A run {} already exists; start a new run id.", input.run_id)));
         }
-        self.launch(input, &text).await
+        // What the client sends beyond what this thread's log already holds is new.
+        let held = match self.store.thread_exists(&input.thread_id).await? {
+            true => crate::agent::conversation_from_events(&self.store.thread_events(&input.thread_id).await?).len(),
+            false => 0,
+        };
+        let new_from = held.min(input.messages.len().saturating_sub(1));
+        self.launch(input, &text, new_from).await
     }
 
-    async fn launch(&self, input: RunAgentInput, title: &str) -> Result<RunEvents> {
+    async fn launch(&self, input: RunAgentInput, title: &str, new_from: usize) -> Result<RunEvents> {
         let (thread_id, run_id) = (input.thread_id.clone(), input.run_id.clone());
         self.store.ensure_thread(&thread_id, title).await?;
         self.store.begin_run(&thread_id, &run_id).await?;
-        let Some(events) = spawn_run(&self.runs, self.store.clone(), self.current_agent(), input) else {
+        let Some(events) = spawn_run(&self.runs, self.store.clone(), self.current_agent(), input, new_from) else {
             self.store.end_run(&run_id, crate::store::threads::RunEnd::Failed).await?;
             return Err(CoreError::Conflict(
                 "A reply is still streaming in this conversation. Stop it or wait for it to finish.".into(),

@@ -107,7 +107,7 @@ impl WireDecoder for MessagesDecoder {
             "content_block_start" => {
                 let block = data.get("content_block").unwrap_or(&Value::Null);
                 if block.get("type").and_then(Value::as_str) == Some("tool_use") {
-                    let id = block.get("id").and_then(Value::as_str).map_or_else(|| format!("toolu_{index}"), str::to_owned);
+                    let id = block.get("id").and_then(Value::as_str).map_or_else(|| format!("toolu_{}", uuid::Uuid::new_v4().simple()), str::to_owned);
                     let name = block.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
                     self.tool_blocks.insert(index, id.clone());
                     out.push_back(ModelEvent::ToolCallStart { id, name });

@@ -30,7 +30,6 @@ pub(crate) trait WireDecoder: Send {
 }
 
 /// A configured endpoint: client, URL, headers (with the key marked sensitive), retries.
-#[derive(Debug)]
 pub(crate) struct Endpoint {
     client: reqwest::Client,
     url: String,
@@ -38,6 +37,13 @@ pub(crate) struct Endpoint {
     pub provider: String,
     secret: Option<String>,
     retry: super::RetryPolicy,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the headers or the secret: they hold the API key.
+        f.debug_struct("Endpoint").field("url", &self.url).field("provider", &self.provider).finish_non_exhaustive()
+    }
 }
 
 impl Endpoint {

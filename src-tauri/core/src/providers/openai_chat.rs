@@ -124,7 +124,8 @@ impl WireDecoder for ChatDecoder {
                     if let Some(previous) = self.calls.remove(&index) {
                         out.push_back(ModelEvent::ToolCallEnd { id: previous });
                     }
-                    let id = new_id.map_or_else(|| format!("call_{index}"), str::to_owned);
+                    // A server that leaves the id out gets a unique one: ids key idempotent effects.
+                    let id = new_id.map_or_else(|| format!("call_{}", uuid::Uuid::new_v4().simple()), str::to_owned);
                     let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or_default().to_owned();
                     self.calls.insert(index, id.clone());
                     self.saw_call = true;

@@ -37,6 +37,16 @@ impl Emitter {
         self.tx.send(event).await.map_err(|_| Stopped)
     }
 
+    /// Opens the run: `RUN_STARTED` with the input's thread and run ids.
+    pub async fn run_started(&self, input: &hearth_protocol::agui::RunAgentInput) -> Result<(), Stopped> {
+        self.send(Event::RunStarted(hearth_protocol::agui::RunStartedEvent {
+            thread_id: input.thread_id.clone(),
+            run_id: input.run_id.clone(),
+            ..Default::default()
+        }))
+        .await
+    }
+
     /// Waits `delay`, or returns early with [`Stopped`] when the run is cancelled.
     pub async fn pause(&self, delay: Duration) -> Result<(), Stopped> {
         if delay.is_zero() {
@@ -120,6 +130,23 @@ fn word_chunks(text: &str) -> impl Iterator<Item = &str> {
         rest = tail;
         Some(chunk)
     })
+}
+
+/// Runs `respond` on its own task, handing it an [`Emitter`], and returns the events it sends
+/// as the agent's stream. `respond` ending with [`Stopped`] (Stop, or nobody listens) just ends
+/// the stream; dropping the stream stops the emitter at its next send.
+pub fn event_stream<F, Fut>(cancel: CancellationToken, respond: F) -> futures::stream::BoxStream<'static, Event>
+where
+    F: FnOnce(Emitter) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<(), Stopped>> + Send + 'static,
+{
+    use futures::StreamExt;
+    let (tx, rx) = mpsc::channel(64);
+    let out = Emitter::new(tx, cancel);
+    tokio::spawn(async move {
+        let _stopped: Result<(), Stopped> = respond(out).await;
+    });
+    futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|event| (event, rx)) }).boxed()
 }
 
 #[cfg(test)]

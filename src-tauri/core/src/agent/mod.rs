@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use emit::Emitter;
 pub use history::conversation_from_events;
-pub use model::{CONTINUE_NOTE, MAX_TOOL_STEPS, ModelAgent, SYSTEM_PROMPT, ToolContextFactory};
+pub use model::{CONTINUE_NOTE, MAX_TOOL_STEPS, ModelAgent, SYSTEM_PROMPT};
 pub use no_model::NoModelHandler;
 pub use sample::SampleAgent;
 pub use task_loop::{MAX_TASK_RUN, MAX_TASK_STEPS, ModelTaskHandler, TaskToolsFactory};
@@ -31,6 +31,11 @@ pub trait Agent: Send + Sync + 'static {
     /// Starts a run.
     fn run(&self, input: RunAgentInput, cancel: CancellationToken) -> BoxStream<'static, Event>;
 }
+
+/// Builds the tool context of one chat run: the thread it belongs to and the run's
+/// cancellation. Shared by every agent that runs Hearth's tools (model, external harness).
+pub type ToolContextFactory =
+    std::sync::Arc<dyn Fn(&str, CancellationToken) -> crate::tools::ToolContext + Send + Sync>;
 
 /// The text of the newest user message in the input (what the owner just said).
 pub fn last_user_text(input: &RunAgentInput) -> Option<String> {

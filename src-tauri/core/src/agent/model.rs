@@ -8,17 +8,15 @@ use futures::StreamExt;
 use futures::stream::BoxStream;
 use hearth_protocol::agui::{
     Event, Message as AguiMessage, ReasoningEndEvent, ReasoningMessageContentEvent, ReasoningMessageEndEvent,
-    ReasoningMessageStartEvent, ReasoningStartEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent, RunStartedEvent,
-    TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent, ToolCallArgsEvent, ToolCallEndEvent,
+    ReasoningMessageStartEvent, ReasoningStartEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent, TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent, ToolCallArgsEvent, ToolCallEndEvent,
     ToolCallResultEvent, ToolCallStartEvent,
 };
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::Agent;
-use super::emit::{Emitter, Stopped, new_id};
+use super::{Agent, ToolContextFactory};
+use super::emit::{Emitter, Stopped, event_stream, new_id};
 use crate::providers::{FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, ProviderError, ToolCall, ToolSpec};
-use crate::tools::{ALL_HANDLERS, ToolContext, run_serially, tool_specs};
+use crate::tools::{ALL_HANDLERS, run_serially, tool_specs};
 
 /// Tool rounds per reply before Hearth stops and asks the owner to say continue.
 pub const MAX_TOOL_STEPS: usize = 6;
@@ -36,8 +34,6 @@ Rules:\n\
 - A job that takes longer than one reply becomes a task: use delegate_task.\n\
 - Be brief and concrete.";
 
-/// Builds the tool context for one run (the thread it belongs to, the run's cancellation).
-pub type ToolContextFactory = Arc<dyn Fn(String, CancellationToken) -> ToolContext + Send + Sync>;
 
 /// The agent that answers with a model.
 #[derive(Clone)]
@@ -62,14 +58,8 @@ impl ModelAgent {
 
 impl Agent for ModelAgent {
     fn run(&self, input: RunAgentInput, cancel: CancellationToken) -> BoxStream<'static, Event> {
-        let (tx, rx) = mpsc::channel(64);
-        let out = Emitter::new(tx, cancel.clone());
         let agent = self.clone();
-        tokio::spawn(async move {
-            // Err(Stopped): the driver stopped listening; nothing left to do.
-            let _stopped: Result<(), Stopped> = agent.respond(&out, input, cancel).await;
-        });
-        futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|event| (event, rx)) }).boxed()
+        event_stream(cancel.clone(), move |out| async move { agent.respond(&out, input, cancel).await })
     }
 }
 
@@ -84,8 +74,7 @@ enum Turn {
 impl ModelAgent {
     async fn respond(&self, out: &Emitter, input: RunAgentInput, cancel: CancellationToken) -> Result<(), Stopped> {
         let (thread_id, run_id) = (input.thread_id.clone(), input.run_id.clone());
-        out.send(Event::RunStarted(RunStartedEvent { thread_id: thread_id.clone(), run_id: run_id.clone(), ..Default::default() }))
-            .await?;
+        out.run_started(&input).await?;
         let tools = self.tool_specs(&input);
         let mut request = ModelRequest {
             model: self.model.clone(),
@@ -94,7 +83,7 @@ impl ModelAgent {
             tools,
             max_tokens: None,
         };
-        let ctx = (self.tools)(thread_id.clone(), cancel.clone());
+        let ctx = (self.tools)(&thread_id, cancel.clone());
         for _step in 0..MAX_TOOL_STEPS {
             let (text, calls) = match self.turn(out, &request, &cancel).await? {
                 Ok(Turn::Done) => return out.send(Event::RunFinished(RunFinishedEvent::success(thread_id, run_id, None))).await,

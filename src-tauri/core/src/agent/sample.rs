@@ -7,16 +7,14 @@
 use std::time::Duration;
 
 use chrono::{Datelike, Local, NaiveTime, TimeZone};
-use futures::StreamExt;
 use futures::stream::BoxStream;
 use hearth_protocol::ToolName;
-use hearth_protocol::agui::{Event, RunAgentInput, RunErrorEvent, RunFinishedEvent, RunStartedEvent};
+use hearth_protocol::agui::{Event, RunAgentInput, RunErrorEvent, RunFinishedEvent};
 use hearth_protocol::ipc::DelegateTaskResult;
 use hearth_protocol::tasks::TaskKind;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::emit::{Emitter, Stopped};
+use super::emit::{Emitter, Stopped, event_stream};
 use super::Agent;
 use crate::store::tasks::NewTask;
 use crate::tasks::TaskEngine;
@@ -79,14 +77,8 @@ impl SampleAgent {
 
 impl Agent for SampleAgent {
     fn run(&self, input: RunAgentInput, cancel: CancellationToken) -> BoxStream<'static, Event> {
-        let (tx, rx) = mpsc::channel(64);
-        let emitter = Emitter::new(tx, cancel);
         let agent = self.clone();
-        tokio::spawn(async move {
-            // Err(Stopped) means the driver stopped listening: nothing left to do.
-            let _stopped: Result<(), Stopped> = agent.respond(&emitter, input).await;
-        });
-        futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|event| (event, rx)) }).boxed()
+        event_stream(cancel, move |out| async move { agent.respond(&out, input).await })
     }
 }
 
@@ -94,12 +86,7 @@ impl SampleAgent {
     async fn respond(&self, out: &Emitter, input: RunAgentInput) -> Result<(), Stopped> {
         let thread_id = input.thread_id.clone();
         let run_id = input.run_id.clone();
-        out.send(Event::RunStarted(RunStartedEvent {
-            thread_id: thread_id.clone(),
-            run_id: run_id.clone(),
-            ..Default::default()
-        }))
-        .await?;
+        out.run_started(&input).await?;
         let text = super::last_user_text(&input).unwrap_or_default();
         let outcome = match route(&text) {
             Route::Greeting => self.greeting(out).await,

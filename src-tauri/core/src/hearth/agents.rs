@@ -37,15 +37,21 @@ impl Hearth {
 
     /// Switches to `model` from `provider`.
     pub fn use_model(&self, provider: Arc<dyn ModelProvider>, model: &str) {
-        let tools = self.clone();
-        let factory: ToolContextFactory =
-            Arc::new(move |thread_id, cancel| ToolContext { cancel, ..tools.tool_context(None, Some(thread_id)) });
-        self.set_agent("model", Arc::new(ModelAgent::new(provider.clone(), model, factory)));
+        self.set_agent("model", Arc::new(ModelAgent::new(provider.clone(), model, self.chat_tools())));
         let tools = self.clone();
         let task_tools: TaskToolsFactory = Arc::new(move |ctx| tools.tool_context(Some(ctx), None));
         let handler = ModelTaskHandler::new(provider, model, task_tools);
         self.tasks.register(TaskKind::Agent, handler.clone());
         self.tasks.register(TaskKind::Plan, handler);
+    }
+
+    /// Tool contexts for chat runs: this Hearth's tools, the run's thread and cancellation.
+    fn chat_tools(&self) -> ToolContextFactory {
+        let tools = self.clone();
+        Arc::new(move |thread_id: &str, cancel: CancellationToken| ToolContext {
+            cancel,
+            ..tools.tool_context(None, Some(thread_id.to_owned()))
+        })
     }
 
     /// Switches to the offline sample agent; open-ended tasks wait for a model.
@@ -60,11 +66,7 @@ impl Hearth {
     pub fn use_harness(&self, url: &str, token: Option<String>) -> Result<()> {
         let mut config = HarnessConfig::new(url, tool_specs());
         config.bearer_token = token.map(BearerToken::new);
-        let tools = self.clone();
-        let factory: crate::agent::harness::ToolContextFactory = Arc::new(move |thread_id: &str, cancel: CancellationToken| {
-            ToolContext { cancel, ..tools.tool_context(None, Some(thread_id.to_owned())) }
-        });
-        let agent = HarnessAgent::new(config, factory).map_err(|err| CoreError::InvalidInput(err.to_string()))?;
+        let agent = HarnessAgent::new(config, self.chat_tools()).map_err(|err| CoreError::InvalidInput(err.to_string()))?;
         self.set_agent("harness", Arc::new(agent));
         self.tasks.register(TaskKind::Agent, NoModelHandler);
         self.tasks.register(TaskKind::Plan, NoModelHandler);

@@ -27,18 +27,17 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use futures::stream::BoxStream;
 use hearth_protocol::agui::{
-    Event, Message, MessageContent, RunAgentInput, RunErrorEvent, RunFinishedEvent, RunStartedEvent, Tool,
+    Event, Message, MessageContent, RunAgentInput, RunErrorEvent, RunFinishedEvent, Tool,
     ToolCallResultEvent, ToolMessage, ToolRole,
 };
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::Agent;
-use super::emit::{Emitter, Stopped};
-use crate::tools::{ALL_HANDLERS, ToolCall, ToolContext, run_serially};
+use super::emit::{Emitter, Stopped, event_stream};
+pub use super::ToolContextFactory;
+use crate::tools::{ALL_HANDLERS, ToolCall, run_serially};
 use remote::RemoteEnd;
 
 /// How many continuations (POSTs after the first) one owner message may cause.
@@ -47,11 +46,6 @@ pub const MAX_CONTINUATIONS: usize = 6;
 /// The AG-UI version Hearth speaks to a harness.
 pub const PROTOCOL_VERSION: &str = "1.0";
 
-/// Builds the context a harness's tool calls run in, from the Hearth thread id and the run's
-/// cancellation token (pass the token into the context so Stop reaches the tool).
-///
-/// Typically `Arc::new(move |thread, cancel| ToolContext { cancel, ..hearth.tool_context(None, Some(thread.to_owned())) })`.
-pub type ToolContextFactory = Arc<dyn Fn(&str, CancellationToken) -> ToolContext + Send + Sync>;
 
 /// A bearer token for the harness. Its `Debug` prints no secret.
 #[derive(Clone)]
@@ -175,15 +169,10 @@ impl HarnessAgent {
 
 impl Agent for HarnessAgent {
     fn run(&self, input: RunAgentInput, cancel: CancellationToken) -> BoxStream<'static, Event> {
-        let (tx, rx) = mpsc::channel(64);
-        let out = Emitter::new(tx, cancel.clone());
         let inner = self.inner.clone();
-        tokio::spawn(async move {
-            // Err(Stopped): Stop, or nobody reads any more. Returning drops the HTTP response,
-            // so the harness sees the connection close.
-            let _stopped: Result<(), Stopped> = inner.respond(&out, input, cancel).await;
-        });
-        futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|event| (event, rx)) }).boxed()
+        // Returning (Stop, or nobody reads) drops the HTTP response, so the harness sees the
+        // connection close.
+        event_stream(cancel.clone(), move |out| async move { inner.respond(&out, input, cancel).await })
     }
 }
 
@@ -191,12 +180,7 @@ impl Inner {
     async fn respond(&self, out: &Emitter, input: RunAgentInput, cancel: CancellationToken) -> Result<(), Stopped> {
         let thread_id = input.thread_id.clone();
         let run_id = input.run_id.clone();
-        out.send(Event::RunStarted(RunStartedEvent {
-            thread_id: thread_id.clone(),
-            run_id: run_id.clone(),
-            ..Default::default()
-        }))
-        .await?;
+        out.run_started(&input).await?;
         let mut request = RunAgentInput {
             protocol_version: Some(PROTOCOL_VERSION.to_owned()),
             tools: self.tools.clone(),
@@ -325,7 +309,7 @@ mod tests {
     use super::*;
 
     fn factory() -> ToolContextFactory {
-        Arc::new(|_: &str, _: CancellationToken| -> ToolContext { unreachable!("no tool runs in these tests") })
+        Arc::new(|_: &str, _: CancellationToken| -> crate::tools::ToolContext { unreachable!("no tool runs in these tests") })
     }
 
     #[test]

@@ -10,8 +10,12 @@ mod endpoint;
 mod harness;
 mod model_provider;
 
+use std::future::Future;
+
+use hearth_protocol::IpcError;
 use hearth_protocol::settings::SettingsView;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
 use crate::ipc;
 use crate::latest_only::latest_only;
@@ -61,4 +65,31 @@ pub fn SettingsScreen() -> impl IntoView {
             </div>
         </section>
     }
+}
+
+/// Sends one settings change unless one is in flight. The view it answers replaces the shown
+/// one; a refusal shows its message and re-notifies the view's readers, so a control the
+/// backend refused (a radio, a toggle) goes back to the setting in force.
+fn apply_change(
+    busy: RwSignal<bool>,
+    error: RwSignal<Option<String>>,
+    settings: RwSignal<Option<SettingsView>>,
+    change: impl Future<Output = Result<SettingsView, IpcError>> + 'static,
+) {
+    if busy.get_untracked() {
+        return;
+    }
+    busy.set(true);
+    error.set(None);
+    spawn_local(async move {
+        let reply = change.await;
+        busy.set(false);
+        match reply {
+            Ok(view) => settings.set(Some(view)),
+            Err(err) => {
+                error.set(Some(err.message));
+                settings.update(|_| ());
+            }
+        }
+    });
 }

@@ -4,8 +4,8 @@
 
 use hearth_protocol::settings::{AgentMode, SettingsView};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
+use super::apply_change;
 use crate::ipc;
 use crate::state::settings::{MODES, mode_label, mode_note, mode_ready, mode_slug};
 
@@ -14,25 +14,7 @@ use crate::state::settings::{MODES, mode_label, mode_note, mode_ready, mode_slug
 pub fn AgentSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
-    let choose = move |mode: AgentMode| {
-        if busy.get_untracked() {
-            return;
-        }
-        busy.set(true);
-        error.set(None);
-        spawn_local(async move {
-            let reply = ipc::settings_mode_set(mode).await;
-            busy.set(false);
-            match reply {
-                Ok(view) => settings.set(Some(view)),
-                Err(err) => {
-                    error.set(Some(err.message));
-                    // Re-check the radio of the mode still in force.
-                    settings.update(|_| ());
-                }
-            }
-        });
-    };
+    let choose = move |mode: AgentMode| apply_change(busy, error, settings, ipc::settings_mode_set(mode));
 
     view! {
         <section class="settings-section settings-agent">

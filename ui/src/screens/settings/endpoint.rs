@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::clipboard::copy_text;
+use super::apply_change;
 use crate::ipc;
 
 /// The endpoint section.
@@ -18,24 +19,7 @@ pub fn EndpointSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoVie
     let enabled = move || settings.with(|s| s.as_ref().is_some_and(|s| s.endpoint.enabled));
     let url = Memo::new(move |_| settings.with(|s| s.as_ref().and_then(|s| s.endpoint.url.clone())));
     let token = Memo::new(move |_| settings.with(|s| s.as_ref().and_then(|s| s.endpoint.token.clone())));
-    let toggle = move |on: bool| {
-        if busy.get_untracked() {
-            return;
-        }
-        busy.set(true);
-        error.set(None);
-        spawn_local(async move {
-            let reply = ipc::settings_endpoint_set(on).await;
-            busy.set(false);
-            match reply {
-                Ok(view) => settings.set(Some(view)),
-                Err(err) => {
-                    error.set(Some(err.message));
-                    settings.update(|_| ());
-                }
-            }
-        });
-    };
+    let toggle = move |on: bool| apply_change(busy, error, settings, ipc::settings_endpoint_set(on));
 
     let select_all = |ev: leptos::ev::FocusEvent| event_target::<web_sys::HtmlInputElement>(&ev).select();
 

@@ -27,6 +27,8 @@ pub struct Config {
     pub approval_ttl: Duration,
     /// libpdfium.so (see [`crate::pdf::default_library_path`]).
     pub pdfium_library: PathBuf,
+    /// The wall-clock limit of one model task run (5 minutes; tests shorten it).
+    pub task_run_limit: Duration,
 }
 
 impl Config {
@@ -41,6 +43,7 @@ impl Config {
             start_workers: true,
             approval_ttl: crate::approvals::PROPOSAL_TTL,
             pdfium_library: crate::pdf::default_library_path(),
+            task_run_limit: crate::agent::MAX_TASK_RUN,
         }
     }
 

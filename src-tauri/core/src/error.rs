@@ -52,6 +52,13 @@ pub enum CoreError {
     /// Stored JSON could not be read back.
     #[error("Hearth's database holds a record it cannot read: {0}")]
     Corrupt(#[from] serde_json::Error),
+    /// A stored row holds a value this build does not know (a status, a kind): never read
+    /// as a default, since acting on a guessed status could replay or skip an effect.
+    #[error("Hearth's database holds a row it cannot trust: {0}")]
+    CorruptRow(String),
+    /// Stop reached the work before it did anything irreversible.
+    #[error("{0}")]
+    Stopped(String),
     /// The caller sent something out of bounds.
     #[error("{0}")]
     InvalidInput(String),
@@ -83,6 +90,7 @@ impl CoreError {
             CoreError::NotFound(_) => ErrorCode::NotFound,
             CoreError::Conflict(_) => ErrorCode::Conflict,
             CoreError::Expired(_) => ErrorCode::ApprovalExpired,
+            CoreError::Stopped(_) => ErrorCode::Cancelled,
             CoreError::Pdf(crate::pdf::PdfError::LibraryMissing { .. }) => ErrorCode::Unavailable,
             CoreError::Pdf(_) => ErrorCode::InvalidInput,
             CoreError::Vault(err) => return err.to_ipc(),
@@ -92,7 +100,8 @@ impl CoreError {
             CoreError::DatabaseCorrupt { .. }
             | CoreError::DatabaseOpen { .. }
             | CoreError::Store(_)
-            | CoreError::Corrupt(_) => ErrorCode::Internal,
+            | CoreError::Corrupt(_)
+            | CoreError::CorruptRow(_) => ErrorCode::Internal,
         };
         IpcError::new(code, self.to_string())
     }

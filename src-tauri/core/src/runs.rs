@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::Agent;
-use crate::store::threads::RunEnd;
+use crate::store::threads::{RunEnd, RunOrigin};
 use crate::store::{Store, now_ms};
 
 /// The receiving end of one run's events.
@@ -27,6 +27,7 @@ const RUN_CHANNEL_CAPACITY: usize = 256;
 #[derive(Debug)]
 struct ActiveRun {
     thread_id: String,
+    origin: RunOrigin,
     cancel: CancellationToken,
 }
 
@@ -43,13 +44,18 @@ impl RunRegistry {
     }
 
     /// Registers a run unless its thread already has one in flight.
-    fn try_insert(&self, run_id: &str, thread_id: &str, cancel: CancellationToken) -> bool {
+    fn try_insert(&self, run_id: &str, thread_id: &str, origin: RunOrigin, cancel: CancellationToken) -> bool {
         let mut active = self.lock();
         if active.values().any(|run| run.thread_id == thread_id) {
             return false;
         }
-        active.insert(run_id.to_owned(), ActiveRun { thread_id: thread_id.to_owned(), cancel });
+        active.insert(run_id.to_owned(), ActiveRun { thread_id: thread_id.to_owned(), origin, cancel });
         true
+    }
+
+    /// Who started a run in flight (`None` when it is not running).
+    pub fn origin(&self, run_id: &str) -> Option<RunOrigin> {
+        self.lock().get(run_id).map(|run| run.origin)
     }
 
     fn remove(&self, run_id: &str) {
@@ -96,17 +102,26 @@ pub(crate) fn spawn_run(
     agent: Arc<dyn Agent>,
     input: RunAgentInput,
     new_from: usize,
+    origin: RunOrigin,
 ) -> Option<RunEvents> {
     let cancel = CancellationToken::new();
-    if !registry.try_insert(&input.run_id, &input.thread_id, cancel.clone()) {
+    if !registry.try_insert(&input.run_id, &input.thread_id, origin, cancel.clone()) {
         return None;
     }
     let (tx, rx) = mpsc::channel(RUN_CHANNEL_CAPACITY);
     let registry = registry.clone();
     tokio::spawn(async move {
         let run_id = input.run_id.clone();
+        let scope = format!("thread:{}", input.thread_id);
         let mut driver = Driver { store, tx, cancel, verifier: Verifier::new(), input, new_from };
         let end = driver.drive(agent).await;
+        // An effect the run's agent still had `dispatching` when the run ended (its future was
+        // dropped, the client went away) may or may not have happened.
+        match driver.store.strand_claimed_operations(&scope, &run_id).await {
+            Ok(0) => {}
+            Ok(stranded) => tracing::warn!(run_id, stranded, "a chat run ended with effects in flight; they need review"),
+            Err(err) => tracing::error!(run_id, error = %err, "could not mark a chat run's in-flight effects uncertain"),
+        }
         if let Err(err) = driver.store.end_run(&run_id, end).await {
             tracing::error!(run_id, error = %err, "could not record the end of a run");
         }

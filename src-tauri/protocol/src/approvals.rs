@@ -97,6 +97,52 @@ impl ProposalStatus {
     }
 }
 
+/// Who asked for a proposal. The card shows it, so the owner knows whether a draft came from
+/// their own chat, a background task, an AG-UI client of Hearth's endpoint, or an external
+/// agent — none of which can approve it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProposalOrigin {
+    /// The owner's own chat in the window.
+    OwnerChat,
+    /// A background task.
+    Task,
+    /// A client of Hearth's AG-UI endpoint.
+    AguiEndpoint,
+    /// An external agent Hearth talks to over AG-UI.
+    ExternalAgent,
+}
+
+impl ProposalOrigin {
+    /// Every origin.
+    pub const ALL: [ProposalOrigin; 4] = [Self::OwnerChat, Self::Task, Self::AguiEndpoint, Self::ExternalAgent];
+
+    /// Stored spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::OwnerChat => "owner_chat",
+            Self::Task => "task",
+            Self::AguiEndpoint => "agui_endpoint",
+            Self::ExternalAgent => "external_agent",
+        }
+    }
+
+    /// Parses the stored spelling.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|o| o.as_str() == text)
+    }
+
+    /// How the card names it.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Self::OwnerChat => "your chat",
+            Self::Task => "a background task",
+            Self::AguiEndpoint => "an app using Hearth's AG-UI endpoint",
+            Self::ExternalAgent => "the external agent",
+        }
+    }
+}
+
 /// The account a proposal acts as.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -146,6 +192,23 @@ pub struct EmailDraft {
     /// The message it answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_reply_to: Option<String>,
+    /// The message it answers as the card names it, read from the mailbox when the draft was
+    /// prepared (never taken from the model), so the owner sees which conversation the reply
+    /// lands in — and the hash covers it. Set exactly when `in_reply_to` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_to: Option<ReplyContext>,
+}
+
+/// The stored message an email replies to: "Replying to: <subject> — from <sender>".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplyContext {
+    /// The message's id (the same as the draft's `in_reply_to`).
+    pub message_id: String,
+    /// Its subject.
+    pub subject: String,
+    /// Its sender, as the mailbox holds it.
+    pub from: String,
 }
 
 /// When an event happens: whole days, or times with a UTC offset.
@@ -170,7 +233,13 @@ pub enum EventTiming {
     },
 }
 
-/// A normalized calendar event, exactly as it will be written.
+/// A normalized calendar event, exactly as it will be written (create, update) or as it is
+/// in the calendar now (delete).
+///
+/// For update and delete the fields are never the model's words: the workspace reads the
+/// target event when the proposal is prepared and builds the draft from it (delete: the event
+/// as it is; update: the event with the requested changes applied, and `before`), so the card
+/// shows the event that will change and the hash binds it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EventDraft {
@@ -194,6 +263,101 @@ pub struct EventDraft {
     /// Invitees.
     #[serde(default)]
     pub attendees: Vec<String>,
+    /// Update only: the event as it was when the proposal was prepared, so the card can show
+    /// before → after for each changed field. Approving applies only to that version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<EventSnapshot>,
+    /// Update only, and only on the way from the prepare tool to the workspace: the fields
+    /// the model asked to change. The workspace applies them to the current event and drops
+    /// them, so a stored proposal (and every card) never carries them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<EventChanges>,
+}
+
+impl EventDraft {
+    /// The event's fields, without the update bookkeeping.
+    pub fn snapshot(&self) -> EventSnapshot {
+        EventSnapshot {
+            calendar_id: self.calendar_id.clone(),
+            title: self.title.clone(),
+            timing: self.timing.clone(),
+            time_zone: self.time_zone.clone(),
+            location: self.location.clone(),
+            description: self.description.clone(),
+            attendees: self.attendees.clone(),
+        }
+    }
+}
+
+/// A calendar event's fields as they are at one moment (an update's `before`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventSnapshot {
+    /// Which calendar.
+    pub calendar_id: String,
+    /// Title.
+    pub title: String,
+    /// When.
+    pub timing: EventTiming,
+    /// IANA time zone.
+    pub time_zone: String,
+    /// Where.
+    #[serde(default)]
+    pub location: String,
+    /// Notes.
+    #[serde(default)]
+    pub description: String,
+    /// Invitees.
+    #[serde(default)]
+    pub attendees: Vec<String>,
+}
+
+/// What an update asks to change; `None` keeps the event's value. Already normalized.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventChanges {
+    /// Move it to this calendar.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calendar_id: Option<String>,
+    /// New title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// New start and end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<EventTiming>,
+    /// New time zone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
+    /// New place (empty clears it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// New notes (empty clears them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// New invitees (the whole list; empty clears it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attendees: Option<Vec<String>>,
+}
+
+impl EventChanges {
+    /// Whether it changes nothing at all.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// `event` with these changes applied.
+    pub fn apply(&self, event: &EventSnapshot) -> EventSnapshot {
+        let pick = |change: &Option<String>, now: &String| change.clone().unwrap_or_else(|| now.clone());
+        EventSnapshot {
+            calendar_id: pick(&self.calendar_id, &event.calendar_id),
+            title: pick(&self.title, &event.title),
+            timing: self.timing.clone().unwrap_or_else(|| event.timing.clone()),
+            time_zone: pick(&self.time_zone, &event.time_zone),
+            location: pick(&self.location, &event.location),
+            description: pick(&self.description, &event.description),
+            attendees: self.attendees.clone().unwrap_or_else(|| event.attendees.clone()),
+        }
+    }
 }
 
 /// What will happen, by kind.
@@ -237,6 +401,8 @@ pub struct ProposalView {
     pub task_id: Option<String>,
     /// Where it is.
     pub status: ProposalStatus,
+    /// Who asked for it.
+    pub origin: ProposalOrigin,
     /// What will happen.
     #[serde(flatten)]
     pub draft: ProposalDraft,
@@ -343,14 +509,91 @@ mod tests {
             attachments: vec![],
             thread_id: None,
             in_reply_to: None,
+            reply_to: None,
         });
         let json = serde_json::to_value(&draft).unwrap();
         assert_eq!(json["kind"], "email.send");
         assert_eq!(json["draft"]["to"][0], "a@b.example");
+        assert!(json["draft"].get("replyTo").is_none(), "a new email names no message");
         assert_eq!(serde_json::from_value::<ProposalDraft>(json).unwrap(), draft);
         for s in ProposalStatus::ALL {
             assert_eq!(ProposalStatus::parse(s.as_str()), Some(s));
         }
+        for o in ProposalOrigin::ALL {
+            assert_eq!(ProposalOrigin::parse(o.as_str()), Some(o));
+        }
+    }
+
+    #[test]
+    fn a_reply_names_the_message_it_answers_in_camel_case() {
+        let draft = EmailDraft {
+            to: vec!["a@b.example".into()],
+            cc: vec![],
+            bcc: vec![],
+            subject: "Re: Visit".into(),
+            body: "Yes".into(),
+            attachments: vec![],
+            thread_id: Some("thr-1".into()),
+            in_reply_to: Some("msg-1".into()),
+            reply_to: Some(ReplyContext { message_id: "msg-1".into(), subject: "Visit".into(), from: "Ada <a@b.example>".into() }),
+        };
+        let json = serde_json::to_value(&draft).unwrap();
+        assert_eq!(json["inReplyTo"], "msg-1");
+        assert_eq!(json["replyTo"], serde_json::json!({ "messageId": "msg-1", "subject": "Visit", "from": "Ada <a@b.example>" }));
+        assert_eq!(serde_json::from_value::<EmailDraft>(json).unwrap(), draft);
+    }
+
+    fn event() -> EventSnapshot {
+        EventSnapshot {
+            calendar_id: "primary".into(),
+            title: "Dentist".into(),
+            timing: EventTiming::Timed { start: "2026-12-01T15:00:00Z".into(), end: "2026-12-01T15:45:00Z".into() },
+            time_zone: "Europe/Berlin".into(),
+            location: "Bright Smile".into(),
+            description: String::new(),
+            attendees: vec![],
+        }
+    }
+
+    #[test]
+    fn changes_apply_field_by_field_and_keep_the_rest() {
+        let now = event();
+        assert!(EventChanges::default().is_empty());
+        assert_eq!(EventChanges::default().apply(&now), now, "no change keeps every field");
+        let moved = EventChanges {
+            timing: Some(EventTiming::Timed { start: "2026-12-02T15:00:00Z".into(), end: "2026-12-02T16:00:00Z".into() }),
+            location: Some(String::new()),
+            ..EventChanges::default()
+        };
+        assert!(!moved.is_empty());
+        let after = moved.apply(&now);
+        assert_eq!(after.timing, EventTiming::Timed { start: "2026-12-02T15:00:00Z".into(), end: "2026-12-02T16:00:00Z".into() });
+        assert_eq!(after.location, "", "an empty location clears it");
+        assert_eq!((after.title.as_str(), after.time_zone.as_str()), ("Dentist", "Europe/Berlin"));
+    }
+
+    #[test]
+    fn an_update_carries_its_before_and_never_its_request_once_resolved() {
+        let now = event();
+        let draft = EventDraft {
+            calendar_id: now.calendar_id.clone(),
+            event_id: Some("evt-dentist".into()),
+            title: "Dentist (moved)".into(),
+            timing: now.timing.clone(),
+            time_zone: now.time_zone.clone(),
+            location: now.location.clone(),
+            description: String::new(),
+            attendees: vec![],
+            before: Some(now.clone()),
+            changes: None,
+        };
+        let json = serde_json::to_value(ProposalDraft::CalendarUpdate(draft.clone())).unwrap();
+        assert_eq!(json["kind"], "calendar.update");
+        assert_eq!(json["draft"]["before"]["title"], "Dentist");
+        assert_eq!(json["draft"]["before"]["timeZone"], "Europe/Berlin");
+        assert!(json["draft"].get("changes").is_none(), "a resolved draft carries no request");
+        assert_eq!(serde_json::from_value::<ProposalDraft>(json).unwrap(), ProposalDraft::CalendarUpdate(draft.clone()));
+        assert_eq!(draft.snapshot(), EventSnapshot { title: "Dentist (moved)".into(), ..now });
     }
 
     #[test]

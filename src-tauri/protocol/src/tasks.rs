@@ -294,6 +294,27 @@ pub enum TaskRunStatus {
     Cancelled,
 }
 
+impl TaskRunStatus {
+    /// Every status.
+    pub const ALL: [TaskRunStatus; 5] = [Self::Running, Self::Finished, Self::Interrupted, Self::Failed, Self::Cancelled];
+
+    /// Stored spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Finished => "finished",
+            Self::Interrupted => "interrupted",
+            Self::Failed => "failed",
+            Self::Cancelled => "cancelled",
+        }
+    }
+
+    /// Parses the stored spelling.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
 /// One run (one lease) of a task.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -346,6 +367,15 @@ impl TaskEventKind {
             TaskEventKind::Error => "error",
             TaskEventKind::Status => "status",
         }
+    }
+
+    /// Every kind.
+    pub const ALL: [TaskEventKind; 7] =
+        [Self::Plan, Self::Step, Self::Observation, Self::Approval, Self::Result, Self::Error, Self::Status];
+
+    /// Parses the stored spelling.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
     }
 }
 
@@ -415,7 +445,8 @@ pub fn allowed_controls(status: TaskStatus) -> &'static [ControlKind] {
         TaskStatus::Queued | TaskStatus::Scheduled | TaskStatus::Running => &[Pause, Cancel],
         TaskStatus::WaitingApproval => &[Cancel],
         TaskStatus::WaitingInput => &[Answer, Cancel],
-        TaskStatus::Paused => &[Resume, Cancel],
+        // Retry from Paused is "Retry after review", for a pause that left an effect uncertain.
+        TaskStatus::Paused => &[Resume, Retry, Cancel],
         TaskStatus::Interrupted | TaskStatus::Failed => &[Retry, Cancel],
         TaskStatus::Succeeded | TaskStatus::Cancelled => &[],
     }

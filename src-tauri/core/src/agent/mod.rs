@@ -20,7 +20,7 @@ pub use history::conversation_from_events;
 pub use model::{CONTINUE_NOTE, MAX_TOOL_STEPS, ModelAgent, SYSTEM_PROMPT};
 pub use no_model::NoModelHandler;
 pub use sample::SampleAgent;
-pub use task_loop::{MAX_TASK_RUN, MAX_TASK_STEPS, ModelTaskHandler, TaskToolsFactory};
+pub use task_loop::{MAX_TASK_RUN, MAX_TASK_STEPS, ModelTaskHandler};
 
 /// Produces a run's AG-UI events.
 ///
@@ -32,10 +32,11 @@ pub trait Agent: Send + Sync + 'static {
     fn run(&self, input: RunAgentInput, cancel: CancellationToken) -> BoxStream<'static, Event>;
 }
 
-/// Builds the tool context of one chat run: the thread it belongs to and the run's
-/// cancellation. Shared by every agent that runs Hearth's tools (model, external harness).
+/// Builds the tool context of one chat run from its thread id, its run id and its
+/// cancellation. Shared by every agent that runs Hearth's tools (sample, model, external
+/// harness), so they all key effects and proposals the same way.
 pub type ToolContextFactory =
-    std::sync::Arc<dyn Fn(&str, CancellationToken) -> crate::tools::ToolContext + Send + Sync>;
+    std::sync::Arc<dyn Fn(&str, &str, CancellationToken) -> crate::tools::ToolContext + Send + Sync>;
 
 /// The text of the newest user message in the input (what the owner just said).
 pub fn last_user_text(input: &RunAgentInput) -> Option<String> {

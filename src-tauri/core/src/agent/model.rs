@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::{Agent, ToolContextFactory};
 use super::emit::{Emitter, Stopped, event_stream, new_id};
 use crate::providers::{FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, ProviderError, ToolCall, ToolSpec};
-use crate::tools::{ALL_HANDLERS, run_serially, tool_specs};
+use crate::tools::{run_serially, tool_specs};
 
 /// Tool rounds per reply before Hearth stops and asks the owner to say continue.
 pub const MAX_TOOL_STEPS: usize = 6;
@@ -83,7 +83,7 @@ impl ModelAgent {
             tools,
             max_tokens: None,
         };
-        let ctx = (self.tools)(&thread_id, cancel.clone());
+        let ctx = (self.tools)(&thread_id, &run_id, cancel.clone());
         for _step in 0..MAX_TOOL_STEPS {
             let (text, calls) = match self.turn(out, &request, &cancel).await? {
                 Ok(Turn::Done) => return out.send(Event::RunFinished(RunFinishedEvent::success(thread_id, run_id, None))).await,
@@ -102,7 +102,7 @@ impl ModelAgent {
                 .filter(|c| !is_client_tool(&c.name))
                 .map(|c| crate::tools::ToolCall { id: c.id.clone(), name: c.name.clone(), arguments: c.arguments.clone() })
                 .collect();
-            let outputs = run_serially(&ctx, &batch, ALL_HANDLERS).await;
+            let outputs = run_serially(&ctx, &batch, 0).await;
             request.messages.push(Message::Assistant { text, tool_calls: calls });
             let mut settled = false;
             for (call_id, output) in outputs {

@@ -15,11 +15,21 @@ use hearth_protocol::tasks::TaskKind;
 use tokio_util::sync::CancellationToken;
 
 use super::emit::{Emitter, Stopped, event_stream};
-use super::Agent;
-use crate::store::tasks::NewTask;
-use crate::tasks::TaskEngine;
+use super::{Agent, ToolContextFactory};
 use crate::store::workspace::CalendarEvent;
 use crate::store::Store;
+use crate::tools::{StepId, ToolContext, dispatch};
+
+/// The answer to "hello": what this build can really do, and nothing it cannot. Each
+/// clause is backed by a tool handler in `core::tools` or a screen; capabilities that are
+/// only names in `ToolName` (a browser, the computer, Google, goals, memory) stay out until
+/// they exist, so the owner is never told of something that then does nothing.
+pub const GREETING: &str = "Hello! I'm Hearth, your personal agent. I run on this machine and keep your data here. \
+     I can search and read your mail, read your calendar, and prepare an email or a calendar event for you to \
+     review. I can complete a permission slip or another PDF form that came by mail, and keep your PDFs in Files. \
+     Longer jobs become tasks in Activity that you can pause, resume, cancel or retry, and Stop ends a reply at \
+     once. Anything that sends or changes something waits for your approval. Try \"plan my day\" or \
+     \"complete the permission slip\", or ask me to do a job.";
 
 /// What the sample agent does with a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,42 +68,51 @@ pub fn route(text: &str) -> Route {
     }
 }
 
-/// The offline sample agent.
-#[derive(Debug, Clone)]
+/// The offline sample agent. Its tool calls go through the same registry, dispatch and
+/// operation keys as a model's; it only decides *which* calls to make, deterministically.
+#[derive(Clone)]
 pub struct SampleAgent {
     store: Store,
-    tasks: TaskEngine,
+    tools: ToolContextFactory,
     chunk_delay: Duration,
     slow_step: Duration,
 }
 
+impl std::fmt::Debug for SampleAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SampleAgent").field("chunk_delay", &self.chunk_delay).finish_non_exhaustive()
+    }
+}
+
 impl SampleAgent {
-    /// An agent reading `store`, delegating to `tasks`, pacing text by `chunk_delay` and
-    /// the slow route by `slow_step`.
-    pub fn new(store: Store, tasks: TaskEngine, chunk_delay: Duration, slow_step: Duration) -> Self {
-        Self { store, tasks, chunk_delay, slow_step }
+    /// An agent searching `store`, calling tools in contexts from `tools`, pacing text by
+    /// `chunk_delay` and the slow route by `slow_step`.
+    pub fn new(store: Store, tools: ToolContextFactory, chunk_delay: Duration, slow_step: Duration) -> Self {
+        Self { store, tools, chunk_delay, slow_step }
     }
 }
 
 impl Agent for SampleAgent {
     fn run(&self, input: RunAgentInput, cancel: CancellationToken) -> BoxStream<'static, Event> {
         let agent = self.clone();
-        event_stream(cancel, move |out| async move { agent.respond(&out, input).await })
+        let token = cancel.clone();
+        event_stream(cancel, move |out| async move { agent.respond(&out, input, token).await })
     }
 }
 
 impl SampleAgent {
-    async fn respond(&self, out: &Emitter, input: RunAgentInput) -> Result<(), Stopped> {
+    async fn respond(&self, out: &Emitter, input: RunAgentInput, cancel: CancellationToken) -> Result<(), Stopped> {
         let thread_id = input.thread_id.clone();
         let run_id = input.run_id.clone();
         out.run_started(&input).await?;
         let text = super::last_user_text(&input).unwrap_or_default();
+        let tools = (self.tools)(&thread_id, &run_id, cancel);
         let outcome = match route(&text) {
             Route::Greeting => self.greeting(out).await,
-            Route::Calendar => self.calendar(out).await,
+            Route::Calendar => self.calendar(out, &tools).await,
             Route::SlowCount => self.slow_count(out).await,
-            Route::Document => self.document(out, &input).await,
-            Route::Delegate => self.delegate(out, &input, &text).await,
+            Route::Document => self.document(out, &tools).await,
+            Route::Delegate => self.delegate(out, &tools, &text).await,
         };
         match outcome {
             Ok(()) => out.send(Event::RunFinished(RunFinishedEvent::success(thread_id, run_id, None))).await,
@@ -105,18 +124,19 @@ impl SampleAgent {
     }
 
     async fn greeting(&self, out: &Emitter) -> Result<(), SampleError> {
-        out.text(
-            "Hello! I'm Hearth, your personal agent. I run on this machine and keep your data here. \
-             I can read your mail and calendar, fill PDF forms, browse the web, run commands in a sandboxed \
-             computer, and keep longer jobs going as tasks you can pause, stop or retry. Anything that sends \
-             or changes something waits for your approval. Try \"plan my day\" or ask me to do a job.",
-            self.chunk_delay,
-        )
-        .await?;
+        out.text(GREETING, self.chunk_delay).await?;
         Ok(())
     }
 
-    async fn calendar(&self, out: &Emitter) -> Result<(), SampleError> {
+    /// Shows a tool call, runs it through dispatch, and shows its result.
+    async fn call(&self, out: &Emitter, tools: &ToolContext, tool: ToolName, args: &serde_json::Value) -> Result<crate::tools::ToolOutput, SampleError> {
+        let call = out.tool_call(tool.as_str(), args).await?;
+        let output = dispatch(tools, tool.as_str(), &args.to_string(), StepId::Call(call.clone())).await;
+        out.tool_result(&call, output.content.clone()).await?;
+        Ok(output)
+    }
+
+    async fn calendar(&self, out: &Emitter, tools: &ToolContext) -> Result<(), SampleError> {
         let now = Local::now();
         let today = now.date_naive();
         let monday = today - chrono::Duration::days(i64::from(today.weekday().num_days_from_monday()));
@@ -125,13 +145,15 @@ impl SampleAgent {
         };
         let (from, to) = (start_of(monday), start_of(monday + chrono::Duration::days(7)));
         let args = serde_json::json!({ "timeMin": from.to_rfc3339(), "timeMax": to.to_rfc3339() });
-        let call = out.tool_call(ToolName::ReadCalendar.as_str(), &args).await?;
-        let events = self
-            .store
-            .calendar_range(from.timestamp_millis(), to.timestamp_millis(), 20)
-            .await
-            .map_err(|e| SampleError::Store(format!("Reading the calendar failed: {e}")))?;
-        out.tool_result(&call, serde_json::json!({ "events": events }).to_string()).await?;
+        let output = self.call(out, tools, ToolName::ReadCalendar, &args).await?;
+        if output.is_error {
+            return Err(SampleError::Store(format!("Reading the calendar failed: {}", output.content)));
+        }
+        let events: Vec<CalendarEvent> = serde_json::from_str::<serde_json::Value>(&output.content)
+            .ok()
+            .and_then(|v| v.get("events").cloned())
+            .and_then(|events| serde_json::from_value(events).ok())
+            .unwrap_or_default();
         out.text(&summarise_week(&events, today), self.chunk_delay).await?;
         Ok(())
     }
@@ -161,31 +183,8 @@ impl SampleAgent {
         Ok(())
     }
 
-    /// Creates the task behind a delegate_task call and reports it as the call's result.
-    async fn create_task(
-        &self,
-        out: &Emitter,
-        input: &RunAgentInput,
-        call: &str,
-        kind: TaskKind,
-        title: &str,
-        task_input: &serde_json::Value,
-    ) -> Result<(), SampleError> {
-        // One task per tool call, even if this step is retried.
-        let key = format!("{}:{}:{call}", input.thread_id, input.run_id);
-        let task = self
-            .tasks
-            .create(NewTask { idempotency_key: &key, kind, title, input: task_input, thread_id: Some(&input.thread_id) })
-            .await
-            .map_err(|e| SampleError::Store(format!("Saving the task failed: {e}")))?;
-        let result = DelegateTaskResult { task_id: task.id, title: task.title, status: task.status };
-        let content = serde_json::to_string(&result).map_err(|e| SampleError::Store(e.to_string()))?;
-        out.tool_result(call, content).await?;
-        Ok(())
-    }
-
     /// Finds the newest mail carrying a PDF form and hands it to a document task.
-    async fn document(&self, out: &Emitter, input: &RunAgentInput) -> Result<(), SampleError> {
+    async fn document(&self, out: &Emitter, tools: &ToolContext) -> Result<(), SampleError> {
         let failed = |e: crate::error::CoreError| SampleError::Store(format!("Reading the mailbox failed: {e}"));
         let mut form = None;
         for query in [["permission".to_owned()].as_slice(), ["form".to_owned()].as_slice(), &[]] {
@@ -208,7 +207,17 @@ impl SampleAgent {
         let call = out.tool_call(ToolName::DelegateTask.as_str(), &args).await?;
         let task_input = serde_json::to_value(crate::documents::DocumentInput { message_id: message.id.clone(), values: None })
             .map_err(|e| SampleError::Store(e.to_string()))?;
-        self.create_task(out, input, &call, TaskKind::Document, &title, &task_input).await?;
+        // A document task is no model tool, but it is created through the same task desk and
+        // keyed by the same operation-key function as delegate_task.
+        let key = tools.scope().key(&StepId::Call(call.clone())).joined();
+        let task = tools
+            .desk
+            .create(&key, TaskKind::Document, &title, &task_input, tools.scope().thread_id())
+            .await
+            .map_err(|e| SampleError::Store(format!("Saving the task failed: {e}")))?;
+        let result = DelegateTaskResult { task_id: task.id, title: task.title, status: task.status };
+        let content = serde_json::to_string(&result).map_err(|e| SampleError::Store(e.to_string()))?;
+        out.tool_result(&call, content).await?;
         out.text(
             "I found the form and started a task for it. It will ask you for the values, fill a copy, and prepare \
              the reply — nothing is sent until you approve it.",
@@ -218,11 +227,13 @@ impl SampleAgent {
         Ok(())
     }
 
-    async fn delegate(&self, out: &Emitter, input: &RunAgentInput, text: &str) -> Result<(), SampleError> {
+    async fn delegate(&self, out: &Emitter, tools: &ToolContext, text: &str) -> Result<(), SampleError> {
         let title: String = text.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(80).collect();
         let args = serde_json::json!({ "title": title, "instructions": text });
-        let call = out.tool_call(ToolName::DelegateTask.as_str(), &args).await?;
-        self.create_task(out, input, &call, TaskKind::Agent, &title, &args).await?;
+        let output = self.call(out, tools, ToolName::DelegateTask, &args).await?;
+        if output.is_error {
+            return Err(SampleError::Store(format!("Saving the task failed: {}", output.content)));
+        }
         out.text(
             "I've saved this as a task. You can follow it in Activity; it will wait there until a model is configured.",
             self.chunk_delay,
@@ -282,5 +293,19 @@ mod tests {
         assert_eq!(route("whichever"), Route::Delegate);
         assert_eq!(route("Please complete the permission slip"), Route::Document);
         assert_eq!(route("fill in the school form"), Route::Document);
+    }
+
+    #[test]
+    fn the_greeting_offers_only_what_this_build_does() {
+        let lower = GREETING.to_lowercase();
+        for built in ["mail", "calendar", "prepare an email", "calendar event", "permission slip", "pdf", "files", "tasks", "stop", "approval"] {
+            assert!(lower.contains(built), "the greeting should mention {built:?}: {GREETING}");
+        }
+        for missing in ["browse", "web", "browser", "terminal", "computer", "command", "google", "schedule", "remember", "memory", "goal", "watch"] {
+            assert!(!lower.contains(missing), "the greeting offers {missing:?}, which this build does not have: {GREETING}");
+        }
+        // Its own suggestions take the routes that do them.
+        assert_eq!(route("plan my day"), Route::Calendar);
+        assert_eq!(route("complete the permission slip"), Route::Document);
     }
 }

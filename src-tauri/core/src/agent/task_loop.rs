@@ -1,39 +1,86 @@
 //! The task loop for open-ended tasks (agent and plan kinds) over a model provider: at most
-//! [`MAX_TASK_STEPS`] tool rounds and [`MAX_TASK_RUN`] per run, task tools included. The
-//! outcome comes from the tools (ask_user, a prepare tool, finish_task) or from a final answer.
+//! [`MAX_TASK_STEPS`] tool rounds and a wall-clock limit ([`MAX_TASK_RUN`] unless configured)
+//! per run. The outcome comes from the tools (ask_user, a prepare tool, finish_task) or from a
+//! final answer.
+//!
+//! **A model task remembers.** Its conversation — messages, tool calls, tool results — and
+//! the counter of its tool steps are checkpointed into the task's state after every round,
+//! fenced to the lease. The next run continues that conversation instead of starting again:
+//! the call that ended the previous run (a prepare waiting for approval, a question) gets its
+//! result now — the decided proposal with its receipt, or the owner's answer — so the model
+//! never prepares the same email twice. Tool steps are numbered by the task, not by the
+//! model's call ids, so a call re-asked after a crash finds its stored receipt.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
 use hearth_protocol::tasks::TaskEventKind;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 use super::model::SYSTEM_PROMPT;
 use crate::providers::{Message, ModelEvent, ModelProvider, ModelRequest, ProviderError, ToolCall, ToolSpec};
 use crate::tasks::{BoxTaskFuture, TaskContext, TaskHandler, TaskOutcome};
-use crate::tools::{ALL_HANDLERS, RunOutcome, ToolContext, run_serially, tool_specs};
+use crate::tools::{RunOutcome, Toolbox, decided_note, run_serially, tool_specs};
 
 /// Tool rounds per run.
 pub const MAX_TASK_STEPS: usize = 16;
-/// Wall-clock limit per run.
+/// Wall-clock limit per run, by default.
 pub const MAX_TASK_RUN: Duration = Duration::from_secs(5 * 60);
 
-/// Builds the tool context for a task run.
-pub type TaskToolsFactory = Arc<dyn Fn(TaskContext) -> ToolContext + Send + Sync>;
+/// The key in a task's state under which its conversation is checkpointed.
+const CONVERSATION: &str = "conversation";
+
+/// A model task's conversation as checkpointed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Conversation {
+    /// Everything the model has seen and said, in order.
+    messages: Vec<Message>,
+    /// The number of the task's next tool step.
+    next_step: u64,
+    /// The call that ended the last run, waiting for its result.
+    pending: Option<Pending>,
+}
+
+/// A call whose result the owner decides.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", rename_all_fields = "camelCase")]
+enum Pending {
+    /// A prepare tool's proposal, waiting for the owner's review.
+    Approval {
+        /// The call it answers.
+        call_id: String,
+        /// The proposal.
+        proposal_id: String,
+    },
+    /// An ask_user question, waiting for the owner's answer.
+    Question {
+        /// The call it answers.
+        call_id: String,
+    },
+}
 
 /// Runs agent and plan tasks with a model.
 #[derive(Clone)]
 pub struct ModelTaskHandler {
-    provider: Arc<dyn ModelProvider>,
+    provider: std::sync::Arc<dyn ModelProvider>,
     model: String,
-    tools: TaskToolsFactory,
+    tools: Toolbox,
+    run_limit: Duration,
 }
 
 impl ModelTaskHandler {
     /// Works with `model` from `provider`; tools run in contexts from `tools`.
-    pub fn new(provider: Arc<dyn ModelProvider>, model: impl Into<String>, tools: TaskToolsFactory) -> Self {
-        Self { provider, model: model.into(), tools }
+    pub fn new(provider: std::sync::Arc<dyn ModelProvider>, model: impl Into<String>, tools: Toolbox) -> Self {
+        Self { provider, model: model.into(), tools, run_limit: MAX_TASK_RUN }
+    }
+
+    /// Limits each run to `limit` of wall-clock time.
+    #[must_use]
+    pub fn with_run_limit(mut self, limit: Duration) -> Self {
+        self.run_limit = limit;
+        self
     }
 }
 
@@ -41,11 +88,14 @@ impl TaskHandler for ModelTaskHandler {
     fn run(&self, ctx: TaskContext) -> BoxTaskFuture {
         let this = self.clone();
         Box::pin(async move {
-            match tokio::time::timeout(MAX_TASK_RUN, this.work(&ctx)).await {
+            match tokio::time::timeout(this.run_limit, this.work(&ctx)).await {
                 Ok(outcome) => outcome,
-                Err(_) => TaskOutcome::WaitingInput(
-                    "This run reached its 5-minute limit. Say continue to give it another run.".into(),
-                ),
+                // The run future was dropped: the engine marks whatever it had in flight
+                // uncertain before recording this ending.
+                Err(_) => TaskOutcome::WaitingInput(format!(
+                    "This run reached its {}-minute limit. Say continue to give it another run.",
+                    this.run_limit.as_secs().div_ceil(60)
+                )),
             }
         })
     }
@@ -53,25 +103,39 @@ impl TaskHandler for ModelTaskHandler {
 
 impl ModelTaskHandler {
     async fn work(&self, ctx: &TaskContext) -> TaskOutcome {
-        let task = ctx.task();
-        let text = |key: &str| task.input.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
-        let mut brief = format!("Task: {}\n\n{}", task.title, text("instructions"));
-        if let Ok(Some(current)) = ctx.task_store().get_task(&task.id).await
-            && let Some(answer) = current.state.get("answer").and_then(Value::as_str)
-        {
-            brief.push_str(&format!("\n\nThe owner answered your last question: {answer}"));
+        let Ok(Some(current)) = ctx.task_store().get_task(&ctx.task().id).await else {
+            return TaskOutcome::Stopped;
+        };
+        let mut convo = match current.state.get(CONVERSATION) {
+            Some(stored) => match serde_json::from_value::<Conversation>(stored.clone()) {
+                Ok(convo) => convo,
+                Err(err) => {
+                    return TaskOutcome::Failed(format!(
+                        "This task's saved conversation cannot be read ({err}); cancel it and delegate it again."
+                    ));
+                }
+            },
+            None => Conversation { messages: vec![Message::User { text: brief(&current.title, &current.input) }], ..Default::default() },
+        };
+        let tools = self.tools.for_task(ctx.clone());
+        if let Some(pending) = convo.pending.take() {
+            match self.resolve(&pending, &current.state).await {
+                Resolved::Result { call_id, content } => {
+                    convo.messages.push(Message::ToolResult { call_id, content, is_error: false });
+                }
+                Resolved::StillWaiting(proposal_id) => return TaskOutcome::WaitingApproval(proposal_id),
+            }
         }
         let mut request = ModelRequest {
             model: self.model.clone(),
             system: Some(format!("{SYSTEM_PROMPT}\nYou are working on a background task. End it with finish_task.")),
-            messages: vec![Message::User { text: brief }],
+            messages: convo.messages.clone(),
             tools: tool_specs()
                 .into_iter()
                 .map(|t| ToolSpec { name: t.name, description: t.description, parameters: t.parameters })
                 .collect(),
             max_tokens: None,
         };
-        let tools = (self.tools)(ctx.clone());
         for _ in 0..MAX_TASK_STEPS {
             if ctx.guard().await.is_err() {
                 return TaskOutcome::Stopped;
@@ -88,16 +152,42 @@ impl ModelTaskHandler {
                 .iter()
                 .map(|c| crate::tools::ToolCall { id: c.id.clone(), name: c.name.clone(), arguments: c.arguments.clone() })
                 .collect();
-            let outputs = run_serially(&tools, &batch, ALL_HANDLERS).await;
+            let outputs = run_serially(&tools, &batch, convo.next_step).await;
+            convo.next_step += batch.len() as u64;
+            request.messages.push(Message::Assistant { text, tool_calls: calls.clone() });
+            let mut outcome = None;
+            for (call_id, output) in outputs {
+                match (&outcome, output.outcome) {
+                    (None, Some(RunOutcome::WaitingApproval(proposal_id))) => {
+                        // Its result is the owner's decision, given to the next run.
+                        convo.pending = Some(Pending::Approval { call_id, proposal_id: proposal_id.clone() });
+                        outcome = Some(RunOutcome::WaitingApproval(proposal_id));
+                    }
+                    (None, Some(RunOutcome::WaitingInput(question))) => {
+                        convo.pending = Some(Pending::Question { call_id });
+                        outcome = Some(RunOutcome::WaitingInput(question));
+                    }
+                    (None, Some(finished @ RunOutcome::Finished(_))) => {
+                        outcome = Some(finished);
+                        request.messages.push(Message::ToolResult { call_id, content: output.content, is_error: output.is_error });
+                    }
+                    (_, _) => {
+                        request.messages.push(Message::ToolResult { call_id, content: output.content, is_error: output.is_error });
+                    }
+                }
+            }
+            convo.messages.clone_from(&request.messages);
+            // The answer to a question is consumed once: a later question waits for a new one.
+            let mut patch = json!({ CONVERSATION: convo });
+            if matches!(outcome, Some(RunOutcome::WaitingInput(_))) || current.state.get("answer").is_some() {
+                patch["answer"] = Value::Null;
+            }
+            if ctx.checkpoint(&patch).await.is_err() {
+                return TaskOutcome::Stopped;
+            }
             let names: Vec<&str> = calls.iter().map(|c| c.name.as_str()).collect();
             if ctx.event(TaskEventKind::Observation, &format!("Ran {}", names.join(", "))).await.is_err() {
                 return TaskOutcome::Stopped;
-            }
-            request.messages.push(Message::Assistant { text, tool_calls: calls });
-            let mut outcome = None;
-            for (call_id, output) in outputs {
-                outcome = outcome.or(output.outcome.clone());
-                request.messages.push(Message::ToolResult { call_id, content: output.content, is_error: output.is_error });
             }
             match outcome {
                 Some(RunOutcome::WaitingInput(question)) => return TaskOutcome::WaitingInput(question),
@@ -109,6 +199,41 @@ impl ModelTaskHandler {
         TaskOutcome::WaitingInput(format!(
             "I worked through {MAX_TASK_STEPS} steps in this run. Say continue and I'll go on."
         ))
+    }
+
+    /// The result of the call that ended the last run, as the owner decided it.
+    async fn resolve(&self, pending: &Pending, state: &Value) -> Resolved {
+        match pending {
+            Pending::Approval { call_id, proposal_id } => match self.tools.proposer().current(proposal_id).await {
+                Ok(proposal) => {
+                    if matches!(
+                        proposal.status,
+                        hearth_protocol::approvals::ProposalStatus::AwaitingReview
+                            | hearth_protocol::approvals::ProposalStatus::Executing
+                    ) {
+                        return Resolved::StillWaiting(proposal.id);
+                    }
+                    let content = json!({
+                        "proposalId": proposal.id,
+                        "status": proposal.status,
+                        "receipt": proposal.receipt,
+                        "note": decided_note(proposal.status, proposal.receipt.as_deref(), proposal.error.as_deref()),
+                    });
+                    Resolved::Result { call_id: call_id.clone(), content: content.to_string() }
+                }
+                Err(err) => Resolved::Result {
+                    call_id: call_id.clone(),
+                    content: json!({ "error": format!("The proposal could not be read ({err}).") }).to_string(),
+                },
+            },
+            Pending::Question { call_id } => {
+                let content = match state.get("answer").and_then(Value::as_str) {
+                    Some(answer) => json!({ "answer": answer }),
+                    None => json!({ "answer": null, "note": "The owner resumed the task without answering." }),
+                };
+                Resolved::Result { call_id: call_id.clone(), content: content.to_string() }
+            }
+        }
     }
 
     /// One model answer: its text and the tool calls it made.
@@ -129,4 +254,18 @@ impl ModelTaskHandler {
         }
         Ok((text, calls))
     }
+}
+
+/// How a pending call resolved at the start of a run.
+enum Resolved {
+    /// Its result, for the model.
+    Result { call_id: String, content: String },
+    /// The owner has not decided yet.
+    StillWaiting(String),
+}
+
+/// What the model is told first about a task.
+fn brief(title: &str, input: &Value) -> String {
+    let instructions = input.get("instructions").and_then(Value::as_str).unwrap_or_default();
+    format!("Task: {title}\n\n{instructions}")
 }

@@ -1,22 +1,39 @@
 //! Preparing proposals and deciding them.
+//!
+//! Only this gate holds the whole workspace (with `execute`); tools hold a [`Proposer`],
+//! which can only prepare. Only the owner's `approval_decide`, from the app window, reaches
+//! [`ApprovalGate::decide`].
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use hearth_protocol::approvals::{
-    ApprovalDecideParams, Decision, ProposalDraft, ProposalStatus, ProposalView,
+    ApprovalDecideParams, Decision, ProposalDraft, ProposalOrigin, ProposalStatus, ProposalView,
 };
 use tokio_util::sync::CancellationToken;
 
 use super::hash::proposal_hash;
 use crate::error::{CoreError, Result};
-use crate::store::proposals::{InsertOutcome, ProposalRow};
+use crate::store::proposals::{ExecutionClaim, InsertOutcome, ProposalRow};
 use crate::store::{Store, now_ms};
-use crate::tasks::TaskEngine;
+use crate::tasks::{Liveness, ProcessIdentity, TaskEngine};
 use crate::workspace::{ExecuteError, Workspace};
 
 /// What the owner is told when the displayed draft is not the stored one.
 pub const CHANGED_MESSAGE: &str = "This proposal changed. Open its latest review.";
+
+/// Where an approval is, for the crash tests' hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecideStage {
+    /// Claimed (`executing`), not yet carried out.
+    Claimed,
+    /// Carried out and its receipt recorded; the task not yet released.
+    Settled,
+}
+
+/// Awaited at each [`DecideStage`] of an approval (the crash tests kill the process there).
+pub type DecideHook = Arc<dyn Fn(DecideStage) -> BoxFuture<'static, ()> + Send + Sync>;
 
 struct Inner {
     store: Store,
@@ -24,6 +41,8 @@ struct Inner {
     tasks: TaskEngine,
     ttl: Duration,
     stopping: CancellationToken,
+    identity: ProcessIdentity,
+    hook: std::sync::Mutex<Option<DecideHook>>,
 }
 
 /// The approval gate. Cheap to clone.
@@ -41,23 +60,35 @@ impl std::fmt::Debug for ApprovalGate {
 impl ApprovalGate {
     /// A gate over `store` acting through `workspace`; proposals live `ttl`.
     pub fn new(store: Store, workspace: Arc<dyn Workspace>, tasks: TaskEngine, ttl: Duration) -> Self {
-        let gate = Self { inner: Arc::new(Inner { store, workspace, tasks, ttl, stopping: CancellationToken::new() }) };
-        let on_cancel = gate.clone();
-        gate.inner.tasks.on_cancel(Arc::new(move |task| {
-            let gate = on_cancel.clone();
-            Box::pin(async move {
-                // The claim also requires a live task; this makes the card say so at once.
-                if let Err(err) = gate.inner.store.deny_task_proposals(&task.id).await {
-                    tracing::error!(task_id = task.id, error = %err, "could not deny the proposals of a cancelled task");
-                }
-            })
-        }));
-        gate
+        Self {
+            inner: Arc::new(Inner {
+                store,
+                workspace,
+                tasks,
+                ttl,
+                stopping: CancellationToken::new(),
+                identity: ProcessIdentity::current(),
+                hook: std::sync::Mutex::new(None),
+            }),
+        }
     }
 
-    /// The workspace proposals act through.
-    pub fn workspace(&self) -> &Arc<dyn Workspace> {
-        &self.inner.workspace
+    /// The power to prepare, and nothing else: what tools get.
+    pub fn proposer(&self) -> Proposer {
+        Proposer { gate: self.clone() }
+    }
+
+    /// Test hook: awaited at each stage of an approval.
+    #[doc(hidden)]
+    pub fn set_decide_hook(&self, hook: Option<DecideHook>) {
+        *self.inner.hook.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = hook;
+    }
+
+    async fn at(&self, stage: DecideStage) {
+        let hook = self.inner.hook.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        if let Some(hook) = hook {
+            hook(stage).await;
+        }
     }
 
     /// Expires overdue proposals every `every` until [`ApprovalGate::shutdown`], so a task
@@ -82,23 +113,47 @@ impl ApprovalGate {
         self.inner.stopping.cancel();
     }
 
-    /// At start-up: anything left executing may or may not have happened.
+    /// At start-up: an approval whose executor died while carrying it out may or may not
+    /// have happened — it becomes `outcome_unknown` and its task is released with that
+    /// status; a task left waiting on an already-decided proposal (a crash between the
+    /// receipt and the release) is released too. Approvals a live second process is
+    /// carrying out are left alone. Returns how many were stranded.
     pub async fn recover(&self) -> Result<u64> {
-        self.inner.store.strand_executing_proposals().await
+        let mut stranded = 0;
+        for (id, _task, executor) in self.inner.store.executing_proposals().await? {
+            // Unknown liveness (no /proc) counts as gone: an uncertain receipt is safe, a second
+            // execution is not.
+            let dead = executor.as_deref().is_none_or(|owner| ProcessIdentity::liveness(owner) != Liveness::Alive);
+            if dead && self.inner.store.strand_executing_proposal(&id, executor.as_deref()).await? {
+                stranded += 1;
+            }
+        }
+        for (task_id, proposal_id) in self.inner.store.waiting_on_decided().await? {
+            self.inner.tasks.release_approval(&task_id, &proposal_id).await?;
+        }
+        Ok(stranded)
     }
 
     /// Stores `draft` for review under `key`. The same key with the same draft returns the
     /// existing proposal (and receipt); a changed draft is a conflict that needs a new review.
-    pub async fn prepare(&self, key: &str, task_id: Option<&str>, draft: ProposalDraft) -> Result<ProposalRow> {
+    /// With a task `fence` (task id, lease id), nothing is stored unless that lease holds, and
+    /// the proposal becomes the task's current action in the same transaction.
+    async fn prepare(
+        &self,
+        key: &str,
+        fence: Option<(&str, &str)>,
+        origin: ProposalOrigin,
+        draft: ProposalDraft,
+    ) -> Result<ProposalRow> {
         let connection = self.inner.workspace.connection().await?;
-        let target = self.inner.workspace.target(&draft).await?;
+        let (draft, target) = self.inner.workspace.resolve(draft).await?;
         let hash = proposal_hash(&draft, &connection, &target);
         let now = now_ms();
         let ttl = i64::try_from(self.inner.ttl.as_millis()).unwrap_or(i64::MAX);
         let row = ProposalRow {
             id: uuid::Uuid::new_v4().to_string(),
             key: key.to_owned(),
-            task_id: task_id.map(str::to_owned),
+            task_id: fence.map(|(task, _)| task.to_owned()),
             draft,
             connection,
             target: target.target,
@@ -109,10 +164,15 @@ impl ApprovalGate {
             expires_at: now.saturating_add(ttl),
             receipt: None,
             error: None,
+            origin,
+            executor: None,
         };
-        match self.inner.store.insert_proposal(&row).await? {
-            InsertOutcome::Created(stored) | InsertOutcome::Existing(stored) => Ok(stored),
-            InsertOutcome::Changed(stored) => Err(CoreError::Conflict(format!(
+        match self.inner.store.insert_proposal(&row, fence).await? {
+            None => Err(CoreError::Conflict(
+                "This run no longer holds its task (it was paused, cancelled or interrupted), so nothing was prepared.".into(),
+            )),
+            Some(InsertOutcome::Created(stored) | InsertOutcome::Existing(stored)) => Ok(stored),
+            Some(InsertOutcome::Changed(stored)) => Err(CoreError::Conflict(format!(
                 "A different draft was already prepared for this request (proposal {}). A changed draft needs a new \
                  review: prepare it as a new request.",
                 stored.id
@@ -162,7 +222,14 @@ impl ApprovalGate {
     async fn deny(&self, proposal: &ProposalRow) -> Result<ProposalView> {
         self.inner
             .store
-            .settle_proposal(&proposal.id, ProposalStatus::AwaitingReview, ProposalStatus::Denied, None, Some("Denied by you. Nothing was sent or changed."))
+            .settle_proposal(
+                &proposal.id,
+                ProposalStatus::AwaitingReview,
+                ProposalStatus::Denied,
+                None,
+                Some("Denied by you. Nothing was sent or changed."),
+                None,
+            )
             .await?;
         self.release(proposal).await?;
         Ok(self.row(&proposal.id).await?.view())
@@ -200,22 +267,42 @@ impl ApprovalGate {
                 proposal.connection.account, connection.account
             )));
         }
-        if !self.inner.store.claim_proposal(&proposal.id, now).await? {
-            // Someone else decided it, it expired, or its task stopped, in the meantime.
+        let executor = self.inner.identity.as_str();
+        // The claim re-checks the account, the expiry and the task (live, and this proposal its
+        // current action) in the same statement that moves it to executing.
+        if !self.inner.store.claim_proposal(&proposal.id, now, &proposal.connection, executor).await? {
             self.expire_due().await?;
-            return Ok(self.row(&proposal.id).await?.view());
+            let current = self.row(&proposal.id).await?;
+            if current.status == ProposalStatus::AwaitingReview {
+                return Err(CoreError::Conflict(
+                    "This proposal can no longer be approved: its task moved on to a newer one, or the account it was \
+                     prepared for changed. Nothing was sent or changed."
+                        .into(),
+                ));
+            }
+            // Someone else decided it, or it expired, in the meantime.
+            return Ok(current.view());
         }
-        let outcome = self.inner.workspace.execute(&proposal, &CancellationToken::new()).await;
-        let (status, receipt, error) = match &outcome {
-            Ok(receipt) => (ProposalStatus::Succeeded, Some(receipt.as_str()), None),
-            Err(ExecuteError::Rejected(why)) => (ProposalStatus::Failed, None, Some(why.as_str())),
-            Err(ExecuteError::Uncertain(why)) => (ProposalStatus::OutcomeUnknown, None, Some(why.as_str())),
+        self.at(DecideStage::Claimed).await;
+        let claim = ExecutionClaim { proposal_id: &proposal.id, executor };
+        let outcome = self.inner.workspace.execute(&proposal, claim, &CancellationToken::new()).await;
+        let (to, receipt, error) = match &outcome {
+            Ok(done) if done.settled => (None, None, None),
+            Ok(done) => (Some(ProposalStatus::Succeeded), Some(done.receipt.as_str()), None),
+            Err(ExecuteError::Rejected(why)) => (Some(ProposalStatus::Failed), None, Some(why.as_str())),
+            Err(ExecuteError::Uncertain(why)) => (Some(ProposalStatus::OutcomeUnknown), None, Some(why.as_str())),
         };
-        let settled = self.inner.store.settle_proposal(&proposal.id, ProposalStatus::Executing, status, receipt, error).await;
+        let settled = match to {
+            None => Ok(true),
+            Some(to) => {
+                self.inner.store.settle_proposal(&proposal.id, ProposalStatus::Executing, to, receipt, error, Some(executor)).await
+            }
+        };
         if let Err(err) = &settled {
             // Left `executing`: start-up makes it outcome_unknown for the owner to review.
             tracing::error!(proposal_id = proposal.id, error = %err, "could not record how an approved action ended");
         }
+        self.at(DecideStage::Settled).await;
         self.release(&proposal).await?;
         settled?;
         Ok(self.row(&proposal.id).await?.view())
@@ -234,5 +321,32 @@ impl ApprovalGate {
             .get_proposal(proposal_id)
             .await?
             .ok_or_else(|| CoreError::NotFound(format!("There is no proposal {proposal_id}.")))
+    }
+}
+
+/// The power to prepare a proposal for the owner's review — the only power over approvals a
+/// tool holds. It cannot decide, and it cannot reach the workspace's executor.
+#[derive(Clone, Debug)]
+pub struct Proposer {
+    gate: ApprovalGate,
+}
+
+impl Proposer {
+    /// Stores `draft` for review under `key`: fenced to the task's lease when `fence` is
+    /// given, recording `origin` for the card.
+    pub async fn prepare(
+        &self,
+        key: &str,
+        fence: Option<(&str, &str)>,
+        origin: ProposalOrigin,
+        draft: ProposalDraft,
+    ) -> Result<ProposalRow> {
+        self.gate.prepare(key, fence, origin, draft).await
+    }
+
+    /// A proposal as it is now (to tell a later run how an earlier one was decided).
+    pub async fn current(&self, proposal_id: &str) -> Result<ProposalRow> {
+        self.gate.expire_due().await?;
+        self.gate.row(proposal_id).await
     }
 }

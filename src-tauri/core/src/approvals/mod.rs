@@ -8,7 +8,7 @@ mod hash;
 pub mod normalize;
 
 pub use address::normalize_address;
-pub use gate::{ApprovalGate, CHANGED_MESSAGE};
+pub use gate::{ApprovalGate, CHANGED_MESSAGE, DecideHook, DecideStage, Proposer};
 pub use hash::proposal_hash;
 pub use normalize::{EmailArgs, EventArgs, email_draft, event_draft, timing_bounds};
 

@@ -2,7 +2,9 @@
 //! is checked here, and every error says what to change.
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
-use hearth_protocol::approvals::{DraftAttachment, EmailDraft, EventDraft, EventTiming};
+use hearth_protocol::approvals::{
+    DraftAttachment, EmailDraft, EventChanges, EventDraft, EventSnapshot, EventTiming, ReplyContext,
+};
 use serde::Deserialize;
 
 use super::address::normalize_address;
@@ -42,45 +44,55 @@ pub struct EmailArgs {
     /// The conversation to reply in.
     #[serde(default)]
     pub thread_id: Option<String>,
-    /// The message this answers.
+    /// The message this answers: a `messageId` from search_mail or read_mail_thread. The owner
+    /// sees that message's subject and sender on the card.
     #[serde(default)]
     pub reply_to_message_id: Option<String>,
 }
 
 /// `prepare_event`'s arguments.
+///
+/// - `create` (the default): `title`, `start`, `end` and `timeZone`; `calendarId`, `location`,
+///   `description` and `attendees` are optional.
+/// - `update`: `eventId` (from read_calendar) and only the fields to change; the rest stay as
+///   they are. Moving it needs both `start` and `end`. The owner sees the event as it is now
+///   and each change.
+/// - `delete`: `eventId` only; anything else is ignored. The owner sees the event as it is in
+///   the calendar, whatever else was sent.
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EventArgs {
     /// `create` (default), `update` or `delete`.
     #[serde(default)]
     pub action: Option<String>,
-    /// The event to change or delete.
+    /// The event to change or delete (update and delete; read_calendar gives it).
     #[serde(default)]
     pub event_id: Option<String>,
-    /// Which calendar (`primary` by default).
+    /// Which calendar (create: `primary` by default; update: moves the event there).
     #[serde(default)]
     pub calendar_id: Option<String>,
-    /// Title.
+    /// Title (required to create).
     #[serde(default)]
-    pub title: String,
-    /// `YYYY-MM-DD` for all-day, else RFC 3339 with an offset.
+    pub title: Option<String>,
+    /// `YYYY-MM-DD` for all-day, else RFC 3339 with an offset (required to create; to move an
+    /// event give it with `end`).
     #[serde(default)]
-    pub start: String,
+    pub start: Option<String>,
     /// Same form as `start`; after it (all-day: the day after the last day).
     #[serde(default)]
-    pub end: String,
-    /// IANA time zone, e.g. `Europe/Berlin`.
+    pub end: Option<String>,
+    /// IANA time zone, e.g. `Europe/Berlin` (required to create).
     #[serde(default)]
-    pub time_zone: String,
-    /// Where.
+    pub time_zone: Option<String>,
+    /// Where (update: an empty string clears it).
     #[serde(default)]
-    pub location: String,
-    /// Notes.
+    pub location: Option<String>,
+    /// Notes (update: an empty string clears them).
     #[serde(default)]
-    pub description: String,
-    /// Invitees.
+    pub description: Option<String>,
+    /// Invitees (update: the whole new list).
     #[serde(default)]
-    pub attendees: Vec<String>,
+    pub attendees: Option<Vec<String>>,
 }
 
 fn invalid(message: impl Into<String>) -> CoreError {
@@ -152,16 +164,34 @@ pub async fn email_draft(store: &Store, args: EmailArgs) -> Result<EmailDraft> {
             other => Ok(other),
         }
     };
-    Ok(EmailDraft {
-        to,
-        cc,
-        bcc,
-        subject,
-        body,
-        attachments,
-        thread_id: id_arg("threadId", args.thread_id)?,
-        in_reply_to: id_arg("replyToMessageId", args.reply_to_message_id)?,
-    })
+    let thread_id = id_arg("threadId", args.thread_id)?;
+    let in_reply_to = id_arg("replyToMessageId", args.reply_to_message_id)?;
+    let reply_to = match &in_reply_to {
+        Some(id) => Some(reply_context(store, id, thread_id.as_deref()).await?),
+        None => None,
+    };
+    Ok(EmailDraft { to, cc, bcc, subject, body, attachments, thread_id, in_reply_to, reply_to })
+}
+
+/// The stored message `message_id` as the card names it. A reply to a message Hearth does
+/// not hold would show the owner nothing to check, so it is refused; so is a `threadId` that
+/// is not that message's conversation, which would file the reply somewhere else.
+pub async fn reply_context(store: &Store, message_id: &str, thread_id: Option<&str>) -> Result<ReplyContext> {
+    let message = store.get_message(message_id).await?.ok_or_else(|| {
+        invalid(format!(
+            "There is no message {message_id} in the mailbox to reply to. Use the `messageId` that search_mail or \
+             read_mail_thread gives, or leave `replyToMessageId` out to send a new email."
+        ))
+    })?;
+    if let Some(thread_id) = thread_id
+        && thread_id != message.thread_id
+    {
+        return Err(invalid(format!(
+            "The message {message_id} is in conversation {}, not {thread_id}. Use `threadId` {} or leave it out.",
+            message.thread_id, message.thread_id
+        )));
+    }
+    Ok(ReplyContext { message_id: message.id, subject: message.subject, from: message.from })
 }
 
 /// Which calendar change an [`EventArgs`] asks for.
@@ -176,6 +206,11 @@ pub enum EventAction {
 }
 
 /// Validates and normalizes a calendar change.
+///
+/// A create comes back complete. An update or delete comes back as a *request*: only
+/// `eventId` (and, for an update, `changes`) is meaningful, and the other fields are empty
+/// until the workspace builds the draft from the event as it is now ([`resolve_event`]) —
+/// the model never gets to say what the event it changes looks like.
 pub fn event_draft(args: EventArgs) -> Result<(EventAction, EventDraft)> {
     let action = match args.action.as_deref().unwrap_or("create") {
         "create" => EventAction::Create,
@@ -183,37 +218,169 @@ pub fn event_draft(args: EventArgs) -> Result<(EventAction, EventDraft)> {
         "delete" => EventAction::Delete,
         other => return Err(invalid(format!("`action` is {other:?}; use create, update or delete."))),
     };
-    let event_id = match (action, args.event_id) {
-        (EventAction::Create, _) => None,
-        (_, Some(id)) if hearth_protocol::ids::is_valid_id(&id) => Some(id),
-        _ => return Err(invalid("`eventId` is required to update or delete; read_calendar gives it.")),
-    };
-    let calendar_id = args.calendar_id.unwrap_or_else(|| "primary".into());
-    if !hearth_protocol::ids::is_valid_id(&calendar_id) {
-        return Err(invalid("`calendarId` is not a valid id."));
+    match action {
+        EventAction::Create => Ok((action, new_event(args)?)),
+        EventAction::Update => {
+            let event_id = target_id(args.event_id.as_deref(), "update")?;
+            let changes = event_changes(args)?;
+            if changes.is_empty() {
+                return Err(invalid(
+                    "An update needs at least one field to change: title, start and end, timeZone, location, description, \
+                     attendees or calendarId. To remove the event use action delete.",
+                ));
+            }
+            Ok((action, request(event_id, Some(changes))))
+        }
+        // Only the id counts: the card shows the event the id names, whatever else was sent.
+        EventAction::Delete => Ok((action, request(target_id(args.event_id.as_deref(), "delete")?, None))),
     }
-    let title = bounded("title", args.title.trim(), 1, MAX_TITLE_CHARS)?;
-    let time_zone: chrono_tz::Tz = args
-        .time_zone
-        .trim()
-        .parse()
-        .map_err(|_| invalid(format!("`timeZone` {:?} is not an IANA time zone like Europe/Berlin.", args.time_zone)))?;
-    let timing = timing(args.start.trim(), args.end.trim())?;
-    let mut seen = Vec::new();
-    let attendees = addresses("attendees", &args.attendees, &mut seen)?;
-    Ok((
-        action,
-        EventDraft {
-            calendar_id,
-            event_id,
-            title,
-            timing,
-            time_zone: time_zone.name().to_owned(),
-            location: bounded("location", args.location.trim(), 0, MAX_LOCATION_CHARS)?,
-            description: bounded("description", &args.description, 0, MAX_DESCRIPTION_CHARS)?,
-            attendees,
-        },
-    ))
+}
+
+fn target_id(event_id: Option<&str>, verb: &str) -> Result<String> {
+    match event_id {
+        Some(id) if hearth_protocol::ids::is_valid_id(id) => Ok(id.to_owned()),
+        Some(_) => Err(invalid(format!("`eventId` is not a valid id; use the id read_calendar gives to {verb} an event."))),
+        None => Err(invalid(format!("`eventId` is required to {verb} an event; read_calendar gives it."))),
+    }
+}
+
+fn calendar_id(id: String) -> Result<String> {
+    if hearth_protocol::ids::is_valid_id(&id) { Ok(id) } else { Err(invalid("`calendarId` is not a valid id.")) }
+}
+
+fn time_zone(raw: &str) -> Result<String> {
+    let zone: chrono_tz::Tz =
+        raw.trim().parse().map_err(|_| invalid(format!("`timeZone` {raw:?} is not an IANA time zone like Europe/Berlin.")))?;
+    Ok(zone.name().to_owned())
+}
+
+fn title(raw: &str) -> Result<String> {
+    bounded("title", raw.trim(), 1, MAX_TITLE_CHARS)
+}
+
+fn location(raw: &str) -> Result<String> {
+    bounded("location", raw.trim(), 0, MAX_LOCATION_CHARS)
+}
+
+fn description(raw: &str) -> Result<String> {
+    bounded("description", raw, 0, MAX_DESCRIPTION_CHARS)
+}
+
+fn attendees(list: &[String]) -> Result<Vec<String>> {
+    addresses("attendees", list, &mut Vec::new())
+}
+
+fn new_event(args: EventArgs) -> Result<EventDraft> {
+    let required = |field: &str, value: Option<String>| {
+        value.ok_or_else(|| invalid(format!("`{field}` is required to create an event.")))
+    };
+    let title = title(&required("title", args.title)?)?;
+    let time_zone = time_zone(&required("timeZone", args.time_zone)?)?;
+    let timing = timing(required("start", args.start)?.trim(), required("end", args.end)?.trim())?;
+    Ok(EventDraft {
+        calendar_id: calendar_id(args.calendar_id.unwrap_or_else(|| "primary".into()))?,
+        event_id: None,
+        title,
+        timing,
+        time_zone,
+        location: location(args.location.as_deref().unwrap_or_default())?,
+        description: description(args.description.as_deref().unwrap_or_default())?,
+        attendees: attendees(args.attendees.as_deref().unwrap_or_default())?,
+        before: None,
+        changes: None,
+    })
+}
+
+fn event_changes(args: EventArgs) -> Result<EventChanges> {
+    let timing = match (args.start, args.end) {
+        (Some(start), Some(end)) => Some(timing(start.trim(), end.trim())?),
+        (None, None) => None,
+        (Some(_), None) | (None, Some(_)) => {
+            return Err(invalid("To move an event give both `start` and `end` (its new start and end)."));
+        }
+    };
+    Ok(EventChanges {
+        calendar_id: args.calendar_id.map(calendar_id).transpose()?,
+        title: args.title.as_deref().map(title).transpose()?,
+        timing,
+        time_zone: args.time_zone.as_deref().map(time_zone).transpose()?,
+        location: args.location.as_deref().map(location).transpose()?,
+        description: args.description.as_deref().map(description).transpose()?,
+        attendees: args.attendees.as_deref().map(attendees).transpose()?,
+    })
+}
+
+/// An update or delete as the prepare tool hands it over: which event, and what to change.
+fn request(event_id: String, changes: Option<EventChanges>) -> EventDraft {
+    EventDraft {
+        calendar_id: String::new(),
+        event_id: Some(event_id),
+        title: String::new(),
+        timing: EventTiming::Timed { start: String::new(), end: String::new() },
+        time_zone: String::new(),
+        location: String::new(),
+        description: String::new(),
+        attendees: Vec::new(),
+        before: None,
+        changes,
+    }
+}
+
+/// The draft the owner reviews for an update or delete of the event `event_id`, built from
+/// `current` — that event as the workspace holds it now — and never from what the request
+/// says the event is:
+///
+/// - delete: `current` itself;
+/// - update: `current` with the request's `changes` applied, and `before = current`. A
+///   request without `changes` asks for the event to become exactly its fields.
+///
+/// Everything the card shows is then in the draft, so the hash binds it.
+pub fn resolve_event(update: bool, request: &EventDraft, event_id: &str, current: EventSnapshot) -> Result<EventDraft> {
+    let draft = |event: EventSnapshot, before: Option<EventSnapshot>| EventDraft {
+        calendar_id: event.calendar_id,
+        event_id: Some(event_id.to_owned()),
+        title: event.title,
+        timing: event.timing,
+        time_zone: event.time_zone,
+        location: event.location,
+        description: event.description,
+        attendees: event.attendees,
+        before,
+        changes: None,
+    };
+    if !update {
+        return Ok(draft(current, None));
+    }
+    let after = match &request.changes {
+        Some(changes) => changes.apply(&current),
+        None => request.snapshot(),
+    };
+    if after == current {
+        return Err(invalid(format!(
+            "This update would change nothing: the event {event_id} already has these values. Read it with read_calendar \
+             and give only the fields that differ."
+        )));
+    }
+    // An all-day event moved to a zone where a day has no midnight cannot be written.
+    timing_bounds(&after.timing, &after.time_zone)?;
+    Ok(draft(after, Some(current)))
+}
+
+/// A stored event's timing as a draft spells it: whole days in its own zone, or UTC times.
+pub fn timing_from_bounds(starts_at: i64, ends_at: i64, all_day: bool, time_zone: &str) -> Result<EventTiming> {
+    let instant = |ms: i64| {
+        DateTime::<Utc>::from_timestamp_millis(ms).ok_or_else(|| invalid(format!("bad stored time {ms}")))
+    };
+    let (start, end) = (instant(starts_at)?, instant(ends_at)?);
+    if all_day {
+        let tz: chrono_tz::Tz = time_zone.parse().map_err(|_| invalid(format!("bad stored time zone {time_zone:?}")))?;
+        let day = |t: DateTime<Utc>| t.with_timezone(&tz).date_naive().to_string();
+        return Ok(EventTiming::AllDay { start_date: day(start), end_date: day(end) });
+    }
+    // Fractions only when the stored time has them, so an update that keeps the times keeps
+    // them exactly.
+    let utc = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+    Ok(EventTiming::Timed { start: utc(start), end: utc(end) })
 }
 
 fn timing(start: &str, end: &str) -> Result<EventTiming> {
@@ -259,6 +426,103 @@ pub fn timing_bounds(timing: &EventTiming, time_zone: &str) -> Result<(i64, i64)
                     .ok_or_else(|| invalid(format!("{d} has no midnight in {time_zone}")))
             };
             Ok((midnight(start_date)?, midnight(end_date)?))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn args(value: serde_json::Value) -> EventArgs {
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn dentist() -> EventSnapshot {
+        EventSnapshot {
+            calendar_id: "primary".into(),
+            title: "Dentist check-up".into(),
+            timing: EventTiming::Timed { start: "2026-12-04T15:00:00Z".into(), end: "2026-12-04T15:45:00Z".into() },
+            time_zone: "Europe/Berlin".into(),
+            location: "Bright Smile Dental".into(),
+            description: String::new(),
+            attendees: vec![],
+        }
+    }
+
+    #[test]
+    fn a_delete_is_only_its_event_id_whatever_else_was_sent() {
+        let (action, request) = event_draft(args(serde_json::json!({
+            "action": "delete", "eventId": "evt-dentist", "title": "Old reminder",
+            "start": "2026-01-01T09:00:00Z", "end": "2026-01-01T10:00:00Z", "timeZone": "UTC"
+        })))
+        .unwrap();
+        assert_eq!(action, EventAction::Delete);
+        assert_eq!(request.event_id.as_deref(), Some("evt-dentist"));
+        assert_eq!((request.title.as_str(), request.changes.as_ref()), ("", None), "the model's title is not carried");
+        let draft = resolve_event(false, &request, "evt-dentist", dentist()).unwrap();
+        assert_eq!(draft.snapshot(), dentist(), "the card shows the event as it is");
+        assert_eq!((draft.before.as_ref(), draft.changes.as_ref()), (None, None));
+        let missing = event_draft(args(serde_json::json!({ "action": "delete" }))).unwrap_err();
+        assert!(missing.to_string().contains("`eventId` is required to delete"), "{missing}");
+    }
+
+    #[test]
+    fn an_update_is_the_current_event_with_only_the_given_fields_changed() {
+        let (action, request) =
+            event_draft(args(serde_json::json!({ "action": "update", "eventId": "evt-dentist", "title": " Dentist (moved) ", "location": "" })))
+                .unwrap();
+        assert_eq!(action, EventAction::Update);
+        let changes = request.changes.clone().unwrap();
+        assert_eq!((changes.title.as_deref(), changes.location.as_deref(), changes.timing.as_ref()), (Some("Dentist (moved)"), Some(""), None));
+        let draft = resolve_event(true, &request, "evt-dentist", dentist()).unwrap();
+        assert_eq!(draft.before, Some(dentist()));
+        assert_eq!(draft.changes, None, "the request is not stored");
+        assert_eq!((draft.title.as_str(), draft.location.as_str()), ("Dentist (moved)", ""));
+        assert_eq!((draft.timing.clone(), draft.time_zone.as_str()), (dentist().timing, "Europe/Berlin"), "the rest is kept");
+    }
+
+    #[test]
+    fn an_update_must_change_something_and_move_with_both_ends() {
+        for (value, says) in [
+            (serde_json::json!({ "action": "update", "eventId": "evt-dentist" }), "at least one field"),
+            (serde_json::json!({ "action": "update", "eventId": "evt-dentist", "start": "2026-12-05T09:00:00Z" }), "both `start` and `end`"),
+            (serde_json::json!({ "action": "update", "title": "x" }), "`eventId` is required to update"),
+            (serde_json::json!({ "action": "update", "eventId": "evt-dentist", "timeZone": "Mars/Olympus" }), "IANA"),
+            (serde_json::json!({ "action": "update", "eventId": "evt-dentist", "title": "  " }), "must not be empty"),
+        ] {
+            let err = event_draft(args(value.clone())).unwrap_err().to_string();
+            assert!(err.contains(says), "{value}: {err:?} should say {says:?}");
+        }
+        let (_, same) = event_draft(args(serde_json::json!({ "action": "update", "eventId": "evt-dentist", "title": "Dentist check-up" }))).unwrap();
+        let err = resolve_event(true, &same, "evt-dentist", dentist()).unwrap_err().to_string();
+        assert!(err.contains("would change nothing"), "{err}");
+    }
+
+    #[test]
+    fn a_create_still_needs_its_title_times_and_zone() {
+        let (action, draft) = event_draft(args(serde_json::json!({
+            "title": "Garden visit", "start": "2026-12-03T09:00:00+01:00", "end": "2026-12-03T12:00:00+01:00", "timeZone": "Europe/Paris"
+        })))
+        .unwrap();
+        assert_eq!(action, EventAction::Create);
+        assert_eq!(draft.timing, EventTiming::Timed { start: "2026-12-03T08:00:00Z".into(), end: "2026-12-03T11:00:00Z".into() });
+        assert_eq!((draft.calendar_id.as_str(), draft.before.as_ref(), draft.changes.as_ref()), ("primary", None, None));
+        let err = event_draft(args(serde_json::json!({ "start": "2026-12-03", "end": "2026-12-04", "timeZone": "UTC" }))).unwrap_err();
+        assert!(err.to_string().contains("`title` is required to create"), "{err}");
+    }
+
+    #[test]
+    fn stored_bounds_read_back_as_the_timing_that_wrote_them() {
+        for (timing, zone) in [
+            (EventTiming::Timed { start: "2026-12-04T15:00:00Z".into(), end: "2026-12-04T15:45:00Z".into() }, "UTC"),
+            (EventTiming::Timed { start: "2026-12-04T15:00:00.250Z".into(), end: "2026-12-04T15:45:00Z".into() }, "UTC"),
+            (EventTiming::AllDay { start_date: "2026-03-28".into(), end_date: "2026-03-30".into() }, "Europe/Berlin"),
+            (EventTiming::AllDay { start_date: "2026-12-31".into(), end_date: "2027-01-01".into() }, "Pacific/Auckland"),
+        ] {
+            let (start, end) = timing_bounds(&timing, zone).unwrap();
+            assert_eq!(timing_from_bounds(start, end, matches!(timing, EventTiming::AllDay { .. }), zone).unwrap(), timing);
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The document task's handler.
 
 use hearth_protocol::ToolName;
-use hearth_protocol::approvals::{DraftAttachment, EmailDraft, ProposalDraft, ProposalStatus};
+use hearth_protocol::approvals::{PrepareResult, ProposalStatus};
 use hearth_protocol::files::FileView;
 use hearth_protocol::pdf::{FieldValues, PdfField};
 use hearth_protocol::tasks::{PlanStep, StepStatus, TaskEventKind};
@@ -9,11 +9,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::answer::parse_answer;
-use crate::approvals::{ApprovalGate, normalize_address};
+use crate::approvals::normalize_address;
 use crate::files::FileStore;
-use crate::journal::{EffectError, ReceiptStatus, action_hash};
-use crate::store::tasks::task_scope;
+use crate::journal::action_hash;
 use crate::tasks::{BoxTaskFuture, TaskContext, TaskError, TaskHandler, TaskOutcome};
+use crate::tools::{StepId, ToolContext, ToolOutput, Toolbox, dispatch};
 
 /// What a document task starts from.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,17 +29,20 @@ pub struct DocumentInput {
 /// The reply's default body.
 const REPLY_BODY: &str = "Hello,\n\nPlease find the completed form attached.\n\nBest regards";
 
-/// Runs document tasks.
+/// Runs document tasks. Every step that does something — import, fill, the reply's
+/// proposal — is a call through the one tool dispatch, under a step name the task owns
+/// (`import`, `fill:<values hash>`, `reply:<generation>`), so a Pause, a crash or a Retry
+/// finds the receipt of what already happened instead of doing it again.
 #[derive(Debug, Clone)]
 pub struct DocumentTask {
     files: FileStore,
-    approvals: ApprovalGate,
+    tools: Toolbox,
 }
 
 impl DocumentTask {
-    /// A handler filling through `files` and proposing through `approvals`.
-    pub fn new(files: FileStore, approvals: ApprovalGate) -> Self {
-        Self { files, approvals }
+    /// A handler reading forms through `files` and acting through the tools of `tools`.
+    pub fn new(files: FileStore, tools: Toolbox) -> Self {
+        Self { files, tools }
     }
 }
 
@@ -81,8 +84,9 @@ impl DocumentTask {
             return Ok(TaskOutcome::Failed(format!("The message \"{}\" has no PDF attachment.", message.subject)));
         };
         self.plan(ctx, 0).await?;
+        let tools = self.tools.for_task(ctx.clone());
 
-        let original = match self.import(ctx, &attachment.id).await? {
+        let original = match self.import(ctx, &tools, &attachment.id).await? {
             Step::Go(file) => file,
             Step::End(outcome) => return Ok(outcome),
         };
@@ -95,7 +99,7 @@ impl DocumentTask {
         };
         self.plan(ctx, 1).await?;
 
-        let filled = match self.fill(ctx, &original.id, &values).await? {
+        let filled = match self.fill(ctx, &tools, &original.id, &values).await? {
             Step::Go(file) => file,
             Step::End(outcome) => return Ok(outcome),
         };
@@ -111,24 +115,20 @@ impl DocumentTask {
         } else {
             format!("Re: {}", message.subject)
         };
-        let draft = ProposalDraft::EmailSend(EmailDraft {
-            to: vec![sender],
-            cc: vec![],
-            bcc: vec![],
-            subject,
-            body: REPLY_BODY.to_owned(),
-            attachments: vec![DraftAttachment {
-                file_id: filled.id.clone(),
-                name: filled.name.clone(),
-                size: filled.size,
-                sha256: filled.sha256.clone(),
-            }],
-            thread_id: Some(message.thread_id.clone()),
-            in_reply_to: Some(message.id.clone()),
+        let args = json!({
+            "to": [sender],
+            "subject": subject,
+            "body": REPLY_BODY,
+            "attachmentIds": [filled.id],
+            "threadId": message.thread_id,
+            "replyToMessageId": message.id,
         });
-        ctx.guard().await?;
-        let key = format!("{}:reply:{generation}", task_scope(&ctx.task().id));
-        let proposal = self.approvals.prepare(&key, Some(&ctx.task().id), draft).await?;
+        let output = dispatch(&tools, ToolName::PrepareEmail.as_str(), &args.to_string(), StepId::Named(format!("reply:{generation}"))).await;
+        let prepared: PrepareResult = match parse_output(ctx, output, "prepare the reply")? {
+            Step::Go(prepared) => prepared,
+            Step::End(outcome) => return Ok(outcome),
+        };
+        let proposal = self.tools.proposer().current(&prepared.proposal_id).await?;
         Ok(match proposal.status {
             ProposalStatus::AwaitingReview | ProposalStatus::Executing => {
                 self.plan(ctx, 3).await?;
@@ -147,7 +147,10 @@ impl DocumentTask {
                 // Retry prepares a fresh reply for a fresh review.
                 ctx.checkpoint(&json!({ "replyGeneration": generation + 1 })).await?;
                 let why = match ended {
-                    ProposalStatus::Denied => "You denied the reply".to_owned(),
+                    ProposalStatus::Denied => match proposal.error.as_deref() {
+                        Some(why) if !why.starts_with("Denied by you") => format!("The reply was withdrawn ({why})"),
+                        _ => "You denied the reply".to_owned(),
+                    },
                     ProposalStatus::Expired => "The reply expired before it was approved".to_owned(),
                     _ => format!("Sending failed ({})", proposal.error.unwrap_or_default()),
                 };
@@ -156,41 +159,18 @@ impl DocumentTask {
         })
     }
 
-    async fn import(&self, ctx: &TaskContext, attachment_id: &str) -> Result<Step<FileView>, TaskError> {
-        let files = self.files.clone();
-        let approvals = self.approvals.clone();
-        let attachment = attachment_id.to_owned();
-        let receipt = ctx
-            .effect("import", ToolName::ImportPdf.as_str(), &json!({ "attachmentId": attachment_id }), |_| async move {
-                let (info, bytes) = approvals.workspace().fetch_attachment(&attachment).await.map_err(|e| EffectError::Failed(e.to_string()))?;
-                let row = files
-                    .import(&uuid::Uuid::new_v4().to_string(), bytes, &info.filename, &info.id)
-                    .await
-                    .map_err(|e| EffectError::Failed(e.to_string()))?;
-                let view = files.view(&row).await.map_err(|e| EffectError::Failed(e.to_string()))?;
-                serde_json::to_value(view).map_err(|e| EffectError::Failed(e.to_string()))
-            })
-            .await?;
-        file_from_receipt(receipt.status, receipt.value, "import the form")
+    async fn import(&self, ctx: &TaskContext, tools: &ToolContext, attachment_id: &str) -> Result<Step<FileView>, TaskError> {
+        let args = json!({ "attachmentId": attachment_id });
+        let output = dispatch(tools, ToolName::ImportPdf.as_str(), &args.to_string(), StepId::Named("import".into())).await;
+        parse_output(ctx, output, "import the form")
     }
 
-    async fn fill(&self, ctx: &TaskContext, original: &str, values: &FieldValues) -> Result<Step<FileView>, TaskError> {
-        let action = json!({ "fileId": original, "values": values });
+    async fn fill(&self, ctx: &TaskContext, tools: &ToolContext, original: &str, values: &FieldValues) -> Result<Step<FileView>, TaskError> {
+        let args = json!({ "fileId": original, "values": values });
         // Same values, same copy: a new answer fills a new copy, a replay never does.
-        let op_id = format!("fill:{}", &action_hash(ToolName::FillPdf.as_str(), &action)[..16]);
-        let files = self.files.clone();
-        let (original, values) = (original.to_owned(), values.clone());
-        let receipt = ctx
-            .effect(&op_id, ToolName::FillPdf.as_str(), &action, |_| async move {
-                let row = files
-                    .fill(&original, values, &uuid::Uuid::new_v4().to_string())
-                    .await
-                    .map_err(|e| EffectError::Failed(e.to_string()))?;
-                let view = files.view(&row).await.map_err(|e| EffectError::Failed(e.to_string()))?;
-                serde_json::to_value(view).map_err(|e| EffectError::Failed(e.to_string()))
-            })
-            .await?;
-        let step = file_from_receipt(receipt.status, receipt.value, "fill the form")?;
+        let step = format!("fill:{}", &action_hash(ToolName::FillPdf.as_str(), &args)[..16]);
+        let output = dispatch(tools, ToolName::FillPdf.as_str(), &args.to_string(), StepId::Named(step)).await;
+        let step = parse_output::<FileView>(ctx, output, "fill the form")?;
         if let Step::Go(file) = &step {
             ctx.checkpoint(&json!({ "filledFileId": file.id })).await?;
         }
@@ -245,16 +225,22 @@ fn values(input: &DocumentInput, state: &Value, fields: &[PdfField]) -> Result<F
     }
 }
 
-fn file_from_receipt(status: ReceiptStatus, value: Value, what: &str) -> Result<Step<FileView>, TaskError> {
-    Ok(match status {
-        ReceiptStatus::Succeeded => match serde_json::from_value::<FileView>(value) {
-            Ok(file) => Step::Go(file),
-            Err(err) => Step::End(TaskOutcome::Failed(format!("Hearth could not read back the file it made ({err})."))),
-        },
-        ReceiptStatus::Failed => Step::End(TaskOutcome::Failed(format!(
-            "Hearth could not {what}: {}",
-            value.as_str().map_or_else(|| value.to_string(), str::to_owned)
-        ))),
-        ReceiptStatus::Interrupted => Step::End(TaskOutcome::Stopped),
+/// A tool's output as this workflow needs it: the typed result, or the run's end. A call
+/// refused because the run was stopped or fenced ends the run without recording anything;
+/// any other refusal fails the task with the tool's own words.
+fn parse_output<T: serde::de::DeserializeOwned>(ctx: &TaskContext, output: ToolOutput, what: &str) -> Result<Step<T>, TaskError> {
+    if output.is_error {
+        if ctx.cancel_token().is_cancelled() {
+            return Ok(Step::End(TaskOutcome::Stopped));
+        }
+        let message = serde_json::from_str::<Value>(&output.content)
+            .ok()
+            .and_then(|v| v.get("error").and_then(Value::as_str).map(str::to_owned))
+            .unwrap_or(output.content);
+        return Ok(Step::End(TaskOutcome::Failed(format!("Hearth could not {what}: {message}"))));
+    }
+    Ok(match serde_json::from_str::<T>(&output.content) {
+        Ok(value) => Step::Go(value),
+        Err(err) => Step::End(TaskOutcome::Failed(format!("Hearth could not read back what it did to {what} ({err})."))),
     })
 }

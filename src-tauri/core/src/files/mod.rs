@@ -4,6 +4,7 @@
 mod name;
 mod private;
 
+use tokio_util::sync::CancellationToken;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -56,10 +57,24 @@ impl FileStore {
     /// Checks `bytes`, stores them as file `file_id` and records it. Importing the same id
     /// again returns the first record.
     pub async fn import(&self, file_id: &str, bytes: Vec<u8>, name: &str, source_ref: &str) -> Result<FileRow> {
+        self.import_unless_stopped(file_id, bytes, name, source_ref, &CancellationToken::new()).await
+    }
+
+    /// [`FileStore::import`] that honours `cancel`: a Stop before the file is written ends it
+    /// with [`CoreError::Stopped`] and nothing written.
+    pub async fn import_unless_stopped(
+        &self,
+        file_id: &str,
+        bytes: Vec<u8>,
+        name: &str,
+        source_ref: &str,
+        cancel: &CancellationToken,
+    ) -> Result<FileRow> {
         if let Some(existing) = self.inner.store.get_file(file_id).await? {
             return Ok(existing);
         }
         let (info, bytes) = self.blocking(move |engine| crate::pdf::inspect(&engine, &bytes).map(|info| (info, bytes))).await?;
+        stopped_before_write(cancel)?;
         self.store_new(file_id, &bytes, &info, sanitize_file_name(name), FileSource::MailAttachment, Some(source_ref), None)
             .await
     }
@@ -67,6 +82,20 @@ impl FileStore {
     /// Fills a copy of `parent_id` with `values` as file `file_id`. Filling under the same id
     /// again returns the first copy.
     pub async fn fill(&self, parent_id: &str, values: FieldValues, file_id: &str) -> Result<FileRow> {
+        self.fill_unless_stopped(parent_id, values, file_id, &CancellationToken::new()).await
+    }
+
+    /// [`FileStore::fill`] that honours `cancel`: a Stop before the copy is written ends it
+    /// with [`CoreError::Stopped`] and nothing written. (PDFium's fill itself cannot be cut
+    /// short; it is bounded by the page and size limits.)
+    pub async fn fill_unless_stopped(
+        &self,
+        parent_id: &str,
+        values: FieldValues,
+        file_id: &str,
+        cancel: &CancellationToken,
+    ) -> Result<FileRow> {
+        stopped_before_write(cancel)?;
         if let Some(existing) = self.inner.store.get_file(file_id).await? {
             return Ok(existing);
         }
@@ -79,6 +108,7 @@ impl FileStore {
             })
             .await?;
         let name = filled_name(&parent.name);
+        stopped_before_write(cancel)?;
         self.store_new(file_id, &filled, &info, name, FileSource::Filled, None, Some(parent_id)).await
     }
 
@@ -203,6 +233,13 @@ impl FileStore {
             .map_err(|err| CoreError::Conflict(format!("PDF work stopped unexpectedly ({err}). Try again.")))?
             .map_err(CoreError::Pdf)
     }
+}
+
+fn stopped_before_write(cancel: &CancellationToken) -> Result<()> {
+    if cancel.is_cancelled() {
+        return Err(CoreError::Stopped("Stopped before the file was written; nothing was saved.".into()));
+    }
+    Ok(())
 }
 
 fn filled_name(parent: &str) -> String {

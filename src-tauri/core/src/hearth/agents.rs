@@ -8,10 +8,23 @@ use tokio_util::sync::CancellationToken;
 
 use super::Hearth;
 use crate::agent::harness::{BearerToken, HarnessAgent, HarnessConfig};
-use crate::agent::{Agent, ModelAgent, ModelTaskHandler, NoModelHandler, TaskToolsFactory, ToolContextFactory};
+use hearth_protocol::approvals::ProposalOrigin;
+
+use crate::agent::{Agent, ModelAgent, ModelTaskHandler, NoModelHandler, ToolContextFactory};
+use crate::store::threads::RunOrigin;
 use crate::error::{CoreError, Result};
 use crate::providers::ModelProvider;
-use crate::tools::{ToolContext, tool_specs};
+use crate::runs::RunRegistry;
+use crate::tools::{ToolContext, Toolbox, tool_specs};
+
+/// Whose agent decides the tool calls of a chat run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Driver {
+    /// Hearth's own (sample or model): the run's origin says who is asking.
+    Hearth,
+    /// An external AG-UI agent.
+    External,
+}
 
 impl Hearth {
     /// The agent answering now.
@@ -37,21 +50,17 @@ impl Hearth {
 
     /// Switches to `model` from `provider`.
     pub fn use_model(&self, provider: Arc<dyn ModelProvider>, model: &str) {
-        self.set_agent("model", Arc::new(ModelAgent::new(provider.clone(), model, self.chat_tools())));
-        let tools = self.clone();
-        let task_tools: TaskToolsFactory = Arc::new(move |ctx| tools.tool_context(Some(ctx), None));
-        let handler = ModelTaskHandler::new(provider, model, task_tools);
+        self.set_agent("model", Arc::new(ModelAgent::new(provider.clone(), model, self.chat_tools(Driver::Hearth))));
+        let handler = ModelTaskHandler::new(provider, model, self.toolbox.clone()).with_run_limit(self.config.task_run_limit);
         self.tasks.register(TaskKind::Agent, handler.clone());
         self.tasks.register(TaskKind::Plan, handler);
     }
 
-    /// Tool contexts for chat runs: this Hearth's tools, the run's thread and cancellation.
-    fn chat_tools(&self) -> ToolContextFactory {
-        let tools = self.clone();
-        Arc::new(move |thread_id: &str, cancel: CancellationToken| ToolContext {
-            cancel,
-            ..tools.tool_context(None, Some(thread_id.to_owned()))
-        })
+    /// Tool contexts for chat runs: this Hearth's tools, the run's thread, id and
+    /// cancellation, and who is asking — the owner in the window, a client of Hearth's AG-UI
+    /// endpoint, or the external agent — which every proposal records.
+    pub(crate) fn chat_tools(&self, driver: Driver) -> ToolContextFactory {
+        chat_tool_factory(self.toolbox.clone(), self.runs.clone(), driver)
     }
 
     /// Switches to the offline sample agent; open-ended tasks wait for a model.
@@ -66,10 +75,22 @@ impl Hearth {
     pub fn use_harness(&self, url: &str, token: Option<String>) -> Result<()> {
         let mut config = HarnessConfig::new(url, tool_specs());
         config.bearer_token = token.map(BearerToken::new);
-        let agent = HarnessAgent::new(config, self.chat_tools()).map_err(|err| CoreError::InvalidInput(err.to_string()))?;
+        let agent = HarnessAgent::new(config, self.chat_tools(Driver::External)).map_err(|err| CoreError::InvalidInput(err.to_string()))?;
         self.set_agent("harness", Arc::new(agent));
         self.tasks.register(TaskKind::Agent, NoModelHandler);
         self.tasks.register(TaskKind::Plan, NoModelHandler);
         Ok(())
     }
+}
+
+/// Tool contexts for the chat runs of `runs`, driven by `driver`.
+pub(crate) fn chat_tool_factory(toolbox: Toolbox, runs: RunRegistry, driver: Driver) -> ToolContextFactory {
+    Arc::new(move |thread_id: &str, run_id: &str, cancel: CancellationToken| -> ToolContext {
+        let origin = match (driver, runs.origin(run_id)) {
+            (Driver::External, _) => ProposalOrigin::ExternalAgent,
+            (Driver::Hearth, Some(RunOrigin::AguiEndpoint)) => ProposalOrigin::AguiEndpoint,
+            (Driver::Hearth, Some(RunOrigin::Window) | None) => ProposalOrigin::OwnerChat,
+        };
+        toolbox.for_chat(thread_id, run_id, origin, cancel)
+    })
 }

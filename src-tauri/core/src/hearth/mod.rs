@@ -17,12 +17,14 @@ use crate::agent::{Agent, NoModelHandler, SampleAgent};
 use crate::approvals::ApprovalGate;
 use crate::documents::DocumentTask;
 use crate::files::FileStore;
-use crate::workspace::{LocalWorkspace, Workspace};
+use crate::tools::Toolbox;
+use crate::workspace::{LocalWorkspace, Workspace, WorkspaceReader};
 use crate::tasks::TaskEngine;
 use crate::config::Config;
 use crate::error::{CoreError, Result};
 use crate::runs::{RunEvents, RunRegistry, spawn_run};
 use crate::store::Store;
+use crate::store::threads::RunOrigin;
 use crate::workspace::seed;
 
 mod agents;
@@ -43,6 +45,10 @@ pub struct Hearth {
     tasks: TaskEngine,
     approvals: ApprovalGate,
     files: FileStore,
+    /// What tool contexts are built from.
+    toolbox: Toolbox,
+    /// The workspace, read-only, for the window's mail views.
+    mail: WorkspaceReader,
 }
 
 impl std::fmt::Debug for Hearth {
@@ -64,9 +70,19 @@ impl Hearth {
         tasks.register(TaskKind::Agent, NoModelHandler);
         tasks.register(TaskKind::Plan, NoModelHandler);
         let workspace: Arc<dyn Workspace> = Arc::new(LocalWorkspace::new(store.clone(), config.attachments_dir()));
-        let approvals = ApprovalGate::new(store.clone(), workspace, tasks.clone(), config.approval_ttl);
+        let approvals = ApprovalGate::new(store.clone(), workspace.clone(), tasks.clone(), config.approval_ttl);
         let files = FileStore::new(store.clone(), config.files_dir(), config.pdfium_library.clone());
-        tasks.register(TaskKind::Document, DocumentTask::new(files.clone(), approvals.clone()));
+        // Tools see the workspace read-only and the gate as a proposer: only `approval_decide`
+        // reaches the executor.
+        let mail = WorkspaceReader::new(workspace.clone());
+        let toolbox = Toolbox::new(
+            store.clone(),
+            mail.clone(),
+            files.clone(),
+            tasks.clone(),
+            approvals.proposer(),
+        );
+        tasks.register(TaskKind::Document, DocumentTask::new(files.clone(), toolbox.clone()));
         let stranded = approvals.recover().await?;
         if stranded > 0 {
             tracing::warn!(stranded, "approved actions were cut off by a stop; they need the owner's review");
@@ -79,9 +95,10 @@ impl Hearth {
             tasks.start();
             approvals.start(std::time::Duration::from_secs(15));
         }
+        let runs = RunRegistry::default();
         let sample: Arc<dyn Agent> = Arc::new(SampleAgent::new(
             store.clone(),
-            tasks.clone(),
+            agents::chat_tool_factory(toolbox.clone(), runs.clone(), agents::Driver::Hearth),
             config.sample_chunk_delay,
             config.sample_slow_step,
         ));
@@ -93,10 +110,12 @@ impl Hearth {
             agent: Arc::new(std::sync::RwLock::new(("sample", sample.clone()))),
             sample,
             endpoint: Arc::default(),
-            runs: RunRegistry::default(),
+            runs,
             tasks,
             approvals,
             files,
+            toolbox,
+            mail,
         };
         hearth.apply_settings().await;
         Ok(hearth)
@@ -117,19 +136,14 @@ impl Hearth {
         &self.files
     }
 
-    /// What a tool call can reach, for a chat thread or a task run.
-    pub fn tool_context(&self, task: Option<crate::tasks::TaskContext>, thread_id: Option<String>) -> crate::tools::ToolContext {
-        // A task's tools stop with the task; a chat turn's tools get their run's token from the caller.
-        let cancel = task.as_ref().map_or_else(tokio_util::sync::CancellationToken::new, |t| t.cancel_token().clone());
-        crate::tools::ToolContext {
-            store: self.store.clone(),
-            tasks: self.tasks.clone(),
-            approvals: self.approvals.clone(),
-            files: self.files.clone(),
-            task,
-            thread_id,
-            cancel,
-        }
+    /// The workspace, read-only.
+    pub fn mail(&self) -> &WorkspaceReader {
+        &self.mail
+    }
+
+    /// What tool contexts are built from (tests build contexts for tasks and chats with it).
+    pub fn toolbox(&self) -> &Toolbox {
+        &self.toolbox
     }
 
     /// Proposals: awaiting review first.
@@ -172,7 +186,7 @@ impl Hearth {
 
     /// A mail thread, for the mail card's viewer.
     pub async fn mail_thread(&self, thread_id: &str) -> Result<MailThread> {
-        self.approvals.workspace().read_thread(thread_id).await
+        self.mail.read_thread(thread_id).await
     }
 
     /// Tasks, most recently changed first.
@@ -264,7 +278,7 @@ impl Hearth {
         }));
         let new_from = messages.len() - 1;
         let input = RunAgentInput { thread_id: thread_id.clone(), run_id: run_id.clone(), messages, ..Default::default() };
-        let events = self.launch(input, &params.text, new_from).await?;
+        let events = self.launch(input, &params.text, new_from, RunOrigin::Window).await?;
         Ok((RunStartResponse { thread_id, run_id }, events))
     }
 
@@ -290,14 +304,14 @@ impl Hearth {
             false => 0,
         };
         let new_from = held.min(input.messages.len().saturating_sub(1));
-        self.launch(input, &text, new_from).await
+        self.launch(input, &text, new_from, RunOrigin::AguiEndpoint).await
     }
 
-    async fn launch(&self, input: RunAgentInput, title: &str, new_from: usize) -> Result<RunEvents> {
+    async fn launch(&self, input: RunAgentInput, title: &str, new_from: usize, origin: RunOrigin) -> Result<RunEvents> {
         let (thread_id, run_id) = (input.thread_id.clone(), input.run_id.clone());
         self.store.ensure_thread(&thread_id, title).await?;
-        self.store.begin_run(&thread_id, &run_id).await?;
-        let Some(events) = spawn_run(&self.runs, self.store.clone(), self.current_agent(), input, new_from) else {
+        self.store.begin_run(&thread_id, &run_id, crate::tasks::ProcessIdentity::current().as_str(), origin).await?;
+        let Some(events) = spawn_run(&self.runs, self.store.clone(), self.current_agent(), input, new_from, origin) else {
             self.store.end_run(&run_id, crate::store::threads::RunEnd::Failed).await?;
             return Err(CoreError::Conflict(
                 "A reply is still streaming in this conversation. Stop it or wait for it to finish.".into(),
@@ -353,7 +367,9 @@ impl Hearth {
 /// Runs a previous process left open get a RUN_ERROR in their log, so replay shows them
 /// as interrupted instead of forever streaming.
 async fn close_orphan_runs(store: &Store) -> Result<()> {
-    for orphan in store.take_orphan_runs().await? {
+    use crate::tasks::{Liveness, ProcessIdentity};
+    let dead = |owner: Option<&str>| owner.is_none_or(|o| ProcessIdentity::liveness(o) != Liveness::Alive);
+    for orphan in store.take_orphan_runs(dead).await? {
         let event = hearth_protocol::agui::Event::RunError(hearth_protocol::agui::RunErrorEvent {
             message: "Hearth stopped during this reply. Review what it did before asking again.".into(),
             code: Some("interrupted".into()),
@@ -361,6 +377,11 @@ async fn close_orphan_runs(store: &Store) -> Result<()> {
             ..Default::default()
         });
         store.append_event(&orphan.thread_id, &orphan.run_id, &event).await?;
+    }
+    // What those runs left in flight may or may not have happened.
+    let stranded = store.strand_orphan_chat_operations().await?;
+    if stranded > 0 {
+        tracing::warn!(stranded, "chat effects were cut off by a stop; they need the owner's review");
     }
     Ok(())
 }

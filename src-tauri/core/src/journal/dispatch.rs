@@ -1,12 +1,33 @@
 //! Dispatching one effect through the journal.
+//!
+//! The rules, each an invariant of `docs/ARCHITECTURE.md` ("Durable tasks and the four
+//! controls"):
+//! - the full canonical action is committed (`dispatching`, with its claimant) before the
+//!   effect starts, fenced to the task's lease when there is one;
+//! - the same key and action returns the stored receipt; a changed action is a conflict;
+//! - a Stop that arrives before the effect was first polled withdraws the intent (nothing
+//!   happened, a later retry may perform it) — there is no window in which an effect is
+//!   started after Stop;
+//! - a Stop while it runs makes the row `outcome_unknown` at once (durable before anything
+//!   else), then waits for the effect to honour its token and records what it reported as
+//!   the late result — never discarded;
+//! - `outcome_unknown` is never performed again until the owner acknowledges it; an
+//!   acknowledged row whose late result was a success becomes that success, so the owner's
+//!   Retry never performs an effect twice;
+//! - a `failed` row (definitely did not happen) is replayed to the run that failed it and may
+//!   be performed again by a later run.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
+use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 
 use super::canonical::{action_hash, canonical_json};
 use crate::error::CoreError;
-use crate::store::Store;
+use crate::store::journal::{OpKey, OpStatus};
+use crate::store::{Store, now_ms};
 
 /// How an effect ended, as its receipt says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,8 +36,6 @@ pub enum ReceiptStatus {
     Succeeded,
     /// It definitely did not happen.
     Failed,
-    /// Stop reached it while it ran.
-    Interrupted,
 }
 
 /// The stored outcome of an operation.
@@ -33,18 +52,29 @@ pub struct Receipt {
 /// An effect's failure, as the effect knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EffectError {
-    /// It did not happen (refused before sending, validation, a definite 4xx …).
+    /// It did not happen (refused before sending, validation, a definite 4xx, or it saw the
+    /// Stop before doing anything irreversible).
     Failed(String),
     /// It may have happened (connection lost after sending, timeout …).
     Uncertain(String),
 }
 
-/// Why an operation was not performed.
+/// Why an operation was not performed (or not known to be).
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
     /// Stopped before the effect started; nothing happened.
     #[error("interrupted before execution: the run was stopped before {op_id} started, so nothing was done")]
     Cancelled {
+        /// The operation.
+        op_id: String,
+    },
+    /// Stopped while the effect ran: it may or may not have happened. The row is
+    /// `outcome_unknown`, the task is flagged, and what the effect reported afterwards is kept.
+    #[error(
+        "{op_id} was stopped while it was running, so it may or may not have happened; the owner reviews it before \
+         anything is retried"
+    )]
+    Stopped {
         /// The operation.
         op_id: String,
     },
@@ -81,148 +111,262 @@ pub enum JournalError {
     Core(#[from] CoreError),
 }
 
+/// One operation as a caller hands it to [`Journal::perform`].
+#[derive(Debug, Clone, Copy)]
+pub struct Operation<'a> {
+    /// Its scope and id (from [`crate::tools::OperationScope::key`] for every tool caller).
+    pub key: OpKey<'a>,
+    /// The tool that performs it.
+    pub tool: &'a str,
+    /// The full validated action: any byte changed is a different action.
+    pub action: &'a serde_json::Value,
+    /// The run performing it (task run id or chat run id).
+    pub claimant: &'a str,
+    /// (task id, lease id) for a task's run: the intent is written only while it holds.
+    pub fence: Option<(&'a str, &'a str)>,
+    /// The run's Stop.
+    pub cancel: &'a CancellationToken,
+}
+
+/// Awaited after an effect finished and before the journal sees its result (tests make an
+/// effect "slow" with it, deterministically, instead of racing a sleep).
+pub type EffectHook = Arc<dyn Fn(&str) -> BoxFuture<'static, ()> + Send + Sync>;
+
+/// Test hooks, each awaited with the tool's name.
+#[derive(Default)]
+struct Hooks {
+    /// After the intent is committed, before the effect is first polled.
+    intent: Option<EffectHook>,
+    /// After the effect ended, before the journal sees its result.
+    effect: Option<EffectHook>,
+}
+
 /// Runs effects through the journal.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Journal {
     store: Store,
+    hooks: Arc<Mutex<Hooks>>,
+}
+
+impl std::fmt::Debug for Journal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Journal").finish_non_exhaustive()
+    }
 }
 
 impl Journal {
     /// A journal over `store`.
     pub fn new(store: Store) -> Self {
-        Self { store }
+        Self { store, hooks: Arc::default() }
     }
 
-    /// Performs `effect` at most once for (`scope`, `op_id`).
-    ///
-    /// The row holding `action` is committed before `effect` is called; `cancel` is checked
-    /// before and after that write, raced against the effect, and passed into it so the I/O
-    /// itself can stop. With a `fence` (task id, lease id) — every task run passes one — the
-    /// intent is written only while that lease still holds, in the same statement, so a run
-    /// whose lease lapsed a moment after its last guard cannot start an effect.
-    #[allow(clippy::too_many_arguments, reason = "the operation's key and content, its cancellation and fence, and the effect")]
-    pub async fn perform<F, Fut>(
-        &self,
-        scope: &str,
-        op_id: &str,
-        tool: &str,
-        action: &serde_json::Value,
-        cancel: &CancellationToken,
-        fence: Option<(&str, &str)>,
-        effect: F,
-    ) -> Result<Receipt, JournalError>
+    fn hooks(&self) -> std::sync::MutexGuard<'_, Hooks> {
+        self.hooks.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Test hook: awaited (with the tool's name) after every effect ends, before its result
+    /// is recorded. `None` removes it.
+    #[doc(hidden)]
+    pub fn set_effect_hook(&self, hook: Option<EffectHook>) {
+        self.hooks().effect = hook;
+    }
+
+    /// Test hook: awaited (with the tool's name) after an intent is committed and before its
+    /// effect is first polled — the window in which a Stop must still prevent the effect.
+    #[doc(hidden)]
+    pub fn set_intent_hook(&self, hook: Option<EffectHook>) {
+        self.hooks().intent = hook;
+    }
+
+    /// Performs `effect` at most once for the operation's key. See the module docs.
+    pub async fn perform<F, Fut>(&self, op: &Operation<'_>, effect: F) -> Result<Receipt, JournalError>
     where
         F: FnOnce(CancellationToken) -> Fut,
         Fut: Future<Output = Result<serde_json::Value, EffectError>>,
     {
-        let cancelled = || JournalError::Cancelled { op_id: op_id.to_owned() };
-        if cancel.is_cancelled() {
-            return Err(cancelled());
+        let op_id = op.key.op_id;
+        if op.cancel.is_cancelled() {
+            return Err(JournalError::Cancelled { op_id: op_id.to_owned() });
         }
-        let hash = action_hash(tool, action);
-        let canonical = canonical_json(action);
-        let inserted = match fence {
-            Some(fence) => self.store.insert_operation_fenced(scope, op_id, tool, &canonical, &hash, fence).await?,
-            None => self.store.insert_operation(scope, op_id, tool, &canonical, &hash).await?,
-        };
-        if !inserted {
-            if fence.is_some() && self.store.get_operation(scope, op_id).await?.is_none() {
-                return Err(JournalError::Fenced { op_id: op_id.to_owned() });
-            }
-            match self.classify_existing(scope, op_id, &hash, fence).await? {
-                Existing::Dispatch => {}
-                Existing::Replay => return self.stored_receipt(scope, op_id).await,
+        let hash = action_hash(op.tool, op.action);
+        let canonical = canonical_json(op.action);
+        let taken = if self.store.insert_operation(op.key, op.tool, &canonical, &hash, op.claimant, op.fence).await? {
+            Taken::Inserted
+        } else {
+            match self.classify_existing(op, &hash).await? {
+                Existing::Dispatch(taken) => taken,
+                Existing::Replay => return self.stored_receipt(op.key).await,
                 Existing::Refuse(err) => return Err(err),
             }
-        }
-        if cancel.is_cancelled() {
-            // Nothing started: withdraw the intent so a later retry may perform it — but only
-            // an intent written just now; a row taken back from `acknowledged` goes back there.
-            if inserted {
-                self.store.withdraw_operation(scope, op_id).await?;
-            } else {
-                self.store.settle_operation(scope, op_id, "dispatching", "acknowledged", None).await?;
-            }
-            return Err(cancelled());
-        }
+        };
 
-        let running = effect(cancel.clone());
+        let intent_hook = self.hooks().intent.clone();
+        if let Some(hook) = intent_hook {
+            hook(op.tool).await;
+        }
+        let started = AtomicBool::new(false);
+        let hook = self.hooks().effect.clone();
+        let token = op.cancel.clone();
+        let running = async {
+            started.store(true, Ordering::SeqCst);
+            let outcome = effect(token).await;
+            if let Some(hook) = hook {
+                hook(op.tool).await;
+            }
+            outcome
+        };
         tokio::pin!(running);
+        // Biased to Stop: if it has fired by the first poll, the effect is never polled.
         let outcome = tokio::select! {
             biased;
-            () = cancel.cancelled() => None,
+            () = op.cancel.cancelled() => None,
             outcome = &mut running => Some(outcome),
         };
         let Some(outcome) = outcome else {
-            let receipt = serde_json::json!({ "interrupted": "Stopped while it was running." });
-            self.store.settle_operation(scope, op_id, "dispatching", "interrupted", Some(&receipt.to_string())).await?;
-            // Let the effect observe the cancellation and finish; whatever it reports now
-            // cannot change the receipt (the settle below is a CAS from `dispatching`).
-            let late = running.await;
-            if late.is_ok() {
-                tracing::warn!(scope, op_id, "an effect reported success after Stop; its receipt stays interrupted");
+            if !started.load(Ordering::SeqCst) {
+                self.undo(op, taken).await?;
+                return Err(JournalError::Cancelled { op_id: op_id.to_owned() });
             }
-            return Ok(Receipt { status: ReceiptStatus::Interrupted, value: receipt, replayed: false });
+            return self.stopped_mid_flight(op, running).await;
         };
-        let (status, to, value) = match outcome {
-            Ok(value) => (ReceiptStatus::Succeeded, "succeeded", value),
-            Err(EffectError::Failed(why)) => (ReceiptStatus::Failed, "failed", serde_json::json!({ "error": why })),
+        let (to, value) = match outcome {
+            Ok(value) => (OpStatus::Succeeded, value),
+            Err(EffectError::Failed(why)) => (OpStatus::Failed, serde_json::json!({ "error": why })),
             Err(EffectError::Uncertain(why)) => {
                 let receipt = serde_json::json!({ "error": why });
-                self.store.settle_operation(scope, op_id, "dispatching", "outcome_unknown", Some(&receipt.to_string())).await?;
+                self.store.settle_operation(op.key, op.claimant, OpStatus::OutcomeUnknown, Some(&receipt.to_string())).await?;
                 return Err(JournalError::OutcomeUnknown { op_id: op_id.to_owned() });
             }
         };
-        if !self.store.settle_operation(scope, op_id, "dispatching", to, Some(&value.to_string())).await? {
-            // Someone else (a lease sweep) already decided this row; report what is stored.
-            return self.stored_receipt(scope, op_id).await;
+        if !self.store.settle_operation(op.key, op.claimant, to, Some(&value.to_string())).await? {
+            // A lease sweep made it uncertain while it ran: keep what it reported beside that.
+            let late = late_json(to, &value);
+            self.store.record_late_result(op.key, op.claimant, &late.to_string(), false).await?;
+            return self.stored_receipt(op.key).await;
         }
+        let status = match to {
+            OpStatus::Succeeded => ReceiptStatus::Succeeded,
+            _ => ReceiptStatus::Failed,
+        };
         Ok(Receipt { status, value, replayed: false })
     }
 
-    /// What to do about an operation that already has a row.
-    async fn classify_existing(
-        &self,
-        scope: &str,
-        op_id: &str,
-        hash: &str,
-        fence: Option<(&str, &str)>,
-    ) -> Result<Existing, JournalError> {
-        let refuse = |err: fn(String) -> JournalError| Ok(Existing::Refuse(err(op_id.to_owned())));
-        let Some(row) = self.store.get_operation(scope, op_id).await? else {
-            // Withdrawn between our insert attempt and this read: another dispatcher owns it.
-            return refuse(|op_id| JournalError::InFlight { op_id });
+    /// Stop reached a running effect: uncertain first (durably), then the late result.
+    async fn stopped_mid_flight<Fut>(&self, op: &Operation<'_>, running: std::pin::Pin<&mut Fut>) -> Result<Receipt, JournalError>
+    where
+        Fut: Future<Output = Result<serde_json::Value, EffectError>>,
+    {
+        let receipt = serde_json::json!({
+            "stopped": "Stopped while it was running, so it may or may not have happened.",
+            "stoppedAt": now_ms(),
+        });
+        self.store.settle_operation(op.key, op.claimant, OpStatus::OutcomeUnknown, Some(&receipt.to_string())).await?;
+        // The effect has the token; it ends promptly. Whatever it reports is the truth we keep.
+        let late = running.await;
+        let (late, nothing_happened) = match &late {
+            Ok(value) => (late_json(OpStatus::Succeeded, value), false),
+            Err(EffectError::Failed(why)) => (late_json(OpStatus::Failed, &serde_json::json!({ "error": why })), true),
+            Err(EffectError::Uncertain(why)) => (late_json(OpStatus::OutcomeUnknown, &serde_json::json!({ "error": why })), false),
         };
-        if row.action_hash != hash {
-            return refuse(|op_id| JournalError::Conflict { op_id });
+        if late.get("status").and_then(serde_json::Value::as_str) == Some("succeeded") {
+            tracing::warn!(scope = op.key.scope, op_id = op.key.op_id, "an effect reported success after Stop; it is kept for the owner's review");
         }
-        match row.status.as_str() {
-            "succeeded" | "failed" | "interrupted" => Ok(Existing::Replay),
-            // The owner reviewed an unknown outcome and asked for it again: take it back.
-            "acknowledged" if self.store.reclaim_acknowledged(scope, op_id, fence).await? => Ok(Existing::Dispatch),
-            "outcome_unknown" | "acknowledged" => refuse(|op_id| JournalError::OutcomeUnknown { op_id }),
-            _ => refuse(|op_id| JournalError::InFlight { op_id }),
-        }
+        self.store.record_late_result(op.key, op.claimant, &late.to_string(), nothing_happened).await?;
+        Err(JournalError::Stopped { op_id: op.key.op_id.to_owned() })
     }
 
-    async fn stored_receipt(&self, scope: &str, op_id: &str) -> Result<Receipt, JournalError> {
-        let row = self.store.get_operation(scope, op_id).await?.ok_or_else(|| JournalError::InFlight { op_id: op_id.to_owned() })?;
+    /// Nothing started: give the row back as it was before this dispatch took it.
+    async fn undo(&self, op: &Operation<'_>, taken: Taken) -> Result<(), JournalError> {
+        match taken {
+            Taken::Inserted => self.store.withdraw_operation(op.key, op.claimant).await?,
+            Taken::Acknowledged => self.store.return_acknowledged(op.key, op.claimant).await?,
+            // It had failed before; withdrawing lets a later retry perform it, as a failure would.
+            Taken::Failed => self.store.withdraw_operation(op.key, op.claimant).await?,
+        };
+        Ok(())
+    }
+
+    /// What to do about an operation that already has a row.
+    async fn classify_existing(&self, op: &Operation<'_>, hash: &str) -> Result<Existing, JournalError> {
+        let op_id = || op.key.op_id.to_owned();
+        let Some(row) = self.store.get_operation(op.key).await? else {
+            // Either the fence refused the insert, or a dispatcher withdrew it just now.
+            return Ok(Existing::Refuse(match op.fence {
+                Some(_) => JournalError::Fenced { op_id: op_id() },
+                None => JournalError::InFlight { op_id: op_id() },
+            }));
+        };
+        if row.action_hash != hash {
+            return Ok(Existing::Refuse(JournalError::Conflict { op_id: op_id() }));
+        }
+        let lost = |this: &Self| {
+            let fence = op.fence;
+            let store = this.store.clone();
+            async move {
+                match fence {
+                    Some((task, lease)) if !store.holds_lease(task, lease).await? => Ok::<_, CoreError>(JournalError::Fenced { op_id: op_id() }),
+                    _ => Ok(JournalError::InFlight { op_id: op_id() }),
+                }
+            }
+        };
+        Ok(match row.status {
+            OpStatus::Succeeded => Existing::Replay,
+            OpStatus::Failed if row.claimant.as_deref() == Some(op.claimant) => Existing::Replay,
+            OpStatus::Failed => {
+                if self.store.reclaim_operation(op.key, OpStatus::Failed, op.claimant, op.fence).await? {
+                    Existing::Dispatch(Taken::Failed)
+                } else {
+                    Existing::Refuse(lost(self).await?)
+                }
+            }
+            OpStatus::OutcomeUnknown => Existing::Refuse(JournalError::OutcomeUnknown { op_id: op_id() }),
+            OpStatus::Acknowledged => {
+                if self.store.accept_late_success(op.key).await? {
+                    Existing::Replay
+                } else if self.store.reclaim_operation(op.key, OpStatus::Acknowledged, op.claimant, op.fence).await? {
+                    Existing::Dispatch(Taken::Acknowledged)
+                } else {
+                    Existing::Refuse(lost(self).await?)
+                }
+            }
+            OpStatus::Dispatching => Existing::Refuse(JournalError::InFlight { op_id: op_id() }),
+        })
+    }
+
+    async fn stored_receipt(&self, key: OpKey<'_>) -> Result<Receipt, JournalError> {
+        let op_id = || key.op_id.to_owned();
+        let row = self.store.get_operation(key).await?.ok_or_else(|| JournalError::InFlight { op_id: op_id() })?;
         let value = row.receipt.as_deref().and_then(|r| serde_json::from_str(r).ok()).unwrap_or(serde_json::Value::Null);
-        let status = match row.status.as_str() {
-            "succeeded" => ReceiptStatus::Succeeded,
-            "failed" => ReceiptStatus::Failed,
-            "interrupted" => ReceiptStatus::Interrupted,
-            "outcome_unknown" | "acknowledged" => return Err(JournalError::OutcomeUnknown { op_id: op_id.to_owned() }),
-            _ => return Err(JournalError::InFlight { op_id: op_id.to_owned() }),
+        let status = match row.status {
+            OpStatus::Succeeded => ReceiptStatus::Succeeded,
+            OpStatus::Failed => ReceiptStatus::Failed,
+            OpStatus::OutcomeUnknown | OpStatus::Acknowledged => return Err(JournalError::OutcomeUnknown { op_id: op_id() }),
+            OpStatus::Dispatching => return Err(JournalError::InFlight { op_id: op_id() }),
         };
         Ok(Receipt { status, value, replayed: true })
     }
 }
 
+/// The late result as stored: `{status, value, at}`.
+fn late_json(status: OpStatus, value: &serde_json::Value) -> serde_json::Value {
+    serde_json::json!({ "status": status.as_str(), "value": value, "at": now_ms() })
+}
+
+/// How this dispatch came to hold the row.
+#[derive(Debug, Clone, Copy)]
+enum Taken {
+    /// It wrote the intent just now.
+    Inserted,
+    /// It took back a row the owner acknowledged.
+    Acknowledged,
+    /// It took back a row an earlier run failed.
+    Failed,
+}
+
 /// What an existing row means for a new request with the same key.
 enum Existing {
     /// Perform the effect (the row is ours, `dispatching`).
-    Dispatch,
+    Dispatch(Taken),
     /// Return the stored receipt; perform nothing.
     Replay,
     /// Perform nothing; report this.

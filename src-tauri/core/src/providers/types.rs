@@ -33,8 +33,10 @@ pub struct ModelRequest {
     pub max_tokens: Option<u32>,
 }
 
-/// One message of the conversation.
-#[derive(Clone, Debug, PartialEq)]
+/// One message of the conversation. Serializable so a task's conversation can be
+/// checkpointed and continued by its next run.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum Message {
     /// The owner.
     User {
@@ -60,7 +62,7 @@ pub enum Message {
 }
 
 /// A tool call the model made.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ToolCall {
     /// The provider's call id.
     pub id: String,

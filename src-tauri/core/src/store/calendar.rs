@@ -109,6 +109,61 @@ impl Store {
         Ok(done.rows_affected() == 1)
     }
 
+    /// Applies one approved calendar change and, with a `claim`, settles that approval as
+    /// succeeded with `receipt` in the same transaction (effect and receipt commit together).
+    /// `false` when the event changed since review, is gone, or the claim is lost — then
+    /// nothing is written.
+    pub async fn apply_calendar_change(
+        &self,
+        change: CalendarChange<'_>,
+        claim: Option<(super::proposals::ExecutionClaim<'_>, &str)>,
+    ) -> Result<bool> {
+        let mut writer = self.writer().await;
+        let mut tx = sqlx::Connection::begin(&mut *writer).await?;
+        if let Some((claim, receipt)) = claim
+            && !super::proposals::settle_claim_in(&mut tx, claim, receipt).await?
+        {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        let done = match change {
+            CalendarChange::Insert(e) => bind_event(
+                sqlx::query(
+                    "INSERT INTO calendar_events (id, calendar_id, title, starts_at, ends_at, all_day, time_zone, location,
+                         description, attendees, version)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1) ON CONFLICT (id) DO NOTHING",
+                ),
+                e,
+            )
+            .execute(&mut *tx)
+            .await?,
+            CalendarChange::Update(e, version) => bind_event(
+                sqlx::query(
+                    "UPDATE calendar_events SET calendar_id = ?2, title = ?3, starts_at = ?4, ends_at = ?5, all_day = ?6,
+                         time_zone = ?7, location = ?8, description = ?9, attendees = ?10, version = version + 1
+                     WHERE id = ?1 AND version = ?11",
+                ),
+                e,
+            )
+            .bind(version)
+            .execute(&mut *tx)
+            .await?,
+            CalendarChange::Delete(id, version) => {
+                sqlx::query("DELETE FROM calendar_events WHERE id = ?1 AND version = ?2")
+                    .bind(id)
+                    .bind(version)
+                    .execute(&mut *tx)
+                    .await?
+            }
+        };
+        if done.rows_affected() != 1 {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
     /// The local account's address.
     pub async fn local_account(&self) -> Result<String> {
         Ok(self.setting(ACCOUNT_KEY).await?.unwrap_or_else(|| DEFAULT_LOCAL_ACCOUNT.to_owned()))
@@ -136,4 +191,15 @@ fn bind_event<'q>(
         .bind(&e.location)
         .bind(&e.description)
         .bind(&e.attendees)
+}
+
+/// One calendar write an approval carries out.
+#[derive(Debug, Clone, Copy)]
+pub enum CalendarChange<'a> {
+    /// Add this event.
+    Insert(&'a StoredEvent),
+    /// Replace the event if it is still at this version.
+    Update(&'a StoredEvent, i64),
+    /// Delete the event (id) if it is still at this version.
+    Delete(&'a str, i64),
 }

@@ -1,10 +1,56 @@
 //! The operation journal's table: one row per (scope, operation id), written before the
-//! effect is dispatched and settled after it with a compare-and-swap on its status.
+//! effect is dispatched and settled after it with a compare-and-swap on its status **and its
+//! claimant** (the run that holds it), so a stale holder in another process cannot settle a
+//! newer claim's row.
 
 use sqlx::Row;
 
 use super::{Store, now_ms};
-use crate::error::Result;
+use crate::error::{CoreError, Result};
+
+/// Where an operation is. Stored as its snake_case spelling; an unknown spelling read back
+/// is a corrupt row, never a silent default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OpStatus {
+    /// Intent committed; the effect may be running right now.
+    Dispatching,
+    /// It happened; the receipt says what it returned.
+    Succeeded,
+    /// It definitely did not happen. A later run may perform it again.
+    Failed,
+    /// It may or may not have happened (lost response, crash, Stop mid-flight). Never
+    /// performed again until the owner acknowledges it.
+    OutcomeUnknown,
+    /// The owner reviewed an unknown outcome and asked for it to be done again.
+    Acknowledged,
+}
+
+impl OpStatus {
+    /// Every status.
+    pub const ALL: [OpStatus; 5] =
+        [Self::Dispatching, Self::Succeeded, Self::Failed, Self::OutcomeUnknown, Self::Acknowledged];
+
+    /// Stored spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Dispatching => "dispatching",
+            Self::Succeeded => "succeeded",
+            Self::Failed => "failed",
+            Self::OutcomeUnknown => "outcome_unknown",
+            Self::Acknowledged => "acknowledged",
+        }
+    }
+
+    /// Parses the stored spelling: a value this build does not know is a corrupt row.
+    pub fn parse(text: &str) -> Result<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == text).ok_or_else(|| {
+            CoreError::CorruptRow(format!(
+                "the operation journal holds an unknown status {text:?}; this database was written by a newer Hearth \
+                 or damaged — update Hearth or restore a backup"
+            ))
+        })
+    }
+}
 
 /// A journal row as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,73 +59,84 @@ pub struct OperationRow {
     pub tool: String,
     /// sha256 of the normalized action.
     pub action_hash: String,
-    /// dispatching | succeeded | failed | interrupted | outcome_unknown | acknowledged.
-    pub status: String,
+    /// Where it is.
+    pub status: OpStatus,
     /// The receipt (JSON), once settled.
     pub receipt: Option<String>,
+    /// The run holding (or that last held) it.
+    pub claimant: Option<String>,
+    /// What the effect reported after Stop had made it uncertain (JSON), if anything.
+    pub late_receipt: Option<String>,
+}
+
+/// What an operation's key is: its scope and its id within the scope.
+#[derive(Debug, Clone, Copy)]
+pub struct OpKey<'a> {
+    /// `task:<id>` or `thread:<id>`.
+    pub scope: &'a str,
+    /// Stable across retries of the same step.
+    pub op_id: &'a str,
 }
 
 impl Store {
-    /// Records an operation as `dispatching`. `false` if the key already exists.
-    pub async fn insert_operation(&self, scope: &str, op_id: &str, tool: &str, action: &str, hash: &str) -> Result<bool> {
-        let done = sqlx::query(
-            "INSERT INTO operations (scope, op_id, tool, action, action_hash, status, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, 'dispatching', ?6) ON CONFLICT(scope, op_id) DO NOTHING",
-        )
-        .bind(scope)
-        .bind(op_id)
-        .bind(tool)
-        .bind(action)
-        .bind(hash)
-        .bind(now_ms())
-        .execute(&mut *self.writer().await)
-        .await?;
-        Ok(done.rows_affected() == 1)
-    }
-
-    /// Records an operation as `dispatching` only while `lease_id` still holds `task_id`
-    /// (running, not expired). `false` if the key exists or the lease is gone; the caller tells
-    /// them apart with [`Store::get_operation`].
-    pub async fn insert_operation_fenced(
+    /// Records an operation as `dispatching` for `claimant`. With a `fence` (task id, lease
+    /// id) the row is written only while that lease still holds, in the same statement.
+    /// `false` if the key exists or the lease is gone; [`Store::get_operation`] tells them apart.
+    #[allow(clippy::too_many_arguments, reason = "the key, the action and its hash, the claimant and the fence")]
+    pub async fn insert_operation(
         &self,
-        scope: &str,
-        op_id: &str,
+        key: OpKey<'_>,
         tool: &str,
         action: &str,
         hash: &str,
-        (task_id, lease_id): (&str, &str),
+        claimant: &str,
+        fence: Option<(&str, &str)>,
     ) -> Result<bool> {
         let now = now_ms();
+        let (task_id, lease_id) = fence.unwrap_or_default();
         let done = sqlx::query(
-            "INSERT INTO operations (scope, op_id, tool, action, action_hash, status, created_at)
-             SELECT ?1, ?2, ?3, ?4, ?5, 'dispatching', ?6
-             WHERE EXISTS (SELECT 1 FROM tasks WHERE id = ?7 AND lease_id = ?8 AND status = 'running' AND lease_expires_at > ?6)
+            "INSERT INTO operations (scope, op_id, tool, action, action_hash, status, created_at, claimant)
+             SELECT ?1, ?2, ?3, ?4, ?5, 'dispatching', ?6, ?9
+             WHERE ?7 = '' OR EXISTS (SELECT 1 FROM tasks WHERE id = ?7 AND lease_id = ?8 AND status = 'running'
+                                      AND lease_expires_at > ?6)
              ON CONFLICT(scope, op_id) DO NOTHING",
         )
-        .bind(scope)
-        .bind(op_id)
+        .bind(key.scope)
+        .bind(key.op_id)
         .bind(tool)
         .bind(action)
         .bind(hash)
         .bind(now)
         .bind(task_id)
         .bind(lease_id)
+        .bind(claimant)
         .execute(&mut *self.writer().await)
         .await?;
         Ok(done.rows_affected() == 1)
     }
 
-    /// Takes back an `acknowledged` operation for a new dispatch, only while the lease holds.
-    pub async fn reclaim_acknowledged(&self, scope: &str, op_id: &str, fence: Option<(&str, &str)>) -> Result<bool> {
+    /// Takes an existing row back for a new dispatch by `claimant`, from `from` (an
+    /// `acknowledged` row the owner asked for again, or a `failed` one of an earlier run),
+    /// only while the fence holds. `false` when someone else took it or the lease is gone.
+    pub async fn reclaim_operation(
+        &self,
+        key: OpKey<'_>,
+        from: OpStatus,
+        claimant: &str,
+        fence: Option<(&str, &str)>,
+    ) -> Result<bool> {
         let (task_id, lease_id) = fence.unwrap_or_default();
         let done = sqlx::query(
-            "UPDATE operations SET status = 'dispatching', receipt = NULL, settled_at = NULL
-             WHERE scope = ?1 AND op_id = ?2 AND status = 'acknowledged'
-               AND (?3 = '' OR EXISTS (SELECT 1 FROM tasks WHERE id = ?3 AND lease_id = ?4 AND status = 'running'
-                                      AND lease_expires_at > ?5))",
+            "UPDATE operations SET status = 'dispatching', receipt = NULL, settled_at = NULL, claimant = ?4,
+                 late_receipt = NULL, late_at = NULL
+             WHERE scope = ?1 AND op_id = ?2 AND status = ?3 AND coalesce(claimant, '') <> ?4
+               AND (?5 = '' OR EXISTS (SELECT 1 FROM tasks WHERE id = ?5 AND lease_id = ?6 AND status = 'running'
+                                      AND lease_expires_at > ?7))",
         )
-        .bind(scope)
-        .bind(op_id)
+        .bind(key.scope)
+        .bind(key.op_id)
+        .bind(from.as_str())
+        .bind(claimant)
         .bind(task_id)
         .bind(lease_id)
         .bind(now_ms())
@@ -89,55 +146,201 @@ impl Store {
     }
 
     /// One operation.
-    pub async fn get_operation(&self, scope: &str, op_id: &str) -> Result<Option<OperationRow>> {
-        let row = sqlx::query("SELECT tool, action_hash, status, receipt FROM operations WHERE scope = ?1 AND op_id = ?2")
-            .bind(scope)
-            .bind(op_id)
-            .fetch_optional(self.reader())
-            .await?;
+    pub async fn get_operation(&self, key: OpKey<'_>) -> Result<Option<OperationRow>> {
+        let row = sqlx::query(
+            "SELECT tool, action_hash, status, receipt, claimant, late_receipt FROM operations
+             WHERE scope = ?1 AND op_id = ?2",
+        )
+        .bind(key.scope)
+        .bind(key.op_id)
+        .fetch_optional(self.reader())
+        .await?;
         row.map(|r| {
             Ok(OperationRow {
                 tool: r.try_get(0)?,
                 action_hash: r.try_get(1)?,
-                status: r.try_get(2)?,
+                status: OpStatus::parse(&r.try_get::<String, _>(2)?)?,
                 receipt: r.try_get(3)?,
+                claimant: r.try_get(4)?,
+                late_receipt: r.try_get(5)?,
             })
         })
         .transpose()
     }
 
-    /// Moves an operation from `from` to `to` with a receipt. `false` if it was not in `from`
-    /// (a late result after Stop cannot overwrite the interrupted receipt).
-    pub async fn settle_operation(
-        &self,
-        scope: &str,
-        op_id: &str,
-        from: &str,
-        to: &str,
-        receipt: Option<&str>,
-    ) -> Result<bool> {
+    /// Settles `claimant`'s `dispatching` row to `to` with a receipt. `false` if the row is no
+    /// longer `dispatching` under that claimant. Settling to `outcome_unknown` flags the task
+    /// (for a task scope) in the same transaction, so the owner's review cannot be skipped.
+    pub async fn settle_operation(&self, key: OpKey<'_>, claimant: &str, to: OpStatus, receipt: Option<&str>) -> Result<bool> {
+        let now = now_ms();
+        let mut writer = self.writer().await;
+        let mut tx = sqlx::Connection::begin(&mut *writer).await?;
         let done = sqlx::query(
             "UPDATE operations SET status = ?4, receipt = ?5, settled_at = ?6
-             WHERE scope = ?1 AND op_id = ?2 AND status = ?3",
+             WHERE scope = ?1 AND op_id = ?2 AND status = 'dispatching' AND claimant IS ?3",
         )
-        .bind(scope)
-        .bind(op_id)
-        .bind(from)
-        .bind(to)
+        .bind(key.scope)
+        .bind(key.op_id)
+        .bind(claimant)
+        .bind(to.as_str())
         .bind(receipt)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        let settled = done.rows_affected() == 1;
+        if settled && to == OpStatus::OutcomeUnknown {
+            flag_scope_uncertain(&mut tx, key.scope).await?;
+        }
+        tx.commit().await?;
+        Ok(settled)
+    }
+
+    /// Records what an effect reported after Stop made it `outcome_unknown`: its result and
+    /// when. When the effect says nothing happened (`nothing_happened`), the row becomes
+    /// `failed` (a later run may perform it) and the task's flag is recomputed; otherwise it
+    /// stays uncertain with the late result beside it for the owner's review.
+    pub async fn record_late_result(
+        &self,
+        key: OpKey<'_>,
+        claimant: &str,
+        late: &str,
+        nothing_happened: bool,
+    ) -> Result<bool> {
+        let now = now_ms();
+        let mut writer = self.writer().await;
+        let mut tx = sqlx::Connection::begin(&mut *writer).await?;
+        let done = sqlx::query(
+            "UPDATE operations SET late_receipt = ?4, late_at = ?5,
+                 status = CASE WHEN ?6 THEN 'failed' ELSE status END,
+                 receipt = CASE WHEN ?6 THEN ?4 ELSE receipt END
+             WHERE scope = ?1 AND op_id = ?2 AND status = 'outcome_unknown' AND claimant IS ?3",
+        )
+        .bind(key.scope)
+        .bind(key.op_id)
+        .bind(claimant)
+        .bind(late)
+        .bind(now)
+        .bind(nothing_happened)
+        .execute(&mut *tx)
+        .await?;
+        if nothing_happened {
+            recompute_scope_flag(&mut tx, key.scope).await?;
+        }
+        tx.commit().await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// An `acknowledged` row whose effect is known (from its late result) to have succeeded
+    /// becomes `succeeded` with that result: the owner's Retry never performs it twice.
+    pub async fn accept_late_success(&self, key: OpKey<'_>) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE operations SET status = 'succeeded', receipt = late_receipt -> '$.value', settled_at = ?3
+             WHERE scope = ?1 AND op_id = ?2 AND status = 'acknowledged'
+               AND json_extract(late_receipt, '$.status') = 'succeeded'",
+        )
+        .bind(key.scope)
+        .bind(key.op_id)
         .bind(now_ms())
         .execute(&mut *self.writer().await)
         .await?;
         Ok(done.rows_affected() == 1)
     }
 
-    /// Removes a `dispatching` row whose effect never started (cancelled in between).
-    pub async fn withdraw_operation(&self, scope: &str, op_id: &str) -> Result<bool> {
-        let done = sqlx::query("DELETE FROM operations WHERE scope = ?1 AND op_id = ?2 AND status = 'dispatching'")
-            .bind(scope)
-            .bind(op_id)
-            .execute(&mut *self.writer().await)
-            .await?;
+    /// Removes `claimant`'s `dispatching` row whose effect never started (Stop came first),
+    /// so a later retry may perform it.
+    pub async fn withdraw_operation(&self, key: OpKey<'_>, claimant: &str) -> Result<bool> {
+        let done = sqlx::query(
+            "DELETE FROM operations WHERE scope = ?1 AND op_id = ?2 AND status = 'dispatching' AND claimant IS ?3",
+        )
+        .bind(key.scope)
+        .bind(key.op_id)
+        .bind(claimant)
+        .execute(&mut *self.writer().await)
+        .await?;
         Ok(done.rows_affected() == 1)
     }
+
+    /// Puts a row taken back from `acknowledged` (whose effect then never started) back there.
+    pub async fn return_acknowledged(&self, key: OpKey<'_>, claimant: &str) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE operations SET status = 'acknowledged'
+             WHERE scope = ?1 AND op_id = ?2 AND status = 'dispatching' AND claimant IS ?3",
+        )
+        .bind(key.scope)
+        .bind(key.op_id)
+        .bind(claimant)
+        .execute(&mut *self.writer().await)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Every row `claimant` still holds `dispatching` in `scope` becomes `outcome_unknown`
+    /// (its run future was dropped mid-effect: a time limit, a panic, shutdown), flagging the
+    /// task. Returns how many.
+    pub async fn strand_claimed_operations(&self, scope: &str, claimant: &str) -> Result<u64> {
+        let mut writer = self.writer().await;
+        let mut tx = sqlx::Connection::begin(&mut *writer).await?;
+        let stranded = sqlx::query(
+            "UPDATE operations SET status = 'outcome_unknown', settled_at = ?3,
+                 receipt = json_object('unknown', 'The run ended while this was being performed, so it may or may not have happened.')
+             WHERE scope = ?1 AND claimant IS ?2 AND status = 'dispatching'",
+        )
+        .bind(scope)
+        .bind(claimant)
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if stranded > 0 {
+            flag_scope_uncertain(&mut tx, scope).await?;
+        }
+        tx.commit().await?;
+        Ok(stranded)
+    }
+
+    /// At start-up: chat-scope rows left `dispatching` by chat runs that no longer run
+    /// (their process died, or they ended) become `outcome_unknown`.
+    pub async fn strand_orphan_chat_operations(&self) -> Result<u64> {
+        let done = sqlx::query(
+            "UPDATE operations SET status = 'outcome_unknown', settled_at = ?1,
+                 receipt = json_object('unknown', 'Hearth stopped while this was being performed, so it may or may not have happened.')
+             WHERE status = 'dispatching' AND scope LIKE 'thread:%'
+               AND NOT EXISTS (SELECT 1 FROM chat_runs WHERE chat_runs.id = operations.claimant AND chat_runs.status = 'running')",
+        )
+        .bind(now_ms())
+        .execute(&mut *self.writer().await)
+        .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// Operations of `scope` in `status` (an effect counter and a review list).
+    pub async fn count_operations(&self, scope: &str, status: OpStatus) -> Result<i64> {
+        Ok(sqlx::query("SELECT count(*) FROM operations WHERE scope = ?1 AND status = ?2")
+            .bind(scope)
+            .bind(status.as_str())
+            .fetch_one(self.reader())
+            .await?
+            .try_get(0)?)
+    }
+}
+
+/// Sets `outcome_uncertain` on the task a `task:` scope belongs to.
+async fn flag_scope_uncertain(conn: &mut sqlx::SqliteConnection, scope: &str) -> Result<()> {
+    sqlx::query("UPDATE tasks SET outcome_uncertain = 1 WHERE 'task:' || id = ?1 AND outcome_uncertain = 0")
+        .bind(scope)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Recomputes a task's flag from its journal (only ever clears what no row still justifies).
+async fn recompute_scope_flag(conn: &mut sqlx::SqliteConnection, scope: &str) -> Result<()> {
+    sqlx::query(
+        "UPDATE tasks SET outcome_uncertain = EXISTS (SELECT 1 FROM operations WHERE scope = ?1 AND status = 'outcome_unknown')
+         WHERE 'task:' || id = ?1",
+    )
+    .bind(scope)
+    .execute(conn)
+    .await?;
+    Ok(())
 }

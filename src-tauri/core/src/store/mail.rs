@@ -1,5 +1,6 @@
 //! Reading the local mailbox and writing its Sent folder.
 
+use super::proposals::{ExecutionClaim, settle_claim_in};
 use sqlx::{Connection, Row};
 use sqlx::sqlite::SqliteRow;
 
@@ -126,9 +127,23 @@ impl Store {
     /// Puts a message and its attachments in the Sent folder in one transaction. `false`
     /// when a message with that id is already there (a send happens once).
     pub async fn insert_sent_message(&self, outgoing: &OutgoingMessage) -> Result<bool> {
+        self.send_local(outgoing, None).await
+    }
+
+    /// Writes `outgoing` to the Sent folder and, with a `claim`, settles that approval as
+    /// succeeded with `receipt` in the same transaction: the Sent row and the receipt commit
+    /// together or not at all. `false` when the message already exists or the claim is lost
+    /// (then nothing is written).
+    pub async fn send_local(&self, outgoing: &OutgoingMessage, claim: Option<(ExecutionClaim<'_>, &str)>) -> Result<bool> {
         let m = &outgoing.message;
         let mut writer = self.writer().await;
         let mut tx = writer.begin().await?;
+        if let Some((claim, receipt)) = claim
+            && !settle_claim_in(&mut tx, claim, receipt).await?
+        {
+            tx.rollback().await?;
+            return Ok(false);
+        }
         let done = sqlx::query(
             "INSERT INTO mail_messages (id, thread_id, from_addr, to_addrs, cc_addrs, bcc_addrs, subject, body, sent_at,
                  folder, in_reply_to)
@@ -147,6 +162,7 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         if done.rows_affected() == 0 {
+            tx.rollback().await?;
             return Ok(false);
         }
         for a in &outgoing.attachments {

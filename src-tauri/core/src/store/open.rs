@@ -57,10 +57,7 @@ impl Store {
             sqlx::migrate::MigrateError::Execute(inner) => classify(path, &inner),
             other => CoreError::DatabaseOpen { path: path.to_owned(), detail: other.to_string() },
         })?;
-        // No ping before each use: these are local files, not network connections.
-        let reader = SqlitePoolOptions::new()
-            .max_connections(4)
-            .test_before_acquire(false)
+        let reader = pool_options(4)
             .acquire_timeout(acquire_timeout)
             .connect_with(options)
             .await
@@ -94,6 +91,31 @@ impl Store {
             tracing::debug!(error = %err, "WAL checkpoint at close failed");
         }
     }
+}
+
+/// The options of every SQLite pool Hearth opens (and its tests copy): no idle reaping, no
+/// lifetime limit, no ping before each use.
+///
+/// With `idle_timeout` and `max_lifetime` both `None` (and `min_connections` 0), sqlx 0.8 starts
+/// no maintenance task for the pool. That task is where sqlx 0.8's `num_idle` underflow
+/// ([sqlx#3645], fixed by [sqlx#4289], which no release up to 0.9.0 carries) turns into a wedge:
+/// `release` makes a connection acquirable before counting it idle, a concurrent acquire can
+/// decrement the count below zero, and the task then loops `0..usize::MAX` without yielding —
+/// a core at 100 % and acquires that never return. It hit a `max_connections(1)` pool in the
+/// two-process claim test. Hearth's pools open local files, which gain nothing from reaping
+/// idle connections or recycling old ones, and a ping is a wasted round trip for the same
+/// reason. Tests that open their own pool on a Hearth file set the same two options and point
+/// here.
+///
+/// [sqlx#3645]: https://github.com/launchbadge/sqlx/issues/3645
+/// [sqlx#4289]: https://github.com/launchbadge/sqlx/pull/4289
+fn pool_options(max_connections: u32) -> SqlitePoolOptions {
+    SqlitePoolOptions::new()
+        .max_connections(max_connections)
+        .min_connections(0)
+        .idle_timeout(None)
+        .max_lifetime(None)
+        .test_before_acquire(false)
 }
 
 /// Turns SQLite's result codes into errors that say what to do.

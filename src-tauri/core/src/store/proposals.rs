@@ -1,7 +1,7 @@
 //! Proposals: the approval gate's rows. Every status change is one guarded UPDATE, so two
 //! racing decisions cannot both win.
 
-use hearth_protocol::approvals::{Connection, ProposalDraft, ProposalStatus, ProposalView};
+use hearth_protocol::approvals::{Connection, ProposalDraft, ProposalOrigin, ProposalStatus, ProposalView};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
@@ -37,6 +37,10 @@ pub struct ProposalRow {
     pub receipt: Option<String>,
     /// Why it failed or is uncertain.
     pub error: Option<String>,
+    /// Who asked for it.
+    pub origin: ProposalOrigin,
+    /// The process carrying it out (while `executing`).
+    pub executor: Option<String>,
 }
 
 impl ProposalRow {
@@ -56,11 +60,17 @@ impl ProposalRow {
             target_version: row.try_get("target_version")?,
             hash: row.try_get("hash")?,
             status: ProposalStatus::parse(&status)
-                .ok_or_else(|| CoreError::InvalidInput(format!("stored proposal has an unknown status {status:?}")))?,
+                .ok_or_else(|| CoreError::CorruptRow(format!("stored proposal has an unknown status {status:?}")))?,
             created_at: row.try_get("created_at")?,
             expires_at: row.try_get("expires_at")?,
             receipt: row.try_get("receipt")?,
             error: row.try_get("error")?,
+            origin: {
+                let origin: String = row.try_get("origin")?;
+                ProposalOrigin::parse(&origin)
+                    .ok_or_else(|| CoreError::CorruptRow(format!("stored proposal has an unknown origin {origin:?}")))?
+            },
+            executor: row.try_get("executor")?,
         })
     }
 
@@ -70,6 +80,7 @@ impl ProposalRow {
             id: self.id.clone(),
             task_id: self.task_id.clone(),
             status: self.status,
+            origin: self.origin,
             draft: self.draft.clone(),
             connection: self.connection.clone(),
             hash: self.hash.clone(),
@@ -82,7 +93,7 @@ impl ProposalRow {
 }
 
 const COLUMNS: &str = "id, key, task_id, kind, draft, connection_id, account, target, target_version, hash, status,
-     created_at, expires_at, receipt, error";
+     created_at, expires_at, receipt, error, origin, executor";
 
 /// How inserting a proposal went.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,14 +107,32 @@ pub enum InsertOutcome {
 }
 
 impl Store {
-    /// Inserts `new` unless its key exists; then compares hashes.
-    pub async fn insert_proposal(&self, new: &ProposalRow) -> Result<InsertOutcome> {
+    /// Inserts `new` unless its key exists; then compares hashes. With a `fence` (task id,
+    /// lease id) the insert happens only while that lease holds, and in the same transaction
+    /// the task's `action_id` becomes this proposal — so a proposal is approvable only while it
+    /// is its task's current one, and a stale run can prepare nothing. `None` when fenced.
+    pub async fn insert_proposal(&self, new: &ProposalRow, fence: Option<(&str, &str)>) -> Result<Option<InsertOutcome>> {
         let (kind, draft) = split_draft(&new.draft)?;
+        let now = now_ms();
+        let (task_id, lease_id) = fence.unwrap_or_default();
         let mut writer = self.writer().await;
+        let mut tx = sqlx::Connection::begin(&mut *writer).await?;
+        let live = |sql: &'static str| {
+            sqlx::query(sql).bind(task_id).bind(lease_id).bind(now)
+        };
+        if fence.is_some()
+            && live("SELECT 1 FROM tasks WHERE id = ?1 AND lease_id = ?2 AND status = 'running' AND lease_expires_at > ?3")
+                .fetch_optional(&mut *tx)
+                .await?
+                .is_none()
+        {
+            tx.rollback().await?;
+            return Ok(None);
+        }
         let inserted = sqlx::query(
             "INSERT INTO proposals (id, key, task_id, kind, draft, connection_id, account, target, target_version, hash,
-                 status, created_at, expires_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'awaiting_review', ?11, ?12)
+                 status, created_at, expires_at, origin)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'awaiting_review', ?11, ?12, ?13)
              ON CONFLICT (key) DO NOTHING",
         )
         .bind(&new.id)
@@ -118,21 +147,39 @@ impl Store {
         .bind(&new.hash)
         .bind(new.created_at)
         .bind(new.expires_at)
-        .execute(&mut *writer)
-        .await?;
-        drop(writer);
-        let inserted = inserted.rows_affected() == 1;
-        let stored = self
-            .proposal_by_key(&new.key)
+        .bind(new.origin.as_str())
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        let stored = sqlx::query(&format!("SELECT {COLUMNS} FROM proposals WHERE key = ?1"))
+            .bind(&new.key)
+            .fetch_optional(&mut *tx)
             .await?
+            .as_ref()
+            .map(ProposalRow::from_row)
+            .transpose()?
             .ok_or_else(|| CoreError::NotFound(format!("The proposal {} vanished while it was being stored.", new.id)))?;
-        Ok(if inserted {
+        let outcome = if inserted {
             InsertOutcome::Created(stored)
         } else if stored.hash == new.hash {
             InsertOutcome::Existing(stored)
         } else {
             InsertOutcome::Changed(stored)
-        })
+        };
+        if let (Some(_), InsertOutcome::Created(row) | InsertOutcome::Existing(row)) = (fence, &outcome)
+            && row.status == ProposalStatus::AwaitingReview
+        {
+            sqlx::query("UPDATE tasks SET action_id = ?4 WHERE id = ?1 AND lease_id = ?2 AND status = 'running' AND lease_expires_at > ?3")
+                .bind(task_id)
+                .bind(lease_id)
+                .bind(now)
+                .bind(&row.id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(Some(outcome))
     }
 
     /// One proposal.
@@ -167,18 +214,28 @@ impl Store {
         rows.iter().map(ProposalRow::from_row).collect()
     }
 
-    /// The approval's claim: awaiting review, unexpired, and its task still running or
-    /// waiting for approval — all checked in the one statement that moves it to executing.
-    pub async fn claim_proposal(&self, id: &str, now: i64) -> Result<bool> {
+    /// The approval's claim, in one statement: awaiting review, unexpired, still for the
+    /// account the workspace acts as now (for the local workspace, read from the database in
+    /// this very statement), and — for a task's proposal — the task still running or waiting
+    /// for approval **with this proposal as its current action**. Records `executor`.
+    pub async fn claim_proposal(&self, id: &str, now: i64, connection: &Connection, executor: &str) -> Result<bool> {
         let mut writer = self.writer().await;
         let done = sqlx::query(
-            "UPDATE proposals SET status = 'executing', decided_at = ?2
+            "UPDATE proposals SET status = 'executing', decided_at = ?2, executor = ?5
              WHERE id = ?1 AND status = 'awaiting_review' AND expires_at > ?2
+               AND connection_id = ?3 AND account = ?4
+               AND (connection_id <> 'local'
+                    OR account = coalesce((SELECT value FROM meta WHERE key = 'local_account'), ?6))
                AND (task_id IS NULL OR EXISTS (
-                   SELECT 1 FROM tasks WHERE tasks.id = proposals.task_id AND tasks.status IN ('running', 'waiting_approval')))",
+                   SELECT 1 FROM tasks WHERE tasks.id = proposals.task_id AND tasks.action_id = proposals.id
+                     AND tasks.status IN ('running', 'waiting_approval')))",
         )
         .bind(id)
         .bind(now)
+        .bind(&connection.id)
+        .bind(&connection.account)
+        .bind(executor)
+        .bind(super::calendar::DEFAULT_LOCAL_ACCOUNT)
         .execute(&mut *writer)
         .await?;
         Ok(done.rows_affected() == 1)
@@ -186,6 +243,9 @@ impl Store {
 
     /// Moves a proposal from `from` to `to` with an optional receipt or error. `false` when
     /// it was no longer in `from`.
+    ///
+    /// From `executing`, only the claimant (`executor`) may settle it: a stale holder in
+    /// another process cannot settle a newer claim.
     pub async fn settle_proposal(
         &self,
         id: &str,
@@ -193,12 +253,13 @@ impl Store {
         to: ProposalStatus,
         receipt: Option<&str>,
         error: Option<&str>,
+        executor: Option<&str>,
     ) -> Result<bool> {
         let mut writer = self.writer().await;
         let done = sqlx::query(
             "UPDATE proposals SET status = ?3, receipt = coalesce(?4, receipt), error = coalesce(?5, error),
                  decided_at = coalesce(decided_at, ?6)
-             WHERE id = ?1 AND status = ?2",
+             WHERE id = ?1 AND status = ?2 AND (?7 IS NULL OR executor IS ?7)",
         )
         .bind(id)
         .bind(from.as_str())
@@ -206,6 +267,7 @@ impl Store {
         .bind(receipt)
         .bind(error)
         .bind(now_ms())
+        .bind(executor)
         .execute(&mut *writer)
         .await?;
         Ok(done.rows_affected() == 1)
@@ -226,31 +288,45 @@ impl Store {
         rows.iter().map(|r| Ok((r.try_get(0)?, r.try_get(1)?))).collect()
     }
 
-    /// Awaiting-review proposals of `task_id` become denied (the owner cancelled the task).
-    pub async fn deny_task_proposals(&self, task_id: &str) -> Result<u64> {
+    /// Awaiting-review proposals of `task_id` become denied (cancelled, paused, lost lease).
+    pub async fn deny_task_proposals(&self, task_id: &str, why: &str) -> Result<u64> {
         let mut writer = self.writer().await;
-        let done = sqlx::query(
-            "UPDATE proposals SET status = 'denied', decided_at = ?2, error = 'The task was cancelled, so this was not sent.'
-             WHERE task_id = ?1 AND status = 'awaiting_review'",
-        )
-        .bind(task_id)
-        .bind(now_ms())
-        .execute(&mut *writer)
-        .await?;
-        Ok(done.rows_affected())
+        Ok(deny_open_proposals(&mut writer, task_id, why).await?)
     }
 
-    /// At start-up: proposals a stopped Hearth left executing may or may not have happened.
-    pub async fn strand_executing_proposals(&self) -> Result<u64> {
+    /// Proposals being carried out: (id, task id, executor).
+    pub async fn executing_proposals(&self) -> Result<Vec<(String, Option<String>, Option<String>)>> {
+        let rows = sqlx::query("SELECT id, task_id, executor FROM proposals WHERE status = 'executing'")
+            .fetch_all(self.reader())
+            .await?;
+        rows.iter().map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?))).collect()
+    }
+
+    /// A proposal whose executor died while carrying it out may or may not have happened.
+    pub async fn strand_executing_proposal(&self, id: &str, executor: Option<&str>) -> Result<bool> {
         let mut writer = self.writer().await;
         let done = sqlx::query(
             "UPDATE proposals SET status = 'outcome_unknown',
                  error = 'Hearth stopped while carrying this out, so it may or may not have happened. Check before doing it again.'
-             WHERE status = 'executing'",
+             WHERE id = ?1 AND status = 'executing' AND executor IS ?2",
         )
+        .bind(id)
+        .bind(executor)
         .execute(&mut *writer)
         .await?;
-        Ok(done.rows_affected())
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Tasks waiting for approval on a proposal that is already decided (a crash between the
+    /// decision and the release): (task id, proposal id).
+    pub async fn waiting_on_decided(&self) -> Result<Vec<(String, String)>> {
+        let rows = sqlx::query(
+            "SELECT tasks.id, tasks.action_id FROM tasks JOIN proposals ON proposals.id = tasks.action_id
+             WHERE tasks.status = 'waiting_approval' AND proposals.status NOT IN ('awaiting_review', 'executing')",
+        )
+        .fetch_all(self.reader())
+        .await?;
+        rows.iter().map(|r| Ok((r.try_get(0)?, r.try_get(1)?))).collect()
     }
 
     /// A task waiting on `proposal_id` whose proposal has been decided goes back to the queue,
@@ -263,6 +339,7 @@ impl Store {
                      WHEN 'succeeded' THEN 'Approved by you.'
                      WHEN 'denied' THEN 'Denied.'
                      WHEN 'expired' THEN 'The approval expired.'
+                     WHEN 'outcome_unknown' THEN 'Hearth lost track of the approved action; it may or may not have happened.'
                      ELSE 'The approved action ended: ' || status END
                    FROM proposals WHERE id = ?2)
              WHERE id = ?1 AND status = 'waiting_approval' AND action_id = ?2
@@ -281,4 +358,44 @@ fn split_draft(draft: &ProposalDraft) -> Result<(&'static str, String)> {
     let mut value = serde_json::to_value(draft)?;
     let inner = value.get_mut("draft").map(serde_json::Value::take).unwrap_or_default();
     Ok((draft.kind().as_str(), inner.to_string()))
+}
+
+/// Denies a task's awaiting-review proposals on `conn` (inside the caller's transaction).
+pub(crate) async fn deny_open_proposals(conn: &mut sqlx::SqliteConnection, task_id: &str, why: &str) -> sqlx::Result<u64> {
+    let done = sqlx::query(
+        "UPDATE proposals SET status = 'denied', decided_at = ?2, error = ?3
+         WHERE task_id = ?1 AND status = 'awaiting_review'",
+    )
+    .bind(task_id)
+    .bind(now_ms())
+    .bind(why)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected())
+}
+
+/// The claim an approved proposal executes under: settled in the same transaction as a local
+/// effect, so the effect and its receipt commit together.
+#[derive(Debug, Clone, Copy)]
+pub struct ExecutionClaim<'a> {
+    /// The proposal.
+    pub proposal_id: &'a str,
+    /// The process that claimed it.
+    pub executor: &'a str,
+}
+
+/// Settles `claim` as succeeded with `receipt` on `conn`, inside the caller's transaction.
+/// `false` when the claim is no longer held (the caller must roll back its effect).
+pub(crate) async fn settle_claim_in(conn: &mut sqlx::SqliteConnection, claim: ExecutionClaim<'_>, receipt: &str) -> sqlx::Result<bool> {
+    let done = sqlx::query(
+        "UPDATE proposals SET status = 'succeeded', receipt = ?3, decided_at = coalesce(decided_at, ?4)
+         WHERE id = ?1 AND status = 'executing' AND executor IS ?2",
+    )
+    .bind(claim.proposal_id)
+    .bind(claim.executor)
+    .bind(receipt)
+    .bind(now_ms())
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
 }

@@ -70,7 +70,7 @@ impl TaskRow {
     fn from_row(row: &SqliteRow) -> Result<Self> {
         let kind: String = row.try_get("kind")?;
         let status: String = row.try_get("status")?;
-        let corrupt = |what: &str, value: &str| CoreError::InvalidInput(format!("stored task has an unknown {what} {value:?}"));
+        let corrupt = |what: &str, value: &str| CoreError::CorruptRow(format!("stored task has an unknown {what} {value:?}"));
         Ok(Self {
             id: row.try_get("id")?,
             kind: TaskKind::parse(&kind).ok_or_else(|| corrupt("kind", &kind))?,
@@ -397,6 +397,9 @@ impl Store {
             tx.rollback().await?;
             return Ok(false);
         }
+        // A run that lost its lease cannot see its proposals through: nothing it prepared
+        // stays approvable.
+        super::proposals::deny_open_proposals(&mut tx, task_id, "The task was interrupted, so this was not sent.").await?;
         tx.commit().await?;
         Ok(true)
     }
@@ -468,6 +471,8 @@ impl Store {
         }
         let (next, note, answer): (TaskStatus, &str, Option<&str>) = match control {
             TaskControl::Pause => (TaskStatus::Paused, "Paused by you.", None),
+            // Resuming would run the next step past an effect whose outcome nobody knows.
+            TaskControl::Resume if current.outcome_uncertain => return Ok(ControlOutcome::NeedsReview(current)),
             TaskControl::Resume => (TaskStatus::Queued, "Resumed by you.", None),
             TaskControl::Cancel => (TaskStatus::Cancelled, "Cancelled by you.", None),
             TaskControl::Retry { acknowledge_uncertain } => {
@@ -510,6 +515,16 @@ impl Store {
             let now_row = self.get_task(task_id).await?;
             return Ok(ControlOutcome::Changed(now_row.unwrap_or(current)));
         }
+        // Pause and Cancel withdraw whatever the task has awaiting review, in the same
+        // transaction: after Stop, nothing it prepared can be approved.
+        let withdrawn = match control {
+            TaskControl::Pause => Some("The task was paused, so this was not sent. Resume it for a fresh review."),
+            TaskControl::Cancel => Some("The task was cancelled, so this was not sent."),
+            TaskControl::Resume | TaskControl::Retry { .. } | TaskControl::Answer { .. } => None,
+        };
+        if let Some(why) = withdrawn {
+            super::proposals::deny_open_proposals(&mut tx, task_id, why).await?;
+        }
         tx.commit().await?;
         let task = self
             .get_task(task_id)
@@ -546,7 +561,7 @@ impl Store {
                 Ok(TaskRunView {
                     id: r.try_get(0)?,
                     attempt: r.try_get(1)?,
-                    status: run_status(&status),
+                    status: run_status(&status)?,
                     started_at: r.try_get(3)?,
                     finished_at: r.try_get(4)?,
                     reason: r.try_get(5)?,
@@ -569,7 +584,7 @@ impl Store {
         rows.iter()
             .map(|r| {
                 let kind: String = r.try_get(1)?;
-                Ok(TaskEventView { run_id: r.try_get(0)?, kind: event_kind(&kind), message: r.try_get(2)?, at: r.try_get(3)? })
+                Ok(TaskEventView { run_id: r.try_get(0)?, kind: event_kind(&kind)?, message: r.try_get(2)?, at: r.try_get(3)? })
             })
             .collect()
     }
@@ -602,24 +617,10 @@ async fn insert_event(
     Ok(())
 }
 
-fn run_status(s: &str) -> TaskRunStatus {
-    match s {
-        "running" => TaskRunStatus::Running,
-        "interrupted" => TaskRunStatus::Interrupted,
-        "failed" => TaskRunStatus::Failed,
-        "cancelled" => TaskRunStatus::Cancelled,
-        _ => TaskRunStatus::Finished,
-    }
+fn run_status(s: &str) -> Result<TaskRunStatus> {
+    TaskRunStatus::parse(s).ok_or_else(|| CoreError::CorruptRow(format!("a task run has an unknown status {s:?}")))
 }
 
-fn event_kind(s: &str) -> TaskEventKind {
-    match s {
-        "plan" => TaskEventKind::Plan,
-        "step" => TaskEventKind::Step,
-        "observation" => TaskEventKind::Observation,
-        "approval" => TaskEventKind::Approval,
-        "result" => TaskEventKind::Result,
-        "error" => TaskEventKind::Error,
-        _ => TaskEventKind::Status,
-    }
+fn event_kind(s: &str) -> Result<TaskEventKind> {
+    TaskEventKind::parse(s).ok_or_else(|| CoreError::CorruptRow(format!("a task event has an unknown kind {s:?}")))
 }

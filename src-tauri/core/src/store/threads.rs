@@ -28,6 +28,25 @@ impl RunEnd {
     }
 }
 
+/// Who started a chat run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunOrigin {
+    /// The owner, in the app window.
+    Window,
+    /// A client of Hearth's AG-UI endpoint.
+    AguiEndpoint,
+}
+
+impl RunOrigin {
+    /// Stored spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RunOrigin::Window => "window",
+            RunOrigin::AguiEndpoint => "agui_endpoint",
+        }
+    }
+}
+
 /// A run left `running` by a process that died.
 #[derive(Debug, Clone)]
 pub struct OrphanRun {
@@ -79,13 +98,17 @@ impl Store {
     }
 
     /// Records a new chat run.
-    pub async fn begin_run(&self, thread_id: &str, run_id: &str) -> Result<()> {
-        sqlx::query("INSERT INTO chat_runs (id, thread_id, status, started_at) VALUES (?1, ?2, 'running', ?3)")
-            .bind(run_id)
-            .bind(thread_id)
-            .bind(now_ms())
-            .execute(&mut *self.writer().await)
-            .await?;
+    pub async fn begin_run(&self, thread_id: &str, run_id: &str, owner: &str, origin: RunOrigin) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO chat_runs (id, thread_id, status, started_at, owner, origin) VALUES (?1, ?2, 'running', ?3, ?4, ?5)",
+        )
+        .bind(run_id)
+        .bind(thread_id)
+        .bind(now_ms())
+        .bind(owner)
+        .bind(origin.as_str())
+        .execute(&mut *self.writer().await)
+        .await?;
         Ok(())
     }
 
@@ -100,16 +123,32 @@ impl Store {
         Ok(())
     }
 
-    /// Runs a previous process left `running`, marked `interrupted` in the same statement.
-    pub async fn take_orphan_runs(&self) -> Result<Vec<OrphanRun>> {
-        let rows = sqlx::query(
-            "UPDATE chat_runs SET status = 'interrupted', finished_at = ?1 WHERE status = 'running'
-             RETURNING id, thread_id",
-        )
-        .bind(now_ms())
-        .fetch_all(&mut *self.writer().await)
-        .await?;
-        rows.iter().map(|row| Ok(OrphanRun { run_id: row.try_get(0)?, thread_id: row.try_get(1)? })).collect()
+    /// Chat runs left `running` whose owner is `dead` (a process that is gone), marked
+    /// `interrupted`; runs a live second process holds are left alone.
+    pub async fn take_orphan_runs(&self, dead: impl Fn(Option<&str>) -> bool) -> Result<Vec<OrphanRun>> {
+        let rows = sqlx::query("SELECT id, thread_id, owner FROM chat_runs WHERE status = 'running'")
+            .fetch_all(self.reader())
+            .await?;
+        let mut orphans = Vec::new();
+        for row in &rows {
+            let owner: Option<String> = row.try_get(2)?;
+            if !dead(owner.as_deref()) {
+                continue;
+            }
+            let run_id: String = row.try_get(0)?;
+            let done = sqlx::query(
+                "UPDATE chat_runs SET status = 'interrupted', finished_at = ?2 WHERE id = ?1 AND status = 'running' AND owner IS ?3",
+            )
+            .bind(&run_id)
+            .bind(now_ms())
+            .bind(&owner)
+            .execute(&mut *self.writer().await)
+            .await?;
+            if done.rows_affected() == 1 {
+                orphans.push(OrphanRun { run_id, thread_id: row.try_get(1)? });
+            }
+        }
+        Ok(orphans)
     }
 
     /// Appends one event to the thread's log.

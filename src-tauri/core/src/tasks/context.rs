@@ -8,7 +8,8 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::CoreError;
-use crate::journal::{EffectError, Journal, JournalError, Receipt};
+use crate::journal::{EffectError, Journal, JournalError, Operation, Receipt};
+use crate::store::journal::OpKey;
 use crate::store::Store;
 use crate::store::tasks::{TaskRow, task_scope};
 
@@ -114,8 +115,10 @@ impl TaskContext {
         Ok(())
     }
 
-    /// Performs an effect at most once per `op_id` for this task, through the journal.
-    pub async fn effect<F, Fut>(
+    /// Performs an effect at most once per `op_id` for this task, through the journal, fenced
+    /// to this run's lease and claimed by this run. `op_id` must be a step the task owns (a
+    /// stable name, or the step counter of its conversation), never a model's call id.
+    pub(crate) async fn effect<F, Fut>(
         &self,
         op_id: &str,
         tool: &str,
@@ -127,10 +130,33 @@ impl TaskContext {
         Fut: Future<Output = Result<serde_json::Value, EffectError>>,
     {
         self.guard().await?;
-        let fence = (self.task.id.as_str(), self.lease_id.as_str());
-        let receipt =
-            self.journal.perform(&task_scope(&self.task.id), op_id, tool, action, &self.cancel, Some(fence), effect).await?;
-        Ok(receipt)
+        let scope = task_scope(&self.task.id);
+        let op = Operation {
+            key: OpKey { scope: &scope, op_id },
+            tool,
+            action,
+            claimant: &self.run_id,
+            fence: Some((self.task.id.as_str(), self.lease_id.as_str())),
+            cancel: &self.cancel,
+        };
+        Ok(self.journal.perform(&op, effect).await?)
+    }
+
+    /// The test-only door to [`TaskContext::effect`] for the engine's own tests and examples
+    /// (a test effect that is no tool). Product code goes through `tools::dispatch`.
+    #[doc(hidden)]
+    pub async fn test_effect<F, Fut>(
+        &self,
+        op_id: &str,
+        tool: &str,
+        action: &serde_json::Value,
+        effect: F,
+    ) -> Result<Receipt, TaskError>
+    where
+        F: FnOnce(CancellationToken) -> Fut,
+        Fut: Future<Output = Result<serde_json::Value, EffectError>>,
+    {
+        self.effect(op_id, tool, action, effect).await
     }
 
     fn fenced(&self) -> TaskError {

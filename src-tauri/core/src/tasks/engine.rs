@@ -17,7 +17,7 @@ use super::handler::{TaskHandler, TaskOutcome};
 use super::owner::{Liveness, ProcessIdentity};
 use crate::error::{CoreError, Result};
 use crate::journal::Journal;
-use crate::store::tasks::{Claim, ControlOutcome, NewTask, RunEnding, TaskRow};
+use crate::store::tasks::{Claim, ControlOutcome, NewTask, RunEnding, TaskRow, task_scope};
 use crate::store::{Store, now_ms};
 
 /// How the worker paces itself.
@@ -47,10 +47,6 @@ impl Default for EngineConfig {
 /// Says what graceful shutdown leaves behind.
 const CLOSED_REASON: &str = "Hearth was closed during this run. Review what it did before retrying.";
 
-/// Called with a task the owner just cancelled (the approval gate denies its pending proposal).
-/// Awaited before the Cancel returns, so nothing the hook withdraws can still be approved.
-pub type CancelHook = Arc<dyn Fn(TaskRow) -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
-
 #[derive(Debug)]
 struct Running {
     lease_id: String,
@@ -63,7 +59,6 @@ struct Inner {
     identity: ProcessIdentity,
     config: EngineConfig,
     handlers: Mutex<HashMap<TaskKind, Arc<dyn TaskHandler>>>,
-    cancel_hooks: Mutex<Vec<CancelHook>>,
     running: Mutex<HashMap<String, Running>>,
     last_sweep: Mutex<Option<std::time::Instant>>,
     wake: Notify,
@@ -95,7 +90,6 @@ impl TaskEngine {
                 identity: ProcessIdentity::current(),
                 config,
                 handlers: Mutex::new(HashMap::new()),
-                cancel_hooks: Mutex::new(Vec::new()),
                 running: Mutex::new(HashMap::new()),
                 last_sweep: Mutex::new(None),
                 wake: Notify::new(),
@@ -109,11 +103,6 @@ impl TaskEngine {
     /// Sets the handler for `kind`.
     pub fn register(&self, kind: TaskKind, handler: impl TaskHandler) {
         lock(&self.inner.handlers).insert(kind, Arc::new(handler));
-    }
-
-    /// Adds a hook that runs after every Cancel the owner applies.
-    pub fn on_cancel(&self, hook: CancelHook) {
-        lock(&self.inner.cancel_hooks).push(hook);
     }
 
     /// The journal effects go through.
@@ -217,14 +206,10 @@ impl TaskEngine {
             .await?;
         match outcome {
             ControlOutcome::Applied { task, stopped_lease } => {
+                // The store denied the task's open proposals in the same transaction as a Pause
+                // or Cancel; now the run's Stop reaches its in-flight effect.
                 if let Some(lease) = stopped_lease {
                     self.cancel_local(&task.id, &lease);
-                }
-                if matches!(params.control, TaskControl::Cancel) {
-                    let hooks: Vec<CancelHook> = lock(&self.inner.cancel_hooks).clone();
-                    for hook in hooks {
-                        hook(task.clone()).await;
-                    }
                 }
                 self.changed(&task.id);
                 if matches!(params.control, TaskControl::Resume | TaskControl::Retry { .. } | TaskControl::Answer { .. }) {
@@ -314,6 +299,7 @@ impl TaskEngine {
         self.inner.runs.spawn(async move {
             let task_id = claim.task.id.clone();
             let lease_id = claim.lease_id.clone();
+            let run_id = claim.run_id.clone();
             let ctx = TaskContext {
                 store: engine.inner.store.clone(),
                 journal: engine.inner.journal.clone(),
@@ -334,6 +320,14 @@ impl TaskEngine {
                 None => TaskOutcome::Failed("Hearth has no handler for this kind of task. Update Hearth.".into()),
             };
             renewal.abort();
+            // Whatever the handler left `dispatching` — its future was dropped mid-effect by a
+            // time limit, a panic or shutdown — may or may not have happened: uncertain, and
+            // the task flagged, before the run's end is recorded.
+            match engine.inner.store.strand_claimed_operations(&task_scope(&task_id), &run_id).await {
+                Ok(0) => {}
+                Ok(stranded) => tracing::warn!(task_id, stranded, "a run ended with effects in flight; they need the owner's review"),
+                Err(err) => tracing::error!(task_id, error = %err, "could not mark a run's in-flight effects uncertain"),
+            }
             if let Some(ending) = ending(outcome) {
                 match engine.inner.store.finish_run(&task_id, &lease_id, &ending).await {
                     Ok(true) => {

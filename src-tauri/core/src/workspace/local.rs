@@ -5,19 +5,20 @@ use std::path::PathBuf;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use hearth_protocol::approvals::{Connection, EmailDraft, EventDraft, ProposalDraft};
+use hearth_protocol::approvals::{Connection, EmailDraft, EventDraft, EventSnapshot, ProposalDraft};
 use hearth_protocol::mail::{AttachmentInfo, MailMatch, MailSearchResult, MailThread, ThreadMessage};
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    CalendarPage, ExecuteError, MAX_BODY_CHARS, MAX_CALENDAR_EVENTS, MAX_SEARCH_RESULTS, MAX_THREAD_MESSAGES,
+    CalendarPage, ExecuteError, Executed, MAX_BODY_CHARS, MAX_CALENDAR_EVENTS, MAX_SEARCH_RESULTS, MAX_THREAD_MESSAGES,
     SNIPPET_CHARS, Target, Workspace, truncate_chars,
 };
+use crate::approvals::normalize::{reply_context, resolve_event, timing_from_bounds};
 use crate::approvals::timing_bounds;
 use crate::error::{CoreError, Result};
-use crate::store::calendar::StoredEvent;
+use crate::store::calendar::{CalendarChange, StoredEvent};
 use crate::store::mail::{OutgoingMessage, StoredMessage};
-use crate::store::proposals::ProposalRow;
+use crate::store::proposals::{ExecutionClaim, ProposalRow};
 use crate::store::workspace::MailAttachment;
 use crate::store::{Store, now_ms};
 
@@ -37,7 +38,13 @@ impl LocalWorkspace {
         Self { store, attachments_dir }
     }
 
-    async fn send(&self, proposal: &ProposalRow, draft: &EmailDraft, cancel: &CancellationToken) -> Result<String, ExecuteError> {
+    async fn send(
+        &self,
+        proposal: &ProposalRow,
+        draft: &EmailDraft,
+        claim: ExecutionClaim<'_>,
+        cancel: &CancellationToken,
+    ) -> Result<Executed, ExecuteError> {
         let message_id = format!("sent-{}", proposal.id);
         let mut attachments = Vec::with_capacity(draft.attachments.len());
         for (index, attachment) in draft.attachments.iter().enumerate() {
@@ -73,12 +80,18 @@ impl LocalWorkspace {
             },
             attachments,
         };
-        // The id is derived from the proposal: a second attempt finds the first and stops.
-        self.store
-            .insert_sent_message(&outgoing)
+        // The Sent row and the receipt commit in one transaction; the id is derived from the
+        // proposal, so a second attempt finds the first and writes nothing.
+        let receipt = format!("Saved to local sent mail · {message_id}");
+        let sent = self
+            .store
+            .send_local(&outgoing, Some((claim, &receipt)))
             .await
-            .map_err(|err| ExecuteError::Uncertain(format!("Hearth could not confirm the local send ({err}).")))?;
-        Ok(format!("Saved to local sent mail · {message_id}"))
+            .map_err(|err| ExecuteError::Rejected(format!("Hearth could not save the local send ({err}); nothing was sent.")))?;
+        if !sent {
+            return Err(ExecuteError::Rejected("This approval was no longer held, so nothing was sent.".into()));
+        }
+        Ok(Executed { receipt, settled: true })
     }
 
     /// The bytes of an attached file, refused unless they are exactly the reviewed ones.
@@ -97,7 +110,34 @@ impl LocalWorkspace {
         Ok(bytes)
     }
 
-    async fn write_event(&self, proposal: &ProposalRow, draft: &EventDraft) -> Result<String, ExecuteError> {
+    /// An update (or a delete) of the event `request` names, built from that event as the
+    /// calendar holds it now, with the version it was read at: approving acts on that version
+    /// only, so an event changed in between is refused rather than overwritten.
+    async fn current_event(&self, update: bool, request: &EventDraft) -> Result<(EventDraft, Target)> {
+        let id = request.event_id.as_deref().ok_or_else(|| {
+            CoreError::InvalidInput("`eventId` is required to change or delete an event; read_calendar gives it.".into())
+        })?;
+        let stored = self
+            .store
+            .get_event(id)
+            .await?
+            .ok_or_else(|| CoreError::NotFound(format!("There is no event {id}. Use read_calendar to find its id.")))?;
+        let attendees: Vec<String> = serde_json::from_str(&stored.attendees)
+            .map_err(|err| CoreError::CorruptRow(format!("the attendees of event {id} cannot be read ({err})")))?;
+        let current = EventSnapshot {
+            timing: timing_from_bounds(stored.starts_at, stored.ends_at, stored.all_day, &stored.time_zone)?,
+            calendar_id: stored.calendar_id,
+            title: stored.title,
+            time_zone: stored.time_zone,
+            location: stored.location,
+            description: stored.description,
+            attendees,
+        };
+        let draft = resolve_event(update, request, id, current)?;
+        Ok((draft, Target { target: format!("event:{id}"), version: stored.version.to_string() }))
+    }
+
+    async fn write_event(&self, proposal: &ProposalRow, draft: &EventDraft, claim: ExecutionClaim<'_>) -> Result<Executed, ExecuteError> {
         let (starts_at, ends_at) = timing_bounds(&draft.timing, &draft.time_zone).map_err(|e| ExecuteError::Rejected(e.to_string()))?;
         let event = |id: String| StoredEvent {
             id,
@@ -112,7 +152,8 @@ impl LocalWorkspace {
             attendees: serde_json::to_string(&draft.attendees).unwrap_or_else(|_| "[]".into()),
             version: 1,
         };
-        let store_err = |e: CoreError| ExecuteError::Uncertain(format!("Hearth could not confirm the calendar change ({e})."));
+        // The change and the receipt commit in one transaction: a failure means neither happened.
+        let store_err = |e: CoreError| ExecuteError::Rejected(format!("Hearth could not save the calendar change ({e}); nothing changed."));
         let changed = || {
             ExecuteError::Rejected("The event changed after you reviewed this, so nothing was changed. Prepare it again.".into())
         };
@@ -120,22 +161,29 @@ impl LocalWorkspace {
         match &proposal.draft {
             ProposalDraft::CalendarCreate(_) => {
                 let id = format!("evt-{}", proposal.id);
-                self.store.insert_event(&event(id.clone())).await.map_err(store_err)?;
-                Ok(format!("Added to the local calendar · {id}"))
+                let receipt = format!("Added to the local calendar · {id}");
+                let new = event(id);
+                if !self.store.apply_calendar_change(CalendarChange::Insert(&new), Some((claim, &receipt))).await.map_err(store_err)? {
+                    return Err(ExecuteError::Rejected("This approval was no longer held, so nothing was changed.".into()));
+                }
+                Ok(Executed { receipt, settled: true })
             }
             ProposalDraft::CalendarUpdate(_) => {
                 let id = draft.event_id.clone().unwrap_or_default();
-                if !self.store.update_event(&event(id.clone()), version).await.map_err(store_err)? {
+                let receipt = format!("Changed in the local calendar · {id}");
+                let new = event(id);
+                if !self.store.apply_calendar_change(CalendarChange::Update(&new, version), Some((claim, &receipt))).await.map_err(store_err)? {
                     return Err(changed());
                 }
-                Ok(format!("Changed in the local calendar · {id}"))
+                Ok(Executed { receipt, settled: true })
             }
             ProposalDraft::CalendarDelete(_) => {
                 let id = draft.event_id.clone().unwrap_or_default();
-                if !self.store.delete_event(&id, version).await.map_err(store_err)? {
+                let receipt = format!("Deleted from the local calendar · {id}");
+                if !self.store.apply_calendar_change(CalendarChange::Delete(&id, version), Some((claim, &receipt))).await.map_err(store_err)? {
                     return Err(changed());
                 }
-                Ok(format!("Deleted from the local calendar · {id}"))
+                Ok(Executed { receipt, settled: true })
             }
             ProposalDraft::EmailSend(_) => Err(ExecuteError::Rejected("An email is not a calendar change.".into())),
         }
@@ -241,17 +289,35 @@ impl Workspace for LocalWorkspace {
         .boxed()
     }
 
-    fn target<'a>(&'a self, draft: &'a ProposalDraft) -> BoxFuture<'a, Result<Target>> {
+    fn resolve(&self, draft: ProposalDraft) -> BoxFuture<'_, Result<(ProposalDraft, Target)>> {
         async move {
+            let unversioned = |target: String| Target { target, version: "-".into() };
             Ok(match draft {
-                ProposalDraft::EmailSend(_) => Target { target: "mail:send".into(), version: "-".into() },
-                ProposalDraft::CalendarCreate(e) => Target { target: format!("calendar:{}", e.calendar_id), version: "-".into() },
-                ProposalDraft::CalendarUpdate(e) | ProposalDraft::CalendarDelete(e) => {
-                    let id = e.event_id.as_deref().unwrap_or_default();
-                    let event = self.store.get_event(id).await?.ok_or_else(|| {
-                        CoreError::NotFound(format!("There is no event {id}. Use read_calendar to find its id."))
-                    })?;
-                    Target { target: format!("event:{id}"), version: event.version.to_string() }
+                ProposalDraft::EmailSend(mut email) => {
+                    // Re-read even when the caller filled it: the card names the stored message.
+                    email.reply_to = match &email.in_reply_to {
+                        Some(id) => Some(reply_context(&self.store, id, email.thread_id.as_deref()).await?),
+                        None => None,
+                    };
+                    (ProposalDraft::EmailSend(email), unversioned("mail:send".into()))
+                }
+                ProposalDraft::CalendarCreate(event) => {
+                    if event.before.is_some() || event.changes.is_some() {
+                        return Err(CoreError::InvalidInput(
+                            "A new event has no earlier version and nothing to change; to change an event use action update."
+                                .into(),
+                        ));
+                    }
+                    let target = unversioned(format!("calendar:{}", event.calendar_id));
+                    (ProposalDraft::CalendarCreate(event), target)
+                }
+                ProposalDraft::CalendarUpdate(request) => {
+                    let (event, target) = self.current_event(true, &request).await?;
+                    (ProposalDraft::CalendarUpdate(event), target)
+                }
+                ProposalDraft::CalendarDelete(request) => {
+                    let (event, target) = self.current_event(false, &request).await?;
+                    (ProposalDraft::CalendarDelete(event), target)
                 }
             })
         }
@@ -261,14 +327,15 @@ impl Workspace for LocalWorkspace {
     fn execute<'a>(
         &'a self,
         proposal: &'a ProposalRow,
+        claim: ExecutionClaim<'a>,
         cancel: &'a CancellationToken,
-    ) -> BoxFuture<'a, std::result::Result<String, ExecuteError>> {
+    ) -> BoxFuture<'a, std::result::Result<Executed, ExecuteError>> {
         async move {
             match &proposal.draft {
-                ProposalDraft::EmailSend(draft) => self.send(proposal, draft, cancel).await,
+                ProposalDraft::EmailSend(draft) => self.send(proposal, draft, claim, cancel).await,
                 ProposalDraft::CalendarCreate(draft)
                 | ProposalDraft::CalendarUpdate(draft)
-                | ProposalDraft::CalendarDelete(draft) => self.write_event(proposal, draft).await,
+                | ProposalDraft::CalendarDelete(draft) => self.write_event(proposal, draft, claim).await,
             }
         }
         .boxed()

@@ -5,6 +5,7 @@
 //! approval gate calls it, with a proposal the owner approved.
 
 mod local;
+mod reader;
 pub mod seed;
 
 use futures::future::BoxFuture;
@@ -13,9 +14,10 @@ use hearth_protocol::mail::{AttachmentInfo, MailSearchResult, MailThread};
 use tokio_util::sync::CancellationToken;
 
 pub use local::LocalWorkspace;
+pub use reader::WorkspaceReader;
 
 use crate::error::Result;
-use crate::store::proposals::ProposalRow;
+use crate::store::proposals::{ExecutionClaim, ProposalRow};
 use crate::store::workspace::CalendarEvent;
 
 /// Longest search query, in characters.
@@ -80,15 +82,35 @@ pub trait Workspace: Send + Sync + 'static {
     /// An attachment's summary and bytes.
     fn fetch_attachment<'a>(&'a self, attachment_id: &'a str) -> BoxFuture<'a, Result<(AttachmentInfo, Vec<u8>)>>;
 
-    /// What a draft acts on, and that target's current version.
-    fn target<'a>(&'a self, draft: &'a ProposalDraft) -> BoxFuture<'a, Result<Target>>;
+    /// `draft` as the owner will review it, with what it acts on and that target's current
+    /// version, read together so the draft and the version agree.
+    ///
+    /// The draft shows what is real, never what the model wrote about it: a calendar update
+    /// or delete is built from the target event as it is now (delete: that event; update:
+    /// that event with the requested changes applied, and `before`), and a reply names the
+    /// stored message it answers. The gate stores and hashes exactly this draft, so an
+    /// approval binds what the card showed. Refused when the event or message does not exist.
+    fn resolve(&self, draft: ProposalDraft) -> BoxFuture<'_, Result<(ProposalDraft, Target)>>;
 
-    /// Carries out an approved proposal; returns the receipt the owner sees.
+    /// Carries out an approved proposal under `claim`; returns the receipt the owner sees.
+    /// A workspace whose effect lands in Hearth's own database (the local one) settles the
+    /// claim in the same transaction as the effect and says so ([`Executed::settled`]);
+    /// a remote one leaves the settle to the gate.
     fn execute<'a>(
         &'a self,
         proposal: &'a ProposalRow,
+        claim: ExecutionClaim<'a>,
         cancel: &'a CancellationToken,
-    ) -> BoxFuture<'a, std::result::Result<String, ExecuteError>>;
+    ) -> BoxFuture<'a, std::result::Result<Executed, ExecuteError>>;
+}
+
+/// An approved proposal, carried out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Executed {
+    /// What the owner is told happened.
+    pub receipt: String,
+    /// The receipt was already recorded with the effect, in one transaction.
+    pub settled: bool,
 }
 
 /// Cuts `text` to `max` characters; says whether it cut.

@@ -14,10 +14,14 @@ use hearth_protocol::agui::Event;
 use hearth_testkit::model_server::{HttpError, ModelServer, Reply, Script, ScriptedCall};
 use serde_json::Value;
 
+use super::setup::agui_client_script;
 use super::support::{fast_config, settled};
 
-fn client_script() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/agui_client/run.mjs")
+/// The client script, its packages installed on first use (`setup::agui_client_script`).
+async fn client_script() -> PathBuf {
+    tokio::task::spawn_blocking(agui_client_script)
+        .await
+        .unwrap_or_else(|err| std::panic::resume_unwind(err.into_panic()))
 }
 
 struct Endpoint {
@@ -54,13 +58,14 @@ async fn serve(slow_step: Duration, model: Option<Arc<OpenAiChat>>) -> Endpoint 
 /// Runs the official client once and returns its one-line report.
 async fn client(endpoint: &Endpoint, token: &str, message: &str, option: &str) -> Value {
     let url = format!("http://{}/", endpoint.server.addr());
+    let script = client_script().await;
     let output = tokio::process::Command::new("node")
-        .arg(client_script())
+        .arg(script)
         .args([url.as_str(), token, message, option])
         .kill_on_drop(true)
         .output()
         .await
-        .unwrap_or_else(|err| panic!("node could not run ({err}); scripts/test.sh installs Node and tests/agui_client"));
+        .unwrap_or_else(|err| panic!("node could not run ({err}): install Node.js with npm, then `(cd tests/agui_client && npm ci)`"));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "the client crashed: {stdout}\n{}", String::from_utf8_lossy(&output.stderr));
     serde_json::from_str(stdout.trim()).unwrap_or_else(|err| panic!("unreadable report {stdout:?}: {err}"))

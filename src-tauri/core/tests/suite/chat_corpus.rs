@@ -45,7 +45,7 @@ async fn every_chat_tool_runs_verified_and_its_result_reaches_the_model() {
     let dir = tempfile::tempdir().unwrap();
     let base = Hearth::open(fast_config(dir.path())).await.unwrap();
     // A file to inspect and fill, imported the way import_pdf does it.
-    let (info, bytes) = base.approvals().workspace().fetch_attachment("att-permission-form").await.unwrap();
+    let (info, bytes) = base.mail().fetch_attachment("att-permission-form").await.unwrap();
     let file = base.files().import("corpus-form", bytes, &info.filename, &info.id).await.unwrap();
     let conversations = corpus(&file.id);
     assert!(conversations.len() >= 20);

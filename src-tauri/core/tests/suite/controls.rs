@@ -155,12 +155,6 @@ async fn cancel_reaches_a_running_handler_at_once() {
             TaskOutcome::Stopped
         }
     });
-    let hooked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
-    let seen = hooked.clone();
-    engine.on_cancel(std::sync::Arc::new(move |task: hearth_core::store::tasks::TaskRow| {
-        seen.lock().unwrap().push(task.id);
-        Box::pin(async {})
-    }));
     let input = json!({});
     let task = engine.create(new_task("to-cancel", &input)).await.unwrap();
     let mut changes = engine.subscribe();
@@ -175,7 +169,6 @@ async fn cancel_reaches_a_running_handler_at_once() {
     t.hearth.task_control(&params).await.unwrap();
     saw_rx.await.unwrap();
     engine_idle(engine, &mut changes).await;
-    assert_eq!(hooked.lock().unwrap().as_slice(), std::slice::from_ref(&task.id), "the cancel hook saw the task once");
     let detail = t.hearth.task_get(&task.id).await.unwrap();
     assert_eq!(detail.task.status, TaskStatus::Cancelled);
     assert_eq!(detail.runs[0].status, hearth_protocol::tasks::TaskRunStatus::Cancelled);
@@ -189,11 +182,13 @@ async fn retry_waits_for_review_while_an_outcome_is_unknown() {
     let task = t.hearth.tasks().create(new_task("uncertain", &input)).await.unwrap();
     let claim = store.claim_next("another-process", 600_000).await.unwrap().unwrap();
     // The effect was dispatched, then the holder vanished.
-    assert!(store.insert_operation(&format!("task:{}", task.id), "send-1", "test_send", "{}", "h").await.unwrap());
+    let scope = format!("task:{}", task.id);
+    let op = hearth_core::store::journal::OpKey { scope: &scope, op_id: "send-1" };
+    assert!(store.insert_operation(op, "test_send", "{}", "h", &claim.run_id, None).await.unwrap());
     assert!(store.interrupt_run(&task.id, &claim.lease_id, "lost").await.unwrap());
     let interrupted = store.get_task(&task.id).await.unwrap().unwrap();
     assert!(interrupted.outcome_uncertain);
-    assert_eq!(store.get_operation(&format!("task:{}", task.id), "send-1").await.unwrap().unwrap().status, "outcome_unknown");
+    assert_eq!(store.get_operation(op).await.unwrap().unwrap().status, hearth_core::store::journal::OpStatus::OutcomeUnknown);
 
     let retry = |ack| TaskControlParams {
         task_id: task.id.clone(),
@@ -206,7 +201,7 @@ async fn retry_waits_for_review_while_an_outcome_is_unknown() {
     assert_eq!(store.get_task(&task.id).await.unwrap().unwrap(), interrupted);
     let view = t.hearth.task_control(&retry(true)).await.unwrap();
     assert_eq!((view.status, view.outcome_uncertain), (TaskStatus::Queued, false));
-    assert_eq!(store.get_operation(&format!("task:{}", task.id), "send-1").await.unwrap().unwrap().status, "acknowledged");
+    assert_eq!(store.get_operation(op).await.unwrap().unwrap().status, hearth_core::store::journal::OpStatus::Acknowledged);
 }
 
 #[tokio::test]
@@ -215,7 +210,7 @@ async fn an_uncertain_effect_makes_its_failed_task_wait_for_review() {
     let engine = t.hearth.tasks();
     engine.register(TaskKind::Monitor, |ctx: TaskContext| async move {
         let sent = ctx
-            .effect("send-1", "test_send", &json!({ "to": "sam@example.com" }), |_| async {
+            .test_effect("send-1", "test_send", &json!({ "to": "sam@example.com" }), |_| async {
                 Err(hearth_core::journal::EffectError::Uncertain("the connection dropped after sending".into()))
             })
             .await;

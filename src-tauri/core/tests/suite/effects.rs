@@ -19,7 +19,15 @@ impl Effects {
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .busy_timeout(std::time::Duration::from_secs(10));
-        let pool = SqlitePoolOptions::new().max_connections(2).connect_with(options).await.unwrap();
+        // No idle reaping or lifetime limit, so no sqlx maintenance task (see `pool_options` in
+        // core/src/store/open.rs: sqlx#3645).
+        let pool = SqlitePoolOptions::new()
+            .max_connections(2)
+            .idle_timeout(None)
+            .max_lifetime(None)
+            .connect_with(options)
+            .await
+            .unwrap();
         sqlx::query("CREATE TABLE IF NOT EXISTS effects (id INTEGER PRIMARY KEY, op TEXT NOT NULL, payload TEXT NOT NULL)")
             .execute(&pool)
             .await

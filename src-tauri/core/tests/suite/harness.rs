@@ -19,6 +19,7 @@ use tokio::io::{AsyncBufReadExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdout, Command};
 use tokio_util::sync::CancellationToken;
 
+use super::setup::agui_python;
 use super::support::{TestHearth, open, text_of};
 
 const TOKEN: &str = "hearth-test-token-5f1c9a";
@@ -33,11 +34,7 @@ struct AgentServer {
 
 impl AgentServer {
     async fn start() -> Self {
-        let python = std::env::var("HEARTH_PYTHON").unwrap_or_else(|_| "/var/tmp/hearth-py/bin/python".to_owned());
-        assert!(
-            Path::new(&python).exists(),
-            "no Python for the AG-UI test agent at {python}: run scripts/test.sh (install_python_agui) or set HEARTH_PYTHON"
-        );
+        let python = agui_python();
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/agui_server/server.py");
         let mut child = Command::new(&python)
             .arg(&script)
@@ -118,9 +115,8 @@ fn config(server: &AgentServer) -> HarnessConfig {
 
 fn agent_with(t: &TestHearth, config: HarnessConfig) -> HarnessAgent {
     let hearth = t.hearth.clone();
-    let tool_context = Arc::new(move |thread_id: &str, cancel: CancellationToken| ToolContext {
-        cancel,
-        ..hearth.tool_context(None, Some(thread_id.to_owned()))
+    let tool_context = Arc::new(move |thread_id: &str, run_id: &str, cancel: CancellationToken| -> ToolContext {
+        hearth.toolbox().for_chat(thread_id, run_id, hearth_protocol::approvals::ProposalOrigin::ExternalAgent, cancel)
     });
     HarnessAgent::new(config, tool_context).unwrap()
 }
@@ -390,9 +386,9 @@ async fn stop_just_before_the_tools_run_starts_no_tool_and_no_continuation() {
     let cancel = CancellationToken::new();
     let stop = cancel.clone();
     // The owner presses Stop at the moment Hearth builds the tools' context.
-    let tool_context = Arc::new(move |thread_id: &str, cancel: CancellationToken| {
+    let tool_context = Arc::new(move |thread_id: &str, run_id: &str, cancel: CancellationToken| -> ToolContext {
         stop.cancel();
-        ToolContext { cancel, ..hearth.tool_context(None, Some(thread_id.to_owned())) }
+        hearth.toolbox().for_chat(thread_id, run_id, hearth_protocol::approvals::ProposalOrigin::ExternalAgent, cancel)
     });
     let agent = HarnessAgent::new(config(&server), tool_context).unwrap();
 

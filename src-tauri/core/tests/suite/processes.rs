@@ -50,7 +50,7 @@ fn resend_handler(effects: Effects) -> impl Fn(TaskContext) -> std::pin::Pin<Box
         Box::pin(async move {
             let action = json!({ "to": "sam@example.com", "body": "hello" });
             let receipt = ctx
-                .effect("send-1", "test_send", &action, |_| async move {
+                .test_effect("send-1", "test_send", &action, |_| async move {
                     effects.record("send-1", "hello").await;
                     Ok(json!({ "sent": true }))
                 })
@@ -132,8 +132,9 @@ async fn sigkill_during_the_effect_leaves_its_outcome_unknown() {
     let task = hearth.store().get_task(&task_id).await.unwrap().unwrap();
     assert_eq!(task.status, TaskStatus::Interrupted);
     assert!(task.outcome_uncertain);
-    let op = hearth.store().get_operation(&format!("task:{task_id}"), "send-1").await.unwrap().unwrap();
-    assert_eq!(op.status, "outcome_unknown");
+    let scope = format!("task:{task_id}");
+    let op = hearth.store().get_operation(hearth_core::store::journal::OpKey { scope: &scope, op_id: "send-1" }).await.unwrap().unwrap();
+    assert_eq!(op.status, hearth_core::store::journal::OpStatus::OutcomeUnknown);
 
     let retry = TaskControlParams {
         task_id: task_id.clone(),
@@ -178,5 +179,13 @@ async fn two_processes_claim_two_hundred_tasks_each_exactly_once() {
 
 async fn sqlite(dir: &Path) -> sqlx::SqlitePool {
     let options = sqlx::sqlite::SqliteConnectOptions::new().filename(dir.join("data").join("hearth.db"));
-    sqlx::sqlite::SqlitePoolOptions::new().max_connections(1).connect_with(options).await.unwrap()
+    // No idle reaping or lifetime limit, so no sqlx maintenance task (see `pool_options` in
+    // core/src/store/open.rs: sqlx#3645 wedged this very pool).
+    sqlx::sqlite::SqlitePoolOptions::new()
+        .max_connections(1)
+        .idle_timeout(None)
+        .max_lifetime(None)
+        .connect_with(options)
+        .await
+        .unwrap()
 }

@@ -2,7 +2,7 @@
 //! and effects through the journal — counted in rows and files.
 
 use hearth_core::tasks::{TaskContext, TaskOutcome};
-use hearth_core::tools::{PAUSED_RESULT, RunOutcome, ToolCall, ToolContext, run_serially, task_tool_handler};
+use hearth_core::tools::{PAUSED_RESULT, RunOutcome, ToolCall, run_serially};
 use hearth_protocol::tasks::{StepStatus, TaskKind, TaskStatus};
 use serde_json::{Value, json};
 
@@ -22,9 +22,9 @@ async fn in_a_task(calls: Vec<ToolCall>) -> (Vec<(String, Value, bool)>, hearth_
     engine.register(TaskKind::Monitor, move |ctx: TaskContext| {
         let calls = calls.clone();
         let tx = tx.lock().unwrap().take();
-        let tools = ToolContext { cancel: ctx.cancel_token().clone(), ..hearth.tool_context(Some(ctx.clone()), None) };
+        let tools = hearth.toolbox().for_task(ctx.clone());
         async move {
-            let outputs = run_serially(&tools, &calls, &[task_tool_handler]).await;
+            let outputs = run_serially(&tools, &calls, 0).await;
             let outcome = outputs.iter().find_map(|(_, o)| o.outcome.clone());
             let seen: Vec<(String, Value, bool)> =
                 outputs.into_iter().map(|(id, o)| (id, serde_json::from_str(&o.content).unwrap(), o.is_error)).collect();
@@ -92,23 +92,48 @@ async fn malformed_and_unknown_calls_get_errors_the_model_can_use() {
     assert_eq!(task.result.as_deref(), Some("recovered"));
 }
 
+/// One step of a task writes its artifact once, however often the step is retried; the
+/// same step with changed content is a conflict. Counted in files on disk.
 #[tokio::test]
-async fn save_artifact_writes_once_per_call_id() {
-    let (outputs, task, t) = in_a_task(vec![
-        call("c1", "save_artifact", r#"{"name":"../notes.md","content":"hello"}"#),
-        call("c1", "save_artifact", r#"{"name":"../notes.md","content":"hello"}"#),
-        call("c1", "save_artifact", r#"{"name":"../notes.md","content":"changed"}"#),
-    ])
-    .await;
-    assert!(!outputs[0].2 && !outputs[1].2, "{outputs:?}");
-    assert_eq!(outputs[0].1, outputs[1].1, "the retry returned the same receipt");
-    assert!(outputs[2].1["error"].as_str().unwrap().contains("different content"), "{:?}", outputs[2]);
+async fn save_artifact_writes_once_per_task_step() {
+    let t = open().await;
+    let engine = t.hearth.tasks().clone();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let tx = std::sync::Mutex::new(Some(tx));
+    let hearth = t.hearth.clone();
+    engine.register(TaskKind::Monitor, move |ctx: TaskContext| {
+        let tools = hearth.toolbox().for_task(ctx.clone());
+        let tx = tx.lock().unwrap().take();
+        async move {
+            let save = |content: &str| json!({ "name": "../notes.md", "content": content }).to_string();
+            let mut seen = Vec::new();
+            for content in ["hello", "hello", "changed"] {
+                // The same task step each time, as a retried run would ask it.
+                let out = hearth_core::tools::dispatch(&tools, "save_artifact", &save(content), hearth_core::tools::StepId::Step(0)).await;
+                seen.push((serde_json::from_str::<Value>(&out.content).unwrap(), out.is_error));
+            }
+            if let Some(tx) = tx {
+                let _ = tx.send(seen);
+            }
+            TaskOutcome::Succeeded("saved".into())
+        }
+    });
+    let input = json!({});
+    let task = engine.create(new_task("artifact", &input)).await.unwrap();
+    let mut changes = engine.subscribe();
+    engine.tick().await.unwrap();
+    engine_idle(&engine, &mut changes).await;
+    let outputs = rx.await.unwrap();
+    assert!(!outputs[0].1 && !outputs[1].1, "{outputs:?}");
+    assert_eq!(outputs[0].0, outputs[1].0, "the retry returned the same receipt");
+    assert!(outputs[2].0["error"].as_str().unwrap().contains("different content"), "{:?}", outputs[2]);
     let dir = t.dir.path().join("artifacts");
     let files: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     assert_eq!(files.len(), 1, "one file on disk");
-    let path = outputs[0].1["path"].as_str().unwrap();
+    let path = outputs[0].0["path"].as_str().unwrap();
     assert!(path.starts_with(dir.to_str().unwrap()) && path.ends_with("_notes.md"), "{path}");
     assert_eq!(std::fs::read_to_string(path).unwrap(), "hello");
+    let task = t.hearth.store().get_task(&task.id).await.unwrap().unwrap();
     assert_eq!(task.state["artifacts"]["_notes.md"]["bytes"], json!(5));
 }
 
@@ -125,14 +150,16 @@ async fn read_workspace_and_agent_status_report_what_is_there() {
 #[tokio::test]
 async fn every_implemented_tool_has_a_schema_and_nothing_else_does() {
     let t = open().await;
-    let ctx = t.hearth.tool_context(None, None);
+    let ctx = t.hearth.toolbox().for_chat("thread-1", "run-1", hearth_protocol::approvals::ProposalOrigin::OwnerChat, Default::default());
     let specs = hearth_core::tools::tool_specs();
+    assert_eq!(specs.len(), 15, "the registry implements 15 tools");
     for tool in hearth_protocol::ToolName::ALL {
-        let call = ToolCall { id: "c".into(), name: tool.as_str().into(), arguments: String::new() };
-        // Handlers return a lazy future for the tools they implement; it is never polled here.
-        let implemented = hearth_core::tools::ALL_HANDLERS.iter().any(|h| h(*tool, ctx.clone(), call.clone(), json!({})).is_some());
         let spec = specs.iter().find(|s| s.name == tool.as_str());
-        assert_eq!(implemented, spec.is_some(), "{tool}: implemented = {implemented}, but a schema {}", if spec.is_some() { "exists" } else { "is missing" });
+        let output = hearth_core::tools::dispatch(&ctx, tool.as_str(), "{\"unexpectedField\":1}", hearth_core::tools::StepId::Call("c".into())).await;
+        // A tool without a handler says so; one with a handler refuses the unknown field.
+        let unavailable = output.content.contains("not available in this build");
+        assert_eq!(unavailable, spec.is_none(), "{tool}: {}", output.content);
+        assert!(output.is_error, "{tool}");
         if let Some(spec) = spec {
             assert_eq!(spec.parameters["type"], "object", "{tool}");
             assert!(!spec.description.is_empty());

@@ -1,15 +1,15 @@
 //! The workspace tools through the real tool path: limits, untrusted framing, and errors a
 //! model can act on. Prepare tools never send.
 
-use hearth_core::tools::{ALL_HANDLERS, ToolCall, UNTRUSTED_NOTE, run_serially};
+use hearth_core::tools::{ToolCall, UNTRUSTED_NOTE, run_serially};
 use serde_json::{Value, json};
 
 use super::support::open;
 
 async fn call_tool(hearth: &hearth_core::Hearth, name: &str, args: Value) -> (Value, bool) {
-    let ctx = hearth.tool_context(None, Some("thread-1".into()));
+    let ctx = hearth.toolbox().for_chat("thread-1", "run-1", hearth_protocol::approvals::ProposalOrigin::OwnerChat, Default::default());
     let calls = [ToolCall { id: format!("call-{name}"), name: name.into(), arguments: args.to_string() }];
-    let (_, output) = run_serially(&ctx, &calls, ALL_HANDLERS).await.remove(0);
+    let (_, output) = run_serially(&ctx, &calls, 0).await.remove(0);
     (serde_json::from_str(&output.content).unwrap(), output.is_error)
 }
 
@@ -100,10 +100,10 @@ async fn a_calendar_change_applies_only_to_the_version_that_was_reviewed() {
             "start": "2026-12-02T18:30:00+01:00", "end": "2026-12-02T19:30:00+01:00", "timeZone": "Europe/Berlin"
         })
     };
-    let ctx = t.hearth.tool_context(None, Some("thread-cal".into()));
+    let ctx = t.hearth.toolbox().for_chat("thread-cal", "run-1", hearth_protocol::approvals::ProposalOrigin::OwnerChat, Default::default());
     let prepare = |id: &str, args: Value| ToolCall { id: id.into(), name: "prepare_event".into(), arguments: args.to_string() };
-    let first = run_serially(&ctx, &[prepare("c1", change("Yoga (later)"))], ALL_HANDLERS).await.remove(0).1;
-    let second = run_serially(&ctx, &[prepare("c2", change("Yoga (much later)"))], ALL_HANDLERS).await.remove(0).1;
+    let first = run_serially(&ctx, &[prepare("c1", change("Yoga (later)"))], 0).await.remove(0).1;
+    let second = run_serially(&ctx, &[prepare("c2", change("Yoga (much later)"))], 0).await.remove(0).1;
     let id = |out: &hearth_core::tools::ToolOutput| serde_json::from_str::<Value>(&out.content).unwrap()["proposalId"].as_str().unwrap().to_owned();
     let (first, second) = (t.hearth.approval_get(&id(&first)).await.unwrap(), t.hearth.approval_get(&id(&second)).await.unwrap());
     let approve = |p: &hearth_protocol::approvals::ProposalView| hearth_protocol::approvals::ApprovalDecideParams {

@@ -9,7 +9,7 @@
 //!
 //! When a harness run finishes after calling tools Hearth declared, Hearth runs those calls
 //! locally — [`run_serially`](crate::tools::run_serially) over
-//! [`ALL_HANDLERS`](crate::tools::ALL_HANDLERS), so the same registry, journal and approval
+//! the one registry, so the same dispatch, journal and approval
 //! gate as every other agent (prepare tools only propose; nothing here approves) — emits a
 //! `TOOL_CALL_RESULT` for each, and POSTs a continuation whose messages carry the assistant
 //! turn and the tool results, at most [`MAX_CONTINUATIONS`] times per owner message. Calls to
@@ -37,7 +37,7 @@ use tokio_util::sync::CancellationToken;
 use super::Agent;
 use super::emit::{Emitter, Stopped, event_stream};
 pub use super::ToolContextFactory;
-use crate::tools::{ALL_HANDLERS, ToolCall, run_serially};
+use crate::tools::{ToolCall, run_serially};
 use remote::RemoteEnd;
 
 /// How many continuations (POSTs after the first) one owner message may cause.
@@ -212,7 +212,7 @@ impl Inner {
                 );
                 return self.fail(out, message).await;
             }
-            let results = self.run_tools(out, &thread_id, &request.run_id, &calls, &cancel).await?;
+            let results = self.run_tools(out, (&thread_id, &run_id), &request.run_id, &calls, &cancel).await?;
             request.state = transcript.state().clone();
             request.messages.extend(transcript.messages(&self.declared));
             request.messages.extend(results);
@@ -225,7 +225,7 @@ impl Inner {
     async fn run_tools(
         &self,
         out: &Emitter,
-        thread_id: &str,
+        (thread_id, run_id): (&str, &str),
         remote_run_id: &str,
         calls: &[ToolCall],
         cancel: &CancellationToken,
@@ -233,12 +233,12 @@ impl Inner {
         if cancel.is_cancelled() {
             return Err(Stopped);
         }
-        let ctx = (self.tool_context)(thread_id, cancel.clone());
+        let ctx = (self.tool_context)(thread_id, run_id, cancel.clone());
         // Harnesses often number calls per run ("call-1"); scoping by the harness run keeps
         // two different calls from sharing a proposal key or journal operation.
         let scoped: Vec<ToolCall> =
             calls.iter().map(|call| ToolCall { id: format!("{remote_run_id}:{}", call.id), ..call.clone() }).collect();
-        let outputs = run_serially(&ctx, &scoped, ALL_HANDLERS).await;
+        let outputs = run_serially(&ctx, &scoped, 0).await;
         let mut messages = Vec::with_capacity(calls.len());
         for (call, (_, output)) in calls.iter().zip(outputs) {
             let message_id = uuid::Uuid::new_v4().to_string();
@@ -309,7 +309,7 @@ mod tests {
     use super::*;
 
     fn factory() -> ToolContextFactory {
-        Arc::new(|_: &str, _: CancellationToken| -> crate::tools::ToolContext { unreachable!("no tool runs in these tests") })
+        Arc::new(|_: &str, _: &str, _: CancellationToken| -> crate::tools::ToolContext { unreachable!("no tool runs in these tests") })
     }
 
     #[test]

@@ -1,0 +1,234 @@
+//! What a tool can reach, and under which operation scope its effects are keyed.
+//!
+//! A tool gets readers (the store for reads, the mail/calendar reader, files), a
+//! [`Proposer`] that can only *prepare*, and a [`TaskDesk`] that can only create and list
+//! tasks. It never gets the approval gate's `decide`, the workspace's executor, the task
+//! engine's controls or the journal: only [`super::dispatch`] reaches the journal, and only
+//! the owner's `approval_decide` reaches the executor.
+
+
+use hearth_protocol::approvals::ProposalOrigin;
+use hearth_protocol::tasks::TaskKind;
+use tokio_util::sync::CancellationToken;
+
+use crate::approvals::Proposer;
+use crate::error::{CoreError, Result};
+use crate::files::FileStore;
+use crate::journal::Journal;
+use crate::store::Store;
+use crate::store::tasks::{NewTask, TaskRow, task_scope};
+use crate::tasks::{TaskContext, TaskEngine};
+use crate::workspace::WorkspaceReader;
+
+/// Where a call's effects are keyed, and who performs them.
+#[derive(Debug, Clone)]
+pub enum OperationScope {
+    /// Inside a task run: keys are the task's own steps, writes are fenced to its lease.
+    Task(TaskContext),
+    /// A chat turn: keys are the chat run's call ids.
+    Chat {
+        /// The conversation.
+        thread_id: String,
+        /// The chat run performing the calls (the claimant of its journal rows).
+        run_id: String,
+        /// Who is driving this chat run.
+        origin: ProposalOrigin,
+        /// The journal (chat effects are not fenced to a lease; the run's Stop is the fence).
+        journal: Journal,
+    },
+}
+
+/// The step a call belongs to. Inside a task it is a step the task owns — the counter of
+/// its conversation or a fixed name of its workflow — never a model's call id, so a
+/// re-asked call after a crash or a decision finds the stored receipt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StepId {
+    /// The n-th tool call of a task's conversation.
+    Step(u64),
+    /// A named step of a fixed workflow (`import`, `fill:<hash>`, `reply:<generation>`).
+    Named(String),
+    /// A chat call, by the id the model or harness gave it.
+    Call(String),
+}
+
+/// An operation's full key: the journal scope and the id within it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperationKey {
+    /// `task:<id>` or `thread:<id>`.
+    pub scope: String,
+    /// Unique within the scope.
+    pub op_id: String,
+}
+
+impl OperationKey {
+    /// The key as one string (proposal keys, task idempotency keys).
+    pub fn joined(&self) -> String {
+        format!("{}:{}", self.scope, self.op_id)
+    }
+}
+
+impl OperationScope {
+    /// **The** operation-key function: every caller (chat, task, endpoint, harness, document
+    /// workflow, sample agent) keys effects, proposals and delegated tasks through it.
+    pub fn key(&self, step: &StepId) -> OperationKey {
+        match self {
+            OperationScope::Task(task) => {
+                let op_id = match step {
+                    StepId::Step(n) => format!("step-{n}"),
+                    StepId::Named(name) => name.clone(),
+                    // A task's calls are numbered by the task; a call id here would change on
+                    // every run, so it is scoped as a call (kept apart from steps).
+                    StepId::Call(id) => format!("call-{id}"),
+                };
+                OperationKey { scope: task_scope(&task.task().id), op_id }
+            }
+            OperationScope::Chat { thread_id, run_id, .. } => {
+                let step = match step {
+                    StepId::Step(n) => format!("step-{n}"),
+                    StepId::Named(name) => name.clone(),
+                    StepId::Call(id) => id.clone(),
+                };
+                OperationKey { scope: format!("thread:{thread_id}"), op_id: format!("{run_id}:{step}") }
+            }
+        }
+    }
+
+    /// The task run, when the call is inside one.
+    pub fn task(&self) -> Option<&TaskContext> {
+        match self {
+            OperationScope::Task(task) => Some(task),
+            OperationScope::Chat { .. } => None,
+        }
+    }
+
+    /// The chat thread, when the call came from a chat turn.
+    pub fn thread_id(&self) -> Option<&str> {
+        match self {
+            OperationScope::Task(task) => task.task().thread_id.as_deref(),
+            OperationScope::Chat { thread_id, .. } => Some(thread_id),
+        }
+    }
+
+    /// Who asked, as a proposal records it.
+    pub fn origin(&self) -> ProposalOrigin {
+        match self {
+            OperationScope::Task(_) => ProposalOrigin::Task,
+            OperationScope::Chat { origin, .. } => *origin,
+        }
+    }
+}
+
+/// Creating and listing tasks — the only task powers a tool has (no controls).
+#[derive(Debug, Clone)]
+pub struct TaskDesk {
+    engine: TaskEngine,
+}
+
+impl TaskDesk {
+    /// Creates a task under `key`. The same key with the same kind, title and input returns
+    /// the existing task; the same key with anything changed is a conflict.
+    pub async fn create(
+        &self,
+        key: &str,
+        kind: TaskKind,
+        title: &str,
+        input: &serde_json::Value,
+        thread_id: Option<&str>,
+    ) -> Result<TaskRow> {
+        let task = self.engine.create(NewTask { idempotency_key: key, kind, title, input, thread_id }).await?;
+        if task.kind != kind || task.title != title || &task.input != input {
+            return Err(CoreError::Conflict(format!(
+                "A different task was already delegated for this step (task {}, \"{}\"). Delegate the changed job as a \
+                 new step, or use agent_status to follow the existing one.",
+                task.id, task.title
+            )));
+        }
+        Ok(task)
+    }
+
+    /// The most recently changed tasks.
+    pub async fn list(&self, store: &Store, limit: i64) -> Result<Vec<TaskRow>> {
+        store.list_tasks(limit).await
+    }
+}
+
+/// What a tool call can reach.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    pub(crate) store: Store,
+    pub(crate) mail: WorkspaceReader,
+    pub(crate) files: FileStore,
+    pub(crate) desk: TaskDesk,
+    pub(crate) proposer: Proposer,
+    pub(crate) scope: OperationScope,
+    pub(crate) cancel: CancellationToken,
+}
+
+impl ToolContext {
+    /// Fires on Stop.
+    pub fn cancel_token(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// Where this call's effects are keyed.
+    pub fn scope(&self) -> &OperationScope {
+        &self.scope
+    }
+}
+
+/// What every tool context is built from; Hearth holds one.
+#[derive(Clone)]
+pub struct Toolbox {
+    store: Store,
+    mail: WorkspaceReader,
+    files: FileStore,
+    tasks: TaskEngine,
+    proposer: Proposer,
+}
+
+impl std::fmt::Debug for Toolbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Toolbox").finish_non_exhaustive()
+    }
+}
+
+impl Toolbox {
+    /// A toolbox over these parts.
+    pub fn new(store: Store, mail: WorkspaceReader, files: FileStore, tasks: TaskEngine, proposer: Proposer) -> Self {
+        Self { store, mail, files, tasks, proposer }
+    }
+
+    /// The power to prepare (and to read back how a proposal was decided).
+    pub fn proposer(&self) -> &Proposer {
+        &self.proposer
+    }
+
+    /// The context of calls inside a task run: its Stop, its lease, its steps.
+    pub fn for_task(&self, task: TaskContext) -> ToolContext {
+        let cancel = task.cancel_token().clone();
+        self.context(OperationScope::Task(task), cancel)
+    }
+
+    /// The context of calls in a chat run.
+    pub fn for_chat(&self, thread_id: &str, run_id: &str, origin: ProposalOrigin, cancel: CancellationToken) -> ToolContext {
+        let scope = OperationScope::Chat {
+            thread_id: thread_id.to_owned(),
+            run_id: run_id.to_owned(),
+            origin,
+            journal: self.tasks.journal().clone(),
+        };
+        self.context(scope, cancel)
+    }
+
+    fn context(&self, scope: OperationScope, cancel: CancellationToken) -> ToolContext {
+        ToolContext {
+            store: self.store.clone(),
+            mail: self.mail.clone(),
+            files: self.files.clone(),
+            desk: TaskDesk { engine: self.tasks.clone() },
+            proposer: self.proposer.clone(),
+            scope,
+            cancel,
+        }
+    }
+}

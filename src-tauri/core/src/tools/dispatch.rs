@@ -1,0 +1,202 @@
+//! The one dispatch path: parse the call once, then decide by effect class alone.
+//!
+//! `Read`/`Control` run directly; `Effect` runs only inside `Journal::perform` under the key
+//! [`OperationScope::key`] gives; `Prepare` goes only to the approval gate under the same key.
+//! A model's parallel calls run one at a time, in order ([`run_serially`]).
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use hearth_protocol::approvals::{PrepareResult, ProposalStatus};
+use hearth_protocol::{ToolName, ToolRef};
+use serde_json::Value;
+
+use super::context::{OperationScope, StepId, ToolContext};
+use super::registry::{DirectTool, EffectTool, PrepareTool, Tool, Visitor, visit};
+use super::{RunOutcome, ToolCall, ToolOutput};
+use crate::journal::{Operation, Receipt, ReceiptStatus};
+use crate::store::journal::OpKey;
+
+/// What calls after an outcome-setting call return.
+pub const PAUSED_RESULT: &str = "paused — the task is waiting or finished; this call was not run";
+
+/// What a prepare tool tells the model while the owner has not decided.
+const PREPARED_NOTE: &str = "Nothing has been sent or changed. The owner reviews this in Hearth and decides; \
+                             do not say it happened unless a receipt says so.";
+
+/// Runs `calls` one at a time, in order, each after the previous finished. After a call that
+/// settles the run's outcome, or after Stop, the rest return [`PAUSED_RESULT`] and do nothing.
+///
+/// Inside a task, call `i` is the task's step `first_step + i` (the task's conversation owns
+/// the counter); in a chat, each call is keyed by its own id within the chat run.
+pub async fn run_serially(ctx: &ToolContext, calls: &[ToolCall], first_step: u64) -> Vec<(String, ToolOutput)> {
+    let mut outputs = Vec::with_capacity(calls.len());
+    let mut settled = false;
+    for (index, call) in calls.iter().enumerate() {
+        if settled || ctx.cancel.is_cancelled() {
+            outputs.push((call.id.clone(), ToolOutput::error(PAUSED_RESULT)));
+            continue;
+        }
+        let step = match &ctx.scope {
+            OperationScope::Task(_) => StepId::Step(first_step + index as u64),
+            OperationScope::Chat { .. } => StepId::Call(call.id.clone()),
+        };
+        let output = dispatch(ctx, &call.name, &call.arguments, step).await;
+        settled = output.outcome.is_some();
+        outputs.push((call.id.clone(), output));
+    }
+    outputs
+}
+
+/// Runs one call by its wire name and JSON arguments as step `step`.
+pub async fn dispatch(ctx: &ToolContext, name: &str, arguments: &str, step: StepId) -> ToolOutput {
+    let ToolRef::Known(tool) = ToolRef::parse(name) else {
+        return ToolOutput::error(format!("There is no tool named {name:?}. Use one of the tools you were given."));
+    };
+    let args = match parse_arguments(tool, arguments) {
+        Ok(args) => args,
+        Err(message) => return ToolOutput::error(message),
+    };
+    visit(tool, Dispatch { ctx, args, step }).await
+}
+
+struct Dispatch<'a> {
+    ctx: &'a ToolContext,
+    args: Value,
+    step: StepId,
+}
+
+impl<'a> Visitor for Dispatch<'a> {
+    type Out = BoxFuture<'a, ToolOutput>;
+
+    fn direct<T: DirectTool>(self) -> Self::Out {
+        async move {
+            match parse_args::<T>(self.args) {
+                Ok(args) => T::run(self.ctx, &self.step, args).await,
+                Err(refused) => refused,
+            }
+        }
+        .boxed()
+    }
+
+    fn effect<T: EffectTool>(self) -> Self::Out {
+        async move {
+            let args = match parse_args::<T>(self.args) {
+                Ok(args) => args,
+                Err(refused) => return refused,
+            };
+            let action = match T::action(&args) {
+                Ok(action) => action,
+                Err(refused) => return refused,
+            };
+            let receipt = journaled::<T>(self.ctx, &self.step, &action, args).await;
+            T::present(self.ctx, receipt).await
+        }
+        .boxed()
+    }
+
+    fn prepare<T: PrepareTool>(self) -> Self::Out {
+        async move {
+            let args = match parse_args::<T>(self.args) {
+                Ok(args) => args,
+                Err(refused) => return refused,
+            };
+            let draft = match T::draft(self.ctx, args).await {
+                Ok(draft) => draft,
+                Err(refused) => return refused,
+            };
+            let key = self.ctx.scope.key(&self.step).joined();
+            let fence = self.ctx.scope.task().map(|t| (t.task().id.as_str(), t.lease_id()));
+            if let Some(task) = self.ctx.scope.task()
+                && let Err(err) = task.guard().await
+            {
+                return ToolOutput::error(err.to_string());
+            }
+            match self.ctx.proposer.prepare(&key, fence, self.ctx.scope.origin(), draft).await {
+                Ok(proposal) => {
+                    let waiting = matches!(proposal.status, ProposalStatus::AwaitingReview | ProposalStatus::Executing);
+                    let result = PrepareResult {
+                        proposal_id: proposal.id.clone(),
+                        kind: proposal.draft.kind(),
+                        status: proposal.status,
+                        note: decided_note(proposal.status, proposal.receipt.as_deref(), proposal.error.as_deref()),
+                    };
+                    let output = ToolOutput::ok(&serde_json::to_value(result).unwrap_or_default());
+                    // Waiting ends the run; a proposal decided already is a result the model reads.
+                    if waiting { ToolOutput { outcome: Some(RunOutcome::WaitingApproval(proposal.id)), ..output } } else { output }
+                }
+                Err(err) => ToolOutput::error(err.to_string()),
+            }
+        }
+        .boxed()
+    }
+
+    fn unavailable(self, tool: ToolName) -> Self::Out {
+        async move { ToolOutput::error(format!("{tool} is not available in this build of Hearth.")) }.boxed()
+    }
+}
+
+/// What the model is told about a proposal, by its status.
+pub(crate) fn decided_note(status: ProposalStatus, receipt: Option<&str>, error: Option<&str>) -> String {
+    let why = error.unwrap_or("no reason given");
+    match status {
+        ProposalStatus::AwaitingReview | ProposalStatus::Executing => PREPARED_NOTE.to_owned(),
+        ProposalStatus::Succeeded => format!("The owner approved it and it was done: {}", receipt.unwrap_or("done")),
+        ProposalStatus::Denied => format!("The owner did not approve it, so nothing was sent or changed ({why})."),
+        ProposalStatus::Expired => "Nobody approved it in time, so it expired; nothing was sent or changed.".to_owned(),
+        ProposalStatus::Failed => format!("It was approved but failed, so nothing happened: {why}"),
+        ProposalStatus::OutcomeUnknown => {
+            format!("It was approved but Hearth lost track of it, so it may or may not have happened ({why}). Do not redo it.")
+        }
+    }
+}
+
+/// Runs an effect tool's effect inside the journal, keyed by the one key function.
+async fn journaled<T: EffectTool>(ctx: &ToolContext, step: &StepId, action: &Value, args: T::Args) -> Result<Receipt, String> {
+    let key = ctx.scope.key(step);
+    let work = ctx.clone();
+    let effect = move |cancel| T::perform(work, args, cancel);
+    match &ctx.scope {
+        OperationScope::Task(task) => task.effect(&key.op_id, T::NAME.as_str(), action, effect).await.map_err(|e| e.to_string()),
+        OperationScope::Chat { run_id, journal, .. } => {
+            let op = Operation {
+                key: OpKey { scope: &key.scope, op_id: &key.op_id },
+                tool: T::NAME.as_str(),
+                action,
+                claimant: run_id,
+                fence: None,
+                cancel: &ctx.cancel,
+            };
+            journal.perform(&op, effect).await.map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// The default presentation of a receipt.
+pub(crate) fn present_receipt(receipt: Result<Receipt, String>) -> ToolOutput {
+    match receipt {
+        Ok(r) if r.status == ReceiptStatus::Succeeded => ToolOutput::ok(&r.value),
+        Ok(r) => ToolOutput::error(
+            r.value.get("error").and_then(Value::as_str).map_or_else(|| r.value.to_string(), str::to_owned),
+        ),
+        Err(message) => ToolOutput::error(message),
+    }
+}
+
+/// Parses a tool's arguments into its typed form, or an error the model can fix.
+fn parse_args<T: Tool>(args: Value) -> Result<T::Args, ToolOutput> {
+    serde_json::from_value(args).map_err(|err| {
+        ToolOutput::error(format!("The arguments for {} do not fit ({err}). Fix them and call it again.", T::NAME))
+    })
+}
+
+/// Arguments must be a JSON object; an empty string means `{}`.
+fn parse_arguments(tool: ToolName, text: &str) -> Result<Value, String> {
+    if text.trim().is_empty() {
+        return Ok(serde_json::json!({}));
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(value @ Value::Object(_)) => Ok(value),
+        Ok(_) => Err(format!("The arguments for {tool} must be a JSON object.")),
+        Err(err) => Err(format!("The arguments for {tool} are not valid JSON ({err}). Send them again as a JSON object.")),
+    }
+}

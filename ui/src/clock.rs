@@ -32,6 +32,16 @@ pub fn parse_time(text: &str) -> Option<i64> {
     ms.is_finite().then_some(ms as i64)
 }
 
+/// Minutes east of UTC of the webview's time zone at `ms`: asked per instant, so a date
+/// across a summer-time change gets the offset that will apply then.
+pub fn utc_offset_minutes(ms: i64) -> i32 {
+    // getTimezoneOffset counts minutes *behind* UTC; whole minutes within a day either way
+    // (NaN, for a date JavaScript cannot hold, becomes 0).
+    #[allow(clippy::cast_possible_truncation)]
+    let behind = date(ms).get_timezone_offset() as i32;
+    -behind
+}
+
 /// Now, Unix ms.
 pub fn now_ms() -> i64 {
     #[allow(clippy::cast_possible_truncation)]

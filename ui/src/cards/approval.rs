@@ -1,4 +1,6 @@
 //! The approval card: one proposal exactly as approving it will act, with Approve and Deny.
+//! It says who asked for it, which message a reply answers, and for a calendar change the
+//! event as it is now (update: each changed field before → after) — all of it in the hash.
 //!
 //! Shown in chat (prepare_email / prepare_event), on the Approvals screen and in Activity's
 //! task detail. A decision carries the hash of the proposal on screen — never of a fresh
@@ -14,8 +16,8 @@ use crate::clock::Clock;
 use crate::ipc;
 use crate::live_tasks::LiveTasks;
 use crate::state::approvals::{
-    Refetched, TaskRevision, can_decide, countdown_label, effective_status, is_expired, kind_label, on_refetch,
-    status_label, task_moved,
+    CHANGES_HEADING, Refetched, TaskRevision, can_decide, countdown_label, effective_status, event_changes, event_heading, is_expired,
+    kind_label, on_refetch, origin_line, reply_line, status_label, task_moved,
 };
 
 /// The proposal `proposal_id`: `initial` when the caller already holds it (the Approvals
@@ -137,6 +139,7 @@ pub fn ApprovalCard(
             {move || match shown.get() {
                 Some(proposal) => Some(view! {
                     <Expiry proposal=proposal.clone() clock />
+                    <Context proposal=proposal.clone() />
                     <DraftView proposal=proposal.clone() />
                     <Outcome proposal />
                 }.into_any()),
@@ -208,6 +211,28 @@ fn Expiry(proposal: ProposalView, clock: Clock) -> impl IntoView {
     })
 }
 
+/// What the draft is about, before the draft itself: who asked for it, the message an email
+/// answers, and — for a calendar change — each field before → after and what the event lines
+/// below show. The words come from `state::approvals`.
+#[component]
+fn Context(proposal: ProposalView) -> impl IntoView {
+    let changes = event_changes(&proposal.draft);
+    view! {
+        <p class="approval-note approval-origin" data-origin=proposal.origin.as_str()>{origin_line(proposal.origin)}</p>
+        {reply_line(&proposal.draft).map(|line| view! { <p class="approval-note approval-reply-to">{line}</p> })}
+        {(!changes.is_empty()).then(|| view! {
+            <p class="approval-note">{CHANGES_HEADING}</p>
+            <dl class="approval-fields approval-changes">
+                {changes.into_iter().map(|change| view! {
+                    <dt>{change.field}</dt>
+                    <dd class="approval-change" data-field=change.field>{change.arrow()}</dd>
+                }).collect_view()}
+            </dl>
+        })}
+        {event_heading(&proposal.draft).map(|heading| view! { <p class="approval-note approval-event-heading">{heading}</p> })}
+    }
+}
+
 /// The receipt once it happened; the error when it failed or may have happened.
 #[component]
 fn Outcome(proposal: ProposalView) -> impl IntoView {
@@ -219,7 +244,11 @@ fn Outcome(proposal: ProposalView) -> impl IntoView {
             "It may or may not have happened. Check before asking Hearth to do it again.{}",
             proposal.error.as_deref().map(|e| format!(" ({e})")).unwrap_or_default()
         )),
-        _ => None,
+        ProposalStatus::AwaitingReview
+        | ProposalStatus::Executing
+        | ProposalStatus::Succeeded
+        | ProposalStatus::Denied
+        | ProposalStatus::Expired => None,
     };
     view! {
         {proposal.receipt.map(|receipt| view! { <p class="approval-receipt">{receipt}</p> })}

@@ -5,6 +5,7 @@
 
 pub mod approval;
 mod approval_draft;
+mod calendar;
 mod delegate_task;
 mod file;
 mod generic;
@@ -13,6 +14,8 @@ mod mail;
 use hearth_protocol::{ToolName, ToolRef};
 use leptos::prelude::*;
 
+use crate::clock;
+use crate::state::calendar::calendar_list;
 use crate::state::cards;
 use crate::state::chat::ToolCallView;
 
@@ -34,6 +37,8 @@ fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
             .map(|prepared| view! { <approval::ApprovalCard proposal_id=prepared.proposal_id /> }.into_any()),
         ToolName::SearchMail => cards::mail_search(&call).map(|result| view! { <mail::MailSearchCard result /> }.into_any()),
         ToolName::ReadMailThread => cards::mail_thread(&call).map(|thread| view! { <mail::MailThreadCard thread /> }.into_any()),
+        ToolName::ReadCalendar => calendar_list(&call, clock::utc_offset_minutes, clock::now_ms())
+            .map(|list| view! { <calendar::CalendarCard list /> }.into_any()),
         ToolName::ImportPdf => cards::file_made(&call).map(|file| view! { <file::FileCard file tool="import_pdf" /> }.into_any()),
         ToolName::FillPdf => cards::file_made(&call).map(|file| view! { <file::FileCard file tool="fill_pdf" /> }.into_any()),
         ToolName::InspectPdf => {
@@ -41,8 +46,7 @@ fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
         }
         // Cards of their own arrive with their issues; until then the generic card shows
         // title, arguments, status and result.
-        ToolName::ReadCalendar
-        | ToolName::BrowseWeb
+        ToolName::BrowseWeb
         | ToolName::ReadWeb
         | ToolName::AgentStatus
         | ToolName::CreateGoal

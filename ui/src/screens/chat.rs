@@ -1,5 +1,7 @@
 //! The chat: transcript, composer, Stop.
 
+mod thinking;
+
 use hearth_protocol::ipc::RunStartParams;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -7,6 +9,7 @@ use leptos::task::spawn_local;
 use crate::cards::ToolCard;
 use crate::ipc::{self, RunSubscription};
 use crate::state::chat::{ChatItem, ChatState, NoticeKind};
+use thinking::ThinkingBlock;
 
 /// The chat screen. Opens the most recent conversation on start.
 #[component]
@@ -110,13 +113,26 @@ pub fn ChatScreen() -> impl IntoView {
 #[component]
 fn ChatRow(chat: RwSignal<ChatState>, item_key: String) -> impl IntoView {
     let item = Memo::new(move |_| chat.with(|s| s.items.iter().find(|i| i.key() == item_key).cloned()));
-    move || {
+    // A key names one kind of row for its life. A reasoning row keeps one `<details>` while
+    // it streams, so a block the owner opened stays open as its text grows; the arm below
+    // would build a new, closed one on every delta.
+    if matches!(item.get_untracked(), Some(ChatItem::Reasoning { .. })) {
+        let thinking = Signal::derive(move || match item.get() {
+            Some(ChatItem::Reasoning { text, streaming, .. }) => (text, streaming),
+            _ => (String::new(), false),
+        });
+        return view! { <ThinkingBlock thinking /> }.into_any();
+    }
+    (move || {
         item.get().map(|item| match item {
             ChatItem::User { text, .. } => view! { <div class="msg msg-user">{text}</div> }.into_any(),
             ChatItem::Assistant { text, streaming, .. } => view! {
                 <div class="msg msg-assistant" class:streaming=streaming>{text}</div>
             }
             .into_any(),
+            ChatItem::Reasoning { text, streaming, .. } => {
+                view! { <ThinkingBlock thinking=Signal::stored((text, streaming)) /> }.into_any()
+            }
             ChatItem::Tool(call) => view! { <ToolCard call /> }.into_any(),
             ChatItem::Notice { kind, text, .. } => {
                 let class = match kind {
@@ -126,7 +142,8 @@ fn ChatRow(chat: RwSignal<ChatState>, item_key: String) -> impl IntoView {
                 view! { <div class=class>{text}</div> }.into_any()
             }
         })
-    }
+    })
+    .into_any()
 }
 
 async fn load_latest() -> Result<Option<(String, ChatState)>, String> {

@@ -3,7 +3,10 @@
 //!
 //! Plain data so the rules are tested without a browser; "now" is always passed in.
 
-use hearth_protocol::approvals::{EventTiming, ProposalKind, ProposalStatus, ProposalView};
+use hearth_protocol::approvals::{
+    EmailDraft, EventDraft, EventSnapshot, EventTiming, ProposalDraft, ProposalKind, ProposalOrigin, ProposalStatus,
+    ProposalView,
+};
 use hearth_protocol::tasks::TaskStatus;
 
 use crate::state::tasks::TaskStore;
@@ -49,6 +52,100 @@ pub const fn kind_label(kind: ProposalKind) -> &'static str {
         ProposalKind::CalendarUpdate => "Change event",
         ProposalKind::CalendarDelete => "Delete event",
     }
+}
+
+/// Who asked for the proposal: "Asked for by your chat". None of them can approve it; the
+/// line tells the owner whether the draft came from them, a task or another program.
+pub fn origin_line(origin: ProposalOrigin) -> String {
+    format!("Asked for by {}", origin.label())
+}
+
+/// Which message an email answers: "Replying to: <subject> — from <sender>", as the mailbox
+/// holds that message (the hash covers it). `None` for a new email and for events.
+pub fn reply_line(draft: &ProposalDraft) -> Option<String> {
+    match draft {
+        ProposalDraft::EmailSend(email) => email_reply_line(email),
+        ProposalDraft::CalendarCreate(_) | ProposalDraft::CalendarUpdate(_) | ProposalDraft::CalendarDelete(_) => None,
+    }
+}
+
+fn email_reply_line(email: &EmailDraft) -> Option<String> {
+    let quoted = |text: &str| if text.trim().is_empty() { "(no subject)".to_owned() } else { text.trim().to_owned() };
+    match (&email.reply_to, &email.in_reply_to) {
+        (Some(message), _) => Some(format!("Replying to: {} — from {}", quoted(&message.subject), or_none(&message.from))),
+        // Prepared before proposals named the message: the id is all there is.
+        (None, Some(id)) => Some(format!("Replying to message {id}")),
+        (None, None) => None,
+    }
+}
+
+/// What the event lines above the draft say it is: the event after the change (update), the
+/// event as the calendar holds it (delete). `None` for a new event and for email.
+pub const fn event_heading(draft: &ProposalDraft) -> Option<&'static str> {
+    match draft {
+        ProposalDraft::CalendarUpdate(_) => Some("The event after the change:"),
+        ProposalDraft::CalendarDelete(_) => Some("The event that will be deleted, as it is in your calendar now:"),
+        ProposalDraft::EmailSend(_) | ProposalDraft::CalendarCreate(_) => None,
+    }
+}
+
+/// Above an update's list of [`FieldChange`]s.
+pub const CHANGES_HEADING: &str = "What changes (now → after you approve):";
+
+/// One field an update changes, as the card shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldChange {
+    /// The field's name ("Title", "When", …).
+    pub field: &'static str,
+    /// Its value now.
+    pub before: String,
+    /// Its value once approved.
+    pub after: String,
+}
+
+impl FieldChange {
+    /// "now → after".
+    pub fn arrow(&self) -> String {
+        format!("{} → {}", self.before, self.after)
+    }
+}
+
+/// The fields an update changes, before → after, in the card's field order. Empty for
+/// anything but an update, and for an update that carries no `before` (the draft then is
+/// all there is to show).
+pub fn event_changes(draft: &ProposalDraft) -> Vec<FieldChange> {
+    match draft {
+        ProposalDraft::CalendarUpdate(event) => update_changes(event),
+        ProposalDraft::EmailSend(_) | ProposalDraft::CalendarCreate(_) | ProposalDraft::CalendarDelete(_) => Vec::new(),
+    }
+}
+
+/// How one field of an event reads on the card.
+type FieldValue = fn(&EventSnapshot) -> String;
+
+fn update_changes(event: &EventDraft) -> Vec<FieldChange> {
+    let Some(before) = &event.before else { return Vec::new() };
+    let after = event.snapshot();
+    let fields: [(&'static str, FieldValue); 7] = [
+        ("Calendar", |e| e.calendar_id.clone()),
+        ("Title", |e| e.title.clone()),
+        ("When", |e| timing_label(&e.timing)),
+        ("Time zone", |e| e.time_zone.clone()),
+        ("Location", |e| or_none(&e.location)),
+        ("Attendees", |e| if e.attendees.is_empty() { "none".to_owned() } else { e.attendees.join(", ") }),
+        ("Notes", |e| or_none(&e.description)),
+    ];
+    fields
+        .into_iter()
+        .filter_map(|(field, value)| {
+            let (was, will) = (value(before), value(&after));
+            (was != will).then_some(FieldChange { field, before: was, after: will })
+        })
+        .collect()
+}
+
+fn or_none(text: &str) -> String {
+    if text.trim().is_empty() { "none".to_owned() } else { text.to_owned() }
 }
 
 /// The Approvals screen's two sections.

@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used)]
 
-use hearth_protocol::approvals::{Connection, EmailDraft, ProposalDraft};
+use hearth_protocol::approvals::{Connection, EmailDraft, EventDraft, ProposalDraft, ReplyContext};
 use hearth_protocol::tasks::{TaskKind, TaskView};
 use pretty_assertions::assert_eq;
 
@@ -20,7 +20,9 @@ fn proposal(id: &str, status: ProposalStatus, created_at: i64, expires_at: i64) 
             attachments: vec![],
             thread_id: None,
             in_reply_to: None,
+            reply_to: None,
         }),
+        origin: ProposalOrigin::OwnerChat,
         connection: Connection { id: "local".into(), account: "me@example.org".into() },
         hash: "a".repeat(64),
         created_at,
@@ -207,4 +209,98 @@ fn the_day_before_crosses_months_years_and_leap_days() {
     for bad in ["2025-02-30", "2025-13-01", "2025-5-1", "tomorrow", ""] {
         assert_eq!(day_before(bad), None, "{bad}");
     }
+}
+
+#[test]
+fn the_card_says_who_asked_for_it() {
+    assert_eq!(origin_line(ProposalOrigin::OwnerChat), "Asked for by your chat");
+    assert_eq!(origin_line(ProposalOrigin::Task), "Asked for by a background task");
+    for origin in ProposalOrigin::ALL {
+        assert_eq!(origin_line(origin), format!("Asked for by {}", origin.label()), "{origin:?}");
+    }
+}
+
+fn email(in_reply_to: Option<&str>, reply_to: Option<ReplyContext>) -> ProposalDraft {
+    let ProposalDraft::EmailSend(mut email) = proposal("p", ProposalStatus::AwaitingReview, 0, 1).draft else { unreachable!() };
+    email.in_reply_to = in_reply_to.map(str::to_owned);
+    email.reply_to = reply_to;
+    ProposalDraft::EmailSend(email)
+}
+
+#[test]
+fn a_reply_names_the_subject_and_sender_it_answers() {
+    let context = ReplyContext {
+        message_id: "msg-school-1".into(),
+        subject: "Community visit".into(),
+        from: "Ms. Alvarez <alvarez@riverside-school.example>".into(),
+    };
+    assert_eq!(
+        reply_line(&email(Some("msg-school-1"), Some(context.clone()))).as_deref(),
+        Some("Replying to: Community visit — from Ms. Alvarez <alvarez@riverside-school.example>")
+    );
+    let blank = ReplyContext { subject: "  ".into(), from: String::new(), ..context };
+    assert_eq!(reply_line(&email(Some("msg-school-1"), Some(blank))).as_deref(), Some("Replying to: (no subject) — from none"));
+    assert_eq!(
+        reply_line(&email(Some("msg-old"), None)).as_deref(),
+        Some("Replying to message msg-old"),
+        "a proposal from before replies were named still says it is a reply"
+    );
+    assert_eq!(reply_line(&email(None, None)), None, "a new email replies to nothing");
+    assert_eq!(reply_line(&ProposalDraft::CalendarCreate(event("Yoga"))), None);
+}
+
+fn event(title: &str) -> EventDraft {
+    EventDraft {
+        calendar_id: "primary".into(),
+        event_id: Some("evt-dentist".into()),
+        title: title.into(),
+        timing: EventTiming::Timed { start: "2026-12-04T15:00:00Z".into(), end: "2026-12-04T15:45:00Z".into() },
+        time_zone: "UTC".into(),
+        location: "Bright Smile Dental".into(),
+        description: String::new(),
+        attendees: vec![],
+        before: None,
+        changes: None,
+    }
+}
+
+#[test]
+fn an_update_shows_each_changed_field_before_and_after() {
+    let now = event("Dentist check-up");
+    let mut after = event("Dentist (moved)");
+    after.timing = EventTiming::Timed { start: "2026-12-05T09:00:00Z".into(), end: "2026-12-05T09:45:00Z".into() };
+    after.location = String::new();
+    after.attendees = vec!["sam@example.org".into()];
+    after.before = Some(now.snapshot());
+    let changes = event_changes(&ProposalDraft::CalendarUpdate(after));
+    let lines: Vec<(&str, String)> = changes.iter().map(|c| (c.field, c.arrow())).collect();
+    assert_eq!(
+        lines,
+        [
+            ("Title", "Dentist check-up → Dentist (moved)".to_owned()),
+            ("When", "2026-12-04 15:00 – 15:45 UTC → 2026-12-05 09:00 – 09:45 UTC".to_owned()),
+            ("Location", "Bright Smile Dental → none".to_owned()),
+            ("Attendees", "none → sam@example.org".to_owned()),
+        ],
+        "unchanged fields (calendar, time zone, notes) are not listed"
+    );
+}
+
+#[test]
+fn only_an_update_with_its_before_lists_changes() {
+    let without_before = ProposalDraft::CalendarUpdate(event("Dentist (moved)"));
+    assert_eq!(event_changes(&without_before), []);
+    let mut deleted = event("Dentist check-up");
+    deleted.before = Some(event("Something else").snapshot());
+    assert_eq!(event_changes(&ProposalDraft::CalendarDelete(deleted.clone())), [], "a delete shows the event, not a diff");
+    assert_eq!(event_changes(&ProposalDraft::CalendarCreate(deleted)), []);
+    assert_eq!(event_changes(&email(None, None)), []);
+}
+
+#[test]
+fn the_event_lines_say_which_event_they_are() {
+    assert_eq!(event_heading(&ProposalDraft::CalendarUpdate(event("a"))), Some("The event after the change:"));
+    assert!(event_heading(&ProposalDraft::CalendarDelete(event("a"))).unwrap().contains("as it is in your calendar now"));
+    assert_eq!(event_heading(&ProposalDraft::CalendarCreate(event("a"))), None);
+    assert_eq!(event_heading(&email(None, None)), None);
 }

@@ -59,6 +59,17 @@ pub enum ChatItem {
         /// Still streaming.
         streaming: bool,
     },
+    /// What the model or agent reasoned before answering, one row per reasoning message.
+    /// Kept (not dropped) so the owner can see why an answer came out as it did; shown
+    /// collapsed, because it is working, not the answer.
+    Reasoning {
+        /// Reasoning message id (legacy `THINKING_*` events have none; see [`ChatState::apply`]).
+        id: String,
+        /// Text so far.
+        text: String,
+        /// Still streaming.
+        streaming: bool,
+    },
     /// A tool call and its card.
     Tool(ToolCallView),
     /// A run ended by Stop or an error.
@@ -78,6 +89,7 @@ impl ChatItem {
         match self {
             ChatItem::User { id, .. } => format!("u-{id}"),
             ChatItem::Assistant { id, .. } => format!("a-{id}"),
+            ChatItem::Reasoning { id, .. } => format!("r-{id}"),
             ChatItem::Tool(call) => format!("t-{}", call.id),
             ChatItem::Notice { id, .. } => format!("n-{id}"),
         }
@@ -122,6 +134,27 @@ impl ChatState {
                     *streaming = false;
                 }
             }
+            Event::ReasoningMessageStart(e) => self.open_reasoning(&e.message_id),
+            Event::ReasoningMessageContent(e) => self.append_reasoning(Some(&e.message_id), &e.delta),
+            Event::ReasoningMessageChunk(e) => {
+                self.append_reasoning(e.message_id.as_deref(), e.delta.as_deref().unwrap_or_default());
+            }
+            Event::ReasoningMessageEnd(e) => self.close_reasoning(Some(&e.message_id)),
+            // Legacy 0.x producers stream one thinking message at a time and name none, so
+            // the row gets an id from its position, which a replay of the same log repeats.
+            Event::ThinkingTextMessageStart(_) => {
+                let id = format!("thinking-{}", self.items.len());
+                self.open_reasoning(&id);
+            }
+            Event::ThinkingTextMessageContent(e) => self.append_reasoning(None, &e.delta),
+            Event::ThinkingTextMessageEnd(_) => self.close_reasoning(None),
+            // Spans only group reasoning messages, which carry the text; an encrypted value is
+            // opaque by design and means nothing to the owner.
+            Event::ReasoningStart(_)
+            | Event::ReasoningEnd(_)
+            | Event::ReasoningEncryptedValue(_)
+            | Event::ThinkingStart(_)
+            | Event::ThinkingEnd(_) => {}
             Event::ToolCallStart(e) => self.items.push(ChatItem::Tool(ToolCallView {
                 id: e.tool_call_id.clone(),
                 name: e.tool_call_name.clone(),
@@ -185,12 +218,37 @@ impl ChatState {
         }
     }
 
+    /// A reasoning message opened; opening one that exists (a repeated start) changes nothing.
+    fn open_reasoning(&mut self, message_id: &str) {
+        if self.find_reasoning(Some(message_id)).is_none() {
+            self.items.push(ChatItem::Reasoning { id: message_id.to_owned(), text: String::new(), streaming: true });
+        }
+    }
+
+    /// Appends to the reasoning message `message_id`, or without an id (legacy events, a
+    /// continuation chunk) to the one still streaming; opens a row when there is none.
+    fn append_reasoning(&mut self, message_id: Option<&str>, delta: &str) {
+        match self.find_reasoning(message_id) {
+            Some(ChatItem::Reasoning { text, .. }) => text.push_str(delta),
+            _ => {
+                let id = message_id.map_or_else(|| format!("thinking-{}", self.items.len()), str::to_owned);
+                self.items.push(ChatItem::Reasoning { id, text: delta.to_owned(), streaming: true });
+            }
+        }
+    }
+
+    fn close_reasoning(&mut self, message_id: Option<&str>) {
+        if let Some(ChatItem::Reasoning { streaming, .. }) = self.find_reasoning(message_id) {
+            *streaming = false;
+        }
+    }
+
     /// The run ended: nothing streams and calls without a result did not complete.
     fn settle(&mut self) {
         self.active_run = None;
         for item in &mut self.items {
             match item {
-                ChatItem::Assistant { streaming, .. } => *streaming = false,
+                ChatItem::Assistant { streaming, .. } | ChatItem::Reasoning { streaming, .. } => *streaming = false,
                 ChatItem::Tool(call) if call.status == ToolStatus::Running => call.status = ToolStatus::Error,
                 _ => {}
             }
@@ -199,6 +257,15 @@ impl ChatState {
 
     fn find_assistant(&mut self, message_id: &str) -> Option<&mut ChatItem> {
         self.items.iter_mut().rev().find(|item| matches!(item, ChatItem::Assistant { id, .. } if id == message_id))
+    }
+
+    /// The reasoning row `message_id`, or with no id the newest one still streaming.
+    fn find_reasoning(&mut self, message_id: Option<&str>) -> Option<&mut ChatItem> {
+        self.items.iter_mut().rev().find(|item| match (item, message_id) {
+            (ChatItem::Reasoning { id, .. }, Some(wanted)) => id == wanted,
+            (ChatItem::Reasoning { streaming, .. }, None) => *streaming,
+            _ => false,
+        })
     }
 
     fn find_tool(&mut self, tool_call_id: &str) -> Option<&mut ToolCallView> {

@@ -1,8 +1,11 @@
 #![allow(clippy::unwrap_used)]
 
 use hearth_protocol::agui::{
-    Event, RunAgentInput, RunErrorEvent, RunFinishedEvent, RunStartedEvent, TextMessageChunkEvent,
-    TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent, ToolCallArgsEvent, ToolCallEndEvent,
+    Event, ReasoningEncryptedValueEvent, ReasoningEndEvent, ReasoningMessageChunkEvent, ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent, ReasoningMessageStartEvent, ReasoningStartEvent, RunAgentInput, RunErrorEvent,
+    RunFinishedEvent, RunStartedEvent, TextMessageChunkEvent, TextMessageContentEvent, TextMessageEndEvent,
+    TextMessageStartEvent, ThinkingEndEvent, ThinkingStartEvent, ThinkingTextMessageContentEvent,
+    ThinkingTextMessageEndEvent, ThinkingTextMessageStartEvent, ToolCallArgsEvent, ToolCallEndEvent,
     ToolCallResultEvent, ToolCallStartEvent, UserMessage,
 };
 use pretty_assertions::assert_eq;
@@ -55,6 +58,29 @@ fn tool(id: &str, name: &str, args: &str, result: Option<&str>) -> Vec<Event> {
         }));
     }
     events
+}
+
+/// A reasoning span holding one message, as the model loop emits it (span and message
+/// share the id).
+fn reasoning(id: &str, parts: &[&str]) -> Vec<Event> {
+    let mut events = vec![
+        Event::ReasoningStart(ReasoningStartEvent { message_id: id.into(), ..Default::default() }),
+        Event::ReasoningMessageStart(ReasoningMessageStartEvent { message_id: id.into(), ..Default::default() }),
+    ];
+    for part in parts {
+        events.push(Event::ReasoningMessageContent(ReasoningMessageContentEvent {
+            message_id: id.into(),
+            delta: (*part).into(),
+            ..Default::default()
+        }));
+    }
+    events.push(Event::ReasoningMessageEnd(ReasoningMessageEndEvent { message_id: id.into(), ..Default::default() }));
+    events.push(Event::ReasoningEnd(ReasoningEndEvent { message_id: id.into(), ..Default::default() }));
+    events
+}
+
+fn thinking_row(id: &str, text: &str, streaming: bool) -> ChatItem {
+    ChatItem::Reasoning { id: id.into(), text: text.into(), streaming }
 }
 
 fn finished(run: &str) -> Event {
@@ -144,8 +170,111 @@ fn keys_are_unique_across_kinds() {
     let mut events = vec![started("r1", "x")];
     events.extend(text("same", &["a"]));
     events.extend(tool("same", "delegate_task", "{}", Some("{}")));
+    events.extend(reasoning("same", &["b"]));
     events.push(finished("r1"));
     let state = ChatState::replay(&events);
     let keys: std::collections::BTreeSet<_> = state.items.iter().map(ChatItem::key).collect();
     assert_eq!(keys.len(), state.items.len());
+}
+
+#[test]
+fn reasoning_is_kept_as_a_thinking_row_before_the_answer() {
+    let mut events = vec![started("r1", "what's on today?")];
+    events.extend(reasoning("th1", &["The owner wants ", "today's events."]));
+    events.extend(text("m1", &["Nothing today."]));
+    events.push(finished("r1"));
+    let state = ChatState::replay(&events);
+    assert_eq!(
+        state.items,
+        vec![
+            ChatItem::User { id: "u-r1".into(), text: "what's on today?".into() },
+            thinking_row("th1", "The owner wants today's events.", false),
+            ChatItem::Assistant { id: "m1".into(), text: "Nothing today.".into(), streaming: false },
+        ]
+    );
+}
+
+#[test]
+fn reasoning_streams_until_its_message_ends() {
+    let events = reasoning("th1", &["one ", "two"]);
+    let mut state = ChatState::default();
+    state.apply(&started("r1", "x"));
+    for event in &events[..3] {
+        state.apply(event);
+    }
+    assert_eq!(state.items[1..], [thinking_row("th1", "one ", true)]);
+    for event in &events[3..] {
+        state.apply(event);
+    }
+    assert_eq!(state.items[1..], [thinking_row("th1", "one two", false)]);
+}
+
+#[test]
+fn each_reasoning_message_keeps_its_own_text() {
+    let content = |id: &str, delta: &str| {
+        Event::ReasoningMessageContent(ReasoningMessageContentEvent {
+            message_id: id.into(),
+            delta: delta.into(),
+            ..Default::default()
+        })
+    };
+    let start = |id: &str| Event::ReasoningMessageStart(ReasoningMessageStartEvent { message_id: id.into(), ..Default::default() });
+    let end = |id: &str| Event::ReasoningMessageEnd(ReasoningMessageEndEvent { message_id: id.into(), ..Default::default() });
+    let events = [
+        started("r1", "x"),
+        Event::ReasoningStart(ReasoningStartEvent { message_id: "span".into(), ..Default::default() }),
+        start("a"),
+        content("a", "first "),
+        start("b"),
+        content("b", "second"),
+        content("a", "thought"),
+        end("a"),
+        end("b"),
+        Event::ReasoningEncryptedValue(ReasoningEncryptedValueEvent {
+            entity_id: "a".into(),
+            encrypted_value: "opaque".into(),
+            ..Default::default()
+        }),
+        Event::ReasoningEnd(ReasoningEndEvent { message_id: "span".into(), ..Default::default() }),
+    ];
+    let state = ChatState::replay(&events);
+    assert_eq!(state.items[1..], [thinking_row("a", "first thought", false), thinking_row("b", "second", false)]);
+}
+
+#[test]
+fn reasoning_chunks_and_legacy_thinking_accumulate() {
+    let chunk = |id: Option<&str>, delta: &str| {
+        Event::ReasoningMessageChunk(ReasoningMessageChunkEvent {
+            message_id: id.map(str::to_owned),
+            delta: Some(delta.into()),
+            ..Default::default()
+        })
+    };
+    let legacy_content =
+        |delta: &str| Event::ThinkingTextMessageContent(ThinkingTextMessageContentEvent { delta: delta.into(), ..Default::default() });
+    let events = [
+        started("r1", "x"),
+        chunk(Some("c1"), "chunked "),
+        chunk(None, "on"),
+        Event::ReasoningMessageEnd(ReasoningMessageEndEvent { message_id: "c1".into(), ..Default::default() }),
+        Event::ThinkingStart(ThinkingStartEvent::default()),
+        Event::ThinkingTextMessageStart(ThinkingTextMessageStartEvent::default()),
+        legacy_content("old "),
+        legacy_content("style"),
+        Event::ThinkingTextMessageEnd(ThinkingTextMessageEndEvent::default()),
+        Event::ThinkingEnd(ThinkingEndEvent::default()),
+        finished("r1"),
+    ];
+    let state = ChatState::replay(&events);
+    assert_eq!(state.items[1..], [thinking_row("c1", "chunked on", false), thinking_row("thinking-2", "old style", false)]);
+}
+
+#[test]
+fn stop_ends_reasoning_that_was_still_streaming() {
+    let mut events = vec![started("r1", "x")];
+    events.extend(reasoning("th1", &["half a thou"]).into_iter().take(3));
+    events.push(Event::RunFinished(RunFinishedEvent::cancelled("t", "r1")));
+    let state = ChatState::replay(&events);
+    assert_eq!(state.items[1], thinking_row("th1", "half a thou", false));
+    assert!(matches!(&state.items[2], ChatItem::Notice { kind: NoticeKind::Cancelled, .. }));
 }

@@ -146,9 +146,10 @@ impl TaskAction {
     }
 }
 
-/// Whether Hearth stopped mid-action, so Retry must come after the owner's review.
+/// Whether an action of the task may or may not have happened (Hearth stopped mid-action, or
+/// Stop reached a running effect), so going on must come after the owner's review.
 pub fn needs_review(task: &TaskView) -> bool {
-    task.status == TaskStatus::Interrupted && task.outcome_uncertain
+    task.outcome_uncertain && matches!(task.status, TaskStatus::Interrupted | TaskStatus::Failed | TaskStatus::Paused)
 }
 
 /// The buttons for `task`, in the order [`allowed_controls`] lists them.
@@ -157,9 +158,13 @@ pub fn available_actions(task: &TaskView) -> Vec<TaskAction> {
         .iter()
         .filter_map(|&kind| match kind {
             ControlKind::Pause => Some(TaskAction::Pause),
+            // The core refuses to resume past an effect whose outcome nobody knows.
+            ControlKind::Resume if needs_review(task) => None,
             ControlKind::Resume => Some(TaskAction::Resume),
             ControlKind::Cancel => Some(TaskAction::Cancel),
             ControlKind::Retry if needs_review(task) => Some(TaskAction::RetryAfterReview),
+            // From Paused, Retry exists only as "Retry after review"; Resume goes on.
+            ControlKind::Retry if task.status == TaskStatus::Paused => None,
             ControlKind::Retry => Some(TaskAction::Retry),
             // Answer is a text box, not a button.
             ControlKind::Answer => None,

@@ -89,6 +89,9 @@ fn buttons_follow_allowed_controls() {
     let actions = |status| available_actions(&task("a", status, 1));
     assert_eq!(actions(TaskStatus::Running), [TaskAction::Pause, TaskAction::Cancel]);
     assert_eq!(actions(TaskStatus::Paused), [TaskAction::Resume, TaskAction::Cancel]);
+    let uncertain = |status| available_actions(&TaskView { outcome_uncertain: true, ..task("a", status, 1) });
+    assert_eq!(uncertain(TaskStatus::Paused), [TaskAction::RetryAfterReview, TaskAction::Cancel], "a pause that left an effect uncertain");
+    assert_eq!(uncertain(TaskStatus::Failed), [TaskAction::RetryAfterReview, TaskAction::Cancel]);
     assert_eq!(actions(TaskStatus::Failed), [TaskAction::Retry, TaskAction::Cancel]);
     assert_eq!(actions(TaskStatus::WaitingInput), [TaskAction::Cancel]);
     assert!(actions(TaskStatus::Succeeded).is_empty());
@@ -105,10 +108,10 @@ fn an_uncertain_interruption_retries_only_after_review() {
     assert_eq!(available_actions(&interrupted), [TaskAction::RetryAfterReview, TaskAction::Cancel]);
     assert_eq!(TaskAction::RetryAfterReview.control(), TaskControl::Retry { acknowledge_uncertain: true });
     assert_eq!(TaskAction::Retry.control(), TaskControl::Retry { acknowledge_uncertain: false });
-    // A failed task with the flag set is not an interruption: plain Retry.
+    // A failed task whose effect is in doubt is refused a plain Retry by the core too.
     let mut failed = task("a", TaskStatus::Failed, 1);
     failed.outcome_uncertain = true;
-    assert_eq!(available_actions(&failed)[0], TaskAction::Retry);
+    assert_eq!(available_actions(&failed)[0], TaskAction::RetryAfterReview);
 }
 
 #[test]

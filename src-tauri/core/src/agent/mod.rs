@@ -20,7 +20,7 @@ pub use history::conversation_from_events;
 pub use model::{CONTINUE_NOTE, MAX_TOOL_STEPS, ModelAgent, SYSTEM_PROMPT};
 pub use no_model::NoModelHandler;
 pub use sample::SampleAgent;
-pub use task_loop::{MAX_TASK_RUN, MAX_TASK_STEPS, ModelTaskHandler};
+pub use task_loop::{MAX_TASK_RUN, MAX_TASK_STEPS, ModelTaskHandler, RunDeadline};
 
 /// Produces a run's AG-UI events.
 ///

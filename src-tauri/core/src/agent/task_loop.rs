@@ -61,6 +61,9 @@ enum Pending {
     },
 }
 
+/// When a run must end: a future that completes at the limit.
+pub type RunDeadline = std::sync::Arc<dyn Fn() -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
+
 /// Runs agent and plan tasks with a model.
 #[derive(Clone)]
 pub struct ModelTaskHandler {
@@ -68,12 +71,13 @@ pub struct ModelTaskHandler {
     model: String,
     tools: Toolbox,
     run_limit: Duration,
+    deadline: Option<RunDeadline>,
 }
 
 impl ModelTaskHandler {
     /// Works with `model` from `provider`; tools run in contexts from `tools`.
     pub fn new(provider: std::sync::Arc<dyn ModelProvider>, model: impl Into<String>, tools: Toolbox) -> Self {
-        Self { provider, model: model.into(), tools, run_limit: MAX_TASK_RUN }
+        Self { provider, model: model.into(), tools, run_limit: MAX_TASK_RUN, deadline: None }
     }
 
     /// Limits each run to `limit` of wall-clock time.
@@ -82,19 +86,33 @@ impl ModelTaskHandler {
         self.run_limit = limit;
         self
     }
+
+    /// Test hook: the run ends when `deadline` completes instead of after the time limit, so
+    /// a test can make the limit fire at an exact point (mid-effect) without racing a clock.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn with_deadline(mut self, deadline: RunDeadline) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
 }
 
 impl TaskHandler for ModelTaskHandler {
     fn run(&self, ctx: TaskContext) -> BoxTaskFuture {
         let this = self.clone();
         Box::pin(async move {
-            match tokio::time::timeout(this.run_limit, this.work(&ctx)).await {
-                Ok(outcome) => outcome,
-                // The run future was dropped: the engine marks whatever it had in flight
+            let limit = this.run_limit;
+            let deadline = match &this.deadline {
+                Some(deadline) => deadline(),
+                None => Box::pin(tokio::time::sleep(limit)),
+            };
+            tokio::select! {
+                outcome = this.work(&ctx) => outcome,
+                // The run future is dropped here: the engine marks whatever it had in flight
                 // uncertain before recording this ending.
-                Err(_) => TaskOutcome::WaitingInput(format!(
+                () = deadline => TaskOutcome::WaitingInput(format!(
                     "This run reached its {}-minute limit. Say continue to give it another run.",
-                    this.run_limit.as_secs().div_ceil(60)
+                    limit.as_secs().div_ceil(60)
                 )),
             }
         })

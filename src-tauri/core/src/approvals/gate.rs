@@ -113,9 +113,9 @@ impl ApprovalGate {
         self.inner.stopping.cancel();
     }
 
-    /// At start-up: an approval whose executor died while carrying it out may or may not
-    /// have happened — it becomes `outcome_unknown` and its task is released with that
-    /// status; a task left waiting on an already-decided proposal (a crash between the
+    /// At start-up: an approval whose executor died while carrying it out becomes `failed`
+    /// when the workspace commits effect and receipt together (nothing was committed, so
+    /// nothing happened), else `outcome_unknown`; its task is released with that status; a task left waiting on an already-decided proposal (a crash between the
     /// receipt and the release) is released too. Approvals a live second process is
     /// carrying out are left alone. Returns how many were stranded.
     pub async fn recover(&self) -> Result<u64> {
@@ -124,7 +124,8 @@ impl ApprovalGate {
             // Unknown liveness (no /proc) counts as gone: an uncertain receipt is safe, a second
             // execution is not.
             let dead = executor.as_deref().is_none_or(|owner| ProcessIdentity::liveness(owner) != Liveness::Alive);
-            if dead && self.inner.store.strand_executing_proposal(&id, executor.as_deref()).await? {
+            let known_undone = self.inner.workspace.settles_with_effect();
+            if dead && self.inner.store.strand_executing_proposal(&id, executor.as_deref(), known_undone).await? {
                 stranded += 1;
             }
         }
@@ -146,7 +147,15 @@ impl ApprovalGate {
         draft: ProposalDraft,
     ) -> Result<ProposalRow> {
         let connection = self.inner.workspace.connection().await?;
-        let (draft, target) = self.inner.workspace.resolve(draft).await?;
+        let (draft, target) = match self.inner.workspace.resolve(draft).await {
+            Ok(resolved) => resolved,
+            // A retried step whose proposal was already decided — its event since changed or
+            // deleted by that very approval — gets the stored proposal and its receipt.
+            Err(err) => match self.inner.store.proposal_by_key(key).await? {
+                Some(existing) if existing.status != ProposalStatus::AwaitingReview => return Ok(existing),
+                _ => return Err(err),
+            },
+        };
         let hash = proposal_hash(&draft, &connection, &target);
         let now = now_ms();
         let ttl = i64::try_from(self.inner.ttl.as_millis()).unwrap_or(i64::MAX);

@@ -302,16 +302,22 @@ impl Store {
         rows.iter().map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?))).collect()
     }
 
-    /// A proposal whose executor died while carrying it out may or may not have happened.
-    pub async fn strand_executing_proposal(&self, id: &str, executor: Option<&str>) -> Result<bool> {
+    /// A proposal whose executor died while carrying it out. With `known_undone` (the
+    /// workspace commits effect and receipt together, and no receipt was committed) it
+    /// definitely did not happen: `failed`. Otherwise it may or may not have: `outcome_unknown`.
+    pub async fn strand_executing_proposal(&self, id: &str, executor: Option<&str>, known_undone: bool) -> Result<bool> {
         let mut writer = self.writer().await;
         let done = sqlx::query(
-            "UPDATE proposals SET status = 'outcome_unknown',
-                 error = 'Hearth stopped while carrying this out, so it may or may not have happened. Check before doing it again.'
+            "UPDATE proposals SET
+                 status = CASE WHEN ?3 THEN 'failed' ELSE 'outcome_unknown' END,
+                 error = CASE WHEN ?3
+                     THEN 'Hearth stopped before carrying this out, so nothing was sent or changed. Ask for it again if you still want it.'
+                     ELSE 'Hearth stopped while carrying this out, so it may or may not have happened. Check before doing it again.' END
              WHERE id = ?1 AND status = 'executing' AND executor IS ?2",
         )
         .bind(id)
         .bind(executor)
+        .bind(known_undone)
         .execute(&mut *writer)
         .await?;
         Ok(done.rows_affected() == 1)

@@ -92,6 +92,13 @@ pub trait Workspace: Send + Sync + 'static {
     /// approval binds what the card showed. Refused when the event or message does not exist.
     fn resolve(&self, draft: ProposalDraft) -> BoxFuture<'_, Result<(ProposalDraft, Target)>>;
 
+    /// Whether [`Workspace::execute`] commits its effect and the receipt in one transaction
+    /// (the local workspace). Then an approval found `executing` after a crash is known not to
+    /// have happened; otherwise its outcome is unknown.
+    fn settles_with_effect(&self) -> bool {
+        false
+    }
+
     /// Carries out an approved proposal under `claim`; returns the receipt the owner sees.
     /// A workspace whose effect lands in Hearth's own database (the local one) settles the
     /// claim in the same transaction as the effect and says so ([`Executed::settled`]);

@@ -236,7 +236,7 @@ async fn an_attachment_changed_after_review_is_not_sent() {
 }
 
 #[tokio::test]
-async fn an_execution_cut_off_by_a_crash_becomes_outcome_unknown() {
+async fn an_execution_cut_off_by_a_crash_is_known_not_to_have_happened_locally() {
     let dir = tempfile::tempdir().unwrap();
     let proposal = {
         let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
@@ -248,10 +248,12 @@ async fn an_execution_cut_off_by_a_crash_becomes_outcome_unknown() {
         proposal
     };
     let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
+    // The local workspace commits the Sent row with the receipt: no receipt, nothing sent.
     let after = hearth.approval_get(&proposal.id).await.unwrap();
-    assert_eq!(after.status, ProposalStatus::OutcomeUnknown);
+    assert_eq!(after.status, ProposalStatus::Failed, "{:?}", after.error);
+    assert!(after.error.as_deref().unwrap().contains("nothing was sent"), "{:?}", after.error);
     let again = hearth.approval_decide(&decide(&proposal.view(), Decision::Approve)).await.unwrap();
-    assert_eq!(again.status, ProposalStatus::OutcomeUnknown, "never retried automatically");
+    assert_eq!(again.status, ProposalStatus::Failed, "never retried automatically");
     assert_eq!(sent(&hearth).await, 0);
 }
 

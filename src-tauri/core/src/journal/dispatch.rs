@@ -222,12 +222,25 @@ impl Journal {
             () = op.cancel.cancelled() => None,
             outcome = &mut running => Some(outcome),
         };
-        let Some(outcome) = outcome else {
-            if !started.load(Ordering::SeqCst) {
+        let outcome = match outcome {
+            None if !started.load(Ordering::SeqCst) => {
                 self.undo(op, taken).await?;
                 return Err(JournalError::Cancelled { op_id: op_id.to_owned() });
             }
-            return self.stopped_mid_flight(op, running).await;
+            None => {
+                // Uncertain first, durably; then the effect (which has the token) ends, and what
+                // it reports is the truth we keep.
+                self.mark_stopped(op).await?;
+                let late = running.await;
+                return self.record_late(op, &late).await;
+            }
+            // Stop arrived while the effect ran, even if it then finished in the same poll: the
+            // owner stopped it, so it is reviewed like any effect Stop reached.
+            Some(outcome) if op.cancel.is_cancelled() => {
+                self.mark_stopped(op).await?;
+                return self.record_late(op, &outcome).await;
+            }
+            Some(outcome) => outcome,
         };
         let (to, value) = match outcome {
             Ok(value) => (OpStatus::Succeeded, value),
@@ -251,19 +264,19 @@ impl Journal {
         Ok(Receipt { status, value, replayed: false })
     }
 
-    /// Stop reached a running effect: uncertain first (durably), then the late result.
-    async fn stopped_mid_flight<Fut>(&self, op: &Operation<'_>, running: std::pin::Pin<&mut Fut>) -> Result<Receipt, JournalError>
-    where
-        Fut: Future<Output = Result<serde_json::Value, EffectError>>,
-    {
+    /// Stop reached a running effect: its row becomes `outcome_unknown` and the task flagged.
+    async fn mark_stopped(&self, op: &Operation<'_>) -> Result<(), JournalError> {
         let receipt = serde_json::json!({
             "stopped": "Stopped while it was running, so it may or may not have happened.",
             "stoppedAt": now_ms(),
         });
         self.store.settle_operation(op.key, op.claimant, OpStatus::OutcomeUnknown, Some(&receipt.to_string())).await?;
-        // The effect has the token; it ends promptly. Whatever it reports is the truth we keep.
-        let late = running.await;
-        let (late, nothing_happened) = match &late {
+        Ok(())
+    }
+
+    /// Records what a stopped effect reported afterwards, beside its uncertain receipt.
+    async fn record_late(&self, op: &Operation<'_>, late: &Result<serde_json::Value, EffectError>) -> Result<Receipt, JournalError> {
+        let (late, nothing_happened) = match late {
             Ok(value) => (late_json(OpStatus::Succeeded, value), false),
             Err(EffectError::Failed(why)) => (late_json(OpStatus::Failed, &serde_json::json!({ "error": why })), true),
             Err(EffectError::Uncertain(why)) => (late_json(OpStatus::OutcomeUnknown, &serde_json::json!({ "error": why })), false),

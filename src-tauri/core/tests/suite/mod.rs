@@ -1,9 +1,11 @@
 mod agui_server;
+mod approval_crash;
 mod approvals;
 mod chat_corpus;
 mod chat_loop;
 mod controls;
 mod documents;
+mod effect_path;
 mod effects;
 mod harness;
 mod journal;

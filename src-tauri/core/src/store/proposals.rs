@@ -346,6 +346,7 @@ impl Store {
                      WHEN 'denied' THEN 'Denied.'
                      WHEN 'expired' THEN 'The approval expired.'
                      WHEN 'outcome_unknown' THEN 'Hearth lost track of the approved action; it may or may not have happened.'
+                     WHEN 'failed' THEN 'The approved action failed, so nothing was sent or changed.'
                      ELSE 'The approved action ended: ' || status END
                    FROM proposals WHERE id = ?2)
              WHERE id = ?1 AND status = 'waiting_approval' AND action_id = ?2

@@ -24,7 +24,8 @@ use crate::workspace::WorkspaceReader;
 #[derive(Debug, Clone)]
 pub enum OperationScope {
     /// Inside a task run: keys are the task's own steps, writes are fenced to its lease.
-    Task(TaskContext),
+    /// (Boxed: a task context is large next to a chat's ids.)
+    Task(Box<TaskContext>),
     /// A chat turn: keys are the chat run's call ids.
     Chat {
         /// The conversation.
@@ -206,7 +207,7 @@ impl Toolbox {
     /// The context of calls inside a task run: its Stop, its lease, its steps.
     pub fn for_task(&self, task: TaskContext) -> ToolContext {
         let cancel = task.cancel_token().clone();
-        self.context(OperationScope::Task(task), cancel)
+        self.context(OperationScope::Task(Box::new(task)), cancel)
     }
 
     /// The context of calls in a chat run.

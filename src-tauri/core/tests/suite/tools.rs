@@ -22,7 +22,7 @@ async fn in_a_task(calls: Vec<ToolCall>) -> (Vec<(String, Value, bool)>, hearth_
     engine.register(TaskKind::Monitor, move |ctx: TaskContext| {
         let calls = calls.clone();
         let tx = tx.lock().unwrap().take();
-        let tools = hearth.toolbox().for_task(ctx.clone());
+        let tools = hearth.toolbox().for_task(ctx);
         async move {
             let outputs = run_serially(&tools, &calls, 0).await;
             let outcome = outputs.iter().find_map(|(_, o)| o.outcome.clone());
@@ -102,7 +102,7 @@ async fn save_artifact_writes_once_per_task_step() {
     let tx = std::sync::Mutex::new(Some(tx));
     let hearth = t.hearth.clone();
     engine.register(TaskKind::Monitor, move |ctx: TaskContext| {
-        let tools = hearth.toolbox().for_task(ctx.clone());
+        let tools = hearth.toolbox().for_task(ctx);
         let tx = tx.lock().unwrap().take();
         async move {
             let save = |content: &str| json!({ "name": "../notes.md", "content": content }).to_string();

@@ -1,0 +1,61 @@
+//! An owner's approval carried out in its own process, for the approval crash tests (they
+//! SIGKILL it part-way through, then restart Hearth on the same data).
+//!
+//! `approval_worker <data dir> <proposal id> <hash> <stage>` approves the proposal; at
+//! `stage` (`claimed`: claimed, not yet carried out; `settled`: carried out and its receipt
+//! recorded, the task not yet released) it prints `AT_STAGE` and hangs until killed. If the
+//! approval ends before reaching the stage, it prints `DECIDED <what happened>` and exits 1.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use hearth_core::approvals::{DecideHook, DecideStage};
+use hearth_core::{Config, Hearth};
+use hearth_protocol::approvals::{ApprovalDecideParams, Decision};
+
+/// The line the parent waits for before it kills this process.
+const MARKER: &str = "AT_STAGE";
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let mut args = std::env::args().skip(1);
+    let (Some(data), Some(proposal_id), Some(hash), Some(stage)) = (args.next(), args.next(), args.next(), args.next())
+    else {
+        eprintln!("usage: approval_worker <data dir> <proposal id> <hash> <claimed|settled>");
+        std::process::exit(2);
+    };
+    let target = match stage.as_str() {
+        "claimed" => DecideStage::Claimed,
+        "settled" => DecideStage::Settled,
+        other => {
+            eprintln!("approval_worker: unknown stage {other:?}; use claimed or settled");
+            std::process::exit(2);
+        }
+    };
+    let mut config = Config::new(PathBuf::from(data));
+    config.start_workers = false;
+    let hearth = Hearth::open(config).await.unwrap();
+    let hook: DecideHook = Arc::new(move |stage: DecideStage| {
+        Box::pin(async move {
+            if stage == target {
+                announce();
+                std::future::pending::<()>().await;
+            }
+        })
+    });
+    hearth.approvals().set_decide_hook(Some(hook));
+    let decided = hearth.approval_decide(&ApprovalDecideParams { proposal_id, hash, decision: Decision::Approve }).await;
+    // Reaching here means the approval never got to the stage.
+    let mut out = std::io::stdout();
+    writeln!(out, "DECIDED {decided:?}").unwrap();
+    out.flush().unwrap();
+    std::process::exit(1);
+}
+
+fn announce() {
+    let mut out = std::io::stdout();
+    writeln!(out, "{MARKER}").unwrap();
+    out.flush().unwrap();
+}

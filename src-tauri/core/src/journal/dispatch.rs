@@ -242,9 +242,9 @@ impl Journal {
             }
             Some(outcome) => outcome,
         };
-        let (to, value) = match outcome {
-            Ok(value) => (OpStatus::Succeeded, value),
-            Err(EffectError::Failed(why)) => (OpStatus::Failed, serde_json::json!({ "error": why })),
+        let (to, status, value) = match outcome {
+            Ok(value) => (OpStatus::Succeeded, ReceiptStatus::Succeeded, value),
+            Err(EffectError::Failed(why)) => (OpStatus::Failed, ReceiptStatus::Failed, serde_json::json!({ "error": why })),
             Err(EffectError::Uncertain(why)) => {
                 let receipt = serde_json::json!({ "error": why });
                 self.store.settle_operation(op.key, op.claimant, OpStatus::OutcomeUnknown, Some(&receipt.to_string())).await?;
@@ -254,13 +254,10 @@ impl Journal {
         if !self.store.settle_operation(op.key, op.claimant, to, Some(&value.to_string())).await? {
             // A lease sweep made it uncertain while it ran: keep what it reported beside that.
             let late = late_json(to, &value);
-            self.store.record_late_result(op.key, op.claimant, &late.to_string(), false).await?;
+            let nothing_happened = status == ReceiptStatus::Failed;
+            self.store.record_late_result(op.key, op.claimant, &late.to_string(), nothing_happened).await?;
             return self.stored_receipt(op.key).await;
         }
-        let status = match to {
-            OpStatus::Succeeded => ReceiptStatus::Succeeded,
-            _ => ReceiptStatus::Failed,
-        };
         Ok(Receipt { status, value, replayed: false })
     }
 

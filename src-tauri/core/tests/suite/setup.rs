@@ -71,7 +71,7 @@ fn install_agui_client(dir: &Path) -> Result<(), String> {
     let result = stage_and_publish(dir, &staging, &lock, &target);
     // Best effort: what is left is a folder nothing reads.
     let _ = std::fs::remove_dir_all(&staging);
-    result.map_err(|why| format!("{why}. Run `{CLIENT_FIX}` from the repository root, then the tests again"))
+    result.map_err(|why| format!("{why}\nRun `{CLIENT_FIX}` from the repository root, then the tests again."))
 }
 
 /// Runs `npm ci` in `staging` (a copy of the manifest and lock) and renames its `node_modules`
@@ -90,9 +90,13 @@ fn stage_and_publish(dir: &Path, staging: &Path, lock: &Path, target: &Path) -> 
         .map_err(|e| io("run npm ci in", staging, e))?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        let lines: Vec<&str> = stderr.lines().collect();
-        let tail = lines[lines.len().saturating_sub(15)..].join("\n");
-        return Err(format!("`npm ci` for tests/agui_client failed ({}):\n{tail}", output.status));
+        // npm's own words without its JavaScript stack trace.
+        let words: Vec<&str> = stderr
+            .lines()
+            .filter(|line| !line.trim_start_matches("npm error").trim_start().starts_with("at "))
+            .take(20)
+            .collect();
+        return Err(format!("`npm ci` for tests/agui_client failed ({}):\n{}", output.status, words.join("\n")));
     }
     let built = staging.join("node_modules");
     if !installed(&built, &staging.join("package-lock.json")) {

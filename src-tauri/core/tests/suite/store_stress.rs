@@ -18,28 +18,44 @@ const WRITES: usize = 200;
 const READERS: usize = 16;
 const READS: usize = 200;
 
-/// A hang detector, not a speed assertion: both tests finish in seconds on 2 cores.
+/// A hang detector, not a speed assertion: each test finishes in seconds on 2 cores.
 const HANG_BOUND: Duration = Duration::from_secs(120);
 
-/// Runs `work` on a runtime of its own and returns its result, or fails the test when it has not
-/// finished within [`HANG_BOUND`].
+/// Runs the future `work` builds on a runtime of its own, in a thread of its own, and returns
+/// its result — or fails the test when that has not finished, runtime shut down included, within
+/// [`HANG_BOUND`].
 ///
-/// Not `#[tokio::test]`: a spinning task never yields, so the runtime it runs on can never shut
-/// down, and dropping it at the end of a failed test would hang the binary after all. Here the
-/// runtime is abandoned (`shutdown_background`) and the test fails with `what`.
-fn bounded<T>(what: &str, work: impl Future<Output = T>) -> T {
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(4).enable_all().build().unwrap();
-    match runtime.block_on(async { tokio::time::timeout(HANG_BOUND, work).await }) {
-        Ok(done) => done,
-        Err(_) => {
-            runtime.shutdown_background();
-            panic!(
-                "{what} did not finish within {} s: a SQLite pool is wedged. sqlx 0.8's maintenance \
-                 task spins on an underflowed idle count (sqlx#3645); every pool must set \
-                 idle_timeout(None) and max_lifetime(None) (see pool_options in core/src/store/open.rs)",
-                HANG_BOUND.as_secs()
-            )
-        }
+/// Neither `#[tokio::test]` nor `tokio::time::timeout` can be the detector: sqlx's spinning
+/// maintenance task never yields, so with one such task per wedged pool every worker can end up
+/// spinning, nothing drives tokio's timer, and a runtime with a spinning task never finishes
+/// dropping. The test thread waits on a plain channel instead, and a wedged runtime is left
+/// behind (its threads end with the test binary).
+fn bounded<T, Work, Fut>(what: &str, work: Work) -> T
+where
+    T: Send + 'static,
+    Work: FnOnce() -> Fut + Send + 'static,
+    Fut: Future<Output = T>,
+{
+    let (done, finished) = std::sync::mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(4).enable_all().build().unwrap();
+        let result = runtime.block_on(work());
+        // Dropped before reporting, so a task left spinning after the work counts as a hang too.
+        drop(runtime);
+        let _ = done.send(result);
+    });
+    match finished.recv_timeout(HANG_BOUND) {
+        Ok(result) => result,
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match worker.join() {
+            Err(panic) => std::panic::resume_unwind(panic),
+            Ok(()) => unreachable!("the worker sends its result before it ends"),
+        },
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!(
+            "{what} did not finish within {} s: a SQLite pool is wedged. sqlx 0.8's maintenance \
+             task spins on an underflowed idle count (sqlx#3645); every pool must set \
+             idle_timeout(None) and max_lifetime(None) (see pool_options in core/src/store/open.rs)",
+            HANG_BOUND.as_secs()
+        ),
     }
 }
 
@@ -121,7 +137,7 @@ fn spawn_store_reader(tasks: &mut JoinSet<usize>, store: &Store, thread: String)
 fn eight_writers_and_sixteen_readers_through_the_store_keep_every_row() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("hearth.db");
-    let (deltas, reads) = bounded("8 writers × 200 writes and 16 readers × 200 reads on one Store", async move {
+    let (deltas, reads) = bounded("8 writers × 200 writes and 16 readers × 200 reads on one Store", move || async move {
         let store = store_with_threads(&path, WRITERS).await;
         let mut tasks = JoinSet::new();
         for w in 0..WRITERS {
@@ -167,7 +183,7 @@ fn a_one_connection_pool_beside_the_store_keeps_every_row() {
     const HALF_R: usize = READERS / 2;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("hearth.db");
-    let (deltas, pool_rows, reads) = bounded("a one-connection pool beside the Store (8 writers, 16 readers)", async move {
+    let (deltas, pool_rows, reads) = bounded("a one-connection pool beside the Store (8 writers, 16 readers)", move || async move {
         let store = store_with_threads(&path, HALF_W).await;
         let pool = one_connection_pool(&path).await;
         sqlx::query("CREATE TABLE stress (writer INTEGER NOT NULL, i INTEGER NOT NULL, UNIQUE (writer, i)) STRICT")

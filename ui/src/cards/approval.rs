@@ -1,6 +1,8 @@
 //! The approval card: one proposal exactly as approving it will act, with Approve and Deny.
 //! It says who asked for it, which message a reply answers, and for a calendar change the
-//! event as it is now (update: each changed field before → after) — all of it in the hash.
+//! event as it is now (update: each changed field before → after). The reply and the event
+//! are part of the draft and so of the hash; who asked (the origin) is shown, not hashed —
+//! it cannot change what approving does.
 //!
 //! Shown in chat (prepare_email / prepare_event), on the Approvals screen and in Activity's
 //! task detail. A decision carries the hash of the proposal on screen — never of a fresh

@@ -246,25 +246,36 @@ impl Store {
         Ok(done.rows_affected() == 1)
     }
 
-    /// Removes `claimant`'s `dispatching` row whose effect never started (Stop came first),
-    /// so a later retry may perform it.
+    /// Removes `claimant`'s row whose effect never started (Stop came first), so a later
+    /// retry may perform it. A sweep (lost lease, the run's end) may already have made it
+    /// `outcome_unknown`; only this claimant knows the effect never started, so it takes that
+    /// back too (never a row with a late result) and recomputes the task's flag.
     pub async fn withdraw_operation(&self, key: OpKey<'_>, claimant: &str) -> Result<bool> {
+        let mut writer = self.writer().await;
+        let mut tx = sqlx::Connection::begin(&mut *writer).await?;
         let done = sqlx::query(
-            "DELETE FROM operations WHERE scope = ?1 AND op_id = ?2 AND status = 'dispatching' AND claimant IS ?3",
+            "DELETE FROM operations WHERE scope = ?1 AND op_id = ?2 AND claimant IS ?3 AND late_receipt IS NULL
+               AND status IN ('dispatching', 'outcome_unknown')",
         )
         .bind(key.scope)
         .bind(key.op_id)
         .bind(claimant)
-        .execute(&mut *self.writer().await)
+        .execute(&mut *tx)
         .await?;
-        Ok(done.rows_affected() == 1)
+        let withdrawn = done.rows_affected() == 1;
+        if withdrawn {
+            recompute_scope_flag(&mut tx, key.scope).await?;
+        }
+        tx.commit().await?;
+        Ok(withdrawn)
     }
 
     /// Puts a row taken back from `acknowledged` (whose effect then never started) back there.
     pub async fn return_acknowledged(&self, key: OpKey<'_>, claimant: &str) -> Result<bool> {
         let done = sqlx::query(
             "UPDATE operations SET status = 'acknowledged'
-             WHERE scope = ?1 AND op_id = ?2 AND status = 'dispatching' AND claimant IS ?3",
+             WHERE scope = ?1 AND op_id = ?2 AND claimant IS ?3 AND late_receipt IS NULL
+               AND status IN ('dispatching', 'outcome_unknown')",
         )
         .bind(key.scope)
         .bind(key.op_id)

@@ -177,6 +177,17 @@ impl Store {
                 .bind(&row.id)
                 .execute(&mut *tx)
                 .await?;
+            // Only the current action can be approved; the card of an older one says so at once.
+            sqlx::query(
+                "UPDATE proposals SET status = 'denied', decided_at = ?3,
+                     error = 'The task prepared a newer proposal in its place, so this one was not sent.'
+                 WHERE task_id = ?1 AND id <> ?2 AND status = 'awaiting_review'",
+            )
+            .bind(task_id)
+            .bind(&row.id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
         }
         tx.commit().await?;
         Ok(Some(outcome))

@@ -186,12 +186,24 @@ impl Store {
     /// Refuses when [`MAX_OPEN_TASKS`] are unfinished. (The `tasks_created` trigger writes
     /// the first history event in the same statement.)
     pub async fn create_task(&self, new: NewTask<'_>) -> Result<TaskRow> {
+        self.create_task_fenced(new, None).await?.ok_or_else(|| {
+            CoreError::Conflict("This run no longer holds its task, so it created nothing.".into())
+        })
+    }
+
+    /// [`Store::create_task`] that, with a `fence` (task id, lease id), creates only while that
+    /// lease still holds its task — in the same statement. `None` when fenced.
+    pub async fn create_task_fenced(&self, new: NewTask<'_>, fence: Option<(&str, &str)>) -> Result<Option<TaskRow>> {
         let id = task_id_for_key(new.idempotency_key);
-        // One statement: the cap check and the insert cannot be split by another writer.
+        let (fence_task, fence_lease) = fence.unwrap_or_default();
+        let now = now_ms();
+        // One statement: the cap check, the fence and the insert cannot be split by another writer.
         let inserted = sqlx::query(&format!(
             "INSERT INTO tasks (id, idempotency_key, kind, title, status, input, thread_id, created_at, updated_at, status_note)
              SELECT ?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?7, ?7, 'Created; waiting for a worker.'
              WHERE (SELECT count(*) FROM tasks WHERE status NOT IN ('succeeded', 'failed', 'cancelled')) < ?8
+               AND (?9 = '' OR EXISTS (SELECT 1 FROM tasks WHERE id = ?9 AND lease_id = ?10 AND status = 'running'
+                                      AND lease_expires_at > ?7))
              ON CONFLICT(idempotency_key) DO NOTHING
              RETURNING {TASK_COLUMNS}"
         ))
@@ -201,19 +213,26 @@ impl Store {
         .bind(new.title)
         .bind(serde_json::to_string(new.input)?)
         .bind(new.thread_id)
-        .bind(now_ms())
+        .bind(now)
         .bind(MAX_OPEN_TASKS)
+        .bind(fence_task)
+        .bind(fence_lease)
         .fetch_optional(&mut *self.writer().await)
         .await?;
         if let Some(row) = inserted {
-            return TaskRow::from_row(&row);
+            return Ok(Some(TaskRow::from_row(&row)?));
         }
-        match self.get_task(&id).await? {
-            Some(task) => Ok(task),
-            None => Err(CoreError::Conflict(format!(
-                "Hearth already has {MAX_OPEN_TASKS} unfinished tasks. Finish or cancel some in Activity, then try again."
-            ))),
+        if let Some(task) = self.get_task(&id).await? {
+            return Ok(Some(task));
         }
+        if let Some((task, lease)) = fence
+            && !self.holds_lease(task, lease).await?
+        {
+            return Ok(None);
+        }
+        Err(CoreError::Conflict(format!(
+            "Hearth already has {MAX_OPEN_TASKS} unfinished tasks. Finish or cancel some in Activity, then try again."
+        )))
     }
 
     /// One task.
@@ -404,30 +423,20 @@ impl Store {
         Ok(true)
     }
 
-    /// Operations left `dispatching` by a run that was stopped (paused, cancelled) and whose
-    /// process then died become `outcome_unknown`, flagging their task for review. Call only
-    /// when no run of this process is in flight (start-up).
-    pub async fn strand_stopped_operations(&self) -> Result<u64> {
-        let now = now_ms();
-        let mut writer = self.writer().await;
-        let mut tx = writer.begin().await?;
-        let stranded = sqlx::query(
-            "UPDATE operations SET status = 'outcome_unknown', settled_at = ?1
-             WHERE status = 'dispatching' AND scope LIKE 'task:%'
-               AND substr(scope, 6) IN (SELECT id FROM tasks WHERE status <> 'running')",
+    /// Operations left `dispatching` by runs of tasks that no longer run (paused, cancelled
+    /// while the run unwound): (scope, op id, claimant run, that run's process). The caller
+    /// strands those whose process is gone — a live second process's unwinding run is left
+    /// to settle its own rows.
+    pub async fn stopped_dispatching_operations(&self) -> Result<Vec<(String, String, String, Option<String>)>> {
+        let rows = sqlx::query(
+            "SELECT o.scope, o.op_id, coalesce(o.claimant, ''), r.owner FROM operations o
+             LEFT JOIN task_runs r ON r.task_id = substr(o.scope, 6) AND r.id = o.claimant
+             WHERE o.status = 'dispatching' AND o.scope LIKE 'task:%'
+               AND substr(o.scope, 6) IN (SELECT id FROM tasks WHERE status <> 'running')",
         )
-        .bind(now)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        sqlx::query(
-            "UPDATE tasks SET outcome_uncertain = 1 WHERE outcome_uncertain = 0 AND status <> 'running'
-               AND 'task:' || id IN (SELECT scope FROM operations WHERE status = 'outcome_unknown')",
-        )
-        .execute(&mut *tx)
+        .fetch_all(self.reader())
         .await?;
-        tx.commit().await?;
-        Ok(stranded)
+        rows.iter().map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?, r.try_get(3)?))).collect()
     }
 
     /// Running tasks: (task id, lease id, lease owner, lease expiry).
@@ -475,6 +484,8 @@ impl Store {
             TaskControl::Resume if current.outcome_uncertain => return Ok(ControlOutcome::NeedsReview(current)),
             TaskControl::Resume => (TaskStatus::Queued, "Resumed by you.", None),
             TaskControl::Cancel => (TaskStatus::Cancelled, "Cancelled by you.", None),
+            // From Paused, Retry is Resume that may carry the owner's acknowledgement of an
+            // uncertain effect ("Retry after review"); the window offers it only then.
             TaskControl::Retry { acknowledge_uncertain } => {
                 if current.outcome_uncertain && !acknowledge_uncertain {
                     return Ok(ControlOutcome::NeedsReview(current));
@@ -544,6 +555,33 @@ impl Store {
     ) -> Result<()> {
         let mut conn = self.writer().await;
         insert_event(&mut conn, task_id, run_id, kind, message, now_ms()).await
+    }
+
+    /// Appends to a task's history only while `lease_id` still holds it (a stale run's
+    /// event changes nothing). `false` when fenced.
+    pub async fn append_task_event_fenced(
+        &self,
+        task_id: &str,
+        lease_id: &str,
+        run_id: &str,
+        kind: TaskEventKind,
+        message: &str,
+    ) -> Result<bool> {
+        let now = now_ms();
+        let done = sqlx::query(
+            "INSERT INTO task_events (task_id, seq, run_id, kind, message, at)
+             SELECT ?1, (SELECT coalesce(max(seq), 0) + 1 FROM task_events WHERE task_id = ?1), ?2, ?3, ?4, ?5
+             WHERE EXISTS (SELECT 1 FROM tasks WHERE id = ?1 AND lease_id = ?6 AND status = 'running' AND lease_expires_at > ?5)",
+        )
+        .bind(task_id)
+        .bind(run_id)
+        .bind(kind.as_str())
+        .bind(message)
+        .bind(now)
+        .bind(lease_id)
+        .execute(&mut *self.writer().await)
+        .await?;
+        Ok(done.rows_affected() == 1)
     }
 
     /// A task's runs, oldest first.

@@ -109,10 +109,19 @@ impl TaskContext {
 
     /// Records something that happened in this run.
     pub async fn event(&self, kind: TaskEventKind, message: &str) -> Result<(), TaskError> {
-        self.guard().await?;
-        self.store.append_task_event(&self.task.id, Some(&self.run_id), kind, message).await?;
+        if self.cancel.is_cancelled() {
+            return Err(TaskError::Cancelled);
+        }
+        if !self.store.append_task_event_fenced(&self.task.id, &self.lease_id, &self.run_id, kind, message).await? {
+            return Err(self.fenced());
+        }
         self.changed();
         Ok(())
+    }
+
+    /// (task id, lease id): what a write of this run is fenced to.
+    pub fn fence(&self) -> (&str, &str) {
+        (&self.task.id, &self.lease_id)
     }
 
     /// Performs an effect at most once per `op_id` for this task, through the journal, fenced

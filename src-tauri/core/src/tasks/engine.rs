@@ -128,6 +128,15 @@ impl TaskEngine {
         Ok(task)
     }
 
+    /// [`TaskEngine::create`] fenced to a run's (task id, lease id): `None` when that run no
+    /// longer holds its task.
+    pub async fn create_fenced(&self, new: NewTask<'_>, fence: Option<(&str, &str)>) -> Result<Option<TaskRow>> {
+        let Some(task) = self.inner.store.create_task_fenced(new, fence).await? else { return Ok(None) };
+        self.changed(&task.id);
+        self.inner.wake.notify_one();
+        Ok(Some(task))
+    }
+
     /// At start-up: tasks whose lease holder died, or whose lease expired, become interrupted.
     pub async fn recover(&self) -> Result<usize> {
         let now = now_ms();
@@ -138,7 +147,17 @@ impl TaskEngine {
                 interrupted += 1;
             }
         }
-        let stranded = self.inner.store.strand_stopped_operations().await?;
+        let mut stranded = 0;
+        for (scope, op_id, claimant, owner) in self.inner.store.stopped_dispatching_operations().await? {
+            let gone = owner.as_deref().is_none_or(|owner| ProcessIdentity::liveness(owner) != Liveness::Alive);
+            let key = crate::store::journal::OpKey { scope: &scope, op_id: &op_id };
+            let receipt = serde_json::json!({ "unknown": "Hearth stopped while this was being performed, so it may or may not have happened." });
+            if gone
+                && self.inner.store.settle_operation(key, &claimant, crate::store::journal::OpStatus::OutcomeUnknown, Some(&receipt.to_string())).await?
+            {
+                stranded += 1;
+            }
+        }
         if stranded > 0 {
             tracing::warn!(stranded, "operations of stopped tasks were left in flight; they need the owner's review");
         }

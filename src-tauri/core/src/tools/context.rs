@@ -128,6 +128,8 @@ pub struct TaskDesk {
 impl TaskDesk {
     /// Creates a task under `key`. The same key with the same kind, title and input returns
     /// the existing task; the same key with anything changed is a conflict.
+    ///
+    /// Inside a task run, pass its `fence`: a run that lost its lease creates nothing.
     pub async fn create(
         &self,
         key: &str,
@@ -135,8 +137,12 @@ impl TaskDesk {
         title: &str,
         input: &serde_json::Value,
         thread_id: Option<&str>,
+        fence: Option<(&str, &str)>,
     ) -> Result<TaskRow> {
-        let task = self.engine.create(NewTask { idempotency_key: key, kind, title, input, thread_id }).await?;
+        let new = NewTask { idempotency_key: key, kind, title, input, thread_id };
+        let task = self.engine.create_fenced(new, fence).await?.ok_or_else(|| {
+            CoreError::Conflict("This run no longer holds its task (it was paused, cancelled or interrupted), so it delegated nothing.".into())
+        })?;
         if task.kind != kind || task.title != title || &task.input != input {
             return Err(CoreError::Conflict(format!(
                 "A different task was already delegated for this step (task {}, \"{}\"). Delegate the changed job as a \

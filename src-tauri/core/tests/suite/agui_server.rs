@@ -1,5 +1,10 @@
 //! Hearth's AG-UI endpoint driven by code Hearth did not write: the official TypeScript
 //! client `@ag-ui/client` 1.0.0 (`tests/agui_client/run.mjs`), which verifies every event.
+//!
+//! Issue 9 pins invariants 15 (every stream, Stop included, is valid for the official
+//! verifier) and 16 (a client that drops the stream cancels the run; nothing is dispatched
+//! after the drop; the stored terminal event is never a success) of
+//! `../shared/notes/controls.md`, counting files, tasks, journal rows and model requests.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -37,9 +42,14 @@ async fn endpoint(slow_step: Duration) -> Endpoint {
 
 /// Hearth answering with a model from the scripted server (through the real OpenAI Chat client).
 async fn model_endpoint(server: &ModelServer) -> Endpoint {
+    serve(Duration::ZERO, Some(scripted_provider(server))).await
+}
+
+/// The real OpenAI Chat client pointed at the scripted server, without retries.
+fn scripted_provider(server: &ModelServer) -> Arc<OpenAiChat> {
     let config = ProviderConfig::new("Scripted", server.base_url(), Some("sk-endpoint-key".into()))
         .with_retry(RetryPolicy { max_retries: 0, base_delay: Duration::ZERO, max_delay: Duration::ZERO });
-    serve(Duration::ZERO, Some(Arc::new(OpenAiChat::new(&config).unwrap()))).await
+    Arc::new(OpenAiChat::new(&config).unwrap())
 }
 
 async fn serve(slow_step: Duration, model: Option<Arc<OpenAiChat>>) -> Endpoint {
@@ -190,5 +200,250 @@ async fn a_tool_the_client_declares_comes_back_to_it_as_a_pending_call() {
         .cloned()
         .unwrap();
     assert_eq!((tool_message["tool_call_id"].as_str(), tool_message["content"].as_str()), (Some("call-color"), Some("blue")));
+    e.server.stop();
+}
+
+/// How long any one wait may take before the test calls it a hang (generous: a loaded 2-core
+/// machine, node starting up). Never a synchronisation: every wait ends on an event.
+const HANG: Duration = Duration::from_secs(120);
+
+/// Awaits `future`, failing with `what` if it hangs.
+async fn within<T>(what: &str, future: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(HANG, future).await.unwrap_or_else(|_| panic!("hung for {HANG:?} waiting until {what}"))
+}
+
+/// Yields until `done()` holds (in-memory conditions only), failing with `what` if it hangs.
+async fn until(what: &str, mut done: impl FnMut() -> bool) {
+    within(what, async {
+        while !done() {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await;
+}
+
+/// Opens the SSE stream with a bare HTTP/1.1 POST on a TCP connection the test owns, so it
+/// can drop exactly that connection.
+async fn open_stream(endpoint: &Endpoint, input: &Value) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt;
+    let addr = endpoint.server.addr();
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let body = input.to_string();
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\n\
+         Accept: text/event-stream\r\nContent-Length: {}\r\n\r\n",
+        endpoint.token,
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(body.as_bytes()).await.unwrap();
+    stream
+}
+
+/// Reads the response into `seen` until it contains `needle` (each SSE event is one chunk,
+/// so an event's JSON is never split by chunk framing).
+async fn read_until(stream: &mut tokio::net::TcpStream, seen: &mut Vec<u8>, needle: &str) {
+    use tokio::io::AsyncReadExt;
+    let mut buf = [0u8; 4096];
+    while !seen.windows(needle.len()).any(|w| w == needle.as_bytes()) {
+        let n = stream.read(&mut buf).await.unwrap();
+        assert!(n > 0, "the stream ended before {needle}: {}", String::from_utf8_lossy(seen));
+        seen.extend_from_slice(&buf[..n]);
+    }
+}
+
+/// Invariant 16 on the endpoint, with an effect in flight when the client goes away.
+///
+/// The model asks for `import_pdf`, then `delegate_task` and a second `import_pdf` in the same
+/// turn, and has a further `import_pdf` turn scripted after it. The journal's effect hook holds
+/// the first import after its file was written and before the journal records it; the test
+/// drops the TCP connection there and releases the effect only once the run has ended (the
+/// drop reached it), so the late result arrives after the run's end, deterministically.
+/// Counted: files (rows and PDFs on disk), tasks, journal intents and rows, model requests.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue9_a_dropped_endpoint_stream_freezes_effects_and_ends_cancelled() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use hearth_core::store::journal::{OpKey, OpStatus};
+    use tokio::sync::Notify;
+
+    const IMPORT: &str = r#"{"attachmentId":"att-permission-form"}"#;
+    let server = ModelServer::start(
+        Script::new()
+            .turn(Reply::new().text(&["Importing the form."]).parallel_tool_calls(vec![
+                ScriptedCall::new("call-import", "import_pdf", &[IMPORT]),
+                ScriptedCall::new("call-delegate", "delegate_task", &[r#"{"title":"Return the signed permission slip"}"#]),
+                ScriptedCall::new("call-import-again", "import_pdf", &[IMPORT]),
+            ]))
+            .turn(Reply::new().tool_call("call-import-later", "import_pdf", &[IMPORT]))
+            .turn(Reply::new().text(&["Done."])),
+    )
+    .await
+    .unwrap();
+    let provider = scripted_provider(&server);
+    let e = serve(Duration::ZERO, Some(provider.clone())).await;
+    // Who holds the provider while no run is going; the run's agent task holds one more.
+    let idle_holders = Arc::strong_count(&provider);
+
+    // Counting oracles inside the journal: intents written, effects that ran.
+    let journal = e.hearth.tasks().journal().clone();
+    let intents = Arc::new(AtomicUsize::new(0));
+    let counted = intents.clone();
+    journal.set_intent_hook(Some(Arc::new(move |_tool: &str| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async {})
+    })));
+    let (effects, in_flight, release) = (Arc::new(AtomicUsize::new(0)), Arc::new(Notify::new()), Arc::new(Notify::new()));
+    let (counted, reached, released) = (effects.clone(), in_flight.clone(), release.clone());
+    journal.set_effect_hook(Some(Arc::new(move |_tool: &str| {
+        let first = counted.fetch_add(1, Ordering::SeqCst) == 0;
+        let (reached, released) = (reached.clone(), released.clone());
+        Box::pin(async move {
+            // Only the first effect is held; any later one (a defect) is counted and let go,
+            // so the test fails on the count instead of hanging.
+            if first {
+                reached.notify_one();
+                released.notified().await;
+            }
+        })
+    })));
+
+    let (thread_id, run_id) = ("issue9-drop-thread", "issue9-drop-run");
+    let input = serde_json::json!({
+        "threadId": thread_id,
+        "runId": run_id,
+        "messages": [{ "id": "user-1", "role": "user", "content": "Import the permission form from school." }],
+        "tools": [],
+        "context": [],
+        "state": {},
+        "forwardedProps": {},
+    });
+    let mut stream = open_stream(&e, &input).await;
+    let mut seen = Vec::new();
+    within("the tool call started on the stream", read_until(&mut stream, &mut seen, r#""toolCallName":"import_pdf""#)).await;
+    assert!(seen.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&seen));
+    within("the import was in flight", in_flight.notified()).await;
+    assert_eq!(e.hearth.file_list().await.unwrap().len(), 1, "the effect in flight has written its file");
+
+    // The client goes away while the effect is in flight.
+    drop(stream);
+    // The run ends on its own: the drop dropped the receiver, which cancelled the run.
+    until("the dropped stream ended the run", || e.hearth.active_runs() == 0).await;
+    let scope = format!("thread:{thread_id}");
+    let op = |call: &str| format!("{run_id}:{call}");
+    let import = op("call-import");
+    let key = OpKey { scope: &scope, op_id: &import };
+    let row = e.hearth.store().get_operation(key).await.unwrap().expect("the import's journal row exists");
+    assert_eq!(row.status, OpStatus::OutcomeUnknown, "the run ended with the import in flight: uncertain, not lost: {row:?}");
+
+    // Now the effect finishes, after its run has ended.
+    release.notify_one();
+    until("the run's agent task ended (it let go of the provider)", || Arc::strong_count(&provider) == idle_holders).await;
+
+    // Effects are frozen at the one in flight.
+    assert_eq!(effects.load(Ordering::SeqCst), 1, "exactly one effect ran");
+    assert_eq!(intents.load(Ordering::SeqCst), 1, "no intent was written after the drop");
+    let files = e.hearth.file_list().await.unwrap();
+    assert_eq!(files.len(), 1, "only the import in flight made a file: {files:?}");
+    let on_disk = std::fs::read_dir(e.hearth.config().files_dir())
+        .unwrap()
+        .filter(|entry| entry.as_ref().unwrap().path().extension().is_some_and(|x| x == "pdf"))
+        .count();
+    assert_eq!(on_disk, 1, "one PDF on disk");
+    assert_eq!(e.hearth.store().count_tasks().await.unwrap(), 0, "delegate_task, after the drop, created nothing");
+    for later in ["call-import-again", "call-import-later", "call-delegate"] {
+        let op_id = op(later);
+        assert!(
+            e.hearth.store().get_operation(OpKey { scope: &scope, op_id: &op_id }).await.unwrap().is_none(),
+            "{later} was never dispatched"
+        );
+    }
+    assert_eq!(server.requests().len(), 1, "the model was not asked again after the drop");
+    assert_eq!(server.turns_left(), 2);
+
+    // The import is never lost: uncertain, with the late success and its file beside it.
+    let row = e.hearth.store().get_operation(key).await.unwrap().unwrap();
+    assert!(matches!(row.status, OpStatus::OutcomeUnknown | OpStatus::Succeeded), "{row:?}");
+    let late: Value = serde_json::from_str(row.late_receipt.as_deref().expect("the late result is recorded")).unwrap();
+    assert_eq!(late["status"], "succeeded", "{late}");
+    assert_eq!(late["value"]["id"].as_str(), Some(files[0].id.as_str()), "the late result names the file it made: {late}");
+
+    // The stored terminal event is a cancellation, never a success.
+    let history = e.hearth.store().thread_events(thread_id).await.unwrap();
+    let last = history.last().expect("the run's events are stored");
+    match last {
+        Event::RunFinished(finished) => assert!(finished.is_cancelled(), "the run ended cancelled: {last:?}"),
+        Event::RunError(_) => {}
+        other => panic!("the stored run ends with {other:?}, not RUN_FINISHED (cancelled) or RUN_ERROR"),
+    }
+    let successes = history.iter().filter(|event| matches!(event, Event::RunFinished(f) if f.is_success())).count();
+    assert_eq!(successes, 0, "no success was stored for the run: {history:?}");
+    assert!(!history.iter().any(|event| matches!(event, Event::ToolCallResult(_))), "no result of a call after the drop was stored");
+    journal.set_effect_hook(None);
+    journal.set_intent_hook(None);
+    e.server.stop();
+}
+
+/// Runs the official client in `await-stop` mode: when it reports the first streamed number,
+/// Hearth is asked to stop that run (as the window's Stop does); the client reads on to the
+/// end of the stream. Returns the run id and the client's final report.
+async fn client_stopped_after_first_text(endpoint: &Endpoint, message: &str) -> (String, Value) {
+    use std::process::Stdio;
+    use tokio::io::AsyncBufReadExt;
+
+    let url = format!("http://{}/", endpoint.server.addr());
+    let script = client_script().await;
+    let mut child = tokio::process::Command::new("node")
+        .arg(script)
+        .args([url.as_str(), endpoint.token.as_str(), message, "await-stop"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|err| panic!("node could not run ({err}): install Node.js with npm, then `(cd tests/agui_client && npm ci)`"));
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = within("the client saw the first number", lines.next_line()).await.unwrap();
+    let first = first.unwrap_or_else(|| panic!("the client said nothing; its exit: {:?}", child.try_wait()));
+    let ready: Value = serde_json::from_str(&first).unwrap_or_else(|err| panic!("unreadable line {first:?}: {err}"));
+    let Some(run_id) = ready["awaitingStop"].as_str().map(str::to_owned) else {
+        panic!("the client ended before any text arrived: {ready}");
+    };
+    assert!(endpoint.hearth.stop_run(&run_id), "the run was still going when Stop arrived ({run_id})");
+    let last = within("the client read the stopped stream to its end", lines.next_line()).await.unwrap();
+    let output = within("the client exited", child.wait_with_output()).await.unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let last = last.unwrap_or_else(|| panic!("the client printed no report: {stderr}"));
+    assert!(output.status.success(), "the client crashed: {last}\n{stderr}");
+    let report = serde_json::from_str(&last).unwrap_or_else(|err| panic!("unreadable report {last:?}: {err}"));
+    (run_id, report)
+}
+
+/// Invariant 15 on the Stop path: a run stopped in Hearth while the official client listens
+/// streams to its end, every event through the client's verifier, and ends RUN_FINISHED with
+/// the cancelled outcome (runs.rs closes what is open first).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue9_the_official_client_verifies_a_stopped_run_to_its_end() {
+    // 2 s per number: once the first arrives, 98 s of counting remain, far beyond any Stop.
+    let e = endpoint(Duration::from_secs(2)).await;
+    let (run_id, report) = client_stopped_after_first_text(&e, "count to 50 slowly").await;
+    assert_eq!(report["failure"], Value::Null, "zero verification errors on the stopped stream: {report}");
+    assert_eq!(report["askedToStop"], true, "{report}");
+    let seen = types(&report);
+    assert_eq!(seen.first(), Some(&"RUN_STARTED"), "{seen:?}");
+    assert_eq!(seen.last(), Some(&"RUN_FINISHED"), "the stream ran to its terminal event: {seen:?}");
+    assert_eq!(seen[seen.len() - 2], "TEXT_MESSAGE_END", "the open message was closed before the end: {seen:?}");
+    assert_eq!(report["terminal"]["outcome"]["type"], "cancelled", "{report}");
+    assert_eq!(report["terminal"]["runId"], run_id.as_str(), "{report}");
+    assert_eq!(report["runOutcome"], "cancelled", "the official client read the run as cancelled: {report}");
+    let numbers = seen.iter().filter(|t| **t == "TEXT_MESSAGE_CONTENT").count();
+    assert!((1..50).contains(&numbers), "the run stopped early ({numbers} of 50 numbers)");
+
+    // What the client saw is what Hearth stored.
+    within("the stopped run was recorded as ended", settled(&e.hearth)).await;
+    let thread_id = report["terminal"]["threadId"].as_str().unwrap();
+    let history = e.hearth.thread_history(thread_id).await.unwrap().events;
+    let last = history.last().unwrap();
+    assert!(matches!(last, Event::RunFinished(f) if f.is_cancelled()), "the stored run ended cancelled: {last:?}");
+    assert_eq!(history.len(), seen.len(), "the client saw every stored event");
     e.server.stop();
 }

@@ -199,8 +199,14 @@ async fn issue9_a_stale_proposal_of_a_task_sends_nothing() {
     assert_eq!(listed.len(), 2);
     let current = task(&hearth, &created.id).await.action_id.unwrap();
     let (p1, p2): (Vec<_>, Vec<_>) = listed.into_iter().partition(|p| p.id != current);
-    let err = hearth.approval_decide(&decide(&p1[0], Decision::Approve)).await.unwrap_err();
-    assert!(err.to_string().contains("can no longer be approved"), "{err}");
+    // Preparing P2 withdrew P1 in the same transaction; and the claim would refuse it anyway.
+    assert!(
+        !hearth.store().claim_proposal(&p1[0].id, hearth_core::store::now_ms(), &p1[0].connection, "test").await.unwrap(),
+        "only the task's current action can be claimed"
+    );
+    let stale = hearth.approval_decide(&decide(&p1[0], Decision::Approve)).await.unwrap();
+    assert_eq!(stale.status, ProposalStatus::Denied);
+    assert!(stale.error.as_deref().unwrap().contains("newer proposal"), "{:?}", stale.error);
     assert_eq!(sent(&hearth).await, 0, "the stale proposal sent nothing");
     let done = hearth.approval_decide(&decide(&p2[0], Decision::Approve)).await.unwrap();
     assert_eq!(done.status, ProposalStatus::Succeeded);

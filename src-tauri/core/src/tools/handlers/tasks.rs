@@ -94,16 +94,15 @@ impl DirectTool for DelegateTask {
             Err(e) => return e,
         };
         let instructions = args.instructions.unwrap_or_else(|| title.clone());
-        if let Some(task) = ctx.scope.task()
-            && let Err(err) = task.guard().await
-        {
-            // A stopped or fenced run creates nothing.
-            return ToolOutput::error(err.to_string());
+        if ctx.cancel.is_cancelled() {
+            return ToolOutput::error("The run was stopped, so no task was delegated.");
         }
-        // One task per step, however often the step is retried; a changed job is a conflict.
+        // One task per step, however often the step is retried; a changed job is a conflict. A
+        // task's run delegates only while it holds its lease (checked in the insert itself).
         let key = ctx.scope.key(step).joined();
         let input = json!({ "title": title, "instructions": instructions });
-        match ctx.desk.create(&key, TaskKind::Agent, &title, &input, ctx.scope.thread_id()).await {
+        let fence = ctx.scope.task().map(|t| t.fence());
+        match ctx.desk.create(&key, TaskKind::Agent, &title, &input, ctx.scope.thread_id(), fence).await {
             Ok(task) => {
                 let result = DelegateTaskResult { task_id: task.id, title: task.title, status: task.status };
                 ToolOutput::ok(&serde_json::to_value(result).unwrap_or_default())

@@ -41,8 +41,57 @@ impl ProviderConfig {
     }
 
     pub(crate) fn url(&self, path: &str) -> String {
-        format!("{}/{path}", self.base_url.trim_end_matches('/'))
+        format!("{}/{path}", self.base_url.trim().trim_end_matches('/'))
     }
+
+    /// Checks the base URL: an absolute `https://` URL, or `http://` only to this computer
+    /// (`localhost`, 127.0.0.0/8, `::1`) — plain HTTP elsewhere would send the key and the
+    /// conversation unencrypted. Every provider calls this when it is built, so Settings
+    /// refuses such a URL before storing it.
+    pub fn check_base_url(&self) -> Result<(), super::ProviderError> {
+        let bad = |detail: String| super::ProviderError::Config { provider: self.name.clone(), detail };
+        let shown = without_credentials(self.base_url.trim());
+        let url = reqwest::Url::parse(self.base_url.trim())
+            .ok()
+            .filter(|url| url.host().is_some())
+            .ok_or_else(|| bad(format!("the base URL {shown:?} is not an absolute http:// or https:// address")))?;
+        match url.scheme() {
+            "https" => Ok(()),
+            "http" if is_loopback(&url) => Ok(()),
+            "http" => Err(bad(format!(
+                "the base URL {shown} uses plain http:// to another computer, which would send your key and \
+                 conversation unencrypted; use https://, or http:// only for a server on this computer \
+                 (localhost, 127.0.0.1 or ::1)"
+            ))),
+            other => Err(bad(format!("the base URL {shown} uses {other}://; use https:// (or http:// for a server on this computer)"))),
+        }
+    }
+}
+
+/// Whether `url` names this computer: `localhost`, 127.0.0.0/8 or `::1`.
+pub(crate) fn is_loopback(url: &reqwest::Url) -> bool {
+    // The URL parser has already normalised the host (`127.1` → `127.0.0.1`, IPv6 bracketed).
+    let Some(host) = url.host_str() else { return false };
+    if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        return v6.parse::<std::net::Ipv6Addr>().is_ok_and(|ip| ip.is_loopback());
+    }
+    match host.parse::<std::net::Ipv4Addr>() {
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => host.eq_ignore_ascii_case("localhost"),
+    }
+}
+
+/// A URL for a message: any `user:password@` removed, at most 300 characters.
+pub(crate) fn without_credentials(url: &str) -> String {
+    let shown = match reqwest::Url::parse(url) {
+        Ok(mut parsed) => {
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.to_string()
+        }
+        Err(_) => url.rsplit_once('@').map_or(url, |(_, rest)| rest).to_owned(),
+    };
+    shown.chars().filter(|c| !c.is_control()).take(300).collect()
 }
 
 /// Retries on 429, 5xx and unreachable servers, only before anything has streamed.
@@ -72,6 +121,7 @@ impl RetryPolicy {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -83,6 +133,29 @@ mod tests {
         assert_eq!(p.delay(0, Some(Duration::from_secs(2))), Duration::from_secs(2));
         assert_eq!(p.delay(0, Some(Duration::from_secs(600))), Duration::from_secs(5));
         assert_eq!(p.delay(40, None), Duration::from_secs(5));
+    }
+
+    #[test]
+    fn issue10_plain_http_is_only_for_loopback() {
+        for ok in [
+            "https://api.openai.com/v1",
+            "http://127.0.0.1:11434/v1",
+            "http://127.8.9.10/v1",
+            "http://localhost:8080/v1",
+            "http://LOCALHOST/v1",
+            "http://[::1]:1234/v1",
+        ] {
+            assert!(ProviderConfig::new("P", ok, None).check_base_url().is_ok(), "{ok}");
+        }
+        for bad in ["http://api.example.com/v1", "http://192.168.1.20:11434/v1", "http://localhost.evil.com/v1", "http://[::2]/v1", "http://128.0.0.1/v1"] {
+            let err = ProviderConfig::new("P", bad, None).check_base_url().unwrap_err().to_string();
+            assert!(err.contains("plain http:// to another computer") && err.contains("use https://"), "{bad}: {err}");
+        }
+        for bad in ["not a url", "ftp://127.0.0.1/v1", "file:///tmp/x"] {
+            assert!(ProviderConfig::new("P", bad, None).check_base_url().is_err(), "{bad}");
+        }
+        let err = ProviderConfig::new("P", "http://user:hunter2@example.com/v1", None).check_base_url().unwrap_err().to_string();
+        assert!(!err.contains("hunter2"), "{err}");
     }
 
     #[test]

@@ -74,6 +74,27 @@ pub enum ProviderError {
         /// What is wrong.
         detail: String,
     },
+    /// The server answered with a 3xx. Hearth never follows one: the request carries the key
+    /// and the whole conversation.
+    #[error("The model server at {base} answered with a redirect to {location}; Hearth does not follow redirects, because they would resend your key. Set the base URL to {suggested} if you trust it.")]
+    Redirected {
+        /// The provider's name.
+        provider: String,
+        /// The configured base URL (without credentials).
+        base: String,
+        /// Where the server pointed (resolved, without credentials, shortened).
+        location: String,
+        /// The base URL that would reach `location` directly.
+        suggested: String,
+    },
+    /// The model asked for more tool calls in one answer than Hearth runs.
+    #[error("The model from {provider} asked for more than {limit} tool calls in one answer; Hearth stopped the answer so it cannot run away. Ask again with a narrower request.")]
+    TooManyToolCalls {
+        /// The provider's name.
+        provider: String,
+        /// The most calls one answer may make ([`MAX_TOOL_CALLS_PER_TURN`](super::MAX_TOOL_CALLS_PER_TURN)).
+        limit: usize,
+    },
     /// The request was cancelled.
     #[error("The model request was stopped.")]
     Cancelled,

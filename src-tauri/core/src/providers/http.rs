@@ -7,12 +7,12 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION, RETRY_AFTER};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::sse::{SseDecoder, SseEvent};
-use super::{ModelEvent, ProviderConfig, ProviderError};
+use super::sse::{SseDecoder, SseEvent, TooLarge};
+use super::{MAX_TOOL_CALLS_PER_TURN, ModelEvent, ProviderConfig, ProviderError, without_credentials};
 
 /// Whether a decoder has seen its format's end.
 #[derive(Debug, PartialEq, Eq)]
@@ -33,6 +33,10 @@ pub(crate) trait WireDecoder: Send {
 pub(crate) struct Endpoint {
     client: reqwest::Client,
     url: String,
+    /// The base URL as messages show it (no credentials).
+    base: String,
+    /// What `url` adds to the base (`messages`, `chat/completions`).
+    path: String,
     headers: HeaderMap,
     pub provider: String,
     secret: Option<String>,
@@ -49,6 +53,7 @@ impl std::fmt::Debug for Endpoint {
 impl Endpoint {
     pub fn new(config: &ProviderConfig, path: &str, auth: &[(&'static str, String, bool)]) -> Result<Self, ProviderError> {
         let provider = config.name.clone();
+        config.check_base_url()?;
         let bad = |detail: String| ProviderError::Config { provider: provider.clone(), detail };
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -62,11 +67,16 @@ impl Endpoint {
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(15))
             .read_timeout(Duration::from_secs(300))
+            // A redirect would resend the key and the whole conversation to wherever it
+            // points: a 3xx is answered with an error that names the target instead.
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| bad(format!("the HTTP client could not start ({})", chain(&e))))?;
         Ok(Self {
             client,
             url: config.url(path),
+            base: without_credentials(config.base_url.trim()),
+            path: path.to_owned(),
             headers,
             provider,
             secret: config.api_key.clone().filter(|k| !k.is_empty()),
@@ -113,6 +123,9 @@ impl Endpoint {
             .map(Duration::from_secs);
         let code = status.as_u16();
         let provider = self.provider.clone();
+        if status.is_redirection() {
+            return Err(self.redirected(code, response.headers().get(LOCATION)));
+        }
         Err(match code {
             401 | 403 => ProviderError::Unauthorized { provider, status: code },
             429 => ProviderError::RateLimited { provider, retry_after },
@@ -126,6 +139,40 @@ impl Endpoint {
                 ProviderError::Rejected { provider, status: code, message: self.scrub(&message) }
             }
         })
+    }
+
+    /// The error for a 3xx: where it pointed, and the base URL that reaches it directly.
+    fn redirected(&self, status: u16, location: Option<&HeaderValue>) -> ProviderError {
+        let Some(location) = location.and_then(|v| v.to_str().ok()).filter(|v| !v.trim().is_empty()) else {
+            return ProviderError::Protocol {
+                provider: self.provider.clone(),
+                detail: format!("it answered with a redirect (HTTP {status}) that names no address"),
+            };
+        };
+        // A relative Location is resolved against the request, as a browser would.
+        let resolved = reqwest::Url::parse(&self.url).and_then(|url| url.join(location.trim()));
+        let (location, suggested) = match resolved {
+            Ok(target) => {
+                let shown = without_credentials(target.as_str());
+                let suffix = format!("/{}", self.path);
+                let plain = target.query().is_none() && target.fragment().is_none();
+                let suggested = match shown.strip_suffix(&suffix) {
+                    Some(base) if plain => base.to_owned(),
+                    _ => shown.clone(),
+                };
+                (shown, suggested)
+            }
+            Err(_) => {
+                let shown = without_credentials(location);
+                (shown.clone(), shown)
+            }
+        };
+        ProviderError::Redirected {
+            provider: self.provider.clone(),
+            base: self.base.clone(),
+            location: self.scrub(&location),
+            suggested: self.scrub(&suggested),
+        }
     }
 
     /// Sends, retrying 429/5xx/unreachable up to the policy's limit with backoff.
@@ -153,7 +200,17 @@ impl Endpoint {
         cancel: &'a CancellationToken,
     ) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
         let body = body.to_string();
-        let state = Drive { endpoint: self, body, decoder, cancel, phase: Phase::Connect, sse: SseDecoder::default(), queue: VecDeque::new(), ended: false };
+        let state = Drive {
+            endpoint: self,
+            body,
+            decoder,
+            cancel,
+            phase: Phase::Connect,
+            sse: SseDecoder::default(),
+            queue: VecDeque::new(),
+            tool_calls: 0,
+            ended: false,
+        };
         futures::stream::unfold(state, Drive::next).boxed()
     }
 }
@@ -172,6 +229,8 @@ struct Drive<'a, D> {
     phase: Phase,
     sse: SseDecoder,
     queue: VecDeque<Result<ModelEvent, ProviderError>>,
+    /// Tool calls this answer has started.
+    tool_calls: usize,
     /// An error has been yielded: nothing follows.
     ended: bool,
 }
@@ -224,7 +283,8 @@ impl<D: WireDecoder> Drive<'_, D> {
                     };
                     match chunk {
                         Some(Ok(bytes)) => {
-                            let events = self.sse.push(&bytes);
+                            // An over-long line ends the stream; dropping `body` closes the connection.
+                            let events = self.sse.push(&bytes).map_err(|e| self.too_large(e));
                             if self.feed(events) == Flow::Continue {
                                 self.phase = Phase::Body(body);
                             }
@@ -234,7 +294,7 @@ impl<D: WireDecoder> Drive<'_, D> {
                             detail: format!("the connection broke ({})", chain(&e)),
                         })),
                         None => {
-                            let events = self.sse.finish().into_iter().collect();
+                            let events = self.sse.finish().map(|e| e.into_iter().collect()).map_err(|e| self.too_large(e));
                             if self.feed(events) == Flow::Continue {
                                 let mut out = VecDeque::new();
                                 let end = self.decoder.eof(&mut out);
@@ -250,12 +310,39 @@ impl<D: WireDecoder> Drive<'_, D> {
         }
     }
 
-    /// Decodes events into the queue; `Done` once the format ended or failed.
-    fn feed(&mut self, events: Vec<SseEvent>) -> Flow {
+    fn too_large(&self, TooLarge { limit }: TooLarge) -> ProviderError {
+        ProviderError::Protocol {
+            provider: self.endpoint.provider.clone(),
+            detail: format!("one line or event of its stream was longer than {} MiB, so Hearth stopped reading", limit / (1024 * 1024)),
+        }
+    }
+
+    /// Decodes events into the queue, counting tool calls; `Done` once the format ended or
+    /// anything failed (an SSE error, a decoder error, one call too many).
+    fn feed(&mut self, events: Result<Vec<SseEvent>, ProviderError>) -> Flow {
+        let events = match events {
+            Ok(events) => events,
+            Err(err) => {
+                self.queue.push_back(Err(err));
+                return Flow::Done;
+            }
+        };
         for event in events {
             let mut out = VecDeque::new();
             let flow = self.decoder.feed(event, &mut out);
-            self.queue.extend(out.into_iter().map(Ok));
+            for event in out {
+                if matches!(event, ModelEvent::ToolCallStart { .. }) {
+                    self.tool_calls += 1;
+                    if self.tool_calls > MAX_TOOL_CALLS_PER_TURN {
+                        self.queue.push_back(Err(ProviderError::TooManyToolCalls {
+                            provider: self.endpoint.provider.clone(),
+                            limit: MAX_TOOL_CALLS_PER_TURN,
+                        }));
+                        return Flow::Done;
+                    }
+                }
+                self.queue.push_back(Ok(event));
+            }
             match flow {
                 Ok(Flow::Continue) => {}
                 Ok(Flow::Done) => return Flow::Done,

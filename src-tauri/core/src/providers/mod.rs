@@ -6,6 +6,10 @@
 //! Every provider retries only before anything has streamed (429, 5xx, unreachable; never
 //! 401/403 or another 4xx), honours cancellation by dropping the connection, and fails with a
 //! [`ProviderError`] that says what to do and never carries the API key or the request.
+//!
+//! Outbound bounds: a base URL is `https://`, or `http://` only to this computer; redirects
+//! are never followed (they would resend the key and the conversation); one SSE line or
+//! event is at most 4 MiB; one answer makes at most [`MAX_TOOL_CALLS_PER_TURN`] tool calls.
 
 mod anthropic;
 mod config;
@@ -17,7 +21,12 @@ mod openai_responses;
 mod sse;
 mod types;
 
+/// The most tool calls one model answer may make. An answer that starts one more ends with
+/// [`ProviderError::TooManyToolCalls`] before any of its calls run.
+pub const MAX_TOOL_CALLS_PER_TURN: usize = 16;
+
 pub use anthropic::Anthropic;
+pub(crate) use config::{is_loopback, without_credentials};
 pub use config::{ProviderConfig, RetryPolicy};
 pub use error::ProviderError;
 pub use openai_chat::OpenAiChat;

@@ -398,3 +398,262 @@ async fn stop_just_before_the_tools_run_starts_no_tool_and_no_continuation() {
     assert!(t.hearth.approval_list().await.unwrap().is_empty(), "prepare_email did not run");
     assert_eq!(server.requests().await.len(), 1, "no continuation after Stop");
 }
+
+// Issue 10: the external agent's client never follows a redirect, talks plain http:// only to
+// this computer, gives up on a silent agent and bounds what one run may send. These use a
+// raw loopback server (no Python): what it answers is exactly the bytes a test gives it.
+
+mod issue10 {
+    use std::net::SocketAddr;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use hearth_core::agent::harness::{BearerToken, HarnessAgent, HarnessConfig};
+    use hearth_core::providers::MAX_TOOL_CALLS_PER_TURN;
+    use hearth_core::tools::ToolContext;
+    use hearth_protocol::agui::{
+        Event, RunFinishedEvent, RunStartedEvent, TextMessageContentEvent, TextMessageStartEvent, ToolCallArgsEvent,
+        ToolCallEndEvent, ToolCallStartEvent,
+    };
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::{TcpListener, TcpStream};
+    use tokio_util::sync::CancellationToken;
+
+    use super::{TOKEN, TestHearth, declared_tools, open, run, run_error};
+
+    /// Answers every request with `answer`, then closes (or, with `hold`, keeps the
+    /// connection open and silent). Counts connections.
+    struct RawServer {
+        addr: SocketAddr,
+        accepted: Arc<AtomicUsize>,
+        accept: tokio::task::JoinHandle<()>,
+    }
+
+    impl Drop for RawServer {
+        fn drop(&mut self) {
+            self.accept.abort();
+        }
+    }
+
+    impl RawServer {
+        async fn start(answer: Vec<u8>, hold: bool) -> Self {
+            let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let accepted = Arc::new(AtomicUsize::new(0));
+            let count = accepted.clone();
+            let answer = Arc::new(answer);
+            let accept = tokio::spawn(async move {
+                while let Ok((stream, _)) = listener.accept().await {
+                    count.fetch_add(1, Ordering::SeqCst);
+                    tokio::spawn(serve(stream, answer.clone(), hold));
+                }
+            });
+            Self { addr, accepted, accept }
+        }
+
+        fn endpoint(&self) -> String {
+            format!("http://{}/agent", self.addr)
+        }
+
+        fn connections(&self) -> usize {
+            self.accepted.load(Ordering::SeqCst)
+        }
+    }
+
+    /// Reads the request head and its `Content-Length` body, writes the answer.
+    async fn serve(mut stream: TcpStream, answer: Arc<Vec<u8>>, hold: bool) {
+        let mut request = Vec::new();
+        let mut buf = [0u8; 4096];
+        let head_end = loop {
+            let Ok(n) = stream.read(&mut buf).await else { return };
+            if n == 0 {
+                return;
+            }
+            request.extend_from_slice(&buf[..n]);
+            if let Some(pos) = request.windows(4).position(|w| w == b"\r\n\r\n") {
+                break pos + 4;
+            }
+        };
+        let head = String::from_utf8_lossy(&request[..head_end]).to_ascii_lowercase();
+        let length: usize = head
+            .lines()
+            .find_map(|line| line.strip_prefix("content-length:"))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0);
+        while request.len() < head_end + length {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => request.extend_from_slice(&buf[..n]),
+            }
+        }
+        // The client may hang up part-way (that is what some tests expect).
+        let _ = stream.write_all(&answer).await;
+        let _ = stream.flush().await;
+        if hold {
+            let mut rest = [0u8; 64];
+            // Silent until the client goes away.
+            while let Ok(n) = stream.read(&mut rest).await {
+                if n == 0 {
+                    break;
+                }
+            }
+        }
+    }
+
+    fn sse(events: &[Event]) -> Vec<u8> {
+        let mut out = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n".to_vec();
+        for event in events {
+            out.extend_from_slice(format!("data: {}\n\n", serde_json::to_string(event).unwrap()).as_bytes());
+        }
+        out
+    }
+
+    fn started() -> Event {
+        Event::RunStarted(RunStartedEvent { thread_id: "thread-h".into(), run_id: "run-h".into(), ..Default::default() })
+    }
+
+    /// An agent whose tool contexts are counted: a context is built only to run tools.
+    async fn agent(config: HarnessConfig) -> (HarnessAgent, Arc<AtomicUsize>, TestHearth) {
+        let t = open().await;
+        let hearth = t.hearth.clone();
+        let built = Arc::new(AtomicUsize::new(0));
+        let count = built.clone();
+        let tool_context = Arc::new(move |thread_id: &str, run_id: &str, cancel: CancellationToken| -> ToolContext {
+            count.fetch_add(1, Ordering::SeqCst);
+            hearth.toolbox().for_chat(thread_id, run_id, hearth_protocol::approvals::ProposalOrigin::ExternalAgent, cancel)
+        });
+        (HarnessAgent::new(config, tool_context).unwrap(), built, t)
+    }
+
+    fn config(endpoint: String) -> HarnessConfig {
+        HarnessConfig { bearer_token: Some(BearerToken::new(TOKEN)), ..HarnessConfig::new(endpoint, declared_tools()) }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn issue10_a_harness_redirect_is_not_followed_and_the_token_goes_nowhere() {
+        for status in ["307 Temporary Redirect", "308 Permanent Redirect", "302 Found"] {
+            let elsewhere = RawServer::start(sse(&[started()]), false).await;
+            let target = elsewhere.endpoint();
+            let answer = format!("HTTP/1.1 {status}\r\nlocation: {target}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+            let server = RawServer::start(answer.into_bytes(), false).await;
+            let (agent, tools, _t) = agent(config(server.endpoint())).await;
+            let message = run_error(&run(&agent, "hello").await);
+            let code = &status[..3];
+            assert_eq!(
+                message,
+                format!(
+                    "The agent at {} answered with a redirect to {target} (HTTP {code}); Hearth does not follow redirects, \
+                     because they would resend your token. Set the harness endpoint to {target} if you trust it.",
+                    server.addr
+                )
+            );
+            assert_eq!(server.connections(), 1, "{status}");
+            assert_eq!(elsewhere.connections(), 0, "{status}: the redirect target was never contacted");
+            assert_eq!(tools.load(Ordering::SeqCst), 0);
+        }
+    }
+
+    #[tokio::test]
+    async fn issue10_a_plain_http_harness_on_another_computer_is_refused_when_configured() {
+        let factory = Arc::new(|_: &str, _: &str, _: CancellationToken| -> ToolContext { unreachable!("nothing runs") });
+        for endpoint in ["http://agent.example.com/agent", "http://192.168.1.7:8000/agent"] {
+            let err = HarnessAgent::new(config(endpoint.to_owned()), factory.clone()).unwrap_err().to_string();
+            assert_eq!(
+                err,
+                format!(
+                    "The harness endpoint {endpoint} uses plain http:// to another computer, which would send your token \
+                     and conversations unencrypted. Use https://, or http:// only for an agent on this computer \
+                     (localhost, 127.0.0.1 or ::1)."
+                )
+            );
+        }
+        for endpoint in ["https://agent.example.com/agent", "http://localhost:8000/agent", "http://[::1]:8000/agent"] {
+            assert!(HarnessAgent::new(config(endpoint.to_owned()), factory.clone()).is_ok(), "{endpoint}");
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn issue10_a_harness_that_goes_silent_mid_reply_ends_the_run_at_its_read_timeout() {
+        let server = RawServer::start(sse(&[started()]), true).await;
+        let (agent, _, _t) = agent(HarnessConfig { read_timeout: Duration::from_millis(300), ..config(server.endpoint()) }).await;
+        let events = run(&agent, "hello").await;
+        let message = run_error(&events);
+        assert_eq!(
+            message,
+            format!(
+                "The agent at {} sent nothing for 0.3 s in the middle of its reply; the run was stopped. \
+                 Check that it is still running, then try again.",
+                server.addr
+            )
+        );
+        assert_eq!(server.connections(), 1);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn issue10_a_harness_reply_past_its_bound_ends_the_run() {
+        let mut events = vec![
+            started(),
+            Event::TextMessageStart(TextMessageStartEvent { message_id: "m1".into(), ..Default::default() }),
+        ];
+        let sent = 256;
+        let delta = "y".repeat(1024);
+        for _ in 0..sent {
+            events.push(Event::TextMessageContent(TextMessageContentEvent {
+                message_id: "m1".into(),
+                delta: delta.clone(),
+                ..Default::default()
+            }));
+        }
+        let server = RawServer::start(sse(&events), false).await;
+        let (agent, _, _t) = agent(HarnessConfig { max_reply_bytes: 64 * 1024, ..config(server.endpoint()) }).await;
+        let got = run(&agent, "hello").await;
+        let message = run_error(&got);
+        assert_eq!(
+            message,
+            format!(
+                "The agent at {} sent more than 64 KiB in one run; the run was stopped so its reply cannot fill memory. \
+                 Ask again with a narrower request.",
+                server.addr
+            )
+        );
+        let forwarded = got.iter().filter(|e| matches!(e, Event::TextMessageContent(_))).count();
+        assert!(forwarded < 64, "at most 64 KiB of 1 KiB deltas were read, {forwarded} of {sent} forwarded");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn issue10_a_harness_asking_for_more_tool_calls_than_the_limit_runs_none() {
+        let calls = MAX_TOOL_CALLS_PER_TURN + 1;
+        let mut events = vec![started()];
+        for i in 0..calls {
+            let id = format!("call-{i}");
+            events.push(Event::ToolCallStart(ToolCallStartEvent {
+                tool_call_id: id.clone(),
+                tool_call_name: "search_mail".into(),
+                ..Default::default()
+            }));
+            events.push(Event::ToolCallArgs(ToolCallArgsEvent {
+                tool_call_id: id.clone(),
+                delta: "{\"query\":\"x\"}".into(),
+                ..Default::default()
+            }));
+            events.push(Event::ToolCallEnd(ToolCallEndEvent { tool_call_id: id, ..Default::default() }));
+        }
+        events.push(Event::RunFinished(RunFinishedEvent { thread_id: "thread-h".into(), run_id: "run-h".into(), ..Default::default() }));
+        let server = RawServer::start(sse(&events), false).await;
+        let (agent, tools, _t) = agent(config(server.endpoint())).await;
+        let got = run(&agent, "hello").await;
+        let message = run_error(&got);
+        assert_eq!(
+            message,
+            format!(
+                "The agent at {} asked for {calls} calls of Hearth's tools in one round, more than the \
+                 {MAX_TOOL_CALLS_PER_TURN} Hearth runs at once; none were run. Ask again with a narrower request.",
+                server.addr
+            )
+        );
+        assert_eq!(tools.load(Ordering::SeqCst), 0, "no tool context was built: nothing ran");
+        assert!(!got.iter().any(|e| matches!(e, Event::ToolCallResult(_))));
+        assert_eq!(server.connections(), 1, "no continuation");
+    }
+}

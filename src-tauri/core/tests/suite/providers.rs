@@ -479,3 +479,135 @@ macro_rules! format_tests {
 format_tests!(openai_chat, Kind::Chat);
 format_tests!(anthropic, Kind::Anthropic);
 format_tests!(openai_responses, Kind::Responses);
+
+// Issue 10: outbound HTTP never follows redirects, plain http:// only to this computer, and
+// the stream decoding is bounded.
+
+fn wire_path(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Chat => "chat/completions",
+        Kind::Anthropic => "messages",
+        Kind::Responses => "responses",
+    }
+}
+
+fn build(kind: Kind, config: &ProviderConfig) -> Result<Box<dyn ModelProvider>, ProviderError> {
+    Ok(match kind {
+        Kind::Chat => Box::new(OpenAiChat::new(config)?),
+        Kind::Anthropic => Box::new(Anthropic::new(config)?),
+        Kind::Responses => Box::new(OpenAiResponses::new(config)?),
+    })
+}
+
+const KINDS: [Kind; 3] = [Kind::Chat, Kind::Anthropic, Kind::Responses];
+
+#[tokio::test]
+async fn issue10_a_redirect_is_not_followed_and_the_key_goes_nowhere() {
+    for kind in KINDS {
+        for status in [307, 308, 302] {
+            // The server a redirect points at would answer, if anyone asked it.
+            let elsewhere = ModelServer::start(Script::new().turn(Reply::new().text(&["stolen"]))).await.unwrap();
+            let target = format!("{}/{}", elsewhere.base_url(), wire_path(kind));
+            let (events, error, server) = run(kind, Script::new().turn(HttpError::redirect(status, target.clone()))).await;
+            assert_eq!(events, vec![], "{kind:?} {status}");
+            let error = error.unwrap();
+            assert!(matches!(error, ProviderError::Redirected { .. }), "{kind:?} {status}: {error:?}");
+            assert_eq!(server.requests().len(), 1, "{kind:?} {status}: a redirect is not retried");
+            assert_eq!(elsewhere.requests().len(), 0, "{kind:?} {status}: the redirect target received nothing");
+            let message = error.to_string();
+            assert_eq!(
+                message,
+                format!(
+                    "The model server at {} answered with a redirect to {target}; Hearth does not follow redirects, because \
+                     they would resend your key. Set the base URL to {} if you trust it.",
+                    server.base_url(),
+                    elsewhere.base_url()
+                )
+            );
+            assert!(!message.contains(KEY));
+        }
+    }
+}
+
+#[tokio::test]
+async fn issue10_a_redirect_without_a_target_or_to_a_relative_path_is_named() {
+    let (_, error, _server) = run(Kind::Anthropic, Script::new().turn(HttpError::status(301))).await;
+    let message = error.unwrap().to_string();
+    assert!(message.contains("redirect (HTTP 301) that names no address"), "{message}");
+
+    let (_, error, server) = run(Kind::Chat, Script::new().turn(HttpError::redirect(307, "/v2/chat/completions"))).await;
+    let message = error.unwrap().to_string();
+    let origin = server.base_url().trim_end_matches("/v1").to_owned();
+    assert!(message.contains(&format!("a redirect to {origin}/v2/chat/completions;")), "{message}");
+    assert!(message.contains(&format!("Set the base URL to {origin}/v2 if you trust it")), "{message}");
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn issue10_plain_http_to_another_computer_is_refused_when_the_provider_is_built() {
+    for kind in KINDS {
+        for base in ["http://192.168.1.20:11434/v1", "http://api.example.com/v1", "http://localhost.example.com/v1"] {
+            let config = ProviderConfig::new("Ollama", base, Some(KEY.to_owned()));
+            let error = build(kind, &config).err().unwrap_or_else(|| panic!("{kind:?}: {base} was accepted"));
+            assert!(matches!(error, ProviderError::Config { .. }), "{error:?}");
+            let message = error.to_string();
+            assert_eq!(
+                message,
+                format!(
+                    "The model provider Ollama is not set up right: the base URL {base} uses plain http:// to another \
+                     computer, which would send your key and conversation unencrypted; use https://, or http:// only \
+                     for a server on this computer (localhost, 127.0.0.1 or ::1). Check it in Settings."
+                )
+            );
+            assert!(!message.contains(KEY));
+        }
+        for base in ["https://api.example.com/v1", "http://127.0.0.1:11434/v1", "http://localhost:11434/v1", "http://[::1]:8080/v1"] {
+            assert!(build(kind, &ProviderConfig::new("Ollama", base, None)).is_ok(), "{kind:?}: {base}");
+        }
+        let error = build(kind, &ProviderConfig::new("Ollama", "localhost:11434", None)).err().unwrap();
+        assert!(error.to_string().contains("is not an absolute http:// or https:// address"), "{error}");
+    }
+}
+
+#[tokio::test]
+async fn issue10_an_over_long_sse_line_ends_the_stream_and_drops_the_connection() {
+    // One event of more than 4 MiB, and then the server would keep the stream open forever.
+    let huge = "x".repeat(4 * 1024 * 1024);
+    for kind in KINDS {
+        let script = Script::new().turn(Reply::new().text(&["before", &huge]).end(End::HoldUntilDisconnect));
+        let ended = tokio::time::timeout(Duration::from_secs(60), run(kind, script)).await;
+        let (events, error, server) = ended.unwrap_or_else(|_| panic!("{kind:?}: the over-long line did not end the stream"));
+        assert!(!events.iter().any(|e| matches!(e, ModelEvent::TextDelta(t) if t.len() > 1024)), "{kind:?}: the huge event was refused");
+        let error = error.unwrap();
+        assert!(matches!(error, ProviderError::Protocol { .. }), "{kind:?}: {error:?}");
+        assert!(error.to_string().contains("one line or event of its stream was longer than 4 MiB"), "{error}");
+        // Hearth stopped reading and hung up; the server counts the client going away.
+        server.wait_for_disconnects(1).await;
+        assert_eq!(server.disconnects(), 1, "{kind:?}");
+        assert_eq!(server.requests().len(), 1, "{kind:?}: not retried");
+    }
+}
+
+#[tokio::test]
+async fn issue10_more_tool_calls_in_one_answer_than_the_limit_end_it() {
+    use hearth_core::providers::MAX_TOOL_CALLS_PER_TURN;
+    let calls = |n: usize| -> Vec<ScriptedCall> {
+        (0..n).map(|i| ScriptedCall::new(&format!("call_{i}"), "search_mail", &["{\"query\":\"x\"}"])).collect()
+    };
+    for kind in KINDS {
+        // At the limit: every call arrives.
+        let (events, error, _server) = run(kind, Script::new().turn(Reply::new().parallel_tool_calls(calls(MAX_TOOL_CALLS_PER_TURN)))).await;
+        assert!(error.is_none(), "{kind:?}: {error:?}");
+        assert_eq!(assemble(&events).0.len(), MAX_TOOL_CALLS_PER_TURN, "{kind:?}");
+
+        // One more: the answer ends with an error after the calls within the limit.
+        let (events, error, _server) =
+            run(kind, Script::new().turn(Reply::new().parallel_tool_calls(calls(MAX_TOOL_CALLS_PER_TURN + 1)))).await;
+        let started = events.iter().filter(|e| matches!(e, ModelEvent::ToolCallStart { .. })).count();
+        assert_eq!(started, MAX_TOOL_CALLS_PER_TURN, "{kind:?}");
+        assert!(!events.iter().any(|e| matches!(e, ModelEvent::Finished { .. })), "{kind:?}: the answer did not finish");
+        let error = error.unwrap();
+        assert!(matches!(error, ProviderError::TooManyToolCalls { limit: 16, .. }), "{kind:?}: {error:?}");
+        assert!(error.to_string().contains("asked for more than 16 tool calls in one answer"), "{error}");
+    }
+}

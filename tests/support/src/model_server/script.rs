@@ -150,17 +150,24 @@ pub struct HttpError {
     pub status: u16,
     /// `Retry-After` in seconds.
     pub retry_after: Option<u64>,
+    /// `Location` (a redirect's target).
+    pub location: Option<String>,
 }
 
 impl HttpError {
     /// Any status.
     pub fn status(status: u16) -> Self {
-        Self { status, retry_after: None }
+        Self { status, retry_after: None, location: None }
     }
 
     /// `429` with `Retry-After`.
     pub fn rate_limited(retry_after_secs: u64) -> Self {
-        Self { status: 429, retry_after: Some(retry_after_secs) }
+        Self { status: 429, retry_after: Some(retry_after_secs), location: None }
+    }
+
+    /// A redirect (`301`, `302`, `307`, `308`) to `location`.
+    pub fn redirect(status: u16, location: impl Into<String>) -> Self {
+        Self { status, retry_after: None, location: Some(location.into()) }
     }
 
     /// `500`.

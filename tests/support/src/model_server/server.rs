@@ -218,6 +218,9 @@ fn error_response(format: WireFormat, error: &HttpError) -> Response<Body> {
     if let Some(secs) = error.retry_after {
         builder = builder.header("retry-after", secs.to_string());
     }
+    if let Some(location) = &error.location {
+        builder = builder.header("location", location.as_str());
+    }
     builder
         .body(full(format.error_body(error.status)))
         .unwrap_or_else(|_| plain(StatusCode::INTERNAL_SERVER_ERROR, "bad scripted status".to_owned()))

@@ -18,6 +18,12 @@
 //! A harness that breaks the event rules, sends an undecodable frame, closes the stream early
 //! or answers with an HTTP error ends the run with a `RUN_ERROR` that says what it did wrong.
 //! The bearer token is sent as a header and appears in no log, error or event.
+//!
+//! Bounds: the endpoint is `https://`, or `http://` only to this computer; a redirect is
+//! refused (it would resend the token), never followed; a reply that sends nothing for
+//! [`HarnessConfig::read_timeout`] ends the run, and so does one longer than
+//! [`HarnessConfig::max_reply_bytes`] (the transcript is rebuilt from it); one round may ask
+//! for at most [`MAX_TOOL_CALLS_PER_TURN`] calls of Hearth's tools.
 
 mod remote;
 mod state;
@@ -37,11 +43,18 @@ use tokio_util::sync::CancellationToken;
 use super::Agent;
 use super::emit::{Emitter, Stopped, event_stream};
 pub use super::ToolContextFactory;
+use crate::providers::{MAX_TOOL_CALLS_PER_TURN, without_credentials};
 use crate::tools::{ToolCall, run_serially};
 use remote::RemoteEnd;
 
 /// How many continuations (POSTs after the first) one owner message may cause.
 pub const MAX_CONTINUATIONS: usize = 6;
+
+/// How long a harness may send nothing (no headers, no event, no keep-alive) by default.
+pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The most one harness run's reply may send by default: 32 MiB (an event may be 16 MiB).
+pub const DEFAULT_MAX_REPLY_BYTES: usize = 32 * 1024 * 1024;
 
 /// The AG-UI version Hearth speaks to a harness.
 pub const PROTOCOL_VERSION: &str = "1.0";
@@ -71,7 +84,8 @@ impl std::fmt::Debug for BearerToken {
 /// Where the harness is and what Hearth offers it.
 #[derive(Debug, Clone)]
 pub struct HarnessConfig {
-    /// The harness's AG-UI endpoint (`http://` or `https://`), POSTed to for every run.
+    /// The harness's AG-UI endpoint, POSTed to for every run: `https://`, or `http://` only
+    /// to this computer (`localhost`, 127.0.0.0/8, `::1`).
     pub endpoint: String,
     /// Sent as `Authorization: Bearer …` when set.
     pub bearer_token: Option<BearerToken>,
@@ -80,12 +94,24 @@ pub struct HarnessConfig {
     pub tools: Vec<Tool>,
     /// How long connecting may take before the run fails.
     pub connect_timeout: Duration,
+    /// How long the harness may send nothing before the run fails.
+    pub read_timeout: Duration,
+    /// The most one harness run's reply may send; past it the run fails.
+    pub max_reply_bytes: usize,
 }
 
 impl HarnessConfig {
-    /// A config with no token and a 10 s connect timeout.
+    /// A config with no token, a 10 s connect timeout and the default read timeout and
+    /// reply bound.
     pub fn new(endpoint: impl Into<String>, tools: Vec<Tool>) -> Self {
-        Self { endpoint: endpoint.into(), bearer_token: None, tools, connect_timeout: Duration::from_secs(10) }
+        Self {
+            endpoint: endpoint.into(),
+            bearer_token: None,
+            tools,
+            connect_timeout: Duration::from_secs(10),
+            read_timeout: DEFAULT_READ_TIMEOUT,
+            max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
+        }
     }
 }
 
@@ -95,6 +121,12 @@ pub enum HarnessError {
     /// The endpoint is not an absolute http(s) URL.
     #[error("The harness endpoint {endpoint:?} is not an http:// or https:// URL. Enter the agent's full address, e.g. http://127.0.0.1:8000/agent.")]
     BadEndpoint {
+        /// The endpoint as given (credentials in it are not shown).
+        endpoint: String,
+    },
+    /// A plain `http://` endpoint on another computer.
+    #[error("The harness endpoint {endpoint} uses plain http:// to another computer, which would send your token and conversations unencrypted. Use https://, or http:// only for an agent on this computer (localhost, 127.0.0.1 or ::1).")]
+    PlainHttp {
         /// The endpoint as given (credentials in it are not shown).
         endpoint: String,
     },
@@ -127,6 +159,8 @@ struct Inner {
     tools: Vec<Tool>,
     declared: HashSet<String>,
     tool_context: ToolContextFactory,
+    read_timeout: Duration,
+    max_reply_bytes: usize,
 }
 
 impl HarnessAgent {
@@ -136,6 +170,9 @@ impl HarnessAgent {
             .ok()
             .filter(|url| matches!(url.scheme(), "http" | "https") && url.host_str().is_some())
             .ok_or_else(|| HarnessError::BadEndpoint { endpoint: without_credentials(&config.endpoint) })?;
+        if endpoint.scheme() == "http" && !crate::providers::is_loopback(&endpoint) {
+            return Err(HarnessError::PlainHttp { endpoint: without_credentials(&config.endpoint) });
+        }
         let host = match (endpoint.host_str(), endpoint.port()) {
             (Some(host), Some(port)) => format!("{host}:{port}"),
             (Some(host), None) => host.to_owned(),
@@ -143,6 +180,7 @@ impl HarnessAgent {
         };
         let client = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
+            .read_timeout(config.read_timeout)
             // A redirect could carry the request (and its token) elsewhere: refuse it.
             .redirect(reqwest::redirect::Policy::none())
             .build()
@@ -157,6 +195,8 @@ impl HarnessAgent {
                 tools: config.tools,
                 declared,
                 tool_context,
+                read_timeout: config.read_timeout,
+                max_reply_bytes: config.max_reply_bytes,
             }),
         })
     }
@@ -203,6 +243,15 @@ impl Inner {
                     ..Default::default()
                 };
                 return out.send(Event::RunFinished(done)).await;
+            }
+            if calls.len() > MAX_TOOL_CALLS_PER_TURN {
+                let message = format!(
+                    "The agent at {} asked for {} calls of Hearth's tools in one round, more than the {MAX_TOOL_CALLS_PER_TURN} \
+                     Hearth runs at once; none were run. Ask again with a narrower request.",
+                    self.host,
+                    calls.len()
+                );
+                return self.fail(out, message).await;
             }
             if round == MAX_CONTINUATIONS {
                 let message = format!(
@@ -278,21 +327,6 @@ impl Inner {
     }
 }
 
-/// The endpoint with any `user:password@` removed, for an error message.
-fn without_credentials(endpoint: &str) -> String {
-    match reqwest::Url::parse(endpoint) {
-        Ok(mut url) => {
-            let _ = url.set_username("");
-            let _ = url.set_password(None);
-            url.to_string()
-        }
-        Err(_) => match endpoint.rsplit_once('@') {
-            Some((_, rest)) => rest.to_owned(),
-            None => endpoint.to_owned(),
-        },
-    }
-}
-
 /// The innermost cause of an error (e.g. "Connection refused (os error 111)"), which names
 /// no URL or header.
 fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
@@ -318,6 +352,14 @@ mod tests {
             let err = HarnessAgent::new(HarnessConfig::new(bad, Vec::new()), factory()).unwrap_err().to_string();
             assert!(err.contains("not an http:// or https:// URL"), "{bad}: {err}");
             assert!(!err.contains("pw"), "{err}");
+        }
+        for plain in ["http://agent.example.com/agent", "http://user:pw@10.0.0.5:8000/agent", "http://[fe80::1]/agent"] {
+            let err = HarnessAgent::new(HarnessConfig::new(plain, Vec::new()), factory()).unwrap_err().to_string();
+            assert!(err.contains("plain http:// to another computer") && err.contains("Use https://"), "{plain}: {err}");
+            assert!(!err.contains("pw"), "{err}");
+        }
+        for fine in ["https://agent.example.com/agent", "http://localhost:8000/agent", "http://127.0.0.2/agent", "http://[::1]:9/agent"] {
+            assert!(HarnessAgent::new(HarnessConfig::new(fine, Vec::new()), factory()).is_ok(), "{fine}");
         }
         let agent =
             HarnessAgent::new(HarnessConfig::new("http://user:secret@127.0.0.1:9/agent?key=k", Vec::new()), factory()).unwrap();

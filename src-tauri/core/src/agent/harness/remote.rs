@@ -2,12 +2,13 @@
 
 use hearth_protocol::agui::{Event, RunAgentInput, RunFinishedEvent, SseDecoder, SseError, Verifier, VerifyError};
 use reqwest::StatusCode;
-use reqwest::header::{ACCEPT, CONTENT_TYPE};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, LOCATION};
 use tokio_util::sync::CancellationToken;
 
 use super::transcript::Transcript;
 use super::{Inner, root_cause};
 use crate::agent::emit::{Emitter, Stopped};
+use crate::providers::without_credentials;
 
 /// How a harness run ended (Stop is `Err(Stopped)` instead).
 pub(super) enum RemoteEnd {
@@ -54,6 +55,8 @@ impl Inner {
         let mut verifier = Verifier::new();
         let mut transcript = Transcript::new(request.state.clone());
         let mut decoded = Vec::new();
+        // The whole reply is bounded, so the transcript rebuilt from it is too.
+        let mut received = 0usize;
         loop {
             // Dropping `response` on Stop closes the connection: the harness sees it go.
             let chunk = tokio::select! {
@@ -64,6 +67,14 @@ impl Inner {
             let chunk = match chunk {
                 Ok(Some(chunk)) => chunk,
                 Ok(None) => break,
+                Err(err) if err.is_timeout() => {
+                    return Ok(RemoteEnd::Failed(format!(
+                        "The agent at {} sent nothing for {} s in the middle of its reply; the run was stopped. \
+                         Check that it is still running, then try again.",
+                        self.host,
+                        self.read_timeout.as_secs_f64()
+                    )));
+                }
                 Err(err) => {
                     return Ok(RemoteEnd::Failed(format!(
                         "The connection to the agent at {} broke mid-reply ({}); the run was stopped.",
@@ -72,6 +83,15 @@ impl Inner {
                     )));
                 }
             };
+            received = received.saturating_add(chunk.len());
+            if received > self.max_reply_bytes {
+                return Ok(RemoteEnd::Failed(format!(
+                    "The agent at {} sent more than {} in one run; the run was stopped so its reply cannot fill memory. \
+                     Ask again with a narrower request.",
+                    self.host,
+                    size(self.max_reply_bytes)
+                )));
+            }
             decoder.feed_into(&chunk, &mut decoded);
             for result in decoded.drain(..) {
                 let event = match result {
@@ -142,11 +162,24 @@ impl Inner {
             ));
         }
         if status.is_redirection() {
-            return Some(format!(
-                "The agent at {host} redirected Hearth elsewhere (HTTP {}); Hearth does not follow redirects. \
-                 Enter the final address as the harness endpoint.",
-                status.as_u16()
-            ));
+            let target = response
+                .headers()
+                .get(LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| self.endpoint.join(v.trim()).map_or_else(|_| without_credentials(v), |url| without_credentials(url.as_str())));
+            return Some(match target {
+                Some(target) => format!(
+                    "The agent at {host} answered with a redirect to {target} (HTTP {}); Hearth does not follow redirects, \
+                     because they would resend your token. Set the harness endpoint to {target} if you trust it.",
+                    status.as_u16()
+                ),
+                None => format!(
+                    "The agent at {host} answered with a redirect (HTTP {}) that names no address; Hearth does not follow \
+                     redirects. Enter the agent's final address as the harness endpoint.",
+                    status.as_u16()
+                ),
+            });
         }
         if status.is_server_error() {
             return Some(format!("The agent at {host} failed (HTTP {}). Try again later.", status.as_u16()));
@@ -197,5 +230,17 @@ impl Inner {
             other => format!("broke the AG-UI event order ({other})"),
         };
         format!("The agent at {host} {sent}; the run was stopped.")
+    }
+}
+
+/// `bytes` in words: "32 MiB", "64 KiB", "100 bytes".
+fn size(bytes: usize) -> String {
+    const MIB: usize = 1024 * 1024;
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else if bytes >= 1024 && bytes.is_multiple_of(1024) {
+        format!("{} KiB", bytes / 1024)
+    } else {
+        format!("{bytes} bytes")
     }
 }

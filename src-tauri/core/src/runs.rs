@@ -115,15 +115,19 @@ pub(crate) fn spawn_run(
         let scope = format!("thread:{}", input.thread_id);
         let mut driver = Driver { store, tx, cancel, verifier: Verifier::new(), input, new_from };
         let end = driver.drive(agent).await;
+        // However the run ended (finished, stopped, a stream that broke the rules), its agent
+        // may still be working in its own task: its Stop fires now, so the journal admits no
+        // effect and the dispatch no proposal of this run after its end.
+        driver.cancel.cancel();
+        if let Err(err) = driver.store.end_run(&run_id, end).await {
+            tracing::error!(run_id, error = %err, "could not record the end of a run");
+        }
         // An effect the run's agent still had `dispatching` when the run ended (its future was
         // dropped, the client went away) may or may not have happened.
         match driver.store.strand_claimed_operations(&scope, &run_id).await {
             Ok(0) => {}
             Ok(stranded) => tracing::warn!(run_id, stranded, "a chat run ended with effects in flight; they need review"),
             Err(err) => tracing::error!(run_id, error = %err, "could not mark a chat run's in-flight effects uncertain"),
-        }
-        if let Err(err) = driver.store.end_run(&run_id, end).await {
-            tracing::error!(run_id, error = %err, "could not record the end of a run");
         }
         registry.remove(&run_id);
     });

@@ -41,6 +41,19 @@ struct Conversation {
     next_step: u64,
     /// The call that ended the last run, waiting for its result.
     pending: Option<Pending>,
+    /// A turn written down before its calls ran: a run that stops before their results are
+    /// checkpointed leaves it here, and the next run dispatches exactly these calls again,
+    /// under the same step numbers, instead of asking the model anew.
+    #[serde(default)]
+    in_flight: Option<InFlight>,
+}
+
+/// The calls of one model turn, with the task step of the first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InFlight {
+    first_step: u64,
+    calls: Vec<ToolCall>,
 }
 
 /// A call whose result the owner decides.
@@ -158,21 +171,35 @@ impl ModelTaskHandler {
             if ctx.guard().await.is_err() {
                 return TaskOutcome::Stopped;
             }
-            let (text, calls) = match self.turn(&request, ctx).await {
-                Ok(answer) => answer,
-                Err(ProviderError::Cancelled) => return TaskOutcome::Stopped,
-                Err(err) => return TaskOutcome::Failed(err.to_string()),
+            let (first_step, calls) = match convo.in_flight.take() {
+                Some(batch) => (batch.first_step, batch.calls),
+                None => {
+                    let (text, calls) = match self.turn(&request, ctx).await {
+                        Ok(answer) => answer,
+                        Err(ProviderError::Cancelled) => return TaskOutcome::Stopped,
+                        Err(err) => return TaskOutcome::Failed(err.to_string()),
+                    };
+                    if calls.is_empty() {
+                        return TaskOutcome::Succeeded(if text.trim().is_empty() { "Done.".into() } else { text });
+                    }
+                    // Write the turn down, fenced, before any of its calls runs.
+                    let first_step = convo.next_step;
+                    convo.next_step += calls.len() as u64;
+                    request.messages.push(Message::Assistant { text, tool_calls: calls.clone() });
+                    convo.messages.clone_from(&request.messages);
+                    convo.in_flight = Some(InFlight { first_step, calls: calls.clone() });
+                    if ctx.checkpoint(&json!({ CONVERSATION: convo })).await.is_err() {
+                        return TaskOutcome::Stopped;
+                    }
+                    convo.in_flight = None;
+                    (first_step, calls)
+                }
             };
-            if calls.is_empty() {
-                return TaskOutcome::Succeeded(if text.trim().is_empty() { "Done.".into() } else { text });
-            }
             let batch: Vec<crate::tools::ToolCall> = calls
                 .iter()
                 .map(|c| crate::tools::ToolCall { id: c.id.clone(), name: c.name.clone(), arguments: c.arguments.clone() })
                 .collect();
-            let outputs = run_serially(&tools, &batch, convo.next_step).await;
-            convo.next_step += batch.len() as u64;
-            request.messages.push(Message::Assistant { text, tool_calls: calls.clone() });
+            let outputs = run_serially(&tools, &batch, first_step).await;
             let mut outcome = None;
             for (call_id, output) in outputs {
                 match (&outcome, output.outcome) {

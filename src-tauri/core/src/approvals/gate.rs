@@ -146,16 +146,30 @@ impl ApprovalGate {
         origin: ProposalOrigin,
         draft: ProposalDraft,
     ) -> Result<ProposalRow> {
+        // A retried step is matched on what it asked for, before resolving: the approval it
+        // led to may itself have changed or deleted the event it resolves against.
+        let request_hash = crate::journal::action_hash("proposal-request", &serde_json::to_value(&draft)?);
+        if let Some(existing) = self.inner.store.proposal_by_key(key).await? {
+            return match &existing.request_hash {
+                Some(asked) if *asked == request_hash => Ok(existing),
+                Some(_) => Err(changed_request(&existing)),
+                // Written before requests were hashed: compare after resolving, below.
+                None => self.prepare_resolved(key, fence, origin, draft, request_hash).await,
+            };
+        }
+        self.prepare_resolved(key, fence, origin, draft, request_hash).await
+    }
+
+    async fn prepare_resolved(
+        &self,
+        key: &str,
+        fence: Option<(&str, &str)>,
+        origin: ProposalOrigin,
+        draft: ProposalDraft,
+        request_hash: String,
+    ) -> Result<ProposalRow> {
         let connection = self.inner.workspace.connection().await?;
-        let (draft, target) = match self.inner.workspace.resolve(draft).await {
-            Ok(resolved) => resolved,
-            // A retried step whose proposal was already decided — its event since changed or
-            // deleted by that very approval — gets the stored proposal and its receipt.
-            Err(err) => match self.inner.store.proposal_by_key(key).await? {
-                Some(existing) if existing.status != ProposalStatus::AwaitingReview => return Ok(existing),
-                _ => return Err(err),
-            },
-        };
+        let (draft, target) = self.inner.workspace.resolve(draft).await?;
         let hash = proposal_hash(&draft, &connection, &target);
         let now = now_ms();
         let ttl = i64::try_from(self.inner.ttl.as_millis()).unwrap_or(i64::MAX);
@@ -175,17 +189,14 @@ impl ApprovalGate {
             error: None,
             origin,
             executor: None,
+            request_hash: Some(request_hash),
         };
         match self.inner.store.insert_proposal(&row, fence).await? {
             None => Err(CoreError::Conflict(
                 "This run no longer holds its task (it was paused, cancelled or interrupted), so nothing was prepared.".into(),
             )),
             Some(InsertOutcome::Created(stored) | InsertOutcome::Existing(stored)) => Ok(stored),
-            Some(InsertOutcome::Changed(stored)) => Err(CoreError::Conflict(format!(
-                "A different draft was already prepared for this request (proposal {}). A changed draft needs a new \
-                 review: prepare it as a new request.",
-                stored.id
-            ))),
+            Some(InsertOutcome::Changed(stored)) => Err(changed_request(&stored)),
         }
     }
 
@@ -331,6 +342,14 @@ impl ApprovalGate {
             .await?
             .ok_or_else(|| CoreError::NotFound(format!("There is no proposal {proposal_id}.")))
     }
+}
+
+fn changed_request(stored: &ProposalRow) -> CoreError {
+    CoreError::Conflict(format!(
+        "A different draft was already prepared for this request (proposal {}). A changed draft needs a new \
+         review: prepare it as a new request.",
+        stored.id
+    ))
 }
 
 /// The power to prepare a proposal for the owner's review — the only power over approvals a

@@ -145,6 +145,8 @@ struct Hooks {
 #[derive(Clone)]
 pub struct Journal {
     store: Store,
+    /// This process, recorded on a stopped effect until it reports.
+    identity: Arc<str>,
     hooks: Arc<Mutex<Hooks>>,
 }
 
@@ -157,7 +159,7 @@ impl std::fmt::Debug for Journal {
 impl Journal {
     /// A journal over `store`.
     pub fn new(store: Store) -> Self {
-        Self { store, hooks: Arc::default() }
+        Self { store, identity: crate::tasks::ProcessIdentity::current().as_str().into(), hooks: Arc::default() }
     }
 
     fn hooks(&self) -> std::sync::MutexGuard<'_, Hooks> {
@@ -228,10 +230,11 @@ impl Journal {
                 return Err(JournalError::Cancelled { op_id: op_id.to_owned() });
             }
             None => {
-                // Uncertain first, durably; then the effect (which has the token) ends, and what
-                // it reports is the truth we keep.
-                self.mark_stopped(op).await?;
-                let late = running.await;
+                // Uncertain, durably; meanwhile the effect (which has the token) keeps being
+                // polled to its end — it may hold the store's writer right now, so leaving it
+                // unpolled while marking the row would deadlock. What it reports is kept.
+                let (marked, late) = tokio::join!(self.mark_stopped(op), &mut running);
+                marked?;
                 return self.record_late(op, &late).await;
             }
             // Stop arrived while the effect ran, even if it then finished in the same poll: the
@@ -252,22 +255,24 @@ impl Journal {
             }
         };
         if !self.store.settle_operation(op.key, op.claimant, to, Some(&value.to_string())).await? {
-            // A lease sweep made it uncertain while it ran: keep what it reported beside that.
+            // A lease sweep made it uncertain while it ran: keep what it reported beside that,
+            // and report it as stopped — never another claimant's receipt as this run's own.
             let late = late_json(to, &value);
             let nothing_happened = status == ReceiptStatus::Failed;
             self.store.record_late_result(op.key, op.claimant, &late.to_string(), nothing_happened).await?;
-            return self.stored_receipt(op.key).await;
+            return Err(JournalError::Stopped { op_id: op_id.to_owned() });
         }
         Ok(Receipt { status, value, replayed: false })
     }
 
-    /// Stop reached a running effect: its row becomes `outcome_unknown` and the task flagged.
+    /// Stop reached a running effect: its row becomes `outcome_unknown`, the task flagged, and
+    /// the row names this process until the effect reports.
     async fn mark_stopped(&self, op: &Operation<'_>) -> Result<(), JournalError> {
         let receipt = serde_json::json!({
             "stopped": "Stopped while it was running, so it may or may not have happened.",
             "stoppedAt": now_ms(),
         });
-        self.store.settle_operation(op.key, op.claimant, OpStatus::OutcomeUnknown, Some(&receipt.to_string())).await?;
+        self.store.mark_stopped(op.key, op.claimant, &self.identity, &receipt.to_string()).await?;
         Ok(())
     }
 
@@ -346,7 +351,12 @@ impl Journal {
     async fn stored_receipt(&self, key: OpKey<'_>) -> Result<Receipt, JournalError> {
         let op_id = || key.op_id.to_owned();
         let row = self.store.get_operation(key).await?.ok_or_else(|| JournalError::InFlight { op_id: op_id() })?;
-        let value = row.receipt.as_deref().and_then(|r| serde_json::from_str(r).ok()).unwrap_or(serde_json::Value::Null);
+        let value = match row.receipt.as_deref() {
+            None => serde_json::Value::Null,
+            Some(text) => serde_json::from_str(text).map_err(|err| {
+                CoreError::CorruptRow(format!("the receipt of operation {} cannot be read ({err})", key.op_id))
+            })?,
+        };
         let status = match row.status {
             OpStatus::Succeeded => ReceiptStatus::Succeeded,
             OpStatus::Failed => ReceiptStatus::Failed,

@@ -129,7 +129,7 @@ impl Store {
         let done = sqlx::query(
             "UPDATE operations SET status = 'dispatching', receipt = NULL, settled_at = NULL, claimant = ?4,
                  late_receipt = NULL, late_at = NULL
-             WHERE scope = ?1 AND op_id = ?2 AND status = ?3 AND coalesce(claimant, '') <> ?4
+             WHERE scope = ?1 AND op_id = ?2 AND status = ?3 AND coalesce(claimant, '') <> ?4 AND stopping_owner IS NULL
                AND (?5 = '' OR EXISTS (SELECT 1 FROM tasks WHERE id = ?5 AND lease_id = ?6 AND status = 'running'
                                       AND lease_expires_at > ?7))",
         )
@@ -195,6 +195,40 @@ impl Store {
         Ok(settled)
     }
 
+    /// Stop reached `claimant`'s running effect: the row becomes `outcome_unknown` (flagging
+    /// the task) with `stopping_owner` — this process — until the effect reports.
+    pub async fn mark_stopped(&self, key: OpKey<'_>, claimant: &str, owner: &str, receipt: &str) -> Result<bool> {
+        let mut writer = self.writer().await;
+        let mut tx = sqlx::Connection::begin(&mut *writer).await?;
+        let done = sqlx::query(
+            "UPDATE operations SET status = 'outcome_unknown', receipt = ?5, settled_at = ?6, stopping_owner = ?4
+             WHERE scope = ?1 AND op_id = ?2 AND claimant IS ?3 AND status IN ('dispatching', 'outcome_unknown')",
+        )
+        .bind(key.scope)
+        .bind(key.op_id)
+        .bind(claimant)
+        .bind(owner)
+        .bind(receipt)
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await?;
+        let marked = done.rows_affected() == 1;
+        if marked {
+            flag_scope_uncertain(&mut tx, key.scope).await?;
+        }
+        tx.commit().await?;
+        Ok(marked)
+    }
+
+    /// The processes whose stopped effects in `scope` have not reported yet.
+    pub async fn stopping_owners(&self, scope: &str) -> Result<Vec<String>> {
+        let rows = sqlx::query("SELECT DISTINCT stopping_owner FROM operations WHERE scope = ?1 AND stopping_owner IS NOT NULL")
+            .bind(scope)
+            .fetch_all(self.reader())
+            .await?;
+        rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+    }
+
     /// Records what an effect reported after Stop made it `outcome_unknown`: its result and
     /// when. When the effect says nothing happened (`nothing_happened`), the row becomes
     /// `failed` (a later run may perform it) and the task's flag is recomputed; otherwise it
@@ -209,11 +243,13 @@ impl Store {
         let now = now_ms();
         let mut writer = self.writer().await;
         let mut tx = sqlx::Connection::begin(&mut *writer).await?;
+        // Also once the owner has acknowledged it: the claimant still holds the row (a Retry
+        // waits for `stopping_owner` to clear before another run may take it).
         let done = sqlx::query(
-            "UPDATE operations SET late_receipt = ?4, late_at = ?5,
+            "UPDATE operations SET late_receipt = ?4, late_at = ?5, stopping_owner = NULL,
                  status = CASE WHEN ?6 THEN 'failed' ELSE status END,
                  receipt = CASE WHEN ?6 THEN ?4 ELSE receipt END
-             WHERE scope = ?1 AND op_id = ?2 AND status = 'outcome_unknown' AND claimant IS ?3",
+             WHERE scope = ?1 AND op_id = ?2 AND status IN ('outcome_unknown', 'acknowledged') AND claimant IS ?3",
         )
         .bind(key.scope)
         .bind(key.op_id)
@@ -223,11 +259,12 @@ impl Store {
         .bind(nothing_happened)
         .execute(&mut *tx)
         .await?;
-        if nothing_happened {
+        let recorded = done.rows_affected() == 1;
+        if recorded && nothing_happened {
             recompute_scope_flag(&mut tx, key.scope).await?;
         }
         tx.commit().await?;
-        Ok(done.rows_affected() == 1)
+        Ok(recorded)
     }
 
     /// An `acknowledged` row whose effect is known (from its late result) to have succeeded

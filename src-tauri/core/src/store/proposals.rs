@@ -41,6 +41,8 @@ pub struct ProposalRow {
     pub origin: ProposalOrigin,
     /// The process carrying it out (while `executing`).
     pub executor: Option<String>,
+    /// sha256 of what the tool asked for, before the workspace resolved it.
+    pub request_hash: Option<String>,
 }
 
 impl ProposalRow {
@@ -71,6 +73,7 @@ impl ProposalRow {
                     .ok_or_else(|| CoreError::CorruptRow(format!("stored proposal has an unknown origin {origin:?}")))?
             },
             executor: row.try_get("executor")?,
+            request_hash: row.try_get("request_hash")?,
         })
     }
 
@@ -93,7 +96,7 @@ impl ProposalRow {
 }
 
 const COLUMNS: &str = "id, key, task_id, kind, draft, connection_id, account, target, target_version, hash, status,
-     created_at, expires_at, receipt, error, origin, executor";
+     created_at, expires_at, receipt, error, origin, executor, request_hash";
 
 /// How inserting a proposal went.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,7 +119,8 @@ impl Store {
         let now = now_ms();
         let (task_id, lease_id) = fence.unwrap_or_default();
         let mut writer = self.writer().await;
-        let mut tx = sqlx::Connection::begin(&mut *writer).await?;
+        // IMMEDIATE: the lease read and the insert see the same database, across processes too.
+        let mut tx = sqlx::Connection::begin_with(&mut *writer, "BEGIN IMMEDIATE").await?;
         let live = |sql: &'static str| {
             sqlx::query(sql).bind(task_id).bind(lease_id).bind(now)
         };
@@ -131,8 +135,8 @@ impl Store {
         }
         let inserted = sqlx::query(
             "INSERT INTO proposals (id, key, task_id, kind, draft, connection_id, account, target, target_version, hash,
-                 status, created_at, expires_at, origin)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'awaiting_review', ?11, ?12, ?13)
+                 status, created_at, expires_at, origin, request_hash)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'awaiting_review', ?11, ?12, ?13, ?14)
              ON CONFLICT (key) DO NOTHING",
         )
         .bind(&new.id)
@@ -148,6 +152,7 @@ impl Store {
         .bind(new.created_at)
         .bind(new.expires_at)
         .bind(new.origin.as_str())
+        .bind(&new.request_hash)
         .execute(&mut *tx)
         .await?
         .rows_affected()
@@ -160,9 +165,15 @@ impl Store {
             .map(ProposalRow::from_row)
             .transpose()?
             .ok_or_else(|| CoreError::NotFound(format!("The proposal {} vanished while it was being stored.", new.id)))?;
+        // A retried step is matched on what was asked (`request_hash`), since what it resolves
+        // to can change by the approval itself (an updated or deleted event).
+        let same = match (&stored.request_hash, &new.request_hash) {
+            (Some(stored), Some(asked)) => stored == asked,
+            _ => stored.hash == new.hash,
+        };
         let outcome = if inserted {
             InsertOutcome::Created(stored)
-        } else if stored.hash == new.hash {
+        } else if same {
             InsertOutcome::Existing(stored)
         } else {
             InsertOutcome::Changed(stored)
@@ -405,9 +416,14 @@ pub struct ExecutionClaim<'a> {
 /// Settles `claim` as succeeded with `receipt` on `conn`, inside the caller's transaction.
 /// `false` when the claim is no longer held (the caller must roll back its effect).
 pub(crate) async fn settle_claim_in(conn: &mut sqlx::SqliteConnection, claim: ExecutionClaim<'_>, receipt: &str) -> sqlx::Result<bool> {
+    // The task is re-checked here too: a Cancel or Pause committed after the claim wins, and
+    // the effect (in the caller's transaction) rolls back with this settle.
     let done = sqlx::query(
         "UPDATE proposals SET status = 'succeeded', receipt = ?3, decided_at = coalesce(decided_at, ?4)
-         WHERE id = ?1 AND status = 'executing' AND executor IS ?2",
+         WHERE id = ?1 AND status = 'executing' AND executor IS ?2
+           AND (task_id IS NULL OR EXISTS (
+               SELECT 1 FROM tasks WHERE tasks.id = proposals.task_id AND tasks.action_id = proposals.id
+                 AND tasks.status IN ('running', 'waiting_approval')))",
     )
     .bind(claim.proposal_id)
     .bind(claim.executor)

@@ -15,6 +15,10 @@ use sqlx::sqlite::SqliteRow;
 use super::{Store, now_ms};
 use crate::error::{CoreError, Result};
 
+/// What a run that left an effect in doubt says.
+pub const UNCERTAIN_REASON: &str =
+    "An action of this run may or may not have happened. Check what it did, then choose \"Retry after review\".";
+
 /// At most this many tasks may be unfinished at once.
 pub const MAX_OPEN_TASKS: i64 = 100;
 
@@ -358,11 +362,24 @@ impl Store {
             TaskStatus::WaitingApproval => "Waiting for your approval.".to_owned(),
             other => format!("Now {}.", other.as_str()),
         };
+        // A run that leaves an effect in doubt ends `interrupted` (unless it failed), whatever
+        // it asked for: only there (and in `failed`) do the controls offer "Retry after review",
+        // so nothing — an answer, a release, a schedule — runs past the doubt unreviewed.
         let done = sqlx::query(
-            "UPDATE tasks SET status = ?3, result = ?4, error = ?5, question = ?6, next_run_at = ?7, action_id = coalesce(?8, action_id),
-                 lease_expires_at = NULL, updated_at = ?9, status_note = ?10,
+            "UPDATE tasks SET
                  outcome_uncertain = outcome_uncertain OR EXISTS (
-                     SELECT 1 FROM operations WHERE scope = ?11 AND status = 'outcome_unknown')
+                     SELECT 1 FROM operations WHERE scope = ?11 AND status = 'outcome_unknown'),
+                 status = CASE WHEN ?3 <> 'failed' AND (outcome_uncertain OR EXISTS (
+                     SELECT 1 FROM operations WHERE scope = ?11 AND status = 'outcome_unknown')) THEN 'interrupted' ELSE ?3 END,
+                 result = ?4,
+                 error = CASE WHEN ?3 <> 'failed' AND (outcome_uncertain OR EXISTS (
+                     SELECT 1 FROM operations WHERE scope = ?11 AND status = 'outcome_unknown')) THEN ?12 ELSE ?5 END,
+                 question = CASE WHEN ?3 <> 'failed' AND (outcome_uncertain OR EXISTS (
+                     SELECT 1 FROM operations WHERE scope = ?11 AND status = 'outcome_unknown')) THEN NULL ELSE ?6 END,
+                 next_run_at = ?7, action_id = coalesce(?8, action_id),
+                 lease_expires_at = NULL, updated_at = ?9,
+                 status_note = CASE WHEN ?3 <> 'failed' AND (outcome_uncertain OR EXISTS (
+                     SELECT 1 FROM operations WHERE scope = ?11 AND status = 'outcome_unknown')) THEN 'Interrupted: ' || ?12 ELSE ?10 END
              WHERE id = ?1 AND lease_id = ?2 AND status = 'running' AND lease_expires_at > ?9",
         )
         .bind(task_id)
@@ -376,6 +393,7 @@ impl Store {
         .bind(now)
         .bind(note)
         .bind(task_scope(task_id))
+        .bind(UNCERTAIN_REASON)
         .execute(&mut *self.writer().await)
         .await?;
         Ok(done.rows_affected() == 1)
@@ -388,12 +406,17 @@ impl Store {
         let now = now_ms();
         let mut writer = self.writer().await;
         let mut tx = writer.begin().await?;
+        // The holder's effects may still be running (a stalled process whose lease lapsed): name
+        // that process, so the owner's Retry waits for their late results while it lives.
         let unknown = sqlx::query(
-            "UPDATE operations SET status = 'outcome_unknown', settled_at = ?2
+            "UPDATE operations SET status = 'outcome_unknown', settled_at = ?2,
+                 stopping_owner = (SELECT lease_owner FROM tasks WHERE id = ?3 AND lease_id = ?4)
              WHERE scope = ?1 AND status = 'dispatching'",
         )
         .bind(task_scope(task_id))
         .bind(now)
+        .bind(task_id)
+        .bind(lease_id)
         .execute(&mut *tx)
         .await?
         .rows_affected();
@@ -460,6 +483,21 @@ impl Store {
         expected_attempts: i64,
         control: &TaskControl,
     ) -> Result<ControlOutcome> {
+        self.apply_control_then(task_id, expected, expected_attempts, control, |_| {}).await
+    }
+
+    /// [`Store::apply_control`] that calls `stop(lease)` for a running task's lease after the
+    /// compare-and-swap and **before the commit**, so the run's Stop has fired by the time any
+    /// other connection can see the task paused or cancelled: no effect of the run can be
+    /// first polled after the owner's Stop is visible.
+    pub async fn apply_control_then(
+        &self,
+        task_id: &str,
+        expected: TaskStatus,
+        expected_attempts: i64,
+        control: &TaskControl,
+        stop: impl FnOnce(&str),
+    ) -> Result<ControlOutcome> {
         let now = now_ms();
         // IMMEDIATE: the read below and the write after it see the same row.
         let mut writer = self.writer().await;
@@ -491,7 +529,11 @@ impl Store {
                     return Ok(ControlOutcome::NeedsReview(current));
                 }
                 if current.outcome_uncertain {
-                    sqlx::query("UPDATE operations SET status = 'acknowledged' WHERE scope = ?1 AND status = 'outcome_unknown'")
+                    // The engine checked that no live process is still stopping one of them.
+                    sqlx::query(
+                        "UPDATE operations SET status = 'acknowledged', stopping_owner = NULL
+                         WHERE scope = ?1 AND status = 'outcome_unknown'",
+                    )
                         .bind(task_scope(task_id))
                         .execute(&mut *tx)
                         .await?;
@@ -499,6 +541,8 @@ impl Store {
                 let note = if current.outcome_uncertain { "Retried by you after review." } else { "Retried by you." };
                 (TaskStatus::Queued, note, None)
             }
+            // An answer would run the next step past an effect whose outcome nobody knows.
+            TaskControl::Answer { .. } if current.outcome_uncertain => return Ok(ControlOutcome::NeedsReview(current)),
             TaskControl::Answer { text } => (TaskStatus::Queued, "Answered by you.", Some(text.as_str())),
         };
         let retry = matches!(control, TaskControl::Retry { .. });
@@ -536,12 +580,16 @@ impl Store {
         if let Some(why) = withdrawn {
             super::proposals::deny_open_proposals(&mut tx, task_id, why).await?;
         }
-        tx.commit().await?;
-        let task = self
-            .get_task(task_id)
-            .await?
-            .ok_or_else(|| CoreError::NotFound(format!("There is no task {task_id}.")))?;
         let was_running = current.status == TaskStatus::Running;
+        if was_running && let Some(lease) = current.lease_id.as_deref() {
+            stop(lease);
+        }
+        tx.commit().await?;
+        // Committed: a failed re-read must not make the control look refused.
+        let task = match self.get_task(task_id).await {
+            Ok(Some(task)) => task,
+            Ok(None) | Err(_) => TaskRow { status: next, ..current.clone() },
+        };
         Ok(ControlOutcome::Applied { task, stopped_lease: if was_running { current.lease_id } else { None } })
     }
 

@@ -218,15 +218,30 @@ impl TaskEngine {
     /// Applies an owner's control. A running run's cancellation fires at once.
     pub async fn control(&self, params: &TaskControlParams) -> Result<TaskRow> {
         params.validate()?;
+        if matches!(params.control, TaskControl::Retry { acknowledge_uncertain: true }) {
+            // A stopped effect of a process that still lives has not reported yet: what it did
+            // must be known (and kept) before the owner's Retry lets another run take the step.
+            let scope = task_scope(&params.task_id);
+            let live = self.inner.store.stopping_owners(&scope).await?.into_iter().any(|owner| ProcessIdentity::liveness(&owner) == Liveness::Alive);
+            if live {
+                return Err(CoreError::Conflict(
+                    "An action of this task is still being stopped. Wait until it reports what it did, then retry.".into(),
+                ));
+            }
+        }
+        let engine = self.clone();
+        let task_id = params.task_id.clone();
         let outcome = self
             .inner
             .store
-            .apply_control(&params.task_id, params.expected_status, params.expected_attempts, &params.control)
+            .apply_control_then(&params.task_id, params.expected_status, params.expected_attempts, &params.control, move |lease| {
+                engine.cancel_local(&task_id, lease);
+            })
             .await?;
         match outcome {
             ControlOutcome::Applied { task, stopped_lease } => {
-                // The store denied the task's open proposals in the same transaction as a Pause
-                // or Cancel; now the run's Stop reaches its in-flight effect.
+                // The store denied the task's open proposals and fired the run's Stop inside the
+                // transaction; firing again is harmless and covers a run claimed meanwhile.
                 if let Some(lease) = stopped_lease {
                     self.cancel_local(&task.id, &lease);
                 }

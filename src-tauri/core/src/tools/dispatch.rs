@@ -105,11 +105,11 @@ impl<'a> Visitor for Dispatch<'a> {
                 Err(refused) => return refused,
             };
             let key = self.ctx.scope.key(&self.step).joined();
-            let fence = self.ctx.scope.task().map(|t| (t.task().id.as_str(), t.lease_id()));
-            if let Some(task) = self.ctx.scope.task()
-                && let Err(err) = task.guard().await
-            {
-                return ToolOutput::error(err.to_string());
+            // A task's proposal is fenced to its lease in the insert itself; a chat's stops with
+            // its run (the driver fires the run's Stop when the run ends).
+            let fence = self.ctx.scope.task().map(|t| t.fence());
+            if self.ctx.cancel.is_cancelled() {
+                return ToolOutput::error("The run was stopped, so nothing was prepared.");
             }
             match self.ctx.proposer.prepare(&key, fence, self.ctx.scope.origin(), draft).await {
                 Ok(proposal) => {

@@ -383,8 +383,10 @@ async fn issue9_the_run_limit_firing_mid_effect_flags_the_task() {
     let created = agent_task(&hearth, "limit").await;
     run_once(&hearth).await;
     let after = task(&hearth, &created.id).await;
-    assert_eq!(after.status, TaskStatus::WaitingInput, "{:?}", after.error);
-    assert!(after.question.as_deref().unwrap().contains("limit"));
+    // A run that leaves an effect in doubt ends interrupted, where only "Retry after review"
+    // goes on — not waiting for an answer that would run past the doubt.
+    assert_eq!(after.status, TaskStatus::Interrupted, "{:?}", after.error);
+    assert!(after.error.as_deref().unwrap().contains("Retry after review"), "{:?}", after.error);
     assert!(after.outcome_uncertain, "the dropped effect flags the task for review");
     let scope = format!("task:{}", created.id);
     assert_eq!(hearth.store().count_operations(&scope, OpStatus::OutcomeUnknown).await.unwrap(), 1);
@@ -407,4 +409,109 @@ async fn issue9_delegate_task_with_a_changed_job_under_one_key_conflicts() {
     assert!(changed.is_error);
     assert!(changed.content.contains("different task was already delegated"), "{}", changed.content);
     assert_eq!(hearth.store().count_tasks().await.unwrap(), 1);
+}
+
+/// Review finding 1: while a stopped effect of a live process has not reported, the owner's
+/// "Retry after review" waits; once it reports, Retry replays its late success instead of
+/// performing it again. Counted in effect rows.
+#[tokio::test]
+async fn issue9_retry_after_review_waits_for_a_stopped_effect_and_never_runs_it_twice() {
+    let t = super::support::open().await;
+    let hearth = t.hearth.clone();
+    let effects = super::effects::Effects::open(&t.dir.path().join("effects.db")).await;
+    let engine = hearth.tasks().clone();
+    let started = Arc::new(Notify::new());
+    let release = Arc::new(Notify::new());
+    let (started_in, release_in, effects_in) = (started.clone(), release.clone(), effects.clone());
+    engine.register(TaskKind::Monitor, move |ctx: TaskContext| {
+        let (started, release, effects) = (started_in.clone(), release_in.clone(), effects_in.clone());
+        async move {
+            let receipt = ctx
+                .test_effect("send", "test_send", &json!({ "to": "sam@example.com" }), |_token| async move {
+                    effects.record("send", "x").await;
+                    started.notify_one();
+                    // It does not honour Stop until the test lets it finish.
+                    release.notified().await;
+                    Ok(json!({ "sent": true }))
+                })
+                .await;
+            match receipt {
+                Ok(r) => TaskOutcome::Succeeded(r.value.to_string()),
+                Err(_) => TaskOutcome::Stopped,
+            }
+        }
+    });
+    let input = json!({});
+    let created = engine.create(super::support::new_task("stopping", &input)).await.unwrap();
+    let mut changes = engine.subscribe();
+    engine.tick().await.unwrap();
+    started.notified().await;
+    let running = task(&hearth, &created.id).await;
+    hearth.task_control(&control(&running, TaskControl::Pause)).await.unwrap();
+    // The journal marks the row uncertain at once, naming this (live) process.
+    let scope = format!("task:{}", created.id);
+    while hearth.store().count_operations(&scope, OpStatus::OutcomeUnknown).await.unwrap() == 0 {
+        tokio::task::yield_now().await;
+    }
+    let paused = task(&hearth, &created.id).await;
+    assert!(paused.outcome_uncertain);
+    let err = hearth.task_control(&control(&paused, TaskControl::Retry { acknowledge_uncertain: true })).await.unwrap_err();
+    assert!(err.to_string().contains("still being stopped"), "{err}");
+    assert_eq!(task(&hearth, &created.id).await, paused, "the refused Retry changed nothing");
+
+    release.notify_one();
+    engine_idle(&engine, &mut changes).await;
+    while !hearth.store().stopping_owners(&scope).await.unwrap().is_empty() {
+        tokio::task::yield_now().await;
+    }
+    let paused = task(&hearth, &created.id).await;
+    hearth.task_control(&control(&paused, TaskControl::Retry { acknowledge_uncertain: true })).await.unwrap();
+    run_once(&hearth).await;
+    let done = task(&hearth, &created.id).await;
+    assert_eq!(done.status, TaskStatus::Succeeded, "{:?}", done.error);
+    assert_eq!(done.result.as_deref(), Some(r#"{"sent":true}"#), "the late success is the receipt");
+    assert_eq!(effects.count().await, 1, "the effect ran once");
+}
+
+/// Review finding 3: a model turn is written down before its calls run, so a run stopped
+/// after one call settled and before the results were checkpointed is continued by
+/// dispatching exactly that turn again — the settled call replays, the model is not asked
+/// anew. Counted in artifact files and model requests.
+#[tokio::test]
+async fn issue9_a_model_turn_stopped_between_its_calls_is_finished_not_asked_again() {
+    let script = Script::new()
+        .turn(Reply::new().parallel_tool_calls(vec![
+            hearth_testkit::model_server::ScriptedCall::new("c1", "save_artifact", &[r#"{"name":"one.md","content":"1"}"#]),
+            hearth_testkit::model_server::ScriptedCall::new("c2", "save_artifact", &[r#"{"name":"two.md","content":"2"}"#]),
+        ]))
+        .turn(Reply::new().tool_call("c3", "finish_task", &[r#"{"result":"Saved both."}"#]));
+    let (t, server) = hearth_with(script, |_| {}).await;
+    let hearth = t.hearth.clone();
+    let created = agent_task(&hearth, "turn").await;
+    // Pause lands when the second call's intent is written: the first has settled.
+    let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (h, id, seen_in) = (hearth.clone(), created.id.clone(), seen.clone());
+    hearth.tasks().journal().set_intent_hook(Some(Arc::new(move |_tool: &str| {
+        let (h, id, seen) = (h.clone(), id.clone(), seen_in.clone());
+        Box::pin(async move {
+            if seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+                let running = h.store().get_task(&id).await.unwrap().unwrap();
+                h.task_control(&control(&running, TaskControl::Pause)).await.unwrap();
+            }
+        })
+    })));
+    run_once(&hearth).await;
+    hearth.tasks().journal().set_intent_hook(None);
+    let paused = task(&hearth, &created.id).await;
+    assert_eq!(paused.status, TaskStatus::Paused);
+    assert!(!paused.outcome_uncertain, "the second call never started");
+    let artifacts = || std::fs::read_dir(t.dir.path().join("artifacts")).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(artifacts(), 1);
+
+    hearth.task_control(&control(&paused, TaskControl::Resume)).await.unwrap();
+    run_once(&hearth).await;
+    let done = task(&hearth, &created.id).await;
+    assert_eq!(done.status, TaskStatus::Succeeded, "{:?}", done.error);
+    assert_eq!(artifacts(), 2, "the first call replayed, the second ran once");
+    assert_eq!(server.requests().len(), 2, "the stopped turn was dispatched again, not asked for again");
 }

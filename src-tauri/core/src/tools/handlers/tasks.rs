@@ -202,9 +202,16 @@ impl EffectTool for SaveArtifact {
         let content = args.content;
         let written = {
             let path = path.clone();
-            tokio::task::spawn_blocking(move || write_private(&dir, &path, content.as_bytes()).map(|()| content.len()))
-                .await
-                .map_err(|e| EffectError::Uncertain(format!("the write was cut off ({e})")))?
+            tokio::task::spawn_blocking(move || {
+                let written = write_private(&dir, &path, content.as_bytes()).map(|()| content.len());
+                if written.is_err() {
+                    // A partial file would make "it did not happen" untrue: remove it.
+                    let _ = std::fs::remove_file(&path);
+                }
+                written
+            })
+            .await
+            .map_err(|e| EffectError::Uncertain(format!("the write was cut off ({e})")))?
         };
         match written {
             Ok(bytes) => Ok(json!({ "name": name, "path": path.to_string_lossy(), "bytes": bytes })),

@@ -76,8 +76,8 @@ pub struct HarnessSettings {
     pub has_token: bool,
 }
 
-/// Hearth's own AG-UI endpoint.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// Hearth's own AG-UI endpoint. Its `Debug` never shows the token.
+#[derive(Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EndpointSettings {
     /// It is listening.
@@ -90,7 +90,18 @@ pub struct EndpointSettings {
     pub token: Option<String>,
 }
 
-/// Answer to every `settings_*` command.
+impl std::fmt::Debug for EndpointSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EndpointSettings")
+            .field("enabled", &self.enabled)
+            .field("url", &self.url)
+            .field("token", &self.token.as_ref().map(|_| "[REDACTED]"))
+            .finish()
+    }
+}
+
+/// Answer to every `settings_*` command. Its `Debug` never shows a token: the only one it
+/// carries is the endpoint's, which [`EndpointSettings`]'s `Debug` redacts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SettingsView {
@@ -224,5 +235,21 @@ mod tests {
         assert!(ModelSettingsParams { api_key: Some("a b".into()), ..p.clone() }.validate().is_err());
         let secret = ModelSettingsParams { api_key: Some("sk-very-secret".into()), ..p };
         assert!(!format!("{secret:?}").contains("sk-very-secret"));
+    }
+
+    #[test]
+    fn settings_views_never_debug_print_the_endpoint_token() {
+        let endpoint = EndpointSettings {
+            enabled: true,
+            url: Some("http://127.0.0.1:4100/".into()),
+            token: Some("hearth_0123456789abcdef".into()),
+        };
+        let view = SettingsView { mode: AgentMode::Sample, model: None, harness: None, endpoint: endpoint.clone() };
+        for printed in [format!("{endpoint:?}"), format!("{view:?}"), format!("{view:#?}")] {
+            assert!(!printed.contains("hearth_0123456789abcdef"), "{printed}");
+            assert!(printed.contains("[REDACTED]") && printed.contains("127.0.0.1:4100"), "{printed}");
+        }
+        // The wire form still carries it: the owner is shown the token while the endpoint runs.
+        assert!(serde_json::to_string(&view).unwrap().contains("hearth_0123456789abcdef"));
     }
 }

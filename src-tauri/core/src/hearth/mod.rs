@@ -61,8 +61,11 @@ impl Hearth {
     /// Opens the data directory: creates it, opens and migrates the database, closes runs a
     /// crash left open, and seeds the sample workspace on first start.
     pub async fn open(config: Config) -> Result<Self> {
-        std::fs::create_dir_all(&config.data_dir)
-            .map_err(|source| CoreError::DataDir { path: config.data_dir.clone(), source })?;
+        // The data folder and the folders Hearth keeps in it (`artifacts` is where
+        // `save_artifact` writes) are the owner's only: 0700, tightened if looser.
+        for dir in [config.data_dir.clone(), config.attachments_dir(), config.files_dir(), config.data_dir.join("artifacts")] {
+            Store::create_private_dir(&dir)?;
+        }
         let store = Store::open(&config.database_path(), config.busy_timeout).await?;
         close_orphan_runs(&store).await?;
         seed::seed_if_empty(&store, &config.attachments_dir()).await?;

@@ -34,7 +34,12 @@ impl Store {
     ///
     /// Waits up to `busy_timeout` for another process's lock, then fails with
     /// [`CoreError::DatabaseLocked`] rather than retrying forever.
+    ///
+    /// The database file is readable only by its owner (0600 on Unix), and so are its `-wal` and
+    /// `-shm` files, which SQLite creates with the database file's mode.
     pub async fn open(path: &Path, busy_timeout: Duration) -> Result<Self> {
+        #[cfg(unix)]
+        private::database_files(path);
         let options = SqliteConnectOptions::new()
             .filename(path)
             .create_if_missing(true)
@@ -74,6 +79,20 @@ impl Store {
     /// previous one.
     pub(crate) async fn writer(&self) -> MutexGuard<'_, SqliteConnection> {
         self.writer.lock().await
+    }
+
+    /// Creates the folder `dir` (and missing parents) readable only by its owner (0700 on Unix),
+    /// and tightens it if it already exists with a looser mode (saying so in the log). Hearth
+    /// makes the data folder and every folder it keeps there with this.
+    pub(crate) fn create_private_dir(dir: &Path) -> Result<()> {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, private::DIR_MODE);
+        builder.create(dir).map_err(|source| CoreError::DataDir { path: dir.to_owned(), source })?;
+        #[cfg(unix)]
+        private::tighten(dir, "folder");
+        Ok(())
     }
 
     /// The database file.
@@ -116,6 +135,63 @@ fn pool_options(max_connections: u32) -> SqlitePoolOptions {
         .idle_timeout(None)
         .max_lifetime(None)
         .test_before_acquire(false)
+}
+
+/// Owner-only modes for the data folder and the database files (Unix).
+#[cfg(unix)]
+mod private {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    use std::path::Path;
+
+    /// Folders: the owner's only.
+    pub(super) const DIR_MODE: u32 = 0o700;
+
+    /// The database file (and, through SQLite, its `-wal` and `-shm`).
+    pub(super) const FILE_MODE: u32 = 0o600;
+
+    /// Creates the database file 0600 if it is not there yet (SQLite opens an empty file as an
+    /// empty database, and gives the `-wal` and `-shm` files it creates the database file's
+    /// mode), and tightens it and existing `-wal`/`-shm` files that others can read. Best
+    /// effort: if the file cannot be created here, opening it reports why.
+    pub(super) fn database_files(path: &Path) {
+        let created = std::fs::OpenOptions::new().write(true).create_new(true).mode(FILE_MODE).open(path);
+        if let Err(err) = created
+            && err.kind() != std::io::ErrorKind::AlreadyExists
+        {
+            tracing::debug!(path = %path.display(), error = %err, "could not create the database file ahead of SQLite");
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            tighten(Path::new(&name), "file");
+        }
+    }
+
+    /// Takes the group's and others' permissions off `path` if it has any (a folder becomes
+    /// 0700, a file 0600 at most). A missing path is left alone; a failure is logged, not fatal
+    /// (some file systems have no Unix modes).
+    pub(super) fn tighten(path: &Path, what: &str) {
+        let Ok(meta) = std::fs::metadata(path) else { return };
+        let mode = meta.permissions().mode() & 0o7777;
+        if mode & 0o077 == 0 {
+            return;
+        }
+        let private = mode & 0o700;
+        match std::fs::set_permissions(path, std::fs::Permissions::from_mode(private)) {
+            Ok(()) => tracing::warn!(
+                path = %path.display(),
+                from = format_args!("{mode:o}"),
+                to = format_args!("{private:o}"),
+                "Hearth's data {what} could be read by other users of this machine; it is now private to you"
+            ),
+            Err(err) => tracing::warn!(
+                path = %path.display(),
+                mode = format_args!("{mode:o}"),
+                error = %err,
+                "other users of this machine can read Hearth's data {what} and Hearth could not change that; run chmod go-rwx on it"
+            ),
+        }
+    }
 }
 
 /// Turns SQLite's result codes into errors that say what to do.

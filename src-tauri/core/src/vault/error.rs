@@ -94,6 +94,31 @@ pub enum VaultError {
         /// The platform's words.
         detail: String,
     },
+    /// The keychain did not answer, and stored secrets were sealed with the key it holds: a new
+    /// key would leave every one of them unreadable, so the vault does not open.
+    #[error(
+        "Hearth's {secrets} stored secret(s) are sealed with its key in the OS keychain ({service}/{account}), and the keychain is unavailable; unlock it and try again ({detail})."
+    )]
+    KeychainNeeded {
+        /// Keychain service.
+        service: String,
+        /// Keychain account.
+        account: String,
+        /// How many secrets are stored.
+        secrets: usize,
+        /// The platform's words.
+        detail: String,
+    },
+    /// The lock file held while a new key is created could not be opened or locked.
+    #[error(
+        "Hearth could not lock {path} to create its vault key: {source}. Check the data folder's permissions."
+    )]
+    KeyLock {
+        /// The lock file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
     /// The keychain entry exists but does not hold a vault key.
     #[error(
         "The OS keychain entry {service}/{account} does not hold a Hearth vault key. Remove it in the system's keychain manager, then enter your secrets again in Settings."
@@ -132,6 +157,8 @@ impl VaultError {
             VaultError::KeyFile { .. }
             | VaultError::KeyFileInvalid { .. }
             | VaultError::KeychainUnavailable { .. }
+            | VaultError::KeychainNeeded { .. }
+            | VaultError::KeyLock { .. }
             | VaultError::KeychainKeyInvalid { .. }
             | VaultError::Keychain { .. }
             | VaultError::Random { .. } => ErrorCode::Unavailable,

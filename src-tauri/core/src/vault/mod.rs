@@ -4,7 +4,9 @@
 //! 96-bit nonce per write and associated data `hearth-vault:v<format>:<name>`, so a ciphertext
 //! copied to another name (or altered, or read with another key) fails to decrypt. Rows live
 //! in the `secrets` table (`crate::store::secrets`); the data key lives in the OS keychain
-//! where one exists, else in `<data>/vault.key` (0600). See [`KeySource`].
+//! where one exists, else in `<data>/vault.key` (0600). See [`KeySource`]. The key never
+//! forks: a keychain that does not answer while secrets are stored is an error
+//! ([`VaultError::KeychainNeeded`]), never a reason to make a second key.
 //!
 //! Secrets go in and come out as [`SecretString`]: zeroized on drop, `[REDACTED]` in Debug.
 
@@ -22,7 +24,10 @@ use sha2::{Digest, Sha256};
 use zeroize::Zeroizing;
 
 pub use error::{Result, VaultError};
-pub use key::{KEY_FILE_NAME, KEY_LEN, KEYCHAIN_ACCOUNT, KEYCHAIN_SERVICE, KEYCHAIN_TIMEOUT, KeySource};
+pub use key::{
+    KEY_FILE_NAME, KEY_LEN, KEYCHAIN_ACCOUNT, KEYCHAIN_SERVICE, KEYCHAIN_TIMEOUT, KeySource, Keychain, LOCK_FILE_NAME,
+    OsKeychain,
+};
 pub use secrecy::{ExposeSecret, SecretString};
 
 use crate::store::secrets::SecretRow;
@@ -60,35 +65,72 @@ impl fmt::Debug for Vault {
 }
 
 impl Vault {
-    /// Opens the vault with its data key from `key` (created there if it has none yet).
+    /// Opens the vault with its data key from `key` (created there if it has none yet; a new
+    /// keychain key is created under a lock file beside the database).
     pub async fn open(store: Store, key: KeySource) -> Result<Self> {
-        let data_key = key.load_or_create().await?;
-        let cipher = Aes256Gcm::new(aes_gcm::Key::<Aes256Gcm>::from_slice(&*data_key));
-        let key_id = key_id(&data_key);
-        Ok(Self { inner: Arc::new(Inner { store, cipher, key_id, source: key }) })
+        let keychain: Arc<dyn Keychain> = Arc::new(OsKeychain);
+        let lock_dir = store.path().parent().unwrap_or_else(|| Path::new(".")).to_owned();
+        let loaded = key.load_or_create(&keychain, &lock_dir).await?;
+        Ok(Self::with_key(store, key, &loaded.key))
     }
 
-    /// Opens the vault for the data folder `data_dir`: the key file if one is already there
-    /// (it holds the key existing secrets were sealed with), else the OS keychain, else — with
-    /// a warning — a new key file `<data_dir>/vault.key`.
+    /// Opens the vault for the data folder `data_dir` with the OS keychain; see
+    /// [`Vault::open_in_with`].
     pub async fn open_in(store: Store, data_dir: &Path) -> Result<Self> {
+        Self::open_in_with(store, data_dir, Arc::new(OsKeychain)).await
+    }
+
+    /// Opens the vault for the data folder `data_dir`: the key file if one is already there (it
+    /// holds the key existing secrets were sealed with), else `keychain`, else — with a warning
+    /// — a new key file `<data_dir>/vault.key`.
+    ///
+    /// The key never forks: when the keychain does not answer but secrets are stored (so they
+    /// were sealed with the keychain's key), this fails with
+    /// [`VaultError::KeychainNeeded`] rather than making a new key they would not open with.
+    /// First starts racing on one data folder create one keychain key (see
+    /// [`LOCK_FILE_NAME`]).
+    pub async fn open_in_with(store: Store, data_dir: &Path, keychain: Arc<dyn Keychain>) -> Result<Self> {
         let file = KeySource::file_in(data_dir);
         if let KeySource::File(path) = &file
             && path.exists()
         {
-            return Self::open(store, file).await;
+            let loaded = file.load_or_create(&keychain, data_dir).await?;
+            return Ok(Self::with_key(store, file, &loaded.key));
         }
-        match Self::open(store.clone(), KeySource::keychain()).await {
-            Ok(vault) => return Ok(vault),
-            Err(VaultError::KeychainUnavailable { detail, .. }) => {
+        let source = KeySource::keychain();
+        match source.load_or_create(&keychain, data_dir).await {
+            Ok(loaded) => {
+                if loaded.created {
+                    let orphaned = store.secret_names().await?.len();
+                    if orphaned > 0 {
+                        tracing::warn!(
+                            orphaned,
+                            "the OS keychain had no vault key although secrets are stored; Hearth made a new key, and those secrets must be entered again in Settings"
+                        );
+                    }
+                }
+                return Ok(Self::with_key(store, source, &loaded.key));
+            }
+            Err(VaultError::KeychainUnavailable { service, account, detail }) => {
+                let secrets = store.secret_names().await?.len();
+                if secrets > 0 {
+                    return Err(VaultError::KeychainNeeded { service, account, secrets, detail });
+                }
                 tracing::warn!(
                     reason = %detail,
-                    "the OS keychain is unavailable; Hearth keeps the vault key in a file readable only by you (vault.key in the data folder)"
+                    "the OS keychain is unavailable and no secrets are stored yet; Hearth keeps the vault key in a file readable only by you (vault.key in the data folder)"
                 );
             }
             Err(other) => return Err(other),
         }
-        Self::open(store, file).await
+        let loaded = file.load_or_create(&keychain, data_dir).await?;
+        Ok(Self::with_key(store, file, &loaded.key))
+    }
+
+    fn with_key(store: Store, source: KeySource, data_key: &key::DataKey) -> Self {
+        let cipher = Aes256Gcm::new(aes_gcm::Key::<Aes256Gcm>::from_slice(&**data_key));
+        let key_id = key_id(data_key);
+        Self { inner: Arc::new(Inner { store, cipher, key_id, source }) }
     }
 
     /// Where this vault's key came from.

@@ -29,10 +29,11 @@ pub async fn seed_if_empty(store: &Store, attachments_dir: &Path) -> Result<bool
 }
 
 fn write_permission_form(dir: &Path) -> Result<MailAttachment> {
-    let dir_err = |source| CoreError::DataDir { path: dir.to_owned(), source };
-    std::fs::create_dir_all(dir).map_err(dir_err)?;
+    // Private like the owner's files: a 0700 folder, the file 0600, written atomically.
+    Store::create_private_dir(dir)?;
     let path = dir.join("att-permission-form.pdf");
-    std::fs::write(&path, PERMISSION_FORM_PDF).map_err(dir_err)?;
+    crate::files::write_private(&path, PERMISSION_FORM_PDF)
+        .map_err(|source| CoreError::DataDir { path: path.clone(), source })?;
     Ok(MailAttachment {
         id: "att-permission-form".into(),
         message_id: "msg-school-1".into(),

@@ -10,6 +10,7 @@ mod effects;
 mod harness;
 mod journal;
 mod pdf;
+mod privacy;
 mod processes;
 mod providers;
 mod runs;

@@ -3,8 +3,15 @@
 use std::path::Path;
 use std::time::Duration;
 
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
 use hearth_core::store::Store;
-use hearth_core::vault::{ExposeSecret, KeySource, SecretString, Vault, VaultError};
+use hearth_core::vault::{
+    ExposeSecret, KEY_FILE_NAME, KeySource, Keychain, LOCK_FILE_NAME, SecretString, Vault, VaultError,
+};
+use zeroize::Zeroizing;
 
 const NAME: &str = "provider:openai:api_key";
 const PLAIN: &str = "sk-test-0123456789abcdefghijklmnopqrstuvwxyz";
@@ -217,4 +224,173 @@ async fn vault_secrets_and_errors_print_no_bytes() {
     assert!(!err.to_string().contains("sk live"));
     assert!(vault.get("").await.is_err());
     assert!(vault.get(&"a".repeat(201)).await.is_err());
+}
+
+/// A keychain in memory that can be made to fail: `hiccups` calls answer "unavailable" (as a
+/// locked or briefly unreachable keychain does), then it works again. Counts every write.
+#[derive(Default)]
+struct FakeKeychain {
+    entries: Mutex<HashMap<(String, String), String>>,
+    hiccups: AtomicUsize,
+    writes: AtomicUsize,
+}
+
+impl FakeKeychain {
+    fn hiccup(&self, service: &str, account: &str) -> Result<(), VaultError> {
+        let failing = self.hiccups.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok();
+        if failing {
+            return Err(VaultError::KeychainUnavailable {
+                service: service.to_owned(),
+                account: account.to_owned(),
+                detail: "the keychain is locked".to_owned(),
+            });
+        }
+        Ok(())
+    }
+
+    fn stored(&self) -> Vec<String> {
+        self.entries.lock().unwrap().values().cloned().collect()
+    }
+}
+
+impl Keychain for FakeKeychain {
+    fn read(&self, service: &str, account: &str) -> Result<Option<Zeroizing<String>>, VaultError> {
+        self.hiccup(service, account)?;
+        let found = self.entries.lock().unwrap().get(&(service.to_owned(), account.to_owned())).cloned();
+        // Widen the gap between reading "no entry" and writing one, where racing starts fork.
+        std::thread::yield_now();
+        Ok(found.map(Zeroizing::new))
+    }
+
+    fn write(&self, service: &str, account: &str, text: &str) -> Result<(), VaultError> {
+        self.hiccup(service, account)?;
+        std::thread::yield_now();
+        self.writes.fetch_add(1, Ordering::SeqCst);
+        self.entries.lock().unwrap().insert((service.to_owned(), account.to_owned()), text.to_owned());
+        Ok(())
+    }
+}
+
+const SECRETS: [(&str, &str); 3] = [
+    ("provider:openai:api_key", "sk-test-0123456789abcdefghijklmnopqrstuvwxyz"),
+    ("harness:token", "tok-0123456789"),
+    ("agui:endpoint_token", "hearth_abcdef0123456789"),
+];
+
+#[tokio::test]
+async fn issue10_a_keychain_hiccup_never_forks_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store(dir.path()).await;
+    let keychain = Arc::new(FakeKeychain::default());
+
+    // First start: the key goes to the keychain, the secrets are sealed with it.
+    let first = Vault::open_in_with(store.clone(), dir.path(), keychain.clone()).await.unwrap();
+    assert_eq!(first.key_source(), &KeySource::keychain());
+    for (name, plain) in SECRETS {
+        first.put(name, &secret(plain)).await.unwrap();
+    }
+    let key_in_keychain = keychain.stored();
+    assert_eq!(key_in_keychain.len(), 1);
+    assert_eq!(keychain.writes.load(Ordering::SeqCst), 1);
+    drop(first);
+
+    // Next start, the keychain does not answer: a clear error, and no second key anywhere.
+    keychain.hiccups.store(1, Ordering::SeqCst);
+    let err = Vault::open_in_with(store.clone(), dir.path(), keychain.clone()).await.unwrap_err();
+    assert!(matches!(err, VaultError::KeychainNeeded { secrets: 3, .. }), "{err:?}");
+    let message = err.to_string();
+    assert!(message.contains("the keychain is unavailable; unlock it and try again"), "{message}");
+    assert!(message.contains("dev.hearth.desktop/vault-data-key"), "{message}");
+    for (_, plain) in SECRETS {
+        assert!(!message.contains(plain), "{message}");
+    }
+    assert_eq!(err.to_ipc().code, hearth_protocol::ErrorCode::Unavailable);
+    assert!(!dir.path().join(KEY_FILE_NAME).exists(), "no key file was made");
+    assert_eq!(keychain.writes.load(Ordering::SeqCst), 1, "nothing was written to the keychain");
+    assert_eq!(keychain.stored(), key_in_keychain);
+    assert_eq!(keychain.hiccups.load(Ordering::SeqCst), 0, "the hiccup was met");
+
+    // The keychain answers again: the same key, and every secret opens.
+    let again = Vault::open_in_with(store.clone(), dir.path(), keychain.clone()).await.unwrap();
+    assert_eq!(again.key_source(), &KeySource::keychain());
+    for (name, plain) in SECRETS {
+        assert_eq!(again.get(name).await.unwrap().unwrap().expose_secret(), plain);
+    }
+    assert_eq!(keychain.writes.load(Ordering::SeqCst), 1);
+    assert_eq!(keychain.stored(), key_in_keychain);
+    assert!(!dir.path().join(KEY_FILE_NAME).exists());
+}
+
+#[tokio::test]
+async fn issue10_without_a_keychain_and_without_secrets_the_key_is_a_private_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = store(dir.path()).await;
+    let keychain = Arc::new(FakeKeychain::default());
+
+    // No secret is stored yet, so a file key forks nothing.
+    keychain.hiccups.store(1, Ordering::SeqCst);
+    let vault = Vault::open_in_with(store.clone(), dir.path(), keychain.clone()).await.unwrap();
+    assert_eq!(vault.key_source(), &KeySource::file_in(dir.path()));
+    vault.put(NAME, &secret(PLAIN)).await.unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.path().join(KEY_FILE_NAME)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+
+    // Once there is a key file it wins, keychain or not: the secrets were sealed with it.
+    let again = Vault::open_in_with(store.clone(), dir.path(), keychain.clone()).await.unwrap();
+    assert_eq!(again.key_id(), vault.key_id());
+    assert_eq!(again.get(NAME).await.unwrap().unwrap().expose_secret(), PLAIN);
+    assert_eq!(keychain.writes.load(Ordering::SeqCst), 0, "the keychain was never written");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn issue10_two_first_starts_racing_on_the_keychain_end_with_one_key() {
+    const STARTS: usize = 8;
+    let dir = tempfile::tempdir().unwrap();
+    let keychain = Arc::new(FakeKeychain::default());
+    // Each start has its own database connection, as separate processes would.
+    let mut stores = Vec::new();
+    for _ in 0..STARTS {
+        stores.push(store(dir.path()).await);
+    }
+    let barrier = Arc::new(tokio::sync::Barrier::new(STARTS));
+    let starts: Vec<_> = stores
+        .iter()
+        .cloned()
+        .map(|store| {
+            let (keychain, barrier, dir) = (keychain.clone(), barrier.clone(), dir.path().to_owned());
+            tokio::spawn(async move {
+                barrier.wait().await;
+                Vault::open_in_with(store, &dir, keychain).await.unwrap()
+            })
+        })
+        .collect();
+    let mut vaults = Vec::new();
+    for start in starts {
+        vaults.push(start.await.unwrap());
+    }
+
+    assert_eq!(keychain.writes.load(Ordering::SeqCst), 1, "one key was stored");
+    assert_eq!(keychain.stored().len(), 1);
+    let key_ids: BTreeSet<_> = vaults.iter().map(|v| v.key_id().to_owned()).collect();
+    assert_eq!(key_ids.len(), 1, "every start uses the same key: {key_ids:?}");
+    assert!(!dir.path().join(KEY_FILE_NAME).exists());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.path().join(LOCK_FILE_NAME)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+    // What any start sealed, every start opens.
+    for (i, vault) in vaults.iter().enumerate() {
+        vault.put(&format!("racer-{i}"), &secret(&format!("secret-{i}"))).await.unwrap();
+    }
+    for vault in &vaults {
+        for i in 0..STARTS {
+            assert_eq!(vault.get(&format!("racer-{i}")).await.unwrap().unwrap().expose_secret(), format!("secret-{i}"));
+        }
+    }
 }

@@ -212,7 +212,7 @@ impl SampleAgent {
         let key = tools.scope().key(&StepId::Call(call.clone())).joined();
         let task = tools
             .desk
-            .create(&key, TaskKind::Document, &title, &task_input, tools.scope().thread_id(), None)
+            .create(&key, TaskKind::Document, &title, &task_input, tools.scope().thread_id(), None, tools.scope().chat_run())
             .await
             .map_err(|e| SampleError::Store(format!("Saving the task failed: {e}")))?;
         let result = DelegateTaskResult { task_id: task.id, title: task.title, status: task.status };

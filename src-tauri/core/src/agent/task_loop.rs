@@ -54,6 +54,9 @@ struct Conversation {
 struct InFlight {
     first_step: u64,
     calls: Vec<ToolCall>,
+    /// A later run already dispatched this turn again once.
+    #[serde(default)]
+    redispatched: bool,
 }
 
 /// A call whose result the owner decides.
@@ -172,7 +175,28 @@ impl ModelTaskHandler {
                 return TaskOutcome::Stopped;
             }
             let (first_step, calls) = match convo.in_flight.take() {
-                Some(batch) => (batch.first_step, batch.calls),
+                // Dispatched again once; a turn that keeps ending runs (a call that always hangs
+                // past the limit) goes back to the model instead of repeating forever.
+                Some(batch) if batch.redispatched => {
+                    for call in &batch.calls {
+                        let content = json!({ "error": "This call was interrupted twice and was not run again; decide what to do next." });
+                        request.messages.push(Message::ToolResult { call_id: call.id.clone(), content: content.to_string(), is_error: true });
+                    }
+                    convo.messages.clone_from(&request.messages);
+                    if ctx.checkpoint(&json!({ CONVERSATION: convo })).await.is_err() {
+                        return TaskOutcome::Stopped;
+                    }
+                    continue;
+                }
+                Some(mut batch) => {
+                    batch.redispatched = true;
+                    convo.in_flight = Some(batch.clone());
+                    if ctx.checkpoint(&json!({ CONVERSATION: convo })).await.is_err() {
+                        return TaskOutcome::Stopped;
+                    }
+                    convo.in_flight = None;
+                    (batch.first_step, batch.calls)
+                }
                 None => {
                     let (text, calls) = match self.turn(&request, ctx).await {
                         Ok(answer) => answer,
@@ -187,7 +211,7 @@ impl ModelTaskHandler {
                     convo.next_step += calls.len() as u64;
                     request.messages.push(Message::Assistant { text, tool_calls: calls.clone() });
                     convo.messages.clone_from(&request.messages);
-                    convo.in_flight = Some(InFlight { first_step, calls: calls.clone() });
+                    convo.in_flight = Some(InFlight { first_step, calls: calls.clone(), redispatched: false });
                     if ctx.checkpoint(&json!({ CONVERSATION: convo })).await.is_err() {
                         return TaskOutcome::Stopped;
                     }
@@ -211,6 +235,10 @@ impl ModelTaskHandler {
                     (None, Some(RunOutcome::WaitingInput(question))) => {
                         convo.pending = Some(Pending::Question { call_id });
                         outcome = Some(RunOutcome::WaitingInput(question));
+                    }
+                    (None, Some(doubt @ RunOutcome::InDoubt(_))) => {
+                        outcome = Some(doubt);
+                        request.messages.push(Message::ToolResult { call_id, content: output.content, is_error: output.is_error });
                     }
                     (None, Some(finished @ RunOutcome::Finished(_))) => {
                         outcome = Some(finished);
@@ -238,6 +266,7 @@ impl ModelTaskHandler {
                 Some(RunOutcome::WaitingInput(question)) => return TaskOutcome::WaitingInput(question),
                 Some(RunOutcome::WaitingApproval(proposal)) => return TaskOutcome::WaitingApproval(proposal),
                 Some(RunOutcome::Finished(result)) => return TaskOutcome::Succeeded(result),
+                Some(RunOutcome::InDoubt(why)) => return TaskOutcome::Interrupted(why),
                 None => {}
             }
         }

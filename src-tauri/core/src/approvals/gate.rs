@@ -143,6 +143,7 @@ impl ApprovalGate {
         &self,
         key: &str,
         fence: Option<(&str, &str)>,
+        chat_run: Option<&str>,
         origin: ProposalOrigin,
         draft: ProposalDraft,
     ) -> Result<ProposalRow> {
@@ -154,16 +155,22 @@ impl ApprovalGate {
                 Some(asked) if *asked == request_hash => Ok(existing),
                 Some(_) => Err(changed_request(&existing)),
                 // Written before requests were hashed: compare after resolving, below.
-                None => self.prepare_resolved(key, fence, origin, draft, request_hash).await,
+                // Written before requests were hashed: compare after resolving; a step whose own
+                // approval changed or deleted the event still gets its decided proposal.
+                None => match self.prepare_resolved(key, fence, chat_run, origin, draft, request_hash).await {
+                    Err(_) if existing.status != ProposalStatus::AwaitingReview => Ok(existing),
+                    other => other,
+                },
             };
         }
-        self.prepare_resolved(key, fence, origin, draft, request_hash).await
+        self.prepare_resolved(key, fence, chat_run, origin, draft, request_hash).await
     }
 
     async fn prepare_resolved(
         &self,
         key: &str,
         fence: Option<(&str, &str)>,
+        chat_run: Option<&str>,
         origin: ProposalOrigin,
         draft: ProposalDraft,
         request_hash: String,
@@ -191,9 +198,9 @@ impl ApprovalGate {
             executor: None,
             request_hash: Some(request_hash),
         };
-        match self.inner.store.insert_proposal(&row, fence).await? {
+        match self.inner.store.insert_proposal(&row, fence, chat_run).await? {
             None => Err(CoreError::Conflict(
-                "This run no longer holds its task (it was paused, cancelled or interrupted), so nothing was prepared.".into(),
+                "This run was stopped (or no longer holds its task), so nothing was prepared.".into(),
             )),
             Some(InsertOutcome::Created(stored) | InsertOutcome::Existing(stored)) => Ok(stored),
             Some(InsertOutcome::Changed(stored)) => Err(changed_request(&stored)),
@@ -366,10 +373,11 @@ impl Proposer {
         &self,
         key: &str,
         fence: Option<(&str, &str)>,
+        chat_run: Option<&str>,
         origin: ProposalOrigin,
         draft: ProposalDraft,
     ) -> Result<ProposalRow> {
-        self.gate.prepare(key, fence, origin, draft).await
+        self.gate.prepare(key, fence, chat_run, origin, draft).await
     }
 
     /// A proposal as it is now (to tell a later run how an earlier one was decided).

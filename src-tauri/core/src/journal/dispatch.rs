@@ -250,7 +250,11 @@ impl Journal {
             Err(EffectError::Failed(why)) => (OpStatus::Failed, ReceiptStatus::Failed, serde_json::json!({ "error": why })),
             Err(EffectError::Uncertain(why)) => {
                 let receipt = serde_json::json!({ "error": why });
-                self.store.settle_operation(op.key, op.claimant, OpStatus::OutcomeUnknown, Some(&receipt.to_string())).await?;
+                if !self.store.settle_operation(op.key, op.claimant, OpStatus::OutcomeUnknown, Some(&receipt.to_string())).await? {
+                    // A sweep or a Pause got there first: report to it, so its stopping mark clears.
+                    let late = late_json(OpStatus::OutcomeUnknown, &receipt);
+                    self.store.record_late_result(op.key, op.claimant, &late.to_string(), false).await?;
+                }
                 return Err(JournalError::OutcomeUnknown { op_id: op_id.to_owned() });
             }
         };

@@ -220,6 +220,22 @@ impl Store {
         Ok(marked)
     }
 
+    /// Every process named by a stopping mark, in any scope.
+    pub async fn stopping_marks(&self) -> Result<Vec<String>> {
+        Ok(sqlx::query_scalar("SELECT DISTINCT stopping_owner FROM operations WHERE stopping_owner IS NOT NULL")
+            .fetch_all(self.reader())
+            .await?)
+    }
+
+    /// Clears the stopping marks of `owner` (a process that is gone).
+    pub async fn clear_stopping_marks(&self, owner: &str) -> Result<u64> {
+        let done = sqlx::query("UPDATE operations SET stopping_owner = NULL WHERE stopping_owner = ?1")
+            .bind(owner)
+            .execute(&mut *self.writer().await)
+            .await?;
+        Ok(done.rows_affected())
+    }
+
     /// The processes whose stopped effects in `scope` have not reported yet.
     pub async fn stopping_owners(&self, scope: &str) -> Result<Vec<String>> {
         let rows = sqlx::query("SELECT DISTINCT stopping_owner FROM operations WHERE scope = ?1 AND stopping_owner IS NOT NULL")
@@ -307,19 +323,28 @@ impl Store {
         Ok(withdrawn)
     }
 
-    /// Puts a row taken back from `acknowledged` (whose effect then never started) back there.
+    /// Puts a row taken back from `acknowledged` (whose effect then never started) back there,
+    /// clearing any stopping mark a sweep put on it meanwhile (this claimant knows nothing ran)
+    /// and recomputing the task's flag.
     pub async fn return_acknowledged(&self, key: OpKey<'_>, claimant: &str) -> Result<bool> {
+        let mut writer = self.writer().await;
+        let mut tx = sqlx::Connection::begin(&mut *writer).await?;
         let done = sqlx::query(
-            "UPDATE operations SET status = 'acknowledged'
+            "UPDATE operations SET status = 'acknowledged', stopping_owner = NULL
              WHERE scope = ?1 AND op_id = ?2 AND claimant IS ?3 AND late_receipt IS NULL
                AND status IN ('dispatching', 'outcome_unknown')",
         )
         .bind(key.scope)
         .bind(key.op_id)
         .bind(claimant)
-        .execute(&mut *self.writer().await)
+        .execute(&mut *tx)
         .await?;
-        Ok(done.rows_affected() == 1)
+        let returned = done.rows_affected() == 1;
+        if returned {
+            recompute_scope_flag(&mut tx, key.scope).await?;
+        }
+        tx.commit().await?;
+        Ok(returned)
     }
 
     /// Every row `claimant` still holds `dispatching` in `scope` becomes `outcome_unknown`
@@ -339,6 +364,12 @@ impl Store {
         .execute(&mut *tx)
         .await?
         .rows_affected();
+        // The run's futures are gone: none of its stopped effects will report any more.
+        sqlx::query("UPDATE operations SET stopping_owner = NULL WHERE scope = ?1 AND claimant IS ?2 AND stopping_owner IS NOT NULL")
+            .bind(scope)
+            .bind(claimant)
+            .execute(&mut *tx)
+            .await?;
         if stranded > 0 {
             flag_scope_uncertain(&mut tx, scope).await?;
         }
@@ -372,12 +403,24 @@ impl Store {
     }
 }
 
-/// Sets `outcome_uncertain` on the task a `task:` scope belongs to.
-async fn flag_scope_uncertain(conn: &mut sqlx::SqliteConnection, scope: &str) -> Result<()> {
+/// Sets `outcome_uncertain` on the task a `task:` scope belongs to. A task that is waiting
+/// or due (not running, not finished) moves to `interrupted`: flagged, only "Retry after
+/// review" may go on, and only there do the controls offer it.
+pub(crate) async fn flag_scope_uncertain(conn: &mut sqlx::SqliteConnection, scope: &str) -> Result<()> {
     sqlx::query("UPDATE tasks SET outcome_uncertain = 1 WHERE 'task:' || id = ?1 AND outcome_uncertain = 0")
         .bind(scope)
-        .execute(conn)
+        .execute(&mut *conn)
         .await?;
+    sqlx::query(
+        "UPDATE tasks SET status = 'interrupted', error = ?2, question = NULL, lease_expires_at = NULL, updated_at = ?3,
+             status_note = 'Interrupted: ' || ?2
+         WHERE 'task:' || id = ?1 AND status IN ('waiting_input', 'queued', 'scheduled')",
+    )
+    .bind(scope)
+    .bind(super::tasks::UNCERTAIN_REASON)
+    .bind(now_ms())
+    .execute(conn)
+    .await?;
     Ok(())
 }
 

@@ -114,7 +114,15 @@ impl Store {
     /// lease id) the insert happens only while that lease holds, and in the same transaction
     /// the task's `action_id` becomes this proposal — so a proposal is approvable only while it
     /// is its task's current one, and a stale run can prepare nothing. `None` when fenced.
-    pub async fn insert_proposal(&self, new: &ProposalRow, fence: Option<(&str, &str)>) -> Result<Option<InsertOutcome>> {
+    ///
+    /// With `chat_run`, nothing is inserted once that chat run has ended (stopped, finished,
+    /// failed), checked in the same transaction.
+    pub async fn insert_proposal(
+        &self,
+        new: &ProposalRow,
+        fence: Option<(&str, &str)>,
+        chat_run: Option<&str>,
+    ) -> Result<Option<InsertOutcome>> {
         let (kind, draft) = split_draft(&new.draft)?;
         let now = now_ms();
         let (task_id, lease_id) = fence.unwrap_or_default();
@@ -129,6 +137,13 @@ impl Store {
                 .fetch_optional(&mut *tx)
                 .await?
                 .is_none()
+        {
+            tx.rollback().await?;
+            return Ok(None);
+        }
+        // A chat run that has ended (stopped, finished, failed) prepares nothing.
+        if let Some(run) = chat_run
+            && sqlx::query("SELECT 1 FROM chat_runs WHERE id = ?1 AND status <> 'running'").bind(run).fetch_optional(&mut *tx).await?.is_some()
         {
             tx.rollback().await?;
             return Ok(None);

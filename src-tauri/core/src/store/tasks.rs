@@ -183,6 +183,8 @@ pub enum ControlOutcome {
     NotAllowed(TaskRow),
     /// Retry of a task whose effects are in doubt, without the owner's acknowledgement.
     NeedsReview(TaskRow),
+    /// An effect of the task was stopped and its (live) process has not reported what it did.
+    StillStopping(TaskRow),
 }
 
 impl Store {
@@ -190,14 +192,21 @@ impl Store {
     /// Refuses when [`MAX_OPEN_TASKS`] are unfinished. (The `tasks_created` trigger writes
     /// the first history event in the same statement.)
     pub async fn create_task(&self, new: NewTask<'_>) -> Result<TaskRow> {
-        self.create_task_fenced(new, None).await?.ok_or_else(|| {
+        self.create_task_fenced(new, None, None).await?.ok_or_else(|| {
             CoreError::Conflict("This run no longer holds its task, so it created nothing.".into())
         })
     }
 
     /// [`Store::create_task`] that, with a `fence` (task id, lease id), creates only while that
     /// lease still holds its task — in the same statement. `None` when fenced.
-    pub async fn create_task_fenced(&self, new: NewTask<'_>, fence: Option<(&str, &str)>) -> Result<Option<TaskRow>> {
+    ///
+    /// With `chat_run`, it creates nothing once that chat run has ended.
+    pub async fn create_task_fenced(
+        &self,
+        new: NewTask<'_>,
+        fence: Option<(&str, &str)>,
+        chat_run: Option<&str>,
+    ) -> Result<Option<TaskRow>> {
         let id = task_id_for_key(new.idempotency_key);
         let (fence_task, fence_lease) = fence.unwrap_or_default();
         let now = now_ms();
@@ -208,6 +217,7 @@ impl Store {
              WHERE (SELECT count(*) FROM tasks WHERE status NOT IN ('succeeded', 'failed', 'cancelled')) < ?8
                AND (?9 = '' OR EXISTS (SELECT 1 FROM tasks WHERE id = ?9 AND lease_id = ?10 AND status = 'running'
                                       AND lease_expires_at > ?7))
+               AND NOT EXISTS (SELECT 1 FROM chat_runs WHERE id = ?11 AND status <> 'running')
              ON CONFLICT(idempotency_key) DO NOTHING
              RETURNING {TASK_COLUMNS}"
         ))
@@ -221,6 +231,7 @@ impl Store {
         .bind(MAX_OPEN_TASKS)
         .bind(fence_task)
         .bind(fence_lease)
+        .bind(chat_run.unwrap_or_default())
         .fetch_optional(&mut *self.writer().await)
         .await?;
         if let Some(row) = inserted {
@@ -231,6 +242,11 @@ impl Store {
         }
         if let Some((task, lease)) = fence
             && !self.holds_lease(task, lease).await?
+        {
+            return Ok(None);
+        }
+        if let Some(run) = chat_run
+            && self.run_has_ended(run).await?
         {
             return Ok(None);
         }
@@ -410,7 +426,8 @@ impl Store {
         // that process, so the owner's Retry waits for their late results while it lives.
         let unknown = sqlx::query(
             "UPDATE operations SET status = 'outcome_unknown', settled_at = ?2,
-                 stopping_owner = (SELECT lease_owner FROM tasks WHERE id = ?3 AND lease_id = ?4)
+                 stopping_owner = coalesce((SELECT owner FROM task_runs WHERE task_id = ?3 AND id = operations.claimant),
+                                           (SELECT lease_owner FROM tasks WHERE id = ?3 AND lease_id = ?4))
              WHERE scope = ?1 AND status = 'dispatching'",
         )
         .bind(task_scope(task_id))
@@ -483,13 +500,16 @@ impl Store {
         expected_attempts: i64,
         control: &TaskControl,
     ) -> Result<ControlOutcome> {
-        self.apply_control_then(task_id, expected, expected_attempts, control, |_| {}).await
+        self.apply_control_then(task_id, expected, expected_attempts, control, |_| {}, |_| true).await
     }
 
     /// [`Store::apply_control`] that calls `stop(lease)` for a running task's lease after the
     /// compare-and-swap and **before the commit**, so the run's Stop has fired by the time any
     /// other connection can see the task paused or cancelled: no effect of the run can be
-    /// first polled after the owner's Stop is visible.
+    /// first polled after the owner's Stop is visible. `alive(process)` says whether a process
+    /// that stopped an effect may still report it; "Retry after review" waits for those, in
+    /// this same transaction.
+    #[allow(clippy::too_many_arguments, reason = "the control, what the owner saw, and the two process hooks")]
     pub async fn apply_control_then(
         &self,
         task_id: &str,
@@ -497,6 +517,7 @@ impl Store {
         expected_attempts: i64,
         control: &TaskControl,
         stop: impl FnOnce(&str),
+        alive: impl Fn(&str) -> bool,
     ) -> Result<ControlOutcome> {
         let now = now_ms();
         // IMMEDIATE: the read below and the write after it see the same row.
@@ -529,7 +550,16 @@ impl Store {
                     return Ok(ControlOutcome::NeedsReview(current));
                 }
                 if current.outcome_uncertain {
-                    // The engine checked that no live process is still stopping one of them.
+                    let stopping: Vec<String> = sqlx::query_scalar(
+                        "SELECT DISTINCT stopping_owner FROM operations WHERE scope = ?1 AND stopping_owner IS NOT NULL",
+                    )
+                    .bind(task_scope(task_id))
+                    .fetch_all(&mut *tx)
+                    .await?;
+                    if stopping.iter().any(|owner| alive(owner)) {
+                        return Ok(ControlOutcome::StillStopping(current));
+                    }
+                    // Every stopping mark left belongs to a process that is gone.
                     sqlx::query(
                         "UPDATE operations SET status = 'acknowledged', stopping_owner = NULL
                          WHERE scope = ?1 AND status = 'outcome_unknown'",
@@ -581,6 +611,26 @@ impl Store {
             super::proposals::deny_open_proposals(&mut tx, task_id, why).await?;
         }
         let was_running = current.status == TaskStatus::Running;
+        if was_running && withdrawn.is_some() {
+            // Whatever the run has in flight may be happening right now — here or in another
+            // process that learns of the Stop only at its next renewal: uncertain at once,
+            // naming that run's process, and the task flagged. The journal then refines it
+            // (withdrawn if it never started, the late result once it reports).
+            let marked = sqlx::query(
+                "UPDATE operations SET status = 'outcome_unknown', settled_at = ?2,
+                     stopping_owner = (SELECT owner FROM task_runs WHERE task_id = ?3 AND id = operations.claimant)
+                 WHERE scope = ?1 AND status = 'dispatching'",
+            )
+            .bind(task_scope(task_id))
+            .bind(now)
+            .bind(task_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if marked > 0 {
+                super::journal::flag_scope_uncertain(&mut tx, &task_scope(task_id)).await?;
+            }
+        }
         if was_running && let Some(lease) = current.lease_id.as_deref() {
             stop(lease);
         }

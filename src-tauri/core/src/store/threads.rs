@@ -112,6 +112,15 @@ impl Store {
         Ok(())
     }
 
+    /// Whether chat run `run_id` has ended (the fence of its writes: an ended run writes nothing).
+    pub async fn run_has_ended(&self, run_id: &str) -> Result<bool> {
+        Ok(sqlx::query("SELECT 1 FROM chat_runs WHERE id = ?1 AND status <> 'running'")
+            .bind(run_id)
+            .fetch_optional(self.reader())
+            .await?
+            .is_some())
+    }
+
     /// Records how a chat run ended.
     pub async fn end_run(&self, run_id: &str, end: RunEnd) -> Result<()> {
         sqlx::query("UPDATE chat_runs SET status = ?2, finished_at = ?3 WHERE id = ?1 AND status = 'running'")

@@ -102,7 +102,9 @@ impl TaskContext {
         if !self.store.set_plan(&self.task.id, &self.lease_id, plan).await? {
             return Err(self.fenced());
         }
-        self.store.append_task_event(&self.task.id, Some(&self.run_id), TaskEventKind::Plan, &plan_summary(plan)).await?;
+        if !self.store.append_task_event_fenced(&self.task.id, &self.lease_id, &self.run_id, TaskEventKind::Plan, &plan_summary(plan)).await? {
+            return Err(self.fenced());
+        }
         self.changed();
         Ok(())
     }

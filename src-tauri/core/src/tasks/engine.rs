@@ -130,8 +130,13 @@ impl TaskEngine {
 
     /// [`TaskEngine::create`] fenced to a run's (task id, lease id): `None` when that run no
     /// longer holds its task.
-    pub async fn create_fenced(&self, new: NewTask<'_>, fence: Option<(&str, &str)>) -> Result<Option<TaskRow>> {
-        let Some(task) = self.inner.store.create_task_fenced(new, fence).await? else { return Ok(None) };
+    pub async fn create_fenced(
+        &self,
+        new: NewTask<'_>,
+        fence: Option<(&str, &str)>,
+        chat_run: Option<&str>,
+    ) -> Result<Option<TaskRow>> {
+        let Some(task) = self.inner.store.create_task_fenced(new, fence, chat_run).await? else { return Ok(None) };
         self.changed(&task.id);
         self.inner.wake.notify_one();
         Ok(Some(task))
@@ -160,6 +165,13 @@ impl TaskEngine {
         }
         if stranded > 0 {
             tracing::warn!(stranded, "operations of stopped tasks were left in flight; they need the owner's review");
+        }
+        // Stopping marks of processes that are gone (or cannot be told here) will never clear
+        // by a report: the owner's review is all that is left.
+        for owner in self.inner.store.stopping_marks().await? {
+            if ProcessIdentity::liveness(&owner) != Liveness::Alive {
+                self.inner.store.clear_stopping_marks(&owner).await?;
+            }
         }
         Ok(interrupted)
     }
@@ -218,25 +230,19 @@ impl TaskEngine {
     /// Applies an owner's control. A running run's cancellation fires at once.
     pub async fn control(&self, params: &TaskControlParams) -> Result<TaskRow> {
         params.validate()?;
-        if matches!(params.control, TaskControl::Retry { acknowledge_uncertain: true }) {
-            // A stopped effect of a process that still lives has not reported yet: what it did
-            // must be known (and kept) before the owner's Retry lets another run take the step.
-            let scope = task_scope(&params.task_id);
-            let live = self.inner.store.stopping_owners(&scope).await?.into_iter().any(|owner| ProcessIdentity::liveness(&owner) == Liveness::Alive);
-            if live {
-                return Err(CoreError::Conflict(
-                    "An action of this task is still being stopped. Wait until it reports what it did, then retry.".into(),
-                ));
-            }
-        }
         let engine = self.clone();
         let task_id = params.task_id.clone();
         let outcome = self
             .inner
             .store
-            .apply_control_then(&params.task_id, params.expected_status, params.expected_attempts, &params.control, move |lease| {
-                engine.cancel_local(&task_id, lease);
-            })
+            .apply_control_then(
+                &params.task_id,
+                params.expected_status,
+                params.expected_attempts,
+                &params.control,
+                move |lease| engine.cancel_local(&task_id, lease),
+                |owner| may_still_report(&self.inner.identity, owner),
+            )
             .await?;
         match outcome {
             ControlOutcome::Applied { task, stopped_lease } => {
@@ -260,6 +266,9 @@ impl TaskEngine {
                 params.control.name(),
                 spoken(task.status)
             ))),
+            ControlOutcome::StillStopping(_) => Err(CoreError::Conflict(
+                "An action of this task is still being stopped. Wait until it reports what it did, then retry.".into(),
+            )),
             ControlOutcome::NeedsReview(_) => Err(CoreError::Conflict(
                 "Hearth stopped while an action of this task was in progress, so it may or may not have happened. \
                  Check what it did, then choose \"Retry after review\"."
@@ -411,6 +420,13 @@ async fn renew(engine: TaskEngine, task_id: String, lease_id: String, cancel: Ca
     }
 }
 
+/// Whether `owner`, which stopped an effect, may still report what it did: this process, a
+/// live one, or one whose liveness cannot be told here (the Retry then waits; start-up
+/// recovery clears marks of processes that are gone or unknowable).
+fn may_still_report(me: &ProcessIdentity, owner: &str) -> bool {
+    owner == me.as_str() || ProcessIdentity::liveness(owner) != Liveness::Dead
+}
+
 fn ending(outcome: TaskOutcome) -> Option<RunEnding> {
     let base = |status| RunEnding { status, result: None, error: None, question: None, next_run_at: None, action_id: None };
     Some(match outcome {
@@ -419,6 +435,7 @@ fn ending(outcome: TaskOutcome) -> Option<RunEnding> {
         TaskOutcome::WaitingInput(question) => RunEnding { question: Some(question), ..base(TaskStatus::WaitingInput) },
         TaskOutcome::WaitingApproval(action) => RunEnding { action_id: Some(action), ..base(TaskStatus::WaitingApproval) },
         TaskOutcome::Scheduled(at) => RunEnding { next_run_at: Some(at), ..base(TaskStatus::Scheduled) },
+        TaskOutcome::Interrupted(why) => RunEnding { error: Some(why), ..base(TaskStatus::Interrupted) },
         TaskOutcome::Stopped => return None,
     })
 }

@@ -21,14 +21,17 @@ pub enum TaskOutcome {
     WaitingApproval(String),
     /// Run again at this time (Unix ms).
     Scheduled(i64),
+    /// An effect may or may not have happened: the task waits for the owner's review
+    /// ("Retry after review").
+    Interrupted(String),
     /// The run was stopped (cancelled, paused or fenced): record nothing.
     Stopped,
 }
 
 /// Runs tasks of one kind.
 pub trait TaskHandler: Send + Sync + 'static {
-    /// Runs one attempt. Use `ctx.guard()` between steps and `ctx.effect(...)` for every
-    /// effect, so Stop and a lost lease reach it.
+    /// Runs one attempt. Use `ctx.guard()` between steps and `tools::dispatch` for every
+    /// effect (it runs them through the journal), so Stop and a lost lease reach them.
     fn run(&self, ctx: TaskContext) -> BoxTaskFuture;
 }
 

@@ -110,6 +110,14 @@ impl OperationScope {
         }
     }
 
+    /// The chat run, when the call came from a chat turn: its writes are fenced to it.
+    pub fn chat_run(&self) -> Option<&str> {
+        match self {
+            OperationScope::Task(_) => None,
+            OperationScope::Chat { run_id, .. } => Some(run_id),
+        }
+    }
+
     /// Who asked, as a proposal records it.
     pub fn origin(&self) -> ProposalOrigin {
         match self {
@@ -138,10 +146,11 @@ impl TaskDesk {
         input: &serde_json::Value,
         thread_id: Option<&str>,
         fence: Option<(&str, &str)>,
+        chat_run: Option<&str>,
     ) -> Result<TaskRow> {
         let new = NewTask { idempotency_key: key, kind, title, input, thread_id };
-        let task = self.engine.create_fenced(new, fence).await?.ok_or_else(|| {
-            CoreError::Conflict("This run no longer holds its task (it was paused, cancelled or interrupted), so it delegated nothing.".into())
+        let task = self.engine.create_fenced(new, fence, chat_run).await?.ok_or_else(|| {
+            CoreError::Conflict("This run no longer holds its task (it was stopped, paused, cancelled or interrupted), so it delegated nothing.".into())
         })?;
         if task.kind != kind || task.title != title || &task.input != input {
             return Err(CoreError::Conflict(format!(

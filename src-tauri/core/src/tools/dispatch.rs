@@ -13,7 +13,8 @@ use serde_json::Value;
 use super::context::{OperationScope, StepId, ToolContext};
 use super::registry::{DirectTool, EffectTool, PrepareTool, Tool, Visitor, visit};
 use super::{RunOutcome, ToolCall, ToolOutput};
-use crate::journal::{Operation, Receipt, ReceiptStatus};
+use crate::journal::{JournalError, Operation, Receipt, ReceiptStatus};
+use crate::tasks::TaskError;
 use crate::store::journal::OpKey;
 
 /// What calls after an outcome-setting call return.
@@ -88,8 +89,17 @@ impl<'a> Visitor for Dispatch<'a> {
                 Ok(action) => action,
                 Err(refused) => return refused,
             };
-            let receipt = journaled::<T>(self.ctx, &self.step, &action, args).await;
-            T::present(self.ctx, receipt).await
+            match journaled::<T>(self.ctx, &self.step, &action, args).await {
+                Ok(receipt) => T::present(self.ctx, Ok(receipt)).await,
+                Err(err @ (JournalError::OutcomeUnknown { .. } | JournalError::Stopped { .. } | JournalError::InFlight { .. })) => {
+                    let message = err.to_string();
+                    ToolOutput { outcome: Some(RunOutcome::InDoubt(message.clone())), ..ToolOutput::error(message) }
+                }
+                Err(err @ (JournalError::Cancelled { .. }
+                | JournalError::Conflict { .. }
+                | JournalError::Fenced { .. }
+                | JournalError::Core(_))) => T::present(self.ctx, Err(err.to_string())).await,
+            }
         }
         .boxed()
     }
@@ -111,7 +121,7 @@ impl<'a> Visitor for Dispatch<'a> {
             if self.ctx.cancel.is_cancelled() {
                 return ToolOutput::error("The run was stopped, so nothing was prepared.");
             }
-            match self.ctx.proposer.prepare(&key, fence, self.ctx.scope.origin(), draft).await {
+            match self.ctx.proposer.prepare(&key, fence, self.ctx.scope.chat_run(), self.ctx.scope.origin(), draft).await {
                 Ok(proposal) => {
                     let waiting = matches!(proposal.status, ProposalStatus::AwaitingReview | ProposalStatus::Executing);
                     let result = PrepareResult {
@@ -151,12 +161,18 @@ pub(crate) fn decided_note(status: ProposalStatus, receipt: Option<&str>, error:
 }
 
 /// Runs an effect tool's effect inside the journal, keyed by the one key function.
-async fn journaled<T: EffectTool>(ctx: &ToolContext, step: &StepId, action: &Value, args: T::Args) -> Result<Receipt, String> {
+async fn journaled<T: EffectTool>(ctx: &ToolContext, step: &StepId, action: &Value, args: T::Args) -> Result<Receipt, JournalError> {
     let key = ctx.scope.key(step);
     let work = ctx.clone();
     let effect = move |cancel| T::perform(work, args, cancel);
     match &ctx.scope {
-        OperationScope::Task(task) => task.effect(&key.op_id, T::NAME.as_str(), action, effect).await.map_err(|e| e.to_string()),
+        OperationScope::Task(task) => match task.effect(&key.op_id, T::NAME.as_str(), action, effect).await {
+            Ok(receipt) => Ok(receipt),
+            Err(TaskError::Journal(err)) => Err(err),
+            Err(TaskError::Cancelled) => Err(JournalError::Cancelled { op_id: key.op_id.clone() }),
+            Err(TaskError::Fenced { .. }) => Err(JournalError::Fenced { op_id: key.op_id.clone() }),
+            Err(TaskError::Core(err)) => Err(JournalError::Core(err)),
+        },
         OperationScope::Chat { run_id, journal, .. } => {
             let op = Operation {
                 key: OpKey { scope: &key.scope, op_id: &key.op_id },
@@ -166,7 +182,7 @@ async fn journaled<T: EffectTool>(ctx: &ToolContext, step: &StepId, action: &Val
                 fence: None,
                 cancel: &ctx.cancel,
             };
-            journal.perform(&op, effect).await.map_err(|e| e.to_string())
+            journal.perform(&op, effect).await
         }
     }
 }

@@ -40,6 +40,9 @@ pub enum RunOutcome {
     WaitingApproval(String),
     /// The task is done.
     Finished(String),
+    /// An effect of this call may or may not have happened (or another run holds it): the
+    /// run stops here, so nothing — the model least of all — goes on past the doubt.
+    InDoubt(String),
 }
 
 /// What a call returns to the model.

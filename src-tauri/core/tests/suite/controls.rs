@@ -180,7 +180,8 @@ async fn retry_waits_for_review_while_an_outcome_is_unknown() {
     let store = t.hearth.store();
     let input = json!({});
     let task = t.hearth.tasks().create(new_task("uncertain", &input)).await.unwrap();
-    let claim = store.claim_next("another-process", 600_000).await.unwrap().unwrap();
+    // A process that no longer exists holds the lease.
+    let claim = store.claim_next("other-boot:1:1", 600_000).await.unwrap().unwrap();
     // The effect was dispatched, then the holder vanished.
     let scope = format!("task:{}", task.id);
     let op = hearth_core::store::journal::OpKey { scope: &scope, op_id: "send-1" };

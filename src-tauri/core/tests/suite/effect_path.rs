@@ -515,3 +515,28 @@ async fn issue9_a_model_turn_stopped_between_its_calls_is_finished_not_asked_aga
     assert_eq!(artifacts(), 2, "the first call replayed, the second ran once");
     assert_eq!(server.requests().len(), 2, "the stopped turn was dispatched again, not asked for again");
 }
+
+/// Second review, finding 1: an effect whose outcome is in doubt stops the run at that call —
+/// the calls after it do nothing, so a model cannot redo the effect under a new step.
+#[tokio::test]
+async fn issue9_a_call_in_doubt_stops_the_batch() {
+    let t = super::support::open().await;
+    let hearth = &t.hearth;
+    let ctx = hearth.toolbox().for_chat("thread-doubt", "run-doubt", hearth_protocol::approvals::ProposalOrigin::OwnerChat, Default::default());
+    // The first call's operation is already in doubt (a crash while it ran).
+    let scope = "thread:thread-doubt";
+    let key = hearth_core::store::journal::OpKey { scope, op_id: "run-doubt:c1" };
+    let action = json!({ "attachmentId": "att-permission-form" });
+    let hash = hearth_core::journal::action_hash("import_pdf", &action);
+    assert!(hearth.store().insert_operation(key, "import_pdf", &hearth_core::journal::canonical_json(&action), &hash, "run-doubt", None).await.unwrap());
+    assert!(hearth.store().settle_operation(key, "run-doubt", OpStatus::OutcomeUnknown, None).await.unwrap());
+    let calls = [
+        hearth_core::tools::ToolCall { id: "c1".into(), name: "import_pdf".into(), arguments: action.to_string() },
+        hearth_core::tools::ToolCall { id: "c2".into(), name: "delegate_task".into(), arguments: r#"{"title":"Then this"}"#.into() },
+    ];
+    let outputs = hearth_core::tools::run_serially(&ctx, &calls, 0).await;
+    assert!(matches!(outputs[0].1.outcome, Some(RunOutcome::InDoubt(_))), "{:?}", outputs[0].1);
+    assert!(outputs[1].1.content.contains("paused"), "{:?}", outputs[1].1);
+    assert_eq!(hearth.store().count_tasks().await.unwrap(), 0, "nothing ran after the doubt");
+    assert_eq!(hearth.file_list().await.unwrap().len(), 0);
+}

@@ -35,6 +35,7 @@ async fn in_a_task(calls: Vec<ToolCall>) -> (Vec<(String, Value, bool)>, hearth_
                 Some(RunOutcome::WaitingInput(q)) => TaskOutcome::WaitingInput(q),
                 Some(RunOutcome::WaitingApproval(a)) => TaskOutcome::WaitingApproval(a),
                 Some(RunOutcome::Finished(r)) => TaskOutcome::Succeeded(r),
+                Some(RunOutcome::InDoubt(why)) => TaskOutcome::Interrupted(why),
                 None => TaskOutcome::Succeeded("no outcome".into()),
             }
         }

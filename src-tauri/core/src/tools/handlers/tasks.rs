@@ -102,7 +102,7 @@ impl DirectTool for DelegateTask {
         let key = ctx.scope.key(step).joined();
         let input = json!({ "title": title, "instructions": instructions });
         let fence = ctx.scope.task().map(|t| t.fence());
-        match ctx.desk.create(&key, TaskKind::Agent, &title, &input, ctx.scope.thread_id(), fence).await {
+        match ctx.desk.create(&key, TaskKind::Agent, &title, &input, ctx.scope.thread_id(), fence, ctx.scope.chat_run()).await {
             Ok(task) => {
                 let result = DelegateTaskResult { task_id: task.id, title: task.title, status: task.status };
                 ToolOutput::ok(&serde_json::to_value(result).unwrap_or_default())

@@ -137,7 +137,9 @@ impl TaskDesk {
     /// Creates a task under `key`. The same key with the same kind, title and input returns
     /// the existing task; the same key with anything changed is a conflict.
     ///
-    /// Inside a task run, pass its `fence`: a run that lost its lease creates nothing.
+    /// Inside a task run, pass its `fence`: a run that lost its lease creates nothing; in a
+    /// chat, pass its `chat_run`: an ended run creates nothing.
+    #[allow(clippy::too_many_arguments, reason = "the task's fields, its key, and the two fences")]
     pub async fn create(
         &self,
         key: &str,

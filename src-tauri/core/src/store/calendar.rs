@@ -67,46 +67,17 @@ impl Store {
 
     /// Creates an event. `false` when one with that id exists (a create happens once).
     pub async fn insert_event(&self, e: &StoredEvent) -> Result<bool> {
-        let mut writer = self.writer().await;
-        let done = bind_event(
-            sqlx::query(
-                "INSERT INTO calendar_events (id, calendar_id, title, starts_at, ends_at, all_day, time_zone, location,
-                     description, attendees, version)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1) ON CONFLICT (id) DO NOTHING",
-            ),
-            e,
-        )
-        .execute(&mut *writer)
-        .await?;
-        Ok(done.rows_affected() == 1)
+        self.apply_calendar_change(CalendarChange::Insert(e), None).await
     }
 
     /// Replaces an event if it is still at `version`. `false` when it changed or is gone.
     pub async fn update_event(&self, e: &StoredEvent, version: i64) -> Result<bool> {
-        let mut writer = self.writer().await;
-        let done = bind_event(
-            sqlx::query(
-                "UPDATE calendar_events SET calendar_id = ?2, title = ?3, starts_at = ?4, ends_at = ?5, all_day = ?6,
-                     time_zone = ?7, location = ?8, description = ?9, attendees = ?10, version = version + 1
-                 WHERE id = ?1 AND version = ?11",
-            ),
-            e,
-        )
-        .bind(version)
-        .execute(&mut *writer)
-        .await?;
-        Ok(done.rows_affected() == 1)
+        self.apply_calendar_change(CalendarChange::Update(e, version), None).await
     }
 
     /// Deletes an event if it is still at `version`.
     pub async fn delete_event(&self, id: &str, version: i64) -> Result<bool> {
-        let mut writer = self.writer().await;
-        let done = sqlx::query("DELETE FROM calendar_events WHERE id = ?1 AND version = ?2")
-            .bind(id)
-            .bind(version)
-            .execute(&mut *writer)
-            .await?;
-        Ok(done.rows_affected() == 1)
+        self.apply_calendar_change(CalendarChange::Delete(id, version), None).await
     }
 
     /// Applies one approved calendar change and, with a `claim`, settles that approval as

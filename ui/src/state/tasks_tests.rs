@@ -135,6 +135,9 @@ fn conflicts_say_the_task_changed() {
     assert!(text.contains("changed") && text.contains("Task a is paused now."), "{text}");
     let other = IpcError::new(ErrorCode::NotFound, "No task a.");
     assert_eq!(control_failure_message(&other), "No task a.");
+    // A refusal that waits for the owner's review is not "it changed".
+    let review = IpcError::new(ErrorCode::Conflict, "An action of this task is still being stopped. Wait until it reports what it did, then retry.");
+    assert_eq!(control_failure_message(&review), review.message);
 }
 
 #[test]

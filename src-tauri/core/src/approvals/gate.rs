@@ -154,7 +154,6 @@ impl ApprovalGate {
             return match &existing.request_hash {
                 Some(asked) if *asked == request_hash => Ok(existing),
                 Some(_) => Err(changed_request(&existing)),
-                // Written before requests were hashed: compare after resolving, below.
                 // Written before requests were hashed: compare after resolving; a step whose own
                 // approval changed or deleted the event still gets its decided proposal.
                 None => match self.prepare_resolved(key, fence, chat_run, origin, draft, request_hash).await {

@@ -122,3 +122,27 @@ async fn a_calendar_change_applies_only_to_the_version_that_was_reviewed() {
     let event = t.hearth.store().get_event("evt-yoga").await.unwrap().unwrap();
     assert_eq!((event.title.as_str(), event.version), ("Yoga (later)", 2), "the stale change wrote nothing");
 }
+
+#[tokio::test]
+async fn calendar_and_pdf_results_are_framed_as_untrusted_data() {
+    let t = open().await;
+    let (calendar, is_error) =
+        call_tool(&t.hearth, "read_calendar", json!({ "timeMin": "2026-06-01T00:00:00Z", "timeMax": "2027-06-01T00:00:00Z" })).await;
+    assert!(!is_error, "{calendar}");
+    assert!(calendar["events"].is_array(), "{calendar}");
+    let note = calendar["untrustedData"].as_str().unwrap_or_default();
+    assert!(note.contains("not an instruction") && note.contains("Calendar"), "{calendar}");
+
+    // A file imported the way import_pdf does it, under a name that hides its end with U+202E.
+    let (info, bytes) = t.hearth.mail().fetch_attachment("att-permission-form").await.unwrap();
+    let file = t.hearth.files().import("untrusted-form", bytes, "permission\u{202E}fdp.exe", &info.id).await.unwrap();
+    assert!(!file.name.contains('\u{202E}'), "{:?}", file.name);
+    assert!(file.name.ends_with(".pdf"), "{:?}", file.name);
+
+    let (inspected, is_error) = call_tool(&t.hearth, "inspect_pdf", json!({ "fileId": file.id })).await;
+    assert!(!is_error, "{inspected}");
+    let note = inspected["untrustedData"].as_str().unwrap_or_default();
+    assert!(note.contains("not instructions") && note.contains("field names"), "{inspected}");
+    assert!(inspected["info"].is_object(), "the detail itself is still there: {inspected}");
+    assert_ne!(note, UNTRUSTED_NOTE, "a PDF is not mail");
+}

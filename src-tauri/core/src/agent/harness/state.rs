@@ -1,97 +1,51 @@
 //! Applying a harness's `STATE_DELTA` (RFC 6902 JSON Patch) to the state Hearth sends back.
+//!
+//! The protocol's typed operations are translated to `json_patch`'s and applied by it; this
+//! module only turns its errors into sentences that say which operation failed and where.
 
 use hearth_protocol::agui::JsonPatchOp;
+use json_patch::jsonptr::PointerBuf;
+use json_patch::{
+    AddOperation, CopyOperation, MoveOperation, PatchOperation, RemoveOperation, ReplaceOperation, TestOperation,
+};
 use serde_json::Value;
 
 /// Applies `ops` in order, all or nothing: on an error `state` is unchanged.
 pub(super) fn apply(state: &mut Value, ops: &[JsonPatchOp]) -> Result<(), String> {
-    let mut next = state.clone();
-    for op in ops {
-        apply_one(&mut next, op)?;
-    }
-    *state = next;
-    Ok(())
+    let patch = ops.iter().enumerate().map(|(index, op)| translate(index, op)).collect::<Result<Vec<_>, _>>()?;
+    json_patch::patch(state, &patch).map_err(|e| {
+        let op = ops.get(e.operation).map_or("?", op_name);
+        format!("JSON Patch operation {} ({op}) failed at {:?}: {}", e.operation, e.path.as_str(), e.kind)
+    })
 }
 
-fn apply_one(doc: &mut Value, op: &JsonPatchOp) -> Result<(), String> {
+fn op_name(op: &JsonPatchOp) -> &'static str {
     match op {
-        JsonPatchOp::Add { path, value } => add(doc, path, value.clone()),
-        JsonPatchOp::Remove { path } => remove(doc, path).map(drop),
+        JsonPatchOp::Add { .. } => "add",
+        JsonPatchOp::Remove { .. } => "remove",
+        JsonPatchOp::Replace { .. } => "replace",
+        JsonPatchOp::Move { .. } => "move",
+        JsonPatchOp::Copy { .. } => "copy",
+        JsonPatchOp::Test { .. } => "test",
+    }
+}
+
+fn translate(index: usize, op: &JsonPatchOp) -> Result<PatchOperation, String> {
+    let pointer = |p: &str| {
+        PointerBuf::parse(p).map_err(|_| {
+            format!("JSON Patch operation {index} ({}): {p:?} is not a JSON Pointer (RFC 6901)", op_name(op))
+        })
+    };
+    Ok(match op {
+        JsonPatchOp::Add { path, value } => PatchOperation::Add(AddOperation { path: pointer(path)?, value: value.clone() }),
+        JsonPatchOp::Remove { path } => PatchOperation::Remove(RemoveOperation { path: pointer(path)? }),
         JsonPatchOp::Replace { path, value } => {
-            let target = doc.pointer_mut(path).ok_or_else(|| missing(path))?;
-            *target = value.clone();
-            Ok(())
+            PatchOperation::Replace(ReplaceOperation { path: pointer(path)?, value: value.clone() })
         }
-        JsonPatchOp::Move { from, path } => {
-            if path.starts_with(&format!("{from}/")) {
-                return Err(format!("cannot move {from} into its own child {path}"));
-            }
-            let value = remove(doc, from)?;
-            add(doc, path, value)
-        }
-        JsonPatchOp::Copy { from, path } => {
-            let value = doc.pointer(from).cloned().ok_or_else(|| missing(from))?;
-            add(doc, path, value)
-        }
-        JsonPatchOp::Test { path, value } => match doc.pointer(path) {
-            Some(found) if found == value => Ok(()),
-            _ => Err(format!("test failed at {path}")),
-        },
-    }
-}
-
-fn missing(path: &str) -> String {
-    format!("no value at {path}")
-}
-
-/// Splits a pointer into its parent pointer and its unescaped last token.
-fn split(path: &str) -> Result<(&str, String), String> {
-    let cut = path.rfind('/').ok_or_else(|| format!("{path:?} is not a JSON Pointer"))?;
-    Ok((&path[..cut], path[cut + 1..].replace("~1", "/").replace("~0", "~")))
-}
-
-fn add(doc: &mut Value, path: &str, value: Value) -> Result<(), String> {
-    if path.is_empty() {
-        *doc = value;
-        return Ok(());
-    }
-    let (parent, token) = split(path)?;
-    match doc.pointer_mut(parent).ok_or_else(|| missing(parent))? {
-        Value::Object(map) => {
-            map.insert(token, value);
-            Ok(())
-        }
-        Value::Array(items) => {
-            let index = if token == "-" { items.len() } else { index(&token, items.len() + 1, path)? };
-            items.insert(index, value);
-            Ok(())
-        }
-        _ => Err(format!("{parent} is neither an object nor an array")),
-    }
-}
-
-fn remove(doc: &mut Value, path: &str) -> Result<Value, String> {
-    if path.is_empty() {
-        return Ok(std::mem::take(doc));
-    }
-    let (parent, token) = split(path)?;
-    match doc.pointer_mut(parent).ok_or_else(|| missing(parent))? {
-        Value::Object(map) => map.remove(&token).ok_or_else(|| missing(path)),
-        Value::Array(items) => {
-            let index = index(&token, items.len(), path)?;
-            Ok(items.remove(index))
-        }
-        _ => Err(missing(path)),
-    }
-}
-
-/// An array index below `bound`, without leading zeros.
-fn index(token: &str, bound: usize, path: &str) -> Result<usize, String> {
-    let valid = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()) && (token == "0" || !token.starts_with('0'));
-    match token.parse::<usize>() {
-        Ok(i) if valid && i < bound => Ok(i),
-        _ => Err(format!("{path} is not an index into the array")),
-    }
+        JsonPatchOp::Move { from, path } => PatchOperation::Move(MoveOperation { from: pointer(from)?, path: pointer(path)? }),
+        JsonPatchOp::Copy { from, path } => PatchOperation::Copy(CopyOperation { from: pointer(from)?, path: pointer(path)? }),
+        JsonPatchOp::Test { path, value } => PatchOperation::Test(TestOperation { path: pointer(path)?, value: value.clone() }),
+    })
 }
 
 #[cfg(test)]
@@ -128,9 +82,46 @@ mod tests {
             json!([{ "op": "remove", "path": "/nope" }]),
             json!([{ "op": "add", "path": "/count/x", "value": 1 }]),
             json!([{ "op": "add", "path": "count", "value": 1 }]),
+            json!([{ "op": "add", "path": "/n", "value": 1 }, { "op": "move", "from": "/count", "path": "/count/x" }]),
         ] {
             assert!(apply(&mut state, &ops(patch)).is_err());
             assert_eq!(state, json!({ "count": 1 }));
         }
+    }
+
+    #[test]
+    fn a_failing_test_says_which_operation_and_where() {
+        let mut state = json!({ "plan": { "step": 2 } });
+        let patch = ops(json!([
+            { "op": "replace", "path": "/plan/step", "value": 3 },
+            { "op": "test", "path": "/plan/step", "value": 2 }
+        ]));
+        let err = apply(&mut state, &patch).unwrap_err();
+        assert!(err.contains("operation 1 (test)"), "{err}");
+        assert!(err.contains("/plan/step"), "{err}");
+        assert_eq!(state, json!({ "plan": { "step": 2 } }), "the replace before it is undone");
+
+        let err = apply(&mut state, &ops(json!([{ "op": "add", "path": "plan", "value": 1 }]))).unwrap_err();
+        assert!(err.contains("operation 0 (add)") && err.contains("\"plan\""), "{err}");
+    }
+
+    #[test]
+    fn move_and_copy_work_across_objects_and_arrays() {
+        let mut state = json!({ "done": [], "todo": ["a", "b"], "meta": { "owner": "me" } });
+        let patch = ops(json!([
+            { "op": "move", "from": "/todo/0", "path": "/done/-" },
+            { "op": "copy", "from": "/meta", "path": "/done/0/../x" }
+        ]));
+        // A pointer token of ".." is just a key: the copy's parent "/done/0" is a string, so it fails.
+        assert!(apply(&mut state, &patch).is_err());
+        assert_eq!(state, json!({ "done": [], "todo": ["a", "b"], "meta": { "owner": "me" } }));
+
+        let patch = ops(json!([
+            { "op": "move", "from": "/todo/0", "path": "/done/-" },
+            { "op": "copy", "from": "/meta", "path": "/todo/0" },
+            { "op": "move", "from": "/meta/owner", "path": "/owner" }
+        ]));
+        apply(&mut state, &patch).unwrap();
+        assert_eq!(state, json!({ "done": ["a"], "todo": [{ "owner": "me" }, "b"], "meta": {}, "owner": "me" }));
     }
 }

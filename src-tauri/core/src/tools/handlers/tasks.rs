@@ -274,7 +274,10 @@ impl DirectTool for FinishTask {
     }
 }
 
-/// Letters, digits, `.`, `-`, `_` and spaces; nothing that walks out of the folder.
+/// Letters, digits, `.`, `-`, `_` and spaces; nothing that walks out of the folder. Being an
+/// allow-list it also drops every bidi or other format (`Cf`) character that would disguise a
+/// name: none is alphanumeric (checked in `files::name`'s tests). Not `files::sanitize_file_name`,
+/// which makes every name a `.pdf`.
 fn sanitize_file_name(name: &str) -> String {
     let clean: String = name
         .chars()
@@ -306,5 +309,9 @@ mod tests {
         assert_eq!(sanitize_file_name("notes.md"), "notes.md");
         assert_eq!(sanitize_file_name("..."), "artifact");
         assert_eq!(sanitize_file_name("a/b\\c"), "a_b_c");
+        let disguised = sanitize_file_name("invoice\u{202E}fdp.exe");
+        assert!(!disguised.contains('\u{202E}'), "{disguised:?}");
+        assert_eq!(disguised, "invoice_fdp.exe");
+        assert_eq!(sanitize_file_name("\u{FEFF}notes\u{200B}\u{2066}.md"), "_notes__.md");
     }
 }

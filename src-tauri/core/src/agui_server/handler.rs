@@ -1,6 +1,9 @@
-//! One request: authenticate, parse the `RunAgentInput`, stream the run as SSE.
+//! One request: check where it is addressed and from, authenticate, parse the
+//! `RunAgentInput`, stream the run as SSE.
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use futures::StreamExt;
@@ -9,6 +12,7 @@ use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::{Method, Request, Response, StatusCode, header};
+use tokio::sync::Semaphore;
 
 use super::token::BearerToken;
 use crate::error::CoreError;
@@ -19,12 +23,62 @@ const MAX_INPUT_BYTES: usize = 4 * 1024 * 1024;
 
 type Body = UnsyncBoxBody<Bytes, Infallible>;
 
-pub(super) async fn handle(hearth: Hearth, token: BearerToken, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+/// What every request on one endpoint is checked against.
+pub(super) struct Gate {
+    /// The `Host` values naming this endpoint, lower case.
+    hosts: Vec<String>,
+    token: BearerToken,
+    /// One permit per run streaming now.
+    runs: Arc<Semaphore>,
+    max_runs: usize,
+}
+
+impl Gate {
+    pub(super) fn new(addr: SocketAddr, token: BearerToken, max_runs: usize) -> Self {
+        let port = addr.port();
+        let mut hosts = vec![format!("127.0.0.1:{port}"), format!("localhost:{port}")];
+        let own = addr.to_string();
+        if !hosts.contains(&own) {
+            hosts.push(own);
+        }
+        Self { hosts, token, runs: Arc::new(Semaphore::new(max_runs)), max_runs }
+    }
+
+    /// Why a request is refused before its token is looked at: it names another host (a
+    /// rebound DNS name), or it comes from a web page (it has an `Origin`).
+    fn refuse_addressing<B>(&self, request: &Request<B>) -> Option<Response<Body>> {
+        if request.headers().contains_key(header::ORIGIN) {
+            return Some(error(
+                StatusCode::FORBIDDEN,
+                "Hearth's AG-UI endpoint does not answer web pages (the request has an Origin header). \
+                 Call it from a local client, not a browser.",
+            ));
+        }
+        let hosts = request.headers().get_all(header::HOST);
+        let mut named: Vec<&[u8]> = hosts.iter().map(|v| v.as_bytes()).collect();
+        if let Some(authority) = request.uri().authority() {
+            named.push(authority.as_str().as_bytes());
+        }
+        let admitted = |value: &[u8]| self.hosts.iter().any(|host| host.as_bytes().eq_ignore_ascii_case(value));
+        if named.is_empty() || hosts.iter().count() > 1 || !named.iter().all(|value| admitted(value)) {
+            return Some(error(
+                StatusCode::MISDIRECTED_REQUEST,
+                &format!("Hearth's AG-UI endpoint answers only requests addressed to Host: {}.", self.hosts.join(" or ")),
+            ));
+        }
+        None
+    }
+}
+
+pub(super) async fn handle(hearth: Hearth, gate: Arc<Gate>, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+    if let Some(refused) = gate.refuse_addressing(&request) {
+        return Ok(refused);
+    }
     if request.method() != Method::POST || request.uri().path() != "/" {
         return Ok(error(StatusCode::NOT_FOUND, "POST a RunAgentInput to / on this endpoint."));
     }
     let authorization = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
-    if !token.admits(authorization) {
+    if !gate.token.admits(authorization) {
         return Ok(error(StatusCode::UNAUTHORIZED, "Send the bearer token shown in Hearth's Settings."));
     }
     let body = match Limited::new(request.into_body(), MAX_INPUT_BYTES).collect().await {
@@ -34,6 +88,13 @@ pub(super) async fn handle(hearth: Hearth, token: BearerToken, request: Request<
     let input: RunAgentInput = match serde_json::from_slice(&body) {
         Ok(input) => input,
         Err(err) => return Ok(error(StatusCode::BAD_REQUEST, &format!("The body is not a RunAgentInput ({err})."))),
+    };
+    // Held by the stream for as long as it lasts (the run ends when it is dropped).
+    let Ok(permit) = gate.runs.clone().try_acquire_owned() else {
+        return Ok(error(
+            StatusCode::TOO_MANY_REQUESTS,
+            &format!("Hearth's AG-UI endpoint is already streaming {} runs. Wait for one to end, then try again.", gate.max_runs),
+        ));
     };
     let events = match hearth.start_agui_run(input).await {
         Ok(events) => events,
@@ -47,10 +108,10 @@ pub(super) async fn handle(hearth: Hearth, token: BearerToken, request: Request<
         }
     };
     // Dropping this stream (the client went away) drops the receiver, which cancels the run.
-    let frames = futures::stream::unfold(events, |mut events| async move {
+    let frames = futures::stream::unfold((events, permit), |(mut events, permit)| async move {
         let event = events.recv().await?;
         let frame = Frame::data(Bytes::from(hearth_protocol::agui::sse::encode(&event)));
-        Some((Ok::<_, Infallible>(frame), events))
+        Some((Ok::<_, Infallible>(frame), (events, permit)))
     })
     .boxed();
     let response = Response::builder()

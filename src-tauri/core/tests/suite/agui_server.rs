@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use hearth_core::Hearth;
-use hearth_core::agui_server::{AguiServer, new_token};
+use hearth_core::agui_server::{AguiLimits, AguiServer, new_token};
 use std::sync::Arc;
 
 use hearth_core::providers::{OpenAiChat, ProviderConfig, RetryPolicy};
@@ -446,4 +446,212 @@ async fn issue9_the_official_client_verifies_a_stopped_run_to_its_end() {
     assert!(matches!(last, Event::RunFinished(f) if f.is_cancelled()), "the stored run ended cancelled: {last:?}");
     assert_eq!(history.len(), seen.len(), "the client saw every stored event");
     e.server.stop();
+}
+
+/// A `RunAgentInput` for a new thread `thread`, asking `message`.
+fn run_input(thread: &str, message: &str) -> Value {
+    serde_json::json!({
+        "threadId": thread,
+        "runId": format!("{thread}-run"),
+        "messages": [{ "id": "user-1", "role": "user", "content": message }],
+        "tools": [],
+        "context": [],
+        "state": {},
+        "forwardedProps": {},
+    })
+}
+
+/// Sends one raw HTTP/1.1 request (`headers` each end in CRLF) with `body` on a fresh
+/// connection, asking the endpoint to close it, and returns everything it answered.
+async fn raw_request(addr: SocketAddr, headers: &str, body: &str) -> String {
+    try_raw_request(addr, headers, body).await.unwrap()
+}
+
+/// [`raw_request`], with the I/O error if the endpoint closed the connection on it (as it
+/// does to one over the connection cap, possibly before the request is written).
+async fn try_raw_request(addr: SocketAddr, headers: &str, body: &str) -> std::io::Result<String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await?;
+    let head = format!(
+        "POST / HTTP/1.1\r\n{headers}Content-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await?;
+    stream.write_all(body.as_bytes()).await?;
+    let mut answer = Vec::new();
+    within("the endpoint answered and closed", stream.read_to_end(&mut answer)).await?;
+    Ok(String::from_utf8_lossy(&answer).into_owned())
+}
+
+/// Nothing ran: no run in flight, no thread row.
+async fn assert_no_run(e: &Endpoint) {
+    assert_eq!(e.hearth.active_runs(), 0, "no run is in flight");
+    assert!(e.hearth.thread_list().await.unwrap().threads.is_empty(), "no thread was created");
+}
+
+/// Issue 10 point 9: a request naming another host (a DNS-rebinding page, or the right address
+/// with another port) is refused before its token is looked at, and starts nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue10_a_wrong_host_is_refused_before_the_token_and_starts_no_run() {
+    let e = endpoint(Duration::ZERO).await;
+    let addr = e.server.addr();
+    let body = run_input("issue10-host", "hello").to_string();
+    let auth = format!("Authorization: Bearer {}\r\n", e.token);
+    let other_port = addr.port().wrapping_add(1);
+    for host in [
+        "Host: rebound.example.com\r\n".to_owned(),
+        format!("Host: rebound.example.com:{}\r\n", addr.port()),
+        format!("Host: 127.0.0.1:{other_port}\r\n"),
+        format!("Host: localhost:{other_port}\r\n"),
+        "Host: 127.0.0.1\r\n".to_owned(),
+        format!("Host: 127.0.0.1:{}\r\nHost: rebound.example.com\r\n", addr.port()),
+        String::new(),
+    ] {
+        let answer = raw_request(addr, &format!("{host}{auth}"), &body).await;
+        assert!(answer.starts_with("HTTP/1.1 421"), "{host:?} was refused: {answer}");
+        assert!(answer.contains("Host: 127.0.0.1:"), "the refusal says which Host is answered: {answer}");
+        assert!(!answer.contains(&e.token), "the token never appears");
+        // A wrong token behind a wrong Host gets the Host refusal: the token was not looked at.
+        let answer = raw_request(addr, &format!("{host}Authorization: Bearer hearth_wrong\r\n"), &body).await;
+        assert!(answer.starts_with("HTTP/1.1 421"), "{host:?} without the token: {answer}");
+    }
+    assert_no_run(&e).await;
+    // The endpoint's own names still pass the Host check (and reach the token check).
+    for host in [format!("127.0.0.1:{}", addr.port()), format!("LOCALHOST:{}", addr.port())] {
+        let answer = raw_request(addr, &format!("Host: {host}\r\nAuthorization: Bearer hearth_wrong\r\n"), &body).await;
+        assert!(answer.starts_with("HTTP/1.1 401"), "Host: {host} reaches the token check: {answer}");
+    }
+    assert_no_run(&e).await;
+    e.server.stop();
+}
+
+/// Issue 10 point 9: any request carrying an `Origin` (what a browser adds for a page's
+/// fetch) is refused before its token is looked at, and starts nothing, even with the token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue10_an_origin_header_is_refused_and_starts_no_run() {
+    let e = endpoint(Duration::ZERO).await;
+    let addr = e.server.addr();
+    let body = run_input("issue10-origin", "hello").to_string();
+    let host = format!("Host: 127.0.0.1:{}\r\n", addr.port());
+    for origin in ["http://rebound.example.com", "null", &format!("http://127.0.0.1:{}", addr.port())] {
+        for token in [e.token.as_str(), "hearth_wrong"] {
+            let answer = raw_request(addr, &format!("{host}Origin: {origin}\r\nAuthorization: Bearer {token}\r\n"), &body).await;
+            assert!(answer.starts_with("HTTP/1.1 403"), "Origin: {origin} was refused: {answer}");
+            assert!(answer.contains("Origin"), "the refusal says why: {answer}");
+            assert!(!answer.contains(&e.token), "the token never appears");
+        }
+    }
+    assert_no_run(&e).await;
+    e.server.stop();
+}
+
+/// Issue 10 point 9: connections over the cap (16) are answered 503 and closed; once one
+/// closes, a new connection is served again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue10_connections_over_the_cap_are_refused() {
+    use tokio::io::AsyncReadExt;
+    const CAP: usize = 16;
+    let e = endpoint(Duration::ZERO).await;
+    let addr = e.server.addr();
+    // The endpoint accepts in order, so these hold every permit before the next is accepted.
+    let mut held = Vec::new();
+    for _ in 0..CAP {
+        held.push(tokio::net::TcpStream::connect(addr).await.unwrap());
+    }
+    for _ in 0..3 {
+        let mut extra = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let mut answer = Vec::new();
+        within("the extra connection was answered and closed", extra.read_to_end(&mut answer)).await.unwrap();
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+        assert!(answer.contains("too many open connections"), "{answer}");
+    }
+    assert_no_run(&e).await;
+
+    // One closes; the endpoint serves again (once it has seen the close).
+    drop(held.pop());
+    let host = format!("Host: 127.0.0.1:{}\r\nAuthorization: Bearer hearth_wrong\r\n", addr.port());
+    within("a connection was served after one closed", async {
+        loop {
+            // Until the endpoint has seen the close, a new connection is refused (503, or
+            // closed under the request before it was written).
+            if let Ok(answer) = try_raw_request(addr, &host, "{}").await {
+                if answer.starts_with("HTTP/1.1 401") {
+                    break;
+                }
+                assert!(answer.is_empty() || answer.starts_with("HTTP/1.1 503"), "{answer}");
+            }
+            tokio::task::yield_now().await;
+        }
+    })
+    .await;
+    drop(held);
+    assert_no_run(&e).await;
+    e.server.stop();
+}
+
+/// Issue 10 point 9: runs over the cap (4 streaming at once) are answered 429 and start
+/// nothing; when one ends, a new run is admitted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue10_runs_over_the_cap_get_429() {
+    const CAP: usize = 4;
+    // 2 s per number: every admitted run is still streaming while the test goes on.
+    let e = endpoint(Duration::from_secs(2)).await;
+    let addr = e.server.addr();
+    let mut streams = Vec::new();
+    for n in 0..CAP {
+        let mut stream = open_stream(&e, &run_input(&format!("issue10-run-{n}"), "count to 50 slowly")).await;
+        let mut seen = Vec::new();
+        within("the run started", read_until(&mut stream, &mut seen, "RUN_STARTED")).await;
+        streams.push(stream);
+    }
+    assert_eq!(e.hearth.active_runs(), CAP);
+    let auth = format!("Host: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\n", addr.port(), e.token);
+    let answer = raw_request(addr, &auth, &run_input("issue10-run-extra", "count to 50 slowly").to_string()).await;
+    assert!(answer.starts_with("HTTP/1.1 429"), "{answer}");
+    assert!(answer.contains("already streaming 4 runs"), "{answer}");
+    assert_eq!(e.hearth.active_runs(), CAP, "the extra run did not start");
+    assert_eq!(e.hearth.thread_list().await.unwrap().threads.len(), CAP, "no thread row for the refused run");
+
+    // One client goes away; its run ends and a new one is admitted.
+    drop(streams.pop());
+    until("the dropped run ended", || e.hearth.active_runs() == CAP - 1).await;
+    let mut stream = open_stream(&e, &run_input("issue10-run-after", "count to 50 slowly")).await;
+    let mut seen = Vec::new();
+    within("the next run started", read_until(&mut stream, &mut seen, "RUN_STARTED")).await;
+    assert!(seen.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&seen));
+    drop(stream);
+    drop(streams);
+    until("every run ended", || e.hearth.active_runs() == 0).await;
+    e.server.stop();
+}
+
+/// Issue 10 point 9: a connection that never finishes its headers is closed by the endpoint
+/// (here after 200 ms instead of the default 10 s); it started nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue10_a_connection_that_never_finishes_its_headers_is_closed() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    assert_eq!(AguiLimits::default().header_read_timeout, Duration::from_secs(10));
+    let dir = tempfile::tempdir().unwrap();
+    let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
+    let limits = AguiLimits { header_read_timeout: Duration::from_millis(200), ..AguiLimits::default() };
+    let token = new_token();
+    let server = AguiServer::start_with_limits(hearth.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token.clone(), limits)
+        .await
+        .unwrap();
+    let addr = server.addr();
+    let mut slow = tokio::net::TcpStream::connect(addr).await.unwrap();
+    slow.write_all(format!("POST / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bea", addr.port()).as_bytes())
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    // Ends on the endpoint's close (an error if it reset), not on a clock of the test's own.
+    let _ = within("the endpoint closed the slow connection", slow.read_to_end(&mut answer)).await;
+    assert!(!String::from_utf8_lossy(&answer).contains("200 OK"), "{}", String::from_utf8_lossy(&answer));
+    assert_eq!(hearth.active_runs(), 0);
+    assert!(hearth.thread_list().await.unwrap().threads.is_empty(), "no thread was created");
+    // Limits that would admit nothing are refused.
+    let none = AguiLimits { max_runs: 0, ..AguiLimits::default() };
+    assert!(AguiServer::start_with_limits(hearth.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token, none).await.is_err());
+    server.stop();
 }

@@ -14,9 +14,10 @@
 //!    list widgets get a new normal appearance (`appearance`). With /NeedAppearances set, or
 //!    where a text or choice widget has no appearance, the other fields get one too.
 //! 4. A new file is written: every object reachable from the trailer, uncompressed, with
-//!    scripts and automatic actions removed exactly as `sanitize` removes them from PDFium's
-//!    output, and one classic cross-reference table. Nothing of the old file's revisions
-//!    survives, so neither do their scripts.
+//!    active content (every action but GoTo, scripts, embedded files, media annotations)
+//!    removed exactly as `sanitize` removes it from PDFium's output, and one classic
+//!    cross-reference table. Nothing of the old file's revisions survives, so neither does
+//!    their active content.
 //!
 //! Whatever this module cannot do faithfully is `Unsupported` (with a reason for the logs):
 //! `fill` then leaves the whole document to PDFium's form-fill module. That includes
@@ -28,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::appearance::{self, Content, Font, Unsupported};
 use super::fast::{self, FieldRead, FormRead, Reader, pdf_doc_char, string_bytes};
 use super::fill::{Spec, Step, plan};
-use super::sanitize::{Dict, Obj, clean, decode_name, get, is_js_action_dict, name_is, refs, write_obj};
+use super::sanitize::{Dict, Obj, Policy, clean_object, decode_name, get, name_is, refs, write_obj};
 use super::{FieldKind, FieldValues, PdfError};
 
 /// What the direct path made of a request.
@@ -504,13 +505,9 @@ fn write(reader: &Reader<'_>, edits: &Edits) -> Result<Vec<u8>, Unsupported> {
     for number in reader.numbers() {
         objects.insert(number, reader.entry(number).ok_or("an object this reader cannot parse")?);
     }
-    let js: Vec<u32> = objects
-        .iter()
-        .filter(|(_, (_, value, stream))| stream.is_none() && is_js_action_dict(value))
-        .map(|(n, _)| *n)
-        .collect();
-    for (_, value, _) in objects.values_mut() {
-        clean(value, &js, 0).map_err(|_| "objects nested too deeply")?;
+    let policy = Policy::new(objects.iter().filter(|(_, (_, _, stream))| stream.is_none()).map(|(n, (_, v, _))| (*n, v)));
+    for (number, (_, value, _)) in objects.iter_mut() {
+        clean_object(*number, value, &policy).map_err(|_| "objects nested too deeply")?;
     }
     // What stays: everything reachable from the trailer, through the edited dictionaries.
     let mut stack: Vec<u32> = Vec::new();

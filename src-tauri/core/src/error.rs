@@ -68,6 +68,9 @@ pub enum CoreError {
     /// The thing changed or is busy.
     #[error("{0}")]
     Conflict(String),
+    /// The owner must review an uncertain action (or wait for a stopped one to report) first.
+    #[error("{0}")]
+    NeedsReview(String),
     /// An approval came after its proposal expired.
     #[error("{0}")]
     Expired(String),
@@ -89,6 +92,7 @@ impl CoreError {
             CoreError::InvalidInput(_) => ErrorCode::InvalidInput,
             CoreError::NotFound(_) => ErrorCode::NotFound,
             CoreError::Conflict(_) => ErrorCode::Conflict,
+            CoreError::NeedsReview(_) => ErrorCode::NeedsReview,
             CoreError::Expired(_) => ErrorCode::ApprovalExpired,
             CoreError::Stopped(_) => ErrorCode::Cancelled,
             CoreError::Pdf(crate::pdf::PdfError::LibraryMissing { .. }) => ErrorCode::Unavailable,
@@ -119,6 +123,7 @@ impl From<IpcError> for CoreError {
         match err.code {
             ErrorCode::NotFound => CoreError::NotFound(err.message),
             ErrorCode::Conflict => CoreError::Conflict(err.message),
+            ErrorCode::NeedsReview => CoreError::NeedsReview(err.message),
             _ => CoreError::InvalidInput(err.message),
         }
     }

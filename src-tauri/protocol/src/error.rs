@@ -15,6 +15,9 @@ pub enum ErrorCode {
     NotFound,
     /// The thing changed meanwhile; reload and try again.
     Conflict,
+    /// Nothing changed, but the owner must first review an action whose outcome is unknown (or
+    /// wait until a stopped one reports) before this can go on.
+    NeedsReview,
     /// The approval's time ran out.
     ApprovalExpired,
     /// The owner stopped it.

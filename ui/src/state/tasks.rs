@@ -181,10 +181,8 @@ pub fn accepts_answer(task: &TaskView) -> bool {
 /// the task moved on; the pane re-fetches it, so the owner decides again on fresh state.
 pub fn control_failure_message(err: &IpcError) -> String {
     match err.code {
-        // The core's own words when it is waiting for something the owner must do or wait for.
-        ErrorCode::Conflict if err.message.contains("Retry after review") || err.message.contains("still being stopped") => {
-            err.message.clone()
-        }
+        // Nothing changed: the core says what the owner must review or wait for.
+        ErrorCode::NeedsReview => err.message.clone(),
         ErrorCode::Conflict => format!(
             "This task changed while you were looking at it, so nothing was done. It has been reloaded: check it and try again. ({})",
             err.message

@@ -136,7 +136,7 @@ fn conflicts_say_the_task_changed() {
     let other = IpcError::new(ErrorCode::NotFound, "No task a.");
     assert_eq!(control_failure_message(&other), "No task a.");
     // A refusal that waits for the owner's review is not "it changed".
-    let review = IpcError::new(ErrorCode::Conflict, "An action of this task is still being stopped. Wait until it reports what it did, then retry.");
+    let review = IpcError::new(ErrorCode::NeedsReview, "An action of this task is still being stopped. Wait until it reports what it did, then retry.");
     assert_eq!(control_failure_message(&review), review.message);
 }
 

@@ -60,6 +60,7 @@ impl std::fmt::Debug for ApprovalGate {
 impl ApprovalGate {
     /// A gate over `store` acting through `workspace`; proposals live `ttl`.
     pub fn new(store: Store, workspace: Arc<dyn Workspace>, tasks: TaskEngine, ttl: Duration) -> Self {
+        let identity = tasks.identity().clone();
         Self {
             inner: Arc::new(Inner {
                 store,
@@ -67,7 +68,7 @@ impl ApprovalGate {
                 tasks,
                 ttl,
                 stopping: CancellationToken::new(),
-                identity: ProcessIdentity::current(),
+                identity,
                 hook: std::sync::Mutex::new(None),
             }),
         }

@@ -313,7 +313,7 @@ impl Hearth {
     async fn launch(&self, input: RunAgentInput, title: &str, new_from: usize, origin: RunOrigin) -> Result<RunEvents> {
         let (thread_id, run_id) = (input.thread_id.clone(), input.run_id.clone());
         self.store.ensure_thread(&thread_id, title).await?;
-        self.store.begin_run(&thread_id, &run_id, crate::tasks::ProcessIdentity::current().as_str(), origin).await?;
+        self.store.begin_run(&thread_id, &run_id, self.tasks.identity().as_str(), origin).await?;
         let Some(events) = spawn_run(&self.runs, self.store.clone(), self.current_agent(), input, new_from, origin) else {
             self.store.end_run(&run_id, crate::store::threads::RunEnd::Failed).await?;
             return Err(CoreError::Conflict(

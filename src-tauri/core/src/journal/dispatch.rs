@@ -157,9 +157,9 @@ impl std::fmt::Debug for Journal {
 }
 
 impl Journal {
-    /// A journal over `store`.
-    pub fn new(store: Store) -> Self {
-        Self { store, identity: crate::tasks::ProcessIdentity::current().as_str().into(), hooks: Arc::default() }
+    /// A journal over `store`, in the process named `identity`.
+    pub fn new(store: Store, identity: &crate::tasks::ProcessIdentity) -> Self {
+        Self { store, identity: identity.as_str().into(), hooks: Arc::default() }
     }
 
     fn hooks(&self) -> std::sync::MutexGuard<'_, Hooks> {

@@ -83,11 +83,14 @@ impl TaskEngine {
     /// An engine over `store` with no handlers yet.
     pub fn new(store: Store, config: EngineConfig) -> Self {
         let (changes, _) = broadcast::channel(1024);
+        // Read once: naming this process reads /proc, and every run, journal mark and chat run
+        // carries the name.
+        let identity = ProcessIdentity::current();
         Self {
             inner: Arc::new(Inner {
-                journal: Journal::new(store.clone()),
+                journal: Journal::new(store.clone(), &identity),
                 store,
-                identity: ProcessIdentity::current(),
+                identity,
                 config,
                 handlers: Mutex::new(HashMap::new()),
                 running: Mutex::new(HashMap::new()),
@@ -103,6 +106,11 @@ impl TaskEngine {
     /// Sets the handler for `kind`.
     pub fn register(&self, kind: TaskKind, handler: impl TaskHandler) {
         lock(&self.inner.handlers).insert(kind, Arc::new(handler));
+    }
+
+    /// This process, as leases, stopping marks and chat runs name it.
+    pub fn identity(&self) -> &ProcessIdentity {
+        &self.inner.identity
     }
 
     /// The journal effects go through.
@@ -266,10 +274,10 @@ impl TaskEngine {
                 params.control.name(),
                 spoken(task.status)
             ))),
-            ControlOutcome::StillStopping(_) => Err(CoreError::Conflict(
+            ControlOutcome::StillStopping(_) => Err(CoreError::NeedsReview(
                 "An action of this task is still being stopped. Wait until it reports what it did, then retry.".into(),
             )),
-            ControlOutcome::NeedsReview(_) => Err(CoreError::Conflict(
+            ControlOutcome::NeedsReview(_) => Err(CoreError::NeedsReview(
                 "Hearth stopped while an action of this task was in progress, so it may or may not have happened. \
                  Check what it did, then choose \"Retry after review\"."
                     .into(),

@@ -202,14 +202,8 @@ impl EffectTool for SaveArtifact {
         let content = args.content;
         let written = {
             let path = path.clone();
-            tokio::task::spawn_blocking(move || {
-                let written = write_private(&dir, &path, content.as_bytes()).map(|()| content.len());
-                if written.is_err() {
-                    // A partial file would make "it did not happen" untrue: remove it.
-                    let _ = std::fs::remove_file(&path);
-                }
-                written
-            })
+            // Written to a temporary file and renamed into place: a failed write leaves nothing.
+            tokio::task::spawn_blocking(move || crate::files::write_private(&path, content.as_bytes()).map(|()| content.len()))
             .await
             .map_err(|e| EffectError::Uncertain(format!("the write was cut off ({e})")))?
         };
@@ -287,17 +281,6 @@ fn sanitize_file_name(name: &str) -> String {
     if clean.is_empty() { "artifact".to_owned() } else { clean.chars().take(180).collect() }
 }
 
-fn write_private(dir: &std::path::Path, path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    std::fs::create_dir_all(dir)?;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(path)?;
-    file.write_all(bytes)?;
-    file.sync_all()
-}
 
 #[cfg(test)]
 mod tests {

@@ -16,7 +16,7 @@ pub use name::sanitize_file_name;
 pub use private::{sha256_hex, write_private};
 
 use crate::error::{CoreError, Result};
-use crate::pdf::{PdfEngine, PdfError};
+use crate::pdf::{Budget, Limits, PdfEngine, PdfError};
 use crate::store::files::FileRow;
 use crate::store::{Store, now_ms};
 
@@ -73,7 +73,9 @@ impl FileStore {
         if let Some(existing) = self.inner.store.get_file(file_id).await? {
             return Ok(existing);
         }
-        let (info, bytes) = self.blocking(move |engine| crate::pdf::inspect(&engine, &bytes).map(|info| (info, bytes))).await?;
+        let (info, bytes) = self
+            .blocking(cancel, move |engine, budget| crate::pdf::inspect_within(&engine, &bytes, &budget).map(|info| (info, bytes)))
+            .await?;
         stopped_before_write(cancel)?;
         self.store_new(file_id, &bytes, &info, sanitize_file_name(name), FileSource::MailAttachment, Some(source_ref), None)
             .await
@@ -86,8 +88,9 @@ impl FileStore {
     }
 
     /// [`FileStore::fill`] that honours `cancel`: a Stop before the copy is written ends it
-    /// with [`CoreError::Stopped`] and nothing written. (PDFium's fill itself cannot be cut
-    /// short; it is bounded by the page and size limits.)
+    /// with [`CoreError::Stopped`] and nothing written. The PDF work itself checks the Stop at
+    /// every object it reads (see `pdf::budget`); a single PDFium call cannot be cut short, but
+    /// PDFium only sees documents whose structure was checked first.
     pub async fn fill_unless_stopped(
         &self,
         parent_id: &str,
@@ -101,9 +104,9 @@ impl FileStore {
         }
         let (parent, bytes) = self.read(parent_id).await?;
         let (info, filled) = self
-            .blocking(move |engine| {
-                let filled = crate::pdf::fill(&engine, &bytes, &values)?;
-                let info = crate::pdf::inspect(&engine, &filled)?;
+            .blocking(cancel, move |engine, budget| {
+                let (filled, _) = crate::pdf::fill_within(&engine, &bytes, &values, &budget)?;
+                let info = crate::pdf::inspect_within(&engine, &filled, &budget)?;
                 Ok((info, filled))
             })
             .await?;
@@ -133,14 +136,19 @@ impl FileStore {
     /// A file with its pages and fields (current values included).
     pub async fn detail(&self, file_id: &str) -> Result<FileDetail> {
         let (file, bytes) = self.read(file_id).await?;
-        let info: PdfInfo = self.blocking(move |engine| crate::pdf::inspect(&engine, &bytes)).await?;
+        let info: PdfInfo =
+            self.blocking(&CancellationToken::new(), move |engine, budget| crate::pdf::inspect_within(&engine, &bytes, &budget)).await?;
         Ok(FileDetail { file: self.view(&file).await?, info })
     }
 
     /// One page as a PNG data URL.
     pub async fn render(&self, file_id: &str, page: u16, scale: f32) -> Result<FileRenderResponse> {
         let (_, bytes) = self.read(file_id).await?;
-        let rendered = self.blocking(move |engine| crate::pdf::render_page(&engine, &bytes, page, scale)).await?;
+        let rendered = self
+            .blocking(&CancellationToken::new(), move |engine, budget| {
+                crate::pdf::render_page_within(&engine, &bytes, page, scale, &budget)
+            })
+            .await?;
         let data_url = format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(&rendered.png));
         Ok(FileRenderResponse { data_url, width: rendered.width, height: rendered.height })
     }
@@ -148,7 +156,7 @@ impl FileStore {
     /// Each page's text.
     pub async fn text(&self, file_id: &str) -> Result<Vec<String>> {
         let (_, bytes) = self.read(file_id).await?;
-        self.blocking(move |engine| crate::pdf::extract_text(&engine, &bytes)).await
+        self.blocking(&CancellationToken::new(), move |engine, budget| crate::pdf::extract_text_within(&engine, &bytes, &budget)).await
     }
 
     /// Files, newest first.
@@ -223,15 +231,31 @@ impl FileStore {
     }
 
     /// Runs PDFium off the async threads (it is blocking and serialized).
+    /// Runs PDF work on a blocking thread within a [`Budget`] that `cancel` ends. A Stop ends
+    /// the wait at once (the work itself ends at its next budget check and its result is
+    /// dropped), so a Stop never waits for a PDF.
     async fn blocking<T: Send + 'static>(
         &self,
-        work: impl FnOnce(PdfEngine) -> std::result::Result<T, PdfError> + Send + 'static,
+        cancel: &CancellationToken,
+        work: impl FnOnce(PdfEngine, Budget) -> std::result::Result<T, PdfError> + Send + 'static,
     ) -> Result<T> {
         let engine = self.engine()?;
-        tokio::task::spawn_blocking(move || work(engine))
-            .await
+        let budget = Budget::new(Limits::STANDARD, Some(cancel.clone()));
+        let running = tokio::task::spawn_blocking(move || work(engine, budget));
+        let finished = tokio::select! {
+            finished = running => finished,
+            () = cancel.cancelled() => return Err(pdf_error(PdfError::Stopped)),
+        };
+        finished
             .map_err(|err| CoreError::Conflict(format!("PDF work stopped unexpectedly ({err}). Try again.")))?
-            .map_err(CoreError::Pdf)
+            .map_err(pdf_error)
+    }
+}
+
+fn pdf_error(err: PdfError) -> CoreError {
+    match err {
+        PdfError::Stopped => CoreError::Stopped(err.to_string()),
+        other => CoreError::Pdf(other),
     }
 }
 

@@ -21,9 +21,10 @@
 
 use std::fmt::Write as _;
 
-use super::fast::{Reader, raw};
+use lopdf::{Dictionary, Document, Object};
+
 use super::metrics::{self, GLYPHS, NONE, STANDARD, WIN_ANSI};
-use super::sanitize::{Dict, Obj, decode_name, get};
+use super::objects::{get, get_dict, number, resolve};
 
 /// Why the direct path hands a document to PDFium (for logs and tests; never a value).
 pub(super) type Unsupported = &'static str;
@@ -61,12 +62,9 @@ impl Font {
     }
 
     /// The font dictionary `dict`, if it is a simple font this module can measure and encode.
-    pub(super) fn from_dict(reader: &Reader<'_>, dict: &Dict<'_>) -> Result<Self, Unsupported> {
-        let name = |key: &[u8]| match get(dict, key) {
-            Some(Obj::Name(n)) => Some(decode_name(n)),
-            _ => None,
-        };
-        match name(b"Subtype").as_deref() {
+    pub(super) fn from_dict(doc: &Document, dict: &Dictionary) -> Result<Self, Unsupported> {
+        let name = |key: &[u8]| get(doc, dict, key).and_then(|n| n.as_name().ok());
+        match name(b"Subtype") {
             Some(b"Type1" | b"MMType1" | b"TrueType") => {}
             _ => return Err("a composite, Type 3 or unknown font"),
         }
@@ -74,40 +72,37 @@ impl Font {
         if base.len() > 7 && base[6] == b'+' && base[..6].iter().all(u8::is_ascii_uppercase) {
             return Err("a subset font (it may lack the glyphs)");
         }
-        let descriptor = get(dict, b"FontDescriptor").and_then(|d| reader.dict(d));
-        let num_in = |d: &Dict<'_>, key: &[u8]| get(d, key).and_then(|v| reader.resolve(v)).as_ref().and_then(number);
-        if let Some(d) = &descriptor {
+        let descriptor = get_dict(doc, dict, b"FontDescriptor");
+        let num_in = |d: &Dictionary, key: &[u8]| get(doc, d, key).and_then(number);
+        if let Some(d) = descriptor {
             let flags = num_in(d, b"Flags").unwrap_or(32.0) as i64;
             if flags & 4 != 0 {
                 return Err("a symbolic font");
             }
         }
-        let embedded = descriptor
-            .as_ref()
-            .is_some_and(|d| [&b"FontFile"[..], b"FontFile2", b"FontFile3"].iter().any(|k| get(d, k).is_some()));
-        let is_type1 = name(b"Subtype").as_deref() != Some(b"TrueType");
+        let embedded = descriptor.is_some_and(|d| [&b"FontFile"[..], b"FontFile2", b"FontFile3"].iter().any(|k| d.has(k)));
+        let is_type1 = name(b"Subtype") != Some(b"TrueType");
         // The encoding when the font names no base encoding: a non-embedded Type 1 font's
         // built-in encoding is StandardEncoding; anything else is the font program's own.
         let builtin =
             || if is_type1 && !embedded { Ok(&STANDARD) } else { Err("a font with its own built-in encoding") };
-        let named = |n: &[u8]| match decode_name(n).as_slice() {
+        let named = |n: &[u8]| match n {
             b"WinAnsiEncoding" => Ok(&WIN_ANSI),
             b"StandardEncoding" => Ok(&STANDARD),
             _ => Err("an encoding other than WinAnsi or Standard"),
         };
-        let encoding = get(dict, b"Encoding").and_then(|e| reader.resolve(e));
-        let (table, differences) = match &encoding {
+        let (table, differences) = match get(doc, dict, b"Encoding") {
             None => (builtin()?, None),
-            Some(Obj::Name(n)) => (named(n)?, None),
-            Some(Obj::Dict(e)) => {
-                let base = match get(e, b"BaseEncoding") {
+            Some(Object::Name(n)) => (named(n)?, None),
+            Some(Object::Dictionary(e)) => {
+                let base = match get(doc, e, b"BaseEncoding") {
                     None => builtin()?,
-                    Some(Obj::Name(n)) => named(n)?,
+                    Some(Object::Name(n)) => named(n)?,
                     Some(_) => return Err("an unreadable encoding"),
                 };
-                let differences = match get(e, b"Differences").and_then(|d| reader.resolve(d)) {
+                let differences = match get(doc, e, b"Differences") {
                     None => None,
-                    Some(Obj::Array(items)) => Some(items),
+                    Some(Object::Array(items)) => Some(items),
                     Some(_) => return Err("an unreadable encoding"),
                 };
                 (base, differences)
@@ -125,33 +120,28 @@ impl Font {
         }
         if let Some(items) = differences {
             let mut code: Option<usize> = None;
-            for item in &items {
+            for item in items {
                 match item {
-                    Obj::Raw(n) => {
-                        code = Some(
-                            std::str::from_utf8(n).ok().and_then(|s| s.parse().ok()).ok_or("an unreadable encoding")?,
-                        )
-                    }
-                    Obj::Name(n) => {
+                    Object::Integer(n) => code = Some(usize::try_from(*n).map_err(|_| "an unreadable encoding")?),
+                    Object::Name(n) => {
                         let at = code.ok_or("an unreadable encoding")?;
                         if at > 255 {
                             return Err("an unreadable encoding");
                         }
-                        glyphs[at] = glyph_named(&decode_name(n));
+                        glyphs[at] = glyph_named(n);
                         code = Some(at + 1);
                     }
                     _ => return Err("an unreadable encoding"),
                 }
             }
         }
-        let widths = match get(dict, b"Widths").and_then(|w| reader.resolve(w)) {
-            Some(Obj::Array(items)) => {
-                let first =
-                    get(dict, b"FirstChar").and_then(|f| reader.resolve(f)).as_ref().and_then(number).unwrap_or(0.0);
-                let missing = descriptor.as_ref().and_then(|d| num_in(d, b"MissingWidth")).unwrap_or(0.0);
+        let widths = match get(doc, dict, b"Widths") {
+            Some(Object::Array(items)) => {
+                let first = get(doc, dict, b"FirstChar").and_then(number).unwrap_or(0.0);
+                let missing = descriptor.and_then(|d| num_in(d, b"MissingWidth")).unwrap_or(0.0);
                 let values: Vec<f64> = items
                     .iter()
-                    .map(|i| reader.resolve(i).as_ref().and_then(number))
+                    .map(|i| resolve(doc, i).and_then(number))
                     .collect::<Option<_>>()
                     .ok_or("unreadable /Widths")?;
                 Some((first as i64, values, missing))
@@ -173,7 +163,7 @@ impl Font {
             codes[code] = width.map(|w| (c, w));
         }
         let (mut ascent, mut descent) = (metrics::HELVETICA_ASCENT, metrics::HELVETICA_DESCENT);
-        if let Some(d) = &descriptor
+        if let Some(d) = descriptor
             && let (Some(a), Some(b)) = (num_in(d, b"Ascent"), num_in(d, b"Descent"))
             && a > 0.0
             && b <= 0.0
@@ -236,12 +226,6 @@ fn glyph_named(name: &[u8]) -> Option<(char, Option<u16>)> {
     let hex = name.strip_prefix(b"uni").filter(|h| h.len() == 4)?;
     let code = u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
     char::from_u32(code).map(|c| (c, None))
-}
-
-fn number(value: &Obj<'_>) -> Option<f64> {
-    let token = raw(value)?;
-    let n: f64 = std::str::from_utf8(token).ok()?.parse().ok()?;
-    n.is_finite().then_some(n)
 }
 
 /// A default appearance string: the font resource, size and fill colour of the text.
@@ -319,11 +303,11 @@ pub(super) fn parse_da(da: &[u8]) -> Result<Da, Unsupported> {
 pub(super) struct Colour(Vec<f64>);
 
 impl Colour {
-    fn read(reader: &Reader<'_>, value: &Obj<'_>) -> Result<Option<Self>, Unsupported> {
-        let Some(Obj::Array(items)) = reader.resolve(value) else { return Err("an unreadable /MK colour") };
+    fn read(doc: &Document, value: &Object) -> Result<Option<Self>, Unsupported> {
+        let Some(Object::Array(items)) = resolve(doc, value) else { return Err("an unreadable /MK colour") };
         let comps: Vec<f64> = items
             .iter()
-            .map(|i| reader.resolve(i).as_ref().and_then(number))
+            .map(|i| resolve(doc, i).and_then(number))
             .collect::<Option<_>>()
             .ok_or("an unreadable /MK colour")?;
         match comps.len() {
@@ -365,42 +349,42 @@ pub(super) struct Look {
 }
 
 /// The box of widget `widget` (/Rect, /MK, /BS, /Border).
-pub(super) fn look(reader: &Reader<'_>, widget: &Dict<'_>) -> Result<Look, Unsupported> {
-    let numbers = |value: Option<&Obj<'_>>| -> Option<Vec<f64>> {
-        match reader.resolve(value?)? {
-            Obj::Array(items) => items.iter().map(|i| reader.resolve(i).as_ref().and_then(number)).collect(),
+pub(super) fn look(doc: &Document, widget: &Dictionary) -> Result<Look, Unsupported> {
+    let numbers = |value: Option<&Object>| -> Option<Vec<f64>> {
+        match resolve(doc, value?)? {
+            Object::Array(items) => items.iter().map(|i| resolve(doc, i).and_then(number)).collect(),
             _ => None,
         }
     };
-    let rect = numbers(get(widget, b"Rect")).filter(|r| r.len() == 4).ok_or("a widget without a /Rect")?;
+    let rect = numbers(widget.get(b"Rect").ok()).filter(|r| r.len() == 4).ok_or("a widget without a /Rect")?;
     let (width, height) = ((rect[2] - rect[0]).abs(), (rect[3] - rect[1]).abs());
     if width < 1.0 || height < 1.0 {
         return Err("a widget without an area");
     }
-    let mk = get(widget, b"MK").and_then(|m| reader.dict(m));
+    let mk = get_dict(doc, widget, b"MK");
     let (mut background, mut border_colour) = (None, None);
-    if let Some(mk) = &mk {
-        if get(mk, b"R").and_then(|r| reader.resolve(r)).as_ref().and_then(number).is_some_and(|r| r % 360.0 != 0.0) {
+    if let Some(mk) = mk {
+        if get(doc, mk, b"R").and_then(number).is_some_and(|r| r % 360.0 != 0.0) {
             return Err("a rotated widget");
         }
-        if let Some(bg) = get(mk, b"BG") {
-            background = Colour::read(reader, bg)?;
+        if let Ok(bg) = mk.get(b"BG") {
+            background = Colour::read(doc, bg)?;
         }
-        if let Some(bc) = get(mk, b"BC") {
-            border_colour = Colour::read(reader, bc)?;
+        if let Ok(bc) = mk.get(b"BC") {
+            border_colour = Colour::read(doc, bc)?;
         }
     }
-    let bs = get(widget, b"BS").and_then(|b| reader.dict(b));
-    let width_of_border = match &bs {
-        Some(bs) => get(bs, b"W").and_then(|w| reader.resolve(w)).as_ref().and_then(number).unwrap_or(1.0),
-        None => numbers(get(widget, b"Border")).and_then(|b| b.get(2).copied()).unwrap_or(1.0),
+    let bs = get_dict(doc, widget, b"BS");
+    let width_of_border = match bs {
+        Some(bs) => get(doc, bs, b"W").and_then(number).unwrap_or(1.0),
+        None => numbers(widget.get(b"Border").ok()).and_then(|b| b.get(2).copied()).unwrap_or(1.0),
     };
-    let style = match bs.as_ref().and_then(|bs| get(bs, b"S")) {
+    let style = match bs.and_then(|bs| get(doc, bs, b"S")) {
         None => Style::Solid,
-        Some(Obj::Name(s)) => match decode_name(s).as_slice() {
+        Some(Object::Name(s)) => match s.as_slice() {
             b"S" => Style::Solid,
             b"D" => {
-                let dash = bs.as_ref().and_then(|bs| numbers(get(bs, b"D"))).unwrap_or_else(|| vec![3.0]);
+                let dash = bs.and_then(|bs| numbers(bs.get(b"D").ok())).unwrap_or_else(|| vec![3.0]);
                 Style::Dashed(dash)
             }
             b"U" => Style::Underline,

@@ -1,38 +1,47 @@
-//! PDFs through PDFium, loaded at run time from a configured library path.
+//! PDFs: Hearth's AcroForm rules on lopdf's object layer, PDFium for rendering, text and the
+//! form-fill fallback.
 //!
 //! - [`inspect`]: pages and AcroForm fields (text, checkbox, radio, combo box, list box …) with
-//!   their current values and options, read from the document's objects (`fast`) without
-//!   loading pages when it can, else by PDFium from each page's widgets.
+//!   their current values and options, read from the document's objects (`form`) without
+//!   loading pages, or, when that reader is not sure, by PDFium from every page's widgets.
 //! - [`fill`]: new bytes with the given values and regenerated appearances, written into the
-//!   document's objects (`direct`, `appearance`) and read back by PDFium, or, for what that
-//!   path cannot do faithfully, by PDFium's form-fill module; scripts and automatic actions
-//!   removed either way.
+//!   document's objects (`form_writer`, `appearance`) and read back, or, for what that path
+//!   cannot do faithfully, by PDFium's form-fill module; active content removed either way
+//!   (`active_content`).
 //! - [`render_page`]: one page, form fields drawn, as an RGBA PNG.
 //! - [`extract_text`]: the text of each page.
 //! - [`count_scripts`]: document and field scripts PDFium sees (0 after `fill`).
 //!
-//! Every call is blocking (run it on a blocking thread) and checks the bytes the same way:
-//! size, `%PDF-` header, encryption, damage, page count, XFA. PDFium calls live in `raw`, the
-//! only module with `unsafe`; this process runs one PDFium operation at a time.
+//! Every call is blocking (run it on a blocking thread) and starts the same way: size, `%PDF-`
+//! header, then `objects::load` within a [`Budget`] (objects, tree nodes, inflated bytes, Stop,
+//! a deadline) with its refusals (encryption, XFA, page count, a malformed page tree). Only
+//! then does PDFium see the bytes. The `_within` forms take the caller's budget (FileStore
+//! passes the task's Stop); the plain forms use [`Budget::standard`].
+//!
+//! Modules own one thing each, with no cycles: `budget` ← `objects` ← `text`, `form` ←
+//! `appearance` ← `form_writer` → `values`, `active_content`; `pdfium` (all PDFium calls);
+//! `fill` and `inspect` put them together.
 
+mod active_content;
 mod appearance;
-mod direct;
-mod fast;
+mod budget;
 mod fill;
+mod form;
+mod form_writer;
 mod inspect;
-mod library;
 mod metrics;
-mod raw;
-mod render;
-mod sanitize;
+mod objects;
+mod pdfium;
+mod text;
+mod values;
 
-pub use fill::fill;
+pub use budget::{Budget, Limits, Spent};
+pub use fill::{fill, fill_within};
 #[doc(hidden)]
 pub use fill::{FillPath, fill_with_pdfium, fill_with_report};
 pub use hearth_protocol::pdf::{FieldKind, FieldValue, FieldValues, PdfField, PdfInfo};
-pub use inspect::{count_scripts, inspect};
-pub use library::{PDFIUM_LIBRARY_ENV, PdfEngine, default_library_path};
-pub use render::{MAX_RENDER_PIXELS, RenderedPage, extract_text, render_page};
+pub use inspect::{count_scripts, extract_text, extract_text_within, inspect, inspect_within, render_page, render_page_within};
+pub use pdfium::{MAX_RENDER_PIXELS, PDFIUM_LIBRARY_ENV, PdfEngine, RenderedPage, default_library_path};
 
 use std::path::PathBuf;
 
@@ -78,6 +87,30 @@ pub enum PdfError {
     Damaged {
         /// PDFium's words.
         detail: String,
+    },
+    /// A structure no sound PDF has (a page tree or form that loops, lists a node twice, or is
+    /// nested absurdly deep): refused before any of it is walked twice.
+    #[error("This PDF is malformed ({what}); Hearth does not read it. Ask the sender for a fresh copy (for example printed to PDF again).")]
+    Malformed {
+        /// What is wrong, in words.
+        what: &'static str,
+    },
+    /// Reading it would cost more than Hearth allows one PDF (see `budget`).
+    #[error("This PDF is too complex to read safely ({what} go past {limit}). Ask the sender for a simpler copy (for example printed to PDF again).")]
+    TooComplex {
+        /// What ran over, in words ("its compressed streams").
+        what: &'static str,
+        /// The limit, in words.
+        limit: String,
+    },
+    /// Stopped by the owner; nothing was written.
+    #[error("Stopped while reading the PDF; nothing was saved.")]
+    Stopped,
+    /// Over the time limit of one PDF operation.
+    #[error("Reading this PDF took longer than {seconds} s, Hearth's limit for one PDF; nothing was saved. Ask the sender for a simpler copy.")]
+    TimedOut {
+        /// The limit.
+        seconds: u64,
     },
     /// An XFA form (Adobe's XML forms), which PDFium without XFA cannot fill faithfully.
     #[error(
@@ -155,7 +188,7 @@ pub enum PdfError {
 }
 
 /// Comma-separated, at most 20 items or about 400 characters, then how many more.
-fn list_for_message<'a>(items: impl ExactSizeIterator<Item = &'a str>) -> String {
+pub(super) fn list_for_message<'a>(items: impl ExactSizeIterator<Item = &'a str>) -> String {
     let total = items.len();
     let mut out = String::new();
     let mut shown = 0;
@@ -177,39 +210,4 @@ fn list_for_message<'a>(items: impl ExactSizeIterator<Item = &'a str>) -> String
         out.push_str(&format!(" … and {} more", total - shown));
     }
     out
-}
-
-/// Applies Hearth's checks and opens the document: the shared front door of every call.
-fn open<'a>(engine: &PdfEngine, bytes: &'a [u8]) -> Result<raw::Document<'a>, PdfError> {
-    if bytes.len() > MAX_PDF_BYTES {
-        return Err(PdfError::TooLarge { bytes: bytes.len() });
-    }
-    if !bytes.starts_with(b"%PDF-") {
-        return Err(PdfError::NotPdf);
-    }
-    let document = raw::Document::load(engine.lib(), bytes).map_err(|code| match code {
-        raw::FPDF_ERR_PASSWORD | raw::FPDF_ERR_SECURITY => PdfError::Encrypted,
-        2 => PdfError::Damaged { detail: "the file could not be read".into() },
-        3 => PdfError::Damaged { detail: "not in a format PDFium can read".into() },
-        other => PdfError::Damaged { detail: format!("PDFium error {other}") },
-    })?;
-    // A document that opens without a password may still be encrypted (an owner password
-    // with restrictions). Hearth refuses those too: saving a filled copy would have to carry
-    // or drop the sender's restrictions, and neither is Hearth's call.
-    if document.security_revision() != -1 {
-        return Err(PdfError::Encrypted);
-    }
-    let pages = u16::try_from(document.page_count().max(0)).unwrap_or(u16::MAX);
-    if pages > MAX_PDF_PAGES {
-        return Err(PdfError::TooManyPages { pages });
-    }
-    if matches!(document.form_type(), raw::FORMTYPE_XFA_FULL | raw::FORMTYPE_XFA_FOREGROUND) {
-        return Err(PdfError::Xfa);
-    }
-    Ok(document)
-}
-
-/// Pages of an opened document (the count was checked in `open`).
-fn page_count(document: &raw::Document<'_>) -> u16 {
-    u16::try_from(document.page_count().max(0)).unwrap_or(u16::MAX)
 }

@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use pdfium_render::prelude::{Pdfium, PdfiumLibraryBindingsAccessor};
 
-use super::PdfError;
-use super::raw::Lib;
+use crate::pdf::PdfError;
+use super::ffi::Lib;
 
 /// PDFium is not thread-safe: one document operation at a time in this process. (pdfium-render's
 /// `thread_safe` feature locks each single call; this locks a whole inspect, fill or render.)

@@ -10,7 +10,7 @@
 //! - Output buffers are passed with their true length in bytes; PDFium writes only when the
 //!   buffer is large enough and returns the length it needs.
 //! - Input strings are NUL-terminated UTF-16LE buffers that live across the call.
-//! - Callers hold [`super::library::PdfEngine::lock`] for a whole operation: PDFium is not
+//! - Callers hold [`super::PdfEngine::lock`] for a whole operation: PDFium is not
 //!   thread-safe across documents (global caches, the last-error slot), and pdfium-render's
 //!   `thread_safe` feature only locks each single call.
 #![allow(unsafe_code)]

@@ -26,11 +26,16 @@ fn main() {
     let values: FieldValues = serde_json::from_str(VALUES).unwrap();
     println!("load average before: {}", load_average());
 
+    // HEARTH_BENCH_ONLY=inspect runs only the first measurement (for profiling).
+    let only_inspect = std::env::var("HEARTH_BENCH_ONLY").is_ok_and(|v| v == "inspect");
     let inspect_times = measure(|| {
         let info = inspect(&engine, FORM).unwrap();
         assert_eq!(info.fields.len(), 6);
     });
     report("inspect (load + 6 fields with values, 2 pages)", inspect_times);
+    if only_inspect {
+        return;
+    }
 
     let fill_times = measure(|| {
         let (filled, path) = fill_with_report(&engine, FORM, &values).unwrap();

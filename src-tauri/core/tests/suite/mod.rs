@@ -10,6 +10,7 @@ mod effects;
 mod harness;
 mod journal;
 mod pdf;
+mod pdf_hostile;
 mod privacy;
 mod processes;
 mod providers;

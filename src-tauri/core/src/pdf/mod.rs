@@ -211,3 +211,18 @@ pub(super) fn list_for_message<'a>(items: impl ExactSizeIterator<Item = &'a str>
     }
     out
 }
+
+/// The PDF reader and writer on untrusted bytes, for the fuzz target: load and check within a
+/// small budget, read the form, and write a copy with no values changed (which exercises the
+/// appearance, active-content and save code). No PDFium. Errors are fine; panics, hangs and
+/// unbounded memory are not.
+#[doc(hidden)]
+pub fn fuzz_read_and_write(bytes: &[u8]) {
+    let limits = Limits { nodes: 200_000, inflated_bytes: 16 * 1024 * 1024, time: std::time::Duration::from_secs(10) };
+    let budget = Budget::new(limits, None);
+    let Ok(loaded) = objects::load(bytes, &budget) else { return };
+    if form::fields(&loaded, &budget).is_err() {
+        return;
+    }
+    let _ = form_writer::fill(loaded, &FieldValues::new(), &budget);
+}

@@ -90,6 +90,11 @@ pub(crate) fn body(request: &ModelRequest) -> Value {
     body
 }
 
+/// This format's stream decoder, for the fuzz target (`providers::fuzz_stream`).
+pub(super) fn wire_decoder(provider: &str) -> Box<dyn super::http::WireDecoder> {
+    Box::new(MessagesDecoder { provider: provider.to_owned(), ..MessagesDecoder::default() })
+}
+
 #[derive(Debug, Default)]
 struct MessagesDecoder {
     provider: String,

@@ -33,3 +33,37 @@ pub use openai_chat::OpenAiChat;
 pub use openai_responses::OpenAiResponses;
 
 pub use types::{FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, ToolCall, ToolSpec};
+
+/// The providers' stream decoding end to end, for the fuzz target: `bytes` split into pushes
+/// at `cuts`, framed by the SSE decoder and handed to format `kind`'s decoder (0 Anthropic,
+/// 1 OpenAI Chat, else OpenAI Responses), then the end of the body. Errors are fine; panics
+/// and unbounded growth are not.
+#[doc(hidden)]
+pub fn fuzz_stream(kind: u8, cuts: &[usize], bytes: &[u8]) {
+    let mut decoder = match kind {
+        0 => anthropic::wire_decoder("fuzz"),
+        1 => openai_chat::wire_decoder("fuzz"),
+        _ => openai_responses::wire_decoder("fuzz"),
+    };
+    let mut sse = sse::SseDecoder::default();
+    let mut out = std::collections::VecDeque::new();
+    let mut start = 0;
+    let mut pieces: Vec<&[u8]> = Vec::new();
+    for &cut in cuts {
+        let cut = cut.min(bytes.len()).max(start);
+        pieces.push(&bytes[start..cut]);
+        start = cut;
+    }
+    pieces.push(&bytes[start..]);
+    for piece in pieces {
+        let Ok(events) = sse.push(piece) else { return };
+        for event in events {
+            match decoder.feed(event, &mut out) {
+                Ok(http::Flow::Continue) => {}
+                Ok(http::Flow::Done) | Err(_) => return,
+            }
+            out.clear();
+        }
+    }
+    let _ = decoder.eof(&mut out);
+}

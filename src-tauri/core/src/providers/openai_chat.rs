@@ -71,6 +71,11 @@ pub(crate) fn body(request: &ModelRequest) -> Value {
     body
 }
 
+/// This format's stream decoder, for the fuzz target (`providers::fuzz_stream`).
+pub(super) fn wire_decoder(provider: &str) -> Box<dyn super::http::WireDecoder> {
+    Box::new(ChatDecoder { provider: provider.to_owned(), ..ChatDecoder::default() })
+}
+
 #[derive(Debug, Default)]
 struct ChatDecoder {
     provider: String,

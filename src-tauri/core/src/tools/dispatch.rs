@@ -216,3 +216,29 @@ fn parse_arguments(tool: ToolName, text: &str) -> Result<Value, String> {
         Err(err) => Err(format!("The arguments for {tool} are not valid JSON ({err}). Send them again as a JSON object.")),
     }
 }
+
+/// Argument parsing of every tool exactly as dispatch does it (the text, then the tool's typed
+/// arguments), for the fuzz target. Returns whether the arguments were accepted; never panics.
+#[doc(hidden)]
+pub fn fuzz_parse_arguments(tool: ToolName, text: &str) -> bool {
+    struct Parse(Value);
+    impl Visitor for Parse {
+        type Out = bool;
+        fn direct<T: DirectTool>(self) -> bool {
+            parse_args::<T>(self.0).is_ok()
+        }
+        fn effect<T: EffectTool>(self) -> bool {
+            parse_args::<T>(self.0).is_ok()
+        }
+        fn prepare<T: PrepareTool>(self) -> bool {
+            parse_args::<T>(self.0).is_ok()
+        }
+        fn unavailable(self, _tool: ToolName) -> bool {
+            false
+        }
+    }
+    match parse_arguments(tool, text) {
+        Ok(value) => visit(tool, Parse(value)),
+        Err(_) => false,
+    }
+}

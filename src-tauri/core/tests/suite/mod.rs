@@ -11,6 +11,7 @@ mod harness;
 mod journal;
 mod pdf;
 mod pdf_hostile;
+mod fuzz_reproducers;
 mod privacy;
 mod processes;
 mod providers;

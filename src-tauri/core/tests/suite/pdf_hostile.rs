@@ -27,7 +27,7 @@ fn pdf_with_trailer(objects: &[Vec<u8>], trailer: &str) -> Vec<u8> {
     let mut offsets = Vec::new();
     for (i, body) in objects.iter().enumerate() {
         offsets.push(out.len());
-        write!(out, "{} 0 obj\n", i + 1).unwrap();
+        writeln!(out, "{} 0 obj", i + 1).unwrap();
         out.extend_from_slice(body);
         out.extend_from_slice(b"\nendobj\n");
     }

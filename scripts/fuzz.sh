@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs every fuzz target (src-tauri/fuzz) for SECONDS each (default 600), one after another on
+# one core, and prints each run's executions and whether it crashed. Needs the nightly
+# toolchain and cargo-fuzz (`cargo install cargo-fuzz`); not part of the test command, whose
+# reproducers (core's tests/suite/fuzz_reproducers.rs) replay what fuzzing found.
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET ...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fuzz=src-tauri/fuzz
+seconds="${1:-600}"
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(pdf_reader agui_sse provider_stream tool_arguments)
+fi
+export CARGO_TARGET_DIR="${HEARTH_FUZZ_TARGET_DIR:-/var/tmp/hearth-fuzz-target}"
+export HEARTH_PDFIUM_LIB="${HEARTH_PDFIUM_LIB:-/var/tmp/hearth-pdfium/pypdfium2_raw/libpdfium.so}"
+cargo +nightly fuzz build -O --fuzz-dir "$fuzz" 2>&1 | tail -1
+for target in "${targets[@]}"; do
+  mkdir -p "$fuzz/corpus/$target" "$fuzz/artifacts/$target"
+  log="$(mktemp)"
+  set +e
+  cargo +nightly fuzz run -O --fuzz-dir "$fuzz" "$target" "$fuzz/corpus/$target" -- \
+    -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=1048576 -timeout=20 \
+    -artifact_prefix="$fuzz/artifacts/$target/" -print_final_stats=1 >"$log" 2>&1
+  status=$?
+  set -e
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+  crashes=$(ls "$fuzz/artifacts/$target" | wc -l)
+  echo "$target: ${seconds}s, ${execs} executions, exit ${status}, ${crashes} crash files in $fuzz/artifacts/$target"
+  if [ "$status" -ne 0 ]; then tail -40 "$log"; fi
+  rm -f "$log"
+done

@@ -107,6 +107,21 @@ pub(super) fn load_output(bytes: &[u8], budget: &Budget) -> Result<Loaded, PdfEr
     Ok(Loaded { doc, pages })
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_found_whole_and_through_escapes() {
+        assert!(has_name(b"<</Encrypt 5 0 R>>", b"/Encrypt"));
+        assert!(has_name(b"<</Encr#79pt 5 0 R>>", b"/Encrypt"));
+        assert!(has_name(b"trailer<</Size 3/Encrypt<<>>", b"/Encrypt"));
+        assert!(!has_name(b"<</EncryptMetadata false>>", b"/Encrypt"));
+        assert!(!has_name(b"<</Encryp 1>>", b"/Encrypt"));
+        assert_eq!(count_names(b"/XRef /XRef/XRefStm /X#52ef", b"/XRef"), 3);
+    }
+}
+
 fn damaged(err: &lopdf::Error) -> PdfError {
     // lopdf's words name offsets and object numbers, never content.
     PdfError::Damaged { detail: format!("the file could not be read: {err}") }
@@ -187,15 +202,49 @@ fn load_filter(id: ObjectId, object: &mut Object) -> Option<(ObjectId, Object)> 
 }
 
 /// Whether `name` occurs in `bytes` as a whole name (not the start of a longer one, as
-/// `/Encrypt` is of `/EncryptMetadata`).
+/// `/Encrypt` is of `/EncryptMetadata`), `#xx` escapes decoded as lopdf decodes them (so
+/// `/Encr#79pt` counts too).
 fn has_name(bytes: &[u8], name: &[u8]) -> bool {
     count_names(bytes, name) > 0
 }
 
+/// How many names in `bytes` are `name` (with its slash). A linear scan of every `/`; it also
+/// counts names inside strings and streams, which only ever errs towards refusing.
 fn count_names(bytes: &[u8], name: &[u8]) -> usize {
-    memchr::memmem::find_iter(bytes, name)
-        .filter(|&at| bytes.get(at + name.len()).is_none_or(|&b| is_delimiter_or_space(b)))
-        .count()
+    let wanted = &name[1..];
+    let mut count = 0;
+    for at in memchr::memchr_iter(b'/', bytes) {
+        let token = &bytes[at + 1..];
+        let end = token.iter().position(|&b| is_delimiter_or_space(b)).unwrap_or(token.len());
+        let token = &token[..end];
+        if token.len() < wanted.len() || token.len() > wanted.len() * 3 {
+            continue;
+        }
+        if token == wanted || (token.contains(&b'#') && decode_name(token) == wanted) {
+            count += 1;
+        }
+    }
+    count
+}
+
+/// A name's `#xx` escapes decoded.
+fn decode_name(raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i] == b'#'
+            && let Some(hex) = raw.get(i + 1..i + 3)
+            && let Ok(text) = std::str::from_utf8(hex)
+            && let Ok(byte) = u8::from_str_radix(text, 16)
+        {
+            out.push(byte);
+            i += 3;
+            continue;
+        }
+        out.push(raw[i]);
+        i += 1;
+    }
+    out
 }
 
 fn is_delimiter_or_space(b: u8) -> bool {

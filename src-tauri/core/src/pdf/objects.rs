@@ -33,6 +33,11 @@ use super::{MAX_PDF_BYTES, MAX_PDF_PAGES, PdfError};
 
 /// How deep a page tree may go (PDFium allows 1024; real files use 2–4 levels).
 const MAX_TREE_DEPTH: usize = 64;
+/// How deep a field tree may go: PDFium's `LoadField` stops at 32 levels.
+const MAX_FIELD_DEPTH: usize = 32;
+/// What one cross-reference stream (or object stream: lopdf re-checks them against the same
+/// limit) may inflate to: about 1.4 million objects' entries, far past any real 10 MB file.
+const MAX_XREF_STREAM_BYTES: usize = 4 * 1024 * 1024;
 
 /// A document that passed the checks, with its pages in order.
 pub(super) struct Loaded {
@@ -80,11 +85,13 @@ pub(super) fn load_output(bytes: &[u8], budget: &Budget) -> Result<Loaded, PdfEr
         return Err(PdfError::Encrypted);
     }
     budget.alive()?;
-    let xref_streams = count_names(bytes, b"/XRef");
-    let per_xref_stream = budget.inflate_allowance() / (xref_streams + 1);
+    // Cross-reference streams are decoded by lopdf before any filter runs: each gets a fixed
+    // cap, and the caps of those the file names are charged to the budget up front.
+    let xref_streams = count_names(bytes, b"/XRef").max(1);
+    budget.inflated(xref_streams.saturating_mul(MAX_XREF_STREAM_BYTES))?;
     let options = LoadOptions {
         filter: Some(load_filter),
-        max_decompressed_size: Some(per_xref_stream),
+        max_decompressed_size: Some(MAX_XREF_STREAM_BYTES),
         ..LoadOptions::default()
     };
     let doc = {
@@ -98,13 +105,38 @@ pub(super) fn load_output(bytes: &[u8], budget: &Budget) -> Result<Loaded, PdfEr
     if doc.encryption_state.is_some() || doc.trailer.has(b"Encrypt") {
         return Err(PdfError::Encrypted);
     }
+    every_entry_loaded(&doc, budget)?;
     let root = catalog(&doc).ok_or_else(|| PdfError::Damaged { detail: "it has no document catalog".into() })?;
     let acro_form = root.get(b"AcroForm").ok().and_then(|a| resolve_dict(&doc, a));
     if acro_form.is_some_and(|form| form.has(b"XFA")) {
         return Err(PdfError::Xfa);
     }
     let pages = page_tree(&doc, root, budget)?;
+    if let Some(acro_form) = acro_form {
+        field_trees(&doc, acro_form, &pages, budget)?;
+    }
     Ok(Loaded { doc, pages })
+}
+
+/// Every object the cross-reference data lists as in use must have loaded as that object.
+///
+/// lopdf skips what it cannot parse or decode (and keeps an object under the number its own
+/// header gives), while PDFium reads the same entries its own way: a document the two read
+/// differently could pass every check here and still show PDFium a different tree. So an
+/// entry without its object is refused, not skipped.
+fn every_entry_loaded(doc: &Document, budget: &Budget) -> Result<(), PdfError> {
+    for (&number, entry) in &doc.reference_table.entries {
+        let generation = match entry {
+            lopdf::xref::XrefEntry::Normal { generation, .. } => *generation,
+            lopdf::xref::XrefEntry::Compressed { .. } => 0,
+            lopdf::xref::XrefEntry::Free | lopdf::xref::XrefEntry::UnusableFree => continue,
+        };
+        budget.node("its objects")?;
+        if !doc.objects.contains_key(&(number, generation)) {
+            return Err(PdfError::Damaged { detail: format!("object {number} is not where its cross-reference entry says") });
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -282,7 +314,8 @@ fn page_tree(doc: &Document, catalog: &Dictionary, budget: &Budget) -> Result<Ve
             .map_err(|_| PdfError::Damaged { detail: format!("page tree node {} is missing", id.0) })?;
         let kids = node.get(b"Kids").ok().and_then(|k| resolve(doc, k)).and_then(|k| k.as_array().ok());
         match kids {
-            Some(kids) if !node.has_type(b"Page") => {
+            // PDFium decides by /Kids alone, whatever /Type says: so does this walk.
+            Some(kids) => {
                 for kid in kids.iter().rev() {
                     let kid = kid.as_reference().map_err(|_| PdfError::Malformed { what: "its page tree holds a page that is not an object" })?;
                     stack.push((kid, depth + 1));
@@ -298,6 +331,12 @@ fn page_tree(doc: &Document, catalog: &Dictionary, budget: &Budget) -> Result<Ve
     }
     if pages.is_empty() {
         return Err(PdfError::Damaged { detail: "it has no pages".into() });
+    }
+    // PDFium trusts a positive /Count: a tree that disagrees would show it other pages.
+    if let Some(count) = doc.get_dictionary(root).ok().and_then(|d| d.get(b"Count").ok()).and_then(|c| c.as_i64().ok())
+        && usize::try_from(count).ok() != Some(pages.len())
+    {
+        return Err(PdfError::Malformed { what: "its page count disagrees with its page tree" });
     }
     // Every page's /Parent chain must climb to the root without a loop: PDFium follows it for
     // inherited attributes.
@@ -316,6 +355,78 @@ fn page_tree(doc: &Document, catalog: &Dictionary, budget: &Budget) -> Result<Ve
         }
     }
     Ok(pages)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The field trees PDFium will walk
+
+/// Walks every field tree the way PDFium's `CPDF_InteractiveForm` will: from each `/Fields`
+/// root, into every dictionary kid (it recurses on any `/Kids`, with no visited set, to depth
+/// 32), and from every page's widget up its `/Parent` chain to the root field it loads
+/// from there. A node met twice within a tree, a loop in a `/Parent` chain, or a tree deeper
+/// than 32 is refused; this walk does not depend on what `form` later makes of the fields.
+fn field_trees(doc: &Document, acro_form: &Dictionary, pages: &[ObjectId], budget: &Budget) -> Result<(), PdfError> {
+    let mut walked: HashSet<ObjectId> = HashSet::new();
+    if let Some(Object::Array(fields)) = get(doc, acro_form, b"Fields") {
+        for root in fields {
+            if let Ok(id) = root.as_reference() {
+                field_subtree(doc, id, &mut walked, budget)?;
+            }
+        }
+    }
+    for &page in pages {
+        let Ok(page) = doc.get_dictionary(page) else { continue };
+        let Some(Object::Array(annots)) = get(doc, page, b"Annots") else { continue };
+        for annot in annots {
+            budget.node("its annotations")?;
+            let Ok(mut at) = annot.as_reference() else { continue };
+            let mut chain = HashSet::new();
+            loop {
+                budget.node("its form")?;
+                if !chain.insert(at) || chain.len() > MAX_TREE_DEPTH {
+                    return Err(PdfError::Malformed { what: "a widget's /Parent chain loops" });
+                }
+                match doc.get_dictionary(at).ok().and_then(|d| d.get(b"Parent").ok()).and_then(|p| p.as_reference().ok()) {
+                    Some(parent) => at = parent,
+                    None => break,
+                }
+            }
+            field_subtree(doc, at, &mut walked, budget)?;
+        }
+    }
+    Ok(())
+}
+
+/// One field tree from `root`, unless already walked.
+fn field_subtree(doc: &Document, root: ObjectId, walked: &mut HashSet<ObjectId>, budget: &Budget) -> Result<(), PdfError> {
+    if walked.contains(&root) {
+        return Ok(());
+    }
+    let mut stack = vec![(root, 0usize)];
+    while let Some((id, depth)) = stack.pop() {
+        budget.node("its form")?;
+        if !walked.insert(id) {
+            return Err(PdfError::Malformed { what: "its form lists a field twice (or in a loop)" });
+        }
+        if depth > MAX_FIELD_DEPTH {
+            return Err(PdfError::Malformed { what: "its form's field tree is too deep" });
+        }
+        let Ok(node) = doc.get_dictionary(id) else { continue };
+        if let Some(Object::Array(kids)) = get(doc, node, b"Kids") {
+            for kid in kids {
+                match kid {
+                    Object::Reference(kid) => stack.push((*kid, depth + 1)),
+                    // A direct kid is a dictionary PDFium may recurse into: no object number
+                    // to track, so it is refused rather than followed.
+                    Object::Dictionary(_) => {
+                        return Err(PdfError::Malformed { what: "its form holds a field that is not an object" });
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,9 +14,9 @@ use hyper::body::{Frame, Incoming};
 use hyper::{Method, Request, Response, StatusCode, header};
 use tokio::sync::Semaphore;
 
-use super::token::BearerToken;
 use crate::error::CoreError;
 use crate::hearth::Hearth;
+use crate::secret::BearerToken;
 
 /// The largest `RunAgentInput` accepted.
 const MAX_INPUT_BYTES: usize = 4 * 1024 * 1024;
@@ -42,6 +42,11 @@ impl Gate {
             hosts.push(own);
         }
         Self { hosts, token, runs: Arc::new(Semaphore::new(max_runs)), max_runs }
+    }
+
+    /// Whether the request's `Authorization` carries the current token.
+    fn admits(&self, authorization: Option<&[u8]>) -> bool {
+        self.token.admits(authorization)
     }
 
     /// Why a request is refused before its token is looked at: it names another host (a
@@ -77,8 +82,8 @@ pub(super) async fn handle(hearth: Hearth, gate: Arc<Gate>, request: Request<Inc
     if request.method() != Method::POST || request.uri().path() != "/" {
         return Ok(error(StatusCode::NOT_FOUND, "POST a RunAgentInput to / on this endpoint."));
     }
-    let authorization = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
-    if !gate.token.admits(authorization) {
+    let authorization = request.headers().get(header::AUTHORIZATION).map(|v| v.as_bytes());
+    if !gate.admits(authorization) {
         return Ok(error(StatusCode::UNAUTHORIZED, "Send the bearer token shown in Hearth's Settings."));
     }
     let body = match Limited::new(request.into_body(), MAX_INPUT_BYTES).collect().await {

@@ -12,7 +12,6 @@
 //! ([`AguiLimits`]).
 
 mod handler;
-mod token;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -23,10 +22,9 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-pub use token::{BearerToken, new_token};
-
 use crate::error::{CoreError, Result};
 use crate::hearth::Hearth;
+use crate::secret::BearerToken;
 
 /// What one endpoint admits at once, and how long it waits for a request's headers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,8 +9,9 @@ use hearth_protocol::settings::{
 };
 
 use super::Hearth;
-use crate::agui_server::{AguiServer, BearerToken, new_token};
+use crate::agui_server::AguiServer;
 use crate::error::{CoreError, Result};
+use crate::secret::{BearerToken, ExposeSecret};
 use crate::settings::{
     API_KEY_SECRET, ENDPOINT_TOKEN_SECRET, HARNESS_TOKEN_SECRET, StoredModel, StoredSettings, build_provider, test_provider,
 };
@@ -76,7 +77,8 @@ impl Hearth {
             Some(server) => EndpointSettings {
                 enabled: true,
                 url: Some(format!("http://{}/", server.addr())),
-                token: self.settings.secret(ENDPOINT_TOKEN_SECRET).await?,
+                // The one place the token leaves the core: shown to the owner while it runs.
+                token: self.settings.secret(ENDPOINT_TOKEN_SECRET).await?.map(|t| t.expose_secret().to_owned()),
             },
             None => EndpointSettings::default(),
         };
@@ -151,10 +153,10 @@ impl Hearth {
             return Ok(());
         }
         let token = match self.settings.secret(ENDPOINT_TOKEN_SECRET).await? {
-            Some(token) => BearerToken::new(token),
+            Some(token) => BearerToken::from(token),
             None => {
-                let token = new_token();
-                self.settings.update_secret(ENDPOINT_TOKEN_SECRET, Some(token.reveal())).await?;
+                let token = BearerToken::generate();
+                self.settings.put_secret(ENDPOINT_TOKEN_SECRET, token.secret()).await?;
                 token
             }
         };

@@ -7,12 +7,13 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION, RETRY_AFTER};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION, RETRY_AFTER};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::sse::{SseDecoder, SseEvent, TooLarge};
 use super::{MAX_TOOL_CALLS_PER_TURN, ModelEvent, ProviderConfig, ProviderError, without_credentials};
+use crate::secret::{ExposeSecret, SecretString, redact, secret_header};
 
 /// Whether a decoder has seen its format's end.
 #[derive(Debug, PartialEq, Eq)]
@@ -29,7 +30,26 @@ pub(crate) trait WireDecoder: Send {
     fn eof(&mut self, out: &mut VecDeque<ModelEvent>) -> Result<(), ProviderError>;
 }
 
-/// A configured endpoint: client, URL, headers (with the key marked sensitive), retries.
+/// How a provider sends its API key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyHeader {
+    /// `Authorization: Bearer <key>` (OpenAI and compatible servers).
+    Bearer,
+    /// The key alone in the named header (`x-api-key` for Anthropic).
+    Named(&'static str),
+}
+
+impl KeyHeader {
+    fn name_and_prefix(self) -> (HeaderName, &'static str) {
+        match self {
+            KeyHeader::Bearer => (AUTHORIZATION, "Bearer "),
+            KeyHeader::Named(name) => (HeaderName::from_static(name), ""),
+        }
+    }
+}
+
+/// A configured endpoint: client, URL, headers, the key (a secret until each request's
+/// header is built, marked sensitive), retries.
 pub(crate) struct Endpoint {
     client: reqwest::Client,
     url: String,
@@ -39,7 +59,8 @@ pub(crate) struct Endpoint {
     path: String,
     headers: HeaderMap,
     pub provider: String,
-    secret: Option<String>,
+    /// Where the key goes, and the key.
+    key: Option<(HeaderName, &'static str, SecretString)>,
     retry: super::RetryPolicy,
 }
 
@@ -51,19 +72,30 @@ impl std::fmt::Debug for Endpoint {
 }
 
 impl Endpoint {
-    pub fn new(config: &ProviderConfig, path: &str, auth: &[(&'static str, String, bool)]) -> Result<Self, ProviderError> {
+    pub fn new(
+        config: &ProviderConfig,
+        path: &str,
+        key_header: KeyHeader,
+        extra: &[(&'static str, &'static str)],
+    ) -> Result<Self, ProviderError> {
         let provider = config.name.clone();
         config.check_base_url()?;
         let bad = |detail: String| ProviderError::Config { provider: provider.clone(), detail };
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
-        for (name, value, sensitive) in auth {
-            let mut value = HeaderValue::from_str(value)
-                .map_err(|_| bad(format!("the {name} header holds characters HTTP does not allow")))?;
-            value.set_sensitive(*sensitive);
-            headers.insert(HeaderName::from_static(name), value);
+        for (name, value) in extra {
+            headers.insert(HeaderName::from_static(name), HeaderValue::from_static(value));
         }
+        let key = match config.api_key.clone().filter(|k| !k.expose_secret().is_empty()) {
+            Some(key) => {
+                let (name, prefix) = key_header.name_and_prefix();
+                // Checked now, so Settings refuses a key that cannot be sent before storing it.
+                secret_header(prefix, &key).map_err(|err| bad(format!("the API key cannot be sent: {err}")))?;
+                Some((name, prefix, key))
+            }
+            None => None,
+        };
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(15))
             .read_timeout(Duration::from_secs(300))
@@ -79,18 +111,18 @@ impl Endpoint {
             path: path.to_owned(),
             headers,
             provider,
-            secret: config.api_key.clone().filter(|k| !k.is_empty()),
+            key,
             retry: config.retry,
         })
     }
 
     /// Removes the API key from text that came from the provider.
     pub fn scrub(&self, text: &str) -> String {
-        let mut text: String = text.chars().take(300).collect();
-        if let Some(secret) = &self.secret {
-            text = text.replace(secret.as_str(), "<api key>");
+        let text: String = text.chars().take(300).collect();
+        match &self.key {
+            Some((_, _, key)) => redact(&text, key),
+            None => text,
         }
-        text
     }
 
     /// Scrubs the key out of an error whose words came from the provider.
@@ -103,10 +135,16 @@ impl Endpoint {
     }
 
     async fn send_once(&self, body: &str) -> Result<reqwest::Response, ProviderError> {
-        let response = self
-            .client
-            .post(&self.url)
-            .headers(self.headers.clone())
+        let mut post = self.client.post(&self.url).headers(self.headers.clone());
+        if let Some((name, prefix, key)) = &self.key {
+            // Checked in `new`; the header is made here, per request, marked sensitive.
+            let value = secret_header(prefix, key).map_err(|err| ProviderError::Config {
+                provider: self.provider.clone(),
+                detail: format!("the API key cannot be sent: {err}"),
+            })?;
+            post = post.header(name.clone(), value);
+        }
+        let response = post
             .body(body.to_owned())
             .send()
             .await
@@ -384,10 +422,4 @@ pub(crate) fn error_message(value: &Value) -> String {
         .and_then(Value::as_str)
         .unwrap_or("the provider reported an error")
         .to_owned()
-}
-
-/// `Authorization: Bearer <key>` when a key is set (OpenAI and compatible servers); the
-/// trailing `true` marks the value secret, so it is never shown.
-pub(crate) fn bearer_auth(config: &ProviderConfig) -> Vec<(&'static str, String, bool)> {
-    config.api_key.iter().filter(|k| !k.is_empty()).map(|k| ("authorization", format!("Bearer {k}"), true)).collect()
 }

@@ -11,7 +11,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use hearth_core::Hearth;
-use hearth_core::agui_server::{AguiLimits, AguiServer, new_token};
+use hearth_core::agui_server::{AguiLimits, AguiServer};
+use hearth_core::secret::BearerToken;
 use std::sync::Arc;
 
 use hearth_core::providers::{OpenAiChat, ProviderConfig, RetryPolicy};
@@ -60,7 +61,7 @@ async fn serve(slow_step: Duration, model: Option<Arc<OpenAiChat>>) -> Endpoint 
     if let Some(provider) = model {
         hearth = hearth.with_model(provider, "scripted-model");
     }
-    let token = new_token();
+    let token = BearerToken::generate();
     let server = AguiServer::start(hearth.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token.clone()).await.unwrap();
     Endpoint { hearth, server, token: token.reveal().to_owned(), _dir: dir }
 }
@@ -635,7 +636,7 @@ async fn issue10_a_connection_that_never_finishes_its_headers_is_closed() {
     let dir = tempfile::tempdir().unwrap();
     let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
     let limits = AguiLimits { header_read_timeout: Duration::from_millis(200), ..AguiLimits::default() };
-    let token = new_token();
+    let token = BearerToken::generate();
     let server = AguiServer::start_with_limits(hearth.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token.clone(), limits)
         .await
         .unwrap();

@@ -30,7 +30,7 @@ fn fast_retries() -> RetryPolicy {
 }
 
 fn provider(kind: Kind, server: &ModelServer) -> Box<dyn ModelProvider> {
-    let config = ProviderConfig::new("Scripted", server.base_url(), Some(KEY.to_owned())).with_retry(fast_retries());
+    let config = ProviderConfig::new("Scripted", server.base_url(), Some(KEY.into())).with_retry(fast_retries());
     match kind {
         Kind::Chat => Box::new(OpenAiChat::new(&config).unwrap()),
         Kind::Anthropic => Box::new(Anthropic::new(&config).unwrap()),
@@ -276,7 +276,7 @@ async fn cancel_during_retry_backoff_sends_nothing_more() {
         .await
         .unwrap();
     let slow = RetryPolicy { max_retries: 2, base_delay: Duration::from_secs(3600), max_delay: Duration::from_secs(3600) };
-    let config = ProviderConfig::new("Scripted", server.base_url(), Some(KEY.to_owned())).with_retry(slow);
+    let config = ProviderConfig::new("Scripted", server.base_url(), Some(KEY.into())).with_retry(slow);
     let provider = OpenAiChat::new(&config).unwrap();
     let request = request();
     let cancel = CancellationToken::new();
@@ -547,7 +547,7 @@ async fn issue10_a_redirect_without_a_target_or_to_a_relative_path_is_named() {
 async fn issue10_plain_http_to_another_computer_is_refused_when_the_provider_is_built() {
     for kind in KINDS {
         for base in ["http://192.168.1.20:11434/v1", "http://api.example.com/v1", "http://localhost.example.com/v1"] {
-            let config = ProviderConfig::new("Ollama", base, Some(KEY.to_owned()));
+            let config = ProviderConfig::new("Ollama", base, Some(KEY.into()));
             let error = build(kind, &config).err().unwrap_or_else(|| panic!("{kind:?}: {base} was accepted"));
             assert!(matches!(error, ProviderError::Config { .. }), "{error:?}");
             let message = error.to_string();

@@ -3,7 +3,7 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use bytes::Bytes;
 use futures::StreamExt;
@@ -27,14 +27,15 @@ type Body = UnsyncBoxBody<Bytes, Infallible>;
 pub(super) struct Gate {
     /// The `Host` values naming this endpoint, lower case.
     hosts: Vec<String>,
-    token: BearerToken,
+    /// Shared with the server, which may replace it (a regenerated token).
+    token: Arc<RwLock<BearerToken>>,
     /// One permit per run streaming now.
     runs: Arc<Semaphore>,
     max_runs: usize,
 }
 
 impl Gate {
-    pub(super) fn new(addr: SocketAddr, token: BearerToken, max_runs: usize) -> Self {
+    pub(super) fn new(addr: SocketAddr, token: Arc<RwLock<BearerToken>>, max_runs: usize) -> Self {
         let port = addr.port();
         let mut hosts = vec![format!("127.0.0.1:{port}"), format!("localhost:{port}")];
         let own = addr.to_string();
@@ -46,7 +47,7 @@ impl Gate {
 
     /// Whether the request's `Authorization` carries the current token.
     fn admits(&self, authorization: Option<&[u8]>) -> bool {
-        self.token.admits(authorization)
+        self.token.read().unwrap_or_else(PoisonError::into_inner).admits(authorization)
     }
 
     /// Why a request is refused before its token is looked at: it names another host (a

@@ -147,6 +147,24 @@ impl Hearth {
         self.settings_get().await
     }
 
+    /// "Regenerate token": a new random endpoint token, stored in the vault, and — if the
+    /// endpoint is running — in force at once, so the old token is refused from the next
+    /// request on (runs already streaming go on to their end; Stop ends them).
+    pub async fn settings_endpoint_regenerate(&self) -> Result<SettingsView> {
+        {
+            // Held throughout, so a concurrent start reads either the old or the new token
+            // from the vault and the running server and the vault never disagree.
+            let running = self.endpoint.lock().await;
+            let token = BearerToken::generate();
+            self.settings.put_secret(ENDPOINT_TOKEN_SECRET, token.secret()).await?;
+            if let Some(server) = running.as_ref() {
+                server.set_token(token);
+            }
+            tracing::info!(running = running.is_some(), "the AG-UI endpoint's token was regenerated");
+        }
+        self.settings_get().await
+    }
+
     async fn start_endpoint(&self, mut stored: StoredSettings) -> Result<()> {
         let mut running = self.endpoint.lock().await;
         if running.is_some() {

@@ -656,3 +656,60 @@ async fn issue10_a_connection_that_never_finishes_its_headers_is_closed() {
     assert!(AguiServer::start_with_limits(hearth.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token, none).await.is_err());
     server.stop();
 }
+
+/// Rows in each of Hearth's chat tables (threads, chat runs, the event log), read on a
+/// connection of the test's own.
+async fn chat_rows(hearth: &Hearth) -> [i64; 3] {
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(hearth.config().database_path()).read_only(true);
+    let pool = sqlx::sqlite::SqlitePoolOptions::new().max_connections(1).connect_with(options).await.unwrap();
+    let mut counts = [0; 3];
+    for (count, table) in counts.iter_mut().zip(["threads", "chat_runs", "thread_events"]) {
+        *count = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table}")).fetch_one(&pool).await.unwrap();
+    }
+    pool.close().await;
+    counts
+}
+
+/// Issue 10 point 9: "Regenerate token" in Settings makes a new token, stores it, and the
+/// running endpoint (the real one, on loopback) refuses the old token from the next request
+/// on; the new one is admitted. Counted: chat runs and threads written for each request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue10_a_regenerated_token_replaces_the_old_one_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
+    let on = hearth.settings_endpoint_set(true).await.unwrap().endpoint;
+    let (url, old) = (on.url.unwrap(), on.token.unwrap());
+    let addr: SocketAddr = url.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
+    let host = format!("Host: 127.0.0.1:{}\r\n", addr.port());
+    let send = |token: String, thread: &'static str| {
+        let headers = format!("{host}Authorization: Bearer {token}\r\n");
+        async move { raw_request(addr, &headers, &run_input(thread, "hello").to_string()).await }
+    };
+    let answer = send(old.clone(), "issue10-before").await;
+    assert!(answer.starts_with("HTTP/1.1 200") && answer.contains("RUN_FINISHED"), "the first token works: {answer}");
+    settled(&hearth).await;
+    let before = chat_rows(&hearth).await;
+
+    let view = hearth.settings_endpoint_regenerate().await.unwrap().endpoint;
+    let new = view.token.unwrap();
+    assert!(new.starts_with("hearth_") && new != old, "a new token");
+    assert_eq!(view.url.as_deref(), Some(url.as_str()), "the endpoint kept its address");
+
+    let answer = send(old.clone(), "issue10-old-token").await;
+    assert!(answer.starts_with("HTTP/1.1 401"), "the old token is refused at once: {answer}");
+    assert!(!answer.contains(&old) && !answer.contains(&new), "no token in the refusal");
+    assert_eq!(chat_rows(&hearth).await, before, "the refused request wrote nothing");
+    assert_eq!(hearth.active_runs(), 0);
+
+    let answer = send(new.clone(), "issue10-new-token").await;
+    assert!(answer.starts_with("HTTP/1.1 200") && answer.contains("RUN_FINISHED"), "the new token is admitted: {answer}");
+    settled(&hearth).await;
+    let after = chat_rows(&hearth).await;
+    assert_eq!((after[0], after[1]), (before[0] + 1, before[1] + 1), "one thread and one run for the admitted request");
+
+    // The vault holds the new token: the endpoint turned off and on again uses it.
+    hearth.settings_endpoint_set(false).await.unwrap();
+    let again = hearth.settings_endpoint_set(true).await.unwrap().endpoint;
+    assert_eq!(again.token.as_deref(), Some(new.as_str()));
+    hearth.shutdown().await;
+}

@@ -108,6 +108,7 @@ pub(super) async fn handle(hearth: Hearth, gate: Arc<Gate>, request: Request<Inc
             let status = match err {
                 CoreError::InvalidInput(_) => StatusCode::BAD_REQUEST,
                 CoreError::Conflict(_) => StatusCode::CONFLICT,
+                CoreError::Forbidden(_) => StatusCode::FORBIDDEN,
                 _ => StatusCode::INTERNAL_SERVER_ERROR,
             };
             return Ok(error(status, &err.to_string()));

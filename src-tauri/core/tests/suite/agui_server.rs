@@ -670,6 +670,19 @@ async fn chat_rows(hearth: &Hearth) -> [i64; 3] {
     counts
 }
 
+/// A `RunAgentInput` continuing `thread` with a new run `run`.
+fn continue_input(thread: &str, run: &str, message: &str) -> Value {
+    serde_json::json!({
+        "threadId": thread,
+        "runId": run,
+        "messages": [{ "id": format!("{run}-user"), "role": "user", "content": message }],
+        "tools": [],
+        "context": [],
+        "state": {},
+        "forwardedProps": {},
+    })
+}
+
 /// Issue 10 point 9: "Regenerate token" in Settings makes a new token, stores it, and the
 /// running endpoint (the real one, on loopback) refuses the old token from the next request
 /// on; the new one is admitted. Counted: chat runs and threads written for each request.
@@ -712,4 +725,55 @@ async fn issue10_a_regenerated_token_replaces_the_old_one_at_once() {
     let again = hearth.settings_endpoint_set(true).await.unwrap().endpoint;
     assert_eq!(again.token.as_deref(), Some(new.as_str()));
     hearth.shutdown().await;
+}
+
+/// Issue 10 point 9: an endpoint client may not append to a thread it did not start. A
+/// `RunAgentInput` naming the owner's thread is answered 403 and writes nothing (threads,
+/// chat runs and event rows counted); the endpoint's own threads — new ids, and threads whose
+/// first run came from the endpoint, even after the owner added to them — are served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue10_an_endpoint_client_may_not_append_to_the_owners_thread() {
+    use super::support::{collect, start};
+    let e = endpoint(Duration::ZERO).await;
+    let addr = e.server.addr();
+    let auth = format!("Host: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\n", addr.port(), e.token);
+
+    // The owner's conversation, started in the window.
+    let (owners, _, events) = start(&e.hearth, None, "hello").await;
+    collect(events).await;
+    settled(&e.hearth).await;
+    let before = chat_rows(&e.hearth).await;
+    assert_eq!((before[0], before[1]), (1, 1));
+
+    for run in ["issue10-intrude-1", "issue10-intrude-2"] {
+        let answer = raw_request(addr, &auth, &continue_input(&owners, run, "add this to your chat").to_string()).await;
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+        assert!(answer.contains("was not started through Hearth's AG-UI endpoint") && answer.contains("new threadId"), "{answer}");
+        assert_eq!(chat_rows(&e.hearth).await, before, "nothing was written for {run}");
+        assert_eq!(e.hearth.active_runs(), 0, "no run started");
+    }
+    let history = e.hearth.thread_history(&owners).await.unwrap().events;
+    assert_eq!(history.len() as i64, before[2], "the owner's thread is as it was");
+
+    // A new thread id is the endpoint's own, and it may continue it.
+    let served = |input: Value| {
+        let auth = auth.clone();
+        async move {
+            let answer = raw_request(addr, &auth, &input.to_string()).await;
+            assert!(answer.starts_with("HTTP/1.1 200") && answer.contains("RUN_FINISHED"), "{answer}");
+        }
+    };
+    served(continue_input("issue10-own", "issue10-own-1", "hello")).await;
+    settled(&e.hearth).await;
+    served(continue_input("issue10-own", "issue10-own-2", "hello again")).await;
+    settled(&e.hearth).await;
+    // The owner may add to the endpoint's thread; it stays the endpoint's (its first run was).
+    let (_, _, events) = start(&e.hearth, Some("issue10-own"), "and from me").await;
+    collect(events).await;
+    settled(&e.hearth).await;
+    served(continue_input("issue10-own", "issue10-own-3", "and once more")).await;
+    settled(&e.hearth).await;
+    let after = chat_rows(&e.hearth).await;
+    assert_eq!((after[0], after[1]), (before[0] + 1, before[1] + 4), "one new thread, four runs: {after:?}");
+    e.server.stop();
 }

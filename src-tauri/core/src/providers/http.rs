@@ -11,9 +11,30 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, Header
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::sse::{SseDecoder, SseEvent, TooLarge};
+use hearth_protocol::sse::{End, EventTooLarge, Frame, Framer};
 use super::{MAX_TOOL_CALLS_PER_TURN, ModelEvent, ProviderConfig, ProviderError, without_credentials};
 use crate::secret::{ExposeSecret, SecretString, redact, secret_header};
+
+/// The largest event the providers accept: 4 MiB (its data and the line being read). The
+/// biggest legitimate one is OpenAI Responses' `response.completed`, which repeats the whole
+/// answer; a long answer with its tool arguments stays well under this.
+pub(crate) const MAX_EVENT_BYTES: usize = 4 * 1024 * 1024;
+
+/// One event as the wire decoders take it, owned (decoded from the shared framing,
+/// [`hearth_protocol::sse`]; invalid UTF-8 becomes U+FFFD).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SseEvent {
+    /// The `event:` field, if any.
+    pub event: Option<String>,
+    /// The joined `data:` lines.
+    pub data: String,
+}
+
+impl From<Frame<'_>> for SseEvent {
+    fn from(frame: Frame<'_>) -> Self {
+        SseEvent { event: frame.event_lossy(), data: frame.data_lossy() }
+    }
+}
 
 /// Whether a decoder has seen its format's end.
 #[derive(Debug, PartialEq, Eq)]
@@ -244,7 +265,7 @@ impl Endpoint {
             decoder,
             cancel,
             phase: Phase::Connect,
-            sse: SseDecoder::default(),
+            sse: Framer::with_max_event_bytes(MAX_EVENT_BYTES),
             queue: VecDeque::new(),
             tool_calls: 0,
             ended: false,
@@ -265,7 +286,7 @@ struct Drive<'a, D> {
     decoder: D,
     cancel: &'a CancellationToken,
     phase: Phase,
-    sse: SseDecoder,
+    sse: Framer,
     queue: VecDeque<Result<ModelEvent, ProviderError>>,
     /// Tool calls this answer has started.
     tool_calls: usize,
@@ -321,10 +342,21 @@ impl<D: WireDecoder> Drive<'_, D> {
                     };
                     match chunk {
                         Some(Ok(bytes)) => {
-                            // An over-long line ends the stream; dropping `body` closes the connection.
-                            let events = self.sse.push(&bytes).map_err(|e| self.too_large(e));
+                            // The events before an over-long one are decoded, then it ends the
+                            // stream; dropping `body` closes the connection.
+                            let (mut events, mut too_large) = (Vec::new(), None);
+                            self.sse.feed_with(&bytes, |frame| match frame {
+                                Ok(frame) if too_large.is_none() => events.push(SseEvent::from(frame)),
+                                Ok(_) => {}
+                                Err(err) => {
+                                    too_large.get_or_insert(err);
+                                }
+                            });
                             if self.feed(events) == Flow::Continue {
-                                self.phase = Phase::Body(body);
+                                match too_large {
+                                    Some(err) => self.queue.push_back(Err(self.too_large(err))),
+                                    None => self.phase = Phase::Body(body),
+                                }
                             }
                         }
                         Some(Err(e)) => self.queue.push_back(Err(ProviderError::StreamFailed {
@@ -332,7 +364,12 @@ impl<D: WireDecoder> Drive<'_, D> {
                             detail: format!("the connection broke ({})", chain(&e)),
                         })),
                         None => {
-                            let events = self.sse.finish().map(|e| e.into_iter().collect()).map_err(|e| self.too_large(e));
+                            // A last event without its blank line is taken as it stands
+                            // (servers that close right after `data: [DONE]`).
+                            let events = match self.sse.finish() {
+                                End::Unterminated { frame: Some(frame), .. } => vec![SseEvent::from(frame)],
+                                End::Unterminated { frame: None, .. } | End::Clean => Vec::new(),
+                            };
                             if self.feed(events) == Flow::Continue {
                                 let mut out = VecDeque::new();
                                 let end = self.decoder.eof(&mut out);
@@ -348,23 +385,16 @@ impl<D: WireDecoder> Drive<'_, D> {
         }
     }
 
-    fn too_large(&self, TooLarge { limit }: TooLarge) -> ProviderError {
+    fn too_large(&self, EventTooLarge { limit }: EventTooLarge) -> ProviderError {
         ProviderError::Protocol {
             provider: self.endpoint.provider.clone(),
-            detail: format!("one line or event of its stream was longer than {} MiB, so Hearth stopped reading", limit / (1024 * 1024)),
+            detail: format!("one event of its stream was longer than {} MiB, so Hearth stopped reading", limit / (1024 * 1024)),
         }
     }
 
     /// Decodes events into the queue, counting tool calls; `Done` once the format ended or
-    /// anything failed (an SSE error, a decoder error, one call too many).
-    fn feed(&mut self, events: Result<Vec<SseEvent>, ProviderError>) -> Flow {
-        let events = match events {
-            Ok(events) => events,
-            Err(err) => {
-                self.queue.push_back(Err(err));
-                return Flow::Done;
-            }
-        };
+    /// anything failed (a decoder error, one call too many).
+    fn feed(&mut self, events: Vec<SseEvent>) -> Flow {
         for event in events {
             let mut out = VecDeque::new();
             let flow = self.decoder.feed(event, &mut out);

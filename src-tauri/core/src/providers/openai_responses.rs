@@ -8,8 +8,7 @@ use futures::stream::BoxStream;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::http::{Endpoint, Flow, KeyHeader, WireDecoder, error_message, json};
-use super::sse::SseEvent;
+use super::http::{Endpoint, Flow, KeyHeader, SseEvent, WireDecoder, error_message, json};
 use super::{FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, ProviderConfig, ProviderError};
 
 /// A provider that speaks OpenAI Responses.

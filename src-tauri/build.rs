@@ -28,6 +28,7 @@ fn main() {
         "settings_model_test",
         "settings_harness_set",
         "settings_endpoint_set",
+        "settings_endpoint_regenerate",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         // A build script has no other way to report.

@@ -61,6 +61,7 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::settings::settings_model_test,
             commands::settings::settings_harness_set,
             commands::settings::settings_endpoint_set,
+            commands::settings::settings_endpoint_regenerate,
         ])
 }
 

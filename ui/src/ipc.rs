@@ -201,6 +201,12 @@ pub async fn settings_endpoint_set(enabled: bool) -> Result<SettingsView, IpcErr
     call("settings_endpoint_set", &serde_json::json!({ "params": params })).await
 }
 
+/// Makes a new token for Hearth's AG-UI endpoint; clients sending the old one are refused
+/// from now on. The view carries the new token while the endpoint runs.
+pub async fn settings_endpoint_regenerate() -> Result<SettingsView, IpcError> {
+    call("settings_endpoint_regenerate", &serde_json::json!({})).await
+}
+
 /// A channel whose messages are parsed as `T` and handed to `on_message`; an unreadable
 /// message is logged and dropped rather than ending the stream.
 fn listen<T: DeserializeOwned + 'static>(

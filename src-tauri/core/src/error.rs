@@ -68,6 +68,9 @@ pub enum CoreError {
     /// The thing changed or is busy.
     #[error("{0}")]
     Conflict(String),
+    /// This caller may not do that (an AG-UI endpoint client naming the owner's thread).
+    #[error("{0}")]
+    Forbidden(String),
     /// The owner must review an uncertain action (or wait for a stopped one to report) first.
     #[error("{0}")]
     NeedsReview(String),
@@ -92,6 +95,7 @@ impl CoreError {
             CoreError::InvalidInput(_) => ErrorCode::InvalidInput,
             CoreError::NotFound(_) => ErrorCode::NotFound,
             CoreError::Conflict(_) => ErrorCode::Conflict,
+            CoreError::Forbidden(_) => ErrorCode::Forbidden,
             CoreError::NeedsReview(_) => ErrorCode::NeedsReview,
             CoreError::Expired(_) => ErrorCode::ApprovalExpired,
             CoreError::Stopped(_) => ErrorCode::Cancelled,
@@ -123,6 +127,7 @@ impl From<IpcError> for CoreError {
         match err.code {
             ErrorCode::NotFound => CoreError::NotFound(err.message),
             ErrorCode::Conflict => CoreError::Conflict(err.message),
+            ErrorCode::Forbidden => CoreError::Forbidden(err.message),
             ErrorCode::NeedsReview => CoreError::NeedsReview(err.message),
             _ => CoreError::InvalidInput(err.message),
         }

@@ -17,6 +17,7 @@ pub mod journal;
 pub mod pdf;
 pub mod providers;
 pub mod runs;
+pub mod secret;
 pub mod settings;
 pub mod store;
 pub mod tasks;

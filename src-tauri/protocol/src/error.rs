@@ -15,6 +15,8 @@ pub enum ErrorCode {
     NotFound,
     /// The thing changed meanwhile; reload and try again.
     Conflict,
+    /// This caller may not do that (it is not the one who started the thing it names).
+    Forbidden,
     /// Nothing changed, but the owner must first review an action whose outcome is unknown (or
     /// wait until a stopped one reports) before this can go on.
     NeedsReview,

@@ -15,6 +15,7 @@ pub mod ipc;
 pub mod mail;
 pub mod pdf;
 pub mod settings;
+pub mod sse;
 pub mod tasks;
 pub mod tools;
 

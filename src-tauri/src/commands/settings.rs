@@ -50,3 +50,9 @@ pub async fn settings_endpoint_set(state: State<'_, AppState>, params: serde_jso
     let params: EndpointParams = parse("settings_endpoint_set", params)?;
     state.ready()?.settings_endpoint_set(params.enabled).await.map_err(|e| e.to_ipc())
 }
+
+/// "Regenerate token": a new endpoint token; the running endpoint refuses the old one at once.
+#[tauri::command]
+pub async fn settings_endpoint_regenerate(state: State<'_, AppState>) -> Result<SettingsView, IpcError> {
+    state.ready()?.settings_endpoint_regenerate().await.map_err(|e| e.to_ipc())
+}

@@ -3,7 +3,7 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use bytes::Bytes;
 use futures::StreamExt;
@@ -14,9 +14,9 @@ use hyper::body::{Frame, Incoming};
 use hyper::{Method, Request, Response, StatusCode, header};
 use tokio::sync::Semaphore;
 
-use super::token::BearerToken;
 use crate::error::CoreError;
 use crate::hearth::Hearth;
+use crate::secret::BearerToken;
 
 /// The largest `RunAgentInput` accepted.
 const MAX_INPUT_BYTES: usize = 4 * 1024 * 1024;
@@ -27,14 +27,15 @@ type Body = UnsyncBoxBody<Bytes, Infallible>;
 pub(super) struct Gate {
     /// The `Host` values naming this endpoint, lower case.
     hosts: Vec<String>,
-    token: BearerToken,
+    /// Shared with the server, which may replace it (a regenerated token).
+    token: Arc<RwLock<BearerToken>>,
     /// One permit per run streaming now.
     runs: Arc<Semaphore>,
     max_runs: usize,
 }
 
 impl Gate {
-    pub(super) fn new(addr: SocketAddr, token: BearerToken, max_runs: usize) -> Self {
+    pub(super) fn new(addr: SocketAddr, token: Arc<RwLock<BearerToken>>, max_runs: usize) -> Self {
         let port = addr.port();
         let mut hosts = vec![format!("127.0.0.1:{port}"), format!("localhost:{port}")];
         let own = addr.to_string();
@@ -42,6 +43,11 @@ impl Gate {
             hosts.push(own);
         }
         Self { hosts, token, runs: Arc::new(Semaphore::new(max_runs)), max_runs }
+    }
+
+    /// Whether the request's `Authorization` carries the current token.
+    fn admits(&self, authorization: Option<&[u8]>) -> bool {
+        self.token.read().unwrap_or_else(PoisonError::into_inner).admits(authorization)
     }
 
     /// Why a request is refused before its token is looked at: it names another host (a
@@ -77,8 +83,8 @@ pub(super) async fn handle(hearth: Hearth, gate: Arc<Gate>, request: Request<Inc
     if request.method() != Method::POST || request.uri().path() != "/" {
         return Ok(error(StatusCode::NOT_FOUND, "POST a RunAgentInput to / on this endpoint."));
     }
-    let authorization = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
-    if !gate.token.admits(authorization) {
+    let authorization = request.headers().get(header::AUTHORIZATION).map(|v| v.as_bytes());
+    if !gate.admits(authorization) {
         return Ok(error(StatusCode::UNAUTHORIZED, "Send the bearer token shown in Hearth's Settings."));
     }
     let body = match Limited::new(request.into_body(), MAX_INPUT_BYTES).collect().await {
@@ -102,6 +108,7 @@ pub(super) async fn handle(hearth: Hearth, gate: Arc<Gate>, request: Request<Inc
             let status = match err {
                 CoreError::InvalidInput(_) => StatusCode::BAD_REQUEST,
                 CoreError::Conflict(_) => StatusCode::CONFLICT,
+                CoreError::Forbidden(_) => StatusCode::FORBIDDEN,
                 _ => StatusCode::INTERNAL_SERVER_ERROR,
             };
             return Ok(error(status, &err.to_string()));

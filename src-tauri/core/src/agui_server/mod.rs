@@ -12,10 +12,9 @@
 //! ([`AguiLimits`]).
 
 mod handler;
-mod token;
 
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
@@ -23,10 +22,9 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-pub use token::{BearerToken, new_token};
-
 use crate::error::{CoreError, Result};
 use crate::hearth::Hearth;
+use crate::secret::BearerToken;
 
 /// What one endpoint admits at once, and how long it waits for a request's headers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +61,9 @@ fn too_many_connections() -> Vec<u8> {
 pub struct AguiServer {
     addr: SocketAddr,
     stop: CancellationToken,
+    /// The token every request is checked against, read per request (so a new one takes
+    /// effect at once).
+    token: Arc<RwLock<BearerToken>>,
 }
 
 impl AguiServer {
@@ -90,7 +91,8 @@ impl AguiServer {
         let addr = listener.local_addr().map_err(|err| CoreError::Conflict(err.to_string()))?;
         let stop = CancellationToken::new();
         let stopping = stop.clone();
-        let gate = Arc::new(handler::Gate::new(addr, token, limits.max_runs));
+        let token = Arc::new(RwLock::new(token));
+        let gate = Arc::new(handler::Gate::new(addr, token.clone(), limits.max_runs));
         let connections = Arc::new(Semaphore::new(limits.max_connections));
         let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
         builder.http1().timer(TokioTimer::new()).header_read_timeout(limits.header_read_timeout);
@@ -134,12 +136,18 @@ impl AguiServer {
                 });
             }
         });
-        Ok(Self { addr, stop })
+        Ok(Self { addr, stop, token })
     }
 
     /// Where it listens.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Replaces the token: from now on every request must carry `token`, and one carrying
+    /// the old token is refused (401). Runs already streaming go on to their end.
+    pub fn set_token(&self, token: BearerToken) {
+        *self.token.write().unwrap_or_else(PoisonError::into_inner) = token;
     }
 
     /// Stops accepting and closes open connections (their runs are cancelled).

@@ -7,7 +7,8 @@ use hearth_protocol::tasks::TaskKind;
 use tokio_util::sync::CancellationToken;
 
 use super::Hearth;
-use crate::agent::harness::{BearerToken, HarnessAgent, HarnessConfig};
+use crate::agent::harness::{HarnessAgent, HarnessConfig};
+use crate::secret::{BearerToken, SecretString};
 use hearth_protocol::approvals::ProposalOrigin;
 
 use crate::agent::{Agent, ModelAgent, ModelTaskHandler, NoModelHandler, ToolContextFactory};
@@ -72,9 +73,9 @@ impl Hearth {
 
     /// Switches to the external AG-UI agent at `url`. It gets Hearth's tools and can call
     /// them; it can never approve anything.
-    pub fn use_harness(&self, url: &str, token: Option<String>) -> Result<()> {
+    pub fn use_harness(&self, url: &str, token: Option<SecretString>) -> Result<()> {
         let mut config = HarnessConfig::new(url, tool_specs());
-        config.bearer_token = token.map(BearerToken::new);
+        config.bearer_token = token.map(BearerToken::from);
         let agent = HarnessAgent::new(config, self.chat_tools(Driver::External)).map_err(|err| CoreError::InvalidInput(err.to_string()))?;
         self.set_agent("harness", Arc::new(agent));
         self.tasks.register(TaskKind::Agent, NoModelHandler);

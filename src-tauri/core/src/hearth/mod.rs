@@ -24,7 +24,7 @@ use crate::config::Config;
 use crate::error::{CoreError, Result};
 use crate::runs::{RunEvents, RunRegistry, spawn_run};
 use crate::store::Store;
-use crate::store::threads::RunOrigin;
+use crate::store::threads::{RunAdmission, RunOrigin};
 use crate::workspace::seed;
 
 mod agents;
@@ -286,7 +286,8 @@ impl Hearth {
     }
 
     /// Starts a run for a `RunAgentInput` that arrived from an AG-UI client: the client's
-    /// thread and run ids, its messages. Dropping the events cancels the run.
+    /// thread and run ids, its messages. Dropping the events cancels the run. A thread the
+    /// endpoint did not start (the owner's) is `Forbidden`, with nothing written.
     pub async fn start_agui_run(&self, input: RunAgentInput) -> Result<RunEvents> {
         for (field, id) in [("threadId", &input.thread_id), ("runId", &input.run_id)] {
             if !hearth_protocol::ids::is_valid_id(id) {
@@ -312,8 +313,15 @@ impl Hearth {
 
     async fn launch(&self, input: RunAgentInput, title: &str, new_from: usize, origin: RunOrigin) -> Result<RunEvents> {
         let (thread_id, run_id) = (input.thread_id.clone(), input.run_id.clone());
-        self.store.ensure_thread(&thread_id, title).await?;
-        self.store.begin_run(&thread_id, &run_id, self.tasks.identity().as_str(), origin).await?;
+        match self.store.open_run(&thread_id, &run_id, title, self.tasks.identity().as_str(), origin).await? {
+            RunAdmission::Opened => {}
+            RunAdmission::NotTheEndpoints => {
+                return Err(CoreError::Forbidden(format!(
+                    "The conversation {thread_id} was not started through Hearth's AG-UI endpoint, so an endpoint \
+                     client may not add to it; nothing was written. Send a new threadId to start a conversation of your own."
+                )));
+            }
+        }
         let Some(events) = spawn_run(&self.runs, self.store.clone(), self.current_agent(), input, new_from, origin) else {
             self.store.end_run(&run_id, crate::store::threads::RunEnd::Failed).await?;
             return Err(CoreError::Conflict(

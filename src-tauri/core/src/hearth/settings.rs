@@ -9,8 +9,9 @@ use hearth_protocol::settings::{
 };
 
 use super::Hearth;
-use crate::agui_server::{AguiServer, BearerToken, new_token};
+use crate::agui_server::AguiServer;
 use crate::error::{CoreError, Result};
+use crate::secret::{BearerToken, ExposeSecret};
 use crate::settings::{
     API_KEY_SECRET, ENDPOINT_TOKEN_SECRET, HARNESS_TOKEN_SECRET, StoredModel, StoredSettings, build_provider, test_provider,
 };
@@ -76,7 +77,8 @@ impl Hearth {
             Some(server) => EndpointSettings {
                 enabled: true,
                 url: Some(format!("http://{}/", server.addr())),
-                token: self.settings.secret(ENDPOINT_TOKEN_SECRET).await?,
+                // The one place the token leaves the core: shown to the owner while it runs.
+                token: self.settings.secret(ENDPOINT_TOKEN_SECRET).await?.map(|t| t.expose_secret().to_owned()),
             },
             None => EndpointSettings::default(),
         };
@@ -145,16 +147,34 @@ impl Hearth {
         self.settings_get().await
     }
 
+    /// "Regenerate token": a new random endpoint token, stored in the vault, and — if the
+    /// endpoint is running — in force at once, so the old token is refused from the next
+    /// request on (runs already streaming go on to their end; Stop ends them).
+    pub async fn settings_endpoint_regenerate(&self) -> Result<SettingsView> {
+        {
+            // Held throughout, so a concurrent start reads either the old or the new token
+            // from the vault and the running server and the vault never disagree.
+            let running = self.endpoint.lock().await;
+            let token = BearerToken::generate();
+            self.settings.put_secret(ENDPOINT_TOKEN_SECRET, token.secret()).await?;
+            if let Some(server) = running.as_ref() {
+                server.set_token(token);
+            }
+            tracing::info!(running = running.is_some(), "the AG-UI endpoint's token was regenerated");
+        }
+        self.settings_get().await
+    }
+
     async fn start_endpoint(&self, mut stored: StoredSettings) -> Result<()> {
         let mut running = self.endpoint.lock().await;
         if running.is_some() {
             return Ok(());
         }
         let token = match self.settings.secret(ENDPOINT_TOKEN_SECRET).await? {
-            Some(token) => BearerToken::new(token),
+            Some(token) => BearerToken::from(token),
             None => {
-                let token = new_token();
-                self.settings.update_secret(ENDPOINT_TOKEN_SECRET, Some(token.reveal())).await?;
+                let token = BearerToken::generate();
+                self.settings.put_secret(ENDPOINT_TOKEN_SECRET, token.secret()).await?;
                 token
             }
         };

@@ -8,8 +8,7 @@ use futures::stream::BoxStream;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::http::{Endpoint, Flow, WireDecoder, error_message, json};
-use super::sse::SseEvent;
+use super::http::{Endpoint, Flow, KeyHeader, SseEvent, WireDecoder, error_message, json};
 use super::{FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, ProviderConfig, ProviderError};
 
 /// The API version Hearth speaks.
@@ -26,11 +25,8 @@ pub struct Anthropic {
 impl Anthropic {
     /// A client for `config.base_url` (`https://api.anthropic.com/v1`).
     pub fn new(config: &ProviderConfig) -> Result<Self, ProviderError> {
-        let mut headers = vec![("anthropic-version", API_VERSION.to_owned(), false)];
-        if let Some(key) = config.api_key.as_ref().filter(|k| !k.is_empty()) {
-            headers.push(("x-api-key", key.clone(), true));
-        }
-        Ok(Self { endpoint: Endpoint::new(config, "messages", &headers)? })
+        let headers = [("anthropic-version", API_VERSION)];
+        Ok(Self { endpoint: Endpoint::new(config, "messages", KeyHeader::Named("x-api-key"), &headers)? })
     }
 }
 

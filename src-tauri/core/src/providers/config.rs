@@ -3,6 +3,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::secret::SecretString;
+
 /// Where and how to reach a provider.
 #[derive(Clone)]
 pub struct ProviderConfig {
@@ -11,8 +13,8 @@ pub struct ProviderConfig {
     /// The API's base URL, up to and including the version (`https://api.openai.com/v1`,
     /// `http://localhost:11434/v1`, `https://api.anthropic.com/v1`).
     pub base_url: String,
-    /// The API key, if the provider needs one.
-    pub api_key: Option<String>,
+    /// The API key, if the provider needs one: a secret until its request header is built.
+    pub api_key: Option<SecretString>,
     /// Retries before anything has streamed.
     pub retry: RetryPolicy,
 }
@@ -30,7 +32,7 @@ impl fmt::Debug for ProviderConfig {
 
 impl ProviderConfig {
     /// A provider at `base_url` with the default retry policy.
-    pub fn new(name: impl Into<String>, base_url: impl Into<String>, api_key: Option<String>) -> Self {
+    pub fn new(name: impl Into<String>, base_url: impl Into<String>, api_key: Option<SecretString>) -> Self {
         Self { name: name.into(), base_url: base_url.into(), api_key, retry: RetryPolicy::default() }
     }
 
@@ -160,7 +162,7 @@ mod tests {
 
     #[test]
     fn debug_never_shows_the_key() {
-        let c = ProviderConfig::new("OpenAI", "https://api.openai.com/v1", Some("sk-secret-123".to_owned()));
+        let c = ProviderConfig::new("OpenAI", "https://api.openai.com/v1", Some("sk-secret-123".into()));
         assert!(!format!("{c:?}").contains("sk-secret-123"));
     }
 }

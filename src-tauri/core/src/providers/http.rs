@@ -7,12 +7,34 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION, RETRY_AFTER};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION, RETRY_AFTER};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::sse::{SseDecoder, SseEvent, TooLarge};
+use hearth_protocol::sse::{End, EventTooLarge, Frame, Framer};
 use super::{MAX_TOOL_CALLS_PER_TURN, ModelEvent, ProviderConfig, ProviderError, without_credentials};
+use crate::secret::{ExposeSecret, SecretString, redact, secret_header};
+
+/// The largest event the providers accept: 4 MiB (its data and the line being read). The
+/// biggest legitimate one is OpenAI Responses' `response.completed`, which repeats the whole
+/// answer; a long answer with its tool arguments stays well under this.
+pub(crate) const MAX_EVENT_BYTES: usize = 4 * 1024 * 1024;
+
+/// One event as the wire decoders take it, owned (decoded from the shared framing,
+/// [`hearth_protocol::sse`]; invalid UTF-8 becomes U+FFFD).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SseEvent {
+    /// The `event:` field, if any.
+    pub event: Option<String>,
+    /// The joined `data:` lines.
+    pub data: String,
+}
+
+impl From<Frame<'_>> for SseEvent {
+    fn from(frame: Frame<'_>) -> Self {
+        SseEvent { event: frame.event_lossy(), data: frame.data_lossy() }
+    }
+}
 
 /// Whether a decoder has seen its format's end.
 #[derive(Debug, PartialEq, Eq)]
@@ -29,7 +51,26 @@ pub(crate) trait WireDecoder: Send {
     fn eof(&mut self, out: &mut VecDeque<ModelEvent>) -> Result<(), ProviderError>;
 }
 
-/// A configured endpoint: client, URL, headers (with the key marked sensitive), retries.
+/// How a provider sends its API key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyHeader {
+    /// `Authorization: Bearer <key>` (OpenAI and compatible servers).
+    Bearer,
+    /// The key alone in the named header (`x-api-key` for Anthropic).
+    Named(&'static str),
+}
+
+impl KeyHeader {
+    fn name_and_prefix(self) -> (HeaderName, &'static str) {
+        match self {
+            KeyHeader::Bearer => (AUTHORIZATION, "Bearer "),
+            KeyHeader::Named(name) => (HeaderName::from_static(name), ""),
+        }
+    }
+}
+
+/// A configured endpoint: client, URL, headers, the key (a secret until each request's
+/// header is built, marked sensitive), retries.
 pub(crate) struct Endpoint {
     client: reqwest::Client,
     url: String,
@@ -39,7 +80,8 @@ pub(crate) struct Endpoint {
     path: String,
     headers: HeaderMap,
     pub provider: String,
-    secret: Option<String>,
+    /// Where the key goes, and the key.
+    key: Option<(HeaderName, &'static str, SecretString)>,
     retry: super::RetryPolicy,
 }
 
@@ -51,19 +93,30 @@ impl std::fmt::Debug for Endpoint {
 }
 
 impl Endpoint {
-    pub fn new(config: &ProviderConfig, path: &str, auth: &[(&'static str, String, bool)]) -> Result<Self, ProviderError> {
+    pub fn new(
+        config: &ProviderConfig,
+        path: &str,
+        key_header: KeyHeader,
+        extra: &[(&'static str, &'static str)],
+    ) -> Result<Self, ProviderError> {
         let provider = config.name.clone();
         config.check_base_url()?;
         let bad = |detail: String| ProviderError::Config { provider: provider.clone(), detail };
         let mut headers = HeaderMap::new();
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
-        for (name, value, sensitive) in auth {
-            let mut value = HeaderValue::from_str(value)
-                .map_err(|_| bad(format!("the {name} header holds characters HTTP does not allow")))?;
-            value.set_sensitive(*sensitive);
-            headers.insert(HeaderName::from_static(name), value);
+        for (name, value) in extra {
+            headers.insert(HeaderName::from_static(name), HeaderValue::from_static(value));
         }
+        let key = match config.api_key.clone().filter(|k| !k.expose_secret().is_empty()) {
+            Some(key) => {
+                let (name, prefix) = key_header.name_and_prefix();
+                // Checked now, so Settings refuses a key that cannot be sent before storing it.
+                secret_header(prefix, &key).map_err(|err| bad(format!("the API key cannot be sent: {err}")))?;
+                Some((name, prefix, key))
+            }
+            None => None,
+        };
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(15))
             .read_timeout(Duration::from_secs(300))
@@ -79,18 +132,18 @@ impl Endpoint {
             path: path.to_owned(),
             headers,
             provider,
-            secret: config.api_key.clone().filter(|k| !k.is_empty()),
+            key,
             retry: config.retry,
         })
     }
 
     /// Removes the API key from text that came from the provider.
     pub fn scrub(&self, text: &str) -> String {
-        let mut text: String = text.chars().take(300).collect();
-        if let Some(secret) = &self.secret {
-            text = text.replace(secret.as_str(), "<api key>");
+        let text: String = text.chars().take(300).collect();
+        match &self.key {
+            Some((_, _, key)) => redact(&text, key),
+            None => text,
         }
-        text
     }
 
     /// Scrubs the key out of an error whose words came from the provider.
@@ -103,10 +156,16 @@ impl Endpoint {
     }
 
     async fn send_once(&self, body: &str) -> Result<reqwest::Response, ProviderError> {
-        let response = self
-            .client
-            .post(&self.url)
-            .headers(self.headers.clone())
+        let mut post = self.client.post(&self.url).headers(self.headers.clone());
+        if let Some((name, prefix, key)) = &self.key {
+            // Checked in `new`; the header is made here, per request, marked sensitive.
+            let value = secret_header(prefix, key).map_err(|err| ProviderError::Config {
+                provider: self.provider.clone(),
+                detail: format!("the API key cannot be sent: {err}"),
+            })?;
+            post = post.header(name.clone(), value);
+        }
+        let response = post
             .body(body.to_owned())
             .send()
             .await
@@ -206,7 +265,7 @@ impl Endpoint {
             decoder,
             cancel,
             phase: Phase::Connect,
-            sse: SseDecoder::default(),
+            sse: Framer::with_max_event_bytes(MAX_EVENT_BYTES),
             queue: VecDeque::new(),
             tool_calls: 0,
             ended: false,
@@ -227,7 +286,7 @@ struct Drive<'a, D> {
     decoder: D,
     cancel: &'a CancellationToken,
     phase: Phase,
-    sse: SseDecoder,
+    sse: Framer,
     queue: VecDeque<Result<ModelEvent, ProviderError>>,
     /// Tool calls this answer has started.
     tool_calls: usize,
@@ -283,10 +342,21 @@ impl<D: WireDecoder> Drive<'_, D> {
                     };
                     match chunk {
                         Some(Ok(bytes)) => {
-                            // An over-long line ends the stream; dropping `body` closes the connection.
-                            let events = self.sse.push(&bytes).map_err(|e| self.too_large(e));
+                            // The events before an over-long one are decoded, then it ends the
+                            // stream; dropping `body` closes the connection.
+                            let (mut events, mut too_large) = (Vec::new(), None);
+                            self.sse.feed_with(&bytes, |frame| match frame {
+                                Ok(frame) if too_large.is_none() => events.push(SseEvent::from(frame)),
+                                Ok(_) => {}
+                                Err(err) => {
+                                    too_large.get_or_insert(err);
+                                }
+                            });
                             if self.feed(events) == Flow::Continue {
-                                self.phase = Phase::Body(body);
+                                match too_large {
+                                    Some(err) => self.queue.push_back(Err(self.too_large(err))),
+                                    None => self.phase = Phase::Body(body),
+                                }
                             }
                         }
                         Some(Err(e)) => self.queue.push_back(Err(ProviderError::StreamFailed {
@@ -294,7 +364,12 @@ impl<D: WireDecoder> Drive<'_, D> {
                             detail: format!("the connection broke ({})", chain(&e)),
                         })),
                         None => {
-                            let events = self.sse.finish().map(|e| e.into_iter().collect()).map_err(|e| self.too_large(e));
+                            // A last event without its blank line is taken as it stands
+                            // (servers that close right after `data: [DONE]`).
+                            let events = match self.sse.finish() {
+                                End::Unterminated { frame: Some(frame), .. } => vec![SseEvent::from(frame)],
+                                End::Unterminated { frame: None, .. } | End::Clean => Vec::new(),
+                            };
                             if self.feed(events) == Flow::Continue {
                                 let mut out = VecDeque::new();
                                 let end = self.decoder.eof(&mut out);
@@ -310,23 +385,16 @@ impl<D: WireDecoder> Drive<'_, D> {
         }
     }
 
-    fn too_large(&self, TooLarge { limit }: TooLarge) -> ProviderError {
+    fn too_large(&self, EventTooLarge { limit }: EventTooLarge) -> ProviderError {
         ProviderError::Protocol {
             provider: self.endpoint.provider.clone(),
-            detail: format!("one line or event of its stream was longer than {} MiB, so Hearth stopped reading", limit / (1024 * 1024)),
+            detail: format!("one event of its stream was longer than {} MiB, so Hearth stopped reading", limit / (1024 * 1024)),
         }
     }
 
     /// Decodes events into the queue, counting tool calls; `Done` once the format ended or
-    /// anything failed (an SSE error, a decoder error, one call too many).
-    fn feed(&mut self, events: Result<Vec<SseEvent>, ProviderError>) -> Flow {
-        let events = match events {
-            Ok(events) => events,
-            Err(err) => {
-                self.queue.push_back(Err(err));
-                return Flow::Done;
-            }
-        };
+    /// anything failed (a decoder error, one call too many).
+    fn feed(&mut self, events: Vec<SseEvent>) -> Flow {
         for event in events {
             let mut out = VecDeque::new();
             let flow = self.decoder.feed(event, &mut out);
@@ -384,10 +452,4 @@ pub(crate) fn error_message(value: &Value) -> String {
         .and_then(Value::as_str)
         .unwrap_or("the provider reported an error")
         .to_owned()
-}
-
-/// `Authorization: Bearer <key>` when a key is set (OpenAI and compatible servers); the
-/// trailing `true` marks the value secret, so it is never shown.
-pub(crate) fn bearer_auth(config: &ProviderConfig) -> Vec<(&'static str, String, bool)> {
-    config.api_key.iter().filter(|k| !k.is_empty()).map(|k| ("authorization", format!("Bearer {k}"), true)).collect()
 }

@@ -18,7 +18,6 @@ mod http;
 mod openai_chat;
 mod openai_responses;
 
-mod sse;
 mod types;
 
 /// The most tool calls one model answer may make. An answer that starts one more ends with

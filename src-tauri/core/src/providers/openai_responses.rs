@@ -8,8 +8,7 @@ use futures::stream::BoxStream;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::http::{Endpoint, Flow, WireDecoder, error_message, json};
-use super::sse::SseEvent;
+use super::http::{Endpoint, Flow, KeyHeader, SseEvent, WireDecoder, error_message, json};
 use super::{FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, ProviderConfig, ProviderError};
 
 /// A provider that speaks OpenAI Responses.
@@ -22,8 +21,7 @@ impl OpenAiResponses {
     /// A client for `config.base_url` (`https://api.openai.com/v1`); the key, if any, goes in
     /// `Authorization: Bearer`.
     pub fn new(config: &ProviderConfig) -> Result<Self, ProviderError> {
-        let auth = super::http::bearer_auth(config);
-        Ok(Self { endpoint: Endpoint::new(config, "responses", &auth)? })
+        Ok(Self { endpoint: Endpoint::new(config, "responses", KeyHeader::Bearer, &[])? })
     }
 }
 

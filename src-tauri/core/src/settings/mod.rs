@@ -11,7 +11,7 @@ pub use provider::{build_provider, test_provider};
 
 use crate::error::{CoreError, Result};
 use crate::store::Store;
-use crate::vault::{ExposeSecret, SecretString, Vault};
+use crate::vault::{SecretString, Vault};
 
 const SETTINGS_KEY: &str = "settings";
 /// Vault name of the model provider's API key.
@@ -85,10 +85,15 @@ impl Settings {
         self.store.put_setting(SETTINGS_KEY, &serde_json::to_string(settings)?).await
     }
 
-    /// A secret, if stored.
-    pub async fn secret(&self, name: &str) -> Result<Option<String>> {
-        let secret = self.vault.get(name).await.map_err(CoreError::from)?;
-        Ok(secret.map(|s| s.expose_secret().to_owned()))
+    /// A secret, if stored (still a secret: it is exposed only where a header is built or
+    /// the owner is shown it).
+    pub async fn secret(&self, name: &str) -> Result<Option<SecretString>> {
+        self.vault.get(name).await.map_err(CoreError::from)
+    }
+
+    /// Stores `secret` under `name`.
+    pub async fn put_secret(&self, name: &str, secret: &SecretString) -> Result<()> {
+        self.vault.put(name, secret).await.map_err(CoreError::from)
     }
 
     /// Whether a secret is stored (without decrypting it).

@@ -9,13 +9,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::StoredModel;
 use crate::error::{CoreError, Result};
+use crate::secret::SecretString;
 use crate::providers::{Anthropic, Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, OpenAiResponses, ProviderConfig};
 
 /// How long "Test connection" waits for the first sign of an answer.
 const TEST_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The provider the stored settings describe.
-pub fn build_provider(model: &StoredModel, api_key: Option<String>) -> Result<Arc<dyn ModelProvider>> {
+pub fn build_provider(model: &StoredModel, api_key: Option<SecretString>) -> Result<Arc<dyn ModelProvider>> {
     let config = ProviderConfig::new(model.kind.label(), model.base_url.trim(), api_key);
     let unavailable = |err: crate::providers::ProviderError| CoreError::InvalidInput(err.to_string());
     match model.kind {

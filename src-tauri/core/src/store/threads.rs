@@ -5,7 +5,7 @@ use hearth_protocol::ipc::ThreadSummary;
 use sqlx::Row;
 
 use super::{Store, now_ms};
-use crate::error::Result;
+use crate::error::{CoreError, Result};
 
 /// How a chat run ended, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +45,30 @@ impl RunOrigin {
             RunOrigin::AguiEndpoint => "agui_endpoint",
         }
     }
+
+    /// Parses the stored spelling; anything else is a row Hearth cannot trust.
+    pub fn parse(stored: &str) -> Result<Self> {
+        match stored {
+            "window" => Ok(RunOrigin::Window),
+            "agui_endpoint" => Ok(RunOrigin::AguiEndpoint),
+            other => Err(CoreError::CorruptRow(format!("a chat run has the unknown origin {other:?}"))),
+        }
+    }
+}
+
+/// Whether [`Store::open_run`] recorded the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunAdmission {
+    /// The thread (created if new) and the run are recorded.
+    Opened,
+    /// Nothing was written: an endpoint client named a thread whose first run it did not
+    /// start (the owner's, in the window), or one with no run at all.
+    NotTheEndpoints,
+}
+
+/// A thread's title: the start of its first message, on one line.
+fn title_of(first_text: &str) -> String {
+    first_text.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(80).collect()
 }
 
 /// A run left `running` by a process that died.
@@ -60,7 +84,7 @@ impl Store {
     /// Creates the thread if it does not exist yet; the title is the first message's start.
     pub async fn ensure_thread(&self, thread_id: &str, first_text: &str) -> Result<()> {
         let now = now_ms();
-        let title: String = first_text.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(80).collect();
+        let title = title_of(first_text);
         sqlx::query(
             "INSERT INTO threads (id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)
              ON CONFLICT(id) DO UPDATE SET updated_at = excluded.updated_at",
@@ -95,6 +119,61 @@ impl Store {
                 Ok(ThreadSummary { id: row.try_get(0)?, title: row.try_get(1)?, updated_at: row.try_get(2)? })
             })
             .collect()
+    }
+
+    /// Records a new chat run and its thread (created if new, its `updated_at` moved if not),
+    /// in one `BEGIN IMMEDIATE` transaction. A run from the AG-UI endpoint is refused, with
+    /// nothing written, on a thread that exists but whose first run (by start time) the
+    /// endpoint did not start: an endpoint client may continue only its own threads.
+    pub async fn open_run(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+        first_text: &str,
+        owner: &str,
+        origin: RunOrigin,
+    ) -> Result<RunAdmission> {
+        let now = now_ms();
+        let title = title_of(first_text);
+        let mut writer = self.writer().await;
+        // IMMEDIATE: the ownership read and the inserts see the same database, across processes too.
+        let mut tx = sqlx::Connection::begin_with(&mut *writer, "BEGIN IMMEDIATE").await?;
+        if origin == RunOrigin::AguiEndpoint {
+            let exists = sqlx::query("SELECT 1 FROM threads WHERE id = ?1").bind(thread_id).fetch_optional(&mut *tx).await?.is_some();
+            if exists {
+                let first: Option<String> =
+                    sqlx::query_scalar("SELECT origin FROM chat_runs WHERE thread_id = ?1 ORDER BY started_at, rowid LIMIT 1")
+                        .bind(thread_id)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                let first = first.as_deref().map(RunOrigin::parse).transpose()?;
+                if first != Some(RunOrigin::AguiEndpoint) {
+                    tx.rollback().await?;
+                    return Ok(RunAdmission::NotTheEndpoints);
+                }
+            }
+        }
+        sqlx::query(
+            "INSERT INTO threads (id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)
+             ON CONFLICT(id) DO UPDATE SET updated_at = excluded.updated_at",
+        )
+        .bind(thread_id)
+        .bind(title)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO chat_runs (id, thread_id, status, started_at, owner, origin) VALUES (?1, ?2, 'running', ?3, ?4, ?5)",
+        )
+        .bind(run_id)
+        .bind(thread_id)
+        .bind(now)
+        .bind(owner)
+        .bind(origin.as_str())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(RunAdmission::Opened)
     }
 
     /// Records a new chat run.

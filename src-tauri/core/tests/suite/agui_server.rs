@@ -11,7 +11,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use hearth_core::Hearth;
-use hearth_core::agui_server::{AguiLimits, AguiServer, new_token};
+use hearth_core::agui_server::{AguiLimits, AguiServer};
+use hearth_core::secret::BearerToken;
 use std::sync::Arc;
 
 use hearth_core::providers::{OpenAiChat, ProviderConfig, RetryPolicy};
@@ -60,7 +61,7 @@ async fn serve(slow_step: Duration, model: Option<Arc<OpenAiChat>>) -> Endpoint 
     if let Some(provider) = model {
         hearth = hearth.with_model(provider, "scripted-model");
     }
-    let token = new_token();
+    let token = BearerToken::generate();
     let server = AguiServer::start(hearth.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token.clone()).await.unwrap();
     Endpoint { hearth, server, token: token.reveal().to_owned(), _dir: dir }
 }
@@ -635,7 +636,7 @@ async fn issue10_a_connection_that_never_finishes_its_headers_is_closed() {
     let dir = tempfile::tempdir().unwrap();
     let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
     let limits = AguiLimits { header_read_timeout: Duration::from_millis(200), ..AguiLimits::default() };
-    let token = new_token();
+    let token = BearerToken::generate();
     let server = AguiServer::start_with_limits(hearth.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token.clone(), limits)
         .await
         .unwrap();
@@ -654,4 +655,125 @@ async fn issue10_a_connection_that_never_finishes_its_headers_is_closed() {
     let none = AguiLimits { max_runs: 0, ..AguiLimits::default() };
     assert!(AguiServer::start_with_limits(hearth.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token, none).await.is_err());
     server.stop();
+}
+
+/// Rows in each of Hearth's chat tables (threads, chat runs, the event log), read on a
+/// connection of the test's own.
+async fn chat_rows(hearth: &Hearth) -> [i64; 3] {
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(hearth.config().database_path()).read_only(true);
+    let pool = sqlx::sqlite::SqlitePoolOptions::new().max_connections(1).connect_with(options).await.unwrap();
+    let mut counts = [0; 3];
+    for (count, table) in counts.iter_mut().zip(["threads", "chat_runs", "thread_events"]) {
+        *count = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table}")).fetch_one(&pool).await.unwrap();
+    }
+    pool.close().await;
+    counts
+}
+
+/// A `RunAgentInput` continuing `thread` with a new run `run`.
+fn continue_input(thread: &str, run: &str, message: &str) -> Value {
+    serde_json::json!({
+        "threadId": thread,
+        "runId": run,
+        "messages": [{ "id": format!("{run}-user"), "role": "user", "content": message }],
+        "tools": [],
+        "context": [],
+        "state": {},
+        "forwardedProps": {},
+    })
+}
+
+/// Issue 10 point 9: "Regenerate token" in Settings makes a new token, stores it, and the
+/// running endpoint (the real one, on loopback) refuses the old token from the next request
+/// on; the new one is admitted. Counted: chat runs and threads written for each request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue10_a_regenerated_token_replaces_the_old_one_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
+    let on = hearth.settings_endpoint_set(true).await.unwrap().endpoint;
+    let (url, old) = (on.url.unwrap(), on.token.unwrap());
+    let addr: SocketAddr = url.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
+    let host = format!("Host: 127.0.0.1:{}\r\n", addr.port());
+    let send = |token: String, thread: &'static str| {
+        let headers = format!("{host}Authorization: Bearer {token}\r\n");
+        async move { raw_request(addr, &headers, &run_input(thread, "hello").to_string()).await }
+    };
+    let answer = send(old.clone(), "issue10-before").await;
+    assert!(answer.starts_with("HTTP/1.1 200") && answer.contains("RUN_FINISHED"), "the first token works: {answer}");
+    settled(&hearth).await;
+    let before = chat_rows(&hearth).await;
+
+    let view = hearth.settings_endpoint_regenerate().await.unwrap().endpoint;
+    let new = view.token.unwrap();
+    assert!(new.starts_with("hearth_") && new != old, "a new token");
+    assert_eq!(view.url.as_deref(), Some(url.as_str()), "the endpoint kept its address");
+
+    let answer = send(old.clone(), "issue10-old-token").await;
+    assert!(answer.starts_with("HTTP/1.1 401"), "the old token is refused at once: {answer}");
+    assert!(!answer.contains(&old) && !answer.contains(&new), "no token in the refusal");
+    assert_eq!(chat_rows(&hearth).await, before, "the refused request wrote nothing");
+    assert_eq!(hearth.active_runs(), 0);
+
+    let answer = send(new.clone(), "issue10-new-token").await;
+    assert!(answer.starts_with("HTTP/1.1 200") && answer.contains("RUN_FINISHED"), "the new token is admitted: {answer}");
+    settled(&hearth).await;
+    let after = chat_rows(&hearth).await;
+    assert_eq!((after[0], after[1]), (before[0] + 1, before[1] + 1), "one thread and one run for the admitted request");
+
+    // The vault holds the new token: the endpoint turned off and on again uses it.
+    hearth.settings_endpoint_set(false).await.unwrap();
+    let again = hearth.settings_endpoint_set(true).await.unwrap().endpoint;
+    assert_eq!(again.token.as_deref(), Some(new.as_str()));
+    hearth.shutdown().await;
+}
+
+/// Issue 10 point 9: an endpoint client may not append to a thread it did not start. A
+/// `RunAgentInput` naming the owner's thread is answered 403 and writes nothing (threads,
+/// chat runs and event rows counted); the endpoint's own threads — new ids, and threads whose
+/// first run came from the endpoint, even after the owner added to them — are served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue10_an_endpoint_client_may_not_append_to_the_owners_thread() {
+    use super::support::{collect, start};
+    let e = endpoint(Duration::ZERO).await;
+    let addr = e.server.addr();
+    let auth = format!("Host: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\n", addr.port(), e.token);
+
+    // The owner's conversation, started in the window.
+    let (owners, _, events) = start(&e.hearth, None, "hello").await;
+    collect(events).await;
+    settled(&e.hearth).await;
+    let before = chat_rows(&e.hearth).await;
+    assert_eq!((before[0], before[1]), (1, 1));
+
+    for run in ["issue10-intrude-1", "issue10-intrude-2"] {
+        let answer = raw_request(addr, &auth, &continue_input(&owners, run, "add this to your chat").to_string()).await;
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+        assert!(answer.contains("was not started through Hearth's AG-UI endpoint") && answer.contains("new threadId"), "{answer}");
+        assert_eq!(chat_rows(&e.hearth).await, before, "nothing was written for {run}");
+        assert_eq!(e.hearth.active_runs(), 0, "no run started");
+    }
+    let history = e.hearth.thread_history(&owners).await.unwrap().events;
+    assert_eq!(history.len() as i64, before[2], "the owner's thread is as it was");
+
+    // A new thread id is the endpoint's own, and it may continue it.
+    let served = |input: Value| {
+        let auth = auth.clone();
+        async move {
+            let answer = raw_request(addr, &auth, &input.to_string()).await;
+            assert!(answer.starts_with("HTTP/1.1 200") && answer.contains("RUN_FINISHED"), "{answer}");
+        }
+    };
+    served(continue_input("issue10-own", "issue10-own-1", "hello")).await;
+    settled(&e.hearth).await;
+    served(continue_input("issue10-own", "issue10-own-2", "hello again")).await;
+    settled(&e.hearth).await;
+    // The owner may add to the endpoint's thread; it stays the endpoint's (its first run was).
+    let (_, _, events) = start(&e.hearth, Some("issue10-own"), "and from me").await;
+    collect(events).await;
+    settled(&e.hearth).await;
+    served(continue_input("issue10-own", "issue10-own-3", "and once more")).await;
+    settled(&e.hearth).await;
+    let after = chat_rows(&e.hearth).await;
+    assert_eq!((after[0], after[1]), (before[0] + 1, before[1] + 4), "one new thread, four runs: {after:?}");
+    e.server.stop();
 }

@@ -1,6 +1,6 @@
 //! Hearth's own AG-UI endpoint: on or off; while on, its URL and the bearer token clients
-//! must send, each with Copy. The token field selects itself on focus, for when the
-//! clipboard is unavailable.
+//! must send, each with Copy, and "Regenerate token" (the old token stops working at once).
+//! The token field selects itself on focus, for when the clipboard is unavailable.
 
 use hearth_protocol::settings::SettingsView;
 use leptos::prelude::*;
@@ -20,6 +20,7 @@ pub fn EndpointSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoVie
     let url = Memo::new(move |_| settings.with(|s| s.as_ref().and_then(|s| s.endpoint.url.clone())));
     let token = Memo::new(move |_| settings.with(|s| s.as_ref().and_then(|s| s.endpoint.token.clone())));
     let toggle = move |on: bool| apply_change(busy, error, settings, ipc::settings_endpoint_set(on));
+    let regenerate = move |_| apply_change(busy, error, settings, ipc::settings_endpoint_regenerate());
 
     let select_all = |ev: leptos::ev::FocusEvent| event_target::<web_sys::HtmlInputElement>(&ev).select();
 
@@ -56,6 +57,15 @@ pub fn EndpointSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoVie
                             on:focus=select_all
                         />
                         <CopyButton action="copy-token" text=Signal::derive(move || token.get()) />
+                    </div>
+                    <div class="settings-regenerate">
+                        <button
+                            type="button"
+                            data-action="regenerate-token"
+                            disabled=move || busy.get()
+                            on:click=regenerate
+                        >"Regenerate token"</button>
+                        <span class="settings-note">"Clients still using the old token are refused from now on."</span>
                     </div>
                 </div>
             </Show>

@@ -44,6 +44,7 @@ use super::Agent;
 use super::emit::{Emitter, Stopped, event_stream};
 pub use super::ToolContextFactory;
 use crate::providers::{MAX_TOOL_CALLS_PER_TURN, without_credentials};
+pub use crate::secret::BearerToken;
 use crate::tools::{ToolCall, run_serially};
 use remote::RemoteEnd;
 
@@ -59,27 +60,6 @@ pub const DEFAULT_MAX_REPLY_BYTES: usize = 32 * 1024 * 1024;
 /// The AG-UI version Hearth speaks to a harness.
 pub const PROTOCOL_VERSION: &str = "1.0";
 
-
-/// A bearer token for the harness. Its `Debug` prints no secret.
-#[derive(Clone)]
-pub struct BearerToken(String);
-
-impl BearerToken {
-    /// Wraps a token (sent as `Authorization: Bearer <token>`).
-    pub fn new(token: impl Into<String>) -> Self {
-        Self(token.into())
-    }
-
-    fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for BearerToken {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("BearerToken(<redacted>)")
-    }
-}
 
 /// Where the harness is and what Hearth offers it.
 #[derive(Debug, Clone)]
@@ -130,6 +110,9 @@ pub enum HarnessError {
         /// The endpoint as given (credentials in it are not shown).
         endpoint: String,
     },
+    /// The token cannot be sent as a header.
+    #[error("The harness token cannot be sent: {0}. Check the harness token in Settings.")]
+    BadToken(#[from] crate::secret::InvalidSecretHeader),
     /// The HTTP client could not be built (TLS set-up).
     #[error("Hearth could not set up its HTTP client for the harness ({reason}).")]
     Client {
@@ -178,6 +161,9 @@ impl HarnessAgent {
             (Some(host), None) => host.to_owned(),
             (None, _) => String::new(),
         };
+        if let Some(token) = &config.bearer_token {
+            token.header()?;
+        }
         let client = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .read_timeout(config.read_timeout)
@@ -319,10 +305,8 @@ impl Inner {
     /// Removes the token from text that may echo what the harness sent.
     fn redact(&self, text: String) -> String {
         match &self.token {
-            Some(token) if !token.expose().is_empty() && text.contains(token.expose()) => {
-                text.replace(token.expose(), "[redacted]")
-            }
-            _ => text,
+            Some(token) => token.redact(&text),
+            None => text,
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use hearth_protocol::agui::{Event, RunAgentInput, RunFinishedEvent, SseDecoder, SseError, Verifier, VerifyError};
 use reqwest::StatusCode;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, LOCATION};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, LOCATION};
 use tokio_util::sync::CancellationToken;
 
 use super::transcript::Transcript;
@@ -37,7 +37,11 @@ impl Inner {
             .header(CONTENT_TYPE, "application/json")
             .body(body);
         if let Some(token) = &self.token {
-            post = post.bearer_auth(token.expose());
+            // Checked when the agent was built; the header is made here, marked sensitive.
+            match token.header() {
+                Ok(value) => post = post.header(AUTHORIZATION, value),
+                Err(err) => return Ok(RemoteEnd::Failed(format!("The harness token cannot be sent: {err}."))),
+            }
         }
         let sent = tokio::select! {
             biased;

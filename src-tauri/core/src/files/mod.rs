@@ -25,7 +25,18 @@ struct Inner {
     dir: PathBuf,
     library: PathBuf,
     engine: OnceLock<std::result::Result<PdfEngine, String>>,
+    /// PDF work in flight, stopped or not: a stopped operation keeps its slot until its thread
+    /// really ends, so Stops cannot pile up threads behind the PDFium lock.
+    pdf_slots: Arc<tokio::sync::Semaphore>,
+    /// A test hook called at every budget check of PDF work (see [`FileStore::set_pdf_probe`]).
+    probe: std::sync::Mutex<Option<PdfProbe>>,
 }
+
+/// What [`FileStore::set_pdf_probe`] installs.
+pub type PdfProbe = Arc<dyn Fn(crate::pdf::Spent) + Send + Sync>;
+
+/// How many PDF operations may run (or still be ending after a Stop) at once.
+const PDF_SLOTS: usize = 2;
 
 /// Files and the PDF engine that reads them. Cheap to clone.
 #[derive(Clone)]
@@ -43,7 +54,23 @@ impl FileStore {
     /// Files under `dir`; libpdfium is loaded from `library` on first use, so Hearth starts
     /// (and says what to do) even when it is missing.
     pub fn new(store: Store, dir: PathBuf, library: PathBuf) -> Self {
-        Self { inner: Arc::new(Inner { store, dir, library, engine: OnceLock::new() }) }
+        Self {
+            inner: Arc::new(Inner {
+                store,
+                dir,
+                library,
+                engine: OnceLock::new(),
+                pdf_slots: Arc::new(tokio::sync::Semaphore::new(PDF_SLOTS)),
+                probe: std::sync::Mutex::new(None),
+            }),
+        }
+    }
+
+    /// Calls `probe` at every budget check of later PDF work (tests hold an operation in the
+    /// middle of its work with it).
+    #[doc(hidden)]
+    pub fn set_pdf_probe(&self, probe: Option<PdfProbe>) {
+        *self.inner.probe.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = probe;
     }
 
     /// The bound PDFium.
@@ -106,7 +133,7 @@ impl FileStore {
         let (info, filled) = self
             .blocking(cancel, move |engine, budget| {
                 let (filled, _) = crate::pdf::fill_within(&engine, &bytes, &values, &budget)?;
-                let info = crate::pdf::inspect_within(&engine, &filled, &budget)?;
+                let info = crate::pdf::inspect_within(&engine, &filled, &budget.renewed())?;
                 Ok((info, filled))
             })
             .await?;
@@ -240,8 +267,21 @@ impl FileStore {
         work: impl FnOnce(PdfEngine, Budget) -> std::result::Result<T, PdfError> + Send + 'static,
     ) -> Result<T> {
         let engine = self.engine()?;
-        let budget = Budget::new(Limits::STANDARD, Some(cancel.clone()));
-        let running = tokio::task::spawn_blocking(move || work(engine, budget));
+        let slots = Arc::clone(&self.inner.pdf_slots);
+        let slot = tokio::select! {
+            slot = slots.acquire_owned() => slot
+                .map_err(|_| CoreError::Conflict("PDF work is shutting down. Try again.".into()))?,
+            () = cancel.cancelled() => return Err(pdf_error(PdfError::Stopped)),
+        };
+        let probe = self.inner.probe.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        let budget = match probe {
+            Some(probe) => Budget::with_probe(Limits::STANDARD, Some(cancel.clone()), probe),
+            None => Budget::new(Limits::STANDARD, Some(cancel.clone())),
+        };
+        let running = tokio::task::spawn_blocking(move || {
+            let _slot = slot;
+            work(engine, budget)
+        });
         let finished = tokio::select! {
             finished = running => finished,
             () = cancel.cancelled() => return Err(pdf_error(PdfError::Stopped)),

@@ -228,5 +228,105 @@ pub(super) fn strip_saved(saved: &[u8], budget: &Budget) -> Result<Vec<u8>, PdfE
     if let Err(reason) = keep_reachable(doc, budget)? {
         return Err(PdfError::SaveFailed { detail: format!("cleaning it failed: {reason}") });
     }
+    if doc.objects.keys().next_back().is_some_and(|&(n, _)| n > super::form_writer::MAX_OBJECT) {
+        return Err(PdfError::SaveFailed { detail: "object numbers past PDF's limit".into() });
+    }
     objects::save(doc)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use lopdf::{Stream, dictionary};
+
+    use super::*;
+
+    fn name(n: &str) -> Object {
+        Object::Name(n.as_bytes().to_vec())
+    }
+
+    /// A document with one of each kind of active content, and the GoTo navigation that stays.
+    fn loaded_with_everything() -> (Document, ObjectId, ObjectId) {
+        let mut doc = Document::with_version("1.7");
+        let goto = doc.add_object(dictionary! { "S" => name("GoTo"), "D" => Object::Array(vec![]) });
+        let script = doc.add_object(dictionary! { "S" => name("JavaScript"), "JS" => Object::string_literal("app.alert(1)") });
+        let launch = doc.add_object(dictionary! { "S" => name("Launch"), "F" => Object::string_literal("calc.exe") });
+        let file = doc.add_object(Stream::new(dictionary! { "Type" => name("EmbeddedFile") }, b"MZ payload".to_vec()));
+        let spec = doc.add_object(dictionary! { "Type" => name("Filespec"), "EF" => dictionary! { "F" => file } });
+        let attachment = doc.add_object(dictionary! { "Type" => name("Annot"), "Subtype" => name("FileAttachment"), "FS" => spec });
+        let popup = doc.add_object(dictionary! { "Type" => name("Annot"), "Subtype" => name("Popup"), "Parent" => attachment });
+        let uri_link = doc.add_object(dictionary! {
+            "Type" => name("Annot"), "Subtype" => name("Link"),
+            "A" => dictionary! { "S" => name("URI"), "URI" => Object::string_literal("https://evil.example") },
+        });
+        let goto_link = doc.add_object(dictionary! {
+            "Type" => name("Annot"), "Subtype" => name("Link"), "A" => goto,
+            "Next" => Object::Array(vec![Object::Reference(goto), Object::Reference(script)]),
+        });
+        let annots = doc.add_object(Object::Array(vec![
+            Object::Reference(attachment),
+            Object::Reference(popup),
+            Object::Reference(uri_link),
+            Object::Reference(goto_link),
+        ]));
+        let widget = doc.add_object(dictionary! {
+            "Type" => name("Annot"), "Subtype" => name("Widget"), "T" => Object::string_literal("f"),
+            "AA" => dictionary! { "K" => script }, "PA" => launch,
+            "A" => dictionary! { "S" => name("SubmitForm"), "F" => Object::string_literal("https://evil.example") },
+        });
+        let page = doc.add_object(dictionary! { "Type" => name("Page"), "Annots" => annots, "AA" => dictionary! { "O" => script } });
+        let pages = doc.add_object(dictionary! { "Type" => name("Pages"), "Kids" => vec![Object::Reference(page)], "Count" => 1 });
+        let outline = doc.add_object(dictionary! { "Title" => Object::string_literal("x"), "A" => dictionary! { "S" => name("GoToR"), "F" => Object::string_literal("other.pdf") } });
+        let catalog = doc.add_object(dictionary! {
+            "Type" => name("Catalog"), "Pages" => pages, "OpenAction" => launch,
+            "Names" => dictionary! { "JavaScript" => dictionary! { "Names" => vec![Object::string_literal("s"), Object::Reference(script)] },
+                                     "EmbeddedFiles" => dictionary! { "Names" => vec![Object::string_literal("f"), Object::Reference(spec)] } },
+            "Outlines" => dictionary! { "First" => outline },
+            "AcroForm" => dictionary! { "Fields" => vec![Object::Reference(widget)], "NeedAppearances" => true },
+            "AF" => vec![Object::Reference(spec)],
+        });
+        doc.trailer.set("Root", catalog);
+        (doc, goto_link, goto)
+    }
+
+    #[test]
+    fn every_active_kind_goes_and_goto_navigation_stays() {
+        let (mut doc, goto_link, goto) = loaded_with_everything();
+        let budget = Budget::standard();
+        strip(&mut doc, &budget).unwrap();
+        assert!(keep_reachable(&mut doc, &budget).unwrap().is_ok());
+        let saved = objects::save(&mut doc).unwrap();
+        let count = |needle: &[u8]| saved.windows(needle.len()).filter(|w| *w == needle).count();
+        for gone in [
+            &b"/JavaScript"[..], b"/JS", b"app.alert", b"/Launch", b"calc.exe", b"/OpenAction", b"/AA", b"/EmbeddedFile",
+            b"MZ payload", b"/FileAttachment", b"/Popup", b"/URI", b"/SubmitForm", b"/GoToR", b"/AF", b"/NeedAppearances",
+        ] {
+            assert_eq!(count(gone), 0, "{} survived", String::from_utf8_lossy(gone));
+        }
+        // The GoTo link keeps its action and the GoTo part of its /Next chain.
+        let link = doc.get_dictionary(goto_link).unwrap();
+        assert_eq!(link.get(b"A").unwrap().as_reference().unwrap(), goto);
+        assert_eq!(link.get(b"Next").unwrap().as_array().unwrap(), &vec![Object::Reference(goto)]);
+        assert_eq!(count(b"/GoTo"), 1);
+    }
+
+    #[test]
+    fn stripping_twice_changes_nothing_more() {
+        let (mut doc, _, _) = loaded_with_everything();
+        let budget = Budget::standard();
+        strip(&mut doc, &budget).unwrap();
+        assert!(keep_reachable(&mut doc, &budget).unwrap().is_ok());
+        let once = objects::save(&mut doc).unwrap();
+        strip(&mut doc, &budget).unwrap();
+        assert!(keep_reachable(&mut doc, &budget).unwrap().is_ok());
+        assert_eq!(objects::save(&mut doc).unwrap(), once);
+    }
+
+    #[test]
+    fn a_reference_to_a_missing_object_is_not_written_over() {
+        let mut doc = Document::with_version("1.7");
+        let catalog = doc.add_object(dictionary! { "Type" => name("Catalog"), "Pages" => Object::Reference((99, 0)) });
+        doc.trailer.set("Root", catalog);
+        assert!(keep_reachable(&mut doc, &Budget::standard()).unwrap().is_err());
+    }
 }

@@ -155,7 +155,7 @@ impl Font {
             let Some((c, index)) = *glyph else { continue };
             let width = match &widths {
                 Some((first, values, missing)) => {
-                    let at = usize::try_from(code as i64 - first).ok();
+                    let at = (code as i64).checked_sub(*first).and_then(|i| usize::try_from(i).ok());
                     Some(at.and_then(|i| values.get(i).copied()).unwrap_or(*missing))
                 }
                 None => index.and_then(|i| GLYPHS.get(usize::from(i))).map(|g| f64::from(g.2)),
@@ -540,7 +540,8 @@ pub(super) fn stream(look: &Look, da: &Da, font: &Font, content: &Content<'_>) -
                 .collect::<Result<_, _>>()?;
             let size = if da.size > 0.0 { da.size } else { AUTO_MULTILINE_START };
             let row_h = size * LINE_FACTOR;
-            let visible = (((h - 2.0 * inset) / row_h).floor() as usize).max(1);
+            // At most the options there are (a huge box over a tiny font saturates the cast).
+            let visible = (((h - 2.0 * inset) / row_h).floor() as usize).clamp(1, rows.len().max(1));
             let top_index = match selected {
                 Some(s) if *s >= visible => s + 1 - visible,
                 _ => 0,

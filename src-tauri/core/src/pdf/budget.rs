@@ -103,6 +103,12 @@ impl Budget {
         budget
     }
 
+    /// A new budget with the same limits and Stop, nothing spent: for a second operation on
+    /// what the first produced (inspecting a filled copy).
+    pub fn renewed(&self) -> Self {
+        Self::new(self.0.limits, self.0.cancel.clone())
+    }
+
     /// What has been spent.
     pub fn spent(&self) -> Spent {
         Spent { nodes: self.0.nodes.load(Ordering::Relaxed), inflated_bytes: self.0.inflated.load(Ordering::Relaxed) }
@@ -187,17 +193,17 @@ mod tests {
 
     #[test]
     fn a_spent_deadline_ends_the_operation() {
-        let budget = Budget::new(Limits { time: Duration::ZERO, ..Limits::STANDARD }, None);
-        // The deadline is "elapsed > limit": any time at all passes a zero limit.
-        std::thread::yield_now();
-        let mut ended = false;
-        for _ in 0..1_000_000 {
-            if matches!(budget.alive(), Err(PdfError::TimedOut { .. })) {
-                ended = true;
-                break;
-            }
-        }
-        assert!(ended);
+        let limits = Limits { time: Duration::from_secs(30), ..Limits::STANDARD };
+        assert!(Budget::new(limits, None).alive().is_ok());
+        // A budget that, as far as its deadline can tell, started 31 s ago.
+        let mut late = Budget::new(limits, None);
+        let (Some(shared), Some(started)) =
+            (Arc::get_mut(&mut late.0), Instant::now().checked_sub(Duration::from_secs(31)))
+        else {
+            panic!("a new budget is not shared, and this machine has been up for 31 s");
+        };
+        shared.started = started;
+        assert!(matches!(late.alive(), Err(PdfError::TimedOut { seconds: 30 })));
     }
 
     #[test]

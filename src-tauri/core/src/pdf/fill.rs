@@ -61,8 +61,7 @@ pub fn fill_within(
         }
         Outcome::Unsupported(reason) => tracing::debug!(reason, "filling a PDF with PDFium's form filler"),
     }
-    budget.alive()?;
-    let saved = pdfium::form_fill(engine, bytes, values)?;
+    let saved = pdfium::form_fill(engine, bytes, values, budget)?;
     Ok((active_content::strip_saved(&saved, budget)?, FillPath::PdfiumFormFill))
 }
 
@@ -71,14 +70,14 @@ pub fn fill_within(
 pub fn fill_with_pdfium(engine: &PdfEngine, bytes: &[u8], values: &FieldValues) -> Result<Vec<u8>, PdfError> {
     let budget = Budget::standard();
     objects::load(bytes, &budget)?;
-    let saved = pdfium::form_fill(engine, bytes, values)?;
+    let saved = pdfium::form_fill(engine, bytes, values, &budget)?;
     active_content::strip_saved(&saved, &budget)
 }
 
 /// Whether PDFium opens `filled` as a sound document of `pages` pages and its fields hold
 /// `values` (read as `inspect` reads them).
 fn reads_back(engine: &PdfEngine, filled: &[u8], pages: u16, values: &FieldValues, budget: &Budget) -> Result<bool, PdfError> {
-    if !pdfium::opens_with_pages(engine, filled, pages) {
+    if !pdfium::opens_with_pages(engine, filled, pages, budget)? {
         return Ok(false);
     }
     let loaded = match objects::load_output(filled, budget) {
@@ -88,8 +87,9 @@ fn reads_back(engine: &PdfEngine, filled: &[u8], pages: u16, values: &FieldValue
     };
     let fields = match form::fields(&loaded, budget) {
         Ok(Some(fields)) => fields,
-        Ok(None) => match pdfium::read_fields(engine, filled) {
+        Ok(None) => match pdfium::read_fields(engine, filled, budget) {
             Ok(fields) => fields,
+            Err(err @ (PdfError::Stopped | PdfError::TimedOut { .. })) => return Err(err),
             Err(_) => return Ok(false),
         },
         Err(err @ (PdfError::Stopped | PdfError::TimedOut { .. })) => return Err(err),

@@ -65,6 +65,11 @@ pub(super) struct Inherited {
 /// The fields of a loaded document in page order: `Ok(None)` when this reader is not sure,
 /// an error when the form is malformed or over the budget.
 pub(super) fn fields(loaded: &Loaded, budget: &Budget) -> Result<Option<Vec<PdfField>>, PdfError> {
+    // No AcroForm, no fields: PDFium's CPDF_InteractiveForm loads nothing without one, so
+    // there is no need to load every page to find that out.
+    if loaded.catalog().is_some_and(|c| !c.has(b"AcroForm")) {
+        return Ok(Some(Vec::new()));
+    }
     Ok(read(loaded, budget)?.map(|form| form.fields.into_iter().map(|f| f.info).collect()))
 }
 

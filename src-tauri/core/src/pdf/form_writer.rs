@@ -53,7 +53,7 @@ const RICH_TEXT: i64 = 1 << 25;
 const RADIOS_IN_UNISON: i64 = 1 << 25;
 
 /// The largest object number PDF allows.
-const MAX_OBJECT: u32 = 8_388_607;
+pub(super) const MAX_OBJECT: u32 = 8_388_607;
 
 /// Fills `values` into the loaded document.
 pub(super) fn fill(mut loaded: Loaded, values: &FieldValues, budget: &Budget) -> Outcome {
@@ -117,7 +117,7 @@ struct Edits {
 impl Edits {
     fn new(doc: &Document) -> Self {
         let highest = doc.objects.keys().next_back().map_or(0, |&(n, _)| n);
-        Self { patches: Vec::new(), added: Vec::new(), next: highest.max(doc.max_id) + 1 }
+        Self { patches: Vec::new(), added: Vec::new(), next: highest.max(doc.max_id).saturating_add(1) }
     }
 
     fn set(&mut self, object: ObjectId, key: &'static [u8], value: Object) {
@@ -127,7 +127,7 @@ impl Edits {
 
     fn add(&mut self, object: Object) -> ObjectId {
         let id = (self.next, 0);
-        self.next += 1;
+        self.next = self.next.saturating_add(1);
         self.added.push((id, object));
         id
     }

@@ -23,16 +23,16 @@ pub fn inspect_within(engine: &PdfEngine, bytes: &[u8], budget: &Budget) -> Resu
         return Ok(PdfInfo { pages, fields });
     }
     drop(loaded);
-    budget.alive()?;
-    Ok(PdfInfo { pages, fields: pdfium::read_fields(engine, bytes)? })
+    Ok(PdfInfo { pages, fields: pdfium::read_fields(engine, bytes, budget)? })
 }
 
 /// How many scripts PDFium finds: document-level JavaScript actions plus field scripts
 /// (keystroke, format, validate, calculate). A check for callers that want to warn about
 /// active content, and the oracle for `fill`'s removal of it.
 pub fn count_scripts(engine: &PdfEngine, bytes: &[u8]) -> Result<usize, PdfError> {
-    objects::load(bytes, &Budget::standard())?;
-    pdfium::count_scripts(engine, bytes)
+    let budget = Budget::standard();
+    objects::load(bytes, &budget)?;
+    pdfium::count_scripts(engine, bytes, &budget)
 }
 
 /// Renders page `page` (1-based) at `scale` (1.0 = 72 dpi, one pixel per point) on white,
@@ -51,8 +51,7 @@ pub fn render_page_within(
     budget: &Budget,
 ) -> Result<RenderedPage, PdfError> {
     objects::load(bytes, budget)?;
-    budget.alive()?;
-    pdfium::render_page(engine, bytes, page, scale)
+    pdfium::render_page(engine, bytes, page, scale, budget)
 }
 
 /// The text of each page, in PDFium's reading order, lines separated by `\n` (form field
@@ -64,8 +63,7 @@ pub fn extract_text(engine: &PdfEngine, bytes: &[u8]) -> Result<Vec<String>, Pdf
 /// [`extract_text`] within `budget`.
 pub fn extract_text_within(engine: &PdfEngine, bytes: &[u8], budget: &Budget) -> Result<Vec<String>, PdfError> {
     objects::load(bytes, budget)?;
-    budget.alive()?;
-    pdfium::extract_text(engine, bytes)
+    pdfium::extract_text(engine, bytes, budget)
 }
 
 #[cfg(test)]
@@ -77,7 +75,7 @@ mod tests {
     /// PDFium's reading, pages counted by PDFium too.
     fn by_pdfium(engine: &PdfEngine, bytes: &[u8]) -> Result<PdfInfo, PdfError> {
         let loaded = objects::load(bytes, &Budget::standard())?;
-        Ok(PdfInfo { pages: loaded.page_count(), fields: pdfium::read_fields(engine, bytes)? })
+        Ok(PdfInfo { pages: loaded.page_count(), fields: pdfium::read_fields(engine, bytes, &Budget::standard())? })
     }
 
     /// The page-free reader and PDFium's page walk agree on every fixture, filled or not.

@@ -35,6 +35,8 @@ use super::{MAX_PDF_BYTES, MAX_PDF_PAGES, PdfError};
 const MAX_TREE_DEPTH: usize = 64;
 /// How deep a field tree may go: PDFium's `LoadField` stops at 32 levels.
 const MAX_FIELD_DEPTH: usize = 32;
+/// How many nodes (fields and widgets) one field tree may have; real forms have a few.
+const MAX_FIELD_PARTS: usize = 10_000;
 /// What one cross-reference stream (or object stream: lopdf re-checks them against the same
 /// limit) may inflate to: about 1.4 million objects' entries, far past any real 10 MB file.
 const MAX_XREF_STREAM_BYTES: usize = 4 * 1024 * 1024;
@@ -397,14 +399,20 @@ fn field_trees(doc: &Document, acro_form: &Dictionary, pages: &[ObjectId], budge
     Ok(())
 }
 
-/// One field tree from `root`, unless already walked.
+/// One field tree from `root`, unless already walked. PDFium's handling of one field is
+/// quadratic in its widgets, so a tree is also limited to [`MAX_FIELD_PARTS`] nodes.
 fn field_subtree(doc: &Document, root: ObjectId, walked: &mut HashSet<ObjectId>, budget: &Budget) -> Result<(), PdfError> {
     if walked.contains(&root) {
         return Ok(());
     }
     let mut stack = vec![(root, 0usize)];
+    let mut parts = 0usize;
     while let Some((id, depth)) = stack.pop() {
         budget.node("its form")?;
+        parts += 1;
+        if parts > MAX_FIELD_PARTS {
+            return Err(PdfError::Malformed { what: "a field tree with more than 10,000 parts" });
+        }
         if !walked.insert(id) {
             return Err(PdfError::Malformed { what: "its form lists a field twice (or in a loop)" });
         }

@@ -44,7 +44,7 @@ pub fn fuzz_stream(kind: u8, cuts: &[usize], bytes: &[u8]) {
         1 => openai_chat::wire_decoder("fuzz"),
         _ => openai_responses::wire_decoder("fuzz"),
     };
-    let mut sse = sse::SseDecoder::default();
+    let mut sse = hearth_protocol::sse::Framer::with_max_event_bytes(http::MAX_EVENT_BYTES);
     let mut out = std::collections::VecDeque::new();
     let mut start = 0;
     let mut pieces: Vec<&[u8]> = Vec::new();
@@ -55,13 +55,21 @@ pub fn fuzz_stream(kind: u8, cuts: &[usize], bytes: &[u8]) {
     }
     pieces.push(&bytes[start..]);
     for piece in pieces {
-        let Ok(events) = sse.push(piece) else { return };
+        let mut events = Vec::new();
+        let mut too_large = false;
+        sse.feed_with(piece, |frame| match frame {
+            Ok(frame) => events.push(http::SseEvent::from(frame)),
+            Err(_) => too_large = true,
+        });
         for event in events {
             match decoder.feed(event, &mut out) {
                 Ok(http::Flow::Continue) => {}
                 Ok(http::Flow::Done) | Err(_) => return,
             }
             out.clear();
+        }
+        if too_large {
+            return;
         }
     }
     let _ = decoder.eof(&mut out);

@@ -201,7 +201,7 @@ fn a_stop_ends_the_walk_of_a_hostile_file_at_its_next_node() {
     );
     let err = fill_within(&engine(), &bytes, &Default::default(), &budget).unwrap_err();
     assert!(matches!(err, PdfError::Stopped), "{err}");
-    assert_eq!(budget.spent().nodes, 6, "nothing was read after the Stop");
+    assert_eq!(budget.spent().nodes, 6, "nothing was counted after the Stop (lopdf drops, unparsed into the document, every later object)");
 }
 
 #[test]
@@ -233,8 +233,134 @@ fn a_second_pdf_operation_completes_while_a_hostile_one_is_being_refused() {
         std::thread::spawn(move || inspect_within(&engine, &hostile, &budget))
     };
     reached.recv().unwrap();
+    // Both take the PDFium lock: neither could finish if the held walk had it.
     let second = inspect(&engine, PERMISSION_FORM_PDF).unwrap();
     assert_eq!(second.fields.len(), 6);
+    let text = hearth_core::pdf::extract_text(&engine, PERMISSION_FORM_PDF).unwrap();
+    assert_eq!(text.len(), 2);
+    let page = hearth_core::pdf::render_page(&engine, PERMISSION_FORM_PDF, 1, 0.5).unwrap();
+    assert!(page.png.starts_with(b"\x89PNG"));
     release.send(()).unwrap();
     assert!(matches!(held.join().unwrap(), Err(PdfError::Malformed { .. })));
+}
+
+/// PDFs in the data folder's files directory.
+fn pdf_files(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir).map_or(0, |entries| entries.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "pdf")).count())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_during_pdf_work_saves_nothing_and_the_retry_imports_once() {
+    let t = super::support::open().await;
+    let files = t.hearth.files();
+    let dir = t.hearth.config().files_dir();
+    let (info, bytes) = t.hearth.mail().fetch_attachment("att-permission-form").await.unwrap();
+    // The import's PDF work stops at its 5th node until released, and says when it goes on.
+    let (reached_tx, reached_rx) = mpsc::channel::<()>();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let (resumed_tx, resumed_rx) = mpsc::channel::<()>();
+    let hold = Mutex::new(Some((reached_tx, release_rx, resumed_tx)));
+    files.set_pdf_probe(Some(Arc::new(move |spent| {
+        if spent.nodes == 5
+            && let Some((reached, release, resumed)) = hold.lock().unwrap().take()
+        {
+            reached.send(()).unwrap();
+            release.recv().unwrap();
+            resumed.send(()).unwrap();
+        }
+    })));
+    let cancel = CancellationToken::new();
+    let import = {
+        let (files, bytes, name, source, cancel) =
+            (files.clone(), bytes.clone(), info.filename.clone(), info.id.clone(), cancel.clone());
+        tokio::spawn(async move { files.import_unless_stopped("stopped-form", bytes, &name, &source, &cancel).await })
+    };
+    tokio::task::spawn_blocking(move || reached_rx.recv().unwrap()).await.unwrap();
+    cancel.cancel();
+    // Stop answers while the PDF work is still held in the middle of its walk.
+    let stopped = import.await.unwrap().unwrap_err();
+    assert!(matches!(stopped, hearth_core::error::CoreError::Stopped(_)), "{stopped}");
+    assert_eq!(pdf_files(&dir), 0);
+    assert!(files.list().await.unwrap().is_empty());
+    // The held work goes on, sees the Stop at its next node, and writes nothing.
+    release_tx.send(()).unwrap();
+    tokio::task::spawn_blocking(move || resumed_rx.recv().unwrap()).await.unwrap();
+    files.set_pdf_probe(None);
+    // The Retry imports the file once.
+    let row = files.import("stopped-form", bytes, &info.filename, &info.id).await.unwrap();
+    assert_eq!(row.id, "stopped-form");
+    assert_eq!(pdf_files(&dir), 1);
+    assert_eq!(files.list().await.unwrap().len(), 1);
+}
+
+#[test]
+fn a_doubled_tree_under_a_node_typed_page_is_refused() {
+    // PDFium treats any node with /Kids as internal, whatever its /Type: so does Hearth.
+    let mut objects = vec![obj("<</Type/Catalog/Pages 2 0 R>>"), obj("<</Type/Pages/Kids[3 0 R]/Count 1>>")];
+    objects.push(obj("<</Type/Page/Parent 2 0 R/Kids[4 0 R 4 0 R]>>"));
+    for k in 4..=40 {
+        objects.push(obj(&format!("<</Type/Pages/Kids[{n} 0 R {n} 0 R]>>", n = k + 1)));
+    }
+    objects.push(obj(PAGE));
+    let budget = Budget::standard();
+    let err = inspect_within(&engine(), &pdf(&objects), &budget).unwrap_err();
+    assert!(matches!(err, PdfError::Malformed { .. }), "{err}");
+    assert!(budget.spent().nodes < 200, "{:?}", budget.spent());
+}
+
+#[test]
+fn a_doubled_field_tree_of_nameless_nodes_is_refused_before_pdfium_walks_it() {
+    // /Kids of nodes with neither /T nor a widget: PDFium's LoadField recurses into them all.
+    let mut objects = vec![
+        obj("<</Type/Catalog/Pages 2 0 R/AcroForm<</Fields[4 0 R]>>>>"),
+        obj("<</Type/Pages/Kids[3 0 R]/Count 1>>"),
+        obj(PAGE),
+    ];
+    for k in 4..=34 {
+        objects.push(obj(&format!("<</Kids[{n} 0 R {n} 0 R]>>", n = k + 1)));
+    }
+    objects.push(obj("<</T(x)/FT/Tx>>"));
+    let bytes = pdf(&objects);
+    let budget = Budget::standard();
+    let err = inspect_within(&engine(), &bytes, &budget).unwrap_err();
+    assert!(matches!(err, PdfError::Malformed { what } if what.contains("field")), "{err}");
+    assert!(budget.spent().nodes < 200, "{:?}", budget.spent());
+    // Rendering checks the same trees before PDFium sees the file.
+    assert!(matches!(hearth_core::pdf::render_page(&engine(), &bytes, 1, 1.0), Err(PdfError::Malformed { .. })));
+}
+
+#[test]
+fn a_widget_parent_loop_is_refused() {
+    let bytes = pdf(&[
+        obj("<</Type/Catalog/Pages 2 0 R/AcroForm<</Fields[]>>>>"),
+        obj("<</Type/Pages/Kids[3 0 R]/Count 1>>"),
+        obj("<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]/Annots[4 0 R]>>"),
+        obj("<</Type/Annot/Subtype/Widget/Rect[0 0 10 10]/Parent 5 0 R>>"),
+        obj("<</T(a)/Parent 4 0 R>>"),
+    ]);
+    let err = inspect(&engine(), &bytes).unwrap_err();
+    assert!(matches!(err, PdfError::Malformed { what } if what.contains("/Parent")), "{err}");
+}
+
+#[test]
+fn an_entry_whose_object_says_another_number_is_refused() {
+    // Entry 5 points at a second "2 0 obj": lopdf would keep one tree, PDFium another.
+    let mut bytes = pdf(&[
+        obj("<</Type/Catalog/Pages 2 0 R>>"),
+        obj("<</Type/Pages/Kids[3 0 R]/Count 1>>"),
+        obj(PAGE),
+        obj("<</Filler true>>"),
+        obj("<</Type/Pages/Kids[3 0 R]/Count 1>>"),
+    ]);
+    let at = bytes.windows(8).rposition(|w| w == b"5 0 obj\n").unwrap();
+    bytes[at] = b'2';
+    let err = inspect(&engine(), &bytes).unwrap_err();
+    assert!(matches!(err, PdfError::Damaged { .. }), "{err}");
+}
+
+#[test]
+fn a_count_that_disagrees_with_the_tree_is_refused() {
+    let bytes = pdf(&[obj("<</Type/Catalog/Pages 2 0 R>>"), obj("<</Type/Pages/Kids[3 0 R]/Count 7>>"), obj(PAGE)]);
+    let err = inspect(&engine(), &bytes).unwrap_err();
+    assert!(matches!(err, PdfError::Malformed { what } if what.contains("count")), "{err}");
 }

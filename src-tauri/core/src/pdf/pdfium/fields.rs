@@ -8,11 +8,11 @@ use std::os::raw::c_int;
 use super::ffi::{self, Annot, Form, Page, PageView};
 use super::{PdfEngine, open};
 use crate::pdf::text::unify_line_breaks;
-use crate::pdf::{FieldKind, PdfError, PdfField};
+use crate::pdf::{Budget, FieldKind, PdfError, PdfField};
 
 /// The fields of `bytes` in page order, as PDFium's page walk finds them.
-pub(in crate::pdf) fn read_fields(engine: &PdfEngine, bytes: &[u8]) -> Result<Vec<PdfField>, PdfError> {
-    let _pdfium = engine.lock();
+pub(in crate::pdf) fn read_fields(engine: &PdfEngine, bytes: &[u8], budget: &Budget) -> Result<Vec<PdfField>, PdfError> {
+    let _pdfium = engine.lock_within(budget)?;
     let document = open(engine, bytes)?;
     let Some(form) = Form::new(&document) else {
         return Ok(Vec::new());
@@ -35,8 +35,8 @@ pub(in crate::pdf) fn read_fields(engine: &PdfEngine, bytes: &[u8]) -> Result<Ve
 /// How many scripts PDFium finds: document-level JavaScript actions plus field scripts
 /// (keystroke, format, validate, calculate). A check for callers that want to warn about
 /// active content, and the oracle for `fill`'s removal of it.
-pub(in crate::pdf) fn count_scripts(engine: &PdfEngine, bytes: &[u8]) -> Result<usize, PdfError> {
-    let _pdfium = engine.lock();
+pub(in crate::pdf) fn count_scripts(engine: &PdfEngine, bytes: &[u8], budget: &Budget) -> Result<usize, PdfError> {
+    let _pdfium = engine.lock_within(budget)?;
     let document = open(engine, bytes)?;
     let mut count = usize::try_from(document.javascript_count().max(0)).unwrap_or(0);
     let Some(form) = Form::new(&document) else { return Ok(count) };

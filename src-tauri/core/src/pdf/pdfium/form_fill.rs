@@ -9,12 +9,17 @@ use super::fields::{Field, checkbox_on, load_pages, scan};
 use super::{PdfEngine, open};
 use crate::pdf::text::unify_line_breaks;
 use crate::pdf::values::{Spec, Step, plan};
-use crate::pdf::{FieldKind, FieldValues, PdfError};
+use crate::pdf::{Budget, FieldKind, FieldValues, PdfError};
 
 /// Fills `values` with PDFium's form filler; returns what PDFium saved (active content still
 /// in it: the caller strips it).
-pub(in crate::pdf) fn form_fill(engine: &PdfEngine, bytes: &[u8], values: &FieldValues) -> Result<Vec<u8>, PdfError> {
-    let _pdfium = engine.lock();
+pub(in crate::pdf) fn form_fill(
+    engine: &PdfEngine,
+    bytes: &[u8],
+    values: &FieldValues,
+    budget: &Budget,
+) -> Result<Vec<u8>, PdfError> {
+    let _pdfium = engine.lock_within(budget)?;
     let document = open(engine, bytes)?;
     let form = Form::new(&document).ok_or_else(|| PdfError::SaveFailed { detail: "PDFium's form module did not start".into() })?;
     let pages = load_pages(&document)?;

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use pdfium_render::prelude::{Pdfium, PdfiumLibraryBindingsAccessor};
 
-use crate::pdf::PdfError;
+use crate::pdf::{Budget, PdfError};
 use super::ffi::Lib;
 
 /// PDFium is not thread-safe: one document operation at a time in this process. (pdfium-render's
@@ -62,5 +62,13 @@ impl PdfEngine {
     /// repair (each operation opens and closes its own document), so poisoning is ignored.
     pub(super) fn lock(&self) -> MutexGuard<'static, ()> {
         PDFIUM.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// [`PdfEngine::lock`], then the budget's Stop and deadline: work that waited for PDFium
+    /// while it was stopped ends here instead of running its whole PDFium operation.
+    pub(super) fn lock_within(&self, budget: &Budget) -> Result<MutexGuard<'static, ()>, PdfError> {
+        let guard = self.lock();
+        budget.alive()?;
+        Ok(guard)
     }
 }

@@ -20,7 +20,7 @@ pub(super) use fields::{count_scripts, read_fields};
 pub(super) use form_fill::form_fill;
 pub(super) use render::{extract_text, render_page};
 
-use super::{MAX_PDF_PAGES, PdfError};
+use super::{Budget, MAX_PDF_PAGES, PdfError};
 
 /// Opens `bytes` with PDFium and applies the same refusals as `objects::load` (a second
 /// opinion: PDFium's parser may read a damaged file differently).
@@ -53,7 +53,7 @@ fn page_count(document: &ffi::Document<'_>) -> u16 {
 }
 
 /// Whether PDFium opens `bytes` as a sound document of `pages` pages.
-pub(super) fn opens_with_pages(engine: &PdfEngine, bytes: &[u8], pages: u16) -> bool {
-    let _pdfium = engine.lock();
-    open(engine, bytes).is_ok_and(|document| page_count(&document) == pages)
+pub(super) fn opens_with_pages(engine: &PdfEngine, bytes: &[u8], pages: u16, budget: &Budget) -> Result<bool, PdfError> {
+    let _pdfium = engine.lock_within(budget)?;
+    Ok(open(engine, bytes).is_ok_and(|document| page_count(&document) == pages))
 }

@@ -2,7 +2,7 @@
 
 use super::ffi::Form;
 use super::{PdfEngine, open, page_count};
-use crate::pdf::PdfError;
+use crate::pdf::{Budget, PdfError};
 
 /// The largest image `render_page` makes, in pixels (40 megapixels: a US Letter page at
 /// about 9.7× scale, 700 dpi).
@@ -22,8 +22,14 @@ pub struct RenderedPage {
 /// Renders page `page` (1-based) at `scale` (1.0 = 72 dpi, one pixel per point) on white,
 /// with form fields drawn as they are filled. The caller clamps the scale to what it needs;
 /// images over [`MAX_RENDER_PIXELS`] are refused.
-pub(in crate::pdf) fn render_page(engine: &PdfEngine, bytes: &[u8], page: u16, scale: f32) -> Result<RenderedPage, PdfError> {
-    let _pdfium = engine.lock();
+pub(in crate::pdf) fn render_page(
+    engine: &PdfEngine,
+    bytes: &[u8],
+    page: u16,
+    scale: f32,
+    budget: &Budget,
+) -> Result<RenderedPage, PdfError> {
+    let _pdfium = engine.lock_within(budget)?;
     let document = open(engine, bytes)?;
     let pages = page_count(&document);
     if page == 0 || page > pages {
@@ -77,8 +83,8 @@ fn encode_png(mut pixels: Vec<u8>, width: u32, height: u32) -> Result<Vec<u8>, p
 
 /// The text of each page, in PDFium's reading order, lines separated by `\n` (form field
 /// values are not part of a page's text).
-pub(in crate::pdf) fn extract_text(engine: &PdfEngine, bytes: &[u8]) -> Result<Vec<String>, PdfError> {
-    let _pdfium = engine.lock();
+pub(in crate::pdf) fn extract_text(engine: &PdfEngine, bytes: &[u8], budget: &Budget) -> Result<Vec<String>, PdfError> {
+    let _pdfium = engine.lock_within(budget)?;
     let document = open(engine, bytes)?;
     (0..document.page_count())
         .map(|i| {

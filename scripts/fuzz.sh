@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs every fuzz target (src-tauri/fuzz) for SECONDS each (default 600), one after another on
-# one core, and prints each run's executions and whether it crashed. Needs the nightly
+# one core, and prints each run's executions and whether it crashed. Builds with debug
+# assertions (-a), so integer overflow panics too. Inputs found go to a working corpus under
+# /var/tmp; `HEARTH_FUZZ_KEEP=1` then merges the ones that add coverage into
+# src-tauri/fuzz/corpus/<target> (what is committed and replayed by the test suite). Needs the nightly
 # toolchain and cargo-fuzz (`cargo install cargo-fuzz`); not part of the test command, whose
 # reproducers (core's tests/suite/fuzz_reproducers.rs) replay what fuzzing found.
 #
@@ -16,12 +19,13 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 export CARGO_TARGET_DIR="${HEARTH_FUZZ_TARGET_DIR:-/var/tmp/hearth-fuzz-target}"
 export HEARTH_PDFIUM_LIB="${HEARTH_PDFIUM_LIB:-/var/tmp/hearth-pdfium/pypdfium2_raw/libpdfium.so}"
-cargo +nightly fuzz build -O --fuzz-dir "$fuzz" 2>&1 | tail -1
+cargo +nightly fuzz build -O -a --fuzz-dir "$fuzz" 2>&1 | tail -1
 for target in "${targets[@]}"; do
-  mkdir -p "$fuzz/corpus/$target" "$fuzz/artifacts/$target"
+  work="/var/tmp/hearth-fuzz-corpus/$target"
+  mkdir -p "$fuzz/corpus/$target" "$fuzz/artifacts/$target" "$work"
   log="$(mktemp)"
   set +e
-  cargo +nightly fuzz run -O --fuzz-dir "$fuzz" "$target" "$fuzz/corpus/$target" -- \
+  cargo +nightly fuzz run -O -a --fuzz-dir "$fuzz" "$target" "$work" "$fuzz/corpus/$target" -- \
     -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=1048576 -timeout=20 \
     -artifact_prefix="$fuzz/artifacts/$target/" -print_final_stats=1 >"$log" 2>&1
   status=$?
@@ -31,4 +35,8 @@ for target in "${targets[@]}"; do
   echo "$target: ${seconds}s, ${execs} executions, exit ${status}, ${crashes} crash files in $fuzz/artifacts/$target"
   if [ "$status" -ne 0 ]; then tail -40 "$log"; fi
   rm -f "$log"
+  if [ "${HEARTH_FUZZ_KEEP:-0}" = 1 ]; then
+    cargo +nightly fuzz run -O -a --fuzz-dir "$fuzz" "$target" "$fuzz/corpus/$target" "$work" -- -merge=1 >/dev/null 2>&1
+    echo "$target: corpus now $(ls "$fuzz/corpus/$target" | wc -l) files"
+  fi
 done

@@ -156,8 +156,12 @@ impl ModelSettingsParams {
         if model.is_empty() || model.len() > 200 {
             return Err(IpcError::invalid("Enter the model's name (at most 200 characters)."));
         }
-        if self.api_key.as_ref().is_some_and(|k| k.len() > 4096 || k.contains(char::is_whitespace)) {
-            return Err(IpcError::invalid("The API key has spaces or is too long; paste it again."));
+        // Only what an HTTP header carries as is (visible ASCII): anything else would be stored
+        // and then fail on every request, over a key that worked.
+        if self.api_key.as_ref().is_some_and(|k| k.len() > 4096 || !k.chars().all(|c| c.is_ascii_graphic())) {
+            return Err(IpcError::invalid(
+                "The API key has spaces, control or non-ASCII characters, or is too long; paste it again.",
+            ));
         }
         Ok(())
     }
@@ -187,8 +191,10 @@ impl HarnessSettingsParams {
     /// Checks bounds.
     pub fn validate(&self) -> Result<(), IpcError> {
         check_url("The agent's URL", self.url.trim())?;
-        if self.token.as_ref().is_some_and(|t| t.len() > 4096 || t.contains(char::is_whitespace)) {
-            return Err(IpcError::invalid("The token has spaces or is too long; paste it again."));
+        if self.token.as_ref().is_some_and(|t| t.len() > 4096 || !t.chars().all(|c| c.is_ascii_graphic())) {
+            return Err(IpcError::invalid(
+                "The token has spaces, control or non-ASCII characters, or is too long; paste it again.",
+            ));
         }
         Ok(())
     }

@@ -8,13 +8,13 @@ use std::sync::{Arc, PoisonError, RwLock};
 use bytes::Bytes;
 use futures::StreamExt;
 use hearth_protocol::agui::RunAgentInput;
+use hearth_protocol::error::ErrorCode;
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::{Method, Request, Response, StatusCode, header};
 use tokio::sync::Semaphore;
 
-use crate::error::CoreError;
 use crate::hearth::Hearth;
 use crate::secret::BearerToken;
 
@@ -83,14 +83,21 @@ pub(super) async fn handle(hearth: Hearth, gate: Arc<Gate>, request: Request<Inc
     if request.method() != Method::POST || request.uri().path() != "/" {
         return Ok(error(StatusCode::NOT_FOUND, "POST a RunAgentInput to / on this endpoint."));
     }
-    let authorization = request.headers().get(header::AUTHORIZATION).map(|v| v.as_bytes());
-    if !gate.admits(authorization) {
+    // Kept (wiped on drop) to check again once the body is in.
+    let parts_authorization =
+        request.headers().get(header::AUTHORIZATION).map(|v| zeroize::Zeroizing::new(v.as_bytes().to_vec()));
+    if !gate.admits(parts_authorization.as_ref().map(|v| v.as_slice())) {
         return Ok(error(StatusCode::UNAUTHORIZED, "Send the bearer token shown in Hearth's Settings."));
     }
     let body = match Limited::new(request.into_body(), MAX_INPUT_BYTES).collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(_) => return Ok(error(StatusCode::PAYLOAD_TOO_LARGE, "The RunAgentInput is over 4 MB or the upload broke off.")),
     };
+    // The token again, now that the body is in: a Regenerate while the body was arriving has
+    // put a new token in force, and the old one must not start a run after it returned.
+    if !gate.admits(parts_authorization.as_ref().map(|v| v.as_slice())) {
+        return Ok(error(StatusCode::UNAUTHORIZED, "Send the bearer token shown in Hearth's Settings."));
+    }
     let input: RunAgentInput = match serde_json::from_slice(&body) {
         Ok(input) => input,
         Err(err) => return Ok(error(StatusCode::BAD_REQUEST, &format!("The body is not a RunAgentInput ({err})."))),
@@ -105,13 +112,22 @@ pub(super) async fn handle(hearth: Hearth, gate: Arc<Gate>, request: Request<Inc
     let events = match hearth.start_agui_run(input).await {
         Ok(events) => events,
         Err(err) => {
-            let status = match err {
-                CoreError::InvalidInput(_) => StatusCode::BAD_REQUEST,
-                CoreError::Conflict(_) => StatusCode::CONFLICT,
-                CoreError::Forbidden(_) => StatusCode::FORBIDDEN,
-                _ => StatusCode::INTERNAL_SERVER_ERROR,
+            let refusal = err.to_ipc();
+            let status = match refusal.code {
+                ErrorCode::InvalidInput => StatusCode::BAD_REQUEST,
+                ErrorCode::NotFound => StatusCode::NOT_FOUND,
+                ErrorCode::Conflict | ErrorCode::NeedsReview => StatusCode::CONFLICT,
+                ErrorCode::Forbidden => StatusCode::FORBIDDEN,
+                ErrorCode::ApprovalExpired => StatusCode::GONE,
+                ErrorCode::Cancelled => StatusCode::CONFLICT,
+                ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+                // Database and other internal words stay in Hearth's log, not in a client's hands.
+                ErrorCode::Internal => {
+                    tracing::warn!(error = %err, "an AG-UI endpoint run could not start");
+                    return Ok(error(StatusCode::INTERNAL_SERVER_ERROR, "Hearth could not start the run. Try again."));
+                }
             };
-            return Ok(error(status, &err.to_string()));
+            return Ok(error(status, &refusal.message));
         }
     };
     // Dropping this stream (the client went away) drops the receiver, which cancels the run.

@@ -139,11 +139,12 @@ impl Endpoint {
 
     /// Removes the API key from text that came from the provider.
     pub fn scrub(&self, text: &str) -> String {
-        let text: String = text.chars().take(300).collect();
-        match &self.key {
-            Some((_, _, key)) => redact(&text, key),
-            None => text,
-        }
+        // Redacted before it is shortened: a cut through the key would leave its start.
+        let text = match &self.key {
+            Some((_, _, key)) => redact(text, key),
+            None => text.to_owned(),
+        };
+        text.chars().take(300).collect()
     }
 
     /// Scrubs the key out of an error whose words came from the provider.
@@ -452,4 +453,25 @@ pub(crate) fn error_message(value: &Value) -> String {
         .and_then(Value::as_str)
         .unwrap_or("the provider reported an error")
         .to_owned()
+}
+
+#[cfg(test)]
+mod scrub_tests {
+    use super::*;
+
+    /// The key is taken out before the text is shortened: a cut at 300 characters through the
+    /// key would otherwise leave its start in the message.
+    #[test]
+    fn a_key_at_the_cut_leaves_no_prefix() {
+        let key = "sk-live-0123456789abcdefghijklmnopqrstuvwxyz";
+        let config = ProviderConfig::new("Scripted", "http://127.0.0.1:9", Some(SecretString::from(key.to_owned())));
+        let Ok(endpoint) = Endpoint::new(&config, "chat/completions", KeyHeader::Bearer, &[]) else {
+            panic!("a loopback endpoint builds");
+        };
+        let text = format!("{} {key} and more", "x".repeat(280));
+        let scrubbed = endpoint.scrub(&text);
+        assert!(scrubbed.chars().count() <= 300);
+        assert!(!scrubbed.contains("sk-live"), "{scrubbed}");
+        assert!(scrubbed.contains("[redacted]"), "{scrubbed}");
+    }
 }

@@ -57,8 +57,10 @@ pub fn fuzz_stream(kind: u8, cuts: &[usize], bytes: &[u8]) {
     for piece in pieces {
         let mut events = Vec::new();
         let mut too_large = false;
+        // As the driver does: the events before an over-long one, then the stream ends.
         sse.feed_with(piece, |frame| match frame {
-            Ok(frame) => events.push(http::SseEvent::from(frame)),
+            Ok(frame) if !too_large => events.push(http::SseEvent::from(frame)),
+            Ok(_) => {}
             Err(_) => too_large = true,
         });
         for event in events {
@@ -70,6 +72,17 @@ pub fn fuzz_stream(kind: u8, cuts: &[usize], bytes: &[u8]) {
         }
         if too_large {
             return;
+        }
+    }
+    // A last event without its blank line is taken as it stands, then the end of the body.
+    let last = match sse.finish() {
+        hearth_protocol::sse::End::Unterminated { frame: Some(frame), .. } => Some(http::SseEvent::from(frame)),
+        hearth_protocol::sse::End::Unterminated { frame: None, .. } | hearth_protocol::sse::End::Clean => None,
+    };
+    if let Some(event) = last {
+        match decoder.feed(event, &mut out) {
+            Ok(http::Flow::Continue) => {}
+            Ok(http::Flow::Done) | Err(_) => return,
         }
     }
     let _ = decoder.eof(&mut out);

@@ -777,3 +777,37 @@ async fn issue10_an_endpoint_client_may_not_append_to_the_owners_thread() {
     assert_eq!((after[0], after[1]), (before[0] + 1, before[1] + 4), "one new thread, four runs: {after:?}");
     e.server.stop();
 }
+
+/// Review fix: a request whose headers carried the old token and whose body was still
+/// arriving when Regenerate returned does not start a run (the token is checked again once
+/// the body is in). Whether the endpoint had read the headers before Regenerate or not, the
+/// answer must be 401 and nothing written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_that_arrives_after_regenerate_does_not_run_under_the_old_token() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().unwrap();
+    let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
+    let on = hearth.settings_endpoint_set(true).await.unwrap().endpoint;
+    let (url, old) = (on.url.unwrap(), on.token.unwrap());
+    let addr: SocketAddr = url.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
+    let body = run_input("slow-body", "hello").to_string();
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {old}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        addr.port(),
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let (first, rest) = body.split_at(body.len() - 1);
+    stream.write_all(first.as_bytes()).await.unwrap();
+    let before = chat_rows(&hearth).await;
+    hearth.settings_endpoint_regenerate().await.unwrap();
+    stream.write_all(rest.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    within("the endpoint answered and closed", stream.read_to_end(&mut answer)).await.unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    assert_eq!(chat_rows(&hearth).await, before, "nothing written");
+    assert_eq!(hearth.active_runs(), 0);
+    hearth.shutdown().await;
+}

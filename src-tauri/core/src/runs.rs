@@ -73,6 +73,17 @@ impl RunRegistry {
         }
     }
 
+    /// Cancels every run in flight that `origin` started; returns how many.
+    pub fn cancel_from(&self, origin: RunOrigin) -> usize {
+        let active = self.lock();
+        let mut cancelled = 0;
+        for run in active.values().filter(|run| run.origin == origin) {
+            run.cancel.cancel();
+            cancelled += 1;
+        }
+        cancelled
+    }
+
     /// Cancels every run (graceful shutdown).
     pub fn cancel_all(&self) {
         for run in self.lock().values() {

@@ -12,6 +12,7 @@ use super::Hearth;
 use crate::agui_server::AguiServer;
 use crate::error::{CoreError, Result};
 use crate::secret::{BearerToken, ExposeSecret};
+use crate::store::threads::RunOrigin;
 use crate::settings::{
     API_KEY_SECRET, ENDPOINT_TOKEN_SECRET, HARNESS_TOKEN_SECRET, StoredModel, StoredSettings, build_provider, test_provider,
 };
@@ -160,7 +161,10 @@ impl Hearth {
             if let Some(server) = running.as_ref() {
                 server.set_token(token);
             }
-            tracing::info!(running = running.is_some(), "the AG-UI endpoint's token was regenerated");
+            // Every endpoint run in flight was admitted under the old token (nobody has the new
+            // one until this returns): a leaked token's runs end with it.
+            let stopped = self.runs.cancel_from(RunOrigin::AguiEndpoint);
+            tracing::info!(running = running.is_some(), stopped, "the AG-UI endpoint's token was regenerated");
         }
         self.settings_get().await
     }

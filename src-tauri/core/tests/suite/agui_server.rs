@@ -811,3 +811,36 @@ async fn a_body_that_arrives_after_regenerate_does_not_run_under_the_old_token()
     assert_eq!(hearth.active_runs(), 0);
     hearth.shutdown().await;
 }
+
+/// Review fix: Regenerate also ends the endpoint runs already streaming (all admitted under the
+/// old token), so a leaked token's live run ends with it; the owner's own runs go on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn regenerate_ends_the_endpoint_runs_admitted_under_the_old_token() {
+    use tokio::io::AsyncWriteExt;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = fast_config(dir.path());
+    // 10 s per number: left alone, the run would stream far longer than the hang limit.
+    config.sample_slow_step = Duration::from_secs(10);
+    let hearth = Hearth::open(config).await.unwrap();
+    let on = hearth.settings_endpoint_set(true).await.unwrap().endpoint;
+    let (url, old) = (on.url.unwrap(), on.token.unwrap());
+    let addr: SocketAddr = url.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
+    let body = run_input("leaked-token-run", "count to 50 slowly").to_string();
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {old}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        addr.port(),
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(body.as_bytes()).await.unwrap();
+    let mut seen = Vec::new();
+    within("the run started", read_until(&mut stream, &mut seen, "RUN_STARTED")).await;
+    assert_eq!(hearth.active_runs(), 1);
+
+    hearth.settings_endpoint_regenerate().await.unwrap();
+    until("the old token's run ended", || hearth.active_runs() == 0).await;
+    // Its stream ends with the run cancelled, not finished.
+    within("the stream said the run was cancelled", read_until(&mut stream, &mut seen, r#""outcome":{"type":"cancelled"}"#)).await;
+    hearth.shutdown().await;
+}

@@ -302,6 +302,11 @@ impl Hearth {
         if self.store.run_exists(&input.run_id).await? {
             return Err(CoreError::Conflict(format!("A run {} already exists; start a new run id.", input.run_id)));
         }
+        // Refused before this thread's log is read: a request for a thread the endpoint may not
+        // continue loads nothing. (`open_run` decides again, in its transaction.)
+        if !self.store.endpoint_may_continue(&input.thread_id).await? {
+            return Err(not_the_endpoints(&input.thread_id));
+        }
         // What the client sends beyond what this thread's log already holds is new.
         let held = match self.store.thread_exists(&input.thread_id).await? {
             true => crate::agent::conversation_from_events(&self.store.thread_events(&input.thread_id).await?).len(),
@@ -315,12 +320,7 @@ impl Hearth {
         let (thread_id, run_id) = (input.thread_id.clone(), input.run_id.clone());
         match self.store.open_run(&thread_id, &run_id, title, self.tasks.identity().as_str(), origin).await? {
             RunAdmission::Opened => {}
-            RunAdmission::NotTheEndpoints => {
-                return Err(CoreError::Forbidden(format!(
-                    "The conversation {thread_id} was not started through Hearth's AG-UI endpoint, so an endpoint \
-                     client may not add to it; nothing was written. Send a new threadId to start a conversation of your own."
-                )));
-            }
+            RunAdmission::NotTheEndpoints => return Err(not_the_endpoints(&thread_id)),
         }
         let Some(events) = spawn_run(&self.runs, self.store.clone(), self.current_agent(), input, new_from, origin) else {
             self.store.end_run(&run_id, crate::store::threads::RunEnd::Failed).await?;
@@ -395,4 +395,12 @@ async fn close_orphan_runs(store: &Store) -> Result<()> {
         tracing::warn!(stranded, "chat effects were cut off by a stop; they need the owner's review");
     }
     Ok(())
+}
+
+/// The refusal of an endpoint run on a thread the endpoint did not start.
+fn not_the_endpoints(thread_id: &str) -> CoreError {
+    CoreError::Forbidden(format!(
+        "The conversation {thread_id} was not started through Hearth's AG-UI endpoint, so an endpoint client may \
+         not add to it; nothing was written. Send a new threadId to start a conversation of your own."
+    ))
 }

@@ -66,6 +66,21 @@ pub enum RunAdmission {
     NotTheEndpoints,
 }
 
+/// The origin of a thread's first run: no row when the thread does not exist, a NULL when it
+/// has no run.
+const FIRST_RUN_ORIGIN: &str = "SELECT (SELECT origin FROM chat_runs WHERE thread_id = ?1 ORDER BY started_at, rowid LIMIT 1) \
+     FROM threads WHERE id = ?1";
+
+/// The endpoint's rule on [`FIRST_RUN_ORIGIN`]'s answer: a new thread, or one whose first run
+/// came through the endpoint.
+fn endpoint_may_continue(first: Option<Option<String>>) -> Result<bool> {
+    match first {
+        None => Ok(true),
+        Some(None) => Ok(false),
+        Some(Some(origin)) => Ok(RunOrigin::parse(&origin)? == RunOrigin::AguiEndpoint),
+    }
+}
+
 /// A thread's title: the start of its first message, on one line.
 fn title_of(first_text: &str) -> String {
     first_text.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(80).collect()
@@ -98,6 +113,15 @@ impl Store {
     }
 
     /// Whether the thread exists.
+    /// Whether an endpoint client may add a run to `thread_id` (a new thread, or one whose
+    /// first run came through the endpoint): the same rule [`Store::open_run`] applies inside
+    /// its transaction, read first so a refused request loads nothing else.
+    pub async fn endpoint_may_continue(&self, thread_id: &str) -> Result<bool> {
+        let first: Option<Option<String>> =
+            sqlx::query_scalar(FIRST_RUN_ORIGIN).bind(thread_id).fetch_optional(self.reader()).await?;
+        endpoint_may_continue(first)
+    }
+
     pub async fn thread_exists(&self, thread_id: &str) -> Result<bool> {
         let row = sqlx::query("SELECT 1 FROM threads WHERE id = ?1").bind(thread_id).fetch_optional(self.reader()).await?;
         Ok(row.is_some())
@@ -139,18 +163,11 @@ impl Store {
         // IMMEDIATE: the ownership read and the inserts see the same database, across processes too.
         let mut tx = sqlx::Connection::begin_with(&mut *writer, "BEGIN IMMEDIATE").await?;
         if origin == RunOrigin::AguiEndpoint {
-            let exists = sqlx::query("SELECT 1 FROM threads WHERE id = ?1").bind(thread_id).fetch_optional(&mut *tx).await?.is_some();
-            if exists {
-                let first: Option<String> =
-                    sqlx::query_scalar("SELECT origin FROM chat_runs WHERE thread_id = ?1 ORDER BY started_at, rowid LIMIT 1")
-                        .bind(thread_id)
-                        .fetch_optional(&mut *tx)
-                        .await?;
-                let first = first.as_deref().map(RunOrigin::parse).transpose()?;
-                if first != Some(RunOrigin::AguiEndpoint) {
-                    tx.rollback().await?;
-                    return Ok(RunAdmission::NotTheEndpoints);
-                }
+            let first: Option<Option<String>> =
+                sqlx::query_scalar(FIRST_RUN_ORIGIN).bind(thread_id).fetch_optional(&mut *tx).await?;
+            if !endpoint_may_continue(first)? {
+                tx.rollback().await?;
+                return Ok(RunAdmission::NotTheEndpoints);
             }
         }
         sqlx::query(

@@ -66,10 +66,9 @@ pub enum RunAdmission {
     NotTheEndpoints,
 }
 
-/// The origin of a thread's first run: no row when the thread does not exist, a NULL when it
-/// has no run.
-const FIRST_RUN_ORIGIN: &str = "SELECT (SELECT origin FROM chat_runs WHERE thread_id = ?1 ORDER BY started_at, rowid LIMIT 1) \
-     FROM threads WHERE id = ?1";
+/// Who started a thread (written once, when its row is created: migration 0012): no row when
+/// the thread does not exist, a NULL for one created without a run.
+const FIRST_RUN_ORIGIN: &str = "SELECT origin FROM threads WHERE id = ?1";
 
 /// The endpoint's rule on [`FIRST_RUN_ORIGIN`]'s answer: a new thread, or one whose first run
 /// came through the endpoint.
@@ -171,12 +170,13 @@ impl Store {
             }
         }
         sqlx::query(
-            "INSERT INTO threads (id, title, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)
+            "INSERT INTO threads (id, title, created_at, updated_at, origin) VALUES (?1, ?2, ?3, ?3, ?4)
              ON CONFLICT(id) DO UPDATE SET updated_at = excluded.updated_at",
         )
         .bind(thread_id)
         .bind(title)
         .bind(now)
+        .bind(origin.as_str())
         .execute(&mut *tx)
         .await?;
         sqlx::query(

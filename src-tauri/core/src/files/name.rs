@@ -22,30 +22,14 @@ pub fn sanitize_file_name(raw: &str) -> String {
 /// Unicode general category `Cf` (format: bidi embeddings, overrides and isolates, zero-width
 /// spaces and joiners, the BOM, invisible operators, tags), plus the line and paragraph
 /// separators. They change how a name is shown without showing themselves, so
-/// `invoice\u{202E}fdp.exe` would read as `invoiceexe.pdf`.
+/// `invoice\u{202E}fdp.exe` would read as `invoiceexe.pdf`. The categories come from the
+/// `unicode-properties` tables (already in the tree through lopdf), not a hand-kept list.
 pub fn is_format_char(c: char) -> bool {
-    matches!(c,
-        '\u{00AD}'
-        | '\u{0600}'..='\u{0605}'
-        | '\u{061C}'
-        | '\u{06DD}'
-        | '\u{070F}'
-        | '\u{0890}'..='\u{0891}'
-        | '\u{08E2}'
-        | '\u{180E}'
-        | '\u{200B}'..='\u{200F}'
-        | '\u{2028}'..='\u{202E}'
-        | '\u{2060}'..='\u{2064}'
-        | '\u{2066}'..='\u{206F}'
-        | '\u{FEFF}'
-        | '\u{FFF9}'..='\u{FFFB}'
-        | '\u{110BD}'
-        | '\u{110CD}'
-        | '\u{13430}'..='\u{1343F}'
-        | '\u{1BCA0}'..='\u{1BCA3}'
-        | '\u{1D173}'..='\u{1D17A}'
-        | '\u{E0001}'
-        | '\u{E0020}'..='\u{E007F}')
+    use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+    matches!(
+        c.general_category(),
+        GeneralCategory::Format | GeneralCategory::LineSeparator | GeneralCategory::ParagraphSeparator
+    )
 }
 
 #[cfg(test)]

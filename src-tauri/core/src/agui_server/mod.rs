@@ -145,7 +145,7 @@ impl AguiServer {
     }
 
     /// Replaces the token: from now on every request must carry `token`, and one carrying
-    /// the old token is refused (401). Runs already streaming go on to their end.
+    /// the old token is refused (401). (The caller cancels the runs already streaming.)
     pub fn set_token(&self, token: BearerToken) {
         *self.token.write().unwrap_or_else(PoisonError::into_inner) = token;
     }

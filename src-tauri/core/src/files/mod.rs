@@ -132,9 +132,8 @@ impl FileStore {
         let (parent, bytes) = self.read(parent_id).await?;
         let (info, filled) = self
             .blocking(cancel, move |engine, budget| {
-                let (filled, _) = crate::pdf::fill_within(&engine, &bytes, &values, &budget)?;
-                let info = crate::pdf::inspect_within(&engine, &filled, &budget.renewed())?;
-                Ok((info, filled))
+                let filled = crate::pdf::fill_inspected_within(&engine, &bytes, &values, &budget)?;
+                Ok((filled.info, filled.bytes))
             })
             .await?;
         let name = filled_name(&parent.name);

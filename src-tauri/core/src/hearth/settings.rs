@@ -150,7 +150,7 @@ impl Hearth {
 
     /// "Regenerate token": a new random endpoint token, stored in the vault, and — if the
     /// endpoint is running — in force at once, so the old token is refused from the next
-    /// request on (runs already streaming go on to their end; Stop ends them).
+    /// request on, and the endpoint runs in flight (all admitted under the old token) are cancelled.
     pub async fn settings_endpoint_regenerate(&self) -> Result<SettingsView> {
         {
             // Held throughout, so a concurrent start reads either the old or the new token

@@ -36,7 +36,7 @@ mod text;
 mod values;
 
 pub use budget::{Budget, Limits, Spent};
-pub use fill::{fill, fill_within};
+pub use fill::{Filled, fill, fill_inspected_within, fill_within};
 #[doc(hidden)]
 pub use fill::{FillPath, fill_with_pdfium, fill_with_report};
 pub use hearth_protocol::pdf::{FieldKind, FieldValue, FieldValues, PdfField, PdfInfo};

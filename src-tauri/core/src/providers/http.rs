@@ -345,14 +345,7 @@ impl<D: WireDecoder> Drive<'_, D> {
                         Some(Ok(bytes)) => {
                             // The events before an over-long one are decoded, then it ends the
                             // stream; dropping `body` closes the connection.
-                            let (mut events, mut too_large) = (Vec::new(), None);
-                            self.sse.feed_with(&bytes, |frame| match frame {
-                                Ok(frame) if too_large.is_none() => events.push(SseEvent::from(frame)),
-                                Ok(_) => {}
-                                Err(err) => {
-                                    too_large.get_or_insert(err);
-                                }
-                            });
+                            let (events, too_large) = frames(&mut self.sse, &bytes);
                             if self.feed(events) == Flow::Continue {
                                 match too_large {
                                     Some(err) => self.queue.push_back(Err(self.too_large(err))),
@@ -367,10 +360,7 @@ impl<D: WireDecoder> Drive<'_, D> {
                         None => {
                             // A last event without its blank line is taken as it stands
                             // (servers that close right after `data: [DONE]`).
-                            let events = match self.sse.finish() {
-                                End::Unterminated { frame: Some(frame), .. } => vec![SseEvent::from(frame)],
-                                End::Unterminated { frame: None, .. } | End::Clean => Vec::new(),
-                            };
+                            let events: Vec<SseEvent> = last_event(&mut self.sse).into_iter().collect();
                             if self.feed(events) == Flow::Continue {
                                 let mut out = VecDeque::new();
                                 let end = self.decoder.eof(&mut out);
@@ -438,6 +428,29 @@ fn chain(err: &dyn std::error::Error) -> String {
 }
 
 /// Parses one event's JSON.
+/// The events one chunk completes, up to the first that went past the framer's limit (which
+/// ends the stream: what follows it is dropped).
+pub(crate) fn frames(framer: &mut Framer, chunk: &[u8]) -> (Vec<SseEvent>, Option<EventTooLarge>) {
+    let (mut events, mut too_large) = (Vec::new(), None);
+    framer.feed_with(chunk, |frame| match frame {
+        Ok(frame) if too_large.is_none() => events.push(SseEvent::from(frame)),
+        Ok(_) => {}
+        Err(err) => {
+            too_large.get_or_insert(err);
+        }
+    });
+    (events, too_large)
+}
+
+/// At the end of the body, a last event without its blank line, taken as it stands (servers
+/// that close right after `data: [DONE]`).
+pub(crate) fn last_event(framer: &mut Framer) -> Option<SseEvent> {
+    match framer.finish() {
+        End::Unterminated { frame: Some(frame), .. } => Some(SseEvent::from(frame)),
+        End::Unterminated { frame: None, .. } | End::Clean => None,
+    }
+}
+
 pub(crate) fn json(provider: &str, event: &SseEvent) -> Result<Value, ProviderError> {
     serde_json::from_str(&event.data).map_err(|e| ProviderError::Protocol {
         provider: provider.to_owned(),

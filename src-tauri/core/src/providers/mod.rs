@@ -46,6 +46,10 @@ pub fn fuzz_stream(kind: u8, cuts: &[usize], bytes: &[u8]) {
     };
     let mut sse = hearth_protocol::sse::Framer::with_max_event_bytes(http::MAX_EVENT_BYTES);
     let mut out = std::collections::VecDeque::new();
+    let mut feed = |event, out: &mut std::collections::VecDeque<ModelEvent>| match decoder.feed(event, out) {
+        Ok(http::Flow::Continue) => true,
+        Ok(http::Flow::Done) | Err(_) => false,
+    };
     let mut start = 0;
     let mut pieces: Vec<&[u8]> = Vec::new();
     for &cut in cuts {
@@ -55,35 +59,22 @@ pub fn fuzz_stream(kind: u8, cuts: &[usize], bytes: &[u8]) {
     }
     pieces.push(&bytes[start..]);
     for piece in pieces {
-        let mut events = Vec::new();
-        let mut too_large = false;
-        // As the driver does: the events before an over-long one, then the stream ends.
-        sse.feed_with(piece, |frame| match frame {
-            Ok(frame) if !too_large => events.push(http::SseEvent::from(frame)),
-            Ok(_) => {}
-            Err(_) => too_large = true,
-        });
+        // The driver's own framing step (`http::frames`): events up to an over-long one.
+        let (events, too_large) = http::frames(&mut sse, piece);
         for event in events {
-            match decoder.feed(event, &mut out) {
-                Ok(http::Flow::Continue) => {}
-                Ok(http::Flow::Done) | Err(_) => return,
+            if !feed(event, &mut out) {
+                return;
             }
             out.clear();
         }
-        if too_large {
+        if too_large.is_some() {
             return;
         }
     }
-    // A last event without its blank line is taken as it stands, then the end of the body.
-    let last = match sse.finish() {
-        hearth_protocol::sse::End::Unterminated { frame: Some(frame), .. } => Some(http::SseEvent::from(frame)),
-        hearth_protocol::sse::End::Unterminated { frame: None, .. } | hearth_protocol::sse::End::Clean => None,
-    };
-    if let Some(event) = last {
-        match decoder.feed(event, &mut out) {
-            Ok(http::Flow::Continue) => {}
-            Ok(http::Flow::Done) | Err(_) => return,
-        }
+    if let Some(event) = http::last_event(&mut sse)
+        && !feed(event, &mut out)
+    {
+        return;
     }
     let _ = decoder.eof(&mut out);
 }

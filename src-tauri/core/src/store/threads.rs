@@ -61,17 +61,17 @@ impl RunOrigin {
 pub enum RunAdmission {
     /// The thread (created if new) and the run are recorded.
     Opened,
-    /// Nothing was written: an endpoint client named a thread whose first run it did not
-    /// start (the owner's, in the window), or one with no run at all.
+    /// Nothing was written: an endpoint client named a thread whose recorded origin is not the
+    /// endpoint (the owner's, started in the window, or one recorded without a run).
     NotTheEndpoints,
 }
 
 /// Who started a thread (written once, when its row is created: migration 0012): no row when
 /// the thread does not exist, a NULL for one created without a run.
-const FIRST_RUN_ORIGIN: &str = "SELECT origin FROM threads WHERE id = ?1";
+const THREAD_ORIGIN: &str = "SELECT origin FROM threads WHERE id = ?1";
 
-/// The endpoint's rule on [`FIRST_RUN_ORIGIN`]'s answer: a new thread, or one whose first run
-/// came through the endpoint.
+/// The endpoint's rule on [`THREAD_ORIGIN`]'s answer: a new thread, or one the endpoint
+/// started.
 fn endpoint_may_continue(first: Option<Option<String>>) -> Result<bool> {
     match first {
         None => Ok(true),
@@ -111,16 +111,16 @@ impl Store {
         Ok(())
     }
 
-    /// Whether the thread exists.
     /// Whether an endpoint client may add a run to `thread_id` (a new thread, or one whose
-    /// first run came through the endpoint): the same rule [`Store::open_run`] applies inside
+    /// recorded origin is the endpoint): the same rule [`Store::open_run`] applies inside
     /// its transaction, read first so a refused request loads nothing else.
     pub async fn endpoint_may_continue(&self, thread_id: &str) -> Result<bool> {
         let first: Option<Option<String>> =
-            sqlx::query_scalar(FIRST_RUN_ORIGIN).bind(thread_id).fetch_optional(self.reader()).await?;
+            sqlx::query_scalar(THREAD_ORIGIN).bind(thread_id).fetch_optional(self.reader()).await?;
         endpoint_may_continue(first)
     }
 
+    /// Whether the thread exists.
     pub async fn thread_exists(&self, thread_id: &str) -> Result<bool> {
         let row = sqlx::query("SELECT 1 FROM threads WHERE id = ?1").bind(thread_id).fetch_optional(self.reader()).await?;
         Ok(row.is_some())
@@ -146,8 +146,8 @@ impl Store {
 
     /// Records a new chat run and its thread (created if new, its `updated_at` moved if not),
     /// in one `BEGIN IMMEDIATE` transaction. A run from the AG-UI endpoint is refused, with
-    /// nothing written, on a thread that exists but whose first run (by start time) the
-    /// endpoint did not start: an endpoint client may continue only its own threads.
+    /// nothing written, on a thread that exists but whose recorded origin (`threads.origin`) is
+    /// not the endpoint: an endpoint client may continue only its own threads.
     pub async fn open_run(
         &self,
         thread_id: &str,
@@ -163,7 +163,7 @@ impl Store {
         let mut tx = sqlx::Connection::begin_with(&mut *writer, "BEGIN IMMEDIATE").await?;
         if origin == RunOrigin::AguiEndpoint {
             let first: Option<Option<String>> =
-                sqlx::query_scalar(FIRST_RUN_ORIGIN).bind(thread_id).fetch_optional(&mut *tx).await?;
+                sqlx::query_scalar(THREAD_ORIGIN).bind(thread_id).fetch_optional(&mut *tx).await?;
             if !endpoint_may_continue(first)? {
                 tx.rollback().await?;
                 return Ok(RunAdmission::NotTheEndpoints);

@@ -791,13 +791,7 @@ async fn a_body_that_arrives_after_regenerate_does_not_run_under_the_old_token()
     let (url, old) = (on.url.unwrap(), on.token.unwrap());
     let addr: SocketAddr = url.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
     let body = run_input("slow-body", "hello").to_string();
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let head = format!(
-        "POST / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {old}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
-        addr.port(),
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut stream = post_head(addr, &old, body.len()).await;
     let (first, rest) = body.split_at(body.len() - 1);
     stream.write_all(first.as_bytes()).await.unwrap();
     let before = chat_rows(&hearth).await;
@@ -826,13 +820,7 @@ async fn regenerate_ends_the_endpoint_runs_admitted_under_the_old_token() {
     let (url, old) = (on.url.unwrap(), on.token.unwrap());
     let addr: SocketAddr = url.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
     let body = run_input("leaked-token-run", "count to 50 slowly").to_string();
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let head = format!(
-        "POST / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {old}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-        addr.port(),
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut stream = post_head(addr, &old, body.len()).await;
     stream.write_all(body.as_bytes()).await.unwrap();
     let mut seen = Vec::new();
     within("the run started", read_until(&mut stream, &mut seen, "RUN_STARTED")).await;
@@ -843,4 +831,17 @@ async fn regenerate_ends_the_endpoint_runs_admitted_under_the_old_token() {
     // Its stream ends with the run cancelled, not finished.
     within("the stream said the run was cancelled", read_until(&mut stream, &mut seen, r#""outcome":{"type":"cancelled"}"#)).await;
     hearth.shutdown().await;
+}
+
+/// A connection to the endpoint with a POST's head written (bearer `token`, a body of `len`
+/// bytes to follow, closed after the answer): the caller writes the body as it needs to.
+async fn post_head(addr: SocketAddr, token: &str, len: usize) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {len}\r\n\r\n",
+        addr.port(),
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream
 }

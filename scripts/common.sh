@@ -15,6 +15,7 @@ APT_PACKAGES=(
   libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libssl-dev
   webkit2gtk-driver xvfb xauth
   lld-19 rustc-web cargo-web rust-web-src
+  docker.io debootstrap
 )
 TAURI_DRIVER_VERSION=2.1.0
 # libpdfium comes from the pypdfium2 wheel (PyPI ships it; Debian has no package). Unpacked,
@@ -128,6 +129,32 @@ install_all() {
   install_rust
   install_wasm_bindgen
   install_pdfium
+}
+
+# Starts dockerd (Debian's docker.io) when no engine answers, in its own session so it
+# outlives nothing it should not; stops it on exit only if this script started it.
+HEARTH_STARTED_DOCKERD=""
+ensure_docker() {
+  docker info >/dev/null 2>&1 && return 0
+  local log_file=/var/tmp/hearth-dockerd.log
+  log "no Docker engine answers: starting dockerd (log: $log_file)"
+  as_root setsid dockerd >"$log_file" 2>&1 < /dev/null &
+  HEARTH_STARTED_DOCKERD=$!
+  trap stop_docker EXIT
+  trap 'stop_docker; exit 130' INT TERM
+  for _ in $(seq 1 300); do
+    docker info >/dev/null 2>&1 && return 0
+    kill -0 "$HEARTH_STARTED_DOCKERD" 2>/dev/null || { tail -5 "$log_file" >&2; die "dockerd exited"; }
+    sleep 0.1
+  done
+  die "dockerd did not answer within 30 s (see $log_file)"
+}
+
+stop_docker() {
+  [ -n "$HEARTH_STARTED_DOCKERD" ] || return 0
+  log "stopping the dockerd this script started"
+  as_root kill "$HEARTH_STARTED_DOCKERD" 2>/dev/null || true
+  HEARTH_STARTED_DOCKERD=""
 }
 
 # Compiles one wasm crate with the chosen toolchain; prints the .wasm path.

@@ -10,6 +10,11 @@ install_tauri_driver
 install_agui_client
 install_python_agui
 
+# The computer's tests run against a real engine and the locally built image (cached by the
+# recipe's hash: rebuilt only when scripts/computer-image.sh changes).
+ensure_docker
+log "computer image: $("$ROOT/scripts/computer-image.sh")"
+
 # The app embeds ui/dist when it compiles, so the UI comes first.
 build_ui
 

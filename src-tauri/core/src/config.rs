@@ -29,13 +29,38 @@ pub struct Config {
     pub pdfium_library: PathBuf,
     /// The wall-clock limit of one model task run (5 minutes; tests shorten it).
     pub task_run_limit: Duration,
+    /// The computer (off unless Settings or the caller turns it on).
+    pub computer: ComputerConfig,
+}
+
+/// The computer's image and whether it starts on.
+#[derive(Debug, Clone)]
+pub struct ComputerConfig {
+    /// Whether tools may use it from the start (Settings turns it on and off later).
+    pub enabled: bool,
+    /// The image (`scripts/computer-image.sh` builds [`crate::computer::default_image`]).
+    pub image: String,
+    /// Names and labels its container and volume (derived from the data folder by default, so
+    /// two Hearth data folders on one machine get two computers).
+    pub deployment: String,
+}
+
+impl ComputerConfig {
+    /// Off, on the default image, for the data folder `data_dir`.
+    pub fn for_data_dir(data_dir: &std::path::Path) -> Self {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(data_dir.to_string_lossy().as_bytes());
+        Self { enabled: false, image: crate::computer::default_image(), deployment: hex::encode(digest)[..12].to_owned() }
+    }
 }
 
 impl Config {
     /// Defaults for `data_dir`: lively pacing for a person watching.
     pub fn new(data_dir: impl Into<PathBuf>) -> Self {
+        let data_dir = data_dir.into();
         Self {
-            data_dir: data_dir.into(),
+            computer: ComputerConfig::for_data_dir(&data_dir),
+            data_dir,
             sample_chunk_delay: Duration::from_millis(25),
             sample_slow_step: Duration::from_millis(250),
             busy_timeout: Duration::from_secs(5),

@@ -15,6 +15,7 @@ use hearth_protocol::mail::MailThread;
 use crate::agent::{Agent, NoModelHandler, SampleAgent};
 
 use crate::approvals::ApprovalGate;
+use crate::computer::{Computer, ComputerSpec};
 use crate::documents::DocumentTask;
 use crate::files::FileStore;
 use crate::tools::Toolbox;
@@ -49,7 +50,12 @@ pub struct Hearth {
     toolbox: Toolbox,
     /// The workspace, read-only, for the window's mail views.
     mail: WorkspaceReader,
+    /// The computer.
+    computer: Computer,
 }
+
+/// The one owner's id in names and labels (Hearth is single-owner).
+const OWNER: &str = "owner";
 
 impl std::fmt::Debug for Hearth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -78,12 +84,17 @@ impl Hearth {
         // Tools see the workspace read-only and the gate as a proposer: only `approval_decide`
         // reaches the executor.
         let mail = WorkspaceReader::new(workspace.clone());
+        let computer = Computer::new(
+            ComputerSpec::new(config.computer.image.clone(), &config.computer.deployment, OWNER),
+            config.computer.enabled,
+        );
         let toolbox = Toolbox::new(
             store.clone(),
             mail.clone(),
             files.clone(),
             tasks.clone(),
             approvals.proposer(),
+            computer.clone(),
         );
         tasks.register(TaskKind::Document, DocumentTask::new(files.clone(), toolbox.clone()));
         let stranded = approvals.recover().await?;
@@ -119,6 +130,7 @@ impl Hearth {
             files,
             toolbox,
             mail,
+            computer,
         };
         hearth.apply_settings().await;
         Ok(hearth)
@@ -132,6 +144,11 @@ impl Hearth {
     /// The approval gate.
     pub fn approvals(&self) -> &ApprovalGate {
         &self.approvals
+    }
+
+    /// The computer (its container, through the Docker engine).
+    pub fn computer(&self) -> &Computer {
+        &self.computer
     }
 
     /// The owner's files.

@@ -12,6 +12,7 @@ use hearth_protocol::tasks::TaskKind;
 use tokio_util::sync::CancellationToken;
 
 use crate::approvals::Proposer;
+use crate::computer::Computer;
 use crate::error::{CoreError, Result};
 use crate::files::FileStore;
 use crate::journal::Journal;
@@ -178,6 +179,7 @@ pub struct ToolContext {
     pub(crate) files: FileStore,
     pub(crate) desk: TaskDesk,
     pub(crate) proposer: Proposer,
+    pub(crate) computer: Computer,
     pub(crate) scope: OperationScope,
     pub(crate) cancel: CancellationToken,
 }
@@ -202,6 +204,7 @@ pub struct Toolbox {
     files: FileStore,
     tasks: TaskEngine,
     proposer: Proposer,
+    computer: Computer,
 }
 
 impl std::fmt::Debug for Toolbox {
@@ -212,8 +215,15 @@ impl std::fmt::Debug for Toolbox {
 
 impl Toolbox {
     /// A toolbox over these parts.
-    pub fn new(store: Store, mail: WorkspaceReader, files: FileStore, tasks: TaskEngine, proposer: Proposer) -> Self {
-        Self { store, mail, files, tasks, proposer }
+    pub fn new(
+        store: Store,
+        mail: WorkspaceReader,
+        files: FileStore,
+        tasks: TaskEngine,
+        proposer: Proposer,
+        computer: Computer,
+    ) -> Self {
+        Self { store, mail, files, tasks, proposer, computer }
     }
 
     /// The power to prepare (and to read back how a proposal was decided).
@@ -245,6 +255,7 @@ impl Toolbox {
             files: self.files.clone(),
             desk: TaskDesk { engine: self.tasks.clone() },
             proposer: self.proposer.clone(),
+            computer: self.computer.clone(),
             scope,
             cancel,
         }

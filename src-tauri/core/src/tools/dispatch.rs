@@ -89,7 +89,11 @@ impl<'a> Visitor for Dispatch<'a> {
                 Ok(action) => action,
                 Err(refused) => return refused,
             };
-            match journaled::<T>(self.ctx, &self.step, &action, args).await {
+            let step = match T::operation_id(&args) {
+                Some(id) => StepId::Named(format!("op:{id}")),
+                None => self.step,
+            };
+            match journaled::<T>(self.ctx, &step, &action, args).await {
                 Ok(receipt) => T::present(self.ctx, Ok(receipt)).await,
                 Err(err @ (JournalError::OutcomeUnknown { .. } | JournalError::Stopped { .. } | JournalError::InFlight { .. })) => {
                     let message = err.to_string();

@@ -19,7 +19,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::context::{StepId, ToolContext};
-use super::handlers::{mail, pdf, prepare, tasks};
+use super::handlers::{computer, mail, pdf, prepare, tasks};
 use super::{ToolOutput};
 use crate::journal::{EffectError, Receipt};
 
@@ -42,6 +42,13 @@ pub(crate) trait DirectTool: Tool {
 
 /// Effect tools: they change the world, so they run only inside the journal.
 pub(crate) trait EffectTool: Tool {
+    /// An operation id the caller gave in the arguments, when the tool takes one: the call is
+    /// then keyed by it (within the task or chat run) instead of by its step, so asking again
+    /// under the same id returns the first receipt.
+    fn operation_id(_args: &Self::Args) -> Option<&str> {
+        None
+    }
+
     /// Checks the arguments and returns the full action the journal records (any byte of it
     /// changed under the same key is a conflict), or an error for the model.
     fn action(args: &Self::Args) -> Result<Value, ToolOutput>;
@@ -116,16 +123,16 @@ pub(crate) fn visit<V: Visitor>(tool: ToolName, v: V) -> V::Out {
         ToolName::FillPdf => effect::<pdf::FillPdf, V>(v),
         ToolName::PrepareEmail => prepare::<prepare::PrepareEmail, V>(v),
         ToolName::PrepareEvent => prepare::<prepare::PrepareEvent, V>(v),
+        ToolName::ComputerStatus => direct::<computer::ComputerStatus, V>(v),
+        ToolName::StartComputer => effect::<computer::StartComputer, V>(v),
+        ToolName::StopComputer => effect::<computer::StopComputer, V>(v),
+        ToolName::RunComputerCommand => effect::<computer::RunComputerCommand, V>(v),
         ToolName::BrowseWeb
         | ToolName::ReadWeb
         | ToolName::CreateGoal
         | ToolName::WatchPage
         | ToolName::RememberFact
         | ToolName::PresentChoices
-        | ToolName::ComputerStatus
-        | ToolName::StartComputer
-        | ToolName::StopComputer
-        | ToolName::RunComputerCommand
         | ToolName::ListComputerFiles
         | ToolName::ReadComputerFile
         | ToolName::WriteComputerFile
@@ -166,6 +173,6 @@ mod tests {
                 implemented += 1;
             }
         }
-        assert_eq!(implemented, 15);
+        assert_eq!(implemented, 19);
     }
 }

@@ -3,6 +3,7 @@ mod approval_crash;
 mod approvals;
 mod chat_corpus;
 mod chat_loop;
+mod computer;
 mod controls;
 mod documents;
 mod effect_path;

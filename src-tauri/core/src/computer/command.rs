@@ -1,0 +1,250 @@
+//! One command in the container: an argv exec (never a host shell) of
+//! `timeout --signal=TERM --kill-after=2s 30s bash --noprofile --norc -c <command>`, its
+//! output read as it arrives and capped, its exit code, and Stop.
+//!
+//! An exec cannot be killed reliably from outside the container (the engine has no "kill exec"
+//! call, and killing the `docker exec` client leaves the process running), so a command Stop
+//! reached, or one that ran past its limit, ends by stopping the whole container: the caller
+//! (holding the computer's busy lock) returns only when the engine reports it stopped, and the
+//! next command starts it again — no process of the old command survives into the next.
+
+use std::time::{Duration, Instant};
+
+use bollard::Docker;
+use bollard::container::LogOutput;
+use bollard::exec::{CreateExecOptions, StartExecResults};
+use futures::StreamExt;
+use hearth_protocol::computer::{CommandReceipt, CommandStatus};
+use tokio_util::sync::CancellationToken;
+
+use super::spec::{self, ComputerSpec};
+use super::{ComputerError, engine};
+
+/// The command's time limit, as `timeout` enforces it inside the container.
+pub const TIME_LIMIT: Duration = Duration::from_secs(30);
+/// stdout and stderr together; the rest is read and dropped, and `truncated` set.
+pub const OUTPUT_CAP: usize = 128 * 1024;
+/// The longest command accepted.
+pub const MAX_COMMAND_CHARS: usize = 16_000;
+/// If the exec's stream has not ended this long after the limit (plus `timeout`'s 2 s kill
+/// grace), the container is stopped anyway: `timeout` itself may have been killed.
+const OVERDUE_MARGIN: Duration = Duration::from_secs(10);
+
+/// What the owner is told about a command that may have done part of its work.
+pub const STOPPED_NOTE: &str = "stopped while running; inspect the files before running it again";
+/// Likewise, for one past its time limit.
+pub const TIMED_OUT_NOTE: &str = "ran past its 30 s limit and was killed with the container; inspect the files before running it again";
+
+/// A command to run: checked by [`CommandRequest::new`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandRequest {
+    command: String,
+    cwd: String,
+}
+
+impl CommandRequest {
+    /// `command` (1..=16,000 characters, no NUL) in `cwd` (a path inside /workspace; see
+    /// [`super::paths::workspace_path`]), or what to fix.
+    pub fn new(command: &str, cwd: Option<&str>) -> Result<Self, String> {
+        let chars = command.chars().count();
+        if command.trim().is_empty() || chars > MAX_COMMAND_CHARS {
+            return Err(format!("`command` must be 1 to {MAX_COMMAND_CHARS} characters (it has {chars})."));
+        }
+        if command.contains('\0') {
+            return Err("`command` contains a NUL character, which no shell can run.".into());
+        }
+        let cwd = super::paths::workspace_path(cwd.unwrap_or(spec::WORKSPACE)).map_err(|why| format!("`cwd` {why}"))?;
+        Ok(Self { command: command.to_owned(), cwd })
+    }
+
+    /// The command text.
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// The working directory (normalized, inside /workspace).
+    pub fn cwd(&self) -> &str {
+        &self.cwd
+    }
+
+    fn argv(&self) -> Vec<String> {
+        let limit = format!("{}s", TIME_LIMIT.as_secs());
+        ["timeout", "--signal=TERM", "--kill-after=2s", &limit, "bash", "--noprofile", "--norc", "-c", &self.command]
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// Why a command has no plain receipt.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    /// Nothing ran (off, no engine, isolation refused, busy, the exec was not created).
+    #[error(transparent)]
+    NotRun(ComputerError),
+    /// It started and may have done part of its work: Stop, the time limit, or a lost stream.
+    /// The container was stopped; `receipt` holds what was seen.
+    #[error("{}", .receipt.note.as_deref().unwrap_or(STOPPED_NOTE))]
+    MayHaveRun {
+        /// Status interrupted or timed out, with the output read so far.
+        receipt: CommandReceipt,
+    },
+}
+
+/// Runs `request` in the (verified, running) container of `spec`.
+pub async fn run(
+    docker: &Docker,
+    spec: &ComputerSpec,
+    request: &CommandRequest,
+    cancel: &CancellationToken,
+) -> Result<CommandReceipt, CommandError> {
+    let not_run = |err: bollard::errors::Error| CommandError::NotRun(err.into());
+    if cancel.is_cancelled() {
+        return Err(CommandError::NotRun(ComputerError::Engine("the run was stopped before the command started".into())));
+    }
+    let options = CreateExecOptions {
+        attach_stdout: Some(true),
+        attach_stderr: Some(true),
+        attach_stdin: Some(false),
+        tty: Some(false),
+        cmd: Some(request.argv()),
+        user: Some(spec::USER.to_owned()),
+        working_dir: Some(request.cwd().to_owned()),
+        ..Default::default()
+    };
+    let exec = docker.create_exec(&spec.container_name(), options).await.map_err(not_run)?;
+    let started = Instant::now();
+    // From here on the command may be running: every failure is "may have run".
+    let attached = docker.start_exec(&exec.id, None).await;
+    let mut output = Output::default();
+    let ended = match attached {
+        Ok(StartExecResults::Attached { output: mut stream, .. }) => {
+            let overdue = tokio::time::sleep(TIME_LIMIT + Duration::from_secs(2) + OVERDUE_MARGIN);
+            tokio::pin!(overdue);
+            loop {
+                tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => break Ended::Stopped,
+                    () = &mut overdue => break Ended::TimedOut,
+                    item = stream.next() => match item {
+                        Some(Ok(LogOutput::StdOut { message })) => output.push(Stream::Out, &message),
+                        Some(Ok(LogOutput::StdErr { message })) => output.push(Stream::Err, &message),
+                        Some(Ok(LogOutput::StdIn { .. } | LogOutput::Console { .. })) => {}
+                        Some(Err(_)) => break Ended::Lost,
+                        None => break Ended::Exited,
+                    },
+                }
+            }
+        }
+        Ok(StartExecResults::Detached) | Err(_) => Ended::Lost,
+    };
+    let exit_code = match ended {
+        Ended::Exited => docker.inspect_exec(&exec.id).await.ok().and_then(|e| e.exit_code),
+        Ended::Stopped | Ended::TimedOut | Ended::Lost => None,
+    };
+    let elapsed = started.elapsed();
+    // `timeout` exits 124 after TERM, 137 after the KILL that follows; only past the limit is
+    // that a time-out rather than the command's own code.
+    let timed_out = matches!(ended, Ended::TimedOut) || (matches!(exit_code, Some(124 | 137)) && elapsed >= TIME_LIMIT);
+    let status = match ended {
+        Ended::Stopped | Ended::Lost => CommandStatus::Interrupted,
+        Ended::TimedOut => CommandStatus::TimedOut,
+        Ended::Exited if timed_out => CommandStatus::TimedOut,
+        Ended::Exited if exit_code == Some(0) => CommandStatus::Succeeded,
+        Ended::Exited if exit_code.is_some() => CommandStatus::Failed,
+        // It ended, but the engine could not say how.
+        Ended::Exited => CommandStatus::Interrupted,
+    };
+    let note = match status {
+        CommandStatus::Succeeded | CommandStatus::Failed => None,
+        CommandStatus::TimedOut => Some(TIMED_OUT_NOTE.to_owned()),
+        CommandStatus::Interrupted => Some(STOPPED_NOTE.to_owned()),
+    };
+    let receipt = output.into_receipt(status, exit_code, elapsed, note);
+    match status {
+        CommandStatus::Succeeded | CommandStatus::Failed => Ok(receipt),
+        CommandStatus::TimedOut | CommandStatus::Interrupted => {
+            // Whatever of the command still runs ends with the container; the busy lock is
+            // held until the engine says it has stopped.
+            engine::stop(docker, spec).await.map_err(CommandError::NotRun)?;
+            Err(CommandError::MayHaveRun { receipt })
+        }
+    }
+}
+
+enum Ended {
+    Exited,
+    Stopped,
+    TimedOut,
+    Lost,
+}
+
+#[derive(Clone, Copy)]
+enum Stream {
+    Out,
+    Err,
+}
+
+/// stdout and stderr, capped together at [`OUTPUT_CAP`].
+#[derive(Default)]
+struct Output {
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    truncated: bool,
+}
+
+impl Output {
+    fn push(&mut self, stream: Stream, bytes: &[u8]) {
+        let room = OUTPUT_CAP.saturating_sub(self.stdout.len() + self.stderr.len());
+        let take = bytes.len().min(room);
+        if take < bytes.len() {
+            self.truncated = true;
+        }
+        let buffer = match stream {
+            Stream::Out => &mut self.stdout,
+            Stream::Err => &mut self.stderr,
+        };
+        buffer.extend_from_slice(&bytes[..take]);
+    }
+
+    fn into_receipt(self, status: CommandStatus, exit_code: Option<i64>, elapsed: Duration, note: Option<String>) -> CommandReceipt {
+        CommandReceipt {
+            status,
+            exit_code,
+            stdout: String::from_utf8_lossy(&self.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&self.stderr).into_owned(),
+            truncated: self.truncated,
+            duration_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+            note,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn output_is_capped_across_both_streams() {
+        let mut out = Output::default();
+        out.push(Stream::Out, &vec![b'a'; OUTPUT_CAP - 10]);
+        out.push(Stream::Err, &[b'b'; 20]);
+        out.push(Stream::Out, b"more");
+        let receipt = out.into_receipt(CommandStatus::Succeeded, Some(0), Duration::ZERO, None);
+        assert_eq!(receipt.stdout.len() + receipt.stderr.len(), OUTPUT_CAP);
+        assert_eq!(receipt.stderr, "b".repeat(10));
+        assert!(receipt.truncated);
+    }
+
+    #[test]
+    fn requests_are_checked() {
+        assert!(CommandRequest::new("", None).is_err());
+        assert!(CommandRequest::new(&"x".repeat(MAX_COMMAND_CHARS + 1), None).is_err());
+        assert!(CommandRequest::new("echo\0", None).is_err());
+        assert!(CommandRequest::new("ls", Some("/etc")).is_err());
+        let ok = CommandRequest::new("ls", Some("/workspace/src/")).unwrap();
+        assert_eq!(ok.cwd(), "/workspace/src");
+        assert_eq!(ok.argv()[..5], ["timeout", "--signal=TERM", "--kill-after=2s", "30s", "bash"]);
+    }
+}

@@ -1,0 +1,478 @@
+//! The computer against a real Docker engine (scripts/test.sh starts dockerd and builds the
+//! image first). Oracles are the engine's own state and files in the workspace volume, read
+//! on the host — never Hearth's status strings.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use bollard::Docker;
+use bollard::models::{ContainerCreateBody, DeviceMapping, DeviceRequest, Mount, MountType, PortBinding, RestartPolicy, RestartPolicyNameEnum, VolumeCreateRequest};
+use bollard::query_parameters::{CommitContainerOptions, CreateContainerOptions, InspectContainerOptions};
+use hearth_core::computer::{CommandError, CommandRequest, Computer, ComputerError, ComputerSpec, Predicate, default_image, engine, spec};
+use hearth_core::tools::{StepId, dispatch};
+use hearth_protocol::approvals::ProposalOrigin;
+use hearth_protocol::computer::{CommandStatus, ComputerState};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::support::fast_config;
+
+/// A computer with names of its own, removed (container and volume) when dropped.
+struct TestComputer {
+    computer: Computer,
+    docker: Docker,
+}
+
+impl TestComputer {
+    async fn new() -> Self {
+        let spec = ComputerSpec::new(default_image(), &format!("t{}", &uuid::Uuid::new_v4().simple().to_string()[..12]), "owner");
+        Self::for_spec(spec).await
+    }
+
+    async fn for_spec(spec: ComputerSpec) -> Self {
+        let docker = engine::connect().await.expect("a Docker engine must answer (scripts/test.sh starts dockerd)");
+        docker.inspect_image(&spec.image).await.expect("the computer image must be built (scripts/computer-image.sh)");
+        Self { computer: Computer::new(spec, true), docker }
+    }
+
+    fn spec(&self) -> &ComputerSpec {
+        self.computer.spec()
+    }
+
+    /// The workspace volume's folder on the host (the tests run as root).
+    async fn workspace_on_host(&self) -> PathBuf {
+        let volume = self.docker.inspect_volume(&self.spec().volume_name()).await.unwrap();
+        PathBuf::from(volume.mountpoint)
+    }
+
+    async fn run(&self, command: &str) -> Result<hearth_protocol::computer::CommandReceipt, CommandError> {
+        self.computer.run(&CommandRequest::new(command, None).unwrap(), &CancellationToken::new()).await
+    }
+
+    async fn running(&self) -> bool {
+        let c = self.docker.inspect_container(&self.spec().container_name(), None::<InspectContainerOptions>).await.unwrap();
+        c.state.and_then(|s| s.running).unwrap_or(false)
+    }
+
+    /// How many execs the engine has started in the container (an oracle that nothing ran).
+    async fn exec_count(&self) -> usize {
+        let c = self.docker.inspect_container(&self.spec().container_name(), None::<InspectContainerOptions>).await.unwrap();
+        c.exec_ids.map_or(0, |ids| ids.len())
+    }
+}
+
+impl Drop for TestComputer {
+    fn drop(&mut self) {
+        let spec = self.spec();
+        let _ = std::process::Command::new("docker").args(["rm", "-f", &spec.container_name()]).output();
+        let _ = std::process::Command::new("docker").args(["volume", "rm", "-f", &spec.volume_name()]).output();
+    }
+}
+
+#[tokio::test]
+async fn the_container_is_isolated_seen_from_inside() {
+    let t = TestComputer::new().await;
+    let ok = |r: Result<hearth_protocol::computer::CommandReceipt, CommandError>| r.expect("the command ran");
+
+    let id = ok(t.run("id -u; id -g").await);
+    assert_eq!(id.stdout, "1000\n1000\n");
+    assert_eq!(id.status, CommandStatus::Succeeded);
+
+    // No network: even loopback-free connects fail (there is only `lo`).
+    let net = ok(t.run("python3 -c \"import socket; socket.create_connection(('1.1.1.1', 53), timeout=2)\"").await);
+    assert_eq!(net.status, CommandStatus::Failed, "{net:?}");
+    assert!(net.stderr.contains("Network is unreachable") || net.stderr.contains("OSError"), "{}", net.stderr);
+    let interfaces = ok(t.run("ls /sys/class/net").await);
+    assert_eq!(interfaces.stdout, "lo\n");
+
+    let root = ok(t.run("touch /usr/x").await);
+    assert_eq!(root.status, CommandStatus::Failed);
+    assert!(root.stderr.contains("Read-only file system"), "{}", root.stderr);
+
+    let tmp = ok(t.run("printf '#!/bin/sh\\necho ran\\n' > /tmp/s && chmod +x /tmp/s && /tmp/s").await);
+    assert_eq!(tmp.status, CommandStatus::Failed);
+    assert!(tmp.stderr.contains("Permission denied"), "{}", tmp.stderr);
+    assert!(!tmp.stdout.contains("ran"));
+
+    let socket = ok(t.run("ls -l /var/run/docker.sock /run/docker.sock 2>&1; echo done").await);
+    assert!(socket.stdout.matches("No such file").count() == 2, "{}", socket.stdout);
+
+    // A fork bomb stops at the pids limit: children that never exit, counted until fork fails.
+    let forks = ok(t
+        .run(
+            "python3 -c \"
+import os, signal
+pids = []
+try:
+    while len(pids) < 1000:
+        pid = os.fork()
+        if pid == 0:
+            signal.pause()
+        pids.append(pid)
+except OSError:
+    pass
+print(len(pids))
+for pid in pids:
+    os.kill(pid, signal.SIGKILL)
+\"",
+        )
+        .await);
+    let forked: usize = forks.stdout.trim().parse().unwrap_or_else(|_| panic!("{forks:?}"));
+    assert!(forked < spec::PIDS_LIMIT as usize, "forked {forked} processes");
+    assert!(forked > 10, "forked only {forked}");
+
+    // Memory past 512 MiB is not granted: the allocation is killed or refused.
+    let memory = ok(t.run("python3 -c \"b = bytearray(700 * 1024 * 1024); print('allocated')\"").await);
+    assert_ne!(memory.status, CommandStatus::Succeeded, "{memory:?}");
+    assert!(!memory.stdout.contains("allocated"));
+
+    // Through all of it, the container is the one Hearth created, still running.
+    assert!(t.running().await);
+}
+
+#[tokio::test]
+async fn output_past_the_cap_is_cut_and_flagged() {
+    let t = TestComputer::new().await;
+    let receipt = t.run("head -c 10000000 /dev/zero | tr '\\0' a; echo end >&2").await.unwrap();
+    assert_eq!(receipt.status, CommandStatus::Succeeded);
+    assert!(receipt.truncated);
+    assert_eq!(receipt.stdout.len() + receipt.stderr.len(), hearth_core::computer::command::OUTPUT_CAP);
+    assert!(receipt.stdout.bytes().all(|b| b == b'a'));
+}
+
+/// A Hearth whose computer is `t`'s.
+async fn hearth_with(t: &TestComputer) -> (hearth_core::Hearth, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = fast_config(dir.path());
+    config.computer.enabled = true;
+    config.computer.image = t.spec().image.clone();
+    config.computer.deployment = t.spec().deployment.clone();
+    let hearth = hearth_core::Hearth::open(config).await.unwrap();
+    assert_eq!(hearth.computer().spec(), t.spec());
+    (hearth, dir)
+}
+
+fn run_args(command: &str, operation_id: &str) -> String {
+    json!({ "command": command, "operationId": operation_id }).to_string()
+}
+
+#[tokio::test]
+async fn the_same_operation_id_runs_once_and_a_changed_command_is_a_conflict() {
+    let t = TestComputer::new().await;
+    let (hearth, _dir) = hearth_with(&t).await;
+    let ctx = hearth.toolbox().for_chat("thread-c", "run-c", ProposalOrigin::OwnerChat, CancellationToken::new());
+    let append = "echo ran >> /workspace/count; wc -l < /workspace/count";
+
+    let first = dispatch(&ctx, "run_computer_command", &run_args(append, "op-1"), StepId::Call("call-1".into())).await;
+    assert!(!first.is_error, "{}", first.content);
+    let first: Value = serde_json::from_str(&first.content).unwrap();
+    assert_eq!(first["stdout"], "1\n");
+    assert_eq!(first["status"], "succeeded");
+
+    // Asked again under the same id (even from another call): the stored receipt, nothing run.
+    let execs = t.exec_count().await;
+    let again = dispatch(&ctx, "run_computer_command", &run_args(append, "op-1"), StepId::Call("call-2".into())).await;
+    assert!(!again.is_error, "{}", again.content);
+    assert_eq!(serde_json::from_str::<Value>(&again.content).unwrap()["stdout"], "1\n");
+    assert_eq!(t.exec_count().await, execs, "the retry started an exec");
+
+    // The same id with another command: a conflict, and nothing runs.
+    let changed = dispatch(&ctx, "run_computer_command", &run_args("echo other >> /workspace/count", "op-1"), StepId::Call("call-3".into())).await;
+    assert!(changed.is_error);
+    assert!(changed.content.contains("conflict") || changed.content.contains("different"), "{}", changed.content);
+    assert_eq!(t.exec_count().await, execs);
+
+    let lines = std::fs::read_to_string(t.workspace_on_host().await.join("count")).unwrap();
+    assert_eq!(lines, "ran\n", "the command ran exactly once");
+}
+
+#[tokio::test]
+async fn bad_arguments_run_nothing() {
+    let t = TestComputer::new().await;
+    let (hearth, _dir) = hearth_with(&t).await;
+    hearth.computer().start().await.unwrap();
+    let ctx = hearth.toolbox().for_chat("thread-h", "run-h", ProposalOrigin::OwnerChat, CancellationToken::new());
+    let execs = t.exec_count().await;
+    let long = format!("/workspace/{}", "a".repeat(5000));
+    for (i, cwd) in ["../", "/workspace/../etc", "/etc", "/workspace/a\u{0}b", long.as_str(), "workspace"].iter().enumerate() {
+        let args = json!({ "command": "touch /workspace/ran", "cwd": cwd, "operationId": format!("bad-{i}") }).to_string();
+        let out = dispatch(&ctx, "run_computer_command", &args, StepId::Call(format!("c{i}"))).await;
+        assert!(out.is_error, "{cwd:?} was accepted: {}", out.content);
+    }
+    for (i, id) in ["", "has space", &"x".repeat(121)].iter().enumerate() {
+        let out = dispatch(&ctx, "run_computer_command", &run_args("touch /workspace/ran", id), StepId::Call(format!("i{i}"))).await;
+        assert!(out.is_error, "operation id {id:?} was accepted");
+    }
+    let empty = dispatch(&ctx, "run_computer_command", &run_args("", "empty"), StepId::Call("e".into())).await;
+    assert!(empty.is_error);
+    assert_eq!(t.exec_count().await, execs, "a refused call started an exec");
+    assert!(!t.workspace_on_host().await.join("ran").exists());
+    let scope = ctx.scope().key(&StepId::Call("x".into())).scope;
+    for status in [hearth_core::store::journal::OpStatus::Succeeded, hearth_core::store::journal::OpStatus::Failed] {
+        assert_eq!(hearth.store().count_operations(&scope, status).await.unwrap(), 0);
+    }
+}
+
+#[tokio::test]
+async fn stop_kills_the_command_with_the_container_and_the_next_one_runs_fresh() {
+    let t = TestComputer::new().await;
+    let (hearth, _dir) = hearth_with(&t).await;
+    let cancel = CancellationToken::new();
+    let ctx = hearth.toolbox().for_chat("thread-s", "run-s", ProposalOrigin::OwnerChat, cancel.clone());
+    hearth.computer().start().await.unwrap();
+    let host = t.workspace_on_host().await;
+    let marker = host.join("started");
+
+    let running = tokio::spawn({
+        let ctx = ctx.clone();
+        async move {
+            let args = run_args("echo yes > /workspace/started; sleep 20; echo done >> /workspace/x", "long");
+            dispatch(&ctx, "run_computer_command", &args, StepId::Call("long".into())).await
+        }
+    });
+    // Wait for the command's own marker (a condition, not a pause of a guessed length).
+    while !marker.exists() {
+        tokio::task::yield_now().await;
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    cancel.cancel();
+    let out = running.await.unwrap();
+    assert!(out.is_error, "{}", out.content);
+    assert!(out.outcome.is_some(), "a stopped command puts the run in doubt: {}", out.content);
+
+    // The container was stopped before the call returned, so the command's tail never ran.
+    assert!(!t.running().await, "the container still runs after Stop");
+    assert!(!host.join("x").exists());
+    let scope = ctx.scope().key(&StepId::Call("x".into())).scope;
+    assert_eq!(hearth.store().count_operations(&scope, hearth_core::store::journal::OpStatus::OutcomeUnknown).await.unwrap(), 1);
+
+    // The next command starts the container again: no process of the old one is left.
+    let next = t.run("cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '").await.unwrap();
+    assert!(!next.stdout.contains("sleep 20"), "{}", next.stdout);
+    assert!(!host.join("x").exists());
+}
+
+#[tokio::test]
+async fn one_command_at_a_time_and_the_loser_runs_nothing() {
+    let t = TestComputer::new().await;
+    t.computer.start().await.unwrap();
+    let host = t.workspace_on_host().await;
+    let gate = host.join("go");
+    let first = tokio::spawn({
+        let computer = t.computer.clone();
+        async move {
+            let request = CommandRequest::new("touch /workspace/first-started; while [ ! -e /workspace/go ]; do sleep 0.05; done", None).unwrap();
+            computer.run(&request, &CancellationToken::new()).await
+        }
+    });
+    while !host.join("first-started").exists() {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let second = t.run("touch /workspace/second").await;
+    assert!(matches!(second, Err(CommandError::NotRun(ComputerError::Busy))), "{second:?}");
+    std::fs::write(&gate, b"").unwrap();
+    assert_eq!(first.await.unwrap().unwrap().status, CommandStatus::Succeeded);
+    assert!(!host.join("second").exists(), "the busy loser ran");
+}
+
+#[tokio::test]
+async fn status_reports_the_engine_and_the_image() {
+    let t = TestComputer::new().await;
+    let before = t.computer.status().await;
+    assert_eq!(before.state, ComputerState::Absent, "{before:?}");
+    assert!(before.engine_version.is_some());
+    assert!(before.image_bytes.unwrap_or(0) > 10_000_000);
+    t.computer.start().await.unwrap();
+    assert_eq!(t.computer.status().await.state, ComputerState::Running);
+    t.computer.stop().await.unwrap();
+    assert_eq!(t.computer.status().await.state, ComputerState::Stopped);
+    assert!(!t.running().await);
+    let off = Computer::new(t.spec().clone(), false);
+    assert!(matches!(off.run(&CommandRequest::new("true", None).unwrap(), &CancellationToken::new()).await, Err(CommandError::NotRun(ComputerError::Off))));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refusal: one container per predicate, right name and labels, that one setting changed.
+
+type ContainerEdit = Box<dyn FnOnce(&mut ContainerCreateBody, &ComputerSpec) + Send>;
+type VolumeEdit = Box<dyn FnOnce(&mut VolumeCreateRequest) + Send>;
+
+/// A setting changed on a container (or its volume) that is otherwise Hearth's.
+struct Change {
+    predicate: Predicate,
+    container: ContainerEdit,
+    volume: Option<VolumeEdit>,
+}
+
+fn host(body: &mut ContainerCreateBody) -> &mut bollard::models::HostConfig {
+    body.host_config.get_or_insert_with(Default::default)
+}
+
+fn change(predicate: Predicate, f: impl FnOnce(&mut ContainerCreateBody, &ComputerSpec) + Send + 'static) -> Change {
+    Change { predicate, container: Box::new(f), volume: None }
+}
+
+fn volume_change(predicate: Predicate, f: impl FnOnce(&mut VolumeCreateRequest) + Send + 'static) -> Change {
+    Change { predicate, container: Box::new(|_, _| {}), volume: Some(Box::new(f)) }
+}
+
+/// Another image (a commit of Hearth's: same files and labels, another id).
+async fn other_image(docker: &Docker) -> String {
+    const TAG: &str = "hearth-computer-test:other";
+    if docker.inspect_image(TAG).await.is_ok() {
+        return TAG.to_owned();
+    }
+    let name = format!("hearth-commit-{}", uuid::Uuid::new_v4().simple());
+    let body = ContainerCreateBody { image: Some(default_image()), ..Default::default() };
+    docker.create_container(Some(CreateContainerOptions { name: Some(name.clone()), ..Default::default() }), body).await.unwrap();
+    let options = CommitContainerOptions {
+        container: Some(name.clone()),
+        repo: Some("hearth-computer-test".into()),
+        tag: Some("other".into()),
+        comment: Some("another image id for the refusal test".into()),
+        ..Default::default()
+    };
+    docker.commit_container(options, bollard::models::ContainerConfig::default()).await.unwrap();
+    let _ = std::process::Command::new("docker").args(["rm", "-f", &name]).output();
+    TAG.to_owned()
+}
+
+#[tokio::test]
+async fn each_changed_setting_is_refused_by_name() {
+    let docker = engine::connect().await.unwrap();
+    let other = other_image(&docker).await;
+    let donor = TestComputer::new().await;
+    donor.computer.start().await.unwrap();
+    let donor_name = donor.spec().container_name();
+
+    let changes = vec![
+        change(Predicate::Image, move |b, _| b.image = Some(other)),
+        change(Predicate::User, |b, _| b.user = Some("0:0".into())),
+        change(Predicate::WorkingDir, |b, _| b.working_dir = Some("/tmp".into())),
+        change(Predicate::Labels, |b, _| {
+            b.labels.get_or_insert_with(HashMap::new).insert("extra".into(), "1".into());
+        }),
+        change(Predicate::Env, |b, _| b.env.get_or_insert_with(Vec::new).push("TOKEN=secret".into())),
+        change(Predicate::Entrypoint, |b, _| b.entrypoint = Some(vec!["sh".into()])),
+        change(Predicate::Cmd, |b, _| b.cmd = Some(vec!["-c".into(), "sleep 1".into()])),
+        change(Predicate::NetworkDisabled, |b, _| b.network_disabled = Some(false)),
+        change(Predicate::ReadOnlyRoot, |b, _| host(b).readonly_rootfs = Some(false)),
+        change(Predicate::NotPrivileged, |b, _| host(b).privileged = Some(true)),
+        change(Predicate::CapDropAll, |b, _| host(b).cap_drop = Some(vec!["NET_RAW".into()])),
+        change(Predicate::NoCapAdd, |b, _| host(b).cap_add = Some(vec!["SYS_ADMIN".into()])),
+        change(Predicate::SecurityOptions, |b, _| host(b).security_opt.get_or_insert_with(Vec::new).push("seccomp=unconfined".into())),
+        change(Predicate::NetworkMode, |b, _| {
+            b.network_disabled = Some(true);
+            host(b).network_mode = Some("bridge".into());
+        }),
+        change(Predicate::Memory, |b, _| {
+            host(b).memory = Some(2 * spec::MEMORY_BYTES);
+            host(b).memory_swap = Some(2 * spec::MEMORY_BYTES);
+        }),
+        change(Predicate::MemorySwap, |b, _| host(b).memory_swap = Some(-1)),
+        change(Predicate::PidsLimit, |b, _| host(b).pids_limit = Some(4096)),
+        change(Predicate::Cpus, |b, _| host(b).nano_cpus = Some(2 * spec::NANO_CPUS)),
+        change(Predicate::NoBinds, |b, _| host(b).binds = Some(vec!["/etc:/host-etc:ro".into()])),
+        change(Predicate::NoDevices, |b, _| {
+            host(b).devices = Some(vec![DeviceMapping {
+                path_on_host: Some("/dev/null".into()),
+                path_in_container: Some("/dev/extra".into()),
+                cgroup_permissions: Some("rwm".into()),
+            }]);
+        }),
+        change(Predicate::NoDeviceRequests, |b, _| {
+            host(b).device_requests = Some(vec![DeviceRequest { driver: Some("nvidia".into()), count: Some(1), ..Default::default() }]);
+        }),
+        change(Predicate::NoDeviceCgroupRules, |b, _| host(b).device_cgroup_rules = Some(vec!["c 1:3 mr".into()])),
+        change(Predicate::NoPortBindings, |b, _| {
+            let binding = PortBinding { host_ip: Some("127.0.0.1".into()), host_port: Some("18080".into()) };
+            host(b).port_bindings = Some(HashMap::from([("80/tcp".to_owned(), Some(vec![binding]))]));
+        }),
+        change(Predicate::NoPublishAll, |b, _| host(b).publish_all_ports = Some(true)),
+        change(Predicate::NoVolumesFrom, move |b, _| host(b).volumes_from = Some(vec![donor_name])),
+        change(Predicate::PidMode, |b, _| host(b).pid_mode = Some("host".into())),
+        change(Predicate::UtsMode, |b, _| host(b).uts_mode = Some("host".into())),
+        change(Predicate::UsernsMode, |b, _| host(b).userns_mode = Some("host".into())),
+        change(Predicate::IpcMode, |b, _| host(b).ipc_mode = Some("shareable".into())),
+        change(Predicate::CgroupParent, |b, _| host(b).cgroup_parent = Some("/hearth-test".into())),
+        change(Predicate::NoSysctls, |b, _| host(b).sysctls = Some(HashMap::from([("kernel.msgmax".into(), "65536".into())]))),
+        change(Predicate::NoGroupAdd, |b, _| host(b).group_add = Some(vec!["100".into()])),
+        change(Predicate::RestartNo, |b, _| {
+            host(b).restart_policy = Some(RestartPolicy { name: Some(RestartPolicyNameEnum::UNLESS_STOPPED), maximum_retry_count: None });
+        }),
+        change(Predicate::Tmpfs, |b, _| {
+            host(b).tmpfs.get_or_insert_with(HashMap::new).insert("/run".into(), "rw,size=1m".into());
+        }),
+        change(Predicate::WorkspaceMount, |b, _| {
+            if let Some(mount) = host(b).mounts.as_mut().and_then(|m| m.first_mut()) {
+                mount.read_only = Some(true);
+            }
+        }),
+        change(Predicate::WorkspaceMount, |b, spec| {
+            host(b).mounts.get_or_insert_with(Vec::new).push(Mount {
+                target: Some("/data".into()),
+                source: Some(format!("{}-second", spec.volume_name())),
+                typ: Some(MountType::VOLUME),
+                ..Default::default()
+            });
+        }),
+        volume_change(Predicate::VolumeOptions, |v| {
+            v.driver_opts = Some(HashMap::from([("type".into(), "tmpfs".into()), ("device".into(), "tmpfs".into())]));
+        }),
+        volume_change(Predicate::VolumeLabels, |v| {
+            v.labels.get_or_insert_with(HashMap::new).insert("extra".into(), "1".into());
+        }),
+    ];
+
+    let mut tested = std::collections::BTreeSet::new();
+    for change in changes {
+        let predicate = change.predicate;
+        let t = TestComputer::new().await;
+        let spec = t.spec().clone();
+        let mut volume = VolumeCreateRequest {
+            name: Some(spec.volume_name()),
+            driver: Some("local".into()),
+            labels: Some(spec.labels()),
+            ..Default::default()
+        };
+        if let Some(f) = change.volume {
+            f(&mut volume);
+        }
+        docker.create_volume(volume).await.unwrap();
+        let mut body = spec.create_body();
+        (change.container)(&mut body, &spec);
+        let options = CreateContainerOptions { name: Some(spec.container_name()), ..Default::default() };
+        if let Err(err) = docker.create_container(Some(options), body).await {
+            panic!("the engine refused to create the {predicate} variant: {err}");
+        }
+        match t.computer.start().await {
+            Err(ComputerError::Isolation(mismatch)) => {
+                assert_eq!(mismatch.predicate, predicate, "{mismatch}");
+                assert!(mismatch.to_string().contains(predicate.name()));
+                assert!(!mismatch.to_string().contains("secret"), "a value reached the message: {mismatch}");
+            }
+            other => panic!("the {predicate} variant was not refused: {other:?}"),
+        }
+        assert!(!t.running().await, "the {predicate} variant was started");
+        assert_eq!(t.exec_count().await, 0);
+        tested.insert(predicate.name());
+        drop(t);
+        let _ = std::process::Command::new("docker").args(["volume", "rm", "-f", &format!("{}-second", spec.volume_name())]).output();
+    }
+    // Predicates the engine itself will not let differ here: the name (the container is found
+    // by it), other networks (the engine refuses to connect one in network mode none), the
+    // runtime (runc is the only one), and a volume's name, driver and scope (the local driver
+    // is the only one and is always local).
+    let untestable = ["name", "networks", "runtime", "volume-name", "volume-driver", "volume-scope"];
+    for predicate in Predicate::all() {
+        assert!(
+            tested.contains(predicate.name()) || untestable.contains(&predicate.name()),
+            "{predicate} has no refusal test"
+        );
+    }
+    assert_eq!(tested.len() + untestable.len(), Predicate::all().count());
+
+    // And the real one passes: Hearth attaches to its own container.
+    let receipt = donor.run("echo attached").await.unwrap();
+    assert_eq!(receipt.stdout, "attached\n");
+}

@@ -66,3 +66,51 @@ pub struct ComputerStatusView {
     /// Why it is unavailable, or what to do.
     pub note: Option<String>,
 }
+
+/// What a workspace entry is (symlinks are listed, never followed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    /// A folder.
+    Directory,
+    /// A regular file.
+    File,
+    /// A symbolic link.
+    Symlink,
+    /// A device, socket or pipe.
+    Other,
+}
+
+/// One entry of a workspace folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkspaceEntry {
+    /// Its name in the folder.
+    pub name: String,
+    /// What it is.
+    pub kind: EntryKind,
+    /// Its size in bytes (of the link itself, for a symlink).
+    pub bytes: u64,
+}
+
+/// A workspace folder's entries: folders first, then by name; at most 1,000.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkspaceListing {
+    /// The folder, normalized.
+    pub path: String,
+    /// Its entries.
+    pub entries: Vec<WorkspaceEntry>,
+    /// Whether there were more than 1,000.
+    pub truncated: bool,
+}
+
+/// A text file of the workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkspaceFile {
+    /// The file, normalized.
+    pub path: String,
+    /// Its text (UTF-8).
+    pub content: String,
+}

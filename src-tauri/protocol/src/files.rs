@@ -17,6 +17,8 @@ pub enum FileSource {
     MailAttachment,
     /// Filled by Hearth from another file (see `parent_id`).
     Filled,
+    /// Exported from the computer's /workspace (see `source_ref`, the path it came from).
+    Computer,
 }
 
 /// One file in the list.

@@ -90,6 +90,7 @@ pub fn fields_label(fields: u16) -> String {
 pub fn source_label(file: &FileView) -> String {
     match (file.source, file.parent_name.as_deref()) {
         (FileSource::MailAttachment, _) => "From a mail attachment".to_owned(),
+        (FileSource::Computer, _) => "From the computer's workspace".to_owned(),
         (FileSource::Filled, Some(parent)) => format!("Filled from {parent}"),
         (FileSource::Filled, None) => "Filled from another file".to_owned(),
     }
@@ -100,6 +101,7 @@ pub const fn source_slug(source: FileSource) -> &'static str {
     match source {
         FileSource::MailAttachment => "mail_attachment",
         FileSource::Filled => "filled",
+        FileSource::Computer => "computer",
     }
 }
 

@@ -96,7 +96,8 @@ fn a_filled_file_names_its_parent() {
     assert_eq!(source_label(&file("f", FileSource::MailAttachment, None)), "From a mail attachment");
     assert_eq!(source_label(&file("f", FileSource::Filled, Some("form.pdf"))), "Filled from form.pdf");
     assert_eq!(source_label(&file("f", FileSource::Filled, None)), "Filled from another file");
-    for source in [FileSource::MailAttachment, FileSource::Filled] {
+    assert_eq!(source_label(&file("f", FileSource::Computer, None)), "From the computer's workspace");
+    for source in [FileSource::MailAttachment, FileSource::Filled, FileSource::Computer] {
         assert_eq!(serde_json::to_value(source).unwrap(), source_slug(source), "the hook is the wire spelling");
     }
 }

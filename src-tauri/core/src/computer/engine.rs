@@ -81,6 +81,21 @@ pub async fn ensure_running(docker: &Docker, spec: &ComputerSpec) -> Result<(), 
     Ok(())
 }
 
+/// Verifies the container against the spec and that it runs, without creating or starting
+/// anything (for reads while another operation holds the computer).
+pub async fn verify_running(docker: &Docker, spec: &ComputerSpec) -> Result<(), ComputerError> {
+    let image = match docker.inspect_image(&spec.image).await {
+        Ok(image) => image,
+        Err(err) if not_found(&err) => return Err(ComputerError::NoImage(spec.image.clone())),
+        Err(err) => return Err(err.into()),
+    };
+    let volume = docker.inspect_volume(&spec.volume_name()).await?;
+    let container = inspect(docker, spec).await?.ok_or_else(|| ComputerError::Engine("the computer has not been started".into()))?;
+    let image_labels = image.config.and_then(|c| c.labels).unwrap_or_default();
+    isolation::verify(spec, image.id.as_deref().unwrap_or_default(), &image_labels, &container, &volume)?;
+    if running(&container) { Ok(()) } else { Err(ComputerError::Engine("the computer is stopped".into())) }
+}
+
 /// Stops the container when it runs (SIGTERM, then SIGKILL after the grace), and returns once
 /// the engine reports it stopped.
 pub async fn stop(docker: &Docker, spec: &ComputerSpec) -> Result<(), ComputerError> {

@@ -4,36 +4,41 @@
 //! - [`spec`] is the one description of the container and its workspace volume;
 //! - [`isolation`] checks the container the engine reports against it before every attach;
 //! - [`engine`] creates, starts and stops it;
-//! - [`command`] runs one command in it, with a time limit, an output cap, and Stop.
+//! - [`command`] runs one command in it, with a time limit, an output cap, and Stop;
+//! - [`files`] reads and writes /workspace through the helper inside the image.
 //!
 //! Tools reach it only through [`Computer`], and only from dispatch's effect path (commands
 //! are journaled effects: see `tools::handlers::computer`).
 
 pub mod command;
-pub mod paths;
 pub mod engine;
+pub mod files;
+pub mod paths;
 pub mod isolation;
 pub mod spec;
 
 use std::sync::Arc;
 
 use bollard::Docker;
-use hearth_protocol::computer::{CommandReceipt, ComputerState, ComputerStatusView};
+use hearth_protocol::computer::{CommandReceipt, ComputerState, ComputerStatusView, WorkspaceListing};
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
 pub use command::{CommandError, CommandRequest};
+pub use files::FileError;
 pub use isolation::{Mismatch, Predicate};
 pub use spec::ComputerSpec;
 
-/// The image's recipe; the image tag is derived from its content, as the script derives it.
+/// The image's recipe and the file helper it installs; the image tag is derived from their
+/// content, as the script derives it.
 const IMAGE_RECIPE: &[u8] = include_bytes!("../../../../scripts/computer-image.sh");
+const FILE_HELPER: &[u8] = include_bytes!("hearth_files.py");
 
-/// `hearth-computer:<first 16 hex digits of the recipe's SHA-256>`, the tag
-/// `scripts/computer-image.sh` builds.
+/// `hearth-computer:<first 16 hex digits of the SHA-256 of the recipe then the helper>`, the
+/// tag `scripts/computer-image.sh` builds.
 pub fn default_image() -> String {
     use sha2::Digest;
-    let digest = sha2::Sha256::digest(IMAGE_RECIPE);
+    let digest = sha2::Sha256::new().chain_update(IMAGE_RECIPE).chain_update(FILE_HELPER).finalize();
     format!("hearth-computer:{}", &hex::encode(digest)[..16])
 }
 
@@ -181,5 +186,53 @@ impl Computer {
         let _busy = self.inner.busy.try_lock().map_err(|_| CommandError::NotRun(ComputerError::Busy))?;
         engine::ensure_running(&docker, &self.inner.spec).await.map_err(CommandError::NotRun)?;
         command::run(&docker, &self.inner.spec, request, cancel).await
+    }
+
+    /// Lists a workspace folder. Reads do not wait for a running command (they change
+    /// nothing), but need the container running and verified.
+    pub async fn list(&self, path: &str, cancel: &CancellationToken) -> Result<WorkspaceListing, FileError> {
+        let docker = self.attached_for_reading().await?;
+        files::list(&docker, &self.inner.spec, path, cancel).await
+    }
+
+    /// Reads a regular workspace file of at most `max` bytes.
+    pub async fn read_file(&self, path: &str, max: usize, cancel: &CancellationToken) -> Result<Vec<u8>, FileError> {
+        let docker = self.attached_for_reading().await?;
+        files::read(&docker, &self.inner.spec, path, max, cancel).await
+    }
+
+    /// Writes a workspace file (one operation at a time, like commands).
+    pub async fn write_file(&self, path: &str, content: &[u8], max: usize, cancel: &CancellationToken) -> Result<u64, FileError> {
+        let docker = self.docker().await.map_err(not_attached)?;
+        let _busy = self.inner.busy.try_lock().map_err(|_| not_attached(ComputerError::Busy))?;
+        engine::ensure_running(&docker, &self.inner.spec).await.map_err(not_attached)?;
+        files::write(&docker, &self.inner.spec, path, content, max, cancel).await
+    }
+
+    /// Makes a workspace folder (one operation at a time).
+    pub async fn mkdir(&self, path: &str, cancel: &CancellationToken) -> Result<bool, FileError> {
+        let docker = self.docker().await.map_err(not_attached)?;
+        let _busy = self.inner.busy.try_lock().map_err(|_| not_attached(ComputerError::Busy))?;
+        engine::ensure_running(&docker, &self.inner.spec).await.map_err(not_attached)?;
+        files::mkdir(&docker, &self.inner.spec, path, cancel).await
+    }
+
+    /// The engine, with the container verified and running, for a read: it starts the
+    /// container only when no operation holds it (a stopped command's container is being
+    /// stopped, and is not started again under it).
+    async fn attached_for_reading(&self) -> Result<Docker, FileError> {
+        let docker = self.docker().await.map_err(not_attached)?;
+        match self.inner.busy.try_lock() {
+            Ok(_idle) => engine::ensure_running(&docker, &self.inner.spec).await.map_err(not_attached)?,
+            Err(_) => engine::verify_running(&docker, &self.inner.spec).await.map_err(not_attached)?,
+        }
+        Ok(docker)
+    }
+}
+
+fn not_attached(err: ComputerError) -> FileError {
+    match err {
+        ComputerError::Engine(why) => FileError::Engine(why),
+        other => FileError::Refused(other.to_string()),
     }
 }

@@ -97,6 +97,31 @@ impl FileStore {
         source_ref: &str,
         cancel: &CancellationToken,
     ) -> Result<FileRow> {
+        self.import_from(FileSource::MailAttachment, file_id, bytes, name, source_ref, cancel).await
+    }
+
+    /// [`FileStore::import_unless_stopped`] of a PDF exported from the computer's workspace
+    /// (`path`, the path it came from).
+    pub async fn import_from_computer(
+        &self,
+        file_id: &str,
+        bytes: Vec<u8>,
+        name: &str,
+        path: &str,
+        cancel: &CancellationToken,
+    ) -> Result<FileRow> {
+        self.import_from(FileSource::Computer, file_id, bytes, name, path, cancel).await
+    }
+
+    async fn import_from(
+        &self,
+        source: FileSource,
+        file_id: &str,
+        bytes: Vec<u8>,
+        name: &str,
+        source_ref: &str,
+        cancel: &CancellationToken,
+    ) -> Result<FileRow> {
         if let Some(existing) = self.inner.store.get_file(file_id).await? {
             return Ok(existing);
         }
@@ -104,7 +129,7 @@ impl FileStore {
             .blocking(cancel, move |engine, budget| crate::pdf::inspect_within(&engine, &bytes, &budget).map(|info| (info, bytes)))
             .await?;
         stopped_before_write(cancel)?;
-        self.store_new(file_id, &bytes, &info, sanitize_file_name(name), FileSource::MailAttachment, Some(source_ref), None)
+        self.store_new(file_id, &bytes, &info, sanitize_file_name(name), source, Some(source_ref), None)
             .await
     }
 

@@ -46,7 +46,7 @@ impl FileRow {
             size: row.try_get("size")?,
             pages: u16::try_from(row.try_get::<i64, _>("pages")?).unwrap_or(u16::MAX),
             fields: u16::try_from(row.try_get::<i64, _>("fields")?).unwrap_or(u16::MAX),
-            source: if source == "filled" { FileSource::Filled } else { FileSource::MailAttachment },
+            source: source_from_column(&source)?,
             source_ref: row.try_get("source_ref")?,
             parent_id: row.try_get("parent_id")?,
             sha256: row.try_get("sha256")?,
@@ -89,10 +89,7 @@ impl Store {
         .bind(file.size)
         .bind(i64::from(file.pages))
         .bind(i64::from(file.fields))
-        .bind(match file.source {
-            FileSource::Filled => "filled",
-            FileSource::MailAttachment => "mail_attachment",
-        })
+        .bind(source_column(file.source))
         .bind(&file.source_ref)
         .bind(&file.parent_id)
         .bind(&file.sha256)
@@ -132,5 +129,24 @@ impl Store {
             .execute(&mut *writer)
             .await?;
         Ok(done.rows_affected() == 1)
+    }
+}
+
+/// `files.source` as stored.
+fn source_column(source: FileSource) -> &'static str {
+    match source {
+        FileSource::Filled => "filled",
+        FileSource::MailAttachment => "mail_attachment",
+        FileSource::Computer => "computer",
+    }
+}
+
+/// `files.source` read back; a value this build does not know is an error, not a guess.
+fn source_from_column(text: &str) -> Result<FileSource> {
+    match text {
+        "filled" => Ok(FileSource::Filled),
+        "mail_attachment" => Ok(FileSource::MailAttachment),
+        "computer" => Ok(FileSource::Computer),
+        other => Err(crate::error::CoreError::CorruptRow(format!("files.source holds {other:?}, which this build does not know"))),
     }
 }

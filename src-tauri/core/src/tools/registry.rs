@@ -127,18 +127,18 @@ pub(crate) fn visit<V: Visitor>(tool: ToolName, v: V) -> V::Out {
         ToolName::StartComputer => effect::<computer::StartComputer, V>(v),
         ToolName::StopComputer => effect::<computer::StopComputer, V>(v),
         ToolName::RunComputerCommand => effect::<computer::RunComputerCommand, V>(v),
+        ToolName::ListComputerFiles => direct::<computer::ListComputerFiles, V>(v),
+        ToolName::ReadComputerFile => direct::<computer::ReadComputerFile, V>(v),
+        ToolName::WriteComputerFile => effect::<computer::WriteComputerFile, V>(v),
+        ToolName::MkdirComputer => effect::<computer::MkdirComputer, V>(v),
+        ToolName::ImportComputerPdf => effect::<computer::ImportComputerPdf, V>(v),
+        ToolName::ExportComputerPdf => effect::<computer::ExportComputerPdf, V>(v),
         ToolName::BrowseWeb
         | ToolName::ReadWeb
         | ToolName::CreateGoal
         | ToolName::WatchPage
         | ToolName::RememberFact
-        | ToolName::PresentChoices
-        | ToolName::ListComputerFiles
-        | ToolName::ReadComputerFile
-        | ToolName::WriteComputerFile
-        | ToolName::MkdirComputer
-        | ToolName::ImportComputerPdf
-        | ToolName::ExportComputerPdf => v.unavailable(tool),
+        | ToolName::PresentChoices => v.unavailable(tool),
     }
 }
 
@@ -173,6 +173,6 @@ mod tests {
                 implemented += 1;
             }
         }
-        assert_eq!(implemented, 19);
+        assert_eq!(implemented, 25);
     }
 }

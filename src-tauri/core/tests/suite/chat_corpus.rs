@@ -37,6 +37,17 @@ fn corpus(file_id: &str) -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
         ("a tool that does not exist", vec![("launch_rockets", json!({}))]),
         ("propose then search", vec![("prepare_email", json!({ "to": ["a@b.example"], "subject": "Hi", "body": "Hello" })), ("search_mail", json!({ "query": "x" }))]),
         ("status twice", vec![("agent_status", json!({})), ("agent_status", json!({}))]),
+        // The computer is off here (its own tests run it): each call still answers the model.
+        ("is the computer on?", vec![("computer_status", json!({}))]),
+        ("start the computer", vec![("start_computer", json!({}))]),
+        ("stop the computer", vec![("stop_computer", json!({}))]),
+        ("run ls", vec![("run_computer_command", json!({ "command": "ls", "operationId": "ls-1" }))]),
+        ("list the workspace", vec![("list_computer_files", json!({ "path": "/workspace" }))]),
+        ("read notes", vec![("read_computer_file", json!({ "path": "/workspace/notes.txt" }))]),
+        ("write notes", vec![("write_computer_file", json!({ "path": "/workspace/notes.txt", "content": "hi" }))]),
+        ("make a folder", vec![("mkdir_computer", json!({ "path": "/workspace/src" }))]),
+        ("put the form in the computer", vec![("import_computer_pdf", json!({ "fileId": file_id, "path": "/workspace/form.pdf" }))]),
+        ("bring the form back", vec![("export_computer_pdf", json!({ "path": "/workspace/form.pdf" }))]),
     ]
 }
 

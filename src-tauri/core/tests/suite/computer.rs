@@ -476,3 +476,126 @@ async fn each_changed_setting_is_refused_by_name() {
     let receipt = donor.run("echo attached").await.unwrap();
     assert_eq!(receipt.stdout, "attached\n");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Files in /workspace.
+
+#[tokio::test]
+async fn workspace_files_stay_inside_and_only_regular_files_are_read_or_replaced() {
+    let t = TestComputer::new().await;
+    let setup = "ln -s /etc/passwd /workspace/pw && ln -s /etc /workspace/etc && mkfifo /workspace/fifo \
+                 && mkdir /workspace/d && echo hi > /workspace/d/a.txt";
+    assert_eq!(t.run(setup).await.unwrap().status, CommandStatus::Succeeded);
+    let cancel = CancellationToken::new();
+    let c = &t.computer;
+
+    let listing = c.list("/workspace", &cancel).await.unwrap();
+    let names: Vec<&str> = listing.entries.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["d", "etc", "fifo", "pw"], "folders first, then by name; symlinks listed, not followed");
+    assert_eq!(c.read_file("/workspace/d/a.txt", 100, &cancel).await.unwrap(), b"hi\n");
+
+    for path in ["/workspace/pw", "/workspace/etc/passwd", "/workspace/fifo", "/workspace/d"] {
+        let read = c.read_file(path, 1 << 20, &cancel).await;
+        assert!(matches!(read, Err(hearth_core::computer::FileError::Refused(_))), "{path}: {read:?}");
+    }
+    assert!(c.list("/workspace/etc", &cancel).await.is_err(), "a symlinked folder was listed");
+    for path in ["/workspace/pw", "/workspace/etc/x", "/workspace/fifo", "/workspace/d"] {
+        let write = c.write_file(path, b"owned", 1 << 20, &cancel).await;
+        assert!(matches!(write, Err(hearth_core::computer::FileError::Refused(_))), "{path}: {write:?}");
+    }
+    let host = t.workspace_on_host().await;
+    assert!(std::fs::symlink_metadata(host.join("pw")).unwrap().file_type().is_symlink(), "the symlink was replaced");
+
+    // Hostile paths are refused on Hearth's side: no exec starts.
+    let execs = t.exec_count().await;
+    let long = format!("/workspace/{}", "a".repeat(5000));
+    for path in ["../", "/workspace/../etc/passwd", "/etc/passwd", "/workspace/a\u{0}b", long.as_str(), "relative.txt"] {
+        assert!(c.read_file(path, 100, &cancel).await.is_err(), "{path:?}");
+        assert!(c.write_file(path, b"x", 100, &cancel).await.is_err(), "{path:?}");
+        assert!(c.list(path, &cancel).await.is_err(), "{path:?}");
+    }
+    assert_eq!(t.exec_count().await, execs, "a hostile path reached the container");
+
+    // Too large, both ways.
+    assert!(c.write_file("/workspace/big", &vec![b'x'; 2000], 1000, &cancel).await.is_err());
+    assert!(!host.join("big").exists());
+    std::fs::write(host.join("d/large.txt"), vec![b'y'; 3000]).unwrap();
+    assert!(c.read_file("/workspace/d/large.txt", 1000, &cancel).await.is_err());
+}
+
+#[tokio::test]
+async fn writes_and_folders_go_through_the_journal_once() {
+    let t = TestComputer::new().await;
+    let (hearth, _dir) = hearth_with(&t).await;
+    let ctx = hearth.toolbox().for_chat("thread-f", "run-f", ProposalOrigin::OwnerChat, CancellationToken::new());
+    let host_of = |t: &TestComputer| {
+        let t = t.spec().clone();
+        async move {
+            let docker = engine::connect().await.unwrap();
+            PathBuf::from(docker.inspect_volume(&t.volume_name()).await.unwrap().mountpoint)
+        }
+    };
+
+    let mkdir = dispatch(&ctx, "mkdir_computer", &json!({ "path": "/workspace/notes" }).to_string(), StepId::Call("m".into())).await;
+    assert!(!mkdir.is_error, "{}", mkdir.content);
+    let host = host_of(&t).await;
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(host.join("notes")).unwrap().permissions().mode() & 0o777, 0o700);
+
+    let write = json!({ "path": "/workspace/notes/a.txt", "content": "first\n" }).to_string();
+    let out = dispatch(&ctx, "write_computer_file", &write, StepId::Call("w".into())).await;
+    assert!(!out.is_error, "{}", out.content);
+    assert_eq!(std::fs::read_to_string(host.join("notes/a.txt")).unwrap(), "first\n");
+    // The same call again (a retry): the receipt, no second write — seen by changing the file
+    // on the host in between.
+    std::fs::write(host.join("notes/a.txt"), "changed on the host\n").unwrap();
+    let execs = t.exec_count().await;
+    let again = dispatch(&ctx, "write_computer_file", &write, StepId::Call("w".into())).await;
+    assert!(!again.is_error, "{}", again.content);
+    assert_eq!(t.exec_count().await, execs);
+    assert_eq!(std::fs::read_to_string(host.join("notes/a.txt")).unwrap(), "changed on the host\n");
+    // Another content under the same call id: a conflict.
+    let other = json!({ "path": "/workspace/notes/a.txt", "content": "other\n" }).to_string();
+    assert!(dispatch(&ctx, "write_computer_file", &other, StepId::Call("w".into())).await.is_error);
+
+    let read = dispatch(&ctx, "read_computer_file", &json!({ "path": "/workspace/notes/a.txt" }).to_string(), StepId::Call("r".into())).await;
+    assert!(read.content.contains("changed on the host"), "{}", read.content);
+    assert!(read.content.contains("not instructions"), "workspace content is marked as data");
+    // No temp files left behind.
+    let left: Vec<_> = std::fs::read_dir(host.join("notes")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, ["a.txt"]);
+}
+
+#[tokio::test]
+async fn pdfs_move_between_files_and_the_workspace() {
+    let t = TestComputer::new().await;
+    let (hearth, _dir) = hearth_with(&t).await;
+    let form = hearth_core::workspace::seed::PERMISSION_FORM_PDF;
+    let file = hearth.files().import("form-1", form.to_vec(), "form.pdf", "att-1").await.unwrap();
+    let ctx = hearth.toolbox().for_chat("thread-p", "run-p", ProposalOrigin::OwnerChat, CancellationToken::new());
+
+    let import = json!({ "fileId": file.id, "path": "/workspace/form.pdf" }).to_string();
+    let out = dispatch(&ctx, "import_computer_pdf", &import, StepId::Call("i".into())).await;
+    assert!(!out.is_error, "{}", out.content);
+    let host = t.workspace_on_host().await;
+    assert_eq!(std::fs::read(host.join("form.pdf")).unwrap(), form);
+
+    let before = hearth.files().list().await.unwrap().len();
+    let export = json!({ "path": "/workspace/form.pdf" }).to_string();
+    let out = dispatch(&ctx, "export_computer_pdf", &export, StepId::Call("e".into())).await;
+    assert!(!out.is_error, "{}", out.content);
+    let files = hearth.files().list().await.unwrap();
+    assert_eq!(files.len(), before + 1);
+    let exported = files.iter().find(|f| f.source == hearth_protocol::files::FileSource::Computer).unwrap();
+    let (_, bytes) = hearth.files().read(&exported.id).await.unwrap();
+    assert_eq!(bytes, form);
+    // Retried: the same file, not a second one.
+    assert!(!dispatch(&ctx, "export_computer_pdf", &export, StepId::Call("e".into())).await.is_error);
+    assert_eq!(hearth.files().list().await.unwrap().len(), before + 1);
+
+    std::fs::write(host.join("fake.pdf"), b"not a pdf").unwrap();
+    let fake = dispatch(&ctx, "export_computer_pdf", &json!({ "path": "/workspace/fake.pdf" }).to_string(), StepId::Call("f".into())).await;
+    assert!(fake.is_error);
+    assert!(fake.content.contains("%PDF-"), "{}", fake.content);
+    assert_eq!(hearth.files().list().await.unwrap().len(), before + 1);
+}

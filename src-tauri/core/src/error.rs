@@ -77,6 +77,9 @@ pub enum CoreError {
     /// An approval came after its proposal expired.
     #[error("{0}")]
     Expired(String),
+    /// A part Hearth needs is not there or not answering (the computer's engine or image).
+    #[error("{0}")]
+    Unavailable(String),
     /// The secrets vault failed.
     #[error(transparent)]
     Vault(Box<crate::vault::VaultError>),
@@ -103,7 +106,7 @@ impl CoreError {
             CoreError::Pdf(_) => ErrorCode::InvalidInput,
             CoreError::Vault(err) => return err.to_ipc(),
             CoreError::Provider(crate::providers::ProviderError::Cancelled) => ErrorCode::Cancelled,
-            CoreError::Provider(_) => ErrorCode::Unavailable,
+            CoreError::Provider(_) | CoreError::Unavailable(_) => ErrorCode::Unavailable,
             CoreError::DatabaseLocked { .. } | CoreError::DataDir { .. } => ErrorCode::Unavailable,
             CoreError::DatabaseCorrupt { .. }
             | CoreError::DatabaseOpen { .. }

@@ -3,6 +3,17 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::IpcError;
+
+/// The longest command the terminal (and run_computer_command) accepts.
+pub const MAX_COMMAND_CHARS: usize = 16_000;
+/// The longest operation id.
+pub const MAX_OPERATION_ID: usize = 120;
+/// The longest workspace path.
+pub const MAX_PATH_CHARS: usize = 2_048;
+/// The largest text file the editor writes.
+pub const MAX_TEXT_BYTES: usize = 256 * 1024;
+
 /// How a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -113,4 +124,176 @@ pub struct WorkspaceFile {
     pub path: String,
     /// Its text (UTF-8).
     pub content: String,
+}
+
+/// Which stream a chunk of output came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputStream {
+    /// Standard output.
+    Stdout,
+    /// Standard error.
+    Stderr,
+}
+
+/// A chunk of a running command's output (what its receipt keeps, as it arrives).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandOutput {
+    /// Which stream.
+    pub stream: OutputStream,
+    /// The text (UTF-8, invalid bytes replaced; a character split between chunks shows as
+    /// a replacement in the live view only — the receipt has it whole).
+    pub text: String,
+}
+
+/// `computer_enable`: Settings → Computer on or off.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComputerEnableParams {
+    /// On or off.
+    pub enabled: bool,
+}
+
+/// `computer_run`: a command from the Computer screen's terminal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComputerRunParams {
+    /// The bash command line.
+    pub command: String,
+    /// The working directory inside /workspace (default /workspace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// The screen's id for this run: sent again (a retry), it returns the first receipt.
+    pub operation_id: String,
+}
+
+impl ComputerRunParams {
+    /// Checks the sizes (the core checks the path).
+    pub fn validate(&self) -> Result<(), IpcError> {
+        let chars = self.command.chars().count();
+        if self.command.trim().is_empty() || chars > MAX_COMMAND_CHARS {
+            return Err(IpcError::invalid(format!("A command is 1 to {MAX_COMMAND_CHARS} characters.")));
+        }
+        validate_operation_id(&self.operation_id)
+    }
+}
+
+/// `computer_run_stop`: Stop for a terminal command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComputerRunStopParams {
+    /// The run to stop.
+    pub operation_id: String,
+}
+
+impl ComputerRunStopParams {
+    /// Checks the id.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        validate_operation_id(&self.operation_id)
+    }
+}
+
+/// `computer_list` and `computer_read`: a path inside /workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComputerPathParams {
+    /// The path.
+    pub path: String,
+}
+
+impl ComputerPathParams {
+    /// Checks the size (the core checks the rest).
+    pub fn validate(&self) -> Result<(), IpcError> {
+        validate_path(&self.path)
+    }
+}
+
+/// `computer_write`: the editor's Save.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ComputerWriteParams {
+    /// The file.
+    pub path: String,
+    /// Its whole new text.
+    pub content: String,
+    /// The screen's id for this save (a retry writes once).
+    pub operation_id: String,
+}
+
+impl ComputerWriteParams {
+    /// Checks the sizes.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        validate_path(&self.path)?;
+        if self.content.len() > MAX_TEXT_BYTES {
+            return Err(IpcError::invalid(format!("A file the editor saves is at most {MAX_TEXT_BYTES} bytes.")));
+        }
+        validate_operation_id(&self.operation_id)
+    }
+}
+
+/// The answer to `computer_run`: the receipt, or why the command may have run in part.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ComputerRunResponse {
+    /// It ran to its end (exit code 0 or not).
+    Finished {
+        /// What it did.
+        receipt: CommandReceipt,
+    },
+    /// Stop or the time limit reached it, or the answer was lost: it may have done part of its
+    /// work, and the container was stopped.
+    InDoubt {
+        /// What the owner should know.
+        message: String,
+    },
+}
+
+fn validate_operation_id(id: &str) -> Result<(), IpcError> {
+    let ok = (1..=MAX_OPERATION_ID).contains(&id.len())
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'));
+    if ok {
+        Ok(())
+    } else {
+        Err(IpcError::invalid(format!("An operation id is 1 to {MAX_OPERATION_ID} letters, digits, `-`, `_`, `.` or `:`.")))
+    }
+}
+
+fn validate_path(path: &str) -> Result<(), IpcError> {
+    let chars = path.chars().count();
+    if chars == 0 || chars > MAX_PATH_CHARS || path.contains('\0') {
+        return Err(IpcError::invalid(format!("A path is 1 to {MAX_PATH_CHARS} characters, without NUL.")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn params_are_checked_before_they_reach_the_core() {
+        let run = |command: &str, id: &str| ComputerRunParams { command: command.into(), cwd: None, operation_id: id.into() }.validate();
+        assert!(run("ls", "op-1").is_ok());
+        assert!(run("", "op-1").is_err());
+        assert!(run(&"x".repeat(MAX_COMMAND_CHARS + 1), "op-1").is_err());
+        assert!(run("ls", "").is_err());
+        assert!(run("ls", "has space").is_err());
+        assert!(ComputerPathParams { path: "/workspace/a\0".into() }.validate().is_err());
+        let write = ComputerWriteParams { path: "/workspace/a".into(), content: "x".repeat(MAX_TEXT_BYTES + 1), operation_id: "w".into() };
+        assert!(write.validate().is_err());
+        let receipt = CommandReceipt {
+            status: CommandStatus::Succeeded,
+            exit_code: Some(0),
+            stdout: "hi".into(),
+            stderr: String::new(),
+            truncated: false,
+            duration_ms: 3,
+            note: None,
+        };
+        let wire = serde_json::to_value(ComputerRunResponse::Finished { receipt }).unwrap();
+        assert_eq!(wire["type"], "finished");
+        assert_eq!(wire["receipt"]["exitCode"], 0);
+    }
 }

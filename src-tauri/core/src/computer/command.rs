@@ -14,18 +14,17 @@ use bollard::Docker;
 use bollard::container::LogOutput;
 use bollard::exec::{CreateExecOptions, StartExecResults};
 use futures::StreamExt;
-use hearth_protocol::computer::{CommandReceipt, CommandStatus};
+use hearth_protocol::computer::{CommandOutput, CommandReceipt, CommandStatus, OutputStream};
 use tokio_util::sync::CancellationToken;
 
 use super::spec::{self, ComputerSpec};
-use super::{ComputerError, engine};
+use super::{ComputerError, OutputSink, engine};
 
 /// The command's time limit, as `timeout` enforces it inside the container.
 pub const TIME_LIMIT: Duration = Duration::from_secs(30);
 /// stdout and stderr together; the rest is read and dropped, and `truncated` set.
 pub const OUTPUT_CAP: usize = 128 * 1024;
-/// The longest command accepted.
-pub const MAX_COMMAND_CHARS: usize = 16_000;
+pub use hearth_protocol::computer::MAX_COMMAND_CHARS;
 /// If the exec's stream has not ended this long after the limit (plus `timeout`'s 2 s kill
 /// grace), the container is stopped anyway: `timeout` itself may have been killed.
 const OVERDUE_MARGIN: Duration = Duration::from_secs(10);
@@ -92,11 +91,13 @@ pub enum CommandError {
 }
 
 /// Runs `request` in the (verified, running) container of `spec`.
+/// What the receipt keeps is also sent to `output`, as it arrives.
 pub async fn run(
     docker: &Docker,
     spec: &ComputerSpec,
     request: &CommandRequest,
     cancel: &CancellationToken,
+    output_to: Option<&OutputSink>,
 ) -> Result<CommandReceipt, CommandError> {
     let not_run = |err: bollard::errors::Error| CommandError::NotRun(err.into());
     if cancel.is_cancelled() {
@@ -127,8 +128,8 @@ pub async fn run(
                     () = cancel.cancelled() => break Ended::Stopped,
                     () = &mut overdue => break Ended::TimedOut,
                     item = stream.next() => match item {
-                        Some(Ok(LogOutput::StdOut { message })) => output.push(Stream::Out, &message),
-                        Some(Ok(LogOutput::StdErr { message })) => output.push(Stream::Err, &message),
+                        Some(Ok(LogOutput::StdOut { message })) => forward(output_to, OutputStream::Stdout, output.push(Stream::Out, &message)),
+                        Some(Ok(LogOutput::StdErr { message })) => forward(output_to, OutputStream::Stderr, output.push(Stream::Err, &message)),
                         Some(Ok(LogOutput::StdIn { .. } | LogOutput::Console { .. })) => {}
                         Some(Err(_)) => break Ended::Lost,
                         None => break Ended::Exited,
@@ -172,6 +173,16 @@ pub async fn run(
     }
 }
 
+/// Sends what the receipt kept of a chunk to the live view (a closed view is no error: the
+/// command goes on, and its receipt has everything).
+fn forward(to: Option<&OutputSink>, stream: OutputStream, kept: &[u8]) {
+    if let Some(sink) = to
+        && !kept.is_empty()
+    {
+        let _ = sink.send(CommandOutput { stream, text: String::from_utf8_lossy(kept).into_owned() });
+    }
+}
+
 enum Ended {
     Exited,
     Stopped,
@@ -194,7 +205,8 @@ struct Output {
 }
 
 impl Output {
-    fn push(&mut self, stream: Stream, bytes: &[u8]) {
+    /// Keeps what fits under the cap; returns the part kept.
+    fn push<'b>(&mut self, stream: Stream, bytes: &'b [u8]) -> &'b [u8] {
         let room = OUTPUT_CAP.saturating_sub(self.stdout.len() + self.stderr.len());
         let take = bytes.len().min(room);
         if take < bytes.len() {
@@ -205,6 +217,7 @@ impl Output {
             Stream::Err => &mut self.stderr,
         };
         buffer.extend_from_slice(&bytes[..take]);
+        &bytes[..take]
     }
 
     fn into_receipt(self, status: CommandStatus, exit_code: Option<i64>, elapsed: Duration, note: Option<String>) -> CommandReceipt {

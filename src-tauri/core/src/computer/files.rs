@@ -15,8 +15,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::spec::{self, ComputerSpec};
 
-/// A text file read or written through the tools.
-pub const MAX_TEXT_BYTES: usize = 256 * 1024;
+/// A text file read or written through the tools and the editor.
+pub use hearth_protocol::computer::MAX_TEXT_BYTES;
 /// A PDF moved between Files and the workspace.
 pub const MAX_PDF_BYTES: usize = 10 * 1024 * 1024;
 /// The helper's answer: JSON with the file in base64 (4/3 of 10 MB, and room).

@@ -26,6 +26,9 @@ use tokio_util::sync::CancellationToken;
 
 pub use command::{CommandError, CommandRequest};
 pub use files::FileError;
+
+/// A command's output, chunk by chunk, as it arrives (only what its receipt keeps).
+pub type OutputSink = tokio::sync::mpsc::UnboundedSender<hearth_protocol::computer::CommandOutput>;
 pub use isolation::{Mismatch, Predicate};
 pub use spec::ComputerSpec;
 
@@ -180,12 +183,18 @@ impl Computer {
     }
 
     /// Runs `request` (after the isolation checks), one at a time: a second caller gets
-    /// [`ComputerError::Busy`] and runs nothing. `cancel` is the run's Stop.
-    pub async fn run(&self, request: &CommandRequest, cancel: &CancellationToken) -> Result<CommandReceipt, CommandError> {
+    /// [`ComputerError::Busy`] and runs nothing. `cancel` is the run's Stop; `output`, when
+    /// given, gets the output as it arrives.
+    pub async fn run(
+        &self,
+        request: &CommandRequest,
+        cancel: &CancellationToken,
+        output: Option<&OutputSink>,
+    ) -> Result<CommandReceipt, CommandError> {
         let docker = self.docker().await.map_err(CommandError::NotRun)?;
         let _busy = self.inner.busy.try_lock().map_err(|_| CommandError::NotRun(ComputerError::Busy))?;
         engine::ensure_running(&docker, &self.inner.spec).await.map_err(CommandError::NotRun)?;
-        command::run(&docker, &self.inner.spec, request, cancel).await
+        command::run(&docker, &self.inner.spec, request, cancel, output).await
     }
 
     /// Lists a workspace folder. Reads do not wait for a running command (they change

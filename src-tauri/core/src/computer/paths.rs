@@ -4,8 +4,7 @@
 
 use super::spec::WORKSPACE;
 
-/// The longest path accepted.
-pub const MAX_PATH_CHARS: usize = 2_048;
+pub use hearth_protocol::computer::MAX_PATH_CHARS;
 
 /// `raw` normalized (no trailing `/`, no empty or `.` components), or why it is refused:
 /// it must be absolute, inside /workspace, without `..`, without NUL, and at most

@@ -29,6 +29,7 @@ use crate::store::threads::{RunAdmission, RunOrigin};
 use crate::workspace::seed;
 
 mod agents;
+mod computer;
 mod settings;
 
 /// The running core. Cheap to clone; clones share everything.
@@ -52,6 +53,8 @@ pub struct Hearth {
     mail: WorkspaceReader,
     /// The computer.
     computer: Computer,
+    /// The Computer screen's commands in flight (their Stop).
+    screen_runs: computer::ScreenRuns,
 }
 
 /// The one owner's id in names and labels (Hearth is single-owner).
@@ -131,6 +134,7 @@ impl Hearth {
             toolbox,
             mail,
             computer,
+            screen_runs: computer::ScreenRuns::default(),
         };
         hearth.apply_settings().await;
         Ok(hearth)
@@ -407,7 +411,8 @@ async fn close_orphan_runs(store: &Store) -> Result<()> {
         store.append_event(&orphan.thread_id, &orphan.run_id, &event).await?;
     }
     // What those runs left in flight may or may not have happened.
-    let stranded = store.strand_orphan_chat_operations().await?;
+    let mut stranded = store.strand_orphan_chat_operations().await?;
+    stranded += store.strand_orphan_owner_operations(|claimant| dead(Some(claimant))).await?;
     if stranded > 0 {
         tracing::warn!(stranded, "chat effects were cut off by a stop; they need the owner's review");
     }

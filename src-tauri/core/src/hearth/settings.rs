@@ -28,6 +28,9 @@ impl Hearth {
                 return;
             }
         };
+        if stored.computer_enabled {
+            self.computer.set_enabled(true);
+        }
         if let Err(err) = self.apply_mode(&stored).await {
             tracing::warn!(error = %err, "the chosen agent could not start; the sample agent answers");
             self.use_sample();

@@ -157,6 +157,12 @@ impl std::fmt::Debug for Journal {
 }
 
 impl Journal {
+    /// The process this journal runs in (the claimant of the owner's own operations, so a
+    /// start-up after a crash can tell which of them were cut off).
+    pub fn identity(&self) -> &str {
+        &self.identity
+    }
+
     /// A journal over `store`, in the process named `identity`.
     pub fn new(store: Store, identity: &crate::tasks::ProcessIdentity) -> Self {
         Self { store, identity: identity.as_str().into(), hooks: Arc::default() }

@@ -51,11 +51,21 @@ pub struct StoredSettings {
     /// The port it last listened on (kept so clients can reconnect after a restart).
     #[serde(default)]
     pub endpoint_port: Option<u16>,
+    /// The computer is on (Settings → Computer).
+    #[serde(default)]
+    pub computer_enabled: bool,
 }
 
 impl Default for StoredSettings {
     fn default() -> Self {
-        Self { mode: AgentMode::Sample, model: None, harness_url: None, endpoint_enabled: false, endpoint_port: None }
+        Self {
+            mode: AgentMode::Sample,
+            model: None,
+            harness_url: None,
+            endpoint_enabled: false,
+            endpoint_port: None,
+            computer_enabled: false,
+        }
     }
 }
 

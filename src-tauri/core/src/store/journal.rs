@@ -392,6 +392,35 @@ impl Store {
         Ok(done.rows_affected())
     }
 
+    /// At start-up: the owner's own operations (`owner:` scopes, claimed by the process that
+    /// performed them) left `dispatching` by a process that is no longer running become
+    /// `outcome_unknown`.
+    pub async fn strand_orphan_owner_operations(&self, dead: impl Fn(&str) -> bool) -> Result<u64> {
+        let rows = sqlx::query("SELECT scope, op_id, claimant FROM operations WHERE status = 'dispatching' AND scope LIKE 'owner:%'")
+            .fetch_all(self.reader())
+            .await?;
+        let mut stranded = 0;
+        for row in rows {
+            let (scope, op_id, claimant): (String, String, Option<String>) = (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
+            if !claimant.as_deref().is_none_or(&dead) {
+                continue;
+            }
+            let done = sqlx::query(
+                "UPDATE operations SET status = 'outcome_unknown', settled_at = ?1,
+                     receipt = json_object('unknown', 'Hearth stopped while this was being performed, so it may or may not have happened.')
+                 WHERE scope = ?2 AND op_id = ?3 AND status = 'dispatching' AND claimant IS ?4",
+            )
+            .bind(now_ms())
+            .bind(&scope)
+            .bind(&op_id)
+            .bind(&claimant)
+            .execute(&mut *self.writer().await)
+            .await?;
+            stranded += done.rows_affected();
+        }
+        Ok(stranded)
+    }
+
     /// Operations of `scope` in `status` (an effect counter and a review list).
     pub async fn count_operations(&self, scope: &str, status: OpStatus) -> Result<i64> {
         Ok(sqlx::query("SELECT count(*) FROM operations WHERE scope = ?1 AND status = ?2")

@@ -12,7 +12,7 @@ use hearth_protocol::tasks::TaskKind;
 use tokio_util::sync::CancellationToken;
 
 use crate::approvals::Proposer;
-use crate::computer::Computer;
+use crate::computer::{Computer, OutputSink};
 use crate::error::{CoreError, Result};
 use crate::files::FileStore;
 use crate::journal::Journal;
@@ -36,6 +36,14 @@ pub enum OperationScope {
         /// Who is driving this chat run.
         origin: ProposalOrigin,
         /// The journal (chat effects are not fenced to a lease; the run's Stop is the fence).
+        journal: Journal,
+    },
+    /// The owner, acting on one of the app's screens (the Computer screen's terminal): keys are
+    /// the operation ids the screen gives.
+    Owner {
+        /// Which screen (`computer`).
+        screen: &'static str,
+        /// The journal (the screen's Stop is the fence).
         journal: Journal,
     },
 }
@@ -92,6 +100,14 @@ impl OperationScope {
                 };
                 OperationKey { scope: format!("thread:{thread_id}"), op_id: format!("{run_id}:{step}") }
             }
+            OperationScope::Owner { screen, .. } => {
+                let op_id = match step {
+                    StepId::Step(n) => format!("step-{n}"),
+                    StepId::Named(name) => name.clone(),
+                    StepId::Call(id) => format!("call-{id}"),
+                };
+                OperationKey { scope: format!("owner:{screen}"), op_id }
+            }
         }
     }
 
@@ -99,7 +115,7 @@ impl OperationScope {
     pub fn task(&self) -> Option<&TaskContext> {
         match self {
             OperationScope::Task(task) => Some(task),
-            OperationScope::Chat { .. } => None,
+            OperationScope::Chat { .. } | OperationScope::Owner { .. } => None,
         }
     }
 
@@ -108,6 +124,7 @@ impl OperationScope {
         match self {
             OperationScope::Task(task) => task.task().thread_id.as_deref(),
             OperationScope::Chat { thread_id, .. } => Some(thread_id),
+            OperationScope::Owner { .. } => None,
         }
     }
 
@@ -116,6 +133,7 @@ impl OperationScope {
         match self {
             OperationScope::Task(_) => None,
             OperationScope::Chat { run_id, .. } => Some(run_id),
+            OperationScope::Owner { .. } => None,
         }
     }
 
@@ -124,6 +142,7 @@ impl OperationScope {
         match self {
             OperationScope::Task(_) => ProposalOrigin::Task,
             OperationScope::Chat { origin, .. } => *origin,
+            OperationScope::Owner { .. } => ProposalOrigin::OwnerChat,
         }
     }
 }
@@ -182,7 +201,10 @@ pub struct ToolContext {
     pub(crate) computer: Computer,
     pub(crate) scope: OperationScope,
     pub(crate) cancel: CancellationToken,
+    /// Where a command's output goes as it arrives (the Computer screen's terminal).
+    pub(crate) output: Option<OutputSink>,
 }
+
 
 impl ToolContext {
     /// Fires on Stop.
@@ -193,6 +215,12 @@ impl ToolContext {
     /// Where this call's effects are keyed.
     pub fn scope(&self) -> &OperationScope {
         &self.scope
+    }
+
+    /// This context, with command output sent to `sink` as it arrives.
+    pub fn with_output(mut self, sink: OutputSink) -> Self {
+        self.output = Some(sink);
+        self
     }
 }
 
@@ -237,6 +265,13 @@ impl Toolbox {
         self.context(OperationScope::Task(Box::new(task)), cancel)
     }
 
+    /// The context of the owner's own operations on `screen` (the Computer screen's terminal),
+    /// through the same effect path as a model's calls.
+    pub fn for_owner(&self, screen: &'static str, cancel: CancellationToken) -> ToolContext {
+        let scope = OperationScope::Owner { screen, journal: self.tasks.journal().clone() };
+        self.context(scope, cancel)
+    }
+
     /// The context of calls in a chat run.
     pub fn for_chat(&self, thread_id: &str, run_id: &str, origin: ProposalOrigin, cancel: CancellationToken) -> ToolContext {
         let scope = OperationScope::Chat {
@@ -258,6 +293,7 @@ impl Toolbox {
             computer: self.computer.clone(),
             scope,
             cancel,
+            output: None,
         }
     }
 }

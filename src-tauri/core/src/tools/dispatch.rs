@@ -39,7 +39,7 @@ pub async fn run_serially(ctx: &ToolContext, calls: &[ToolCall], first_step: u64
         }
         let step = match &ctx.scope {
             OperationScope::Task(_) => StepId::Step(first_step + index as u64),
-            OperationScope::Chat { .. } => StepId::Call(call.id.clone()),
+            OperationScope::Chat { .. } | OperationScope::Owner { .. } => StepId::Call(call.id.clone()),
         };
         let output = dispatch(ctx, &call.name, &call.arguments, step).await;
         settled = output.outcome.is_some();
@@ -183,6 +183,17 @@ async fn journaled<T: EffectTool>(ctx: &ToolContext, step: &StepId, action: &Val
                 tool: T::NAME.as_str(),
                 action,
                 claimant: run_id,
+                fence: None,
+                cancel: &ctx.cancel,
+            };
+            journal.perform(&op, effect).await
+        }
+        OperationScope::Owner { journal, .. } => {
+            let op = Operation {
+                key: OpKey { scope: &key.scope, op_id: &key.op_id },
+                tool: T::NAME.as_str(),
+                action,
+                claimant: journal.identity(),
                 fence: None,
                 cancel: &ctx.cancel,
             };

@@ -46,7 +46,7 @@ impl TestComputer {
     }
 
     async fn run(&self, command: &str) -> Result<hearth_protocol::computer::CommandReceipt, CommandError> {
-        self.computer.run(&CommandRequest::new(command, None).unwrap(), &CancellationToken::new()).await
+        self.computer.run(&CommandRequest::new(command, None).unwrap(), &CancellationToken::new(), None).await
     }
 
     async fn running(&self) -> bool {
@@ -262,7 +262,7 @@ async fn one_command_at_a_time_and_the_loser_runs_nothing() {
         let computer = t.computer.clone();
         async move {
             let request = CommandRequest::new("touch /workspace/first-started; while [ ! -e /workspace/go ]; do sleep 0.05; done", None).unwrap();
-            computer.run(&request, &CancellationToken::new()).await
+            computer.run(&request, &CancellationToken::new(), None).await
         }
     });
     while !host.join("first-started").exists() {
@@ -288,7 +288,7 @@ async fn status_reports_the_engine_and_the_image() {
     assert_eq!(t.computer.status().await.state, ComputerState::Stopped);
     assert!(!t.running().await);
     let off = Computer::new(t.spec().clone(), false);
-    assert!(matches!(off.run(&CommandRequest::new("true", None).unwrap(), &CancellationToken::new()).await, Err(CommandError::NotRun(ComputerError::Off))));
+    assert!(matches!(off.run(&CommandRequest::new("true", None).unwrap(), &CancellationToken::new(), None).await, Err(CommandError::NotRun(ComputerError::Off))));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -598,4 +598,85 @@ async fn pdfs_move_between_files_and_the_workspace() {
     assert!(fake.is_error);
     assert!(fake.content.contains("%PDF-"), "{}", fake.content);
     assert_eq!(hearth.files().list().await.unwrap().len(), before + 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Computer screen: the owner's commands, through the same effect path.
+
+#[tokio::test]
+async fn the_terminal_streams_output_runs_once_per_id_and_stops() {
+    let t = TestComputer::new().await;
+    let (hearth, _dir) = hearth_with(&t).await;
+    let run = |command: &str, id: &str| hearth_protocol::computer::ComputerRunParams {
+        command: command.into(),
+        cwd: None,
+        operation_id: id.into(),
+    };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let answer = hearth.computer_run(&run("echo out; echo err >&2; echo ran >> /workspace/n", "t-1"), tx).await.unwrap();
+    let hearth_protocol::computer::ComputerRunResponse::Finished { receipt } = answer else { panic!("{answer:?}") };
+    assert_eq!((receipt.stdout.as_str(), receipt.stderr.as_str()), ("out\n", "err\n"));
+    let mut streamed = String::new();
+    while let Ok(chunk) = rx.try_recv() {
+        streamed.push_str(&chunk.text);
+    }
+    assert_eq!(streamed.len(), "out\nerr\n".len(), "every kept byte was streamed: {streamed:?}");
+
+    // The screen sends the same id again (a double click, a retry): nothing runs.
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let again = hearth.computer_run(&run("echo out; echo err >&2; echo ran >> /workspace/n", "t-1"), tx).await.unwrap();
+    assert!(matches!(again, hearth_protocol::computer::ComputerRunResponse::Finished { .. }));
+    let host = t.workspace_on_host().await;
+    assert_eq!(std::fs::read_to_string(host.join("n")).unwrap(), "ran\n");
+
+    // Stop from the screen reaches the command; the container stops with it.
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let long = tokio::spawn({
+        let hearth = hearth.clone();
+        async move { hearth.computer_run(&run("touch /workspace/go; sleep 20; touch /workspace/late", "t-2"), tx).await }
+    });
+    while !host.join("go").exists() {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(hearth.computer_run_stop("t-2"));
+    let stopped = long.await.unwrap().unwrap();
+    assert!(matches!(stopped, hearth_protocol::computer::ComputerRunResponse::InDoubt { .. }), "{stopped:?}");
+    assert!(!t.running().await);
+    assert!(!host.join("late").exists());
+    assert!(!hearth.computer_run_stop("t-2"), "nothing left to stop");
+    let unknown = hearth.store().count_operations("owner:computer", hearth_core::store::journal::OpStatus::OutcomeUnknown).await.unwrap();
+    assert_eq!(unknown, 1);
+
+    // The editor's Save, twice with one id: written once.
+    let save = hearth_protocol::computer::ComputerWriteParams {
+        path: "/workspace/e.txt".into(),
+        content: "saved\n".into(),
+        operation_id: "s-1".into(),
+    };
+    hearth.computer_write(&save).await.unwrap();
+    std::fs::write(host.join("e.txt"), "edited elsewhere\n").unwrap();
+    hearth.computer_write(&save).await.unwrap();
+    assert_eq!(hearth.computer_read("/workspace/e.txt").await.unwrap().content, "edited elsewhere\n");
+}
+
+#[tokio::test]
+async fn owner_operations_cut_off_by_a_crash_become_outcome_unknown_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let hearth = hearth_core::Hearth::open(fast_config(dir.path())).await.unwrap();
+        let key = hearth_core::store::journal::OpKey { scope: "owner:computer", op_id: "op:crashed" };
+        // A process that no longer exists claimed it (boot:pid:start that cannot be alive).
+        let inserted = hearth.store().insert_operation(key, "run_computer_command", "{}", "h", "dead-boot:1:1", None).await.unwrap();
+        assert!(inserted);
+        let alive = hearth_core::store::journal::OpKey { scope: "owner:computer", op_id: "op:running" };
+        let me = hearth_core::tasks::ProcessIdentity::current();
+        hearth.store().insert_operation(alive, "run_computer_command", "{}", "h", me.as_str(), None).await.unwrap();
+    }
+    let hearth = hearth_core::Hearth::open(fast_config(dir.path())).await.unwrap();
+    let count = |status| {
+        let hearth = hearth.clone();
+        async move { hearth.store().count_operations("owner:computer", status).await.unwrap() }
+    };
+    assert_eq!(count(hearth_core::store::journal::OpStatus::OutcomeUnknown).await, 1);
+    assert_eq!(count(hearth_core::store::journal::OpStatus::Dispatching).await, 1, "a live process's operation is left alone");
 }

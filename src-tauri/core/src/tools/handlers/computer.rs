@@ -18,8 +18,7 @@ use crate::tools::ToolOutput;
 use crate::tools::context::{StepId, ToolContext};
 use crate::tools::registry::{DirectTool, EffectTool, Tool};
 
-/// The longest operation id.
-pub const MAX_OPERATION_ID: usize = 120;
+use hearth_protocol::computer::MAX_OPERATION_ID;
 
 /// No arguments.
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -131,7 +130,7 @@ impl EffectTool for RunComputerCommand {
 
     async fn perform(ctx: ToolContext, args: RunArgs, cancel: CancellationToken) -> Result<Value, EffectError> {
         let request = CommandRequest::new(&args.command, args.cwd.as_deref()).map_err(EffectError::Failed)?;
-        match ctx.computer.run(&request, &cancel).await {
+        match ctx.computer.run(&request, &cancel, ctx.output.as_ref()).await {
             Ok(receipt) => receipt_value(&receipt),
             Err(CommandError::NotRun(err)) => Err(not_done(err)),
             Err(CommandError::MayHaveRun { receipt }) => {

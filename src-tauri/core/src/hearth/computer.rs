@@ -1,0 +1,148 @@
+//! The Computer screen and Settings → Computer: the owner's own commands and edits, through the
+//! same typed effect path as a model's calls (`tools::dispatch` under the owner's scope), so a
+//! retried Run or Save performs once and Stop reaches the command.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use hearth_protocol::computer::{
+    CommandReceipt, ComputerRunParams, ComputerRunResponse, ComputerStatusView, ComputerWriteParams, WorkspaceFile,
+    WorkspaceListing,
+};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::Hearth;
+use crate::computer::OutputSink;
+use crate::computer::files::MAX_TEXT_BYTES;
+use crate::error::{CoreError, Result};
+use crate::tools::{StepId, ToolOutput, dispatch};
+
+/// The screen's name in operation keys (`owner:computer`).
+const SCREEN: &str = "computer";
+
+/// Stop tokens of the terminal's commands in flight, by operation id.
+#[derive(Default, Clone)]
+pub(crate) struct ScreenRuns(Arc<Mutex<HashMap<String, CancellationToken>>>);
+
+impl ScreenRuns {
+    fn begin(&self, operation_id: &str) -> CancellationToken {
+        let token = CancellationToken::new();
+        if let Ok(mut runs) = self.0.lock() {
+            runs.insert(operation_id.to_owned(), token.clone());
+        }
+        token
+    }
+
+    fn end(&self, operation_id: &str) {
+        if let Ok(mut runs) = self.0.lock() {
+            runs.remove(operation_id);
+        }
+    }
+
+    fn stop(&self, operation_id: &str) -> bool {
+        let token = self.0.lock().ok().and_then(|runs| runs.get(operation_id).cloned());
+        token.map(|t| t.cancel()).is_some()
+    }
+}
+
+impl Hearth {
+    /// Where the computer stands.
+    pub async fn computer_status(&self) -> ComputerStatusView {
+        self.computer.status().await
+    }
+
+    /// Settings → Computer on or off. Turning it on needs an engine that answers; the choice is
+    /// kept across restarts.
+    pub async fn computer_enable(&self, enabled: bool) -> Result<ComputerStatusView> {
+        let was = self.computer.is_enabled();
+        self.computer.set_enabled(enabled);
+        let status = self.computer.status().await;
+        if enabled && status.engine_version.is_none() {
+            self.computer.set_enabled(was);
+            return Err(CoreError::Unavailable(status.note.unwrap_or_else(|| "no Docker engine answers".into())));
+        }
+        let mut stored = self.settings.load().await?;
+        stored.computer_enabled = enabled;
+        self.settings.save(&stored).await?;
+        Ok(status)
+    }
+
+    /// Creates (when missing), verifies and starts the container.
+    pub async fn computer_start(&self) -> Result<ComputerStatusView> {
+        self.computer.start().await.map_err(|e| CoreError::Unavailable(e.to_string()))
+    }
+
+    /// Stops the container.
+    pub async fn computer_stop(&self) -> Result<ComputerStatusView> {
+        self.computer.stop().await.map_err(|e| CoreError::Unavailable(e.to_string()))
+    }
+
+    /// Settings → Reset workspace (confirmed by the owner in the window): removes the container
+    /// and the workspace volume; the next start creates both again.
+    pub async fn computer_reset(&self) -> Result<ComputerStatusView> {
+        self.computer.reset().await.map_err(|e| CoreError::Unavailable(e.to_string()))?;
+        Ok(self.computer.status().await)
+    }
+
+    /// Runs a terminal command, its output sent to `output` as it arrives. The same operation
+    /// id again returns the first receipt; Stop is [`Hearth::computer_run_stop`].
+    pub async fn computer_run(&self, params: &ComputerRunParams, output: OutputSink) -> Result<ComputerRunResponse> {
+        let cancel = self.screen_runs.begin(&params.operation_id);
+        let ctx = self.toolbox.for_owner(SCREEN, cancel).with_output(output);
+        let args = json!({ "command": params.command, "cwd": params.cwd, "operationId": params.operation_id });
+        let out = dispatch(&ctx, "run_computer_command", &args.to_string(), StepId::Named(params.operation_id.clone())).await;
+        self.screen_runs.end(&params.operation_id);
+        answer_of(out)
+    }
+
+    /// Stop for a terminal command; `false` when it is not running.
+    pub fn computer_run_stop(&self, operation_id: &str) -> bool {
+        self.screen_runs.stop(operation_id)
+    }
+
+    /// A workspace folder.
+    pub async fn computer_list(&self, path: &str) -> Result<WorkspaceListing> {
+        self.computer.list(path, &CancellationToken::new()).await.map_err(|e| CoreError::Unavailable(e.to_string()))
+    }
+
+    /// A workspace text file, for the editor.
+    pub async fn computer_read(&self, path: &str) -> Result<WorkspaceFile> {
+        let path = crate::computer::paths::workspace_path(path).map_err(|why| CoreError::InvalidInput(format!("The path {why}.")))?;
+        let bytes = self
+            .computer
+            .read_file(&path, MAX_TEXT_BYTES, &CancellationToken::new())
+            .await
+            .map_err(|e| CoreError::Unavailable(e.to_string()))?;
+        let content = String::from_utf8(bytes)
+            .map_err(|_| CoreError::InvalidInput(format!("{path} is not UTF-8 text; the editor opens text files only.")))?;
+        Ok(WorkspaceFile { path, content })
+    }
+
+    /// The editor's Save, through the journal (a retried Save writes once).
+    pub async fn computer_write(&self, params: &ComputerWriteParams) -> Result<()> {
+        let ctx = self.toolbox.for_owner(SCREEN, CancellationToken::new());
+        let args = json!({ "path": params.path, "content": params.content });
+        let out = dispatch(&ctx, "write_computer_file", &args.to_string(), StepId::Named(format!("save:{}", params.operation_id))).await;
+        if out.is_error { Err(CoreError::Unavailable(error_text(&out))) } else { Ok(()) }
+    }
+}
+
+/// The terminal's answer from the tool's output: a receipt, or why it may have run in part.
+fn answer_of(out: ToolOutput) -> Result<ComputerRunResponse> {
+    if out.outcome.is_some() {
+        return Ok(ComputerRunResponse::InDoubt { message: error_text(&out) });
+    }
+    if out.is_error {
+        return Err(CoreError::Unavailable(error_text(&out)));
+    }
+    let receipt: CommandReceipt = serde_json::from_str(&out.content)?;
+    Ok(ComputerRunResponse::Finished { receipt })
+}
+
+fn error_text(out: &ToolOutput) -> String {
+    serde_json::from_str::<serde_json::Value>(&out.content)
+        .ok()
+        .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_owned))
+        .unwrap_or_else(|| out.content.clone())
+}

@@ -29,6 +29,16 @@ fn main() {
         "settings_harness_set",
         "settings_endpoint_set",
         "settings_endpoint_regenerate",
+        "computer_status",
+        "computer_enable",
+        "computer_start",
+        "computer_stop",
+        "computer_reset",
+        "computer_run",
+        "computer_run_stop",
+        "computer_list",
+        "computer_read",
+        "computer_write",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         // A build script has no other way to report.

@@ -62,6 +62,16 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::settings::settings_harness_set,
             commands::settings::settings_endpoint_set,
             commands::settings::settings_endpoint_regenerate,
+            commands::computer::computer_status,
+            commands::computer::computer_enable,
+            commands::computer::computer_start,
+            commands::computer::computer_stop,
+            commands::computer::computer_reset,
+            commands::computer::computer_run,
+            commands::computer::computer_run_stop,
+            commands::computer::computer_list,
+            commands::computer::computer_read,
+            commands::computer::computer_write,
         ])
 }
 

@@ -30,3 +30,18 @@ pub fn forward_tasks(mut changes: mpsc::Receiver<TaskView>, channel: Channel<Tas
         }
     });
 }
+
+/// A sink for a terminal command's output that forwards each chunk to the window. When the
+/// window stops listening the chunks are dropped; the command goes on (Stop is its own
+/// command) and its receipt has the output.
+pub fn forward_output(channel: Channel<hearth_protocol::computer::CommandOutput>) -> hearth_core::computer::OutputSink {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    tauri::async_runtime::spawn(async move {
+        while let Some(chunk) = rx.recv().await {
+            if channel.send(chunk).is_err() {
+                break;
+            }
+        }
+    });
+    tx
+}

@@ -3,6 +3,7 @@
 pub mod app;
 pub mod approvals;
 pub mod chat;
+pub mod computer;
 pub mod files;
 pub mod mail;
 pub mod settings;

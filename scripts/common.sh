@@ -136,25 +136,36 @@ install_all() {
 HEARTH_STARTED_DOCKERD=""
 ensure_docker() {
   docker info >/dev/null 2>&1 && return 0
-  local log_file=/var/tmp/hearth-dockerd.log
+  local log_file=/var/tmp/hearth-dockerd.log pid_file=/var/tmp/hearth-dockerd.pid
   log "no Docker engine answers: starting dockerd (log: $log_file)"
-  as_root setsid dockerd >"$log_file" 2>&1 < /dev/null &
-  HEARTH_STARTED_DOCKERD=$!
+  as_root rm -f "$pid_file"
+  as_root setsid dockerd --pidfile "$pid_file" >"$log_file" 2>&1 < /dev/null &
+  HEARTH_STARTED_DOCKERD="$pid_file"
   trap stop_docker EXIT
   trap 'stop_docker; exit 130' INT TERM
   for _ in $(seq 1 300); do
     docker info >/dev/null 2>&1 && return 0
-    kill -0 "$HEARTH_STARTED_DOCKERD" 2>/dev/null || { tail -5 "$log_file" >&2; die "dockerd exited"; }
+    if [ -s "$pid_file" ] && ! as_root kill -0 "$(cat "$pid_file")" 2>/dev/null; then
+      tail -5 "$log_file" >&2
+      die "dockerd exited"
+    fi
     sleep 0.1
   done
   die "dockerd did not answer within 30 s (see $log_file)"
 }
 
+# dockerd's own pid (from its --pidfile; `$!` would be the `as_root` wrapper), and a wait for
+# it to exit, so the engine is really gone when the script ends.
 stop_docker() {
   [ -n "$HEARTH_STARTED_DOCKERD" ] || return 0
-  log "stopping the dockerd this script started"
-  as_root kill "$HEARTH_STARTED_DOCKERD" 2>/dev/null || true
+  local pid
+  pid="$(cat "$HEARTH_STARTED_DOCKERD" 2>/dev/null || true)"
   HEARTH_STARTED_DOCKERD=""
+  [ -n "$pid" ] || return 0
+  log "stopping the dockerd this script started (pid $pid)"
+  as_root kill "$pid" 2>/dev/null || true
+  for _ in $(seq 1 150); do as_root kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  as_root kill -KILL "$pid" 2>/dev/null || true
 }
 
 # Compiles one wasm crate with the chosen toolchain; prints the .wasm path.

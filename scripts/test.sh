@@ -13,7 +13,8 @@ install_python_agui
 # The computer's tests run against a real engine and the locally built image (cached by the
 # recipe's hash: rebuilt only when scripts/computer-image.sh changes).
 ensure_docker
-log "computer image: $("$ROOT/scripts/computer-image.sh")"
+computer_image="$("$ROOT/scripts/computer-image.sh")"
+log "computer image: $computer_image"
 
 # The app embeds ui/dist when it compiles, so the UI comes first.
 build_ui

@@ -1,7 +1,8 @@
 -- Files can come from the computer's workspace (export_computer_pdf): files.source gains
 -- 'computer'. SQLite cannot change a CHECK constraint in place, so the table is rebuilt with the
--- same columns and rows; foreign keys are checked at commit, when `files` (and the self
--- reference of parent_id) names the new table again.
+-- same columns and rows. parent_id refers to files_new itself (the rename below makes that
+-- "files" again): a reference to the old table would count every filled copy as a violation
+-- when the old table is dropped. Foreign keys are checked at commit.
 PRAGMA defer_foreign_keys = ON;
 
 CREATE TABLE files_new (
@@ -13,7 +14,7 @@ CREATE TABLE files_new (
     fields     INTEGER NOT NULL,
     source     TEXT NOT NULL CHECK (source IN ('mail_attachment', 'filled', 'computer')),
     source_ref TEXT,
-    parent_id  TEXT REFERENCES files(id),
+    parent_id  TEXT REFERENCES files_new(id),
     sha256     TEXT NOT NULL,
     created_at INTEGER NOT NULL,
     deleted_at INTEGER

@@ -6,7 +6,8 @@
 //! call, and killing the `docker exec` client leaves the process running), so a command Stop
 //! reached, or one that ran past its limit, ends by stopping the whole container: the caller
 //! (holding the computer's busy lock) returns only when the engine reports it stopped, and the
-//! next command starts it again — no process of the old command survives into the next.
+//! next command starts it again. A command that exits by itself may leave background
+//! processes (`setsid cmd &`): [`reap`] kills them before the lock is released.
 
 use std::time::{Duration, Instant};
 
@@ -17,8 +18,9 @@ use futures::StreamExt;
 use hearth_protocol::computer::{CommandOutput, CommandReceipt, CommandStatus, OutputStream};
 use tokio_util::sync::CancellationToken;
 
-use super::spec::{self, ComputerSpec};
-use super::{ComputerError, OutputSink, engine};
+use super::spec;
+use super::engine::{self, bounded};
+use super::{ComputerError, OutputSink};
 
 /// The command's time limit, as `timeout` enforces it inside the container.
 pub const TIME_LIMIT: Duration = Duration::from_secs(30);
@@ -66,8 +68,8 @@ impl CommandRequest {
         &self.cwd
     }
 
-    fn argv(&self) -> Vec<String> {
-        let limit = format!("{}s", TIME_LIMIT.as_secs());
+    fn argv(&self, time_limit: Duration) -> Vec<String> {
+        let limit = format!("{}s", time_limit.as_secs().max(1));
         ["timeout", "--signal=TERM", "--kill-after=2s", &limit, "bash", "--noprofile", "--norc", "-c", &self.command]
             .into_iter()
             .map(str::to_owned)
@@ -90,37 +92,54 @@ pub enum CommandError {
     },
 }
 
-/// Runs `request` in the (verified, running) container of `spec`.
-/// What the receipt keeps is also sent to `output`, as it arrives.
+/// How a started command ended, for the caller that holds the busy lock.
+pub enum Ran {
+    /// It exited by itself: its receipt (succeeded or failed). Processes it left in the
+    /// background are the caller's to [`reap`].
+    Ended(CommandReceipt),
+    /// Stop, the time limit or a lost answer ended the wait: it may still be running, and the
+    /// caller must stop the container before anything else runs.
+    MayStillRun(CommandReceipt),
+}
+
+/// Runs `request` in the verified, running container `container_id`, with `time_limit`.
+/// What the receipt keeps is also sent to `output_to`, as it arrives.
 pub async fn run(
     docker: &Docker,
-    spec: &ComputerSpec,
+    container_id: &str,
     request: &CommandRequest,
     cancel: &CancellationToken,
     output_to: Option<&OutputSink>,
-) -> Result<CommandReceipt, CommandError> {
-    let not_run = |err: bollard::errors::Error| CommandError::NotRun(err.into());
+    time_limit: Duration,
+) -> Result<Ran, ComputerError> {
+    let stopped_before = || ComputerError::Engine("the run was stopped before the command started; nothing ran".into());
     if cancel.is_cancelled() {
-        return Err(CommandError::NotRun(ComputerError::Engine("the run was stopped before the command started".into())));
+        return Err(stopped_before());
     }
     let options = CreateExecOptions {
         attach_stdout: Some(true),
         attach_stderr: Some(true),
         attach_stdin: Some(false),
         tty: Some(false),
-        cmd: Some(request.argv()),
+        privileged: Some(false),
+        env: Some(spec::ENV.iter().map(|&e| e.to_owned()).collect()),
+        cmd: Some(request.argv(time_limit)),
         user: Some(spec::USER.to_owned()),
         working_dir: Some(request.cwd().to_owned()),
         ..Default::default()
     };
-    let exec = docker.create_exec(&spec.container_name(), options).await.map_err(not_run)?;
+    let exec = bounded(docker.create_exec(container_id, options)).await??;
+    // Stop may have come while the exec was being created: it is not started then.
+    if cancel.is_cancelled() {
+        return Err(stopped_before());
+    }
     let started = Instant::now();
-    // From here on the command may be running: every failure is "may have run".
-    let attached = docker.start_exec(&exec.id, None).await;
+    // From here on the command may be running: every failure is "may still run".
+    let attached = tokio::time::timeout(engine::ENGINE_LIMIT, docker.start_exec(&exec.id, None)).await;
     let mut output = Output::default();
     let ended = match attached {
-        Ok(StartExecResults::Attached { output: mut stream, .. }) => {
-            let overdue = tokio::time::sleep(TIME_LIMIT + Duration::from_secs(2) + OVERDUE_MARGIN);
+        Ok(Ok(StartExecResults::Attached { output: mut stream, .. })) => {
+            let overdue = tokio::time::sleep(time_limit + Duration::from_secs(2) + OVERDUE_MARGIN);
             tokio::pin!(overdue);
             loop {
                 tokio::select! {
@@ -137,16 +156,16 @@ pub async fn run(
                 }
             }
         }
-        Ok(StartExecResults::Detached) | Err(_) => Ended::Lost,
+        Ok(Ok(StartExecResults::Detached) | Err(_)) | Err(_) => Ended::Lost,
     };
     let exit_code = match ended {
-        Ended::Exited => docker.inspect_exec(&exec.id).await.ok().and_then(|e| e.exit_code),
+        Ended::Exited => bounded(docker.inspect_exec(&exec.id)).await.ok().and_then(Result::ok).and_then(|e| e.exit_code),
         Ended::Stopped | Ended::TimedOut | Ended::Lost => None,
     };
     let elapsed = started.elapsed();
     // `timeout` exits 124 after TERM, 137 after the KILL that follows; only past the limit is
     // that a time-out rather than the command's own code.
-    let timed_out = matches!(ended, Ended::TimedOut) || (matches!(exit_code, Some(124 | 137)) && elapsed >= TIME_LIMIT);
+    let timed_out = matches!(ended, Ended::TimedOut) || (matches!(exit_code, Some(124 | 137)) && elapsed >= time_limit);
     let status = match ended {
         Ended::Stopped | Ended::Lost => CommandStatus::Interrupted,
         Ended::TimedOut => CommandStatus::TimedOut,
@@ -162,14 +181,34 @@ pub async fn run(
         CommandStatus::Interrupted => Some(STOPPED_NOTE.to_owned()),
     };
     let receipt = output.into_receipt(status, exit_code, elapsed, note);
-    match status {
-        CommandStatus::Succeeded | CommandStatus::Failed => Ok(receipt),
-        CommandStatus::TimedOut | CommandStatus::Interrupted => {
-            // Whatever of the command still runs ends with the container; the busy lock is
-            // held until the engine says it has stopped.
-            engine::stop(docker, spec).await.map_err(CommandError::NotRun)?;
-            Err(CommandError::MayHaveRun { receipt })
-        }
+    Ok(match status {
+        CommandStatus::Succeeded | CommandStatus::Failed => Ran::Ended(receipt),
+        CommandStatus::TimedOut | CommandStatus::Interrupted => Ran::MayStillRun(receipt),
+    })
+}
+
+/// Ends every process of the command user except the container's main one (`kill -KILL -1`
+/// spares PID 1 and the killer itself), so nothing a finished command started in the
+/// background runs beside the next operation.
+pub async fn reap(docker: &Docker, container_id: &str) -> Result<(), ComputerError> {
+    let options = CreateExecOptions {
+        attach_stdout: Some(true),
+        attach_stderr: Some(true),
+        privileged: Some(false),
+        env: Some(spec::ENV.iter().map(|&e| e.to_owned()).collect()),
+        cmd: Some(["bash", "--noprofile", "--norc", "-c", "kill -KILL -1 2>/dev/null; exit 0"].map(str::to_owned).to_vec()),
+        user: Some(spec::USER.to_owned()),
+        working_dir: Some(spec::WORKSPACE.to_owned()),
+        ..Default::default()
+    };
+    let exec = bounded(docker.create_exec(container_id, options)).await??;
+    match bounded(docker.start_exec(&exec.id, None)).await?? {
+        StartExecResults::Attached { mut output, .. } => while output.next().await.is_some() {},
+        StartExecResults::Detached => {}
+    }
+    match bounded(docker.inspect_exec(&exec.id)).await??.exit_code {
+        Some(0) => Ok(()),
+        other => Err(ComputerError::Engine(format!("ending leftover processes exited with {other:?}"))),
     }
 }
 
@@ -258,6 +297,6 @@ mod tests {
         assert!(CommandRequest::new("ls", Some("/etc")).is_err());
         let ok = CommandRequest::new("ls", Some("/workspace/src/")).unwrap();
         assert_eq!(ok.cwd(), "/workspace/src");
-        assert_eq!(ok.argv()[..5], ["timeout", "--signal=TERM", "--kill-after=2s", "30s", "bash"]);
+        assert_eq!(ok.argv(TIME_LIMIT)[..5], ["timeout", "--signal=TERM", "--kill-after=2s", "30s", "bash"]);
     }
 }

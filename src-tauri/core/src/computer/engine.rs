@@ -2,12 +2,14 @@
 //! stop, remove. Every path that leads to a command verifies first ([`ensure_running`]).
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use bollard::Docker;
 use bollard::errors::Error as DockerError;
 use bollard::models::{ContainerInspectResponse, ContainerStateStatusEnum, Volume, VolumeCreateRequest};
 use bollard::query_parameters::{
-    CreateContainerOptions, InspectContainerOptions, RemoveContainerOptions, StartContainerOptions, StopContainerOptions,
+    CreateContainerOptions, InspectContainerOptions, KillContainerOptions, RemoveContainerOptions, StartContainerOptions,
+    StopContainerOptions,
 };
 use hearth_protocol::computer::{ComputerState, ComputerStatusView};
 
@@ -22,18 +24,32 @@ pub const STOP_GRACE_SECONDS: i32 = 2;
 /// (Debian's engine is older than bollard's newest API).
 pub async fn connect() -> Result<Docker, ComputerError> {
     let docker = Docker::connect_with_local_defaults().map_err(|e| ComputerError::NoEngine(e.to_string()))?;
-    docker.negotiate_version().await.map_err(|e| ComputerError::NoEngine(e.to_string()))
+    match tokio::time::timeout(ENGINE_LIMIT, docker.negotiate_version()).await {
+        Ok(Ok(docker)) => Ok(docker),
+        Ok(Err(err)) => Err(ComputerError::NoEngine(err.to_string())),
+        Err(_) => Err(ComputerError::NoEngine(format!("it did not answer within {} s", ENGINE_LIMIT.as_secs()))),
+    }
+}
+
+/// How long one engine request may take (a hung engine must not hang Stop).
+pub const ENGINE_LIMIT: Duration = Duration::from_secs(20);
+
+/// `request`, or an error when the engine does not answer within [`ENGINE_LIMIT`].
+pub(super) async fn bounded<T>(request: impl std::future::Future<Output = T>) -> Result<T, ComputerError> {
+    tokio::time::timeout(ENGINE_LIMIT, request)
+        .await
+        .map_err(|_| ComputerError::Engine(format!("the Docker engine did not answer within {} s", ENGINE_LIMIT.as_secs())))
 }
 
 /// Where the computer stands, with the engine's version and the image's size.
 pub async fn status(docker: &Docker, spec: &ComputerSpec) -> Result<ComputerStatusView, ComputerError> {
-    let version = docker.version().await?;
-    let image = match docker.inspect_image(&spec.image).await {
+    let version = bounded(docker.version()).await??;
+    let image = match bounded(docker.inspect_image(&spec.image)).await? {
         Ok(image) => Some(image),
         Err(err) if not_found(&err) => None,
         Err(err) => return Err(err.into()),
     };
-    let container = inspect(docker, spec).await?;
+    let container = inspect(docker, &spec.container_name()).await?;
     let state = match &container {
         None => ComputerState::Absent,
         Some(c) if running(c) => ComputerState::Running,
@@ -50,9 +66,12 @@ pub async fn status(docker: &Docker, spec: &ComputerSpec) -> Result<ComputerStat
 }
 
 /// Creates what is missing (volume, container), verifies the container and its volume against
-/// the spec, and starts it when it is not running. Refuses on the first failed check.
-pub async fn ensure_running(docker: &Docker, spec: &ComputerSpec) -> Result<(), ComputerError> {
-    let image = match docker.inspect_image(&spec.image).await {
+/// the spec, and starts it when it is not running (or, with `restart`, restarts it when it is:
+/// the first operation of a new Hearth process ends whatever an earlier one left running).
+/// Refuses on the first failed check. Returns the verified container's id: commands are
+/// exec'd in that container, not in whatever holds the name by then.
+pub async fn ensure_running(docker: &Docker, spec: &ComputerSpec, restart: bool) -> Result<String, ComputerError> {
+    let image = match bounded(docker.inspect_image(&spec.image)).await? {
         Ok(image) => image,
         Err(err) if not_found(&err) => return Err(ComputerError::NoImage(spec.image.clone())),
         Err(err) => return Err(err.into()),
@@ -60,71 +79,98 @@ pub async fn ensure_running(docker: &Docker, spec: &ComputerSpec) -> Result<(), 
     let image_id = image.id.unwrap_or_default();
     let image_labels = image.config.and_then(|c| c.labels).unwrap_or_default();
     let volume = ensure_volume(docker, spec).await?;
-    let container = match inspect(docker, spec).await? {
+    let container = match inspect(docker, &spec.container_name()).await? {
         Some(container) => container,
         None => {
             let options = CreateContainerOptions { name: Some(spec.container_name()), ..Default::default() };
-            docker.create_container(Some(options), spec.create_body()).await?;
-            inspect(docker, spec).await?.ok_or_else(|| ComputerError::Engine("the new container vanished".into()))?
+            bounded(docker.create_container(Some(options), spec.create_body())).await??;
+            inspect(docker, &spec.container_name()).await?.ok_or_else(|| ComputerError::Engine("the new container vanished".into()))?
         }
     };
     isolation::verify(spec, &image_id, &image_labels, &container, &volume)?;
-    if !running(&container) {
-        docker.start_container(&spec.container_name(), None::<StartContainerOptions>).await?;
-        // Started from the same config; checked again, as an attach would see it.
-        let container = inspect(docker, spec).await?.ok_or_else(|| ComputerError::Engine("the container vanished".into()))?;
-        isolation::verify(spec, &image_id, &image_labels, &container, &volume)?;
-        if !running(&container) {
-            return Err(ComputerError::Engine("the container did not stay running".into()));
-        }
+    let id = container.id.clone().ok_or_else(|| ComputerError::Engine("the engine gave the container no id".into()))?;
+    if running(&container) && !restart {
+        return Ok(id);
     }
-    Ok(())
+    if running(&container) {
+        stop_or_kill(docker, &id).await?;
+    }
+    bounded(docker.start_container(&id, None::<StartContainerOptions>)).await??;
+    // Started from the same config; checked again, by id, as an attach will see it.
+    let started = inspect(docker, &id).await?.ok_or_else(|| ComputerError::Engine("the container vanished".into()))?;
+    isolation::verify(spec, &image_id, &image_labels, &started, &volume)?;
+    if !running(&started) {
+        return Err(ComputerError::Engine("the container did not stay running".into()));
+    }
+    Ok(id)
 }
 
 /// Verifies the container against the spec and that it runs, without creating or starting
-/// anything (for reads while another operation holds the computer).
-pub async fn verify_running(docker: &Docker, spec: &ComputerSpec) -> Result<(), ComputerError> {
-    let image = match docker.inspect_image(&spec.image).await {
+/// anything (for reads while another operation holds the computer). Returns its id.
+pub async fn verify_running(docker: &Docker, spec: &ComputerSpec) -> Result<String, ComputerError> {
+    let image = match bounded(docker.inspect_image(&spec.image)).await? {
         Ok(image) => image,
         Err(err) if not_found(&err) => return Err(ComputerError::NoImage(spec.image.clone())),
         Err(err) => return Err(err.into()),
     };
-    let volume = docker.inspect_volume(&spec.volume_name()).await?;
-    let container = inspect(docker, spec).await?.ok_or_else(|| ComputerError::Engine("the computer has not been started".into()))?;
+    let volume = bounded(docker.inspect_volume(&spec.volume_name())).await??;
+    let container = inspect(docker, &spec.container_name())
+        .await?
+        .ok_or_else(|| ComputerError::Engine("the computer has not been started".into()))?;
     let image_labels = image.config.and_then(|c| c.labels).unwrap_or_default();
     isolation::verify(spec, image.id.as_deref().unwrap_or_default(), &image_labels, &container, &volume)?;
-    if running(&container) { Ok(()) } else { Err(ComputerError::Engine("the computer is stopped".into())) }
+    if !running(&container) {
+        return Err(ComputerError::Engine("the computer is stopped".into()));
+    }
+    container.id.ok_or_else(|| ComputerError::Engine("the engine gave the container no id".into()))
 }
 
-/// Stops the container when it runs (SIGTERM, then SIGKILL after the grace), and returns once
-/// the engine reports it stopped.
-pub async fn stop(docker: &Docker, spec: &ComputerSpec) -> Result<(), ComputerError> {
+/// Stops `container` (a name or id) when it runs — SIGTERM, SIGKILL after the grace — and
+/// returns once the engine reports it stopped. If the stop call fails or hangs, the container
+/// is killed; only if that fails too is it an error.
+pub async fn stop_or_kill(docker: &Docker, container: &str) -> Result<(), ComputerError> {
     let options = StopContainerOptions { t: Some(STOP_GRACE_SECONDS), signal: None };
-    match docker.stop_container(&spec.container_name(), Some(options)).await {
-        Ok(()) => Ok(()),
+    let stop_limit = Duration::from_secs(u64::try_from(STOP_GRACE_SECONDS).unwrap_or(2) + 20);
+    let stopped = match tokio::time::timeout(stop_limit, docker.stop_container(container, Some(options))).await {
         // 304: already stopped; 404: there is nothing to stop.
-        Err(DockerError::DockerResponseServerError { status_code: 304 | 404, .. }) => Ok(()),
-        Err(err) => Err(err.into()),
+        Ok(Ok(()) | Err(DockerError::DockerResponseServerError { status_code: 304 | 404, .. })) => Ok(()),
+        Ok(Err(err)) => Err(ComputerError::from(err)),
+        Err(_) => Err(ComputerError::Engine("the engine did not stop the container in time".into())),
+    };
+    if stopped.is_ok() && !inspect(docker, container).await?.as_ref().is_some_and(running) {
+        return Ok(());
+    }
+    let kill = bounded(docker.kill_container(container, None::<KillContainerOptions>)).await?;
+    match kill {
+        Ok(()) | Err(DockerError::DockerResponseServerError { status_code: 404 | 409, .. }) => {}
+        Err(err) => return Err(err.into()),
+    }
+    match inspect(docker, container).await? {
+        Some(c) if running(&c) => Err(ComputerError::Engine(format!(
+            "the container is still running after stop and kill ({})",
+            stopped.err().map_or_else(String::new, |e| e.to_string())
+        ))),
+        _ => Ok(()),
     }
 }
 
 /// Removes the container (forced) and the workspace volume.
 pub async fn remove(docker: &Docker, spec: &ComputerSpec) -> Result<(), ComputerError> {
     let options = RemoveContainerOptions { force: true, v: false, link: false };
-    match docker.remove_container(&spec.container_name(), Some(options)).await {
+    match bounded(docker.remove_container(&spec.container_name(), Some(options))).await? {
         Ok(()) => {}
         Err(err) if not_found(&err) => {}
         Err(err) => return Err(err.into()),
     }
-    match docker.remove_volume(&spec.volume_name(), None::<bollard::query_parameters::RemoveVolumeOptions>).await {
+    match bounded(docker.remove_volume(&spec.volume_name(), None::<bollard::query_parameters::RemoveVolumeOptions>)).await? {
         Ok(()) => Ok(()),
         Err(err) if not_found(&err) => Ok(()),
         Err(err) => Err(err.into()),
     }
 }
 
-async fn inspect(docker: &Docker, spec: &ComputerSpec) -> Result<Option<ContainerInspectResponse>, ComputerError> {
-    match docker.inspect_container(&spec.container_name(), None::<InspectContainerOptions>).await {
+async fn inspect(docker: &Docker, container: &str) -> Result<Option<ContainerInspectResponse>, ComputerError> {
+    match bounded(docker.inspect_container(container, None::<InspectContainerOptions>)).await? {
         Ok(container) => Ok(Some(container)),
         Err(err) if not_found(&err) => Ok(None),
         Err(err) => Err(err.into()),
@@ -132,7 +178,7 @@ async fn inspect(docker: &Docker, spec: &ComputerSpec) -> Result<Option<Containe
 }
 
 async fn ensure_volume(docker: &Docker, spec: &ComputerSpec) -> Result<Volume, ComputerError> {
-    match docker.inspect_volume(&spec.volume_name()).await {
+    match bounded(docker.inspect_volume(&spec.volume_name())).await? {
         Ok(volume) => return Ok(volume),
         Err(err) if not_found(&err) => {}
         Err(err) => return Err(err.into()),
@@ -144,8 +190,8 @@ async fn ensure_volume(docker: &Docker, spec: &ComputerSpec) -> Result<Volume, C
         labels: Some(spec.labels()),
         ..Default::default()
     };
-    docker.create_volume(request).await?;
-    Ok(docker.inspect_volume(&spec.volume_name()).await?)
+    bounded(docker.create_volume(request)).await??;
+    Ok(bounded(docker.inspect_volume(&spec.volume_name())).await??)
 }
 
 fn running(container: &ContainerInspectResponse) -> bool {

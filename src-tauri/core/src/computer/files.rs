@@ -13,7 +13,7 @@ use serde::Deserialize;
 use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 
-use super::spec::{self, ComputerSpec};
+use super::spec;
 
 /// A text file read or written through the tools and the editor.
 pub use hearth_protocol::computer::MAX_TEXT_BYTES;
@@ -22,6 +22,7 @@ pub const MAX_PDF_BYTES: usize = 10 * 1024 * 1024;
 /// The helper's answer: JSON with the file in base64 (4/3 of 10 MB, and room).
 const MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
 const HELPER: &str = "/usr/local/bin/hearth-files";
+const PYTHON: &str = "/usr/bin/python3";
 
 /// Why a file operation did not happen.
 #[derive(Debug, thiserror::Error)]
@@ -58,16 +59,16 @@ struct Answer {
 }
 
 /// Lists a folder: at most 1,000 entries, folders first.
-pub async fn list(docker: &Docker, spec: &ComputerSpec, path: &str, cancel: &CancellationToken) -> Result<WorkspaceListing, FileError> {
+pub async fn list(docker: &Docker, container_id: &str, path: &str, cancel: &CancellationToken) -> Result<WorkspaceListing, FileError> {
     let path = checked(path)?;
-    let answer = helper(docker, spec, &["list", &path], None, cancel).await?;
+    let answer = helper(docker, container_id, &["list", &path], None, cancel).await?;
     Ok(WorkspaceListing { path, entries: answer.entries.unwrap_or_default(), truncated: answer.truncated.unwrap_or(false) })
 }
 
 /// Reads a regular file of at most `max` bytes.
-pub async fn read(docker: &Docker, spec: &ComputerSpec, path: &str, max: usize, cancel: &CancellationToken) -> Result<Vec<u8>, FileError> {
+pub async fn read(docker: &Docker, container_id: &str, path: &str, max: usize, cancel: &CancellationToken) -> Result<Vec<u8>, FileError> {
     let path = checked(path)?;
-    let answer = helper(docker, spec, &["read", &path, &max.to_string()], None, cancel).await?;
+    let answer = helper(docker, container_id, &["read", &path, &max.to_string()], None, cancel).await?;
     let encoded = answer.base64.ok_or_else(|| FileError::Lost("no content in the answer".into()))?;
     base64::engine::general_purpose::STANDARD.decode(encoded).map_err(|e| FileError::Lost(e.to_string()))
 }
@@ -76,7 +77,7 @@ pub async fn read(docker: &Docker, spec: &ComputerSpec, path: &str, max: usize, 
 /// over something that is not a regular file. Returns the bytes written.
 pub async fn write(
     docker: &Docker,
-    spec: &ComputerSpec,
+    container_id: &str,
     path: &str,
     content: &[u8],
     max: usize,
@@ -86,14 +87,19 @@ pub async fn write(
     if content.len() > max {
         return Err(FileError::Refused(format!("the content has {} bytes; at most {max} can be written", content.len())));
     }
-    let answer = helper(docker, spec, &["write", &path, &max.to_string()], Some(content), cancel).await?;
+    // The helper replaces the file only if it received exactly these bytes: a stream cut by
+    // Stop or a lost connection ends its input early, and that must not become the file.
+    use sha2::Digest;
+    let digest = hex::encode(sha2::Sha256::digest(content));
+    let args = ["write", &path, &max.to_string(), &content.len().to_string(), &digest];
+    let answer = helper(docker, container_id, &args, Some(content), cancel).await?;
     answer.bytes.ok_or_else(|| FileError::Lost("no size in the answer".into()))
 }
 
 /// Makes a folder (0700). Returns whether it was created (`false`: it was there already).
-pub async fn mkdir(docker: &Docker, spec: &ComputerSpec, path: &str, cancel: &CancellationToken) -> Result<bool, FileError> {
+pub async fn mkdir(docker: &Docker, container_id: &str, path: &str, cancel: &CancellationToken) -> Result<bool, FileError> {
     let path = checked(path)?;
-    let answer = helper(docker, spec, &["mkdir", &path], None, cancel).await?;
+    let answer = helper(docker, container_id, &["mkdir", &path], None, cancel).await?;
     Ok(answer.created.unwrap_or(false))
 }
 
@@ -104,19 +110,23 @@ fn checked(path: &str) -> Result<String, FileError> {
 /// Runs the helper with `args`, `stdin` written to it, and reads its one JSON answer.
 async fn helper(
     docker: &Docker,
-    spec: &ComputerSpec,
+    container_id: &str,
     args: &[&str],
     stdin: Option<&[u8]>,
     cancel: &CancellationToken,
 ) -> Result<Answer, FileError> {
     let engine = |e: bollard::errors::Error| FileError::Engine(e.to_string());
-    let mut cmd = vec![HELPER.to_owned()];
+    // `-I`: isolated mode, so nothing in the workspace (a `.pth` file under HOME, a
+    // `usercustomize.py`, PYTHON* variables) runs inside the helper.
+    let mut cmd = vec![PYTHON.to_owned(), "-I".to_owned(), HELPER.to_owned()];
     cmd.extend(args.iter().map(|&a| a.to_owned()));
     let options = CreateExecOptions {
         attach_stdin: Some(stdin.is_some()),
         attach_stdout: Some(true),
         attach_stderr: Some(true),
         tty: Some(false),
+        privileged: Some(false),
+        env: Some(spec::ENV.iter().map(|&e| e.to_owned()).collect()),
         cmd: Some(cmd),
         user: Some(spec::USER.to_owned()),
         working_dir: Some(spec::WORKSPACE.to_owned()),
@@ -125,7 +135,10 @@ async fn helper(
     if cancel.is_cancelled() {
         return Err(FileError::Refused("the run was stopped before the file operation started".into()));
     }
-    let exec = docker.create_exec(&spec.container_name(), options).await.map_err(engine)?;
+    let exec = docker.create_exec(container_id, options).await.map_err(engine)?;
+    if cancel.is_cancelled() {
+        return Err(FileError::Refused("the run was stopped before the file operation started".into()));
+    }
     let StartExecResults::Attached { mut output, mut input } =
         docker.start_exec(&exec.id, None).await.map_err(|e| FileError::Lost(e.to_string()))?
     else {

@@ -1,10 +1,12 @@
-#!/usr/bin/python3
+#!/usr/bin/python3 -I
 """hearth-files: the workspace's file helper, baked into the computer image.
 
 Hearth runs it with an argv (never a shell), as uid 1000:
     hearth-files list  PATH
     hearth-files read  PATH MAX_BYTES          (a regular file; bytes, base64 in the answer)
-    hearth-files write PATH MAX_BYTES          (the content on stdin; temp file, fsync, rename)
+    hearth-files write PATH MAX_BYTES LENGTH SHA256
+                                               (the content on stdin; temp file, fsync, rename —
+                                               only if exactly LENGTH bytes with that SHA-256 came)
     hearth-files mkdir PATH                    (mode 0700)
 and reads one JSON object from stdout: {"ok": true, ...} or {"ok": false, "code", "error"}.
 
@@ -14,7 +16,9 @@ cannot lead out of it, and a path cannot be swapped between a check and the open
 """
 
 import base64
+import hashlib
 import json
+import secrets
 import os
 import stat
 import sys
@@ -59,7 +63,9 @@ def open_dir(parts):
                 child = os.open(part, DIR_FLAGS, dir_fd=fd)
             except FileNotFoundError:
                 raise Refused("not_found", "%s does not exist" % part)
-            except (NotADirectoryError, OSError) as err:
+            except PermissionError:
+                raise Refused("permission", "%s cannot be opened (permission denied)" % part)
+            except OSError as err:
                 # ELOOP: a symlink; ENOTDIR: a file where a folder was named.
                 raise Refused("not_a_directory", "%s is not a folder (symlinks are not followed): %s" % (part, err.strerror))
             os.close(fd)
@@ -80,22 +86,29 @@ def kind_of(mode):
     return "other"
 
 
+def printable(name):
+    """A name as UTF-8 text: bytes that are not UTF-8 show as U+FFFD (JSON cannot carry them)."""
+    return os.fsencode(name).decode("utf-8", "replace")
+
+
 def do_list(path):
     fd = open_dir(parts_of(path))
     try:
         entries = []
-        truncated = False
         with os.scandir(fd) as it:
             for entry in it:
-                if len(entries) >= MAX_ENTRIES:
-                    truncated = True
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    continue  # removed while listed
+                entries.append({"name": printable(entry.name), "kind": kind_of(st.st_mode), "bytes": st.st_size})
+                if len(entries) > 100 * MAX_ENTRIES:
                     break
-                st = entry.stat(follow_symlinks=False)
-                entries.append({"name": entry.name, "kind": kind_of(st.st_mode), "bytes": st.st_size})
     finally:
         os.close(fd)
+    # Sorted before the cut, so folders are never the ones left out.
     entries.sort(key=lambda e: (e["kind"] != "directory", e["name"]))
-    return {"ok": True, "entries": entries, "truncated": truncated}
+    return {"ok": True, "entries": entries[:MAX_ENTRIES], "truncated": len(entries) > MAX_ENTRIES}
 
 
 def split_leaf(path):
@@ -139,13 +152,17 @@ def do_read(path, max_bytes):
     return {"ok": True, "base64": base64.b64encode(data).decode("ascii"), "bytes": len(data)}
 
 
-def do_write(path, max_bytes):
+def do_write(path, max_bytes, length, digest):
     folders, name = split_leaf(path)
-    data = sys.stdin.buffer.read(max_bytes + 1)
-    if len(data) > max_bytes:
+    if length > max_bytes:
         raise Refused("too_large", "the content is over %d bytes" % max_bytes)
+    data = sys.stdin.buffer.read(length + 1)
+    if len(data) != length or hashlib.sha256(data).hexdigest() != digest:
+        # Input cut short (Stop, a lost connection) or not what Hearth sent: nothing changes.
+        raise Refused("incomplete", "the content did not arrive whole; nothing was written")
     dfd = open_dir(folders)
-    temp = ".%s.hearth-%d.tmp" % (name[:200], os.getpid())
+    temp = ".hearth-%s.tmp" % secrets.token_hex(8)
+    created = False
     try:
         try:
             existing = os.stat(name, dir_fd=dfd, follow_symlinks=False)
@@ -154,6 +171,7 @@ def do_write(path, max_bytes):
         except FileNotFoundError:
             pass
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dfd)
+        created = True
         try:
             view = memoryview(data)
             while view:
@@ -163,12 +181,18 @@ def do_write(path, max_bytes):
         finally:
             os.close(fd)
         os.rename(temp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        os.fsync(dfd)
-    except BaseException:
+        created = False
         try:
-            os.unlink(temp, dir_fd=dfd)
+            os.fsync(dfd)
         except OSError:
-            pass
+            pass  # the file is replaced; only the folder's durability is in doubt
+
+    except BaseException:
+        if created:
+            try:
+                os.unlink(temp, dir_fd=dfd)
+            except OSError:
+                pass
         raise
     finally:
         os.close(dfd)
@@ -208,12 +232,12 @@ def main(argv):
             answer(do_list(argv[2]))
         elif len(argv) == 4 and argv[1] == "read":
             answer(do_read(argv[2], limit(argv[3])))
-        elif len(argv) == 4 and argv[1] == "write":
-            answer(do_write(argv[2], limit(argv[3])))
+        elif len(argv) == 6 and argv[1] == "write":
+            answer(do_write(argv[2], limit(argv[3]), limit(argv[4]), argv[5]))
         elif len(argv) == 3 and argv[1] == "mkdir":
             answer(do_mkdir(argv[2]))
         else:
-            raise Refused("usage", "usage: hearth-files list|read|write|mkdir PATH [MAX_BYTES]")
+            raise Refused("usage", "usage: hearth-files list PATH | read PATH MAX | write PATH MAX LENGTH SHA256 | mkdir PATH")
     except Refused as err:
         answer({"ok": False, "code": err.code, "error": str(err)})
         return 2

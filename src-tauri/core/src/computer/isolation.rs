@@ -10,7 +10,9 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use bollard::models::{ContainerInspectResponse, HostConfig, MountType, RestartPolicyNameEnum, Volume, VolumeScopeEnum};
+use bollard::models::{
+    ContainerInspectResponse, HostConfig, HostConfigCgroupnsModeEnum, MountType, RestartPolicyNameEnum, Volume, VolumeScopeEnum,
+};
 
 use super::spec::{self, ComputerSpec};
 
@@ -34,6 +36,8 @@ pub enum Predicate {
     Entrypoint,
     /// With no command arguments.
     Cmd,
+    /// With no health check (it would run commands on a timer, beside Hearth's).
+    NoHealthcheck,
     /// With networking disabled in its config.
     NetworkDisabled,
     /// On a read-only root file system.
@@ -83,6 +87,14 @@ pub enum Predicate {
     SecurityOptions,
     /// In the engine's default cgroup (no cgroup-parent escape).
     CgroupParent,
+    /// In its own cgroup namespace (asked for: the engine's default may be the host's).
+    CgroupnsMode,
+    /// With the engine's masked /proc and /sys paths (never unmasked).
+    MaskedPaths,
+    /// And its read-only ones.
+    ReadonlyPaths,
+    /// With the OOM killer left on (the memory limit holds by it).
+    OomKillEnabled,
     /// On the engine's default runtime.
     Runtime,
     /// With no kernel parameters changed.
@@ -172,11 +184,17 @@ pub fn verify(
                 // Names only: a value may be a secret someone put there.
                 (have != want).then(|| format!("{:?}", env.iter().map(|e| e.split('=').next().unwrap_or("")).collect::<Vec<_>>()))
             }
+            // Counts, not words: a command line may hold a secret someone put there.
             Predicate::Entrypoint => {
                 let entry = config.entrypoint.clone().unwrap_or_default();
-                (entry != spec::ENTRYPOINT).then(|| format!("{entry:?}"))
+                (entry != spec::ENTRYPOINT).then(|| format!("an entrypoint of {} words", entry.len()))
             }
-            Predicate::Cmd => config.cmd.as_ref().filter(|cmd| !cmd.is_empty()).map(|cmd| format!("{cmd:?}")),
+            Predicate::Cmd => config.cmd.as_ref().filter(|cmd| !cmd.is_empty()).map(|cmd| format!("a command of {} words", cmd.len())),
+            Predicate::NoHealthcheck => config
+                .healthcheck
+                .as_ref()
+                .filter(|h| h.test.as_ref().is_some_and(|t| !t.is_empty() && t[0] != "NONE"))
+                .map(|_| "a health check".to_owned()),
             Predicate::NetworkDisabled => flag(config.network_disabled, true),
             Predicate::ReadOnlyRoot => flag(host.readonly_rootfs, true),
             Predicate::NotPrivileged => flag(host.privileged, false),
@@ -219,6 +237,21 @@ pub fn verify(
             Predicate::UsernsMode => empty_mode(host.userns_mode.as_deref()),
             Predicate::IpcMode => differs(host.ipc_mode.as_deref(), Some("private")),
             Predicate::CgroupParent => empty_mode(host.cgroup_parent.as_deref()),
+            Predicate::CgroupnsMode => match host.cgroupns_mode {
+                Some(HostConfigCgroupnsModeEnum::PRIVATE) => None,
+                other => Some(other.map_or_else(|| "the engine's default".to_owned(), |m| m.to_string())),
+            },
+            // The engine fills in its defaults when none are asked for; an empty list is
+            // `systempaths=unconfined`.
+            Predicate::MaskedPaths => match host.masked_paths.as_deref() {
+                Some(paths) if paths.iter().any(|p| p == "/proc/kcore") => None,
+                other => Some(format!("{} masked paths", other.map_or(0, <[String]>::len))),
+            },
+            Predicate::ReadonlyPaths => match host.readonly_paths.as_deref() {
+                Some(paths) if paths.iter().any(|p| p == "/proc/sys") => None,
+                other => Some(format!("{} read-only paths", other.map_or(0, <[String]>::len))),
+            },
+            Predicate::OomKillEnabled => flag(host.oom_kill_disable, false),
             Predicate::Runtime => match host.runtime.as_deref() {
                 None | Some("" | "runc") => None,
                 Some(other) => Some(other.to_owned()),

@@ -18,6 +18,8 @@ pub mod isolation;
 pub mod spec;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use bollard::Docker;
 use hearth_protocol::computer::{CommandReceipt, ComputerState, ComputerStatusView, WorkspaceListing};
@@ -66,6 +68,12 @@ pub enum ComputerError {
     /// Another operation holds the computer.
     #[error("the computer is busy with another command; wait for it to finish, then try again")]
     Busy,
+    /// It had to be stopped and could not be.
+    #[error(
+        "the computer could not be stopped after an interrupted command ({0}), so Hearth runs nothing in it; \
+         stop or reset it in Settings → Computer"
+    )]
+    Quarantined(String),
 }
 
 impl From<bollard::errors::Error> for ComputerError {
@@ -83,12 +91,27 @@ pub struct Computer {
 
 struct Inner {
     spec: ComputerSpec,
-    enabled: std::sync::atomic::AtomicBool,
+    enabled: AtomicBool,
+    /// A command's time limit ([`command::TIME_LIMIT`]; tests shorten it).
+    time_limit: Duration,
     /// Connected lazily: the engine may start after Hearth.
     docker: Mutex<Option<Docker>>,
     /// One operation at a time; a stopped or timed-out command holds it until the container
     /// has stopped, so the next one never runs beside a command that may still be going.
     busy: Mutex<()>,
+    /// Set when a container that had to stop (after Stop, a time-out, a lost answer) could not
+    /// be stopped: nothing runs in it until the owner stops or resets it.
+    quarantine: std::sync::Mutex<Option<String>>,
+    /// Whether this process has restarted the container once: a running container found by a
+    /// new process may hold what a crashed Hearth left running in it.
+    restarted: AtomicBool,
+}
+
+/// The right to operate the computer: the engine, the busy lock, and the verified container.
+struct Admitted<'a> {
+    docker: Docker,
+    container_id: String,
+    _busy: tokio::sync::MutexGuard<'a, ()>,
 }
 
 impl std::fmt::Debug for Computer {
@@ -100,12 +123,20 @@ impl std::fmt::Debug for Computer {
 impl Computer {
     /// A computer for `spec`, on or off.
     pub fn new(spec: ComputerSpec, enabled: bool) -> Self {
+        Self::with_time_limit(spec, enabled, command::TIME_LIMIT)
+    }
+
+    /// [`Computer::new`] with another command time limit (tests of the time-out path).
+    pub fn with_time_limit(spec: ComputerSpec, enabled: bool, time_limit: Duration) -> Self {
         Self {
             inner: Arc::new(Inner {
                 spec,
-                enabled: std::sync::atomic::AtomicBool::new(enabled),
+                enabled: AtomicBool::new(enabled),
+                time_limit,
                 docker: Mutex::new(None),
                 busy: Mutex::new(()),
+                quarantine: std::sync::Mutex::new(None),
+                restarted: AtomicBool::new(false),
             }),
         }
     }
@@ -117,12 +148,12 @@ impl Computer {
 
     /// Turns it on or off (Settings). Off stops nothing that runs; it refuses what comes next.
     pub fn set_enabled(&self, enabled: bool) {
-        self.inner.enabled.store(enabled, std::sync::atomic::Ordering::SeqCst);
+        self.inner.enabled.store(enabled, Ordering::SeqCst);
     }
 
     /// Whether it is on.
     pub fn is_enabled(&self) -> bool {
-        self.inner.enabled.load(std::sync::atomic::Ordering::SeqCst)
+        self.inner.enabled.load(Ordering::SeqCst)
     }
 
     async fn docker(&self) -> Result<Docker, ComputerError> {
@@ -136,6 +167,40 @@ impl Computer {
         let docker = engine::connect().await?;
         *slot = Some(docker.clone());
         Ok(docker)
+    }
+
+    fn quarantined(&self) -> Option<String> {
+        self.inner.quarantine.lock().ok().and_then(|q| q.clone())
+    }
+
+    fn set_quarantine(&self, why: Option<String>) {
+        if let Ok(mut q) = self.inner.quarantine.lock() {
+            *q = why;
+        }
+    }
+
+    /// Takes the busy lock (or refuses), then verifies and starts the container. The first
+    /// operation of this process restarts a container it finds running.
+    async fn admit(&self) -> Result<Admitted<'_>, ComputerError> {
+        let docker = self.docker().await?;
+        let busy = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
+        if let Some(why) = self.quarantined() {
+            return Err(ComputerError::Quarantined(why));
+        }
+        let restart = !self.inner.restarted.load(Ordering::SeqCst);
+        let container_id = engine::ensure_running(&docker, &self.inner.spec, restart).await?;
+        self.inner.restarted.store(true, Ordering::SeqCst);
+        Ok(Admitted { docker, container_id, _busy: busy })
+    }
+
+    /// After an operation that may still be going (Stop, a time-out, a lost answer): stops the
+    /// container, still holding the busy lock. If the engine cannot stop it, nothing runs in
+    /// it again until the owner stops or resets it.
+    async fn end_everything(&self, admitted: &Admitted<'_>) {
+        if let Err(err) = engine::stop_or_kill(&admitted.docker, &admitted.container_id).await {
+            tracing::error!(error = %err, "the computer could not be stopped after an interrupted operation; it is quarantined");
+            self.set_quarantine(Some(err.to_string()));
+        }
     }
 
     /// Where it stands (never creates or starts anything).
@@ -153,24 +218,29 @@ impl Computer {
             Err(err) => return unavailable(err.to_string()),
         };
         match engine::status(&docker, &self.inner.spec).await {
-            Ok(view) => view,
+            Ok(mut view) => {
+                if let Some(why) = self.quarantined() {
+                    view.note = Some(ComputerError::Quarantined(why).to_string());
+                }
+                view
+            }
             Err(err) => unavailable(err.to_string()),
         }
     }
 
     /// Creates (when missing), verifies and starts the container.
     pub async fn start(&self) -> Result<ComputerStatusView, ComputerError> {
-        let docker = self.docker().await?;
-        let _busy = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
-        engine::ensure_running(&docker, &self.inner.spec).await?;
-        engine::status(&docker, &self.inner.spec).await
+        let admitted = self.admit().await?;
+        engine::status(&admitted.docker, &self.inner.spec).await
     }
 
-    /// Stops the container (2 s grace); the workspace volume stays.
+    /// Stops the container (2 s grace); the workspace volume stays. A successful stop lifts a
+    /// quarantine.
     pub async fn stop(&self) -> Result<ComputerStatusView, ComputerError> {
         let docker = self.docker().await?;
         let _busy = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
-        engine::stop(&docker, &self.inner.spec).await?;
+        engine::stop_or_kill(&docker, &self.inner.spec.container_name()).await?;
+        self.set_quarantine(None);
         engine::status(&docker, &self.inner.spec).await
     }
 
@@ -179,63 +249,89 @@ impl Computer {
     pub async fn reset(&self) -> Result<(), ComputerError> {
         let docker = self.docker().await?;
         let _busy = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
-        engine::remove(&docker, &self.inner.spec).await
+        engine::remove(&docker, &self.inner.spec).await?;
+        self.set_quarantine(None);
+        Ok(())
     }
 
     /// Runs `request` (after the isolation checks), one at a time: a second caller gets
     /// [`ComputerError::Busy`] and runs nothing. `cancel` is the run's Stop; `output`, when
     /// given, gets the output as it arrives.
+    ///
+    /// A command that ends by itself may still have left processes behind (`setsid cmd &`):
+    /// they are killed before the next operation. One that Stop, the time limit or a lost
+    /// answer ended is ended with the whole container.
     pub async fn run(
         &self,
         request: &CommandRequest,
         cancel: &CancellationToken,
         output: Option<&OutputSink>,
     ) -> Result<CommandReceipt, CommandError> {
-        let docker = self.docker().await.map_err(CommandError::NotRun)?;
-        let _busy = self.inner.busy.try_lock().map_err(|_| CommandError::NotRun(ComputerError::Busy))?;
-        engine::ensure_running(&docker, &self.inner.spec).await.map_err(CommandError::NotRun)?;
-        command::run(&docker, &self.inner.spec, request, cancel, output).await
+        let admitted = self.admit().await.map_err(CommandError::NotRun)?;
+        let ran = command::run(&admitted.docker, &admitted.container_id, request, cancel, output, self.inner.time_limit).await;
+        match ran {
+            Err(not_run) => Err(CommandError::NotRun(not_run)),
+            Ok(command::Ran::Ended(receipt)) => {
+                if let Err(err) = command::reap(&admitted.docker, &admitted.container_id).await {
+                    tracing::warn!(error = %err, "processes a command left could not be ended; stopping the computer");
+                    self.end_everything(&admitted).await;
+                }
+                Ok(receipt)
+            }
+            Ok(command::Ran::MayStillRun(receipt)) => {
+                self.end_everything(&admitted).await;
+                Err(CommandError::MayHaveRun { receipt })
+            }
+        }
     }
 
     /// Lists a workspace folder. Reads do not wait for a running command (they change
     /// nothing), but need the container running and verified.
     pub async fn list(&self, path: &str, cancel: &CancellationToken) -> Result<WorkspaceListing, FileError> {
-        let docker = self.attached_for_reading().await?;
-        files::list(&docker, &self.inner.spec, path, cancel).await
+        let (docker, container_id) = self.attached_for_reading().await?;
+        files::list(&docker, &container_id, path, cancel).await
     }
 
     /// Reads a regular workspace file of at most `max` bytes.
     pub async fn read_file(&self, path: &str, max: usize, cancel: &CancellationToken) -> Result<Vec<u8>, FileError> {
-        let docker = self.attached_for_reading().await?;
-        files::read(&docker, &self.inner.spec, path, max, cancel).await
+        let (docker, container_id) = self.attached_for_reading().await?;
+        files::read(&docker, &container_id, path, max, cancel).await
     }
 
-    /// Writes a workspace file (one operation at a time, like commands).
+    /// Writes a workspace file (one operation at a time, like commands). A write Stop or a
+    /// lost answer cut short ends with the container, as a command does.
     pub async fn write_file(&self, path: &str, content: &[u8], max: usize, cancel: &CancellationToken) -> Result<u64, FileError> {
-        let docker = self.docker().await.map_err(not_attached)?;
-        let _busy = self.inner.busy.try_lock().map_err(|_| not_attached(ComputerError::Busy))?;
-        engine::ensure_running(&docker, &self.inner.spec).await.map_err(not_attached)?;
-        files::write(&docker, &self.inner.spec, path, content, max, cancel).await
+        let admitted = self.admit().await.map_err(not_attached)?;
+        let written = files::write(&admitted.docker, &admitted.container_id, path, content, max, cancel).await;
+        if matches!(written, Err(FileError::Stopped | FileError::Lost(_))) {
+            self.end_everything(&admitted).await;
+        }
+        written
     }
 
     /// Makes a workspace folder (one operation at a time).
     pub async fn mkdir(&self, path: &str, cancel: &CancellationToken) -> Result<bool, FileError> {
-        let docker = self.docker().await.map_err(not_attached)?;
-        let _busy = self.inner.busy.try_lock().map_err(|_| not_attached(ComputerError::Busy))?;
-        engine::ensure_running(&docker, &self.inner.spec).await.map_err(not_attached)?;
-        files::mkdir(&docker, &self.inner.spec, path, cancel).await
+        let admitted = self.admit().await.map_err(not_attached)?;
+        let made = files::mkdir(&admitted.docker, &admitted.container_id, path, cancel).await;
+        if matches!(made, Err(FileError::Stopped | FileError::Lost(_))) {
+            self.end_everything(&admitted).await;
+        }
+        made
     }
 
-    /// The engine, with the container verified and running, for a read: it starts the
-    /// container only when no operation holds it (a stopped command's container is being
-    /// stopped, and is not started again under it).
-    async fn attached_for_reading(&self) -> Result<Docker, FileError> {
-        let docker = self.docker().await.map_err(not_attached)?;
-        match self.inner.busy.try_lock() {
-            Ok(_idle) => engine::ensure_running(&docker, &self.inner.spec).await.map_err(not_attached)?,
-            Err(_) => engine::verify_running(&docker, &self.inner.spec).await.map_err(not_attached)?,
+    /// The engine and the verified container, for a read: it starts the container only when
+    /// no operation holds it (a stopped command's container is being stopped, and is not
+    /// started again under it).
+    async fn attached_for_reading(&self) -> Result<(Docker, String), FileError> {
+        match self.admit().await {
+            Ok(admitted) => Ok((admitted.docker.clone(), admitted.container_id)),
+            Err(ComputerError::Busy) => {
+                let docker = self.docker().await.map_err(not_attached)?;
+                let id = engine::verify_running(&docker, &self.inner.spec).await.map_err(not_attached)?;
+                Ok((docker, id))
+            }
+            Err(err) => Err(not_attached(err)),
         }
-        Ok(docker)
     }
 }
 

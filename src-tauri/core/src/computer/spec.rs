@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 
-use bollard::models::{ContainerCreateBody, HostConfig, Mount, MountType, RestartPolicy, RestartPolicyNameEnum};
+use bollard::models::{
+    ContainerCreateBody, HostConfig, HostConfigCgroupnsModeEnum, Mount, MountType, RestartPolicy, RestartPolicyNameEnum,
+};
 
 /// The only user commands run as (the image's `hearth`).
 pub const USER: &str = "1000:1000";
@@ -87,6 +89,8 @@ impl ComputerSpec {
                 security_opt: Some(vec![SECURITY_OPT.to_owned()]),
                 network_mode: Some("none".to_owned()),
                 ipc_mode: Some("private".to_owned()),
+                // The engine's default on cgroup v1 hosts is the host's namespace.
+                cgroupns_mode: Some(HostConfigCgroupnsModeEnum::PRIVATE),
                 memory: Some(MEMORY_BYTES),
                 memory_swap: Some(MEMORY_BYTES),
                 nano_cpus: Some(NANO_CPUS),

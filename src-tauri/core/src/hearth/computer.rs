@@ -26,12 +26,16 @@ const SCREEN: &str = "computer";
 pub(crate) struct ScreenRuns(Arc<Mutex<HashMap<String, CancellationToken>>>);
 
 impl ScreenRuns {
-    fn begin(&self, operation_id: &str) -> CancellationToken {
-        let token = CancellationToken::new();
-        if let Ok(mut runs) = self.0.lock() {
-            runs.insert(operation_id.to_owned(), token.clone());
+    /// The Stop of a new run of `operation_id`, or `None` when that id is running already (a
+    /// double click): the second call must not take the first one's Stop away.
+    fn begin(&self, operation_id: &str) -> Option<CancellationToken> {
+        let mut runs = self.0.lock().ok()?;
+        if runs.contains_key(operation_id) {
+            return None;
         }
-        token
+        let token = CancellationToken::new();
+        runs.insert(operation_id.to_owned(), token.clone());
+        Some(token)
     }
 
     fn end(&self, operation_id: &str) {
@@ -88,10 +92,12 @@ impl Hearth {
     /// Runs a terminal command, its output sent to `output` as it arrives. The same operation
     /// id again returns the first receipt; Stop is [`Hearth::computer_run_stop`].
     pub async fn computer_run(&self, params: &ComputerRunParams, output: OutputSink) -> Result<ComputerRunResponse> {
-        let cancel = self.screen_runs.begin(&params.operation_id);
+        let cancel = self.screen_runs.begin(&params.operation_id).ok_or_else(|| {
+            CoreError::Conflict(format!("{} is running already; wait for it, or press Stop.", params.operation_id))
+        })?;
         let ctx = self.toolbox.for_owner(SCREEN, cancel).with_output(output);
         let args = json!({ "command": params.command, "cwd": params.cwd, "operationId": params.operation_id });
-        let out = dispatch(&ctx, "run_computer_command", &args.to_string(), StepId::Named(params.operation_id.clone())).await;
+        let out = dispatch(&ctx, "run_computer_command", &args.to_string(), StepId::Operation(params.operation_id.clone())).await;
         self.screen_runs.end(&params.operation_id);
         answer_of(out)
     }

@@ -59,6 +59,10 @@ pub enum StepId {
     Named(String),
     /// A chat call, by the id the model or harness gave it.
     Call(String),
+    /// An operation id the caller gave in the arguments (run_computer_command's
+    /// `operationId`): keyed in the task, thread or screen, not in the run, so asking again
+    /// from a later run (a Retry, after a restart) still finds the first receipt.
+    Operation(String),
 }
 
 /// An operation's full key: the journal scope and the id within it.
@@ -89,22 +93,26 @@ impl OperationScope {
                     // A task's calls are numbered by the task; a call id here would change on
                     // every run, so it is scoped as a call (kept apart from steps).
                     StepId::Call(id) => format!("call-{id}"),
+                    StepId::Operation(id) => format!("op:{id}"),
                 };
                 OperationKey { scope: task_scope(&task.task().id), op_id }
             }
             OperationScope::Chat { thread_id, run_id, .. } => {
-                let step = match step {
-                    StepId::Step(n) => format!("step-{n}"),
-                    StepId::Named(name) => name.clone(),
-                    StepId::Call(id) => id.clone(),
+                let op_id = match step {
+                    StepId::Step(n) => format!("{run_id}:step-{n}"),
+                    StepId::Named(name) => format!("{run_id}:{name}"),
+                    StepId::Call(id) => format!("{run_id}:{id}"),
+                    // Thread-wide: the id is the model's, and outlives the run that gave it.
+                    StepId::Operation(id) => format!("op:{id}"),
                 };
-                OperationKey { scope: format!("thread:{thread_id}"), op_id: format!("{run_id}:{step}") }
+                OperationKey { scope: format!("thread:{thread_id}"), op_id }
             }
             OperationScope::Owner { screen, .. } => {
                 let op_id = match step {
                     StepId::Step(n) => format!("step-{n}"),
                     StepId::Named(name) => name.clone(),
                     StepId::Call(id) => format!("call-{id}"),
+                    StepId::Operation(id) => format!("op:{id}"),
                 };
                 OperationKey { scope: format!("owner:{screen}"), op_id }
             }

@@ -90,7 +90,7 @@ impl<'a> Visitor for Dispatch<'a> {
                 Err(refused) => return refused,
             };
             let step = match T::operation_id(&args) {
-                Some(id) => StepId::Named(format!("op:{id}")),
+                Some(id) => StepId::Operation(id.to_owned()),
                 None => self.step,
             };
             match journaled::<T>(self.ctx, &step, &action, args).await {

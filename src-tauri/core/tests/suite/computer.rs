@@ -6,7 +6,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use bollard::Docker;
-use bollard::models::{ContainerCreateBody, DeviceMapping, DeviceRequest, Mount, MountType, PortBinding, RestartPolicy, RestartPolicyNameEnum, VolumeCreateRequest};
+use bollard::models::{
+    ContainerCreateBody, DeviceMapping, DeviceRequest, HealthConfig, HostConfigCgroupnsModeEnum, Mount, MountType, PortBinding,
+    RestartPolicy, RestartPolicyNameEnum, VolumeCreateRequest,
+};
 use bollard::query_parameters::{CommitContainerOptions, CreateContainerOptions, InspectContainerOptions};
 use hearth_core::computer::{CommandError, CommandRequest, Computer, ComputerError, ComputerSpec, Predicate, default_image, engine, spec};
 use hearth_core::tools::{StepId, dispatch};
@@ -39,6 +42,12 @@ impl TestComputer {
         self.computer.spec()
     }
 
+    /// Starts `computer` (of this test's spec), then the workspace folder on the host.
+    async fn workspace_on_host_after_start(&self, computer: &Computer) -> PathBuf {
+        computer.start().await.unwrap();
+        self.workspace_on_host().await
+    }
+
     /// The workspace volume's folder on the host (the tests run as root).
     async fn workspace_on_host(&self) -> PathBuf {
         let volume = self.docker.inspect_volume(&self.spec().volume_name()).await.unwrap();
@@ -54,11 +63,38 @@ impl TestComputer {
         c.state.and_then(|s| s.running).unwrap_or(false)
     }
 
-    /// How many execs the engine has started in the container (an oracle that nothing ran).
-    async fn exec_count(&self) -> usize {
-        let c = self.docker.inspect_container(&self.spec().container_name(), None::<InspectContainerOptions>).await.unwrap();
-        c.exec_ids.map_or(0, |ids| ids.len())
+    /// How many execs the engine started in the container since `since` — from the engine's
+    /// event log, which keeps finished execs too (a container's `ExecIDs` lists only running ones).
+    async fn execs_since(&self, since: std::time::SystemTime) -> usize {
+        use futures::StreamExt;
+        let stamp = |t: std::time::SystemTime| {
+            let d = t.duration_since(std::time::UNIX_EPOCH).unwrap();
+            format!("{}.{:09}", d.as_secs(), d.subsec_nanos())
+        };
+        let options = bollard::query_parameters::EventsOptions {
+            since: Some(stamp(since)),
+            until: Some(stamp(std::time::SystemTime::now())),
+            filters: Some(HashMap::from([("container".to_owned(), vec![self.spec().container_name()])])),
+        };
+        let events: Vec<_> = self.docker.events(Some(options)).collect().await;
+        events
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.action.as_deref().is_some_and(|a| a.starts_with("exec_start")))
+            .count()
     }
+}
+
+/// Waits for `path` to appear: a condition, with a deadline so a failure fails instead of hanging.
+async fn appears(path: &std::path::Path) {
+    let wait = async {
+        while !path.exists() {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(30), wait)
+        .await
+        .unwrap_or_else(|_| panic!("{} never appeared", path.display()));
 }
 
 impl Drop for TestComputer {
@@ -163,24 +199,34 @@ async fn the_same_operation_id_runs_once_and_a_changed_command_is_a_conflict() {
     let ctx = hearth.toolbox().for_chat("thread-c", "run-c", ProposalOrigin::OwnerChat, CancellationToken::new());
     let append = "echo ran >> /workspace/count; wc -l < /workspace/count";
 
+    let before_first = std::time::SystemTime::now();
     let first = dispatch(&ctx, "run_computer_command", &run_args(append, "op-1"), StepId::Call("call-1".into())).await;
     assert!(!first.is_error, "{}", first.content);
+    // The oracle sees real execs (the command, and the reaping after it).
+    assert!(t.execs_since(before_first).await >= 1, "the engine's event log shows no exec");
     let first: Value = serde_json::from_str(&first.content).unwrap();
     assert_eq!(first["stdout"], "1\n");
     assert_eq!(first["status"], "succeeded");
 
     // Asked again under the same id (even from another call): the stored receipt, nothing run.
-    let execs = t.exec_count().await;
+    let since = std::time::SystemTime::now();
     let again = dispatch(&ctx, "run_computer_command", &run_args(append, "op-1"), StepId::Call("call-2".into())).await;
     assert!(!again.is_error, "{}", again.content);
     assert_eq!(serde_json::from_str::<Value>(&again.content).unwrap()["stdout"], "1\n");
-    assert_eq!(t.exec_count().await, execs, "the retry started an exec");
+    assert_eq!(t.execs_since(since).await, 0, "the retry started an exec");
 
     // The same id with another command: a conflict, and nothing runs.
     let changed = dispatch(&ctx, "run_computer_command", &run_args("echo other >> /workspace/count", "op-1"), StepId::Call("call-3".into())).await;
     assert!(changed.is_error);
     assert!(changed.content.contains("conflict") || changed.content.contains("different"), "{}", changed.content);
-    assert_eq!(t.exec_count().await, execs);
+    assert_eq!(t.execs_since(since).await, 0);
+
+    // Another run of the same thread (a Retry, after a restart) asks with the same id: still
+    // the first receipt.
+    let later = hearth.toolbox().for_chat("thread-c", "run-c2", ProposalOrigin::OwnerChat, CancellationToken::new());
+    let retried = dispatch(&later, "run_computer_command", &run_args(append, "op-1"), StepId::Call("call-9".into())).await;
+    assert_eq!(serde_json::from_str::<Value>(&retried.content).unwrap()["stdout"], "1\n", "{}", retried.content);
+    assert_eq!(t.execs_since(since).await, 0, "another run repeated the command");
 
     let lines = std::fs::read_to_string(t.workspace_on_host().await.join("count")).unwrap();
     assert_eq!(lines, "ran\n", "the command ran exactly once");
@@ -192,7 +238,7 @@ async fn bad_arguments_run_nothing() {
     let (hearth, _dir) = hearth_with(&t).await;
     hearth.computer().start().await.unwrap();
     let ctx = hearth.toolbox().for_chat("thread-h", "run-h", ProposalOrigin::OwnerChat, CancellationToken::new());
-    let execs = t.exec_count().await;
+    let since = std::time::SystemTime::now();
     let long = format!("/workspace/{}", "a".repeat(5000));
     for (i, cwd) in ["../", "/workspace/../etc", "/etc", "/workspace/a\u{0}b", long.as_str(), "workspace"].iter().enumerate() {
         let args = json!({ "command": "touch /workspace/ran", "cwd": cwd, "operationId": format!("bad-{i}") }).to_string();
@@ -205,7 +251,7 @@ async fn bad_arguments_run_nothing() {
     }
     let empty = dispatch(&ctx, "run_computer_command", &run_args("", "empty"), StepId::Call("e".into())).await;
     assert!(empty.is_error);
-    assert_eq!(t.exec_count().await, execs, "a refused call started an exec");
+    assert_eq!(t.execs_since(since).await, 0, "a refused call started an exec");
     assert!(!t.workspace_on_host().await.join("ran").exists());
     let scope = ctx.scope().key(&StepId::Call("x".into())).scope;
     for status in [hearth_core::store::journal::OpStatus::Succeeded, hearth_core::store::journal::OpStatus::Failed] {
@@ -221,35 +267,67 @@ async fn stop_kills_the_command_with_the_container_and_the_next_one_runs_fresh()
     let ctx = hearth.toolbox().for_chat("thread-s", "run-s", ProposalOrigin::OwnerChat, cancel.clone());
     hearth.computer().start().await.unwrap();
     let host = t.workspace_on_host().await;
-    let marker = host.join("started");
-
+    // The command's tail waits for a file the test writes only after Stop returned: if any
+    // process of it survived, the tail would run then.
+    let command = "echo yes > /workspace/started; while [ ! -e /workspace/release ]; do sleep 0.05; done; echo done >> /workspace/x";
     let running = tokio::spawn({
         let ctx = ctx.clone();
-        async move {
-            let args = run_args("echo yes > /workspace/started; sleep 20; echo done >> /workspace/x", "long");
-            dispatch(&ctx, "run_computer_command", &args, StepId::Call("long".into())).await
-        }
+        let args = run_args(command, "long");
+        async move { dispatch(&ctx, "run_computer_command", &args, StepId::Call("long".into())).await }
     });
-    // Wait for the command's own marker (a condition, not a pause of a guessed length).
-    while !marker.exists() {
-        tokio::task::yield_now().await;
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+    appears(&host.join("started")).await;
     cancel.cancel();
     let out = running.await.unwrap();
     assert!(out.is_error, "{}", out.content);
     assert!(out.outcome.is_some(), "a stopped command puts the run in doubt: {}", out.content);
-
-    // The container was stopped before the call returned, so the command's tail never ran.
     assert!(!t.running().await, "the container still runs after Stop");
-    assert!(!host.join("x").exists());
     let scope = ctx.scope().key(&StepId::Call("x".into())).scope;
     assert_eq!(hearth.store().count_operations(&scope, hearth_core::store::journal::OpStatus::OutcomeUnknown).await.unwrap(), 1);
 
-    // The next command starts the container again: no process of the old one is left.
-    let next = t.run("cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '").await.unwrap();
-    assert!(!next.stdout.contains("sleep 20"), "{}", next.stdout);
-    assert!(!host.join("x").exists());
+    std::fs::write(host.join("release"), b"").unwrap();
+    // The next command (same computer, same lock) starts the container again: no process of
+    // the old one is left to see the release.
+    let next = hearth.computer().run(&CommandRequest::new("cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '", None).unwrap(), &CancellationToken::new(), None).await.unwrap();
+    assert!(!next.stdout.contains("release"), "{}", next.stdout);
+    assert!(!host.join("x").exists(), "the stopped command's tail ran");
+
+    // Asked again under the same id: the journal holds it for review; nothing runs.
+    let later = hearth.toolbox().for_chat("thread-s", "run-s2", ProposalOrigin::OwnerChat, CancellationToken::new());
+    let since = std::time::SystemTime::now();
+    let again = dispatch(&later, "run_computer_command", &run_args(command, "long"), StepId::Call("again".into())).await;
+    assert!(again.is_error, "{}", again.content);
+    assert_eq!(t.execs_since(since).await, 0, "an uncertain command was run again");
+}
+
+#[tokio::test]
+async fn a_command_past_its_time_limit_is_killed_with_the_container() {
+    let t = TestComputer::new().await;
+    let computer = Computer::with_time_limit(t.spec().clone(), true, std::time::Duration::from_secs(1));
+    let host = t.workspace_on_host_after_start(&computer).await;
+    let request = CommandRequest::new("touch /workspace/began; sleep 30; touch /workspace/late", None).unwrap();
+    let ran = computer.run(&request, &CancellationToken::new(), None).await;
+    match ran {
+        Err(CommandError::MayHaveRun { receipt }) => {
+            assert_eq!(receipt.status, CommandStatus::TimedOut, "{receipt:?}");
+            assert!(receipt.note.unwrap().contains("limit"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(host.join("began").exists());
+    assert!(!t.running().await, "a timed-out command's container was not stopped");
+    assert!(!host.join("late").exists());
+}
+
+#[tokio::test]
+async fn what_a_finished_command_leaves_running_is_ended_before_the_next() {
+    let t = TestComputer::new().await;
+    // A background process that outlives its command, detached from it.
+    let left = t.run("setsid bash -c 'sleep 1000' > /dev/null 2>&1 < /dev/null & echo started").await.unwrap();
+    assert_eq!(left.stdout, "started\n");
+    let after = t.run("cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '").await.unwrap();
+    assert!(!after.stdout.contains("sleep 1000"), "{}", after.stdout);
+    assert!(after.stdout.contains("sleep infinity"), "the container's own process stays: {}", after.stdout);
+    assert!(t.running().await);
 }
 
 #[tokio::test]
@@ -265,9 +343,7 @@ async fn one_command_at_a_time_and_the_loser_runs_nothing() {
             computer.run(&request, &CancellationToken::new(), None).await
         }
     });
-    while !host.join("first-started").exists() {
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+    appears(&host.join("first-started")).await;
     let second = t.run("touch /workspace/second").await;
     assert!(matches!(second, Err(CommandError::NotRun(ComputerError::Busy))), "{second:?}");
     std::fs::write(&gate, b"").unwrap();
@@ -355,6 +431,9 @@ async fn each_changed_setting_is_refused_by_name() {
         change(Predicate::Env, |b, _| b.env.get_or_insert_with(Vec::new).push("TOKEN=secret".into())),
         change(Predicate::Entrypoint, |b, _| b.entrypoint = Some(vec!["sh".into()])),
         change(Predicate::Cmd, |b, _| b.cmd = Some(vec!["-c".into(), "sleep 1".into()])),
+        change(Predicate::NoHealthcheck, |b, _| {
+            b.healthcheck = Some(HealthConfig { test: Some(vec!["CMD".into(), "true".into()]), ..Default::default() });
+        }),
         change(Predicate::NetworkDisabled, |b, _| b.network_disabled = Some(false)),
         change(Predicate::ReadOnlyRoot, |b, _| host(b).readonly_rootfs = Some(false)),
         change(Predicate::NotPrivileged, |b, _| host(b).privileged = Some(true)),
@@ -395,6 +474,10 @@ async fn each_changed_setting_is_refused_by_name() {
         change(Predicate::UsernsMode, |b, _| host(b).userns_mode = Some("host".into())),
         change(Predicate::IpcMode, |b, _| host(b).ipc_mode = Some("shareable".into())),
         change(Predicate::CgroupParent, |b, _| host(b).cgroup_parent = Some("/hearth-test".into())),
+        change(Predicate::CgroupnsMode, |b, _| host(b).cgroupns_mode = Some(HostConfigCgroupnsModeEnum::HOST)),
+        change(Predicate::MaskedPaths, |b, _| host(b).masked_paths = Some(Vec::new())),
+        change(Predicate::ReadonlyPaths, |b, _| host(b).readonly_paths = Some(Vec::new())),
+        change(Predicate::OomKillEnabled, |b, _| host(b).oom_kill_disable = Some(true)),
         change(Predicate::NoSysctls, |b, _| host(b).sysctls = Some(HashMap::from([("kernel.msgmax".into(), "65536".into())]))),
         change(Predicate::NoGroupAdd, |b, _| host(b).group_add = Some(vec!["100".into()])),
         change(Predicate::RestartNo, |b, _| {
@@ -427,6 +510,7 @@ async fn each_changed_setting_is_refused_by_name() {
     let mut tested = std::collections::BTreeSet::new();
     for change in changes {
         let predicate = change.predicate;
+        let begun = std::time::SystemTime::now();
         let t = TestComputer::new().await;
         let spec = t.spec().clone();
         let mut volume = VolumeCreateRequest {
@@ -454,7 +538,7 @@ async fn each_changed_setting_is_refused_by_name() {
             other => panic!("the {predicate} variant was not refused: {other:?}"),
         }
         assert!(!t.running().await, "the {predicate} variant was started");
-        assert_eq!(t.exec_count().await, 0);
+        assert_eq!(t.execs_since(begun).await, 0);
         tested.insert(predicate.name());
         drop(t);
         let _ = std::process::Command::new("docker").args(["volume", "rm", "-f", &format!("{}-second", spec.volume_name())]).output();
@@ -507,14 +591,14 @@ async fn workspace_files_stay_inside_and_only_regular_files_are_read_or_replaced
     assert!(std::fs::symlink_metadata(host.join("pw")).unwrap().file_type().is_symlink(), "the symlink was replaced");
 
     // Hostile paths are refused on Hearth's side: no exec starts.
-    let execs = t.exec_count().await;
+    let since = std::time::SystemTime::now();
     let long = format!("/workspace/{}", "a".repeat(5000));
     for path in ["../", "/workspace/../etc/passwd", "/etc/passwd", "/workspace/a\u{0}b", long.as_str(), "relative.txt"] {
         assert!(c.read_file(path, 100, &cancel).await.is_err(), "{path:?}");
         assert!(c.write_file(path, b"x", 100, &cancel).await.is_err(), "{path:?}");
         assert!(c.list(path, &cancel).await.is_err(), "{path:?}");
     }
-    assert_eq!(t.exec_count().await, execs, "a hostile path reached the container");
+    assert_eq!(t.execs_since(since).await, 0, "a hostile path reached the container");
 
     // Too large, both ways.
     assert!(c.write_file("/workspace/big", &vec![b'x'; 2000], 1000, &cancel).await.is_err());
@@ -549,10 +633,10 @@ async fn writes_and_folders_go_through_the_journal_once() {
     // The same call again (a retry): the receipt, no second write — seen by changing the file
     // on the host in between.
     std::fs::write(host.join("notes/a.txt"), "changed on the host\n").unwrap();
-    let execs = t.exec_count().await;
+    let since = std::time::SystemTime::now();
     let again = dispatch(&ctx, "write_computer_file", &write, StepId::Call("w".into())).await;
     assert!(!again.is_error, "{}", again.content);
-    assert_eq!(t.exec_count().await, execs);
+    assert_eq!(t.execs_since(since).await, 0);
     assert_eq!(std::fs::read_to_string(host.join("notes/a.txt")).unwrap(), "changed on the host\n");
     // Another content under the same call id: a conflict.
     let other = json!({ "path": "/workspace/notes/a.txt", "content": "other\n" }).to_string();
@@ -635,9 +719,7 @@ async fn the_terminal_streams_output_runs_once_per_id_and_stops() {
         let hearth = hearth.clone();
         async move { hearth.computer_run(&run("touch /workspace/go; sleep 20; touch /workspace/late", "t-2"), tx).await }
     });
-    while !host.join("go").exists() {
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+    appears(&host.join("go")).await;
     assert!(hearth.computer_run_stop("t-2"));
     let stopped = long.await.unwrap().unwrap();
     assert!(matches!(stopped, hearth_protocol::computer::ComputerRunResponse::InDoubt { .. }), "{stopped:?}");
@@ -679,4 +761,56 @@ async fn owner_operations_cut_off_by_a_crash_become_outcome_unknown_at_start() {
     };
     assert_eq!(count(hearth_core::store::journal::OpStatus::OutcomeUnknown).await, 1);
     assert_eq!(count(hearth_core::store::journal::OpStatus::Dispatching).await, 1, "a live process's operation is left alone");
+}
+
+/// The helper inside the image, run directly (as Hearth runs it, but past Hearth's own path
+/// checks): its own guard refuses what Hearth would, and a write whose input was cut short
+/// changes nothing.
+#[tokio::test]
+async fn the_file_helper_guards_paths_itself_and_never_writes_a_cut_input() {
+    use bollard::exec::{CreateExecOptions, StartExecResults};
+    use futures::StreamExt;
+    use tokio::io::AsyncWriteExt;
+    let t = TestComputer::new().await;
+    assert_eq!(t.run("echo original > /workspace/t; ln -s /etc /workspace/etc").await.unwrap().status, CommandStatus::Succeeded);
+    let helper = |args: Vec<String>, stdin: Option<Vec<u8>>| {
+        let docker = t.docker.clone();
+        let name = t.spec().container_name();
+        async move {
+            let mut cmd = vec!["/usr/bin/python3".to_owned(), "-I".to_owned(), "/usr/local/bin/hearth-files".to_owned()];
+            cmd.extend(args);
+            let options = CreateExecOptions {
+                attach_stdin: Some(stdin.is_some()),
+                attach_stdout: Some(true),
+                cmd: Some(cmd),
+                user: Some(spec::USER.to_owned()),
+                ..Default::default()
+            };
+            let exec = docker.create_exec(&name, options).await.unwrap();
+            let StartExecResults::Attached { mut output, mut input } = docker.start_exec(&exec.id, None).await.unwrap() else { panic!() };
+            if let Some(bytes) = stdin {
+                let _ = input.write_all(&bytes).await;
+            }
+            let _ = input.shutdown().await;
+            let mut text = String::new();
+            while let Some(Ok(chunk)) = output.next().await {
+                text.push_str(&chunk.to_string());
+            }
+            serde_json::from_str::<Value>(&text).unwrap_or_else(|_| panic!("not JSON: {text}"))
+        }
+    };
+    for path in ["/workspace/../etc/passwd", "/etc/passwd", "/workspace/etc/passwd", "relative", "/workspace/t/../../etc"] {
+        let answer = helper(vec!["read".into(), path.into(), "1000".into()], None).await;
+        assert_eq!(answer["ok"], false, "{path}: {answer}");
+        assert!(answer.get("base64").is_none());
+    }
+    // The input stops after 3 of the 5 bytes Hearth said it would send.
+    use sha2::Digest;
+    let digest = hex::encode(sha2::Sha256::digest(b"hello"));
+    let cut = helper(vec!["write".into(), "/workspace/t".into(), "100".into(), "5".into(), digest.clone()], Some(b"hel".to_vec())).await;
+    assert_eq!(cut["ok"], false, "{cut}");
+    assert_eq!(std::fs::read_to_string(t.workspace_on_host().await.join("t")).unwrap(), "original\n");
+    let whole = helper(vec!["write".into(), "/workspace/t".into(), "100".into(), "5".into(), digest], Some(b"hello".to_vec())).await;
+    assert_eq!(whole["ok"], true, "{whole}");
+    assert_eq!(std::fs::read_to_string(t.workspace_on_host().await.join("t")).unwrap(), "hello");
 }

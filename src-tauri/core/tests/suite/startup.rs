@@ -86,3 +86,40 @@ async fn a_run_left_open_by_a_crash_is_closed_at_the_next_start() {
     let (_, _, events) = start(&reopened, Some(&thread_id), "hello").await;
     assert!(matches!(collect(events).await.last(), Some(Event::RunFinished(_))));
 }
+
+/// Migration 0013 rebuilds `files`: a database from before it, with a filled copy pointing at
+/// its parent, opens with both rows intact (a reference to the old table would fail the
+/// commit for every such copy).
+#[tokio::test]
+async fn upgrading_keeps_filled_files_and_their_parents() {
+    use sqlx::ConnectOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let old = tempfile::tempdir().unwrap();
+    let migrations = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    for entry in std::fs::read_dir(&migrations).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_name().to_string_lossy().as_ref() < "0013" {
+            std::fs::copy(entry.path(), old.path().join(entry.file_name())).unwrap();
+        }
+    }
+    let db = dir.path().join("hearth.db");
+    let mut conn = sqlx::sqlite::SqliteConnectOptions::new().filename(&db).create_if_missing(true).foreign_keys(true).connect().await.unwrap();
+    sqlx::migrate::Migrator::new(old.path()).await.unwrap().run(&mut conn).await.unwrap();
+    for (id, source, parent) in [("parent", "mail_attachment", None), ("child", "filled", Some("parent"))] {
+        sqlx::query(
+            "INSERT INTO files (id, name, path, size, pages, fields, source, source_ref, parent_id, sha256, created_at)
+             VALUES (?1, 'f.pdf', ?1, 1, 1, 0, ?2, NULL, ?3, 'h', 1)",
+        )
+        .bind(id)
+        .bind(source)
+        .bind(parent)
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    }
+    drop(conn);
+    let hearth = hearth_core::Hearth::open(super::support::fast_config(dir.path())).await.unwrap();
+    let child = hearth.store().get_file("child").await.unwrap().unwrap();
+    assert_eq!(child.parent_id.as_deref(), Some("parent"));
+    assert!(hearth.store().get_file("parent").await.unwrap().is_some());
+}

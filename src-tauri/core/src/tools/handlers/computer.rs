@@ -133,10 +133,12 @@ impl EffectTool for RunComputerCommand {
         match ctx.computer.run(&request, &cancel, ctx.output.as_ref()).await {
             Ok(receipt) => receipt_value(&receipt),
             Err(CommandError::NotRun(err)) => Err(not_done(err)),
+            // The journal keeps this text beside the uncertain receipt: the note first (what the
+            // owner reads), then the receipt with the output seen before the end.
             Err(CommandError::MayHaveRun { receipt }) => {
                 let note = receipt.note.clone().unwrap_or_default();
-                let seen = receipt.stdout.len() + receipt.stderr.len();
-                Err(EffectError::Uncertain(format!("the command {note} ({seen} bytes of output were read)")))
+                let seen = serde_json::to_string(&receipt).unwrap_or_default();
+                Err(EffectError::Uncertain(format!("the command {note}. What was seen: {seen}")))
             }
         }
     }

@@ -8,7 +8,7 @@ use crate::ipc;
 use crate::live_tasks::LiveTasksProvider;
 use crate::navigation::Navigation;
 use crate::screens::{
-    Screen, activity::ActivityScreen, approvals::ApprovalsScreen, chat::ChatScreen, files::FilesScreen,
+    Screen, activity::ActivityScreen, approvals::ApprovalsScreen, chat::ChatScreen, computer::ComputerScreen, files::FilesScreen,
     placeholder::Placeholder, settings::SettingsScreen, startup_error::StartupError,
 };
 
@@ -64,6 +64,7 @@ fn Shell(nav: Navigation) -> impl IntoView {
                     Screen::Activity => Some(view! { <ActivityScreen /> }.into_any()),
                     Screen::Approvals => Some(view! { <ApprovalsScreen /> }.into_any()),
                     Screen::Files => Some(view! { <FilesScreen /> }.into_any()),
+                    Screen::Computer => Some(view! { <ComputerScreen /> }.into_any()),
                     Screen::Settings => Some(view! { <SettingsScreen /> }.into_any()),
                     other => Some(view! { <Placeholder screen=other /> }.into_any()),
                 }}

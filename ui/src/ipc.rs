@@ -6,6 +6,10 @@
 
 use hearth_protocol::agui::Event;
 use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalGetParams, ApprovalListResponse, ProposalView};
+use hearth_protocol::computer::{
+    CommandOutput, ComputerEnableParams, ComputerPathParams, ComputerRunParams, ComputerRunResponse, ComputerRunStopParams,
+    ComputerStatusView, ComputerWriteParams, WorkspaceFile, WorkspaceListing,
+};
 use hearth_protocol::files::{
     FileDetail, FileFillParams, FileGetParams, FileListResponse, FileRenderParams, FileRenderResponse, FileView,
 };
@@ -205,6 +209,72 @@ pub async fn settings_endpoint_set(enabled: bool) -> Result<SettingsView, IpcErr
 /// from now on. The view carries the new token while the endpoint runs.
 pub async fn settings_endpoint_regenerate() -> Result<SettingsView, IpcError> {
     call("settings_endpoint_regenerate", &serde_json::json!({})).await
+}
+
+/// Where the computer stands.
+pub async fn computer_status() -> Result<ComputerStatusView, IpcError> {
+    call("computer_status", &serde_json::json!({})).await
+}
+
+/// Settings → Computer on or off.
+pub async fn computer_enable(enabled: bool) -> Result<ComputerStatusView, IpcError> {
+    call("computer_enable", &serde_json::json!({ "params": ComputerEnableParams { enabled } })).await
+}
+
+/// Start the computer.
+pub async fn computer_start() -> Result<ComputerStatusView, IpcError> {
+    call("computer_start", &serde_json::json!({})).await
+}
+
+/// Stop the computer's container.
+pub async fn computer_stop() -> Result<ComputerStatusView, IpcError> {
+    call("computer_stop", &serde_json::json!({})).await
+}
+
+/// Remove the container and the workspace (after the owner confirmed).
+pub async fn computer_reset() -> Result<ComputerStatusView, IpcError> {
+    call("computer_reset", &serde_json::json!({})).await
+}
+
+/// Runs a terminal command; `on_output` gets its output as it is printed. The answer comes
+/// when the command ends.
+pub async fn computer_run(
+    params: &ComputerRunParams,
+    on_output: impl FnMut(CommandOutput) + 'static,
+) -> Result<ComputerRunResponse, IpcError> {
+    params.validate()?;
+    let (channel, _handler) = listen("command output", on_output);
+    let args = js_sys::Object::new();
+    set(&args, "params", &to_js(params)?)?;
+    set(&args, "onOutput", channel.as_ref())?;
+    invoke_raw("computer_run", args.into()).await
+}
+
+/// Stop for one terminal command; `false` when it had ended.
+pub async fn computer_run_stop(operation_id: &str) -> Result<bool, IpcError> {
+    let params = ComputerRunStopParams { operation_id: operation_id.to_owned() };
+    params.validate()?;
+    call("computer_run_stop", &serde_json::json!({ "params": params })).await
+}
+
+/// A workspace folder.
+pub async fn computer_list(path: &str) -> Result<WorkspaceListing, IpcError> {
+    let params = ComputerPathParams { path: path.to_owned() };
+    params.validate()?;
+    call("computer_list", &serde_json::json!({ "params": params })).await
+}
+
+/// A workspace text file.
+pub async fn computer_read(path: &str) -> Result<WorkspaceFile, IpcError> {
+    let params = ComputerPathParams { path: path.to_owned() };
+    params.validate()?;
+    call("computer_read", &serde_json::json!({ "params": params })).await
+}
+
+/// The editor's Save.
+pub async fn computer_write(params: &ComputerWriteParams) -> Result<(), IpcError> {
+    params.validate()?;
+    call("computer_write", &serde_json::json!({ "params": params })).await
 }
 
 /// A channel whose messages are parsed as `T` and handed to `on_message`; an unreadable

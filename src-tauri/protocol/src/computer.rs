@@ -66,6 +66,8 @@ pub enum ComputerState {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ComputerStatusView {
+    /// Whether Settings has it on.
+    pub enabled: bool,
     /// Where it stands.
     pub state: ComputerState,
     /// The Docker engine's version, when one answers.
@@ -144,6 +146,22 @@ pub struct CommandOutput {
     pub stream: OutputStream,
     /// The text (UTF-8, invalid bytes replaced; a character split between chunks shows as
     /// a replacement in the live view only — the receipt has it whole).
+    pub text: String,
+}
+
+/// The AG-UI `CUSTOM` event name under which a chat run streams a running command's output
+/// to its terminal card; the value is a [`CommandOutputEvent`].
+pub const COMMAND_OUTPUT_EVENT: &str = "hearth.command_output";
+
+/// The value of a [`COMMAND_OUTPUT_EVENT`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandOutputEvent {
+    /// The run_computer_command call it belongs to.
+    pub tool_call_id: String,
+    /// Which stream.
+    pub stream: OutputStream,
+    /// The text.
     pub text: String,
 }
 

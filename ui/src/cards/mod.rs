@@ -10,6 +10,8 @@ mod delegate_task;
 mod file;
 mod generic;
 mod mail;
+pub mod terminal;
+mod workspace;
 
 use hearth_protocol::{ToolName, ToolRef};
 use leptos::prelude::*;
@@ -44,6 +46,18 @@ fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
         ToolName::InspectPdf => {
             cards::file_inspected(&call).map(|file| view! { <file::FileCard file tool="inspect_pdf" /> }.into_any())
         }
+        // Its own card from the first argument bytes on, so Stop is there while it runs.
+        ToolName::RunComputerCommand => crate::state::computer::command_card(&call)
+            .map(|card| view! { <terminal::TerminalCard card live=call.live.clone() /> }.into_any()),
+        ToolName::ListComputerFiles
+        | ToolName::ReadComputerFile
+        | ToolName::WriteComputerFile
+        | ToolName::MkdirComputer
+        | ToolName::ImportComputerPdf
+        | ToolName::ExportComputerPdf => {
+            let done = call.clone();
+            cards::completed(&call).then(move || view! { <workspace::WorkspaceCard tool call=done /> }.into_any())
+        }
         // Cards of their own arrive with their issues; until then the generic card shows
         // title, arguments, status and result.
         ToolName::BrowseWeb
@@ -60,14 +74,7 @@ fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
         | ToolName::FinishTask
         | ToolName::ComputerStatus
         | ToolName::StartComputer
-        | ToolName::StopComputer
-        | ToolName::RunComputerCommand
-        | ToolName::ListComputerFiles
-        | ToolName::ReadComputerFile
-        | ToolName::WriteComputerFile
-        | ToolName::MkdirComputer
-        | ToolName::ImportComputerPdf
-        | ToolName::ExportComputerPdf => None,
+        | ToolName::StopComputer => None,
     };
     own.unwrap_or_else(|| view! { <generic::GenericCard call /> }.into_any())
 }

@@ -50,7 +50,7 @@ pub fn ChatScreen() -> impl IntoView {
             }
         });
     };
-    let stop = move |_| {
+    let stop_run = move || {
         let Some(run_id) = chat.with_untracked(|s| s.active_run.clone()) else { return };
         spawn_local(async move {
             if let Err(err) = ipc::run_stop(&run_id).await {
@@ -58,6 +58,9 @@ pub fn ChatScreen() -> impl IntoView {
             }
         });
     };
+    let stop = move |_| stop_run();
+    // A running command's card offers the same Stop.
+    provide_context(crate::cards::terminal::RunStop(Callback::new(move |()| stop_run())));
     let new_chat = move |_| {
         if chat.with_untracked(ChatState::is_running) {
             return;

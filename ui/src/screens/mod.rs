@@ -3,6 +3,7 @@
 pub mod activity;
 pub mod approvals;
 pub mod chat;
+pub mod computer;
 pub mod files;
 pub mod placeholder;
 pub mod settings;

@@ -1,11 +1,12 @@
-//! Settings: who answers the chat, the model provider, the external AG-UI agent, and
-//! Hearth's own AG-UI endpoint.
+//! Settings: who answers the chat, the model provider, the external AG-UI agent, Hearth's
+//! own AG-UI endpoint, and the computer.
 //!
 //! Every `settings_*` command answers the whole view, which replaces the one shown here.
 //! The forms start from the view once and again after their own Save, so a change in one
 //! section never wipes what the owner is typing in another. Secrets are never shown back.
 
 mod agent_mode;
+mod computer;
 mod endpoint;
 mod harness;
 mod model_provider;
@@ -20,6 +21,7 @@ use leptos::task::spawn_local;
 use crate::ipc;
 use crate::latest_only::latest_only;
 use agent_mode::AgentSection;
+use computer::ComputerSection;
 use endpoint::EndpointSection;
 use harness::HarnessSection;
 use model_provider::ModelSection;
@@ -58,6 +60,7 @@ pub fn SettingsScreen() -> impl IntoView {
                         <ModelSection settings />
                         <HarnessSection settings />
                         <EndpointSection settings />
+                        <ComputerSection />
                     }.into_any()
                 } else {
                     view! { <p class="empty">"Loading settings…"</p> }.into_any()

@@ -32,7 +32,7 @@ fn call(args: &str, status: ToolStatus, result: &str) -> ToolCallView {
         name: "read_calendar".into(),
         args: args.into(),
         status,
-        result: Some(result.into()),
+        result: Some(result.into()), live: String::new()
     }
 }
 

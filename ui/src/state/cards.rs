@@ -17,6 +17,11 @@ pub fn tool_result<T: DeserializeOwned>(call: &ToolCallView) -> Option<T> {
     serde_json::from_str(call.result.as_deref()?).ok()
 }
 
+/// Whether the call completed with a result (an error or a running call gets the generic card).
+pub fn completed(call: &ToolCallView) -> bool {
+    call.status == ToolStatus::Complete && call.result.is_some()
+}
+
 /// `prepare_email` / `prepare_event`: the proposal to review.
 pub fn prepared(call: &ToolCallView) -> Option<PrepareResult> {
     tool_result(call)

@@ -13,6 +13,7 @@ fn call(name: &str, status: ToolStatus, result: Option<&str>) -> ToolCallView {
         args: "{}".into(),
         status,
         result: result.map(str::to_owned),
+        live: String::new(),
     }
 }
 

@@ -29,6 +29,8 @@ pub struct ToolCallView {
     pub status: ToolStatus,
     /// Result content, when it arrived.
     pub result: Option<String>,
+    /// A running command's output as it arrives (run_computer_command's terminal card).
+    pub live: String,
 }
 
 /// Why a notice is shown.
@@ -161,6 +163,7 @@ impl ChatState {
                 args: String::new(),
                 status: ToolStatus::Running,
                 result: None,
+                live: String::new(),
             })),
             Event::ToolCallArgs(e) => {
                 if let Some(call) = self.find_tool(&e.tool_call_id) {
@@ -172,6 +175,16 @@ impl ChatState {
                     let content = e.content.to_text();
                     call.status = if is_error_result(&content) { ToolStatus::Error } else { ToolStatus::Complete };
                     call.result = Some(content);
+                }
+            }
+            Event::Custom(e) if e.name == hearth_protocol::computer::COMMAND_OUTPUT_EVENT => {
+                let Ok(output) = serde_json::from_value::<hearth_protocol::computer::CommandOutputEvent>(e.value.clone()) else {
+                    return;
+                };
+                if let Some(call) = self.find_tool(&output.tool_call_id)
+                    && call.status == ToolStatus::Running
+                {
+                    call.live.push_str(&output.text);
                 }
             }
             Event::RunFinished(e) => {

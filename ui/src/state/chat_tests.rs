@@ -104,6 +104,7 @@ fn a_run_renders_user_text_tool_and_reply_in_order() {
                 args: r#"{"title":"book a table"}"#.into(),
                 status: ToolStatus::Complete,
                 result: Some(r#"{"taskId":"x"}"#.into()),
+                live: String::new(),
             }),
             ChatItem::Assistant { id: "m1".into(), text: "Saved as a task.".into(), streaming: false },
         ]
@@ -277,4 +278,26 @@ fn stop_ends_reasoning_that_was_still_streaming() {
     let state = ChatState::replay(&events);
     assert_eq!(state.items[1], thinking_row("th1", "half a thou", false));
     assert!(matches!(&state.items[2], ChatItem::Notice { kind: NoticeKind::Cancelled, .. }));
+}
+
+#[test]
+fn a_running_commands_output_reaches_its_card_and_stops_at_its_result() {
+    use hearth_protocol::agui::{CustomEvent, ToolCallResultEvent, ToolCallStartEvent};
+    use hearth_protocol::computer::{COMMAND_OUTPUT_EVENT, CommandOutputEvent, OutputStream};
+    let output = |id: &str, text: &str| {
+        Event::Custom(CustomEvent {
+            name: COMMAND_OUTPUT_EVENT.into(),
+            value: serde_json::to_value(CommandOutputEvent { tool_call_id: id.into(), stream: OutputStream::Stdout, text: text.into() }).unwrap(),
+            ..Default::default()
+        })
+    };
+    let mut chat = ChatState::default();
+    chat.apply(&Event::ToolCallStart(ToolCallStartEvent { tool_call_id: "t1".into(), tool_call_name: "run_computer_command".into(), ..Default::default() }));
+    chat.apply(&output("t1", "one "));
+    chat.apply(&output("nobody", "lost"));
+    chat.apply(&output("t1", "two"));
+    chat.apply(&Event::ToolCallResult(ToolCallResultEvent { tool_call_id: "t1".into(), content: "{}".to_owned().into(), ..Default::default() }));
+    chat.apply(&output("t1", " late"));
+    let ChatItem::Tool(call) = &chat.items[0] else { panic!() };
+    assert_eq!(call.live, "one two");
 }

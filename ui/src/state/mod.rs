@@ -5,6 +5,7 @@ pub mod approvals;
 pub mod calendar;
 pub mod cards;
 pub mod chat;
+pub mod computer;
 pub mod files;
 pub mod settings;
 pub mod tasks;

@@ -83,7 +83,7 @@ impl ModelAgent {
             tools,
             max_tokens: None,
         };
-        let ctx = (self.tools)(&thread_id, &run_id, cancel.clone());
+        let ctx = (self.tools)(&thread_id, &run_id, cancel.clone()).with_live_output(live_output(out.clone()));
         for _step in 0..MAX_TOOL_STEPS {
             let (text, calls) = match self.turn(out, &request, &cancel).await? {
                 Ok(Turn::Done) => return out.send(Event::RunFinished(RunFinishedEvent::success(thread_id, run_id, None))).await,
@@ -285,4 +285,32 @@ fn conversation(messages: &[AguiMessage]) -> Vec<Message> {
             _ => None,
         })
         .collect()
+}
+
+/// Each command's output, as `CUSTOM` events on the run's stream, so its terminal card shows it
+/// live. A stream that stopped listening drops the rest; the receipt still has everything.
+fn live_output(out: Emitter) -> crate::tools::LiveOutput {
+    std::sync::Arc::new(move |tool_call_id: &str| {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<hearth_protocol::computer::CommandOutput>();
+        let out = out.clone();
+        let tool_call_id = tool_call_id.to_owned();
+        tokio::spawn(async move {
+            while let Some(chunk) = rx.recv().await {
+                let value = hearth_protocol::computer::CommandOutputEvent {
+                    tool_call_id: tool_call_id.clone(),
+                    stream: chunk.stream,
+                    text: chunk.text,
+                };
+                let event = Event::Custom(hearth_protocol::agui::CustomEvent {
+                    name: hearth_protocol::computer::COMMAND_OUTPUT_EVENT.to_owned(),
+                    value: serde_json::to_value(value).unwrap_or_default(),
+                    ..Default::default()
+                });
+                if out.send(event).await.is_err() {
+                    break;
+                }
+            }
+        });
+        tx
+    })
 }

@@ -57,6 +57,7 @@ pub async fn status(docker: &Docker, spec: &ComputerSpec) -> Result<ComputerStat
     };
     let note = image.is_none().then(|| ComputerError::NoImage(spec.image.clone()).to_string());
     Ok(ComputerStatusView {
+        enabled: true,
         state: if image.is_none() { ComputerState::Unavailable } else { state },
         engine_version: version.version,
         image: spec.image.clone(),

@@ -207,6 +207,7 @@ impl Computer {
     pub async fn status(&self) -> ComputerStatusView {
         let image = self.inner.spec.image.clone();
         let unavailable = |note: String| ComputerStatusView {
+            enabled: self.is_enabled(),
             state: ComputerState::Unavailable,
             engine_version: None,
             image: image.clone(),

@@ -199,7 +199,7 @@ impl TaskDesk {
 }
 
 /// What a tool call can reach.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ToolContext {
     pub(crate) store: Store,
     pub(crate) mail: WorkspaceReader,
@@ -211,7 +211,12 @@ pub struct ToolContext {
     pub(crate) cancel: CancellationToken,
     /// Where a command's output goes as it arrives (the Computer screen's terminal).
     pub(crate) output: Option<OutputSink>,
+    /// Makes a sink per call (a chat run streams each command's output to its card).
+    pub(crate) live: Option<LiveOutput>,
 }
+
+/// Makes the output sink of the call with this id.
+pub type LiveOutput = std::sync::Arc<dyn Fn(&str) -> OutputSink + Send + Sync>;
 
 
 impl ToolContext {
@@ -230,6 +235,12 @@ impl ToolContext {
         self.output = Some(sink);
         self
     }
+
+    /// This context, with each call's command output sent to the sink `make` gives for its id.
+    pub fn with_live_output(mut self, make: LiveOutput) -> Self {
+        self.live = Some(make);
+        self
+    }
 }
 
 /// What every tool context is built from; Hearth holds one.
@@ -241,6 +252,12 @@ pub struct Toolbox {
     tasks: TaskEngine,
     proposer: Proposer,
     computer: Computer,
+}
+
+impl std::fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolContext").field("scope", &self.scope).finish_non_exhaustive()
+    }
 }
 
 impl std::fmt::Debug for Toolbox {
@@ -302,6 +319,7 @@ impl Toolbox {
             scope,
             cancel,
             output: None,
+            live: None,
         }
     }
 }

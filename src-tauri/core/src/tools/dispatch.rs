@@ -41,7 +41,10 @@ pub async fn run_serially(ctx: &ToolContext, calls: &[ToolCall], first_step: u64
             OperationScope::Task(_) => StepId::Step(first_step + index as u64),
             OperationScope::Chat { .. } | OperationScope::Owner { .. } => StepId::Call(call.id.clone()),
         };
-        let output = dispatch(ctx, &call.name, &call.arguments, step).await;
+        let output = match &ctx.live {
+            Some(make) => dispatch(&ctx.clone().with_output(make(&call.id)), &call.name, &call.arguments, step).await,
+            None => dispatch(ctx, &call.name, &call.arguments, step).await,
+        };
         settled = output.outcome.is_some();
         outputs.push((call.id.clone(), output));
     }

@@ -14,7 +14,7 @@ mod handlers;
 mod registry;
 mod specs;
 
-pub use context::{OperationKey, OperationScope, StepId, TaskDesk, ToolContext, Toolbox};
+pub use context::{LiveOutput, OperationKey, OperationScope, StepId, TaskDesk, ToolContext, Toolbox};
 pub use dispatch::{PAUSED_RESULT, dispatch, fuzz_parse_arguments, run_serially};
 pub(crate) use dispatch::decided_note;
 pub use handlers::mail::UNTRUSTED_NOTE;

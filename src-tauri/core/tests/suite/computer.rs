@@ -814,3 +814,20 @@ async fn the_file_helper_guards_paths_itself_and_never_writes_a_cut_input() {
     assert_eq!(whole["ok"], true, "{whole}");
     assert_eq!(std::fs::read_to_string(t.workspace_on_host().await.join("t")).unwrap(), "hello");
 }
+
+#[tokio::test]
+async fn settings_turn_the_computer_on_across_restarts_and_off_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let hearth = hearth_core::Hearth::open(fast_config(dir.path())).await.unwrap();
+    let off = hearth.computer_status().await;
+    assert!(!off.enabled);
+    assert_eq!(off.state, ComputerState::Unavailable);
+    let on = hearth.computer_enable(true).await.unwrap();
+    assert!(on.enabled && on.engine_version.is_some(), "{on:?}");
+    drop(hearth);
+    let again = hearth_core::Hearth::open(fast_config(dir.path())).await.unwrap();
+    assert!(again.computer().is_enabled(), "the choice did not survive a restart");
+    assert!(!again.computer_enable(false).await.unwrap().enabled);
+    let run = again.computer().run(&CommandRequest::new("true", None).unwrap(), &CancellationToken::new(), None).await;
+    assert!(matches!(run, Err(CommandError::NotRun(ComputerError::Off))), "{run:?}");
+}

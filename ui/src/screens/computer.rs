@@ -1,0 +1,101 @@
+//! The Computer screen: where the computer stands (Start, Stop), its terminal (commands with
+//! live output, receipts and Stop) and its workspace files (a tree and a text editor).
+//!
+//! Commands and saves go through the backend's journal: each carries an operation id made
+//! here, so a repeated click or a retry performs once.
+
+mod terminal;
+mod workspace;
+
+use hearth_protocol::computer::{ComputerState, ComputerStatusView};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::ipc;
+use crate::latest_only::latest_only;
+use terminal::TerminalPane;
+use workspace::WorkspacePane;
+
+/// The Computer screen.
+#[component]
+pub fn ComputerScreen() -> impl IntoView {
+    let status = RwSignal::new(None::<ComputerStatusView>);
+    let error = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(false);
+    let reload = latest_only(ipc::computer_status, move |reply| match reply {
+        Ok(view) => status.set(Some(view)),
+        Err(err) => error.set(Some(err.message)),
+    });
+    reload.run(());
+    let act = move |start: bool| {
+        if busy.get_untracked() {
+            return;
+        }
+        busy.set(true);
+        error.set(None);
+        spawn_local(async move {
+            let reply = if start { ipc::computer_start().await } else { ipc::computer_stop().await };
+            busy.set(false);
+            match reply {
+                Ok(view) => status.set(Some(view)),
+                Err(err) => error.set(Some(err.message)),
+            }
+        });
+    };
+    let state = move || status.with(|s| s.as_ref().map(|s| s.state));
+    let available = move || !matches!(state(), None | Some(ComputerState::Unavailable));
+
+    view! {
+        <section class="computer" data-screen="computer">
+            <header class="computer-header">
+                <h1>"Computer"</h1>
+                <span class="computer-state" data-state=move || state().map(state_slug)>
+                    {move || state().map_or("checking…", state_label)}
+                </span>
+                <span class="computer-meta">{move || status.with(|s| s.as_ref().map(meta_line))}</span>
+                <button data-action="start-computer" disabled=move || busy.get() || !available() on:click=move |_| act(true)>"Start"</button>
+                <button data-action="stop-computer" disabled=move || busy.get() || state() != Some(ComputerState::Running) on:click=move |_| act(false)>"Stop computer"</button>
+            </header>
+            {move || status.with(|s| s.as_ref().and_then(|s| s.note.clone())).map(|note| view! { <p class="computer-note">{note}</p> })}
+            {move || error.get().map(|message| view! { <p class="error computer-error">{message}</p> })}
+            <div class="computer-body">
+                <TerminalPane on_ran=Callback::new(move |()| reload.run(())) />
+                <WorkspacePane />
+            </div>
+        </section>
+    }
+}
+
+/// The state in words.
+pub const fn state_label(state: ComputerState) -> &'static str {
+    match state {
+        ComputerState::Unavailable => "unavailable",
+        ComputerState::Absent => "not created yet",
+        ComputerState::Stopped => "stopped",
+        ComputerState::Running => "running",
+    }
+}
+
+/// The state's hook for tests and CSS.
+pub const fn state_slug(state: ComputerState) -> &'static str {
+    match state {
+        ComputerState::Unavailable => "unavailable",
+        ComputerState::Absent => "absent",
+        ComputerState::Stopped => "stopped",
+        ComputerState::Running => "running",
+    }
+}
+
+/// Engine, image and size, as one line.
+pub fn meta_line(status: &ComputerStatusView) -> String {
+    let engine = status.engine_version.as_deref().map_or_else(|| "no engine".to_owned(), |v| format!("Docker {v}"));
+    let size = status.image_bytes.map_or_else(String::new, |b| format!(" ({} MB)", b / 1_000_000));
+    format!("{engine} · {}{size}", status.image)
+}
+
+/// An operation id for one click: time and randomness, unique enough for one window.
+pub fn operation_id(prefix: &str) -> String {
+    let now = js_sys::Date::now() as u64;
+    let random = (js_sys::Math::random() * 1e9) as u64;
+    format!("{prefix}-{now}-{random}")
+}

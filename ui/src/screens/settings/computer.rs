@@ -1,0 +1,93 @@
+//! Settings → Computer: on or off (only when a Docker engine answers), the engine, the image
+//! and its size, and Reset, which removes the container and every file in /workspace after a
+//! second, explicit click.
+
+use hearth_protocol::computer::ComputerStatusView;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::ipc;
+use crate::screens::computer::{meta_line, state_label};
+
+/// The section.
+#[component]
+pub fn ComputerSection() -> impl IntoView {
+    let status = RwSignal::new(None::<ComputerStatusView>);
+    let enabled = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let confirming = RwSignal::new(false);
+    let busy = RwSignal::new(false);
+    spawn_local(async move {
+        match ipc::computer_status().await {
+            Ok(view) => {
+                enabled.set(view.enabled);
+                status.set(Some(view));
+            }
+            Err(err) => error.set(Some(err.message)),
+        }
+    });
+    let toggle = move |on: bool| {
+        busy.set(true);
+        error.set(None);
+        spawn_local(async move {
+            let reply = ipc::computer_enable(on).await;
+            busy.set(false);
+            match reply {
+                Ok(view) => {
+                    enabled.set(view.enabled);
+                    status.set(Some(view));
+                }
+                Err(err) => {
+                    enabled.set(!on);
+                    error.set(Some(err.message));
+                }
+            }
+        });
+    };
+    let reset = move |_| {
+        busy.set(true);
+        confirming.set(false);
+        spawn_local(async move {
+            let reply = ipc::computer_reset().await;
+            busy.set(false);
+            match reply {
+                Ok(view) => status.set(Some(view)),
+                Err(err) => error.set(Some(err.message)),
+            }
+        });
+    };
+
+    view! {
+        <section class="settings-section" data-section="computer">
+            <h2>"Computer"</h2>
+            <p class="hint">"An isolated Linux container with no network, for the agent's commands and files."</p>
+            <label class="toggle">
+                <input
+                    type="checkbox"
+                    id="computer-enabled"
+                    prop:checked=move || enabled.get()
+                    disabled=move || busy.get()
+                    on:change=move |ev| toggle(event_target_checked(&ev))
+                />
+                " Let Hearth use the computer"
+            </label>
+            {move || status.get().map(|s| view! {
+                <p class="computer-settings-meta">{state_label(s.state)} " · " {meta_line(&s)}</p>
+                {s.note.map(|note| view! { <p class="hint">{note}</p> })}
+            })}
+            <p class="hint">"Rebuild the image with scripts/computer-image.sh (it is built from Debian's packages, never pulled)."</p>
+            {move || if confirming.get() {
+                view! {
+                    <p class="confirm">
+                        "This deletes the container and every file in /workspace. "
+                        <button class="danger" data-action="confirm-reset" disabled=move || busy.get() on:click=reset>"Delete everything"</button>
+                        <button data-action="cancel-reset" on:click=move |_| confirming.set(false)>"Cancel"</button>
+                    </p>
+                }.into_any()
+            } else {
+                view! { <button data-action="reset-computer" disabled=move || busy.get() on:click=move |_| confirming.set(true)>"Reset workspace…"</button> }.into_any()
+            }}
+            {move || error.get().map(|message| view! { <p class="error">{message}</p> })}
+        </section>
+    }
+}

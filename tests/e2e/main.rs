@@ -4,6 +4,7 @@
 
 mod activity;
 mod chat;
+mod computer;
 mod documents;
 mod harness;
 mod ipc;

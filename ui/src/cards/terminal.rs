@@ -15,6 +15,8 @@ pub fn TerminalCard(card: CommandCard, live: String) -> impl IntoView {
     let status = match (&card.receipt, card.running) {
         (_, true) => "running",
         (Some(receipt), false) => status_label(receipt.status),
+        // Ended with neither a receipt nor a refusal: Stop ended its run.
+        (None, false) if card.problem.is_none() => "stopped",
         (None, false) => "not run",
     };
     let stop = card.running.then(use_context::<RunStop>).flatten();

@@ -1,0 +1,98 @@
+//! The computer through the webview, against the real Docker engine and the locally built
+//! image: turn it on in Settings, run a command in the Computer screen and see its output,
+//! press Stop on a running one; then a model runs a command from chat, its output streams into
+//! the terminal card, and the card's Stop ends it. Oracles: the engine's state and the files
+//! in the workspace volume, read on the host.
+
+use hearth_testkit::TestHome;
+use hearth_testkit::model_server::{ModelServer, Reply, Script};
+use hearth_testkit::webdriver::Session;
+
+use crate::APP;
+
+/// Removes the test's container and volume, whatever the test did.
+struct Cleanup(String, String);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("docker").args(["rm", "-f", &self.0]).output();
+        let _ = std::process::Command::new("docker").args(["volume", "rm", "-f", &self.1]).output();
+    }
+}
+
+fn docker(args: &[&str]) -> String {
+    let out = std::process::Command::new("docker").args(args).output().expect("the docker CLI runs");
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_runs_streams_and_stops_in_the_computer_screen_and_in_chat() {
+    let args = r#"{"command":"echo tick-from-chat; sleep 25; touch /workspace/chat-late","operationId":"chat-1"}"#;
+    let server = ModelServer::start(
+        Script::new()
+            .turn(Reply::new().text(&["Running it."]).tool_call("call-cmd", "run_computer_command", &[args]))
+            .turn(Reply::new().text(&["Done."])),
+    )
+    .await
+    .unwrap();
+    let home = TestHome::new().unwrap();
+    let computer = hearth_core::config::ComputerConfig::for_data_dir(home.data_dir());
+    let spec = hearth_core::computer::ComputerSpec::new(computer.image.clone(), &computer.deployment, "owner");
+    let _cleanup = Cleanup(spec.container_name(), spec.volume_name());
+    let session = Session::start_app(APP, &home).await;
+
+    // Settings → Computer: on.
+    session.find(".nav-item[data-screen=settings]").await.click().await.unwrap();
+    session.find("#computer-enabled:not([disabled])").await.click().await.unwrap();
+    session.until_script("return document.querySelector('#computer-enabled').checked", "the computer is on").await;
+    session.until_texts(".computer-settings-meta", "the engine and image show", |t| t.len() == 1 && t[0].contains("Docker")).await;
+
+    // The Computer screen: a command and its output.
+    session.find(".nav-item[data-screen=computer]").await.click().await.unwrap();
+    let input = session.find("#terminal-input").await;
+    input.send_keys("echo hello-from-the-box > /workspace/greeting; cat /workspace/greeting").await.unwrap();
+    session.find("#terminal-run").await.click().await.unwrap();
+    session
+        .until_texts(".terminal-run[data-status=succeeded] [data-role=output]", "the output shows", |t| {
+            t.len() == 1 && t[0].contains("hello-from-the-box")
+        })
+        .await;
+    let volume = docker(&["volume", "inspect", "--format", "{{.Mountpoint}}", &spec.volume_name()]);
+    let host = std::path::PathBuf::from(volume);
+    assert_eq!(std::fs::read_to_string(host.join("greeting")).unwrap(), "hello-from-the-box\n");
+
+    // A long one: its first line arrives while it runs; Stop ends it with the container.
+    let input = session.find("#terminal-input").await;
+    input.send_keys("echo tick-live; sleep 25; touch /workspace/screen-late").await.unwrap();
+    session.find("#terminal-run").await.click().await.unwrap();
+    session
+        .until_texts(".terminal-run[data-status=running] [data-role=output]", "live output while it runs", |t| {
+            t.len() == 1 && t[0].contains("tick-live")
+        })
+        .await;
+    session.screenshot("computer-running").await;
+    session.find(".terminal-run[data-status=running] [data-action=stop-command]").await.click().await.unwrap();
+    session.until_texts(".terminal-run[data-status=interrupted]", "the command shows interrupted", |t| t.len() == 1).await;
+    assert_eq!(docker(&["inspect", "--format", "{{.State.Running}}", &spec.container_name()]), "false");
+    assert!(!host.join("screen-late").exists());
+
+    // From chat: a model's command streams into its card, and the card's Stop ends it.
+    let params = format!(r#"{{"params":{{"kind":"openai_chat","baseUrl":"{}","model":"scripted-model"}}}}"#, server.base_url());
+    assert!(session.invoke("settings_model_set", &params).await.starts_with("resolved:"));
+    assert!(session.invoke("settings_mode_set", r#"{"params":{"mode":"model"}}"#).await.starts_with("resolved:"));
+    session.find(".nav-item[data-screen=chat]").await.click().await.unwrap();
+    session.send("run it").await;
+    session
+        .until_texts(".terminal-card[data-status=running] [data-role=output]", "the card streams the output", |t| {
+            t.len() == 1 && t[0].contains("tick-from-chat")
+        })
+        .await;
+    session.screenshot("chat-terminal-card").await;
+    session.find(".terminal-card [data-action=stop-command]").await.click().await.unwrap();
+    session.until_texts(".terminal-card:not([data-status=running])", "the card stops running", |t| t.len() == 1).await;
+    session.until_texts(".notice.run-cancelled", "the run ends as stopped", |t| t.len() == 1).await;
+    assert_eq!(docker(&["inspect", "--format", "{{.State.Running}}", &spec.container_name()]), "false");
+    assert!(!host.join("chat-late").exists());
+    assert_eq!(server.requests().len(), 1, "the stopped run did not go back to the model");
+    session.close().await;
+}

@@ -37,7 +37,7 @@ async fn main() {
 
     let truthy = CommandRequest::new("true", None).unwrap();
     let round_trip = measure(|| async { computer.run(&truthy, &CancellationToken::new(), None).await.unwrap() }).await;
-    report("round trip of `true` (verify, exec, wait, reap)", round_trip);
+    report("round trip of `true` (verify, exec, wait, end leftovers)", round_trip);
 
     let echo = CommandRequest::new("echo x", None).unwrap();
     let mut first_byte = Vec::new();
@@ -72,7 +72,7 @@ async fn main() {
         assert!(run.await.is_err());
         stop.push(pressed.elapsed());
     }
-    report("Stop pressed → container stopped (SIGTERM, 2 s grace, SIGKILL)", stop);
+    report("Stop pressed → container stopped (SIGTERM to the command, then the engine's stop)", stop);
 
     computer.reset().await.unwrap();
     println!("load average after: {}", load_average());

@@ -7,7 +7,7 @@
 //! reached, or one that ran past its limit, ends by stopping the whole container: the caller
 //! (holding the computer's busy lock) returns only when the engine reports it stopped, and the
 //! next command starts it again. A command that exits by itself may leave background
-//! processes (`setsid cmd &`): [`reap`] kills them before the lock is released.
+//! processes (`setsid cmd &`): [`signal_all`] kills them before the lock is released.
 
 use std::time::{Duration, Instant};
 
@@ -95,7 +95,7 @@ pub enum CommandError {
 /// How a started command ended, for the caller that holds the busy lock.
 pub enum Ran {
     /// It exited by itself: its receipt (succeeded or failed). Processes it left in the
-    /// background are the caller's to [`reap`].
+    /// background are the caller's to end ([`signal_all`]).
     Ended(CommandReceipt),
     /// Stop, the time limit or a lost answer ended the wait: it may still be running, and the
     /// caller must stop the container before anything else runs.
@@ -187,16 +187,49 @@ pub async fn run(
     })
 }
 
-/// Ends every process of the command user except the container's main one (`kill -KILL -1`
-/// spares PID 1 and the killer itself), so nothing a finished command started in the
-/// background runs beside the next operation.
-pub async fn reap(docker: &Docker, container_id: &str) -> Result<(), ComputerError> {
+/// Signals every process in the container except the init (PID 1), the one process the init
+/// started (`sleep infinity`, the container's life: the init's child with the earliest start
+/// time — an orphan the init adopted later always started later, so a command cannot pass one
+/// off as it), and the signaller itself. Run as `python3 -I` in the container; the argument is
+/// `TERM` or `KILL`.
+const SIGNAL_ALL: &str = r#"
+import os, signal, sys
+sig = signal.SIGKILL if sys.argv[1] == "KILL" else signal.SIGTERM
+me = os.getpid()
+procs = []
+for name in os.listdir("/proc"):
+    if not name.isdigit():
+        continue
+    try:
+        with open("/proc/%s/stat" % name, "rb") as f:
+            data = f.read()
+    except OSError:
+        continue
+    fields = data[data.rindex(b")") + 2:].split()
+    procs.append((int(name), int(fields[1]), int(fields[19])))
+keep = {1, me}
+adopted = [p for p in procs if p[1] == 1]
+if adopted:
+    keep.add(min(adopted, key=lambda p: p[2])[0])
+for pid, _, _ in procs:
+    if pid not in keep:
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+"#;
+
+/// Sends `signal` (`TERM` or `KILL`) to every process of the commands ([`SIGNAL_ALL`]). With
+/// `KILL`, after a command that exited by itself: nothing it started in the background
+/// (`setsid cmd &`) runs beside the next operation. With `TERM`, before the container is
+/// stopped: the command hears Stop first (the engine's stop signals only PID 1).
+pub async fn signal_all(docker: &Docker, container_id: &str, signal: &'static str) -> Result<(), ComputerError> {
     let options = CreateExecOptions {
         attach_stdout: Some(true),
         attach_stderr: Some(true),
         privileged: Some(false),
         env: Some(spec::ENV.iter().map(|&e| e.to_owned()).collect()),
-        cmd: Some(["bash", "--noprofile", "--norc", "-c", "kill -KILL -1 2>/dev/null; exit 0"].map(str::to_owned).to_vec()),
+        cmd: Some(["/usr/bin/python3", "-I", "-c", SIGNAL_ALL, signal].map(str::to_owned).to_vec()),
         user: Some(spec::USER.to_owned()),
         working_dir: Some(spec::WORKSPACE.to_owned()),
         ..Default::default()
@@ -208,7 +241,7 @@ pub async fn reap(docker: &Docker, container_id: &str) -> Result<(), ComputerErr
     }
     match bounded(docker.inspect_exec(&exec.id)).await??.exit_code {
         Some(0) => Ok(()),
-        other => Err(ComputerError::Engine(format!("ending leftover processes exited with {other:?}"))),
+        other => Err(ComputerError::Engine(format!("signalling the command's processes exited with {other:?}"))),
     }
 }
 

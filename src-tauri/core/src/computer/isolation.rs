@@ -38,6 +38,8 @@ pub enum Predicate {
     Cmd,
     /// With no health check (it would run commands on a timer, beside Hearth's).
     NoHealthcheck,
+    /// With the engine's init as PID 1 (it reaps orphaned processes).
+    Init,
     /// With networking disabled in its config.
     NetworkDisabled,
     /// On a read-only root file system.
@@ -190,6 +192,7 @@ pub fn verify(
                 (entry != spec::ENTRYPOINT).then(|| format!("an entrypoint of {} words", entry.len()))
             }
             Predicate::Cmd => config.cmd.as_ref().filter(|cmd| !cmd.is_empty()).map(|cmd| format!("a command of {} words", cmd.len())),
+            Predicate::Init => flag(host.init, true),
             Predicate::NoHealthcheck => config
                 .healthcheck
                 .as_ref()

@@ -197,6 +197,11 @@ impl Computer {
     /// container, still holding the busy lock. If the engine cannot stop it, nothing runs in
     /// it again until the owner stops or resets it.
     async fn end_everything(&self, admitted: &Admitted<'_>) {
+        // The command's processes get SIGTERM first (the engine's stop signals PID 1 only);
+        // whatever is left ends with the container.
+        if let Err(err) = command::signal_all(&admitted.docker, &admitted.container_id, "TERM").await {
+            tracing::warn!(error = %err, "could not signal the command's processes before stopping the computer");
+        }
         if let Err(err) = engine::stop_or_kill(&admitted.docker, &admitted.container_id).await {
             tracing::error!(error = %err, "the computer could not be stopped after an interrupted operation; it is quarantined");
             self.set_quarantine(Some(err.to_string()));
@@ -273,7 +278,7 @@ impl Computer {
         match ran {
             Err(not_run) => Err(CommandError::NotRun(not_run)),
             Ok(command::Ran::Ended(receipt)) => {
-                if let Err(err) = command::reap(&admitted.docker, &admitted.container_id).await {
+                if let Err(err) = command::signal_all(&admitted.docker, &admitted.container_id, "KILL").await {
                     tracing::warn!(error = %err, "processes a command left could not be ended; stopping the computer");
                     self.end_everything(&admitted).await;
                 }

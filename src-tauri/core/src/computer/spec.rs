@@ -89,6 +89,11 @@ impl ComputerSpec {
                 security_opt: Some(vec![SECURITY_OPT.to_owned()]),
                 network_mode: Some("none".to_owned()),
                 ipc_mode: Some("private".to_owned()),
+                // The engine's init (tini) as PID 1: it reaps orphans, whose zombies would
+                // otherwise hold PIDs against the limit forever (`sleep` never waits), and it
+                // passes Stop's SIGTERM on, so the container ends at once instead of after
+                // the grace.
+                init: Some(true),
                 // The engine's default on cgroup v1 hosts is the host's namespace.
                 cgroupns_mode: Some(HostConfigCgroupnsModeEnum::PRIVATE),
                 memory: Some(MEMORY_BYTES),

@@ -134,9 +134,28 @@ async fn the_container_is_isolated_seen_from_inside() {
     assert!(socket.stdout.matches("No such file").count() == 2, "{}", socket.stdout);
 
     // A fork bomb stops at the pids limit: children that never exit, counted until fork fails.
-    let forks = ok(t
-        .run(
-            "python3 -c \"
+    let forks = ok(t.run(&fork_loop()).await);
+    let forked: usize = forks.stdout.trim().parse().unwrap_or_else(|_| panic!("{forks:?}"));
+    assert!(forked < spec::PIDS_LIMIT as usize, "forked {forked} processes");
+    assert!(forked > 10, "forked only {forked}");
+    // The killed children were reaped (the init does it): their PIDs are free again, so the
+    // same fork loop gets as far a second time.
+    let again = ok(t.run(&fork_loop()).await);
+    let forked_again: usize = again.stdout.trim().parse().unwrap_or_else(|_| panic!("{again:?}"));
+    assert!(forked_again + 5 >= forked, "zombies hold PIDs: {forked_again} forks after {forked}");
+
+    // Memory past 512 MiB is not granted: the allocation is killed or refused.
+    let memory = ok(t.run("python3 -c \"b = bytearray(700 * 1024 * 1024); print('allocated')\"").await);
+    assert_ne!(memory.status, CommandStatus::Succeeded, "{memory:?}");
+    assert!(!memory.stdout.contains("allocated"));
+
+    // Through all of it, the container is the one Hearth created, still running.
+    assert!(t.running().await);
+}
+
+/// Forks children that never exit until fork fails, prints how many, then kills them.
+fn fork_loop() -> String {
+    "python3 -c \"
 import os, signal
 pids = []
 try:
@@ -150,20 +169,8 @@ except OSError:
 print(len(pids))
 for pid in pids:
     os.kill(pid, signal.SIGKILL)
-\"",
-        )
-        .await);
-    let forked: usize = forks.stdout.trim().parse().unwrap_or_else(|_| panic!("{forks:?}"));
-    assert!(forked < spec::PIDS_LIMIT as usize, "forked {forked} processes");
-    assert!(forked > 10, "forked only {forked}");
-
-    // Memory past 512 MiB is not granted: the allocation is killed or refused.
-    let memory = ok(t.run("python3 -c \"b = bytearray(700 * 1024 * 1024); print('allocated')\"").await);
-    assert_ne!(memory.status, CommandStatus::Succeeded, "{memory:?}");
-    assert!(!memory.stdout.contains("allocated"));
-
-    // Through all of it, the container is the one Hearth created, still running.
-    assert!(t.running().await);
+\""
+    .to_owned()
 }
 
 #[tokio::test]
@@ -321,12 +328,18 @@ async fn a_command_past_its_time_limit_is_killed_with_the_container() {
 #[tokio::test]
 async fn what_a_finished_command_leaves_running_is_ended_before_the_next() {
     let t = TestComputer::new().await;
-    // A background process that outlives its command, detached from it.
-    let left = t.run("setsid bash -c 'sleep 1000' > /dev/null 2>&1 < /dev/null & echo started").await.unwrap();
+    // Background processes that outlive their command, detached from it — one of them dressed
+    // as the container's own `sleep infinity`.
+    let left = t
+        .run("setsid bash -c 'sleep 1000' > /dev/null 2>&1 < /dev/null & setsid bash -c 'exec sleep infinity' > /dev/null 2>&1 < /dev/null & echo started")
+        .await
+        .unwrap();
     assert_eq!(left.stdout, "started\n");
-    let after = t.run("cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '").await.unwrap();
+    let census = "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done";
+    let after = t.run(census).await.unwrap();
     assert!(!after.stdout.contains("sleep 1000"), "{}", after.stdout);
-    assert!(after.stdout.contains("sleep infinity"), "the container's own process stays: {}", after.stdout);
+    let sleepers = after.stdout.lines().filter(|l| *l == "sleep infinity ").count();
+    assert_eq!(sleepers, 1, "only the container's own sleep is left: {}", after.stdout);
     assert!(t.running().await);
 }
 
@@ -434,6 +447,7 @@ async fn each_changed_setting_is_refused_by_name() {
         change(Predicate::NoHealthcheck, |b, _| {
             b.healthcheck = Some(HealthConfig { test: Some(vec!["CMD".into(), "true".into()]), ..Default::default() });
         }),
+        change(Predicate::Init, |b, _| host(b).init = Some(false)),
         change(Predicate::NetworkDisabled, |b, _| b.network_disabled = Some(false)),
         change(Predicate::ReadOnlyRoot, |b, _| host(b).readonly_rootfs = Some(false)),
         change(Predicate::NotPrivileged, |b, _| host(b).privileged = Some(true)),

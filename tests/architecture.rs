@@ -128,3 +128,13 @@ fn outbound_http_lives_only_in_providers_the_harness_client_and_workspace() {
         .collect();
     assert!(outside.is_empty(), "reqwest used outside {allowed:?}: {outside:?}");
 }
+
+#[test]
+fn the_docker_api_lives_only_in_the_computer() {
+    let outside: Vec<_> = files_mentioning("src-tauri/core/src", "bollard")
+        .into_iter()
+        .filter(|f| !f.starts_with("src-tauri/core/src/computer/"))
+        .collect();
+    assert!(outside.is_empty(), "bollard used outside core::computer: {outside:?}");
+    assert!(files_mentioning("src-tauri/src", "bollard").is_empty(), "the shell talks to Docker");
+}

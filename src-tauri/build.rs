@@ -34,6 +34,7 @@ fn main() {
         "computer_start",
         "computer_stop",
         "computer_reset",
+        "computer_recreate",
         "computer_run",
         "computer_run_stop",
         "computer_list",

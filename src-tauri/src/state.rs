@@ -10,8 +10,8 @@ use tauri::{AppHandle, Manager, Runtime};
 /// The shell's managed state.
 #[derive(Debug)]
 pub enum AppState {
-    /// The core is open.
-    Ready(Hearth),
+    /// The core is open (boxed: the handle is large next to an error message).
+    Ready(Box<Hearth>),
     /// The core could not open; the message says why and what to do.
     Failed(String),
 }
@@ -27,7 +27,7 @@ impl AppState {
         match tauri::async_runtime::block_on(Hearth::open(config)) {
             Ok(hearth) => {
                 tracing::info!(data_dir = %hearth.config().data_dir.display(), "Hearth is ready");
-                AppState::Ready(hearth)
+                AppState::Ready(Box::new(hearth))
             }
             Err(err) => {
                 tracing::error!(error = %err, "Hearth could not start");

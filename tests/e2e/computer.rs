@@ -25,9 +25,19 @@ fn docker(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
+/// Waits (with a deadline) until the engine reports the container stopped.
+async fn until_stopped(container: &str) {
+    let wait = async {
+        while docker(&["inspect", "--format", "{{.State.Running}}", container]) != "false" {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(30), wait).await.expect("the container stopped");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_command_runs_streams_and_stops_in_the_computer_screen_and_in_chat() {
-    let args = r#"{"command":"echo tick-from-chat; sleep 25; touch /workspace/chat-late","operationId":"chat-1"}"#;
+    let args = r#"{"command":"echo tick-from-chat; while [ ! -e /workspace/release-chat ]; do sleep 0.05; done; touch /workspace/chat-late","operationId":"chat-1"}"#;
     let server = ModelServer::start(
         Script::new()
             .turn(Reply::new().text(&["Running it."]).tool_call("call-cmd", "run_computer_command", &[args]))
@@ -36,7 +46,7 @@ async fn a_command_runs_streams_and_stops_in_the_computer_screen_and_in_chat() {
     .await
     .unwrap();
     let home = TestHome::new().unwrap();
-    let computer = hearth_core::config::ComputerConfig::for_data_dir(home.data_dir());
+    let computer = hearth_core::config::ComputerConfig::for_data_dir(&home.data_dir());
     let spec = hearth_core::computer::ComputerSpec::new(computer.image.clone(), &computer.deployment, "owner");
     let _cleanup = Cleanup(spec.container_name(), spec.volume_name());
     let session = Session::start_app(APP, &home).await;
@@ -62,8 +72,9 @@ async fn a_command_runs_streams_and_stops_in_the_computer_screen_and_in_chat() {
     assert_eq!(std::fs::read_to_string(host.join("greeting")).unwrap(), "hello-from-the-box\n");
 
     // A long one: its first line arrives while it runs; Stop ends it with the container.
+    // Its tail waits for a file the test writes after Stop: a surviving process would run it.
     let input = session.find("#terminal-input").await;
-    input.send_keys("echo tick-live; sleep 25; touch /workspace/screen-late").await.unwrap();
+    input.send_keys("echo tick-live; while [ ! -e /workspace/release ]; do sleep 0.05; done; touch /workspace/screen-late").await.unwrap();
     session.find("#terminal-run").await.click().await.unwrap();
     session
         .until_texts(".terminal-run[data-status=running] [data-role=output]", "live output while it runs", |t| {
@@ -73,8 +84,19 @@ async fn a_command_runs_streams_and_stops_in_the_computer_screen_and_in_chat() {
     session.screenshot("computer-running").await;
     session.find(".terminal-run[data-status=running] [data-action=stop-command]").await.click().await.unwrap();
     session.until_texts(".terminal-run[data-status=interrupted]", "the command shows interrupted", |t| t.len() == 1).await;
-    assert_eq!(docker(&["inspect", "--format", "{{.State.Running}}", &spec.container_name()]), "false");
-    assert!(!host.join("screen-late").exists());
+    until_stopped(&spec.container_name()).await;
+    std::fs::write(host.join("release"), b"").unwrap();
+    // The next command starts the container again; nothing of the stopped one is left to see
+    // the release.
+    let input = session.find("#terminal-input").await;
+    input.send_keys("ls /workspace").await.unwrap();
+    session.find("#terminal-run").await.click().await.unwrap();
+    session
+        .until_texts(".terminal-run[data-status=succeeded] [data-role=output]", "the next command runs", |t| {
+            t.len() == 2 && t[1].contains("release")
+        })
+        .await;
+    assert!(!host.join("screen-late").exists(), "the stopped command's tail ran");
 
     // From chat: a model's command streams into its card, and the card's Stop ends it.
     let params = format!(r#"{{"params":{{"kind":"openai_chat","baseUrl":"{}","model":"scripted-model"}}}}"#, server.base_url());
@@ -89,10 +111,14 @@ async fn a_command_runs_streams_and_stops_in_the_computer_screen_and_in_chat() {
         .await;
     session.screenshot("chat-terminal-card").await;
     session.find(".terminal-card [data-action=stop-command]").await.click().await.unwrap();
-    session.until_texts(".terminal-card:not([data-status=running])", "the card stops running", |t| t.len() == 1).await;
+    session.until_texts(".terminal-card[data-status=stopped]", "the card shows the command stopped", |t| t.len() == 1).await;
     session.until_texts(".notice.run-cancelled", "the run ends as stopped", |t| t.len() == 1).await;
-    assert_eq!(docker(&["inspect", "--format", "{{.State.Running}}", &spec.container_name()]), "false");
-    assert!(!host.join("chat-late").exists());
+    until_stopped(&spec.container_name()).await;
+    std::fs::write(host.join("release-chat"), b"").unwrap();
+    assert!(session.invoke("computer_start", "{}").await.starts_with("resolved:"));
+    let listing = session.invoke("computer_list", r#"{"params":{"path":"/workspace"}}"#).await;
+    assert!(listing.contains("release-chat"), "{listing}");
+    assert!(!host.join("chat-late").exists(), "the stopped command's tail ran");
     assert_eq!(server.requests().len(), 1, "the stopped run did not go back to the model");
     session.close().await;
 }

@@ -231,6 +231,11 @@ pub async fn computer_stop() -> Result<ComputerStatusView, IpcError> {
     call("computer_stop", &serde_json::json!({})).await
 }
 
+/// A new container from the spec; the workspace's files stay.
+pub async fn computer_recreate() -> Result<ComputerStatusView, IpcError> {
+    call("computer_recreate", &serde_json::json!({})).await
+}
+
 /// Remove the container and the workspace (after the owner confirmed).
 pub async fn computer_reset() -> Result<ComputerStatusView, IpcError> {
     call("computer_reset", &serde_json::json!({})).await

@@ -36,6 +36,12 @@ pub async fn computer_stop(state: State<'_, AppState>) -> Result<ComputerStatusV
     state.ready()?.computer_stop().await.map_err(|e| e.to_ipc())
 }
 
+/// Recreate: a new container from the spec; the workspace stays.
+#[tauri::command]
+pub async fn computer_recreate(state: State<'_, AppState>) -> Result<ComputerStatusView, IpcError> {
+    state.ready()?.computer_recreate().await.map_err(|e| e.to_ipc())
+}
+
 /// Reset: remove the container and the workspace (the window asked the owner first).
 #[tauri::command]
 pub async fn computer_reset(state: State<'_, AppState>) -> Result<ComputerStatusView, IpcError> {

@@ -17,6 +17,7 @@ pub fn TerminalCard(card: CommandCard, live: String) -> impl IntoView {
         (Some(receipt), false) => status_label(receipt.status),
         // Ended with neither a receipt nor a refusal: Stop ended its run.
         (None, false) if card.problem.is_none() => "stopped",
+        (None, false) if card.in_doubt => "interrupted",
         (None, false) => "not run",
     };
     let stop = card.running.then(use_context::<RunStop>).flatten();

@@ -113,6 +113,9 @@ pub struct CommandCard {
     pub receipt: Option<CommandReceipt>,
     /// Why there is no receipt (refused, stopped, in doubt), once the call ended.
     pub problem: Option<String>,
+    /// The problem is that it may have run in part (Stop, the time limit, a lost answer, a
+    /// stored uncertain outcome), not a refusal.
+    pub in_doubt: bool,
     /// The call is still running.
     pub running: bool,
 }
@@ -128,7 +131,9 @@ pub fn command_card(call: &ToolCallView) -> Option<CommandCard> {
         (_, None, Some(result)) => Some(error_of(result)),
         (_, None, None) => None,
     };
-    Some(CommandCard { command, receipt, problem, running: call.status == ToolStatus::Running })
+    let in_doubt = problem.is_some()
+        && call.result.as_deref().and_then(|r| serde_json::from_str::<Value>(r).ok()).is_some_and(|v| v["inDoubt"] == true);
+    Some(CommandCard { command, receipt, problem, in_doubt, running: call.status == ToolStatus::Running })
 }
 
 fn error_of(result: &str) -> String {

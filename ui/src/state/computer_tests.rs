@@ -81,8 +81,11 @@ fn the_command_card_reads_the_call() {
     let finished = command_card(&call(ToolStatus::Complete, args, Some(&done))).unwrap();
     assert_eq!(finished.receipt.unwrap().stdout, "a\n");
 
-    let refused = command_card(&call(ToolStatus::Complete, args, Some(r#"{"error":"the computer is turned off"}"#))).unwrap();
+    let refused = command_card(&call(ToolStatus::Error, args, Some(r#"{"error":"the computer is turned off"}"#))).unwrap();
     assert_eq!(refused.problem.as_deref(), Some("the computer is turned off"));
+    assert!(!refused.in_doubt);
+    let doubtful = command_card(&call(ToolStatus::Error, args, Some(r#"{"error":"stopped while running","inDoubt":true}"#))).unwrap();
+    assert!(doubtful.in_doubt, "a command that may have run is not shown as refused");
     assert!(command_card(&call(ToolStatus::Running, "{\"comm", None)).is_none(), "half-streamed arguments: the generic card");
 }
 

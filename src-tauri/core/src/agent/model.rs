@@ -288,29 +288,49 @@ fn conversation(messages: &[AguiMessage]) -> Vec<Message> {
 }
 
 /// Each command's output, as `CUSTOM` events on the run's stream, so its terminal card shows it
-/// live. A stream that stopped listening drops the rest; the receipt still has everything.
+/// live. Chunks that arrived together go as one event (at most 16 KiB), so a command printing
+/// a byte at a time does not become one event (and one stored row) per byte. A stream that
+/// stopped listening drops the rest; the receipt still has everything.
 fn live_output(out: Emitter) -> crate::tools::LiveOutput {
     std::sync::Arc::new(move |tool_call_id: &str| {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<hearth_protocol::computer::CommandOutput>();
         let out = out.clone();
         let tool_call_id = tool_call_id.to_owned();
-        tokio::spawn(async move {
-            while let Some(chunk) = rx.recv().await {
-                let value = hearth_protocol::computer::CommandOutputEvent {
-                    tool_call_id: tool_call_id.clone(),
-                    stream: chunk.stream,
-                    text: chunk.text,
-                };
-                let event = Event::Custom(hearth_protocol::agui::CustomEvent {
-                    name: hearth_protocol::computer::COMMAND_OUTPUT_EVENT.to_owned(),
-                    value: serde_json::to_value(value).unwrap_or_default(),
-                    ..Default::default()
-                });
-                if out.send(event).await.is_err() {
-                    break;
+        let forwarder = tokio::spawn(async move {
+            while let Some(first) = rx.recv().await {
+                let stream = first.stream;
+                let mut text = first.text;
+                while text.len() < 16 * 1024 {
+                    match rx.try_recv() {
+                        Ok(next) if next.stream == stream => text.push_str(&next.text),
+                        Ok(next) => {
+                            if !send_output(&out, &tool_call_id, stream, std::mem::take(&mut text)).await {
+                                return;
+                            }
+                            text = next.text;
+                            break;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                if !text.is_empty() && !send_output(&out, &tool_call_id, stream, text).await {
+                    return;
                 }
             }
         });
-        tx
+        let forwarded: futures::future::BoxFuture<'static, ()> = Box::pin(async move {
+            let _ = forwarder.await;
+        });
+        (tx, forwarded)
     })
+}
+
+async fn send_output(out: &Emitter, tool_call_id: &str, stream: hearth_protocol::computer::OutputStream, text: String) -> bool {
+    let value = hearth_protocol::computer::CommandOutputEvent { tool_call_id: tool_call_id.to_owned(), stream, text };
+    let event = Event::Custom(hearth_protocol::agui::CustomEvent {
+        name: hearth_protocol::computer::COMMAND_OUTPUT_EVENT.to_owned(),
+        value: serde_json::to_value(value).unwrap_or_default(),
+        ..Default::default()
+    });
+    out.send(event).await.is_ok()
 }

@@ -193,37 +193,74 @@ pub async fn run(
 /// off as it), and the signaller itself. Run as `python3 -I` in the container; the argument is
 /// `TERM` or `KILL`.
 const SIGNAL_ALL: &str = r#"
-import os, signal, sys
+import os, signal, sys, time
 sig = signal.SIGKILL if sys.argv[1] == "KILL" else signal.SIGTERM
 me = os.getpid()
-procs = []
-for name in os.listdir("/proc"):
-    if not name.isdigit():
-        continue
-    try:
-        with open("/proc/%s/stat" % name, "rb") as f:
-            data = f.read()
-    except OSError:
-        continue
-    fields = data[data.rindex(b")") + 2:].split()
-    procs.append((int(name), int(fields[1]), int(fields[19])))
-keep = {1, me}
-adopted = [p for p in procs if p[1] == 1]
-if adopted:
-    keep.add(min(adopted, key=lambda p: p[2])[0])
-for pid, _, _ in procs:
-    if pid not in keep:
+def scan():
+    procs = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        fields = data[data.rindex(b")") + 2:].split()
+        if fields[0] != b"Z":
+            procs.append((int(name), int(fields[1]), int(fields[19])))
+    return procs
+# A process can fork between a scan and its kill: KILL repeats until a scan finds nothing
+# (a TERM is one pass: the container is stopped after it anyway).
+keep = None
+for _ in range(50 if sig == signal.SIGKILL else 1):
+    procs = scan()
+    if keep is None:
+        keep = {1, me}
+        adopted = [p for p in procs if p[1] == 1]
+        if adopted:
+            keep.add(min(adopted, key=lambda p: p[2])[0])
+    left = [pid for pid, _, _ in procs if pid not in keep]
+    if not left:
+        sys.exit(0)
+    for pid in left:
         try:
             os.kill(pid, sig)
         except OSError:
             pass
+    time.sleep(0.01)
+sys.exit(0 if sig == signal.SIGTERM or not [p for p, _, _ in scan() if p not in keep] else 3)
 "#;
+
+/// Which signal [`signal_all`] sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// Before the container is stopped: the command hears Stop first.
+    Term,
+    /// After a command that exited by itself: what it left running ends.
+    Kill,
+}
 
 /// Sends `signal` (`TERM` or `KILL`) to every process of the commands ([`SIGNAL_ALL`]). With
 /// `KILL`, after a command that exited by itself: nothing it started in the background
 /// (`setsid cmd &`) runs beside the next operation. With `TERM`, before the container is
 /// stopped: the command hears Stop first (the engine's stop signals only PID 1).
-pub async fn signal_all(docker: &Docker, container_id: &str, signal: &'static str) -> Result<(), ComputerError> {
+pub async fn signal_all(docker: &Docker, container_id: &str, signal: Signal) -> Result<(), ComputerError> {
+    // Bounded as a whole: on the Stop path a stalled engine must not hold Stop up.
+    let limit = match signal {
+        Signal::Kill => Duration::from_secs(10),
+        Signal::Term => Duration::from_secs(3),
+    };
+    tokio::time::timeout(limit, signal_all_unbounded(docker, container_id, signal))
+        .await
+        .map_err(|_| ComputerError::Engine(format!("signalling the command's processes took over {} s", limit.as_secs())))?
+}
+
+async fn signal_all_unbounded(docker: &Docker, container_id: &str, signal: Signal) -> Result<(), ComputerError> {
+    let signal = match signal {
+        Signal::Kill => "KILL",
+        Signal::Term => "TERM",
+    };
     let options = CreateExecOptions {
         attach_stdout: Some(true),
         attach_stderr: Some(true),

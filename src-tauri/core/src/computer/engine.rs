@@ -155,14 +155,19 @@ pub async fn stop_or_kill(docker: &Docker, container: &str) -> Result<(), Comput
     }
 }
 
-/// Removes the container (forced) and the workspace volume.
-pub async fn remove(docker: &Docker, spec: &ComputerSpec) -> Result<(), ComputerError> {
+/// Removes the container (forced); the workspace volume stays.
+pub async fn remove_container(docker: &Docker, spec: &ComputerSpec) -> Result<(), ComputerError> {
     let options = RemoveContainerOptions { force: true, v: false, link: false };
     match bounded(docker.remove_container(&spec.container_name(), Some(options))).await? {
-        Ok(()) => {}
-        Err(err) if not_found(&err) => {}
-        Err(err) => return Err(err.into()),
+        Ok(()) => Ok(()),
+        Err(err) if not_found(&err) => Ok(()),
+        Err(err) => Err(err.into()),
     }
+}
+
+/// Removes the container (forced) and the workspace volume.
+pub async fn remove(docker: &Docker, spec: &ComputerSpec) -> Result<(), ComputerError> {
+    remove_container(docker, spec).await?;
     match bounded(docker.remove_volume(&spec.volume_name(), None::<bollard::query_parameters::RemoveVolumeOptions>)).await? {
         Ok(()) => Ok(()),
         Err(err) if not_found(&err) => Ok(()),

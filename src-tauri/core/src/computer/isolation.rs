@@ -143,7 +143,8 @@ impl fmt::Display for Predicate {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "the computer's container failed the isolation check `{predicate}` (found {found}), so nothing was run in it. \
-     It was changed outside Hearth: reset the computer in Settings, which removes it and creates it again"
+     It was changed outside Hearth, or made by an older Hearth: Recreate it in Settings → Computer (its files in \
+     /workspace stay), or Reset it (files too)"
 )]
 pub struct Mismatch {
     /// Which check.

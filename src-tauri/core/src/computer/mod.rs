@@ -199,7 +199,7 @@ impl Computer {
     async fn end_everything(&self, admitted: &Admitted<'_>) {
         // The command's processes get SIGTERM first (the engine's stop signals PID 1 only);
         // whatever is left ends with the container.
-        if let Err(err) = command::signal_all(&admitted.docker, &admitted.container_id, "TERM").await {
+        if let Err(err) = command::signal_all(&admitted.docker, &admitted.container_id, command::Signal::Term).await {
             tracing::warn!(error = %err, "could not signal the command's processes before stopping the computer");
         }
         if let Err(err) = engine::stop_or_kill(&admitted.docker, &admitted.container_id).await {
@@ -250,6 +250,17 @@ impl Computer {
         engine::status(&docker, &self.inner.spec).await
     }
 
+    /// Removes the container but keeps the workspace volume (Settings → Recreate): the next start
+    /// creates the container again from the spec — the way out of a failed isolation check, or
+    /// of a container an older Hearth created, without losing files.
+    pub async fn recreate(&self) -> Result<(), ComputerError> {
+        let docker = self.docker().await?;
+        let _busy = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
+        engine::remove_container(&docker, &self.inner.spec).await?;
+        self.set_quarantine(None);
+        Ok(())
+    }
+
     /// Removes the container and the workspace volume (Settings → Reset, after the owner
     /// confirmed). The next start creates both again from the spec.
     pub async fn reset(&self) -> Result<(), ComputerError> {
@@ -278,7 +289,7 @@ impl Computer {
         match ran {
             Err(not_run) => Err(CommandError::NotRun(not_run)),
             Ok(command::Ran::Ended(receipt)) => {
-                if let Err(err) = command::signal_all(&admitted.docker, &admitted.container_id, "KILL").await {
+                if let Err(err) = command::signal_all(&admitted.docker, &admitted.container_id, command::Signal::Kill).await {
                     tracing::warn!(error = %err, "processes a command left could not be ended; stopping the computer");
                     self.end_everything(&admitted).await;
                 }

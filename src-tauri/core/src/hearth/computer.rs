@@ -20,6 +20,20 @@ use crate::tools::{StepId, ToolOutput, dispatch};
 
 /// The screen's name in operation keys (`owner:computer`).
 const SCREEN: &str = "computer";
+/// How many Stops for commands not registered yet are kept.
+const EARLY_STOPS: usize = 64;
+
+/// Removes a run's Stop when the run ends, however it ends.
+struct Registered<'a> {
+    runs: &'a ScreenRuns,
+    operation_id: &'a str,
+}
+
+impl Drop for Registered<'_> {
+    fn drop(&mut self) {
+        self.runs.end(self.operation_id);
+    }
+}
 
 /// Stop tokens of the terminal's commands in flight, by operation id.
 #[derive(Default, Clone)]
@@ -27,11 +41,12 @@ pub(crate) struct ScreenRuns(Arc<Mutex<HashMap<String, CancellationToken>>>);
 
 impl ScreenRuns {
     /// The Stop of a new run of `operation_id`, or `None` when that id is running already (a
-    /// double click): the second call must not take the first one's Stop away.
+    /// double click): the second call must not take the first one's Stop away. A Stop that came
+    /// first is kept: the token is handed over already cancelled.
     fn begin(&self, operation_id: &str) -> Option<CancellationToken> {
         let mut runs = self.0.lock().ok()?;
-        if runs.contains_key(operation_id) {
-            return None;
+        if let Some(token) = runs.get(operation_id) {
+            return token.is_cancelled().then(|| token.clone());
         }
         let token = CancellationToken::new();
         runs.insert(operation_id.to_owned(), token.clone());
@@ -44,9 +59,30 @@ impl ScreenRuns {
         }
     }
 
+    /// Stop for `operation_id`. One the window asked for before its run registered (a Stop
+    /// pressed the moment Run was) is registered cancelled, so that run starts stopped and runs
+    /// nothing; it answers `false` then. At most [`EARLY_STOPS`] such stops are kept.
     fn stop(&self, operation_id: &str) -> bool {
-        let token = self.0.lock().ok().and_then(|runs| runs.get(operation_id).cloned());
-        token.map(|t| t.cancel()).is_some()
+        let Ok(mut runs) = self.0.lock() else { return false };
+        if let Some(token) = runs.get(operation_id) {
+            token.cancel();
+            return true;
+        }
+        if runs.len() < EARLY_STOPS {
+            let token = CancellationToken::new();
+            token.cancel();
+            runs.insert(operation_id.to_owned(), token);
+        }
+        false
+    }
+
+    /// Ends every command in flight (the app is closing).
+    pub(crate) fn cancel_all(&self) {
+        if let Ok(runs) = self.0.lock() {
+            for token in runs.values() {
+                token.cancel();
+            }
+        }
     }
 }
 
@@ -82,6 +118,12 @@ impl Hearth {
         self.computer.stop().await.map_err(|e| CoreError::Unavailable(e.to_string()))
     }
 
+    /// Settings → Recreate: a new container from the spec; the workspace's files stay.
+    pub async fn computer_recreate(&self) -> Result<ComputerStatusView> {
+        self.computer.recreate().await.map_err(|e| CoreError::Unavailable(e.to_string()))?;
+        Ok(self.computer.status().await)
+    }
+
     /// Settings → Reset workspace (confirmed by the owner in the window): removes the container
     /// and the workspace volume; the next start creates both again.
     pub async fn computer_reset(&self) -> Result<ComputerStatusView> {
@@ -95,10 +137,10 @@ impl Hearth {
         let cancel = self.screen_runs.begin(&params.operation_id).ok_or_else(|| {
             CoreError::Conflict(format!("{} is running already; wait for it, or press Stop.", params.operation_id))
         })?;
+        let _registered = Registered { runs: &self.screen_runs, operation_id: &params.operation_id };
         let ctx = self.toolbox.for_owner(SCREEN, cancel).with_output(output);
         let args = json!({ "command": params.command, "cwd": params.cwd, "operationId": params.operation_id });
         let out = dispatch(&ctx, "run_computer_command", &args.to_string(), StepId::Operation(params.operation_id.clone())).await;
-        self.screen_runs.end(&params.operation_id);
         answer_of(out)
     }
 

@@ -388,6 +388,8 @@ impl Hearth {
     /// every task run (each ends interrupted, for the owner to review).
     pub async fn shutdown(&self) {
         self.runs.cancel_all();
+        // The Computer screen's commands end with the app, as chat runs do.
+        self.screen_runs.cancel_all();
         if let Some(endpoint) = self.endpoint.lock().await.take() {
             endpoint.stop();
         }

@@ -215,8 +215,10 @@ pub struct ToolContext {
     pub(crate) live: Option<LiveOutput>,
 }
 
-/// Makes the output sink of the call with this id.
-pub type LiveOutput = std::sync::Arc<dyn Fn(&str) -> OutputSink + Send + Sync>;
+/// Makes the output sink of the call with this id, and a future that ends when everything sent
+/// to it has been passed on (awaited before the call's result is emitted, so its output never
+/// lands after it).
+pub type LiveOutput = std::sync::Arc<dyn Fn(&str) -> (OutputSink, futures::future::BoxFuture<'static, ()>) + Send + Sync>;
 
 
 impl ToolContext {

@@ -41,9 +41,17 @@ pub async fn run_serially(ctx: &ToolContext, calls: &[ToolCall], first_step: u64
             OperationScope::Task(_) => StepId::Step(first_step + index as u64),
             OperationScope::Chat { .. } | OperationScope::Owner { .. } => StepId::Call(call.id.clone()),
         };
+        // Only a command has output worth streaming to its card.
+        let streams = call.name == ToolName::RunComputerCommand.as_str();
         let output = match &ctx.live {
-            Some(make) => dispatch(&ctx.clone().with_output(make(&call.id)), &call.name, &call.arguments, step).await,
-            None => dispatch(ctx, &call.name, &call.arguments, step).await,
+            Some(make) if streams => {
+                let (sink, forwarded) = make(&call.id);
+                let output = dispatch(&ctx.clone().with_output(sink), &call.name, &call.arguments, step).await;
+                // The sink went with the context: the forwarder drains and ends.
+                forwarded.await;
+                output
+            }
+            Some(_) | None => dispatch(ctx, &call.name, &call.arguments, step).await,
         };
         settled = output.outcome.is_some();
         outputs.push((call.id.clone(), output));
@@ -99,8 +107,7 @@ impl<'a> Visitor for Dispatch<'a> {
             match journaled::<T>(self.ctx, &step, &action, args).await {
                 Ok(receipt) => T::present(self.ctx, Ok(receipt)).await,
                 Err(err @ (JournalError::OutcomeUnknown { .. } | JournalError::Stopped { .. } | JournalError::InFlight { .. })) => {
-                    let message = err.to_string();
-                    ToolOutput { outcome: Some(RunOutcome::InDoubt(message.clone())), ..ToolOutput::error(message) }
+                    ToolOutput::in_doubt(err.to_string())
                 }
                 Err(err @ (JournalError::Cancelled { .. }
                 | JournalError::Conflict { .. }
@@ -192,11 +199,14 @@ async fn journaled<T: EffectTool>(ctx: &ToolContext, step: &StepId, action: &Val
             journal.perform(&op, effect).await
         }
         OperationScope::Owner { journal, .. } => {
+            // This process (so a start-up after a crash can tell its rows were cut off), and
+            // this dispatch (so a failed or acknowledged row can be taken again by a retry).
+            let claimant = format!("{}:{}", journal.identity(), uuid::Uuid::new_v4().simple());
             let op = Operation {
                 key: OpKey { scope: &key.scope, op_id: &key.op_id },
                 tool: T::NAME.as_str(),
                 action,
-                claimant: journal.identity(),
+                claimant: &claimant,
                 fence: None,
                 cancel: &ctx.cancel,
             };

@@ -66,4 +66,15 @@ impl ToolOutput {
     pub fn error(message: impl Into<String>) -> Self {
         Self { content: serde_json::json!({ "error": message.into() }).to_string(), is_error: true, outcome: None }
     }
+
+    /// An effect that may or may not have happened: the error, marked `inDoubt` so a card can
+    /// tell it from a refusal (nothing happened), and the run's outcome set to in doubt.
+    pub fn in_doubt(message: impl Into<String>) -> Self {
+        let message = message.into();
+        Self {
+            content: serde_json::json!({ "error": message, "inDoubt": true }).to_string(),
+            is_error: true,
+            outcome: Some(RunOutcome::InDoubt(message)),
+        }
+    }
 }

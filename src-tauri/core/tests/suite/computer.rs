@@ -845,3 +845,86 @@ async fn settings_turn_the_computer_on_across_restarts_and_off_again() {
     let run = again.computer().run(&CommandRequest::new("true", None).unwrap(), &CancellationToken::new(), None).await;
     assert!(matches!(run, Err(CommandError::NotRun(ComputerError::Off))), "{run:?}");
 }
+
+#[tokio::test]
+async fn a_forking_leftover_is_ended_too() {
+    let t = TestComputer::new().await;
+    let left = t
+        .run("setsid bash -c 'while :; do sleep 100 & sleep 0.02; done' > /dev/null 2>&1 < /dev/null & echo started")
+        .await
+        .unwrap();
+    assert_eq!(left.stdout, "started\n");
+    let census = "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done";
+    let after = t.run(census).await.unwrap();
+    assert!(!after.stdout.contains("sleep 100"), "{}", after.stdout);
+    assert!(!after.stdout.contains("while"), "{}", after.stdout);
+}
+
+#[tokio::test]
+async fn a_stop_pressed_before_the_run_registered_runs_nothing() {
+    let t = TestComputer::new().await;
+    let (hearth, _dir) = hearth_with(&t).await;
+    hearth.computer().start().await.unwrap();
+    assert!(!hearth.computer_run_stop("early-1"), "nothing was running");
+    let since = std::time::SystemTime::now();
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let params = hearth_protocol::computer::ComputerRunParams { command: "touch /workspace/ran".into(), cwd: None, operation_id: "early-1".into() };
+    assert!(hearth.computer_run(&params, tx).await.is_err(), "a stopped run was admitted");
+    assert_eq!(t.execs_since(since).await, 0);
+    assert!(!t.workspace_on_host().await.join("ran").exists());
+}
+
+#[tokio::test]
+async fn recreate_makes_a_new_container_and_keeps_the_files() {
+    let t = TestComputer::new().await;
+    t.run("echo kept > /workspace/k").await.unwrap();
+    let before = t.docker.inspect_container(&t.spec().container_name(), None::<InspectContainerOptions>).await.unwrap().id;
+    t.computer.recreate().await.unwrap();
+    assert_eq!(t.run("cat /workspace/k").await.unwrap().stdout, "kept\n");
+    let after = t.docker.inspect_container(&t.spec().container_name(), None::<InspectContainerOptions>).await.unwrap().id;
+    assert_ne!(before, after, "the container was not made again");
+}
+
+/// A model's command from chat: its output arrives as CUSTOM events before the call's result,
+/// and the run passes the AG-UI verifier.
+#[tokio::test]
+async fn a_models_command_streams_its_output_before_its_result() {
+    use hearth_core::providers::{OpenAiChat, ProviderConfig, RetryPolicy};
+    use hearth_protocol::agui::Event;
+    use hearth_testkit::model_server::{ModelServer, Reply, Script};
+    let t = TestComputer::new().await;
+    let (base, _dir) = hearth_with(&t).await;
+    let args = r#"{"command":"echo one; echo two >&2; echo three","operationId":"m-1"}"#;
+    let server = ModelServer::start(
+        Script::new().turn(Reply::new().tool_call("c-1", "run_computer_command", &[args])).turn(Reply::new().text(&["Done."])),
+    )
+    .await
+    .unwrap();
+    let config = ProviderConfig::new("Scripted", server.base_url(), None)
+        .with_retry(RetryPolicy { max_retries: 0, base_delay: std::time::Duration::ZERO, max_delay: std::time::Duration::ZERO });
+    let hearth = base.clone().with_model(std::sync::Arc::new(OpenAiChat::new(&config).unwrap()), "scripted-model");
+    let (_, _, events) = super::support::start(&hearth, None, "run it").await;
+    let events = super::support::collect(events).await;
+    hearth_protocol::agui::verify::verify_all(&events).unwrap();
+    let outputs: Vec<usize> = events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e, Event::Custom(c) if c.name == hearth_protocol::computer::COMMAND_OUTPUT_EVENT))
+        .map(|(i, _)| i)
+        .collect();
+    let result = events.iter().position(|e| matches!(e, Event::ToolCallResult(r) if r.tool_call_id == "c-1")).unwrap();
+    assert!(!outputs.is_empty(), "no live output");
+    assert!(outputs.iter().all(|&i| i < result), "output after the result: {outputs:?} vs {result}");
+    let text: String = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Custom(c) if c.name == hearth_protocol::computer::COMMAND_OUTPUT_EVENT => {
+                serde_json::from_value::<hearth_protocol::computer::CommandOutputEvent>(c.value.clone()).ok().map(|o| o.text)
+            }
+            _ => None,
+        })
+        .collect();
+    for line in ["one", "two", "three"] {
+        assert!(text.contains(line), "{text:?}");
+    }
+}

@@ -33,6 +33,8 @@ pub fn TerminalPane(on_ran: Callback<()>) -> impl IntoView {
     };
     let stop = move |id: String| {
         spawn_local(async move {
+            // `false`: the backend had not registered the run yet; it keeps the Stop, and the
+            // run starts stopped.
             if let Err(err) = ipc::computer_run_stop(&id).await {
                 error.set(Some(err.message));
             }
@@ -43,8 +45,10 @@ pub fn TerminalPane(on_ran: Callback<()>) -> impl IntoView {
         <div class="terminal-pane">
             <h2>"Terminal"</h2>
             <div class="terminal-runs" id="terminal-runs">
-                <For each=move || runs.get() key=|r| (r.id.clone(), r.live.len(), matches!(r.state, RunState::Running)) let(entry)>
-                    <RunView entry stop />
+                // Keyed by id only: a row (and its Stop button) stays the same element while its
+                // output grows, so a click on Stop lands.
+                <For each=move || runs.with(|r| r.iter().map(|run| run.id.clone()).collect::<Vec<_>>()) key=|id| id.clone() let(id)>
+                    <RunView runs id stop />
                 </For>
             </div>
             {move || error.get().map(|message| view! { <p class="error terminal-error">{message}</p> })}
@@ -64,26 +68,43 @@ pub fn TerminalPane(on_ran: Callback<()>) -> impl IntoView {
     }
 }
 
-/// One command: its line, its output, and how it ended (or Stop).
+/// One command: its line, its output, and how it ended (or Stop). Only its text and status
+/// follow the run; the element stays.
 #[component]
-fn RunView(entry: TerminalRun, stop: impl Fn(String) + Copy + 'static) -> impl IntoView {
-    let (status, body, footer) = match &entry.state {
-        RunState::Running => ("running", entry.live.clone(), None),
-        RunState::Finished(receipt) => (status_label(receipt.status), output_text(receipt), Some(summary(receipt))),
-        RunState::InDoubt(message) => ("interrupted", format!("{}\n{message}", entry.live), None),
-        RunState::Refused(message) => ("not run", message.clone(), None),
+fn RunView(runs: RwSignal<Vec<TerminalRun>>, id: String, stop: impl Fn(String) + Copy + 'static) -> impl IntoView {
+    let key = id.clone();
+    let run = Memo::new(move |_| runs.with(|r| r.iter().find(|run| run.id == key).cloned()));
+    let status = move || {
+        run.with(|r| match r.as_ref().map(|r| &r.state) {
+            Some(RunState::Running) | None => "running",
+            Some(RunState::Finished(receipt)) => status_label(receipt.status),
+            Some(RunState::InDoubt(_)) => "interrupted",
+            Some(RunState::Refused(_)) => "not run",
+        })
     };
-    let id = entry.id.clone();
+    let body = move || {
+        run.with(|r| match r {
+            None => String::new(),
+            Some(r) => match &r.state {
+                RunState::Running => r.live.clone(),
+                RunState::Finished(receipt) => output_text(receipt),
+                RunState::InDoubt(message) => format!("{}\n{message}", r.live),
+                RunState::Refused(message) => message.clone(),
+            },
+        })
+    };
+    let footer = move || run.with(|r| r.as_ref().and_then(|r| if let RunState::Finished(receipt) = &r.state { Some(summary(receipt)) } else { None }));
+    let command = run.with_untracked(|r| r.as_ref().map(|r| r.command.clone()).unwrap_or_default());
+    let running = move || run.with(|r| r.as_ref().is_some_and(TerminalRun::is_running));
+    let operation = id.clone();
     view! {
-        <div class="terminal-run" data-status=status.replace(' ', "-") data-operation=entry.id>
-            <pre class="terminal-command">"$ " {entry.command.clone()}</pre>
+        <div class="terminal-run" data-status=move || status().replace(' ', "-") data-operation=operation>
+            <pre class="terminal-command">"$ " {command}</pre>
             <pre class="terminal-output" data-role="output">{body}</pre>
             <div class="terminal-run-footer">
-                <span class=format!("status status-{}", status.replace(' ', "-"))>{status}</span>
-                {footer.map(|text| view! { <span class="terminal-summary">{text}</span> })}
-                {entry.is_running().then(|| view! {
-                    <button class="stop" data-action="stop-command" on:click=move |_| stop(id.clone())>"Stop"</button>
-                })}
+                <span class=move || format!("status status-{}", status().replace(' ', "-"))>{status}</span>
+                {move || footer().map(|text| view! { <span class="terminal-summary">{text}</span> })}
+                <button class="stop" data-action="stop-command" class:hidden=move || !running() on:click=move |_| stop(id.clone())>"Stop"</button>
             </div>
         </div>
     }

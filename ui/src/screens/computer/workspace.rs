@@ -16,6 +16,10 @@ pub fn WorkspacePane() -> impl IntoView {
     let editing = RwSignal::new(None::<Editing>);
     let error = RwSignal::new(None::<String>);
     let saved = RwSignal::new(false);
+    let saving = RwSignal::new(false);
+    // One operation id per (path, text) until it is saved: a repeated Save of the same text
+    // (after an error, or a double click) is the same operation, written once.
+    let pending = StoredValue::new(None::<(String, String, String)>);
     // The editor is built again only when another file is opened, not on every keystroke.
     let open_path = Memo::new(move |_| editing.with(|e| e.as_ref().map(|e| e.file.path.clone())));
     let load = move |path: String| {
@@ -44,14 +48,22 @@ pub fn WorkspacePane() -> impl IntoView {
     };
     let save = move |_| {
         let Some(current) = editing.get_untracked() else { return };
-        let params = ComputerWriteParams {
-            path: current.file.path.clone(),
-            content: current.text,
-            operation_id: super::operation_id("save"),
+        if saving.get_untracked() {
+            return;
+        }
+        let operation_id = match pending.get_value() {
+            Some((path, text, id)) if path == current.file.path && text == current.text => id,
+            _ => super::operation_id("save"),
         };
+        pending.set_value(Some((current.file.path.clone(), current.text.clone(), operation_id.clone())));
+        let params = ComputerWriteParams { path: current.file.path.clone(), content: current.text, operation_id };
+        saving.set(true);
         spawn_local(async move {
-            match ipc::computer_write(&params).await {
+            let reply = ipc::computer_write(&params).await;
+            saving.set(false);
+            match reply {
                 Ok(()) => {
+                    pending.set_value(None);
                     editing.update(|e| {
                         if let Some(e) = e {
                             e.saved(params.content.clone());
@@ -103,7 +115,7 @@ pub fn WorkspacePane() -> impl IntoView {
                             saved.set(false);
                         }
                     ></textarea>
-                    <button id="workspace-save" disabled=move || !editing.with(|e| e.as_ref().is_some_and(Editing::is_changed)) on:click=save>"Save"</button>
+                    <button id="workspace-save" disabled=move || saving.get() || !editing.with(|e| e.as_ref().is_some_and(Editing::is_changed)) on:click=save>"Save"</button>
                     {move || saved.get().then(|| view! { <span class="saved" id="workspace-saved">"Saved"</span> })}
                 </div>
             })}

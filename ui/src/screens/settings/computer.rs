@@ -1,6 +1,7 @@
 //! Settings → Computer: on or off (only when a Docker engine answers), the engine, the image
-//! and its size, and Reset, which removes the container and every file in /workspace after a
-//! second, explicit click.
+//! and its size, Recreate (a new container from the spec, files kept: the way out of a failed
+//! isolation check), and Reset, which removes the container and every file in /workspace after
+//! a second, explicit click.
 
 use hearth_protocol::computer::ComputerStatusView;
 use leptos::prelude::*;
@@ -44,6 +45,17 @@ pub fn ComputerSection() -> impl IntoView {
             }
         });
     };
+    let recreate = move |_| {
+        busy.set(true);
+        spawn_local(async move {
+            let reply = ipc::computer_recreate().await;
+            busy.set(false);
+            match reply {
+                Ok(view) => status.set(Some(view)),
+                Err(err) => error.set(Some(err.message)),
+            }
+        });
+    };
     let reset = move |_| {
         busy.set(true);
         confirming.set(false);
@@ -76,6 +88,7 @@ pub fn ComputerSection() -> impl IntoView {
                 {s.note.map(|note| view! { <p class="hint">{note}</p> })}
             })}
             <p class="hint">"Rebuild the image with scripts/computer-image.sh (it is built from Debian's packages, never pulled)."</p>
+            <button data-action="recreate-computer" disabled=move || busy.get() on:click=recreate>"Recreate container (keeps files)"</button>
             {move || if confirming.get() {
                 view! {
                     <p class="confirm">

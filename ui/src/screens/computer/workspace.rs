@@ -34,6 +34,8 @@ pub fn WorkspacePane() -> impl IntoView {
             }
         });
     };
+    // The workspace's root, once, when the pane opens (an off computer says so here).
+    load(WORKSPACE.to_owned());
     let open = move |path: String| {
         spawn_local(async move {
             match ipc::computer_read(&path).await {

@@ -102,9 +102,16 @@ impl Hearth {
             self.computer.set_enabled(was);
             return Err(CoreError::Unavailable(status.note.unwrap_or_else(|| "no Docker engine answers".into())));
         }
-        let mut stored = self.settings.load().await?;
-        stored.computer_enabled = enabled;
-        self.settings.save(&stored).await?;
+        // Kept across restarts; if it cannot be kept, the change does not take effect either.
+        let saved = async {
+            let mut stored = self.settings.load().await?;
+            stored.computer_enabled = enabled;
+            self.settings.save(&stored).await
+        };
+        if let Err(err) = saved.await {
+            self.computer.set_enabled(was);
+            return Err(err);
+        }
         Ok(status)
     }
 

@@ -153,6 +153,9 @@ async fn the_container_is_isolated_seen_from_inside() {
     assert!(t.running().await);
 }
 
+/// Prints every process's command line, one a line (`ps` is not in the image).
+const CENSUS: &str = "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done";
+
 /// Forks children that never exit until fork fails, prints how many, then kills them.
 fn fork_loop() -> String {
     "python3 -c \"
@@ -335,8 +338,7 @@ async fn what_a_finished_command_leaves_running_is_ended_before_the_next() {
         .await
         .unwrap();
     assert_eq!(left.stdout, "started\n");
-    let census = "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done";
-    let after = t.run(census).await.unwrap();
+    let after = t.run(CENSUS).await.unwrap();
     assert!(!after.stdout.contains("sleep 1000"), "{}", after.stdout);
     let sleepers = after.stdout.lines().filter(|l| *l == "sleep infinity ").count();
     assert_eq!(sleepers, 1, "only the container's own sleep is left: {}", after.stdout);
@@ -854,8 +856,7 @@ async fn a_forking_leftover_is_ended_too() {
         .await
         .unwrap();
     assert_eq!(left.stdout, "started\n");
-    let census = "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done";
-    let after = t.run(census).await.unwrap();
+    let after = t.run(CENSUS).await.unwrap();
     assert!(!after.stdout.contains("sleep 100"), "{}", after.stdout);
     assert!(!after.stdout.contains("while"), "{}", after.stdout);
 }

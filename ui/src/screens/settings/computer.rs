@@ -10,6 +10,9 @@ use leptos::task::spawn_local;
 use crate::ipc;
 use crate::screens::computer::{meta_line, state_label};
 
+/// A request that answers the computer's status.
+type StatusRequest = std::pin::Pin<Box<dyn std::future::Future<Output = Result<ComputerStatusView, hearth_protocol::IpcError>>>>;
+
 /// The section.
 #[component]
 pub fn ComputerSection() -> impl IntoView {
@@ -45,22 +48,13 @@ pub fn ComputerSection() -> impl IntoView {
             }
         });
     };
-    let recreate = move |_| {
-        busy.set(true);
-        spawn_local(async move {
-            let reply = ipc::computer_recreate().await;
-            busy.set(false);
-            match reply {
-                Ok(view) => status.set(Some(view)),
-                Err(err) => error.set(Some(err.message)),
-            }
-        });
-    };
-    let reset = move |_| {
+    // Recreate and Reset: one request, its view shown, its refusal said.
+    let act = move |request: fn() -> StatusRequest| {
         busy.set(true);
         confirming.set(false);
+        error.set(None);
         spawn_local(async move {
-            let reply = ipc::computer_reset().await;
+            let reply = request().await;
             busy.set(false);
             match reply {
                 Ok(view) => status.set(Some(view)),
@@ -68,6 +62,8 @@ pub fn ComputerSection() -> impl IntoView {
             }
         });
     };
+    let recreate = move |_| act(|| Box::pin(ipc::computer_recreate()));
+    let reset = move |_| act(|| Box::pin(ipc::computer_reset()));
 
     view! {
         <section class="settings-section" data-section="computer">

@@ -1,6 +1,7 @@
 //! The computer's latencies against the real engine and the locally built image (medians and
 //! p95 of 20 each): container create + start, attach (inspect + verify), the round trip of
-//! `true`, Stop pressed → container stopped, and the first output byte of `echo`.
+//! `true`, Stop pressed → container stopped, and the first output byte of `echo`; then the
+//! process's peak resident size around ten 10 MB prints.
 //!
 //! `cargo bench -p hearth-core --bench computer` (needs dockerd and scripts/computer-image.sh).
 //! No published figure exists for any peer; these are Hearth's own.
@@ -74,6 +75,16 @@ async fn main() {
     }
     report("Stop pressed → container stopped (SIGTERM to the command, then the engine's stop)", stop);
 
+    // Memory: a command printing 10 MB, ten times; the process's peak resident size before and
+    // after (the receipt keeps 128 KiB; the rest is read and dropped).
+    let flood = CommandRequest::new("head -c 10000000 /dev/zero | tr '\\0' a", None).unwrap();
+    let before = peak_rss_kib();
+    for _ in 0..10 {
+        let receipt = computer.run(&flood, &CancellationToken::new(), None).await.unwrap();
+        assert!(receipt.truncated);
+    }
+    println!("peak RSS of this process: {before} KiB before ten 10 MB prints, {} KiB after", peak_rss_kib());
+
     computer.reset().await.unwrap();
     println!("load average after: {}", load_average());
 }
@@ -98,6 +109,13 @@ where
 fn report(what: &str, mut times: Vec<Duration>) {
     times.sort();
     println!("{what}, {RUNS} runs: median {:?}, p95 {:?}", times[RUNS / 2], times[RUNS * 95 / 100]);
+}
+
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .unwrap_or(0)
 }
 
 fn load_average() -> String {

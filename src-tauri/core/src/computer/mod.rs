@@ -99,6 +99,9 @@ struct Inner {
     /// One operation at a time; a stopped or timed-out command holds it until the container
     /// has stopped, so the next one never runs beside a command that may still be going.
     busy: Mutex<()>,
+    /// Held while the container is created, verified or started: operations and reads wait
+    /// for each other here (a read that starts the container does not make a command "busy").
+    starting: Mutex<()>,
     /// Set when a container that had to stop (after Stop, a time-out, a lost answer) could not
     /// be stopped: nothing runs in it until the owner stops or resets it.
     quarantine: std::sync::Mutex<Option<String>>,
@@ -135,6 +138,7 @@ impl Computer {
                 time_limit,
                 docker: Mutex::new(None),
                 busy: Mutex::new(()),
+                starting: Mutex::new(()),
                 quarantine: std::sync::Mutex::new(None),
                 restarted: AtomicBool::new(false),
             }),
@@ -187,10 +191,18 @@ impl Computer {
         if let Some(why) = self.quarantined() {
             return Err(ComputerError::Quarantined(why));
         }
-        let restart = !self.inner.restarted.load(Ordering::SeqCst);
-        let container_id = engine::ensure_running(&docker, &self.inner.spec, restart).await?;
-        self.inner.restarted.store(true, Ordering::SeqCst);
+        let container_id = self.started(&docker).await?;
         Ok(Admitted { docker, container_id, _busy: busy })
+    }
+
+    /// [`engine::ensure_running`], one caller at a time; the first of this process restarts a
+    /// running container.
+    async fn started(&self, docker: &Docker) -> Result<String, ComputerError> {
+        let _starting = self.inner.starting.lock().await;
+        let restart = !self.inner.restarted.load(Ordering::SeqCst);
+        let container_id = engine::ensure_running(docker, &self.inner.spec, restart).await?;
+        self.inner.restarted.store(true, Ordering::SeqCst);
+        Ok(container_id)
     }
 
     /// After an operation that may still be going (Stop, a time-out, a lost answer): stops the
@@ -336,19 +348,21 @@ impl Computer {
         made
     }
 
-    /// The engine and the verified container, for a read: it starts the container only when
-    /// no operation holds it (a stopped command's container is being stopped, and is not
-    /// started again under it).
+    /// The engine and the verified container, for a read. A read never holds the busy lock, so
+    /// it never makes a command "busy"; it starts the container only when no operation holds
+    /// it (a stopped command's container is being stopped, and is not started again under it).
     async fn attached_for_reading(&self) -> Result<(Docker, String), FileError> {
-        match self.admit().await {
-            Ok(admitted) => Ok((admitted.docker.clone(), admitted.container_id)),
-            Err(ComputerError::Busy) => {
-                let docker = self.docker().await.map_err(not_attached)?;
-                let id = engine::verify_running(&docker, &self.inner.spec).await.map_err(not_attached)?;
-                Ok((docker, id))
-            }
-            Err(err) => Err(not_attached(err)),
+        let docker = self.docker().await.map_err(not_attached)?;
+        let idle = self.inner.busy.try_lock().is_ok();
+        if !idle {
+            let id = engine::verify_running(&docker, &self.inner.spec).await.map_err(not_attached)?;
+            return Ok((docker, id));
         }
+        if let Some(why) = self.quarantined() {
+            return Err(not_attached(ComputerError::Quarantined(why)));
+        }
+        let id = self.started(&docker).await.map_err(not_attached)?;
+        Ok((docker, id))
     }
 }
 

@@ -929,3 +929,15 @@ async fn a_models_command_streams_its_output_before_its_result() {
         assert!(text.contains(line), "{text:?}");
     }
 }
+
+/// The Computer screen lists /workspace as it opens while the owner runs a first command: the
+/// read starts the container and the command waits for that, instead of being "busy".
+#[tokio::test]
+async fn a_read_never_makes_a_command_busy() {
+    let t = TestComputer::new().await;
+    let cancel = CancellationToken::new();
+    let request = CommandRequest::new("echo ran", None).unwrap();
+    let (listed, ran) = tokio::join!(t.computer.list("/workspace", &cancel), t.computer.run(&request, &cancel, None));
+    assert!(listed.is_ok(), "{listed:?}");
+    assert_eq!(ran.unwrap().stdout, "ran\n");
+}

@@ -46,9 +46,12 @@ fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
         ToolName::InspectPdf => {
             cards::file_inspected(&call).map(|file| view! { <file::FileCard file tool="inspect_pdf" /> }.into_any())
         }
-        // Its own card from the first argument bytes on, so Stop is there while it runs.
-        ToolName::RunComputerCommand => crate::state::computer::command_card(&call)
-            .map(|card| view! { <terminal::TerminalCard card live=call.live.clone() /> }.into_any()),
+        // Its own card from the first argument bytes on, so Stop is there while it runs (the
+        // chat mounts it live; this is the card for a call shown once, as in replay).
+        ToolName::RunComputerCommand => crate::state::computer::command_card(&call).map(|_| {
+            let call = Signal::stored(call.clone());
+            view! { <terminal::TerminalCard call /> }.into_any()
+        }),
         ToolName::ListComputerFiles
         | ToolName::ReadComputerFile
         | ToolName::WriteComputerFile

@@ -126,6 +126,17 @@ fn ChatRow(chat: RwSignal<ChatState>, item_key: String) -> impl IntoView {
         });
         return view! { <ThinkingBlock thinking /> }.into_any();
     }
+    // A command's card is mounted once and follows its call, so its Stop stays clickable while
+    // output streams in.
+    if let Some(ChatItem::Tool(first)) = item.get_untracked()
+        && first.name == hearth_protocol::ToolName::RunComputerCommand.as_str()
+    {
+        let call = Signal::derive(move || match item.get() {
+            Some(ChatItem::Tool(call)) => call,
+            _ => first.clone(),
+        });
+        return view! { <crate::cards::terminal::TerminalCard call /> }.into_any();
+    }
     (move || {
         item.get().map(|item| match item {
             ChatItem::User { text, .. } => view! { <div class="msg msg-user">{text}</div> }.into_any(),

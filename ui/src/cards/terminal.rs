@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 
-use crate::state::chat::ToolCallView;
+use crate::state::chat::{ToolCallView, ToolStatus};
 use crate::state::computer::{CommandCard, command_card, output_text, status_label, summary};
 
 /// Stop for the chat run a card belongs to, provided by the chat screen.
@@ -25,22 +25,36 @@ pub fn card_status(card: &CommandCard) -> &'static str {
     }
 }
 
+/// The status of `call`, whose card model is `card` (`None` while, or when, its arguments are
+/// not a command yet).
+pub fn call_status(call: &ToolCallView, card: Option<&CommandCard>) -> &'static str {
+    match (card, call.status) {
+        (Some(card), _) => card_status(card),
+        (None, ToolStatus::Running) => "running",
+        (None, ToolStatus::Complete | ToolStatus::Error) if call.result.is_some() => "not run",
+        (None, ToolStatus::Complete | ToolStatus::Error) => "stopped",
+    }
+}
+
 /// The command as a prompt line, then its output or what happened. `call` is the live call.
 #[component]
 pub fn TerminalCard(call: Signal<ToolCallView>) -> impl IntoView {
     let card = Memo::new(move |_| call.with(command_card));
-    let status = move || card.with(|c| c.as_ref().map_or("running", card_status));
+    let status = move || call.with(|c| card.with(|card| call_status(c, card.as_ref())));
     let command = move || card.with(|c| c.as_ref().map(|c| c.command.clone()).unwrap_or_default());
     let body = move || {
         let live = call.with(|c| c.live.clone());
         card.with(|c| match c {
             Some(CommandCard { receipt: Some(receipt), .. }) => output_text(receipt),
             Some(CommandCard { problem: Some(problem), .. }) => problem.clone(),
-            _ => live,
+            Some(_) => live,
+            // Arguments that never became a command: what the call answered, if anything.
+            None => call.with(|c| c.result.clone().unwrap_or(live)),
         })
     };
     let footer = move || card.with(|c| c.as_ref().and_then(|c| c.receipt.as_ref().map(summary)));
-    let running = move || card.with(|c| c.as_ref().is_none_or(|c| c.running));
+    // Stop only while the call itself runs: a dead card must not stop a later run.
+    let running = move || call.with(|c| c.status == ToolStatus::Running);
     let stop = use_context::<RunStop>();
     view! {
         <article class="card terminal-card" data-tool="run_computer_command" data-status=move || status().replace(' ', "-")>
@@ -57,5 +71,26 @@ pub fn TerminalCard(call: Signal<ToolCallView>) -> impl IntoView {
                 })}
             </footer>
         </article>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(status: ToolStatus, args: &str, result: Option<&str>) -> ToolCallView {
+        ToolCallView { id: "c".into(), name: "run_computer_command".into(), args: args.into(), status, result: result.map(str::to_owned), live: String::new() }
+    }
+
+    #[test]
+    fn a_call_whose_arguments_never_parsed_is_not_shown_running() {
+        let partial = r#"{"comm"#;
+        assert_eq!(call_status(&call(ToolStatus::Running, partial, None), None), "running");
+        // Stopped while the model was still sending the arguments.
+        assert_eq!(call_status(&call(ToolStatus::Error, partial, None), None), "stopped");
+        // Refused arguments.
+        assert_eq!(call_status(&call(ToolStatus::Error, "{}", Some(r#"{"error":"bad"}"#)), None), "not run");
+        let whole = call(ToolStatus::Running, r#"{"command":"ls","operationId":"o"}"#, None);
+        assert_eq!(call_status(&whole, command_card(&whole).as_ref()), "running");
     }
 }

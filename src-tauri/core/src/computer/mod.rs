@@ -160,6 +160,11 @@ impl Computer {
         self.inner.enabled.load(Ordering::SeqCst)
     }
 
+    /// Whether an engine answers (for Settings, before the computer is turned on).
+    pub async fn engine_answers(&self) -> Result<(), ComputerError> {
+        engine::connect().await.map(|_| ())
+    }
+
     async fn docker(&self) -> Result<Docker, ComputerError> {
         if !self.is_enabled() {
             return Err(ComputerError::Off);
@@ -257,6 +262,8 @@ impl Computer {
     pub async fn stop(&self) -> Result<ComputerStatusView, ComputerError> {
         let docker = self.docker().await?;
         let _busy = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
+        // A read may be starting the container: wait for it, so the stop is the last word.
+        let _starting = self.inner.starting.lock().await;
         engine::stop_or_kill(&docker, &self.inner.spec.container_name()).await?;
         self.set_quarantine(None);
         engine::status(&docker, &self.inner.spec).await
@@ -268,6 +275,7 @@ impl Computer {
     pub async fn recreate(&self) -> Result<(), ComputerError> {
         let docker = self.docker().await?;
         let _busy = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
+        let _starting = self.inner.starting.lock().await;
         engine::remove_container(&docker, &self.inner.spec).await?;
         self.set_quarantine(None);
         Ok(())
@@ -278,6 +286,7 @@ impl Computer {
     pub async fn reset(&self) -> Result<(), ComputerError> {
         let docker = self.docker().await?;
         let _busy = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
+        let _starting = self.inner.starting.lock().await;
         engine::remove(&docker, &self.inner.spec).await?;
         self.set_quarantine(None);
         Ok(())
@@ -355,6 +364,8 @@ impl Computer {
         let docker = self.docker().await.map_err(not_attached)?;
         let idle = self.inner.busy.try_lock().is_ok();
         if !idle {
+            // An operation holds the computer; if it is starting the container, wait for that.
+            let _starting = self.inner.starting.lock().await;
             let id = engine::verify_running(&docker, &self.inner.spec).await.map_err(not_attached)?;
             return Ok((docker, id));
         }

@@ -95,24 +95,15 @@ impl Hearth {
     /// Settings → Computer on or off. Turning it on needs an engine that answers; the choice is
     /// kept across restarts.
     pub async fn computer_enable(&self, enabled: bool) -> Result<ComputerStatusView> {
-        let was = self.computer.is_enabled();
+        // Checked, then kept, then in force: no tool can use a computer whose switch is not saved.
+        if enabled {
+            self.computer.engine_answers().await.map_err(|e| CoreError::Unavailable(e.to_string()))?;
+        }
+        let mut stored = self.settings.load().await?;
+        stored.computer_enabled = enabled;
+        self.settings.save(&stored).await?;
         self.computer.set_enabled(enabled);
-        let status = self.computer.status().await;
-        if enabled && status.engine_version.is_none() {
-            self.computer.set_enabled(was);
-            return Err(CoreError::Unavailable(status.note.unwrap_or_else(|| "no Docker engine answers".into())));
-        }
-        // Kept across restarts; if it cannot be kept, the change does not take effect either.
-        let saved = async {
-            let mut stored = self.settings.load().await?;
-            stored.computer_enabled = enabled;
-            self.settings.save(&stored).await
-        };
-        if let Err(err) = saved.await {
-            self.computer.set_enabled(was);
-            return Err(err);
-        }
-        Ok(status)
+        Ok(self.computer.status().await)
     }
 
     /// Creates (when missing), verifies and starts the container.

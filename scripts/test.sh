@@ -11,7 +11,7 @@ install_agui_client
 install_python_agui
 
 # The computer's tests run against a real engine and the locally built image (cached by the
-# recipe's hash: rebuilt only when scripts/computer-image.sh changes).
+# hash of its recipe and file helper: rebuilt only when either changes).
 ensure_docker
 computer_image="$("$ROOT/scripts/computer-image.sh")"
 log "computer image: $computer_image"

@@ -77,6 +77,24 @@ impl CommandRequest {
     }
 }
 
+/// Every exec Hearth makes in the container: `argv` (never a shell line) as the command user,
+/// unprivileged, with exactly the spec's environment, stdout and stderr attached (and stdin
+/// when the caller writes to it).
+pub(super) fn exec_options(argv: Vec<String>, working_dir: &str, stdin: bool) -> CreateExecOptions<String> {
+    CreateExecOptions {
+        attach_stdin: Some(stdin),
+        attach_stdout: Some(true),
+        attach_stderr: Some(true),
+        tty: Some(false),
+        privileged: Some(false),
+        env: Some(spec::ENV.iter().map(|&e| e.to_owned()).collect()),
+        cmd: Some(argv),
+        user: Some(spec::USER.to_owned()),
+        working_dir: Some(working_dir.to_owned()),
+        ..Default::default()
+    }
+}
+
 /// Why a command has no plain receipt.
 #[derive(Debug, thiserror::Error)]
 pub enum CommandError {
@@ -116,18 +134,7 @@ pub async fn run(
     if cancel.is_cancelled() {
         return Err(stopped_before());
     }
-    let options = CreateExecOptions {
-        attach_stdout: Some(true),
-        attach_stderr: Some(true),
-        attach_stdin: Some(false),
-        tty: Some(false),
-        privileged: Some(false),
-        env: Some(spec::ENV.iter().map(|&e| e.to_owned()).collect()),
-        cmd: Some(request.argv(time_limit)),
-        user: Some(spec::USER.to_owned()),
-        working_dir: Some(request.cwd().to_owned()),
-        ..Default::default()
-    };
+    let options = exec_options(request.argv(time_limit), request.cwd(), false);
     let exec = bounded(docker.create_exec(container_id, options)).await??;
     // Stop may have come while the exec was being created: it is not started then.
     if cancel.is_cancelled() {
@@ -261,16 +268,8 @@ async fn signal_all_unbounded(docker: &Docker, container_id: &str, signal: Signa
         Signal::Kill => "KILL",
         Signal::Term => "TERM",
     };
-    let options = CreateExecOptions {
-        attach_stdout: Some(true),
-        attach_stderr: Some(true),
-        privileged: Some(false),
-        env: Some(spec::ENV.iter().map(|&e| e.to_owned()).collect()),
-        cmd: Some(["/usr/bin/python3", "-I", "-c", SIGNAL_ALL, signal].map(str::to_owned).to_vec()),
-        user: Some(spec::USER.to_owned()),
-        working_dir: Some(spec::WORKSPACE.to_owned()),
-        ..Default::default()
-    };
+    let argv = ["/usr/bin/python3", "-I", "-c", SIGNAL_ALL, signal].map(str::to_owned).to_vec();
+    let options = exec_options(argv, spec::WORKSPACE, false);
     let exec = bounded(docker.create_exec(container_id, options)).await??;
     match bounded(docker.start_exec(&exec.id, None)).await?? {
         StartExecResults::Attached { mut output, .. } => while output.next().await.is_some() {},

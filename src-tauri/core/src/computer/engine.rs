@@ -72,13 +72,7 @@ pub async fn status(docker: &Docker, spec: &ComputerSpec) -> Result<ComputerStat
 /// Refuses on the first failed check. Returns the verified container's id: commands are
 /// exec'd in that container, not in whatever holds the name by then.
 pub async fn ensure_running(docker: &Docker, spec: &ComputerSpec, restart: bool) -> Result<String, ComputerError> {
-    let image = match bounded(docker.inspect_image(&spec.image)).await? {
-        Ok(image) => image,
-        Err(err) if not_found(&err) => return Err(ComputerError::NoImage(spec.image.clone())),
-        Err(err) => return Err(err.into()),
-    };
-    let image_id = image.id.unwrap_or_default();
-    let image_labels = image.config.and_then(|c| c.labels).unwrap_or_default();
+    let (image_id, image_labels) = image_of(docker, spec).await?;
     let volume = ensure_volume(docker, spec).await?;
     let container = match inspect(docker, &spec.container_name()).await? {
         Some(container) => container,
@@ -109,17 +103,12 @@ pub async fn ensure_running(docker: &Docker, spec: &ComputerSpec, restart: bool)
 /// Verifies the container against the spec and that it runs, without creating or starting
 /// anything (for reads while another operation holds the computer). Returns its id.
 pub async fn verify_running(docker: &Docker, spec: &ComputerSpec) -> Result<String, ComputerError> {
-    let image = match bounded(docker.inspect_image(&spec.image)).await? {
-        Ok(image) => image,
-        Err(err) if not_found(&err) => return Err(ComputerError::NoImage(spec.image.clone())),
-        Err(err) => return Err(err.into()),
-    };
+    let (image_id, image_labels) = image_of(docker, spec).await?;
     let volume = bounded(docker.inspect_volume(&spec.volume_name())).await??;
     let container = inspect(docker, &spec.container_name())
         .await?
         .ok_or_else(|| ComputerError::Engine("the computer has not been started".into()))?;
-    let image_labels = image.config.and_then(|c| c.labels).unwrap_or_default();
-    isolation::verify(spec, image.id.as_deref().unwrap_or_default(), &image_labels, &container, &volume)?;
+    isolation::verify(spec, &image_id, &image_labels, &container, &volume)?;
     if !running(&container) {
         return Err(ComputerError::Engine("the computer is stopped".into()));
     }
@@ -171,6 +160,15 @@ pub async fn remove(docker: &Docker, spec: &ComputerSpec) -> Result<(), Computer
     match bounded(docker.remove_volume(&spec.volume_name(), None::<bollard::query_parameters::RemoveVolumeOptions>)).await? {
         Ok(()) => Ok(()),
         Err(err) if not_found(&err) => Ok(()),
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// The spec's image: its id and labels (what the container must show), or that it is not built.
+async fn image_of(docker: &Docker, spec: &ComputerSpec) -> Result<(String, HashMap<String, String>), ComputerError> {
+    match bounded(docker.inspect_image(&spec.image)).await? {
+        Ok(image) => Ok((image.id.unwrap_or_default(), image.config.and_then(|c| c.labels).unwrap_or_default())),
+        Err(err) if not_found(&err) => Err(ComputerError::NoImage(spec.image.clone())),
         Err(err) => Err(err.into()),
     }
 }

@@ -6,7 +6,7 @@
 use base64::Engine as _;
 use bollard::Docker;
 use bollard::container::LogOutput;
-use bollard::exec::{CreateExecOptions, StartExecResults};
+use bollard::exec::StartExecResults;
 use futures::StreamExt;
 use hearth_protocol::computer::{WorkspaceEntry, WorkspaceListing};
 use serde::Deserialize;
@@ -120,18 +120,7 @@ async fn helper(
     // `usercustomize.py`, PYTHON* variables) runs inside the helper.
     let mut cmd = vec![PYTHON.to_owned(), "-I".to_owned(), HELPER.to_owned()];
     cmd.extend(args.iter().map(|&a| a.to_owned()));
-    let options = CreateExecOptions {
-        attach_stdin: Some(stdin.is_some()),
-        attach_stdout: Some(true),
-        attach_stderr: Some(true),
-        tty: Some(false),
-        privileged: Some(false),
-        env: Some(spec::ENV.iter().map(|&e| e.to_owned()).collect()),
-        cmd: Some(cmd),
-        user: Some(spec::USER.to_owned()),
-        working_dir: Some(spec::WORKSPACE.to_owned()),
-        ..Default::default()
-    };
+    let options = super::command::exec_options(cmd, spec::WORKSPACE, stdin.is_some());
     if cancel.is_cancelled() {
         return Err(FileError::Refused("the run was stopped before the file operation started".into()));
     }

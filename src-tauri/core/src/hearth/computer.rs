@@ -97,7 +97,7 @@ impl Hearth {
     pub async fn computer_enable(&self, enabled: bool) -> Result<ComputerStatusView> {
         // Checked, then kept, then in force: no tool can use a computer whose switch is not saved.
         if enabled {
-            self.computer.engine_answers().await.map_err(|e| CoreError::Unavailable(e.to_string()))?;
+            self.computer.engine_answers().await.map_err(unavailable)?;
         }
         let mut stored = self.settings.load().await?;
         stored.computer_enabled = enabled;
@@ -108,24 +108,24 @@ impl Hearth {
 
     /// Creates (when missing), verifies and starts the container.
     pub async fn computer_start(&self) -> Result<ComputerStatusView> {
-        self.computer.start().await.map_err(|e| CoreError::Unavailable(e.to_string()))
+        self.computer.start().await.map_err(unavailable)
     }
 
     /// Stops the container.
     pub async fn computer_stop(&self) -> Result<ComputerStatusView> {
-        self.computer.stop().await.map_err(|e| CoreError::Unavailable(e.to_string()))
+        self.computer.stop().await.map_err(unavailable)
     }
 
     /// Settings → Recreate: a new container from the spec; the workspace's files stay.
     pub async fn computer_recreate(&self) -> Result<ComputerStatusView> {
-        self.computer.recreate().await.map_err(|e| CoreError::Unavailable(e.to_string()))?;
+        self.computer.recreate().await.map_err(unavailable)?;
         Ok(self.computer.status().await)
     }
 
     /// Settings → Reset workspace (confirmed by the owner in the window): removes the container
     /// and the workspace volume; the next start creates both again.
     pub async fn computer_reset(&self) -> Result<ComputerStatusView> {
-        self.computer.reset().await.map_err(|e| CoreError::Unavailable(e.to_string()))?;
+        self.computer.reset().await.map_err(unavailable)?;
         Ok(self.computer.status().await)
     }
 
@@ -149,7 +149,7 @@ impl Hearth {
 
     /// A workspace folder.
     pub async fn computer_list(&self, path: &str) -> Result<WorkspaceListing> {
-        self.computer.list(path, &CancellationToken::new()).await.map_err(|e| CoreError::Unavailable(e.to_string()))
+        self.computer.list(path, &CancellationToken::new()).await.map_err(unavailable)
     }
 
     /// A workspace text file, for the editor.
@@ -159,7 +159,7 @@ impl Hearth {
             .computer
             .read_file(&path, MAX_TEXT_BYTES, &CancellationToken::new())
             .await
-            .map_err(|e| CoreError::Unavailable(e.to_string()))?;
+            .map_err(unavailable)?;
         let content = String::from_utf8(bytes)
             .map_err(|_| CoreError::InvalidInput(format!("{path} is not UTF-8 text; the editor opens text files only.")))?;
         Ok(WorkspaceFile { path, content })
@@ -172,6 +172,11 @@ impl Hearth {
         let out = dispatch(&ctx, "write_computer_file", &args.to_string(), StepId::Named(format!("save:{}", params.operation_id))).await;
         if out.is_error { Err(CoreError::Unavailable(error_text(&out))) } else { Ok(()) }
     }
+}
+
+/// The computer's refusals and failures, in the words they came with.
+fn unavailable(err: impl std::fmt::Display) -> CoreError {
+    CoreError::Unavailable(err.to_string())
 }
 
 /// The terminal's answer from the tool's output: a receipt, or why it may have run in part.

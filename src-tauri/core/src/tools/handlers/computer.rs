@@ -195,9 +195,9 @@ impl Tool for ReadComputerFile {
 
 impl DirectTool for ReadComputerFile {
     async fn run(ctx: &ToolContext, _step: &StepId, args: PathArgs) -> ToolOutput {
-        let path = match workspace_path(&args.path) {
+        let path = match path_arg(&args.path) {
             Ok(path) => path,
-            Err(why) => return ToolOutput::error(format!("`path` {why}")),
+            Err(refused) => return refused,
         };
         match ctx.computer.read_file(&path, MAX_TEXT_BYTES, &ctx.cancel).await {
             Ok(bytes) => match String::from_utf8(bytes) {
@@ -230,7 +230,7 @@ impl Tool for WriteComputerFile {
 
 impl EffectTool for WriteComputerFile {
     fn action(args: &WriteArgs) -> Result<Value, ToolOutput> {
-        let path = workspace_path(&args.path).map_err(|why| ToolOutput::error(format!("`path` {why}")))?;
+        let path = path_arg(&args.path)?;
         if args.content.len() > MAX_TEXT_BYTES {
             return Err(ToolOutput::error(format!("`content` has {} bytes; at most {MAX_TEXT_BYTES} can be written.", args.content.len())));
         }
@@ -238,8 +238,9 @@ impl EffectTool for WriteComputerFile {
     }
 
     async fn perform(ctx: ToolContext, args: WriteArgs, cancel: CancellationToken) -> Result<Value, EffectError> {
-        let bytes = ctx.computer.write_file(&args.path, args.content.as_bytes(), MAX_TEXT_BYTES, &cancel).await.map_err(file_effect)?;
-        Ok(json!({ "path": workspace_path(&args.path).unwrap_or(args.path), "bytes": bytes }))
+        let path = workspace_path(&args.path).map_err(EffectError::Failed)?;
+        let bytes = ctx.computer.write_file(&path, args.content.as_bytes(), MAX_TEXT_BYTES, &cancel).await.map_err(file_effect)?;
+        Ok(json!({ "path": path, "bytes": bytes }))
     }
 }
 
@@ -254,13 +255,14 @@ impl Tool for MkdirComputer {
 
 impl EffectTool for MkdirComputer {
     fn action(args: &PathArgs) -> Result<Value, ToolOutput> {
-        let path = workspace_path(&args.path).map_err(|why| ToolOutput::error(format!("`path` {why}")))?;
+        let path = path_arg(&args.path)?;
         Ok(json!({ "path": path }))
     }
 
     async fn perform(ctx: ToolContext, args: PathArgs, cancel: CancellationToken) -> Result<Value, EffectError> {
-        let created = ctx.computer.mkdir(&args.path, &cancel).await.map_err(file_effect)?;
-        Ok(json!({ "path": workspace_path(&args.path).unwrap_or(args.path), "created": created }))
+        let path = workspace_path(&args.path).map_err(EffectError::Failed)?;
+        let created = ctx.computer.mkdir(&path, &cancel).await.map_err(file_effect)?;
+        Ok(json!({ "path": path, "created": created }))
     }
 }
 
@@ -288,15 +290,16 @@ impl EffectTool for ImportComputerPdf {
         if !hearth_protocol::ids::is_valid_id(&args.file_id) {
             return Err(ToolOutput::error("`fileId` is not a valid id; import_pdf returns one."));
         }
-        let path = workspace_path(&args.path).map_err(|why| ToolOutput::error(format!("`path` {why}")))?;
+        let path = path_arg(&args.path)?;
         Ok(json!({ "fileId": args.file_id, "path": path }))
     }
 
     async fn perform(ctx: ToolContext, args: ImportArgs, cancel: CancellationToken) -> Result<Value, EffectError> {
         let (_row, bytes) = ctx.files.read(&args.file_id).await.map_err(|e| EffectError::Failed(e.to_string()))?;
         check_pdf(&bytes).map_err(EffectError::Failed)?;
-        let written = ctx.computer.write_file(&args.path, &bytes, MAX_PDF_BYTES, &cancel).await.map_err(file_effect)?;
-        Ok(json!({ "path": workspace_path(&args.path).unwrap_or(args.path), "bytes": written }))
+        let path = workspace_path(&args.path).map_err(EffectError::Failed)?;
+        let written = ctx.computer.write_file(&path, &bytes, MAX_PDF_BYTES, &cancel).await.map_err(file_effect)?;
+        Ok(json!({ "path": path, "bytes": written }))
     }
 }
 
@@ -319,7 +322,7 @@ impl Tool for ExportComputerPdf {
 
 impl EffectTool for ExportComputerPdf {
     fn action(args: &ExportArgs) -> Result<Value, ToolOutput> {
-        let path = workspace_path(&args.path).map_err(|why| ToolOutput::error(format!("`path` {why}")))?;
+        let path = path_arg(&args.path)?;
         Ok(json!({ "path": path }))
     }
 
@@ -337,6 +340,11 @@ impl EffectTool for ExportComputerPdf {
         let view = ctx.files.view(&row).await.map_err(|e| EffectError::Uncertain(format!("the file was written but could not be read back ({e})")))?;
         serde_json::to_value(view).map_err(|e| EffectError::Uncertain(e.to_string()))
     }
+}
+
+/// A `path` argument, normalized by the path guard, or the refusal the model reads.
+fn path_arg(raw: &str) -> Result<String, ToolOutput> {
+    workspace_path(raw).map_err(|why| ToolOutput::error(format!("`path` {why}")))
 }
 
 fn check_pdf(bytes: &[u8]) -> Result<(), String> {

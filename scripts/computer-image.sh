@@ -1,25 +1,27 @@
 #!/usr/bin/env bash
-# Builds the computer's image locally — never pulled: no registry is reachable here, and an
-# owner may be offline. A Debian bookworm rootfs from `debootstrap --variant=minbase` (bash,
-# coreutils, python3, git; no curl), user `hearth` = uid/gid 1000, an empty /workspace owned by
-# it, the workspace file helper at /usr/local/bin/hearth-files, fed to `docker import`.
+# Builds the base of the computer's image locally — never pulled: no registry is reachable here,
+# and an owner may be offline. A Debian bookworm rootfs from `debootstrap --variant=minbase`
+# (bash, coreutils, python3, git; no curl), user `hearth` = uid/gid 1000 and an empty
+# /workspace owned by it, fed to `docker import`.
 #
-# The image is tagged by the content hash of this recipe and the helper
-# (`hearth-computer:<hash>`; `hearth_core::computer::default_image` derives the same), so an
-# unchanged recipe is never rebuilt: the script prints the tag and exits when the engine has it.
-# Prints the tag on stdout; progress goes to stderr. Needs root (debootstrap) and an engine
-# (scripts/common.sh `ensure_docker`). Takes about 3–4 minutes cold, well under a second warm.
+# Hearth builds its own layer over this base (the workspace file helper and the image's
+# settings: src-tauri/core/src/computer/Dockerfile) through the engine's build API, on first use
+# and on Settings → Computer → Rebuild; this script only makes what needs root and a mirror.
+#
+# The base is tagged by the content hash of this file (`hearth-computer-base:<hash>`;
+# `hearth_core::computer::base_image` derives the same), so an unchanged recipe is never
+# rebuilt: the script prints the tag and exits when the engine has it. Prints the tag on
+# stdout; progress goes to stderr. Needs root (debootstrap) and an engine (scripts/common.sh
+# `ensure_docker`). Takes about a minute cold, well under a second warm.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 SUITE=bookworm
 MIRROR="${HEARTH_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 PACKAGES=python3,git,ca-certificates
 
-# The recipe's content: this file, then the helper. Changing a package, a step or the helper
-# changes the tag.
-HELPER="$ROOT/src-tauri/core/src/computer/hearth_files.py"
-hash="$(cat "${BASH_SOURCE[0]}" "$HELPER" | sha256sum | cut -c1-16)"
-tag="hearth-computer:$hash"
+# The recipe's content is this file: changing a package or a step changes the tag.
+hash="$(sha256sum <"${BASH_SOURCE[0]}" | cut -c1-16)"
+tag="hearth-computer-base:$hash"
 if docker image inspect "$tag" >/dev/null 2>&1; then
   echo "$tag"
   exit 0
@@ -36,17 +38,10 @@ as_root debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$rootfs" "
 as_root chroot "$rootfs" groupadd --gid 1000 hearth
 as_root chroot "$rootfs" useradd --uid 1000 --gid 1000 --home-dir /workspace --no-create-home --shell /bin/bash hearth
 as_root install -d -m 0700 -o 1000 -g 1000 "$rootfs/workspace"
-as_root install -m 0755 -o 0 -g 0 "$HELPER" "$rootfs/usr/local/bin/hearth-files"
 # Smaller and quieter: no apt lists, caches, docs or man pages in the image.
 as_root rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/* "$rootfs"/usr/share/doc/* \
   "$rootfs"/usr/share/man/* "$rootfs"/usr/share/info/* "$rootfs"/usr/share/locale/*
 
-as_root tar -C "$rootfs" -c . | docker import \
-  --change 'USER 1000:1000' \
-  --change 'WORKDIR /workspace' \
-  --change 'ENV HOME=/workspace LANG=C.UTF-8 PATH=/usr/local/bin:/usr/bin:/bin' \
-  --change 'ENTRYPOINT ["sleep", "infinity"]' \
-  --change "LABEL dev.hearth.image-recipe=$hash" \
-  - "$tag" >/dev/null
+as_root tar -C "$rootfs" -c . | docker import --change "LABEL dev.hearth.base-recipe=$hash" - "$tag" >/dev/null
 log "built $tag ($(docker image inspect --format '{{.Size}}' "$tag") bytes)"
 echo "$tag"

@@ -10,11 +10,12 @@ install_tauri_driver
 install_agui_client
 install_python_agui
 
-# The computer's tests run against a real engine and the locally built image (cached by the
-# hash of its recipe and file helper: rebuilt only when either changes).
+# The computer's tests run against a real engine and the locally built base image (cached by
+# the hash of its recipe: rebuilt only when it changes); the tests build Hearth's layer over it
+# through the engine, as the app does.
 ensure_docker
-computer_image="$("$ROOT/scripts/computer-image.sh")"
-log "computer image: $computer_image"
+computer_base="$("$ROOT/scripts/computer-image.sh")"
+log "computer base image: $computer_base"
 
 # The app embeds ui/dist when it compiles, so the UI comes first.
 build_ui

@@ -35,6 +35,7 @@ fn main() {
         "computer_stop",
         "computer_reset",
         "computer_recreate",
+        "computer_rebuild",
         "computer_run",
         "computer_run_stop",
         "computer_list",

@@ -68,6 +68,7 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::computer::computer_stop,
             commands::computer::computer_reset,
             commands::computer::computer_recreate,
+            commands::computer::computer_rebuild,
             commands::computer::computer_run,
             commands::computer::computer_run_stop,
             commands::computer::computer_list,

@@ -1,7 +1,8 @@
 //! The computer through the webview, against the real Docker engine and the locally built
 //! image: turn it on in Settings, run a command in the Computer screen and see its output,
 //! press Stop on a running one; then a model runs a command from chat, its output streams into
-//! the terminal card, and the card's Stop ends it. Oracles: the engine's state and the files
+//! the terminal card, and the card's Stop ends it; Settings → Rebuild image makes a new image
+//! and keeps the files. Oracles: the engine's state and the files
 //! in the workspace volume, read on the host.
 
 use hearth_testkit::TestHome;
@@ -120,5 +121,22 @@ async fn a_command_runs_streams_and_stops_in_the_computer_screen_and_in_chat() {
     assert!(listing.contains("release-chat"), "{listing}");
     assert!(!host.join("chat-late").exists(), "the stopped command's tail ran");
     assert_eq!(server.requests().len(), 1, "the stopped run did not go back to the model");
+
+    // Settings → Rebuild image: a new image over the base, the old container gone with the old
+    // image, the workspace kept.
+    let image_before = docker(&["image", "inspect", "--format", "{{.Id}}", &spec.image]);
+    session.find(".nav-item[data-screen=settings]").await.click().await.unwrap();
+    session.find("[data-action=rebuild-computer]:not([disabled])").await.click().await.unwrap();
+    let rebuilt = async {
+        while docker(&["image", "inspect", "--format", "{{.Id}}", &spec.image]) == image_before {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(60), rebuilt).await.expect("Rebuild made a new image");
+    session.until_texts(".computer-settings-meta", "the status after the rebuild shows", |t| t.len() == 1 && t[0].contains("Docker")).await;
+    session.find("[data-action=rebuild-computer]:not([disabled])").await;
+    session.until_texts("[data-section=computer] .error", "no error after the rebuild", <[String]>::is_empty).await;
+    assert_eq!(docker(&["ps", "-aq", "--filter", &format!("name=^{}$", spec.container_name())]), "", "the old container stayed");
+    assert_eq!(std::fs::read_to_string(host.join("greeting")).unwrap(), "hello-from-the-box\n");
     session.close().await;
 }

@@ -236,6 +236,11 @@ pub async fn computer_recreate() -> Result<ComputerStatusView, IpcError> {
     call("computer_recreate", &serde_json::json!({})).await
 }
 
+/// Hearth's image made again over the base; the container follows it, the files stay.
+pub async fn computer_rebuild() -> Result<ComputerStatusView, IpcError> {
+    call("computer_rebuild", &serde_json::json!({})).await
+}
+
 /// Remove the container and the workspace (after the owner confirmed).
 pub async fn computer_reset() -> Result<ComputerStatusView, IpcError> {
     call("computer_reset", &serde_json::json!({})).await

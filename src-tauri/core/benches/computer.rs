@@ -3,13 +3,14 @@
 //! `true`, Stop pressed → container stopped, and the first output byte of `echo`; then the
 //! process's peak resident size around ten 10 MB prints.
 //!
-//! `cargo bench -p hearth-core --bench computer` (needs dockerd and scripts/computer-image.sh).
+//! `cargo bench -p hearth-core --bench computer` (needs dockerd and the base from
+//! scripts/computer-image.sh; Hearth's layer is built over it first when missing).
 //! No published figure exists for any peer; these are Hearth's own.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::time::{Duration, Instant};
 
-use hearth_core::computer::{CommandRequest, Computer, ComputerSpec, default_image, engine};
+use hearth_core::computer::{CommandRequest, Computer, ComputerSpec, default_image, engine, image};
 use tokio_util::sync::CancellationToken;
 
 const RUNS: usize = 20;
@@ -17,7 +18,7 @@ const RUNS: usize = 20;
 #[tokio::main]
 async fn main() {
     let docker = engine::connect().await.expect("a Docker engine must answer");
-    docker.inspect_image(&default_image()).await.expect("build the image first: scripts/computer-image.sh");
+    image::ensure(&docker, &default_image()).await.expect("build the base first: scripts/computer-image.sh");
     println!("load average before: {}", load_average());
 
     let mut create = Vec::new();

@@ -42,6 +42,12 @@ pub async fn computer_recreate(state: State<'_, AppState>) -> Result<ComputerSta
     state.ready()?.computer_recreate().await.map_err(|e| e.to_ipc())
 }
 
+/// Rebuild: Hearth's image made again over the base; the container follows it, the workspace stays.
+#[tauri::command]
+pub async fn computer_rebuild(state: State<'_, AppState>) -> Result<ComputerStatusView, IpcError> {
+    state.ready()?.computer_rebuild().await.map_err(|e| e.to_ipc())
+}
+
 /// Reset: remove the container and the workspace (the window asked the owner first).
 #[tauri::command]
 pub async fn computer_reset(state: State<'_, AppState>) -> Result<ComputerStatusView, IpcError> {

@@ -55,10 +55,17 @@ pub async fn status(docker: &Docker, spec: &ComputerSpec) -> Result<ComputerStat
         Some(c) if running(c) => ComputerState::Running,
         Some(_) => ComputerState::Stopped,
     };
-    let note = image.is_none().then(|| ComputerError::NoImage(spec.image.clone()).to_string());
+    // A missing image is built from the base on the next start; only a missing base (which
+    // the app cannot build) makes the computer unavailable.
+    let base_missing = image.is_none() && image_id(docker, &super::image::base_image()).await?.is_none();
+    let note = match (&image, base_missing) {
+        (Some(_), _) => None,
+        (None, false) => Some(format!("the image {} is built from its base on the next start", spec.image)),
+        (None, true) => Some(ComputerError::NoBase(super::image::base_image()).to_string()),
+    };
     Ok(ComputerStatusView {
         enabled: true,
-        state: if image.is_none() { ComputerState::Unavailable } else { state },
+        state: if base_missing { ComputerState::Unavailable } else { state },
         engine_version: version.version,
         image: spec.image.clone(),
         image_bytes: image.and_then(|i| i.size),
@@ -164,6 +171,15 @@ pub async fn remove(docker: &Docker, spec: &ComputerSpec) -> Result<(), Computer
     }
 }
 
+/// The id of the image tagged `tag`, if the engine has it.
+pub async fn image_id(docker: &Docker, tag: &str) -> Result<Option<String>, ComputerError> {
+    match bounded(docker.inspect_image(tag)).await? {
+        Ok(image) => Ok(image.id),
+        Err(err) if not_found(&err) => Ok(None),
+        Err(err) => Err(err.into()),
+    }
+}
+
 /// The spec's image: its id and labels (what the container must show), or that it is not built.
 async fn image_of(docker: &Docker, spec: &ComputerSpec) -> Result<(String, HashMap<String, String>), ComputerError> {
     match bounded(docker.inspect_image(&spec.image)).await? {
@@ -202,6 +218,6 @@ fn running(container: &ContainerInspectResponse) -> bool {
     container.state.as_ref().is_some_and(|s| s.running == Some(true) && s.status == Some(ContainerStateStatusEnum::RUNNING))
 }
 
-fn not_found(err: &DockerError) -> bool {
+pub(super) fn not_found(err: &DockerError) -> bool {
     matches!(err, DockerError::DockerResponseServerError { status_code: 404, .. })
 }

@@ -1,6 +1,7 @@
 //! The computer: an isolated Linux container, driven in-process through the Docker Engine API
 //! (bollard on the local socket), never a shell on the owner's machine.
 //!
+//! - [`image`] is what it is made of, built over a local base through the engine;
 //! - [`spec`] is the one description of the container and its workspace volume;
 //! - [`isolation`] checks the container the engine reports against it before every attach;
 //! - [`engine`] creates, starts and stops it;
@@ -13,6 +14,7 @@
 pub mod command;
 pub mod engine;
 pub mod files;
+pub mod image;
 pub mod paths;
 pub mod isolation;
 pub mod spec;
@@ -28,24 +30,12 @@ use tokio_util::sync::CancellationToken;
 
 pub use command::{CommandError, CommandRequest};
 pub use files::FileError;
+pub use image::{base_image, default_image};
 
 /// A command's output, chunk by chunk, as it arrives (only what its receipt keeps).
 pub type OutputSink = tokio::sync::mpsc::UnboundedSender<hearth_protocol::computer::CommandOutput>;
 pub use isolation::{Mismatch, Predicate};
 pub use spec::ComputerSpec;
-
-/// The image's recipe and the file helper it installs; the image tag is derived from their
-/// content, as the script derives it.
-const IMAGE_RECIPE: &[u8] = include_bytes!("../../../../scripts/computer-image.sh");
-const FILE_HELPER: &[u8] = include_bytes!("hearth_files.py");
-
-/// `hearth-computer:<first 16 hex digits of the SHA-256 of the recipe then the helper>`, the
-/// tag `scripts/computer-image.sh` builds.
-pub fn default_image() -> String {
-    use sha2::Digest;
-    let digest = sha2::Sha256::new().chain_update(IMAGE_RECIPE).chain_update(FILE_HELPER).finalize();
-    format!("hearth-computer:{}", &hex::encode(digest)[..16])
-}
 
 /// Why the computer did not do what was asked.
 #[derive(Debug, thiserror::Error)]
@@ -57,8 +47,11 @@ pub enum ComputerError {
     #[error("no Docker engine answers ({0}); start one (the docker.io package's dockerd) and try again")]
     NoEngine(String),
     /// The image is not built.
-    #[error("the computer's image {0} is not built; run scripts/computer-image.sh or rebuild it in Settings → Computer")]
+    #[error("the computer's image {0} is not built; rebuild it in Settings → Computer")]
     NoImage(String),
+    /// The base Hearth's image is built on is not there (it needs root and a Debian mirror).
+    #[error("the computer's base image {0} is not built; run scripts/computer-image.sh (it needs root and a Debian mirror), then try again")]
+    NoBase(String),
     /// The engine refused or failed a request.
     #[error("the Docker engine failed: {0}")]
     Engine(String),
@@ -205,6 +198,9 @@ impl Computer {
     async fn started(&self, docker: &Docker) -> Result<String, ComputerError> {
         let _starting = self.inner.starting.lock().await;
         let restart = !self.inner.restarted.load(Ordering::SeqCst);
+        // A missing image (a first start, or a new Hearth with a new recipe) is built here,
+        // under the same lock, so two first operations do not build it twice.
+        image::ensure(docker, &self.inner.spec.image).await?;
         let container_id = engine::ensure_running(docker, &self.inner.spec, restart).await?;
         self.inner.restarted.store(true, Ordering::SeqCst);
         Ok(container_id)
@@ -277,6 +273,24 @@ impl Computer {
         let _busy = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
         let _starting = self.inner.starting.lock().await;
         engine::remove_container(&docker, &self.inner.spec).await?;
+        self.set_quarantine(None);
+        Ok(())
+    }
+
+    /// Builds the image again from its parts (Settings → Rebuild), every layer made anew, and
+    /// removes the container so the next start makes one from the new image; the workspace
+    /// volume stays. The image it replaced is removed when nothing else uses it.
+    pub async fn rebuild_image(&self) -> Result<(), ComputerError> {
+        let docker = self.docker().await?;
+        let _busy = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
+        let _starting = self.inner.starting.lock().await;
+        let tag = &self.inner.spec.image;
+        let replaced = engine::image_id(&docker, tag).await?;
+        engine::remove_container(&docker, &self.inner.spec).await?;
+        let built = image::build(&docker, tag, image::Build::Fresh).await?;
+        if let Some(old) = replaced.filter(|old| *old != built) {
+            image::remove_unused(&docker, &old).await;
+        }
         self.set_quarantine(None);
         Ok(())
     }

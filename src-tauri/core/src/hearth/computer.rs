@@ -122,6 +122,13 @@ impl Hearth {
         Ok(self.computer.status().await)
     }
 
+    /// Settings → Rebuild image: Hearth's layer made again over the base, and the container
+    /// recreated from it on the next start; the workspace's files stay.
+    pub async fn computer_rebuild(&self) -> Result<ComputerStatusView> {
+        self.computer.rebuild_image().await.map_err(unavailable)?;
+        Ok(self.computer.status().await)
+    }
+
     /// Settings → Reset workspace (confirmed by the owner in the window): removes the container
     /// and the workspace volume; the next start creates both again.
     pub async fn computer_reset(&self) -> Result<ComputerStatusView> {

@@ -11,7 +11,9 @@ use bollard::models::{
     RestartPolicy, RestartPolicyNameEnum, VolumeCreateRequest,
 };
 use bollard::query_parameters::{CommitContainerOptions, CreateContainerOptions, InspectContainerOptions};
-use hearth_core::computer::{CommandError, CommandRequest, Computer, ComputerError, ComputerSpec, Predicate, default_image, engine, spec};
+use hearth_core::computer::{
+    CommandError, CommandRequest, Computer, ComputerError, ComputerSpec, Predicate, base_image, default_image, engine, image, spec,
+};
 use hearth_core::tools::{StepId, dispatch};
 use hearth_protocol::approvals::ProposalOrigin;
 use hearth_protocol::computer::{CommandStatus, ComputerState};
@@ -34,7 +36,15 @@ impl TestComputer {
 
     async fn for_spec(spec: ComputerSpec) -> Self {
         let docker = engine::connect().await.expect("a Docker engine must answer (scripts/test.sh starts dockerd)");
-        docker.inspect_image(&spec.image).await.expect("the computer image must be built (scripts/computer-image.sh)");
+        // Hearth's layer is built over the base once for the whole suite, before any test
+        // starts a container from it (parallel first starts would each build it).
+        static IMAGE: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
+        IMAGE
+            .get_or_init(|| async {
+                image::ensure(&docker, &default_image()).await.expect("the base must be built (scripts/computer-image.sh)");
+            })
+            .await;
+        docker.inspect_image(&spec.image).await.expect("the computer image must be built");
         Self { computer: Computer::new(spec, true), docker }
     }
 
@@ -884,6 +894,74 @@ async fn recreate_makes_a_new_container_and_keeps_the_files() {
     assert_eq!(t.run("cat /workspace/k").await.unwrap().stdout, "kept\n");
     let after = t.docker.inspect_container(&t.spec().container_name(), None::<InspectContainerOptions>).await.unwrap().id;
     assert_ne!(before, after, "the container was not made again");
+}
+
+/// Hearth builds its own image over the base: a missing one on the first start, and a new one
+/// (new id, the old one removed) on Rebuild, which also recreates the container from it and
+/// keeps the workspace. Oracles: the engine's images and layers, and the files.
+#[tokio::test]
+async fn a_missing_image_is_built_over_the_base_and_rebuild_makes_it_anew() {
+    let docker = engine::connect().await.expect("a Docker engine must answer");
+    let tag = format!("hearth-computer-test:{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+    let spec = ComputerSpec::new(tag.clone(), &format!("t{}", &uuid::Uuid::new_v4().simple().to_string()[..12]), "owner");
+    assert!(engine::image_id(&docker, &tag).await.unwrap().is_none());
+    let t = TestComputer { computer: Computer::new(spec, true), docker: docker.clone() };
+
+    // Built on the first start, over the base: the base's layers, then one of Hearth's.
+    t.run("echo kept > /workspace/k").await.unwrap();
+    let first = docker.inspect_image(&tag).await.unwrap();
+    let base = docker.inspect_image(&base_image()).await.unwrap();
+    let layers = |i: &bollard::models::ImageInspect| i.root_fs.as_ref().and_then(|r| r.layers.clone()).unwrap_or_default();
+    let (first_layers, base_layers) = (layers(&first), layers(&base));
+    assert_eq!(first_layers.len(), base_layers.len() + 1, "{first_layers:?}");
+    assert_eq!(first_layers[..base_layers.len()], base_layers[..]);
+    let label = first.config.as_ref().and_then(|c| c.labels.as_ref()).and_then(|l| l.get("dev.hearth.image-recipe").cloned());
+    assert_eq!(label.as_deref(), default_image().split(':').nth(1));
+    // The helper it added works (a read goes through it).
+    assert_eq!(t.computer.read_file("/workspace/k", 64, &CancellationToken::new()).await.unwrap(), b"kept\n");
+    let container_before = docker.inspect_container(&t.spec().container_name(), None::<InspectContainerOptions>).await.unwrap();
+
+    t.computer.rebuild_image().await.unwrap();
+    let second = docker.inspect_image(&tag).await.unwrap();
+    assert_ne!(second.id, first.id, "Rebuild did not make a new image");
+    // The replaced image is removed unless another tag still holds it (a cached build may have
+    // given this tag the very image the suite's default tag names).
+    if let Ok(old) = docker.inspect_image(first.id.as_deref().unwrap()).await {
+        let tags = old.repo_tags.unwrap_or_default();
+        assert!(!tags.contains(&tag) && !tags.is_empty(), "the replaced image stayed with nothing else holding it: {tags:?}");
+    }
+    assert!(
+        docker.inspect_container(&t.spec().container_name(), None::<InspectContainerOptions>).await.is_err(),
+        "the container made from the old image stayed"
+    );
+    // The next command runs in a new container from the new image, on the same files.
+    assert_eq!(t.run("cat /workspace/k").await.unwrap().stdout, "kept\n");
+    let container_after = docker.inspect_container(&t.spec().container_name(), None::<InspectContainerOptions>).await.unwrap();
+    assert_ne!(container_after.id, container_before.id);
+    assert_eq!(container_after.image, second.id);
+    drop(t);
+    let _ = std::process::Command::new("docker").args(["image", "rm", "-f", &tag]).output();
+}
+
+/// Rebuild never runs beside a command: while one runs it is busy, and the image stays.
+#[tokio::test]
+async fn rebuild_is_busy_while_a_command_runs() {
+    let t = TestComputer::new().await;
+    let (gate, cancel) = (t.workspace_on_host_after_start(&t.computer).await.join("go"), CancellationToken::new());
+    let computer = t.computer.clone();
+    let running = tokio::spawn({
+        let cancel = cancel.clone();
+        async move {
+            let request = CommandRequest::new("echo started > /workspace/started; while [ ! -e /workspace/go ]; do sleep 0.05; done", None).unwrap();
+            computer.run(&request, &cancel, None).await
+        }
+    });
+    appears(&gate.with_file_name("started")).await;
+    let before = engine::image_id(&t.docker, &default_image()).await.unwrap();
+    assert!(matches!(t.computer.rebuild_image().await, Err(ComputerError::Busy)));
+    assert_eq!(engine::image_id(&t.docker, &default_image()).await.unwrap(), before);
+    std::fs::write(&gate, b"").unwrap();
+    assert_eq!(running.await.unwrap().unwrap().status, CommandStatus::Succeeded);
 }
 
 /// A model's command from chat: its output arrives as CUSTOM events before the call's result,

@@ -63,6 +63,7 @@ pub fn ComputerSection() -> impl IntoView {
         });
     };
     let recreate = move |_| act(|| Box::pin(ipc::computer_recreate()));
+    let rebuild = move |_| act(|| Box::pin(ipc::computer_rebuild()));
     let reset = move |_| act(|| Box::pin(ipc::computer_reset()));
 
     view! {
@@ -83,7 +84,8 @@ pub fn ComputerSection() -> impl IntoView {
                 <p class="computer-settings-meta">{state_label(s.state)} " · " {meta_line(&s)}</p>
                 {s.note.map(|note| view! { <p class="hint">{note}</p> })}
             })}
-            <p class="hint">"Rebuild the image with scripts/computer-image.sh (it is built from Debian's packages, never pulled)."</p>
+            <p class="hint">"Rebuild makes Hearth's image again over its Debian base (never pulled) and a new container from it; the files stay. The base itself is made by scripts/computer-image.sh."</p>
+            <button data-action="rebuild-computer" disabled=move || busy.get() on:click=rebuild>"Rebuild image (keeps files)"</button>
             <button data-action="recreate-computer" disabled=move || busy.get() on:click=recreate>"Recreate container (keeps files)"</button>
             {move || if confirming.get() {
                 view! {

@@ -1,0 +1,184 @@
+//! The computer's image: what it is made of, its tag, and building it through the engine.
+//!
+//! Two layers, because they need different things:
+//!
+//! - the **base** (`hearth-computer-base:<hash of scripts/computer-image.sh>`) is a Debian
+//!   rootfs from `debootstrap`, which needs root and a Debian mirror: the script builds it,
+//!   once per recipe, and feeds it to `docker import`;
+//! - **Hearth's layer** (`hearth-computer:<hash>`, [`default_image`]) is the file helper and the
+//!   image's settings (user, working folder, environment, entry point, recipe label) over the
+//!   base, described by `computer/Dockerfile`. Hearth builds it itself through the engine's
+//!   build API from a context it makes in memory, with nothing pulled and no step that runs a
+//!   command: on first use when it is missing, and again on the owner's Rebuild in Settings.
+//!
+//! The tag of Hearth's layer hashes the base's tag, the Dockerfile and the helper, so a change
+//! to any of them names a new image (and a container made from an older one fails its check
+//! until it is recreated).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use bollard::Docker;
+use bollard::query_parameters::{BuildImageOptionsBuilder, BuilderVersion, RemoveImageOptions};
+use futures::StreamExt;
+
+use super::ComputerError;
+use super::engine::{bounded, not_found};
+
+/// The base's recipe and the layer's parts; the tags derive from their content.
+const BASE_RECIPE: &[u8] = include_bytes!("../../../../scripts/computer-image.sh");
+const DOCKERFILE: &[u8] = include_bytes!("Dockerfile");
+const FILE_HELPER: &[u8] = include_bytes!("hearth_files.py");
+
+/// How long one build may take: it copies one small file over a local image (about a second
+/// here), so this only bounds an engine that stopped answering.
+const BUILD_LIMIT: Duration = Duration::from_secs(120);
+
+/// `hearth-computer-base:<first 16 hex digits of the SHA-256 of scripts/computer-image.sh>`,
+/// the tag the script builds (it hashes itself the same way).
+pub fn base_image() -> String {
+    format!("hearth-computer-base:{}", short_hash(&[BASE_RECIPE]))
+}
+
+/// `hearth-computer:<first 16 hex digits of the SHA-256 of the base's tag, the Dockerfile and
+/// the helper>`: the image Hearth builds over the base and runs.
+pub fn default_image() -> String {
+    format!("hearth-computer:{}", recipe_hash())
+}
+
+/// The hash the image's `dev.hearth.image-recipe` label carries.
+fn recipe_hash() -> String {
+    short_hash(&[base_image().as_bytes(), DOCKERFILE, FILE_HELPER])
+}
+
+fn short_hash(parts: &[&[u8]]) -> String {
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
+    for part in parts {
+        hasher.update(part);
+    }
+    hex::encode(hasher.finalize())[..16].to_owned()
+}
+
+/// Whether to reuse the engine's build cache (an image made earlier from the same parts) or
+/// make every layer again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Build {
+    /// Reuse what the cache holds: building a missing image.
+    Cached,
+    /// Make it again: the owner's Rebuild.
+    Fresh,
+}
+
+/// Builds Hearth's layer over the base and tags it `tag`. Returns the new image's id.
+///
+/// Refuses, naming the script, when the base is not there: building the base needs root and a
+/// Debian mirror, which the app does not have.
+pub async fn build(docker: &Docker, tag: &str, how: Build) -> Result<String, ComputerError> {
+    let base = base_image();
+    match bounded(docker.inspect_image(&base)).await? {
+        Ok(_) => {}
+        Err(err) if not_found(&err) => return Err(ComputerError::NoBase(base)),
+        Err(err) => return Err(err.into()),
+    }
+    let context = context()?;
+    let args = HashMap::from([("BASE".to_owned(), base), ("RECIPE".to_owned(), recipe_hash())]);
+    let options = BuildImageOptionsBuilder::new()
+        .dockerfile("Dockerfile")
+        .t(tag)
+        .buildargs(&args)
+        .nocache(how == Build::Fresh)
+        .rm(true)
+        .forcerm(true)
+        .networkmode("none")
+        .version(BuilderVersion::BuilderV1)
+        .build();
+    let mut stream = docker.build_image(options, None, Some(bollard::body_full(context.into())));
+    let finished = tokio::time::timeout(BUILD_LIMIT, async {
+        let mut last_error = None;
+        while let Some(message) = stream.next().await {
+            let message = message?;
+            if let Some(detail) = message.error_detail {
+                last_error = Some(detail.message.unwrap_or_else(|| "no detail".into()));
+            }
+        }
+        Ok::<_, ComputerError>(last_error)
+    })
+    .await
+    .map_err(|_| ComputerError::Engine(format!("building the image took longer than {} s", BUILD_LIMIT.as_secs())))??;
+    if let Some(error) = finished {
+        return Err(ComputerError::Engine(format!("building the image failed: {error}")));
+    }
+    let built = bounded(docker.inspect_image(tag)).await??;
+    built.id.ok_or_else(|| ComputerError::Engine("the engine gave the built image no id".into()))
+}
+
+/// Builds `tag` unless the engine has it.
+pub async fn ensure(docker: &Docker, tag: &str) -> Result<(), ComputerError> {
+    match bounded(docker.inspect_image(tag)).await? {
+        Ok(_) => Ok(()),
+        Err(err) if not_found(&err) => build(docker, tag, Build::Cached).await.map(|_| ()),
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// Removes the image `id` if nothing else uses it (an image a Rebuild replaced). An image
+/// another container or tag still holds stays, and that is not an error.
+pub async fn remove_unused(docker: &Docker, id: &str) {
+    let options = RemoveImageOptions { force: false, noprune: false, ..Default::default() };
+    match bounded(docker.remove_image(id, Some(options), None)).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(err)) => tracing::info!(error = %err, "the image a rebuild replaced stays (still in use)"),
+        Err(err) => tracing::warn!(error = %err, "could not remove the image a rebuild replaced"),
+    }
+}
+
+/// The build context: the Dockerfile and the helper, as a tar archive in memory.
+fn context() -> Result<Vec<u8>, ComputerError> {
+    let mut archive = tar::Builder::new(Vec::new());
+    for (name, mode, bytes) in [("Dockerfile", 0o644, DOCKERFILE), ("hearth-files", 0o755, FILE_HELPER)] {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(mode);
+        header.set_uid(0);
+        header.set_gid(0);
+        header.set_mtime(0);
+        header.set_cksum();
+        archive
+            .append_data(&mut header, name, bytes)
+            .map_err(|err| ComputerError::Engine(format!("could not make the build context: {err}")))?;
+    }
+    archive.into_inner().map_err(|err| ComputerError::Engine(format!("could not make the build context: {err}")))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn the_tags_name_their_parts() {
+        assert!(base_image().starts_with("hearth-computer-base:"));
+        assert_eq!(base_image().len(), "hearth-computer-base:".len() + 16);
+        assert_eq!(default_image(), format!("hearth-computer:{}", recipe_hash()));
+        assert_ne!(recipe_hash(), short_hash(&[BASE_RECIPE]));
+    }
+
+    #[test]
+    fn the_context_holds_the_dockerfile_and_an_executable_helper() {
+        let bytes = context().unwrap();
+        let mut archive = tar::Archive::new(bytes.as_slice());
+        let entries: Vec<(String, u32, u64)> = archive
+            .entries()
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (e.path().unwrap().to_string_lossy().into_owned(), e.header().mode().unwrap(), e.header().size().unwrap())
+            })
+            .collect();
+        assert_eq!(
+            entries,
+            vec![("Dockerfile".into(), 0o644, DOCKERFILE.len() as u64), ("hearth-files".into(), 0o755, FILE_HELPER.len() as u64)]
+        );
+    }
+}

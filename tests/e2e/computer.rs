@@ -11,13 +11,15 @@ use hearth_testkit::webdriver::Session;
 
 use crate::APP;
 
-/// Removes the test's container and volume, whatever the test did.
-struct Cleanup(String, String);
+/// Removes the test's container, volume and image tag (the deployment's own), whatever the
+/// test did.
+struct Cleanup(String, String, String);
 
 impl Drop for Cleanup {
     fn drop(&mut self) {
         let _ = std::process::Command::new("docker").args(["rm", "-f", &self.0]).output();
         let _ = std::process::Command::new("docker").args(["volume", "rm", "-f", &self.1]).output();
+        let _ = std::process::Command::new("docker").args(["image", "rm", &self.2]).output();
     }
 }
 
@@ -49,7 +51,7 @@ async fn a_command_runs_streams_and_stops_in_the_computer_screen_and_in_chat() {
     let home = TestHome::new().unwrap();
     let computer = hearth_core::config::ComputerConfig::for_data_dir(&home.data_dir());
     let spec = hearth_core::computer::ComputerSpec::new(computer.image.clone(), &computer.deployment, "owner");
-    let _cleanup = Cleanup(spec.container_name(), spec.volume_name());
+    let _cleanup = Cleanup(spec.container_name(), spec.volume_name(), spec.image.clone());
     let session = Session::start_app(APP, &home).await;
 
     // Settings → Computer: on.
@@ -126,14 +128,21 @@ async fn a_command_runs_streams_and_stops_in_the_computer_screen_and_in_chat() {
     // image, the workspace kept.
     let image_before = docker(&["image", "inspect", "--format", "{{.Id}}", &spec.image]);
     session.find(".nav-item[data-screen=settings]").await.click().await.unwrap();
+    // The status line renders above the button when its reply arrives; clicking before that
+    // lands where the button was.
+    session.until_texts(".computer-settings-meta", "the computer's status shows", |t| t.len() == 1 && t[0].starts_with("running")).await;
     session.find("[data-action=rebuild-computer]:not([disabled])").await.click().await.unwrap();
     let rebuilt = async {
         while docker(&["image", "inspect", "--format", "{{.Id}}", &spec.image]) == image_before {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
     };
-    tokio::time::timeout(std::time::Duration::from_secs(60), rebuilt).await.expect("Rebuild made a new image");
-    session.until_texts(".computer-settings-meta", "the status after the rebuild shows", |t| t.len() == 1 && t[0].contains("Docker")).await;
+    if tokio::time::timeout(std::time::Duration::from_secs(60), rebuilt).await.is_err() {
+        let shot = session.screenshot("computer-rebuild-failed").await;
+        let notes = session.until_texts("[data-section=computer] .error, [data-section=computer] .hint", "the section's notes", |_| true).await;
+        panic!("Rebuild made no new image within 60 s (screenshot {}): {notes:?}", shot.display());
+    }
+    // The reply has arrived when the button is enabled again.
     session.find("[data-action=rebuild-computer]:not([disabled])").await;
     session.until_texts("[data-section=computer] .error", "no error after the rebuild", <[String]>::is_empty).await;
     assert_eq!(docker(&["ps", "-aq", "--filter", &format!("name=^{}$", spec.container_name())]), "", "the old container stayed");

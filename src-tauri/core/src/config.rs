@@ -38,7 +38,8 @@ pub struct Config {
 pub struct ComputerConfig {
     /// Whether tools may use it from the start (Settings turns it on and off later).
     pub enabled: bool,
-    /// The image (`scripts/computer-image.sh` builds [`crate::computer::default_image`]).
+    /// The image's tag: [`crate::computer::image::image_for`] this deployment, built by Hearth
+    /// over the base `scripts/computer-image.sh` makes.
     pub image: String,
     /// Names and labels its container and volume (derived from the data folder by default, so
     /// two Hearth data folders on one machine get two computers).
@@ -50,7 +51,8 @@ impl ComputerConfig {
     pub fn for_data_dir(data_dir: &std::path::Path) -> Self {
         use sha2::Digest;
         let digest = sha2::Sha256::digest(data_dir.to_string_lossy().as_bytes());
-        Self { enabled: false, image: crate::computer::default_image(), deployment: hex::encode(digest)[..12].to_owned() }
+        let deployment = hex::encode(digest)[..12].to_owned();
+        Self { enabled: false, image: crate::computer::image::image_for(&deployment), deployment }
     }
 }
 

@@ -130,15 +130,14 @@ pub async fn run(
     output_to: Option<&OutputSink>,
     time_limit: Duration,
 ) -> Result<Ran, ComputerError> {
-    let stopped_before = || ComputerError::Engine("the run was stopped before the command started; nothing ran".into());
     if cancel.is_cancelled() {
-        return Err(stopped_before());
+        return Err(ComputerError::StoppedBefore);
     }
     let options = exec_options(request.argv(time_limit), request.cwd(), false);
     let exec = bounded(docker.create_exec(container_id, options)).await??;
     // Stop may have come while the exec was being created: it is not started then.
     if cancel.is_cancelled() {
-        return Err(stopped_before());
+        return Err(ComputerError::StoppedBefore);
     }
     let started = Instant::now();
     // From here on the command may be running: every failure is "may still run".

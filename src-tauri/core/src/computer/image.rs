@@ -31,8 +31,12 @@ const DOCKERFILE: &[u8] = include_bytes!("Dockerfile");
 const FILE_HELPER: &[u8] = include_bytes!("hearth_files.py");
 
 /// How long one build may take: it copies one small file over a local image (about a second
-/// here), so this only bounds an engine that stopped answering.
-const BUILD_LIMIT: Duration = Duration::from_secs(120);
+/// here), so this only bounds an engine that stopped answering. A command's Stop does not wait
+/// for it (see `Computer::run`).
+const BUILD_LIMIT: Duration = Duration::from_secs(60);
+
+/// The label the script puts on the base: its recipe's hash, the tag's suffix.
+const BASE_LABEL: &str = "dev.hearth.base-recipe";
 
 /// `hearth-computer-base:<first 16 hex digits of the SHA-256 of scripts/computer-image.sh>`,
 /// the tag the script builds (it hashes itself the same way).
@@ -44,6 +48,13 @@ pub fn base_image() -> String {
 /// the helper>`: the image Hearth builds over the base and runs.
 pub fn default_image() -> String {
     format!("hearth-computer:{}", recipe_hash())
+}
+
+/// The tag one deployment's computer runs: [`default_image`] with the deployment after it, so
+/// a Rebuild in one Hearth data folder moves no other folder's tag (their containers keep
+/// passing their image check).
+pub fn image_for(deployment: &str) -> String {
+    format!("{}-{deployment}", default_image())
 }
 
 /// The hash the image's `dev.hearth.image-recipe` label carries.
@@ -75,14 +86,38 @@ pub enum Build {
 /// Refuses, naming the script, when the base is not there: building the base needs root and a
 /// Debian mirror, which the app does not have.
 pub async fn build(docker: &Docker, tag: &str, how: Build) -> Result<String, ComputerError> {
-    let base = base_image();
-    match bounded(docker.inspect_image(&base)).await? {
-        Ok(_) => {}
-        Err(err) if not_found(&err) => return Err(ComputerError::NoBase(base)),
+    build_over(docker, &base_image(), tag, how).await
+}
+
+/// [`build`] over the base tagged `base` (tests name a missing one).
+///
+/// The base is checked first — there, made by the script of this recipe (its label), with no
+/// `ONBUILD` trigger that would run a step — and then named by its **id** in `FROM`, so a base
+/// removed or retagged after the check makes the build fail instead of making the engine pull
+/// a `hearth-computer-base` from a registry.
+pub async fn build_over(docker: &Docker, base: &str, tag: &str, how: Build) -> Result<String, ComputerError> {
+    let found = match bounded(docker.inspect_image(base)).await? {
+        Ok(found) => found,
+        Err(err) if not_found(&err) => return Err(ComputerError::NoBase(base.to_owned())),
         Err(err) => return Err(err.into()),
+    };
+    let config = found.config.unwrap_or_default();
+    let recipe = config.labels.as_ref().and_then(|l| l.get(BASE_LABEL)).map(String::as_str);
+    let expected = base.rsplit_once(':').map(|(_, hash)| hash);
+    if recipe != expected || recipe.is_none() {
+        return Err(ComputerError::Engine(format!(
+            "the image tagged {base} was not made by scripts/computer-image.sh (its {BASE_LABEL} label is {}); \
+             remove it (docker image rm {base}) and run the script again",
+            recipe.unwrap_or("missing")
+        )));
     }
-    let context = context()?;
-    let args = HashMap::from([("BASE".to_owned(), base), ("RECIPE".to_owned(), recipe_hash())]);
+    if config.on_build.as_ref().is_some_and(|steps| !steps.is_empty()) {
+        return Err(ComputerError::Engine(format!(
+            "the base image {base} has ONBUILD steps, which Hearth does not run; remove it (docker image rm {base}) and run scripts/computer-image.sh again"
+        )));
+    }
+    let base_id = found.id.ok_or_else(|| ComputerError::Engine("the engine gave the base image no id".into()))?;
+    let args = HashMap::from([("BASE".to_owned(), base_id), ("RECIPE".to_owned(), recipe_hash())]);
     let options = BuildImageOptionsBuilder::new()
         .dockerfile("Dockerfile")
         .t(tag)
@@ -93,24 +128,41 @@ pub async fn build(docker: &Docker, tag: &str, how: Build) -> Result<String, Com
         .networkmode("none")
         .version(BuilderVersion::BuilderV1)
         .build();
+    let context = context()?;
     let mut stream = docker.build_image(options, None, Some(bollard::body_full(context.into())));
-    let finished = tokio::time::timeout(BUILD_LIMIT, async {
-        let mut last_error = None;
+    // The engine names the image it made in an `aux` message; an error ends the stream.
+    let built = tokio::time::timeout(BUILD_LIMIT, async {
+        let mut built = None;
         while let Some(message) = stream.next().await {
             let message = message?;
             if let Some(detail) = message.error_detail {
-                last_error = Some(detail.message.unwrap_or_else(|| "no detail".into()));
+                return Err(ComputerError::Engine(format!(
+                    "building the image failed ({}); check the engine (docker info) and press Rebuild image again",
+                    detail.message.unwrap_or_else(|| "no detail".into())
+                )));
+            }
+            if let Some(id) = message.aux.and_then(|aux| aux.id) {
+                built = Some(id);
             }
         }
-        Ok::<_, ComputerError>(last_error)
+        Ok(built)
     })
     .await
-    .map_err(|_| ComputerError::Engine(format!("building the image took longer than {} s", BUILD_LIMIT.as_secs())))??;
-    if let Some(error) = finished {
-        return Err(ComputerError::Engine(format!("building the image failed: {error}")));
+    .map_err(|_| {
+        ComputerError::Engine(format!(
+            "building the image took longer than {} s; check the engine (docker info) and press Rebuild image again",
+            BUILD_LIMIT.as_secs()
+        ))
+    })??;
+    let built = built.ok_or_else(|| ComputerError::Engine("the engine did not say which image it built; press Rebuild image again".into()))?;
+    // The tag is what the container is checked against: it must name what was built (another
+    // Hearth's Rebuild may remove a shared, untagged image between the build and its tag).
+    match bounded(docker.inspect_image(tag)).await? {
+        Ok(tagged) if tagged.id.as_deref() == Some(built.as_str()) => Ok(built),
+        Ok(_) | Err(_) => Err(ComputerError::Engine(format!(
+            "the image built for {tag} was replaced or removed before Hearth could use it; press Rebuild image again"
+        ))),
     }
-    let built = bounded(docker.inspect_image(tag)).await??;
-    built.id.ok_or_else(|| ComputerError::Engine("the engine gave the built image no id".into()))
 }
 
 /// Builds `tag` unless the engine has it.
@@ -156,12 +208,16 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
+    /// The tags are SHA-256 prefixes as `sha256sum | cut -c1-16` prints them (the script's
+    /// side is checked against the engine in the suite).
     #[test]
-    fn the_tags_name_their_parts() {
-        assert!(base_image().starts_with("hearth-computer-base:"));
-        assert_eq!(base_image().len(), "hearth-computer-base:".len() + 16);
-        assert_eq!(default_image(), format!("hearth-computer:{}", recipe_hash()));
-        assert_ne!(recipe_hash(), short_hash(&[BASE_RECIPE]));
+    fn the_tags_are_sha256_prefixes_of_their_parts() {
+        assert_eq!(short_hash(&[b"abc"]), "ba7816bf8f01cfea");
+        assert_eq!(short_hash(&[b"a", b"bc"]), "ba7816bf8f01cfea");
+        use sha2::Digest;
+        let script = hex::encode(sha2::Sha256::digest(BASE_RECIPE));
+        assert_eq!(base_image(), format!("hearth-computer-base:{}", &script[..16]));
+        assert_eq!(image_for("d1"), format!("{}-d1", default_image()));
     }
 
     #[test]

@@ -61,6 +61,9 @@ pub enum ComputerError {
     /// Another operation holds the computer.
     #[error("the computer is busy with another command; wait for it to finish, then try again")]
     Busy,
+    /// Stop came before the operation started.
+    #[error("the run was stopped before the operation started; nothing ran")]
+    StoppedBefore,
     /// It had to be stopped and could not be.
     #[error(
         "the computer could not be stopped after an interrupted command ({0}), so Hearth runs nothing in it; \
@@ -193,6 +196,18 @@ impl Computer {
         Ok(Admitted { docker, container_id, _busy: busy })
     }
 
+    /// [`Computer::admit`], given up when `cancel` fires first: a Stop pressed while the
+    /// container is being started (or its image built, up to a minute) answers at once.
+    /// Dropping the admission midway is safe: a build is cancelled with its request and tags
+    /// nothing, and a container left started runs nothing.
+    async fn admit_unless_stopped(&self, cancel: &CancellationToken) -> Result<Admitted<'_>, ComputerError> {
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => Err(ComputerError::StoppedBefore),
+            admitted = self.admit() => admitted,
+        }
+    }
+
     /// [`engine::ensure_running`], one caller at a time; the first of this process restarts a
     /// running container.
     async fn started(&self, docker: &Docker) -> Result<String, ComputerError> {
@@ -286,12 +301,17 @@ impl Computer {
         let _starting = self.inner.starting.lock().await;
         let tag = &self.inner.spec.image;
         let replaced = engine::image_id(&docker, tag).await?;
-        engine::remove_container(&docker, &self.inner.spec).await?;
+        // Built first: a failed build (no base, an engine error) leaves the container as it
+        // was, so the owner loses nothing by trying.
         let built = image::build(&docker, tag, image::Build::Fresh).await?;
-        if let Some(old) = replaced.filter(|old| *old != built) {
+        if replaced.as_deref() == Some(built.as_str()) {
+            return Err(ComputerError::Engine("the engine rebuilt the same image; press Rebuild image again".into()));
+        }
+        engine::remove_container(&docker, &self.inner.spec).await?;
+        self.set_quarantine(None);
+        if let Some(old) = replaced {
             image::remove_unused(&docker, &old).await;
         }
-        self.set_quarantine(None);
         Ok(())
     }
 
@@ -319,7 +339,7 @@ impl Computer {
         cancel: &CancellationToken,
         output: Option<&OutputSink>,
     ) -> Result<CommandReceipt, CommandError> {
-        let admitted = self.admit().await.map_err(CommandError::NotRun)?;
+        let admitted = self.admit_unless_stopped(cancel).await.map_err(CommandError::NotRun)?;
         let ran = command::run(&admitted.docker, &admitted.container_id, request, cancel, output, self.inner.time_limit).await;
         match ran {
             Err(not_run) => Err(CommandError::NotRun(not_run)),
@@ -353,7 +373,7 @@ impl Computer {
     /// Writes a workspace file (one operation at a time, like commands). A write Stop or a
     /// lost answer cut short ends with the container, as a command does.
     pub async fn write_file(&self, path: &str, content: &[u8], max: usize, cancel: &CancellationToken) -> Result<u64, FileError> {
-        let admitted = self.admit().await.map_err(not_attached)?;
+        let admitted = self.admit_unless_stopped(cancel).await.map_err(not_attached)?;
         let written = files::write(&admitted.docker, &admitted.container_id, path, content, max, cancel).await;
         if matches!(written, Err(FileError::Stopped | FileError::Lost(_))) {
             self.end_everything(&admitted).await;
@@ -363,7 +383,7 @@ impl Computer {
 
     /// Makes a workspace folder (one operation at a time).
     pub async fn mkdir(&self, path: &str, cancel: &CancellationToken) -> Result<bool, FileError> {
-        let admitted = self.admit().await.map_err(not_attached)?;
+        let admitted = self.admit_unless_stopped(cancel).await.map_err(not_attached)?;
         let made = files::mkdir(&admitted.docker, &admitted.container_id, path, cancel).await;
         if matches!(made, Err(FileError::Stopped | FileError::Lost(_))) {
             self.end_everything(&admitted).await;

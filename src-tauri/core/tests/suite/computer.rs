@@ -901,6 +901,9 @@ async fn recreate_makes_a_new_container_and_keeps_the_files() {
 /// keeps the workspace. Oracles: the engine's images and layers, and the files.
 #[tokio::test]
 async fn a_missing_image_is_built_over_the_base_and_rebuild_makes_it_anew() {
+    // The suite's image first: this test's cached build may share its id, and a Rebuild must
+    // not remove that image while the suite's build is still tagging it.
+    TestComputer::new().await;
     let docker = engine::connect().await.expect("a Docker engine must answer");
     let tag = format!("hearth-computer-test:{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
     let spec = ComputerSpec::new(tag.clone(), &format!("t{}", &uuid::Uuid::new_v4().simple().to_string()[..12]), "owner");
@@ -941,6 +944,63 @@ async fn a_missing_image_is_built_over_the_base_and_rebuild_makes_it_anew() {
     assert_eq!(container_after.image, second.id);
     drop(t);
     let _ = std::process::Command::new("docker").args(["image", "rm", "-f", &tag]).output();
+}
+
+/// A base that is missing, or that the script did not make, is refused before any build, and
+/// the engine pulls nothing (its event log has no pull) and tags nothing.
+#[tokio::test]
+async fn a_missing_or_foreign_base_is_refused_and_nothing_is_pulled() {
+    use futures::StreamExt;
+    let docker = engine::connect().await.expect("a Docker engine must answer");
+    let since = std::time::SystemTime::now();
+    let unique = &uuid::Uuid::new_v4().simple().to_string()[..16];
+    let target = format!("hearth-computer-test:nobase-{unique}");
+    let missing = format!("hearth-computer-base:{unique}");
+    let err = image::build_over(&docker, &missing, &target, image::Build::Fresh).await.unwrap_err();
+    assert!(matches!(&err, ComputerError::NoBase(base) if *base == missing), "{err:?}");
+    assert!(err.to_string().contains("scripts/computer-image.sh"), "{err}");
+
+    // A foreign image under a base's name: the suite's computer image carries no base label.
+    TestComputer::new().await;
+    let foreign = format!("hearth-computer-base:{}", &uuid::Uuid::new_v4().simple().to_string()[..16]);
+    let (repo, tag) = foreign.split_once(':').unwrap();
+    docker
+        .tag_image(&default_image(), Some(bollard::query_parameters::TagImageOptionsBuilder::new().repo(repo).tag(tag).build()))
+        .await
+        .unwrap();
+    let err = image::build_over(&docker, &foreign, &target, image::Build::Fresh).await.unwrap_err();
+    let _ = std::process::Command::new("docker").args(["image", "rm", &foreign]).output();
+    assert!(err.to_string().contains("was not made by scripts/computer-image.sh"), "{err}");
+
+    assert!(engine::image_id(&docker, &target).await.unwrap().is_none(), "a refused build tagged an image");
+    let stamp = |t: std::time::SystemTime| t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs().to_string();
+    let options = bollard::query_parameters::EventsOptions {
+        since: Some(stamp(since)),
+        until: Some(stamp(std::time::SystemTime::now() + std::time::Duration::from_secs(1))),
+        filters: Some(HashMap::from([("type".to_owned(), vec!["image".to_owned()])])),
+    };
+    let pulls: Vec<_> = docker
+        .events(Some(options))
+        .collect::<Vec<_>>()
+        .await
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.action.as_deref() == Some("pull"))
+        .collect();
+    assert!(pulls.is_empty(), "the engine pulled: {pulls:?}");
+}
+
+/// Status says what is missing: an image is built on the next start (not unavailable), a
+/// missing base makes the computer unavailable with the script named.
+#[tokio::test]
+async fn status_says_the_image_is_built_on_start_when_only_the_base_is_there() {
+    let tag = format!("hearth-computer-test:{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+    let spec = ComputerSpec::new(tag, &format!("t{}", &uuid::Uuid::new_v4().simple().to_string()[..12]), "owner");
+    let computer = Computer::new(spec, true);
+    let view = computer.status().await;
+    assert_eq!(view.state, ComputerState::Absent, "{view:?}");
+    assert!(view.note.as_deref().is_some_and(|n| n.contains("built from its base on the next start")), "{view:?}");
+    assert_eq!(view.image_bytes, None);
 }
 
 /// Rebuild never runs beside a command: while one runs it is busy, and the image stays.

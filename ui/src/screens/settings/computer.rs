@@ -48,7 +48,7 @@ pub fn ComputerSection() -> impl IntoView {
             }
         });
     };
-    // Recreate and Reset: one request, its view shown, its refusal said.
+    // Rebuild, Recreate and Reset: one request, its view shown, its refusal said.
     let act = move |request: fn() -> StatusRequest| {
         busy.set(true);
         confirming.set(false);
@@ -84,7 +84,7 @@ pub fn ComputerSection() -> impl IntoView {
                 <p class="computer-settings-meta">{state_label(s.state)} " · " {meta_line(&s)}</p>
                 {s.note.map(|note| view! { <p class="hint">{note}</p> })}
             })}
-            <p class="hint">"Rebuild makes Hearth's image again over its Debian base (never pulled) and a new container from it; the files stay. The base itself is made by scripts/computer-image.sh."</p>
+            <p class="hint">"Rebuild makes Hearth's image again over its Debian base (never pulled); the next start makes a new container from it, and the files stay. The base itself is made by scripts/computer-image.sh."</p>
             <button data-action="rebuild-computer" disabled=move || busy.get() on:click=rebuild>"Rebuild image (keeps files)"</button>
             <button data-action="recreate-computer" disabled=move || busy.get() on:click=recreate>"Recreate container (keeps files)"</button>
             {move || if confirming.get() {

@@ -138,3 +138,18 @@ fn the_docker_api_lives_only_in_the_computer() {
     assert!(outside.is_empty(), "bollard used outside core::computer: {outside:?}");
     assert!(files_mentioning("src-tauri/src", "bollard").is_empty(), "the shell talks to Docker");
 }
+
+/// The browser's way out is one place: only `core::browser` resolves names for it or opens
+/// client connections with hyper, so no other path can reach an address the policy did not
+/// check.
+#[test]
+fn the_browsers_egress_lives_only_in_the_browser() {
+    for needle in ["hickory_resolver", "hyper::client", "chromiumoxide"] {
+        let outside: Vec<_> = files_mentioning("src-tauri/core/src", needle)
+            .into_iter()
+            .filter(|f| !f.starts_with("src-tauri/core/src/browser/"))
+            .collect();
+        assert!(outside.is_empty(), "{needle} used outside core::browser: {outside:?}");
+        assert!(files_mentioning("src-tauri/src", needle).is_empty(), "the shell uses {needle}");
+    }
+}

@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod agui_server;
 pub mod approvals;
+pub mod browser;
 pub mod computer;
 pub mod config;
 pub mod documents;

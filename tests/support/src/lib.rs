@@ -3,8 +3,12 @@
 //! Grows with loopback servers that speak real wire protocols (model providers, Gmail,
 //! OAuth) and effect counters; for now: isolated data folders and free ports.
 
+#[cfg(feature = "dns-stub")]
+pub mod dns_stub;
 #[cfg(feature = "model-server")]
 pub mod model_server;
+#[cfg(feature = "pages")]
+pub mod pages;
 #[cfg(feature = "webdriver")]
 pub mod webdriver;
 

@@ -174,9 +174,17 @@ pub async fn ensure(docker: &Docker, tag: &str) -> Result<(), ComputerError> {
     }
 }
 
-/// Removes the image `id` if nothing else uses it (an image a Rebuild replaced). An image
-/// another container or tag still holds stays, and that is not an error.
+/// Removes the image `id` a Rebuild replaced, if it is dangling (no tag names it). The engine
+/// would remove a tagged image by id too when one tag is left — another deployment's, whose
+/// cached build shared this id — so an image any tag still names always stays. (Another
+/// Hearth tagging it between the check and the removal would lose that tag; its next start
+/// builds it again.)
 pub async fn remove_unused(docker: &Docker, id: &str) {
+    match bounded(docker.inspect_image(id)).await {
+        Ok(Ok(image)) if image.repo_tags.as_ref().is_none_or(Vec::is_empty) => {}
+        Ok(Ok(_)) => return,
+        Ok(Err(_)) | Err(_) => return,
+    }
     let options = RemoveImageOptions { force: false, noprune: false, ..Default::default() };
     match bounded(docker.remove_image(id, Some(options), None)).await {
         Ok(Ok(_)) => {}

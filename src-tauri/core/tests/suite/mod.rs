@@ -8,6 +8,7 @@ mod controls;
 mod documents;
 mod effect_path;
 mod effects;
+mod egress;
 mod harness;
 mod journal;
 mod pdf;

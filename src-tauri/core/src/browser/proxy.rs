@@ -1,0 +1,301 @@
+//! The browser's one way out: an HTTP proxy on loopback that Chromium is pointed at, which
+//! asks the [`egress`](super::egress) policy about every request and connects to the address
+//! it checked.
+//!
+//! Chromium sends a plain-HTTP request here in absolute form (`GET http://host/path`) and
+//! opens everything else (https, wss) with `CONNECT host:443`. For each, the proxy:
+//!
+//! 1. checks the URL or the tunnel's authority ([`egress::check_url`], [`egress::check_tunnel`]);
+//! 2. resolves a name itself (Chromium's resolver is unused: its host-resolver rules map every
+//!    name to nothing) and checks **every** answer, refusing the request if any is refused;
+//! 3. connects to the first checked address — **pinned**: the name is never resolved again
+//!    for this request, so a DNS answer that changes after the check (rebinding) reaches
+//!    nothing — and forwards the request with its Host header, or splices the tunnel.
+//!
+//! A refusal is answered with 403 and its reason (Chromium shows an error page; a subresource
+//! fails), logged with the host and the reason only, and kept for the browser's notices. A
+//! redirect is Chromium's to follow, so its target comes back here and is checked like any
+//! request.
+//!
+//! Hand-written on hyper rather than a proxy crate: the forwarding is ~60 lines, and the one
+//! property that matters — connect to the address that was checked, never to a name — is the
+//! part no general proxy crate exposes.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use hickory_resolver::TokioResolver;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Empty, Full};
+use hyper::body::Incoming;
+use hyper::header::{HOST, HeaderValue};
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use url::Url;
+
+use super::egress::{self, AllowList, Destination, Refusal};
+
+/// How long connecting to a checked address may take.
+const CONNECT_LIMIT: Duration = Duration::from_secs(10);
+/// How long a client (Chromium) may take to send a request's headers.
+const HEADER_LIMIT: Duration = Duration::from_secs(10);
+/// Connections served at once; Chromium opens at most a few dozen.
+const MAX_CONNECTIONS: usize = 256;
+/// Refusals kept for the browser's notices (the newest).
+const KEPT_REFUSALS: usize = 100;
+
+/// Headers that belong to one hop and are not forwarded (RFC 9110 §7.6.1), plus the proxy's own.
+const HOP_BY_HOP: &[&str] = &[
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "proxy-authorization",
+    "proxy-authenticate",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+];
+
+type Body = BoxBody<Bytes, hyper::Error>;
+
+/// One refused request: the host it named and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// The host (no path or query).
+    pub host: String,
+    /// Why.
+    pub refusal: Refusal,
+}
+
+/// What every connection shares.
+struct Shared {
+    allow: AllowList,
+    resolver: TokioResolver,
+    refused: Mutex<VecDeque<Refused>>,
+}
+
+/// The running proxy; it stops when dropped.
+pub struct EgressProxy {
+    address: SocketAddr,
+    shared: Arc<Shared>,
+    stop: CancellationToken,
+}
+
+impl EgressProxy {
+    /// Starts the proxy on a free loopback port, with `allow` past the policy and names
+    /// resolved by `resolver`.
+    pub async fn start(allow: AllowList, resolver: TokioResolver) -> std::io::Result<Self> {
+        let listener = TcpListener::bind((IpAddr::from([127, 0, 0, 1]), 0)).await?;
+        let address = listener.local_addr()?;
+        let shared = Arc::new(Shared { allow, resolver, refused: Mutex::new(VecDeque::new()) });
+        let stop = CancellationToken::new();
+        tokio::spawn(serve(listener, shared.clone(), stop.clone()));
+        Ok(Self { address, shared, stop })
+    }
+
+    /// Where Chromium's `--proxy-server` points.
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// The refusals so far, oldest first (at most the last 100).
+    pub fn refused(&self) -> Vec<Refused> {
+        self.shared.refused.lock().map(|r| r.iter().cloned().collect()).unwrap_or_default()
+    }
+}
+
+impl Drop for EgressProxy {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+/// A resolver that reads the system's configuration (`/etc/resolv.conf`), caching nothing:
+/// every request's name is checked on its own answers.
+pub fn system_resolver() -> Result<TokioResolver, hickory_resolver::ResolveError> {
+    let mut builder = TokioResolver::builder_tokio()?;
+    builder.options_mut().cache_size = 0;
+    Ok(builder.build())
+}
+
+/// A resolver that asks only `name_server` (UDP), caching nothing: a configured DNS server, or
+/// the tests' stub.
+pub fn resolver_at(name_server: SocketAddr) -> TokioResolver {
+    use hickory_resolver::config::{NameServerConfig, ResolverConfig};
+    use hickory_resolver::name_server::TokioConnectionProvider;
+    let mut config = ResolverConfig::new();
+    config.add_name_server(NameServerConfig::new(name_server, hickory_resolver::proto::xfer::Protocol::Udp));
+    let mut builder = TokioResolver::builder_with_config(config, TokioConnectionProvider::default());
+    builder.options_mut().cache_size = 0;
+    builder.build()
+}
+
+async fn serve(listener: TcpListener, shared: Arc<Shared>, stop: CancellationToken) {
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let accepted = tokio::select! {
+            () = stop.cancelled() => return,
+            accepted = listener.accept() => accepted,
+        };
+        let Ok((stream, _)) = accepted else { continue };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            // Over the cap: the connection is closed unanswered.
+            continue;
+        };
+        let shared = shared.clone();
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let _slot = slot;
+            let service = service_fn(move |request| handle(shared.clone(), request));
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_LIMIT)
+                .serve_connection(TokioIo::new(stream), service)
+                .with_upgrades();
+            tokio::select! {
+                () = stop.cancelled() => {}
+                _ = connection => {}
+            }
+        });
+    }
+}
+
+async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+    let answer = if request.method() == Method::CONNECT { tunnel(&shared, request).await } else { forward(&shared, request).await };
+    Ok(answer.unwrap_or_else(|failure| failure.into_response(&shared)))
+}
+
+/// Why a request got no answer from its destination.
+enum Failure {
+    /// The policy refused it.
+    Refused { host: String, refusal: Refusal },
+    /// Not a request a proxy serves (origin form, https in absolute form, no authority).
+    BadRequest(&'static str),
+    /// The checked address did not answer.
+    Unreachable(String),
+}
+
+impl Failure {
+    fn into_response(self, shared: &Shared) -> Response<Body> {
+        let (status, text) = match self {
+            Failure::Refused { host, refusal } => {
+                tracing::info!(target: "hearth::egress", host = %host, reason = %refusal, "refused a request from the browser");
+                let text = refusal.to_string();
+                if let Ok(mut kept) = shared.refused.lock() {
+                    if kept.len() == KEPT_REFUSALS {
+                        kept.pop_front();
+                    }
+                    kept.push_back(Refused { host, refusal });
+                }
+                (StatusCode::FORBIDDEN, text)
+            }
+            Failure::BadRequest(why) => (StatusCode::BAD_REQUEST, why.to_owned()),
+            Failure::Unreachable(why) => (StatusCode::BAD_GATEWAY, why),
+        };
+        let mut response = Response::new(full(text));
+        *response.status_mut() = status;
+        response.headers_mut().insert("x-hearth-egress", HeaderValue::from_static("refused"));
+        response
+    }
+}
+
+/// `CONNECT host:port`: checked, resolved and pinned, then spliced once Chromium has the 200.
+async fn tunnel(shared: &Shared, request: Request<Incoming>) -> Result<Response<Body>, Failure> {
+    let authority = request.uri().authority().map(|a| a.as_str().to_owned()).ok_or(Failure::BadRequest("CONNECT needs host:port"))?;
+    let refused = |refusal| Failure::Refused { host: authority.clone(), refusal };
+    let destination = egress::check_tunnel(&authority, &shared.allow).map_err(refused)?;
+    let pinned = pin(shared, &destination).await.map_err(refused)?;
+    let upstream = connect(pinned).await?;
+    tokio::spawn(async move {
+        match hyper::upgrade::on(request).await {
+            Ok(upgraded) => {
+                let mut upstream = upstream;
+                let _ = tokio::io::copy_bidirectional(&mut TokioIo::new(upgraded), &mut upstream).await;
+            }
+            Err(err) => tracing::debug!(target: "hearth::egress", error = %err, "a tunnel was not upgraded"),
+        }
+    });
+    Ok(Response::new(empty()))
+}
+
+/// `GET http://host/path` (any method): checked, resolved and pinned, then sent in origin form
+/// with its Host header over a new connection to the pinned address.
+async fn forward(shared: &Shared, request: Request<Incoming>) -> Result<Response<Body>, Failure> {
+    let url = Url::parse(&request.uri().to_string()).map_err(|_| Failure::BadRequest("a proxy request names an absolute http:// URL"))?;
+    let host = url.host_str().unwrap_or_default().to_owned();
+    let destination = egress::check_url(&url, &shared.allow).map_err(|refusal| Failure::Refused { host: host.clone(), refusal })?;
+    if url.scheme() != "http" {
+        return Err(Failure::BadRequest("https goes through CONNECT"));
+    }
+    let pinned = pin(shared, &destination).await.map_err(|refusal| Failure::Refused { host: host.clone(), refusal })?;
+    let upstream = connect(pinned).await?;
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(upstream))
+        .await
+        .map_err(|err| Failure::Unreachable(format!("{host} did not speak HTTP: {err}")))?;
+    tokio::spawn(connection);
+
+    let (mut parts, body) = request.into_parts();
+    let origin_form = match url.query() {
+        Some(query) => format!("{}?{query}", url.path()),
+        None => url.path().to_owned(),
+    };
+    parts.uri = origin_form.parse().map_err(|_| Failure::BadRequest("the URL's path is not valid"))?;
+    for name in HOP_BY_HOP {
+        parts.headers.remove(*name);
+    }
+    let host_header = match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.clone(),
+    };
+    parts.headers.insert(HOST, HeaderValue::from_str(&host_header).map_err(|_| Failure::BadRequest("the host is not a valid header"))?);
+    let answer = sender
+        .send_request(Request::from_parts(parts, body))
+        .await
+        .map_err(|err| Failure::Unreachable(format!("{host} did not answer: {err}")))?;
+    let (mut parts, body) = answer.into_parts();
+    for name in HOP_BY_HOP {
+        parts.headers.remove(*name);
+    }
+    Ok(Response::from_parts(parts, body.boxed()))
+}
+
+/// The address to connect to: a literal as checked, or a name resolved here with every
+/// answer checked. Resolution failures are refusals too (nothing was reached).
+async fn pin(shared: &Shared, destination: &Destination) -> Result<SocketAddr, Refusal> {
+    let (name, port) = match destination {
+        Destination::Address(address) => return Ok(*address),
+        Destination::Name { name, port } => (name, *port),
+    };
+    // Fully qualified: no search domain is appended.
+    let answers = shared.resolver.lookup_ip(format!("{name}.")).await.map_err(|_| Refusal::NoAddress(name.clone()))?;
+    let addresses: Vec<SocketAddr> = answers.iter().map(|ip| SocketAddr::new(ip, port)).collect();
+    for address in &addresses {
+        egress::check_resolved(*address, &shared.allow)?;
+    }
+    addresses.first().copied().ok_or_else(|| Refusal::NoAddress(name.clone()))
+}
+
+async fn connect(address: SocketAddr) -> Result<TcpStream, Failure> {
+    match tokio::time::timeout(CONNECT_LIMIT, TcpStream::connect(address)).await {
+        Ok(Ok(stream)) => Ok(stream),
+        Ok(Err(err)) => Err(Failure::Unreachable(format!("{address} refused the connection: {err}"))),
+        Err(_) => Err(Failure::Unreachable(format!("{address} did not answer within {} s", CONNECT_LIMIT.as_secs()))),
+    }
+}
+
+fn full(text: String) -> Body {
+    Full::new(Bytes::from(text)).map_err(|never| match never {}).boxed()
+}
+
+fn empty() -> Body {
+    Empty::<Bytes>::new().map_err(|never| match never {}).boxed()
+}

@@ -1,0 +1,103 @@
+//! A web server on loopback that counts every connection it accepts — the oracle of the
+//! browser's egress tests ("no connection reached this target") — and serves a page, a
+//! redirect, and the fixed pages tests hand it.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+
+/// What it saw.
+#[derive(Default)]
+struct Seen {
+    connections: AtomicUsize,
+    requests: Mutex<Vec<String>>,
+}
+
+/// The running server; it stops when dropped.
+pub struct PageServer {
+    address: SocketAddr,
+    seen: Arc<Seen>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl PageServer {
+    /// Serves `pages` (path → HTML) on `address` (port 0 for a free one). `/redirect?to=URL`
+    /// answers 302 to URL; any other path answers a small page naming the server.
+    pub async fn bind(address: SocketAddr, pages: HashMap<String, String>) -> std::io::Result<Self> {
+        let listener = TcpListener::bind(address).await?;
+        let address = listener.local_addr()?;
+        let seen = Arc::new(Seen::default());
+        let pages = Arc::new(pages);
+        let task = tokio::spawn({
+            let seen = seen.clone();
+            async move {
+                loop {
+                    let Ok((stream, _)) = listener.accept().await else { continue };
+                    seen.connections.fetch_add(1, Ordering::SeqCst);
+                    let (seen, pages) = (seen.clone(), pages.clone());
+                    tokio::spawn(async move {
+                        let service = service_fn(move |request| respond(request, seen.clone(), pages.clone(), address));
+                        let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+                    });
+                }
+            }
+        });
+        Ok(Self { address, seen, task })
+    }
+
+    /// Where it listens.
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// How many TCP connections it accepted.
+    pub fn connections(&self) -> usize {
+        self.seen.connections.load(Ordering::SeqCst)
+    }
+
+    /// Each request's path and query, in order.
+    pub fn requests(&self) -> Vec<String> {
+        self.seen.requests.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+impl Drop for PageServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn respond(
+    request: Request<hyper::body::Incoming>,
+    seen: Arc<Seen>,
+    pages: Arc<HashMap<String, String>>,
+    address: SocketAddr,
+) -> Result<Response<Full<Bytes>>, Infallible> {
+    let target = request.uri().path_and_query().map_or_else(|| "/".to_owned(), |p| p.as_str().to_owned());
+    if let Ok(mut requests) = seen.requests.lock() {
+        requests.push(target);
+    }
+    let path = request.uri().path();
+    if path == "/redirect" {
+        let to = request.uri().query().and_then(|q| q.strip_prefix("to=")).unwrap_or("/").to_owned();
+        let mut response = Response::new(Full::new(Bytes::new()));
+        *response.status_mut() = StatusCode::FOUND;
+        if let Ok(location) = hyper::header::HeaderValue::from_str(&to) {
+            response.headers_mut().insert(hyper::header::LOCATION, location);
+        }
+        return Ok(response);
+    }
+    let body = pages.get(path).cloned().unwrap_or_else(|| format!("<!doctype html><title>{address}</title><p>served by {address}</p>"));
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    response.headers_mut().insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("text/html; charset=utf-8"));
+    Ok(response)
+}

@@ -16,6 +16,7 @@ APT_PACKAGES=(
   webkit2gtk-driver xvfb xauth
   lld-19 rustc-web cargo-web rust-web-src
   docker.io debootstrap
+  chromium
 )
 TAURI_DRIVER_VERSION=2.1.0
 # libpdfium comes from the pypdfium2 wheel (PyPI ships it; Debian has no package). Unpacked,

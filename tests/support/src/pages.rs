@@ -20,6 +20,8 @@ use tokio::net::TcpListener;
 struct Seen {
     connections: AtomicUsize,
     requests: Mutex<Vec<String>>,
+    hosts: Mutex<Vec<String>>,
+    header_names: Mutex<Vec<Vec<String>>>,
 }
 
 /// The running server; it stops when dropped.
@@ -68,6 +70,16 @@ impl PageServer {
     pub fn requests(&self) -> Vec<String> {
         self.seen.requests.lock().map(|r| r.clone()).unwrap_or_default()
     }
+
+    /// Each request's header names (lowercase), in order.
+    pub fn header_names(&self) -> Vec<Vec<String>> {
+        self.seen.header_names.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// Each request's Host header, in order.
+    pub fn hosts(&self) -> Vec<String> {
+        self.seen.hosts.lock().map(|r| r.clone()).unwrap_or_default()
+    }
 }
 
 impl Drop for PageServer {
@@ -85,6 +97,13 @@ async fn respond(
     let target = request.uri().path_and_query().map_or_else(|| "/".to_owned(), |p| p.as_str().to_owned());
     if let Ok(mut requests) = seen.requests.lock() {
         requests.push(target);
+    }
+    let host = request.headers().get(hyper::header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default().to_owned();
+    if let Ok(mut hosts) = seen.hosts.lock() {
+        hosts.push(host);
+    }
+    if let Ok(mut names) = seen.header_names.lock() {
+        names.push(request.headers().keys().map(|k| k.as_str().to_owned()).collect());
     }
     let path = request.uri().path();
     if path == "/redirect" {

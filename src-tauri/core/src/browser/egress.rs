@@ -51,6 +51,20 @@ pub enum Refusal {
         /// The range it is in, named.
         range: &'static str,
     },
+    /// A name whose DNS answer is not public: the address stays out of the message (a page
+    /// the agent reads shows it), the range is named.
+    #[error("{name} resolves to an address that is {range}; the browser only reaches public addresses")]
+    ResolvesTo {
+        /// The name.
+        name: String,
+        /// The refused address (for the log only).
+        address: IpAddr,
+        /// The range it is in, named.
+        range: &'static str,
+    },
+    /// A host name with an empty label (`a..b`, `x..`).
+    #[error("{0} is not a valid host name")]
+    BadName(String),
     /// The name resolved to nothing.
     #[error("{0} has no address")]
     NoAddress(String),
@@ -109,14 +123,6 @@ impl Destination {
             Destination::Address(address) => address.port(),
         }
     }
-
-    /// The host, as a Host header or a log line names it.
-    pub fn host(&self) -> String {
-        match self {
-            Destination::Name { name, .. } => name.clone(),
-            Destination::Address(address) => address.ip().to_string(),
-        }
-    }
 }
 
 /// Checks everything about `url` that does not need DNS.
@@ -151,14 +157,29 @@ pub fn check_tunnel(authority: &str, allow: &AllowList) -> Result<Destination, R
     Ok(destination)
 }
 
-/// Checks one address a name resolved to, at `port`.
-pub fn check_resolved(address: SocketAddr, allow: &AllowList) -> Result<(), Refusal> {
-    check_socket(address, allow).map(|_| ())
+/// Checks one address `name` resolved to, at its port.
+pub fn check_resolved(name: &str, address: SocketAddr, allow: &AllowList) -> Result<(), Refusal> {
+    match check_socket(address, allow) {
+        Ok(_) => Ok(()),
+        Err(Refusal::Address { address, range }) => Err(Refusal::ResolvesTo { name: name.to_owned(), address, range }),
+        Err(other) => Err(other),
+    }
+}
+
+/// Checks the address a tunnel will be spliced to (after [`check_tunnel`] and resolution):
+/// port 443, or exactly an allow-listed address — so an allow-listed port never opens a raw
+/// tunnel to that port of a public host.
+pub fn check_tunnel_target(address: SocketAddr, allow: &AllowList) -> Result<(), Refusal> {
+    if address.port() == 443 || allow.allows(address) { Ok(()) } else { Err(Refusal::TunnelPort(address.port())) }
 }
 
 fn check_name(name: &str, port: u16, allow: &AllowList) -> Result<Destination, Refusal> {
-    // A trailing dot names the same host (`localhost.`).
+    // One trailing dot names the same host (`localhost.`); an empty label anywhere else is
+    // no host at all (`localhost..` must not slip past the suffix check).
     let bare = name.strip_suffix('.').unwrap_or(name);
+    if bare.split('.').any(str::is_empty) {
+        return Err(Refusal::BadName(name.to_owned()));
+    }
     for suffix in LOCAL_SUFFIXES {
         let under = bare.len() > suffix.len()
             && bare.ends_with(suffix)

@@ -66,6 +66,10 @@ fn local_names_are_refused_before_any_lookup() {
     ] {
         assert!(matches!(refusal(text), Refusal::LocalName { suffix: s, .. } if s == suffix), "{text}");
     }
+    // An empty label is no host: `localhost..` does not slip past the suffix check.
+    for text in ["http://localhost../", "http://db.internal../", "http://a..b.example/"] {
+        assert!(matches!(refusal(text), Refusal::BadName(_)), "{text}: {:?}", refusal(text));
+    }
     // Only whole labels count: these are public names.
     for text in ["http://notlocalhost.com/", "https://locallan.example/", "https://internal.example.com/"] {
         assert!(check_url(&url(text), &AllowList::none()).is_ok(), "{text}");
@@ -164,9 +168,13 @@ fn public_addresses_and_names_pass() {
 #[test]
 fn resolved_addresses_are_checked_like_literals() {
     let none = AllowList::none();
-    assert!(matches!(check_resolved("10.1.2.3:443".parse().unwrap(), &none), Err(Refusal::Address { .. })));
-    assert!(matches!(check_resolved("[fd00::5]:443".parse().unwrap(), &none), Err(Refusal::Address { .. })));
-    assert_eq!(check_resolved("1.1.1.1:443".parse().unwrap(), &none), Ok(()));
+    let refused = check_resolved("intranet.example", "10.1.2.3:443".parse().unwrap(), &none).unwrap_err();
+    assert!(matches!(refused, Refusal::ResolvesTo { range: "private (10.0.0.0/8)", .. }), "{refused:?}");
+    // The message a page shows names the range, not the internal address.
+    assert_eq!(refused.to_string(), "intranet.example resolves to an address that is private (10.0.0.0/8); the browser only reaches public addresses");
+    assert!(matches!(check_resolved("x.example", "[fd00::5]:443".parse().unwrap(), &none), Err(Refusal::ResolvesTo { .. })));
+    assert_eq!(check_resolved("one.example", "1.1.1.1:443".parse().unwrap(), &none), Ok(()));
+    assert_eq!(check_resolved("one.example", "1.1.1.1:8080".parse().unwrap(), &none), Err(Refusal::Port(8080)));
 }
 
 #[test]
@@ -188,8 +196,14 @@ fn the_allow_list_is_exact() {
     assert!(check_url(&url("http://127.0.0.2:4100/"), &allow).is_err());
     assert!(check_url(&url("http://127.0.0.1/"), &allow).is_err());
     assert!(check_url(&url("http://localhost:4100/"), &allow).is_err(), "a local name stays refused");
-    assert_eq!(check_resolved("127.0.0.1:4100".parse().unwrap(), &allow), Ok(()));
-    assert!(check_resolved("127.0.0.1:4101".parse().unwrap(), &allow).is_err());
+    assert_eq!(check_resolved("t.test", "127.0.0.1:4100".parse().unwrap(), &allow), Ok(()));
+    assert!(check_resolved("t.test", "127.0.0.1:4101".parse().unwrap(), &allow).is_err());
+    // An allow-listed port opens no tunnel to that port of any other address.
+    let allow = AllowList::of(["127.0.0.1:80".parse().unwrap()]);
+    assert!(check_tunnel("public.example:80", &allow).is_ok(), "the name passes on the port");
+    assert_eq!(check_tunnel_target("93.184.215.14:80".parse().unwrap(), &allow), Err(Refusal::TunnelPort(80)));
+    assert_eq!(check_tunnel_target("127.0.0.1:80".parse().unwrap(), &allow), Ok(()));
+    assert_eq!(check_tunnel_target("93.184.215.14:443".parse().unwrap(), &allow), Ok(()));
 }
 
 #[test]

@@ -47,6 +47,10 @@ use super::egress::{self, AllowList, Destination, Refusal};
 const CONNECT_LIMIT: Duration = Duration::from_secs(10);
 /// How long a client (Chromium) may take to send a request's headers.
 const HEADER_LIMIT: Duration = Duration::from_secs(10);
+/// How long a destination may take to answer a forwarded request's head.
+const ANSWER_LIMIT: Duration = Duration::from_secs(60);
+/// How long one tunnel (a TLS connection, a websocket) may stay open.
+const TUNNEL_LIFETIME: Duration = Duration::from_secs(60 * 60);
 /// Connections served at once; Chromium opens at most a few dozen.
 const MAX_CONNECTIONS: usize = 256;
 /// Refusals kept for the browser's notices (the newest).
@@ -81,6 +85,10 @@ struct Shared {
     allow: AllowList,
     resolver: TokioResolver,
     refused: Mutex<VecDeque<Refused>>,
+    /// Connections and tunnels open at once (a tunnel outlives its client connection's task).
+    slots: Arc<Semaphore>,
+    /// Ends every connection, tunnel and forwarded exchange when the proxy is dropped.
+    stop: CancellationToken,
 }
 
 /// The running proxy; it stops when dropped.
@@ -96,8 +104,14 @@ impl EgressProxy {
     pub async fn start(allow: AllowList, resolver: TokioResolver) -> std::io::Result<Self> {
         let listener = TcpListener::bind((IpAddr::from([127, 0, 0, 1]), 0)).await?;
         let address = listener.local_addr()?;
-        let shared = Arc::new(Shared { allow, resolver, refused: Mutex::new(VecDeque::new()) });
         let stop = CancellationToken::new();
+        let shared = Arc::new(Shared {
+            allow,
+            resolver,
+            refused: Mutex::new(VecDeque::new()),
+            slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+            stop: stop.clone(),
+        });
         tokio::spawn(serve(listener, shared.clone(), stop.clone()));
         Ok(Self { address, shared, stop })
     }
@@ -140,14 +154,17 @@ pub fn resolver_at(name_server: SocketAddr) -> TokioResolver {
 }
 
 async fn serve(listener: TcpListener, shared: Arc<Shared>, stop: CancellationToken) {
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     loop {
         let accepted = tokio::select! {
             () = stop.cancelled() => return,
             accepted = listener.accept() => accepted,
         };
-        let Ok((stream, _)) = accepted else { continue };
-        let Ok(slot) = slots.clone().try_acquire_owned() else {
+        let Ok((stream, _)) = accepted else {
+            // Out of descriptors, most likely: wait a little instead of spinning.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        let Ok(slot) = shared.slots.clone().try_acquire_owned() else {
             // Over the cap: the connection is closed unanswered.
             continue;
         };
@@ -188,7 +205,11 @@ impl Failure {
     fn into_response(self, shared: &Shared) -> Response<Body> {
         let (status, text) = match self {
             Failure::Refused { host, refusal } => {
-                tracing::info!(target: "hearth::egress", host = %host, reason = %refusal, "refused a request from the browser");
+                let address = match &refusal {
+                    Refusal::ResolvesTo { address, .. } | Refusal::Address { address, .. } => Some(address.to_string()),
+                    _ => None,
+                };
+                tracing::info!(target: "hearth::egress", host = %host, address = ?address, reason = %refusal, "refused a request from the browser");
                 let text = refusal.to_string();
                 if let Ok(mut kept) = shared.refused.lock() {
                     if kept.len() == KEPT_REFUSALS {
@@ -201,27 +222,43 @@ impl Failure {
             Failure::BadRequest(why) => (StatusCode::BAD_REQUEST, why.to_owned()),
             Failure::Unreachable(why) => (StatusCode::BAD_GATEWAY, why),
         };
+        let refused = status == StatusCode::FORBIDDEN;
         let mut response = Response::new(full(text));
         *response.status_mut() = status;
-        response.headers_mut().insert("x-hearth-egress", HeaderValue::from_static("refused"));
+        if refused {
+            response.headers_mut().insert("x-hearth-egress", HeaderValue::from_static("refused"));
+        }
         response
     }
 }
 
 /// `CONNECT host:port`: checked, resolved and pinned, then spliced once Chromium has the 200.
-async fn tunnel(shared: &Shared, request: Request<Incoming>) -> Result<Response<Body>, Failure> {
+async fn tunnel(shared: &Arc<Shared>, request: Request<Incoming>) -> Result<Response<Body>, Failure> {
     let authority = request.uri().authority().map(|a| a.as_str().to_owned()).ok_or(Failure::BadRequest("CONNECT needs host:port"))?;
-    let refused = |refusal| Failure::Refused { host: authority.clone(), refusal };
+    // The host alone names it in notices and logs (an authority may carry user info).
+    let host = request.uri().host().unwrap_or_default().to_owned();
+    let refused = |refusal| Failure::Refused { host: host.clone(), refusal };
     let destination = egress::check_tunnel(&authority, &shared.allow).map_err(refused)?;
     let pinned = pin(shared, &destination).await.map_err(refused)?;
+    egress::check_tunnel_target(pinned, &shared.allow).map_err(refused)?;
+    let slot = shared.slots.clone().try_acquire_owned().map_err(|_| Failure::Unreachable("too many connections are open".into()))?;
     let upstream = connect(pinned).await?;
+    let stop = shared.stop.clone();
     tokio::spawn(async move {
-        match hyper::upgrade::on(request).await {
-            Ok(upgraded) => {
-                let mut upstream = upstream;
-                let _ = tokio::io::copy_bidirectional(&mut TokioIo::new(upgraded), &mut upstream).await;
+        let _slot = slot;
+        let splice = async {
+            match hyper::upgrade::on(request).await {
+                Ok(upgraded) => {
+                    let mut upstream = upstream;
+                    let _ = tokio::io::copy_bidirectional(&mut TokioIo::new(upgraded), &mut upstream).await;
+                }
+                Err(err) => tracing::debug!(target: "hearth::egress", error = %err, "a tunnel was not upgraded"),
             }
-            Err(err) => tracing::debug!(target: "hearth::egress", error = %err, "a tunnel was not upgraded"),
+        };
+        tokio::select! {
+            () = stop.cancelled() => {}
+            () = tokio::time::sleep(TUNNEL_LIFETIME) => {}
+            () = splice => {}
         }
     });
     Ok(Response::new(empty()))
@@ -238,10 +275,17 @@ async fn forward(shared: &Shared, request: Request<Incoming>) -> Result<Response
     }
     let pinned = pin(shared, &destination).await.map_err(|refusal| Failure::Refused { host: host.clone(), refusal })?;
     let upstream = connect(pinned).await?;
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(upstream))
+    let (mut sender, connection) = tokio::time::timeout(ANSWER_LIMIT, hyper::client::conn::http1::handshake(TokioIo::new(upstream)))
         .await
+        .map_err(|_| Failure::Unreachable(format!("{host} did not answer within {} s", ANSWER_LIMIT.as_secs())))?
         .map_err(|err| Failure::Unreachable(format!("{host} did not speak HTTP: {err}")))?;
-    tokio::spawn(connection);
+    let stop = shared.stop.clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            () = stop.cancelled() => {}
+            _ = connection => {}
+        }
+    });
 
     let (mut parts, body) = request.into_parts();
     let origin_form = match url.query() {
@@ -249,23 +293,32 @@ async fn forward(shared: &Shared, request: Request<Incoming>) -> Result<Response
         None => url.path().to_owned(),
     };
     parts.uri = origin_form.parse().map_err(|_| Failure::BadRequest("the URL's path is not valid"))?;
-    for name in HOP_BY_HOP {
-        parts.headers.remove(*name);
-    }
+    strip_hop_by_hop(&mut parts.headers);
     let host_header = match url.port() {
         Some(port) => format!("{host}:{port}"),
         None => host.clone(),
     };
     parts.headers.insert(HOST, HeaderValue::from_str(&host_header).map_err(|_| Failure::BadRequest("the host is not a valid header"))?);
-    let answer = sender
-        .send_request(Request::from_parts(parts, body))
+    let answer = tokio::time::timeout(ANSWER_LIMIT, sender.send_request(Request::from_parts(parts, body)))
         .await
+        .map_err(|_| Failure::Unreachable(format!("{host} did not answer within {} s", ANSWER_LIMIT.as_secs())))?
         .map_err(|err| Failure::Unreachable(format!("{host} did not answer: {err}")))?;
     let (mut parts, body) = answer.into_parts();
-    for name in HOP_BY_HOP {
-        parts.headers.remove(*name);
-    }
+    strip_hop_by_hop(&mut parts.headers);
     Ok(Response::from_parts(parts, body.boxed()))
+}
+
+/// Removes the hop-by-hop headers, and the headers the `Connection` header names as such.
+fn strip_hop_by_hop(headers: &mut hyper::HeaderMap) {
+    let named: Vec<String> = headers
+        .get_all(hyper::header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(',').map(|t| t.trim().to_ascii_lowercase()).filter(|t| !t.is_empty()).collect::<Vec<_>>())
+        .collect();
+    for name in named.iter().map(String::as_str).chain(HOP_BY_HOP.iter().copied()) {
+        headers.remove(name);
+    }
 }
 
 /// The address to connect to: a literal as checked, or a name resolved here with every
@@ -279,7 +332,7 @@ async fn pin(shared: &Shared, destination: &Destination) -> Result<SocketAddr, R
     let answers = shared.resolver.lookup_ip(format!("{name}.")).await.map_err(|_| Refusal::NoAddress(name.clone()))?;
     let addresses: Vec<SocketAddr> = answers.iter().map(|ip| SocketAddr::new(ip, port)).collect();
     for address in &addresses {
-        egress::check_resolved(*address, &shared.allow)?;
+        egress::check_resolved(name, *address, &shared.allow)?;
     }
     addresses.first().copied().ok_or_else(|| Refusal::NoAddress(name.clone()))
 }

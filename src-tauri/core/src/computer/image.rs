@@ -37,6 +37,11 @@ const BUILD_LIMIT: Duration = Duration::from_secs(60);
 
 /// The label the script puts on the base: its recipe's hash, the tag's suffix.
 const BASE_LABEL: &str = "dev.hearth.base-recipe";
+/// The label Hearth's layer carries: the recipe's hash.
+const IMAGE_LABEL: &str = "dev.hearth.image-recipe";
+/// The label naming the tag an image was built for: two deployments' builds never share an
+/// id, so removing a replaced image by id never takes another deployment's tag with it.
+const TAG_LABEL: &str = "dev.hearth.image-tag";
 
 /// `hearth-computer-base:<first 16 hex digits of the SHA-256 of scripts/computer-image.sh>`,
 /// the tag the script builds (it hashes itself the same way).
@@ -111,17 +116,25 @@ pub async fn build_over(docker: &Docker, base: &str, tag: &str, how: Build) -> R
             recipe.unwrap_or("missing")
         )));
     }
+    // Hearth's own layer inherits the base's label: one retagged as the base is refused too.
+    if config.labels.as_ref().is_some_and(|l| l.contains_key(IMAGE_LABEL)) {
+        return Err(ComputerError::Engine(format!(
+            "the image tagged {base} is a Hearth computer image, not its base; remove it (docker image rm {base}) and run scripts/computer-image.sh"
+        )));
+    }
     if config.on_build.as_ref().is_some_and(|steps| !steps.is_empty()) {
         return Err(ComputerError::Engine(format!(
             "the base image {base} has ONBUILD steps, which Hearth does not run; remove it (docker image rm {base}) and run scripts/computer-image.sh again"
         )));
     }
     let base_id = found.id.ok_or_else(|| ComputerError::Engine("the engine gave the base image no id".into()))?;
-    let args = HashMap::from([("BASE".to_owned(), base_id), ("RECIPE".to_owned(), recipe_hash())]);
+    let args = HashMap::from([("BASE".to_owned(), base_id.clone()), ("RECIPE".to_owned(), recipe_hash())]);
+    let labels = HashMap::from([(TAG_LABEL.to_owned(), tag.to_owned())]);
     let options = BuildImageOptionsBuilder::new()
         .dockerfile("Dockerfile")
         .t(tag)
         .buildargs(&args)
+        .labels(&labels)
         .nocache(how == Build::Fresh)
         .rm(true)
         .forcerm(true)
@@ -129,6 +142,33 @@ pub async fn build_over(docker: &Docker, base: &str, tag: &str, how: Build) -> R
         .version(BuilderVersion::BuilderV1)
         .build();
     let context = context()?;
+    // A container made (not started) from the base holds it while the build runs: an image in
+    // use cannot be removed without force, so `FROM <id>` always finds it locally (a missing
+    // one would make the engine look for `sha256:<id>` in a registry).
+    let pin = format!("hearth-base-pin-{}", uuid::Uuid::new_v4().simple());
+    let pin_body = bollard::models::ContainerCreateBody {
+        image: Some(base_id),
+        network_disabled: Some(true),
+        entrypoint: Some(vec!["/bin/true".into()]),
+        ..Default::default()
+    };
+    let pin_options = bollard::query_parameters::CreateContainerOptions { name: Some(pin.clone()), ..Default::default() };
+    bounded(docker.create_container(Some(pin_options), pin_body)).await??;
+    let built = build_pinned(docker, options, context, tag).await;
+    let remove = bollard::query_parameters::RemoveContainerOptions { force: true, v: false, link: false };
+    if let Err(err) = bounded(docker.remove_container(&pin, Some(remove))).await {
+        tracing::warn!(error = %err, container = %pin, "could not remove the container that held the base during a build");
+    }
+    built
+}
+
+/// The build itself, its base held.
+async fn build_pinned(
+    docker: &Docker,
+    options: bollard::query_parameters::BuildImageOptions,
+    context: Vec<u8>,
+    tag: &str,
+) -> Result<String, ComputerError> {
     let mut stream = docker.build_image(options, None, Some(bollard::body_full(context.into())));
     // The engine names the image it made in an `aux` message; an error ends the stream.
     let built = tokio::time::timeout(BUILD_LIMIT, async {

@@ -198,8 +198,9 @@ impl Computer {
 
     /// [`Computer::admit`], given up when `cancel` fires first: a Stop pressed while the
     /// container is being started (or its image built, up to a minute) answers at once.
-    /// Dropping the admission midway is safe: a build is cancelled with its request and tags
-    /// nothing, and a container left started runs nothing.
+    /// Dropping the admission midway is safe: the engine ends a build whose client went away
+    /// (or, at worst, finishes and tags it: the next start checks that image like any other),
+    /// and a container left started runs nothing.
     async fn admit_unless_stopped(&self, cancel: &CancellationToken) -> Result<Admitted<'_>, ComputerError> {
         tokio::select! {
             biased;
@@ -307,7 +308,9 @@ impl Computer {
         if replaced.as_deref() == Some(built.as_str()) {
             return Err(ComputerError::Engine("the engine rebuilt the same image; press Rebuild image again".into()));
         }
-        engine::remove_container(&docker, &self.inner.spec).await?;
+        engine::remove_container(&docker, &self.inner.spec).await.map_err(|err| {
+            ComputerError::Engine(format!("the image was rebuilt, but its old container could not be removed ({err}); press Recreate container"))
+        })?;
         self.set_quarantine(None);
         if let Some(old) = replaced {
             image::remove_unused(&docker, &old).await;

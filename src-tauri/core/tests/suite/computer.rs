@@ -934,13 +934,15 @@ async fn a_missing_image_is_built_over_the_base_and_rebuild_makes_it_anew() {
         .unwrap();
     t.computer.rebuild_image().await.unwrap();
     assert_eq!(engine::image_id(&docker, &twin).await.unwrap(), first.id, "the rebuild removed an image another tag names");
+    // The replaced image lost this tag; the twin is all that holds it.
+    let old = docker.inspect_image(first.id.as_deref().unwrap()).await.unwrap();
+    assert_eq!(old.repo_tags.unwrap_or_default(), vec![twin.clone()]);
     let _ = std::process::Command::new("docker").args(["image", "rm", &twin]).output();
     let second = docker.inspect_image(&tag).await.unwrap();
     assert_ne!(second.id, first.id, "Rebuild did not make a new image");
-    // The replaced image lost this tag (it stays while the twin, and maybe the suite's default
-    // tag, name it).
-    let old = docker.inspect_image(first.id.as_deref().unwrap()).await.unwrap();
-    assert!(!old.repo_tags.unwrap_or_default().contains(&tag));
+    // Built for this tag alone: its label names it, so no other deployment shares its id.
+    let tag_label = second.config.as_ref().and_then(|c| c.labels.as_ref()).and_then(|l| l.get("dev.hearth.image-tag").cloned());
+    assert_eq!(tag_label.as_deref(), Some(tag.as_str()));
     assert!(
         docker.inspect_container(&t.spec().container_name(), None::<InspectContainerOptions>).await.is_err(),
         "the container made from the old image stayed"
@@ -968,7 +970,8 @@ async fn a_missing_or_foreign_base_is_refused_and_nothing_is_pulled() {
     assert!(matches!(&err, ComputerError::NoBase(base) if *base == missing), "{err:?}");
     assert!(err.to_string().contains("scripts/computer-image.sh"), "{err}");
 
-    // A foreign image under a base's name: the suite's computer image carries no base label.
+    // A foreign image under a base's name: the suite's computer image (its label names another
+    // recipe, and it carries Hearth's own image label).
     TestComputer::new().await;
     let foreign = format!("hearth-computer-base:{}", &uuid::Uuid::new_v4().simple().to_string()[..16]);
     let (repo, tag) = foreign.split_once(':').unwrap();

@@ -1,6 +1,7 @@
 mod agui_server;
 mod approval_crash;
 mod approvals;
+mod browser;
 mod chat_corpus;
 mod chat_loop;
 mod computer;

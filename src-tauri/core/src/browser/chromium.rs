@@ -1,0 +1,283 @@
+//! The agent's Chromium: one process driven over CDP (chromiumoxide, in-process, never its
+//! fetcher), launched on demand against the system's binary, every request through the
+//! egress proxy.
+//!
+//! Launched so that nothing leaves except through [`EgressProxy`]:
+//! - `--proxy-server` points at the proxy and `--proxy-bypass-list=<-loopback>` removes the
+//!   implicit loopback bypass, so even `http://127.0.0.1` goes through the policy;
+//! - `--host-resolver-rules` maps every name to nothing except the proxy's own address, so
+//!   Chromium's resolver is unused (the proxy resolves, checks and pins);
+//! - QUIC off (it would not use the proxy), WebRTC limited to proxied TCP, no background
+//!   networking, sync, component updates, default apps or first-run;
+//! - the process's environment keeps only what a browser needs to draw and find fonts: every
+//!   other variable of Hearth's is passed empty, so no API key reaches it (chromiumoxide can
+//!   add variables but not clear the inherited ones).
+//!
+//! A Chromium that exits or crashes is noticed on the next use (its CDP handler has ended) and
+//! launched again, and the caller is told it was restarted.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use chromiumoxide::browser::{Browser, BrowserConfig};
+use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat;
+use chromiumoxide::handler::viewport::Viewport;
+use chromiumoxide::page::ScreenshotParams;
+use futures::StreamExt;
+use tokio::sync::Mutex;
+use tokio_util::sync::CancellationToken;
+use url::Url;
+
+use super::egress::{self, AllowList, Refusal};
+use super::proxy::EgressProxy;
+
+/// The viewport every page gets.
+pub const VIEWPORT: (u32, u32) = (1280, 800);
+/// How long a navigation may take to reach DOMContentLoaded.
+pub const NAVIGATION_LIMIT: Duration = Duration::from_secs(20);
+/// The longest URL accepted.
+pub const MAX_URL: usize = 4096;
+/// How much visible text is read from a page (characters).
+pub const MAX_TEXT_READ: usize = 100_000;
+/// How long a title is kept (characters).
+pub const MAX_TITLE: usize = 300;
+
+/// Environment variables the browser process keeps (display, fonts, locale, home for its
+/// caches); everything else Hearth has is passed empty.
+const KEPT_ENV: &[&str] = &["PATH", "HOME", "DISPLAY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR", "LANG", "LC_ALL", "TZ", "FONTCONFIG_PATH"];
+
+/// Why the browser did not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum BrowserError {
+    /// The address is refused by the egress policy.
+    #[error("{url_host}: {refusal}")]
+    Refused {
+        /// The host named (no path or query).
+        url_host: String,
+        /// Why.
+        refusal: Refusal,
+    },
+    /// Not a URL.
+    #[error("{0} is not a web address; give a full http:// or https:// URL")]
+    BadUrl(String),
+    /// Longer than [`MAX_URL`].
+    #[error("the address is {0} characters long; at most 4,096 are accepted")]
+    UrlTooLong(usize),
+    /// Chromium could not be started.
+    #[error("Chromium could not be started ({0}); install Debian's chromium package or set its path in Settings → Browser")]
+    Launch(String),
+    /// The page did not reach DOMContentLoaded in time.
+    #[error("the page did not load within {} s", NAVIGATION_LIMIT.as_secs())]
+    TimedOut,
+    /// Stop.
+    #[error("stopped")]
+    Stopped,
+    /// CDP failed.
+    #[error("the browser failed: {0}")]
+    Cdp(String),
+}
+
+impl From<chromiumoxide::error::CdpError> for BrowserError {
+    fn from(err: chromiumoxide::error::CdpError) -> Self {
+        BrowserError::Cdp(err.to_string())
+    }
+}
+
+/// What one look at a page found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Observation {
+    /// The URL the page ended on (after redirects), checked again.
+    pub final_url: String,
+    /// Its title, at most [`MAX_TITLE`] characters.
+    pub title: String,
+    /// Its visible text (`innerText`), at most [`MAX_TEXT_READ`] characters.
+    pub text: String,
+    /// Whether the text was cut at [`MAX_TEXT_READ`].
+    pub truncated: bool,
+    /// A PNG of the viewport.
+    pub screenshot_png: Vec<u8>,
+    /// Chromium had ended since the last use and was started again for this one.
+    pub restarted: bool,
+}
+
+/// How the browser is launched.
+#[derive(Debug, Clone)]
+pub struct ChromiumConfig {
+    /// The binary (Debian's `chromium` by default).
+    pub executable: PathBuf,
+    /// Where profiles live (one folder each).
+    pub profiles_dir: PathBuf,
+    /// Addresses past the egress policy (tests and development only; empty by default).
+    pub allow: AllowList,
+}
+
+impl ChromiumConfig {
+    /// The system's Chromium, profiles under `data_dir/browser`, nothing past the policy.
+    pub fn for_data_dir(data_dir: &Path) -> Self {
+        Self { executable: PathBuf::from("/usr/bin/chromium"), profiles_dir: data_dir.join("browser"), allow: AllowList::none() }
+    }
+}
+
+/// A running Chromium with its proxy and its one tab (the session's page stays open between
+/// looks, as the owner's would: what a page does after it loaded still goes through the proxy).
+struct Running {
+    browser: Browser,
+    handler: tokio::task::JoinHandle<()>,
+    page: chromiumoxide::Page,
+    proxy: EgressProxy,
+}
+
+/// The agent's browser: launched on first use, one profile for now.
+pub struct Chromium {
+    config: ChromiumConfig,
+    resolver: hickory_resolver::TokioResolver,
+    running: Mutex<Option<Running>>,
+    /// Whether a Chromium has run before in this process (so a missing one was restarted).
+    launched_once: std::sync::atomic::AtomicBool,
+}
+
+impl Chromium {
+    /// A browser launched with `config`, its proxy resolving names with `resolver`.
+    pub fn new(config: ChromiumConfig, resolver: hickory_resolver::TokioResolver) -> Self {
+        Self { config, resolver, running: Mutex::new(None), launched_once: std::sync::atomic::AtomicBool::new(false) }
+    }
+
+    /// Goes to `url`, waits for DOMContentLoaded, and reads the page: its final URL (checked
+    /// against the policy again), title, visible text and a screenshot. `cancel` (the run's
+    /// Stop) ends the navigation and the reads.
+    pub async fn observe(&self, url: &str, cancel: &CancellationToken) -> Result<Observation, BrowserError> {
+        let url = self.checked(url)?;
+        let work = async {
+            let mut running = self.running.lock().await;
+            let restarted = self.ensure_running(&mut running).await?;
+            let Some(current) = running.as_ref() else { return Err(BrowserError::Launch("no browser".into())) };
+            let observed = read_page(&current.page, &url, &self.config.allow).await;
+            observed.map(|mut o| {
+                o.restarted = restarted;
+                o
+            })
+        };
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => Err(BrowserError::Stopped),
+            observed = work => observed,
+        }
+    }
+
+    /// Ends Chromium (at shutdown, or to close the session).
+    pub async fn close(&self) {
+        if let Some(mut running) = self.running.lock().await.take() {
+            let _ = running.browser.close().await;
+            let _ = running.browser.wait().await;
+            running.handler.abort();
+        }
+    }
+
+    fn checked(&self, url: &str) -> Result<Url, BrowserError> {
+        if url.len() > MAX_URL {
+            return Err(BrowserError::UrlTooLong(url.len()));
+        }
+        let parsed = Url::parse(url.trim()).map_err(|_| BrowserError::BadUrl(url.chars().take(80).collect()))?;
+        egress::check_url(&parsed, &self.config.allow)
+            .map_err(|refusal| BrowserError::Refused { url_host: parsed.host_str().unwrap_or_default().to_owned(), refusal })?;
+        Ok(parsed)
+    }
+
+    /// What the proxy refused for this browser so far (the newest 100), for notices.
+    pub async fn refused(&self) -> Vec<super::proxy::Refused> {
+        self.running.lock().await.as_ref().map(|r| r.proxy.refused()).unwrap_or_default()
+    }
+
+    /// Launches Chromium when none runs (or the last one ended). Returns whether this was a
+    /// restart after an earlier one ended.
+    async fn ensure_running(&self, running: &mut Option<Running>) -> Result<bool, BrowserError> {
+        if running.as_ref().is_some_and(|r| r.handler.is_finished()) {
+            tracing::warn!("the browser had ended; starting it again");
+            *running = None;
+        }
+        if running.is_some() {
+            return Ok(false);
+        }
+        let restarted = self.launched_once.swap(true, std::sync::atomic::Ordering::SeqCst);
+        *running = Some(self.launch().await?);
+        Ok(restarted)
+    }
+
+    async fn launch(&self) -> Result<Running, BrowserError> {
+        let proxy = EgressProxy::start(self.config.allow.clone(), self.resolver.clone()).await.map_err(|e| BrowserError::Launch(e.to_string()))?;
+        let profile = self.config.profiles_dir.join("default");
+        crate::store::Store::create_private_dir(&profile).map_err(|e| BrowserError::Launch(e.to_string()))?;
+        let proxy_address = proxy.address();
+        let mut builder = BrowserConfig::builder()
+            .chrome_executable(&self.config.executable)
+            .new_headless_mode()
+            .user_data_dir(&profile)
+            .viewport(Viewport { width: VIEWPORT.0, height: VIEWPORT.1, device_scale_factor: Some(1.0), ..Viewport::default() })
+            .window_size(VIEWPORT.0, VIEWPORT.1)
+            .request_timeout(NAVIGATION_LIMIT)
+            .launch_timeout(Duration::from_secs(20))
+            .args([
+                format!("proxy-server=http://{proxy_address}"),
+                "proxy-bypass-list=<-loopback>".to_owned(),
+                format!("host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE {}", proxy_address.ip()),
+                "disable-quic".to_owned(),
+                "force-webrtc-ip-handling-policy=disable_non_proxied_udp".to_owned(),
+                "disable-component-update".to_owned(),
+                "disable-gpu".to_owned(),
+                "no-default-browser-check".to_owned(),
+            ])
+            .envs(scrubbed_env());
+        // The setuid sandbox cannot start as root (CI and containers); everyone else keeps it.
+        if running_as_root() {
+            builder = builder.no_sandbox();
+        }
+        let config = builder.build().map_err(BrowserError::Launch)?;
+        let (browser, mut handler) = Browser::launch(config).await.map_err(|e| BrowserError::Launch(e.to_string()))?;
+        let handler = tokio::spawn(async move { while handler.next().await.is_some() {} });
+        let page = browser.new_page("about:blank").await?;
+        Ok(Running { browser, handler, page, proxy })
+    }
+}
+
+async fn read_page(page: &chromiumoxide::Page, url: &Url, allow: &AllowList) -> Result<Observation, BrowserError> {
+    match tokio::time::timeout(NAVIGATION_LIMIT, page.goto(url.as_str())).await {
+        Ok(Ok(_)) => {}
+        Ok(Err(err)) => return Err(err.into()),
+        Err(_) => return Err(BrowserError::TimedOut),
+    }
+    let final_url = page.url().await?.unwrap_or_else(|| url.to_string());
+    if let Ok(parsed) = Url::parse(&final_url)
+        && let Err(refusal) = egress::check_url(&parsed, allow)
+    {
+        return Err(BrowserError::Refused { url_host: parsed.host_str().unwrap_or_default().to_owned(), refusal });
+    }
+    let title: String = page.get_title().await?.unwrap_or_default().chars().take(MAX_TITLE).collect();
+    let text: String = page
+        .evaluate("document.body ? document.body.innerText : ''")
+        .await?
+        .into_value()
+        .map_err(|e| BrowserError::Cdp(e.to_string()))?;
+    let truncated = text.chars().count() > MAX_TEXT_READ;
+    let text = if truncated { text.chars().take(MAX_TEXT_READ).collect() } else { text };
+    let screenshot_png = page.screenshot(ScreenshotParams::builder().format(CaptureScreenshotFormat::Png).build()).await?;
+    Ok(Observation { final_url, title, text, truncated, screenshot_png, restarted: false })
+}
+
+/// Hearth's environment with every variable outside [`KEPT_ENV`] set empty.
+fn scrubbed_env() -> Vec<(String, String)> {
+    std::env::vars_os()
+        .filter_map(|(key, value)| {
+            let key = key.into_string().ok()?;
+            let keep = KEPT_ENV.contains(&key.as_str());
+            Some((key, if keep { value.into_string().unwrap_or_default() } else { String::new() }))
+        })
+        .collect()
+}
+
+fn running_as_root() -> bool {
+    // The effective uid, from /proc (no libc call needed).
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(2) == Some("0")))
+        .unwrap_or(false)
+}

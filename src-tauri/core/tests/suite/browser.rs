@@ -1,0 +1,134 @@
+//! The agent's Chromium (Debian's, real) through the egress proxy, against pages served on
+//! loopback under the test allow-list. Oracles: what the page servers received and the
+//! connections they accepted, and the PNG's own header.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+
+use hearth_core::browser::chromium::{Chromium, ChromiumConfig, VIEWPORT};
+use hearth_core::browser::egress::AllowList;
+use hearth_core::browser::proxy::resolver_at;
+use hearth_testkit::dns_stub::DnsStub;
+use hearth_testkit::pages::PageServer;
+use tokio_util::sync::CancellationToken;
+
+const PAGES: [(&str, &str); 3] = [
+    ("/article.html", include_str!("../fixtures/pages/article.html")),
+    ("/form.html", include_str!("../fixtures/pages/form.html")),
+    ("/prices.html", include_str!("../fixtures/pages/prices.html")),
+];
+
+/// A private server on 127.0.0.1:P, an allowed one on 127.0.0.2:P serving `pages(P)`, and a
+/// browser that may reach only the second: the two share a port, so only the address differs.
+async fn setup(pages: impl Fn(u16) -> HashMap<String, String>) -> (PageServer, PageServer, Chromium, DnsStub, tempfile::TempDir) {
+    let (allowed, private) = loop {
+        let private = PageServer::bind(SocketAddr::from(([127, 0, 0, 1], 0)), HashMap::new()).await.unwrap();
+        let port = private.address().port();
+        if let Ok(allowed) = PageServer::bind(SocketAddr::from(([127, 0, 0, 2], port)), pages(port)).await {
+            break (allowed, private);
+        }
+    };
+    let dns = DnsStub::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = ChromiumConfig::for_data_dir(dir.path());
+    config.allow = AllowList::of([allowed.address()]);
+    let browser = Chromium::new(config, resolver_at(dns.address()));
+    (allowed, private, browser, dns, dir)
+}
+
+fn png_size(png: &[u8]) -> (u32, u32) {
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+    let be = |at: usize| u32::from_be_bytes([png[at], png[at + 1], png[at + 2], png[at + 3]]);
+    (be(16), be(20))
+}
+
+/// The three fixed pages: their text and title come back, with a 1280×800 PNG, and each was
+/// fetched from the server once, through the proxy.
+#[tokio::test]
+async fn browse_reads_the_three_pages_with_their_text_and_a_screenshot() {
+    let pages = |_| PAGES.iter().map(|(p, html)| ((*p).to_owned(), (*html).to_owned())).collect();
+    let (allowed, private, browser, _dns, _dir) = setup(pages).await;
+    let base = format!("http://{}", allowed.address());
+    for (path, title, phrase) in [
+        ("/article.html", "Family Day, bus changes and a busy month for Northside volunteers", "Northside"),
+        ("/form.html", "Community visit – sign-up", "sign-up"),
+        ("/prices.html", "Weekly grocery prices", "grocery"),
+    ] {
+        let seen = browser.observe(&format!("{base}{path}"), &CancellationToken::new()).await.unwrap();
+        assert_eq!(seen.title, title);
+        assert!(seen.text.contains(phrase), "{path}: {}", &seen.text[..seen.text.len().min(200)]);
+        assert!(!seen.text.contains("box-sizing"), "{path}: styles counted as text");
+        assert!(!seen.truncated);
+        assert_eq!(seen.final_url, format!("{base}{path}"));
+        assert_eq!(png_size(&seen.screenshot_png), VIEWPORT);
+    }
+    let requests = allowed.requests();
+    for (path, _) in PAGES {
+        assert_eq!(requests.iter().filter(|r| *r == path).count(), 1, "{path}: {requests:?}");
+    }
+    assert_eq!(private.connections(), 0);
+    browser.close().await;
+}
+
+/// From an allowed page, an image, a frame, a fetch and a websocket aimed at the private
+/// address (and a fetch to `localhost`) all go through the proxy and are refused: the private
+/// server accepts no connection. The page asks for `/after` on the allowed server once every
+/// attempt has settled, so the test knows they were made.
+#[tokio::test]
+async fn a_pages_own_requests_to_a_private_address_reach_nothing() {
+    let page = |port: u16| {
+        let target = format!("127.0.0.1:{port}");
+        let html = format!(
+            r#"<!doctype html><title>hostile</title><body>
+            <script>
+              const settle = p => p.then(() => "done", () => "refused");
+              const tries = [
+                settle(fetch("http://{target}/fetch")),
+                settle(fetch("http://localhost:{port}/local")),
+                new Promise(done => {{ const i = new Image(); i.onload = done; i.onerror = done; i.src = "http://{target}/img.png"; }}),
+                new Promise(done => {{ const f = document.createElement("iframe"); f.onload = done; f.onerror = done; f.src = "http://{target}/frame"; document.body.appendChild(f); }}),
+                new Promise(done => {{ const ws = new WebSocket("ws://{target}/ws"); ws.onerror = done; ws.onclose = done; }}),
+              ];
+              Promise.allSettled(tries).then(() => fetch("/after"));
+            </script>"#
+        );
+        HashMap::from([("/".to_owned(), html)])
+    };
+    let (allowed, private, browser, _dns, _dir) = setup(page).await;
+    let seen = browser.observe(&format!("http://{}/", allowed.address()), &CancellationToken::new()).await.unwrap();
+    assert_eq!(seen.title, "hostile");
+    let settled = async {
+        while !allowed.requests().iter().any(|r| r == "/after") {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(30), settled).await.expect("the page's attempts settled");
+    // Counted once every connection made so far has been accepted: one more of our own first.
+    tokio::net::TcpStream::connect(private.address()).await.unwrap();
+    let probed = async {
+        while private.connections() == 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), probed).await.unwrap();
+    assert_eq!(private.connections(), 1, "a page's request reached the private address");
+    // Each attempt was refused by the policy: fetch, image, frame and the websocket's tunnel.
+    let refused = browser.refused().await;
+    let to_private = refused.iter().filter(|r| r.host == "127.0.0.1").count();
+    assert!(to_private >= 4, "{refused:?}");
+    assert!(refused.iter().any(|r| r.host == "localhost"), "{refused:?}");
+    browser.close().await;
+}
+
+/// A navigation straight to a refused address is refused before Chromium starts, naming why.
+#[tokio::test]
+async fn a_refused_address_is_refused_with_its_reason() {
+    let (_allowed, private, browser, _dns, _dir) = setup(|_| HashMap::new()).await;
+    let err = browser.observe(&format!("http://127.0.0.1:{}/", private.address().port()), &CancellationToken::new()).await.unwrap_err();
+    assert!(err.to_string().contains("loopback"), "{err}");
+    let err = browser.observe("http://169.254.169.254/latest/meta-data/", &CancellationToken::new()).await.unwrap_err();
+    assert!(err.to_string().contains("link-local"), "{err}");
+    let err = browser.observe(&"http://example.com/".repeat(300), &CancellationToken::new()).await.unwrap_err();
+    assert!(err.to_string().contains("4,096"), "{err}");
+    assert_eq!(private.connections(), 0);
+}

@@ -22,7 +22,6 @@ use std::time::Duration;
 use chromiumoxide::browser::{Browser, BrowserConfig};
 use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat;
 use chromiumoxide::handler::viewport::Viewport;
-use chromiumoxide::page::ScreenshotParams;
 use futures::StreamExt;
 use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
@@ -164,6 +163,12 @@ impl Chromium {
         }
     }
 
+    /// Launches Chromium now if none runs (to have it ready before the first look).
+    pub async fn start(&self) -> Result<(), BrowserError> {
+        let mut running = self.running.lock().await;
+        self.ensure_running(&mut running).await.map(|_| ())
+    }
+
     /// Ends Chromium (at shutdown, or to close the session).
     pub async fn close(&self) {
         if let Some(mut running) = self.running.lock().await.take() {
@@ -240,27 +245,59 @@ impl Chromium {
 }
 
 async fn read_page(page: &chromiumoxide::Page, url: &Url, allow: &AllowList) -> Result<Observation, BrowserError> {
-    match tokio::time::timeout(NAVIGATION_LIMIT, page.goto(url.as_str())).await {
-        Ok(Ok(_)) => {}
-        Ok(Err(err)) => return Err(err.into()),
-        Err(_) => return Err(BrowserError::TimedOut),
-    }
-    let final_url = page.url().await?.unwrap_or_else(|| url.to_string());
+    navigate(page, url).await?;
+    // One round trip for what the page says about itself (URL, title, text), one for the
+    // picture: each CDP call costs a hop through the handler, and a look is made of few.
+    let (final_url, title, text): (String, String, String) = page
+        .evaluate("[location.href, document.title, document.body ? document.body.innerText : '']")
+        .await?
+        .into_value()
+        .map_err(|e| BrowserError::Cdp(e.to_string()))?;
     if let Ok(parsed) = Url::parse(&final_url)
         && let Err(refusal) = egress::check_url(&parsed, allow)
     {
         return Err(BrowserError::Refused { url_host: parsed.host_str().unwrap_or_default().to_owned(), refusal });
     }
-    let title: String = page.get_title().await?.unwrap_or_default().chars().take(MAX_TITLE).collect();
-    let text: String = page
-        .evaluate("document.body ? document.body.innerText : ''")
-        .await?
-        .into_value()
-        .map_err(|e| BrowserError::Cdp(e.to_string()))?;
+    let title: String = title.chars().take(MAX_TITLE).collect();
     let truncated = text.chars().count() > MAX_TEXT_READ;
     let text = if truncated { text.chars().take(MAX_TEXT_READ).collect() } else { text };
-    let screenshot_png = page.screenshot(ScreenshotParams::builder().format(CaptureScreenshotFormat::Png).build()).await?;
+    let screenshot_png = screenshot(page).await?;
     Ok(Observation { final_url, title, text, truncated, screenshot_png, restarted: false })
+}
+
+/// A PNG of the viewport, asked for directly (chromiumoxide's helper first activates the tab,
+/// one more round trip for a headless browser with one tab).
+async fn screenshot(page: &chromiumoxide::Page) -> Result<Vec<u8>, BrowserError> {
+    use base64::Engine;
+    use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotParams;
+    // Chromium's fast PNG encoder: the same pixels in a larger file, encoded in a fraction of
+    // the time (the card shows it once; nothing stores it at this size).
+    let params = CaptureScreenshotParams {
+        format: Some(CaptureScreenshotFormat::Png),
+        optimize_for_speed: Some(true),
+        capture_beyond_viewport: Some(false),
+        ..Default::default()
+    };
+    let shot = page.execute(params).await?;
+    let data: &str = shot.result.data.as_ref();
+    base64::engine::general_purpose::STANDARD.decode(data).map_err(|e| BrowserError::Cdp(format!("the screenshot was not base64: {e}")))
+}
+
+/// Navigates `page` to `url` and waits for its DOMContentLoaded (not `load`, which
+/// chromiumoxide's `goto` waits for: images and frames still loading do not hold the look up).
+async fn navigate(page: &chromiumoxide::Page, url: &Url) -> Result<(), BrowserError> {
+    use chromiumoxide::cdp::browser_protocol::page::{EventDomContentEventFired, NavigateParams};
+    // Listening before navigating: the event cannot be missed.
+    let mut loaded = page.event_listener::<EventDomContentEventFired>().await?;
+    let wait = async {
+        let navigated = page.execute(NavigateParams::new(url.as_str())).await?;
+        if let Some(error) = navigated.result.error_text.clone() {
+            return Err(BrowserError::Cdp(format!("the page did not load ({error})")));
+        }
+        loaded.next().await.ok_or_else(|| BrowserError::Cdp("the browser closed the page".into()))?;
+        Ok(())
+    };
+    tokio::time::timeout(NAVIGATION_LIMIT, wait).await.map_err(|_| BrowserError::TimedOut)?
 }
 
 /// Hearth's environment with every variable outside [`KEPT_ENV`] set empty.

@@ -44,6 +44,12 @@ async fn main() {
         config.allow = AllowList::of([server.address()]);
         config
     };
+    // One launch first, untimed: the binary and its libraries come into the page cache for
+    // both stacks alike.
+    let warm = tempfile::tempdir().unwrap();
+    let first = Chromium::new(config(warm.path()), system_resolver().unwrap());
+    first.start().await.unwrap();
+    first.close().await;
     let mut launches = Vec::new();
     for _ in 0..LAUNCHES {
         let dir = tempfile::tempdir().unwrap();
@@ -91,7 +97,9 @@ async fn main() {
 fn stats(mut times: Vec<Duration>) -> String {
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    format!("p50 {:.1} ms, p95 {:.1} ms", ms(times[times.len() / 2]), ms(times[times.len() * 95 / 100]))
+    // Five launches have no p95: their slowest is printed as the max.
+    let tail = if times.len() >= 20 { format!("p95 {:.1}", ms(times[times.len() * 95 / 100])) } else { format!("max {:.1}", ms(times[times.len() - 1])) };
+    format!("p50 {:.1} ms, {tail} ms", ms(times[times.len() / 2]))
 }
 
 fn load_average() -> String {

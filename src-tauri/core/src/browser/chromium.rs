@@ -34,12 +34,19 @@ use super::proxy::EgressProxy;
 pub const VIEWPORT: (u32, u32) = (1280, 800);
 /// How long a navigation may take to reach DOMContentLoaded.
 pub const NAVIGATION_LIMIT: Duration = Duration::from_secs(20);
+/// How long one whole look may take (navigation, reads and the picture).
+pub const LOOK_LIMIT: Duration = Duration::from_secs(30);
 /// The longest URL accepted.
 pub const MAX_URL: usize = 4096;
 /// How much visible text is read from a page (characters).
 pub const MAX_TEXT_READ: usize = 100_000;
 /// How long a title is kept (characters).
 pub const MAX_TITLE: usize = 300;
+
+/// What one look reads, cut in the page so no more than the limits crosses CDP (code units:
+/// twice the character limits covers any text; Rust then cuts by characters).
+const READ_PAGE: &str = "[location.href.slice(0, 8192), document.title.slice(0, 600), \
+    document.body ? document.body.innerText.slice(0, 200001) : '']";
 
 /// Environment variables the browser process keeps (display, fonts, locale, home for its
 /// caches); everything else Hearth has is passed empty.
@@ -56,6 +63,10 @@ pub enum BrowserError {
         /// Why.
         refusal: Refusal,
     },
+    /// The proxy refused the page itself (a name whose answer is not public, or a redirect to
+    /// a refused address); the reason is in the proxy's refusals.
+    #[error("{0}: the page was refused by Hearth's egress policy (its address or a redirect is not public)")]
+    RefusedByProxy(String),
     /// Not a URL.
     #[error("{0} is not a web address; give a full http:// or https:// URL")]
     BadUrl(String),
@@ -146,21 +157,40 @@ impl Chromium {
     /// Stop) ends the navigation and the reads.
     pub async fn observe(&self, url: &str, cancel: &CancellationToken) -> Result<Observation, BrowserError> {
         let url = self.checked(url)?;
-        let work = async {
-            let mut running = self.running.lock().await;
-            let restarted = self.ensure_running(&mut running).await?;
-            let Some(current) = running.as_ref() else { return Err(BrowserError::Launch("no browser".into())) };
-            let observed = read_page(&current.page, &url, &self.config.allow).await;
-            observed.map(|mut o| {
-                o.restarted = restarted;
-                o
-            })
+        let mut running = self.running.lock().await;
+        let restarted = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(BrowserError::Stopped),
+            launched = self.ensure_running(&mut running) => launched?,
         };
-        tokio::select! {
+        let Some(current) = running.as_ref() else { return Err(BrowserError::Launch("no browser".into())) };
+        // One deadline for the whole look (navigation, reads, picture), and Stop through all
+        // of it.
+        let mark = current.proxy.refusal_mark();
+        let look = tokio::time::timeout(LOOK_LIMIT, read_page(&current.page, &url, &self.config.allow));
+        let outcome = tokio::select! {
             biased;
             () = cancel.cancelled() => Err(BrowserError::Stopped),
-            observed = work => observed,
+            looked = look => looked.unwrap_or(Err(BrowserError::TimedOut)),
+        };
+        if matches!(outcome, Err(BrowserError::Stopped | BrowserError::TimedOut)) {
+            // Dropping the look does not stop the page: it is stopped and emptied here, before
+            // the lock is released, so nothing it would still load goes out after Stop.
+            abandon(&current.page).await;
         }
+        let observed = outcome?;
+        // The proxy refused the page itself (its answer is a 403 page Chromium shows): a
+        // refusal for the host the page ended on, during this look, is the page's.
+        let host = Url::parse(&observed.final_url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
+        if current.proxy.refused_since(mark).iter().any(|r| r.host == host) {
+            return Err(BrowserError::RefusedByProxy(host));
+        }
+        Ok(Observation { restarted, ..observed })
+    }
+
+    /// Whether a Chromium is running for this browser now.
+    pub async fn is_running(&self) -> bool {
+        self.running.lock().await.is_some()
     }
 
     /// Launches Chromium now if none runs (to have it ready before the first look).
@@ -176,6 +206,8 @@ impl Chromium {
             let _ = running.browser.wait().await;
             running.handler.abort();
         }
+        // A browser closed on purpose and started again later is not a restart.
+        self.launched_once.store(false, std::sync::atomic::Ordering::SeqCst);
     }
 
     fn checked(&self, url: &str) -> Result<Url, BrowserError> {
@@ -196,16 +228,24 @@ impl Chromium {
     /// Launches Chromium when none runs (or the last one ended). Returns whether this was a
     /// restart after an earlier one ended.
     async fn ensure_running(&self, running: &mut Option<Running>) -> Result<bool, BrowserError> {
-        if running.as_ref().is_some_and(|r| r.handler.is_finished()) {
+        if let Some(current) = running.as_mut() {
+            let exited = current.browser.try_wait().ok().flatten().is_some();
+            if !exited && !current.handler.is_finished() {
+                return Ok(false);
+            }
             tracing::warn!("the browser had ended; starting it again");
-            *running = None;
+            if let Some(mut gone) = running.take() {
+                // The old process must be gone before a new one takes the profile's lock.
+                let _ = gone.browser.kill().await;
+                let _ = gone.browser.wait().await;
+                gone.handler.abort();
+            }
         }
-        if running.is_some() {
-            return Ok(false);
-        }
-        let restarted = self.launched_once.swap(true, std::sync::atomic::Ordering::SeqCst);
-        *running = Some(self.launch().await?);
-        Ok(restarted)
+        let launched = self.launch().await?;
+        *running = Some(launched);
+        // Set only once a launch succeeded, so the first look after a failed one is not called
+        // a restart.
+        Ok(self.launched_once.swap(true, std::sync::atomic::Ordering::SeqCst))
     }
 
     async fn launch(&self) -> Result<Running, BrowserError> {
@@ -220,6 +260,9 @@ impl Chromium {
             .viewport(Viewport { width: VIEWPORT.0, height: VIEWPORT.1, device_scale_factor: Some(1.0), ..Viewport::default() })
             .window_size(VIEWPORT.0, VIEWPORT.1)
             .request_timeout(NAVIGATION_LIMIT)
+            // chromiumoxide ignores certificate errors unless told otherwise: a forged answer
+            // for an https site must fail, not be shown with the profile's cookies.
+            .respect_https_errors()
             .launch_timeout(Duration::from_secs(20))
             .args([
                 format!("proxy-server=http://{proxy_address}"),
@@ -238,8 +281,21 @@ impl Chromium {
         }
         let config = builder.build().map_err(BrowserError::Launch)?;
         let (browser, mut handler) = Browser::launch(config).await.map_err(|e| BrowserError::Launch(e.to_string()))?;
-        let handler = tokio::spawn(async move { while handler.next().await.is_some() {} });
+        // chromiumoxide's handler reports a dead connection once and then stays pending: end the
+        // loop on it, so `is_finished` means the browser is gone.
+        let handler = tokio::spawn(async move {
+            while let Some(event) = handler.next().await {
+                if let Err(chromiumoxide::error::CdpError::Ws(_)) = event {
+                    break;
+                }
+            }
+        });
         let page = browser.new_page("about:blank").await?;
+        // Service workers off: their requests would still meet the proxy, but they outlive the
+        // look that installed them. The API is removed from every document, and requests skip
+        // any worker an older profile holds.
+        page.evaluate_on_new_document("delete Object.getPrototypeOf(navigator).serviceWorker;").await?;
+        page.execute(chromiumoxide::cdp::browser_protocol::network::SetBypassServiceWorkerParams::new(true)).await?;
         Ok(Running { browser, handler, page, proxy })
     }
 }
@@ -249,16 +305,17 @@ async fn read_page(page: &chromiumoxide::Page, url: &Url, allow: &AllowList) -> 
     // One round trip for what the page says about itself (URL, title, text), one for the
     // picture: each CDP call costs a hop through the handler, and a look is made of few.
     let (final_url, title, text): (String, String, String) = page
-        .evaluate("[location.href, document.title, document.body ? document.body.innerText : '']")
+        .evaluate(READ_PAGE)
         .await?
         .into_value()
         .map_err(|e| BrowserError::Cdp(e.to_string()))?;
-    if let Ok(parsed) = Url::parse(&final_url)
-        && let Err(refusal) = egress::check_url(&parsed, allow)
-    {
+    let parsed = Url::parse(&final_url).map_err(|_| BrowserError::Cdp("the page ended on an address that does not parse".into()))?;
+    if let Err(refusal) = egress::check_url(&parsed, allow) {
         return Err(BrowserError::Refused { url_host: parsed.host_str().unwrap_or_default().to_owned(), refusal });
     }
     let title: String = title.chars().take(MAX_TITLE).collect();
+    // More than the limit arrived (the page's slice is longer in characters than MAX_TEXT_READ
+    // whenever its text was).
     let truncated = text.chars().count() > MAX_TEXT_READ;
     let text = if truncated { text.chars().take(MAX_TEXT_READ).collect() } else { text };
     let screenshot_png = screenshot(page).await?;
@@ -283,21 +340,34 @@ async fn screenshot(page: &chromiumoxide::Page) -> Result<Vec<u8>, BrowserError>
     base64::engine::general_purpose::STANDARD.decode(data).map_err(|e| BrowserError::Cdp(format!("the screenshot was not base64: {e}")))
 }
 
-/// Navigates `page` to `url` and waits for its DOMContentLoaded (not `load`, which
-/// chromiumoxide's `goto` waits for: images and frames still loading do not hold the look up).
+/// Navigates `page` to `url` and waits for this navigation's DOMContentLoaded (not `load`,
+/// which chromiumoxide's `goto` waits for: images and frames still loading do not hold the look
+/// up).
 async fn navigate(page: &chromiumoxide::Page, url: &Url) -> Result<(), BrowserError> {
-    use chromiumoxide::cdp::browser_protocol::page::{EventDomContentEventFired, NavigateParams};
+    use chromiumoxide::cdp::browser_protocol::page::{EventLifecycleEvent, NavigateParams};
     // Listening before navigating: the event cannot be missed.
-    let mut loaded = page.event_listener::<EventDomContentEventFired>().await?;
-    let wait = async {
-        let navigated = page.execute(NavigateParams::new(url.as_str())).await?;
-        if let Some(error) = navigated.result.error_text.clone() {
-            return Err(BrowserError::Cdp(format!("the page did not load ({error})")));
+    let mut lifecycle = page.event_listener::<EventLifecycleEvent>().await?;
+    let navigated = page.execute(NavigateParams::new(url.as_str())).await?;
+    if let Some(error) = navigated.result.error_text.clone() {
+        return Err(BrowserError::Cdp(format!("the page did not load ({error}); a refused https address ends this way too")));
+    }
+    // No loader: a same-document navigation (a #fragment), which fires no DOMContentLoaded.
+    let Some(loader) = navigated.result.loader_id.clone() else { return Ok(()) };
+    while let Some(event) = lifecycle.next().await {
+        if event.name == "DOMContentLoaded" && event.loader_id == loader {
+            return Ok(());
         }
-        loaded.next().await.ok_or_else(|| BrowserError::Cdp("the browser closed the page".into()))?;
-        Ok(())
-    };
-    tokio::time::timeout(NAVIGATION_LIMIT, wait).await.map_err(|_| BrowserError::TimedOut)?
+    }
+    Err(BrowserError::Cdp("the browser closed the page".into()))
+}
+
+/// After Stop or a time-out: the page stops loading and is replaced by a blank one (each
+/// within a second; a browser that does not answer is ended by the next look's check).
+async fn abandon(page: &chromiumoxide::Page) {
+    use chromiumoxide::cdp::browser_protocol::page::{NavigateParams, StopLoadingParams};
+    let limit = Duration::from_secs(1);
+    let _ = tokio::time::timeout(limit, page.execute(StopLoadingParams::default())).await;
+    let _ = tokio::time::timeout(limit, page.execute(NavigateParams::new("about:blank"))).await;
 }
 
 /// Hearth's environment with every variable outside [`KEPT_ENV`] set empty.

@@ -84,7 +84,8 @@ pub struct Refused {
 struct Shared {
     allow: AllowList,
     resolver: TokioResolver,
-    refused: Mutex<VecDeque<Refused>>,
+    /// The newest refusals, each with its sequence number (the count of refusals before it).
+    refused: Mutex<(u64, VecDeque<(u64, Refused)>)>,
     /// Connections and tunnels open at once (a tunnel outlives its client connection's task).
     slots: Arc<Semaphore>,
     /// Ends every connection, tunnel and forwarded exchange when the proxy is dropped.
@@ -108,7 +109,7 @@ impl EgressProxy {
         let shared = Arc::new(Shared {
             allow,
             resolver,
-            refused: Mutex::new(VecDeque::new()),
+            refused: Mutex::new((0, VecDeque::new())),
             slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
             stop: stop.clone(),
         });
@@ -123,7 +124,21 @@ impl EgressProxy {
 
     /// The refusals so far, oldest first (at most the last 100).
     pub fn refused(&self) -> Vec<Refused> {
-        self.shared.refused.lock().map(|r| r.iter().cloned().collect()).unwrap_or_default()
+        self.refused_since(0)
+    }
+
+    /// How many requests were refused so far: a mark for [`EgressProxy::refused_since`].
+    pub fn refusal_mark(&self) -> u64 {
+        self.shared.refused.lock().map(|r| r.0).unwrap_or(0)
+    }
+
+    /// The refusals kept since `mark` (a [`EgressProxy::refusal_mark`]), oldest first.
+    pub fn refused_since(&self, mark: u64) -> Vec<Refused> {
+        self.shared
+            .refused
+            .lock()
+            .map(|r| r.1.iter().filter(|(seq, _)| *seq >= mark).map(|(_, refused)| refused.clone()).collect())
+            .unwrap_or_default()
     }
 }
 
@@ -212,10 +227,12 @@ impl Failure {
                 tracing::info!(target: "hearth::egress", host = %host, address = ?address, reason = %refusal, "refused a request from the browser");
                 let text = refusal.to_string();
                 if let Ok(mut kept) = shared.refused.lock() {
-                    if kept.len() == KEPT_REFUSALS {
-                        kept.pop_front();
+                    let seq = kept.0;
+                    kept.0 += 1;
+                    if kept.1.len() == KEPT_REFUSALS {
+                        kept.1.pop_front();
                     }
-                    kept.push_back(Refused { host, refusal });
+                    kept.1.push_back((seq, Refused { host, refusal }));
                 }
                 (StatusCode::FORBIDDEN, text)
             }

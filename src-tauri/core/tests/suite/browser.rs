@@ -56,7 +56,7 @@ async fn browse_reads_the_three_pages_with_their_text_and_a_screenshot() {
     ] {
         let seen = browser.observe(&format!("{base}{path}"), &CancellationToken::new()).await.unwrap();
         assert_eq!(seen.title, title);
-        assert!(seen.text.contains(phrase), "{path}: {}", &seen.text[..seen.text.len().min(200)]);
+        assert!(seen.text.contains(phrase), "{path}: {}", seen.text.chars().take(200).collect::<String>());
         assert!(!seen.text.contains("box-sizing"), "{path}: styles counted as text");
         assert!(!seen.truncated);
         assert_eq!(seen.final_url, format!("{base}{path}"));
@@ -130,5 +130,39 @@ async fn a_refused_address_is_refused_with_its_reason() {
     assert!(err.to_string().contains("link-local"), "{err}");
     let err = browser.observe(&"http://example.com/".repeat(300), &CancellationToken::new()).await.unwrap_err();
     assert!(err.to_string().contains("4,096"), "{err}");
-    assert_eq!(private.connections(), 0);
+    assert!(!browser.is_running().await, "Chromium was started for an address refused up front");
+}
+
+/// A page whose name passes the URL check but whose DNS answer is private: the proxy refuses
+/// the document, and the look is a refusal (not the 403 page read as text); nothing reached.
+#[tokio::test]
+async fn a_page_the_proxy_refuses_is_a_refusal_not_a_page() {
+    let (allowed, private, browser, dns, _dir) = setup(|_| HashMap::new()).await;
+    dns.answer("inside.test", &[std::net::Ipv4Addr::LOCALHOST]);
+    let url = format!("http://inside.test:{}/", allowed.address().port());
+    let err = browser.observe(&url, &CancellationToken::new()).await.unwrap_err();
+    assert!(matches!(err, hearth_core::browser::chromium::BrowserError::RefusedByProxy(ref h) if h == "inside.test"), "{err}");
+    let refused = browser.refused().await;
+    assert!(refused.iter().any(|r| r.host == "inside.test" && r.refusal.to_string().contains("loopback")), "{refused:?}");
+    tokio::net::TcpStream::connect(private.address()).await.unwrap();
+    let probed = async {
+        while private.connections() == 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), probed).await.unwrap();
+    assert_eq!(private.connections(), 1, "the refused page reached the private address");
+    browser.close().await;
+}
+
+/// Stop before the look: nothing is launched or loaded.
+#[tokio::test]
+async fn a_look_stopped_before_it_starts_launches_nothing() {
+    let (allowed, _private, browser, _dns, _dir) = setup(|_| HashMap::new()).await;
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    let err = browser.observe(&format!("http://{}/", allowed.address()), &cancel).await.unwrap_err();
+    assert!(matches!(err, hearth_core::browser::chromium::BrowserError::Stopped), "{err}");
+    assert!(!browser.is_running().await);
+    assert!(allowed.requests().is_empty());
 }

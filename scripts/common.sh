@@ -132,6 +132,20 @@ install_all() {
   install_pdfium
 }
 
+# The persistent target folder grows with every profile and feature set cargo has built: its
+# incremental state alone reached 31 GB on this machine and filled the disk mid-run. Past 12 GB
+# it is dropped before a run (cargo makes it again; that run takes a few minutes longer).
+prune_target() {
+  local incremental="$CARGO_TARGET_DIR/debug/incremental"
+  [ -d "$incremental" ] || return 0
+  local kb
+  kb="$(du -sk "$incremental" 2>/dev/null | cut -f1)"
+  if [ "${kb:-0}" -gt $((12 * 1024 * 1024)) ]; then
+    log "dropping $incremental ($((kb / 1024 / 1024)) GB of incremental build state)"
+    rm -rf "$incremental"
+  fi
+}
+
 # Starts dockerd (Debian's docker.io) when no engine answers, in its own session so it
 # outlives nothing it should not; stops it on exit only if this script started it.
 HEARTH_STARTED_DOCKERD=""

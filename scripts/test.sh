@@ -17,6 +17,8 @@ ensure_docker
 computer_base="$("$ROOT/scripts/computer-image.sh")"
 log "computer base image: $computer_base"
 
+prune_target
+
 # The app embeds ui/dist when it compiles, so the UI comes first.
 build_ui
 

@@ -166,3 +166,37 @@ async fn a_look_stopped_before_it_starts_launches_nothing() {
     assert!(!browser.is_running().await);
     assert!(allowed.requests().is_empty());
 }
+
+/// The browser process's environment keeps only what a browser needs: every other variable of
+/// this (test) process — cargo's, the build's — reaches Chromium empty. Oracle: Chromium's own
+/// `/proc/<pid>/environ`, found by its profile folder on the command line.
+#[tokio::test]
+async fn the_browser_process_gets_no_variable_of_hearths_but_its_own_few() {
+    let (allowed, _private, browser, _dns, dir) = setup(|_| HashMap::new()).await;
+    browser.observe(&format!("http://{}/", allowed.address()), &CancellationToken::new()).await.unwrap();
+    let profile = dir.path().join("browser").join("default");
+    let marker = format!("--user-data-dir={}", profile.display());
+    let mut environs = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if cmdline.split(|b| *b == 0).any(|arg| arg == marker.as_bytes()) {
+            environs.push(std::fs::read(entry.path().join("environ")).unwrap_or_default());
+        }
+    }
+    assert!(!environs.is_empty(), "no process runs with {marker}");
+    // Kept by Hearth, plus what Debian's `chromium` wrapper script's shell sets by itself.
+    let kept = ["PATH", "HOME", "DISPLAY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR", "LANG", "LC_ALL", "TZ", "FONTCONFIG_PATH", "PWD", "OLDPWD", "SHLVL", "_"];
+    let ours: Vec<(String, String)> =
+        std::env::vars().filter(|(k, v)| !v.is_empty() && !kept.contains(&k.as_str())).collect();
+    assert!(ours.iter().any(|(k, _)| k.starts_with("CARGO")), "the oracle needs variables of this process to look for");
+    for environ in environs {
+        let theirs: HashMap<String, String> = environ
+            .split(|b| *b == 0)
+            .filter_map(|pair| std::str::from_utf8(pair).ok()?.split_once('=').map(|(k, v)| (k.to_owned(), v.to_owned())))
+            .collect();
+        for (key, _) in &ours {
+            assert!(theirs.get(key).is_none_or(String::is_empty), "{key} reached the browser with its value");
+        }
+    }
+    browser.close().await;
+}

@@ -56,6 +56,44 @@ impl PageServer {
         Ok(Self { address, seen, task })
     }
 
+    /// [`PageServer::bind`] over TLS with the certificate chain and key in `cert_pem` and
+    /// `key_pem`. Connections are counted when accepted, before the handshake; requests only once
+    /// one arrived over TLS.
+    pub async fn bind_tls(address: SocketAddr, pages: HashMap<String, String>, cert_pem: &[u8], key_pem: &[u8]) -> std::io::Result<Self> {
+        use rustls::pki_types::pem::PemObject;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let invalid = |e: &dyn std::fmt::Display| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string());
+        let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert_pem).collect::<Result<_, _>>().map_err(|e| invalid(&e))?;
+        let key = PrivateKeyDer::from_pem_slice(key_pem).map_err(|e| invalid(&e))?;
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
+            .with_safe_default_protocol_versions()
+            .map_err(|e| invalid(&e))?
+            .with_no_client_auth()
+            .with_single_cert(certs, key)
+            .map_err(|e| invalid(&e))?;
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = TcpListener::bind(address).await?;
+        let address = listener.local_addr()?;
+        let seen = Arc::new(Seen::default());
+        let pages = Arc::new(pages);
+        let task = tokio::spawn({
+            let seen = seen.clone();
+            async move {
+                loop {
+                    let Ok((stream, _)) = listener.accept().await else { continue };
+                    seen.connections.fetch_add(1, Ordering::SeqCst);
+                    let (seen, pages, acceptor) = (seen.clone(), pages.clone(), acceptor.clone());
+                    tokio::spawn(async move {
+                        let Ok(stream) = acceptor.accept(stream).await else { return };
+                        let service = service_fn(move |request| respond(request, seen.clone(), pages.clone(), address));
+                        let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+                    });
+                }
+            }
+        });
+        Ok(Self { address, seen, task })
+    }
+
     /// Where it listens.
     pub fn address(&self) -> SocketAddr {
         self.address

@@ -200,3 +200,27 @@ async fn the_browser_process_gets_no_variable_of_hearths_but_its_own_few() {
     }
     browser.close().await;
 }
+
+/// An https page whose certificate no authority signed is refused by the browser (chromiumoxide
+/// would ignore it unless told not to), and no request reaches it over that TLS.
+#[tokio::test]
+async fn an_untrusted_certificate_fails_the_look() {
+    let server = PageServer::bind_tls(
+        SocketAddr::from(([127, 0, 0, 2], 0)),
+        HashMap::new(),
+        include_bytes!("../fixtures/tls/self-signed.cert.pem"),
+        include_bytes!("../fixtures/tls/self-signed.key.pem"),
+    )
+    .await
+    .unwrap();
+    let dns = DnsStub::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = ChromiumConfig::for_data_dir(dir.path());
+    config.allow = AllowList::of([server.address()]);
+    let browser = Chromium::new(config, resolver_at(dns.address()));
+    let err = browser.observe(&format!("https://{}/", server.address()), &CancellationToken::new()).await.unwrap_err();
+    assert!(err.to_string().contains("ERR_CERT"), "{err}");
+    assert!(server.connections() >= 1, "the tunnel never reached the server: the test proves nothing");
+    assert!(server.requests().is_empty(), "a request went over the untrusted TLS: {:?}", server.requests());
+    browser.close().await;
+}

@@ -43,6 +43,21 @@ pub const MAX_TEXT_READ: usize = 100_000;
 /// How long a title is kept (characters).
 pub const MAX_TITLE: usize = 300;
 
+/// Whether `running`'s browser still answers CDP (within 2 s).
+async fn answers(running: &Running) -> bool {
+    tokio::time::timeout(Duration::from_secs(2), running.browser.version()).await.is_ok_and(|version| version.is_ok())
+}
+
+/// Ends a browser that died or stopped answering: its process is gone before a new one takes
+/// the profile's lock.
+async fn end(gone: Option<Running>) {
+    if let Some(mut gone) = gone {
+        let _ = gone.browser.kill().await;
+        let _ = gone.browser.wait().await;
+        gone.handler.abort();
+    }
+}
+
 /// What one look reads, cut in the page so no more than the limits crosses CDP (code units:
 /// twice the character limits covers any text; Rust then cuts by characters).
 const READ_PAGE: &str = "[location.href.slice(0, 8192), document.title.slice(0, 600), \
@@ -158,34 +173,45 @@ impl Chromium {
     pub async fn observe(&self, url: &str, cancel: &CancellationToken) -> Result<Observation, BrowserError> {
         let url = self.checked(url)?;
         let mut running = self.running.lock().await;
-        let restarted = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Err(BrowserError::Stopped),
-            launched = self.ensure_running(&mut running) => launched?,
-        };
-        let Some(current) = running.as_ref() else { return Err(BrowserError::Launch("no browser".into())) };
-        // One deadline for the whole look (navigation, reads, picture), and Stop through all
-        // of it.
-        let mark = current.proxy.refusal_mark();
-        let look = tokio::time::timeout(LOOK_LIMIT, read_page(&current.page, &url, &self.config.allow));
-        let outcome = tokio::select! {
-            biased;
-            () = cancel.cancelled() => Err(BrowserError::Stopped),
-            looked = look => looked.unwrap_or(Err(BrowserError::TimedOut)),
-        };
-        if matches!(outcome, Err(BrowserError::Stopped | BrowserError::TimedOut)) {
-            // Dropping the look does not stop the page: it is stopped and emptied here, before
-            // the lock is released, so nothing it would still load goes out after Stop.
-            abandon(&current.page).await;
+        // A browser that died since the last look may still look alive until a call fails: a
+        // look that fails on a browser that no longer answers is made again, once, in a new one.
+        for attempt in 0..2 {
+            let restarted = tokio::select! {
+                biased;
+                () = cancel.cancelled() => return Err(BrowserError::Stopped),
+                launched = self.ensure_running(&mut running) => launched?,
+            } || attempt > 0;
+            let Some(current) = running.as_ref() else { return Err(BrowserError::Launch("no browser".into())) };
+            // One deadline for the whole look (navigation, reads, picture), and Stop through
+            // all of it.
+            let mark = current.proxy.refusal_mark();
+            let look = tokio::time::timeout(LOOK_LIMIT, read_page(&current.page, &url, &self.config.allow));
+            let outcome = tokio::select! {
+                biased;
+                () = cancel.cancelled() => Err(BrowserError::Stopped),
+                looked = look => looked.unwrap_or(Err(BrowserError::TimedOut)),
+            };
+            if matches!(outcome, Err(BrowserError::Stopped | BrowserError::TimedOut)) {
+                // Dropping the look does not stop the page: it is stopped and emptied here,
+                // before the lock is released, so nothing it would still load goes out after
+                // Stop.
+                abandon(&current.page).await;
+            }
+            if attempt == 0 && matches!(outcome, Err(BrowserError::Cdp(_))) && !answers(current).await {
+                tracing::warn!("the browser stopped answering during a look; starting it again");
+                end(running.take()).await;
+                continue;
+            }
+            let observed = outcome?;
+            // The proxy refused the page itself (its answer is a 403 page Chromium shows): a
+            // refusal for the host the page ended on, during this look, is the page's.
+            let host = Url::parse(&observed.final_url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
+            if current.proxy.refused_since(mark).iter().any(|r| r.host == host) {
+                return Err(BrowserError::RefusedByProxy(host));
+            }
+            return Ok(Observation { restarted, ..observed });
         }
-        let observed = outcome?;
-        // The proxy refused the page itself (its answer is a 403 page Chromium shows): a
-        // refusal for the host the page ended on, during this look, is the page's.
-        let host = Url::parse(&observed.final_url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
-        if current.proxy.refused_since(mark).iter().any(|r| r.host == host) {
-            return Err(BrowserError::RefusedByProxy(host));
-        }
-        Ok(Observation { restarted, ..observed })
+        Err(BrowserError::Launch("the browser stopped answering twice in a row".into()))
     }
 
     /// Whether a Chromium is running for this browser now.
@@ -234,12 +260,7 @@ impl Chromium {
                 return Ok(false);
             }
             tracing::warn!("the browser had ended; starting it again");
-            if let Some(mut gone) = running.take() {
-                // The old process must be gone before a new one takes the profile's lock.
-                let _ = gone.browser.kill().await;
-                let _ = gone.browser.wait().await;
-                gone.handler.abort();
-            }
+            end(running.take()).await;
         }
         let launched = self.launch().await?;
         *running = Some(launched);

@@ -224,3 +224,40 @@ async fn an_untrusted_certificate_fails_the_look() {
     assert!(server.requests().is_empty(), "a request went over the untrusted TLS: {:?}", server.requests());
     browser.close().await;
 }
+
+/// The processes running with `profile` as their user-data folder (Chromium and its helpers).
+fn browser_processes(profile: &std::path::Path) -> Vec<u32> {
+    let marker = format!("--user-data-dir={}", profile.display());
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            cmdline.split(|b| *b == 0).any(|arg| arg == marker.as_bytes()).then_some(pid)
+        })
+        .collect()
+}
+
+/// A Chromium killed under Hearth is noticed on the next look, started again, and that look
+/// says so; the look after it does not.
+#[tokio::test]
+async fn a_killed_browser_is_started_again_on_the_next_look() {
+    let (allowed, _private, browser, _dns, dir) = setup(|_| HashMap::new()).await;
+    let url = format!("http://{}/", allowed.address());
+    let first = browser.observe(&url, &CancellationToken::new()).await.unwrap();
+    assert!(!first.restarted);
+    let profile = dir.path().join("browser").join("default");
+    let before = browser_processes(&profile);
+    assert!(!before.is_empty());
+    for pid in &before {
+        let _ = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+    }
+    let again = browser.observe(&url, &CancellationToken::new()).await.unwrap();
+    assert!(again.restarted, "the look after the kill did not say the browser was started again");
+    assert!(browser_processes(&profile).iter().all(|pid| !before.contains(pid)), "an old process is still there");
+    let third = browser.observe(&url, &CancellationToken::new()).await.unwrap();
+    assert!(!third.restarted);
+    assert_eq!(allowed.requests().iter().filter(|r| *r == "/").count(), 3, "{:?}", allowed.requests());
+    browser.close().await;
+}

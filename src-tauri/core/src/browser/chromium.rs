@@ -175,6 +175,8 @@ impl Chromium {
         let mut running = self.running.lock().await;
         // A browser that died since the last look may still look alive until a call fails: a
         // look that fails on a browser that no longer answers is made again, once, in a new one.
+        // That sends its navigation (a GET) again, which is right for a look only: page actions
+        // must not be retried here, they go through the journal.
         for attempt in 0..2 {
             let restarted = tokio::select! {
                 biased;

@@ -129,14 +129,16 @@ fn outbound_http_lives_only_in_providers_the_harness_client_and_workspace() {
     assert!(outside.is_empty(), "reqwest used outside {allowed:?}: {outside:?}");
 }
 
+/// Asserts `needle` appears in the core only under `module` (a folder) and nowhere in the shell.
+fn lives_only_in(needle: &str, module: &str) {
+    let outside: Vec<_> = files_mentioning("src-tauri/core/src", needle).into_iter().filter(|f| !f.starts_with(module)).collect();
+    assert!(outside.is_empty(), "{needle} used outside {module}: {outside:?}");
+    assert!(files_mentioning("src-tauri/src", needle).is_empty(), "the shell uses {needle}");
+}
+
 #[test]
 fn the_docker_api_lives_only_in_the_computer() {
-    let outside: Vec<_> = files_mentioning("src-tauri/core/src", "bollard")
-        .into_iter()
-        .filter(|f| !f.starts_with("src-tauri/core/src/computer/"))
-        .collect();
-    assert!(outside.is_empty(), "bollard used outside core::computer: {outside:?}");
-    assert!(files_mentioning("src-tauri/src", "bollard").is_empty(), "the shell talks to Docker");
+    lives_only_in("bollard", "src-tauri/core/src/computer/");
 }
 
 /// The browser's way out is one place: only `core::browser` resolves names for it or opens
@@ -145,11 +147,6 @@ fn the_docker_api_lives_only_in_the_computer() {
 #[test]
 fn the_browsers_egress_lives_only_in_the_browser() {
     for needle in ["hickory_resolver", "hyper::client", "chromiumoxide"] {
-        let outside: Vec<_> = files_mentioning("src-tauri/core/src", needle)
-            .into_iter()
-            .filter(|f| !f.starts_with("src-tauri/core/src/browser/"))
-            .collect();
-        assert!(outside.is_empty(), "{needle} used outside core::browser: {outside:?}");
-        assert!(files_mentioning("src-tauri/src", needle).is_empty(), "the shell uses {needle}");
+        lives_only_in(needle, "src-tauri/core/src/browser/");
     }
 }

@@ -28,14 +28,21 @@ fn docker(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
-/// Waits (with a deadline) until the engine reports the container stopped.
-async fn until_stopped(container: &str) {
+/// Waits until the docker CLI's answer to `args` satisfies `done`, for at most `limit`; whether
+/// it did.
+async fn until_docker(args: &[&str], limit: std::time::Duration, done: impl Fn(&str) -> bool) -> bool {
     let wait = async {
-        while docker(&["inspect", "--format", "{{.State.Running}}", container]) != "false" {
+        while !done(&docker(args)) {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
     };
-    tokio::time::timeout(std::time::Duration::from_secs(30), wait).await.expect("the container stopped");
+    tokio::time::timeout(limit, wait).await.is_ok()
+}
+
+/// Waits (with a deadline) until the engine reports the container stopped.
+async fn until_stopped(container: &str) {
+    let stopped = until_docker(&["inspect", "--format", "{{.State.Running}}", container], std::time::Duration::from_secs(30), |r| r == "false").await;
+    assert!(stopped, "the container did not stop");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -132,12 +139,9 @@ async fn a_command_runs_streams_and_stops_in_the_computer_screen_and_in_chat() {
     // lands where the button was.
     session.until_texts(".computer-settings-meta", "the computer's status shows", |t| t.len() == 1 && t[0].starts_with("running")).await;
     session.find("[data-action=rebuild-computer]:not([disabled])").await.click().await.unwrap();
-    let rebuilt = async {
-        while docker(&["image", "inspect", "--format", "{{.Id}}", &spec.image]) == image_before {
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-    };
-    if tokio::time::timeout(std::time::Duration::from_secs(60), rebuilt).await.is_err() {
+    let rebuilt =
+        until_docker(&["image", "inspect", "--format", "{{.Id}}", &spec.image], std::time::Duration::from_secs(60), |id| id != image_before).await;
+    if !rebuilt {
         let shot = session.screenshot("computer-rebuild-failed").await;
         let notes = session.until_texts("[data-section=computer] .error, [data-section=computer] .hint", "the section's notes", |_| true).await;
         panic!("Rebuild made no new image within 60 s (screenshot {}): {notes:?}", shot.display());

@@ -35,25 +35,7 @@ impl PageServer {
     /// Serves `pages` (path → HTML) on `address` (port 0 for a free one). `/redirect?to=URL`
     /// answers 302 to URL; any other path answers a small page naming the server.
     pub async fn bind(address: SocketAddr, pages: HashMap<String, String>) -> std::io::Result<Self> {
-        let listener = TcpListener::bind(address).await?;
-        let address = listener.local_addr()?;
-        let seen = Arc::new(Seen::default());
-        let pages = Arc::new(pages);
-        let task = tokio::spawn({
-            let seen = seen.clone();
-            async move {
-                loop {
-                    let Ok((stream, _)) = listener.accept().await else { continue };
-                    seen.connections.fetch_add(1, Ordering::SeqCst);
-                    let (seen, pages) = (seen.clone(), pages.clone());
-                    tokio::spawn(async move {
-                        let service = service_fn(move |request| respond(request, seen.clone(), pages.clone(), address));
-                        let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
-                    });
-                }
-            }
-        });
-        Ok(Self { address, seen, task })
+        Self::serve(address, pages, None).await
     }
 
     /// [`PageServer::bind`] over TLS with the certificate chain and key in `cert_pem` and
@@ -71,7 +53,12 @@ impl PageServer {
             .with_no_client_auth()
             .with_single_cert(certs, key)
             .map_err(|e| invalid(&e))?;
-        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        Self::serve(address, pages, Some(tokio_rustls::TlsAcceptor::from(Arc::new(config)))).await
+    }
+
+    /// The one accept loop: every connection counted when accepted, then (over TLS when an
+    /// acceptor is given) served.
+    async fn serve(address: SocketAddr, pages: HashMap<String, String>, tls: Option<tokio_rustls::TlsAcceptor>) -> std::io::Result<Self> {
         let listener = TcpListener::bind(address).await?;
         let address = listener.local_addr()?;
         let seen = Arc::new(Seen::default());
@@ -82,16 +69,39 @@ impl PageServer {
                 loop {
                     let Ok((stream, _)) = listener.accept().await else { continue };
                     seen.connections.fetch_add(1, Ordering::SeqCst);
-                    let (seen, pages, acceptor) = (seen.clone(), pages.clone(), acceptor.clone());
+                    let (seen, pages, tls) = (seen.clone(), pages.clone(), tls.clone());
                     tokio::spawn(async move {
-                        let Ok(stream) = acceptor.accept(stream).await else { return };
                         let service = service_fn(move |request| respond(request, seen.clone(), pages.clone(), address));
-                        let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+                        let http = hyper::server::conn::http1::Builder::new();
+                        match tls {
+                            None => drop(http.serve_connection(TokioIo::new(stream), service).await),
+                            Some(tls) => {
+                                if let Ok(stream) = tls.accept(stream).await {
+                                    drop(http.serve_connection(TokioIo::new(stream), service).await);
+                                }
+                            }
+                        }
                     });
                 }
             }
         });
         Ok(Self { address, seen, task })
+    }
+
+    /// How many connections it accepted, counted once every earlier one has been: it asks
+    /// `/probe` itself over a connection of its own and waits (up to 20 s) for the answer — the
+    /// accept loop takes connections in order, so by then all earlier ones are counted — and
+    /// leaves that one out. (Plain HTTP servers only; `/probe` joins [`PageServer::requests`].)
+    pub async fn connections_settled(&self) -> usize {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let probe = async {
+            let mut stream = tokio::net::TcpStream::connect(self.address).await?;
+            stream.write_all(b"GET /probe HTTP/1.1\r\nHost: probe\r\nConnection: close\r\n\r\n").await?;
+            stream.read_to_end(&mut Vec::new()).await
+        };
+        let answered = tokio::time::timeout(std::time::Duration::from_secs(20), probe).await;
+        assert!(matches!(answered, Ok(Ok(_))), "the page server did not answer its own probe");
+        self.connections() - 1
     }
 
     /// Where it listens.

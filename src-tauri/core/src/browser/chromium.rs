@@ -43,6 +43,11 @@ pub const MAX_TEXT_READ: usize = 100_000;
 /// How long a title is kept (characters).
 pub const MAX_TITLE: usize = 300;
 
+/// `refusal` of `url`, named by its host only.
+fn refused(url: &Url, refusal: Refusal) -> BrowserError {
+    BrowserError::Refused { url_host: url.host_str().unwrap_or_default().to_owned(), refusal }
+}
+
 /// Whether `running`'s browser still answers CDP (within 2 s).
 async fn answers(running: &Running) -> bool {
     tokio::time::timeout(Duration::from_secs(2), running.browser.version()).await.is_ok_and(|version| version.is_ok())
@@ -229,11 +234,11 @@ impl Chromium {
 
     /// Ends Chromium (at shutdown, or to close the session).
     pub async fn close(&self) {
-        if let Some(mut running) = self.running.lock().await.take() {
-            let _ = running.browser.close().await;
-            let _ = running.browser.wait().await;
-            running.handler.abort();
+        let mut running = self.running.lock().await.take();
+        if let Some(current) = running.as_mut() {
+            let _ = current.browser.close().await;
         }
+        end(running).await;
         // A browser closed on purpose and started again later is not a restart.
         self.launched_once.store(false, std::sync::atomic::Ordering::SeqCst);
     }
@@ -243,8 +248,7 @@ impl Chromium {
             return Err(BrowserError::UrlTooLong(url.len()));
         }
         let parsed = Url::parse(url.trim()).map_err(|_| BrowserError::BadUrl(url.chars().take(80).collect()))?;
-        egress::check_url(&parsed, &self.config.allow)
-            .map_err(|refusal| BrowserError::Refused { url_host: parsed.host_str().unwrap_or_default().to_owned(), refusal })?;
+        egress::check_url(&parsed, &self.config.allow).map_err(|refusal| refused(&parsed, refusal))?;
         Ok(parsed)
     }
 
@@ -313,14 +317,28 @@ impl Chromium {
                 }
             }
         });
-        let page = browser.new_page("about:blank").await?;
-        // Service workers off: their requests would still meet the proxy, but they outlive the
-        // look that installed them. The API is removed from every document, and requests skip
-        // any worker an older profile holds.
-        page.evaluate_on_new_document("delete Object.getPrototypeOf(navigator).serviceWorker;").await?;
-        page.execute(chromiumoxide::cdp::browser_protocol::network::SetBypassServiceWorkerParams::new(true)).await?;
-        Ok(Running { browser, handler, page, proxy })
+        match first_tab(&browser).await {
+            Ok(page) => Ok(Running { browser, handler, page, proxy }),
+            Err(err) => {
+                // A browser whose tab could not be set up is not kept half-started.
+                let mut browser = browser;
+                let _ = browser.kill().await;
+                let _ = browser.wait().await;
+                handler.abort();
+                Err(err)
+            }
+        }
     }
+}
+
+/// The session's one tab. Service workers off: their requests would still meet the proxy, but
+/// they outlive the look that installed them. The API is removed from every document, and
+/// requests skip any worker an older profile holds.
+async fn first_tab(browser: &Browser) -> Result<chromiumoxide::Page, BrowserError> {
+    let page = browser.new_page("about:blank").await?;
+    page.evaluate_on_new_document("delete Object.getPrototypeOf(navigator).serviceWorker;").await?;
+    page.execute(chromiumoxide::cdp::browser_protocol::network::SetBypassServiceWorkerParams::new(true)).await?;
+    Ok(page)
 }
 
 async fn read_page(page: &chromiumoxide::Page, url: &Url, allow: &AllowList) -> Result<Observation, BrowserError> {
@@ -333,9 +351,7 @@ async fn read_page(page: &chromiumoxide::Page, url: &Url, allow: &AllowList) -> 
         .into_value()
         .map_err(|e| BrowserError::Cdp(e.to_string()))?;
     let parsed = Url::parse(&final_url).map_err(|_| BrowserError::Cdp("the page ended on an address that does not parse".into()))?;
-    if let Err(refusal) = egress::check_url(&parsed, allow) {
-        return Err(BrowserError::Refused { url_host: parsed.host_str().unwrap_or_default().to_owned(), refusal });
-    }
+    egress::check_url(&parsed, allow).map_err(|refusal| refused(&parsed, refusal))?;
     let title: String = title.chars().take(MAX_TITLE).collect();
     // More than the limit arrived (the page's slice is longer in characters than MAX_TEXT_READ
     // whenever its text was).

@@ -115,16 +115,6 @@ pub enum Destination {
     Address(SocketAddr),
 }
 
-impl Destination {
-    /// The port.
-    pub fn port(&self) -> u16 {
-        match self {
-            Destination::Name { port, .. } => *port,
-            Destination::Address(address) => address.port(),
-        }
-    }
-}
-
 /// Checks everything about `url` that does not need DNS.
 pub fn check_url(url: &Url, allow: &AllowList) -> Result<Destination, Refusal> {
     match url.scheme() {

@@ -23,7 +23,7 @@ use bollard::query_parameters::{BuildImageOptionsBuilder, BuilderVersion, Remove
 use futures::StreamExt;
 
 use super::ComputerError;
-use super::engine::{bounded, not_found};
+use super::engine::{self, bounded, not_found};
 
 /// The base's recipe and the layer's parts; the tags derive from their content.
 const BASE_RECIPE: &[u8] = include_bytes!("../../../../scripts/computer-image.sh");
@@ -197,21 +197,18 @@ async fn build_pinned(
     let built = built.ok_or_else(|| ComputerError::Engine("the engine did not say which image it built; press Rebuild image again".into()))?;
     // The tag is what the container is checked against: it must name what was built (another
     // Hearth's Rebuild may remove a shared, untagged image between the build and its tag).
-    match bounded(docker.inspect_image(tag)).await? {
-        Ok(tagged) if tagged.id.as_deref() == Some(built.as_str()) => Ok(built),
-        Ok(_) | Err(_) => Err(ComputerError::Engine(format!(
-            "the image built for {tag} was replaced or removed before Hearth could use it; press Rebuild image again"
-        ))),
+    if engine::image_id(docker, tag).await?.as_deref() == Some(built.as_str()) {
+        return Ok(built);
     }
+    Err(ComputerError::Engine(format!("the image built for {tag} was replaced or removed before Hearth could use it; press Rebuild image again")))
 }
 
 /// Builds `tag` unless the engine has it.
 pub async fn ensure(docker: &Docker, tag: &str) -> Result<(), ComputerError> {
-    match bounded(docker.inspect_image(tag)).await? {
-        Ok(_) => Ok(()),
-        Err(err) if not_found(&err) => build(docker, tag, Build::Cached).await.map(|_| ()),
-        Err(err) => Err(err.into()),
+    if engine::image_id(docker, tag).await?.is_none() {
+        build(docker, tag, Build::Cached).await?;
     }
+    Ok(())
 }
 
 /// Removes the image `id` a Rebuild replaced, if it is dangling (no tag names it). The engine

@@ -106,6 +106,12 @@ struct Inner {
     restarted: AtomicBool,
 }
 
+/// An owner control's hold on the computer ([`Computer::hold_for_owner`]).
+struct OwnerHold<'a> {
+    _busy: tokio::sync::MutexGuard<'a, ()>,
+    _starting: tokio::sync::MutexGuard<'a, ()>,
+}
+
 /// The right to operate the computer: the engine, the busy lock, and the verified container.
 struct Admitted<'a> {
     docker: Docker,
@@ -269,13 +275,20 @@ impl Computer {
         engine::status(&admitted.docker, &self.inner.spec).await
     }
 
+    /// What the owner's controls (Stop, Recreate, Rebuild, Reset) hold while they act: the
+    /// busy lock (a running operation makes them "busy") and the start lock — a read may be
+    /// starting the container, and they wait for it, so theirs is the last word.
+    async fn hold_for_owner(&self) -> Result<(Docker, OwnerHold<'_>), ComputerError> {
+        let docker = self.docker().await?;
+        let busy = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
+        let starting = self.inner.starting.lock().await;
+        Ok((docker, OwnerHold { _busy: busy, _starting: starting }))
+    }
+
     /// Stops the container (2 s grace); the workspace volume stays. A successful stop lifts a
     /// quarantine.
     pub async fn stop(&self) -> Result<ComputerStatusView, ComputerError> {
-        let docker = self.docker().await?;
-        let _busy = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
-        // A read may be starting the container: wait for it, so the stop is the last word.
-        let _starting = self.inner.starting.lock().await;
+        let (docker, _held) = self.hold_for_owner().await?;
         engine::stop_or_kill(&docker, &self.inner.spec.container_name()).await?;
         self.set_quarantine(None);
         engine::status(&docker, &self.inner.spec).await
@@ -285,9 +298,7 @@ impl Computer {
     /// creates the container again from the spec — the way out of a failed isolation check, or
     /// of a container an older Hearth created, without losing files.
     pub async fn recreate(&self) -> Result<(), ComputerError> {
-        let docker = self.docker().await?;
-        let _busy = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
-        let _starting = self.inner.starting.lock().await;
+        let (docker, _held) = self.hold_for_owner().await?;
         engine::remove_container(&docker, &self.inner.spec).await?;
         self.set_quarantine(None);
         Ok(())
@@ -297,9 +308,7 @@ impl Computer {
     /// removes the container so the next start makes one from the new image; the workspace
     /// volume stays. The image it replaced is removed when nothing else uses it.
     pub async fn rebuild_image(&self) -> Result<(), ComputerError> {
-        let docker = self.docker().await?;
-        let _busy = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
-        let _starting = self.inner.starting.lock().await;
+        let (docker, _held) = self.hold_for_owner().await?;
         let tag = &self.inner.spec.image;
         let replaced = engine::image_id(&docker, tag).await?;
         // Built first: a failed build (no base, an engine error) leaves the container as it
@@ -321,9 +330,7 @@ impl Computer {
     /// Removes the container and the workspace volume (Settings → Reset, after the owner
     /// confirmed). The next start creates both again from the spec.
     pub async fn reset(&self) -> Result<(), ComputerError> {
-        let docker = self.docker().await?;
-        let _busy = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
-        let _starting = self.inner.starting.lock().await;
+        let (docker, _held) = self.hold_for_owner().await?;
         engine::remove(&docker, &self.inner.spec).await?;
         self.set_quarantine(None);
         Ok(())

@@ -103,15 +103,7 @@ async fn a_pages_own_requests_to_a_private_address_reach_nothing() {
         }
     };
     tokio::time::timeout(std::time::Duration::from_secs(30), settled).await.expect("the page's attempts settled");
-    // Counted once every connection made so far has been accepted: one more of our own first.
-    tokio::net::TcpStream::connect(private.address()).await.unwrap();
-    let probed = async {
-        while private.connections() == 0 {
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        }
-    };
-    tokio::time::timeout(std::time::Duration::from_secs(10), probed).await.unwrap();
-    assert_eq!(private.connections(), 1, "a page's request reached the private address");
+    assert_eq!(private.connections_settled().await, 0, "a page's request reached the private address");
     // Each attempt was refused by the policy: fetch, image, frame and the websocket's tunnel.
     let refused = browser.refused().await;
     let to_private = refused.iter().filter(|r| r.host == "127.0.0.1").count();
@@ -144,14 +136,7 @@ async fn a_page_the_proxy_refuses_is_a_refusal_not_a_page() {
     assert!(matches!(err, hearth_core::browser::chromium::BrowserError::RefusedByProxy(ref h) if h == "inside.test"), "{err}");
     let refused = browser.refused().await;
     assert!(refused.iter().any(|r| r.host == "inside.test" && r.refusal.to_string().contains("loopback")), "{refused:?}");
-    tokio::net::TcpStream::connect(private.address()).await.unwrap();
-    let probed = async {
-        while private.connections() == 0 {
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        }
-    };
-    tokio::time::timeout(std::time::Duration::from_secs(10), probed).await.unwrap();
-    assert_eq!(private.connections(), 1, "the refused page reached the private address");
+    assert_eq!(private.connections_settled().await, 0, "the refused page reached the private address");
     browser.close().await;
 }
 
@@ -175,15 +160,9 @@ async fn the_browser_process_gets_no_variable_of_hearths_but_its_own_few() {
     let (allowed, _private, browser, _dns, dir) = setup(|_| HashMap::new()).await;
     browser.observe(&format!("http://{}/", allowed.address()), &CancellationToken::new()).await.unwrap();
     let profile = dir.path().join("browser").join("default");
-    let marker = format!("--user-data-dir={}", profile.display());
-    let mut environs = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        if cmdline.split(|b| *b == 0).any(|arg| arg == marker.as_bytes()) {
-            environs.push(std::fs::read(entry.path().join("environ")).unwrap_or_default());
-        }
-    }
-    assert!(!environs.is_empty(), "no process runs with {marker}");
+    let environs: Vec<Vec<u8>> =
+        browser_processes(&profile).iter().map(|pid| std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default()).collect();
+    assert!(!environs.is_empty(), "no process runs with the profile {}", profile.display());
     // Kept by Hearth, plus what Debian's `chromium` wrapper script's shell sets by itself.
     let kept = ["PATH", "HOME", "DISPLAY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR", "LANG", "LC_ALL", "TZ", "FONTCONFIG_PATH", "PWD", "OLDPWD", "SHLVL", "_"];
     let ours: Vec<(String, String)> =

@@ -64,16 +64,11 @@ impl Net {
         self.ask(&format!("GET {url} HTTP/1.1\r\nHost: {host}")).await
     }
 
-    /// Connections the private targets accepted. Each is asked once directly first, so every
-    /// connection made before is counted by then (a server accepts in order); that one is not.
+    /// Connections the private targets accepted, every earlier one counted.
     async fn targets_reached(&self) -> usize {
-        let mut reached = 0;
-        for server in std::iter::once(&self.private).chain(self.private_v6.as_ref()) {
-            let mut stream = TcpStream::connect(server.address()).await.unwrap();
-            stream.write_all(b"GET /probe HTTP/1.1\r\nHost: probe\r\nConnection: close\r\n\r\n").await.unwrap();
-            let mut reply = Vec::new();
-            tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut reply)).await.unwrap().unwrap();
-            reached += server.connections() - 1;
+        let mut reached = self.private.connections_settled().await;
+        if let Some(v6) = &self.private_v6 {
+            reached += v6.connections_settled().await;
         }
         reached
     }

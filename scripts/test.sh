@@ -41,5 +41,9 @@ rm -rf "$debian_out"
 log "end-to-end through the webview (tauri-driver + WebKitWebDriver under Xvfb)"
 # cargo builds the app binary for this test (CARGO_BIN_EXE_hearth) with the test's features,
 # so nothing is compiled twice.
-xvfb-run -a --server-args="-screen 0 1280x900x24" \
-  cargo test -p hearth --features e2e --test e2e --locked -- --test-threads=1
+# -noreset: by default Xvfb resets when its last client leaves, and an app starting during that
+# reset fails to open the display (GTK's init panics). Between two sessions there is no client.
+# The phase takes about 3 minutes; `timeout` ends a hung one well inside CI's limit.
+timeout --kill-after=30 1500 xvfb-run -a --server-args="-screen 0 1280x900x24 -noreset" \
+  cargo test -p hearth --features e2e --test e2e --locked -- --test-threads=1 \
+  || die "the end-to-end phase failed or ran past 25 minutes (exit $?)"

@@ -47,12 +47,20 @@ impl Session {
         caps.insert("browserName".into(), "wry".into());
         caps.insert("tauri:options".into(), serde_json::json!({ "application": app }));
         let launch_requested_at = Instant::now();
-        let client = ClientBuilder::rustls()
-            .unwrap()
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-            .expect("could not open a WebDriver session with the app");
+        // WebKitWebDriver waits for the app's window without a limit of its own: an app that
+        // dies at start (no display, a panic) would hang the whole run, so the wait is bounded.
+        let mut builder = ClientBuilder::rustls().unwrap();
+        builder.capabilities(caps);
+        let url = format!("http://127.0.0.1:{port}");
+        let connect = builder.connect(&url);
+        let client = match tokio::time::timeout(PATIENCE, connect).await {
+            Ok(Ok(client)) => client,
+            Ok(Err(err)) => panic!("could not open a WebDriver session with the app: {err}"),
+            Err(_) => {
+                terminate(driver.id());
+                panic!("the app opened no window within {PATIENCE:?}; its error, if any, is printed above")
+            }
+        };
         Session { client, launch_requested_at, driver }
     }
 

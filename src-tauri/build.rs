@@ -41,6 +41,10 @@ fn main() {
         "computer_list",
         "computer_read",
         "computer_write",
+        "browser_screenshot",
+        "browser_list",
+        "browser_close",
+        "browser_delete_profile",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         // A build script has no other way to report.

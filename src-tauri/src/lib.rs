@@ -74,6 +74,10 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::computer::computer_list,
             commands::computer::computer_read,
             commands::computer::computer_write,
+            commands::browser::browser_screenshot,
+            commands::browser::browser_list,
+            commands::browser::browser_close,
+            commands::browser::browser_delete_profile,
         ])
 }
 

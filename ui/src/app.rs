@@ -8,7 +8,7 @@ use crate::ipc;
 use crate::live_tasks::LiveTasksProvider;
 use crate::navigation::Navigation;
 use crate::screens::{
-    Screen, activity::ActivityScreen, approvals::ApprovalsScreen, chat::ChatScreen, computer::ComputerScreen, files::FilesScreen,
+    Screen, activity::ActivityScreen, approvals::ApprovalsScreen, browser::BrowserScreen, chat::ChatScreen, computer::ComputerScreen, files::FilesScreen,
     placeholder::Placeholder, settings::SettingsScreen, startup_error::StartupError,
 };
 
@@ -65,6 +65,7 @@ fn Shell(nav: Navigation) -> impl IntoView {
                     Screen::Approvals => Some(view! { <ApprovalsScreen /> }.into_any()),
                     Screen::Files => Some(view! { <FilesScreen /> }.into_any()),
                     Screen::Computer => Some(view! { <ComputerScreen /> }.into_any()),
+                    Screen::Browser => Some(view! { <BrowserScreen /> }.into_any()),
                     Screen::Settings => Some(view! { <SettingsScreen /> }.into_any()),
                     other => Some(view! { <Placeholder screen=other /> }.into_any()),
                 }}

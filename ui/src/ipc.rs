@@ -6,6 +6,7 @@
 
 use hearth_protocol::agui::Event;
 use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalGetParams, ApprovalListResponse, ProposalView};
+use hearth_protocol::browser::{BrowserListResponse, ProfileParams, ScreenshotParams, ScreenshotResponse};
 use hearth_protocol::computer::{
     CommandOutput, ComputerEnableParams, ComputerPathParams, ComputerRunParams, ComputerRunResponse, ComputerRunStopParams,
     ComputerStatusView, ComputerWriteParams, WorkspaceFile, WorkspaceListing,
@@ -209,6 +210,26 @@ pub async fn settings_endpoint_set(enabled: bool) -> Result<SettingsView, IpcErr
 /// from now on. The view carries the new token while the endpoint runs.
 pub async fn settings_endpoint_regenerate() -> Result<SettingsView, IpcError> {
     call("settings_endpoint_regenerate", &serde_json::json!({})).await
+}
+
+/// The picture a browse_web result names.
+pub async fn browser_screenshot(id: &str) -> Result<ScreenshotResponse, IpcError> {
+    call("browser_screenshot", &serde_json::json!({ "params": ScreenshotParams { id: id.to_owned() } })).await
+}
+
+/// The saved browser profiles.
+pub async fn browser_list() -> Result<BrowserListResponse, IpcError> {
+    call("browser_list", &serde_json::json!({})).await
+}
+
+/// Closes a profile's browser.
+pub async fn browser_close(id: &str) -> Result<BrowserListResponse, IpcError> {
+    call("browser_close", &serde_json::json!({ "params": ProfileParams { id: id.to_owned() } })).await
+}
+
+/// Deletes a profile with its logins.
+pub async fn browser_delete_profile(id: &str) -> Result<BrowserListResponse, IpcError> {
+    call("browser_delete_profile", &serde_json::json!({ "params": ProfileParams { id: id.to_owned() } })).await
 }
 
 /// Where the computer stands.

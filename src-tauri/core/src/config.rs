@@ -31,6 +31,10 @@ pub struct Config {
     pub task_run_limit: Duration,
     /// The computer (off unless Settings or the caller turns it on).
     pub computer: ComputerConfig,
+    /// The agent's browser: its binary, profiles folder and the egress allow-list (empty).
+    pub browser: crate::browser::chromium::ChromiumConfig,
+    /// The DNS server the browser's proxy asks (`None`: the system's; tests give a stub).
+    pub browser_dns: Option<std::net::SocketAddr>,
 }
 
 /// The computer's image and whether it starts on.
@@ -62,6 +66,8 @@ impl Config {
         let data_dir = data_dir.into();
         Self {
             computer: ComputerConfig::for_data_dir(&data_dir),
+            browser: crate::browser::chromium::ChromiumConfig::for_data_dir(&data_dir),
+            browser_dns: None,
             data_dir,
             sample_chunk_delay: Duration::from_millis(25),
             sample_slow_step: Duration::from_millis(250),

@@ -8,6 +8,7 @@
 
 pub mod agui;
 pub mod approvals;
+pub mod browser;
 pub mod computer;
 pub mod error;
 pub mod files;

@@ -57,10 +57,15 @@ tool_names! {
     ReadMailThread = "read_mail_thread" => Read,
     /// Read calendar events in a range.
     ReadCalendar = "read_calendar" => Read,
-    /// Drive the browser (navigate, click, type).
-    BrowseWeb = "browse_web" => Effect,
-    /// Read a web page's text.
+    /// Open a web page in the agent's browser, read it and picture it (a GET through the
+    /// egress policy; actions on the page are page_act's).
+    BrowseWeb = "browse_web" => Read,
+    /// Read a web page's text (a task's look, without the picture).
     ReadWeb = "read_web" => Read,
+    /// List the open page's interactive elements with their references.
+    PageElements = "page_elements" => Read,
+    /// Click, type, select, press or scroll on the open page: an operation with an id.
+    PageAct = "page_act" => Effect,
     /// Hand a job to the durable task engine.
     DelegateTask = "delegate_task" => Control,
     /// Report the state of Hearth's tasks.
@@ -154,7 +159,7 @@ mod tests {
 
     #[test]
     fn every_name_round_trips_through_json_and_wire() {
-        assert_eq!(ToolName::ALL.len(), 31);
+        assert_eq!(ToolName::ALL.len(), 33);
         for tool in ToolName::ALL {
             let json = serde_json::to_string(tool).unwrap();
             assert_eq!(json, format!("\"{}\"", tool.as_str()));

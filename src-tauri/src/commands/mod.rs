@@ -2,6 +2,7 @@
 
 pub mod app;
 pub mod approvals;
+pub mod browser;
 pub mod chat;
 pub mod computer;
 pub mod files;

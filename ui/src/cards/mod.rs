@@ -5,6 +5,7 @@
 
 pub mod approval;
 mod approval_draft;
+mod browser;
 mod calendar;
 mod delegate_task;
 mod file;
@@ -61,10 +62,12 @@ fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
             let done = call.clone();
             cards::completed(&call).then(move || view! { <workspace::WorkspaceCard tool call=done /> }.into_any())
         }
+        ToolName::BrowseWeb => cards::page_seen(&call).map(|page| view! { <browser::BrowserCard page tool="browse_web" /> }.into_any()),
+        ToolName::ReadWeb => cards::page_seen(&call).map(|page| view! { <browser::BrowserCard page tool="read_web" /> }.into_any()),
+        ToolName::PageAct => cards::page_acted(&call).map(|receipt| view! { <browser::PageActCard receipt /> }.into_any()),
         // Cards of their own arrive with their issues; until then the generic card shows
         // title, arguments, status and result.
-        ToolName::BrowseWeb
-        | ToolName::ReadWeb
+        ToolName::PageElements
         | ToolName::AgentStatus
         | ToolName::CreateGoal
         | ToolName::WatchPage

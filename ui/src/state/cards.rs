@@ -3,6 +3,7 @@
 //! from an older backend) falls back to the generic card, which shows the raw text.
 
 use hearth_protocol::approvals::PrepareResult;
+use hearth_protocol::browser::{ActReceipt, PageView};
 use hearth_protocol::files::{FileDetail, FileView};
 use hearth_protocol::mail::{MailSearchResult, MailThread};
 use serde::de::DeserializeOwned;
@@ -45,6 +46,44 @@ pub fn file_made(call: &ToolCallView) -> Option<FileView> {
 /// `inspect_pdf`: the file inspected (its fields are in the file's count).
 pub fn file_inspected(call: &ToolCallView) -> Option<FileView> {
     tool_result::<FileDetail>(call).map(|detail| detail.file)
+}
+
+/// `browse_web` / `read_web`: the page seen.
+pub fn page_seen(call: &ToolCallView) -> Option<PageView> {
+    tool_result(call)
+}
+
+/// `page_act`: what the action did.
+pub fn page_acted(call: &ToolCallView) -> Option<ActReceipt> {
+    tool_result(call)
+}
+
+/// The line a page card shows under the title: the address without its scheme, and whether the
+/// text was cut or the browser had to be started again.
+pub fn page_meta(page: &PageView) -> String {
+    let address = page.final_url.split_once("://").map_or(page.final_url.as_str(), |(_, rest)| rest);
+    let mut meta = address.to_owned();
+    if page.truncated {
+        meta.push_str(" · text cut at 30,000 characters");
+    }
+    if page.restarted {
+        meta.push_str(" · the browser had stopped and was started again");
+    }
+    meta
+}
+
+/// What a page_act card says it did.
+pub fn act_line(receipt: &ActReceipt) -> String {
+    use hearth_protocol::browser::PageAction;
+    let verb = match receipt.action {
+        PageAction::Click => "Clicked",
+        PageAction::Type => "Typed into",
+        PageAction::Select => "Chose an option of",
+        PageAction::Press => "Pressed a key on",
+        PageAction::Scroll => "Scrolled to",
+    };
+    let moved = if !receipt.url_after.is_empty() && receipt.url_after != receipt.url_before { format!(" → {}", receipt.url_after) } else { String::new() };
+    format!("{verb} element {}{moved}", receipt.reference)
 }
 
 #[cfg(test)]

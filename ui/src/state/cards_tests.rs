@@ -69,3 +69,25 @@ fn file_tools_all_give_the_file() {
     assert_eq!(file_inspected(&call("inspect_pdf", ToolStatus::Complete, Some(&detail))), Some(made));
     assert_eq!(file_inspected(&call("inspect_pdf", ToolStatus::Complete, Some(FILE))), None, "a bare file is not a detail");
 }
+
+#[test]
+fn a_page_result_gives_the_browser_card_and_its_meta_line() {
+    let page = r#"{"finalUrl":"https://shop.example/prices?x=1","title":"Prices","text":"a","truncated":true,
+        "screenshotId":"0123456789abcdef0123456789abcdef","profile":"thread-t1","restarted":true,"untrustedData":"…"}"#;
+    let seen = page_seen(&call("browse_web", ToolStatus::Complete, Some(page))).unwrap();
+    assert_eq!(seen.screenshot_id.as_deref(), Some("0123456789abcdef0123456789abcdef"));
+    let meta = page_meta(&seen);
+    assert!(meta.starts_with("shop.example/prices?x=1"), "{meta}");
+    assert!(meta.contains("cut") && meta.contains("started again"), "{meta}");
+    assert_eq!(page_seen(&call("browse_web", ToolStatus::Error, Some(page))), None);
+    assert_eq!(page_seen(&call("browse_web", ToolStatus::Complete, Some(r#"{"error":"refused"}"#))), None);
+}
+
+#[test]
+fn a_page_act_receipt_says_what_it_did_and_where_the_page_went() {
+    let receipt = r#"{"action":"click","ref":"a1b2c3d4e5f6:3","urlBefore":"http://a.example/","urlAfter":"http://a.example/done","titleAfter":"Done"}"#;
+    let acted = page_acted(&call("page_act", ToolStatus::Complete, Some(receipt))).unwrap();
+    assert_eq!(act_line(&acted), "Clicked element a1b2c3d4e5f6:3 → http://a.example/done");
+    let stayed = r#"{"action":"type","ref":"a1b2c3d4e5f6:1","urlBefore":"http://a.example/","urlAfter":"http://a.example/","titleAfter":""}"#;
+    assert_eq!(act_line(&page_acted(&call("page_act", ToolStatus::Complete, Some(stayed))).unwrap()), "Typed into element a1b2c3d4e5f6:1");
+}

@@ -17,7 +17,7 @@
 //! launched again, and the caller is told it was restarted.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chromiumoxide::browser::{Browser, BrowserConfig};
 use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat;
@@ -105,6 +105,18 @@ pub enum BrowserError {
     /// CDP failed.
     #[error("the browser failed: {0}")]
     Cdp(String),
+    /// Not an element reference.
+    #[error("{0}")]
+    BadElement(String),
+    /// The reference is from another page state, or names nothing now.
+    #[error("{0}")]
+    StaleElement(String),
+    /// Three browsers are in use and none can be closed to make room.
+    #[error("three browsers are busy; wait for one to finish, or close one on the Browser screen")]
+    AllBusy,
+    /// Twenty profiles are saved.
+    #[error("twenty browser profiles are saved; delete one on the Browser screen (it takes its logins with it) to open another")]
+    TooManyProfiles,
 }
 
 impl From<chromiumoxide::error::CdpError> for BrowserError {
@@ -124,7 +136,7 @@ pub struct Observation {
     pub text: String,
     /// Whether the text was cut at [`MAX_TEXT_READ`].
     pub truncated: bool,
-    /// A PNG of the viewport.
+    /// A PNG of the viewport (empty when the look asked for no picture).
     pub screenshot_png: Vec<u8>,
     /// Chromium had ended since the last use and was started again for this one.
     pub restarted: bool,
@@ -157,27 +169,100 @@ struct Running {
     proxy: EgressProxy,
 }
 
-/// The agent's browser: launched on first use, one profile for now.
+/// One browser profile's Chromium: launched on first use, its tab kept between uses.
 pub struct Chromium {
     config: ChromiumConfig,
     resolver: hickory_resolver::TokioResolver,
+    /// The profile's folder name under `config.profiles_dir`.
+    profile: String,
     running: Mutex<Option<Running>>,
     /// Whether a Chromium has run before in this process (so a missing one was restarted).
     launched_once: std::sync::atomic::AtomicBool,
+    /// When a look or an action last started or ended here (for the idle close).
+    last_used: std::sync::Mutex<Instant>,
 }
 
+/// What page_act did not do, or may have done.
+#[derive(Debug, thiserror::Error)]
+pub enum ActError {
+    /// Nothing was sent to the page (refused, stale reference, Stop before the input).
+    #[error("{0}")]
+    NotDone(BrowserError),
+    /// The input was sent, or may have been, and then something failed (Stop, a dead browser):
+    /// the page may have acted on it.
+    #[error("{0}")]
+    MayHaveDone(String),
+}
+
+/// What one action did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActDone {
+    /// The page's address before.
+    pub url_before: String,
+    /// The page's address after.
+    pub url_after: String,
+    /// Its title after.
+    pub title_after: String,
+}
+
+/// The page's interactive elements now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Elements {
+    /// Its address.
+    pub url: String,
+    /// Its title.
+    pub title: String,
+    /// The elements (at most [`hearth_protocol::browser::MAX_ELEMENTS`]).
+    pub elements: Vec<hearth_protocol::browser::PageElement>,
+    /// Whether it had more.
+    pub truncated: bool,
+}
+
+/// How long one page script (a listing, finding an element) may take.
+const SCRIPT_LIMIT: Duration = Duration::from_secs(10);
+
 impl Chromium {
-    /// A browser launched with `config`, its proxy resolving names with `resolver`.
+    /// A browser on the profile `default`, launched with `config`, its proxy resolving names
+    /// with `resolver`.
     pub fn new(config: ChromiumConfig, resolver: hickory_resolver::TokioResolver) -> Self {
-        Self { config, resolver, running: Mutex::new(None), launched_once: std::sync::atomic::AtomicBool::new(false) }
+        Self::for_profile(config, resolver, "default")
+    }
+
+    /// A browser on the profile folder `profile` (a name checked by the caller:
+    /// [`super::profiles::ProfileId`]).
+    pub fn for_profile(config: ChromiumConfig, resolver: hickory_resolver::TokioResolver, profile: &str) -> Self {
+        Self {
+            config,
+            resolver,
+            profile: profile.to_owned(),
+            running: Mutex::new(None),
+            launched_once: std::sync::atomic::AtomicBool::new(false),
+            last_used: std::sync::Mutex::new(Instant::now()),
+        }
+    }
+
+    /// When this browser was last used.
+    pub fn last_used(&self) -> Instant {
+        *self.last_used.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn touch(&self) {
+        *self.last_used.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Instant::now();
     }
 
     /// Goes to `url`, waits for DOMContentLoaded, and reads the page: its final URL (checked
     /// against the policy again), title, visible text and a screenshot. `cancel` (the run's
     /// Stop) ends the navigation and the reads.
     pub async fn observe(&self, url: &str, cancel: &CancellationToken) -> Result<Observation, BrowserError> {
+        self.look(url, cancel, true).await
+    }
+
+    /// [`Chromium::observe`], with the picture only when `picture` (a task's read needs none).
+    pub async fn look(&self, url: &str, cancel: &CancellationToken, picture: bool) -> Result<Observation, BrowserError> {
         let url = self.checked(url)?;
         let mut running = self.running.lock().await;
+        self.touch();
+        let _touch_at_end = TouchOnDrop(self);
         // A browser that died since the last look may still look alive until a call fails: a
         // look that fails on a browser that no longer answers is made again, once, in a new one.
         // That sends its navigation (a GET) again, which is right for a look only: page actions
@@ -192,7 +277,7 @@ impl Chromium {
             // One deadline for the whole look (navigation, reads, picture), and Stop through
             // all of it.
             let mark = current.proxy.refusal_mark();
-            let look = tokio::time::timeout(LOOK_LIMIT, read_page(&current.page, &url, &self.config.allow));
+            let look = tokio::time::timeout(LOOK_LIMIT, read_page(&current.page, &url, &self.config.allow, picture));
             let outcome = tokio::select! {
                 biased;
                 () = cancel.cancelled() => Err(BrowserError::Stopped),
@@ -221,6 +306,14 @@ impl Chromium {
         Err(BrowserError::Launch("the browser stopped answering twice in a row".into()))
     }
 
+    /// Whether a Chromium runs for this browser now, without waiting (one in use counts).
+    pub fn is_running_now(&self) -> bool {
+        match self.running.try_lock() {
+            Ok(running) => running.is_some(),
+            Err(_) => true,
+        }
+    }
+
     /// Whether a Chromium is running for this browser now.
     pub async fn is_running(&self) -> bool {
         self.running.lock().await.is_some()
@@ -232,13 +325,30 @@ impl Chromium {
         self.ensure_running(&mut running).await.map(|_| ())
     }
 
-    /// Ends Chromium (at shutdown, or to close the session).
-    pub async fn close(&self) {
-        let mut running = self.running.lock().await.take();
-        if let Some(current) = running.as_mut() {
+    /// Ends Chromium unless a look or an action holds it now; answers whether it ended (or
+    /// none ran).
+    pub async fn try_close(&self) -> bool {
+        // The lock is held to the end: a look arriving meanwhile waits for the old process to be
+        // gone before a new one takes the profile's folder.
+        let Ok(mut running) = self.running.try_lock() else { return false };
+        let mut gone = running.take();
+        if let Some(current) = gone.as_mut() {
             let _ = current.browser.close().await;
         }
-        end(running).await;
+        end(gone).await;
+        self.launched_once.store(false, std::sync::atomic::Ordering::SeqCst);
+        true
+    }
+
+    /// Ends Chromium (at shutdown, or to close the session).
+    pub async fn close(&self) {
+        // Held to the end, as in `try_close`.
+        let mut running = self.running.lock().await;
+        let mut gone = running.take();
+        if let Some(current) = gone.as_mut() {
+            let _ = current.browser.close().await;
+        }
+        end(gone).await;
         // A browser closed on purpose and started again later is not a restart.
         self.launched_once.store(false, std::sync::atomic::Ordering::SeqCst);
     }
@@ -250,6 +360,93 @@ impl Chromium {
         let parsed = Url::parse(url.trim()).map_err(|_| BrowserError::BadUrl(url.chars().take(80).collect()))?;
         egress::check_url(&parsed, &self.config.allow).map_err(|refusal| refused(&parsed, refusal))?;
         Ok(parsed)
+    }
+
+    /// The open page's interactive elements, each with a reference for [`Chromium::act`].
+    pub async fn elements(&self, cancel: &CancellationToken) -> Result<Elements, BrowserError> {
+        let mut running = self.running.lock().await;
+        self.touch();
+        let _touch_at_end = TouchOnDrop(self);
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(BrowserError::Stopped),
+            launched = self.ensure_running(&mut running) => launched?,
+        };
+        let Some(current) = running.as_ref() else { return Err(BrowserError::Launch("no browser".into())) };
+        let listed = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(BrowserError::Stopped),
+            listed = tokio::time::timeout(SCRIPT_LIMIT, current.page.evaluate(super::page::list_script())) => listed,
+        };
+        let listed = listed.map_err(|_| BrowserError::TimedOut)??;
+        let (url, title, described, total): (String, String, Vec<super::page::Described>, usize) =
+            listed.into_value().map_err(|e| BrowserError::Cdp(e.to_string()))?;
+        let state = super::page::state_of(&url, &described);
+        let truncated = total > described.len();
+        Ok(Elements { url, title: title.chars().take(MAX_TITLE).collect(), elements: super::page::elements_of(&state, described), truncated })
+    }
+
+    /// Acts on the element `reference` of the open page, as a person would: a real mouse click
+    /// at its centre, typed text, a chosen option, a key, a scroll. A reference from another
+    /// page state is refused before anything is sent. The caller (the journal) makes sure the
+    /// same action is never sent twice: nothing here retries.
+    pub async fn act(
+        &self,
+        reference: &str,
+        action: hearth_protocol::browser::PageAction,
+        value: Option<&str>,
+        cancel: &CancellationToken,
+    ) -> Result<ActDone, ActError> {
+        use hearth_protocol::browser::PageAction;
+        let not_done = ActError::NotDone;
+        let (state, index) = super::page::parse_reference(reference).map_err(|e| not_done(BrowserError::BadElement(e)))?;
+        let mut running = self.running.lock().await;
+        self.touch();
+        let _touch_at_end = TouchOnDrop(self);
+        let restarted = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(not_done(BrowserError::Stopped)),
+            launched = self.ensure_running(&mut running) => launched.map_err(not_done)?,
+        };
+        let Some(current) = running.as_ref() else { return Err(not_done(BrowserError::Launch("no browser".into()))) };
+        if restarted {
+            return Err(not_done(BrowserError::StaleElement(
+                "the browser had ended and was started again, so the page is gone; open it again with browse_web".into(),
+            )));
+        }
+        let focus = matches!(action, PageAction::Type | PageAction::Press);
+        let located = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(not_done(BrowserError::Stopped)),
+            located = tokio::time::timeout(SCRIPT_LIMIT, current.page.evaluate(super::page::locate_script(index, focus))) => located,
+        };
+        let located = located.map_err(|_| not_done(BrowserError::TimedOut))?.map_err(|e| not_done(e.into()))?;
+        let (url_before, described, x, y): (String, Vec<super::page::Described>, f64, f64) =
+            located.into_value().map_err(|e| not_done(BrowserError::Cdp(e.to_string())))?;
+        if super::page::state_of(&url_before, &described) != state {
+            return Err(not_done(BrowserError::StaleElement(
+                "the page changed since page_elements listed it; call page_elements again and use a new ref".into(),
+            )));
+        }
+        if x < 0.0 || y < 0.0 {
+            return Err(not_done(BrowserError::StaleElement(format!("there is no element {reference} on this page"))));
+        }
+        // From here the page may act on what is sent: every failure is "may have happened".
+        let sent = send_input(&current.page, action, index, value, x, y);
+        let outcome = tokio::select! {
+            biased;
+            () = cancel.cancelled() => Err(ActError::MayHaveDone("stopped while acting on the page".into())),
+            sent = tokio::time::timeout(SCRIPT_LIMIT, sent) => sent.unwrap_or_else(|_| Err(ActError::MayHaveDone("the page did not take the input within 10 s".into()))),
+        };
+        outcome?;
+        // What the page shows now; a navigation the action started may still be committing
+        // (then the address is the one before, and the title may be empty).
+        let after = tokio::time::timeout(Duration::from_secs(5), current.page.evaluate("[location.href.slice(0, 8192), document.title.slice(0, 600)]")).await;
+        let (url_after, title_after): (String, String) = match after {
+            Ok(Ok(value)) => value.into_value().unwrap_or_default(),
+            Ok(Err(_)) | Err(_) => (String::new(), String::new()),
+        };
+        Ok(ActDone { url_before, url_after, title_after: title_after.chars().take(MAX_TITLE).collect() })
     }
 
     /// What the proxy refused for this browser so far (the newest 100), for notices.
@@ -277,7 +474,7 @@ impl Chromium {
 
     async fn launch(&self) -> Result<Running, BrowserError> {
         let proxy = EgressProxy::start(self.config.allow.clone(), self.resolver.clone()).await.map_err(|e| BrowserError::Launch(e.to_string()))?;
-        let profile = self.config.profiles_dir.join("default");
+        let profile = self.config.profiles_dir.join(&self.profile);
         crate::store::Store::create_private_dir(&profile).map_err(|e| BrowserError::Launch(e.to_string()))?;
         let proxy_address = proxy.address();
         let mut builder = BrowserConfig::builder()
@@ -331,6 +528,85 @@ impl Chromium {
     }
 }
 
+/// Marks the browser used when a look or an action ends (however it ends).
+struct TouchOnDrop<'a>(&'a Chromium);
+
+impl Drop for TouchOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.touch();
+    }
+}
+
+/// Sends one action's input to the page (the element is already in view, and focused when
+/// the action types).
+async fn send_input(
+    page: &chromiumoxide::Page,
+    action: hearth_protocol::browser::PageAction,
+    index: usize,
+    value: Option<&str>,
+    x: f64,
+    y: f64,
+) -> Result<(), ActError> {
+    use chromiumoxide::cdp::browser_protocol::input::{
+        DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams, MouseButton,
+    };
+    use hearth_protocol::browser::PageAction;
+    let may_have = |err: chromiumoxide::error::CdpError| ActError::MayHaveDone(format!("the browser failed while acting: {err}"));
+    let value = value.unwrap_or_default();
+    match action {
+        PageAction::Scroll => Ok(()),
+        PageAction::Click => {
+            let mut moved = DispatchMouseEventParams::new(DispatchMouseEventType::MouseMoved, x, y);
+            moved.button = Some(MouseButton::None);
+            // A failed move sends nothing a page acts on; a press may already fire mousedown.
+            page.execute(moved).await.map_err(|e| ActError::NotDone(e.into()))?;
+            let mut press = DispatchMouseEventParams::new(DispatchMouseEventType::MousePressed, x, y);
+            press.button = Some(MouseButton::Left);
+            press.buttons = Some(1);
+            press.click_count = Some(1);
+            page.execute(press).await.map_err(may_have)?;
+            let mut release = DispatchMouseEventParams::new(DispatchMouseEventType::MouseReleased, x, y);
+            release.button = Some(MouseButton::Left);
+            release.click_count = Some(1);
+            page.execute(release).await.map_err(may_have)?;
+            Ok(())
+        }
+        PageAction::Type => {
+            page.execute(InsertTextParams::new(value)).await.map_err(may_have)?;
+            Ok(())
+        }
+        PageAction::Select => {
+            let script = super::page::select_script(index, value).map_err(|e| ActError::NotDone(BrowserError::Cdp(e.to_string())))?;
+            let picked: bool = page.evaluate(script).await.map_err(may_have)?.into_value().unwrap_or(false);
+            if picked {
+                Ok(())
+            } else {
+                Err(ActError::NotDone(BrowserError::StaleElement(format!("the element has no option {value:?}"))))
+            }
+        }
+        PageAction::Press => {
+            let Some(key) = super::page::key(value) else {
+                return Err(ActError::NotDone(BrowserError::BadElement(format!(
+                    "page_act cannot press {value:?}; it presses {}",
+                    super::page::KEYS.join(", ")
+                ))));
+            };
+            let mut down = DispatchKeyEventParams::new(DispatchKeyEventType::KeyDown);
+            down.key = Some(key.key.to_owned());
+            down.code = Some(key.code.to_owned());
+            down.windows_virtual_key_code = Some(key.key_code);
+            down.text = key.text.map(str::to_owned);
+            page.execute(down).await.map_err(may_have)?;
+            let mut up = DispatchKeyEventParams::new(DispatchKeyEventType::KeyUp);
+            up.key = Some(key.key.to_owned());
+            up.code = Some(key.code.to_owned());
+            up.windows_virtual_key_code = Some(key.key_code);
+            page.execute(up).await.map_err(may_have)?;
+            Ok(())
+        }
+    }
+}
+
 /// The session's one tab. Service workers off: their requests would still meet the proxy, but
 /// they outlive the look that installed them. The API is removed from every document, and
 /// requests skip any worker an older profile holds.
@@ -341,7 +617,7 @@ async fn first_tab(browser: &Browser) -> Result<chromiumoxide::Page, BrowserErro
     Ok(page)
 }
 
-async fn read_page(page: &chromiumoxide::Page, url: &Url, allow: &AllowList) -> Result<Observation, BrowserError> {
+async fn read_page(page: &chromiumoxide::Page, url: &Url, allow: &AllowList, picture: bool) -> Result<Observation, BrowserError> {
     navigate(page, url).await?;
     // One round trip for what the page says about itself (URL, title, text), one for the
     // picture: each CDP call costs a hop through the handler, and a look is made of few.
@@ -357,7 +633,7 @@ async fn read_page(page: &chromiumoxide::Page, url: &Url, allow: &AllowList) -> 
     // whenever its text was).
     let truncated = text.chars().count() > MAX_TEXT_READ;
     let text = if truncated { text.chars().take(MAX_TEXT_READ).collect() } else { text };
-    let screenshot_png = screenshot(page).await?;
+    let screenshot_png = if picture { screenshot(page).await? } else { Vec::new() };
     Ok(Observation { final_url, title, text, truncated, screenshot_png, restarted: false })
 }
 

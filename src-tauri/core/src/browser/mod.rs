@@ -4,8 +4,15 @@
 //! - [`egress`] is the policy: which URLs and addresses a request may reach, with reasons;
 //! - [`proxy`] enforces it on every request Chromium makes, connecting only to the address it
 //!   checked (names are resolved once, here);
-//! - [`chromium`] launches the system's Chromium behind that proxy and reads pages.
+//! - [`chromium`] launches the system's Chromium behind that proxy, reads pages and acts on
+//!   them;
+//! - [`page`] lists a page's interactive elements and binds each reference to the page state;
+//! - [`profiles`] keeps one browser per profile (chat thread, task), within limits;
+//! - [`shots`] keeps the pictures the browser card shows.
 
 pub mod chromium;
 pub mod egress;
+pub mod page;
+pub mod profiles;
 pub mod proxy;
+pub mod shots;

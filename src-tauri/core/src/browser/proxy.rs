@@ -156,6 +156,14 @@ pub fn system_resolver() -> Result<TokioResolver, hickory_resolver::ResolveError
     Ok(builder.build())
 }
 
+/// A resolver with no name server: every name fails to resolve (when the system's DNS
+/// settings cannot be read).
+pub fn offline_resolver() -> TokioResolver {
+    use hickory_resolver::config::ResolverConfig;
+    use hickory_resolver::name_server::TokioConnectionProvider;
+    TokioResolver::builder_with_config(ResolverConfig::new(), TokioConnectionProvider::default()).build()
+}
+
 /// A resolver that asks only `name_server` (UDP), caching nothing: a configured DNS server, or
 /// the tests' stub.
 pub fn resolver_at(name_server: SocketAddr) -> TokioResolver {

@@ -15,6 +15,7 @@ use hearth_protocol::mail::MailThread;
 use crate::agent::{Agent, NoModelHandler, SampleAgent};
 
 use crate::approvals::ApprovalGate;
+use crate::browser::profiles::Browsers;
 use crate::computer::{Computer, ComputerSpec};
 use crate::documents::DocumentTask;
 use crate::files::FileStore;
@@ -29,6 +30,7 @@ use crate::store::threads::{RunAdmission, RunOrigin};
 use crate::workspace::seed;
 
 mod agents;
+mod browser;
 mod computer;
 mod settings;
 
@@ -53,6 +55,8 @@ pub struct Hearth {
     mail: WorkspaceReader,
     /// The computer.
     computer: Computer,
+    /// The agent's browsers, by profile.
+    browsers: Browsers,
     /// The Computer screen's commands in flight (their Stop).
     screen_runs: computer::ScreenRuns,
 }
@@ -91,6 +95,18 @@ impl Hearth {
             ComputerSpec::new(config.computer.image.clone(), &config.computer.deployment, OWNER),
             config.computer.enabled,
         );
+        let resolver = match config.browser_dns {
+            Some(server) => crate::browser::proxy::resolver_at(server),
+            None => crate::browser::proxy::system_resolver().unwrap_or_else(|err| {
+                // Hearth still starts; every page is then refused for want of an address.
+                tracing::warn!(error = %err, "the system's DNS settings could not be read; the browser can reach no site");
+                crate::browser::proxy::offline_resolver()
+            }),
+        };
+        let browsers = Browsers::new(config.browser.clone(), resolver, config.data_dir.join("browser-shots"));
+        if config.start_workers {
+            browsers.start_idle_close();
+        }
         let toolbox = Toolbox::new(
             store.clone(),
             mail.clone(),
@@ -98,6 +114,7 @@ impl Hearth {
             tasks.clone(),
             approvals.proposer(),
             computer.clone(),
+            browsers.clone(),
         );
         tasks.register(TaskKind::Document, DocumentTask::new(files.clone(), toolbox.clone()));
         let stranded = approvals.recover().await?;
@@ -134,6 +151,7 @@ impl Hearth {
             toolbox,
             mail,
             computer,
+            browsers,
             screen_runs: computer::ScreenRuns::default(),
         };
         hearth.apply_settings().await;
@@ -395,6 +413,7 @@ impl Hearth {
         }
         self.approvals.shutdown();
         self.tasks.shutdown().await;
+        self.browsers.close_all().await;
     }
 }
 

@@ -12,6 +12,7 @@ use hearth_protocol::tasks::TaskKind;
 use tokio_util::sync::CancellationToken;
 
 use crate::approvals::Proposer;
+use crate::browser::profiles::Browsers;
 use crate::computer::{Computer, OutputSink};
 use crate::error::{CoreError, Result};
 use crate::files::FileStore;
@@ -207,6 +208,7 @@ pub struct ToolContext {
     pub(crate) desk: TaskDesk,
     pub(crate) proposer: Proposer,
     pub(crate) computer: Computer,
+    pub(crate) browsers: Browsers,
     pub(crate) scope: OperationScope,
     pub(crate) cancel: CancellationToken,
     /// Where a command's output goes as it arrives (the Computer screen's terminal).
@@ -254,6 +256,7 @@ pub struct Toolbox {
     tasks: TaskEngine,
     proposer: Proposer,
     computer: Computer,
+    browsers: Browsers,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -270,6 +273,7 @@ impl std::fmt::Debug for Toolbox {
 
 impl Toolbox {
     /// A toolbox over these parts.
+    #[allow(clippy::too_many_arguments, reason = "one per part a tool can reach")]
     pub fn new(
         store: Store,
         mail: WorkspaceReader,
@@ -277,8 +281,9 @@ impl Toolbox {
         tasks: TaskEngine,
         proposer: Proposer,
         computer: Computer,
+        browsers: Browsers,
     ) -> Self {
-        Self { store, mail, files, tasks, proposer, computer }
+        Self { store, mail, files, tasks, proposer, computer, browsers }
     }
 
     /// The power to prepare (and to read back how a proposal was decided).
@@ -318,6 +323,7 @@ impl Toolbox {
             desk: TaskDesk { engine: self.tasks.clone() },
             proposer: self.proposer.clone(),
             computer: self.computer.clone(),
+            browsers: self.browsers.clone(),
             scope,
             cancel,
             output: None,

@@ -19,7 +19,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::context::{StepId, ToolContext};
-use super::handlers::{computer, mail, pdf, prepare, tasks};
+use super::handlers::{browser, computer, mail, pdf, prepare, tasks};
 use super::{ToolOutput};
 use crate::journal::{EffectError, Receipt};
 
@@ -133,9 +133,11 @@ pub(crate) fn visit<V: Visitor>(tool: ToolName, v: V) -> V::Out {
         ToolName::MkdirComputer => effect::<computer::MkdirComputer, V>(v),
         ToolName::ImportComputerPdf => effect::<computer::ImportComputerPdf, V>(v),
         ToolName::ExportComputerPdf => effect::<computer::ExportComputerPdf, V>(v),
-        ToolName::BrowseWeb
-        | ToolName::ReadWeb
-        | ToolName::CreateGoal
+        ToolName::BrowseWeb => direct::<browser::BrowseWeb, V>(v),
+        ToolName::ReadWeb => direct::<browser::ReadWeb, V>(v),
+        ToolName::PageElements => direct::<browser::PageElementsTool, V>(v),
+        ToolName::PageAct => effect::<browser::PageAct, V>(v),
+        ToolName::CreateGoal
         | ToolName::WatchPage
         | ToolName::RememberFact
         | ToolName::PresentChoices => v.unavailable(tool),
@@ -173,6 +175,6 @@ mod tests {
                 implemented += 1;
             }
         }
-        assert_eq!(implemented, 25);
+        assert_eq!(implemented, 29);
     }
 }

@@ -1,0 +1,207 @@
+//! The open page's interactive elements and the actions on them.
+//!
+//! An element's reference is `<state>:<index>`: its place in a fixed, document-order listing
+//! of the page's visible interactive elements, and a hash of that listing (the page's address
+//! and each element's role and name, not the values typed into fields). Before any action the
+//! listing is made again in the same round trip that finds the element: a page that changed
+//! since page_elements gives another state, and the old reference is refused instead of
+//! acting on whatever now sits at that index. Nothing is written into the page's DOM, so a
+//! page cannot forge or move a reference.
+
+use sha2::Digest;
+
+use hearth_protocol::browser::{MAX_ELEMENTS, PageElement};
+
+/// The listing, as a function of the page's own document: which elements count and how each
+/// is described. Shared by [`LIST`] and [`LOCATE`] so the two can never list differently.
+const ENUMERATE: &str = r#"
+function hearthElements() {
+  const selector = 'a[href], button, input:not([type=hidden]), select, textarea, summary, ' +
+    '[role=button], [role=link], [role=checkbox], [role=radio], [role=tab], [role=menuitem], ' +
+    '[role=switch], [role=option], [contenteditable=""], [contenteditable=true]';
+  const out = [];
+  for (const el of document.querySelectorAll(selector)) {
+    const box = el.getBoundingClientRect();
+    const style = getComputedStyle(el);
+    if (box.width <= 0 || box.height <= 0 || style.visibility === 'hidden' || style.display === 'none') continue;
+    if (el.disabled) continue;
+    out.push(el);
+  }
+  return out;
+}
+function hearthRole(el) {
+  const role = el.getAttribute('role');
+  if (role) return role.slice(0, 40);
+  const tag = el.tagName.toLowerCase();
+  if (tag === 'a') return 'link';
+  if (tag === 'button' || tag === 'summary') return 'button';
+  if (tag === 'select') return 'combobox';
+  if (tag === 'textarea') return 'textbox';
+  if (tag === 'input') {
+    const type = (el.getAttribute('type') || 'text').toLowerCase();
+    if (['button', 'submit', 'reset', 'image'].includes(type)) return 'button';
+    if (type === 'checkbox' || type === 'radio') return type;
+    return 'textbox';
+  }
+  return el.isContentEditable ? 'textbox' : tag;
+}
+function hearthName(el) {
+  const label = el.getAttribute('aria-label') || (el.labels && el.labels[0] && el.labels[0].innerText) ||
+    el.getAttribute('placeholder') || el.getAttribute('title') || el.getAttribute('name') ||
+    (el.tagName === 'INPUT' ? el.value : el.innerText) || '';
+  return label.replace(/\s+/g, ' ').trim().slice(0, 120);
+}
+function hearthValue(el) {
+  if (el.tagName === 'A') return el.href.slice(0, 500);
+  if ('value' in el && el.tagName !== 'BUTTON') return String(el.value).slice(0, 500);
+  return null;
+}
+"#;
+
+/// Lists the page: `[href, title, [[role, name, value], …], total]`.
+pub(super) fn list_script() -> String {
+    format!(
+        "(() => {{ {ENUMERATE} const els = hearthElements(); \
+         return [location.href.slice(0, 8192), document.title.slice(0, 600), \
+         els.slice(0, {MAX_ELEMENTS}).map(el => [hearthRole(el), hearthName(el), hearthValue(el)]), els.length]; }})()"
+    )
+}
+
+/// Lists the page again and, when element `index` is there, scrolls it to the middle of the
+/// viewport and (for `focus`) focuses it: `[href, [[role, name, value], …], centre x, centre y]`,
+/// the centre being -1 when there is no such element.
+pub(super) fn locate_script(index: usize, focus: bool) -> String {
+    format!(
+        "(() => {{ {ENUMERATE} const els = hearthElements(); const el = els[{index}]; let x = -1, y = -1; \
+         if (el && {index} < {MAX_ELEMENTS}) {{ el.scrollIntoView({{block: 'center', inline: 'center'}}); \
+         if ({focus}) el.focus(); const b = el.getBoundingClientRect(); x = b.x + b.width / 2; y = b.y + b.height / 2; }} \
+         return [location.href.slice(0, 8192), \
+         els.slice(0, {MAX_ELEMENTS}).map(el => [hearthRole(el), hearthName(el), hearthValue(el)]), x, y]; }})()"
+    )
+}
+
+/// Picks the option of element `index` (a `<select>`) whose value or label is `value`, and
+/// tells the page as a person's choice would (input and change events). Answers whether one
+/// matched.
+pub(super) fn select_script(index: usize, value: &str) -> Result<String, serde_json::Error> {
+    let wanted = serde_json::to_string(value)?;
+    Ok(format!(
+        "(() => {{ {ENUMERATE} const el = hearthElements()[{index}]; if (!el || el.tagName !== 'SELECT') return false; \
+         const wanted = {wanted}; const option = Array.from(el.options).find(o => o.value === wanted || o.label.trim() === wanted); \
+         if (!option) return false; el.value = option.value; \
+         el.dispatchEvent(new Event('input', {{bubbles: true}})); el.dispatchEvent(new Event('change', {{bubbles: true}})); \
+         return true; }})()"
+    ))
+}
+
+/// One listed element as the page described it.
+pub(super) type Described = (String, String, Option<String>);
+
+/// The state of a listing: the page's address and each element's role and name.
+pub(super) fn state_of(url: &str, described: &[Described]) -> String {
+    let mut hash = sha2::Sha256::new();
+    hash.update(url.as_bytes());
+    for (role, name, _) in described {
+        hash.update([0]);
+        hash.update(role.as_bytes());
+        hash.update([1]);
+        hash.update(name.as_bytes());
+    }
+    hex::encode(hash.finalize())[..12].to_owned()
+}
+
+/// The listing as page_elements returns it.
+pub(super) fn elements_of(state: &str, described: Vec<Described>) -> Vec<PageElement> {
+    described
+        .into_iter()
+        .enumerate()
+        .map(|(index, (role, name, value))| PageElement { reference: format!("{state}:{index}"), role, name, value })
+        .collect()
+}
+
+/// A reference split into its state and index, or why it is not one.
+pub fn parse_reference(reference: &str) -> Result<(&str, usize), String> {
+    let bad = || format!("{reference:?} is not an element reference; use a `ref` page_elements gave");
+    let (state, index) = reference.split_once(':').ok_or_else(bad)?;
+    if state.len() != 12 || !state.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(bad());
+    }
+    let index: usize = index.parse().map_err(|_| bad())?;
+    if index >= MAX_ELEMENTS {
+        return Err(bad());
+    }
+    Ok((state, index))
+}
+
+/// A key page_act can press: its DOM `key`, `code`, Windows key code and the text it types.
+pub(super) struct Key {
+    pub key: &'static str,
+    pub code: &'static str,
+    pub key_code: i64,
+    pub text: Option<&'static str>,
+}
+
+/// The keys page_act presses (anything else is refused with this list).
+pub const KEYS: &[&str] =
+    &["Enter", "Tab", "Escape", "Backspace", "Delete", "Space", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown"];
+
+pub(super) fn key(name: &str) -> Option<Key> {
+    let key = |key, code, key_code, text| Key { key, code, key_code, text };
+    Some(match name {
+        "Enter" => key("Enter", "Enter", 13, Some("\r")),
+        "Tab" => key("Tab", "Tab", 9, None),
+        "Escape" => key("Escape", "Escape", 27, None),
+        "Backspace" => key("Backspace", "Backspace", 8, None),
+        "Delete" => key("Delete", "Delete", 46, None),
+        "Space" => key(" ", "Space", 32, Some(" ")),
+        "ArrowUp" => key("ArrowUp", "ArrowUp", 38, None),
+        "ArrowDown" => key("ArrowDown", "ArrowDown", 40, None),
+        "ArrowLeft" => key("ArrowLeft", "ArrowLeft", 37, None),
+        "ArrowRight" => key("ArrowRight", "ArrowRight", 39, None),
+        "Home" => key("Home", "Home", 36, None),
+        "End" => key("End", "End", 35, None),
+        "PageUp" => key("PageUp", "PageUp", 33, None),
+        "PageDown" => key("PageDown", "PageDown", 34, None),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn the_state_covers_the_address_roles_and_names_but_not_values() {
+        let listing = vec![("button".to_owned(), "Add".to_owned(), None), ("textbox".to_owned(), "Name".to_owned(), Some("a".into()))];
+        let state = state_of("http://a.example/", &listing);
+        let mut typed = listing.clone();
+        typed[1].2 = Some("ab".into());
+        assert_eq!(state_of("http://a.example/", &typed), state, "typing into a field keeps the references");
+        let mut renamed = listing.clone();
+        renamed[0].1 = "Add (1)".into();
+        assert_ne!(state_of("http://a.example/", &renamed), state);
+        assert_ne!(state_of("http://b.example/", &listing), state);
+        // Role and name are separated: ("ab","c") and ("a","bc") differ.
+        let a = vec![("ab".to_owned(), "c".to_owned(), None)];
+        let b = vec![("a".to_owned(), "bc".to_owned(), None)];
+        assert_ne!(state_of("u", &a), state_of("u", &b));
+    }
+
+    #[test]
+    fn references_parse_only_in_their_own_shape() {
+        let state = state_of("u", &[]);
+        assert_eq!(parse_reference(&format!("{state}:7")).unwrap(), (state.as_str(), 7));
+        for bad in ["7", ":7", "abc:7", &format!("{state}:x"), &format!("{state}:-1"), &format!("{state}:{MAX_ELEMENTS}"), "zzzzzzzzzzzz:1"] {
+            assert!(parse_reference(bad).is_err(), "{bad} parsed");
+        }
+    }
+
+    #[test]
+    fn every_listed_key_is_known() {
+        for name in KEYS {
+            assert!(key(name).is_some(), "{name}");
+        }
+        assert!(key("F13").is_none());
+    }
+}

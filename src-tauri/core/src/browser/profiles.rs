@@ -1,0 +1,280 @@
+//! Browser profiles by id: one per chat thread and one per task, each a Chromium of its own
+//! with its own cookies and logins, at most [`MAX_RUNNING`] running and [`MAX_SAVED`] kept.
+//!
+//! A profile is a folder under the profiles directory. Running browsers past the limit are
+//! closed least recently used first, never one that is in use; a browser idle for
+//! [`IDLE_CLOSE`] is closed (its profile stays).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::Mutex;
+
+use super::chromium::{BrowserError, Chromium, ChromiumConfig};
+use super::shots::Shots;
+
+/// How many browsers run at once.
+pub const MAX_RUNNING: usize = 3;
+/// How many profiles are kept.
+pub const MAX_SAVED: usize = 20;
+/// How long a browser may sit unused before it is closed.
+pub const IDLE_CLOSE: Duration = Duration::from_secs(30 * 60);
+
+/// A profile's id: `thread-…`, `task-…` or `owner`, made only of letters, digits and `-`, at
+/// most 80 characters (it names a folder).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ProfileId(String);
+
+impl ProfileId {
+    /// The profile of a chat thread.
+    pub fn for_thread(thread_id: &str) -> Self {
+        Self::from_parts("thread", thread_id)
+    }
+
+    /// The profile of a task.
+    pub fn for_task(task_id: &str) -> Self {
+        Self::from_parts("task", task_id)
+    }
+
+    /// The owner's own profile (the app's screens).
+    pub fn owner() -> Self {
+        Self("owner".into())
+    }
+
+    /// A profile id as the Browser screen sends it back, checked.
+    pub fn parse(id: &str) -> Result<Self, String> {
+        let ok = (1..=80).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        if ok { Ok(Self(id.to_owned())) } else { Err(format!("{:?} is not a browser profile id", id.chars().take(80).collect::<String>())) }
+    }
+
+    /// Ids are Hearth's own (UUIDs); anything else is hashed so it still names one folder.
+    fn from_parts(kind: &str, id: &str) -> Self {
+        let clean = (1..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        if clean {
+            Self(format!("{kind}-{id}"))
+        } else {
+            use sha2::Digest;
+            Self(format!("{kind}-{}", &hex::encode(sha2::Sha256::digest(id.as_bytes()))[..32]))
+        }
+    }
+
+    /// The id.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A saved profile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Profile {
+    /// Its id.
+    pub id: ProfileId,
+    /// Whether a Chromium runs on it now.
+    pub running: bool,
+    /// When it was last used in this process.
+    pub last_used: Option<Instant>,
+}
+
+/// The agent's browsers, by profile. Cheap to clone.
+#[derive(Clone)]
+pub struct Browsers {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    config: ChromiumConfig,
+    resolver: hickory_resolver::TokioResolver,
+    /// Profiles used in this process (a browser runs on some of them).
+    sessions: Mutex<BTreeMap<ProfileId, Session>>,
+    shots: Shots,
+}
+
+/// One profile's browser, and whether it counts against [`MAX_RUNNING`] (it runs, or was
+/// handed out to run).
+struct Session {
+    browser: Arc<Chromium>,
+    counted: bool,
+}
+
+impl std::fmt::Debug for Browsers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Browsers").field("profiles_dir", &self.inner.config.profiles_dir).finish_non_exhaustive()
+    }
+}
+
+impl Browsers {
+    /// Browsers launched with `config`, names resolved with `resolver`, pictures kept in
+    /// `shots_dir`.
+    pub fn new(config: ChromiumConfig, resolver: hickory_resolver::TokioResolver, shots_dir: PathBuf) -> Self {
+        Self { inner: Arc::new(Inner { config, resolver, sessions: Mutex::default(), shots: Shots::new(shots_dir) }) }
+    }
+
+    /// Where pictures of pages are kept.
+    pub fn shots(&self) -> &Shots {
+        &self.inner.shots
+    }
+
+    /// The browser of `profile`, ready to be used: a new profile is refused past
+    /// [`MAX_SAVED`], and when [`MAX_RUNNING`] others run, the least recently used idle one
+    /// is closed to make room (none idle: [`BrowserError::AllBusy`]).
+    pub async fn session(&self, profile: &ProfileId) -> Result<Arc<Chromium>, BrowserError> {
+        let mut sessions = self.inner.sessions.lock().await;
+        if !sessions.contains_key(profile) {
+            let folder = self.folder(profile);
+            if !folder.exists() && self.saved_folders().len() >= MAX_SAVED {
+                return Err(BrowserError::TooManyProfiles);
+            }
+            let browser = Arc::new(Chromium::for_profile(self.inner.config.clone(), self.inner.resolver.clone(), profile.as_str()));
+            sessions.insert(profile.clone(), Session { browser, counted: false });
+        }
+        let counted = sessions.iter().filter(|(id, s)| s.counted && *id != profile).count();
+        let mut to_close = counted.saturating_sub(MAX_RUNNING - 1);
+        if to_close > 0 && !sessions.get(profile).is_some_and(|s| s.counted) {
+            // Least recently used first; one in use (its lock held) is skipped.
+            let mut others: Vec<(Instant, ProfileId)> =
+                sessions.iter().filter(|(id, s)| s.counted && *id != profile).map(|(id, s)| (s.browser.last_used(), id.clone())).collect();
+            others.sort();
+            for (_, id) in others {
+                if to_close == 0 {
+                    break;
+                }
+                if let Some(other) = sessions.get_mut(&id)
+                    && other.browser.try_close().await
+                {
+                    other.counted = false;
+                    to_close -= 1;
+                }
+            }
+            if to_close > 0 {
+                return Err(BrowserError::AllBusy);
+            }
+        }
+        let Some(session) = sessions.get_mut(profile) else { return Err(BrowserError::Launch("no session".into())) };
+        session.counted = true;
+        Ok(session.browser.clone())
+    }
+
+    /// Closes every browser unused since `now - IDLE_CLOSE` (the idle timer calls this; tests
+    /// pass a later `now`). Answers how many closed.
+    pub async fn close_idle(&self, now: Instant) -> usize {
+        let mut sessions = self.inner.sessions.lock().await;
+        let mut closed = 0;
+        for session in sessions.values_mut() {
+            let idle = now.saturating_duration_since(session.browser.last_used()) >= IDLE_CLOSE;
+            if session.counted && idle && session.browser.try_close().await {
+                session.counted = false;
+                closed += 1;
+            }
+        }
+        closed
+    }
+
+    /// Runs [`Browsers::close_idle`] every minute until the last clone is dropped.
+    pub fn start_idle_close(&self) {
+        let weak = Arc::downgrade(&self.inner);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(60));
+            loop {
+                tick.tick().await;
+                let Some(inner) = weak.upgrade() else { break };
+                let closed = Browsers { inner }.close_idle(Instant::now()).await;
+                if closed > 0 {
+                    tracing::info!(closed, "closed browsers idle for 30 minutes");
+                }
+            }
+        });
+    }
+
+    /// Saved profiles (running ones first, then by id).
+    pub async fn profiles(&self) -> Vec<Profile> {
+        let sessions = self.inner.sessions.lock().await;
+        let mut out = Vec::new();
+        for name in self.saved_folders() {
+            let Ok(id) = ProfileId::parse(&name) else { continue };
+            let session = sessions.get(&id);
+            let running = match session {
+                Some(s) => s.browser.is_running_now(),
+                None => false,
+            };
+            out.push(Profile { running, last_used: session.map(|s| s.browser.last_used()), id });
+        }
+        out.sort_by(|a, b| b.running.cmp(&a.running).then_with(|| a.id.cmp(&b.id)));
+        out
+    }
+
+    /// How many browsers run now.
+    pub async fn running(&self) -> usize {
+        let sessions = self.inner.sessions.lock().await;
+        sessions.values().filter(|s| s.browser.is_running_now()).count()
+    }
+
+    /// Closes the browser of `profile` (waiting for a look or an action in it to end). Its
+    /// profile stays.
+    pub async fn close(&self, profile: &ProfileId) {
+        let browser = {
+            let mut sessions = self.inner.sessions.lock().await;
+            sessions.get_mut(profile).map(|s| {
+                s.counted = false;
+                s.browser.clone()
+            })
+        };
+        if let Some(browser) = browser {
+            browser.close().await;
+        }
+    }
+
+    /// Closes the browser of `profile` and deletes its folder, with its cookies and logins.
+    pub async fn delete(&self, profile: &ProfileId) -> std::io::Result<()> {
+        let mut sessions = self.inner.sessions.lock().await;
+        if let Some(session) = sessions.remove(profile) {
+            session.browser.close().await;
+        }
+        match std::fs::remove_dir_all(self.folder(profile)) {
+            Ok(()) => Ok(()),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Closes every browser (at shutdown).
+    pub async fn close_all(&self) {
+        let mut sessions = self.inner.sessions.lock().await;
+        for session in sessions.values_mut() {
+            session.browser.close().await;
+            session.counted = false;
+        }
+    }
+
+    fn folder(&self, profile: &ProfileId) -> PathBuf {
+        self.inner.config.profiles_dir.join(profile.as_str())
+    }
+
+    fn saved_folders(&self) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(&self.inner.config.profiles_dir) else { return Vec::new() };
+        entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|e| e.file_name().into_string().ok())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn profile_ids_name_one_plain_folder() {
+        assert_eq!(ProfileId::for_thread("3f0c-aa").as_str(), "thread-3f0c-aa");
+        assert_eq!(ProfileId::for_task("t1").as_str(), "task-t1");
+        let odd = ProfileId::for_thread("../../etc");
+        assert!(odd.as_str().starts_with("thread-") && !odd.as_str().contains('/'));
+        assert_eq!(ProfileId::parse(odd.as_str()).unwrap(), odd);
+        for bad in ["", "a/b", "..", "a b", &"x".repeat(81)] {
+            assert!(ProfileId::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! The Browser screen and the browser card: pictures of pages, and the owner's profiles.
+
+use base64::Engine;
+use hearth_protocol::browser::{BrowserListResponse, ProfileView, ScreenshotResponse};
+
+use super::Hearth;
+use crate::browser::profiles::ProfileId;
+use crate::error::{CoreError, Result};
+
+impl Hearth {
+    /// The picture a browse_web result names.
+    pub async fn browser_screenshot(&self, id: &str) -> Result<ScreenshotResponse> {
+        let shots = self.browsers.shots().clone();
+        let id = id.to_owned();
+        let png = tokio::task::spawn_blocking(move || shots.get(&id))
+            .await
+            .map_err(|e| CoreError::Unavailable(e.to_string()))?
+            .map_err(|e| CoreError::Unavailable(format!("the picture could not be read: {e}")))?
+            .ok_or_else(|| CoreError::NotFound("That picture is no longer kept (Hearth keeps the newest 200).".into()))?;
+        Ok(ScreenshotResponse { png_base64: base64::engine::general_purpose::STANDARD.encode(png) })
+    }
+
+    /// The saved browser profiles.
+    pub async fn browser_list(&self) -> BrowserListResponse {
+        let now = std::time::Instant::now();
+        let now_ms = crate::store::now_ms();
+        let profiles = self
+            .browsers
+            .profiles()
+            .await
+            .into_iter()
+            .map(|p| ProfileView {
+                id: p.id.as_str().to_owned(),
+                running: p.running,
+                last_used_ms: p.last_used.map(|at| now_ms - i64::try_from(now.duration_since(at).as_millis()).unwrap_or(i64::MAX)),
+            })
+            .collect();
+        BrowserListResponse { profiles }
+    }
+
+    /// Closes a profile's browser (its logins stay).
+    pub async fn browser_close(&self, id: &str) -> Result<()> {
+        let id = ProfileId::parse(id).map_err(CoreError::InvalidInput)?;
+        self.browsers.close(&id).await;
+        Ok(())
+    }
+
+    /// Closes a profile's browser and deletes the profile with its cookies and logins.
+    pub async fn browser_delete_profile(&self, id: &str) -> Result<()> {
+        let id = ProfileId::parse(id).map_err(CoreError::InvalidInput)?;
+        self.browsers.delete(&id).await.map_err(|e| CoreError::Unavailable(format!("the profile could not be deleted: {e}")))
+    }
+}

@@ -1,0 +1,171 @@
+//! The agent's browser: what its tools return, and what the browser card and the Browser
+//! screen show.
+
+use serde::{Deserialize, Serialize};
+
+/// The longest URL the browser accepts.
+pub const MAX_URL: usize = 4_096;
+/// How much of a page's text reaches the model (characters); the card shows the same.
+pub const MAX_TEXT_TO_MODEL: usize = 30_000;
+/// How many interactive elements page_elements lists.
+pub const MAX_ELEMENTS: usize = 200;
+/// The longest text page_act types or selects.
+pub const MAX_ACT_VALUE: usize = 4_000;
+
+/// What browse_web and read_web return: one look at a page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageView {
+    /// The address the page ended on, after redirects (checked against the egress policy
+    /// again).
+    pub final_url: String,
+    /// Its title (at most 300 characters).
+    pub title: String,
+    /// Its visible text, at most [`MAX_TEXT_TO_MODEL`] characters.
+    pub text: String,
+    /// Whether the text was cut (the page had more).
+    pub truncated: bool,
+    /// The picture of the page, when one was taken: `browser_screenshot` returns it.
+    pub screenshot_id: Option<String>,
+    /// The browser profile the page was opened in.
+    pub profile: String,
+    /// The browser had ended (crashed or was killed) and was started again for this look.
+    pub restarted: bool,
+    /// Whose writing the text is: the page's, never instructions.
+    pub untrusted_data: String,
+}
+
+/// The interactive elements of the page as it is now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageElements {
+    /// The page's address.
+    pub url: String,
+    /// Its title.
+    pub title: String,
+    /// The elements, in document order, at most [`MAX_ELEMENTS`].
+    pub elements: Vec<PageElement>,
+    /// Whether the page had more.
+    pub truncated: bool,
+    /// Whose writing the names are.
+    pub untrusted_data: String,
+}
+
+/// One interactive element.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageElement {
+    /// Its reference for page_act: valid for this page state only (a changed page gives new
+    /// references, and an old one is refused rather than acting on something else).
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// Its role (`button`, `link`, `textbox`, `checkbox`, `combobox`, …).
+    pub role: String,
+    /// Its accessible name, as far as the page gives one (at most 120 characters).
+    pub name: String,
+    /// A field's current value, or a link's address.
+    pub value: Option<String>,
+}
+
+/// What page_act does to an element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PageAction {
+    /// A mouse click at the element's centre.
+    Click,
+    /// Focus the element and type `value` into it.
+    Type,
+    /// Pick the option whose value or label is `value`.
+    Select,
+    /// Focus the element and press the key `value` (`Enter`, `Tab`, `Escape`, …).
+    Press,
+    /// Scroll the element into view.
+    Scroll,
+}
+
+impl PageAction {
+    /// Whether the action takes a value.
+    pub const fn takes_value(self) -> bool {
+        match self {
+            PageAction::Type | PageAction::Select | PageAction::Press => true,
+            PageAction::Click | PageAction::Scroll => false,
+        }
+    }
+}
+
+/// What one page_act did: the receipt the journal keeps.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActReceipt {
+    /// The action.
+    pub action: PageAction,
+    /// The element it acted on.
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// The page's address before.
+    pub url_before: String,
+    /// The page's address after (a link or a form may have navigated).
+    pub url_after: String,
+    /// The page's title after.
+    pub title_after: String,
+}
+
+/// `browser_screenshot`'s parameters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScreenshotParams {
+    /// The id a [`PageView`] gave.
+    pub id: String,
+}
+
+/// `browser_screenshot`'s answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScreenshotResponse {
+    /// The PNG, base64 (an `<img>` shows it as a data URL).
+    pub png_base64: String,
+}
+
+/// One saved browser profile, as the Browser screen lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileView {
+    /// Its id (`thread-…`, `task-…`).
+    pub id: String,
+    /// Whether a Chromium runs on it now.
+    pub running: bool,
+    /// When it was last used (ms since the epoch), when it ran in this process.
+    pub last_used_ms: Option<i64>,
+}
+
+/// `browser_list`'s answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BrowserListResponse {
+    /// Saved profiles, running first.
+    pub profiles: Vec<ProfileView>,
+}
+
+/// `browser_close` and `browser_delete_profile`'s parameters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileParams {
+    /// The profile.
+    pub id: String,
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn an_element_is_keyed_ref_on_the_wire_and_actions_are_snake_case() {
+        let element = PageElement { reference: "s1:3".into(), role: "button".into(), name: "Add".into(), value: None };
+        let json = serde_json::to_value(&element).unwrap();
+        assert_eq!(json["ref"], "s1:3");
+        assert_eq!(serde_json::to_value(PageAction::Click).unwrap(), "click");
+        assert!(serde_json::from_value::<PageAction>("submit".into()).is_err());
+        assert!(PageAction::Type.takes_value() && !PageAction::Click.takes_value());
+    }
+}

@@ -15,13 +15,19 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
+/// One request as received.
+struct Request1 {
+    target: String,
+    host: String,
+    header_names: Vec<String>,
+}
+
 /// What it saw.
 #[derive(Default)]
 struct Seen {
     connections: AtomicUsize,
-    requests: Mutex<Vec<String>>,
-    hosts: Mutex<Vec<String>>,
-    header_names: Mutex<Vec<Vec<String>>>,
+    /// Every request, in the order received; one lock, so a request's parts stay together.
+    log: Mutex<Vec<Request1>>,
 }
 
 /// The running server; it stops when dropped.
@@ -116,17 +122,26 @@ impl PageServer {
 
     /// Each request's path and query, in order.
     pub fn requests(&self) -> Vec<String> {
-        self.seen.requests.lock().map(|r| r.clone()).unwrap_or_default()
+        self.log(|r| r.target.clone())
     }
 
     /// Each request's header names (lowercase), in order.
     pub fn header_names(&self) -> Vec<Vec<String>> {
-        self.seen.header_names.lock().map(|r| r.clone()).unwrap_or_default()
+        self.log(|r| r.header_names.clone())
     }
 
     /// Each request's Host header, in order.
     pub fn hosts(&self) -> Vec<String> {
-        self.seen.hosts.lock().map(|r| r.clone()).unwrap_or_default()
+        self.log(|r| r.host.clone())
+    }
+
+    /// Each request's target, and whether it carried the header `name`.
+    pub fn requests_with_header(&self, name: &str) -> Vec<(String, bool)> {
+        self.log(|r| (r.target.clone(), r.header_names.iter().any(|n| n == name)))
+    }
+
+    fn log<T>(&self, part: impl Fn(&Request1) -> T) -> Vec<T> {
+        self.seen.log.lock().map(|log| log.iter().map(part).collect()).unwrap_or_default()
     }
 }
 
@@ -143,17 +158,16 @@ async fn respond(
     address: SocketAddr,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
     let target = request.uri().path_and_query().map_or_else(|| "/".to_owned(), |p| p.as_str().to_owned());
-    if let Ok(mut requests) = seen.requests.lock() {
-        requests.push(target);
-    }
     let host = request.headers().get(hyper::header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default().to_owned();
-    if let Ok(mut hosts) = seen.hosts.lock() {
-        hosts.push(host);
-    }
-    if let Ok(mut names) = seen.header_names.lock() {
-        names.push(request.headers().keys().map(|k| k.as_str().to_owned()).collect());
+    let header_names = request.headers().keys().map(|k| k.as_str().to_owned()).collect();
+    if let Ok(mut log) = seen.log.lock() {
+        log.push(Request1 { target, host, header_names });
     }
     let path = request.uri().path();
+    if path == "/hang" {
+        // A subresource that never comes (within any test): the page waits on it.
+        tokio::time::sleep(std::time::Duration::from_secs(300)).await;
+    }
     if path == "/redirect" {
         let to = request.uri().query().and_then(|q| q.strip_prefix("to=")).unwrap_or("/").to_owned();
         let mut response = Response::new(Full::new(Bytes::new()));

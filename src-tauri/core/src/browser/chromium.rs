@@ -63,6 +63,17 @@ async fn end(gone: Option<Running>) {
     }
 }
 
+/// Ends a browser on purpose: asked to close (it writes its cookies and logins to the profile
+/// as it exits), given 5 s to exit, then ended as a dead one would be.
+async fn shut(gone: Option<Running>) {
+    if let Some(mut current) = gone {
+        if current.browser.close().await.is_ok() {
+            let _ = tokio::time::timeout(Duration::from_secs(5), current.browser.wait()).await;
+        }
+        end(Some(current)).await;
+    }
+}
+
 /// What one look reads, cut in the page so no more than the limits crosses CDP (code units:
 /// twice the character limits covers any text; Rust then cuts by characters).
 const READ_PAGE: &str = "[location.href.slice(0, 8192), document.title.slice(0, 600), \
@@ -284,10 +295,10 @@ impl Chromium {
                 looked = look => looked.unwrap_or(Err(BrowserError::TimedOut)),
             };
             if matches!(outcome, Err(BrowserError::Stopped | BrowserError::TimedOut)) {
-                // Dropping the look does not stop the page: it is stopped and emptied here,
-                // before the lock is released, so nothing it would still load goes out after
-                // Stop.
-                abandon(&current.page).await;
+                // Dropping the look does not stop the page: its tab is closed here, before the
+                // lock is released, so nothing it would still load or run goes out after Stop.
+                abandon(&mut running).await;
+                return outcome;
             }
             if attempt == 0 && matches!(outcome, Err(BrowserError::Cdp(_))) && !answers(current).await {
                 tracing::warn!("the browser stopped answering during a look; starting it again");
@@ -331,11 +342,7 @@ impl Chromium {
         // The lock is held to the end: a look arriving meanwhile waits for the old process to be
         // gone before a new one takes the profile's folder.
         let Ok(mut running) = self.running.try_lock() else { return false };
-        let mut gone = running.take();
-        if let Some(current) = gone.as_mut() {
-            let _ = current.browser.close().await;
-        }
-        end(gone).await;
+        shut(running.take()).await;
         self.launched_once.store(false, std::sync::atomic::Ordering::SeqCst);
         true
     }
@@ -344,11 +351,7 @@ impl Chromium {
     pub async fn close(&self) {
         // Held to the end, as in `try_close`.
         let mut running = self.running.lock().await;
-        let mut gone = running.take();
-        if let Some(current) = gone.as_mut() {
-            let _ = current.browser.close().await;
-        }
-        end(gone).await;
+        shut(running.take()).await;
         // A browser closed on purpose and started again later is not a restart.
         self.launched_once.store(false, std::sync::atomic::Ordering::SeqCst);
     }
@@ -438,6 +441,11 @@ impl Chromium {
             () = cancel.cancelled() => Err(ActError::MayHaveDone("stopped while acting on the page".into())),
             sent = tokio::time::timeout(SCRIPT_LIMIT, sent) => sent.unwrap_or_else(|_| Err(ActError::MayHaveDone("the page did not take the input within 10 s".into()))),
         };
+        if cancel.is_cancelled() && matches!(outcome, Err(ActError::MayHaveDone(_))) {
+            // Stop: whatever the action set going on the page ends with its tab.
+            abandon(&mut running).await;
+            return outcome.map(|()| ActDone { url_before, url_after: String::new(), title_after: String::new() });
+        }
         outcome?;
         // What the page shows now; a navigation the action started may still be committing
         // (then the address is the one before, and the title may be empty).
@@ -655,34 +663,106 @@ async fn screenshot(page: &chromiumoxide::Page) -> Result<Vec<u8>, BrowserError>
     base64::engine::general_purpose::STANDARD.decode(data).map_err(|e| BrowserError::Cdp(format!("the screenshot was not base64: {e}")))
 }
 
-/// Navigates `page` to `url` and waits for this navigation's DOMContentLoaded (not `load`,
-/// which chromiumoxide's `goto` waits for: images and frames still loading do not hold the look
-/// up).
+/// Navigates `page` to `url` and waits for this navigation's DOMContentLoaded: images and
+/// frames still loading do not hold the look up.
+///
+/// The navigation is started from the page (`location.assign`), not with `Page.navigate`:
+/// chromiumoxide answers a `Page.navigate` only once the page fired `load`, and sends the next
+/// one only after that, so one image that never comes would hold every look up for 20 s (the
+/// test with such a page failed that way). A navigation the page starts is one chromiumoxide
+/// does not wait on; the frame's own events say when it committed, to which document, and
+/// whether it failed.
 async fn navigate(page: &chromiumoxide::Page, url: &Url) -> Result<(), BrowserError> {
-    use chromiumoxide::cdp::browser_protocol::page::{EventLifecycleEvent, NavigateParams};
-    // Listening before navigating: the event cannot be missed.
+    use chromiumoxide::cdp::browser_protocol::network::{EventLoadingFailed, ResourceType};
+    use chromiumoxide::cdp::browser_protocol::page::{EventFrameNavigated, EventLifecycleEvent, EventNavigatedWithinDocument, StopLoadingParams};
+    let main = page.mainframe().await?.ok_or_else(|| BrowserError::Cdp("the tab has no frame".into()))?;
+    // Listening before navigating: no event can be missed.
+    let mut navigated = page.event_listener::<EventFrameNavigated>().await?;
+    let mut within = page.event_listener::<EventNavigatedWithinDocument>().await?;
     let mut lifecycle = page.event_listener::<EventLifecycleEvent>().await?;
-    let navigated = page.execute(NavigateParams::new(url.as_str())).await?;
-    if let Some(error) = navigated.result.error_text.clone() {
-        return Err(BrowserError::Cdp(format!("the page did not load ({error}); a refused https address ends this way too")));
-    }
-    // No loader: a same-document navigation (a #fragment), which fires no DOMContentLoaded.
-    let Some(loader) = navigated.result.loader_id.clone() else { return Ok(()) };
-    while let Some(event) = lifecycle.next().await {
-        if event.name == "DOMContentLoaded" && event.loader_id == loader {
-            return Ok(());
+    let mut failed = page.event_listener::<EventLoadingFailed>().await?;
+    // Whatever the last page still loads stops first.
+    page.execute(StopLoadingParams::default()).await?;
+    let target = serde_json::to_string(url.as_str()).map_err(|e| BrowserError::Cdp(e.to_string()))?;
+    // The old document may be gone before the answer comes back: only the frame's events count.
+    let _ = page.evaluate(format!("location.assign({target}); true")).await;
+    let mut committed = None;
+    let mut unreachable = false;
+    let mut error_text: Option<String> = None;
+    let mut loaded = std::collections::HashSet::new();
+    let did_not_load = |text: Option<String>| {
+        BrowserError::Cdp(format!(
+            "the page did not load ({}); a refused https address ends this way too",
+            text.unwrap_or_else(|| "no answer".into())
+        ))
+    };
+    loop {
+        tokio::select! {
+            // The commit comes before its document's events; biased keeps that order here.
+            biased;
+            Some(event) = navigated.next() => {
+                if event.frame.id == main && event.frame.parent_id.is_none() {
+                    unreachable = event.frame.unreachable_url.is_some();
+                    if unreachable && error_text.is_some() {
+                        return Err(did_not_load(error_text));
+                    }
+                    if !unreachable && loaded.contains(&event.frame.loader_id) {
+                        return Ok(());
+                    }
+                    committed = Some(event.frame.loader_id.clone());
+                }
+            }
+            Some(event) = failed.next() => {
+                if event.r#type == ResourceType::Document && !event.canceled.unwrap_or(false) {
+                    error_text = Some(event.error_text.clone());
+                    if unreachable {
+                        return Err(did_not_load(error_text));
+                    }
+                }
+            }
+            Some(event) = within.next() => {
+                if event.frame_id == main && event.url == url.as_str() {
+                    return Ok(());
+                }
+            }
+            Some(event) = lifecycle.next() => {
+                if event.frame_id == main && event.name == "DOMContentLoaded" {
+                    if committed.as_ref() == Some(&event.loader_id) {
+                        if unreachable {
+                            return Err(did_not_load(error_text));
+                        }
+                        return Ok(());
+                    }
+                    loaded.insert(event.loader_id.clone());
+                }
+            }
+            else => return Err(BrowserError::Cdp("the browser closed the page".into())),
         }
     }
-    Err(BrowserError::Cdp("the browser closed the page".into()))
 }
 
-/// After Stop or a time-out: the page stops loading and is replaced by a blank one (each
-/// within a second; a browser that does not answer is ended by the next look's check).
-async fn abandon(page: &chromiumoxide::Page) {
-    use chromiumoxide::cdp::browser_protocol::page::{NavigateParams, StopLoadingParams};
+/// After Stop or a time-out: the page stops loading and its tab is closed, with everything
+/// its scripts would still do, and a fresh tab takes its place. (A blank navigation would not
+/// do: chromiumoxide queues `Page.navigate` behind the last navigation's `load`, and a
+/// stopped page may never fire it.) A browser that does not answer within a few seconds is
+/// ended, and the next use starts a new one.
+async fn abandon(running: &mut Option<Running>) {
+    use chromiumoxide::cdp::browser_protocol::page::StopLoadingParams;
+    let Some(current) = running.as_mut() else { return };
     let limit = Duration::from_secs(1);
-    let _ = tokio::time::timeout(limit, page.execute(StopLoadingParams::default())).await;
-    let _ = tokio::time::timeout(limit, page.execute(NavigateParams::new("about:blank"))).await;
+    let _ = tokio::time::timeout(limit, current.page.execute(StopLoadingParams::default())).await;
+    let closed = tokio::time::timeout(limit, current.page.clone().close()).await;
+    let fresh = match closed {
+        Ok(Ok(())) => tokio::time::timeout(Duration::from_secs(5), first_tab(&current.browser)).await.ok().and_then(Result::ok),
+        Ok(Err(_)) | Err(_) => None,
+    };
+    match fresh {
+        Some(page) => current.page = page,
+        None => {
+            tracing::warn!("the browser did not close a stopped page in time; it is ended");
+            end(running.take()).await;
+        }
+    }
 }
 
 /// Hearth's environment with every variable outside [`KEPT_ENV`] set empty.

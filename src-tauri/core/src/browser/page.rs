@@ -45,8 +45,15 @@ function hearthRole(el) {
   }
   return el.isContentEditable ? 'textbox' : tag;
 }
+function hearthLabel(el) {
+  if (!el.labels || !el.labels[0]) return '';
+  // The label's own words: a control inside it (a select's options, say) is not its name.
+  const label = el.labels[0].cloneNode(true);
+  label.querySelectorAll('input, select, textarea, button').forEach(n => n.remove());
+  return label.textContent;
+}
 function hearthName(el) {
-  const label = el.getAttribute('aria-label') || (el.labels && el.labels[0] && el.labels[0].innerText) ||
+  const label = el.getAttribute('aria-label') || hearthLabel(el) ||
     el.getAttribute('placeholder') || el.getAttribute('title') || el.getAttribute('name') ||
     (el.tagName === 'INPUT' ? el.value : el.innerText) || '';
   return label.replace(/\s+/g, ' ').trim().slice(0, 120);

@@ -183,6 +183,11 @@ impl Hearth {
         &self.mail
     }
 
+    /// The agent's browsers (the Browser screen, and tests of profiles).
+    pub fn browsers(&self) -> &Browsers {
+        &self.browsers
+    }
+
     /// What tool contexts are built from (tests build contexts for tasks and chats with it).
     pub fn toolbox(&self) -> &Toolbox {
         &self.toolbox

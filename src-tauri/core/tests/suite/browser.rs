@@ -192,15 +192,20 @@ async fn an_untrusted_certificate_fails_the_look() {
     )
     .await
     .unwrap();
+    let plain = PageServer::bind(SocketAddr::from(([127, 0, 0, 2], 0)), HashMap::new()).await.unwrap();
     let dns = DnsStub::start().await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut config = ChromiumConfig::for_data_dir(dir.path());
-    config.allow = AllowList::of([server.address()]);
+    config.allow = AllowList::of([server.address(), plain.address()]);
     let browser = Chromium::new(config, resolver_at(dns.address()));
     let err = browser.observe(&format!("https://{}/", server.address()), &CancellationToken::new()).await.unwrap_err();
     assert!(err.to_string().contains("ERR_CERT"), "{err}");
     assert!(server.connections() >= 1, "the tunnel never reached the server: the test proves nothing");
     assert!(server.requests().is_empty(), "a request went over the untrusted TLS: {:?}", server.requests());
+    // The tab now shows Chromium's error page; the next look leaves it as from any page.
+    let next = browser.observe(&format!("http://{}/after", plain.address()), &CancellationToken::new()).await.unwrap();
+    assert_eq!(plain.requests().iter().filter(|r| *r == "/after").count(), 1);
+    assert!(next.text.contains("served by"), "{}", next.text);
     browser.close().await;
 }
 

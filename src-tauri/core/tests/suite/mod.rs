@@ -2,6 +2,7 @@ mod agui_server;
 mod approval_crash;
 mod approvals;
 mod browser;
+mod browser_tools;
 mod chat_corpus;
 mod chat_loop;
 mod computer;

@@ -1,0 +1,294 @@
+//! The browser's tools through the one dispatch path, on a real Hearth with real Chromium,
+//! against pages served on loopback under the test allow-list. Oracles: the requests the page
+//! server received (a click's POST, a form's submission, cookies sent), the journal's rows,
+//! the profile folders on disk and the running browsers.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use hearth_core::browser::egress::AllowList;
+use hearth_core::browser::profiles::{IDLE_CLOSE, ProfileId};
+use hearth_core::store::journal::OpStatus;
+use hearth_core::tools::{StepId, dispatch};
+use hearth_protocol::approvals::ProposalOrigin;
+use hearth_protocol::browser::{PageElements, PageView};
+use hearth_testkit::dns_stub::DnsStub;
+use hearth_testkit::pages::PageServer;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::support::fast_config;
+
+/// Each click counts itself in its own label and POSTs its number.
+const CLICK_PAGE: &str = r#"<!doctype html><title>Rows</title>
+<button id="add" onclick="n++; this.textContent = 'Add (' + n + ')'; fetch('/row?n=' + n, {method: 'POST'});">Add</button>
+<script>let n = 0;</script>"#;
+
+/// A form whose Enter submits a GET with the fields.
+const FORM_PAGE: &str = r#"<!doctype html><title>Order</title>
+<form action="/submitted" method="get">
+  <label>Name <input name="name"></label>
+  <label>Size <select name="size"><option value="small">Small</option><option value="large">Large</option></select></label>
+</form>"#;
+
+/// Sets a cookie that outlives the browser (written to the profile).
+const COOKIE_PAGE: &str = r#"<!doctype html><title>Cookie</title><script>document.cookie = "who=me; max-age=3600; path=/";</script><p>set</p>"#;
+
+/// A page whose image never comes: DOMContentLoaded fires, `load` never does.
+const NEVER_LOADED_PAGE: &str = r#"<!doctype html><title>Never loaded</title><p>text is here</p><img src="/hang">"#;
+
+/// A page whose parsing waits on a script that never comes (DOMContentLoaded never fires)
+/// while a timer of its own keeps asking the server for ticks.
+const HANGING_PAGE: &str = r#"<!doctype html><title>Slow</title>
+<script>let n = 0; setInterval(() => fetch('/tick?' + (n++)), 50);</script><script src="/hang"></script>"#;
+
+struct Web {
+    hearth: hearth_core::Hearth,
+    server: PageServer,
+    _dns: DnsStub,
+    _dir: tempfile::TempDir,
+}
+
+impl Web {
+    async fn new() -> Self {
+        let pages: HashMap<String, String> = [
+            ("/click.html", CLICK_PAGE),
+            ("/form.html", FORM_PAGE),
+            ("/cookie.html", COOKIE_PAGE),
+            ("/slow.html", HANGING_PAGE),
+            ("/never-loaded.html", NEVER_LOADED_PAGE),
+            ("/article.html", include_str!("../fixtures/pages/article.html")),
+        ]
+        .into_iter()
+        .map(|(path, html)| (path.to_owned(), html.to_owned()))
+        .collect();
+        let server = PageServer::bind(SocketAddr::from(([127, 0, 0, 2], 0)), pages).await.unwrap();
+        let dns = DnsStub::start().await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = fast_config(dir.path());
+        config.browser.allow = AllowList::of([server.address()]);
+        config.browser_dns = Some(dns.address());
+        let hearth = hearth_core::Hearth::open(config).await.unwrap();
+        Self { hearth, server, _dns: dns, _dir: dir }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.server.address())
+    }
+
+    fn chat(&self, thread: &str, run: &str) -> hearth_core::tools::ToolContext {
+        self.hearth.toolbox().for_chat(thread, run, ProposalOrigin::OwnerChat, CancellationToken::new())
+    }
+
+    /// The requests for `prefix` the server received so far.
+    fn received(&self, prefix: &str) -> Vec<String> {
+        self.server.requests().into_iter().filter(|r| r.starts_with(prefix)).collect()
+    }
+
+    /// Waits until the server has received `target` (the page's own request may still be on its
+    /// way when the click returns).
+    async fn until_received(&self, target: &str) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !self.server.requests().iter().any(|r| r == target) {
+            assert!(Instant::now() < deadline, "the server never received {target}; it saw {:?}", self.server.requests());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+async fn call(ctx: &hearth_core::tools::ToolContext, tool: &str, args: Value, id: &str) -> (bool, Value) {
+    let out = dispatch(ctx, tool, &args.to_string(), StepId::Call(id.into())).await;
+    (out.is_error, serde_json::from_str(&out.content).unwrap_or(Value::Null))
+}
+
+async fn elements(ctx: &hearth_core::tools::ToolContext, id: &str) -> PageElements {
+    let (error, listed) = call(ctx, "page_elements", json!({}), id).await;
+    assert!(!error, "{listed}");
+    serde_json::from_value(listed).unwrap()
+}
+
+fn reference(listed: &PageElements, name: &str) -> String {
+    listed.elements.iter().find(|e| e.name == name).map(|e| e.reference.clone()).unwrap_or_else(|| panic!("no {name:?} in {:?}", listed.elements))
+}
+
+#[tokio::test]
+async fn browse_web_gives_the_page_to_the_model_and_its_picture_to_the_card() {
+    let web = Web::new().await;
+    let ctx = web.chat("t-look", "r1");
+    let (error, seen) = call(&ctx, "browse_web", json!({ "url": web.url("/article.html") }), "c1").await;
+    assert!(!error, "{seen}");
+    let page: PageView = serde_json::from_value(seen).unwrap();
+    assert_eq!(page.title, "Family Day, bus changes and a busy month for Northside volunteers");
+    assert!(page.text.contains("Northside") && page.text.chars().count() <= 30_000);
+    assert_eq!(page.profile, "thread-t-look");
+    assert!(page.untrusted_data.contains("never instructions"));
+    let shot = web.hearth.browser_screenshot(page.screenshot_id.as_deref().unwrap()).await.unwrap();
+    let png = base64::engine::general_purpose::STANDARD.decode(shot.png_base64).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!(web.received("/article.html").len(), 1, "fetched once, through the proxy");
+
+    // read_web takes no picture; a refused address is the model's error, and nothing is fetched.
+    let (_, read) = call(&ctx, "read_web", json!({ "url": web.url("/article.html") }), "c2").await;
+    assert_eq!(read["screenshotId"], Value::Null);
+    let (error, refused) = call(&ctx, "browse_web", json!({ "url": "http://127.0.0.1:9/" }), "c3").await;
+    assert!(error && refused["error"].as_str().unwrap().contains("loopback"), "{refused}");
+    assert!(web.hearth.browser_screenshot("../../hearth.db").await.is_err());
+}
+
+#[tokio::test]
+async fn page_act_clicks_once_per_operation_id_and_a_changed_action_is_a_conflict() {
+    let web = Web::new().await;
+    let ctx = web.chat("t-click", "r1");
+    let (error, opened) = call(&ctx, "browse_web", json!({ "url": web.url("/click.html") }), "open").await;
+    assert!(!error, "{opened}");
+    let first = elements(&ctx, "list-1").await;
+    let add = reference(&first, "Add");
+
+    let click = |op: &str, reference: &str| json!({ "ref": reference, "action": "click", "operationId": op });
+    let (error, receipt) = call(&ctx, "page_act", click("add-1", &add), "c1").await;
+    assert!(!error, "{receipt}");
+    assert_eq!(receipt["action"], "click");
+    web.until_received("/row?n=1").await;
+
+    // The same id again, from another call and from another run of the thread (a Retry): the
+    // first receipt, and no second click.
+    let (error, again) = call(&ctx, "page_act", click("add-1", &add), "c2").await;
+    assert!(!error, "{again}");
+    assert_eq!(again, receipt);
+    let retry = web.chat("t-click", "r2");
+    let (_, retried) = call(&retry, "page_act", click("add-1", &add), "c9").await;
+    assert_eq!(retried, receipt);
+
+    // The same id with anything changed: a conflict, nothing done.
+    let (error, conflict) = call(&ctx, "page_act", json!({ "ref": add, "action": "scroll", "operationId": "add-1" }), "c3").await;
+    assert!(error, "{conflict}");
+    // A reference from before the page changed (its label counts the click): refused.
+    let (error, stale) = call(&ctx, "page_act", click("add-2", &add), "c4").await;
+    assert!(error && stale["error"].as_str().unwrap().contains("page changed"), "{stale}");
+    // That id is now taken by the refused action: another action needs another id.
+    let (error, taken) = call(&ctx, "page_act", json!({ "ref": add, "action": "scroll", "operationId": "add-2" }), "c4b").await;
+    assert!(error && taken["error"].as_str().unwrap().contains("different content"), "{taken}");
+
+    // The page itself says it was clicked once.
+    let second = elements(&ctx, "list-2").await;
+    let add_again = reference(&second, "Add (1)");
+    let (error, out) = call(&ctx, "page_act", click("add-3", &add_again), "c5").await;
+    assert!(!error, "{out}");
+    web.until_received("/row?n=2").await;
+    reference(&elements(&ctx, "list-3").await, "Add (2)");
+    assert_eq!(web.received("/row"), ["/row?n=1", "/row?n=2"], "each operation clicked exactly once");
+    let scope = ctx.scope().key(&StepId::Call("x".into())).scope;
+    assert_eq!(web.hearth.store().count_operations(&scope, OpStatus::Succeeded).await.unwrap(), 2);
+}
+
+#[tokio::test]
+async fn typing_choosing_and_pressing_enter_submit_the_form_as_typed() {
+    let web = Web::new().await;
+    let ctx = web.chat("t-form", "r1");
+    call(&ctx, "browse_web", json!({ "url": web.url("/form.html") }), "open").await;
+    let listed = elements(&ctx, "list").await;
+    let (name, size) = (reference(&listed, "Name"), reference(&listed, "Size"));
+    assert_eq!(listed.elements.iter().find(|e| e.name == "Size").unwrap().role, "combobox");
+    for (op, args) in [
+        ("type", json!({ "ref": name, "action": "type", "value": "Ada Lovelace", "operationId": "f1" })),
+        ("select", json!({ "ref": size, "action": "select", "value": "Large", "operationId": "f2" })),
+        ("no such key", json!({ "ref": name, "action": "press", "value": "F13", "operationId": "f3" })),
+        ("no value", json!({ "ref": name, "action": "type", "operationId": "f4" })),
+        ("enter", json!({ "ref": name, "action": "press", "value": "Enter", "operationId": "f5" })),
+    ] {
+        let (error, out) = call(&ctx, "page_act", args, op).await;
+        let refused = matches!(op, "no such key" | "no value");
+        assert_eq!(error, refused, "{op}: {out}");
+    }
+    web.until_received("/submitted?name=Ada+Lovelace&size=large").await;
+    assert_eq!(web.received("/submitted").len(), 1);
+}
+
+#[tokio::test]
+async fn stop_during_a_navigation_ends_it_and_the_page_fetches_nothing_after() {
+    let web = Web::new().await;
+    let cancel = CancellationToken::new();
+    let ctx = web.hearth.toolbox().for_chat("t-stop", "r1", ProposalOrigin::OwnerChat, cancel.clone());
+    let looking = tokio::spawn({
+        let (ctx, url) = (ctx.clone(), web.url("/slow.html"));
+        async move { call(&ctx, "browse_web", json!({ "url": url }), "slow").await }
+    });
+    web.until_received("/hang").await;
+    web.until_received("/tick?2").await;
+    cancel.cancel();
+    let (error, out) = looking.await.unwrap();
+    assert!(error && out["error"] == "stopped", "{out}");
+    // The stopped page's tab is closed before the call returns: its timer asks for nothing more
+    // while another browser starts and loads a page (a second's worth of ticks, had it lived).
+    // A tick already on its way at Stop may land before that page's request, none after it.
+    let other = web.chat("t-other", "r1");
+    let (error, out) = call(&other, "browse_web", json!({ "url": web.url("/article.html") }), "next").await;
+    assert!(!error, "{out}");
+    let log = web.server.requests();
+    let article = log.iter().position(|r| r == "/article.html").unwrap();
+    let late: Vec<_> = log[article..].iter().filter(|r| r.starts_with("/tick")).collect();
+    assert!(late.is_empty(), "the stopped page kept running: {late:?}");
+    // The stopped thread's own browser goes on with a fresh tab.
+    let later = web.chat("t-stop", "r2");
+    let (error, out) = call(&later, "browse_web", json!({ "url": web.url("/article.html") }), "again").await;
+    assert!(!error, "{out}");
+}
+
+#[tokio::test]
+async fn each_thread_has_its_own_profile_kept_on_disk_and_at_most_three_run() {
+    let web = Web::new().await;
+    let browsers = web.hearth.browsers();
+    let cookie_sent = |web: &Web| -> Vec<bool> {
+        web.server.requests_with_header("cookie").into_iter().filter(|(r, _)| r.starts_with("/article.html")).map(|(_, sent)| sent).collect()
+    };
+    // Thread a gets a cookie; thread b, in its own profile, does not send it.
+    let a = web.chat("a", "r1");
+    call(&a, "browse_web", json!({ "url": web.url("/cookie.html") }), "1").await;
+    call(&a, "browse_web", json!({ "url": web.url("/article.html") }), "2").await;
+    let b = web.chat("b", "r1");
+    call(&b, "browse_web", json!({ "url": web.url("/article.html") }), "1").await;
+    assert_eq!(cookie_sent(&web), [true, false]);
+
+    // Two more threads: the fourth browser closes the least recently used one (a).
+    for thread in ["c", "d"] {
+        let (error, out) = call(&web.chat(thread, "r1"), "browse_web", json!({ "url": web.url("/article.html") }), "1").await;
+        assert!(!error, "{out}");
+    }
+    assert_eq!(browsers.running().await, 3);
+    let profiles = browsers.profiles().await;
+    assert_eq!(profiles.len(), 4, "{profiles:?}");
+    let closed: Vec<_> = profiles.iter().filter(|p| !p.running).map(|p| p.id.as_str().to_owned()).collect();
+    assert_eq!(closed, ["thread-a"]);
+
+    // Thread a's browser starts again on its saved profile: the cookie is still there.
+    call(&a, "browse_web", json!({ "url": web.url("/article.html") }), "3").await;
+    assert_eq!(cookie_sent(&web), [true, false, false, false, true]);
+    assert_eq!(browsers.running().await, 3);
+
+    // Idle for 30 minutes: every browser closes, the profiles stay.
+    assert_eq!(browsers.close_idle(Instant::now() + IDLE_CLOSE + Duration::from_secs(1)).await, 3);
+    assert_eq!(browsers.running().await, 0);
+    assert_eq!(browsers.profiles().await.len(), 4);
+
+    // Deleting a profile takes its cookie with it.
+    web.hearth.browser_delete_profile(ProfileId::for_thread("a").as_str()).await.unwrap();
+    assert_eq!(browsers.profiles().await.len(), 3);
+    call(&a, "browse_web", json!({ "url": web.url("/article.html") }), "4").await;
+    assert_eq!(cookie_sent(&web).last(), Some(&false));
+    browsers.close_all().await;
+}
+
+#[tokio::test]
+async fn a_page_that_never_finishes_loading_does_not_hold_up_the_next_look() {
+    let web = Web::new().await;
+    let ctx = web.chat("t-load", "r1");
+    let (error, first) = call(&ctx, "browse_web", json!({ "url": web.url("/never-loaded.html") }), "1").await;
+    assert!(!error && first["text"] == "text is here", "{first}");
+    web.until_received("/hang").await;
+    // Its image is still pending: the look did not wait for `load` (with chromiumoxide's
+    // Page.navigate it timed out after 30 s), and neither does the next one.
+    let (error, next) = call(&ctx, "browse_web", json!({ "url": web.url("/article.html") }), "2").await;
+    assert!(!error, "{next}");
+}

@@ -23,7 +23,15 @@ impl AppState {
             Ok(dir) => dir,
             Err(err) => return AppState::Failed(format!("Hearth could not find a data folder: {err}. Set HEARTH_DATA_DIR.")),
         };
-        let config = Config::from_env_or(default_dir);
+        #[cfg_attr(not(feature = "e2e"), allow(unused_mut))]
+        let mut config = Config::from_env_or(default_dir);
+        // Only the end-to-end build reads this: the test's loopback page server, past the
+        // egress policy. A shipped build has no way to widen it.
+        #[cfg(feature = "e2e")]
+        if let Ok(list) = std::env::var("HEARTH_E2E_BROWSER_ALLOW") {
+            let addresses = list.split(',').filter_map(|a| a.trim().parse::<std::net::SocketAddr>().ok());
+            config.browser.allow = hearth_core::browser::egress::AllowList::of(addresses);
+        }
         match tauri::async_runtime::block_on(Hearth::open(config)) {
             Ok(hearth) => {
                 tracing::info!(data_dir = %hearth.config().data_dir.display(), "Hearth is ready");

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
 mod activity;
+mod browser;
 mod chat;
 mod computer;
 mod documents;

@@ -102,6 +102,10 @@ pub struct ActReceipt {
     /// The element it acted on.
     #[serde(rename = "ref")]
     pub reference: String,
+    /// That element's role, as it was listed.
+    pub role: String,
+    /// That element's name, as it was listed.
+    pub name: String,
     /// The page's address before.
     pub url_before: String,
     /// The page's address after (a link or a form may have navigated).

@@ -28,6 +28,11 @@ pub struct Session {
 impl Session {
     /// Starts `app` with `home` as its data and XDG folders.
     pub async fn start_app(app: &str, home: &TestHome) -> Session {
+        Self::start_app_with(app, home, &[]).await
+    }
+
+    /// [`Session::start_app`], with `extra` variables in the app's environment.
+    pub async fn start_app_with(app: &str, home: &TestHome, extra: &[(&str, String)]) -> Session {
         let app = app.to_owned();
         assert!(PathBuf::from(&app).is_file(), "the app binary {app} is not a file; build it first");
         let port = free_port().unwrap();
@@ -39,6 +44,9 @@ impl Session {
             .stderr(Stdio::inherit());
         // Not kill_on_drop: SIGKILL leaves WebKitWebDriver holding its port (see Drop).
         for (key, value) in home.env() {
+            command.env(key, value);
+        }
+        for (key, value) in extra {
             command.env(key, value);
         }
         let driver = command.spawn().expect("tauri-driver must be installed (scripts/test.sh installs it)");

@@ -83,7 +83,8 @@ pub fn act_line(receipt: &ActReceipt) -> String {
         PageAction::Scroll => "Scrolled to",
     };
     let moved = if !receipt.url_after.is_empty() && receipt.url_after != receipt.url_before { format!(" → {}", receipt.url_after) } else { String::new() };
-    format!("{verb} element {}{moved}", receipt.reference)
+    let what = if receipt.name.is_empty() { format!("a {}", receipt.role) } else { format!("{} \"{}\"", receipt.role, receipt.name) };
+    format!("{verb} {what}{moved}")
 }
 
 #[cfg(test)]

@@ -85,9 +85,9 @@ fn a_page_result_gives_the_browser_card_and_its_meta_line() {
 
 #[test]
 fn a_page_act_receipt_says_what_it_did_and_where_the_page_went() {
-    let receipt = r#"{"action":"click","ref":"a1b2c3d4e5f6:3","urlBefore":"http://a.example/","urlAfter":"http://a.example/done","titleAfter":"Done"}"#;
+    let receipt = r#"{"action":"click","ref":"a1b2c3d4e5f6:3","role":"button","name":"Add","urlBefore":"http://a.example/","urlAfter":"http://a.example/done","titleAfter":"Done"}"#;
     let acted = page_acted(&call("page_act", ToolStatus::Complete, Some(receipt))).unwrap();
-    assert_eq!(act_line(&acted), "Clicked element a1b2c3d4e5f6:3 → http://a.example/done");
-    let stayed = r#"{"action":"type","ref":"a1b2c3d4e5f6:1","urlBefore":"http://a.example/","urlAfter":"http://a.example/","titleAfter":""}"#;
-    assert_eq!(act_line(&page_acted(&call("page_act", ToolStatus::Complete, Some(stayed))).unwrap()), "Typed into element a1b2c3d4e5f6:1");
+    assert_eq!(act_line(&acted), "Clicked button \"Add\" → http://a.example/done");
+    let stayed = r#"{"action":"type","ref":"a1b2c3d4e5f6:1","role":"textbox","name":"","urlBefore":"http://a.example/","urlAfter":"http://a.example/","titleAfter":""}"#;
+    assert_eq!(act_line(&page_acted(&call("page_act", ToolStatus::Complete, Some(stayed))).unwrap()), "Typed into a textbox");
 }

@@ -22,11 +22,11 @@ use crate::tools::{StepId, ToolContext, dispatch};
 
 /// The answer to "hello": what this build can really do, and nothing it cannot. Each
 /// clause is backed by a tool handler in `core::tools` or a screen; capabilities that are
-/// only names in `ToolName` (a browser, the computer, Google, goals, memory) stay out until
+/// only names in `ToolName` (the computer, Google, goals, memory) stay out until
 /// they exist, so the owner is never told of something that then does nothing.
 pub const GREETING: &str = "Hello! I'm Hearth, your personal agent. I run on this machine and keep your data here. \
      I can search and read your mail, read your calendar, and prepare an email or a calendar event for you to \
-     review. I can complete a permission slip or another PDF form that came by mail, and keep your PDFs in Files. \
+     review. I can open a web page you give me the address of and read it. I can complete a permission slip or another PDF form that came by mail, and keep your PDFs in Files. \
      Longer jobs become tasks in Activity that you can pause, resume, cancel or retry, and Stop ends a reply at \
      once. Anything that sends or changes something waits for your approval. Try \"plan my day\" or \
      \"complete the permission slip\", or ask me to do a job.";
@@ -42,8 +42,18 @@ pub enum Route {
     SlowCount,
     /// Complete a form that arrived by mail (the document workflow).
     Document,
+    /// Open the web page the message names and say what it is.
+    Browse,
     /// Store a durable task.
     Delegate,
+}
+
+/// The first http(s) address in `text`, as written (up to the next space).
+fn first_url(text: &str) -> Option<&str> {
+    let start = text.find("https://").or_else(|| text.find("http://"))?;
+    let rest = &text[start..];
+    let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+    Some(rest[..end].trim_end_matches(['.', ',', ')', '!', '?']))
 }
 
 /// Picks the route for the owner's message.
@@ -51,7 +61,9 @@ pub fn route(text: &str) -> Route {
     let lower = text.to_lowercase();
     let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
     let has = |w: &str| words.contains(&w);
-    if lower.contains("slowly") || lower.contains("count to 50") {
+    if first_url(text).is_some() {
+        Route::Browse
+    } else if lower.contains("slowly") || lower.contains("count to 50") {
         Route::SlowCount
     } else if (lower.contains("permission") && (lower.contains("slip") || lower.contains("form")))
         || ((lower.contains("fill") || lower.contains("complete")) && lower.contains("form"))
@@ -112,6 +124,7 @@ impl SampleAgent {
             Route::Calendar => self.calendar(out, &tools).await,
             Route::SlowCount => self.slow_count(out).await,
             Route::Document => self.document(out, &tools).await,
+            Route::Browse => self.browse(out, &tools, first_url(&text).unwrap_or_default()).await,
             Route::Delegate => self.delegate(out, &tools, &text).await,
         };
         match outcome {
@@ -227,6 +240,22 @@ impl SampleAgent {
         Ok(())
     }
 
+    /// Opens the page through browse_web (its card shows the picture) and names what it found.
+    async fn browse(&self, out: &Emitter, tools: &ToolContext, url: &str) -> Result<(), SampleError> {
+        let output = self.call(out, tools, ToolName::BrowseWeb, &serde_json::json!({ "url": url })).await?;
+        let seen: serde_json::Value = serde_json::from_str(&output.content).unwrap_or_default();
+        let reply = if output.is_error {
+            let why = seen.get("error").and_then(serde_json::Value::as_str).unwrap_or("it could not be read");
+            format!("I could not open that page: {why}.")
+        } else {
+            let title = seen.get("title").and_then(serde_json::Value::as_str).unwrap_or_default();
+            let words = seen.get("text").and_then(serde_json::Value::as_str).map_or(0, |t| t.split_whitespace().count());
+            format!("I opened \"{title}\" ({words} words). Its picture is in the card above; ask me what you want to know from it.")
+        };
+        out.text(&reply, self.chunk_delay).await?;
+        Ok(())
+    }
+
     async fn delegate(&self, out: &Emitter, tools: &ToolContext, text: &str) -> Result<(), SampleError> {
         let title: String = text.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(80).collect();
         let args = serde_json::json!({ "title": title, "instructions": text });
@@ -293,15 +322,18 @@ mod tests {
         assert_eq!(route("whichever"), Route::Delegate);
         assert_eq!(route("Please complete the permission slip"), Route::Document);
         assert_eq!(route("fill in the school form"), Route::Document);
+        assert_eq!(route("open https://example.org/prices please"), Route::Browse);
+        assert_eq!(first_url("look at http://a.example/x?y=1."), Some("http://a.example/x?y=1"));
+        assert_eq!(first_url("no address here"), None);
     }
 
     #[test]
     fn the_greeting_offers_only_what_this_build_does() {
         let lower = GREETING.to_lowercase();
-        for built in ["mail", "calendar", "prepare an email", "calendar event", "permission slip", "pdf", "files", "tasks", "stop", "approval"] {
+        for built in ["mail", "calendar", "prepare an email", "calendar event", "permission slip", "pdf", "files", "tasks", "stop", "approval", "web page"] {
             assert!(lower.contains(built), "the greeting should mention {built:?}: {GREETING}");
         }
-        for missing in ["browse", "web", "browser", "terminal", "computer", "command", "google", "schedule", "remember", "memory", "goal", "watch"] {
+        for missing in ["take control", "terminal", "computer", "command", "google", "schedule", "remember", "memory", "goal", "watch"] {
             assert!(!lower.contains(missing), "the greeting offers {missing:?}, which this build does not have: {GREETING}");
         }
         // Its own suggestions take the routes that do them.

@@ -32,7 +32,7 @@ use super::proxy::EgressProxy;
 
 /// The viewport every page gets.
 pub const VIEWPORT: (u32, u32) = (1280, 800);
-/// How long a navigation may take to reach DOMContentLoaded.
+/// How long one CDP request may take (chromiumoxide's per-request limit).
 pub const NAVIGATION_LIMIT: Duration = Duration::from_secs(20);
 /// How long one whole look may take (navigation, reads and the picture).
 pub const LOOK_LIMIT: Duration = Duration::from_secs(30);
@@ -107,8 +107,8 @@ pub enum BrowserError {
     /// Chromium could not be started.
     #[error("Chromium could not be started ({0}); install Debian's chromium package or set its path in Settings → Browser")]
     Launch(String),
-    /// The page did not reach DOMContentLoaded in time.
-    #[error("the page did not load within {} s", NAVIGATION_LIMIT.as_secs())]
+    /// The page did not finish in time (a look's 30 s, a script's 10 s).
+    #[error("the page did not finish in time (30 s to open and read a page, 10 s to list or find an element)")]
     TimedOut,
     /// Stop.
     #[error("stopped")]
@@ -125,6 +125,9 @@ pub enum BrowserError {
     /// Three browsers are in use and none can be closed to make room.
     #[error("three browsers are busy; wait for one to finish, or close one on the Browser screen")]
     AllBusy,
+    /// The profile was deleted while this call waited for it.
+    #[error("this browser profile was deleted; ask again to start with a new one")]
+    Deleted,
     /// Twenty profiles are saved.
     #[error("twenty browser profiles are saved; delete one on the Browser screen (it takes its logins with it) to open another")]
     TooManyProfiles,
@@ -191,6 +194,11 @@ pub struct Chromium {
     launched_once: std::sync::atomic::AtomicBool,
     /// When a look or an action last started or ended here (for the idle close).
     last_used: std::sync::Mutex<Instant>,
+    /// Tool calls holding this browser now ([`super::profiles::InUse`]): it is not closed
+    /// under them.
+    users: std::sync::atomic::AtomicUsize,
+    /// Its profile was deleted: it never starts again.
+    retired: std::sync::atomic::AtomicBool,
 }
 
 /// What page_act did not do, or may have done.
@@ -214,6 +222,10 @@ pub struct ActDone {
     pub url_after: String,
     /// Its title after.
     pub title_after: String,
+    /// The element's role, as listed.
+    pub role: String,
+    /// The element's name, as listed.
+    pub name: String,
 }
 
 /// The page's interactive elements now.
@@ -249,6 +261,36 @@ impl Chromium {
             running: Mutex::new(None),
             launched_once: std::sync::atomic::AtomicBool::new(false),
             last_used: std::sync::Mutex::new(Instant::now()),
+            users: std::sync::atomic::AtomicUsize::new(0),
+            retired: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// A tool call starts or stops holding this browser.
+    pub(super) fn hold(&self, held: bool) {
+        use std::sync::atomic::Ordering;
+        if held {
+            self.users.fetch_add(1, Ordering::SeqCst);
+        } else {
+            self.users.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Whether a tool call holds it now.
+    pub(super) fn in_use(&self) -> bool {
+        self.users.load(std::sync::atomic::Ordering::SeqCst) > 0
+    }
+
+    /// Ends the browser for good and removes its profile folder, both under its lock, so no
+    /// call waiting for it launches on a folder half deleted.
+    pub(super) async fn retire(&self, folder: &Path) -> std::io::Result<()> {
+        let mut running = self.running.lock().await;
+        self.retired.store(true, std::sync::atomic::Ordering::SeqCst);
+        shut(running.take()).await;
+        match std::fs::remove_dir_all(folder) {
+            Ok(()) => Ok(()),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(err) => Err(err),
         }
     }
 
@@ -271,7 +313,11 @@ impl Chromium {
     /// [`Chromium::observe`], with the picture only when `picture` (a task's read needs none).
     pub async fn look(&self, url: &str, cancel: &CancellationToken, picture: bool) -> Result<Observation, BrowserError> {
         let url = self.checked(url)?;
-        let mut running = self.running.lock().await;
+        let mut running = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(BrowserError::Stopped),
+            running = self.running.lock() => running,
+        };
         self.touch();
         let _touch_at_end = TouchOnDrop(self);
         // A browser that died since the last look may still look alive until a call fails: a
@@ -279,11 +325,11 @@ impl Chromium {
         // That sends its navigation (a GET) again, which is right for a look only: page actions
         // must not be retried here, they go through the journal.
         for attempt in 0..2 {
-            let restarted = tokio::select! {
-                biased;
-                () = cancel.cancelled() => return Err(BrowserError::Stopped),
-                launched = self.ensure_running(&mut running) => launched?,
-            } || attempt > 0;
+            // A launch is not cut off half-way (its process would be left holding the profile).
+            let restarted = self.ensure_running(&mut running).await? || attempt > 0;
+            if cancel.is_cancelled() {
+                return Err(BrowserError::Stopped);
+            }
             let Some(current) = running.as_ref() else { return Err(BrowserError::Launch("no browser".into())) };
             // One deadline for the whole look (navigation, reads, picture), and Stop through
             // all of it.
@@ -339,6 +385,9 @@ impl Chromium {
     /// Ends Chromium unless a look or an action holds it now; answers whether it ended (or
     /// none ran).
     pub async fn try_close(&self) -> bool {
+        if self.in_use() {
+            return false;
+        }
         // The lock is held to the end: a look arriving meanwhile waits for the old process to be
         // gone before a new one takes the profile's folder.
         let Ok(mut running) = self.running.try_lock() else { return false };
@@ -367,14 +416,17 @@ impl Chromium {
 
     /// The open page's interactive elements, each with a reference for [`Chromium::act`].
     pub async fn elements(&self, cancel: &CancellationToken) -> Result<Elements, BrowserError> {
-        let mut running = self.running.lock().await;
-        self.touch();
-        let _touch_at_end = TouchOnDrop(self);
-        tokio::select! {
+        let mut running = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(BrowserError::Stopped),
-            launched = self.ensure_running(&mut running) => launched?,
+            running = self.running.lock() => running,
         };
+        self.touch();
+        let _touch_at_end = TouchOnDrop(self);
+        self.ensure_running(&mut running).await?;
+        if cancel.is_cancelled() {
+            return Err(BrowserError::Stopped);
+        }
         let Some(current) = running.as_ref() else { return Err(BrowserError::Launch("no browser".into())) };
         let listed = tokio::select! {
             biased;
@@ -403,36 +455,66 @@ impl Chromium {
         use hearth_protocol::browser::PageAction;
         let not_done = ActError::NotDone;
         let (state, index) = super::page::parse_reference(reference).map_err(|e| not_done(BrowserError::BadElement(e)))?;
-        let mut running = self.running.lock().await;
-        self.touch();
-        let _touch_at_end = TouchOnDrop(self);
-        let restarted = tokio::select! {
+        let mut running = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(not_done(BrowserError::Stopped)),
-            launched = self.ensure_running(&mut running) => launched.map_err(not_done)?,
+            running = self.running.lock() => running,
         };
+        self.touch();
+        let _touch_at_end = TouchOnDrop(self);
+        // A launch is not cut off half-way (its process would be left holding the profile).
+        let restarted = self.ensure_running(&mut running).await.map_err(not_done)?;
+        if cancel.is_cancelled() {
+            return Err(not_done(BrowserError::Stopped));
+        }
         let Some(current) = running.as_ref() else { return Err(not_done(BrowserError::Launch("no browser".into()))) };
         if restarted {
             return Err(not_done(BrowserError::StaleElement(
                 "the browser had ended and was started again, so the page is gone; open it again with browse_web".into(),
             )));
         }
-        let focus = matches!(action, PageAction::Type | PageAction::Press);
-        let located = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Err(not_done(BrowserError::Stopped)),
-            located = tokio::time::timeout(SCRIPT_LIMIT, current.page.evaluate(super::page::locate_script(index, focus))) => located,
+        let script = |script: String| {
+            let page = current.page.clone();
+            async move {
+                let evaluated = tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => return Err(BrowserError::Stopped),
+                    evaluated = tokio::time::timeout(SCRIPT_LIMIT, page.evaluate(script)) => evaluated,
+                };
+                evaluated.map_err(|_| BrowserError::TimedOut)?.map_err(BrowserError::from)
+            }
         };
-        let located = located.map_err(|_| not_done(BrowserError::TimedOut))?.map_err(|e| not_done(e.into()))?;
-        let (url_before, described, x, y): (String, Vec<super::page::Described>, f64, f64) =
+        // First the listing alone, with no effect on the page: a stale reference is refused
+        // before anything is scrolled or focused.
+        let listed = script(super::page::list_script()).await.map_err(not_done)?;
+        let (url_listed, _, described, _): (String, String, Vec<super::page::Described>, usize) =
+            listed.into_value().map_err(|e| not_done(BrowserError::Cdp(e.to_string())))?;
+        let stale = || {
+            not_done(BrowserError::StaleElement("the page changed since page_elements listed it; call page_elements again and use a new ref".into()))
+        };
+        if super::page::state_of(&url_listed, &described) != state {
+            return Err(stale());
+        }
+        let Some((role, name, _)) = described.get(index).cloned() else {
+            return Err(not_done(BrowserError::StaleElement(format!("there is no element {reference} on this page"))));
+        };
+        let focus = matches!(action, PageAction::Type | PageAction::Press);
+        let located = script(super::page::locate_script(index, focus)).await.map_err(not_done)?;
+        let (url_before, described, x, y, hit, focused): (String, Vec<super::page::Described>, f64, f64, bool, bool) =
             located.into_value().map_err(|e| not_done(BrowserError::Cdp(e.to_string())))?;
         if super::page::state_of(&url_before, &described) != state {
-            return Err(not_done(BrowserError::StaleElement(
-                "the page changed since page_elements listed it; call page_elements again and use a new ref".into(),
-            )));
+            return Err(stale());
         }
         if x < 0.0 || y < 0.0 {
             return Err(not_done(BrowserError::StaleElement(format!("there is no element {reference} on this page"))));
+        }
+        if !hit && matches!(action, PageAction::Click) {
+            return Err(not_done(BrowserError::StaleElement(format!(
+                "something else covers {reference} ({role} \"{name}\") where it would be clicked; close what covers it first"
+            ))));
+        }
+        if !focused && focus {
+            return Err(not_done(BrowserError::StaleElement(format!("{reference} ({role} \"{name}\") cannot take the keyboard"))));
         }
         // From here the page may act on what is sent: every failure is "may have happened".
         let sent = send_input(&current.page, action, index, value, x, y);
@@ -441,10 +523,11 @@ impl Chromium {
             () = cancel.cancelled() => Err(ActError::MayHaveDone("stopped while acting on the page".into())),
             sent = tokio::time::timeout(SCRIPT_LIMIT, sent) => sent.unwrap_or_else(|_| Err(ActError::MayHaveDone("the page did not take the input within 10 s".into()))),
         };
-        if cancel.is_cancelled() && matches!(outcome, Err(ActError::MayHaveDone(_))) {
-            // Stop: whatever the action set going on the page ends with its tab.
+        let done = |url_after: String, title_after: String| ActDone { url_before: url_before.clone(), url_after, title_after, role: role.clone(), name: name.clone() };
+        if cancel.is_cancelled() {
+            // Stop, however the input ended: whatever it set going on the page ends with its tab.
             abandon(&mut running).await;
-            return outcome.map(|()| ActDone { url_before, url_after: String::new(), title_after: String::new() });
+            return outcome.map(|()| done(String::new(), String::new()));
         }
         outcome?;
         // What the page shows now; a navigation the action started may still be committing
@@ -454,7 +537,7 @@ impl Chromium {
             Ok(Ok(value)) => value.into_value().unwrap_or_default(),
             Ok(Err(_)) | Err(_) => (String::new(), String::new()),
         };
-        Ok(ActDone { url_before, url_after, title_after: title_after.chars().take(MAX_TITLE).collect() })
+        Ok(done(url_after, title_after.chars().take(MAX_TITLE).collect()))
     }
 
     /// What the proxy refused for this browser so far (the newest 100), for notices.
@@ -465,6 +548,9 @@ impl Chromium {
     /// Launches Chromium when none runs (or the last one ended). Returns whether this was a
     /// restart after an earlier one ended.
     async fn ensure_running(&self, running: &mut Option<Running>) -> Result<bool, BrowserError> {
+        if self.retired.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(BrowserError::Deleted);
+        }
         if let Some(current) = running.as_mut() {
             let exited = current.browser.try_wait().ok().flatten().is_some();
             if !exited && !current.handler.is_finished() {

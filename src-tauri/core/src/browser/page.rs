@@ -5,8 +5,12 @@
 //! and each element's role and name, not the values typed into fields). Before any action the
 //! listing is made again in the same round trip that finds the element: a page that changed
 //! since page_elements gives another state, and the old reference is refused instead of
-//! acting on whatever now sits at that index. Nothing is written into the page's DOM, so a
-//! page cannot forge or move a reference.
+//! acting on whatever now sits at that index. A click is sent only when the element itself is
+//! what the point reaches (nothing covers it), and keys only when it has the keyboard.
+//!
+//! Limit: the scripts run in the page's own JavaScript world, so a hostile page can lie about
+//! its listing (it can change what it shows anyway); the references protect against a page that
+//! changed, not one that deceives. An isolated world would close that gap.
 
 use sha2::Digest;
 
@@ -55,7 +59,7 @@ function hearthLabel(el) {
 function hearthName(el) {
   const label = el.getAttribute('aria-label') || hearthLabel(el) ||
     el.getAttribute('placeholder') || el.getAttribute('title') || el.getAttribute('name') ||
-    (el.tagName === 'INPUT' ? el.value : el.innerText) || '';
+    (el.tagName === 'INPUT' ? (['button', 'submit', 'reset'].includes(el.type) ? el.value : '') : el.innerText) || '';
   return label.replace(/\s+/g, ' ').trim().slice(0, 120);
 }
 function hearthValue(el) {
@@ -75,15 +79,20 @@ pub(super) fn list_script() -> String {
 }
 
 /// Lists the page again and, when element `index` is there, scrolls it to the middle of the
-/// viewport and (for `focus`) focuses it: `[href, [[role, name, value], …], centre x, centre y]`,
-/// the centre being -1 when there is no such element.
+/// viewport at once (never smoothly: the box is measured after the scroll) and, for `focus`,
+/// focuses it: `[href, [[role, name, value], …], centre x, centre y, hit, focused]`, the
+/// centre being -1 when there is no such element, `hit` whether the element itself (or one
+/// inside it) is what a click at the centre would reach, and `focused` whether it now has the
+/// keyboard.
 pub(super) fn locate_script(index: usize, focus: bool) -> String {
     format!(
-        "(() => {{ {ENUMERATE} const els = hearthElements(); const el = els[{index}]; let x = -1, y = -1; \
-         if (el && {index} < {MAX_ELEMENTS}) {{ el.scrollIntoView({{block: 'center', inline: 'center'}}); \
-         if ({focus}) el.focus(); const b = el.getBoundingClientRect(); x = b.x + b.width / 2; y = b.y + b.height / 2; }} \
+        "(() => {{ {ENUMERATE} const els = hearthElements(); const el = els[{index}]; let x = -1, y = -1, hit = false, focused = false; \
+         if (el && {index} < {MAX_ELEMENTS}) {{ el.scrollIntoView({{block: 'center', inline: 'center', behavior: 'instant'}}); \
+         if ({focus}) el.focus(); const b = el.getBoundingClientRect(); x = b.x + b.width / 2; y = b.y + b.height / 2; \
+         const at = document.elementFromPoint(x, y); hit = !!at && (at === el || el.contains(at)); \
+         focused = document.activeElement === el; }} \
          return [location.href.slice(0, 8192), \
-         els.slice(0, {MAX_ELEMENTS}).map(el => [hearthRole(el), hearthName(el), hearthValue(el)]), x, y]; }})()"
+         els.slice(0, {MAX_ELEMENTS}).map(el => [hearthRole(el), hearthName(el), hearthValue(el)]), x, y, hit, focused]; }})()"
     )
 }
 
@@ -104,15 +113,21 @@ pub(super) fn select_script(index: usize, value: &str) -> Result<String, serde_j
 /// One listed element as the page described it.
 pub(super) type Described = (String, String, Option<String>);
 
-/// The state of a listing: the page's address and each element's role and name.
+/// The state of a listing: the page's address, each element's role and name, and a link's
+/// address (what the page sets itself; a field's typed value is left out, so typing keeps the
+/// references).
 pub(super) fn state_of(url: &str, described: &[Described]) -> String {
     let mut hash = sha2::Sha256::new();
     hash.update(url.as_bytes());
-    for (role, name, _) in described {
+    for (role, name, value) in described {
         hash.update([0]);
         hash.update(role.as_bytes());
         hash.update([1]);
         hash.update(name.as_bytes());
+        if role == "link" {
+            hash.update([2]);
+            hash.update(value.as_deref().unwrap_or_default().as_bytes());
+        }
     }
     hex::encode(hash.finalize())[..12].to_owned()
 }
@@ -152,6 +167,11 @@ pub(super) struct Key {
 pub const KEYS: &[&str] =
     &["Enter", "Tab", "Escape", "Backspace", "Delete", "Space", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown"];
 
+/// Whether page_act can press `name`.
+pub fn is_key(name: &str) -> bool {
+    key(name).is_some()
+}
+
 pub(super) fn key(name: &str) -> Option<Key> {
     let key = |key, code, key_code, text| Key { key, code, key_code, text };
     Some(match name {
@@ -185,6 +205,10 @@ mod tests {
         let mut typed = listing.clone();
         typed[1].2 = Some("ab".into());
         assert_eq!(state_of("http://a.example/", &typed), state, "typing into a field keeps the references");
+        let mut relinked = vec![("link".to_owned(), "Read more".to_owned(), Some("http://a.example/1".to_owned()))];
+        let first = state_of("http://a.example/", &relinked);
+        relinked[0].2 = Some("http://a.example/2".into());
+        assert_ne!(state_of("http://a.example/", &relinked), first, "a link to elsewhere is another element");
         let mut renamed = listing.clone();
         renamed[0].1 = "Add (1)".into();
         assert_ne!(state_of("http://a.example/", &renamed), state);

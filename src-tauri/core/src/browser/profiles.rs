@@ -87,15 +87,33 @@ struct Inner {
     config: ChromiumConfig,
     resolver: hickory_resolver::TokioResolver,
     /// Profiles used in this process (a browser runs on some of them).
-    sessions: Mutex<BTreeMap<ProfileId, Session>>,
+    sessions: Mutex<BTreeMap<ProfileId, Arc<Chromium>>>,
     shots: Shots,
 }
 
-/// One profile's browser, and whether it counts against [`MAX_RUNNING`] (it runs, or was
-/// handed out to run).
-struct Session {
+/// A profile's browser, held by one tool call: while any call holds it, it counts against
+/// [`MAX_RUNNING`] and is never closed to make room or for idleness.
+pub struct InUse {
     browser: Arc<Chromium>,
-    counted: bool,
+}
+
+impl std::ops::Deref for InUse {
+    type Target = Chromium;
+    fn deref(&self) -> &Chromium {
+        &self.browser
+    }
+}
+
+impl Drop for InUse {
+    fn drop(&mut self) {
+        self.browser.hold(false);
+    }
+}
+
+/// Whether `browser` counts against [`MAX_RUNNING`]: it runs, or a call holds it (and may be
+/// about to launch it).
+fn counts(browser: &Chromium) -> bool {
+    browser.in_use() || browser.is_running_now()
 }
 
 impl std::fmt::Debug for Browsers {
@@ -116,34 +134,34 @@ impl Browsers {
         &self.inner.shots
     }
 
-    /// The browser of `profile`, ready to be used: a new profile is refused past
-    /// [`MAX_SAVED`], and when [`MAX_RUNNING`] others run, the least recently used idle one
-    /// is closed to make room (none idle: [`BrowserError::AllBusy`]).
-    pub async fn session(&self, profile: &ProfileId) -> Result<Arc<Chromium>, BrowserError> {
+    /// The browser of `profile`, held for one call: a new profile is refused past
+    /// [`MAX_SAVED`] (folders and profiles not launched yet together), and when
+    /// [`MAX_RUNNING`] others count, the least recently used idle one is closed to make room
+    /// (none idle: [`BrowserError::AllBusy`]). All of it under one lock, so two calls cannot
+    /// both take the last place.
+    pub async fn session(&self, profile: &ProfileId) -> Result<InUse, BrowserError> {
         let mut sessions = self.inner.sessions.lock().await;
         if !sessions.contains_key(profile) {
-            let folder = self.folder(profile);
-            if !folder.exists() && self.saved_folders().len() >= MAX_SAVED {
+            let mut saved: std::collections::BTreeSet<String> = self.saved_folders().into_iter().collect();
+            saved.extend(sessions.keys().map(|id| id.as_str().to_owned()));
+            if !saved.contains(profile.as_str()) && saved.len() >= MAX_SAVED {
                 return Err(BrowserError::TooManyProfiles);
             }
             let browser = Arc::new(Chromium::for_profile(self.inner.config.clone(), self.inner.resolver.clone(), profile.as_str()));
-            sessions.insert(profile.clone(), Session { browser, counted: false });
+            sessions.insert(profile.clone(), browser);
         }
-        let counted = sessions.iter().filter(|(id, s)| s.counted && *id != profile).count();
-        let mut to_close = counted.saturating_sub(MAX_RUNNING - 1);
-        if to_close > 0 && !sessions.get(profile).is_some_and(|s| s.counted) {
-            // Least recently used first; one in use (its lock held) is skipped.
-            let mut others: Vec<(Instant, ProfileId)> =
-                sessions.iter().filter(|(id, s)| s.counted && *id != profile).map(|(id, s)| (s.browser.last_used(), id.clone())).collect();
-            others.sort();
-            for (_, id) in others {
+        let Some(browser) = sessions.get(profile).cloned() else { return Err(BrowserError::Launch("no session".into())) };
+        if !counts(&browser) {
+            // Least recently used first; one in use is skipped.
+            let mut others: Vec<(Instant, Arc<Chromium>)> =
+                sessions.iter().filter(|(id, b)| *id != profile && counts(b)).map(|(_, b)| (b.last_used(), b.clone())).collect();
+            others.sort_by_key(|(at, _)| *at);
+            let mut to_close = others.len().saturating_sub(MAX_RUNNING - 1);
+            for (_, other) in &others {
                 if to_close == 0 {
                     break;
                 }
-                if let Some(other) = sessions.get_mut(&id)
-                    && other.browser.try_close().await
-                {
-                    other.counted = false;
+                if other.try_close().await {
                     to_close -= 1;
                 }
             }
@@ -151,20 +169,18 @@ impl Browsers {
                 return Err(BrowserError::AllBusy);
             }
         }
-        let Some(session) = sessions.get_mut(profile) else { return Err(BrowserError::Launch("no session".into())) };
-        session.counted = true;
-        Ok(session.browser.clone())
+        browser.hold(true);
+        Ok(InUse { browser })
     }
 
     /// Closes every browser unused since `now - IDLE_CLOSE` (the idle timer calls this; tests
     /// pass a later `now`). Answers how many closed.
     pub async fn close_idle(&self, now: Instant) -> usize {
-        let mut sessions = self.inner.sessions.lock().await;
+        let sessions = self.inner.sessions.lock().await;
         let mut closed = 0;
-        for session in sessions.values_mut() {
-            let idle = now.saturating_duration_since(session.browser.last_used()) >= IDLE_CLOSE;
-            if session.counted && idle && session.browser.try_close().await {
-                session.counted = false;
+        for browser in sessions.values() {
+            let idle = now.saturating_duration_since(browser.last_used()) >= IDLE_CLOSE;
+            if idle && browser.is_running_now() && browser.try_close().await {
                 closed += 1;
             }
         }
@@ -193,57 +209,61 @@ impl Browsers {
         let mut out = Vec::new();
         for name in self.saved_folders() {
             let Ok(id) = ProfileId::parse(&name) else { continue };
-            let session = sessions.get(&id);
-            let running = match session {
-                Some(s) => s.browser.is_running_now(),
-                None => false,
-            };
-            out.push(Profile { running, last_used: session.map(|s| s.browser.last_used()), id });
+            let browser = sessions.get(&id);
+            let running = browser.is_some_and(|b| b.is_running_now());
+            out.push(Profile { running, last_used: browser.map(|b| b.last_used()), id });
         }
         out.sort_by(|a, b| b.running.cmp(&a.running).then_with(|| a.id.cmp(&b.id)));
         out
     }
 
-    /// How many browsers run now.
+    /// How many browsers run now, by Hearth's own account (the tests count processes).
     pub async fn running(&self) -> usize {
         let sessions = self.inner.sessions.lock().await;
-        sessions.values().filter(|s| s.browser.is_running_now()).count()
+        sessions.values().filter(|b| b.is_running_now()).count()
     }
 
     /// Closes the browser of `profile` (waiting for a look or an action in it to end). Its
     /// profile stays.
     pub async fn close(&self, profile: &ProfileId) {
-        let browser = {
-            let mut sessions = self.inner.sessions.lock().await;
-            sessions.get_mut(profile).map(|s| {
-                s.counted = false;
-                s.browser.clone()
-            })
-        };
+        let browser = self.inner.sessions.lock().await.get(profile).cloned();
         if let Some(browser) = browser {
             browser.close().await;
         }
     }
 
-    /// Closes the browser of `profile` and deletes its folder, with its cookies and logins.
+    /// Closes the browser of `profile` and deletes its folder, with its cookies and logins. A
+    /// call waiting for that browser gets [`BrowserError::Deleted`]; the next call starts on a
+    /// new, empty profile.
     pub async fn delete(&self, profile: &ProfileId) -> std::io::Result<()> {
-        let mut sessions = self.inner.sessions.lock().await;
-        if let Some(session) = sessions.remove(profile) {
-            session.browser.close().await;
-        }
-        match std::fs::remove_dir_all(self.folder(profile)) {
-            Ok(()) => Ok(()),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(err) => Err(err),
+        let sessions = self.inner.sessions.lock().await;
+        let folder = self.folder(profile);
+        match sessions.get(profile).cloned() {
+            Some(browser) => {
+                // Not under the map's lock: other profiles go on while this one ends. It stays
+                // in the map until its folder is gone, so a call meanwhile gets `Deleted`
+                // instead of launching a new browser on the folder being removed.
+                drop(sessions);
+                let removed = browser.retire(&folder).await;
+                let mut sessions = self.inner.sessions.lock().await;
+                if sessions.get(profile).is_some_and(|b| Arc::ptr_eq(b, &browser)) {
+                    sessions.remove(profile);
+                }
+                removed
+            }
+            None => match std::fs::remove_dir_all(&folder) {
+                Ok(()) => Ok(()),
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(err) => Err(err),
+            },
         }
     }
 
     /// Closes every browser (at shutdown).
     pub async fn close_all(&self) {
-        let mut sessions = self.inner.sessions.lock().await;
-        for session in sessions.values_mut() {
-            session.browser.close().await;
-            session.counted = false;
+        let sessions = self.inner.sessions.lock().await;
+        for browser in sessions.values() {
+            browser.close().await;
         }
     }
 

@@ -28,7 +28,10 @@ impl Shots {
         crate::store::Store::create_private_dir(&self.dir).map_err(std::io::Error::other)?;
         let id = hex::encode(sha2::Sha256::digest(png))[..32].to_owned();
         let path = self.dir.join(format!("{id}.png"));
-        if !path.exists() {
+        if path.exists() {
+            // Seen again: it is the newest now, not the first to go.
+            let _ = std::fs::File::options().append(true).open(&path).and_then(|f| f.set_modified(std::time::SystemTime::now()));
+        } else {
             // Written whole under another name first: a reader never sees half a picture.
             let partial = self.dir.join(format!("{id}.partial"));
             std::fs::write(&partial, png)?;

@@ -26,8 +26,10 @@ const CLICK_PAGE: &str = r#"<!doctype html><title>Rows</title>
 <button id="add" onclick="n++; this.textContent = 'Add (' + n + ')'; fetch('/row?n=' + n, {method: 'POST'});">Add</button>
 <script>let n = 0;</script>"#;
 
-/// A form whose Enter submits a GET with the fields.
+/// A form whose Enter submits a GET with the fields; a banner lies over its first line, so a
+/// click on the name field would land on the banner.
 const FORM_PAGE: &str = r#"<!doctype html><title>Order</title>
+<div style="position: fixed; left: 0; top: 0; width: 100%; height: 60px; background: rgba(255,255,255,.6)">We use cookies</div>
 <form action="/submitted" method="get">
   <label>Name <input name="name"></label>
   <label>Size <select name="size"><option value="small">Small</option><option value="large">Large</option></select></label>
@@ -187,7 +189,8 @@ async fn page_act_clicks_once_per_operation_id_and_a_changed_action_is_a_conflic
 async fn typing_choosing_and_pressing_enter_submit_the_form_as_typed() {
     let web = Web::new().await;
     let ctx = web.chat("t-form", "r1");
-    call(&ctx, "browse_web", json!({ "url": web.url("/form.html") }), "open").await;
+    let (error, out) = call(&ctx, "browse_web", json!({ "url": web.url("/form.html") }), "open").await;
+    assert!(!error, "{out}");
     let listed = elements(&ctx, "list").await;
     let (name, size) = (reference(&listed, "Name"), reference(&listed, "Size"));
     assert_eq!(listed.elements.iter().find(|e| e.name == "Size").unwrap().role, "combobox");
@@ -195,11 +198,12 @@ async fn typing_choosing_and_pressing_enter_submit_the_form_as_typed() {
         ("type", json!({ "ref": name, "action": "type", "value": "Ada Lovelace", "operationId": "f1" })),
         ("select", json!({ "ref": size, "action": "select", "value": "Large", "operationId": "f2" })),
         ("no such key", json!({ "ref": name, "action": "press", "value": "F13", "operationId": "f3" })),
+        ("covered", json!({ "ref": name, "action": "click", "operationId": "f6" })),
         ("no value", json!({ "ref": name, "action": "type", "operationId": "f4" })),
         ("enter", json!({ "ref": name, "action": "press", "value": "Enter", "operationId": "f5" })),
     ] {
         let (error, out) = call(&ctx, "page_act", args, op).await;
-        let refused = matches!(op, "no such key" | "no value");
+        let refused = matches!(op, "no such key" | "no value" | "covered");
         assert_eq!(error, refused, "{op}: {out}");
     }
     web.until_received("/submitted?name=Ada+Lovelace&size=large").await;
@@ -245,10 +249,11 @@ async fn each_thread_has_its_own_profile_kept_on_disk_and_at_most_three_run() {
     };
     // Thread a gets a cookie; thread b, in its own profile, does not send it.
     let a = web.chat("a", "r1");
-    call(&a, "browse_web", json!({ "url": web.url("/cookie.html") }), "1").await;
-    call(&a, "browse_web", json!({ "url": web.url("/article.html") }), "2").await;
     let b = web.chat("b", "r1");
-    call(&b, "browse_web", json!({ "url": web.url("/article.html") }), "1").await;
+    for (ctx, path, id) in [(&a, "/cookie.html", "1"), (&a, "/article.html", "2"), (&b, "/article.html", "1")] {
+        let (error, out) = call(ctx, "browse_web", json!({ "url": web.url(path) }), id).await;
+        assert!(!error, "{out}");
+    }
     assert_eq!(cookie_sent(&web), [true, false]);
 
     // Two more threads: the fourth browser closes the least recently used one (a).
@@ -257,25 +262,29 @@ async fn each_thread_has_its_own_profile_kept_on_disk_and_at_most_three_run() {
         assert!(!error, "{out}");
     }
     assert_eq!(browsers.running().await, 3);
+    assert_eq!(chromium_processes(&web), 3, "Chromium processes running");
     let profiles = browsers.profiles().await;
     assert_eq!(profiles.len(), 4, "{profiles:?}");
     let closed: Vec<_> = profiles.iter().filter(|p| !p.running).map(|p| p.id.as_str().to_owned()).collect();
     assert_eq!(closed, ["thread-a"]);
 
     // Thread a's browser starts again on its saved profile: the cookie is still there.
-    call(&a, "browse_web", json!({ "url": web.url("/article.html") }), "3").await;
+    let (error, out) = call(&a, "browse_web", json!({ "url": web.url("/article.html") }), "3").await;
+    assert!(!error, "{out}");
     assert_eq!(cookie_sent(&web), [true, false, false, false, true]);
     assert_eq!(browsers.running().await, 3);
 
     // Idle for 30 minutes: every browser closes, the profiles stay.
     assert_eq!(browsers.close_idle(Instant::now() + IDLE_CLOSE + Duration::from_secs(1)).await, 3);
     assert_eq!(browsers.running().await, 0);
+    assert_eq!(chromium_processes(&web), 0, "Chromium processes left after the idle close");
     assert_eq!(browsers.profiles().await.len(), 4);
 
     // Deleting a profile takes its cookie with it.
     web.hearth.browser_delete_profile(ProfileId::for_thread("a").as_str()).await.unwrap();
     assert_eq!(browsers.profiles().await.len(), 3);
-    call(&a, "browse_web", json!({ "url": web.url("/article.html") }), "4").await;
+    let (error, out) = call(&a, "browse_web", json!({ "url": web.url("/article.html") }), "4").await;
+    assert!(!error, "{out}");
     assert_eq!(cookie_sent(&web).last(), Some(&false));
     browsers.close_all().await;
 }
@@ -291,4 +300,21 @@ async fn a_page_that_never_finishes_loading_does_not_hold_up_the_next_look() {
     // Page.navigate it timed out after 30 s), and neither does the next one.
     let (error, next) = call(&ctx, "browse_web", json!({ "url": web.url("/article.html") }), "2").await;
     assert!(!error, "{next}");
+}
+
+/// The Chromium browser processes (not their helpers) running on this test's profiles.
+fn chromium_processes(web: &Web) -> usize {
+    let profiles = web._dir.path().join("browser");
+    let marker = format!("--user-data-dir={}", profiles.display());
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|entry| {
+            let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { return false };
+            let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+            let on_ours = args.iter().any(|a| a.starts_with(marker.as_bytes()));
+            let helper = args.iter().any(|a| a.starts_with(b"--type="));
+            on_ours && !helper
+        })
+        .count()
 }

@@ -91,7 +91,9 @@ async fn look(ctx: &ToolContext, url: &str, picture: bool) -> ToolOutput {
     let screenshot_id = if seen.screenshot_png.is_empty() {
         None
     } else {
-        match ctx.browsers.shots().save(&seen.screenshot_png) {
+        let shots = ctx.browsers.shots().clone();
+        let png = seen.screenshot_png;
+        match tokio::task::spawn_blocking(move || shots.save(&png)).await.map_err(std::io::Error::other).and_then(|saved| saved) {
             Ok(id) => Some(id),
             Err(err) => {
                 // The look itself stands; the card shows no picture.
@@ -239,6 +241,9 @@ impl EffectTool for PageAct {
             (false, Some(_)) => return Err(ToolOutput::error("click and scroll take no `value`.")),
             (false, None) => None,
         };
+        if action == PageAction::Press && !value.as_deref().is_some_and(crate::browser::page::is_key) {
+            return Err(ToolOutput::error(format!("page_act presses {}.", crate::browser::page::KEYS.join(", "))));
+        }
         // The reference carries the page state it was listed in: the journal's hash covers the
         // page as well as the action.
         Ok(json!({ "ref": args.reference, "action": action, "value": value }))
@@ -252,6 +257,8 @@ impl EffectTool for PageAct {
                 let receipt = ActReceipt {
                     action,
                     reference: args.reference,
+                    role: done.role,
+                    name: done.name,
                     url_before: done.url_before,
                     url_after: done.url_after,
                     title_after: done.title_after,

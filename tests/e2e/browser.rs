@@ -1,0 +1,42 @@
+//! The browser card through the webview: the sample agent opens a page served on loopback
+//! (allowed for this build only), the card shows its title and the picture the real Chromium
+//! took, and the Browser screen lists the thread's profile.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+
+use hearth_testkit::TestHome;
+use hearth_testkit::pages::PageServer;
+use hearth_testkit::webdriver::Session;
+
+use crate::APP;
+
+const PAGE: &str = "<!doctype html><title>Opening hours</title><h1>Library</h1><p>Open every day from nine to five.</p>";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_the_agent_opens_shows_in_a_browser_card_with_its_picture() {
+    let pages: HashMap<String, String> = [("/hours.html".to_owned(), PAGE.to_owned())].into();
+    let server = PageServer::bind(SocketAddr::from(([127, 0, 0, 2], 0)), pages).await.unwrap();
+    let home = TestHome::new().unwrap();
+    let allow = [("HEARTH_E2E_BROWSER_ALLOW", server.address().to_string())];
+    let session = Session::start_app_with(APP, &home, &allow).await;
+
+    session.send(&format!("open http://{}/hours.html", server.address())).await;
+    session.until_texts(".browser-card .browser-title", "the card shows the page's title", |t| t == ["Opening hours"]).await;
+    // The picture arrived through browser_screenshot and decoded as an image of the viewport.
+    session
+        .until_script(
+            "const img = document.querySelector('.browser-card img.browser-shot'); \
+             return !!img && img.complete && img.naturalWidth === 1280 && img.naturalHeight === 800;",
+            "the card shows the 1280×800 picture",
+        )
+        .await;
+    session.until_texts(".msg-assistant:not(.streaming)", "the agent names the page", |t| t.iter().any(|m| m.contains("Opening hours"))).await;
+    assert_eq!(server.requests().iter().filter(|r| *r == "/hours.html").count(), 1, "{:?}", server.requests());
+    session.screenshot("browser-card").await;
+
+    // The Browser screen lists the thread's profile as running.
+    session.find(".nav-item[data-screen=browser]").await.click().await.unwrap();
+    session.until_texts(".profile[data-running='true'] .profile-id", "the profile is listed", |t| t.len() == 1 && t[0].starts_with("thread-")).await;
+    session.close().await;
+}

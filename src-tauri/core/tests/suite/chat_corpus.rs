@@ -48,6 +48,11 @@ fn corpus(file_id: &str) -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
         ("make a folder", vec![("mkdir_computer", json!({ "path": "/workspace/src" }))]),
         ("put the form in the computer", vec![("import_computer_pdf", json!({ "fileId": file_id, "path": "/workspace/form.pdf" }))]),
         ("bring the form back", vec![("export_computer_pdf", json!({ "path": "/workspace/form.pdf" }))]),
+        // Addresses the policy refuses (no network here): each call still answers the model.
+        ("open the router page", vec![("browse_web", json!({ "url": "http://192.168.1.1/" }))]),
+        ("read the metadata page", vec![("read_web", json!({ "url": "http://169.254.169.254/latest" }))]),
+        ("what can I click?", vec![("page_elements", json!({}))]),
+        ("click the first button", vec![("page_act", json!({ "ref": "000000000000:0", "action": "click", "operationId": "click-1" }))]),
     ]
 }
 

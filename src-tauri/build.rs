@@ -45,6 +45,9 @@ fn main() {
         "browser_list",
         "browser_close",
         "browser_delete_profile",
+        "browser_control_start",
+        "browser_control_input",
+        "browser_control_stop",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         // A build script has no other way to report.

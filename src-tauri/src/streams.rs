@@ -31,6 +31,18 @@ pub fn forward_tasks(mut changes: mpsc::Receiver<TaskView>, channel: Channel<Tas
     });
 }
 
+/// Forwards Take control's frames until the window stops listening (the receiver's end then
+/// stops the screencast's forwarder too).
+pub fn forward_frames(mut frames: mpsc::Receiver<hearth_protocol::browser::ControlFrame>, channel: Channel<hearth_protocol::browser::ControlFrame>) {
+    tauri::async_runtime::spawn(async move {
+        while let Some(frame) = frames.recv().await {
+            if channel.send(frame).is_err() {
+                break;
+            }
+        }
+    });
+}
+
 /// A sink for a terminal command's output that forwards each chunk to the window. When the
 /// window stops listening the chunks are dropped; the command goes on (Stop is its own
 /// command) and its receipt has the output.

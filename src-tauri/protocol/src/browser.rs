@@ -158,6 +158,133 @@ pub struct ProfileParams {
     pub id: String,
 }
 
+/// One frame of the owner's live view of a browser (Take control).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ControlFrame {
+    /// A JPEG of the viewport, base64.
+    pub jpeg_base64: String,
+    /// Its width in CSS pixels (what input coordinates are in).
+    pub width: u32,
+    /// Its height in CSS pixels.
+    pub height: u32,
+    /// Counts the frames of this session from 1.
+    pub seq: u64,
+}
+
+/// A mouse button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MouseButton {
+    /// No button (a move).
+    None,
+    /// The left button.
+    Left,
+    /// The middle button.
+    Middle,
+    /// The right button.
+    Right,
+}
+
+/// What the mouse did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MouseKind {
+    /// Moved (a drag when a button is held).
+    Move,
+    /// A button went down.
+    Down,
+    /// A button came up.
+    Up,
+    /// The wheel turned.
+    Wheel,
+}
+
+/// What a key did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyKind {
+    /// Pressed.
+    Down,
+    /// Released.
+    Up,
+}
+
+/// Where the owner sends the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ControlNavigation {
+    /// The page before.
+    Back,
+    /// The page after.
+    Forward,
+    /// The same page again.
+    Reload,
+}
+
+/// One input of the owner's, in the frame's CSS pixels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "type")]
+pub enum ControlInput {
+    /// The mouse.
+    #[serde(rename_all = "camelCase")]
+    Mouse {
+        /// What it did.
+        kind: MouseKind,
+        /// Where.
+        x: f64,
+        /// Where.
+        y: f64,
+        /// Which button.
+        button: MouseButton,
+        /// 1 for a click, 2 for a double click.
+        #[serde(default)]
+        click_count: u8,
+        /// The wheel's turn.
+        #[serde(default)]
+        delta_x: f64,
+        /// The wheel's turn.
+        #[serde(default)]
+        delta_y: f64,
+        /// Alt 1, Ctrl 2, Meta 4, Shift 8.
+        #[serde(default)]
+        modifiers: u8,
+    },
+    /// A key, with its DOM `key` and `code`.
+    #[serde(rename_all = "camelCase")]
+    Key {
+        /// Pressed or released.
+        kind: KeyKind,
+        /// The DOM `key` (`a`, `Enter`, `ArrowLeft`).
+        key: String,
+        /// The DOM `code` (`KeyA`, `Enter`).
+        code: String,
+        /// Alt 1, Ctrl 2, Meta 4, Shift 8.
+        #[serde(default)]
+        modifiers: u8,
+    },
+    /// Text typed (an input method's result, a paste).
+    Text {
+        /// The text (at most 4,000 characters).
+        text: String,
+    },
+    /// Back, forward or reload.
+    Navigate {
+        /// Which.
+        to: ControlNavigation,
+    },
+}
+
+/// `browser_control_input`'s parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ControlInputParams {
+    /// The profile under control.
+    pub id: String,
+    /// The input.
+    pub input: ControlInput,
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -171,5 +298,17 @@ mod tests {
         assert_eq!(serde_json::to_value(PageAction::Click).unwrap(), "click");
         assert!(serde_json::from_value::<PageAction>("submit".into()).is_err());
         assert!(PageAction::Type.takes_value() && !PageAction::Click.takes_value());
+    }
+
+    #[test]
+    fn control_inputs_are_tagged_by_type_and_default_what_they_leave_out() {
+        let click: ControlInput = serde_json::from_str(r#"{"type":"mouse","kind":"down","x":10,"y":20,"button":"left","clickCount":1}"#).unwrap();
+        assert_eq!(
+            click,
+            ControlInput::Mouse { kind: MouseKind::Down, x: 10.0, y: 20.0, button: MouseButton::Left, click_count: 1, delta_x: 0.0, delta_y: 0.0, modifiers: 0 }
+        );
+        let key: ControlInput = serde_json::from_str(r#"{"type":"key","kind":"up","key":"a","code":"KeyA"}"#).unwrap();
+        assert!(matches!(key, ControlInput::Key { kind: KeyKind::Up, modifiers: 0, .. }));
+        assert!(serde_json::from_str::<ControlInput>(r#"{"type":"navigate","to":"home"}"#).is_err());
     }
 }

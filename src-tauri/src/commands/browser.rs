@@ -1,8 +1,9 @@
 //! The browser card's pictures and the Browser screen's profiles.
 
 use hearth_protocol::IpcError;
-use hearth_protocol::browser::{BrowserListResponse, ProfileParams, ScreenshotParams, ScreenshotResponse};
+use hearth_protocol::browser::{BrowserListResponse, ControlFrame, ControlInputParams, ProfileParams, ScreenshotParams, ScreenshotResponse};
 use tauri::State;
+use tauri::ipc::Channel;
 
 use crate::state::AppState;
 
@@ -32,4 +33,26 @@ pub async fn browser_delete_profile(state: State<'_, AppState>, params: ProfileP
     let hearth = state.ready()?;
     hearth.browser_delete_profile(&params.id).await.map_err(|e| e.to_ipc())?;
     Ok(hearth.browser_list().await)
+}
+
+/// Take control: the profile's browser streams its frames to the window until Give back; the
+/// agent's calls on it are refused meanwhile.
+#[tauri::command]
+pub async fn browser_control_start(state: State<'_, AppState>, params: ProfileParams, frames: Channel<ControlFrame>) -> Result<(), IpcError> {
+    let (tx, rx) = tokio::sync::mpsc::channel(2);
+    state.ready()?.browser_control_start(&params.id, tx).await.map_err(|e| e.to_ipc())?;
+    crate::streams::forward_frames(rx, frames);
+    Ok(())
+}
+
+/// One input of the owner's (mouse, key, text, back/forward/reload).
+#[tauri::command]
+pub async fn browser_control_input(state: State<'_, AppState>, params: ControlInputParams) -> Result<(), IpcError> {
+    state.ready()?.browser_control_input(&params.id, &params.input).await.map_err(|e| e.to_ipc())
+}
+
+/// Give back.
+#[tauri::command]
+pub async fn browser_control_stop(state: State<'_, AppState>, params: ProfileParams) -> Result<(), IpcError> {
+    state.ready()?.browser_control_stop(&params.id).await.map_err(|e| e.to_ipc())
 }

@@ -125,6 +125,12 @@ pub enum BrowserError {
     /// Three browsers are in use and none can be closed to make room.
     #[error("three browsers are busy; wait for one to finish, or close one on the Browser screen")]
     AllBusy,
+    /// The owner holds control of this browser.
+    #[error("busy — the owner has control of this browser; wait until they give it back")]
+    OwnerHasControl,
+    /// The owner's input came while they do not hold control.
+    #[error("this browser is not under your control; press Take control first")]
+    NotControlled,
     /// The profile was deleted while this call waited for it.
     #[error("this browser profile was deleted; ask again to start with a new one")]
     Deleted,
@@ -199,6 +205,10 @@ pub struct Chromium {
     users: std::sync::atomic::AtomicUsize,
     /// Its profile was deleted: it never starts again.
     retired: std::sync::atomic::AtomicBool,
+    /// The owner has control (Take control): the agent's calls are refused.
+    controlled: std::sync::atomic::AtomicBool,
+    /// The task forwarding the owner's screencast frames.
+    screencast: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 /// What page_act did not do, or may have done.
@@ -263,7 +273,74 @@ impl Chromium {
             last_used: std::sync::Mutex::new(Instant::now()),
             users: std::sync::atomic::AtomicUsize::new(0),
             retired: std::sync::atomic::AtomicBool::new(false),
+            controlled: std::sync::atomic::AtomicBool::new(false),
+            screencast: std::sync::Mutex::new(None),
         }
+    }
+
+    /// Refused while the owner holds control (checked under the browser's lock).
+    fn agent_may_use(&self) -> Result<(), BrowserError> {
+        if self.controlled.load(std::sync::atomic::Ordering::SeqCst) { Err(BrowserError::OwnerHasControl) } else { Ok(()) }
+    }
+
+    /// Take control: the owner's live view starts (frames go to `frames`) and the agent's
+    /// calls on this browser are refused until [`Chromium::give_back`]. Waits for a call in
+    /// flight to end first.
+    pub async fn take_control(&self, frames: tokio::sync::mpsc::Sender<hearth_protocol::browser::ControlFrame>) -> Result<(), BrowserError> {
+        use chromiumoxide::cdp::browser_protocol::page::{EventScreencastFrame, StartScreencastFormat, StartScreencastParams};
+        let mut running = self.running.lock().await;
+        self.ensure_running(&mut running).await?;
+        let Some(current) = running.as_ref() else { return Err(BrowserError::Launch("no browser".into())) };
+        let listener = current.page.event_listener::<EventScreencastFrame>().await?;
+        let forwarder = tokio::spawn(super::control::forward_frames(current.page.clone(), listener, frames));
+        if let Some(old) = self.screencast.lock().unwrap_or_else(std::sync::PoisonError::into_inner).replace(forwarder) {
+            old.abort();
+        }
+        self.controlled.store(true, std::sync::atomic::Ordering::SeqCst);
+        let start = StartScreencastParams {
+            format: Some(StartScreencastFormat::Jpeg),
+            quality: Some(70),
+            max_width: Some(i64::from(VIEWPORT.0)),
+            max_height: Some(i64::from(VIEWPORT.1)),
+            every_nth_frame: Some(1),
+        };
+        current.page.execute(start).await?;
+        Ok(())
+    }
+
+    /// One input of the owner's, while they hold control.
+    pub async fn control_input(&self, input: &hearth_protocol::browser::ControlInput) -> Result<(), BrowserError> {
+        use super::control::Command;
+        let command = super::control::command_for(input)?;
+        let running = self.running.lock().await;
+        if !self.controlled.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(BrowserError::NotControlled);
+        }
+        let Some(current) = running.as_ref() else { return Err(BrowserError::NotControlled) };
+        self.touch();
+        let page = &current.page;
+        let sent = async {
+            match command {
+                Command::Mouse(event) => page.execute(event).await.map(|_| ()),
+                Command::Key(event) => page.execute(event).await.map(|_| ()),
+                Command::Text(event) => page.execute(event).await.map(|_| ()),
+                Command::Script(script) => page.evaluate(script).await.map(|_| ()),
+            }
+        };
+        tokio::time::timeout(SCRIPT_LIMIT, sent).await.map_err(|_| BrowserError::TimedOut)?.map_err(BrowserError::from)
+    }
+
+    /// Give back: the screencast ends and the agent may use the browser again.
+    pub async fn give_back(&self) {
+        use chromiumoxide::cdp::browser_protocol::page::StopScreencastParams;
+        let running = self.running.lock().await;
+        if let Some(forwarder) = self.screencast.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
+            forwarder.abort();
+        }
+        if let Some(current) = running.as_ref() {
+            let _ = tokio::time::timeout(Duration::from_secs(1), current.page.execute(StopScreencastParams::default())).await;
+        }
+        self.controlled.store(false, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// A tool call starts or stops holding this browser.
@@ -318,6 +395,7 @@ impl Chromium {
             () = cancel.cancelled() => return Err(BrowserError::Stopped),
             running = self.running.lock() => running,
         };
+        self.agent_may_use()?;
         self.touch();
         let _touch_at_end = TouchOnDrop(self);
         // A browser that died since the last look may still look alive until a call fails: a
@@ -401,6 +479,11 @@ impl Chromium {
         // Held to the end, as in `try_close`.
         let mut running = self.running.lock().await;
         shut(running.take()).await;
+        // The owner's view of it ends with it.
+        if let Some(forwarder) = self.screencast.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
+            forwarder.abort();
+        }
+        self.controlled.store(false, std::sync::atomic::Ordering::SeqCst);
         // A browser closed on purpose and started again later is not a restart.
         self.launched_once.store(false, std::sync::atomic::Ordering::SeqCst);
     }
@@ -421,6 +504,7 @@ impl Chromium {
             () = cancel.cancelled() => return Err(BrowserError::Stopped),
             running = self.running.lock() => running,
         };
+        self.agent_may_use()?;
         self.touch();
         let _touch_at_end = TouchOnDrop(self);
         self.ensure_running(&mut running).await?;
@@ -460,6 +544,7 @@ impl Chromium {
             () = cancel.cancelled() => return Err(not_done(BrowserError::Stopped)),
             running = self.running.lock() => running,
         };
+        self.agent_may_use().map_err(not_done)?;
         self.touch();
         let _touch_at_end = TouchOnDrop(self);
         // A launch is not cut off half-way (its process would be left holding the profile).

@@ -88,6 +88,8 @@ struct Inner {
     resolver: hickory_resolver::TokioResolver,
     /// Profiles used in this process (a browser runs on some of them).
     sessions: Mutex<BTreeMap<ProfileId, Arc<Chromium>>>,
+    /// Browsers under the owner's control, each held (never closed under the owner).
+    controls: Mutex<BTreeMap<ProfileId, InUse>>,
     shots: Shots,
 }
 
@@ -126,7 +128,15 @@ impl Browsers {
     /// Browsers launched with `config`, names resolved with `resolver`, pictures kept in
     /// `shots_dir`.
     pub fn new(config: ChromiumConfig, resolver: hickory_resolver::TokioResolver, shots_dir: PathBuf) -> Self {
-        Self { inner: Arc::new(Inner { config, resolver, sessions: Mutex::default(), shots: Shots::new(shots_dir) }) }
+        Self {
+            inner: Arc::new(Inner {
+                config,
+                resolver,
+                sessions: Mutex::default(),
+                controls: Mutex::default(),
+                shots: Shots::new(shots_dir),
+            }),
+        }
     }
 
     /// Where pictures of pages are kept.
@@ -171,6 +181,32 @@ impl Browsers {
         }
         browser.hold(true);
         Ok(InUse { browser })
+    }
+
+    /// Take control of `profile`'s browser: frames go to `frames` until [`Browsers::give_back`];
+    /// the agent's calls on it are refused meanwhile. Taking it again replaces the viewer.
+    pub async fn take_control(&self, profile: &ProfileId, frames: tokio::sync::mpsc::Sender<hearth_protocol::browser::ControlFrame>) -> Result<(), BrowserError> {
+        let held = self.session(profile).await?;
+        held.take_control(frames).await?;
+        self.inner.controls.lock().await.insert(profile.clone(), held);
+        Ok(())
+    }
+
+    /// One input of the owner's to the browser under control.
+    pub async fn control_input(&self, profile: &ProfileId, input: &hearth_protocol::browser::ControlInput) -> Result<(), BrowserError> {
+        let browser = self.inner.controls.lock().await.get(profile).map(|held| held.browser.clone());
+        match browser {
+            Some(browser) => browser.control_input(input).await,
+            None => Err(BrowserError::NotControlled),
+        }
+    }
+
+    /// Give back `profile`'s browser to the agent.
+    pub async fn give_back(&self, profile: &ProfileId) {
+        let held = self.inner.controls.lock().await.remove(profile);
+        if let Some(held) = held {
+            held.give_back().await;
+        }
     }
 
     /// Closes every browser unused since `now - IDLE_CLOSE` (the idle timer calls this; tests

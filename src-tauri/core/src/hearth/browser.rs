@@ -1,9 +1,10 @@
 //! The Browser screen and the browser card: pictures of pages, and the owner's profiles.
 
 use base64::Engine;
-use hearth_protocol::browser::{BrowserListResponse, ProfileView, ScreenshotResponse};
+use hearth_protocol::browser::{BrowserListResponse, ControlFrame, ControlInput, ProfileView, ScreenshotResponse};
 
 use super::Hearth;
+use crate::browser::chromium::BrowserError;
 use crate::browser::profiles::ProfileId;
 use crate::error::{CoreError, Result};
 
@@ -49,5 +50,29 @@ impl Hearth {
     pub async fn browser_delete_profile(&self, id: &str) -> Result<()> {
         let id = ProfileId::parse(id).map_err(CoreError::InvalidInput)?;
         self.browsers.delete(&id).await.map_err(|e| CoreError::Unavailable(format!("the profile could not be deleted: {e}")))
+    }
+}
+
+impl Hearth {
+    /// Take control: the owner's live view of a profile's browser, frames to `frames`.
+    pub async fn browser_control_start(&self, id: &str, frames: tokio::sync::mpsc::Sender<ControlFrame>) -> Result<()> {
+        let id = ProfileId::parse(id).map_err(CoreError::InvalidInput)?;
+        self.browsers.take_control(&id, frames).await.map_err(|e| CoreError::Unavailable(e.to_string()))
+    }
+
+    /// One input of the owner's to the browser under control.
+    pub async fn browser_control_input(&self, id: &str, input: &ControlInput) -> Result<()> {
+        let id = ProfileId::parse(id).map_err(CoreError::InvalidInput)?;
+        self.browsers.control_input(&id, input).await.map_err(|e| match e {
+            BrowserError::BadElement(message) => CoreError::InvalidInput(message),
+            other => CoreError::Unavailable(other.to_string()),
+        })
+    }
+
+    /// Give back: the agent may use the browser again.
+    pub async fn browser_control_stop(&self, id: &str) -> Result<()> {
+        let id = ProfileId::parse(id).map_err(CoreError::InvalidInput)?;
+        self.browsers.give_back(&id).await;
+        Ok(())
     }
 }

@@ -35,6 +35,11 @@ const FORM_PAGE: &str = r#"<!doctype html><title>Order</title>
   <label>Size <select name="size"><option value="small">Small</option><option value="large">Large</option></select></label>
 </form>"#;
 
+/// One button filling the viewport: a press turns the page green and tells the server.
+const PRESS_PAGE: &str = r#"<!doctype html><title>Press</title>
+<style>body { margin: 0 } button { width: 100vw; height: 100vh; font-size: 40px }</style>
+<button onclick="document.body.style.background = 'green'; this.style.background = 'green'; this.textContent = 'Pressed'; fetch('/pressed', {method: 'POST'});">Press</button>"#;
+
 /// Sets a cookie that outlives the browser (written to the profile).
 const COOKIE_PAGE: &str = r#"<!doctype html><title>Cookie</title><script>document.cookie = "who=me; max-age=3600; path=/";</script><p>set</p>"#;
 
@@ -61,6 +66,7 @@ impl Web {
             ("/cookie.html", COOKIE_PAGE),
             ("/slow.html", HANGING_PAGE),
             ("/never-loaded.html", NEVER_LOADED_PAGE),
+            ("/press.html", PRESS_PAGE),
             ("/article.html", include_str!("../fixtures/pages/article.html")),
         ]
         .into_iter()
@@ -87,6 +93,15 @@ impl Web {
     /// The requests for `prefix` the server received so far.
     fn received(&self, prefix: &str) -> Vec<String> {
         self.server.requests().into_iter().filter(|r| r.starts_with(prefix)).collect()
+    }
+
+    /// Waits until the server has received `target` `count` times.
+    async fn until_received_count(&self, target: &str, count: usize) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while self.server.requests().iter().filter(|r| *r == target).count() < count {
+            assert!(Instant::now() < deadline, "the server never received {target} {count} times; it saw {:?}", self.server.requests());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     /// Waits until the server has received `target` (the page's own request may still be on its
@@ -317,4 +332,55 @@ fn chromium_processes(web: &Web) -> usize {
             on_ours && !helper
         })
         .count()
+}
+
+#[tokio::test]
+async fn take_control_streams_the_page_takes_the_owners_click_and_keeps_the_agent_out() {
+    use hearth_protocol::browser::{ControlInput, MouseButton, MouseKind};
+    let web = Web::new().await;
+    let ctx = web.chat("t-control", "r1");
+    let (error, out) = call(&ctx, "browse_web", json!({ "url": web.url("/press.html") }), "open").await;
+    assert!(!error, "{out}");
+    let press = reference(&elements(&ctx, "list-1").await, "Press");
+    let profile = ProfileId::for_thread("t-control");
+    let (frames_tx, mut frames) = tokio::sync::mpsc::channel(4);
+    web.hearth.browser_control_start(profile.as_str(), frames_tx).await.unwrap();
+    let first = next_frame(&mut frames).await;
+    let jpeg = base64::engine::general_purpose::STANDARD.decode(&first.jpeg_base64).unwrap();
+    assert_eq!(&jpeg[..3], b"\xff\xd8\xff", "a JPEG");
+    assert_eq!((first.width, first.height), (1280, 800));
+
+    // The agent is kept out while the owner holds control.
+    let click = |op: &str, reference: &str| json!({ "ref": reference, "action": "click", "operationId": op });
+    let (error, busy) = call(&ctx, "page_act", click("agent-1", &press), "c1").await;
+    assert!(error && busy["error"].as_str().unwrap().contains("owner has control"), "{busy}");
+    let (error, busy) = call(&ctx, "browse_web", json!({ "url": web.url("/article.html") }), "c2").await;
+    assert!(error && busy["error"].as_str().unwrap().contains("owner has control"), "{busy}");
+
+    // The owner's click through the input API presses the button, and the next frames show it.
+    let mouse = |kind| ControlInput::Mouse { kind, x: 640.0, y: 400.0, button: MouseButton::Left, click_count: 1, delta_x: 0.0, delta_y: 0.0, modifiers: 0 };
+    web.hearth.browser_control_input(profile.as_str(), &mouse(MouseKind::Down)).await.unwrap();
+    web.hearth.browser_control_input(profile.as_str(), &mouse(MouseKind::Up)).await.unwrap();
+    web.until_received("/pressed").await;
+    loop {
+        let frame = next_frame(&mut frames).await;
+        assert!(frame.seq > first.seq);
+        if frame.jpeg_base64 != first.jpeg_base64 {
+            break;
+        }
+    }
+    assert!(web.received("/article.html").is_empty(), "the agent's refused look went out");
+    assert_eq!(web.received("/pressed").len(), 1, "only the owner's click pressed");
+
+    // Give back: the agent acts again, and the owner's input is refused.
+    web.hearth.browser_control_stop(profile.as_str()).await.unwrap();
+    assert!(web.hearth.browser_control_input(profile.as_str(), &mouse(MouseKind::Down)).await.is_err());
+    let pressed = reference(&elements(&ctx, "list-2").await, "Pressed");
+    let (error, out) = call(&ctx, "page_act", click("agent-2", &pressed), "c3").await;
+    assert!(!error, "{out}");
+    web.until_received_count("/pressed", 2).await;
+}
+
+async fn next_frame(frames: &mut tokio::sync::mpsc::Receiver<hearth_protocol::browser::ControlFrame>) -> hearth_protocol::browser::ControlFrame {
+    tokio::time::timeout(Duration::from_secs(30), frames.recv()).await.expect("no screencast frame within 30 s").expect("the screencast ended")
 }

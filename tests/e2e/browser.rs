@@ -11,7 +11,8 @@ use hearth_testkit::webdriver::Session;
 
 use crate::APP;
 
-const PAGE: &str = "<!doctype html><title>Opening hours</title><h1>Library</h1><p>Open every day from nine to five.</p>";
+const PAGE: &str = "<!doctype html><title>Opening hours</title><h1>Library</h1><p>Open every day from nine to five.</p>\
+    <button style='width: 95vw; height: 75vh' onclick=\"this.textContent = 'Pressed'; fetch('/pressed', {method: 'POST'})\">Press</button>";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_the_agent_opens_shows_in_a_browser_card_with_its_picture() {
@@ -34,6 +35,26 @@ async fn a_page_the_agent_opens_shows_in_a_browser_card_with_its_picture() {
     session.until_texts(".msg-assistant:not(.streaming)", "the agent names the page", |t| t.iter().any(|m| m.contains("Opening hours"))).await;
     assert_eq!(server.requests().iter().filter(|r| *r == "/hours.html").count(), 1, "{:?}", server.requests());
     session.screenshot("browser-card").await;
+
+    // Take control: the live view opens with the page's frames, and a click on the picture's
+    // middle presses the page's button (the server hears it).
+    session.find(".browser-card .take-control-open").await.click().await.unwrap();
+    session
+        .until_script(
+            "const img = document.querySelector('.take-control img.control-frame'); \
+             return !!img && img.complete && img.naturalWidth === 1280;",
+            "the live view shows the browser's frames",
+        )
+        .await;
+    session.find(".take-control img.control-frame").await.click().await.unwrap();
+    let deadline = std::time::Instant::now() + hearth_testkit::webdriver::PATIENCE;
+    while !server.requests().iter().any(|r| r == "/pressed") {
+        assert!(std::time::Instant::now() < deadline, "the owner's click never reached the page: {:?}", server.requests());
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    session.screenshot("take-control").await;
+    session.find(".take-control .give-back").await.click().await.unwrap();
+    session.until_script("return document.querySelector('.take-control') === null;", "Give back closes the view").await;
 
     // The Browser screen lists the thread's profile as running.
     session.find(".nav-item[data-screen=browser]").await.click().await.unwrap();

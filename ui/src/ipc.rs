@@ -6,7 +6,9 @@
 
 use hearth_protocol::agui::Event;
 use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalGetParams, ApprovalListResponse, ProposalView};
-use hearth_protocol::browser::{BrowserListResponse, ProfileParams, ScreenshotParams, ScreenshotResponse};
+use hearth_protocol::browser::{
+    BrowserListResponse, ControlFrame, ControlInput, ControlInputParams, ProfileParams, ScreenshotParams, ScreenshotResponse,
+};
 use hearth_protocol::computer::{
     CommandOutput, ComputerEnableParams, ComputerPathParams, ComputerRunParams, ComputerRunResponse, ComputerRunStopParams,
     ComputerStatusView, ComputerWriteParams, WorkspaceFile, WorkspaceListing,
@@ -53,6 +55,12 @@ pub struct RunSubscription {
 
 /// The task watch; dropping it stops delivery to the UI.
 pub struct TaskSubscription {
+    _channel: TauriChannel,
+    _handler: Closure<dyn FnMut(JsValue)>,
+}
+
+/// Take control's frames; dropping it stops delivery to the UI (Give back ends the screencast).
+pub struct ControlSubscription {
     _channel: TauriChannel,
     _handler: Closure<dyn FnMut(JsValue)>,
 }
@@ -215,6 +223,26 @@ pub async fn settings_endpoint_regenerate() -> Result<SettingsView, IpcError> {
 /// The picture a browse_web result names.
 pub async fn browser_screenshot(id: &str) -> Result<ScreenshotResponse, IpcError> {
     call("browser_screenshot", &serde_json::json!({ "params": ScreenshotParams { id: id.to_owned() } })).await
+}
+
+/// Take control of a profile's browser: `on_frame` gets each frame of its live view.
+pub async fn browser_control_start(id: &str, on_frame: impl FnMut(ControlFrame) + 'static) -> Result<ControlSubscription, IpcError> {
+    let (channel, handler) = listen("a browser frame", on_frame);
+    let args = js_sys::Object::new();
+    set(&args, "params", &to_js(&ProfileParams { id: id.to_owned() })?)?;
+    set(&args, "frames", channel.as_ref())?;
+    invoke_raw::<()>("browser_control_start", args.into()).await?;
+    Ok(ControlSubscription { _channel: channel, _handler: handler })
+}
+
+/// One input of the owner's to the browser under control.
+pub async fn browser_control_input(id: &str, input: ControlInput) -> Result<(), IpcError> {
+    call("browser_control_input", &serde_json::json!({ "params": ControlInputParams { id: id.to_owned(), input } })).await
+}
+
+/// Give back the browser to the agent.
+pub async fn browser_control_stop(id: &str) -> Result<(), IpcError> {
+    call("browser_control_stop", &serde_json::json!({ "params": ProfileParams { id: id.to_owned() } })).await
 }
 
 /// The saved browser profiles.

@@ -5,6 +5,7 @@ use hearth_protocol::browser::{ActReceipt, PageView};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use super::take_control::TakeControl;
 use crate::ipc;
 use crate::state::cards::{act_line, page_meta};
 
@@ -14,6 +15,8 @@ pub fn BrowserCard(page: PageView, tool: &'static str) -> impl IntoView {
     let meta = page_meta(&page);
     let title = if page.title.is_empty() { page.final_url.clone() } else { page.title.clone() };
     let excerpt: String = page.text.chars().take(600).collect();
+    let controlling = RwSignal::new(false);
+    let profile = page.profile.clone();
     view! {
         <article class="card browser-card" data-tool=tool data-profile=page.profile>
             <header>
@@ -26,6 +29,13 @@ pub fn BrowserCard(page: PageView, tool: &'static str) -> impl IntoView {
                 <summary>"What the page says"</summary>
                 <p>{excerpt}</p>
             </details>
+            <footer class="card-footer">
+                <button class="take-control-open" on:click=move |_| controlling.set(true)>"Take control"</button>
+            </footer>
+            {move || controlling.get().then(|| {
+                let profile = profile.clone();
+                view! { <TakeControl profile on_close=Callback::new(move |()| controlling.set(false)) /> }
+            })}
         </article>
     }
 }

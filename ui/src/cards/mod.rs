@@ -11,6 +11,7 @@ mod delegate_task;
 mod file;
 mod generic;
 mod mail;
+pub mod take_control;
 pub mod terminal;
 mod workspace;
 

@@ -2,6 +2,7 @@
 //! settings forms and card models), testable without a browser.
 
 pub mod approvals;
+pub mod browser;
 pub mod calendar;
 pub mod cards;
 pub mod chat;

@@ -845,15 +845,14 @@ async fn screenshot(page: &chromiumoxide::Page) -> Result<Vec<u8>, BrowserError>
 /// whether it failed.
 async fn navigate(page: &chromiumoxide::Page, url: &Url) -> Result<(), BrowserError> {
     use chromiumoxide::cdp::browser_protocol::network::{EventLoadingFailed, ResourceType};
-    use chromiumoxide::cdp::browser_protocol::page::{EventFrameNavigated, EventLifecycleEvent, EventNavigatedWithinDocument, StopLoadingParams};
-    let main = page.mainframe().await?.ok_or_else(|| BrowserError::Cdp("the tab has no frame".into()))?;
+    use chromiumoxide::cdp::browser_protocol::page::{EventFrameNavigated, EventLifecycleEvent, EventNavigatedWithinDocument};
+    // A tab's main frame has the tab's own id (no round trip to ask for it).
+    let main = chromiumoxide::cdp::browser_protocol::page::FrameId::new(page.target_id().inner().clone());
     // Listening before navigating: no event can be missed.
     let mut navigated = page.event_listener::<EventFrameNavigated>().await?;
     let mut within = page.event_listener::<EventNavigatedWithinDocument>().await?;
     let mut lifecycle = page.event_listener::<EventLifecycleEvent>().await?;
     let mut failed = page.event_listener::<EventLoadingFailed>().await?;
-    // Whatever the last page still loads stops first.
-    page.execute(StopLoadingParams::default()).await?;
     let target = serde_json::to_string(url.as_str()).map_err(|e| BrowserError::Cdp(e.to_string()))?;
     // The old document may be gone before the answer comes back: only the frame's events count.
     let _ = page.evaluate(format!("location.assign({target}); true")).await;

@@ -128,6 +128,12 @@ impl Browsers {
     /// Browsers launched with `config`, names resolved with `resolver`, pictures kept in
     /// `shots_dir`.
     pub fn new(config: ChromiumConfig, resolver: hickory_resolver::TokioResolver, shots_dir: PathBuf) -> Self {
+        // A Hearth that crashed or was killed leaves its browsers running (no destructor runs
+        // at such an exit): they hold the profiles' locks, so they are ended before any launch.
+        let ended = end_orphans(&config.profiles_dir);
+        if ended > 0 {
+            tracing::warn!(ended, "ended browsers an earlier Hearth left running");
+        }
         Self {
             inner: Arc::new(Inner {
                 config,
@@ -315,6 +321,29 @@ impl Browsers {
             .filter_map(|e| e.file_name().into_string().ok())
             .collect()
     }
+}
+
+/// Ends every Chromium browser process (not its helpers, which end with it) running on a
+/// profile under `profiles_dir`, and answers how many. Called before this process launches any
+/// browser there, so each one found is another process's leftover.
+pub fn end_orphans(profiles_dir: &std::path::Path) -> usize {
+    let marker = format!("--user-data-dir={}/", profiles_dir.display());
+    let Ok(entries) = std::fs::read_dir("/proc") else { return 0 };
+    let mut ended = 0;
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+        let ours = args.iter().any(|a| a.starts_with(marker.as_bytes()));
+        let helper = args.iter().any(|a| a.starts_with(b"--type="));
+        if ours && !helper && pid != std::process::id() {
+            let killed = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+            if killed.is_ok_and(|s| s.success()) {
+                ended += 1;
+            }
+        }
+    }
+    ended
 }
 
 #[cfg(test)]

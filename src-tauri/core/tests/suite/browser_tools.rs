@@ -58,6 +58,13 @@ struct Web {
     _dir: tempfile::TempDir,
 }
 
+impl Drop for Web {
+    /// A test's browsers end with it, even when it fails (Hearth's own close is async).
+    fn drop(&mut self) {
+        hearth_core::browser::profiles::end_orphans(&self._dir.path().join("browser"));
+    }
+}
+
 impl Web {
     async fn new() -> Self {
         let pages: HashMap<String, String> = [
@@ -383,4 +390,23 @@ async fn take_control_streams_the_page_takes_the_owners_click_and_keeps_the_agen
 
 async fn next_frame(frames: &mut tokio::sync::mpsc::Receiver<hearth_protocol::browser::ControlFrame>) -> hearth_protocol::browser::ControlFrame {
     tokio::time::timeout(Duration::from_secs(30), frames.recv()).await.expect("no screencast frame within 30 s").expect("the screencast ended")
+}
+
+#[tokio::test]
+async fn a_browser_an_earlier_hearth_left_running_is_ended_before_any_launch() {
+    let web = Web::new().await;
+    let (error, out) = call(&web.chat("left", "r1"), "browse_web", json!({ "url": web.url("/article.html") }), "1").await;
+    assert!(!error, "{out}");
+    assert_eq!(chromium_processes(&web), 1);
+    // A Hearth started on the same folder while that browser still runs (as after a crash,
+    // when no destructor ran) ends it first, and its own browser takes the profile.
+    let mut config = fast_config(web._dir.path());
+    config.browser.allow = AllowList::of([web.server.address()]);
+    config.browser_dns = Some(web._dns.address());
+    let again = hearth_core::Hearth::open(config).await.unwrap();
+    assert_eq!(chromium_processes(&web), 0, "the left-over browser still runs");
+    let ctx = again.toolbox().for_chat("left", "r2", ProposalOrigin::OwnerChat, CancellationToken::new());
+    let (error, out) = call(&ctx, "browse_web", json!({ "url": web.url("/article.html") }), "2").await;
+    assert!(!error, "{out}");
+    again.browsers().close_all().await;
 }

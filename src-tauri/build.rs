@@ -48,6 +48,7 @@ fn main() {
         "browser_control_start",
         "browser_control_input",
         "browser_control_stop",
+        "browser_control_release_all",
     ]);
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         // A build script has no other way to report.

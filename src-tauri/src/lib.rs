@@ -81,6 +81,7 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::browser::browser_control_start,
             commands::browser::browser_control_input,
             commands::browser::browser_control_stop,
+            commands::browser::browser_control_release_all,
         ])
 }
 

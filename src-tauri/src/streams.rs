@@ -31,8 +31,9 @@ pub fn forward_tasks(mut changes: mpsc::Receiver<TaskView>, channel: Channel<Tas
     });
 }
 
-/// Forwards Take control's frames until the window stops listening (the receiver's end then
-/// stops the screencast's forwarder too).
+/// Forwards Take control's frames until the core's session ends (Give back, a crash). A
+/// window that went away without giving back is not noticed here (Tauri's channel accepts
+/// sends to a closed window); the window ends its session when it closes the view or loads.
 pub fn forward_frames(mut frames: mpsc::Receiver<hearth_protocol::browser::ControlFrame>, channel: Channel<hearth_protocol::browser::ControlFrame>) {
     tauri::async_runtime::spawn(async move {
         while let Some(frame) = frames.recv().await {

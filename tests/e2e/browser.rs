@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 
+use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
 use hearth_testkit::TestHome;
 use hearth_testkit::pages::PageServer;
 use hearth_testkit::webdriver::Session;
@@ -12,7 +13,9 @@ use hearth_testkit::webdriver::Session;
 use crate::APP;
 
 const PAGE: &str = "<!doctype html><title>Opening hours</title><h1>Library</h1><p>Open every day from nine to five.</p>\
-    <button style='width: 95vw; height: 75vh' onclick=\"this.textContent = 'Pressed'; fetch('/pressed', {method: 'POST'})\">Press</button>";
+    <button style='position: absolute; left: 980px; top: 180px; width: 40px; height: 40px' \
+      onclick=\"event.stopPropagation(); this.textContent = 'ok'; fetch('/pressed', {method: 'POST'})\">P</button>\
+    <script>document.addEventListener('click', () => fetch('/missed', {method: 'POST'}));</script>";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_the_agent_opens_shows_in_a_browser_card_with_its_picture() {
@@ -46,12 +49,23 @@ async fn a_page_the_agent_opens_shows_in_a_browser_card_with_its_picture() {
             "the live view shows the browser's frames",
         )
         .await;
-    session.find(".take-control img.control-frame").await.click().await.unwrap();
+    // The picture is shown at half size: a click on it must be scaled to the page. The button
+    // sits at page (1000, 200); a click not scaled would land at (500, 100), on the page's
+    // decoy listener.
+    session.client.execute("document.querySelector('.take-control img.control-frame').style.width = '640px';", vec![]).await.unwrap();
+    let shown = session.find(".take-control img.control-frame").await;
+    let (scale_x, scale_y) = (640.0 / 1280.0, 400.0 / 800.0);
+    let click = MouseActions::new("owner".into())
+        .then(PointerAction::MoveToElement { element: shown, duration: None, x: (1000.0 - 640.0) * scale_x, y: (200.0 - 400.0) * scale_y })
+        .then(PointerAction::Down { button: MOUSE_BUTTON_LEFT })
+        .then(PointerAction::Up { button: MOUSE_BUTTON_LEFT });
+    session.client.perform_actions(click).await.unwrap();
     let deadline = std::time::Instant::now() + hearth_testkit::webdriver::PATIENCE;
     while !server.requests().iter().any(|r| r == "/pressed") {
-        assert!(std::time::Instant::now() < deadline, "the owner's click never reached the page: {:?}", server.requests());
+        assert!(std::time::Instant::now() < deadline, "the owner's click never reached the button: {:?}", server.requests());
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+    assert!(!server.requests().iter().any(|r| r == "/missed"), "a click landed off the button: {:?}", server.requests());
     session.screenshot("take-control").await;
     session.find(".take-control .give-back").await.click().await.unwrap();
     session.until_script("return document.querySelector('.take-control') === null;", "Give back closes the view").await;

@@ -28,7 +28,12 @@ pub fn App() -> impl IntoView {
     Clock::provide();
     spawn_local(async move {
         match ipc::app_info().await {
-            Ok(_) => startup.set(Startup::Ready),
+            Ok(_) => {
+                // A Take control open when the window last went away (a reload) could not give
+                // the browser back; this window has no such view.
+                let _ = ipc::browser_control_release_all().await;
+                startup.set(Startup::Ready);
+            }
             Err(err) => startup.set(Startup::Failed(err.message)),
         }
     });

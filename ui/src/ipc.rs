@@ -7,7 +7,8 @@
 use hearth_protocol::agui::Event;
 use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalGetParams, ApprovalListResponse, ProposalView};
 use hearth_protocol::browser::{
-    BrowserListResponse, ControlFrame, ControlInput, ControlInputParams, ProfileParams, ScreenshotParams, ScreenshotResponse,
+    BrowserListResponse, ControlFrame, ControlInput, ControlInputParams, ControlStarted, ControlStopParams, ProfileParams, ScreenshotParams,
+    ScreenshotResponse,
 };
 use hearth_protocol::computer::{
     CommandOutput, ComputerEnableParams, ComputerPathParams, ComputerRunParams, ComputerRunResponse, ComputerRunStopParams,
@@ -61,6 +62,8 @@ pub struct TaskSubscription {
 
 /// Take control's frames; dropping it stops delivery to the UI (Give back ends the screencast).
 pub struct ControlSubscription {
+    /// Names the session for [`browser_control_stop`].
+    pub ticket: u64,
     _channel: TauriChannel,
     _handler: Closure<dyn FnMut(JsValue)>,
 }
@@ -231,8 +234,8 @@ pub async fn browser_control_start(id: &str, on_frame: impl FnMut(ControlFrame) 
     let args = js_sys::Object::new();
     set(&args, "params", &to_js(&ProfileParams { id: id.to_owned() })?)?;
     set(&args, "frames", channel.as_ref())?;
-    invoke_raw::<()>("browser_control_start", args.into()).await?;
-    Ok(ControlSubscription { _channel: channel, _handler: handler })
+    let started: ControlStarted = invoke_raw("browser_control_start", args.into()).await?;
+    Ok(ControlSubscription { ticket: started.ticket, _channel: channel, _handler: handler })
 }
 
 /// One input of the owner's to the browser under control.
@@ -240,9 +243,16 @@ pub async fn browser_control_input(id: &str, input: ControlInput) -> Result<(), 
     call("browser_control_input", &serde_json::json!({ "params": ControlInputParams { id: id.to_owned(), input } })).await
 }
 
-/// Give back the browser to the agent.
-pub async fn browser_control_stop(id: &str) -> Result<(), IpcError> {
-    call("browser_control_stop", &serde_json::json!({ "params": ProfileParams { id: id.to_owned() } })).await
+/// Give back the browser to the agent: the session `ticket` (none: the view closed before it
+/// started).
+pub async fn browser_control_stop(id: &str, ticket: Option<u64>) -> Result<(), IpcError> {
+    call("browser_control_stop", &serde_json::json!({ "params": ControlStopParams { id: id.to_owned(), ticket } })).await
+}
+
+/// Ends every Take control (when the window loads: a view open before a reload could not give
+/// back).
+pub async fn browser_control_release_all() -> Result<(), IpcError> {
+    call("browser_control_release_all", &serde_json::json!({})).await
 }
 
 /// The saved browser profiles.

@@ -275,6 +275,25 @@ pub enum ControlInput {
     },
 }
 
+/// `browser_control_start`'s answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ControlStarted {
+    /// Names this session for `browser_control_stop`.
+    pub ticket: u64,
+}
+
+/// `browser_control_stop`'s parameters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ControlStopParams {
+    /// The profile under control.
+    pub id: String,
+    /// The session to end (none: whichever, as when the view closed before it started).
+    #[serde(default)]
+    pub ticket: Option<u64>,
+}
+
 /// `browser_control_input`'s parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

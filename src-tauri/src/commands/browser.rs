@@ -1,7 +1,9 @@
 //! The browser card's pictures and the Browser screen's profiles.
 
 use hearth_protocol::IpcError;
-use hearth_protocol::browser::{BrowserListResponse, ControlFrame, ControlInputParams, ProfileParams, ScreenshotParams, ScreenshotResponse};
+use hearth_protocol::browser::{
+    BrowserListResponse, ControlFrame, ControlInputParams, ControlStarted, ControlStopParams, ProfileParams, ScreenshotParams, ScreenshotResponse,
+};
 use tauri::State;
 use tauri::ipc::Channel;
 
@@ -38,11 +40,11 @@ pub async fn browser_delete_profile(state: State<'_, AppState>, params: ProfileP
 /// Take control: the profile's browser streams its frames to the window until Give back; the
 /// agent's calls on it are refused meanwhile.
 #[tauri::command]
-pub async fn browser_control_start(state: State<'_, AppState>, params: ProfileParams, frames: Channel<ControlFrame>) -> Result<(), IpcError> {
+pub async fn browser_control_start(state: State<'_, AppState>, params: ProfileParams, frames: Channel<ControlFrame>) -> Result<ControlStarted, IpcError> {
     let (tx, rx) = tokio::sync::mpsc::channel(2);
-    state.ready()?.browser_control_start(&params.id, tx).await.map_err(|e| e.to_ipc())?;
+    let ticket = state.ready()?.browser_control_start(&params.id, tx).await.map_err(|e| e.to_ipc())?;
     crate::streams::forward_frames(rx, frames);
-    Ok(())
+    Ok(ControlStarted { ticket })
 }
 
 /// One input of the owner's (mouse, key, text, back/forward/reload).
@@ -53,6 +55,14 @@ pub async fn browser_control_input(state: State<'_, AppState>, params: ControlIn
 
 /// Give back.
 #[tauri::command]
-pub async fn browser_control_stop(state: State<'_, AppState>, params: ProfileParams) -> Result<(), IpcError> {
-    state.ready()?.browser_control_stop(&params.id).await.map_err(|e| e.to_ipc())
+pub async fn browser_control_stop(state: State<'_, AppState>, params: ControlStopParams) -> Result<(), IpcError> {
+    state.ready()?.browser_control_stop(&params.id, params.ticket).await.map_err(|e| e.to_ipc())
+}
+
+/// Ends every Take control: the window calls it when it loads, since a view open when the
+/// window went away (a reload) could not give back.
+#[tauri::command]
+pub async fn browser_control_release_all(state: State<'_, AppState>) -> Result<(), IpcError> {
+    state.ready()?.browser_control_release_all().await;
+    Ok(())
 }

@@ -19,24 +19,42 @@ pub fn TakeControl(profile: String, on_close: Callback<()>) -> impl IntoView {
     let held = RwSignal::new(None::<MouseButton>);
     let view_ref = NodeRef::<leptos::html::Div>::new();
     let id = StoredValue::new(profile.clone());
+    let closed = StoredValue::new(false);
     spawn_local(async move {
         match ipc::browser_control_start(&id.get_value(), move |shown| frame.set(Some(shown))).await {
+            // Closed while it started: the core has already let its Give back win.
+            Ok(live) if closed.try_get_value().unwrap_or(true) => drop(live),
             Ok(live) => subscription.set_value(Some(live)),
             Err(err) => error.set(Some(err.message)),
         }
     });
-    // Closing the view any way gives the browser back.
+    // Closing the view any way (Give back, the card leaving) gives the browser back, once; a
+    // view closed before its start finished names no session, and the start gives back itself.
     on_cleanup(move || {
+        closed.set_value(true);
         let id = id.get_value();
+        let ticket = subscription.try_with_value(|live| live.as_ref().map(|l| l.ticket)).flatten();
         spawn_local(async move {
-            let _ = ipc::browser_control_stop(&id).await;
+            let _ = ipc::browser_control_stop(&id, ticket).await;
         });
     });
+    // Inputs go one after another, each sent once the one before was taken, so a release never
+    // overtakes its press nor a letter the one typed before it.
+    let queue = StoredValue::new_local(std::collections::VecDeque::<ControlInput>::new());
+    let draining = StoredValue::new(false);
     let send = move |input: ControlInput| {
+        queue.update_value(|q| q.push_back(input));
+        if draining.get_value() {
+            return;
+        }
+        draining.set_value(true);
         spawn_local(async move {
-            if let Err(err) = ipc::browser_control_input(&id.get_value(), input).await {
-                error.set(Some(err.message));
+            while let Some(next) = queue.try_update_value(|q| q.pop_front()).flatten() {
+                if let Err(err) = ipc::browser_control_input(&id.get_value(), next).await {
+                    error.set(Some(err.message));
+                }
             }
+            let _ = draining.try_set_value(false);
         });
     };
     // The page point under a mouse event on the picture.
@@ -66,6 +84,14 @@ pub fn TakeControl(profile: String, on_close: Callback<()>) -> impl IntoView {
         held.set(None);
         send(mouse(MouseKind::Up, x, y, button, u8::try_from(event.detail().clamp(1, 3)).unwrap_or(1), keys(&event)));
     };
+    // A button released off the picture is released on the page too.
+    let on_leave = move |event: ev::MouseEvent| {
+        if let Some(button) = held.get_untracked() {
+            held.set(None);
+            let (x, y) = point(&event);
+            send(mouse(MouseKind::Up, x, y, button, 1, keys(&event)));
+        }
+    };
     // Moves are sent only while a button is held (a drag): hovering alone sends nothing.
     let on_move = move |event: ev::MouseEvent| {
         if let Some(button) = held.get_untracked() {
@@ -92,13 +118,22 @@ pub fn TakeControl(profile: String, on_close: Callback<()>) -> impl IntoView {
         let bits = modifiers(event.alt_key(), event.ctrl_key(), event.meta_key(), event.shift_key());
         send(key(down, event.key(), event.code(), bits));
     };
-    let navigate = move |to: ControlNavigation| send(ControlInput::Navigate { to });
-    let give_back = move |_| {
-        spawn_local(async move {
-            let _ = ipc::browser_control_stop(&id.get_value()).await;
-            on_close.run(());
-        });
+    // A paste arrives as text, as an input method's result would.
+    let on_paste = move |event: ev::ClipboardEvent| {
+        event.prevent_default();
+        if let Some(text) = event.clipboard_data().and_then(|data| data.get_data("text/plain").ok()) {
+            send(ControlInput::Text { text });
+        }
     };
+    let navigate = move |to: ControlNavigation| send(ControlInput::Navigate { to });
+    // The view unmounts, and its cleanup gives back.
+    let give_back = move |_| on_close.run(());
+    // Keys reach the page from the start.
+    Effect::new(move |_| {
+        if let Some(view) = view_ref.get() {
+            let _ = view.focus();
+        }
+    });
     view! {
         <div class="take-control" data-profile=profile role="dialog" aria-label="Take control of the agent's browser">
             <div class="take-control-bar">
@@ -115,24 +150,25 @@ pub fn TakeControl(profile: String, on_close: Callback<()>) -> impl IntoView {
                 tabindex="0"
                 on:keydown=move |event| on_key(event, true)
                 on:keyup=move |event| on_key(event, false)
+                on:paste=on_paste
             >
-                {move || match frame.get() {
-                    None => view! { <p class="empty">"Connecting to the browser…"</p> }.into_any(),
-                    Some(shown) => view! {
-                        <img
-                            class="control-frame"
-                            data-seq=shown.seq
-                            draggable="false"
-                            alt="The agent's browser, live"
-                            src=format!("data:image/jpeg;base64,{}", shown.jpeg_base64)
-                            on:mousedown=on_down
-                            on:mouseup=on_up
-                            on:mousemove=on_move
-                            on:wheel=on_wheel
-                            on:contextmenu=|event: ev::MouseEvent| event.prevent_default()
-                        />
-                    }.into_any(),
-                }}
+                {move || frame.with(Option::is_none).then(|| view! { <p class="empty">"Connecting to the browser…"</p> })}
+                // One picture for the whole session, its source changed per frame: the element
+                // (and a double click's count) lives on.
+                <img
+                    class="control-frame"
+                    class:hidden=move || frame.with(Option::is_none)
+                    data-seq=move || frame.with(|f| f.as_ref().map_or(0, |f| f.seq))
+                    draggable="false"
+                    alt="The agent's browser, live"
+                    src=move || frame.with(|f| f.as_ref().map(|f| format!("data:image/jpeg;base64,{}", f.jpeg_base64)).unwrap_or_default())
+                    on:mousedown=on_down
+                    on:mouseup=on_up
+                    on:mousemove=on_move
+                    on:mouseleave=on_leave
+                    on:wheel=on_wheel
+                    on:contextmenu=|event: ev::MouseEvent| event.prevent_default()
+                />
             </div>
         </div>
     }

@@ -17,6 +17,7 @@
 //! launched again, and the caller is told it was restarted.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chromiumoxide::browser::{Browser, BrowserConfig};
@@ -205,10 +206,29 @@ pub struct Chromium {
     users: std::sync::atomic::AtomicUsize,
     /// Its profile was deleted: it never starts again.
     retired: std::sync::atomic::AtomicBool,
-    /// The owner has control (Take control): the agent's calls are refused.
-    controlled: std::sync::atomic::AtomicBool,
-    /// The task forwarding the owner's screencast frames.
-    screencast: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// The owner's control (Take control), while they hold it: the agent's calls are refused.
+    /// Shared with its frame forwarder, which ends it when the page's stream ends (a crash).
+    control: Arc<std::sync::Mutex<Option<ControlSession>>>,
+    /// Numbers control sessions, so a Give back ends only the session it was for.
+    control_generation: std::sync::atomic::AtomicU64,
+}
+
+/// One Take control session.
+struct ControlSession {
+    generation: u64,
+    forwarder: tokio::task::JoinHandle<()>,
+}
+
+/// Ends the control session in `control` (its forwarder with it), when it is `generation` or
+/// any (`None`). Answers whether one ended.
+fn end_control(control: &std::sync::Mutex<Option<ControlSession>>, generation: Option<u64>) -> bool {
+    let mut control = control.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let matches = control.as_ref().is_some_and(|c| generation.is_none_or(|g| c.generation == g));
+    if matches && let Some(ended) = control.take() {
+        ended.forwarder.abort();
+        return true;
+    }
+    false
 }
 
 /// What page_act did not do, or may have done.
@@ -273,30 +293,27 @@ impl Chromium {
             last_used: std::sync::Mutex::new(Instant::now()),
             users: std::sync::atomic::AtomicUsize::new(0),
             retired: std::sync::atomic::AtomicBool::new(false),
-            controlled: std::sync::atomic::AtomicBool::new(false),
-            screencast: std::sync::Mutex::new(None),
+            control: Arc::default(),
+            control_generation: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
     /// Refused while the owner holds control (checked under the browser's lock).
     fn agent_may_use(&self) -> Result<(), BrowserError> {
-        if self.controlled.load(std::sync::atomic::Ordering::SeqCst) { Err(BrowserError::OwnerHasControl) } else { Ok(()) }
+        let controlled = self.control.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_some();
+        if controlled { Err(BrowserError::OwnerHasControl) } else { Ok(()) }
     }
 
     /// Take control: the owner's live view starts (frames go to `frames`) and the agent's
-    /// calls on this browser are refused until [`Chromium::give_back`]. Waits for a call in
-    /// flight to end first.
-    pub async fn take_control(&self, frames: tokio::sync::mpsc::Sender<hearth_protocol::browser::ControlFrame>) -> Result<(), BrowserError> {
+    /// calls on this browser are refused until [`Chromium::give_back`] with the generation this
+    /// answers. Waits for a call in flight to end first. If the page's stream ends (a crash),
+    /// the control ends with it and the agent's next call starts a new browser.
+    pub async fn take_control(&self, frames: tokio::sync::mpsc::Sender<hearth_protocol::browser::ControlFrame>) -> Result<u64, BrowserError> {
         use chromiumoxide::cdp::browser_protocol::page::{EventScreencastFrame, StartScreencastFormat, StartScreencastParams};
         let mut running = self.running.lock().await;
         self.ensure_running(&mut running).await?;
         let Some(current) = running.as_ref() else { return Err(BrowserError::Launch("no browser".into())) };
         let listener = current.page.event_listener::<EventScreencastFrame>().await?;
-        let forwarder = tokio::spawn(super::control::forward_frames(current.page.clone(), listener, frames));
-        if let Some(old) = self.screencast.lock().unwrap_or_else(std::sync::PoisonError::into_inner).replace(forwarder) {
-            old.abort();
-        }
-        self.controlled.store(true, std::sync::atomic::Ordering::SeqCst);
         let start = StartScreencastParams {
             format: Some(StartScreencastFormat::Jpeg),
             quality: Some(70),
@@ -305,7 +322,21 @@ impl Chromium {
             every_nth_frame: Some(1),
         };
         current.page.execute(start).await?;
-        Ok(())
+        // Set only once the screencast runs: a failed start leaves the agent free.
+        let generation = self.control_generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let page = current.page.clone();
+        let control = self.control.clone();
+        let forwarder = tokio::spawn(async move {
+            super::control::forward_frames(page, listener, frames).await;
+            // The stream ended by itself (not aborted by a Give back): the page is gone or the
+            // viewer stopped listening, and the owner's control ends with it.
+            end_control(&control, Some(generation));
+        });
+        let mut slot = self.control.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(old) = slot.replace(ControlSession { generation, forwarder }) {
+            old.forwarder.abort();
+        }
+        Ok(generation)
     }
 
     /// One input of the owner's, while they hold control.
@@ -313,7 +344,7 @@ impl Chromium {
         use super::control::Command;
         let command = super::control::command_for(input)?;
         let running = self.running.lock().await;
-        if !self.controlled.load(std::sync::atomic::Ordering::SeqCst) {
+        if self.agent_may_use().is_ok() {
             return Err(BrowserError::NotControlled);
         }
         let Some(current) = running.as_ref() else { return Err(BrowserError::NotControlled) };
@@ -330,17 +361,16 @@ impl Chromium {
         tokio::time::timeout(SCRIPT_LIMIT, sent).await.map_err(|_| BrowserError::TimedOut)?.map_err(BrowserError::from)
     }
 
-    /// Give back: the screencast ends and the agent may use the browser again.
-    pub async fn give_back(&self) {
+    /// Give back the control session `generation`: its screencast ends and the agent may use
+    /// the browser again. A Give back for an older session changes nothing.
+    pub async fn give_back(&self, generation: u64) {
         use chromiumoxide::cdp::browser_protocol::page::StopScreencastParams;
         let running = self.running.lock().await;
-        if let Some(forwarder) = self.screencast.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
-            forwarder.abort();
-        }
-        if let Some(current) = running.as_ref() {
+        if end_control(&self.control, Some(generation))
+            && let Some(current) = running.as_ref()
+        {
             let _ = tokio::time::timeout(Duration::from_secs(1), current.page.execute(StopScreencastParams::default())).await;
         }
-        self.controlled.store(false, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// A tool call starts or stops holding this browser.
@@ -363,6 +393,7 @@ impl Chromium {
     pub(super) async fn retire(&self, folder: &Path) -> std::io::Result<()> {
         let mut running = self.running.lock().await;
         self.retired.store(true, std::sync::atomic::Ordering::SeqCst);
+        end_control(&self.control, None);
         shut(running.take()).await;
         match std::fs::remove_dir_all(folder) {
             Ok(()) => Ok(()),
@@ -480,10 +511,7 @@ impl Chromium {
         let mut running = self.running.lock().await;
         shut(running.take()).await;
         // The owner's view of it ends with it.
-        if let Some(forwarder) = self.screencast.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
-            forwarder.abort();
-        }
-        self.controlled.store(false, std::sync::atomic::Ordering::SeqCst);
+        end_control(&self.control, None);
         // A browser closed on purpose and started again later is not a restart.
         self.launched_once.store(false, std::sync::atomic::Ordering::SeqCst);
     }

@@ -88,8 +88,11 @@ struct Inner {
     resolver: hickory_resolver::TokioResolver,
     /// Profiles used in this process (a browser runs on some of them).
     sessions: Mutex<BTreeMap<ProfileId, Arc<Chromium>>>,
-    /// Browsers under the owner's control, each held (never closed under the owner).
-    controls: Mutex<BTreeMap<ProfileId, InUse>>,
+    /// Take control sessions by profile: a ticket from the moment it was asked for, and once
+    /// started the browser held (never closed under the owner) with its session's generation.
+    controls: Mutex<BTreeMap<ProfileId, Controlled>>,
+    /// Numbers the tickets.
+    tickets: std::sync::atomic::AtomicU64,
     shots: Shots,
 }
 
@@ -110,6 +113,13 @@ impl Drop for InUse {
     fn drop(&mut self) {
         self.browser.hold(false);
     }
+}
+
+/// One profile's Take control.
+struct Controlled {
+    ticket: u64,
+    /// The browser and its control session's generation, once started.
+    held: Option<(InUse, u64)>,
 }
 
 /// Whether `browser` counts against [`MAX_RUNNING`]: it runs, or a call holds it (and may be
@@ -140,6 +150,7 @@ impl Browsers {
                 resolver,
                 sessions: Mutex::default(),
                 controls: Mutex::default(),
+                tickets: std::sync::atomic::AtomicU64::new(0),
                 shots: Shots::new(shots_dir),
             }),
         }
@@ -189,29 +200,60 @@ impl Browsers {
         Ok(InUse { browser })
     }
 
-    /// Take control of `profile`'s browser: frames go to `frames` until [`Browsers::give_back`];
-    /// the agent's calls on it are refused meanwhile. Taking it again replaces the viewer.
-    pub async fn take_control(&self, profile: &ProfileId, frames: tokio::sync::mpsc::Sender<hearth_protocol::browser::ControlFrame>) -> Result<(), BrowserError> {
+    /// Take control of `profile`'s browser: frames go to `frames` until [`Browsers::give_back`]
+    /// with the ticket this answers; the agent's calls on it are refused meanwhile. A Give back
+    /// that arrives while this is still starting (the owner closed the view) wins: the control
+    /// this start then gets is given back at once.
+    pub async fn take_control(&self, profile: &ProfileId, frames: tokio::sync::mpsc::Sender<hearth_protocol::browser::ControlFrame>) -> Result<u64, BrowserError> {
+        let ticket = self.inner.tickets.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let replaced = self.inner.controls.lock().await.insert(profile.clone(), Controlled { ticket, held: None });
+        if let Some(Controlled { held: Some((old, generation)), .. }) = replaced {
+            old.give_back(generation).await;
+        }
         let held = self.session(profile).await?;
-        held.take_control(frames).await?;
-        self.inner.controls.lock().await.insert(profile.clone(), held);
-        Ok(())
+        let generation = held.take_control(frames).await?;
+        let mut controls = self.inner.controls.lock().await;
+        match controls.get_mut(profile) {
+            Some(entry) if entry.ticket == ticket => {
+                entry.held = Some((held, generation));
+                Ok(ticket)
+            }
+            Some(_) | None => {
+                drop(controls);
+                held.give_back(generation).await;
+                Err(BrowserError::NotControlled)
+            }
+        }
     }
 
     /// One input of the owner's to the browser under control.
     pub async fn control_input(&self, profile: &ProfileId, input: &hearth_protocol::browser::ControlInput) -> Result<(), BrowserError> {
-        let browser = self.inner.controls.lock().await.get(profile).map(|held| held.browser.clone());
+        let browser = self.inner.controls.lock().await.get(profile).and_then(|c| c.held.as_ref().map(|(held, _)| held.browser.clone()));
         match browser {
             Some(browser) => browser.control_input(input).await,
             None => Err(BrowserError::NotControlled),
         }
     }
 
-    /// Give back `profile`'s browser to the agent.
-    pub async fn give_back(&self, profile: &ProfileId) {
-        let held = self.inner.controls.lock().await.remove(profile);
-        if let Some(held) = held {
-            held.give_back().await;
+    /// Give back `profile`'s browser to the agent: the session `ticket` (any, when `None`).
+    pub async fn give_back(&self, profile: &ProfileId, ticket: Option<u64>) {
+        let ended = {
+            let mut controls = self.inner.controls.lock().await;
+            let matches = controls.get(profile).is_some_and(|c| ticket.is_none_or(|t| c.ticket == t));
+            if matches { controls.remove(profile) } else { None }
+        };
+        if let Some(Controlled { held: Some((held, generation)), .. }) = ended {
+            held.give_back(generation).await;
+        }
+    }
+
+    /// Gives every browser under control back to the agent.
+    pub async fn give_back_all(&self) {
+        let ended: Vec<Controlled> = std::mem::take(&mut *self.inner.controls.lock().await).into_values().collect();
+        for control in ended {
+            if let Some((held, generation)) = control.held {
+                held.give_back(generation).await;
+            }
         }
     }
 
@@ -268,6 +310,8 @@ impl Browsers {
     /// Closes the browser of `profile` (waiting for a look or an action in it to end). Its
     /// profile stays.
     pub async fn close(&self, profile: &ProfileId) {
+        // The owner's control of it ends with it (its hold released).
+        self.inner.controls.lock().await.remove(profile);
         let browser = self.inner.sessions.lock().await.get(profile).cloned();
         if let Some(browser) = browser {
             browser.close().await;
@@ -278,6 +322,7 @@ impl Browsers {
     /// call waiting for that browser gets [`BrowserError::Deleted`]; the next call starts on a
     /// new, empty profile.
     pub async fn delete(&self, profile: &ProfileId) -> std::io::Result<()> {
+        self.inner.controls.lock().await.remove(profile);
         let sessions = self.inner.sessions.lock().await;
         let folder = self.folder(profile);
         match sessions.get(profile).cloned() {
@@ -303,6 +348,7 @@ impl Browsers {
 
     /// Closes every browser (at shutdown).
     pub async fn close_all(&self) {
+        self.inner.controls.lock().await.clear();
         let sessions = self.inner.sessions.lock().await;
         for browser in sessions.values() {
             browser.close().await;

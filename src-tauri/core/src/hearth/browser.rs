@@ -54,8 +54,9 @@ impl Hearth {
 }
 
 impl Hearth {
-    /// Take control: the owner's live view of a profile's browser, frames to `frames`.
-    pub async fn browser_control_start(&self, id: &str, frames: tokio::sync::mpsc::Sender<ControlFrame>) -> Result<()> {
+    /// Take control: the owner's live view of a profile's browser, frames to `frames`; answers
+    /// the ticket Give back names.
+    pub async fn browser_control_start(&self, id: &str, frames: tokio::sync::mpsc::Sender<ControlFrame>) -> Result<u64> {
         let id = ProfileId::parse(id).map_err(CoreError::InvalidInput)?;
         self.browsers.take_control(&id, frames).await.map_err(|e| CoreError::Unavailable(e.to_string()))
     }
@@ -69,10 +70,19 @@ impl Hearth {
         })
     }
 
-    /// Give back: the agent may use the browser again.
-    pub async fn browser_control_stop(&self, id: &str) -> Result<()> {
+    /// Give back (the session `ticket`, or whichever when `None`): the agent may use the
+    /// browser again.
+    pub async fn browser_control_stop(&self, id: &str, ticket: Option<u64>) -> Result<()> {
         let id = ProfileId::parse(id).map_err(CoreError::InvalidInput)?;
-        self.browsers.give_back(&id).await;
+        self.browsers.give_back(&id, ticket).await;
         Ok(())
+    }
+}
+
+impl Hearth {
+    /// Ends every Take control (the window calls this when it loads: a view that was open when
+    /// the window went away cannot give back).
+    pub async fn browser_control_release_all(&self) {
+        self.browsers.give_back_all().await;
     }
 }

@@ -351,7 +351,7 @@ async fn take_control_streams_the_page_takes_the_owners_click_and_keeps_the_agen
     let press = reference(&elements(&ctx, "list-1").await, "Press");
     let profile = ProfileId::for_thread("t-control");
     let (frames_tx, mut frames) = tokio::sync::mpsc::channel(4);
-    web.hearth.browser_control_start(profile.as_str(), frames_tx).await.unwrap();
+    let ticket = web.hearth.browser_control_start(profile.as_str(), frames_tx).await.unwrap();
     let first = next_frame(&mut frames).await;
     let jpeg = base64::engine::general_purpose::STANDARD.decode(&first.jpeg_base64).unwrap();
     assert_eq!(&jpeg[..3], b"\xff\xd8\xff", "a JPEG");
@@ -361,9 +361,13 @@ async fn take_control_streams_the_page_takes_the_owners_click_and_keeps_the_agen
     let click = |op: &str, reference: &str| json!({ "ref": reference, "action": "click", "operationId": op });
     let (error, busy) = call(&ctx, "page_act", click("agent-1", &press), "c1").await;
     assert!(error && busy["error"].as_str().unwrap().contains("owner has control"), "{busy}");
+    let scope = ctx.scope().key(&StepId::Call("x".into())).scope;
+    assert_eq!(web.hearth.store().count_operations(&scope, OpStatus::Failed).await.unwrap(), 1, "the refused action is failed: nothing was sent");
     let (error, busy) = call(&ctx, "browse_web", json!({ "url": web.url("/article.html") }), "c2").await;
     assert!(error && busy["error"].as_str().unwrap().contains("owner has control"), "{busy}");
 
+    // Nothing was pressed yet (the refused click sent no input: its row says so above).
+    assert!(web.received("/pressed").is_empty(), "the agent's refused click pressed the button");
     // The owner's click through the input API presses the button, and the next frames show it.
     let mouse = |kind| ControlInput::Mouse { kind, x: 640.0, y: 400.0, button: MouseButton::Left, click_count: 1, delta_x: 0.0, delta_y: 0.0, modifiers: 0 };
     web.hearth.browser_control_input(profile.as_str(), &mouse(MouseKind::Down)).await.unwrap();
@@ -379,8 +383,12 @@ async fn take_control_streams_the_page_takes_the_owners_click_and_keeps_the_agen
     assert!(web.received("/article.html").is_empty(), "the agent's refused look went out");
     assert_eq!(web.received("/pressed").len(), 1, "only the owner's click pressed");
 
-    // Give back: the agent acts again, and the owner's input is refused.
-    web.hearth.browser_control_stop(profile.as_str()).await.unwrap();
+    // A Give back for another session changes nothing; its own ends it: the agent acts
+    // again, and the owner's input is refused.
+    web.hearth.browser_control_stop(profile.as_str(), Some(ticket + 100)).await.unwrap();
+    let (error, _) = call(&ctx, "page_elements", json!({}), "still-busy").await;
+    assert!(error, "a stale Give back ended the owner's control");
+    web.hearth.browser_control_stop(profile.as_str(), Some(ticket)).await.unwrap();
     assert!(web.hearth.browser_control_input(profile.as_str(), &mouse(MouseKind::Down)).await.is_err());
     let pressed = reference(&elements(&ctx, "list-2").await, "Pressed");
     let (error, out) = call(&ctx, "page_act", click("agent-2", &pressed), "c3").await;
@@ -409,4 +417,26 @@ async fn a_browser_an_earlier_hearth_left_running_is_ended_before_any_launch() {
     let (error, out) = call(&ctx, "browse_web", json!({ "url": web.url("/article.html") }), "2").await;
     assert!(!error, "{out}");
     again.browsers().close_all().await;
+}
+
+#[tokio::test]
+async fn a_browser_that_dies_under_the_owners_control_gives_the_agent_a_new_one() {
+    let web = Web::new().await;
+    let ctx = web.chat("t-dies", "r1");
+    let (error, out) = call(&ctx, "browse_web", json!({ "url": web.url("/press.html") }), "open").await;
+    assert!(!error, "{out}");
+    let (frames_tx, mut frames) = tokio::sync::mpsc::channel(4);
+    web.hearth.browser_control_start(ProfileId::for_thread("t-dies").as_str(), frames_tx).await.unwrap();
+    next_frame(&mut frames).await;
+    // Chromium is killed under the owner: the frames end, and with them the owner's control.
+    hearth_core::browser::profiles::end_orphans(&web._dir.path().join("browser"));
+    let ended = tokio::time::timeout(Duration::from_secs(30), async {
+        while frames.recv().await.is_some() {}
+    })
+    .await;
+    assert!(ended.is_ok(), "the frames did not end with the browser");
+    // The agent is not locked out: its next look starts a new browser and reaches the page.
+    let (error, out) = call(&ctx, "browse_web", json!({ "url": web.url("/article.html") }), "after").await;
+    assert!(!error, "{out}");
+    assert_eq!(web.received("/article.html").len(), 1);
 }

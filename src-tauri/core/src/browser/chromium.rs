@@ -828,11 +828,7 @@ async fn read_page(page: &chromiumoxide::Page, url: &Url, allow: &AllowList, pic
     navigate(page, url).await?;
     // One round trip for what the page says about itself (URL, title, text), one for the
     // picture: each CDP call costs a hop through the handler, and a look is made of few.
-    let (final_url, title, text): (String, String, String) = page
-        .evaluate(READ_PAGE)
-        .await?
-        .into_value()
-        .map_err(|e| BrowserError::Cdp(e.to_string()))?;
+    let (final_url, title, text): (String, String, String) = evaluate_value(page, READ_PAGE).await?;
     let parsed = Url::parse(&final_url).map_err(|_| BrowserError::Cdp("the page ended on an address that does not parse".into()))?;
     egress::check_url(&parsed, allow).map_err(|refusal| refused(&parsed, refusal))?;
     let title: String = title.chars().take(MAX_TITLE).collect();
@@ -842,6 +838,23 @@ async fn read_page(page: &chromiumoxide::Page, url: &Url, allow: &AllowList, pic
     let text = if truncated { text.chars().take(MAX_TEXT_READ).collect() } else { text };
     let screenshot_png = if picture { screenshot(page).await? } else { Vec::new() };
     Ok(Observation { final_url, title, text, truncated, screenshot_png, restarted: false })
+}
+
+/// `expression`'s value in the page's main world, in one Runtime.evaluate (no context lookup
+/// first); an exception in the page is an error.
+async fn evaluate_value<T: serde::de::DeserializeOwned>(page: &chromiumoxide::Page, expression: &str) -> Result<T, BrowserError> {
+    let params = chromiumoxide::cdp::js_protocol::runtime::EvaluateParams::builder()
+        .expression(expression)
+        .return_by_value(true)
+        .await_promise(false)
+        .build()
+        .map_err(BrowserError::Cdp)?;
+    let answer = page.execute(params).await?;
+    if let Some(thrown) = &answer.result.exception_details {
+        return Err(BrowserError::Cdp(format!("the page's script failed: {}", thrown.text.chars().take(200).collect::<String>())));
+    }
+    let value = answer.result.result.value.clone().unwrap_or(serde_json::Value::Null);
+    serde_json::from_value(value).map_err(|e| BrowserError::Cdp(format!("the page answered in an unexpected shape: {e}")))
 }
 
 /// A PNG of the viewport, asked for directly (chromiumoxide's helper first activates the tab,
@@ -883,7 +896,14 @@ async fn navigate(page: &chromiumoxide::Page, url: &Url) -> Result<(), BrowserEr
     let mut failed = page.event_listener::<EventLoadingFailed>().await?;
     let target = serde_json::to_string(url.as_str()).map_err(|e| BrowserError::Cdp(e.to_string()))?;
     // The old document may be gone before the answer comes back: only the frame's events count.
-    let _ = page.evaluate(format!("location.assign({target}); true")).await;
+    // Sent as a bare Runtime.evaluate: chromiumoxide's `evaluate` first asks its handler for the
+    // page's context, one more hop per look.
+    let assign = chromiumoxide::cdp::js_protocol::runtime::EvaluateParams::builder()
+        .expression(format!("location.assign({target}); true"))
+        .return_by_value(false)
+        .build()
+        .map_err(BrowserError::Cdp)?;
+    let _ = page.execute(assign).await;
     let mut committed = None;
     let mut unreachable = false;
     let mut error_text: Option<String> = None;

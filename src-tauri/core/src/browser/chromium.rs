@@ -684,8 +684,9 @@ impl Chromium {
         let profile = self.config.profiles_dir.join(&self.profile);
         crate::store::Store::create_private_dir(&profile).map_err(|e| BrowserError::Launch(e.to_string()))?;
         let proxy_address = proxy.address();
+        let executable = launcher(&self.config.profiles_dir, &self.config.executable);
         let mut builder = BrowserConfig::builder()
-            .chrome_executable(&self.config.executable)
+            .chrome_executable(&executable)
             .new_headless_mode()
             .user_data_dir(&profile)
             .viewport(Viewport { width: VIEWPORT.0, height: VIEWPORT.1, device_scale_factor: Some(1.0), ..Viewport::default() })
@@ -981,6 +982,29 @@ async fn abandon(running: &mut Option<Running>) {
             end(running.take()).await;
         }
     }
+}
+
+/// Where util-linux keeps `setpriv` (Essential on Debian).
+const SETPRIV: &str = "/usr/bin/setpriv";
+
+/// The program Chromium is started through: a two-line script in the profiles folder that
+/// `exec`s `setpriv --pdeathsig KILL` on the browser, so the kernel ends Chromium when the
+/// thread that started it ends (Hearth's runtime threads live as long as Hearth; a crash or a
+/// kill ends them), instead of leaving it running. chromiumoxide puts its own arguments right
+/// after the program, so `setpriv` itself cannot be the program. Without `setpriv`, or when the
+/// script cannot be written, the browser is started directly (and a later Hearth ends a
+/// left-over one before its first launch).
+fn launcher(profiles_dir: &Path, executable: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    if !Path::new(SETPRIV).exists() {
+        return executable.to_path_buf();
+    }
+    let quoted = format!("'{}'", executable.to_string_lossy().replace('\'', r"'\''"));
+    let script = format!("#!/bin/sh\n# Written by Hearth: Chromium ends when the Hearth thread that started it ends.\nexec {SETPRIV} --pdeathsig KILL -- {quoted} \"$@\"\n");
+    let path = profiles_dir.join(".launch-chromium");
+    let written = std::fs::read_to_string(&path).is_ok_and(|old| old == script)
+        || (std::fs::write(&path, &script).is_ok() && std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700)).is_ok());
+    if written { path } else { executable.to_path_buf() }
 }
 
 /// Hearth's environment with every variable outside [`KEPT_ENV`] set empty.

@@ -440,3 +440,43 @@ async fn a_browser_that_dies_under_the_owners_control_gives_the_agent_a_new_one(
     assert!(!error, "{out}");
     assert_eq!(web.received("/article.html").len(), 1);
 }
+
+/// The browser ends with the Hearth thread that started it, even when nothing is dropped (as
+/// when Hearth is killed): the kernel ends it (`setpriv --pdeathsig`).
+#[test]
+fn a_browser_ends_with_the_thread_that_started_it_even_when_nothing_is_dropped() {
+    // The page server runs on this runtime's own worker while the main thread waits.
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let web = runtime.block_on(Web::new());
+    let (url, dir) = (web.url("/article.html"), web._dir.path().join("browser"));
+    let hearth = web.hearth.clone();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(async {
+            let ctx = hearth.toolbox().for_chat("t-thread", "r1", ProposalOrigin::OwnerChat, CancellationToken::new());
+            let (error, out) = call(&ctx, "browse_web", json!({ "url": url }), "1").await;
+            assert!(!error, "{out}");
+        });
+        // Neither the Hearth nor the runtime is dropped: only the thread's end can end Chromium.
+        std::mem::forget(hearth);
+        std::mem::forget(runtime);
+    })
+    .join()
+    .unwrap();
+    let marker = format!("--user-data-dir={}/", dir.display());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let left = std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+            std::fs::read(entry.path().join("cmdline")).is_ok_and(|cmdline| {
+                let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+                args.iter().any(|a| a.starts_with(marker.as_bytes())) && !args.iter().any(|a| a.starts_with(b"--type="))
+            })
+        });
+        if !left {
+            break;
+        }
+        assert!(Instant::now() < deadline, "Chromium outlived the thread that started it");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(runtime);
+}

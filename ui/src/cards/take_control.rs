@@ -22,8 +22,11 @@ pub fn TakeControl(profile: String, on_close: Callback<()>) -> impl IntoView {
     let closed = StoredValue::new(false);
     spawn_local(async move {
         match ipc::browser_control_start(&id.get_value(), move |shown| frame.set(Some(shown))).await {
-            // Closed while it started: the core has already let its Give back win.
-            Ok(live) if closed.try_get_value().unwrap_or(true) => drop(live),
+            // Closed while it started: give this session back by its ticket (the cleanup's Give
+            // back may have reached the core before the start did).
+            Ok(live) if closed.try_get_value().unwrap_or(true) => {
+                let _ = ipc::browser_control_stop(&id.get_value(), Some(live.ticket)).await;
+            }
             Ok(live) => subscription.set_value(Some(live)),
             Err(err) => error.set(Some(err.message)),
         }

@@ -326,16 +326,19 @@ impl Chromium {
         let generation = self.control_generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
         let page = current.page.clone();
         let control = self.control.clone();
+        // The slot is held while the forwarder starts: one that ends at once finds its session
+        // stored and ends it, instead of finding nothing and leaving a dead session behind.
+        let mut slot = self.control.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let forwarder = tokio::spawn(async move {
             super::control::forward_frames(page, listener, frames).await;
             // The stream ended by itself (not aborted by a Give back): the page is gone or the
             // viewer stopped listening, and the owner's control ends with it.
             end_control(&control, Some(generation));
         });
-        let mut slot = self.control.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(old) = slot.replace(ControlSession { generation, forwarder }) {
             old.forwarder.abort();
         }
+        drop(slot);
         Ok(generation)
     }
 
@@ -854,7 +857,7 @@ async fn evaluate_value<T: serde::de::DeserializeOwned>(page: &chromiumoxide::Pa
     if let Some(thrown) = &answer.result.exception_details {
         return Err(BrowserError::Cdp(format!("the page's script failed: {}", thrown.text.chars().take(200).collect::<String>())));
     }
-    let value = answer.result.result.value.clone().unwrap_or(serde_json::Value::Null);
+    let value = answer.result.result.value.unwrap_or(serde_json::Value::Null);
     serde_json::from_value(value).map_err(|e| BrowserError::Cdp(format!("the page answered in an unexpected shape: {e}")))
 }
 
@@ -990,7 +993,9 @@ const SETPRIV: &str = "/usr/bin/setpriv";
 /// The program Chromium is started through: a two-line script in the profiles folder that
 /// `exec`s `setpriv --pdeathsig KILL` on the browser, so the kernel ends Chromium when the
 /// thread that started it ends (Hearth's runtime threads live as long as Hearth; a crash or a
-/// kill ends them), instead of leaving it running. chromiumoxide puts its own arguments right
+/// kill ends them), instead of leaving it running. The rule this sets: a browser is launched
+/// only from a runtime worker (`ensure_running` in async code), never from `spawn_blocking` or
+/// a short-lived thread, whose end would end the browser. chromiumoxide puts its own arguments right
 /// after the program, so `setpriv` itself cannot be the program. Without `setpriv`, or when the
 /// script cannot be written, the browser is started directly (and a later Hearth ends a
 /// left-over one before its first launch).
@@ -1002,9 +1007,24 @@ fn launcher(profiles_dir: &Path, executable: &Path) -> PathBuf {
     let quoted = format!("'{}'", executable.to_string_lossy().replace('\'', r"'\''"));
     let script = format!("#!/bin/sh\n# Written by Hearth: Chromium ends when the Hearth thread that started it ends.\nexec {SETPRIV} --pdeathsig KILL -- {quoted} \"$@\"\n");
     let path = profiles_dir.join(".launch-chromium");
-    let written = std::fs::read_to_string(&path).is_ok_and(|old| old == script)
-        || (std::fs::write(&path, &script).is_ok() && std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700)).is_ok());
-    if written { path } else { executable.to_path_buf() }
+    let current = std::fs::symlink_metadata(&path)
+        .is_ok_and(|m| m.file_type().is_file() && m.permissions().mode() & 0o777 == 0o700)
+        && std::fs::read_to_string(&path).is_ok_and(|old| old == script);
+    if current {
+        return path;
+    }
+    // Written whole under a name of this process's, then moved into place: a browser starting
+    // meanwhile never runs half a script.
+    let partial = profiles_dir.join(format!(".launch-chromium.{}", std::process::id()));
+    let written = std::fs::write(&partial, &script).is_ok()
+        && std::fs::set_permissions(&partial, std::fs::Permissions::from_mode(0o700)).is_ok()
+        && std::fs::rename(&partial, &path).is_ok();
+    if written {
+        path
+    } else {
+        let _ = std::fs::remove_file(&partial);
+        executable.to_path_buf()
+    }
 }
 
 /// Hearth's environment with every variable outside [`KEPT_ENV`] set empty.

@@ -93,6 +93,8 @@ struct Inner {
     controls: Mutex<BTreeMap<ProfileId, Controlled>>,
     /// Numbers the tickets.
     tickets: std::sync::atomic::AtomicU64,
+    /// This Hearth's hold on the profiles folder (`.lock`), for as long as it runs.
+    _lock: Option<std::fs::File>,
     shots: Shots,
 }
 
@@ -139,10 +141,16 @@ impl Browsers {
     /// `shots_dir`.
     pub fn new(config: ChromiumConfig, resolver: hickory_resolver::TokioResolver, shots_dir: PathBuf) -> Self {
         // A Hearth that crashed or was killed leaves its browsers running (no destructor runs
-        // at such an exit): they hold the profiles' locks, so they are ended before any launch.
-        let ended = end_orphans(&config.profiles_dir);
-        if ended > 0 {
-            tracing::warn!(ended, "ended browsers an earlier Hearth left running");
+        // at such an exit): they hold the profiles' locks, so they are ended before any launch —
+        // but only when no other Hearth holds this folder (its browsers are in use).
+        let lock = lock_profiles(&config.profiles_dir);
+        if lock.is_some() {
+            let ended = end_orphans(&config.profiles_dir);
+            if ended > 0 {
+                tracing::warn!(ended, "ended browsers an earlier Hearth left running");
+            }
+        } else {
+            tracing::warn!("another Hearth uses this data folder's browser profiles; left-over browsers are not ended");
         }
         Self {
             inner: Arc::new(Inner {
@@ -152,6 +160,7 @@ impl Browsers {
                 controls: Mutex::default(),
                 tickets: std::sync::atomic::AtomicU64::new(0),
                 shots: Shots::new(shots_dir),
+                _lock: lock,
             }),
         }
     }
@@ -210,8 +219,21 @@ impl Browsers {
         if let Some(Controlled { held: Some((old, generation)), .. }) = replaced {
             old.give_back(generation).await;
         }
-        let held = self.session(profile).await?;
-        let generation = held.take_control(frames).await?;
+        let started = match self.session(profile).await {
+            Ok(held) => held.take_control(frames).await.map(|generation| (held, generation)),
+            Err(err) => Err(err),
+        };
+        let (held, generation) = match started {
+            Ok(started) => started,
+            Err(err) => {
+                // Nothing to give back; the pending entry goes, if it is still this start's.
+                let mut controls = self.inner.controls.lock().await;
+                if controls.get(profile).is_some_and(|c| c.ticket == ticket) {
+                    controls.remove(profile);
+                }
+                return Err(err);
+            }
+        };
         let mut controls = self.inner.controls.lock().await;
         match controls.get_mut(profile) {
             Some(entry) if entry.ticket == ticket => {
@@ -369,9 +391,19 @@ impl Browsers {
     }
 }
 
+/// An exclusive hold on `profiles_dir/.lock`, or `None` when another Hearth holds it (or the
+/// folder cannot be made).
+fn lock_profiles(profiles_dir: &std::path::Path) -> Option<std::fs::File> {
+    crate::store::Store::create_private_dir(profiles_dir).ok()?;
+    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(profiles_dir.join(".lock")).ok()?;
+    fs4::FileExt::try_lock(&file).ok()?;
+    Some(file)
+}
+
 /// Ends every Chromium browser process (not its helpers, which end with it) running on a
-/// profile under `profiles_dir`, and answers how many. Called before this process launches any
-/// browser there, so each one found is another process's leftover.
+/// profile under `profiles_dir` that is not this process's own child, and answers how many.
+/// Called when this Hearth took the profiles folder, before it launches any browser there, so
+/// each one found is a leftover of a Hearth that is gone.
 pub fn end_orphans(profiles_dir: &std::path::Path) -> usize {
     let marker = format!("--user-data-dir={}/", profiles_dir.display());
     let Ok(entries) = std::fs::read_dir("/proc") else { return 0 };
@@ -382,7 +414,12 @@ pub fn end_orphans(profiles_dir: &std::path::Path) -> usize {
         let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
         let ours = args.iter().any(|a| a.starts_with(marker.as_bytes()));
         let helper = args.iter().any(|a| a.starts_with(b"--type="));
-        if ours && !helper && pid != std::process::id() {
+        // The parent is field 4 of /proc/<pid>/stat, after the command name in parentheses.
+        let parent = std::fs::read_to_string(entry.path().join("stat"))
+            .ok()
+            .and_then(|stat| stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok()));
+        let mine = parent == Some(std::process::id());
+        if ours && !helper && !mine && pid != std::process::id() {
             let killed = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status();
             if killed.is_ok_and(|s| s.success()) {
                 ended += 1;

@@ -61,7 +61,7 @@ struct Web {
 impl Drop for Web {
     /// A test's browsers end with it, even when it fails (Hearth's own close is async).
     fn drop(&mut self) {
-        hearth_core::browser::profiles::end_orphans(&self._dir.path().join("browser"));
+        kill_browsers_on(&self._dir.path().join("browser"));
     }
 }
 
@@ -326,7 +326,25 @@ async fn a_page_that_never_finishes_loading_does_not_hold_up_the_next_look() {
 
 /// The Chromium browser processes (not their helpers) running on this test's profiles.
 fn chromium_processes(web: &Web) -> usize {
-    let profiles = web._dir.path().join("browser");
+    browsers_on(&web._dir.path().join("browser"))
+}
+
+/// Kills (SIGKILL) every Chromium browser process on a profile under `profiles`, this
+/// process's own included.
+fn kill_browsers_on(profiles: &std::path::Path) {
+    let marker = format!("--user-data-dir={}", profiles.display());
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+        if args.iter().any(|a| a.starts_with(marker.as_bytes())) && !args.iter().any(|a| a.starts_with(b"--type=")) {
+            let _ = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+        }
+    }
+}
+
+/// The Chromium browser processes (not their helpers) running on a profile under `profiles`.
+fn browsers_on(profiles: &std::path::Path) -> usize {
     let marker = format!("--user-data-dir={}", profiles.display());
     std::fs::read_dir("/proc")
         .unwrap()
@@ -402,21 +420,31 @@ async fn next_frame(frames: &mut tokio::sync::mpsc::Receiver<hearth_protocol::br
 
 #[tokio::test]
 async fn a_browser_an_earlier_hearth_left_running_is_ended_before_any_launch() {
-    let web = Web::new().await;
-    let (error, out) = call(&web.chat("left", "r1"), "browse_web", json!({ "url": web.url("/article.html") }), "1").await;
-    assert!(!error, "{out}");
-    assert_eq!(chromium_processes(&web), 1);
-    // A Hearth started on the same folder while that browser still runs (as after a crash,
-    // when no destructor ran) ends it first, and its own browser takes the profile.
-    let mut config = fast_config(web._dir.path());
-    config.browser.allow = AllowList::of([web.server.address()]);
-    config.browser_dns = Some(web._dns.address());
-    let again = hearth_core::Hearth::open(config).await.unwrap();
-    assert_eq!(chromium_processes(&web), 0, "the left-over browser still runs");
-    let ctx = again.toolbox().for_chat("left", "r2", ProposalOrigin::OwnerChat, CancellationToken::new());
-    let (error, out) = call(&ctx, "browse_web", json!({ "url": web.url("/article.html") }), "2").await;
-    assert!(!error, "{out}");
-    again.browsers().close_all().await;
+    // A real orphan: a Chromium on a profile of this data folder whose parent is gone (the
+    // shell that started it exits at once), as a killed Hearth leaves one.
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("browser").join("thread-left");
+    std::fs::create_dir_all(&profile).unwrap();
+    let started = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("/usr/bin/chromium --headless=new --no-sandbox --user-data-dir={} about:blank >/dev/null 2>&1 &", profile.display()))
+        .status()
+        .unwrap();
+    assert!(started.success());
+    let orphans = || browsers_on(&dir.path().join("browser"));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while orphans() == 0 {
+        assert!(Instant::now() < deadline, "the orphan Chromium never started");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Hearth takes the folder and ends it before any launch.
+    let hearth = hearth_core::Hearth::open(fast_config(dir.path())).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while orphans() > 0 {
+        assert!(Instant::now() < deadline, "the left-over browser still runs");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    hearth.browsers().close_all().await;
 }
 
 #[tokio::test]
@@ -429,7 +457,7 @@ async fn a_browser_that_dies_under_the_owners_control_gives_the_agent_a_new_one(
     web.hearth.browser_control_start(ProfileId::for_thread("t-dies").as_str(), frames_tx).await.unwrap();
     next_frame(&mut frames).await;
     // Chromium is killed under the owner: the frames end, and with them the owner's control.
-    hearth_core::browser::profiles::end_orphans(&web._dir.path().join("browser"));
+    kill_browsers_on(&web._dir.path().join("browser"));
     let ended = tokio::time::timeout(Duration::from_secs(30), async {
         while frames.recv().await.is_some() {}
     })

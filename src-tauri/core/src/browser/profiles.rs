@@ -395,7 +395,8 @@ impl Browsers {
 /// folder cannot be made).
 fn lock_profiles(profiles_dir: &std::path::Path) -> Option<std::fs::File> {
     crate::store::Store::create_private_dir(profiles_dir).ok()?;
-    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(profiles_dir.join(".lock")).ok()?;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).mode(0o600).open(profiles_dir.join(".lock")).ok()?;
     fs4::FileExt::try_lock(&file).ok()?;
     Some(file)
 }

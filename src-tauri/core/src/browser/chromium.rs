@@ -298,6 +298,20 @@ impl Chromium {
         }
     }
 
+    /// The browser's lock for one of the agent's calls: taken unless Stop comes first, and
+    /// refused while the owner holds control; the browser counts as used now and when the call
+    /// ends (the second value, dropped with the call).
+    async fn admit(&self, cancel: &CancellationToken) -> Result<(tokio::sync::MutexGuard<'_, Option<Running>>, TouchOnDrop<'_>), BrowserError> {
+        let running = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(BrowserError::Stopped),
+            running = self.running.lock() => running,
+        };
+        self.agent_may_use()?;
+        self.touch();
+        Ok((running, TouchOnDrop(self)))
+    }
+
     /// Refused while the owner holds control (checked under the browser's lock).
     fn agent_may_use(&self) -> Result<(), BrowserError> {
         let controlled = self.control.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_some();
@@ -424,14 +438,7 @@ impl Chromium {
     /// [`Chromium::observe`], with the picture only when `picture` (a task's read needs none).
     pub async fn look(&self, url: &str, cancel: &CancellationToken, picture: bool) -> Result<Observation, BrowserError> {
         let url = self.checked(url)?;
-        let mut running = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Err(BrowserError::Stopped),
-            running = self.running.lock() => running,
-        };
-        self.agent_may_use()?;
-        self.touch();
-        let _touch_at_end = TouchOnDrop(self);
+        let (mut running, _touched) = self.admit(cancel).await?;
         // A browser that died since the last look may still look alive until a call fails: a
         // look that fails on a browser that no longer answers is made again, once, in a new one.
         // That sends its navigation (a GET) again, which is right for a look only: page actions
@@ -530,14 +537,7 @@ impl Chromium {
 
     /// The open page's interactive elements, each with a reference for [`Chromium::act`].
     pub async fn elements(&self, cancel: &CancellationToken) -> Result<Elements, BrowserError> {
-        let mut running = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Err(BrowserError::Stopped),
-            running = self.running.lock() => running,
-        };
-        self.agent_may_use()?;
-        self.touch();
-        let _touch_at_end = TouchOnDrop(self);
+        let (mut running, _touched) = self.admit(cancel).await?;
         self.ensure_running(&mut running).await?;
         if cancel.is_cancelled() {
             return Err(BrowserError::Stopped);
@@ -570,14 +570,7 @@ impl Chromium {
         use hearth_protocol::browser::PageAction;
         let not_done = ActError::NotDone;
         let (state, index) = super::page::parse_reference(reference).map_err(|e| not_done(BrowserError::BadElement(e)))?;
-        let mut running = tokio::select! {
-            biased;
-            () = cancel.cancelled() => return Err(not_done(BrowserError::Stopped)),
-            running = self.running.lock() => running,
-        };
-        self.agent_may_use().map_err(not_done)?;
-        self.touch();
-        let _touch_at_end = TouchOnDrop(self);
+        let (mut running, _touched) = self.admit(cancel).await.map_err(not_done)?;
         // A launch is not cut off half-way (its process would be left holding the profile).
         let restarted = self.ensure_running(&mut running).await.map_err(not_done)?;
         if cancel.is_cancelled() {

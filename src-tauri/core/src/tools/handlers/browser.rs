@@ -8,7 +8,6 @@
 
 use hearth_protocol::ToolName;
 use hearth_protocol::browser::{ActReceipt, MAX_ACT_VALUE, MAX_TEXT_TO_MODEL, MAX_URL, PageAction, PageElements, PageView};
-use hearth_protocol::computer::MAX_OPERATION_ID;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -114,10 +113,7 @@ async fn look(ctx: &ToolContext, url: &str, picture: bool) -> ToolOutput {
         restarted: seen.restarted,
         untrusted_data: PAGE_UNTRUSTED_NOTE.to_owned(),
     };
-    match serde_json::to_value(&view) {
-        Ok(value) => ToolOutput::ok(&value),
-        Err(err) => ToolOutput::error(err.to_string()),
-    }
+    super::mail::with_note(serde_json::to_value(&view), PAGE_UNTRUSTED_NOTE)
 }
 
 /// No arguments.
@@ -151,10 +147,7 @@ impl DirectTool for PageElementsTool {
                     truncated: listed.truncated,
                     untrusted_data: PAGE_UNTRUSTED_NOTE.to_owned(),
                 };
-                match serde_json::to_value(&view) {
-                    Ok(value) => ToolOutput::ok(&value),
-                    Err(err) => ToolOutput::error(err.to_string()),
-                }
+                super::mail::with_note(serde_json::to_value(&view), PAGE_UNTRUSTED_NOTE)
             }
             Err(err) => ToolOutput::error(err.to_string()),
         }
@@ -224,14 +217,7 @@ impl EffectTool for PageAct {
     }
 
     fn action(args: &ActArgs) -> Result<Value, ToolOutput> {
-        let id = &args.operation_id;
-        let id_ok = (1..=MAX_OPERATION_ID).contains(&id.len())
-            && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'));
-        if !id_ok {
-            return Err(ToolOutput::error(format!(
-                "`operationId` must be 1 to {MAX_OPERATION_ID} letters, digits, `-`, `_`, `.` or `:`."
-            )));
-        }
+        super::check_operation_id(&args.operation_id)?;
         crate::browser::page::parse_reference(&args.reference).map_err(ToolOutput::error)?;
         let action = PageAction::from(args.action);
         let value = match (action.takes_value(), &args.value) {

@@ -18,7 +18,6 @@ use crate::tools::ToolOutput;
 use crate::tools::context::{StepId, ToolContext};
 use crate::tools::registry::{DirectTool, EffectTool, Tool};
 
-use hearth_protocol::computer::MAX_OPERATION_ID;
 
 /// No arguments.
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -116,14 +115,7 @@ impl EffectTool for RunComputerCommand {
     }
 
     fn action(args: &RunArgs) -> Result<Value, ToolOutput> {
-        let id = &args.operation_id;
-        let id_ok = (1..=MAX_OPERATION_ID).contains(&id.len())
-            && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'));
-        if !id_ok {
-            return Err(ToolOutput::error(format!(
-                "`operationId` must be 1 to {MAX_OPERATION_ID} letters, digits, `-`, `_`, `.` or `:`."
-            )));
-        }
+        super::check_operation_id(&args.operation_id)?;
         let request = CommandRequest::new(&args.command, args.cwd.as_deref()).map_err(ToolOutput::error)?;
         Ok(json!({ "command": request.command(), "cwd": request.cwd() }))
     }

@@ -6,3 +6,17 @@ pub(crate) mod mail;
 pub(crate) mod pdf;
 pub(crate) mod prepare;
 pub(crate) mod tasks;
+
+use hearth_protocol::computer::MAX_OPERATION_ID;
+
+/// Checks an operation id a caller gave (run_computer_command, page_act): 1 to 120 letters,
+/// digits, `-`, `_`, `.` or `:`, else the error the model sees.
+pub(crate) fn check_operation_id(id: &str) -> Result<(), super::ToolOutput> {
+    let ok = (1..=MAX_OPERATION_ID).contains(&id.len())
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'));
+    if ok {
+        Ok(())
+    } else {
+        Err(super::ToolOutput::error(format!("`operationId` must be 1 to {MAX_OPERATION_ID} letters, digits, `-`, `_`, `.` or `:`.")))
+    }
+}

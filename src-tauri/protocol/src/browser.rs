@@ -11,6 +11,10 @@ pub const MAX_TEXT_TO_MODEL: usize = 30_000;
 pub const MAX_ELEMENTS: usize = 200;
 /// The longest text page_act types or selects.
 pub const MAX_ACT_VALUE: usize = 4_000;
+/// The largest download the browser keeps (10 MiB).
+pub const MAX_DOWNLOAD_BYTES: u64 = 10 * 1024 * 1024;
+/// How many downloads one browser session may start.
+pub const MAX_DOWNLOADS: usize = 20;
 
 /// What browse_web and read_web return: one look at a page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,8 +35,73 @@ pub struct PageView {
     pub profile: String,
     /// The browser had ended (crashed or was killed) and was started again for this look.
     pub restarted: bool,
+    /// The address was a download, not a page: what became of it (the text is then empty and
+    /// the tab still shows the page before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub download: Option<DownloadView>,
     /// Whose writing the text is: the page's, never instructions.
     pub untrusted_data: String,
+}
+
+/// One download of the browser's, as its tools and cards report it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DownloadView {
+    /// Its id for save_download (Chromium's own for it).
+    pub id: String,
+    /// The file name the site suggested (at most 200 characters).
+    pub name: String,
+    /// The bytes received so far.
+    pub bytes: u64,
+    /// What became of it.
+    pub status: DownloadStatus,
+}
+
+/// Where a download stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", content = "reason", rename_all = "snake_case")]
+pub enum DownloadStatus {
+    /// Still arriving.
+    Downloading,
+    /// A PDF within the limits, waiting for save_download.
+    Ready,
+    /// Saved into Files (its file id is in save_download's result).
+    Saved,
+    /// Refused and deleted.
+    Refused(DownloadRefusal),
+    /// Ended before it finished (Stop, the site, the browser closing).
+    Cancelled,
+}
+
+/// Why a download was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DownloadRefusal {
+    /// Its bytes do not start with `%PDF-`: the browser keeps PDFs only.
+    NotPdf,
+    /// Larger than [`MAX_DOWNLOAD_BYTES`].
+    TooLarge,
+    /// The session had started [`MAX_DOWNLOADS`] already.
+    TooMany,
+}
+
+impl DownloadRefusal {
+    /// What the model and the card are told.
+    pub const fn explain(self) -> &'static str {
+        match self {
+            DownloadRefusal::NotPdf => "refused: the browser keeps PDF downloads only, and this file is not a PDF",
+            DownloadRefusal::TooLarge => "refused: larger than 10 MiB, the most the browser keeps",
+            DownloadRefusal::TooMany => "refused: this browser session has started 20 downloads, the most it may",
+        }
+    }
+}
+
+/// save_download's arguments on the wire (the model's), for cards.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SaveDownloadArgs {
+    /// The download's id.
+    pub download_id: String,
 }
 
 /// The interactive elements of the page as it is now.
@@ -112,6 +181,9 @@ pub struct ActReceipt {
     pub url_after: String,
     /// The page's title after.
     pub title_after: String,
+    /// A download the action started, when one began while it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub download: Option<DownloadView>,
 }
 
 /// `browser_screenshot`'s parameters.

@@ -19,6 +19,8 @@ pub enum FileSource {
     Filled,
     /// Exported from the computer's /workspace (see `source_ref`, the path it came from).
     Computer,
+    /// Downloaded by the agent's browser (see `source_ref`, the address it came from).
+    Web,
 }
 
 /// One file in the list.

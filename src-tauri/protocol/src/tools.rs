@@ -66,6 +66,8 @@ tool_names! {
     PageElements = "page_elements" => Read,
     /// Click, type, select, press or scroll on the open page: an operation with an id.
     PageAct = "page_act" => Effect,
+    /// Put a PDF the browser downloaded into Files.
+    SaveDownload = "save_download" => Effect,
     /// Hand a job to the durable task engine.
     DelegateTask = "delegate_task" => Control,
     /// Report the state of Hearth's tasks.
@@ -159,7 +161,7 @@ mod tests {
 
     #[test]
     fn every_name_round_trips_through_json_and_wire() {
-        assert_eq!(ToolName::ALL.len(), 33);
+        assert_eq!(ToolName::ALL.len(), 34);
         for tool in ToolName::ALL {
             let json = serde_json::to_string(tool).unwrap();
             assert_eq!(json, format!("\"{}\"", tool.as_str()));

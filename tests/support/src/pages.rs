@@ -1,6 +1,7 @@
 //! A web server on loopback that counts every connection it accepts — the oracle of the
 //! browser's egress tests ("no connection reached this target") — and serves a page, a
-//! redirect, and the fixed pages tests hand it.
+//! redirect, a download that never finishes (`/stall.pdf`), and the fixed pages and files
+//! tests hand it.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -9,7 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
-use http_body_util::Full;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, StreamBody};
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
@@ -20,6 +22,29 @@ struct Request1 {
     target: String,
     host: String,
     header_names: Vec<String>,
+}
+
+/// A file the server hands out as it is (a download), beside the HTML pages.
+#[derive(Debug, Clone)]
+pub struct ServedFile {
+    /// Its Content-Type.
+    pub content_type: &'static str,
+    /// `Content-Disposition: attachment; filename=…` when set.
+    pub attachment: Option<String>,
+    /// Its bytes.
+    pub body: Vec<u8>,
+}
+
+impl ServedFile {
+    /// `body` as `content_type`, shown inline (the browser decides).
+    pub fn inline(content_type: &'static str, body: Vec<u8>) -> Self {
+        Self { content_type, attachment: None, body }
+    }
+
+    /// `body` as `content_type`, sent as an attachment named `name`.
+    pub fn attachment(content_type: &'static str, name: &str, body: Vec<u8>) -> Self {
+        Self { content_type, attachment: Some(name.to_owned()), body }
+    }
 }
 
 /// What it saw.
@@ -41,7 +66,14 @@ impl PageServer {
     /// Serves `pages` (path → HTML) on `address` (port 0 for a free one). `/redirect?to=URL`
     /// answers 302 to URL; any other path answers a small page naming the server.
     pub async fn bind(address: SocketAddr, pages: HashMap<String, String>) -> std::io::Result<Self> {
-        Self::serve(address, pages, None).await
+        Self::serve(address, html(pages), None).await
+    }
+
+    /// [`PageServer::bind`] that also serves `files` (path → file) as they are.
+    pub async fn bind_with_files(address: SocketAddr, pages: HashMap<String, String>, files: HashMap<String, ServedFile>) -> std::io::Result<Self> {
+        let mut served = html(pages);
+        served.extend(files);
+        Self::serve(address, served, None).await
     }
 
     /// [`PageServer::bind`] over TLS with the certificate chain and key in `cert_pem` and
@@ -59,12 +91,12 @@ impl PageServer {
             .with_no_client_auth()
             .with_single_cert(certs, key)
             .map_err(|e| invalid(&e))?;
-        Self::serve(address, pages, Some(tokio_rustls::TlsAcceptor::from(Arc::new(config)))).await
+        Self::serve(address, html(pages), Some(tokio_rustls::TlsAcceptor::from(Arc::new(config)))).await
     }
 
     /// The one accept loop: every connection counted when accepted, then (over TLS when an
     /// acceptor is given) served.
-    async fn serve(address: SocketAddr, pages: HashMap<String, String>, tls: Option<tokio_rustls::TlsAcceptor>) -> std::io::Result<Self> {
+    async fn serve(address: SocketAddr, pages: HashMap<String, ServedFile>, tls: Option<tokio_rustls::TlsAcceptor>) -> std::io::Result<Self> {
         let listener = TcpListener::bind(address).await?;
         let address = listener.local_addr()?;
         let seen = Arc::new(Seen::default());
@@ -154,9 +186,9 @@ impl Drop for PageServer {
 async fn respond(
     request: Request<hyper::body::Incoming>,
     seen: Arc<Seen>,
-    pages: Arc<HashMap<String, String>>,
+    pages: Arc<HashMap<String, ServedFile>>,
     address: SocketAddr,
-) -> Result<Response<Full<Bytes>>, Infallible> {
+) -> Result<Response<BoxBody<Bytes, Infallible>>, Infallible> {
     let target = request.uri().path_and_query().map_or_else(|| "/".to_owned(), |p| p.as_str().to_owned());
     let host = request.headers().get(hyper::header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default().to_owned();
     let header_names = request.headers().keys().map(|k| k.as_str().to_owned()).collect();
@@ -170,15 +202,41 @@ async fn respond(
     }
     if path == "/redirect" {
         let to = request.uri().query().and_then(|q| q.strip_prefix("to=")).unwrap_or("/").to_owned();
-        let mut response = Response::new(Full::new(Bytes::new()));
+        let mut response = Response::new(Full::new(Bytes::new()).boxed());
         *response.status_mut() = StatusCode::FOUND;
         if let Ok(location) = hyper::header::HeaderValue::from_str(&to) {
             response.headers_mut().insert(hyper::header::LOCATION, location);
         }
         return Ok(response);
     }
-    let body = pages.get(path).cloned().unwrap_or_else(|| format!("<!doctype html><title>{address}</title><p>served by {address}</p>"));
-    let mut response = Response::new(Full::new(Bytes::from(body)));
-    response.headers_mut().insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("text/html; charset=utf-8"));
+    if path == "/stall.pdf" {
+        // A PDF download that starts and never finishes: its first 64 KiB, then nothing.
+        let mut start = b"%PDF-1.7\n".to_vec();
+        start.resize(64 * 1024, b' ');
+        let first = futures_util::stream::once(async move { Ok::<_, Infallible>(hyper::body::Frame::data(Bytes::from(start))) });
+        let body = StreamBody::new(futures_util::StreamExt::chain(first, futures_util::stream::pending()));
+        let mut response = Response::new(BodyExt::boxed(body));
+        response.headers_mut().insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("application/pdf"));
+        response
+            .headers_mut()
+            .insert(hyper::header::CONTENT_DISPOSITION, hyper::header::HeaderValue::from_static("attachment; filename=\"stall.pdf\""));
+        return Ok(response);
+    }
+    let served = pages.get(path).cloned().unwrap_or_else(|| {
+        ServedFile::inline(HTML, format!("<!doctype html><title>{address}</title><p>served by {address}</p>").into_bytes())
+    });
+    let mut response = Response::new(Full::new(Bytes::from(served.body)).boxed());
+    response.headers_mut().insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static(served.content_type));
+    if let Some(name) = served.attachment
+        && let Ok(value) = hyper::header::HeaderValue::from_str(&format!("attachment; filename=\"{name}\""))
+    {
+        response.headers_mut().insert(hyper::header::CONTENT_DISPOSITION, value);
+    }
     Ok(response)
+}
+
+const HTML: &str = "text/html; charset=utf-8";
+
+fn html(pages: HashMap<String, String>) -> HashMap<String, ServedFile> {
+    pages.into_iter().map(|(path, body)| (path, ServedFile::inline(HTML, body.into_bytes()))).collect()
 }

@@ -7,7 +7,7 @@ use leptos::task::spawn_local;
 
 use super::take_control::TakeControl;
 use crate::ipc;
-use crate::state::cards::{act_line, page_meta};
+use crate::state::cards::{act_line, download_line, page_meta};
 
 /// browse_web / read_web: the page, with its picture when one was taken.
 #[component]
@@ -25,6 +25,7 @@ pub fn BrowserCard(page: PageView, tool: &'static str) -> impl IntoView {
             <p class="browser-title">{title}</p>
             <p class="browser-url">{meta}</p>
             {page.screenshot_id.clone().map(|id| view! { <Screenshot id /> })}
+            {page.download.as_ref().map(|d| view! { <p class="browser-download">{download_line(d)}</p> })}
             <details class="browser-text">
                 <summary>"What the page says"</summary>
                 <p>{excerpt}</p>
@@ -67,6 +68,7 @@ pub fn PageActCard(receipt: ActReceipt) -> impl IntoView {
             </header>
             <p class="browser-act">{line}</p>
             <p class="browser-url">{receipt.title_after}</p>
+            {receipt.download.as_ref().map(|d| view! { <p class="browser-download">{download_line(d)}</p> })}
         </article>
     }
 }

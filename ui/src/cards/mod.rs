@@ -45,6 +45,9 @@ fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
             .map(|list| view! { <calendar::CalendarCard list /> }.into_any()),
         ToolName::ImportPdf => cards::file_made(&call).map(|file| view! { <file::FileCard file tool="import_pdf" /> }.into_any()),
         ToolName::FillPdf => cards::file_made(&call).map(|file| view! { <file::FileCard file tool="fill_pdf" /> }.into_any()),
+        ToolName::SaveDownload => {
+            cards::file_made(&call).map(|file| view! { <file::FileCard file tool="save_download" /> }.into_any())
+        }
         ToolName::InspectPdf => {
             cards::file_inspected(&call).map(|file| view! { <file::FileCard file tool="inspect_pdf" /> }.into_any())
         }

@@ -87,6 +87,24 @@ pub fn act_line(receipt: &ActReceipt) -> String {
     format!("{verb} {what}{moved}")
 }
 
+/// What a card says of a download the browser started.
+pub fn download_line(download: &hearth_protocol::browser::DownloadView) -> String {
+    use hearth_protocol::browser::DownloadStatus;
+    let size = if download.bytes >= 1024 * 1024 {
+        format!("{:.1} MiB", download.bytes as f64 / (1024.0 * 1024.0))
+    } else {
+        format!("{} KiB", download.bytes.div_ceil(1024))
+    };
+    let state = match download.status {
+        DownloadStatus::Downloading => format!("downloading ({size} so far)"),
+        DownloadStatus::Ready => format!("downloaded, {size}: ready to save into Files"),
+        DownloadStatus::Saved => format!("saved into Files, {size}"),
+        DownloadStatus::Refused(reason) => reason.explain().to_owned(),
+        DownloadStatus::Cancelled => "cancelled before it finished".to_owned(),
+    };
+    format!("Download {}: {state}", download.name)
+}
+
 #[cfg(test)]
 #[path = "cards_tests.rs"]
 mod tests;

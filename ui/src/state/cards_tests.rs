@@ -91,3 +91,18 @@ fn a_page_act_receipt_says_what_it_did_and_where_the_page_went() {
     let stayed = r#"{"action":"type","ref":"a1b2c3d4e5f6:1","role":"textbox","name":"","urlBefore":"http://a.example/","urlAfter":"http://a.example/","titleAfter":""}"#;
     assert_eq!(act_line(&page_acted(&call("page_act", ToolStatus::Complete, Some(stayed))).unwrap()), "Typed into a textbox");
 }
+
+#[test]
+fn a_download_says_what_became_of_it() {
+    let page = r#"{"finalUrl":"https://a.example/r.pdf","title":"","text":"","truncated":false,"screenshotId":null,
+        "profile":"thread-t1","restarted":false,"untrustedData":"…",
+        "download":{"id":"9f0e","name":"report.pdf","bytes":2048,"status":{"state":"ready"}}}"#;
+    let seen = page_seen(&call("browse_web", ToolStatus::Complete, Some(page))).unwrap();
+    let download = seen.download.unwrap();
+    assert_eq!(download_line(&download), "Download report.pdf: downloaded, 2 KiB: ready to save into Files");
+    let refused = r#"{"action":"click","ref":"a1b2c3d4e5f6:3","role":"link","name":"Get","urlBefore":"http://a.example/","urlAfter":"http://a.example/","titleAfter":"",
+        "download":{"id":"77","name":"tool.exe","bytes":5000,"status":{"state":"refused","reason":"not_pdf"}}}"#;
+    let acted = page_acted(&call("page_act", ToolStatus::Complete, Some(refused))).unwrap();
+    let line = download_line(acted.download.as_ref().unwrap());
+    assert!(line.starts_with("Download tool.exe: refused") && line.contains("PDF downloads only"), "{line}");
+}

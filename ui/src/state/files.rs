@@ -91,6 +91,7 @@ pub fn source_label(file: &FileView) -> String {
     match (file.source, file.parent_name.as_deref()) {
         (FileSource::MailAttachment, _) => "From a mail attachment".to_owned(),
         (FileSource::Computer, _) => "From the computer's workspace".to_owned(),
+        (FileSource::Web, _) => "Downloaded by the browser".to_owned(),
         (FileSource::Filled, Some(parent)) => format!("Filled from {parent}"),
         (FileSource::Filled, None) => "Filled from another file".to_owned(),
     }
@@ -102,6 +103,7 @@ pub const fn source_slug(source: FileSource) -> &'static str {
         FileSource::MailAttachment => "mail_attachment",
         FileSource::Filled => "filled",
         FileSource::Computer => "computer",
+        FileSource::Web => "web",
     }
 }
 

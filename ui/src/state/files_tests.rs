@@ -97,7 +97,8 @@ fn a_filled_file_names_its_parent() {
     assert_eq!(source_label(&file("f", FileSource::Filled, Some("form.pdf"))), "Filled from form.pdf");
     assert_eq!(source_label(&file("f", FileSource::Filled, None)), "Filled from another file");
     assert_eq!(source_label(&file("f", FileSource::Computer, None)), "From the computer's workspace");
-    for source in [FileSource::MailAttachment, FileSource::Filled, FileSource::Computer] {
+    assert_eq!(source_label(&file("f", FileSource::Web, None)), "Downloaded by the browser");
+    for source in [FileSource::MailAttachment, FileSource::Filled, FileSource::Computer, FileSource::Web] {
         assert_eq!(serde_json::to_value(source).unwrap(), source_slug(source), "the hook is the wire spelling");
     }
 }

@@ -51,27 +51,46 @@ fn refused(url: &Url, refusal: Refusal) -> BrowserError {
 
 /// Whether `running`'s browser still answers CDP (within 2 s).
 async fn answers(running: &Running) -> bool {
-    tokio::time::timeout(Duration::from_secs(2), running.browser.version()).await.is_ok_and(|version| version.is_ok())
+    let asked = async { running.browser.lock().await.version().await };
+    tokio::time::timeout(Duration::from_secs(2), asked).await.is_ok_and(|version| version.is_ok())
 }
 
 /// Ends a browser that died or stopped answering: its process is gone before a new one takes
 /// the profile's lock.
 async fn end(gone: Option<Running>) {
-    if let Some(mut gone) = gone {
-        let _ = gone.browser.kill().await;
-        let _ = gone.browser.wait().await;
-        gone.handler.abort();
+    if let Some(gone) = gone {
+        let (mut browser, handler) = release(gone).await;
+        if let Some(browser) = browser.as_mut() {
+            let _ = browser.kill().await;
+            let _ = browser.wait().await;
+        }
+        handler.abort();
     }
+}
+
+/// Ends the download follower, so the browser is this code's alone again (`None` only if
+/// something else still holds it, which nothing does). What it downloaded goes with it.
+async fn release(gone: Running) -> (Option<Browser>, tokio::task::JoinHandle<()>) {
+    let Running { browser, handler, downloads_follower, downloads, .. } = gone;
+    downloads_follower.abort();
+    let _ = downloads_follower.await;
+    downloads.clear();
+    (Arc::into_inner(browser).map(Mutex::into_inner), handler)
 }
 
 /// Ends a browser on purpose: asked to close (it writes its cookies and logins to the profile
 /// as it exits), given 5 s to exit, then ended as a dead one would be.
 async fn shut(gone: Option<Running>) {
-    if let Some(mut current) = gone {
-        if current.browser.close().await.is_ok() {
-            let _ = tokio::time::timeout(Duration::from_secs(5), current.browser.wait()).await;
+    if let Some(current) = gone {
+        let (mut browser, handler) = release(current).await;
+        if let Some(browser) = browser.as_mut() {
+            if browser.close().await.is_ok() {
+                let _ = tokio::time::timeout(Duration::from_secs(5), browser.wait()).await;
+            }
+            let _ = browser.kill().await;
+            let _ = browser.wait().await;
         }
-        end(Some(current)).await;
+        handler.abort();
     }
 }
 
@@ -161,6 +180,8 @@ pub struct Observation {
     pub screenshot_png: Vec<u8>,
     /// Chromium had ended since the last use and was started again for this one.
     pub restarted: bool,
+    /// The address was a download: what became of it (text and picture are then empty).
+    pub download: Option<hearth_protocol::browser::DownloadView>,
 }
 
 /// How the browser is launched.
@@ -170,6 +191,9 @@ pub struct ChromiumConfig {
     pub executable: PathBuf,
     /// Where profiles live (one folder each).
     pub profiles_dir: PathBuf,
+    /// Where downloads arrive (one folder per profile, emptied whenever its browser starts or
+    /// closes).
+    pub downloads_dir: PathBuf,
     /// Addresses past the egress policy (tests and development only; empty by default).
     pub allow: AllowList,
 }
@@ -177,17 +201,27 @@ pub struct ChromiumConfig {
 impl ChromiumConfig {
     /// The system's Chromium, profiles under `data_dir/browser`, nothing past the policy.
     pub fn for_data_dir(data_dir: &Path) -> Self {
-        Self { executable: PathBuf::from("/usr/bin/chromium"), profiles_dir: data_dir.join("browser"), allow: AllowList::none() }
+        Self {
+            executable: PathBuf::from("/usr/bin/chromium"),
+            profiles_dir: data_dir.join("browser"),
+            downloads_dir: data_dir.join("browser-downloads"),
+            allow: AllowList::none(),
+        }
     }
 }
 
 /// A running Chromium with its proxy and its one tab (the session's page stays open between
 /// looks, as the owner's would: what a page does after it loaded still goes through the proxy).
 struct Running {
-    browser: Browser,
+    /// Shared with the task that follows its downloads ([`super::downloads::follow`]), which
+    /// is ended before the browser is.
+    browser: Arc<Mutex<Browser>>,
     handler: tokio::task::JoinHandle<()>,
+    downloads_follower: tokio::task::JoinHandle<()>,
     page: chromiumoxide::Page,
     proxy: EgressProxy,
+    /// This session's downloads (the browser's own ledger, shared).
+    downloads: Arc<super::downloads::Downloads>,
 }
 
 /// One browser profile's Chromium: launched on first use, its tab kept between uses.
@@ -206,6 +240,8 @@ pub struct Chromium {
     users: std::sync::atomic::AtomicUsize,
     /// Its profile was deleted: it never starts again.
     retired: std::sync::atomic::AtomicBool,
+    /// What this browser session downloaded (emptied when a browser starts).
+    downloads: Arc<super::downloads::Downloads>,
     /// The owner's control (Take control), while they hold it: the agent's calls are refused.
     /// Shared with its frame forwarder, which ends it when the page's stream ends (a crash).
     control: Arc<std::sync::Mutex<Option<ControlSession>>>,
@@ -256,6 +292,8 @@ pub struct ActDone {
     pub role: String,
     /// The element's name, as listed.
     pub name: String,
+    /// A download that began while the action ran.
+    pub download: Option<hearth_protocol::browser::DownloadView>,
 }
 
 /// The page's interactive elements now.
@@ -284,6 +322,7 @@ impl Chromium {
     /// A browser on the profile folder `profile` (a name checked by the caller:
     /// [`super::profiles::ProfileId`]).
     pub fn for_profile(config: ChromiumConfig, resolver: hickory_resolver::TokioResolver, profile: &str) -> Self {
+        let downloads = Arc::new(super::downloads::Downloads::new(config.downloads_dir.join(profile)));
         Self {
             config,
             resolver,
@@ -293,6 +332,7 @@ impl Chromium {
             last_used: std::sync::Mutex::new(Instant::now()),
             users: std::sync::atomic::AtomicUsize::new(0),
             retired: std::sync::atomic::AtomicBool::new(false),
+            downloads,
             control: Arc::default(),
             control_generation: std::sync::atomic::AtomicU64::new(0),
         }
@@ -453,7 +493,7 @@ impl Chromium {
             // One deadline for the whole look (navigation, reads, picture), and Stop through
             // all of it.
             let mark = current.proxy.refusal_mark();
-            let look = tokio::time::timeout(LOOK_LIMIT, read_page(&current.page, &url, &self.config.allow, picture));
+            let look = tokio::time::timeout(LOOK_LIMIT, read_page(&current.page, &url, &self.config.allow, &self.downloads, picture));
             let outcome = tokio::select! {
                 biased;
                 () = cancel.cancelled() => Err(BrowserError::Stopped),
@@ -626,13 +666,21 @@ impl Chromium {
             return Err(not_done(BrowserError::StaleElement(format!("{reference} ({role} \"{name}\") cannot take the keyboard"))));
         }
         // From here the page may act on what is sent: every failure is "may have happened".
+        let download_mark = self.downloads.mark();
         let sent = send_input(&current.page, action, index, value, x, y);
         let outcome = tokio::select! {
             biased;
             () = cancel.cancelled() => Err(ActError::MayHaveDone("stopped while acting on the page".into())),
             sent = tokio::time::timeout(SCRIPT_LIMIT, sent) => sent.unwrap_or_else(|_| Err(ActError::MayHaveDone("the page did not take the input within 10 s".into()))),
         };
-        let done = |url_after: String, title_after: String| ActDone { url_before: url_before.clone(), url_after, title_after, role: role.clone(), name: name.clone() };
+        let done = |url_after: String, title_after: String| ActDone {
+            url_before: url_before.clone(),
+            url_after,
+            title_after,
+            role: role.clone(),
+            name: name.clone(),
+            download: self.downloads.since(download_mark).into_iter().next(),
+        };
         if cancel.is_cancelled() {
             // Stop, however the input ended: whatever it set going on the page ends with its tab.
             abandon(&mut running).await;
@@ -649,6 +697,30 @@ impl Chromium {
         Ok(done(url_after, title_after.chars().take(MAX_TITLE).collect()))
     }
 
+    /// Every download of this browser session, oldest first.
+    pub fn downloads(&self) -> Vec<hearth_protocol::browser::DownloadView> {
+        self.downloads.all()
+    }
+
+    /// The kept download `id`, once it finished arriving (Stop ends the wait; at most 60 s).
+    pub async fn kept_download(&self, id: &str, cancel: &CancellationToken) -> Result<super::downloads::KeptDownload, super::downloads::DownloadError> {
+        use super::downloads::DownloadError;
+        let waited = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(DownloadError::Stopped),
+            waited = tokio::time::timeout(Duration::from_secs(60), self.downloads.settled(id)) => waited,
+        };
+        if waited.is_err() {
+            return Err(DownloadError::Unfinished(id.chars().take(64).collect()));
+        }
+        self.downloads.read_kept(id).await
+    }
+
+    /// Notes that save_download put `id` into Files.
+    pub fn download_saved(&self, id: &str) {
+        self.downloads.saved(id);
+    }
+
     /// What the proxy refused for this browser so far (the newest 100), for notices.
     pub async fn refused(&self) -> Vec<super::proxy::Refused> {
         self.running.lock().await.as_ref().map(|r| r.proxy.refused()).unwrap_or_default()
@@ -661,7 +733,7 @@ impl Chromium {
             return Err(BrowserError::Deleted);
         }
         if let Some(current) = running.as_mut() {
-            let exited = current.browser.try_wait().ok().flatten().is_some();
+            let exited = current.browser.lock().await.try_wait().ok().flatten().is_some();
             if !exited && !current.handler.is_finished() {
                 return Ok(false);
             }
@@ -679,6 +751,10 @@ impl Chromium {
         let proxy = EgressProxy::start(self.config.allow.clone(), self.resolver.clone()).await.map_err(|e| BrowserError::Launch(e.to_string()))?;
         let profile = self.config.profiles_dir.join(&self.profile);
         crate::store::Store::create_private_dir(&profile).map_err(|e| BrowserError::Launch(e.to_string()))?;
+        if let Err(err) = prefer_pdf_downloads(&profile) {
+            // Then a PDF opens in Chromium's viewer, and the look reads an empty page.
+            tracing::warn!(error = %err, "could not set the profile to download PDFs");
+        }
         let proxy_address = proxy.address();
         let executable = launcher(&self.config.profiles_dir, &self.config.executable);
         let mut builder = BrowserConfig::builder()
@@ -718,8 +794,20 @@ impl Chromium {
                 }
             }
         });
-        match first_tab(&browser).await {
-            Ok(page) => Ok(Running { browser, handler, page, proxy }),
+        let ready = async {
+            let page = first_tab(&browser).await?;
+            // What Chromium would download goes to this session's folder, under its own ids.
+            self.downloads.reset().map_err(|e| BrowserError::Launch(e.to_string()))?;
+            let events = super::downloads::listen(&browser).await?;
+            super::downloads::allow_into(&browser, &self.downloads).await?;
+            Ok::<_, BrowserError>((page, events))
+        };
+        match ready.await {
+            Ok((page, events)) => {
+                let browser = Arc::new(Mutex::new(browser));
+                let downloads_follower = tokio::spawn(super::downloads::follow(browser.clone(), self.downloads.clone(), events));
+                Ok(Running { browser, handler, downloads_follower, page, proxy, downloads: self.downloads.clone() })
+            }
             Err(err) => {
                 // A browser whose tab could not be set up is not kept half-started.
                 let mut browser = browser;
@@ -821,8 +909,27 @@ async fn first_tab(browser: &Browser) -> Result<chromiumoxide::Page, BrowserErro
     Ok(page)
 }
 
-async fn read_page(page: &chromiumoxide::Page, url: &Url, allow: &AllowList, picture: bool) -> Result<Observation, BrowserError> {
-    navigate(page, url).await?;
+async fn read_page(
+    page: &chromiumoxide::Page,
+    url: &Url,
+    allow: &AllowList,
+    downloads: &super::downloads::Downloads,
+    picture: bool,
+) -> Result<Observation, BrowserError> {
+    if let Some(guid) = navigate(page, url, downloads).await? {
+        // The address was a file to download, not a page: the tab still shows the page before,
+        // and the look ends when the download does (Stop and the look's limit reach it).
+        let download = downloads.settled(&guid).await;
+        return Ok(Observation {
+            final_url: url.to_string(),
+            title: String::new(),
+            text: String::new(),
+            truncated: false,
+            screenshot_png: Vec::new(),
+            restarted: false,
+            download,
+        });
+    }
     // One round trip for what the page says about itself (URL, title, text), one for the
     // picture: each CDP call costs a hop through the handler, and a look is made of few.
     let (final_url, title, text): (String, String, String) = evaluate_value(page, READ_PAGE).await?;
@@ -834,7 +941,7 @@ async fn read_page(page: &chromiumoxide::Page, url: &Url, allow: &AllowList, pic
     let truncated = text.chars().count() > MAX_TEXT_READ;
     let text = if truncated { text.chars().take(MAX_TEXT_READ).collect() } else { text };
     let screenshot_png = if picture { screenshot(page).await? } else { Vec::new() };
-    Ok(Observation { final_url, title, text, truncated, screenshot_png, restarted: false })
+    Ok(Observation { final_url, title, text, truncated, screenshot_png, restarted: false, download: None })
 }
 
 /// `expression`'s value in the page's main world, in one Runtime.evaluate (no context lookup
@@ -873,7 +980,8 @@ async fn screenshot(page: &chromiumoxide::Page) -> Result<Vec<u8>, BrowserError>
 }
 
 /// Navigates `page` to `url` and waits for this navigation's DOMContentLoaded: images and
-/// frames still loading do not hold the look up.
+/// frames still loading do not hold the look up. A navigation that becomes a download ends
+/// with that download's id.
 ///
 /// The navigation is started from the page (`location.assign`), not with `Page.navigate`:
 /// chromiumoxide answers a `Page.navigate` only once the page fired `load`, and sends the next
@@ -881,7 +989,7 @@ async fn screenshot(page: &chromiumoxide::Page) -> Result<Vec<u8>, BrowserError>
 /// test with such a page failed that way). A navigation the page starts is one chromiumoxide
 /// does not wait on; the frame's own events say when it committed, to which document, and
 /// whether it failed.
-async fn navigate(page: &chromiumoxide::Page, url: &Url) -> Result<(), BrowserError> {
+async fn navigate(page: &chromiumoxide::Page, url: &Url, downloads: &super::downloads::Downloads) -> Result<Option<String>, BrowserError> {
     use chromiumoxide::cdp::browser_protocol::network::{EventLoadingFailed, ResourceType};
     use chromiumoxide::cdp::browser_protocol::page::{EventFrameNavigated, EventLifecycleEvent, EventNavigatedWithinDocument};
     // A tab's main frame has the tab's own id (no round trip to ask for it).
@@ -891,6 +999,8 @@ async fn navigate(page: &chromiumoxide::Page, url: &Url) -> Result<(), BrowserEr
     let mut within = page.event_listener::<EventNavigatedWithinDocument>().await?;
     let mut lifecycle = page.event_listener::<EventLifecycleEvent>().await?;
     let mut failed = page.event_listener::<EventLoadingFailed>().await?;
+    let mut downloaded = downloads.watch();
+    let download_mark = downloads.mark();
     let target = serde_json::to_string(url.as_str()).map_err(|e| BrowserError::Cdp(e.to_string()))?;
     // The old document may be gone before the answer comes back: only the frame's events count.
     // Sent as a bare Runtime.evaluate: chromiumoxide's `evaluate` first asks its handler for the
@@ -915,14 +1025,16 @@ async fn navigate(page: &chromiumoxide::Page, url: &Url) -> Result<(), BrowserEr
         tokio::select! {
             // The commit comes before its document's events; biased keeps that order here.
             biased;
-            Some(event) = navigated.next() => {
+            event = navigated.next() => {
+                // The page's streams end with its connection (the download watch never does).
+                let Some(event) = event else { return Err(BrowserError::Cdp("the browser closed the page".into())) };
                 if event.frame.id == main && event.frame.parent_id.is_none() {
                     unreachable = event.frame.unreachable_url.is_some();
                     if unreachable && error_text.is_some() {
                         return Err(did_not_load(error_text));
                     }
                     if !unreachable && loaded.contains(&event.frame.loader_id) {
-                        return Ok(());
+                        return Ok(None);
                     }
                     committed = Some(event.frame.loader_id.clone());
                 }
@@ -937,7 +1049,7 @@ async fn navigate(page: &chromiumoxide::Page, url: &Url) -> Result<(), BrowserEr
             }
             Some(event) = within.next() => {
                 if event.frame_id == main && event.url == url.as_str() {
-                    return Ok(());
+                    return Ok(None);
                 }
             }
             Some(event) = lifecycle.next() => {
@@ -946,9 +1058,14 @@ async fn navigate(page: &chromiumoxide::Page, url: &Url) -> Result<(), BrowserEr
                         if unreachable {
                             return Err(did_not_load(error_text));
                         }
-                        return Ok(());
+                        return Ok(None);
                     }
                     loaded.insert(event.loader_id.clone());
+                }
+            }
+            Ok(()) = downloaded.changed() => {
+                if let Some(guid) = downloads.begun_in(main.inner(), download_mark) {
+                    return Ok(Some(guid));
                 }
             }
             else => return Err(BrowserError::Cdp("the browser closed the page".into())),
@@ -966,9 +1083,15 @@ async fn abandon(running: &mut Option<Running>) {
     let Some(current) = running.as_mut() else { return };
     let limit = Duration::from_secs(1);
     let _ = tokio::time::timeout(limit, current.page.execute(StopLoadingParams::default())).await;
+    // Downloads are the browser's, not the tab's: they would outlive its closing.
+    let cancelled = async { super::downloads::cancel_arriving(&*current.browser.lock().await, &current.downloads).await };
+    let _ = tokio::time::timeout(Duration::from_secs(5), cancelled).await;
     let closed = tokio::time::timeout(limit, current.page.clone().close()).await;
     let fresh = match closed {
-        Ok(Ok(())) => tokio::time::timeout(Duration::from_secs(5), first_tab(&current.browser)).await.ok().and_then(Result::ok),
+        Ok(Ok(())) => {
+            let browser = current.browser.lock().await;
+            tokio::time::timeout(Duration::from_secs(5), first_tab(&browser)).await.ok().and_then(Result::ok)
+        }
         Ok(Err(_)) | Err(_) => None,
     };
     match fresh {
@@ -978,6 +1101,37 @@ async fn abandon(running: &mut Option<Running>) {
             end(running.take()).await;
         }
     }
+}
+
+/// Sets the profile's preference that a PDF is downloaded rather than shown in Chromium's viewer
+/// (whose page has no text to read): a look at a PDF then ends with its download, judged by
+/// [`super::downloads`]. Chromium keeps its preferences in `Default/Preferences` (JSON it owns);
+/// the one key is merged in before each launch, the rest left as Chromium wrote it. The file is
+/// written whole and moved into place, 0600 (`write_private`).
+fn prefer_pdf_downloads(profile: &Path) -> std::io::Result<()> {
+    let folder = profile.join("Default");
+    crate::store::Store::create_private_dir(&folder).map_err(std::io::Error::other)?;
+    let path = folder.join("Preferences");
+    let mut prefs: serde_json::Value = match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|_| serde_json::json!({})),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => serde_json::json!({}),
+        Err(err) => return Err(err),
+    };
+    if !prefs.is_object() {
+        prefs = serde_json::json!({});
+    }
+    let set = |prefs: &mut serde_json::Value, section: &str, key: &str, value: serde_json::Value| {
+        if !prefs[section].is_object() {
+            prefs[section] = serde_json::json!({});
+        }
+        prefs[section][key] = value;
+    };
+    if prefs["plugins"]["always_open_pdf_externally"] == serde_json::Value::Bool(true) {
+        return Ok(());
+    }
+    set(&mut prefs, "plugins", "always_open_pdf_externally", serde_json::Value::Bool(true));
+    let bytes = serde_json::to_vec(&prefs).map_err(std::io::Error::other)?;
+    crate::files::write_private(&path, &bytes)
 }
 
 /// Where util-linux keeps `setpriv` (Essential on Debian).

@@ -7,12 +7,15 @@
 //! - [`chromium`] launches the system's Chromium behind that proxy, reads pages and acts on
 //!   them;
 //! - `control` is Take control: the owner's screencast and input;
+//! - [`downloads`] judges what the browser downloads (PDFs within limits) until save_download
+//!   puts one into Files;
 //! - [`page`] lists a page's interactive elements and binds each reference to the page state;
 //! - [`profiles`] keeps one browser per profile (chat thread, task), within limits;
 //! - [`shots`] keeps the pictures the browser card shows.
 
 pub mod chromium;
 mod control;
+pub mod downloads;
 pub mod egress;
 pub mod page;
 pub mod profiles;

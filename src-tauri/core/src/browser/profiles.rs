@@ -170,6 +170,12 @@ impl Browsers {
         &self.inner.shots
     }
 
+    /// The browser this process has for `profile`, without starting one or closing another
+    /// (what it downloaded is read without touching its page).
+    pub async fn existing(&self, profile: &ProfileId) -> Option<Arc<Chromium>> {
+        self.inner.sessions.lock().await.get(profile).cloned()
+    }
+
     /// The browser of `profile`, held for one call: a new profile is refused past
     /// [`MAX_SAVED`] (folders and profiles not launched yet together), and when
     /// [`MAX_RUNNING`] others count, the least recently used idle one is closed to make room

@@ -113,6 +113,11 @@ impl FileStore {
         self.import_from(FileSource::Computer, file_id, bytes, name, path, cancel).await
     }
 
+    /// [`FileStore::import_unless_stopped`] of a PDF the agent's browser downloaded from `url`.
+    pub async fn import_from_web(&self, file_id: &str, bytes: Vec<u8>, name: &str, url: &str, cancel: &CancellationToken) -> Result<FileRow> {
+        self.import_from(FileSource::Web, file_id, bytes, name, url, cancel).await
+    }
+
     async fn import_from(
         &self,
         source: FileSource,

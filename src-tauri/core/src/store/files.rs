@@ -138,6 +138,7 @@ fn source_column(source: FileSource) -> &'static str {
         FileSource::Filled => "filled",
         FileSource::MailAttachment => "mail_attachment",
         FileSource::Computer => "computer",
+        FileSource::Web => "web",
     }
 }
 
@@ -147,6 +148,7 @@ fn source_from_column(text: &str) -> Result<FileSource> {
         "filled" => Ok(FileSource::Filled),
         "mail_attachment" => Ok(FileSource::MailAttachment),
         "computer" => Ok(FileSource::Computer),
+        "web" => Ok(FileSource::Web),
         other => Err(crate::error::CoreError::CorruptRow(format!("files.source holds {other:?}, which this build does not know"))),
     }
 }

@@ -137,6 +137,7 @@ pub(crate) fn visit<V: Visitor>(tool: ToolName, v: V) -> V::Out {
         ToolName::ReadWeb => direct::<browser::ReadWeb, V>(v),
         ToolName::PageElements => direct::<browser::PageElementsTool, V>(v),
         ToolName::PageAct => effect::<browser::PageAct, V>(v),
+        ToolName::SaveDownload => effect::<browser::SaveDownload, V>(v),
         ToolName::CreateGoal
         | ToolName::WatchPage
         | ToolName::RememberFact
@@ -175,6 +176,6 @@ mod tests {
                 implemented += 1;
             }
         }
-        assert_eq!(implemented, 29);
+        assert_eq!(implemented, 30);
     }
 }

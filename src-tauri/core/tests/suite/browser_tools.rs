@@ -13,9 +13,9 @@ use hearth_core::browser::profiles::{IDLE_CLOSE, ProfileId};
 use hearth_core::store::journal::OpStatus;
 use hearth_core::tools::{StepId, dispatch};
 use hearth_protocol::approvals::ProposalOrigin;
-use hearth_protocol::browser::{PageElements, PageView};
+use hearth_protocol::browser::{ActReceipt, DownloadRefusal, DownloadStatus, DownloadView, PageElements, PageView};
 use hearth_testkit::dns_stub::DnsStub;
-use hearth_testkit::pages::PageServer;
+use hearth_testkit::pages::{PageServer, ServedFile};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -51,6 +51,13 @@ const NEVER_LOADED_PAGE: &str = r#"<!doctype html><title>Never loaded</title><p>
 const HANGING_PAGE: &str = r#"<!doctype html><title>Slow</title>
 <script>let n = 0; setInterval(() => fetch('/tick?' + (n++)), 50);</script><script src="/hang"></script>"#;
 
+/// Links to files the browser downloads when clicked.
+const DOWNLOADS_PAGE: &str = r#"<!doctype html><title>Downloads</title>
+<a href="/clicked.pdf">Get the report</a>"#;
+
+/// A real PDF (a form from the fixtures).
+const REPORT: &[u8] = include_bytes!("../fixtures/choices.pdf");
+
 struct Web {
     hearth: hearth_core::Hearth,
     server: PageServer,
@@ -79,7 +86,26 @@ impl Web {
         .into_iter()
         .map(|(path, html)| (path.to_owned(), html.to_owned()))
         .collect();
-        let server = PageServer::bind(SocketAddr::from(([127, 0, 0, 2], 0)), pages).await.unwrap();
+        let mut pages = pages;
+        pages.insert("/downloads.html".into(), DOWNLOADS_PAGE.into());
+        // An ELF header: what an executable starts with, whatever name it is given.
+        let mut program = b"\x7fELF\x02\x01\x01".to_vec();
+        program.resize(4096, 0);
+        // Past the 10 MiB limit, yet a PDF by its first bytes.
+        let mut large = b"%PDF-1.7\n".to_vec();
+        large.resize(11 * 1024 * 1024, b' ');
+        let files: HashMap<String, ServedFile> = [
+            ("/report.pdf", ServedFile::attachment("application/pdf", "report.pdf", REPORT.to_vec())),
+            ("/inline.pdf", ServedFile::inline("application/pdf", REPORT.to_vec())),
+            ("/clicked.pdf", ServedFile::attachment("application/pdf", "clicked.pdf", REPORT.to_vec())),
+            ("/tool.exe", ServedFile::attachment("application/octet-stream", "tool.exe", program.clone())),
+            ("/disguised.pdf", ServedFile::attachment("application/pdf", "invoice.pdf", program)),
+            ("/large.pdf", ServedFile::attachment("application/pdf", "large.pdf", large)),
+        ]
+        .into_iter()
+        .map(|(path, file)| (path.to_owned(), file))
+        .collect();
+        let server = PageServer::bind_with_files(SocketAddr::from(([127, 0, 0, 2], 0)), pages, files).await.unwrap();
         let dns = DnsStub::start().await.unwrap();
         let dir = tempfile::tempdir().unwrap();
         let mut config = fast_config(dir.path());
@@ -507,4 +533,149 @@ fn a_browser_ends_with_the_thread_that_started_it_even_when_nothing_is_dropped()
         std::thread::sleep(Duration::from_millis(50));
     }
     drop(runtime);
+}
+
+/// browse_web on `path`, which must be a download: what became of it.
+async fn download_of(web: &Web, ctx: &hearth_core::tools::ToolContext, path: &str, id: &str) -> DownloadView {
+    let (error, seen) = call(ctx, "browse_web", json!({ "url": web.url(path) }), id).await;
+    assert!(!error, "{seen}");
+    let seen: PageView = serde_json::from_value(seen).unwrap();
+    seen.download.unwrap_or_else(|| panic!("{path} was not a download"))
+}
+
+/// The files the download folder of `profile` holds now.
+fn downloaded_files(web: &Web, profile: &str) -> Vec<String> {
+    let dir = web._dir.path().join("browser-downloads").join(profile);
+    std::fs::read_dir(dir).map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect()).unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_downloaded_pdf_lands_in_files_once_and_anything_else_is_refused() {
+    let web = Web::new().await;
+    let ctx = web.chat("t-downloads", "run-1");
+    let profile = "thread-t-downloads";
+
+    // A PDF: kept, then saved through the journal. Saved again from another call, and the
+    // first call asked again, it is still one file.
+    let report = download_of(&web, &ctx, "/report.pdf", "look-1").await;
+    assert_eq!((report.status, report.bytes, report.name.as_str()), (DownloadStatus::Ready, REPORT.len() as u64, "report.pdf"));
+    let (error, first) = call(&ctx, "save_download", json!({ "downloadId": report.id }), "save-1").await;
+    assert!(!error, "{first}");
+    let (error, again) = call(&ctx, "save_download", json!({ "downloadId": report.id }), "save-2").await;
+    assert!(!error, "{again}");
+    let (error, repeated) = call(&ctx, "save_download", json!({ "downloadId": report.id }), "save-1").await;
+    assert!(!error, "{repeated}");
+    assert_eq!(first["id"], again["id"]);
+    assert_eq!(first, repeated, "the same call returns its receipt");
+    let files = web.hearth.files().list().await.unwrap();
+    assert_eq!(files.len(), 1, "one file in Files: {files:?}");
+    let (_, bytes) = web.hearth.files().read(files[0].id.as_str()).await.unwrap();
+    assert_eq!(bytes, REPORT, "Files holds the bytes the site sent");
+    assert_eq!(web.received("/report.pdf").len(), 1, "the site was asked once");
+    let saves = web.hearth.store().count_operations("thread:t-downloads", OpStatus::Succeeded).await.unwrap();
+    assert_eq!(saves, 2, "two saves, one journal row each");
+
+    // A PDF the site shows inline (Chromium would open its viewer, which has no text): a
+    // download all the same.
+    let inline = download_of(&web, &ctx, "/inline.pdf", "look-inline").await;
+    assert_eq!(inline.status, DownloadStatus::Ready);
+
+    // Not PDFs, by their bytes: refused and deleted, whatever the name or the type claimed;
+    // past 10 MiB: refused. None of them can be saved.
+    let program = download_of(&web, &ctx, "/tool.exe", "look-2").await;
+    assert_eq!(program.status, DownloadStatus::Refused(DownloadRefusal::NotPdf));
+    let disguised = download_of(&web, &ctx, "/disguised.pdf", "look-3").await;
+    assert_eq!(disguised.status, DownloadStatus::Refused(DownloadRefusal::NotPdf));
+    let large = download_of(&web, &ctx, "/large.pdf", "look-4").await;
+    assert_eq!(large.status, DownloadStatus::Refused(DownloadRefusal::TooLarge));
+    for refused in [&program, &disguised, &large] {
+        let (error, said) = call(&ctx, "save_download", json!({ "downloadId": refused.id }), &format!("save-{}", refused.id)).await;
+        assert!(error, "{said}");
+    }
+    assert_eq!(web.hearth.files().list().await.unwrap().len(), 1);
+    let mut kept = downloaded_files(&web, profile);
+    kept.sort();
+    let mut expected = vec![report.id.clone(), inline.id.clone()];
+    expected.sort();
+    assert_eq!(kept, expected, "only the kept PDFs are on disk");
+
+    // A click on a link that downloads: page_act reports it once it began, and it is saved.
+    let (error, _) = call(&ctx, "browse_web", json!({ "url": web.url("/downloads.html") }), "look-5").await;
+    assert!(!error);
+    let listed = elements(&ctx, "list-2").await;
+    let (error, acted) = call(
+        &ctx,
+        "page_act",
+        json!({ "ref": reference(&listed, "Get the report"), "action": "click", "operationId": "get-report" }),
+        "act-1",
+    )
+    .await;
+    assert!(!error, "{acted}");
+    let _: ActReceipt = serde_json::from_value(acted).unwrap();
+    let clicked = until_download(&web, profile, "clicked.pdf").await;
+    let (error, saved) = call(&ctx, "save_download", json!({ "downloadId": clicked.id }), "save-clicked").await;
+    assert!(!error, "{saved}");
+    assert_eq!(web.hearth.files().list().await.unwrap().len(), 2);
+    assert_eq!(web.received("/clicked.pdf").len(), 1);
+
+    // Twenty downloads a session: the next is refused before it arrives.
+    for n in 7..=20 {
+        let refused = download_of(&web, &ctx, "/tool.exe", &format!("look-{n}")).await;
+        assert_eq!(refused.status, DownloadStatus::Refused(DownloadRefusal::NotPdf));
+    }
+    let asked = web.received("/report.pdf").len();
+    let too_many = download_of(&web, &ctx, "/report.pdf", "look-21").await;
+    assert_eq!(too_many.status, DownloadStatus::Refused(DownloadRefusal::TooMany));
+    assert!(web.received("/report.pdf").len() <= asked + 1);
+    assert_eq!(web.hearth.files().list().await.unwrap().len(), 2, "nothing more reached Files");
+    web.hearth.shutdown().await;
+    assert!(downloaded_files(&web, profile).is_empty(), "a closed browser leaves no downloads behind");
+}
+
+/// Waits until the browser of `profile` has finished a download named `name`.
+async fn until_download(web: &Web, profile: &str, name: &str) -> DownloadView {
+    let browser = web.hearth.browsers().existing(&ProfileId::parse(profile).unwrap()).await.expect("the thread's browser");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let found = browser.downloads().into_iter().find(|d| d.name == name && d.status != DownloadStatus::Downloading);
+        if let Some(found) = found {
+            return found;
+        }
+        assert!(Instant::now() < deadline, "no download {name}: {:?}", browser.downloads());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn stop_during_a_download_cancels_it_and_leaves_nothing_on_disk() {
+    let web = Web::new().await;
+    let stop = CancellationToken::new();
+    let ctx = web.hearth.toolbox().for_chat("t-stall", "run-1", ProposalOrigin::OwnerChat, stop.clone());
+    let profile = "thread-t-stall";
+    let url = web.url("/stall.pdf");
+    let look = tokio::spawn(async move { dispatch(&ctx, "browse_web", &json!({ "url": url }).to_string(), StepId::Call("look".into())).await });
+    // Stop once the download is arriving (its first bytes are on disk).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let arriving = match web.hearth.browsers().existing(&ProfileId::parse(profile).unwrap()).await {
+            Some(browser) => browser.downloads().iter().any(|d| d.status == DownloadStatus::Downloading && d.bytes > 0),
+            None => false,
+        };
+        if arriving {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the download never started arriving");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    stop.cancel();
+    let out = look.await.unwrap();
+    assert!(out.is_error && out.content.contains("stopped"), "{}", out.content);
+    let browser = web.hearth.browsers().existing(&ProfileId::parse(profile).unwrap()).await.unwrap();
+    let downloads = browser.downloads();
+    assert_eq!(downloads.len(), 1);
+    assert_eq!(downloads[0].status, DownloadStatus::Cancelled, "Stop cancelled the download");
+    assert!(downloaded_files(&web, profile).is_empty(), "nothing of it is left: {:?}", downloaded_files(&web, profile));
+    let (error, said) = call(&web.chat("t-stall", "run-2"), "save_download", json!({ "downloadId": downloads[0].id }), "save").await;
+    assert!(error, "{said}");
+    assert!(web.hearth.files().list().await.unwrap().is_empty());
 }

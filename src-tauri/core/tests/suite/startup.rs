@@ -87,7 +87,7 @@ async fn a_run_left_open_by_a_crash_is_closed_at_the_next_start() {
     assert!(matches!(collect(events).await.last(), Some(Event::RunFinished(_))));
 }
 
-/// Migration 0013 rebuilds `files`: a database from before it, with a filled copy pointing at
+/// Migrations 0013 and 0014 rebuild `files`: a database from before them, with a filled copy pointing at
 /// its parent, opens with both rows intact (a reference to the old table would fail the
 /// commit for every such copy).
 #[tokio::test]

@@ -153,7 +153,7 @@ async fn every_implemented_tool_has_a_schema_and_nothing_else_does() {
     let t = open().await;
     let ctx = t.hearth.toolbox().for_chat("thread-1", "run-1", hearth_protocol::approvals::ProposalOrigin::OwnerChat, Default::default());
     let specs = hearth_core::tools::tool_specs();
-    assert_eq!(specs.len(), 29, "the registry implements 29 tools");
+    assert_eq!(specs.len(), 30, "the registry implements 30 tools");
     for tool in hearth_protocol::ToolName::ALL {
         let spec = specs.iter().find(|s| s.name == tool.as_str());
         let output = hearth_core::tools::dispatch(&ctx, tool.as_str(), "{\"unexpectedField\":1}", hearth_core::tools::StepId::Call("c".into())).await;

@@ -4,6 +4,9 @@
 //! model gives, so the same id asked again returns the first receipt without a second click,
 //! and the same id with any other action, element or page state is a conflict.
 //!
+//! A download the browser kept (a PDF within limits) goes into Files only through
+//! save_download, an effect in the journal like page_act.
+//!
 //! Each chat thread and each task browses in its own profile.
 
 use hearth_protocol::ToolName;
@@ -111,6 +114,7 @@ async fn look(ctx: &ToolContext, url: &str, picture: bool) -> ToolOutput {
         screenshot_id,
         profile: profile.as_str().to_owned(),
         restarted: seen.restarted,
+        download: seen.download,
         untrusted_data: PAGE_UNTRUSTED_NOTE.to_owned(),
     };
     super::mail::with_note(serde_json::to_value(&view), PAGE_UNTRUSTED_NOTE)
@@ -248,11 +252,59 @@ impl EffectTool for PageAct {
                     url_before: done.url_before,
                     url_after: done.url_after,
                     title_after: done.title_after,
+                    download: done.download,
                 };
                 serde_json::to_value(receipt).map_err(|e| EffectError::Uncertain(e.to_string()))
             }
             Err(ActError::NotDone(err)) => Err(EffectError::Failed(err.to_string())),
             Err(ActError::MayHaveDone(why)) => Err(EffectError::Uncertain(why)),
         }
+    }
+}
+
+/// `save_download`'s arguments.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct SaveDownloadArgs {
+    /// The download's `id`, as browse_web or page_act reported it.
+    pub download_id: String,
+}
+
+/// `save_download`.
+pub(crate) struct SaveDownload;
+
+impl Tool for SaveDownload {
+    const NAME: ToolName = ToolName::SaveDownload;
+    const DESCRIPTION: &'static str = "Put a PDF your browser downloaded into Files (browse_web or page_act report a download \
+                                       with its id; only PDFs of at most 10 MiB are kept). Returns the file. Saving the same \
+                                       download again returns the same file.";
+    type Args = SaveDownloadArgs;
+}
+
+impl EffectTool for SaveDownload {
+    fn action(args: &SaveDownloadArgs) -> Result<Value, ToolOutput> {
+        if !hearth_protocol::ids::is_valid_id(&args.download_id) || args.download_id.len() > 64 {
+            return Err(ToolOutput::error("`downloadId` is not a download id; browse_web and page_act report them."));
+        }
+        Ok(json!({ "downloadId": args.download_id }))
+    }
+
+    async fn perform(ctx: ToolContext, args: SaveDownloadArgs, cancel: CancellationToken) -> Result<Value, EffectError> {
+        let profile = profile_of(&ctx.scope);
+        let Some(browser) = ctx.browsers.existing(&profile).await else {
+            return Err(EffectError::Failed(crate::browser::downloads::DownloadError::Unknown(args.download_id).to_string()));
+        };
+        let kept = browser.kept_download(&args.download_id, &cancel).await.map_err(|e| EffectError::Failed(e.to_string()))?;
+        // The file's id follows from the download's: saving it again, from any call, finds
+        // the file it made (Files keeps one).
+        let file_id = crate::files::sha256_hex(format!("web-download:{}:{}", profile.as_str(), args.download_id).as_bytes());
+        let row = ctx
+            .files
+            .import_from_web(&file_id, kept.bytes, &kept.name, &kept.url, &cancel)
+            .await
+            .map_err(|e| EffectError::Failed(e.to_string()))?;
+        browser.download_saved(&args.download_id);
+        let view = ctx.files.view(&row).await.map_err(|e| EffectError::Uncertain(format!("the file was saved, but could not be read back: {e}")))?;
+        serde_json::to_value(view).map_err(|e| EffectError::Uncertain(e.to_string()))
     }
 }

@@ -44,6 +44,7 @@ fn main() {
         "browser_screenshot",
         "browser_list",
         "browser_close",
+        "browser_use_profile",
         "browser_delete_profile",
         "browser_control_start",
         "browser_control_input",

@@ -77,6 +77,7 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::browser::browser_screenshot,
             commands::browser::browser_list,
             commands::browser::browser_close,
+            commands::browser::browser_use_profile,
             commands::browser::browser_delete_profile,
             commands::browser::browser_control_start,
             commands::browser::browser_control_input,

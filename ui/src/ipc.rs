@@ -8,7 +8,7 @@ use hearth_protocol::agui::Event;
 use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalGetParams, ApprovalListResponse, ProposalView};
 use hearth_protocol::browser::{
     BrowserListResponse, ControlFrame, ControlInput, ControlInputParams, ControlStarted, ControlStopParams, ProfileParams, ScreenshotParams,
-    ScreenshotResponse,
+    ScreenshotResponse, UseProfileParams,
 };
 use hearth_protocol::computer::{
     CommandOutput, ComputerEnableParams, ComputerPathParams, ComputerRunParams, ComputerRunResponse, ComputerRunStopParams,
@@ -263,6 +263,11 @@ pub async fn browser_list() -> Result<BrowserListResponse, IpcError> {
 /// Closes a profile's browser.
 pub async fn browser_close(id: &str) -> Result<BrowserListResponse, IpcError> {
     call("browser_close", &serde_json::json!({ "params": ProfileParams { id: id.to_owned() } })).await
+}
+
+/// Picks the profile a chat or a task browses in (`None`: its own).
+pub async fn browser_use_profile(params: &UseProfileParams) -> Result<(), IpcError> {
+    call("browser_use_profile", &serde_json::json!({ "params": params })).await
 }
 
 /// Deletes a profile with its logins.

@@ -96,6 +96,27 @@ impl DownloadRefusal {
     }
 }
 
+/// Whose browsing a profile pick is for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "id", rename_all = "snake_case")]
+pub enum ProfileTarget {
+    /// A chat thread, by id.
+    Thread(String),
+    /// A task, by id.
+    Task(String),
+}
+
+/// `browser_use_profile`'s parameters: the owner picks which saved profile a thread or a task
+/// browses in (its logins), or (`None`) gives it back its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UseProfileParams {
+    /// The thread or task.
+    pub target: ProfileTarget,
+    /// A saved profile's id, or `None` for the target's own.
+    pub profile: Option<String>,
+}
+
 /// save_download's arguments on the wire (the model's), for cards.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -3,6 +3,7 @@
 use hearth_protocol::IpcError;
 use hearth_protocol::browser::{
     BrowserListResponse, ControlFrame, ControlInputParams, ControlStarted, ControlStopParams, ProfileParams, ScreenshotParams, ScreenshotResponse,
+    UseProfileParams,
 };
 use tauri::State;
 use tauri::ipc::Channel;
@@ -27,6 +28,12 @@ pub async fn browser_close(state: State<'_, AppState>, params: ProfileParams) ->
     let hearth = state.ready()?;
     hearth.browser_close(&params.id).await.map_err(|e| e.to_ipc())?;
     Ok(hearth.browser_list().await)
+}
+
+/// The owner picks the profile a chat or a task browses in (or gives it back its own).
+#[tauri::command]
+pub async fn browser_use_profile(state: State<'_, AppState>, params: UseProfileParams) -> Result<(), IpcError> {
+    state.ready()?.browser_use_profile(&params).await.map_err(|e| e.to_ipc())
 }
 
 /// Deletes a profile with its cookies and logins (the window asked the owner first).

@@ -1,13 +1,17 @@
 //! The browser card: the page the agent opened (title, address, the picture it took) and what
 //! page_act did on it.
 
-use hearth_protocol::browser::{ActReceipt, PageView};
+use hearth_protocol::browser::{ActReceipt, PageView, ProfileTarget, UseProfileParams};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::take_control::TakeControl;
 use crate::ipc;
 use crate::state::cards::{act_line, download_line, page_meta};
+
+/// The chat a card is shown in (none in replays outside a chat).
+#[derive(Clone, Copy)]
+pub struct ChatThread(pub Signal<Option<String>>);
 
 /// browse_web / read_web: the page, with its picture when one was taken.
 #[component]
@@ -32,6 +36,7 @@ pub fn BrowserCard(page: PageView, tool: &'static str) -> impl IntoView {
             </details>
             <footer class="card-footer">
                 <button class="take-control-open" on:click=move |_| controlling.set(true)>"Take control"</button>
+                <ProfilePicker current=page.profile.clone() />
             </footer>
             {move || controlling.get().then(|| {
                 let profile = profile.clone();
@@ -39,6 +44,60 @@ pub fn BrowserCard(page: PageView, tool: &'static str) -> impl IntoView {
             })}
         </article>
     }
+}
+
+/// "Browse in…": the owner points this chat at another saved profile (one with the logins
+/// it needs), or back at its own. The list is fetched when the owner opens the picker.
+#[component]
+fn ProfilePicker(current: String) -> impl IntoView {
+    let Some(ChatThread(thread)) = use_context::<ChatThread>() else { return ().into_any() };
+    let choices = RwSignal::new(None::<Vec<String>>);
+    let said = RwSignal::new(None::<String>);
+    let open = move |_| {
+        spawn_local(async move {
+            match ipc::browser_list().await {
+                Ok(list) => choices.set(Some(list.profiles.into_iter().map(|p| p.id).collect())),
+                Err(err) => said.set(Some(err.message)),
+            }
+        });
+    };
+    let pick = move |ev: leptos::ev::Event| {
+        let Some(thread_id) = thread.get_untracked() else { return };
+        let value = event_target_value(&ev);
+        let profile = (!value.is_empty()).then_some(value);
+        let params = UseProfileParams { target: ProfileTarget::Thread(thread_id), profile: profile.clone() };
+        spawn_local(async move {
+            let reply = ipc::browser_use_profile(&params).await;
+            said.set(Some(match reply {
+                Ok(()) => match profile {
+                    Some(id) => format!("This chat now browses in {id}."),
+                    None => "This chat browses in its own profile again.".to_owned(),
+                },
+                Err(err) => err.message,
+            }));
+        });
+    };
+    view! {
+        <span class="profile-picker">
+            {move || match choices.get() {
+                None => view! { <button class="browse-in-open" on:click=open>"Browse in…"</button> }.into_any(),
+                Some(list) => {
+                    let current = current.clone();
+                    view! {
+                        <select class="browse-in" on:change=pick>
+                            <option value="" selected=current.starts_with("thread-")>"This chat's own profile"</option>
+                            {list.into_iter().map(|id| {
+                                let selected = id == current;
+                                view! { <option value=id.clone() selected=selected>{id.clone()}</option> }
+                            }).collect_view()}
+                        </select>
+                    }.into_any()
+                }
+            }}
+            {move || said.get().map(|message| view! { <span class="browse-in-said">{message}</span> })}
+        </span>
+    }
+    .into_any()
 }
 
 /// The picture, fetched by its id once the card shows.

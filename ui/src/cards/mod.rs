@@ -5,7 +5,7 @@
 
 pub mod approval;
 mod approval_draft;
-mod browser;
+pub mod browser;
 mod calendar;
 mod delegate_task;
 mod file;

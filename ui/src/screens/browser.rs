@@ -30,7 +30,7 @@ pub fn BrowserScreen() -> impl IntoView {
         <section class="browser-screen" data-screen="browser">
             <h1>"Browser"</h1>
             <p class="hint">
-                "Each chat and each task browses in a profile of its own. At most three run at once; one unused for 30 minutes is closed. Take control is not built yet."
+                "Each chat and each task browses in a profile of its own. At most three run at once; one unused for 30 minutes is closed. A web page card in a chat has Take control, and Browse in… to point that chat at another profile (one with the logins it needs)."
             </p>
             {move || error.get().map(|message| view! { <p class="error">{message}</p> })}
             {move || match profiles.get() {

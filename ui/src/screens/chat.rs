@@ -61,6 +61,8 @@ pub fn ChatScreen() -> impl IntoView {
     let stop = move |_| stop_run();
     // A running command's card offers the same Stop.
     provide_context(crate::cards::terminal::RunStop(Callback::new(move |()| stop_run())));
+    // The browser card offers to pick the profile this chat browses in.
+    provide_context(crate::cards::browser::ChatThread(thread_id.into()));
     let new_chat = move |_| {
         if chat.with_untracked(ChatState::is_running) {
             return;

@@ -46,10 +46,43 @@ impl Hearth {
         Ok(())
     }
 
-    /// Closes a profile's browser and deletes the profile with its cookies and logins.
+    /// Closes a profile's browser and deletes the profile with its cookies and logins; the
+    /// threads and tasks the owner had pointed at it browse in their own again.
     pub async fn browser_delete_profile(&self, id: &str) -> Result<()> {
         let id = ProfileId::parse(id).map_err(CoreError::InvalidInput)?;
-        self.browsers.delete(&id).await.map_err(|e| CoreError::Unavailable(format!("the profile could not be deleted: {e}")))
+        self.browsers.delete(&id).await.map_err(|e| CoreError::Unavailable(format!("the profile could not be deleted: {e}")))?;
+        self.store.forget_browser_profile(id.as_str()).await
+    }
+
+    /// The owner picks the saved profile a thread or a task browses in (its cookies and
+    /// logins), or gives it back its own. Only the app calls this: no tool can.
+    pub async fn browser_use_profile(&self, params: &hearth_protocol::browser::UseProfileParams) -> Result<()> {
+        use hearth_protocol::browser::ProfileTarget;
+        let scope = match &params.target {
+            ProfileTarget::Thread(id) => {
+                if !hearth_protocol::ids::is_valid_id(id) || !self.store.thread_exists(id).await? {
+                    return Err(CoreError::NotFound("There is no such chat.".into()));
+                }
+                format!("thread:{id}")
+            }
+            ProfileTarget::Task(id) => {
+                if !hearth_protocol::ids::is_valid_id(id) || self.store.get_task(id).await?.is_none() {
+                    return Err(CoreError::NotFound("There is no such task.".into()));
+                }
+                crate::store::tasks::task_scope(id)
+            }
+        };
+        let profile = match &params.profile {
+            None => None,
+            Some(id) => {
+                let id = ProfileId::parse(id).map_err(CoreError::InvalidInput)?;
+                if !self.browsers.profiles().await.iter().any(|saved| saved.id == id) {
+                    return Err(CoreError::NotFound(format!("There is no saved browser profile {}; the Browser screen lists them.", id.as_str())));
+                }
+                Some(id)
+            }
+        };
+        self.store.choose_browser_profile(&scope, profile.as_ref().map(ProfileId::as_str)).await
     }
 }
 

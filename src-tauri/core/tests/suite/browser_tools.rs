@@ -679,3 +679,41 @@ async fn stop_during_a_download_cancels_it_and_leaves_nothing_on_disk() {
     assert!(error, "{said}");
     assert!(web.hearth.files().list().await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn the_owner_points_a_chat_at_another_profile_and_it_browses_with_its_logins() {
+    use hearth_protocol::browser::{ProfileTarget, UseProfileParams};
+    let web = Web::new().await;
+    let store = web.hearth.store();
+    store.ensure_thread("t-logged-in", "log in").await.unwrap();
+    store.ensure_thread("t-other", "read").await.unwrap();
+    let logged_in = web.chat("t-logged-in", "run-1");
+    let (error, _) = call(&logged_in, "browse_web", json!({ "url": web.url("/cookie.html") }), "1").await;
+    assert!(!error);
+    let pick = |profile: Option<&str>| UseProfileParams { target: ProfileTarget::Thread("t-other".into()), profile: profile.map(str::to_owned) };
+
+    // A profile that is not saved, or a chat that does not exist, is refused and changes nothing.
+    assert!(web.hearth.browser_use_profile(&pick(Some("thread-nobody"))).await.is_err());
+    let nowhere = UseProfileParams { target: ProfileTarget::Thread("t-missing".into()), profile: Some("thread-t-logged-in".into()) };
+    assert!(web.hearth.browser_use_profile(&nowhere).await.is_err());
+
+    // Pointed at the logged-in chat's profile, the other chat sends its cookie; given back its
+    // own, it does not.
+    web.hearth.browser_use_profile(&pick(Some("thread-t-logged-in"))).await.unwrap();
+    let other = web.chat("t-other", "run-1");
+    let (error, seen) = call(&other, "browse_web", json!({ "url": web.url("/article.html") }), "1").await;
+    assert!(!error, "{seen}");
+    assert_eq!(seen["profile"], "thread-t-logged-in");
+    web.hearth.browser_use_profile(&pick(None)).await.unwrap();
+    let (error, seen) = call(&other, "browse_web", json!({ "url": web.url("/article.html") }), "2").await;
+    assert!(!error, "{seen}");
+    assert_eq!(seen["profile"], "thread-t-other");
+    let sent: Vec<bool> =
+        web.server.requests_with_header("cookie").into_iter().filter(|(r, _)| r.starts_with("/article.html")).map(|(_, sent)| sent).collect();
+    assert_eq!(sent, [true, false], "the cookie went only with the picked profile");
+
+    // Deleting the picked profile forgets the pick.
+    web.hearth.browser_use_profile(&pick(Some("thread-t-logged-in"))).await.unwrap();
+    web.hearth.browser_delete_profile("thread-t-logged-in").await.unwrap();
+    assert_eq!(store.chosen_browser_profile("thread:t-other").await.unwrap(), None);
+}

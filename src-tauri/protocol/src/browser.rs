@@ -83,6 +83,8 @@ pub enum DownloadRefusal {
     TooLarge,
     /// The session had started [`MAX_DOWNLOADS`] already.
     TooMany,
+    /// Three downloads were arriving already.
+    TooManyAtOnce,
 }
 
 impl DownloadRefusal {
@@ -92,6 +94,7 @@ impl DownloadRefusal {
             DownloadRefusal::NotPdf => "refused: the browser keeps PDF downloads only, and this file is not a PDF",
             DownloadRefusal::TooLarge => "refused: larger than 10 MiB, the most the browser keeps",
             DownloadRefusal::TooMany => "refused: this browser session has started 20 downloads, the most it may",
+            DownloadRefusal::TooManyAtOnce => "refused: three downloads were arriving already; ask again when they are done",
         }
     }
 }
@@ -137,6 +140,10 @@ pub struct PageElements {
     pub elements: Vec<PageElement>,
     /// Whether the page had more.
     pub truncated: bool,
+    /// This browser session's downloads not saved yet (arriving, or ready for save_download):
+    /// a click's download begins after the click returns, and is found here.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub downloads: Vec<DownloadView>,
     /// Whose writing the names are.
     pub untrusted_data: String,
 }

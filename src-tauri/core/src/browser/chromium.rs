@@ -59,30 +59,33 @@ async fn answers(running: &Running) -> bool {
 /// the profile's lock.
 async fn end(gone: Option<Running>) {
     if let Some(gone) = gone {
-        let (mut browser, handler) = release(gone).await;
+        let (mut browser, handler, downloads) = release(gone).await;
         if let Some(browser) = browser.as_mut() {
             let _ = browser.kill().await;
             let _ = browser.wait().await;
         }
         handler.abort();
+        // Only now that nothing can write there any more.
+        downloads.clear();
     }
 }
 
-/// Ends the download follower, so the browser is this code's alone again (`None` only if
-/// something else still holds it, which nothing does). What it downloaded goes with it.
-async fn release(gone: Running) -> (Option<Browser>, tokio::task::JoinHandle<()>) {
+/// Ends the download follower, so the browser is this code's alone again: the follower holds
+/// the only other handle, and awaiting its end drops it (`None` would mean a handle kept
+/// elsewhere, which nothing does; the process then still ends with its `pdeathsig` and
+/// chromiumoxide's kill on drop).
+async fn release(gone: Running) -> (Option<Browser>, tokio::task::JoinHandle<()>, Arc<super::downloads::Downloads>) {
     let Running { browser, handler, downloads_follower, downloads, .. } = gone;
     downloads_follower.abort();
     let _ = downloads_follower.await;
-    downloads.clear();
-    (Arc::into_inner(browser).map(Mutex::into_inner), handler)
+    (Arc::into_inner(browser).map(Mutex::into_inner), handler, downloads)
 }
 
 /// Ends a browser on purpose: asked to close (it writes its cookies and logins to the profile
 /// as it exits), given 5 s to exit, then ended as a dead one would be.
 async fn shut(gone: Option<Running>) {
     if let Some(current) = gone {
-        let (mut browser, handler) = release(current).await;
+        let (mut browser, handler, downloads) = release(current).await;
         if let Some(browser) = browser.as_mut() {
             if browser.close().await.is_ok() {
                 let _ = tokio::time::timeout(Duration::from_secs(5), browser.wait()).await;
@@ -91,6 +94,7 @@ async fn shut(gone: Option<Running>) {
             let _ = browser.wait().await;
         }
         handler.abort();
+        downloads.clear();
     }
 }
 
@@ -707,13 +711,40 @@ impl Chromium {
         use super::downloads::DownloadError;
         let waited = tokio::select! {
             biased;
-            () = cancel.cancelled() => return Err(DownloadError::Stopped),
+            () = cancel.cancelled() => {
+                self.stop_downloads().await;
+                return Err(DownloadError::Stopped);
+            }
             waited = tokio::time::timeout(Duration::from_secs(60), self.downloads.settled(id)) => waited,
         };
         if waited.is_err() {
             return Err(DownloadError::Unfinished(id.chars().take(64).collect()));
         }
         self.downloads.read_kept(id).await
+    }
+
+    /// Cancels every download still arriving (a Stop while waiting for one); waits at most a few
+    /// seconds for a call in flight to let go of the browser.
+    pub async fn stop_downloads(&self) {
+        let Ok(running) = tokio::time::timeout(Duration::from_secs(5), self.running.lock()).await else { return };
+        if let Some(current) = running.as_ref() {
+            let browser = current.browser.lock().await;
+            super::downloads::cancel_arriving(&browser, &current.downloads).await;
+        }
+    }
+
+    /// Waits until a download of this session matches `wanted` (Stop-free: the caller bounds
+    /// it), without polling: the ledger wakes its watchers on every change.
+    pub async fn until_download(&self, wanted: impl Fn(&hearth_protocol::browser::DownloadView) -> bool) -> hearth_protocol::browser::DownloadView {
+        let mut watch = self.downloads.watch();
+        loop {
+            if let Some(found) = self.downloads.all().into_iter().find(|d| wanted(d)) {
+                return found;
+            }
+            if watch.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
     }
 
     /// Notes that save_download put `id` into Files.
@@ -733,7 +764,8 @@ impl Chromium {
             return Err(BrowserError::Deleted);
         }
         if let Some(current) = running.as_mut() {
-            let exited = current.browser.lock().await.try_wait().ok().flatten().is_some();
+            // A browser whose handle is in use (a cancel of the download follower's) is alive.
+            let exited = current.browser.try_lock().is_ok_and(|mut browser| browser.try_wait().ok().flatten().is_some());
             if !exited && !current.handler.is_finished() {
                 return Ok(false);
             }
@@ -1082,15 +1114,31 @@ async fn abandon(running: &mut Option<Running>) {
     use chromiumoxide::cdp::browser_protocol::page::StopLoadingParams;
     let Some(current) = running.as_mut() else { return };
     let limit = Duration::from_secs(1);
+    // Downloads are the browser's, not the tab's: they would outlive its closing. None may
+    // start from here on, and those arriving are cancelled, before the tab goes.
+    let cancelled = async {
+        let browser = current.browser.lock().await;
+        super::downloads::deny(&browser).await?;
+        super::downloads::cancel_arriving(&browser, &current.downloads).await;
+        Ok::<(), chromiumoxide::error::CdpError>(())
+    };
+    if !matches!(tokio::time::timeout(Duration::from_secs(5), cancelled).await, Ok(Ok(()))) {
+        tracing::warn!("the browser did not stop its downloads in time; it is ended");
+        end(running.take()).await;
+        return;
+    }
     let _ = tokio::time::timeout(limit, current.page.execute(StopLoadingParams::default())).await;
-    // Downloads are the browser's, not the tab's: they would outlive its closing.
-    let cancelled = async { super::downloads::cancel_arriving(&*current.browser.lock().await, &current.downloads).await };
-    let _ = tokio::time::timeout(Duration::from_secs(5), cancelled).await;
     let closed = tokio::time::timeout(limit, current.page.clone().close()).await;
     let fresh = match closed {
         Ok(Ok(())) => {
             let browser = current.browser.lock().await;
-            tokio::time::timeout(Duration::from_secs(5), first_tab(&browser)).await.ok().and_then(Result::ok)
+            let fresh = async {
+                let page = first_tab(&browser).await?;
+                // The stopped page is gone: downloads are allowed again for the next one.
+                super::downloads::allow_into(&browser, &current.downloads).await?;
+                Ok::<_, BrowserError>(page)
+            };
+            tokio::time::timeout(Duration::from_secs(5), fresh).await.ok().and_then(Result::ok)
         }
         Ok(Err(_)) | Err(_) => None,
     };
@@ -1113,7 +1161,9 @@ fn prefer_pdf_downloads(profile: &Path) -> std::io::Result<()> {
     crate::store::Store::create_private_dir(&folder).map_err(std::io::Error::other)?;
     let path = folder.join("Preferences");
     let mut prefs: serde_json::Value = match std::fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|_| serde_json::json!({})),
+        // A file Chromium wrote that does not parse is left as it is (the owner's site settings
+        // are in it); PDFs then open in the viewer.
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(std::io::Error::other)?,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => serde_json::json!({}),
         Err(err) => return Err(err),
     };

@@ -20,7 +20,7 @@ use chromiumoxide::cdp::browser_protocol::browser::{
     CancelDownloadParams, DownloadProgressState, EventDownloadProgress, EventDownloadWillBegin, SetDownloadBehaviorBehavior,
     SetDownloadBehaviorParams,
 };
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use hearth_protocol::browser::{DownloadRefusal, DownloadStatus, DownloadView, MAX_DOWNLOAD_BYTES, MAX_DOWNLOADS};
 
 /// The longest file name kept from a site's suggestion (characters).
@@ -28,6 +28,12 @@ const MAX_NAME: usize = 200;
 /// How many downloads the ledger remembers: past [`MAX_DOWNLOADS`] the refused ones are kept
 /// to report them, up to this many, so a page that starts downloads without end cannot grow it.
 const MAX_REMEMBERED: usize = MAX_DOWNLOADS + 100;
+/// How many downloads may arrive at once: Chromium reports progress a few times a second, so
+/// each may pass the byte limit by what arrives between two reports before it is cancelled;
+/// few at once keeps that bounded.
+const MAX_ARRIVING: usize = 3;
+/// How long one cancel may take before the follower goes on.
+const CANCEL_LIMIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// One download of this session.
 #[derive(Debug, Clone)]
@@ -189,17 +195,31 @@ impl Downloads {
         self.entries().iter().filter(|e| e.status == DownloadStatus::Downloading).map(|e| e.guid.clone()).collect()
     }
 
-    fn set(&self, guid: &str, status: DownloadStatus) {
-        if let Some(entry) = self.entries().iter_mut().find(|e| e.guid == guid) {
-            entry.status = status;
-        }
+    /// Ends `guid`'s arrival as `status`; a download already ended keeps its first ending (a
+    /// Stop's cancel is not overwritten by a judgement that was under way).
+    fn settle(&self, guid: &str, status: DownloadStatus) -> bool {
+        let settled = match self.entries().iter_mut().find(|e| e.guid == guid) {
+            Some(entry) if entry.status == DownloadStatus::Downloading => {
+                entry.status = status;
+                true
+            }
+            Some(_) | None => false,
+        };
         self.bump();
+        settled
     }
 
     /// A download began: kept in the ledger; answers whether the session may have it.
     fn begin(&self, event: &EventDownloadWillBegin) -> bool {
         let mut entries = self.entries();
-        let allowed = entries.len() < MAX_DOWNLOADS;
+        let arriving = entries.iter().filter(|e| e.status == DownloadStatus::Downloading).count();
+        let refusal = if entries.len() >= MAX_DOWNLOADS {
+            Some(DownloadRefusal::TooMany)
+        } else if arriving >= MAX_ARRIVING {
+            Some(DownloadRefusal::TooManyAtOnce)
+        } else {
+            None
+        };
         if entries.len() >= MAX_REMEMBERED {
             return false;
         }
@@ -210,11 +230,11 @@ impl Downloads {
             url: event.url.clone(),
             frame: event.frame_id.inner().clone(),
             received: 0,
-            status: if allowed { DownloadStatus::Downloading } else { DownloadStatus::Refused(DownloadRefusal::TooMany) },
+            status: refusal.map_or(DownloadStatus::Downloading, DownloadStatus::Refused),
         });
         drop(entries);
         self.bump();
-        allowed
+        refusal.is_none()
     }
 
     fn status_of(&self, guid: &str) -> Option<DownloadStatus> {
@@ -225,6 +245,7 @@ impl Downloads {
         if let Some(entry) = self.entries().iter_mut().find(|e| e.guid == guid) {
             entry.received = bytes;
         }
+        self.bump();
     }
 
     /// Deletes `guid`'s file (and Chromium's partial file) after a refusal or a cancel.
@@ -306,9 +327,29 @@ pub(super) async fn allow_into(browser: &Browser, downloads: &Downloads) -> Resu
 /// The browser, shared between its lock holder and this follower.
 pub(super) type Shared = Arc<tokio::sync::Mutex<Browser>>;
 
+/// Tells Chromium to refuse every download from now on (until [`allow_into`] again).
+pub(super) async fn deny(browser: &Browser) -> Result<(), chromiumoxide::error::CdpError> {
+    let params = SetDownloadBehaviorParams::builder()
+        .behavior(SetDownloadBehaviorBehavior::Deny)
+        .events_enabled(true)
+        .build()
+        .map_err(chromiumoxide::error::CdpError::msg)?;
+    tokio::time::timeout(CANCEL_LIMIT, browser.execute(params))
+        .await
+        .map_err(|_| chromiumoxide::error::CdpError::msg("the browser did not answer"))?
+        .map(|_| ())
+}
+
 /// Cancels `guid` in Chromium (errors are of a download already ended).
 async fn cancel(browser: &Browser, guid: &str) {
-    let _ = browser.execute(CancelDownloadParams::new(guid.to_owned())).await;
+    let _ = tokio::time::timeout(CANCEL_LIMIT, browser.execute(CancelDownloadParams::new(guid.to_owned()))).await;
+}
+
+/// [`cancel`] through the shared browser, waiting for its lock no longer than one cancel takes.
+async fn cancel_shared(browser: &Shared, guid: &str) {
+    if let Ok(browser) = tokio::time::timeout(CANCEL_LIMIT, browser.lock()).await {
+        cancel(&browser, guid).await;
+    }
 }
 
 /// Cancels every download still arriving (Stop, a time-out): nothing the page set going keeps
@@ -317,7 +358,7 @@ pub(super) async fn cancel_arriving(browser: &Browser, downloads: &Downloads) {
     for guid in downloads.arriving() {
         cancel(browser, &guid).await;
         downloads.delete_file(&guid);
-        downloads.set(&guid, DownloadStatus::Cancelled);
+        downloads.settle(&guid, DownloadStatus::Cancelled);
     }
 }
 
@@ -340,16 +381,26 @@ pub(super) async fn follow(browser: Shared, downloads: Arc<Downloads>, events: E
             // A download's start is dispatched before its progress: polled first, it is in the
             // ledger before any progress of it is judged.
             biased;
-            Some(event) = begun.next() => {
-                if !downloads.begin(&event) {
-                    tracing::info!("a download was refused: the session started 20 already");
-                    cancel(&*browser.lock().await, &event.guid).await;
-                    downloads.delete_file(&event.guid);
+            Some(event) = begun.next() => admit(&browser, &downloads, &event).await,
+            Some(event) = progress.next() => {
+                // Chromium's handler hands a download's start to its stream before any of its
+                // progress: whatever start is there now is admitted before this progress is
+                // judged, so no download is taken for a stranger.
+                while let Some(Some(begun_now)) = begun.next().now_or_never() {
+                    admit(&browser, &downloads, &begun_now).await;
                 }
+                judge(&browser, &downloads, &event).await;
             }
-            Some(event) = progress.next() => judge(&browser, &downloads, &event).await,
             else => return,
         }
+    }
+}
+
+async fn admit(browser: &Shared, downloads: &Downloads, event: &EventDownloadWillBegin) {
+    if !downloads.begin(event) {
+        tracing::info!("a download was refused: 20 this session, or 3 arriving at once");
+        cancel_shared(browser, &event.guid).await;
+        downloads.delete_file(&event.guid);
     }
 }
 
@@ -364,7 +415,7 @@ async fn judge(browser: &Shared, downloads: &Downloads, event: &EventDownloadPro
         }
         None => {
             // Past what the ledger remembers: refused like the rest past the limit.
-            cancel(&*browser.lock().await, guid).await;
+            cancel_shared(browser, guid).await;
             downloads.delete_file(guid);
             return;
         }
@@ -377,8 +428,8 @@ async fn judge(browser: &Shared, downloads: &Downloads, event: &EventDownloadPro
         DownloadProgressState::InProgress => {
             if received > MAX_DOWNLOAD_BYTES || count(event.total_bytes) > MAX_DOWNLOAD_BYTES {
                 tracing::info!("a download was refused: larger than 10 MiB");
-                downloads.set(guid, DownloadStatus::Refused(DownloadRefusal::TooLarge));
-                cancel(&*browser.lock().await, guid).await;
+                downloads.settle(guid, DownloadStatus::Refused(DownloadRefusal::TooLarge));
+                cancel_shared(browser, guid).await;
                 downloads.delete_file(guid);
             }
         }
@@ -392,25 +443,28 @@ async fn judge(browser: &Shared, downloads: &Downloads, event: &EventDownloadPro
                     if let Err(err) = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)) {
                         tracing::warn!(error = %err, "could not make a download private");
                     }
-                    downloads.set(guid, DownloadStatus::Ready);
+                    if !downloads.settle(guid, DownloadStatus::Ready) {
+                        // Cancelled while it was judged (Stop): nothing of it stays.
+                        downloads.delete_file(guid);
+                    }
                 }
                 Ok(false) => {
                     let large = std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_DOWNLOAD_BYTES);
                     let refusal = if large { DownloadRefusal::TooLarge } else { DownloadRefusal::NotPdf };
                     tracing::info!(reason = refusal.explain(), "a download was refused");
                     downloads.delete_file(guid);
-                    downloads.set(guid, DownloadStatus::Refused(refusal));
+                    downloads.settle(guid, DownloadStatus::Refused(refusal));
                 }
                 Err(err) => {
                     tracing::warn!(error = %err, "a finished download could not be read; it is dropped");
                     downloads.delete_file(guid);
-                    downloads.set(guid, DownloadStatus::Cancelled);
+                    downloads.settle(guid, DownloadStatus::Cancelled);
                 }
             }
         }
         DownloadProgressState::Canceled => {
             downloads.delete_file(guid);
-            downloads.set(guid, DownloadStatus::Cancelled);
+            downloads.settle(guid, DownloadStatus::Cancelled);
         }
     }
 }

@@ -149,6 +149,13 @@ impl Browsers {
             if ended > 0 {
                 tracing::warn!(ended, "ended browsers an earlier Hearth left running");
             }
+            // What an earlier Hearth's browsers downloaded and never saved (it was killed before
+            // they closed) goes too: downloads last a browser session, never longer.
+            match std::fs::remove_dir_all(&config.downloads_dir) {
+                Ok(()) => {}
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+                Err(err) => tracing::warn!(error = %err, "could not empty the browser's downloads folder"),
+            }
         } else {
             tracing::warn!("another Hearth uses this data folder's browser profiles; left-over browsers are not ended");
         }
@@ -351,6 +358,11 @@ impl Browsers {
     /// new, empty profile.
     pub async fn delete(&self, profile: &ProfileId) -> std::io::Result<()> {
         self.inner.controls.lock().await.remove(profile);
+        match std::fs::remove_dir_all(self.inner.config.downloads_dir.join(profile.as_str())) {
+            Ok(()) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) => return Err(err),
+        }
         let sessions = self.inner.sessions.lock().await;
         let folder = self.folder(profile);
         match sessions.get(profile).cloned() {

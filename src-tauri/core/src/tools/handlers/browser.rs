@@ -11,7 +11,7 @@
 //! for it (`browser_use_profile`, from the app only).
 
 use hearth_protocol::ToolName;
-use hearth_protocol::browser::{ActReceipt, MAX_ACT_VALUE, MAX_TEXT_TO_MODEL, MAX_URL, PageAction, PageElements, PageView};
+use hearth_protocol::browser::{ActReceipt, DownloadStatus, MAX_ACT_VALUE, MAX_TEXT_TO_MODEL, MAX_URL, PageAction, PageElements, PageView};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -160,6 +160,11 @@ impl DirectTool for PageElementsTool {
                     title: listed.title,
                     elements: listed.elements,
                     truncated: listed.truncated,
+                    downloads: browser
+                        .downloads()
+                        .into_iter()
+                        .filter(|d| matches!(d.status, DownloadStatus::Downloading | DownloadStatus::Ready))
+                        .collect(),
                     untrusted_data: PAGE_UNTRUSTED_NOTE.to_owned(),
                 };
                 super::mail::with_note(serde_json::to_value(&view), PAGE_UNTRUSTED_NOTE)

@@ -88,7 +88,8 @@ fn ProfilePicker(current: String) -> impl IntoView {
                             <option value="" selected=current.starts_with("thread-")>"This chat's own profile"</option>
                             {list.into_iter().map(|id| {
                                 let selected = id == current;
-                                view! { <option value=id.clone() selected=selected>{id}</option> }
+                                let label = id.clone();
+                                view! { <option value=id selected=selected>{label}</option> }
                             }).collect_view()}
                         </select>
                     }.into_any()

@@ -83,9 +83,11 @@ fn ProfilePicker(current: String) -> impl IntoView {
                 None => view! { <button class="browse-in-open" on:click=open>"Browse in…"</button> }.into_any(),
                 Some(list) => {
                     let current = current.clone();
+                    // Hearth names a chat's own profile `thread-<its id>`.
+                    let own = thread.get_untracked().is_some_and(|id| current == format!("thread-{id}"));
                     view! {
                         <select class="browse-in" on:change=pick>
-                            <option value="" selected=current.starts_with("thread-")>"This chat's own profile"</option>
+                            <option value="" selected=own>"This chat's own profile"</option>
                             {list.into_iter().map(|id| {
                                 let selected = id == current;
                                 let label = id.clone();

@@ -53,6 +53,7 @@ fn corpus(file_id: &str) -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
         ("read the metadata page", vec![("read_web", json!({ "url": "http://169.254.169.254/latest" }))]),
         ("what can I click?", vec![("page_elements", json!({}))]),
         ("click the first button", vec![("page_act", json!({ "ref": "000000000000:0", "action": "click", "operationId": "click-1" }))]),
+        ("save the PDF it downloaded", vec![("save_download", json!({ "downloadId": "0b5a3d2e-9c1f-4e7a-8d6b-2f4c1a9e7d30" }))]),
     ]
 }
 

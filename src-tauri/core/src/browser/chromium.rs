@@ -963,8 +963,17 @@ async fn read_page(
         });
     }
     // One round trip for what the page says about itself (URL, title, text), one for the
-    // picture: each CDP call costs a hop through the handler, and a look is made of few.
-    let (final_url, title, text): (String, String, String) = evaluate_value(page, READ_PAGE).await?;
+    // picture, sent together: the renderer reads the text while the compositor makes the
+    // picture, instead of one after the other. A picture of a page whose final address is then
+    // refused is dropped here, never kept or shown.
+    let read = evaluate_value::<(String, String, String)>(page, READ_PAGE);
+    let (read, shot) = if picture {
+        let (read, shot) = tokio::join!(read, screenshot(page));
+        (read, Some(shot))
+    } else {
+        (read.await, None)
+    };
+    let (final_url, title, text) = read?;
     let parsed = Url::parse(&final_url).map_err(|_| BrowserError::Cdp("the page ended on an address that does not parse".into()))?;
     egress::check_url(&parsed, allow).map_err(|refusal| refused(&parsed, refusal))?;
     let title: String = title.chars().take(MAX_TITLE).collect();
@@ -972,7 +981,10 @@ async fn read_page(
     // whenever its text was).
     let truncated = text.chars().count() > MAX_TEXT_READ;
     let text = if truncated { text.chars().take(MAX_TEXT_READ).collect() } else { text };
-    let screenshot_png = if picture { screenshot(page).await? } else { Vec::new() };
+    let screenshot_png = match shot {
+        Some(shot) => shot?,
+        None => Vec::new(),
+    };
     Ok(Observation { final_url, title, text, truncated, screenshot_png, restarted: false, download: None })
 }
 

@@ -85,6 +85,8 @@ pub enum DownloadRefusal {
     TooMany,
     /// Three downloads were arriving already.
     TooManyAtOnce,
+    /// It began while a Stop ended the page.
+    Stopped,
 }
 
 impl DownloadRefusal {
@@ -95,6 +97,7 @@ impl DownloadRefusal {
             DownloadRefusal::TooLarge => "refused: larger than 10 MiB, the most the browser keeps",
             DownloadRefusal::TooMany => "refused: this browser session has started 20 downloads, the most it may",
             DownloadRefusal::TooManyAtOnce => "refused: three downloads were arriving already; ask again when they are done",
+            DownloadRefusal::Stopped => "refused: it began as the owner pressed Stop",
         }
     }
 }

@@ -726,11 +726,13 @@ impl Chromium {
     /// Cancels every download still arriving (a Stop while waiting for one); waits at most a few
     /// seconds for a call in flight to let go of the browser.
     pub async fn stop_downloads(&self) {
-        let Ok(running) = tokio::time::timeout(Duration::from_secs(5), self.running.lock()).await else { return };
-        if let Some(current) = running.as_ref() {
-            let browser = current.browser.lock().await;
-            super::downloads::cancel_arriving(&browser, &current.downloads).await;
-        }
+        let Ok(mut running) = tokio::time::timeout(Duration::from_secs(5), self.running.lock()).await else {
+            tracing::warn!("a call held the browser through Stop; its downloads were not cancelled");
+            return;
+        };
+        // As any Stop: no download may start, those arriving are cancelled, and the page that
+        // started them goes with its tab.
+        abandon(&mut running).await;
     }
 
     /// Waits until a download of this session matches `wanted` (Stop-free: the caller bounds
@@ -1130,7 +1132,7 @@ async fn abandon(running: &mut Option<Running>) {
     // start from here on, and those arriving are cancelled, before the tab goes.
     let cancelled = async {
         let browser = current.browser.lock().await;
-        super::downloads::deny(&browser).await?;
+        super::downloads::deny(&browser, &current.downloads).await?;
         super::downloads::cancel_arriving(&browser, &current.downloads).await;
         Ok::<(), chromiumoxide::error::CdpError>(())
     };

@@ -96,12 +96,20 @@ pub(super) struct Downloads {
     entries: std::sync::Mutex<Vec<Entry>>,
     /// Bumped on every change, so a look can wait for its download without polling.
     changed: tokio::sync::watch::Sender<u64>,
+    /// Cleared while a Stop ends the page: a start the follower admits then (Chromium sent it
+    /// before it was told to deny) is refused like any other.
+    accepting: std::sync::atomic::AtomicBool,
 }
 
 impl Downloads {
     /// An empty ledger whose files go to `dir` (made when a browser starts).
     pub(super) fn new(dir: PathBuf) -> Self {
-        Self { dir, entries: std::sync::Mutex::default(), changed: tokio::sync::watch::channel(0).0 }
+        Self {
+            dir,
+            entries: std::sync::Mutex::default(),
+            changed: tokio::sync::watch::channel(0).0,
+            accepting: std::sync::atomic::AtomicBool::new(true),
+        }
     }
 
     /// A new browser session starts: the ledger and the folder are emptied, and the folder is
@@ -213,7 +221,10 @@ impl Downloads {
     fn begin(&self, event: &EventDownloadWillBegin) -> bool {
         let mut entries = self.entries();
         let arriving = entries.iter().filter(|e| e.status == DownloadStatus::Downloading).count();
-        let refusal = if entries.len() >= MAX_DOWNLOADS {
+        let stopping = !self.accepting.load(std::sync::atomic::Ordering::SeqCst);
+        let refusal = if stopping {
+            Some(DownloadRefusal::Stopped)
+        } else if entries.len() >= MAX_DOWNLOADS {
             Some(DownloadRefusal::TooMany)
         } else if arriving >= MAX_ARRIVING {
             Some(DownloadRefusal::TooManyAtOnce)
@@ -315,6 +326,7 @@ fn empty_dir(dir: &Path) -> std::io::Result<()> {
 
 /// Tells Chromium to save downloads into the ledger's folder under their ids, with events.
 pub(super) async fn allow_into(browser: &Browser, downloads: &Downloads) -> Result<(), chromiumoxide::error::CdpError> {
+    downloads.accepting.store(true, std::sync::atomic::Ordering::SeqCst);
     let params = SetDownloadBehaviorParams::builder()
         .behavior(SetDownloadBehaviorBehavior::AllowAndName)
         .download_path(downloads.dir.to_string_lossy().into_owned())
@@ -327,8 +339,10 @@ pub(super) async fn allow_into(browser: &Browser, downloads: &Downloads) -> Resu
 /// The browser, shared between its lock holder and this follower.
 pub(super) type Shared = Arc<tokio::sync::Mutex<Browser>>;
 
-/// Tells Chromium to refuse every download from now on (until [`allow_into`] again).
-pub(super) async fn deny(browser: &Browser) -> Result<(), chromiumoxide::error::CdpError> {
+/// Tells Chromium to refuse every download from now on (until [`allow_into`] again); the
+/// ledger refuses any start still on its way.
+pub(super) async fn deny(browser: &Browser, downloads: &Downloads) -> Result<(), chromiumoxide::error::CdpError> {
+    downloads.accepting.store(false, std::sync::atomic::Ordering::SeqCst);
     let params = SetDownloadBehaviorParams::builder()
         .behavior(SetDownloadBehaviorBehavior::Deny)
         .events_enabled(true)
@@ -356,9 +370,11 @@ async fn cancel_shared(browser: &Shared, guid: &str) {
 /// coming in.
 pub(super) async fn cancel_arriving(browser: &Browser, downloads: &Downloads) {
     for guid in downloads.arriving() {
-        cancel(browser, &guid).await;
-        downloads.delete_file(&guid);
-        downloads.settle(&guid, DownloadStatus::Cancelled);
+        // Settled first: one that was judged Ready meanwhile keeps its file.
+        if downloads.settle(&guid, DownloadStatus::Cancelled) {
+            cancel(browser, &guid).await;
+            downloads.delete_file(&guid);
+        }
     }
 }
 
@@ -409,7 +425,11 @@ async fn judge(browser: &Shared, downloads: &Downloads, event: &EventDownloadPro
     match downloads.status_of(guid) {
         Some(DownloadStatus::Downloading) => {}
         Some(_) => {
-            // Refused already (this is its cancel's own event).
+            // Refused already: this is its cancel's own event, or a cancel that did not reach
+            // Chromium in time (then it is asked again while it still arrives).
+            if event.state == DownloadProgressState::InProgress {
+                cancel_shared(browser, guid).await;
+            }
             downloads.delete_file(guid);
             return;
         }

@@ -177,6 +177,11 @@ impl Browsers {
         &self.inner.shots
     }
 
+    /// Whether `profile` has a folder (it was used and not deleted).
+    pub fn is_saved(&self, profile: &ProfileId) -> bool {
+        self.folder(profile).is_dir()
+    }
+
     /// The browser this process has for `profile`, without starting one or closing another
     /// (what it downloaded is read without touching its page).
     pub async fn existing(&self, profile: &ProfileId) -> Option<Arc<Chromium>> {
@@ -358,11 +363,17 @@ impl Browsers {
     /// new, empty profile.
     pub async fn delete(&self, profile: &ProfileId) -> std::io::Result<()> {
         self.inner.controls.lock().await.remove(profile);
+        let removed = self.delete_folders(profile).await;
+        // Once its browser has ended (nothing writes there any more), what it downloaded goes.
         match std::fs::remove_dir_all(self.inner.config.downloads_dir.join(profile.as_str())) {
             Ok(()) => {}
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
             Err(err) => return Err(err),
         }
+        removed
+    }
+
+    async fn delete_folders(&self, profile: &ProfileId) -> std::io::Result<()> {
         let sessions = self.inner.sessions.lock().await;
         let folder = self.folder(profile);
         match sessions.get(profile).cloned() {

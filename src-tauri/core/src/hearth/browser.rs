@@ -50,8 +50,10 @@ impl Hearth {
     /// threads and tasks the owner had pointed at it browse in their own again.
     pub async fn browser_delete_profile(&self, id: &str) -> Result<()> {
         let id = ProfileId::parse(id).map_err(CoreError::InvalidInput)?;
-        self.browsers.delete(&id).await.map_err(|e| CoreError::Unavailable(format!("the profile could not be deleted: {e}")))?;
-        self.store.forget_browser_profile(id.as_str()).await
+        // The picks go first: no call between the two can start a new, empty profile under the
+        // old name for a chat that was only pointed at it.
+        self.store.forget_browser_profile(id.as_str()).await?;
+        self.browsers.delete(&id).await.map_err(|e| CoreError::Unavailable(format!("the profile could not be deleted: {e}")))
     }
 
     /// The owner picks the saved profile a thread or a task browses in (its cookies and
@@ -62,6 +64,13 @@ impl Hearth {
             ProfileTarget::Thread(id) => {
                 if !hearth_protocol::ids::is_valid_id(id) || !self.store.thread_exists(id).await? {
                     return Err(CoreError::NotFound("There is no such chat.".into()));
+                }
+                // An outside client drives that chat through the endpoint: it would browse with
+                // the logins of the profile picked for it.
+                if params.profile.is_some() && self.store.endpoint_may_continue(id).await? {
+                    return Err(CoreError::InvalidInput(
+                        "This chat was started by an outside client through the endpoint; it browses only in its own profile.".into(),
+                    ));
                 }
                 format!("thread:{id}")
             }

@@ -36,7 +36,12 @@ pub(crate) async fn profile_of(ctx: &ToolContext) -> ProfileId {
         OperationScope::Owner { .. } => return ProfileId::owner(),
     };
     match ctx.store.chosen_browser_profile(&scope).await {
-        Ok(Some(chosen)) => ProfileId::parse(&chosen).unwrap_or(own),
+        // A pick stands only while its profile is saved: one deleted meanwhile is never
+        // started anew under its old name for a chat that was only pointed at it.
+        Ok(Some(chosen)) => match ProfileId::parse(&chosen) {
+            Ok(chosen) if chosen == own || ctx.browsers.is_saved(&chosen) => chosen,
+            Ok(_) | Err(_) => own,
+        },
         Ok(None) => own,
         Err(err) => {
             // The pick cannot be read: the call browses in its own profile rather than failing.

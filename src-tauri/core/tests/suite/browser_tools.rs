@@ -705,6 +705,13 @@ async fn the_owner_points_a_chat_at_another_profile_and_it_browses_with_its_logi
         web.server.requests_with_header("cookie").into_iter().filter(|(r, _)| r.starts_with("/article.html")).map(|(_, sent)| sent).collect();
     assert_eq!(sent, [true, false], "the cookie went only with the picked profile");
 
+    // A chat an outside client started through the endpoint cannot be pointed at the owner's
+    // logins (its client would browse with them); nothing is picked.
+    store.open_run("t-endpoint", "run-e", "hi", "test", hearth_core::store::threads::RunOrigin::AguiEndpoint).await.unwrap();
+    let endpoint = UseProfileParams { target: ProfileTarget::Thread("t-endpoint".into()), profile: Some("thread-t-logged-in".into()) };
+    assert!(web.hearth.browser_use_profile(&endpoint).await.is_err());
+    assert_eq!(store.chosen_browser_profile("thread:t-endpoint").await.unwrap(), None);
+
     // Deleting the picked profile forgets the pick.
     web.hearth.browser_use_profile(&pick(Some("thread-t-logged-in"))).await.unwrap();
     web.hearth.browser_delete_profile("thread-t-logged-in").await.unwrap();

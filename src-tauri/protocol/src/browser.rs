@@ -123,13 +123,6 @@ pub struct UseProfileParams {
     pub profile: Option<String>,
 }
 
-/// save_download's arguments on the wire (the model's), for cards.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SaveDownloadArgs {
-    /// The download's id.
-    pub download_id: String,
-}
 
 /// The interactive elements of the page as it is now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

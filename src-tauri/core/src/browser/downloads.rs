@@ -3,10 +3,11 @@
 //! Chromium saves every download under its own id (`allowAndName`) in a folder of Hearth's,
 //! one per profile, emptied whenever the browser starts or closes. Each download is judged as
 //! it arrives, by the bytes and not by the name or the type the site claims: at most
-//! [`MAX_DOWNLOADS`] per browser session (the next is cancelled at once), at most
-//! [`MAX_DOWNLOAD_BYTES`] (cancelled as soon as more arrives or the site announces more), and
-//! a finished file must start with `%PDF-`; anything else is deleted, with the reason kept
-//! for the tool that reports it. The download's request itself went through the egress proxy
+//! [`MAX_DOWNLOADS`] per browser session and three arriving at once (the next is cancelled at
+//! once), at most [`MAX_DOWNLOAD_BYTES`] (cancelled as soon as more arrives or the site
+//! announces more), and a finished file must start with `%PDF-`; anything else is deleted,
+//! with the reason kept for the tool that reports it. A Stop refuses new starts, then cancels
+//! what is arriving. The download's request itself went through the egress proxy
 //! like every other request of the page.
 //!
 //! A kept PDF goes into Files only through save_download, an effect in the journal: nothing

@@ -456,11 +456,7 @@ impl Chromium {
         self.retired.store(true, std::sync::atomic::Ordering::SeqCst);
         end_control(&self.control, None);
         shut(running.take()).await;
-        match std::fs::remove_dir_all(folder) {
-            Ok(()) => Ok(()),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(err) => Err(err),
-        }
+        crate::files::remove_dir_if_present(folder)
     }
 
     /// When this browser was last used.

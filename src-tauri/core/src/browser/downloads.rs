@@ -113,15 +113,12 @@ impl Downloads {
         }
     }
 
-    /// A new browser session starts: the ledger and the folder are emptied, and the folder is
-    /// made (0700) when missing.
+    /// A new browser session starts: the folder is made (0700, with its parent) when missing,
+    /// and it and the ledger are emptied.
     pub(super) fn reset(&self) -> std::io::Result<()> {
+        crate::store::Store::create_private_dir(&self.dir).map_err(std::io::Error::other)?;
         self.entries().clear();
         self.bump();
-        if let Some(parent) = self.dir.parent() {
-            crate::store::Store::create_private_dir(parent).map_err(std::io::Error::other)?;
-        }
-        crate::store::Store::create_private_dir(&self.dir).map_err(std::io::Error::other)?;
         empty_dir(&self.dir)
     }
 

@@ -151,10 +151,8 @@ impl Browsers {
             }
             // What an earlier Hearth's browsers downloaded and never saved (it was killed before
             // they closed) goes too: downloads last a browser session, never longer.
-            match std::fs::remove_dir_all(&config.downloads_dir) {
-                Ok(()) => {}
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-                Err(err) => tracing::warn!(error = %err, "could not empty the browser's downloads folder"),
+            if let Err(err) = crate::files::remove_dir_if_present(&config.downloads_dir) {
+                tracing::warn!(error = %err, "could not empty the browser's downloads folder");
             }
         } else {
             tracing::warn!("another Hearth uses this data folder's browser profiles; left-over browsers are not ended");
@@ -365,12 +363,8 @@ impl Browsers {
         self.inner.controls.lock().await.remove(profile);
         let removed = self.delete_folders(profile).await;
         // Once its browser has ended (nothing writes there any more), what it downloaded goes.
-        match std::fs::remove_dir_all(self.inner.config.downloads_dir.join(profile.as_str())) {
-            Ok(()) => {}
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-            Err(err) => return Err(err),
-        }
-        removed
+        let downloads = crate::files::remove_dir_if_present(&self.inner.config.downloads_dir.join(profile.as_str()));
+        removed.and(downloads)
     }
 
     async fn delete_folders(&self, profile: &ProfileId) -> std::io::Result<()> {
@@ -389,11 +383,7 @@ impl Browsers {
                 }
                 removed
             }
-            None => match std::fs::remove_dir_all(&folder) {
-                Ok(()) => Ok(()),
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                Err(err) => Err(err),
-            },
+            None => crate::files::remove_dir_if_present(&folder),
         }
     }
 

@@ -5,6 +5,14 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
+/// Removes the folder `path` with everything in it; one already gone is no error.
+pub fn remove_dir_if_present(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_dir_all(path) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
+}
+
 /// sha256 of `bytes`, hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))

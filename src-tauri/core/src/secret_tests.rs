@@ -61,7 +61,7 @@ fn issue10_no_debug_output_shows_a_secret() {
     let endpoint = EndpointSettings { enabled: true, url: Some("http://127.0.0.1:4100/".into()), token: Some(TOKEN.into()) };
     let view = SettingsView {
         mode: AgentMode::Model,
-        model: Some(ModelSettings { kind: ProviderKind::OpenaiChat, base_url: "https://api.openai.com/v1".into(), model: "m".into(), has_api_key: true }),
+        model: Some(ModelSettings { kind: ProviderKind::OpenaiChat, base_url: "https://api.openai.com/v1".into(), model: "m".into(), has_api_key: true, accepts_images: false }),
         harness: Some(HarnessSettings { url: "http://127.0.0.1:9/agent".into(), has_token: true }),
         endpoint: endpoint.clone(),
     };
@@ -70,6 +70,7 @@ fn issue10_no_debug_output_shows_a_secret() {
         base_url: "https://api.anthropic.com/v1".into(),
         model: "m".into(),
         api_key: Some(KEY.into()),
+        accepts_images: true,
     };
     let harness_params = HarnessSettingsParams { url: "http://127.0.0.1:9/agent".into(), token: Some(TOKEN.into()) };
     let printed = [

@@ -64,6 +64,9 @@ pub struct ModelSettings {
     pub model: String,
     /// An API key is stored (encrypted).
     pub has_api_key: bool,
+    /// The model reads images: look_page is offered to it and sends it the page's picture.
+    #[serde(default)]
+    pub accepts_images: bool,
 }
 
 /// The external AG-UI agent as stored.
@@ -135,6 +138,9 @@ pub struct ModelSettingsParams {
     /// A new API key; absent keeps the stored one, empty removes it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key: Option<String>,
+    /// The model reads images (look_page is offered to it).
+    #[serde(default)]
+    pub accepts_images: bool,
 }
 
 impl std::fmt::Debug for ModelSettingsParams {
@@ -144,6 +150,7 @@ impl std::fmt::Debug for ModelSettingsParams {
             .field("base_url", &self.base_url)
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "[REDACTED]"))
+            .field("accepts_images", &self.accepts_images)
             .finish()
     }
 }

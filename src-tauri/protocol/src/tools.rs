@@ -62,6 +62,9 @@ tool_names! {
     BrowseWeb = "browse_web" => Read,
     /// Read a web page's text (a task's look, without the picture).
     ReadWeb = "read_web" => Read,
+    /// Show the model a picture of the open page (offered only to a model set to accept
+    /// images).
+    LookPage = "look_page" => Read,
     /// List the open page's interactive elements with their references.
     PageElements = "page_elements" => Read,
     /// Click, type, select, press or scroll on the open page: an operation with an id.
@@ -161,7 +164,7 @@ mod tests {
 
     #[test]
     fn every_name_round_trips_through_json_and_wire() {
-        assert_eq!(ToolName::ALL.len(), 34);
+        assert_eq!(ToolName::ALL.len(), 35);
         for tool in ToolName::ALL {
             let json = serde_json::to_string(tool).unwrap();
             assert_eq!(json, format!("\"{}\"", tool.as_str()));

@@ -13,7 +13,8 @@ use crate::state::cards::{act_line, download_line, page_meta};
 #[derive(Clone, Copy)]
 pub struct ChatThread(pub Signal<Option<String>>);
 
-/// browse_web / read_web: the page, with its picture when one was taken.
+/// browse_web / read_web / look_page: the page, with its picture when one was taken (look_page's
+/// is the very picture the model was shown, and it read no text).
 #[component]
 pub fn BrowserCard(page: PageView, tool: &'static str) -> impl IntoView {
     let meta = page_meta(&page);
@@ -24,16 +25,18 @@ pub fn BrowserCard(page: PageView, tool: &'static str) -> impl IntoView {
     view! {
         <article class="card browser-card" data-tool=tool data-profile=page.profile>
             <header>
-                <span class="card-kind">"Web page"</span>
+                <span class="card-kind">{if tool == "look_page" { "Page shown to the model" } else { "Web page" }}</span>
             </header>
             <p class="browser-title">{title}</p>
             <p class="browser-url">{meta}</p>
             {page.screenshot_id.clone().map(|id| view! { <Screenshot id /> })}
             {page.download.as_ref().map(|d| view! { <p class="browser-download">{download_line(d)}</p> })}
-            <details class="browser-text">
-                <summary>"What the page says"</summary>
-                <p>{excerpt}</p>
-            </details>
+            {(!excerpt.is_empty()).then(|| view! {
+                <details class="browser-text">
+                    <summary>"What the page says"</summary>
+                    <p>{excerpt}</p>
+                </details>
+            })}
             <footer class="card-footer">
                 <button class="take-control-open" on:click=move |_| controlling.set(true)>"Take control"</button>
                 <ProfilePicker current=page.profile.clone() />

@@ -68,6 +68,7 @@ fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
         }
         ToolName::BrowseWeb => cards::page_seen(&call).map(|page| view! { <browser::BrowserCard page tool="browse_web" /> }.into_any()),
         ToolName::ReadWeb => cards::page_seen(&call).map(|page| view! { <browser::BrowserCard page tool="read_web" /> }.into_any()),
+        ToolName::LookPage => cards::page_seen(&call).map(|page| view! { <browser::BrowserCard page tool="look_page" /> }.into_any()),
         ToolName::PageAct => cards::page_acted(&call).map(|receipt| view! { <browser::PageActCard receipt /> }.into_any()),
         // Cards of their own arrive with their issues; until then the generic card shows
         // title, arguments, status and result.

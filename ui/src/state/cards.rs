@@ -48,7 +48,7 @@ pub fn file_inspected(call: &ToolCallView) -> Option<FileView> {
     tool_result::<FileDetail>(call).map(|detail| detail.file)
 }
 
-/// `browse_web` / `read_web`: the page seen.
+/// `browse_web` / `read_web` / `look_page`: the page seen.
 pub fn page_seen(call: &ToolCallView) -> Option<PageView> {
     tool_result(call)
 }

@@ -80,6 +80,8 @@ pub struct ModelForm {
     pub model: String,
     /// A new API key as typed; never pre-filled.
     pub api_key: String,
+    /// The model reads images (look_page is offered to it).
+    pub accepts_images: bool,
 }
 
 impl ModelForm {
@@ -91,10 +93,17 @@ impl ModelForm {
                 base_url: stored.base_url.clone(),
                 model: stored.model.clone(),
                 api_key: String::new(),
+                accepts_images: stored.accepts_images,
             },
             None => {
                 let kind = ProviderKind::OpenaiChat;
-                Self { kind, base_url: kind.default_base_url().to_owned(), model: String::new(), api_key: String::new() }
+                Self {
+                    kind,
+                    base_url: kind.default_base_url().to_owned(),
+                    model: String::new(),
+                    api_key: String::new(),
+                    accepts_images: false,
+                }
             }
         }
     }
@@ -117,6 +126,7 @@ impl ModelForm {
             base_url: self.base_url.trim().to_owned(),
             model: self.model.trim().to_owned(),
             api_key: new_secret(&self.api_key),
+            accepts_images: self.accepts_images,
         }
     }
 }
@@ -127,7 +137,12 @@ impl ModelForm {
     pub fn is_unsaved(&self, stored: Option<&ModelSettings>) -> bool {
         let params = self.params();
         params.api_key.is_some()
-            || stored.is_none_or(|s| s.kind != params.kind || s.base_url != params.base_url || s.model != params.model)
+            || stored.is_none_or(|s| {
+                s.kind != params.kind
+                    || s.base_url != params.base_url
+                    || s.model != params.model
+                    || s.accepts_images != params.accepts_images
+            })
     }
 }
 
@@ -139,6 +154,7 @@ pub fn remove_key_params(stored: &ModelSettings) -> ModelSettingsParams {
         base_url: stored.base_url.clone(),
         model: stored.model.clone(),
         api_key: Some(String::new()),
+        accepts_images: stored.accepts_images,
     }
 }
 

@@ -10,7 +10,21 @@ fn stored_model(has_api_key: bool) -> ModelSettings {
         base_url: "http://localhost:11434/v1".into(),
         model: "llama3.2".into(),
         has_api_key,
+        accepts_images: false,
     }
+}
+
+#[test]
+fn accepts_images_is_loaded_sent_and_counts_as_a_change() {
+    let stored = ModelSettings { accepts_images: true, ..stored_model(false) };
+    let mut form = ModelForm::from_settings(Some(&stored));
+    assert!(form.accepts_images);
+    assert!(!form.is_unsaved(Some(&stored)));
+    form.accepts_images = false;
+    assert!(form.is_unsaved(Some(&stored)), "unticking it is a change to save");
+    assert!(!form.params().accepts_images);
+    assert!(remove_key_params(&stored).accepts_images, "removing the key keeps the stored choice");
+    assert!(!ModelForm::from_settings(None).accepts_images, "off until the owner says the model reads images");
 }
 
 #[test]
@@ -84,7 +98,7 @@ fn model_params_are_trimmed_and_keep_the_key_unless_one_is_typed() {
     let wire = serde_json::to_value(&params).unwrap();
     assert_eq!(
         wire,
-        serde_json::json!({"kind": "openai_chat", "baseUrl": "http://localhost:8080/v1", "model": "qwen2.5"}),
+        serde_json::json!({"kind": "openai_chat", "baseUrl": "http://localhost:8080/v1", "model": "qwen2.5", "acceptsImages": false}),
         "apiKey is absent, not null"
     );
 

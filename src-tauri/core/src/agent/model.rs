@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use super::{Agent, ToolContextFactory};
 use super::emit::{Emitter, Stopped, event_stream, new_id};
 use crate::providers::{FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, ProviderError, ToolCall, ToolSpec};
-use crate::tools::{run_serially, tool_specs};
+use crate::tools::{Vision, run_serially, tool_specs};
 
 /// Tool rounds per reply before Hearth stops and asks the owner to say continue.
 pub const MAX_TOOL_STEPS: usize = 6;
@@ -41,6 +41,7 @@ pub struct ModelAgent {
     provider: Arc<dyn ModelProvider>,
     model: String,
     tools: ToolContextFactory,
+    vision: Vision,
 }
 
 impl std::fmt::Debug for ModelAgent {
@@ -52,7 +53,13 @@ impl std::fmt::Debug for ModelAgent {
 impl ModelAgent {
     /// Answers with `model` from `provider`; tools run in contexts from `tools`.
     pub fn new(provider: Arc<dyn ModelProvider>, model: impl Into<String>, tools: ToolContextFactory) -> Self {
-        Self { provider, model: model.into(), tools }
+        Self { provider, model: model.into(), tools, vision: Vision::TextOnly }
+    }
+
+    /// The same agent for a model that sees as `vision` (the owner's setting).
+    pub fn with_vision(mut self, vision: Vision) -> Self {
+        self.vision = vision;
+        self
     }
 }
 
@@ -83,8 +90,9 @@ impl ModelAgent {
             tools,
             max_tokens: None,
         };
-        let ctx = (self.tools)(&thread_id, &run_id, cancel.clone()).with_live_output(live_output(out.clone()));
+        let ctx = (self.tools)(&thread_id, &run_id, cancel.clone()).with_live_output(live_output(out.clone())).with_vision(self.vision);
         for _step in 0..MAX_TOOL_STEPS {
+            request.keep_newest_images();
             let (text, calls) = match self.turn(out, &request, &cancel).await? {
                 Ok(Turn::Done) => return out.send(Event::RunFinished(RunFinishedEvent::success(thread_id, run_id, None))).await,
                 Ok(Turn::Calls(text, calls)) => (text, calls),
@@ -114,7 +122,7 @@ impl ModelAgent {
                 }))
                 .await?;
                 settled |= output.outcome.is_some();
-                request.messages.push(Message::ToolResult { call_id, content: output.content, is_error: output.is_error });
+                request.messages.push(Message::ToolResult { call_id, content: output.content, is_error: output.is_error, images: output.images });
             }
             if cancel.is_cancelled() {
                 return Err(Stopped);
@@ -132,7 +140,7 @@ impl ModelAgent {
     /// Hearth's tools, then the tools an AG-UI client declared (a name Hearth already has
     /// stays Hearth's). Client tools run in the client: their calls are left pending.
     fn tool_specs(&self, input: &RunAgentInput) -> Vec<ToolSpec> {
-        let mut specs: Vec<ToolSpec> = tool_specs()
+        let mut specs: Vec<ToolSpec> = tool_specs(self.vision)
             .into_iter()
             .map(|t| ToolSpec { name: t.name, description: t.description, parameters: t.parameters })
             .collect();
@@ -281,6 +289,8 @@ fn conversation(messages: &[AguiMessage]) -> Vec<Message> {
                 call_id: t.tool_call_id.clone(),
                 content: t.content.to_text(),
                 is_error: t.error.is_some(),
+                // Pictures never come back from the thread: they were only ever in the request.
+                images: Vec::new(),
             }),
             _ => None,
         })

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use super::model::SYSTEM_PROMPT;
 use crate::providers::{Message, ModelEvent, ModelProvider, ModelRequest, ProviderError, ToolCall, ToolSpec};
 use crate::tasks::{BoxTaskFuture, TaskContext, TaskHandler, TaskOutcome};
-use crate::tools::{RunOutcome, Toolbox, decided_note, run_serially, tool_specs};
+use crate::tools::{RunOutcome, Toolbox, Vision, decided_note, run_serially, tool_specs};
 
 /// Tool rounds per run.
 pub const MAX_TASK_STEPS: usize = 16;
@@ -155,7 +155,7 @@ impl ModelTaskHandler {
         if let Some(pending) = convo.pending.take() {
             match self.resolve(&pending, &current.state).await {
                 Resolved::Result { call_id, content } => {
-                    convo.messages.push(Message::ToolResult { call_id, content, is_error: false });
+                    convo.messages.push(Message::ToolResult { call_id, content, is_error: false, images: Vec::new() });
                 }
                 Resolved::StillWaiting(proposal_id) => return TaskOutcome::WaitingApproval(proposal_id),
             }
@@ -164,7 +164,7 @@ impl ModelTaskHandler {
             model: self.model.clone(),
             system: Some(format!("{SYSTEM_PROMPT}\nYou are working on a background task. End it with finish_task.")),
             messages: convo.messages.clone(),
-            tools: tool_specs()
+            tools: tool_specs(Vision::TextOnly)
                 .into_iter()
                 .map(|t| ToolSpec { name: t.name, description: t.description, parameters: t.parameters })
                 .collect(),
@@ -180,7 +180,7 @@ impl ModelTaskHandler {
                 Some(batch) if batch.redispatched => {
                     for call in &batch.calls {
                         let content = json!({ "error": "This call was interrupted twice and was not run again; decide what to do next." });
-                        request.messages.push(Message::ToolResult { call_id: call.id.clone(), content: content.to_string(), is_error: true });
+                        request.messages.push(Message::ToolResult { call_id: call.id.clone(), content: content.to_string(), is_error: true, images: Vec::new() });
                     }
                     convo.messages.clone_from(&request.messages);
                     if ctx.checkpoint(&json!({ CONVERSATION: convo })).await.is_err() {
@@ -238,14 +238,14 @@ impl ModelTaskHandler {
                     }
                     (None, Some(doubt @ RunOutcome::InDoubt(_))) => {
                         outcome = Some(doubt);
-                        request.messages.push(Message::ToolResult { call_id, content: output.content, is_error: output.is_error });
+                        request.messages.push(Message::ToolResult { call_id, content: output.content, is_error: output.is_error, images: Vec::new() });
                     }
                     (None, Some(finished @ RunOutcome::Finished(_))) => {
                         outcome = Some(finished);
-                        request.messages.push(Message::ToolResult { call_id, content: output.content, is_error: output.is_error });
+                        request.messages.push(Message::ToolResult { call_id, content: output.content, is_error: output.is_error, images: Vec::new() });
                     }
                     (_, _) => {
-                        request.messages.push(Message::ToolResult { call_id, content: output.content, is_error: output.is_error });
+                        request.messages.push(Message::ToolResult { call_id, content: output.content, is_error: output.is_error, images: Vec::new() });
                     }
                 }
             }

@@ -158,6 +158,9 @@ pub enum BrowserError {
     /// The profile was deleted while this call waited for it.
     #[error("this browser profile was deleted; ask again to start with a new one")]
     Deleted,
+    /// No page is open to picture.
+    #[error("no page is open in this browser; open one with browse_web first")]
+    NoPage,
     /// Twenty profiles are saved.
     #[error("twenty browser profiles are saved; delete one on the Browser screen (it takes its logins with it) to open another")]
     TooManyProfiles,
@@ -298,6 +301,23 @@ pub struct ActDone {
     pub name: String,
     /// A download that began while the action ran.
     pub download: Option<hearth_protocol::browser::DownloadView>,
+}
+
+/// A picture of the open page as it is now.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Picture {
+    /// Its address (checked against the policy again).
+    pub url: String,
+    /// Its title, at most [`MAX_TITLE`] characters.
+    pub title: String,
+    /// A PNG of the viewport.
+    pub png: Vec<u8>,
+}
+
+impl std::fmt::Debug for Picture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Picture").field("url", &self.url).field("title", &self.title).field("png_bytes", &self.png.len()).finish()
+    }
 }
 
 /// The page's interactive elements now.
@@ -573,6 +593,31 @@ impl Chromium {
         let parsed = Url::parse(url.trim()).map_err(|_| BrowserError::BadUrl(url.chars().take(80).collect()))?;
         egress::check_url(&parsed, &self.config.allow).map_err(|refusal| refused(&parsed, refusal))?;
         Ok(parsed)
+    }
+
+    /// A picture of the open page as it is now, with its address and title: nothing is
+    /// loaded, clicked or scrolled. No browser running (or only a blank tab) is
+    /// [`BrowserError::NoPage`]: a browser is never started just to picture nothing. A page
+    /// whose address the policy now refuses is not pictured.
+    pub async fn picture(&self, cancel: &CancellationToken) -> Result<Picture, BrowserError> {
+        let (running, _touched) = self.admit(cancel).await?;
+        let Some(current) = running.as_ref() else { return Err(BrowserError::NoPage) };
+        let read = async {
+            let ((url, title), png) =
+                tokio::try_join!(evaluate_value::<(String, String)>(&current.page, "[location.href, document.title]"), screenshot(&current.page))?;
+            Ok::<_, BrowserError>((url, title, png))
+        };
+        let (url, title, png) = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(BrowserError::Stopped),
+            read = tokio::time::timeout(SCRIPT_LIMIT, read) => read.map_err(|_| BrowserError::TimedOut)??,
+        };
+        let parsed = Url::parse(&url).map_err(|_| BrowserError::NoPage)?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(BrowserError::NoPage);
+        }
+        egress::check_url(&parsed, &self.config.allow).map_err(|refusal| refused(&parsed, refusal))?;
+        Ok(Picture { url, title: title.chars().take(MAX_TITLE).collect(), png })
     }
 
     /// The open page's interactive elements, each with a reference for [`Chromium::act`].

@@ -16,7 +16,7 @@ use crate::store::threads::RunOrigin;
 use crate::error::{CoreError, Result};
 use crate::providers::ModelProvider;
 use crate::runs::RunRegistry;
-use crate::tools::{ToolContext, Toolbox, tool_specs};
+use crate::tools::{ToolContext, Toolbox, Vision, tool_specs};
 
 /// Whose agent decides the tool calls of a chat run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,13 +45,21 @@ impl Hearth {
     /// This Hearth answering with `model` from `provider`. Tools run through the same
     /// registry, journal and approval gate; agent and plan tasks work with the model too.
     pub fn with_model(self, provider: Arc<dyn ModelProvider>, model: &str) -> Self {
-        self.use_model(provider, model);
+        self.use_model(provider, model, Vision::TextOnly);
         self
     }
 
-    /// Switches to `model` from `provider`.
-    pub fn use_model(&self, provider: Arc<dyn ModelProvider>, model: &str) {
-        self.set_agent("model", Arc::new(ModelAgent::new(provider.clone(), model, self.chat_tools(Driver::Hearth))));
+    /// [`Hearth::with_model`] for a model that sees as `vision`.
+    pub fn with_model_seeing(self, provider: Arc<dyn ModelProvider>, model: &str, vision: Vision) -> Self {
+        self.use_model(provider, model, vision);
+        self
+    }
+
+    /// Switches to `model` from `provider`, which sees as `vision` in chat (tasks stay text:
+    /// their conversations are checkpointed, and a picture there would be stored).
+    pub fn use_model(&self, provider: Arc<dyn ModelProvider>, model: &str, vision: Vision) {
+        let agent = ModelAgent::new(provider.clone(), model, self.chat_tools(Driver::Hearth)).with_vision(vision);
+        self.set_agent("model", Arc::new(agent));
         let handler = ModelTaskHandler::new(provider, model, self.toolbox.clone()).with_run_limit(self.config.task_run_limit);
         self.tasks.register(TaskKind::Agent, handler.clone());
         self.tasks.register(TaskKind::Plan, handler);
@@ -74,7 +82,7 @@ impl Hearth {
     /// Switches to the external AG-UI agent at `url`. It gets Hearth's tools and can call
     /// them; it can never approve anything.
     pub fn use_harness(&self, url: &str, token: Option<SecretString>) -> Result<()> {
-        let mut config = HarnessConfig::new(url, tool_specs());
+        let mut config = HarnessConfig::new(url, tool_specs(Vision::TextOnly));
         config.bearer_token = token.map(BearerToken::from);
         let agent = HarnessAgent::new(config, self.chat_tools(Driver::External)).map_err(|err| CoreError::InvalidInput(err.to_string()))?;
         self.set_agent("harness", Arc::new(agent));

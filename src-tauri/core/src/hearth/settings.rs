@@ -48,7 +48,7 @@ impl Hearth {
             AgentMode::Model => {
                 let model = stored.model.as_ref().ok_or_else(|| CoreError::InvalidInput("Set up a model provider first.".into()))?;
                 let provider = build_provider(model, self.settings.secret(API_KEY_SECRET).await?)?;
-                self.use_model(provider, &model.model);
+                self.use_model(provider, &model.model, model.vision());
             }
             AgentMode::Harness => {
                 let url = stored
@@ -70,6 +70,7 @@ impl Hearth {
                 base_url: m.base_url,
                 model: m.model,
                 has_api_key: self.settings.has_secret(API_KEY_SECRET).await?,
+                accepts_images: m.accepts_images,
             }),
             None => None,
         };
@@ -102,7 +103,12 @@ impl Hearth {
     pub async fn settings_model_set(&self, params: &ModelSettingsParams) -> Result<SettingsView> {
         params.validate()?;
         let mut stored = self.settings.load().await?;
-        let model = StoredModel { kind: params.kind, base_url: params.base_url.trim().to_owned(), model: params.model.trim().to_owned() };
+        let model = StoredModel {
+            kind: params.kind,
+            base_url: params.base_url.trim().to_owned(),
+            model: params.model.trim().to_owned(),
+            accepts_images: params.accepts_images,
+        };
         // Refuse a provider this build cannot make before storing anything.
         build_provider(&model, None)?;
         self.settings.update_secret(API_KEY_SECRET, params.api_key.as_deref()).await?;

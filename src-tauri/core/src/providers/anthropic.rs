@@ -57,7 +57,17 @@ pub(crate) fn body(request: &ModelRequest) -> Value {
                 }
                 ("assistant", blocks)
             }
-            Message::ToolResult { call_id, content, is_error } => {
+            Message::ToolResult { call_id, content, is_error, images } => {
+                // A result's content is its text, or, with pictures, text and image blocks.
+                let content = if images.is_empty() {
+                    json!(content)
+                } else {
+                    let mut blocks = vec![json!({ "type": "text", "text": content })];
+                    blocks.extend(images.iter().map(|image| {
+                        json!({ "type": "image", "source": { "type": "base64", "media_type": image.media_type, "data": image.base64 } })
+                    }));
+                    Value::Array(blocks)
+                };
                 ("user", vec![json!({ "type": "tool_result", "tool_use_id": call_id, "content": content, "is_error": is_error })])
             }
         };

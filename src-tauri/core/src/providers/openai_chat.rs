@@ -39,7 +39,13 @@ pub(crate) fn body(request: &ModelRequest) -> Value {
     if let Some(system) = &request.system {
         messages.push(json!({ "role": "system", "content": system }));
     }
+    // Chat Completions takes pictures only in user messages, and a run of tool messages must
+    // follow its assistant message unbroken: a run's pictures go in one user message after it.
+    let mut pictures: Vec<Value> = Vec::new();
     for message in &request.messages {
+        if !matches!(message, Message::ToolResult { .. }) {
+            flush_pictures(&mut messages, &mut pictures);
+        }
         messages.push(match message {
             Message::User { text } => json!({ "role": "user", "content": text }),
             Message::Assistant { text, tool_calls } => {
@@ -52,9 +58,16 @@ pub(crate) fn body(request: &ModelRequest) -> Value {
                 }
                 m
             }
-            Message::ToolResult { call_id, content, .. } => json!({ "role": "tool", "tool_call_id": call_id, "content": content }),
+            Message::ToolResult { call_id, content, images, .. } => {
+                if !images.is_empty() {
+                    pictures.push(json!({ "type": "text", "text": format!("The picture the tool call {call_id} returned:") }));
+                    pictures.extend(images.iter().map(|image| json!({ "type": "image_url", "image_url": { "url": image.data_url() } })));
+                }
+                json!({ "role": "tool", "tool_call_id": call_id, "content": content })
+            }
         });
     }
+    flush_pictures(&mut messages, &mut pictures);
     let mut body = json!({ "model": request.model, "messages": messages, "stream": true });
     if !request.tools.is_empty() {
         body["tools"] = request
@@ -67,6 +80,13 @@ pub(crate) fn body(request: &ModelRequest) -> Value {
         body["max_tokens"] = json!(max);
     }
     body
+}
+
+/// The pictures of the tool results just written, as one user message.
+fn flush_pictures(messages: &mut Vec<Value>, pictures: &mut Vec<Value>) {
+    if !pictures.is_empty() {
+        messages.push(json!({ "role": "user", "content": std::mem::take(pictures) }));
+    }
 }
 
 /// This format's stream decoder, for the fuzz target (`providers::fuzz_stream`).

@@ -48,8 +48,16 @@ pub(crate) fn body(request: &ModelRequest) -> Value {
                     input.push(json!({ "type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments }));
                 }
             }
-            Message::ToolResult { call_id, content, .. } => {
-                input.push(json!({ "type": "function_call_output", "call_id": call_id, "output": content }));
+            Message::ToolResult { call_id, content, images, .. } => {
+                // A function's output is its text, or, with pictures, a list of input parts.
+                let output = if images.is_empty() {
+                    json!(content)
+                } else {
+                    let mut parts = vec![json!({ "type": "input_text", "text": content })];
+                    parts.extend(images.iter().map(|image| json!({ "type": "input_image", "image_url": image.data_url() })));
+                    Value::Array(parts)
+                };
+                input.push(json!({ "type": "function_call_output", "call_id": call_id, "output": output }));
             }
         }
     }

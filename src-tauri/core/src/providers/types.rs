@@ -58,7 +58,65 @@ pub enum Message {
         content: String,
         /// Whether the call failed.
         is_error: bool,
+        /// Pictures the result shows the model (look_page's), after its text. Kept only in
+        /// the request being built: see [`ImagePart`].
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<ImagePart>,
     },
+}
+
+/// A picture for the model: a PNG or JPEG, base64-encoded as every provider's wire wants it.
+///
+/// Pictures are large (a 1280×800 page is 100–400 KB): a conversation carries only the newest
+/// ones ([`ModelRequest::keep_newest_images`]) and nothing stores them with the thread.
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImagePart {
+    /// `image/png` or `image/jpeg`.
+    pub media_type: String,
+    /// The file's bytes, standard base64.
+    pub base64: String,
+}
+
+impl std::fmt::Debug for ImagePart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ImagePart").field("media_type", &self.media_type).field("base64_len", &self.base64.len()).finish()
+    }
+}
+
+impl ImagePart {
+    /// A PNG.
+    pub fn png(bytes: &[u8]) -> Self {
+        use base64::Engine;
+        Self { media_type: "image/png".into(), base64: base64::engine::general_purpose::STANDARD.encode(bytes) }
+    }
+
+    /// The `data:` URL OpenAI's formats take.
+    pub fn data_url(&self) -> String {
+        format!("data:{};base64,{}", self.media_type, self.base64)
+    }
+}
+
+/// Said in place of a picture dropped from an earlier step.
+pub const IMAGE_DROPPED_NOTE: &str = "[The picture shown here earlier was removed to save space; call look_page again to see the page now.]";
+
+impl ModelRequest {
+    /// Keeps the pictures of the newest tool result that has any and drops the older ones
+    /// (each replaced by [`IMAGE_DROPPED_NOTE`] in its result's text), so a reply of many
+    /// looks sends one page picture, not all of them, on every turn.
+    pub fn keep_newest_images(&mut self) {
+        let newest = self.messages.iter().rposition(|m| matches!(m, Message::ToolResult { images, .. } if !images.is_empty()));
+        for (i, message) in self.messages.iter_mut().enumerate() {
+            if let Message::ToolResult { images, content, .. } = message
+                && !images.is_empty()
+                && Some(i) != newest
+            {
+                images.clear();
+                content.push('\n');
+                content.push_str(IMAGE_DROPPED_NOTE);
+            }
+        }
+    }
 }
 
 /// A tool call the model made.

@@ -31,6 +31,16 @@ pub struct StoredModel {
     pub base_url: String,
     /// Model name.
     pub model: String,
+    /// The model reads images (settings stored before this existed read as `false`).
+    #[serde(default)]
+    pub accepts_images: bool,
+}
+
+impl StoredModel {
+    /// How the model sees, for the tools it is offered.
+    pub fn vision(&self) -> crate::tools::Vision {
+        if self.accepts_images { crate::tools::Vision::Images } else { crate::tools::Vision::TextOnly }
+    }
 }
 
 /// Everything Settings stores outside the vault.

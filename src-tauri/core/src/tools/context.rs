@@ -215,6 +215,9 @@ pub struct ToolContext {
     pub(crate) output: Option<OutputSink>,
     /// Makes a sink per call (a chat run streams each command's output to its card).
     pub(crate) live: Option<LiveOutput>,
+    /// What the model behind these calls can take in: look_page answers only a model that
+    /// sees pictures (a call from any other gets an error, and no picture is taken).
+    pub(crate) vision: super::Vision,
 }
 
 /// Makes the output sink of the call with this id, and a future that ends when everything sent
@@ -243,6 +246,12 @@ impl ToolContext {
     /// This context, with each call's command output sent to the sink `make` gives for its id.
     pub fn with_live_output(mut self, make: LiveOutput) -> Self {
         self.live = Some(make);
+        self
+    }
+
+    /// This context, for a model that sees as `vision`.
+    pub fn with_vision(mut self, vision: super::Vision) -> Self {
+        self.vision = vision;
         self
     }
 }
@@ -328,6 +337,7 @@ impl Toolbox {
             cancel,
             output: None,
             live: None,
+            vision: super::Vision::TextOnly,
         }
     }
 }

@@ -18,7 +18,7 @@ pub use context::{LiveOutput, OperationKey, OperationScope, StepId, TaskDesk, To
 pub use dispatch::{PAUSED_RESULT, dispatch, fuzz_parse_arguments, run_serially};
 pub(crate) use dispatch::decided_note;
 pub use handlers::mail::UNTRUSTED_NOTE;
-pub use specs::tool_specs;
+pub use specs::{Vision, tool_specs};
 
 /// One call as the model sent it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,17 +54,19 @@ pub struct ToolOutput {
     pub is_error: bool,
     /// The call settled the run's outcome.
     pub outcome: Option<RunOutcome>,
+    /// Pictures for the model after the text (look_page's); nothing else carries any.
+    pub images: Vec<crate::providers::ImagePart>,
 }
 
 impl ToolOutput {
     /// A successful result.
     pub fn ok(value: &serde_json::Value) -> Self {
-        Self { content: value.to_string(), is_error: false, outcome: None }
+        Self { content: value.to_string(), is_error: false, outcome: None, images: Vec::new() }
     }
 
     /// An error the model sees and can act on.
     pub fn error(message: impl Into<String>) -> Self {
-        Self { content: serde_json::json!({ "error": message.into() }).to_string(), is_error: true, outcome: None }
+        Self { content: serde_json::json!({ "error": message.into() }).to_string(), is_error: true, outcome: None, images: Vec::new() }
     }
 
     /// An effect that may or may not have happened: the error, marked `inDoubt` so a card can
@@ -75,6 +77,7 @@ impl ToolOutput {
             content: serde_json::json!({ "error": message, "inDoubt": true }).to_string(),
             is_error: true,
             outcome: Some(RunOutcome::InDoubt(message)),
+            images: Vec::new(),
         }
     }
 }

@@ -135,6 +135,7 @@ pub(crate) fn visit<V: Visitor>(tool: ToolName, v: V) -> V::Out {
         ToolName::ExportComputerPdf => effect::<computer::ExportComputerPdf, V>(v),
         ToolName::BrowseWeb => direct::<browser::BrowseWeb, V>(v),
         ToolName::ReadWeb => direct::<browser::ReadWeb, V>(v),
+        ToolName::LookPage => direct::<browser::LookPage, V>(v),
         ToolName::PageElements => direct::<browser::PageElementsTool, V>(v),
         ToolName::PageAct => effect::<browser::PageAct, V>(v),
         ToolName::SaveDownload => effect::<browser::SaveDownload, V>(v),
@@ -176,6 +177,6 @@ mod tests {
                 implemented += 1;
             }
         }
-        assert_eq!(implemented, 30);
+        assert_eq!(implemented, 31);
     }
 }

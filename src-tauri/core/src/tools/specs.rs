@@ -35,7 +35,29 @@ impl Visitor for SpecOf {
     }
 }
 
-/// The tools Hearth can run, with descriptions and JSON Schemas, for a model or a harness.
-pub fn tool_specs() -> Vec<ToolSpec> {
-    ToolName::ALL.iter().filter_map(|&tool| visit(tool, SpecOf)).collect()
+/// What the caller's model can take in besides text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Vision {
+    /// Text only: a task (whose conversation is checkpointed), an external agent (AG-UI tool
+    /// results are text), or a model the owner did not set to accept images.
+    #[default]
+    TextOnly,
+    /// Text and pictures: look_page is offered and its picture sent.
+    Images,
+}
+
+impl Vision {
+    /// Whether `tool` is offered to a caller that sees this way.
+    pub fn offers(self, tool: ToolName) -> bool {
+        match self {
+            Vision::Images => true,
+            Vision::TextOnly => tool != ToolName::LookPage,
+        }
+    }
+}
+
+/// The tools Hearth can run for a caller that sees as `vision`, with descriptions and JSON
+/// Schemas, for a model or a harness.
+pub fn tool_specs(vision: Vision) -> Vec<ToolSpec> {
+    ToolName::ALL.iter().filter(|&&tool| vision.offers(tool)).filter_map(|&tool| visit(tool, SpecOf)).collect()
 }

@@ -717,3 +717,89 @@ async fn the_owner_points_a_chat_at_another_profile_and_it_browses_with_its_logi
     web.hearth.browser_delete_profile("thread-t-logged-in").await.unwrap();
     assert_eq!(store.chosen_browser_profile("thread:t-other").await.unwrap(), None);
 }
+
+/// The pictures kept for cards.
+fn kept_pictures(web: &Web) -> usize {
+    std::fs::read_dir(web._dir.path().join("browser-shots")).map_or(0, |d| d.filter_map(Result::ok).count())
+}
+
+/// A PNG's width and height, from its header.
+fn png_size(png: &[u8]) -> (u32, u32) {
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
+    let word = |at: usize| u32::from_be_bytes([png[at], png[at + 1], png[at + 2], png[at + 3]]);
+    (word(16), word(20))
+}
+
+#[tokio::test]
+async fn look_page_shows_the_page_as_it_is_now_and_only_to_a_model_that_reads_images() {
+    use hearth_core::providers::{OpenAiChat, ProviderConfig, RetryPolicy};
+    use hearth_core::tools::Vision;
+    use hearth_testkit::model_server::{ModelServer, Reply, Script};
+    let web = Web::new().await;
+
+    // Nothing open yet: no browser is started to picture a blank tab.
+    let seeing = web.chat("t-see", "r1").with_vision(Vision::Images);
+    let (error, none) = call(&seeing, "look_page", json!({}), "c0").await;
+    assert!(error && none["error"].as_str().unwrap().contains("no page is open"), "{none}");
+    assert_eq!(browsers_on(&web._dir.path().join("browser")), 0);
+
+    // The picture is taken when asked, not the one browse_web took: after a press turns the
+    // page green, the look differs from the first picture.
+    let (_, seen) = call(&seeing, "browse_web", json!({ "url": web.url("/press.html") }), "c1").await;
+    let first = web.hearth.browser_screenshot(seen["screenshotId"].as_str().unwrap()).await.unwrap();
+    let listed = elements(&seeing, "c2").await;
+    let press = reference(&listed, "Press");
+    let (error, acted) = call(&seeing, "page_act", json!({ "ref": press, "action": "click", "operationId": "press-1" }), "c3").await;
+    assert!(!error, "{acted}");
+    web.until_received("/pressed").await;
+    let out = dispatch(&seeing, "look_page", "{}", StepId::Call("c4".into())).await;
+    assert!(!out.is_error, "{}", out.content);
+    let [image] = out.images.as_slice() else { panic!("one picture: {:?}", out.images) };
+    assert_eq!(image.media_type, "image/png");
+    let png = base64::engine::general_purpose::STANDARD.decode(&image.base64).unwrap();
+    assert_eq!(png_size(&png), (1280, 800));
+    assert_ne!(image.base64, first.png_base64, "the page as it is now, not the earlier picture");
+    let view: PageView = serde_json::from_str(&out.content).unwrap();
+    assert_eq!((view.title.as_str(), view.final_url.as_str()), ("Press", web.url("/press.html").as_str()));
+    // The card's copy is the very picture the model got.
+    let kept = web.hearth.browser_screenshot(view.screenshot_id.as_deref().unwrap()).await.unwrap();
+    assert_eq!(kept.png_base64, image.base64);
+
+    // A context for a model that reads no images takes no picture.
+    let before = kept_pictures(&web);
+    let blind = web.chat("t-see", "r2");
+    let out = dispatch(&blind, "look_page", "{}", StepId::Call("c5".into())).await;
+    assert!(out.is_error && out.content.contains("reads images") && out.images.is_empty(), "{}", out.content);
+    assert_eq!(kept_pictures(&web), before);
+
+    // Through a model set to read images: the picture follows the tool's answer on the wire,
+    // once, and the look before it carried none.
+    let server = ModelServer::start(
+        Script::new()
+            .turn(Reply::new().tool_call("m1", "browse_web", &[&json!({ "url": web.url("/article.html") }).to_string()]))
+            .turn(Reply::new().tool_call("m2", "look_page", &["{}"]))
+            .turn(Reply::new().text(&["A news page."])),
+    )
+    .await
+    .unwrap();
+    let config = ProviderConfig::new("Scripted", server.base_url(), None)
+        .with_retry(RetryPolicy { max_retries: 0, base_delay: Duration::ZERO, max_delay: Duration::ZERO });
+    let hearth = web.hearth.clone().with_model_seeing(std::sync::Arc::new(OpenAiChat::new(&config).unwrap()), "scripted-model", Vision::Images);
+    let (_, _, events) = super::support::start(&hearth, None, "how does the news page look?").await;
+    let events = super::support::collect(events).await;
+    assert!(matches!(events.last(), Some(hearth_protocol::agui::Event::RunFinished(_))), "{events:?}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(!requests[1].raw_body.contains("image_url"), "browse_web's answer carries no picture");
+    let messages = requests[2].body["messages"].as_array().unwrap();
+    let last = messages.last().unwrap();
+    assert_eq!(last["role"], "user");
+    let url = last["content"][1]["image_url"]["url"].as_str().unwrap();
+    let png = base64::engine::general_purpose::STANDARD.decode(url.strip_prefix("data:image/png;base64,").unwrap()).unwrap();
+    assert_eq!(png_size(&png), (1280, 800));
+    assert_eq!(messages[messages.len() - 2]["role"], "tool");
+    assert_eq!(requests[2].raw_body.matches("data:image/png;base64,").count(), 1);
+    // The thread keeps the tool's text, never the picture.
+    let stored = serde_json::to_string(&events).unwrap();
+    assert!(!stored.contains(url.strip_prefix("data:image/png;base64,").unwrap()), "the picture is not in the run's events");
+}

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use hearth_core::providers::{
-    Anthropic, FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, OpenAiResponses, ProviderConfig, ProviderError, RetryPolicy,
+    Anthropic, FinishReason, ImagePart, Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, OpenAiResponses, ProviderConfig, ProviderError, RetryPolicy,
     ToolCall, ToolSpec,
 };
 use hearth_testkit::model_server::{End, HttpError, ModelServer, Reply, Script, ScriptedCall};
@@ -322,7 +322,7 @@ fn conversation() -> ModelRequest {
                 text: "Searching.".to_owned(),
                 tool_calls: vec![ToolCall { id: "call_7".to_owned(), name: "search_mail".to_owned(), arguments: "{\"query\":\"plumber\"}".to_owned() }],
             },
-            Message::ToolResult { call_id: "call_7".to_owned(), content: "2 hits: Joe's Plumbing".to_owned(), is_error: false },
+            Message::ToolResult { call_id: "call_7".to_owned(), content: "2 hits: Joe's Plumbing".to_owned(), is_error: false, images: Vec::new() },
         ],
         tools: vec![ToolSpec {
             name: "search_mail".to_owned(),
@@ -411,6 +411,84 @@ async fn the_request_carries_tools_key_and_tool_results(kind: Kind) {
     let _: &Value = body;
 }
 
+/// A conversation where two tools answered in one step, the second with a picture (as
+/// look_page answers), and an older picture further back that must not be sent again.
+fn conversation_with_pictures() -> (ModelRequest, Vec<u8>) {
+    // Any bytes do: the wire carries them as base64, whatever they are.
+    let png: Vec<u8> = b"\x89PNG\r\n\x1a\n-newest-".to_vec();
+    let old = ImagePart::png(b"\x89PNG\r\n\x1a\n-older-");
+    let call = |id: &str, name: &str| ToolCall { id: id.to_owned(), name: name.to_owned(), arguments: "{}".to_owned() };
+    let mut request = ModelRequest {
+        model: "scripted-model".to_owned(),
+        system: None,
+        messages: vec![
+            Message::User { text: "How does it look?".to_owned() },
+            Message::Assistant { text: String::new(), tool_calls: vec![call("call_1", "look_page")] },
+            Message::ToolResult { call_id: "call_1".to_owned(), content: "{\"title\":\"Old\"}".to_owned(), is_error: false, images: vec![old] },
+            Message::Assistant { text: String::new(), tool_calls: vec![call("call_2", "page_elements"), call("call_3", "look_page")] },
+            Message::ToolResult { call_id: "call_2".to_owned(), content: "{\"elements\":[]}".to_owned(), is_error: false, images: Vec::new() },
+            Message::ToolResult { call_id: "call_3".to_owned(), content: "{\"title\":\"New\"}".to_owned(), is_error: false, images: vec![ImagePart::png(&png)] },
+        ],
+        tools: vec![],
+        max_tokens: None,
+    };
+    request.keep_newest_images();
+    (request, png)
+}
+
+async fn a_picture_reaches_the_model_in_its_wire_format(kind: Kind) {
+    use base64::Engine;
+    let server = ModelServer::start(Script::new().turn(Reply::new().text(&["It is blue."]))).await.unwrap();
+    let provider = provider(kind, &server);
+    let (request, png) = conversation_with_pictures();
+    let (_, error) = collect(provider.stream(&request, &CancellationToken::new())).await;
+    assert!(error.is_none(), "{error:?}");
+    let requests = server.requests();
+    let [sent] = requests.as_slice() else { panic!("one request: {requests:?}") };
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&png);
+    let data_url = format!("data:image/png;base64,{b64}");
+    // The older picture is gone from what was sent, and its result says so.
+    let older = base64::engine::general_purpose::STANDARD.encode(b"\x89PNG\r\n\x1a\n-older-");
+    assert!(!sent.raw_body.contains(&older), "the older picture was sent again");
+    assert!(sent.raw_body.contains("removed to save space"));
+    assert_eq!(sent.raw_body.matches(&b64).count(), 1, "the newest picture, once");
+    let body = &sent.body;
+    match kind {
+        Kind::Chat => {
+            let messages = body["messages"].as_array().unwrap();
+            let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+            // The two tool messages stay right after their assistant message; the picture
+            // follows them as the owner's.
+            assert_eq!(roles, ["user", "assistant", "tool", "assistant", "tool", "tool", "user"]);
+            assert_eq!(messages[6]["content"][1], json!({ "type": "image_url", "image_url": { "url": data_url } }));
+            assert!(messages[6]["content"][0]["text"].as_str().unwrap().contains("call_3"));
+        }
+        Kind::Anthropic => {
+            let messages = body["messages"].as_array().unwrap();
+            let last = &messages[messages.len() - 1];
+            assert_eq!(last["role"], "user");
+            assert_eq!(last["content"][0]["content"], json!("{\"elements\":[]}"));
+            assert_eq!(
+                last["content"][1]["content"],
+                json!([
+                    { "type": "text", "text": "{\"title\":\"New\"}" },
+                    { "type": "image", "source": { "type": "base64", "media_type": "image/png", "data": b64 } },
+                ])
+            );
+        }
+        Kind::Responses => {
+            let input = body["input"].as_array().unwrap();
+            let last = &input[input.len() - 1];
+            assert_eq!(last["type"], "function_call_output");
+            assert_eq!(last["call_id"], "call_3");
+            assert_eq!(
+                last["output"],
+                json!([{ "type": "input_text", "text": "{\"title\":\"New\"}" }, { "type": "input_image", "image_url": data_url }])
+            );
+        }
+    }
+}
+
 macro_rules! format_tests {
     ($module:ident, $kind:expr) => {
         mod $module {
@@ -471,6 +549,10 @@ macro_rules! format_tests {
             #[tokio::test]
             async fn the_request_carries_tools_key_and_tool_results() {
                 super::the_request_carries_tools_key_and_tool_results($kind).await;
+            }
+            #[tokio::test]
+            async fn a_picture_reaches_the_model_in_its_wire_format() {
+                super::a_picture_reaches_the_model_in_its_wire_format($kind).await;
             }
         }
     };

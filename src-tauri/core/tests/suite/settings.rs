@@ -16,7 +16,42 @@ fn model_params(server: &ModelServer, key: Option<&str>) -> ModelSettingsParams 
         base_url: server.base_url(),
         model: "scripted-model".into(),
         api_key: key.map(str::to_owned),
+        accepts_images: false,
     }
+}
+
+/// The tool names a request offered the model.
+fn offered(request: &hearth_testkit::model_server::RecordedRequest) -> Vec<String> {
+    request.body["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap().to_owned()).collect()
+}
+
+#[tokio::test]
+async fn look_page_is_offered_only_to_a_model_set_to_accept_images() {
+    let server = ModelServer::start(
+        Script::new().turn(Reply::new().text(&["one"])).turn(Reply::new().text(&["two"])).turn(Reply::new().text(&["three"])),
+    )
+    .await
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
+    let view = hearth.settings_model_set(&model_params(&server, None)).await.unwrap();
+    assert!(!view.model.unwrap().accepts_images);
+    hearth.settings_mode_set(AgentMode::Model).await.unwrap();
+    collect(start(&hearth, None, "hi").await.2).await;
+    let sees = ModelSettingsParams { accepts_images: true, ..model_params(&server, None) };
+    assert!(hearth.settings_model_set(&sees).await.unwrap().model.unwrap().accepts_images);
+    collect(start(&hearth, None, "hi again").await.2).await;
+    // Kept across a restart.
+    drop(hearth);
+    let again = Hearth::open(fast_config(dir.path())).await.unwrap();
+    assert!(again.settings_get().await.unwrap().model.unwrap().accepts_images);
+    collect(start(&again, None, "and again").await.2).await;
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(offered(&requests[0]).contains(&"browse_web".to_owned()));
+    assert!(!offered(&requests[0]).contains(&"look_page".to_owned()), "a model that reads no images is not offered look_page");
+    assert!(offered(&requests[1]).contains(&"look_page".to_owned()));
+    assert!(offered(&requests[2]).contains(&"look_page".to_owned()));
 }
 
 #[tokio::test]

@@ -136,6 +136,16 @@ pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
                         </button>
                     </Show>
                 </div>
+                <label class="settings-toggle">
+                    <input
+                        type="checkbox"
+                        id="model-accepts-images"
+                        prop:checked=move || form.with(|f| f.accepts_images)
+                        on:change=move |ev| form.update(|f| f.accepts_images = event_target_checked(&ev))
+                    />
+                    <span>"This model reads images"</span>
+                </label>
+                <p class="settings-note">"Then the agent may look at the browser's page: its picture goes to the model with the request."</p>
                 <div class="settings-actions">
                     <button type="submit" class="settings-primary" data-action="save-model" disabled=is_busy on:click=save>
                         {move || if busy.get() == Some(Busy::Saving) { "Saving…" } else { "Save" }}

@@ -92,7 +92,6 @@ impl ModelAgent {
         };
         let ctx = (self.tools)(&thread_id, &run_id, cancel.clone()).with_live_output(live_output(out.clone())).with_vision(self.vision);
         for _step in 0..MAX_TOOL_STEPS {
-            request.keep_newest_images();
             let (text, calls) = match self.turn(out, &request, &cancel).await? {
                 Ok(Turn::Done) => return out.send(Event::RunFinished(RunFinishedEvent::success(thread_id, run_id, None))).await,
                 Ok(Turn::Calls(text, calls)) => (text, calls),
@@ -123,6 +122,9 @@ impl ModelAgent {
                 .await?;
                 settled |= output.outcome.is_some();
                 request.messages.push(Message::ToolResult { call_id, content: output.content, is_error: output.is_error, images: output.images });
+                // At most one picture is held past this point, however many looks one answer
+                // asked for (an answer has at most 16 calls).
+                request.keep_newest_images();
             }
             if cancel.is_cancelled() {
                 return Err(Stopped);
@@ -145,7 +147,9 @@ impl ModelAgent {
             .map(|t| ToolSpec { name: t.name, description: t.description, parameters: t.parameters })
             .collect();
         for tool in &input.tools {
-            if !specs.iter().any(|s| s.name == tool.name) {
+            // A name Hearth knows stays Hearth's, offered or not (a client's own look_page is
+            // never offered to a model that reads no images).
+            if !specs.iter().any(|s| s.name == tool.name) && hearth_protocol::ToolName::from_wire(&tool.name).is_none() {
                 specs.push(ToolSpec { name: tool.name.clone(), description: tool.description.clone(), parameters: tool.parameters.clone() });
             }
         }

@@ -158,6 +158,9 @@ pub enum BrowserError {
     /// The profile was deleted while this call waited for it.
     #[error("this browser profile was deleted; ask again to start with a new one")]
     Deleted,
+    /// The page's picture is larger than [`MAX_PICTURE_BYTES`].
+    #[error("the page's picture is {0} bytes, more than a model takes (3.5 MB); read its text with browse_web instead")]
+    PictureTooLarge(usize),
     /// No page is open to picture.
     #[error("no page is open in this browser; open one with browse_web first")]
     NoPage,
@@ -603,8 +606,11 @@ impl Chromium {
         let (running, _touched) = self.admit(cancel).await?;
         let Some(current) = running.as_ref() else { return Err(BrowserError::NoPage) };
         let read = async {
-            let ((url, title), png) =
-                tokio::try_join!(evaluate_value::<(String, String)>(&current.page, "[location.href, document.title]"), screenshot(&current.page))?;
+            // Cut in the page, as every read is: a title of 100 MB never crosses CDP.
+            let ((url, title), png) = tokio::try_join!(
+                evaluate_value::<(String, String)>(&current.page, "[location.href.slice(0, 8192), document.title.slice(0, 600)]"),
+                screenshot(&current.page, PngEncoding::Compact)
+            )?;
             Ok::<_, BrowserError>((url, title, png))
         };
         let (url, title, png) = tokio::select! {
@@ -613,10 +619,16 @@ impl Chromium {
             read = tokio::time::timeout(SCRIPT_LIMIT, read) => read.map_err(|_| BrowserError::TimedOut)??,
         };
         let parsed = Url::parse(&url).map_err(|_| BrowserError::NoPage)?;
-        if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(BrowserError::NoPage);
+        match parsed.scheme() {
+            "http" | "https" => {}
+            // Chromium's own page for a load that failed.
+            "chrome-error" => return Err(BrowserError::Cdp("the last page did not load; open it again with browse_web".into())),
+            _ => return Err(BrowserError::NoPage),
         }
         egress::check_url(&parsed, &self.config.allow).map_err(|refusal| refused(&parsed, refusal))?;
+        if png.len() > MAX_PICTURE_BYTES {
+            return Err(BrowserError::PictureTooLarge(png.len()));
+        }
         Ok(Picture { url, title: title.chars().take(MAX_TITLE).collect(), png })
     }
 
@@ -1011,7 +1023,7 @@ async fn read_page(
     // refused is dropped here, never kept or shown.
     let read = evaluate_value::<(String, String, String)>(page, READ_PAGE);
     let (read, shot) = if picture {
-        let (read, shot) = tokio::join!(read, screenshot(page));
+        let (read, shot) = tokio::join!(read, screenshot(page, PngEncoding::Fast));
         (read, Some(shot))
     } else {
         (read.await, None)
@@ -1048,16 +1060,30 @@ async fn evaluate_value<T: serde::de::DeserializeOwned>(page: &chromiumoxide::Pa
     serde_json::from_value(value).map_err(|e| BrowserError::Cdp(format!("the page answered in an unexpected shape: {e}")))
 }
 
+/// How a picture's PNG is encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PngEncoding {
+    /// Chromium's fast encoder: the same pixels in a larger file, encoded in a fraction of the
+    /// time — a look's picture, shown once on its card.
+    Fast,
+    /// The usual encoder: a smaller file for what is sent to a model (look_page), where the
+    /// bytes go over the network and count against the provider's image limit.
+    Compact,
+}
+
+/// The largest picture look_page sends: Anthropic refuses an image over 5 MB of base64, which
+/// this many PNG bytes stay under. A larger one (a page of big photographs) is refused with a
+/// message rather than failing the whole reply.
+pub const MAX_PICTURE_BYTES: usize = 3_500_000;
+
 /// A PNG of the viewport, asked for directly (chromiumoxide's helper first activates the tab,
 /// one more round trip for a headless browser with one tab).
-async fn screenshot(page: &chromiumoxide::Page) -> Result<Vec<u8>, BrowserError> {
+async fn screenshot(page: &chromiumoxide::Page, encoding: PngEncoding) -> Result<Vec<u8>, BrowserError> {
     use base64::Engine;
     use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotParams;
-    // Chromium's fast PNG encoder: the same pixels in a larger file, encoded in a fraction of
-    // the time (the card shows it once; nothing stores it at this size).
     let params = CaptureScreenshotParams {
         format: Some(CaptureScreenshotFormat::Png),
-        optimize_for_speed: Some(true),
+        optimize_for_speed: Some(encoding == PngEncoding::Fast),
         capture_beyond_viewport: Some(false),
         ..Default::default()
     };

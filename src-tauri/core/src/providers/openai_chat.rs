@@ -60,7 +60,7 @@ pub(crate) fn body(request: &ModelRequest) -> Value {
             }
             Message::ToolResult { call_id, content, images, .. } => {
                 if !images.is_empty() {
-                    pictures.push(json!({ "type": "text", "text": format!("The picture the tool call {call_id} returned:") }));
+                    pictures.push(json!({ "type": "text", "text": format!("The picture the tool call {call_id} returned. {}", super::types::PICTURE_NOTE) }));
                     pictures.extend(images.iter().map(|image| json!({ "type": "image_url", "image_url": { "url": image.data_url() } })));
                 }
                 json!({ "role": "tool", "tool_call_id": call_id, "content": content })

@@ -130,3 +130,20 @@ impl Settings {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// A provider stored before "reads images" existed reads as text only.
+    #[test]
+    fn a_model_stored_before_images_reads_as_text_only() {
+        let old = r#"{"kind":"openai_chat","baseUrl":"http://localhost:11434/v1","model":"llama3.2"}"#;
+        let model: StoredModel = serde_json::from_str(old).unwrap();
+        assert!(!model.accepts_images);
+        assert_eq!(model.vision(), crate::tools::Vision::TextOnly);
+        let seeing = StoredModel { accepts_images: true, ..model };
+        assert_eq!(seeing.vision(), crate::tools::Vision::Images);
+    }
+}

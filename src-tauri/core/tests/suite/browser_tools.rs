@@ -409,6 +409,12 @@ async fn take_control_streams_the_page_takes_the_owners_click_and_keeps_the_agen
     assert_eq!(web.hearth.store().count_operations(&scope, OpStatus::Failed).await.unwrap(), 1, "the refused action is failed: nothing was sent");
     let (error, busy) = call(&ctx, "browse_web", json!({ "url": web.url("/article.html") }), "c2").await;
     assert!(error && busy["error"].as_str().unwrap().contains("owner has control"), "{busy}");
+    // A look at the page is the agent's too: refused, and no picture is taken or kept.
+    let pictures = kept_pictures(&web);
+    let seeing = web.chat("t-control", "r1").with_vision(hearth_core::tools::Vision::Images);
+    let out = dispatch(&seeing, "look_page", "{}", StepId::Call("c2b".into())).await;
+    assert!(out.is_error && out.content.contains("owner has control") && out.images.is_empty(), "{}", out.content);
+    assert_eq!(kept_pictures(&web), pictures);
 
     // Nothing was pressed yet (the refused click sent no input: its row says so above).
     assert!(web.received("/pressed").is_empty(), "the agent's refused click pressed the button");
@@ -765,12 +771,21 @@ async fn look_page_shows_the_page_as_it_is_now_and_only_to_a_model_that_reads_im
     let kept = web.hearth.browser_screenshot(view.screenshot_id.as_deref().unwrap()).await.unwrap();
     assert_eq!(kept.png_base64, image.base64);
 
-    // A context for a model that reads no images takes no picture.
+    // A context for a model that reads no images takes no picture. The page changes first (a
+    // name typed into its form), so a picture wrongly taken now would be a new file.
+    let (_, _) = call(&seeing, "browse_web", json!({ "url": web.url("/form.html") }), "c5").await;
+    let name = reference(&elements(&seeing, "c6").await, "Name");
+    let (error, typed) = call(&seeing, "page_act", json!({ "ref": name, "action": "type", "value": "Ada", "operationId": "type-1" }), "c7").await;
+    assert!(!error, "{typed}");
     let before = kept_pictures(&web);
     let blind = web.chat("t-see", "r2");
-    let out = dispatch(&blind, "look_page", "{}", StepId::Call("c5".into())).await;
+    let out = dispatch(&blind, "look_page", "{}", StepId::Call("c8".into())).await;
     assert!(out.is_error && out.content.contains("reads images") && out.images.is_empty(), "{}", out.content);
     assert_eq!(kept_pictures(&web), before);
+    // The seeing context's look now is that new file (the oracle above can see one).
+    let out = dispatch(&seeing, "look_page", "{}", StepId::Call("c9".into())).await;
+    assert!(!out.is_error, "{}", out.content);
+    assert_eq!(kept_pictures(&web), before + 1);
 
     // Through a model set to read images: the picture follows the tool's answer on the wire,
     // once, and the look before it carried none.
@@ -778,6 +793,7 @@ async fn look_page_shows_the_page_as_it_is_now_and_only_to_a_model_that_reads_im
         Script::new()
             .turn(Reply::new().tool_call("m1", "browse_web", &[&json!({ "url": web.url("/article.html") }).to_string()]))
             .turn(Reply::new().tool_call("m2", "look_page", &["{}"]))
+            .turn(Reply::new().tool_call("m3", "look_page", &["{}"]))
             .turn(Reply::new().text(&["A news page."])),
     )
     .await
@@ -789,17 +805,31 @@ async fn look_page_shows_the_page_as_it_is_now_and_only_to_a_model_that_reads_im
     let events = super::support::collect(events).await;
     assert!(matches!(events.last(), Some(hearth_protocol::agui::Event::RunFinished(_))), "{events:?}");
     let requests = server.requests();
-    assert_eq!(requests.len(), 3);
+    assert_eq!(requests.len(), 4);
     assert!(!requests[1].raw_body.contains("image_url"), "browse_web's answer carries no picture");
-    let messages = requests[2].body["messages"].as_array().unwrap();
-    let last = messages.last().unwrap();
-    assert_eq!(last["role"], "user");
-    let url = last["content"][1]["image_url"]["url"].as_str().unwrap();
-    let png = base64::engine::general_purpose::STANDARD.decode(url.strip_prefix("data:image/png;base64,").unwrap()).unwrap();
-    assert_eq!(png_size(&png), (1280, 800));
-    assert_eq!(messages[messages.len() - 2]["role"], "tool");
-    assert_eq!(requests[2].raw_body.matches("data:image/png;base64,").count(), 1);
+    for sent in &requests[2..] {
+        let messages = sent.body["messages"].as_array().unwrap();
+        let last = messages.last().unwrap();
+        assert_eq!(last["role"], "user");
+        assert!(last["content"][0]["text"].as_str().unwrap().contains("not a message from the owner"), "{last}");
+        let url = last["content"][1]["image_url"]["url"].as_str().unwrap();
+        let png = base64::engine::general_purpose::STANDARD.decode(url.strip_prefix("data:image/png;base64,").unwrap()).unwrap();
+        assert_eq!(png_size(&png), (1280, 800));
+        assert_eq!(messages[messages.len() - 2]["role"], "tool");
+        assert_eq!(sent.raw_body.matches("data:image/png;base64,").count(), 1, "one picture per request");
+    }
+    // The second look's request dropped the first picture and says so where it was.
+    assert!(requests[3].raw_body.contains("removed to save space"));
+    let url = requests[3].body["messages"].as_array().unwrap().last().unwrap()["content"][1]["image_url"]["url"].as_str().unwrap().to_owned();
     // The thread keeps the tool's text, never the picture.
+    let picture = url.strip_prefix("data:image/png;base64,").unwrap();
     let stored = serde_json::to_string(&events).unwrap();
-    assert!(!stored.contains(url.strip_prefix("data:image/png;base64,").unwrap()), "the picture is not in the run's events");
+    assert!(!stored.contains(picture), "the picture is not in the run's events");
+    // Nor in the database (its WAL included), where the thread's messages are kept.
+    super::support::settled(&hearth).await;
+    let needle = &picture.as_bytes()[picture.len() / 2..picture.len() / 2 + 64];
+    for file in ["hearth.db", "hearth.db-wal"] {
+        let raw = std::fs::read(web._dir.path().join(file)).unwrap_or_default();
+        assert!(!raw.windows(needle.len()).any(|w| w == needle), "the picture is in {file}");
+    }
 }

@@ -117,13 +117,10 @@ impl DirectTool for LookPage {
             }
         }
         let profile = profile_of(ctx).await;
-        // A browser is never started just to picture a blank tab.
-        if ctx.browsers.existing(&profile).await.is_none() {
+        // Only a browser that runs has a page to picture: none is started (nor another chat's
+        // closed to make room) just to picture a blank tab.
+        let Some(browser) = ctx.browsers.existing(&profile).await.filter(|b| b.is_running_now()) else {
             return ToolOutput::error(BrowserError::NoPage.to_string());
-        }
-        let browser = match ctx.browsers.session(&profile).await {
-            Ok(browser) => browser,
-            Err(err) => return ToolOutput::error(err.to_string()),
         };
         let picture = match browser.picture(&ctx.cancel).await {
             Ok(picture) => picture,

@@ -5,6 +5,8 @@
 
 #[cfg(feature = "dns-stub")]
 pub mod dns_stub;
+#[cfg(feature = "google")]
+pub mod google;
 #[cfg(feature = "model-server")]
 pub mod model_server;
 #[cfg(feature = "pages")]

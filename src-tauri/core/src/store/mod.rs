@@ -7,6 +7,7 @@ pub mod calendar;
 pub mod files;
 pub mod journal;
 pub mod mail;
+pub mod oauth;
 mod open;
 pub mod proposals;
 pub mod secrets;

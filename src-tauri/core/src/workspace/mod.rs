@@ -6,6 +6,7 @@
 
 mod local;
 mod reader;
+pub mod google;
 pub mod seed;
 
 use futures::future::BoxFuture;

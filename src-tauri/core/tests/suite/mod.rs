@@ -16,6 +16,7 @@ mod journal;
 mod pdf;
 mod pdf_hostile;
 mod fuzz_reproducers;
+mod google_oauth;
 mod privacy;
 mod processes;
 mod providers;

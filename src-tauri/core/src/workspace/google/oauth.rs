@@ -1,0 +1,536 @@
+//! Signing in to Google: OAuth 2.0 for a desktop app (RFC 8252) with the `oauth2` crate.
+//!
+//! - **The flow**: Hearth listens on `127.0.0.1:<free port>` ([`LoopbackRedirect`]), sends the
+//!   owner's own browser to Google's consent page with a PKCE S256 challenge and a random
+//!   `state`, and takes the one redirect back that carries that state. The verifier never
+//!   leaves Hearth until the token exchange, so a code intercepted on the way is useless.
+//! - **`state` is single-use and short-lived**: only its SHA-256 is stored (`oauth_states`, with a
+//!   10-minute expiry), its verifier sealed in the vault; completing a sign-in deletes and reads
+//!   the row in one statement, so a replayed or late redirect is refused before any exchange.
+//! - **Tokens live only in the vault** (AES-256-GCM) as one sealed record per connection, are
+//!   `SecretString` from the vault to the request header, and reach no log, IPC payload or model.
+//! - **Refresh is single-flight per connection**: callers wanting a token while fewer than 60 s
+//!   remain queue on one lock per connection; the first refreshes, the rest read what it stored.
+//! - **Each connect mints a new connection id**, so what was prepared for an earlier connection
+//!   (a proposal, a cached search) can be told apart and refused.
+//!
+//! Nothing here follows a redirect: the token and revocation endpoints answer directly, and a
+//! 3xx would resend the code or the refresh token elsewhere.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use oauth2::basic::BasicClient;
+use oauth2::{
+    AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl,
+    RefreshToken, RevocationUrl, Scope, StandardRevocableToken, TokenResponse, TokenUrl,
+};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{CoreError, Result};
+use crate::secret::{ExposeSecret, SecretString};
+use crate::store::{Store, now_ms};
+use crate::vault::Vault;
+
+/// How long a sign-in may take from the consent page to the redirect back.
+pub const STATE_TTL: Duration = Duration::from_secs(10 * 60);
+
+/// A token with less than this left is refreshed before use.
+pub const REFRESH_MARGIN: Duration = Duration::from_secs(60);
+
+/// What the agent may read: mail, events and the list of calendars.
+pub const READ_SCOPES: [&str; 3] = [
+    "https://www.googleapis.com/auth/gmail.readonly",
+    "https://www.googleapis.com/auth/calendar.events.readonly",
+    "https://www.googleapis.com/auth/calendar.calendarlist.readonly",
+];
+
+/// What sending mail and writing events add, granted only when the owner asks for it.
+pub const WRITE_SCOPES: [&str; 2] = ["https://www.googleapis.com/auth/gmail.send", "https://www.googleapis.com/auth/calendar.events"];
+
+/// How much the owner grants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reading mail and calendars.
+    Read,
+    /// Reading, sending mail and writing events (always through the owner's review).
+    ReadWrite,
+}
+
+impl Access {
+    /// The scopes this access asks for.
+    pub fn scopes(self) -> Vec<&'static str> {
+        match self {
+            Access::Read => READ_SCOPES.to_vec(),
+            Access::ReadWrite => READ_SCOPES.iter().chain(WRITE_SCOPES.iter()).copied().collect(),
+        }
+    }
+}
+
+/// Where Google's OAuth endpoints are (tests point them at a fixture on loopback).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoints {
+    /// The consent page.
+    pub auth_url: String,
+    /// Code and refresh-token exchange.
+    pub token_url: String,
+    /// Revocation.
+    pub revoke_url: String,
+}
+
+impl Default for Endpoints {
+    fn default() -> Self {
+        Self {
+            auth_url: "https://accounts.google.com/o/oauth2/v2/auth".into(),
+            token_url: "https://oauth2.googleapis.com/token".into(),
+            revoke_url: "https://oauth2.googleapis.com/revoke".into(),
+        }
+    }
+}
+
+/// The owner's own Google Cloud OAuth client (a "Desktop app" client: its secret is not
+/// confidential, but it is kept like one).
+#[derive(Clone)]
+pub struct ClientConfig {
+    /// The client id.
+    pub client_id: String,
+    /// The client secret, if the client has one.
+    pub client_secret: Option<SecretString>,
+    /// Google's endpoints.
+    pub endpoints: Endpoints,
+}
+
+impl std::fmt::Debug for ClientConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientConfig")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| "[REDACTED]"))
+            .field("endpoints", &self.endpoints)
+            .finish()
+    }
+}
+
+/// A connection's tokens, as sealed in the vault.
+#[derive(Serialize, Deserialize)]
+struct StoredTokens {
+    access_token: String,
+    refresh_token: Option<String>,
+    /// Unix ms.
+    expires_at: i64,
+    scopes: Vec<String>,
+}
+
+/// One connected account (its tokens stay in the vault).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Connection {
+    /// New for every connect.
+    pub id: String,
+    /// The scopes Google granted.
+    pub scopes: Vec<String>,
+}
+
+/// The `oauth2` client with Hearth's endpoints set: authorization, token, revocation and
+/// redirect (introspection and device flow unused).
+type ConfiguredClient = oauth2::Client<
+    oauth2::basic::BasicErrorResponse,
+    oauth2::basic::BasicTokenResponse,
+    oauth2::basic::BasicTokenIntrospectionResponse,
+    StandardRevocableToken,
+    oauth2::basic::BasicRevocationErrorResponse,
+    oauth2::EndpointSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointSet,
+    oauth2::EndpointSet,
+>;
+
+/// The sign-in flow and the tokens of every connection. Cheap to clone.
+#[derive(Clone)]
+pub struct GoogleAuth {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Store,
+    vault: Vault,
+    client: ClientConfig,
+    http: reqwest::Client,
+    state_ttl: Duration,
+    /// One lock per connection: refreshes of one connection never overlap.
+    refreshing: std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl std::fmt::Debug for GoogleAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GoogleAuth").field("client", &self.inner.client).finish_non_exhaustive()
+    }
+}
+
+/// The vault name of a connection's tokens.
+fn tokens_name(connection_id: &str) -> String {
+    format!("google-tokens:{connection_id}")
+}
+
+/// The vault name of a sign-in's PKCE verifier.
+fn verifier_name(state_hash: &str) -> String {
+    format!("oauth-verifier:{state_hash}")
+}
+
+fn hash_state(state: &str) -> String {
+    hex::encode(Sha256::digest(state.as_bytes()))
+}
+
+fn unavailable(what: &str, err: impl std::fmt::Display) -> CoreError {
+    CoreError::Unavailable(format!("Google {what} failed: {err}"))
+}
+
+impl GoogleAuth {
+    /// The flow for `client`, keeping state in `store` and tokens in `vault`.
+    pub fn new(store: Store, vault: Vault, client: ClientConfig) -> Result<Self> {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(30))
+            .build()
+            .map_err(|err| unavailable("set-up", err))?;
+        Ok(Self {
+            inner: Arc::new(Inner { store, vault, client, http, state_ttl: STATE_TTL, refreshing: std::sync::Mutex::new(HashMap::new()) }),
+        })
+    }
+
+    /// The same flow with sign-ins valid for `ttl` (tests use zero: every state is late).
+    #[doc(hidden)]
+    pub fn with_state_ttl(self, ttl: Duration) -> Self {
+        let inner = Inner {
+            store: self.inner.store.clone(),
+            vault: self.inner.vault.clone(),
+            client: self.inner.client.clone(),
+            http: self.inner.http.clone(),
+            state_ttl: ttl,
+            refreshing: std::sync::Mutex::new(HashMap::new()),
+        };
+        Self { inner: Arc::new(inner) }
+    }
+
+    fn oauth_client(&self, redirect_uri: &str) -> Result<ConfiguredClient> {
+        let endpoints = &self.inner.client.endpoints;
+        let bad = |what: &str| CoreError::InvalidInput(format!("The Google {what} URL is not a valid address."));
+        let mut client = BasicClient::new(ClientId::new(self.inner.client.client_id.clone()))
+            .set_auth_uri(AuthUrl::new(endpoints.auth_url.clone()).map_err(|_| bad("sign-in"))?)
+            .set_token_uri(TokenUrl::new(endpoints.token_url.clone()).map_err(|_| bad("token"))?)
+            .set_revocation_url(RevocationUrl::new(endpoints.revoke_url.clone()).map_err(|_| bad("revocation"))?)
+            .set_redirect_uri(RedirectUrl::new(redirect_uri.to_owned()).map_err(|_| bad("redirect"))?);
+        if let Some(secret) = &self.inner.client.client_secret {
+            client = client.set_client_secret(ClientSecret::new(secret.expose_secret().to_owned()));
+        }
+        Ok(client)
+    }
+
+    /// Starts a sign-in for `access` that comes back to `redirect_uri` (a
+    /// [`LoopbackRedirect::uri`]): the address of Google's consent page for the owner's browser.
+    /// Asks for offline access (a refresh token) and keeps what was granted before
+    /// (`include_granted_scopes`), so granting write access later adds to the read scopes.
+    pub async fn begin(&self, access: Access, redirect_uri: &str) -> Result<String> {
+        let client = self.oauth_client(redirect_uri)?;
+        let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+        let (url, state) = client
+            .authorize_url(CsrfToken::new_random)
+            .add_scopes(access.scopes().into_iter().map(|s| Scope::new(s.to_owned())))
+            .add_extra_param("access_type", "offline")
+            .add_extra_param("include_granted_scopes", "true")
+            .add_extra_param("prompt", "consent")
+            .set_pkce_challenge(challenge)
+            .url();
+        let state_hash = hash_state(state.secret());
+        // The verifier first: a state row without its verifier would fail at the exchange.
+        self.inner.vault.put(&verifier_name(&state_hash), &SecretString::from(verifier.secret().to_owned())).await?;
+        let ttl = i64::try_from(self.inner.state_ttl.as_millis()).unwrap_or(i64::MAX);
+        let scopes = access.scopes().join(" ");
+        self.inner.store.begin_oauth_state(&state_hash, redirect_uri, &scopes, now_ms().saturating_add(ttl)).await?;
+        Ok(url.to_string())
+    }
+
+    /// Completes the sign-in that `state` names with Google's `code`: the state is consumed
+    /// (a second use, or one after 10 minutes, is refused before anything is sent), the code
+    /// exchanged with its PKCE verifier, and the tokens sealed under a new connection id.
+    pub async fn complete(&self, code: &str, state: &str) -> Result<Connection> {
+        let state_hash = hash_state(state);
+        let consumed = self.inner.store.consume_oauth_state(&state_hash).await?;
+        let verifier = self.inner.vault.get(&verifier_name(&state_hash)).await?;
+        // Gone with its state, used or not.
+        self.inner.vault.delete(&verifier_name(&state_hash)).await?;
+        let (Some(consumed), Some(verifier)) = (consumed, verifier) else {
+            return Err(CoreError::Expired(
+                "This Google sign-in was already used, has expired (10 minutes) or was never started here; start it again in Settings → Accounts."
+                    .into(),
+            ));
+        };
+        let client = self.oauth_client(&consumed.redirect_uri)?;
+        let http = self.http_client();
+        let token = client
+            .exchange_code(AuthorizationCode::new(code.to_owned()))
+            .set_pkce_verifier(PkceCodeVerifier::new(verifier.expose_secret().to_owned()))
+            .request_async(&http)
+            .await
+            .map_err(|err| unavailable("sign-in", describe(&err)))?;
+        let scopes: Vec<String> = match token.scopes() {
+            Some(granted) => granted.iter().map(|s| s.to_string()).collect(),
+            None => consumed.scopes.split(' ').map(str::to_owned).collect(),
+        };
+        let stored = StoredTokens {
+            access_token: token.access_token().secret().clone(),
+            refresh_token: token.refresh_token().map(|t| t.secret().clone()),
+            expires_at: expires_at(token.expires_in()),
+            scopes: scopes.clone(),
+        };
+        let connection = Connection { id: uuid::Uuid::new_v4().to_string(), scopes };
+        self.seal(&connection.id, &stored).await?;
+        Ok(connection)
+    }
+
+    /// An access token of `connection_id` with at least a minute left, refreshed first if
+    /// needed. Concurrent callers share one refresh.
+    pub async fn access_token(&self, connection_id: &str) -> Result<SecretString> {
+        let lock = {
+            let mut locks = self.inner.refreshing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            locks.entry(connection_id.to_owned()).or_default().clone()
+        };
+        let _one_at_a_time = lock.lock().await;
+        let stored = self.unseal(connection_id).await?;
+        let margin = i64::try_from(REFRESH_MARGIN.as_millis()).unwrap_or(i64::MAX);
+        if stored.expires_at.saturating_sub(now_ms()) > margin {
+            return Ok(SecretString::from(stored.access_token));
+        }
+        let refresh = stored.refresh_token.clone().ok_or_else(|| {
+            CoreError::Expired("Google's access for this account has ended; connect it again in Settings → Accounts.".into())
+        })?;
+        // The redirect is not used by a refresh; any valid one will do.
+        let client = self.oauth_client("http://127.0.0.1/")?;
+        let http = self.http_client();
+        let token = client
+            .exchange_refresh_token(&RefreshToken::new(refresh.clone()))
+            .request_async(&http)
+            .await
+            .map_err(|err| unavailable("token refresh", describe(&err)))?;
+        let renewed = StoredTokens {
+            access_token: token.access_token().secret().clone(),
+            // Google keeps the refresh token unless it sends a new one.
+            refresh_token: token.refresh_token().map(|t| t.secret().clone()).or(Some(refresh)),
+            expires_at: expires_at(token.expires_in()),
+            scopes: stored.scopes,
+        };
+        self.seal(connection_id, &renewed).await?;
+        Ok(SecretString::from(renewed.access_token))
+    }
+
+    /// Disconnects: Google revokes the grant (its refresh token, else its access token) and the
+    /// tokens are deleted here whatever Google answered — the owner asked for them to be gone.
+    pub async fn disconnect(&self, connection_id: &str) -> Result<()> {
+        let stored = match self.unseal(connection_id).await {
+            Ok(stored) => Some(stored),
+            Err(CoreError::NotFound(_)) => None,
+            Err(err) => return Err(err),
+        };
+        let revoked = match stored {
+            Some(stored) => self.revoke(stored.refresh_token.unwrap_or(stored.access_token)).await,
+            None => Ok(()),
+        };
+        self.inner.vault.delete(&tokens_name(connection_id)).await?;
+        if let Err(err) = revoked {
+            tracing::warn!(error = %err, "Google did not confirm the revocation; the tokens are deleted here");
+        }
+        Ok(())
+    }
+
+    /// Revokes `token` (RFC 7009: one form POST). Sent here rather than through the `oauth2`
+    /// crate's `revoke_token`, which refuses any revocation URL that is not https — Google's is,
+    /// but the loopback fixture the tests run against cannot be.
+    async fn revoke(&self, token: String) -> std::result::Result<(), String> {
+        let body = url::form_urlencoded::Serializer::new(String::new()).append_pair("token", &token).finish();
+        let response = self
+            .inner
+            .http
+            .post(&self.inner.client.endpoints.revoke_url)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| e.without_url().to_string())?;
+        let status = response.status();
+        if status.is_success() { Ok(()) } else { Err(format!("Google answered {status}")) }
+    }
+
+    async fn seal(&self, connection_id: &str, tokens: &StoredTokens) -> Result<()> {
+        let json = serde_json::to_string(tokens)?;
+        self.inner.vault.put(&tokens_name(connection_id), &SecretString::from(json)).await?;
+        Ok(())
+    }
+
+    async fn unseal(&self, connection_id: &str) -> Result<StoredTokens> {
+        let sealed = self
+            .inner
+            .vault
+            .get(&tokens_name(connection_id))
+            .await?
+            .ok_or_else(|| CoreError::NotFound("This Google account is not connected; connect it in Settings → Accounts.".into()))?;
+        Ok(serde_json::from_str(sealed.expose_secret())?)
+    }
+
+    /// The `oauth2` crate's HTTP client: Hearth's reqwest client (no redirects, a timeout).
+    fn http_client(&self) -> impl Fn(oauth2::HttpRequest) -> futures::future::BoxFuture<'static, std::result::Result<oauth2::HttpResponse, HttpError>> + use<> {
+        let http = self.inner.http.clone();
+        move |request: oauth2::HttpRequest| {
+            let http = http.clone();
+            Box::pin(async move {
+                let request = reqwest::Request::try_from(request).map_err(|e| HttpError(e.to_string()))?;
+                let response = http.execute(request).await.map_err(|e| HttpError(e.without_url().to_string()))?;
+                let status = response.status();
+                if status.is_redirection() {
+                    return Err(HttpError(format!("Google answered with a redirect ({status}), which Hearth does not follow")));
+                }
+                let headers = response.headers().clone();
+                let body = response.bytes().await.map_err(|e| HttpError(e.without_url().to_string()))?;
+                let mut built = hyper::Response::builder().status(status);
+                if let Some(map) = built.headers_mut() {
+                    *map = headers;
+                }
+                built.body(body.to_vec()).map_err(|e| HttpError(e.to_string()))
+            })
+        }
+    }
+}
+
+/// An HTTP failure talking to Google (never carries a token: request bodies are not in it).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct HttpError(String);
+
+/// A token-endpoint failure in words: Google's error code and description, never the request.
+fn describe<E, T>(err: &oauth2::RequestTokenError<E, oauth2::StandardErrorResponse<T>>) -> String
+where
+    E: std::error::Error + 'static,
+    T: oauth2::ErrorResponseType + std::fmt::Display + 'static,
+{
+    match err {
+        oauth2::RequestTokenError::ServerResponse(response) => {
+            let mut said = response.error().to_string();
+            if let Some(description) = response.error_description() {
+                said.push_str(": ");
+                said.extend(description.chars().filter(|c| !c.is_control()).take(300));
+            }
+            said
+        }
+        oauth2::RequestTokenError::Request(err) => err.to_string(),
+        oauth2::RequestTokenError::Parse(err, _) => format!("Google's answer did not parse ({err})"),
+        oauth2::RequestTokenError::Other(other) => other.clone(),
+    }
+}
+
+fn expires_at(expires_in: Option<Duration>) -> i64 {
+    // Without an expiry, Google's documented lifetime of an access token (one hour).
+    let lifetime = expires_in.unwrap_or(Duration::from_secs(3600));
+    now_ms().saturating_add(i64::try_from(lifetime.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// The redirect Google sends the owner's browser back to: a listener on `127.0.0.1` at a port
+/// the system picks (RFC 8252 §7.3), answering one request on `/callback`.
+pub struct LoopbackRedirect {
+    listener: TcpListener,
+    uri: String,
+}
+
+/// What the redirect carried.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Callback {
+    /// Google's authorization code.
+    pub code: String,
+    /// The `state` it came back with.
+    pub state: String,
+}
+
+impl std::fmt::Debug for Callback {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Callback").finish_non_exhaustive()
+    }
+}
+
+impl LoopbackRedirect {
+    /// Listens on a free port of `127.0.0.1`.
+    pub async fn bind() -> Result<Self> {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await.map_err(|e| unavailable("sign-in listener", e))?;
+        let port = listener.local_addr().map_err(|e| unavailable("sign-in listener", e))?.port();
+        Ok(Self { listener, uri: format!("http://127.0.0.1:{port}/callback") })
+    }
+
+    /// The redirect URI to register with the sign-in.
+    pub fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    /// Waits for the redirect: the first request to `/callback` with a `code` and a `state`
+    /// (or Google's `error`, which ends the wait with it). Anything else gets a 404 and the wait
+    /// goes on. Ends at `cancel`.
+    pub async fn next_callback(&self, cancel: &CancellationToken) -> Result<Callback> {
+        loop {
+            let (stream, _) = tokio::select! {
+                () = cancel.cancelled() => return Err(CoreError::Stopped("The Google sign-in was cancelled.".into())),
+                accepted = self.listener.accept() => accepted.map_err(|e| unavailable("sign-in listener", e))?,
+            };
+            let (said_tx, said_rx) = tokio::sync::oneshot::channel::<Option<std::result::Result<Callback, String>>>();
+            let said_tx = std::sync::Mutex::new(Some(said_tx));
+            let service = hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                let outcome = read_callback(request.uri());
+                let (status, page) = match &outcome {
+                    Some(Ok(_)) => (200, "Hearth is signed in. You can close this tab."),
+                    Some(Err(_)) => (400, "Google did not grant access. You can close this tab and try again in Hearth."),
+                    None => (404, "Not found."),
+                };
+                if let Some(tx) = said_tx.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
+                    let _ = tx.send(outcome);
+                }
+                async move {
+                    hyper::Response::builder()
+                        .status(status)
+                        .header("content-type", "text/plain; charset=utf-8")
+                        .header("connection", "close")
+                        .body(http_body_util::Full::new(hyper::body::Bytes::from_static(page.as_bytes())))
+                }
+            });
+            let io = hyper_util::rt::TokioIo::new(stream);
+            // One request per connection, bounded in time: a client that sends nothing
+            // cannot hold the sign-in.
+            let serve = hyper::server::conn::http1::Builder::new().keep_alive(false).serve_connection(io, service);
+            let _ = tokio::time::timeout(Duration::from_secs(10), serve).await;
+            match said_rx.await {
+                Ok(Some(Ok(callback))) => return Ok(callback),
+                Ok(Some(Err(error))) => return Err(CoreError::Forbidden(format!("Google did not grant access: {error}."))),
+                Ok(None) | Err(_) => {}
+            }
+        }
+    }
+}
+
+/// `/callback?code=…&state=…` (or `?error=…`); `None` for any other request.
+fn read_callback(uri: &hyper::Uri) -> Option<std::result::Result<Callback, String>> {
+    if uri.path() != "/callback" {
+        return None;
+    }
+    let query = uri.query().unwrap_or_default();
+    let mut code = None;
+    let mut state = None;
+    for (key, value) in url::form_urlencoded::parse(query.as_bytes()) {
+        match key.as_ref() {
+            "code" => code = Some(value.into_owned()),
+            "state" => state = Some(value.into_owned()),
+            "error" => return Some(Err(value.chars().filter(|c| c.is_ascii_graphic()).take(100).collect())),
+            _ => {}
+        }
+    }
+    match (code, state) {
+        (Some(code), Some(state)) => Some(Ok(Callback { code, state })),
+        _ => None,
+    }
+}

@@ -1,0 +1,221 @@
+//! Google's OAuth 2.0 endpoints on loopback, with their real request and response shapes:
+//!
+//! - `GET /o/oauth2/v2/auth?client_id&redirect_uri&response_type=code&scope&state&code_challenge&code_challenge_method=S256…`
+//!   answers as the consent page would once the owner agreed: `302` to `redirect_uri?code=…&state=…`;
+//! - `POST /token` (form-encoded): `grant_type=authorization_code` checks the code, the client
+//!   and that `SHA-256(code_verifier)` is the challenge the authorization carried (RFC 7636);
+//!   `grant_type=refresh_token` mints a new access token; errors are Google's JSON
+//!   (`{"error": "invalid_grant", "error_description": …}`, status 400);
+//! - `POST /revoke` (form `token=…`).
+//!
+//! Counts every token request by grant type, so tests assert effects (one exchange, one refresh).
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use base64::Engine;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::{Request, Response, StatusCode};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+/// What the fixture has seen and handed out.
+#[derive(Debug, Default)]
+struct State {
+    /// code → (challenge, redirect_uri, scope)
+    codes: HashMap<String, (String, String, String)>,
+    refresh_tokens: Vec<String>,
+    exchanges: usize,
+    refreshes: usize,
+    revoked: Vec<String>,
+    next: u64,
+    /// Seconds an access token from a code exchange lives.
+    expires_in: u64,
+    /// Seconds a refreshed access token lives.
+    refreshed_expires_in: u64,
+    /// The `code_challenge_method` of the last authorization.
+    last_method: Option<String>,
+}
+
+/// The fixture. Dropping it stops it.
+pub struct GoogleFixture {
+    address: SocketAddr,
+    state: Arc<Mutex<State>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for GoogleFixture {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// The client the fixture accepts.
+pub const CLIENT_ID: &str = "hearth-test.apps.googleusercontent.com";
+/// Its secret.
+pub const CLIENT_SECRET: &str = "GOCSPX-test-secret";
+
+impl GoogleFixture {
+    /// Listens on a free loopback port; access tokens live `expires_in` seconds.
+    pub async fn start(expires_in: u64) -> std::io::Result<Self> {
+        Self::start_with_lifetimes(expires_in, expires_in).await
+    }
+
+    /// Tokens from a code exchange live `exchanged` seconds, refreshed ones `refreshed`.
+    pub async fn start_with_lifetimes(exchanged: u64, refreshed: u64) -> std::io::Result<Self> {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
+        let address = listener.local_addr()?;
+        let state = Arc::new(Mutex::new(State { expires_in: exchanged, refreshed_expires_in: refreshed, ..State::default() }));
+        let shared = state.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let state = shared.clone();
+                tokio::spawn(async move {
+                    let service = hyper::service::service_fn(move |request| {
+                        let state = state.clone();
+                        async move { Ok::<_, std::convert::Infallible>(answer(&state, request).await) }
+                    });
+                    let _ = hyper::server::conn::http1::Builder::new().serve_connection(hyper_util::rt::TokioIo::new(stream), service).await;
+                });
+            }
+        });
+        Ok(Self { address, state, task })
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    /// Code exchanges received (valid or not).
+    pub fn exchanges(&self) -> usize {
+        self.lock().exchanges
+    }
+
+    /// Refresh requests received.
+    pub fn refreshes(&self) -> usize {
+        self.lock().refreshes
+    }
+
+    /// Tokens revoked.
+    pub fn revoked(&self) -> Vec<String> {
+        self.lock().revoked.clone()
+    }
+
+    /// The `code_challenge_method` of the last authorization.
+    pub fn last_challenge_method(&self) -> Option<String> {
+        self.lock().last_method.clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+fn text(status: StatusCode, body: String, content_type: &str) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = status;
+    if let Ok(value) = content_type.parse() {
+        response.headers_mut().insert("content-type", value);
+    }
+    response
+}
+
+fn error(description: &str) -> Response<Full<Bytes>> {
+    text(StatusCode::BAD_REQUEST, json!({ "error": "invalid_grant", "error_description": description }).to_string(), "application/json")
+}
+
+fn form(raw: &[u8]) -> HashMap<String, String> {
+    url::form_urlencoded::parse(raw).into_owned().collect()
+}
+
+async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> Response<Full<Bytes>> {
+    let lock = || state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let path = request.uri().path().to_owned();
+    let query = form(request.uri().query().unwrap_or_default().as_bytes());
+    let basic = request.headers().get("authorization").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let body = request.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+    let body = form(&body);
+    match path.as_str() {
+        "/o/oauth2/v2/auth" => {
+            let (Some(redirect), Some(challenge), Some(state_param)) = (query.get("redirect_uri"), query.get("code_challenge"), query.get("state")) else {
+                return text(StatusCode::BAD_REQUEST, "missing redirect_uri, code_challenge or state".into(), "text/plain");
+            };
+            if query.get("client_id").map(String::as_str) != Some(CLIENT_ID) || query.get("response_type").map(String::as_str) != Some("code") {
+                return text(StatusCode::BAD_REQUEST, "unknown client or response type".into(), "text/plain");
+            }
+            let mut s = lock();
+            s.next += 1;
+            let code = format!("4/code-{}", s.next);
+            s.last_method = query.get("code_challenge_method").cloned();
+            s.codes.insert(code.clone(), (challenge.clone(), redirect.clone(), query.get("scope").cloned().unwrap_or_default()));
+            let mut to = url::Url::parse(redirect).map_or_else(|_| redirect.clone(), |u| u.to_string());
+            to.push_str(if to.contains('?') { "&" } else { "?" });
+            to.push_str(&url::form_urlencoded::Serializer::new(String::new()).append_pair("code", &code).append_pair("state", state_param).finish());
+            let mut response = text(StatusCode::FOUND, String::new(), "text/plain");
+            if let Ok(value) = to.parse() {
+                response.headers_mut().insert("location", value);
+            }
+            response
+        }
+        "/token" => {
+            // The client authenticates with HTTP Basic (the oauth2 crate's default) or in the body.
+            let basic_ok = basic.as_deref().is_some_and(|b| {
+                b.strip_prefix("Basic ")
+                    .and_then(|v| base64::engine::general_purpose::STANDARD.decode(v).ok())
+                    .is_some_and(|d| d == format!("{CLIENT_ID}:{CLIENT_SECRET}").into_bytes())
+            });
+            let body_ok = body.get("client_id").map(String::as_str) == Some(CLIENT_ID);
+            if !basic_ok && !body_ok {
+                return text(StatusCode::UNAUTHORIZED, json!({ "error": "invalid_client" }).to_string(), "application/json");
+            }
+            let mut s = lock();
+            match body.get("grant_type").map(String::as_str) {
+                Some("authorization_code") => {
+                    s.exchanges += 1;
+                    let Some(code) = body.get("code") else { return error("no code") };
+                    let Some((challenge, redirect, scope)) = s.codes.remove(code) else { return error("the code is unknown or used") };
+                    if body.get("redirect_uri") != Some(&redirect) {
+                        return error("redirect_uri mismatch");
+                    }
+                    let Some(verifier) = body.get("code_verifier") else { return error("no code_verifier") };
+                    let computed = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
+                    if computed != challenge {
+                        return error("code_verifier does not match the code_challenge");
+                    }
+                    s.next += 1;
+                    let refresh = format!("1//refresh-{}", s.next);
+                    s.refresh_tokens.push(refresh.clone());
+                    let body = json!({
+                        "access_token": format!("ya29.access-{}", s.next),
+                        "expires_in": s.expires_in,
+                        "refresh_token": refresh,
+                        "scope": scope,
+                        "token_type": "Bearer",
+                    });
+                    text(StatusCode::OK, body.to_string(), "application/json")
+                }
+                Some("refresh_token") => {
+                    s.refreshes += 1;
+                    if !body.get("refresh_token").is_some_and(|t| s.refresh_tokens.contains(t)) {
+                        return error("the refresh token is unknown or revoked");
+                    }
+                    s.next += 1;
+                    let body = json!({ "access_token": format!("ya29.access-{}", s.next), "expires_in": s.refreshed_expires_in, "token_type": "Bearer" });
+                    text(StatusCode::OK, body.to_string(), "application/json")
+                }
+                _ => error("unsupported grant_type"),
+            }
+        }
+        "/revoke" => {
+            let mut s = lock();
+            let Some(token) = body.get("token").cloned() else { return error("no token") };
+            s.refresh_tokens.retain(|t| *t != token);
+            s.revoked.push(token);
+            text(StatusCode::OK, String::new(), "text/plain")
+        }
+        _ => text(StatusCode::NOT_FOUND, "not found".into(), "text/plain"),
+    }
+}

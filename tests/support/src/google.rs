@@ -24,8 +24,10 @@ use sha2::{Digest, Sha256};
 /// What the fixture has seen and handed out.
 #[derive(Debug, Default)]
 struct State {
-    /// code → (challenge, redirect_uri, scope)
-    codes: HashMap<String, (String, String, String)>,
+    /// code → (challenge, redirect_uri, scope, offline access asked)
+    codes: HashMap<String, (String, String, String, bool)>,
+    /// The verifiers token requests carried (for tests that look for them where they must not be).
+    verifiers: Vec<String>,
     refresh_tokens: Vec<String>,
     exchanges: usize,
     refreshes: usize,
@@ -104,6 +106,16 @@ impl GoogleFixture {
         self.lock().revoked.clone()
     }
 
+    /// The verifiers code exchanges carried.
+    pub fn verifiers(&self) -> Vec<String> {
+        self.lock().verifiers.clone()
+    }
+
+    /// The owner removes the app's access at Google: every refresh token stops working.
+    pub fn revoke_everything(&self) {
+        self.lock().refresh_tokens.clear();
+    }
+
     /// The `code_challenge_method` of the last authorization.
     pub fn last_challenge_method(&self) -> Option<String> {
         self.lock().last_method.clone()
@@ -150,7 +162,8 @@ async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -
             s.next += 1;
             let code = format!("4/code-{}", s.next);
             s.last_method = query.get("code_challenge_method").cloned();
-            s.codes.insert(code.clone(), (challenge.clone(), redirect.clone(), query.get("scope").cloned().unwrap_or_default()));
+            let offline = query.get("access_type").map(String::as_str) == Some("offline");
+            s.codes.insert(code.clone(), (challenge.clone(), redirect.clone(), query.get("scope").cloned().unwrap_or_default(), offline));
             let mut to = url::Url::parse(redirect).map_or_else(|_| redirect.clone(), |u| u.to_string());
             to.push_str(if to.contains('?') { "&" } else { "?" });
             to.push_str(&url::form_urlencoded::Serializer::new(String::new()).append_pair("code", &code).append_pair("state", state_param).finish());
@@ -167,7 +180,8 @@ async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -
                     .and_then(|v| base64::engine::general_purpose::STANDARD.decode(v).ok())
                     .is_some_and(|d| d == format!("{CLIENT_ID}:{CLIENT_SECRET}").into_bytes())
             });
-            let body_ok = body.get("client_id").map(String::as_str) == Some(CLIENT_ID);
+            let body_ok = body.get("client_id").map(String::as_str) == Some(CLIENT_ID)
+                && body.get("client_secret").map(String::as_str) == Some(CLIENT_SECRET);
             if !basic_ok && !body_ok {
                 return text(StatusCode::UNAUTHORIZED, json!({ "error": "invalid_client" }).to_string(), "application/json");
             }
@@ -176,25 +190,29 @@ async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -
                 Some("authorization_code") => {
                     s.exchanges += 1;
                     let Some(code) = body.get("code") else { return error("no code") };
-                    let Some((challenge, redirect, scope)) = s.codes.remove(code) else { return error("the code is unknown or used") };
+                    let Some((challenge, redirect, scope, offline)) = s.codes.remove(code) else { return error("the code is unknown or used") };
                     if body.get("redirect_uri") != Some(&redirect) {
                         return error("redirect_uri mismatch");
                     }
                     let Some(verifier) = body.get("code_verifier") else { return error("no code_verifier") };
+                    s.verifiers.push(verifier.clone());
                     let computed = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
                     if computed != challenge {
                         return error("code_verifier does not match the code_challenge");
                     }
                     s.next += 1;
-                    let refresh = format!("1//refresh-{}", s.next);
-                    s.refresh_tokens.push(refresh.clone());
-                    let body = json!({
+                    let mut body = json!({
                         "access_token": format!("ya29.access-{}", s.next),
                         "expires_in": s.expires_in,
-                        "refresh_token": refresh,
                         "scope": scope,
                         "token_type": "Bearer",
                     });
+                    // As Google does: a refresh token only for offline access.
+                    if offline {
+                        let refresh = format!("1//refresh-{}", s.next);
+                        s.refresh_tokens.push(refresh.clone());
+                        body["refresh_token"] = json!(refresh);
+                    }
                     text(StatusCode::OK, body.to_string(), "application/json")
                 }
                 Some("refresh_token") => {
@@ -212,6 +230,9 @@ async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -
         "/revoke" => {
             let mut s = lock();
             let Some(token) = body.get("token").cloned() else { return error("no token") };
+            if !s.refresh_tokens.contains(&token) && !token.starts_with("ya29.") {
+                return text(StatusCode::BAD_REQUEST, json!({ "error": "invalid_token" }).to_string(), "application/json");
+            }
             s.refresh_tokens.retain(|t| *t != token);
             s.revoked.push(token);
             text(StatusCode::OK, String::new(), "text/plain")

@@ -12,7 +12,7 @@
 //! event is at most 4 MiB; one answer makes at most [`MAX_TOOL_CALLS_PER_TURN`] tool calls.
 
 mod anthropic;
-mod config;
+pub(crate) mod config;
 mod error;
 mod http;
 mod openai_chat;

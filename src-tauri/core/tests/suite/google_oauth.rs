@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use hearth_core::store::Store;
 use hearth_core::vault::{KeySource, Vault};
-use hearth_core::workspace::google::oauth::{Access, ClientConfig, Endpoints, GoogleAuth, LoopbackRedirect};
+use hearth_core::workspace::google::oauth::{Access, ClientConfig, Endpoints, GoogleAuth, LoopbackRedirect, Revocation};
 use hearth_testkit::google::{CLIENT_ID, CLIENT_SECRET, GoogleFixture};
 use secrecy::ExposeSecret;
 use tokio_util::sync::CancellationToken;
@@ -43,12 +43,18 @@ async fn consent(url: &str) -> reqwest::StatusCode {
     reqwest::get(url).await.unwrap().status()
 }
 
+/// The `state` a consent URL carries.
+fn state_of(url: &str) -> String {
+    url::Url::parse(url).unwrap().query_pairs().find(|(k, _)| k == "state").unwrap().1.into_owned()
+}
+
 /// One sign-in up to the redirect: what came back.
 async fn sign_in(auth: &GoogleAuth, access: Access) -> hearth_core::workspace::google::oauth::Callback {
     let redirect = LoopbackRedirect::bind().await.unwrap();
     let url = auth.begin(access, redirect.uri()).await.unwrap();
     let cancel = CancellationToken::new();
-    let (status, callback) = tokio::join!(consent(&url), redirect.next_callback(&cancel));
+    let state = state_of(&url);
+    let (status, callback) = tokio::join!(consent(&url), redirect.next_callback(&state, &cancel));
     assert_eq!(status, reqwest::StatusCode::OK, "the listener thanked the browser");
     callback.unwrap()
 }
@@ -68,26 +74,32 @@ async fn a_sign_in_exchanges_its_code_once_with_pkce_and_keeps_tokens_only_seale
 
     // The same redirect again (a replay): refused before anything reaches Google.
     let replay = t.auth.complete(&callback.code, &callback.state).await.unwrap_err();
-    assert!(replay.to_string().contains("already used"), "{replay}");
+    assert!(replay.to_string().contains("already used or was never started"), "{replay}");
     assert_eq!(t.fixture.exchanges(), 1);
+    let first_code = callback.code.clone();
+    let first_state = callback.state.clone();
 
     // A second connect is a new connection.
     let callback = sign_in(&t.auth, Access::ReadWrite).await;
     let second = t.auth.complete(&callback.code, &callback.state).await.unwrap();
     assert_ne!(second.id, connection.id);
     assert!(second.scopes.iter().any(|s| s.ends_with("gmail.send")));
+    assert!(second.missing.is_empty());
 
     // No token is in the database in the clear (its WAL included).
     let access = token.expose_secret().to_owned();
     for file in ["hearth.db", "hearth.db-wal"] {
         let raw = std::fs::read(t.dir.path().join(file)).unwrap_or_default();
-        for secret in [access.as_str(), "1//refresh-", "ya29.access-"] {
+        let verifiers = t.fixture.verifiers();
+        let mut secrets = vec![access.as_str(), "1//refresh-", "ya29.access-", CLIENT_SECRET, first_code.as_str(), first_state.as_str()];
+        secrets.extend(verifiers.iter().map(String::as_str));
+        for secret in secrets {
             assert!(!raw.windows(secret.len()).any(|w| w == secret.as_bytes()), "{secret} is in {file} in the clear");
         }
     }
 
     // Disconnect revokes the grant at Google and forgets the tokens here.
-    t.auth.disconnect(&connection.id).await.unwrap();
+    assert_eq!(t.auth.disconnect(&connection.id).await.unwrap(), Revocation::Confirmed);
     assert_eq!(t.fixture.revoked().len(), 1);
     assert!(t.fixture.revoked()[0].starts_with("1//refresh-"), "the refresh token is what is revoked");
     let gone = t.auth.access_token(&connection.id).await.unwrap_err();
@@ -100,14 +112,101 @@ async fn a_late_state_is_refused_and_its_code_never_exchanged() {
     let late = t.auth.clone().with_state_ttl(Duration::ZERO);
     let callback = sign_in(&late, Access::Read).await;
     let refused = late.complete(&callback.code, &callback.state).await.unwrap_err();
-    assert!(refused.to_string().contains("expired"), "{refused}");
+    assert!(refused.to_string().contains("has expired"), "{refused}");
     // A state that was never started here either.
     let unknown = t.auth.complete(&callback.code, "forged-state").await.unwrap_err();
     assert!(unknown.to_string().contains("never started"), "{unknown}");
     assert_eq!(t.fixture.exchanges(), 0, "nothing was sent to Google");
+    // The late sign-in's verifier went with its state: the vault holds none.
+    let store = Store::open(&t.dir.path().join("hearth.db"), Duration::from_secs(5)).await.unwrap();
+    let vault = Vault::open(store, KeySource::file_in(t.dir.path())).await.unwrap();
+    assert!(!vault.names().await.unwrap().iter().any(|n| n.starts_with("oauth-verifier:")), "{:?}", vault.names().await.unwrap());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_redirects_with_one_state_exchange_one_code() {
+    let t = setup(3600).await;
+    let callback = sign_in(&t.auth, Access::Read).await;
+    let (a, b) = tokio::join!(t.auth.complete(&callback.code, &callback.state), t.auth.complete(&callback.code, &callback.state));
+    assert_eq!(usize::from(a.is_ok()) + usize::from(b.is_ok()), 1, "exactly one completes: {a:?} / {b:?}");
+    assert_eq!(t.fixture.exchanges(), 1);
 }
 
 #[tokio::test]
+async fn the_listener_waits_out_other_states_and_idle_connections_and_reports_a_refusal() {
+    let t = setup(3600).await;
+    let redirect = LoopbackRedirect::bind().await.unwrap();
+    let url = t.auth.begin(Access::Read, redirect.uri()).await.unwrap();
+    let state = state_of(&url);
+    let cancel = CancellationToken::new();
+    let waiting = redirect.next_callback(&state, &cancel);
+    let visitor = async {
+        // An idle connection first (it never sends a request), then a forged state and a
+        // refusal with another state: none ends the wait.
+        let _idle = tokio::net::TcpStream::connect(redirect.uri().trim_start_matches("http://").trim_end_matches("/callback")).await.unwrap();
+        let forged = reqwest::get(format!("{}?code=4/evil&state=forged", redirect.uri())).await.unwrap();
+        assert_eq!(forged.status(), reqwest::StatusCode::BAD_REQUEST);
+        let other = reqwest::get(format!("{}?error=access_denied&state=other", redirect.uri())).await.unwrap();
+        assert_eq!(other.status(), reqwest::StatusCode::BAD_REQUEST);
+        // The owner's browser, with the real state.
+        consent(&url).await
+    };
+    let (callback, status) = tokio::join!(waiting, visitor);
+    assert_eq!(status, reqwest::StatusCode::OK);
+    let callback = callback.unwrap();
+    assert!(callback.code.starts_with("4/code-"), "the real code, not the forged one");
+    t.auth.complete(&callback.code, &callback.state).await.unwrap();
+
+    // Google's refusal on this sign-in's redirect ends the wait in words, not Google's text.
+    let redirect = LoopbackRedirect::bind().await.unwrap();
+    let url = t.auth.begin(Access::Read, redirect.uri()).await.unwrap();
+    let state = state_of(&url);
+    let refusal = format!("{}?error=access_denied&state={}", redirect.uri(), url::form_urlencoded::byte_serialize(state.as_bytes()).collect::<String>());
+    let (said, _) = tokio::join!(redirect.next_callback(&state, &cancel), reqwest::get(refusal));
+    let said = said.unwrap_err().to_string();
+    assert!(said.contains("You declined"), "{said}");
+}
+
+#[tokio::test]
+async fn the_fixture_refuses_a_wrong_verifier() {
+    // The fixture's own PKCE check, so the tests above lean on a check that exists.
+    let t = setup(3600).await;
+    let redirect = LoopbackRedirect::bind().await.unwrap();
+    let url = t.auth.begin(Access::Read, redirect.uri()).await.unwrap();
+    let (state, cancel) = (state_of(&url), CancellationToken::new());
+    let (_, callback) = tokio::join!(consent(&url), redirect.next_callback(&state, &cancel));
+    let callback = callback.unwrap();
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("grant_type", "authorization_code")
+        .append_pair("code", &callback.code)
+        .append_pair("redirect_uri", redirect.uri())
+        .append_pair("code_verifier", "not-the-verifier-not-the-verifier-not-the-verifier")
+        .append_pair("client_id", CLIENT_ID)
+        .append_pair("client_secret", CLIENT_SECRET)
+        .finish();
+    let answer = reqwest::Client::new()
+        .post(format!("{}/token", t.fixture.base_url()))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), reqwest::StatusCode::BAD_REQUEST);
+    assert!(answer.text().await.unwrap().contains("code_verifier does not match"));
+}
+
+#[tokio::test]
+async fn a_grant_revoked_at_google_says_to_connect_again() {
+    let t = setup_with(GoogleFixture::start_with_lifetimes(30, 3600).await.unwrap()).await;
+    let callback = sign_in(&t.auth, Access::Read).await;
+    let connection = t.auth.complete(&callback.code, &callback.state).await.unwrap();
+    t.fixture.revoke_everything();
+    let said = t.auth.access_token(&connection.id).await.unwrap_err().to_string();
+    assert!(said.contains("connect the account again"), "{said}");
+    assert_eq!(t.fixture.refreshes(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn ten_callers_of_a_token_about_to_expire_share_one_refresh() {
     // The first token has 30 s left (under the one-minute margin); a refreshed one an hour.
     let t = setup_with(GoogleFixture::start_with_lifetimes(30, 3600).await.unwrap()).await;

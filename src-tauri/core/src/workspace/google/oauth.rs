@@ -33,6 +33,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::{CoreError, Result};
 use crate::secret::{ExposeSecret, SecretString};
+use crate::store::oauth::StateLookup;
 use crate::store::{Store, now_ms};
 use crate::vault::Vault;
 
@@ -129,9 +130,25 @@ struct StoredTokens {
 pub struct Connection {
     /// New for every connect.
     pub id: String,
-    /// The scopes Google granted.
+    /// The scopes Google granted that this sign-in asked for. Google may return more (with
+    /// `include_granted_scopes`, what an earlier sign-in granted): those are not this
+    /// connection's, so a read sign-in never holds write access.
     pub scopes: Vec<String>,
+    /// What was asked for and not granted (the owner can untick scopes on the consent page).
+    pub missing: Vec<String>,
 }
+
+/// What a disconnect achieved at Google (the tokens are gone here either way).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Revocation {
+    /// Google revoked the grant.
+    Confirmed,
+    /// Google did not confirm; the owner can remove Hearth's access on their account page.
+    NotConfirmed(String),
+}
+
+/// Where the owner removes an app's access by hand.
+pub const PERMISSIONS_PAGE: &str = "https://myaccount.google.com/permissions";
 
 /// The `oauth2` client with Hearth's endpoints set: authorization, token, revocation and
 /// redirect (introspection and device flow unused).
@@ -160,8 +177,8 @@ struct Inner {
     client: ClientConfig,
     http: reqwest::Client,
     state_ttl: Duration,
-    /// One lock per connection: refreshes of one connection never overlap.
-    refreshing: std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// One lock per connection: its refreshes and its disconnect never overlap.
+    refreshing: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
 
 impl std::fmt::Debug for GoogleAuth {
@@ -191,13 +208,22 @@ fn unavailable(what: &str, err: impl std::fmt::Display) -> CoreError {
 impl GoogleAuth {
     /// The flow for `client`, keeping state in `store` and tokens in `vault`.
     pub fn new(store: Store, vault: Vault, client: ClientConfig) -> Result<Self> {
+        // Codes, tokens and the client secret go to these addresses: https, or http only to a
+        // server on this computer (the tests' fixture).
+        for url in [&client.endpoints.auth_url, &client.endpoints.token_url, &client.endpoints.revoke_url] {
+            let parsed = reqwest::Url::parse(url).map_err(|_| CoreError::InvalidInput(format!("{url:?} is not a Google OAuth address.")))?;
+            let loopback = crate::providers::config::is_loopback(&parsed);
+            if !(parsed.scheme() == "https" || (parsed.scheme() == "http" && loopback)) {
+                return Err(CoreError::InvalidInput(format!("{url} must use https:// (http:// only for a server on this computer).")));
+            }
+        }
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(Duration::from_secs(30))
             .build()
             .map_err(|err| unavailable("set-up", err))?;
         Ok(Self {
-            inner: Arc::new(Inner { store, vault, client, http, state_ttl: STATE_TTL, refreshing: std::sync::Mutex::new(HashMap::new()) }),
+            inner: Arc::new(Inner { store, vault, client, http, state_ttl: STATE_TTL, refreshing: Arc::default() }),
         })
     }
 
@@ -210,7 +236,7 @@ impl GoogleAuth {
             client: self.inner.client.clone(),
             http: self.inner.http.clone(),
             state_ttl: ttl,
-            refreshing: std::sync::Mutex::new(HashMap::new()),
+            refreshing: self.inner.refreshing.clone(),
         };
         Self { inner: Arc::new(inner) }
     }
@@ -249,7 +275,17 @@ impl GoogleAuth {
         self.inner.vault.put(&verifier_name(&state_hash), &SecretString::from(verifier.secret().to_owned())).await?;
         let ttl = i64::try_from(self.inner.state_ttl.as_millis()).unwrap_or(i64::MAX);
         let scopes = access.scopes().join(" ");
-        self.inner.store.begin_oauth_state(&state_hash, redirect_uri, &scopes, now_ms().saturating_add(ttl)).await?;
+        let swept = match self.inner.store.begin_oauth_state(&state_hash, redirect_uri, &scopes, now_ms().saturating_add(ttl)).await {
+            Ok(swept) => swept,
+            Err(err) => {
+                let _ = self.inner.vault.delete(&verifier_name(&state_hash)).await;
+                return Err(err);
+            }
+        };
+        // Sign-ins abandoned earlier take their verifiers with them.
+        for hash in swept {
+            self.inner.vault.delete(&verifier_name(&hash)).await?;
+        }
         Ok(url.to_string())
     }
 
@@ -258,16 +294,27 @@ impl GoogleAuth {
     /// exchanged with its PKCE verifier, and the tokens sealed under a new connection id.
     pub async fn complete(&self, code: &str, state: &str) -> Result<Connection> {
         let state_hash = hash_state(state);
-        let consumed = self.inner.store.consume_oauth_state(&state_hash).await?;
-        let verifier = self.inner.vault.get(&verifier_name(&state_hash)).await?;
-        // Gone with its state, used or not.
-        self.inner.vault.delete(&verifier_name(&state_hash)).await?;
-        let (Some(consumed), Some(verifier)) = (consumed, verifier) else {
-            return Err(CoreError::Expired(
-                "This Google sign-in was already used, has expired (10 minutes) or was never started here; start it again in Settings → Accounts."
-                    .into(),
-            ));
+        let minutes = self.inner.state_ttl.as_secs() / 60;
+        let consumed = match self.inner.store.consume_oauth_state(&state_hash).await? {
+            // This call took the sign-in: its verifier is this call's alone.
+            StateLookup::Valid(consumed) => consumed,
+            StateLookup::Expired => {
+                self.inner.vault.delete(&verifier_name(&state_hash)).await?;
+                return Err(CoreError::Expired(format!(
+                    "This Google sign-in took longer than {minutes} minutes and has expired; start it again in Settings → Accounts."
+                )));
+            }
+            StateLookup::Unknown => {
+                return Err(CoreError::Forbidden(
+                    "This Google sign-in was already used or was never started here; start it again in Settings → Accounts.".into(),
+                ));
+            }
         };
+        let verifier = self.inner.vault.get(&verifier_name(&state_hash)).await;
+        self.inner.vault.delete(&verifier_name(&state_hash)).await?;
+        let verifier = verifier?.ok_or_else(|| {
+            CoreError::Unavailable("This Google sign-in lost its key (PKCE verifier); start it again in Settings → Accounts.".into())
+        })?;
         let client = self.oauth_client(&consumed.redirect_uri)?;
         let http = self.http_client();
         let token = client
@@ -275,18 +322,19 @@ impl GoogleAuth {
             .set_pkce_verifier(PkceCodeVerifier::new(verifier.expose_secret().to_owned()))
             .request_async(&http)
             .await
-            .map_err(|err| unavailable("sign-in", describe(&err)))?;
-        let scopes: Vec<String> = match token.scopes() {
-            Some(granted) => granted.iter().map(|s| s.to_string()).collect(),
-            None => consumed.scopes.split(' ').map(str::to_owned).collect(),
-        };
+            .map_err(|err| token_error("sign-in", "start the sign-in again in Settings → Accounts", &err))?;
+        let asked: Vec<String> = consumed.scopes.split(' ').filter(|s| !s.is_empty()).map(str::to_owned).collect();
+        // Without a `scope` in the answer, what was asked for was granted (RFC 6749 §5.1).
+        let granted: Vec<String> = token.scopes().map_or_else(|| asked.clone(), |g| g.iter().map(|s| s.to_string()).collect());
+        let scopes: Vec<String> = asked.iter().filter(|s| granted.contains(s)).cloned().collect();
+        let missing: Vec<String> = asked.iter().filter(|s| !granted.contains(s)).cloned().collect();
         let stored = StoredTokens {
             access_token: token.access_token().secret().clone(),
             refresh_token: token.refresh_token().map(|t| t.secret().clone()),
             expires_at: expires_at(token.expires_in()),
             scopes: scopes.clone(),
         };
-        let connection = Connection { id: uuid::Uuid::new_v4().to_string(), scopes };
+        let connection = Connection { id: uuid::Uuid::new_v4().to_string(), scopes, missing };
         self.seal(&connection.id, &stored).await?;
         Ok(connection)
     }
@@ -294,10 +342,7 @@ impl GoogleAuth {
     /// An access token of `connection_id` with at least a minute left, refreshed first if
     /// needed. Concurrent callers share one refresh.
     pub async fn access_token(&self, connection_id: &str) -> Result<SecretString> {
-        let lock = {
-            let mut locks = self.inner.refreshing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            locks.entry(connection_id.to_owned()).or_default().clone()
-        };
+        let lock = self.lock_of(connection_id);
         let _one_at_a_time = lock.lock().await;
         let stored = self.unseal(connection_id).await?;
         let margin = i64::try_from(REFRESH_MARGIN.as_millis()).unwrap_or(i64::MAX);
@@ -314,7 +359,7 @@ impl GoogleAuth {
             .exchange_refresh_token(&RefreshToken::new(refresh.clone()))
             .request_async(&http)
             .await
-            .map_err(|err| unavailable("token refresh", describe(&err)))?;
+            .map_err(|err| token_error("token refresh", "connect the account again in Settings → Accounts", &err))?;
         let renewed = StoredTokens {
             access_token: token.access_token().secret().clone(),
             // Google keeps the refresh token unless it sends a new one.
@@ -326,23 +371,35 @@ impl GoogleAuth {
         Ok(SecretString::from(renewed.access_token))
     }
 
-    /// Disconnects: Google revokes the grant (its refresh token, else its access token) and the
-    /// tokens are deleted here whatever Google answered — the owner asked for them to be gone.
-    pub async fn disconnect(&self, connection_id: &str) -> Result<()> {
-        let stored = match self.unseal(connection_id).await {
-            Ok(stored) => Some(stored),
-            Err(CoreError::NotFound(_)) => None,
-            Err(err) => return Err(err),
-        };
-        let revoked = match stored {
-            Some(stored) => self.revoke(stored.refresh_token.unwrap_or(stored.access_token)).await,
-            None => Ok(()),
+    /// Disconnects: Google is asked to revoke the grant (its refresh token, else its access
+    /// token), and the tokens are deleted here whatever Google answered or whether they could
+    /// still be read — the owner asked for them to be gone. Waits for a refresh in flight, so
+    /// none writes the tokens back afterwards.
+    pub async fn disconnect(&self, connection_id: &str) -> Result<Revocation> {
+        let lock = self.lock_of(connection_id);
+        let _one_at_a_time = lock.lock().await;
+        let stored = self.unseal(connection_id).await;
+        let revocation = match stored {
+            Ok(stored) => match self.revoke(stored.refresh_token.unwrap_or(stored.access_token)).await {
+                Ok(()) => Revocation::Confirmed,
+                Err(err) => Revocation::NotConfirmed(format!(
+                    "Google did not confirm that Hearth's access is revoked ({err}); remove it at {PERMISSIONS_PAGE}."
+                )),
+            },
+            Err(CoreError::NotFound(_)) => Revocation::Confirmed,
+            Err(err) => Revocation::NotConfirmed(format!(
+                "Hearth could not read this account's tokens to revoke them ({err}); remove its access at {PERMISSIONS_PAGE}."
+            )),
         };
         self.inner.vault.delete(&tokens_name(connection_id)).await?;
-        if let Err(err) = revoked {
-            tracing::warn!(error = %err, "Google did not confirm the revocation; the tokens are deleted here");
-        }
-        Ok(())
+        self.inner.refreshing.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(connection_id);
+        Ok(revocation)
+    }
+
+    /// The lock of `connection_id`'s refreshes and disconnect.
+    fn lock_of(&self, connection_id: &str) -> Arc<tokio::sync::Mutex<()>> {
+        let mut locks = self.inner.refreshing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        locks.entry(connection_id.to_owned()).or_default().clone()
     }
 
     /// Revokes `token` (RFC 7009: one form POST). Sent here rather than through the `oauth2`
@@ -376,7 +433,9 @@ impl GoogleAuth {
             .get(&tokens_name(connection_id))
             .await?
             .ok_or_else(|| CoreError::NotFound("This Google account is not connected; connect it in Settings → Accounts.".into()))?;
-        Ok(serde_json::from_str(sealed.expose_secret())?)
+        // serde's message may quote what it read: a fixed message instead.
+        serde_json::from_str(sealed.expose_secret())
+            .map_err(|_| CoreError::CorruptRow("a Google connection's sealed tokens are not in the expected shape".into()))
     }
 
     /// The `oauth2` crate's HTTP client: Hearth's reqwest client (no redirects, a timeout).
@@ -409,10 +468,11 @@ impl GoogleAuth {
 pub struct HttpError(String);
 
 /// A token-endpoint failure in words: Google's error code and description, never the request.
-fn describe<E, T>(err: &oauth2::RequestTokenError<E, oauth2::StandardErrorResponse<T>>) -> String
+/// A refused grant or code (`invalid_grant`: revoked, expired, used) is not an outage: it says
+/// what to do (`then`).
+fn token_error<E>(what: &str, then: &str, err: &oauth2::RequestTokenError<E, oauth2::basic::BasicErrorResponse>) -> CoreError
 where
     E: std::error::Error + 'static,
-    T: oauth2::ErrorResponseType + std::fmt::Display + 'static,
 {
     match err {
         oauth2::RequestTokenError::ServerResponse(response) => {
@@ -421,11 +481,17 @@ where
                 said.push_str(": ");
                 said.extend(description.chars().filter(|c| !c.is_control()).take(300));
             }
-            said
+            match response.error() {
+                oauth2::basic::BasicErrorResponseType::InvalidGrant => {
+                    CoreError::Expired(format!("Google no longer accepts this {what} ({said}); {then}."))
+                }
+                _ => unavailable(what, said),
+            }
         }
-        oauth2::RequestTokenError::Request(err) => err.to_string(),
-        oauth2::RequestTokenError::Parse(err, _) => format!("Google's answer did not parse ({err})"),
-        oauth2::RequestTokenError::Other(other) => other.clone(),
+        oauth2::RequestTokenError::Request(err) => unavailable(what, err),
+        // serde's message may quote Google's body: only that it did not parse.
+        oauth2::RequestTokenError::Parse(_, _) => unavailable(what, "its answer was not the JSON OAuth defines"),
+        oauth2::RequestTokenError::Other(other) => unavailable(what, other),
     }
 }
 
@@ -470,67 +536,123 @@ impl LoopbackRedirect {
         &self.uri
     }
 
-    /// Waits for the redirect: the first request to `/callback` with a `code` and a `state`
-    /// (or Google's `error`, which ends the wait with it). Anything else gets a 404 and the wait
-    /// goes on. Ends at `cancel`.
-    pub async fn next_callback(&self, cancel: &CancellationToken) -> Result<Callback> {
+    /// Waits for the redirect of the sign-in whose consent URL carried `expected_state`: a
+    /// request to `/callback` with that state and a `code` (or Google's `error`, which ends the
+    /// wait with it). A request with any other state — a local process or page that found the
+    /// port — gets a 400 and the wait goes on, as does anything else (404). Connections are
+    /// served side by side, each for at most 10 s, so an idle one cannot hold up the real
+    /// redirect. Ends at `cancel`.
+    pub async fn next_callback(&self, expected_state: &str, cancel: &CancellationToken) -> Result<Callback> {
+        let expected = Arc::new(hash_state(expected_state));
+        let (said_tx, mut said_rx) = tokio::sync::mpsc::channel::<std::result::Result<Callback, String>>(4);
+        // Dropped on return: connections still being served end with it.
+        let mut serving = tokio::task::JoinSet::new();
         loop {
-            let (stream, _) = tokio::select! {
+            tokio::select! {
                 () = cancel.cancelled() => return Err(CoreError::Stopped("The Google sign-in was cancelled.".into())),
-                accepted = self.listener.accept() => accepted.map_err(|e| unavailable("sign-in listener", e))?,
-            };
-            let (said_tx, said_rx) = tokio::sync::oneshot::channel::<Option<std::result::Result<Callback, String>>>();
-            let said_tx = std::sync::Mutex::new(Some(said_tx));
-            let service = hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
-                let outcome = read_callback(request.uri());
-                let (status, page) = match &outcome {
-                    Some(Ok(_)) => (200, "Hearth is signed in. You can close this tab."),
-                    Some(Err(_)) => (400, "Google did not grant access. You can close this tab and try again in Hearth."),
-                    None => (404, "Not found."),
-                };
-                if let Some(tx) = said_tx.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
-                    let _ = tx.send(outcome);
+                Some(said) = said_rx.recv() => {
+                    return said.map_err(|error| CoreError::Forbidden(format!("{error} Start the sign-in again in Settings → Accounts.")));
                 }
-                async move {
-                    hyper::Response::builder()
-                        .status(status)
-                        .header("content-type", "text/plain; charset=utf-8")
-                        .header("connection", "close")
-                        .body(http_body_util::Full::new(hyper::body::Bytes::from_static(page.as_bytes())))
-                }
-            });
-            let io = hyper_util::rt::TokioIo::new(stream);
-            // One request per connection, bounded in time: a client that sends nothing
-            // cannot hold the sign-in.
-            let serve = hyper::server::conn::http1::Builder::new().keep_alive(false).serve_connection(io, service);
-            let _ = tokio::time::timeout(Duration::from_secs(10), serve).await;
-            match said_rx.await {
-                Ok(Some(Ok(callback))) => return Ok(callback),
-                Ok(Some(Err(error))) => return Err(CoreError::Forbidden(format!("Google did not grant access: {error}."))),
-                Ok(None) | Err(_) => {}
+                accepted = self.listener.accept() => match accepted {
+                    Ok((stream, _)) => {
+                        serving.spawn(serve_redirect(stream, expected.clone(), said_tx.clone()));
+                    }
+                    // A connection that failed before it was accepted (reset, out of files for
+                    // a moment) is not the redirect's: keep listening.
+                    Err(err) => tracing::debug!(error = %err, "a connection to the sign-in listener failed"),
+                },
+                Some(_) = serving.join_next(), if !serving.is_empty() => {}
             }
         }
     }
 }
 
-/// `/callback?code=…&state=…` (or `?error=…`); `None` for any other request.
-fn read_callback(uri: &hyper::Uri) -> Option<std::result::Result<Callback, String>> {
+/// Serves one connection to the sign-in listener: at most one request, for at most 10 s.
+async fn serve_redirect(
+    stream: tokio::net::TcpStream,
+    expected: Arc<String>,
+    said: tokio::sync::mpsc::Sender<std::result::Result<Callback, String>>,
+) {
+    let service = hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+        let outcome = read_callback(request.uri(), &expected);
+        let (status, page) = match &outcome {
+            Redirect::Code(_) => (200, "Return to Hearth to finish signing in. You can close this tab."),
+            Redirect::Refused(_) => (400, "Google did not grant access. You can close this tab and try again in Hearth."),
+            Redirect::OtherState => (400, "This is not the sign-in Hearth is waiting for."),
+            Redirect::NotOurs => (404, "Not found."),
+        };
+        let said = said.clone();
+        async move {
+            match outcome {
+                Redirect::Code(callback) => {
+                    let _ = said.send(Ok(callback)).await;
+                }
+                Redirect::Refused(error) => {
+                    let _ = said.send(Err(error)).await;
+                }
+                Redirect::OtherState | Redirect::NotOurs => {}
+            }
+            hyper::Response::builder()
+                .status(status)
+                .header("content-type", "text/plain; charset=utf-8")
+                .header("connection", "close")
+                .body(http_body_util::Full::new(hyper::body::Bytes::from_static(page.as_bytes())))
+        }
+    });
+    let io = hyper_util::rt::TokioIo::new(stream);
+    let serve = hyper::server::conn::http1::Builder::new().keep_alive(false).serve_connection(io, service);
+    let _ = tokio::time::timeout(Duration::from_secs(10), serve).await;
+}
+
+/// What one request to the sign-in listener was.
+enum Redirect {
+    /// The redirect of this sign-in, with its code.
+    Code(Callback),
+    /// The redirect of this sign-in, with Google's refusal (in words for the owner).
+    Refused(String),
+    /// A redirect carrying another state.
+    OtherState,
+    /// Not a redirect.
+    NotOurs,
+}
+
+/// Reads `/callback?code=…&state=…` (or `?error=…&state=…`), the state compared with the one
+/// expected by its hash, in constant time.
+fn read_callback(uri: &hyper::Uri, expected_hash: &str) -> Redirect {
+    use subtle::ConstantTimeEq;
     if uri.path() != "/callback" {
-        return None;
+        return Redirect::NotOurs;
     }
     let query = uri.query().unwrap_or_default();
-    let mut code = None;
-    let mut state = None;
+    let (mut code, mut state, mut error) = (None, None, None);
     for (key, value) in url::form_urlencoded::parse(query.as_bytes()) {
         match key.as_ref() {
             "code" => code = Some(value.into_owned()),
             "state" => state = Some(value.into_owned()),
-            "error" => return Some(Err(value.chars().filter(|c| c.is_ascii_graphic()).take(100).collect())),
+            "error" => error = Some(value.into_owned()),
             _ => {}
         }
     }
-    match (code, state) {
-        (Some(code), Some(state)) => Some(Ok(Callback { code, state })),
-        _ => None,
+    let Some(state) = state else { return Redirect::NotOurs };
+    if !bool::from(hash_state(&state).as_bytes().ct_eq(expected_hash.as_bytes())) {
+        return Redirect::OtherState;
+    }
+    match (code, error) {
+        (_, Some(error)) => Redirect::Refused(refusal_in_words(&error)),
+        (Some(code), None) => Redirect::Code(Callback { code, state }),
+        (None, None) => Redirect::NotOurs,
+    }
+}
+
+/// Google's `error` on the redirect, in the owner's words (its own text is never shown: anyone
+/// who can reach the port could write it).
+fn refusal_in_words(error: &str) -> String {
+    match error {
+        "access_denied" => "You declined to give Hearth access on Google's page.".into(),
+        "admin_policy_enforced" => "Your Google Workspace administrator does not allow Hearth's access.".into(),
+        "invalid_scope" | "invalid_request" | "unauthorized_client" => {
+            "Google refused the sign-in request; check the OAuth client in Settings → Accounts.".into()
+        }
+        _ => "Google did not grant access.".into(),
     }
 }

@@ -80,6 +80,9 @@ pub enum CoreError {
     /// A part Hearth needs is not there or not answering (the computer's engine or image).
     #[error("{0}")]
     Unavailable(String),
+    /// An account's sign-in is over (expired, used, revoked): the owner signs in again.
+    #[error("{0}")]
+    NeedsSignIn(String),
     /// The secrets vault failed.
     #[error(transparent)]
     Vault(Box<crate::vault::VaultError>),
@@ -101,6 +104,7 @@ impl CoreError {
             CoreError::Forbidden(_) => ErrorCode::Forbidden,
             CoreError::NeedsReview(_) => ErrorCode::NeedsReview,
             CoreError::Expired(_) => ErrorCode::ApprovalExpired,
+            CoreError::NeedsSignIn(_) => ErrorCode::Forbidden,
             CoreError::Stopped(_) => ErrorCode::Cancelled,
             CoreError::Pdf(crate::pdf::PdfError::LibraryMissing { .. }) => ErrorCode::Unavailable,
             CoreError::Pdf(_) => ErrorCode::InvalidInput,

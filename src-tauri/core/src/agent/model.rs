@@ -276,6 +276,18 @@ async fn close_reasoning(out: &Emitter, id: &mut Option<String>) -> Result<(), S
 /// The AG-UI conversation as provider messages (user, assistant with its tool calls, tool
 /// results); other roles carry nothing a model needs here.
 fn conversation(messages: &[AguiMessage]) -> Vec<Message> {
+    // look_page's pictures were only ever in the request of their reply: its results read back
+    // from the thread say so, so the model does not think it still sees the page.
+    let looks: std::collections::HashSet<&str> = messages
+        .iter()
+        .filter_map(|m| match m {
+            AguiMessage::Assistant(a) => Some(a.tool_calls.iter().flatten()),
+            _ => None,
+        })
+        .flatten()
+        .filter(|c| c.function.name == hearth_protocol::ToolName::LookPage.as_str())
+        .map(|c| c.id.as_str())
+        .collect();
     messages
         .iter()
         .filter_map(|m| match m {
@@ -291,7 +303,11 @@ fn conversation(messages: &[AguiMessage]) -> Vec<Message> {
             }),
             AguiMessage::Tool(t) => Some(Message::ToolResult {
                 call_id: t.tool_call_id.clone(),
-                content: t.content.to_text(),
+                content: if looks.contains(t.tool_call_id.as_str()) {
+                    format!("{}\n{}", t.content.to_text(), crate::providers::IMAGE_DROPPED_NOTE)
+                } else {
+                    t.content.to_text()
+                },
                 is_error: t.error.is_some(),
                 // Pictures never come back from the thread: they were only ever in the request.
                 images: Vec::new(),

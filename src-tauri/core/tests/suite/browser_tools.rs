@@ -794,20 +794,27 @@ async fn look_page_shows_the_page_as_it_is_now_and_only_to_a_model_that_reads_im
             .turn(Reply::new().tool_call("m1", "browse_web", &[&json!({ "url": web.url("/article.html") }).to_string()]))
             .turn(Reply::new().tool_call("m2", "look_page", &["{}"]))
             .turn(Reply::new().tool_call("m3", "look_page", &["{}"]))
-            .turn(Reply::new().text(&["A news page."])),
+            .turn(Reply::new().text(&["A news page."]))
+            .turn(Reply::new().text(&["Still the news."])),
     )
     .await
     .unwrap();
     let config = ProviderConfig::new("Scripted", server.base_url(), None)
         .with_retry(RetryPolicy { max_retries: 0, base_delay: Duration::ZERO, max_delay: Duration::ZERO });
     let hearth = web.hearth.clone().with_model_seeing(std::sync::Arc::new(OpenAiChat::new(&config).unwrap()), "scripted-model", Vision::Images);
-    let (_, _, events) = super::support::start(&hearth, None, "how does the news page look?").await;
+    let (thread, _, events) = super::support::start(&hearth, None, "how does the news page look?").await;
     let events = super::support::collect(events).await;
     assert!(matches!(events.last(), Some(hearth_protocol::agui::Event::RunFinished(_))), "{events:?}");
+    // The next reply reads the looks back from the thread: without their pictures, and saying so.
+    super::support::settled(&hearth).await;
+    let (_, _, more) = super::support::start(&hearth, Some(&thread), "and now?").await;
+    super::support::collect(more).await;
     let requests = server.requests();
-    assert_eq!(requests.len(), 4);
+    assert_eq!(requests.len(), 5);
+    assert!(!requests[4].raw_body.contains("data:image/png"), "a later reply carries no earlier picture");
+    assert_eq!(requests[4].raw_body.matches("removed to save space").count(), 2, "both looks say their picture is gone");
     assert!(!requests[1].raw_body.contains("image_url"), "browse_web's answer carries no picture");
-    for sent in &requests[2..] {
+    for sent in &requests[2..4] {
         let messages = sent.body["messages"].as_array().unwrap();
         let last = messages.last().unwrap();
         assert_eq!(last["role"], "user");

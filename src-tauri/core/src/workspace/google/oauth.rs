@@ -300,7 +300,7 @@ impl GoogleAuth {
             StateLookup::Valid(consumed) => consumed,
             StateLookup::Expired => {
                 self.inner.vault.delete(&verifier_name(&state_hash)).await?;
-                return Err(CoreError::Expired(format!(
+                return Err(CoreError::NeedsSignIn(format!(
                     "This Google sign-in took longer than {minutes} minutes and has expired; start it again in Settings → Accounts."
                 )));
             }
@@ -350,7 +350,7 @@ impl GoogleAuth {
             return Ok(SecretString::from(stored.access_token));
         }
         let refresh = stored.refresh_token.clone().ok_or_else(|| {
-            CoreError::Expired("Google's access for this account has ended; connect it again in Settings → Accounts.".into())
+            CoreError::NeedsSignIn("Google's access for this account has ended; connect it again in Settings → Accounts.".into())
         })?;
         // The redirect is not used by a refresh; any valid one will do.
         let client = self.oauth_client("http://127.0.0.1/")?;
@@ -483,7 +483,7 @@ where
             }
             match response.error() {
                 oauth2::basic::BasicErrorResponseType::InvalidGrant => {
-                    CoreError::Expired(format!("Google no longer accepts this {what} ({said}); {then}."))
+                    CoreError::NeedsSignIn(format!("Google no longer accepts this {what} ({said}); {then}."))
                 }
                 _ => unavailable(what, said),
             }

@@ -1,3 +1,5 @@
-//! The owner's Google account: signing in (`oauth`). Gmail and Calendar build on it.
+//! The owner's Google account: signing in (`oauth`) and the messages Gmail sends (`mime`).
+//! The Gmail and Calendar clients build on them.
 
+pub mod mime;
 pub mod oauth;

@@ -1,0 +1,241 @@
+//! The RFC 5322 message Gmail is given to send, built with `mail-builder`: exactly the draft the
+//! owner reviewed (recipients, subject, text, attachments), the threading headers of a reply, and
+//! a Message-ID Hearth makes from the proposal, so an uncertain send can be looked for in Sent
+//! (`rfc822msgid:`) instead of being sent twice.
+//!
+//! Headers are encoded by the crate (RFC 2047 for anything not ASCII, folded), so a subject or a
+//! name cannot add a header of its own; the checks here are the limits and the shape of what the
+//! crate cannot judge (addresses, message ids).
+
+use mail_builder::MessageBuilder;
+use mail_builder::headers::message_id::MessageId;
+
+/// At most this many attachments on one message.
+pub const MAX_ATTACHMENTS: usize = 10;
+/// At most this many bytes of attachments on one message (Gmail's API takes 35 MB of message).
+pub const MAX_ATTACHMENT_BYTES: usize = 20 * 1024 * 1024;
+
+/// One attached file.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Attachment {
+    /// Its name as the recipient sees it.
+    pub name: String,
+    /// Its type (`application/pdf`).
+    pub content_type: String,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl std::fmt::Debug for Attachment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Attachment").field("name", &self.name).field("content_type", &self.content_type).field("bytes", &self.bytes.len()).finish()
+    }
+}
+
+/// A message to send, as the owner approved it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Outgoing {
+    /// The connected account's address.
+    pub from: String,
+    /// Recipients.
+    pub to: Vec<String>,
+    /// Copy.
+    pub cc: Vec<String>,
+    /// Blind copy (Gmail sends to them and removes the header).
+    pub bcc: Vec<String>,
+    /// One line.
+    pub subject: String,
+    /// Plain text.
+    pub body: String,
+    /// Attached files.
+    pub attachments: Vec<Attachment>,
+    /// The Message-ID of the message this answers (its `Message-ID` header, without `<>`).
+    pub in_reply_to: Option<String>,
+    /// The conversation's Message-IDs, oldest first (the answered message's `References`
+    /// followed by its own id).
+    pub references: Vec<String>,
+    /// This message's id ([`message_id_for`]).
+    pub message_id: String,
+}
+
+impl std::fmt::Debug for Outgoing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the text: mail bodies stay out of logs.
+        f.debug_struct("Outgoing")
+            .field("message_id", &self.message_id)
+            .field("recipients", &(self.to.len() + self.cc.len() + self.bcc.len()))
+            .field("attachments", &self.attachments)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a message cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MimeError {
+    /// Over [`MAX_ATTACHMENTS`].
+    #[error("{0} attachments; at most 10 can go on one message")]
+    TooManyAttachments(usize),
+    /// Over [`MAX_ATTACHMENT_BYTES`].
+    #[error("the attachments are {0} bytes together; at most 20 MiB can go on one message")]
+    AttachmentsTooLarge(usize),
+    /// No recipient.
+    #[error("the message has no recipient")]
+    NoRecipient,
+    /// Not an address `mail-builder` can write as one.
+    #[error("{0:?} is not an email address")]
+    BadAddress(String),
+    /// A Message-ID that would not survive a header.
+    #[error("{0:?} is not a message id")]
+    BadMessageId(String),
+    /// The crate failed to write.
+    #[error("the message could not be written: {0}")]
+    Write(String),
+}
+
+/// The Message-ID of the message a proposal sends: unique per proposal, and the same however
+/// often it is built, so reconciliation can search Sent for it. On the sender's domain, as
+/// RFC 5322 §3.6.4 recommends.
+pub fn message_id_for(proposal_id: &str, from: &str) -> String {
+    let domain = from.rsplit_once('@').map_or("hearth.invalid", |(_, d)| d);
+    let local: String = proposal_id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').take(80).collect();
+    format!("hearth-{local}@{domain}")
+}
+
+fn check_address(address: &str) -> Result<(), MimeError> {
+    let ok = address.len() <= 254
+        && address.split_once('@').is_some_and(|(local, domain)| !local.is_empty() && domain.contains('.') && !domain.starts_with('.'))
+        && address.chars().all(|c| c.is_ascii_graphic() && !matches!(c, '<' | '>' | ',' | ';' | '"' | '(' | ')' | '[' | ']' | '\\'));
+    if ok { Ok(()) } else { Err(MimeError::BadAddress(address.chars().take(100).collect())) }
+}
+
+fn check_message_id(id: &str) -> Result<(), MimeError> {
+    let ok = id.len() <= 250 && id.contains('@') && id.chars().all(|c| c.is_ascii_graphic() && !matches!(c, '<' | '>' | '"' | '\\'));
+    if ok { Ok(()) } else { Err(MimeError::BadMessageId(id.chars().take(100).collect())) }
+}
+
+fn address_list(addresses: &[String]) -> mail_builder::headers::address::Address<'_> {
+    mail_builder::headers::address::Address::new_list(addresses.iter().map(|a| a.as_str().into()).collect())
+}
+
+/// The message's bytes (CRLF line ends), ready for Gmail's `users.messages.send` (`raw`,
+/// base64url).
+pub fn build(mail: &Outgoing) -> Result<Vec<u8>, MimeError> {
+    if mail.attachments.len() > MAX_ATTACHMENTS {
+        return Err(MimeError::TooManyAttachments(mail.attachments.len()));
+    }
+    let total: usize = mail.attachments.iter().map(|a| a.bytes.len()).sum();
+    if total > MAX_ATTACHMENT_BYTES {
+        return Err(MimeError::AttachmentsTooLarge(total));
+    }
+    if mail.to.is_empty() && mail.cc.is_empty() && mail.bcc.is_empty() {
+        return Err(MimeError::NoRecipient);
+    }
+    for address in std::iter::once(&mail.from).chain(&mail.to).chain(&mail.cc).chain(&mail.bcc) {
+        check_address(address)?;
+    }
+    for id in std::iter::once(&mail.message_id).chain(mail.in_reply_to.iter()).chain(&mail.references) {
+        check_message_id(id)?;
+    }
+    let mut message = MessageBuilder::new()
+        .from(mail.from.as_str())
+        .subject(mail.subject.as_str())
+        .message_id(mail.message_id.as_str())
+        .text_body(mail.body.as_str());
+    if !mail.to.is_empty() {
+        message = message.to(address_list(&mail.to));
+    }
+    if !mail.cc.is_empty() {
+        message = message.cc(address_list(&mail.cc));
+    }
+    if !mail.bcc.is_empty() {
+        message = message.bcc(address_list(&mail.bcc));
+    }
+    if let Some(parent) = &mail.in_reply_to {
+        message = message.in_reply_to(parent.as_str());
+    }
+    if !mail.references.is_empty() {
+        message = message.references(MessageId::new_list(mail.references.iter().map(String::as_str)));
+    }
+    for attachment in &mail.attachments {
+        message = message.attachment(attachment.content_type.as_str(), attachment.name.as_str(), attachment.bytes.as_slice());
+    }
+    message.write_to_vec().map_err(|err| MimeError::Write(err.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use mail_parser::{HeaderValue, MessageParser, MimeHeaders};
+    use sha2::{Digest, Sha256};
+
+    use super::*;
+
+    fn reply() -> Outgoing {
+        Outgoing {
+            from: "owner@example.org".into(),
+            to: vec!["ana@example.com".into(), "bo@example.net".into()],
+            cc: vec!["cy@example.com".into()],
+            bcc: vec!["dee@example.com".into()],
+            subject: "Re: Zoë's permission form — signed\r\nBcc: evil@example.com".into(),
+            body: "Hello Ana,\n\nThe form is attached.\n\n— Owner".into(),
+            attachments: vec![
+                Attachment { name: "permission-form (signed).pdf".into(), content_type: "application/pdf".into(), bytes: b"%PDF-1.7\n\x00\x01\xff".to_vec() },
+                Attachment { name: "notes.txt".into(), content_type: "text/plain".into(), bytes: "ünïcode\r\n".as_bytes().to_vec() },
+            ],
+            in_reply_to: Some("CAB1234@mail.gmail.com".into()),
+            references: vec!["first@example.com".into(), "CAB1234@mail.gmail.com".into()],
+            message_id: message_id_for("0b5a3d2e-9c1f-4e7a", "owner@example.org"),
+        }
+    }
+
+    fn addresses(value: Option<&mail_parser::Address<'_>>) -> Vec<String> {
+        value.map(|a| a.iter().filter_map(|a| a.address.as_deref().map(str::to_owned)).collect()).unwrap_or_default()
+    }
+
+    /// What the reviewer approved is what the parser reads back: headers, threading, text and
+    /// every attachment byte for byte; a subject with a line break adds no header.
+    #[test]
+    fn a_built_message_parses_back_to_exactly_the_draft() {
+        let mail = reply();
+        let raw = build(&mail).unwrap();
+        let parsed = MessageParser::default().parse(&raw).unwrap();
+        assert_eq!(addresses(parsed.from()), ["owner@example.org"]);
+        assert_eq!(addresses(parsed.to()), ["ana@example.com", "bo@example.net"]);
+        assert_eq!(addresses(parsed.cc()), ["cy@example.com"]);
+        assert_eq!(addresses(parsed.bcc()), ["dee@example.com"], "only the one Bcc: the subject's line break added none");
+        assert_eq!(parsed.subject(), Some(mail.subject.as_str()));
+        assert_eq!(parsed.message_id(), Some("hearth-0b5a3d2e-9c1f-4e7a@example.org"));
+        assert_eq!(parsed.in_reply_to().as_text(), Some("CAB1234@mail.gmail.com"));
+        match parsed.references() {
+            HeaderValue::TextList(ids) => assert_eq!(ids.iter().map(|s| s.as_ref()).collect::<Vec<_>>(), mail.references),
+            other => panic!("References: {other:?}"),
+        }
+        // The text goes with CRLF line ends, as RFC 5322 wants: the same text.
+        assert_eq!(parsed.body_text(0).map(|t| t.replace("\r\n", "\n")).as_deref().map(str::trim_end), Some(mail.body.trim_end()));
+        let attached: Vec<(String, String)> = parsed
+            .attachments()
+            .map(|part| (part.attachment_name().unwrap_or_default().to_owned(), hex::encode(Sha256::digest(part.contents()))))
+            .collect();
+        let expected: Vec<(String, String)> = mail.attachments.iter().map(|a| (a.name.clone(), hex::encode(Sha256::digest(&a.bytes)))).collect();
+        assert_eq!(attached, expected);
+        // The same proposal always makes the same id.
+        assert_eq!(build(&mail).unwrap().windows(mail.message_id.len()).filter(|w| *w == mail.message_id.as_bytes()).count(), 1);
+    }
+
+    #[test]
+    fn limits_and_shapes_are_refused_with_what_to_change() {
+        let mut many = reply();
+        many.attachments = (0..11).map(|i| Attachment { name: format!("{i}.txt"), content_type: "text/plain".into(), bytes: vec![b'x'] }).collect();
+        assert_eq!(build(&many), Err(MimeError::TooManyAttachments(11)));
+        let mut large = reply();
+        large.attachments = vec![Attachment { name: "big.bin".into(), content_type: "application/octet-stream".into(), bytes: vec![0; MAX_ATTACHMENT_BYTES + 1] }];
+        assert_eq!(build(&large), Err(MimeError::AttachmentsTooLarge(MAX_ATTACHMENT_BYTES + 1)));
+        let nobody = Outgoing { to: vec![], cc: vec![], bcc: vec![], ..reply() };
+        assert_eq!(build(&nobody), Err(MimeError::NoRecipient));
+        let injected = Outgoing { to: vec!["ana@example.com>\r\nBcc: evil@example.com".into()], ..reply() };
+        assert!(matches!(build(&injected), Err(MimeError::BadAddress(_))));
+        let bad_id = Outgoing { in_reply_to: Some("x>\r\nBcc: evil".into()), ..reply() };
+        assert!(matches!(build(&bad_id), Err(MimeError::BadMessageId(_))));
+        assert_eq!(message_id_for("a/b\r\nc", "owner@example.org"), "hearth-abc@example.org");
+    }
+}

@@ -6,7 +6,10 @@
 //!   and that `SHA-256(code_verifier)` is the challenge the authorization carried (RFC 7636);
 //!   `grant_type=refresh_token` mints a new access token; errors are Google's JSON
 //!   (`{"error": "invalid_grant", "error_description": …}`, status 400);
-//! - `POST /revoke` (form `token=…`).
+//! - `POST /revoke` (form `token=…`);
+//! - Gmail: `GET /gmail/v1/users/me/messages?q&maxResults`, `…/messages/{id}?format=full` and
+//!   `…/threads/{id}?format=full`, in Gmail's JSON (payload parts, base64url bodies), for the
+//!   messages a test adds ([`FixtureMail`]), only with a Bearer token this fixture issued.
 //!
 //! Counts every token request by grant type, so tests assert effects (one exchange, one refresh).
 
@@ -39,6 +42,37 @@ struct State {
     refreshed_expires_in: u64,
     /// The `code_challenge_method` of the last authorization.
     last_method: Option<String>,
+    /// Access tokens issued and not revoked.
+    access_tokens: Vec<String>,
+    /// The mailbox.
+    mail: Vec<FixtureMail>,
+    /// Every path requested, in order.
+    paths: Vec<String>,
+}
+
+/// A message in the fixture's mailbox.
+#[derive(Debug, Clone, Default)]
+pub struct FixtureMail {
+    /// Gmail's message id (hex).
+    pub id: String,
+    /// Its thread.
+    pub thread_id: String,
+    /// `From`.
+    pub from: String,
+    /// `To`, as the header says it.
+    pub to: String,
+    /// `Subject`.
+    pub subject: String,
+    /// A text/plain part.
+    pub text: Option<String>,
+    /// A text/html part.
+    pub html: Option<String>,
+    /// Unix ms.
+    pub sent_at: i64,
+    /// `INBOX`, `SENT`, …
+    pub labels: Vec<String>,
+    /// (file name, MIME type, bytes).
+    pub attachments: Vec<(String, String, Vec<u8>)>,
 }
 
 /// The fixture. Dropping it stops it.
@@ -106,6 +140,16 @@ impl GoogleFixture {
         self.lock().revoked.clone()
     }
 
+    /// Puts `mail` in the mailbox.
+    pub fn add_mail(&self, mail: FixtureMail) {
+        self.lock().mail.push(mail);
+    }
+
+    /// Every path requested so far.
+    pub fn paths(&self) -> Vec<String> {
+        self.lock().paths.clone()
+    }
+
     /// The verifiers code exchanges carried.
     pub fn verifiers(&self) -> Vec<String> {
         self.lock().verifiers.clone()
@@ -146,6 +190,8 @@ fn form(raw: &[u8]) -> HashMap<String, String> {
 async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> Response<Full<Bytes>> {
     let lock = || state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let path = request.uri().path().to_owned();
+    lock().paths.push(path.clone());
+    let bearer = request.headers().get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")).map(str::to_owned);
     let query = form(request.uri().query().unwrap_or_default().as_bytes());
     let basic = request.headers().get("authorization").and_then(|v| v.to_str().ok()).map(str::to_owned);
     let body = request.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
@@ -201,8 +247,10 @@ async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -
                         return error("code_verifier does not match the code_challenge");
                     }
                     s.next += 1;
+                    let access = format!("ya29.access-{}", s.next);
+                    s.access_tokens.push(access.clone());
                     let mut body = json!({
-                        "access_token": format!("ya29.access-{}", s.next),
+                        "access_token": access,
                         "expires_in": s.expires_in,
                         "scope": scope,
                         "token_type": "Bearer",
@@ -221,7 +269,9 @@ async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -
                         return error("the refresh token is unknown or revoked");
                     }
                     s.next += 1;
-                    let body = json!({ "access_token": format!("ya29.access-{}", s.next), "expires_in": s.refreshed_expires_in, "token_type": "Bearer" });
+                    let access = format!("ya29.access-{}", s.next);
+                    s.access_tokens.push(access.clone());
+                    let body = json!({ "access_token": access, "expires_in": s.refreshed_expires_in, "token_type": "Bearer" });
                     text(StatusCode::OK, body.to_string(), "application/json")
                 }
                 _ => error("unsupported grant_type"),
@@ -237,6 +287,93 @@ async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -
             s.revoked.push(token);
             text(StatusCode::OK, String::new(), "text/plain")
         }
+        gmail if gmail.starts_with("/gmail/v1/users/me/") => {
+            let s = lock();
+            if !bearer.as_ref().is_some_and(|b| s.access_tokens.contains(b)) {
+                return text(
+                    StatusCode::UNAUTHORIZED,
+                    json!({ "error": { "code": 401, "message": "Request had invalid authentication credentials.", "status": "UNAUTHENTICATED" } }).to_string(),
+                    "application/json",
+                );
+            }
+            let rest = &gmail["/gmail/v1/users/me/".len()..];
+            let found = |body: serde_json::Value| text(StatusCode::OK, body.to_string(), "application/json");
+            let missing = || text(StatusCode::NOT_FOUND, json!({ "error": { "code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND" } }).to_string(), "application/json");
+            if rest == "messages" {
+                let words: Vec<String> = query.get("q").map(|q| q.to_lowercase().split_whitespace().map(str::to_owned).collect()).unwrap_or_default();
+                let max: usize = query.get("maxResults").and_then(|m| m.parse().ok()).unwrap_or(100);
+                let mut hits: Vec<&FixtureMail> = s
+                    .mail
+                    .iter()
+                    .filter(|m| {
+                        let hay = format!("{} {} {} {}", m.from, m.subject, m.text.clone().unwrap_or_default(), m.html.clone().unwrap_or_default()).to_lowercase();
+                        words.iter().all(|w| hay.contains(w))
+                    })
+                    .collect();
+                hits.sort_by_key(|m| std::cmp::Reverse(m.sent_at));
+                let more = hits.len() > max;
+                let listed: Vec<serde_json::Value> = hits.iter().take(max).map(|m| json!({ "id": m.id, "threadId": m.thread_id })).collect();
+                let mut body = json!({ "resultSizeEstimate": hits.len() });
+                if !listed.is_empty() {
+                    body["messages"] = json!(listed);
+                }
+                if more {
+                    body["nextPageToken"] = json!("next-page");
+                }
+                found(body)
+            } else if let Some(id) = rest.strip_prefix("messages/") {
+                s.mail.iter().find(|m| m.id == id).map_or_else(missing, |m| found(gmail_message(m)))
+            } else if let Some(id) = rest.strip_prefix("threads/") {
+                let messages: Vec<serde_json::Value> = s.mail.iter().filter(|m| m.thread_id == id).map(gmail_message).collect();
+                if messages.is_empty() { missing() } else { found(json!({ "id": id, "messages": messages })) }
+            } else {
+                missing()
+            }
+        }
         _ => text(StatusCode::NOT_FOUND, "not found".into(), "text/plain"),
     }
+}
+
+fn b64url(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// A message as `messages.get?format=full` returns it.
+fn gmail_message(m: &FixtureMail) -> serde_json::Value {
+    let mut alternatives = Vec::new();
+    if let Some(text) = &m.text {
+        alternatives.push(json!({ "partId": "0.0", "mimeType": "text/plain", "filename": "", "headers": [], "body": { "size": text.len(), "data": b64url(text.as_bytes()) } }));
+    }
+    if let Some(html) = &m.html {
+        alternatives.push(json!({ "partId": "0.1", "mimeType": "text/html", "filename": "", "headers": [], "body": { "size": html.len(), "data": b64url(html.as_bytes()) } }));
+    }
+    let mut parts = vec![json!({ "partId": "0", "mimeType": "multipart/alternative", "filename": "", "headers": [], "body": { "size": 0 }, "parts": alternatives })];
+    for (i, (name, mime, bytes)) in m.attachments.iter().enumerate() {
+        parts.push(json!({
+            "partId": (i + 1).to_string(),
+            "mimeType": mime,
+            "filename": name,
+            "headers": [{ "name": "Content-Disposition", "value": format!("attachment; filename=\"{name}\"") }],
+            "body": { "size": bytes.len(), "attachmentId": format!("ANGjdJ{}x{}", m.id, i + 1) },
+        }));
+    }
+    json!({
+        "id": m.id,
+        "threadId": m.thread_id,
+        "labelIds": m.labels,
+        "snippet": m.text.clone().unwrap_or_default().chars().take(100).collect::<String>(),
+        "internalDate": m.sent_at.to_string(),
+        "payload": {
+            "partId": "",
+            "mimeType": "multipart/mixed",
+            "filename": "",
+            "headers": [
+                { "name": "From", "value": m.from },
+                { "name": "To", "value": m.to },
+                { "name": "Subject", "value": m.subject },
+            ],
+            "body": { "size": 0 },
+            "parts": parts,
+        },
+    })
 }

@@ -224,3 +224,80 @@ async fn ten_callers_of_a_token_about_to_expire_share_one_refresh() {
     assert_eq!(t.auth.access_token(&connection.id).await.unwrap().expose_secret(), tokens[0]);
     assert_eq!(t.fixture.refreshes(), 1);
 }
+
+#[tokio::test]
+async fn gmail_search_and_threads_read_what_the_api_holds_and_html_becomes_text_without_fetching() {
+    use hearth_core::workspace::google::gmail::Gmail;
+    use hearth_testkit::google::FixtureMail;
+    let t = setup(3600).await;
+    let callback = sign_in(&t.auth, Access::Read).await;
+    let connection = t.auth.complete(&callback.code, &callback.state).await.unwrap();
+    let tracker = format!("{}/tracker.png", t.fixture.base_url());
+    t.fixture.add_mail(FixtureMail {
+        id: "18c1a".into(),
+        thread_id: "18c1a".into(),
+        from: "Ana Lima <ana@example.com>".into(),
+        to: "Owner <owner@example.org>, \"Bo, B.\" <bo@example.net>".into(),
+        subject: "Permission form for Friday".into(),
+        text: Some("Hi! Please sign the permission form by Friday.".into()),
+        sent_at: 1_764_000_000_000,
+        labels: vec!["INBOX".into()],
+        attachments: vec![("permission-form.pdf".into(), "application/pdf".into(), b"%PDF-1.7 form".to_vec())],
+        ..FixtureMail::default()
+    });
+    t.fixture.add_mail(FixtureMail {
+        id: "18c2b".into(),
+        thread_id: "18c1a".into(),
+        from: "Owner <owner@example.org>".into(),
+        to: "ana@example.com".into(),
+        subject: "Re: Permission form for Friday".into(),
+        html: Some(format!(
+            "<html><body><script>alert('run me')</script><p>Hello <b>Ana</b>, the permission form is signed.</p><img src=\"{tracker}\"></body></html>"
+        )),
+        sent_at: 1_764_000_600_000,
+        labels: vec!["SENT".into()],
+        ..FixtureMail::default()
+    });
+    t.fixture.add_mail(FixtureMail {
+        id: "18c3c".into(),
+        thread_id: "18c3c".into(),
+        from: "news@example.com".into(),
+        to: "owner@example.org".into(),
+        subject: "Weekly news".into(),
+        text: Some("Nothing about forms.".into()),
+        sent_at: 1_764_001_000_000,
+        labels: vec!["INBOX".into()],
+        ..FixtureMail::default()
+    });
+    let gmail = Gmail::new(t.auth.clone(), &connection.id, &t.fixture.base_url()).unwrap();
+
+    let found = gmail.search("permission form").await.unwrap();
+    let ids: Vec<&str> = found.matches.iter().map(|m| m.message_id.as_str()).collect();
+    assert_eq!(ids, ["18c2b", "18c1a"], "newest first, the news left out");
+    assert!(!found.truncated);
+    let first = &found.matches[1];
+    assert_eq!((first.from.as_str(), first.subject.as_str(), first.attachments), ("Ana Lima <ana@example.com>", "Permission form for Friday", 1));
+    assert_eq!(first.snippet, "Hi! Please sign the permission form by Friday.");
+    assert_eq!(first.sent_at, 1_764_000_000_000);
+
+    let thread = gmail.thread("18c1a").await.unwrap();
+    assert_eq!(thread.messages.len(), 2);
+    let (asked, answered) = (&thread.messages[0], &thread.messages[1]);
+    assert_eq!(asked.to, ["owner@example.org", "bo@example.net"], "a quoted name with a comma is one address");
+    assert_eq!(asked.folder, "inbox");
+    assert_eq!(asked.attachments.len(), 1);
+    assert_eq!((asked.attachments[0].id.as_str(), asked.attachments[0].filename.as_str()), ("18c1a.1", "permission-form.pdf"));
+    assert_eq!(answered.folder, "sent");
+    assert!(answered.body.contains("Hello") && answered.body.contains("Ana") && answered.body.contains("signed"), "{}", answered.body);
+    assert!(!answered.body.contains("run me"), "a script is not text: {}", answered.body);
+    assert!(!t.fixture.paths().iter().any(|p| p == "/tracker.png"), "nothing in the mail was fetched");
+
+    // An id that is not Gmail's is refused before any request.
+    let before = t.fixture.paths().len();
+    assert!(gmail.thread("../messages/18c1a").await.is_err());
+    assert_eq!(t.fixture.paths().len(), before);
+    // A token Gmail does not take says to connect again.
+    let stranger = Gmail::new(t.auth.clone(), "no-such-connection", &t.fixture.base_url()).unwrap();
+    let said = stranger.search("form").await.unwrap_err().to_string();
+    assert!(said.contains("not connected"), "{said}");
+}

@@ -155,9 +155,11 @@ impl GoogleFixture {
         self.lock().verifiers.clone()
     }
 
-    /// The owner removes the app's access at Google: every refresh token stops working.
+    /// The owner removes the app's access at Google: every refresh and access token stops working.
     pub fn revoke_everything(&self) {
-        self.lock().refresh_tokens.clear();
+        let mut s = self.lock();
+        s.refresh_tokens.clear();
+        s.access_tokens.clear();
     }
 
     /// The `code_challenge_method` of the last authorization.
@@ -302,7 +304,7 @@ async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -
             if rest == "messages" {
                 let words: Vec<String> = query.get("q").map(|q| q.to_lowercase().split_whitespace().map(str::to_owned).collect()).unwrap_or_default();
                 let max: usize = query.get("maxResults").and_then(|m| m.parse().ok()).unwrap_or(100);
-                let mut hits: Vec<&FixtureMail> = s
+                let hits: Vec<&FixtureMail> = s
                     .mail
                     .iter()
                     .filter(|m| {
@@ -310,7 +312,8 @@ async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -
                         words.iter().all(|w| hay.contains(w))
                     })
                     .collect();
-                hits.sort_by_key(|m| std::cmp::Reverse(m.sent_at));
+                // Gmail lists newest first by its own date; the fixture lists in the order added
+                // (the reader sorts what it shows).
                 let more = hits.len() > max;
                 let listed: Vec<serde_json::Value> = hits.iter().take(max).map(|m| json!({ "id": m.id, "threadId": m.thread_id })).collect();
                 let mut body = json!({ "resultSizeEstimate": hits.len() });
@@ -324,6 +327,7 @@ async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -
             } else if let Some(id) = rest.strip_prefix("messages/") {
                 s.mail.iter().find(|m| m.id == id).map_or_else(missing, |m| found(gmail_message(m)))
             } else if let Some(id) = rest.strip_prefix("threads/") {
+                // In the order they were added, not by date: the reader must sort.
                 let messages: Vec<serde_json::Value> = s.mail.iter().filter(|m| m.thread_id == id).map(gmail_message).collect();
                 if messages.is_empty() { missing() } else { found(json!({ "id": id, "messages": messages })) }
             } else {

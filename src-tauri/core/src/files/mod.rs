@@ -12,7 +12,7 @@ use base64::Engine as _;
 use hearth_protocol::files::{FileDetail, FileRenderResponse, FileSource, FileView};
 use hearth_protocol::pdf::{FieldValues, PdfInfo};
 
-pub use name::sanitize_file_name;
+pub use name::{is_format_char, safe_display_name, sanitize_file_name};
 pub use private::{remove_dir_if_present, sha256_hex, write_private};
 
 use crate::error::{CoreError, Result};

@@ -3,8 +3,8 @@
 const MAX_NAME_CHARS: usize = 180;
 
 /// The last path component, without control, format (bidi overrides, zero-width) or reserved
-/// characters, at most 180 characters, ending in `.pdf`.
-pub fn sanitize_file_name(raw: &str) -> String {
+/// characters, at most 180 characters, its extension kept (`document` when nothing is left).
+pub fn safe_display_name(raw: &str) -> String {
     let last = raw.rsplit(['/', '\\']).next().unwrap_or(raw);
     let cleaned: String = last
         .chars()
@@ -13,7 +13,14 @@ pub fn sanitize_file_name(raw: &str) -> String {
         })
         .collect();
     let cleaned = cleaned.trim().trim_start_matches('.').trim();
-    let stem = cleaned.strip_suffix(".pdf").or_else(|| cleaned.strip_suffix(".PDF")).unwrap_or(cleaned).trim();
+    let name = if cleaned.is_empty() { "document" } else { cleaned };
+    name.chars().take(MAX_NAME_CHARS).collect::<String>().trim_end().to_owned()
+}
+
+/// [`safe_display_name`], ending in `.pdf` (what Files keeps).
+pub fn sanitize_file_name(raw: &str) -> String {
+    let cleaned = safe_display_name(raw);
+    let stem = cleaned.strip_suffix(".pdf").or_else(|| cleaned.strip_suffix(".PDF")).unwrap_or(&cleaned).trim();
     let stem = if stem.is_empty() { "document" } else { stem };
     let stem: String = stem.chars().take(MAX_NAME_CHARS - 4).collect();
     format!("{}.pdf", stem.trim_end())

@@ -242,7 +242,10 @@ async fn gmail_search_and_threads_read_what_the_api_holds_and_html_becomes_text_
         text: Some("Hi! Please sign the permission form by Friday.".into()),
         sent_at: 1_764_000_000_000,
         labels: vec!["INBOX".into()],
-        attachments: vec![("permission-form.pdf".into(), "application/pdf".into(), b"%PDF-1.7 form".to_vec())],
+        attachments: vec![
+            ("permission-form.pdf".into(), "application/pdf".into(), b"%PDF-1.7 form".to_vec()),
+            ("map\u{202E}gpj.exe".into(), "image/jpeg".into(), b"\xff\xd8\xff".to_vec()),
+        ],
         ..FixtureMail::default()
     });
     t.fixture.add_mail(FixtureMail {
@@ -269,24 +272,49 @@ async fn gmail_search_and_threads_read_what_the_api_holds_and_html_becomes_text_
         labels: vec!["INBOX".into()],
         ..FixtureMail::default()
     });
+    // Added after the others but between them in time; and an unsent draft, which is not mail.
+    t.fixture.add_mail(FixtureMail {
+        id: "18c4d".into(),
+        thread_id: "18c1a".into(),
+        from: "Bo <bo@example.net>".into(),
+        to: "ana@example.com".into(),
+        subject: "Re: Permission form for Friday".into(),
+        text: Some("I can drive on Friday.".into()),
+        sent_at: 1_764_000_300_000,
+        labels: vec!["INBOX".into()],
+        ..FixtureMail::default()
+    });
+    t.fixture.add_mail(FixtureMail {
+        id: "18c5e".into(),
+        thread_id: "18c1a".into(),
+        from: "Owner <owner@example.org>".into(),
+        to: "ana@example.com".into(),
+        subject: "Re: Permission form for Friday".into(),
+        text: Some("Unsent draft about the permission form".into()),
+        sent_at: 1_764_000_900_000,
+        labels: vec!["DRAFT".into()],
+        ..FixtureMail::default()
+    });
     let gmail = Gmail::new(t.auth.clone(), &connection.id, &t.fixture.base_url()).unwrap();
 
     let found = gmail.search("permission form").await.unwrap();
     let ids: Vec<&str> = found.matches.iter().map(|m| m.message_id.as_str()).collect();
-    assert_eq!(ids, ["18c2b", "18c1a"], "newest first, the news left out");
+    assert_eq!(ids, ["18c2b", "18c4d", "18c1a"], "newest first (the fixture lists them as added), the news and the draft left out");
     assert!(!found.truncated);
-    let first = &found.matches[1];
-    assert_eq!((first.from.as_str(), first.subject.as_str(), first.attachments), ("Ana Lima <ana@example.com>", "Permission form for Friday", 1));
+    let first = &found.matches[2];
+    assert_eq!((first.from.as_str(), first.subject.as_str(), first.attachments), ("Ana Lima <ana@example.com>", "Permission form for Friday", 2));
     assert_eq!(first.snippet, "Hi! Please sign the permission form by Friday.");
     assert_eq!(first.sent_at, 1_764_000_000_000);
 
     let thread = gmail.thread("18c1a").await.unwrap();
-    assert_eq!(thread.messages.len(), 2);
-    let (asked, answered) = (&thread.messages[0], &thread.messages[1]);
+    let order: Vec<&str> = thread.messages.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(order, ["18c1a", "18c4d", "18c2b"], "oldest first by date, the draft left out");
+    let (asked, answered) = (&thread.messages[0], &thread.messages[2]);
     assert_eq!(asked.to, ["owner@example.org", "bo@example.net"], "a quoted name with a comma is one address");
     assert_eq!(asked.folder, "inbox");
-    assert_eq!(asked.attachments.len(), 1);
+    assert_eq!(asked.attachments.len(), 2);
     assert_eq!((asked.attachments[0].id.as_str(), asked.attachments[0].filename.as_str()), ("18c1a.1", "permission-form.pdf"));
+    assert_eq!(asked.attachments[1].filename, "map_gpj.exe", "its own extension, the bidi override gone");
     assert_eq!(answered.folder, "sent");
     assert!(answered.body.contains("Hello") && answered.body.contains("Ana") && answered.body.contains("signed"), "{}", answered.body);
     assert!(!answered.body.contains("run me"), "a script is not text: {}", answered.body);
@@ -296,8 +324,14 @@ async fn gmail_search_and_threads_read_what_the_api_holds_and_html_becomes_text_
     let before = t.fixture.paths().len();
     assert!(gmail.thread("../messages/18c1a").await.is_err());
     assert_eq!(t.fixture.paths().len(), before);
-    // A token Gmail does not take says to connect again.
+    // A connection Hearth does not have sends nothing.
     let stranger = Gmail::new(t.auth.clone(), "no-such-connection", &t.fixture.base_url()).unwrap();
     let said = stranger.search("form").await.unwrap_err().to_string();
     assert!(said.contains("not connected"), "{said}");
+    assert_eq!(t.fixture.paths().len(), before);
+    // Access removed at Google: Gmail answers 401, and the owner is told to connect again.
+    t.fixture.revoke_everything();
+    let said = gmail.search("form").await.unwrap_err().to_string();
+    assert!(said.contains("connect the account again"), "{said}");
+    assert_eq!(t.fixture.paths().len(), before + 1, "one refused request");
 }

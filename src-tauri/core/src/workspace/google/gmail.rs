@@ -22,6 +22,15 @@ pub const GMAIL_BASE_URL: &str = "https://gmail.googleapis.com";
 
 /// How deep a message's MIME tree is walked (real mail nests 3–5 levels).
 const MAX_PART_DEPTH: usize = 16;
+/// The most of one Gmail answer read (a thread of 100 long messages stays under it).
+const MAX_ANSWER_BYTES: usize = 32 * 1024 * 1024;
+/// The most HTML turned into text per message: well past 12,000 characters of text, and a
+/// bound on what html5ever builds from it.
+const MAX_HTML_BYTES: usize = 512 * 1024;
+/// Attachments listed per message.
+const MAX_ATTACHMENTS_LISTED: usize = 50;
+/// Characters kept of a header shown (From, Subject).
+const MAX_HEADER_CHARS: usize = 300;
 
 /// One connection's Gmail.
 #[derive(Clone)]
@@ -111,6 +120,11 @@ struct Thread {
 impl Gmail {
     /// `connection_id`'s Gmail at `base_url` ([`GMAIL_BASE_URL`]; tests give the fixture's).
     pub fn new(auth: GoogleAuth, connection_id: &str, base_url: &str) -> Result<Self> {
+        // The access token goes there: https, or http only to a server on this computer.
+        let parsed = reqwest::Url::parse(base_url).map_err(|_| CoreError::InvalidInput(format!("{base_url:?} is not Gmail's address.")))?;
+        if !(parsed.scheme() == "https" || (parsed.scheme() == "http" && crate::providers::config::is_loopback(&parsed))) {
+            return Err(CoreError::InvalidInput(format!("{base_url} must use https:// (http:// only for a server on this computer).")));
+        }
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(Duration::from_secs(30))
@@ -131,17 +145,41 @@ impl Gmail {
             .await
             .map_err(|err| CoreError::Unavailable(format!("Gmail could not be reached: {}", err.without_url())))?;
         let status = response.status();
+        let mut response = response;
+        let mut bytes = Vec::new();
+        while let Some(chunk) =
+            response.chunk().await.map_err(|err| CoreError::Unavailable(format!("Gmail's answer was cut off: {}", err.without_url())))?
+        {
+            if bytes.len() + chunk.len() > MAX_ANSWER_BYTES {
+                return Err(CoreError::Unavailable("Gmail's answer is larger than Hearth reads (32 MiB).".into()));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
         match status.as_u16() {
             200 => {}
-            401 | 403 => {
+            401 => {
                 return Err(CoreError::NeedsSignIn(format!(
                     "Gmail refused Hearth's access ({status}); connect the account again in Settings → Accounts."
                 )));
             }
-            404 => return Err(CoreError::NotFound("Gmail has no such message or conversation.".into())),
+            // 403 is also Gmail's answer to too many requests: only a refused scope or account
+            // is a sign-in matter.
+            403 if is_rate_limit(&bytes) => {
+                return Err(CoreError::Unavailable("Gmail asks Hearth to slow down (a rate limit); try again in a minute.".into()));
+            }
+            403 => {
+                return Err(CoreError::NeedsSignIn(
+                    "Gmail does not allow this with the access Hearth has; connect the account again in Settings → Accounts.".into(),
+                ));
+            }
+            404 => {
+                return Err(CoreError::NotFound(
+                    "Gmail has no such message or conversation; use search_mail to find the current ones.".into(),
+                ));
+            }
+            429 => return Err(CoreError::Unavailable("Gmail asks Hearth to slow down (a rate limit); try again in a minute.".into())),
             _ => return Err(CoreError::Unavailable(format!("Gmail answered {status}; try again in a moment."))),
         }
-        let bytes = response.bytes().await.map_err(|err| CoreError::Unavailable(format!("Gmail's answer was cut off: {}", err.without_url())))?;
         // serde's message may quote mail: only that it did not parse.
         serde_json::from_slice(&bytes).map_err(|_| CoreError::Unavailable("Gmail answered in a shape Hearth does not know.".into()))
     }
@@ -157,21 +195,54 @@ impl Gmail {
         let truncated = list.messages.len() > MAX_SEARCH_RESULTS || list.next_page_token.is_some();
         let mut matches = Vec::new();
         for hit in list.messages.iter().take(MAX_SEARCH_RESULTS) {
-            let message: Message = self.get(&format!("messages/{}", path_segment(&hit.id)?), &[("format", "full")]).await?;
-            matches.push(summary(&message));
+            let message: Message = match self.get(&format!("messages/{}", path_segment(&hit.id)?), &[("format", "full")]).await {
+                Ok(message) => message,
+                // Gone between the list and now (deleted meanwhile): not a hit.
+                Err(CoreError::NotFound(_)) => continue,
+                Err(err) => return Err(err),
+            };
+            if is_shown(&message) {
+                matches.push(summary(&message));
+            }
         }
+        matches.sort_by_key(|m| std::cmp::Reverse(m.sent_at));
         Ok(MailSearchResult { query: query.to_owned(), matches, truncated })
     }
 
     /// The newest 20 messages of a conversation, oldest first.
     pub async fn thread(&self, thread_id: &str) -> Result<MailThread> {
         let thread: Thread = self.get(&format!("threads/{}", path_segment(thread_id)?), &[("format", "full")]).await?;
-        let mut messages: Vec<&Message> = thread.messages.iter().collect();
+        let mut messages: Vec<&Message> = thread.messages.iter().filter(|m| is_shown(m)).collect();
         messages.sort_by_key(|m| sent_at(m));
         let truncated = messages.len() > MAX_THREAD_MESSAGES;
         let newest = messages.split_off(messages.len().saturating_sub(MAX_THREAD_MESSAGES));
         Ok(MailThread { thread_id: thread.id, messages: newest.into_iter().map(thread_message).collect(), truncated })
     }
+}
+
+/// Whether a Gmail error body names a rate limit (`error.errors[].reason`).
+fn is_rate_limit(body: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Reason {
+        #[serde(default)]
+        reason: String,
+    }
+    #[derive(Deserialize)]
+    struct Inner {
+        #[serde(default)]
+        errors: Vec<Reason>,
+    }
+    #[derive(Deserialize)]
+    struct Outer {
+        error: Inner,
+    }
+    serde_json::from_slice::<Outer>(body)
+        .is_ok_and(|o| o.error.errors.iter().any(|r| matches!(r.reason.as_str(), "rateLimitExceeded" | "userRateLimitExceeded" | "dailyLimitExceeded")))
+}
+
+/// Drafts, the bin and spam are not mail the owner received or sent.
+fn is_shown(message: &Message) -> bool {
+    !message.label_ids.iter().any(|l| matches!(l.as_str(), "DRAFT" | "TRASH" | "SPAM"))
 }
 
 /// An id from outside as one path segment: Gmail's ids are hex and URL-safe; anything else is
@@ -186,6 +257,11 @@ fn path_segment(id: &str) -> Result<&str> {
 
 fn header<'m>(part: &'m Part, name: &str) -> &'m str {
     part.headers.iter().find(|h| h.name.eq_ignore_ascii_case(name)).map_or("", |h| h.value.as_str())
+}
+
+/// A header as shown: control and format characters out, at most [`MAX_HEADER_CHARS`].
+fn shown_header(part: &Part, name: &str) -> String {
+    header(part, name).chars().filter(|c| !c.is_control() && !crate::files::is_format_char(*c)).take(MAX_HEADER_CHARS).collect()
 }
 
 /// Addresses of an address header, read by `mail-parser` (quoted names with commas and all).
@@ -233,28 +309,44 @@ fn is_attachment(part: &Part) -> bool {
 }
 
 /// The message's text: its first text/plain part, else its first text/html as text.
-fn text_of(message: &Message) -> String {
+/// The second is whether HTML was cut before it became text.
+fn text_of(message: &Message) -> (String, bool) {
     let all = parts(&message.payload);
-    let inline = |mime: &str| all.iter().find(|p| p.mime_type.eq_ignore_ascii_case(mime) && !is_attachment(p)).and_then(|p| p.body.data.as_deref());
+    let inline = |mime: &str| {
+        all.iter().find_map(|p| (p.mime_type.eq_ignore_ascii_case(mime) && !is_attachment(p)).then_some(p.body.data.as_deref()).flatten())
+    };
     if let Some(plain) = inline("text/plain") {
-        return decode(plain);
+        return (decode(plain), false);
     }
     if let Some(html) = inline("text/html") {
-        let html = decode(html);
-        // A wide wrap: the text is for reading, not a terminal.
-        return html2text::from_read(html.as_bytes(), 100).unwrap_or_default();
+        let mut html = decode(html);
+        let cut = html.len() > MAX_HTML_BYTES;
+        if cut {
+            let mut end = MAX_HTML_BYTES;
+            while !html.is_char_boundary(end) {
+                end -= 1;
+            }
+            html.truncate(end);
+        }
+        // A wide wrap, and deep quoting allowed past it: the text is for reading.
+        let text = html2text::config::plain()
+            .allow_width_overflow()
+            .string_from_read(html.as_bytes(), 100)
+            .unwrap_or_else(|_| "(the HTML of this message could not be read as text)".to_owned());
+        return (text, cut);
     }
-    String::new()
+    (String::new(), false)
 }
 
 fn attachments_of(message: &Message) -> Vec<AttachmentInfo> {
     parts(&message.payload)
         .into_iter()
         .filter(|p| is_attachment(p))
+        .take(MAX_ATTACHMENTS_LISTED)
         .map(|p| AttachmentInfo {
             // The part's id, not Gmail's long attachment id: short, and stable for the message.
-            id: format!("{}.{}", message.id, p.part_id),
-            filename: crate::files::sanitize_file_name(&p.filename),
+            id: format!("{}.{}", message.id, if p.part_id.is_empty() { "0" } else { p.part_id.as_str() }),
+            filename: crate::files::safe_display_name(&p.filename),
             mime_type: p.mime_type.clone(),
             size: p.body.size,
         })
@@ -262,12 +354,12 @@ fn attachments_of(message: &Message) -> Vec<AttachmentInfo> {
 }
 
 fn summary(message: &Message) -> MailMatch {
-    let text = text_of(message);
+    let (text, _) = text_of(message);
     MailMatch {
         message_id: message.id.clone(),
         thread_id: message.thread_id.clone(),
-        from: header(&message.payload, "From").to_owned(),
-        subject: header(&message.payload, "Subject").to_owned(),
+        from: shown_header(&message.payload, "From"),
+        subject: shown_header(&message.payload, "Subject"),
         snippet: truncate_chars(&text.split_whitespace().collect::<Vec<_>>().join(" "), SNIPPET_CHARS).0,
         sent_at: sent_at(message),
         attachments: u16::try_from(attachments_of(message).len()).unwrap_or(u16::MAX),
@@ -275,15 +367,16 @@ fn summary(message: &Message) -> MailMatch {
 }
 
 fn thread_message(message: &Message) -> ThreadMessage {
-    let (body, body_truncated) = truncate_chars(&text_of(message), MAX_BODY_CHARS);
+    let (text, html_cut) = text_of(message);
+    let (body, body_truncated) = truncate_chars(&text, MAX_BODY_CHARS);
     ThreadMessage {
         id: message.id.clone(),
-        from: header(&message.payload, "From").to_owned(),
+        from: shown_header(&message.payload, "From"),
         to: addresses(header(&message.payload, "To")),
         cc: addresses(header(&message.payload, "Cc")),
-        subject: header(&message.payload, "Subject").to_owned(),
+        subject: shown_header(&message.payload, "Subject"),
         body,
-        body_truncated,
+        body_truncated: body_truncated || html_cut,
         sent_at: sent_at(message),
         folder: folder(message).to_owned(),
         attachments: attachments_of(message),

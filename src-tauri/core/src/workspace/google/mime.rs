@@ -3,9 +3,10 @@
 //! a Message-ID Hearth makes from the proposal, so an uncertain send can be looked for in Sent
 //! (`rfc822msgid:`) instead of being sent twice.
 //!
-//! Headers are encoded by the crate (RFC 2047 for anything not ASCII, folded), so a subject or a
-//! name cannot add a header of its own; the checks here are the limits and the shape of what the
-//! crate cannot judge (addresses, message ids).
+//! Headers are encoded by the crate (RFC 2047 for anything not ASCII, folded) — but it writes
+//! a short ASCII text as it is, line breaks and all, so every header value is checked here
+//! first: no control characters in the subject or a file name, a content type of RFC 2045
+//! tokens, addresses and message ids of their own shape. Nothing from the draft can add a header.
 
 use mail_builder::MessageBuilder;
 use mail_builder::headers::message_id::MessageId;
@@ -84,6 +85,12 @@ pub enum MimeError {
     /// Not an address `mail-builder` can write as one.
     #[error("{0:?} is not an email address")]
     BadAddress(String),
+    /// A subject or file name with a line break or another control character.
+    #[error("the {0} has a line break or a control character; remove it")]
+    ControlCharacter(&'static str),
+    /// Not a `type/subtype` of RFC 2045 tokens.
+    #[error("{0:?} is not a content type")]
+    BadContentType(String),
     /// A Message-ID that would not survive a header.
     #[error("{0:?} is not a message id")]
     BadMessageId(String),
@@ -106,6 +113,13 @@ fn check_address(address: &str) -> Result<(), MimeError> {
         && address.split_once('@').is_some_and(|(local, domain)| !local.is_empty() && domain.contains('.') && !domain.starts_with('.'))
         && address.chars().all(|c| c.is_ascii_graphic() && !matches!(c, '<' | '>' | ',' | ';' | '"' | '(' | ')' | '[' | ']' | '\\'));
     if ok { Ok(()) } else { Err(MimeError::BadAddress(address.chars().take(100).collect())) }
+}
+
+fn check_content_type(value: &str) -> Result<(), MimeError> {
+    // RFC 2045 §5.1: token = 1*<any CHAR except SPACE, CTLs, or tspecials>.
+    let token = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_ascii_graphic() && !"()<>@,;:\\\"/[]?=".contains(c));
+    let ok = value.len() <= 100 && value.split_once('/').is_some_and(|(kind, sub)| token(kind) && token(sub));
+    if ok { Ok(()) } else { Err(MimeError::BadContentType(value.chars().take(100).collect())) }
 }
 
 fn check_message_id(id: &str) -> Result<(), MimeError> {
@@ -135,6 +149,15 @@ pub fn build(mail: &Outgoing) -> Result<Vec<u8>, MimeError> {
     }
     for id in std::iter::once(&mail.message_id).chain(mail.in_reply_to.iter()).chain(&mail.references) {
         check_message_id(id)?;
+    }
+    if mail.subject.chars().any(char::is_control) {
+        return Err(MimeError::ControlCharacter("subject"));
+    }
+    for attachment in &mail.attachments {
+        if attachment.name.chars().any(char::is_control) {
+            return Err(MimeError::ControlCharacter("file name"));
+        }
+        check_content_type(&attachment.content_type)?;
     }
     let mut message = MessageBuilder::new()
         .from(mail.from.as_str())
@@ -176,7 +199,7 @@ mod tests {
             to: vec!["ana@example.com".into(), "bo@example.net".into()],
             cc: vec!["cy@example.com".into()],
             bcc: vec!["dee@example.com".into()],
-            subject: "Re: Zoë's permission form — signed\r\nBcc: evil@example.com".into(),
+            subject: "Re: Zoë's permission form — signed".into(),
             body: "Hello Ana,\n\nThe form is attached.\n\n— Owner".into(),
             attachments: vec![
                 Attachment { name: "permission-form (signed).pdf".into(), content_type: "application/pdf".into(), bytes: b"%PDF-1.7\n\x00\x01\xff".to_vec() },
@@ -193,7 +216,7 @@ mod tests {
     }
 
     /// What the reviewer approved is what the parser reads back: headers, threading, text and
-    /// every attachment byte for byte; a subject with a line break adds no header.
+    /// every attachment byte for byte.
     #[test]
     fn a_built_message_parses_back_to_exactly_the_draft() {
         let mail = reply();
@@ -202,7 +225,7 @@ mod tests {
         assert_eq!(addresses(parsed.from()), ["owner@example.org"]);
         assert_eq!(addresses(parsed.to()), ["ana@example.com", "bo@example.net"]);
         assert_eq!(addresses(parsed.cc()), ["cy@example.com"]);
-        assert_eq!(addresses(parsed.bcc()), ["dee@example.com"], "only the one Bcc: the subject's line break added none");
+        assert_eq!(addresses(parsed.bcc()), ["dee@example.com"]);
         assert_eq!(parsed.subject(), Some(mail.subject.as_str()));
         assert_eq!(parsed.message_id(), Some("hearth-0b5a3d2e-9c1f-4e7a@example.org"));
         assert_eq!(parsed.in_reply_to().as_text(), Some("CAB1234@mail.gmail.com"));
@@ -218,8 +241,6 @@ mod tests {
             .collect();
         let expected: Vec<(String, String)> = mail.attachments.iter().map(|a| (a.name.clone(), hex::encode(Sha256::digest(&a.bytes)))).collect();
         assert_eq!(attached, expected);
-        // The same proposal always makes the same id.
-        assert_eq!(build(&mail).unwrap().windows(mail.message_id.len()).filter(|w| *w == mail.message_id.as_bytes()).count(), 1);
     }
 
     #[test]
@@ -237,5 +258,21 @@ mod tests {
         let bad_id = Outgoing { in_reply_to: Some("x>\r\nBcc: evil".into()), ..reply() };
         assert!(matches!(build(&bad_id), Err(MimeError::BadMessageId(_))));
         assert_eq!(message_id_for("a/b\r\nc", "owner@example.org"), "hearth-abc@example.org");
+        // A short ASCII subject is written as it is by the crate: a line break in it is refused
+        // here, so it cannot become a header.
+        let ascii = Outgoing { subject: "Re: lunch\r\nBcc: evil@example.com".into(), ..reply() };
+        assert_eq!(build(&ascii), Err(MimeError::ControlCharacter("subject")));
+        let mut named = reply();
+        named.attachments[0].name = "a.pdf\r\nContent-Type: text/html".into();
+        assert_eq!(build(&named), Err(MimeError::ControlCharacter("file name")));
+        let mut typed = reply();
+        typed.attachments[0].content_type = "text/plain\r\nContent-Transfer-Encoding: base64".into();
+        assert!(matches!(build(&typed), Err(MimeError::BadContentType(_))));
+        typed.attachments[0].content_type = "text/plain; charset=utf-8".into();
+        assert!(matches!(build(&typed), Err(MimeError::BadContentType(_))));
+        // Two proposals, two ids; one proposal, one id however often it is built.
+        assert_ne!(message_id_for("p-1", "o@example.org"), message_id_for("p-2", "o@example.org"));
+        let id_of = |raw: Vec<u8>| MessageParser::default().parse(&raw).unwrap().message_id().map(str::to_owned);
+        assert_eq!(id_of(build(&reply()).unwrap()), id_of(build(&reply()).unwrap()));
     }
 }

@@ -73,6 +73,8 @@ pub struct FixtureMail {
     pub labels: Vec<String>,
     /// (file name, MIME type, bytes).
     pub attachments: Vec<(String, String, Vec<u8>)>,
+    /// The text parts go in ISO-8859-1 (as Gmail passes such a part through), not UTF-8.
+    pub latin1: bool,
 }
 
 /// The fixture. Dropping it stops it.
@@ -344,12 +346,27 @@ fn b64url(bytes: &[u8]) -> String {
 
 /// A message as `messages.get?format=full` returns it.
 fn gmail_message(m: &FixtureMail) -> serde_json::Value {
+    let (charset, encode): (&str, fn(&str) -> Vec<u8>) = if m.latin1 {
+        ("ISO-8859-1", |t| t.chars().map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?')).collect())
+    } else {
+        ("UTF-8", |t| t.as_bytes().to_vec())
+    };
+    let part = |id: &str, mime: &str, text: &str| {
+        let bytes = encode(text);
+        json!({
+            "partId": id,
+            "mimeType": mime,
+            "filename": "",
+            "headers": [{ "name": "Content-Type", "value": format!("{mime}; charset=\"{charset}\"") }],
+            "body": { "size": bytes.len(), "data": b64url(&bytes) },
+        })
+    };
     let mut alternatives = Vec::new();
     if let Some(text) = &m.text {
-        alternatives.push(json!({ "partId": "0.0", "mimeType": "text/plain", "filename": "", "headers": [], "body": { "size": text.len(), "data": b64url(text.as_bytes()) } }));
+        alternatives.push(part("0.0", "text/plain", text));
     }
     if let Some(html) = &m.html {
-        alternatives.push(json!({ "partId": "0.1", "mimeType": "text/html", "filename": "", "headers": [], "body": { "size": html.len(), "data": b64url(html.as_bytes()) } }));
+        alternatives.push(part("0.1", "text/html", html));
     }
     let mut parts = vec![json!({ "partId": "0", "mimeType": "multipart/alternative", "filename": "", "headers": [], "body": { "size": 0 }, "parts": alternatives })];
     for (i, (name, mime, bytes)) in m.attachments.iter().enumerate() {

@@ -267,7 +267,8 @@ async fn gmail_search_and_threads_read_what_the_api_holds_and_html_becomes_text_
         from: "news@example.com".into(),
         to: "owner@example.org".into(),
         subject: "Weekly news".into(),
-        text: Some("Nothing about forms.".into()),
+        text: Some("Nothing about forms. Café in München, 5 €?".into()),
+        latin1: true,
         sent_at: 1_764_001_000_000,
         labels: vec!["INBOX".into()],
         ..FixtureMail::default()
@@ -319,6 +320,10 @@ async fn gmail_search_and_threads_read_what_the_api_holds_and_html_becomes_text_
     assert!(answered.body.contains("Hello") && answered.body.contains("Ana") && answered.body.contains("signed"), "{}", answered.body);
     assert!(!answered.body.contains("run me"), "a script is not text: {}", answered.body);
     assert!(!t.fixture.paths().iter().any(|p| p == "/tracker.png"), "nothing in the mail was fetched");
+
+    // A part in ISO-8859-1 reads as its text (the euro sign has no Latin-1 byte: "?").
+    let news = gmail.thread("18c3c").await.unwrap();
+    assert_eq!(news.messages[0].body, "Nothing about forms. Café in München, 5 ??");
 
     // An id that is not Gmail's is refused before any request.
     let before = t.fixture.paths().len();

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use hearth_protocol::mail::{AttachmentInfo, MailMatch, MailSearchResult, MailThread, ThreadMessage};
+use mail_parser::MimeHeaders;
 use serde::Deserialize;
 
 use super::oauth::GoogleAuth;
@@ -285,10 +286,23 @@ fn folder(message: &Message) -> &'static str {
     if message.label_ids.iter().any(|l| l == "SENT") { "sent" } else { "inbox" }
 }
 
-fn decode(data: &str) -> String {
-    // Gmail pads sometimes and sometimes not.
+/// A part's text: base64url (Gmail pads sometimes and sometimes not), in the charset its
+/// `Content-Type` names — Gmail passes the part's bytes through unconverted — read by
+/// mail-parser's decoders (UTF-8 when none is named or it is unknown).
+fn decode(part: &Part, data: &str) -> String {
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(data.trim_end_matches('=')).unwrap_or_default();
-    String::from_utf8_lossy(&bytes).into_owned()
+    let content_type = header(part, "Content-Type");
+    let charset = (!content_type.is_empty())
+        .then(|| {
+            let raw = format!("Content-Type: {content_type}\r\n\r\n");
+            let parsed = mail_parser::MessageParser::default().parse_headers(raw.as_bytes())?;
+            parsed.content_type().and_then(|t| t.attribute("charset")).map(str::to_ascii_lowercase)
+        })
+        .flatten();
+    match charset.as_deref().filter(|c| !matches!(*c, "utf-8" | "utf8" | "us-ascii")).and_then(|c| mail_parser::decoders::charsets::map::charset_decoder(c.as_bytes())) {
+        Some(decoder) => decoder(&bytes),
+        None => String::from_utf8_lossy(&bytes).into_owned(),
+    }
 }
 
 /// Every part of the tree, depth-first, to [`MAX_PART_DEPTH`].
@@ -313,13 +327,15 @@ fn is_attachment(part: &Part) -> bool {
 fn text_of(message: &Message) -> (String, bool) {
     let all = parts(&message.payload);
     let inline = |mime: &str| {
-        all.iter().find_map(|p| (p.mime_type.eq_ignore_ascii_case(mime) && !is_attachment(p)).then_some(p.body.data.as_deref()).flatten())
+        all.iter().find_map(|p| {
+            (p.mime_type.eq_ignore_ascii_case(mime) && !is_attachment(p)).then_some(p.body.data.as_deref().map(|d| (*p, d))).flatten()
+        })
     };
-    if let Some(plain) = inline("text/plain") {
-        return (decode(plain), false);
+    if let Some((part, plain)) = inline("text/plain") {
+        return (decode(part, plain), false);
     }
-    if let Some(html) = inline("text/html") {
-        let mut html = decode(html);
+    if let Some((part, html)) = inline("text/html") {
+        let mut html = decode(part, html);
         let cut = html.len() > MAX_HTML_BYTES;
         if cut {
             let mut end = MAX_HTML_BYTES;

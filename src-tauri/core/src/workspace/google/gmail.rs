@@ -203,7 +203,7 @@ impl Gmail {
                 Err(err) => return Err(err),
             };
             if is_shown(&message) {
-                matches.push(summary(&message));
+                matches.push(off_the_runtime(move || summary(&message)).await?);
             }
         }
         matches.sort_by_key(|m| std::cmp::Reverse(m.sent_at));
@@ -213,12 +213,20 @@ impl Gmail {
     /// The newest 20 messages of a conversation, oldest first.
     pub async fn thread(&self, thread_id: &str) -> Result<MailThread> {
         let thread: Thread = self.get(&format!("threads/{}", path_segment(thread_id)?), &[("format", "full")]).await?;
-        let mut messages: Vec<&Message> = thread.messages.iter().filter(|m| is_shown(m)).collect();
-        messages.sort_by_key(|m| sent_at(m));
+        let Thread { id, messages } = thread;
+        let mut messages: Vec<Message> = messages.into_iter().filter(is_shown).collect();
+        messages.sort_by_key(sent_at);
         let truncated = messages.len() > MAX_THREAD_MESSAGES;
         let newest = messages.split_off(messages.len().saturating_sub(MAX_THREAD_MESSAGES));
-        Ok(MailThread { thread_id: thread.id, messages: newest.into_iter().map(thread_message).collect(), truncated })
+        let messages = off_the_runtime(move || newest.iter().map(thread_message).collect()).await?;
+        Ok(MailThread { thread_id: id, messages, truncated })
     }
+}
+
+/// Decoding and turning HTML into text is CPU work on what others wrote: it runs on the blocking
+/// pool, not on a runtime worker (two cores: one long message would stall every other task).
+async fn off_the_runtime<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(work).await.map_err(|_| CoreError::Unavailable("Reading the message as text failed; try again.".into()))
 }
 
 /// Whether a Gmail error body names a rate limit (`error.errors[].reason`).

@@ -6,7 +6,6 @@
 //! html5ever; nothing is fetched, no script runs, images are not loaded), and the tools mark all
 //! of it as data written by others.
 
-use std::time::Duration;
 
 use base64::Engine;
 use hearth_protocol::mail::{AttachmentInfo, MailMatch, MailSearchResult, MailThread, ThreadMessage};
@@ -121,16 +120,9 @@ struct Thread {
 impl Gmail {
     /// `connection_id`'s Gmail at `base_url` ([`GMAIL_BASE_URL`]; tests give the fixture's).
     pub fn new(auth: GoogleAuth, connection_id: &str, base_url: &str) -> Result<Self> {
-        // The access token goes there: https, or http only to a server on this computer.
-        let parsed = reqwest::Url::parse(base_url).map_err(|_| CoreError::InvalidInput(format!("{base_url:?} is not Gmail's address.")))?;
-        if !(parsed.scheme() == "https" || (parsed.scheme() == "http" && crate::providers::config::is_loopback(&parsed))) {
-            return Err(CoreError::InvalidInput(format!("{base_url} must use https:// (http:// only for a server on this computer).")));
-        }
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(Duration::from_secs(30))
-            .build()
-            .map_err(|err| CoreError::Unavailable(format!("Gmail could not be set up: {err}")))?;
+        // The access token goes there.
+        super::check_endpoint(base_url, "Gmail's")?;
+        let http = super::http_client("Gmail")?;
         Ok(Self { http, base_url: base_url.trim_end_matches('/').to_owned(), auth, connection_id: connection_id.to_owned() })
     }
 

@@ -208,20 +208,11 @@ fn unavailable(what: &str, err: impl std::fmt::Display) -> CoreError {
 impl GoogleAuth {
     /// The flow for `client`, keeping state in `store` and tokens in `vault`.
     pub fn new(store: Store, vault: Vault, client: ClientConfig) -> Result<Self> {
-        // Codes, tokens and the client secret go to these addresses: https, or http only to a
-        // server on this computer (the tests' fixture).
+        // Codes, tokens and the client secret go to these addresses.
         for url in [&client.endpoints.auth_url, &client.endpoints.token_url, &client.endpoints.revoke_url] {
-            let parsed = reqwest::Url::parse(url).map_err(|_| CoreError::InvalidInput(format!("{url:?} is not a Google OAuth address.")))?;
-            let loopback = crate::providers::config::is_loopback(&parsed);
-            if !(parsed.scheme() == "https" || (parsed.scheme() == "http" && loopback)) {
-                return Err(CoreError::InvalidInput(format!("{url} must use https:// (http:// only for a server on this computer).")));
-            }
+            super::check_endpoint(url, "a Google OAuth")?;
         }
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(Duration::from_secs(30))
-            .build()
-            .map_err(|err| unavailable("set-up", err))?;
+        let http = super::http_client("Google sign-in")?;
         Ok(Self {
             inner: Arc::new(Inner { store, vault, client, http, state_ttl: STATE_TTL, refreshing: Arc::default() }),
         })

@@ -25,6 +25,9 @@ pub enum ProposalKind {
     /// Delete a calendar event.
     #[serde(rename = "calendar.delete")]
     CalendarDelete,
+    /// Send a web form from the agent's browser (a task's submission).
+    #[serde(rename = "web.submit")]
+    WebSubmit,
 }
 
 impl ProposalKind {
@@ -35,12 +38,13 @@ impl ProposalKind {
             ProposalKind::CalendarCreate => "calendar.create",
             ProposalKind::CalendarUpdate => "calendar.update",
             ProposalKind::CalendarDelete => "calendar.delete",
+            ProposalKind::WebSubmit => "web.submit",
         }
     }
 
     /// Parses the stored spelling.
     pub fn parse(text: &str) -> Option<Self> {
-        [Self::EmailSend, Self::CalendarCreate, Self::CalendarUpdate, Self::CalendarDelete]
+        [Self::EmailSend, Self::CalendarCreate, Self::CalendarUpdate, Self::CalendarDelete, Self::WebSubmit]
             .into_iter()
             .find(|k| k.as_str() == text)
     }
@@ -360,6 +364,68 @@ impl EventChanges {
     }
 }
 
+/// How a reviewed submission is set off: the way the task asked to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubmitGesture {
+    /// A click on the form's submit button.
+    Click,
+    /// Enter pressed in one of the form's fields (or on its button).
+    PressEnter,
+}
+
+/// One field a form sends, as the browser would encode it (`FormData` of the form with its
+/// submitter), in the form's order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FormField {
+    /// The name the site receives.
+    pub name: String,
+    /// The field's label on the page, when it has one.
+    #[serde(default)]
+    pub label: String,
+    /// The value sent. A password's is never stored or shown (`hidden`); the proposal's
+    /// target version still binds it.
+    pub value: String,
+    /// The value is a password: shown as hidden, bound by the version only.
+    #[serde(default)]
+    pub hidden: bool,
+    /// A file chosen for upload (`value` is its name).
+    #[serde(default)]
+    pub file: bool,
+}
+
+/// A form the agent's browser would send, exactly as the owner reviews it: the page it is on,
+/// the button or field that sends it, where it goes, and every field it carries. Approving
+/// sends it only while the open page still lists the same elements and the form still holds
+/// these values (its `formVersion`); anything changed needs a new review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebSubmitDraft {
+    /// The browser profile the page is open in (its logins are what the site sees).
+    pub profile: String,
+    /// The page's address.
+    pub page_url: String,
+    /// Its title.
+    pub page_title: String,
+    /// The element (`<state>:<index>` from page_elements) the submission goes through.
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// Click it, or press Enter in it.
+    pub gesture: SubmitGesture,
+    /// The element as listed: its role and name (`button "Pay"`).
+    pub element: String,
+    /// `GET` or `POST`.
+    pub method: String,
+    /// Where the form sends its fields (an absolute http(s) address).
+    pub destination: String,
+    /// What it sends.
+    pub fields: Vec<FormField>,
+    /// sha256 over the page state, the gesture, method, destination and every field's name
+    /// and value (passwords included): the version an approval needs to find.
+    pub form_version: String,
+}
+
 /// What will happen, by kind.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "draft")]
@@ -376,6 +442,9 @@ pub enum ProposalDraft {
     /// Delete this event.
     #[serde(rename = "calendar.delete")]
     CalendarDelete(EventDraft),
+    /// Send this form from the agent's browser.
+    #[serde(rename = "web.submit")]
+    WebSubmit(WebSubmitDraft),
 }
 
 impl ProposalDraft {
@@ -386,6 +455,7 @@ impl ProposalDraft {
             Self::CalendarCreate(_) => ProposalKind::CalendarCreate,
             Self::CalendarUpdate(_) => ProposalKind::CalendarUpdate,
             Self::CalendarDelete(_) => ProposalKind::CalendarDelete,
+            Self::WebSubmit(_) => ProposalKind::WebSubmit,
         }
     }
 }
@@ -478,7 +548,7 @@ impl ApprovalDecideParams {
     }
 }
 
-/// What `prepare_email` and `prepare_event` return (JSON in `TOOL_CALL_RESULT.content`):
+/// What `prepare_email`, `prepare_event` and `prepare_form_submission` return (JSON in `TOOL_CALL_RESULT.content`):
 /// the card fetches the proposal by id and shows it for review.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -594,6 +664,30 @@ mod tests {
         assert!(json["draft"].get("changes").is_none(), "a resolved draft carries no request");
         assert_eq!(serde_json::from_value::<ProposalDraft>(json).unwrap(), ProposalDraft::CalendarUpdate(draft.clone()));
         assert_eq!(draft.snapshot(), EventSnapshot { title: "Dentist (moved)".into(), ..now });
+    }
+
+    #[test]
+    fn a_web_form_is_tagged_and_names_its_element_ref_and_fields() {
+        let draft = ProposalDraft::WebSubmit(WebSubmitDraft {
+            profile: "task-t1".into(),
+            page_url: "https://shop.example/checkout".into(),
+            page_title: "Checkout".into(),
+            reference: "0123456789ab:3".into(),
+            gesture: SubmitGesture::PressEnter,
+            element: "textbox \"Name\"".into(),
+            method: "POST".into(),
+            destination: "https://shop.example/order".into(),
+            fields: vec![FormField { name: "pin".into(), label: "PIN".into(), value: String::new(), hidden: true, file: false }],
+            form_version: "b".repeat(64),
+        });
+        let json = serde_json::to_value(&draft).unwrap();
+        assert_eq!(json["kind"], "web.submit");
+        assert_eq!(json["draft"]["ref"], "0123456789ab:3");
+        assert_eq!(json["draft"]["gesture"], "press_enter");
+        assert_eq!(json["draft"]["fields"][0]["hidden"], true);
+        assert_eq!(serde_json::from_value::<ProposalDraft>(json).unwrap(), draft);
+        assert_eq!(draft.kind(), ProposalKind::WebSubmit);
+        assert_eq!(ProposalKind::parse("web.submit"), Some(ProposalKind::WebSubmit));
     }
 
     #[test]

@@ -99,6 +99,9 @@ tool_names! {
     PrepareEmail = "prepare_email" => Prepare,
     /// Prepare a calendar change for review; never writes.
     PrepareEvent = "prepare_event" => Prepare,
+    /// Prepare a form submission on the open page for review (a task's way to send a form);
+    /// never sends.
+    PrepareFormSubmission = "prepare_form_submission" => Prepare,
     /// Ask the owner a question and wait.
     AskUser = "ask_user" => Control,
     /// Finish the current task with a result.
@@ -164,7 +167,7 @@ mod tests {
 
     #[test]
     fn every_name_round_trips_through_json_and_wire() {
-        assert_eq!(ToolName::ALL.len(), 35);
+        assert_eq!(ToolName::ALL.len(), 36);
         for tool in ToolName::ALL {
             let json = serde_json::to_string(tool).unwrap();
             assert_eq!(json, format!("\"{}\"", tool.as_str()));
@@ -183,6 +186,6 @@ mod tests {
     fn only_prepare_tools_are_prepare() {
         let prepare: Vec<_> =
             ToolName::ALL.iter().filter(|t| t.effect_class() == EffectClass::Prepare).collect();
-        assert_eq!(prepare, [&ToolName::PrepareEmail, &ToolName::PrepareEvent]);
+        assert_eq!(prepare, [&ToolName::PrepareEmail, &ToolName::PrepareEvent, &ToolName::PrepareFormSubmission]);
     }
 }

@@ -19,9 +19,12 @@ use tokio::net::TcpListener;
 
 /// One request as received.
 struct Request1 {
+    method: String,
     target: String,
     host: String,
     header_names: Vec<String>,
+    /// The body as received (at most 1 MiB; empty for a GET).
+    body: Vec<u8>,
 }
 
 /// A file the server hands out as it is (a download), beside the HTML pages.
@@ -157,6 +160,21 @@ impl PageServer {
         self.log(|r| r.target.clone())
     }
 
+    /// Each request that was not a GET or HEAD: (method, path and query, body), in order — a
+    /// form's submission as the site received it.
+    pub fn submissions(&self) -> Vec<(String, String, String)> {
+        self.seen
+            .log
+            .lock()
+            .map(|log| {
+                log.iter()
+                    .filter(|r| r.method != "GET" && r.method != "HEAD")
+                    .map(|r| (r.method.clone(), r.target.clone(), String::from_utf8_lossy(&r.body).into_owned()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// Each request's header names (lowercase), in order.
     pub fn header_names(&self) -> Vec<Vec<String>> {
         self.log(|r| r.header_names.clone())
@@ -192,16 +210,23 @@ async fn respond(
     let target = request.uri().path_and_query().map_or_else(|| "/".to_owned(), |p| p.as_str().to_owned());
     let host = request.headers().get(hyper::header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default().to_owned();
     let header_names = request.headers().keys().map(|k| k.as_str().to_owned()).collect();
+    let method = request.method().as_str().to_owned();
+    let uri = request.uri().clone();
+    let body = http_body_util::Limited::new(request.into_body(), 1 << 20)
+        .collect()
+        .await
+        .map(|b| b.to_bytes().to_vec())
+        .unwrap_or_default();
     if let Ok(mut log) = seen.log.lock() {
-        log.push(Request1 { target, host, header_names });
+        log.push(Request1 { method, target, host, header_names, body });
     }
-    let path = request.uri().path();
+    let path = uri.path();
     if path == "/hang" {
         // A subresource that never comes (within any test): the page waits on it.
         tokio::time::sleep(std::time::Duration::from_secs(300)).await;
     }
     if path == "/redirect" {
-        let to = request.uri().query().and_then(|q| q.strip_prefix("to=")).unwrap_or("/").to_owned();
+        let to = uri.query().and_then(|q| q.strip_prefix("to=")).unwrap_or("/").to_owned();
         let mut response = Response::new(Full::new(Bytes::new()).boxed());
         *response.status_mut() = StatusCode::FOUND;
         if let Ok(location) = hyper::header::HeaderValue::from_str(&to) {

@@ -2,12 +2,12 @@
 //! will be written. Everything is rendered as text (a body is never HTML), and empty parts
 //! are shown as "none" rather than hidden, so the owner sees the whole of it.
 
-use hearth_protocol::approvals::{DraftAttachment, EmailDraft, EventDraft, EventTiming, ProposalDraft, ProposalView};
+use hearth_protocol::approvals::{DraftAttachment, EmailDraft, EventDraft, EventTiming, ProposalDraft, ProposalView, WebSubmitDraft};
 use leptos::prelude::*;
 
 use crate::clock::{parse_time, zoned_time};
 use crate::navigation::Navigation;
-use crate::state::approvals::timing_label;
+use crate::state::approvals::{form_rows, timing_label};
 use crate::state::files::size_label;
 
 /// The draft of `proposal`, with the account it acts as.
@@ -19,6 +19,31 @@ pub fn DraftView(proposal: ProposalView) -> impl IntoView {
         ProposalDraft::CalendarCreate(event) | ProposalDraft::CalendarUpdate(event) | ProposalDraft::CalendarDelete(event) => {
             view! { <EventDraftView event account /> }.into_any()
         }
+        ProposalDraft::WebSubmit(form) => view! { <WebSubmitDraftView form /> }.into_any(),
+    }
+}
+
+/// A form the agent's browser would send: from which page, by which button, to where, and
+/// every field, as text.
+#[component]
+fn WebSubmitDraftView(form: WebSubmitDraft) -> impl IntoView {
+    let rows = form_rows(&form.fields);
+    let page = if form.page_title.trim().is_empty() { form.page_url.clone() } else { format!("{} — {}", form.page_title, form.page_url) };
+    view! {
+        <dl class="approval-fields">
+            <dt>"Browser"</dt>
+            <dd class="approval-account">{form.profile}</dd>
+            <dt>"Page"</dt>
+            <dd class="approval-page">{page}</dd>
+            <dt>"Sent by"</dt>
+            <dd class="approval-element">{form.element}</dd>
+            <dt>"Sends to"</dt>
+            <dd class="approval-destination">{format!("{} {}", form.method, form.destination)}</dd>
+        </dl>
+        <p class="approval-note">"Sent only if the page and the form are still exactly as shown."</p>
+        <dl class="approval-form-fields">
+            {rows.into_iter().map(|row| view! { <dt>{row.field}</dt><dd class="approval-form-value">{row.value}</dd> }).collect_view()}
+        </dl>
     }
 }
 

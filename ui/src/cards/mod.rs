@@ -37,7 +37,7 @@ pub fn ToolCard(call: ToolCallView) -> impl IntoView {
 fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
     let own = match tool {
         ToolName::DelegateTask => return view! { <delegate_task::DelegateTaskCard call /> }.into_any(),
-        ToolName::PrepareEmail | ToolName::PrepareEvent => cards::prepared(&call)
+        ToolName::PrepareEmail | ToolName::PrepareEvent | ToolName::PrepareFormSubmission => cards::prepared(&call)
             .map(|prepared| view! { <approval::ApprovalCard proposal_id=prepared.proposal_id /> }.into_any()),
         ToolName::SearchMail => cards::mail_search(&call).map(|result| view! { <mail::MailSearchCard result /> }.into_any()),
         ToolName::ReadMailThread => cards::mail_thread(&call).map(|thread| view! { <mail::MailThreadCard thread /> }.into_any()),

@@ -4,7 +4,7 @@
 //! Plain data so the rules are tested without a browser; "now" is always passed in.
 
 use hearth_protocol::approvals::{
-    EmailDraft, EventDraft, EventSnapshot, EventTiming, ProposalDraft, ProposalKind, ProposalOrigin, ProposalStatus,
+    EmailDraft, EventDraft, EventSnapshot, EventTiming, FormField, ProposalDraft, ProposalKind, ProposalOrigin, ProposalStatus,
     ProposalView,
 };
 use hearth_protocol::tasks::TaskStatus;
@@ -51,6 +51,7 @@ pub const fn kind_label(kind: ProposalKind) -> &'static str {
         ProposalKind::CalendarCreate => "New event",
         ProposalKind::CalendarUpdate => "Change event",
         ProposalKind::CalendarDelete => "Delete event",
+        ProposalKind::WebSubmit => "Send web form",
     }
 }
 
@@ -65,7 +66,10 @@ pub fn origin_line(origin: ProposalOrigin) -> String {
 pub fn reply_line(draft: &ProposalDraft) -> Option<String> {
     match draft {
         ProposalDraft::EmailSend(email) => email_reply_line(email),
-        ProposalDraft::CalendarCreate(_) | ProposalDraft::CalendarUpdate(_) | ProposalDraft::CalendarDelete(_) => None,
+        ProposalDraft::CalendarCreate(_)
+        | ProposalDraft::CalendarUpdate(_)
+        | ProposalDraft::CalendarDelete(_)
+        | ProposalDraft::WebSubmit(_) => None,
     }
 }
 
@@ -85,7 +89,7 @@ pub const fn event_heading(draft: &ProposalDraft) -> Option<&'static str> {
     match draft {
         ProposalDraft::CalendarUpdate(_) => Some("The event after the change:"),
         ProposalDraft::CalendarDelete(_) => Some("The event that will be deleted, as it is in your calendar now:"),
-        ProposalDraft::EmailSend(_) | ProposalDraft::CalendarCreate(_) => None,
+        ProposalDraft::EmailSend(_) | ProposalDraft::CalendarCreate(_) | ProposalDraft::WebSubmit(_) => None,
     }
 }
 
@@ -116,8 +120,46 @@ impl FieldChange {
 pub fn event_changes(draft: &ProposalDraft) -> Vec<FieldChange> {
     match draft {
         ProposalDraft::CalendarUpdate(event) => update_changes(event),
-        ProposalDraft::EmailSend(_) | ProposalDraft::CalendarCreate(_) | ProposalDraft::CalendarDelete(_) => Vec::new(),
+        ProposalDraft::EmailSend(_)
+        | ProposalDraft::CalendarCreate(_)
+        | ProposalDraft::CalendarDelete(_)
+        | ProposalDraft::WebSubmit(_) => Vec::new(),
     }
+}
+
+/// One field a web form sends, as the card lists it: what the page calls it, and the value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormRow {
+    /// The field's label, with the name the site receives when it differs ("PIN (pin)").
+    pub field: String,
+    /// The value sent, or what stands for it (a hidden password, a file, an empty field).
+    pub value: String,
+}
+
+/// The rows of a form's review, in the form's order. A password's value is never in the
+/// proposal: the row says it is hidden, and that approving sends what was typed (the hash
+/// binds it).
+pub fn form_rows(fields: &[FormField]) -> Vec<FormRow> {
+    fields
+        .iter()
+        .map(|f| {
+            let field = match f.label.trim() {
+                "" => f.name.clone(),
+                label if label == f.name => label.to_owned(),
+                label => format!("{label} ({})", f.name),
+            };
+            let value = if f.hidden {
+                "hidden (a password; approving sends what was typed)".to_owned()
+            } else if f.file {
+                format!("file: {}", or_none(&f.value))
+            } else if f.value.is_empty() {
+                "empty".to_owned()
+            } else {
+                f.value.clone()
+            };
+            FormRow { field, value }
+        })
+        .collect()
 }
 
 /// How one field of an event reads on the card.

@@ -304,3 +304,32 @@ fn the_event_lines_say_which_event_they_are() {
     assert_eq!(event_heading(&ProposalDraft::CalendarCreate(event("a"))), None);
     assert_eq!(event_heading(&email(None, None)), None);
 }
+
+#[test]
+fn a_forms_rows_name_each_field_and_never_show_a_password() {
+    use hearth_protocol::approvals::FormField;
+    let field = |name: &str, label: &str, value: &str, hidden: bool, file: bool| FormField {
+        name: name.into(),
+        label: label.into(),
+        value: value.into(),
+        hidden,
+        file,
+    };
+    let rows = form_rows(&[
+        field("name", "Name", "Ada", false, false),
+        field("pin", "PIN", "", true, false),
+        field("note", "note", "", false, false),
+        field("scan", "", "id.pdf", false, true),
+    ]);
+    let read: Vec<(&str, &str)> = rows.iter().map(|r| (r.field.as_str(), r.value.as_str())).collect();
+    assert_eq!(
+        read,
+        [
+            ("Name (name)", "Ada"),
+            ("PIN (pin)", "hidden (a password; approving sends what was typed)"),
+            ("note", "empty"),
+            ("scan", "file: id.pdf"),
+        ]
+    );
+    assert_eq!(kind_label(ProposalKind::WebSubmit), "Send web form");
+}

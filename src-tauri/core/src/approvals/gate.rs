@@ -9,16 +9,17 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use hearth_protocol::approvals::{
-    ApprovalDecideParams, Decision, ProposalDraft, ProposalOrigin, ProposalStatus, ProposalView,
+    ApprovalDecideParams, Connection, Decision, ProposalDraft, ProposalKind, ProposalOrigin, ProposalStatus, ProposalView,
 };
 use tokio_util::sync::CancellationToken;
 
 use super::hash::proposal_hash;
+use super::web::{self, FormSender};
 use crate::error::{CoreError, Result};
 use crate::store::proposals::{ExecutionClaim, InsertOutcome, ProposalRow};
 use crate::store::{Store, now_ms};
 use crate::tasks::{Liveness, ProcessIdentity, TaskEngine};
-use crate::workspace::{ExecuteError, Workspace};
+use crate::workspace::{ExecuteError, Executed, Target, Workspace};
 
 /// What the owner is told when the displayed draft is not the stored one.
 pub const CHANGED_MESSAGE: &str = "This proposal changed. Open its latest review.";
@@ -38,6 +39,8 @@ pub type DecideHook = Arc<dyn Fn(DecideStage) -> BoxFuture<'static, ()> + Send +
 struct Inner {
     store: Store,
     workspace: Arc<dyn Workspace>,
+    /// The agent's browser, for a task's form submission (`web.submit`).
+    forms: Arc<dyn FormSender>,
     tasks: TaskEngine,
     ttl: Duration,
     stopping: CancellationToken,
@@ -58,13 +61,15 @@ impl std::fmt::Debug for ApprovalGate {
 }
 
 impl ApprovalGate {
-    /// A gate over `store` acting through `workspace`; proposals live `ttl`.
-    pub fn new(store: Store, workspace: Arc<dyn Workspace>, tasks: TaskEngine, ttl: Duration) -> Self {
+    /// A gate over `store` acting through `workspace` (mail, calendar) and `forms` (the
+    /// browser's form submissions); proposals live `ttl`.
+    pub fn new(store: Store, workspace: Arc<dyn Workspace>, forms: Arc<dyn FormSender>, tasks: TaskEngine, ttl: Duration) -> Self {
         let identity = tasks.identity().clone();
         Self {
             inner: Arc::new(Inner {
                 store,
                 workspace,
+                forms,
                 tasks,
                 ttl,
                 stopping: CancellationToken::new(),
@@ -121,11 +126,15 @@ impl ApprovalGate {
     /// carrying out are left alone. Returns how many were stranded.
     pub async fn recover(&self) -> Result<u64> {
         let mut stranded = 0;
-        for (id, _task, executor) in self.inner.store.executing_proposals().await? {
+        for (id, kind, executor) in self.inner.store.executing_proposals().await? {
             // Unknown liveness (no /proc) counts as gone: an uncertain receipt is safe, a second
             // execution is not.
             let dead = executor.as_deref().is_none_or(|owner| ProcessIdentity::liveness(owner) != Liveness::Alive);
-            let known_undone = self.inner.workspace.settles_with_effect();
+            let known_undone = match carrier(kind) {
+                Carrier::Workspace => self.inner.workspace.settles_with_effect(),
+                // A form the browser may have sent: only the site knows.
+                Carrier::Browser => false,
+            };
             if dead && self.inner.store.strand_executing_proposal(&id, executor.as_deref(), known_undone).await? {
                 stranded += 1;
             }
@@ -175,8 +184,7 @@ impl ApprovalGate {
         draft: ProposalDraft,
         request_hash: String,
     ) -> Result<ProposalRow> {
-        let connection = self.inner.workspace.connection().await?;
-        let (draft, target) = self.inner.workspace.resolve(draft).await?;
+        let (connection, draft, target) = self.resolve(draft).await?;
         let hash = proposal_hash(&draft, &connection, &target);
         let now = now_ms();
         let ttl = i64::try_from(self.inner.ttl.as_millis()).unwrap_or(i64::MAX);
@@ -204,6 +212,51 @@ impl ApprovalGate {
             )),
             Some(InsertOutcome::Created(stored) | InsertOutcome::Existing(stored)) => Ok(stored),
             Some(InsertOutcome::Changed(stored)) => Err(changed_request(&stored)),
+        }
+    }
+
+    /// The account `draft` acts as now, the draft as the owner will review it, and its target
+    /// with that target's version: from the workspace for mail and calendar, from the draft
+    /// itself for a form (the prepare tool read the page and its form together).
+    async fn resolve(&self, draft: ProposalDraft) -> Result<(Connection, ProposalDraft, Target)> {
+        match draft {
+            ProposalDraft::WebSubmit(form) => {
+                let target = web::target(&form);
+                Ok((web::connection(&form), ProposalDraft::WebSubmit(form), target))
+            },
+            ProposalDraft::EmailSend(_)
+            | ProposalDraft::CalendarCreate(_)
+            | ProposalDraft::CalendarUpdate(_)
+            | ProposalDraft::CalendarDelete(_) => {
+                let connection = self.inner.workspace.connection().await?;
+                let (draft, target) = self.inner.workspace.resolve(draft).await?;
+                Ok((connection, draft, target))
+            }
+        }
+    }
+
+    /// The account a proposal of this draft would act as now.
+    async fn connection_now(&self, draft: &ProposalDraft) -> Result<Connection> {
+        match draft {
+            ProposalDraft::WebSubmit(form) => Ok(web::connection(form)),
+            ProposalDraft::EmailSend(_)
+            | ProposalDraft::CalendarCreate(_)
+            | ProposalDraft::CalendarUpdate(_)
+            | ProposalDraft::CalendarDelete(_) => self.inner.workspace.connection().await,
+        }
+    }
+
+    /// Carries out the claimed `proposal` through whoever owns its kind.
+    async fn execute(&self, proposal: &ProposalRow, claim: ExecutionClaim<'_>) -> std::result::Result<Executed, ExecuteError> {
+        let cancel = CancellationToken::new();
+        match &proposal.draft {
+            ProposalDraft::WebSubmit(form) => {
+                self.inner.forms.send(form, &cancel).await.map(|receipt| Executed { receipt, settled: false })
+            }
+            ProposalDraft::EmailSend(_)
+            | ProposalDraft::CalendarCreate(_)
+            | ProposalDraft::CalendarUpdate(_)
+            | ProposalDraft::CalendarDelete(_) => self.inner.workspace.execute(proposal, claim, &cancel).await,
         }
     }
 
@@ -287,7 +340,7 @@ impl ApprovalGate {
                 "This proposal expired before you approved it. Nothing was sent or changed; ask for it again.".into(),
             ));
         }
-        let connection = self.inner.workspace.connection().await?;
+        let connection = self.connection_now(&proposal.draft).await?;
         if connection != proposal.connection {
             return Err(CoreError::Conflict(format!(
                 "This was prepared for {} but the account is now {}. Nothing was sent; prepare it again for this account.",
@@ -312,7 +365,7 @@ impl ApprovalGate {
         }
         self.at(DecideStage::Claimed).await;
         let claim = ExecutionClaim { proposal_id: &proposal.id, executor };
-        let outcome = self.inner.workspace.execute(&proposal, claim, &CancellationToken::new()).await;
+        let outcome = self.execute(&proposal, claim).await;
         let (to, receipt, error) = match &outcome {
             Ok(done) if done.settled => (None, None, None),
             Ok(done) => (Some(ProposalStatus::Succeeded), Some(done.receipt.as_str()), None),
@@ -348,6 +401,23 @@ impl ApprovalGate {
             .get_proposal(proposal_id)
             .await?
             .ok_or_else(|| CoreError::NotFound(format!("There is no proposal {proposal_id}.")))
+    }
+}
+
+/// Who carries out proposals of a kind. No wildcard: a new kind must be decided here.
+enum Carrier {
+    /// The owner's workspace (mail, calendar).
+    Workspace,
+    /// The agent's browser.
+    Browser,
+}
+
+const fn carrier(kind: ProposalKind) -> Carrier {
+    match kind {
+        ProposalKind::EmailSend | ProposalKind::CalendarCreate | ProposalKind::CalendarUpdate | ProposalKind::CalendarDelete => {
+            Carrier::Workspace
+        }
+        ProposalKind::WebSubmit => Carrier::Browser,
     }
 }
 

@@ -6,11 +6,13 @@ mod address;
 mod gate;
 mod hash;
 pub mod normalize;
+pub mod web;
 
 pub use address::normalize_address;
 pub use gate::{ApprovalGate, CHANGED_MESSAGE, DecideHook, DecideStage, Proposer};
 pub use hash::proposal_hash;
 pub use normalize::{EmailArgs, EventArgs, email_draft, event_draft, timing_bounds};
+pub use web::FormSender;
 
 /// How long a proposal can be approved after it was prepared.
 pub const PROPOSAL_TTL: std::time::Duration = std::time::Duration::from_secs(30 * 60);

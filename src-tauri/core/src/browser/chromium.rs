@@ -164,6 +164,26 @@ pub enum BrowserError {
     /// No page is open to picture.
     #[error("no page is open in this browser; open one with browse_web first")]
     NoPage,
+    /// A task's action would send a form; the owner must review it first.
+    #[error(
+        "this would send the page's form to {destination} ({method}); a task sends a form only after the owner approves \
+         it: call prepare_form_submission with this ref"
+    )]
+    NeedsReview {
+        /// `GET` or `POST`.
+        method: String,
+        /// Where the form goes.
+        destination: String,
+    },
+    /// The reviewed submission's page or form is no longer what the owner saw.
+    #[error("the page or its form changed since it was reviewed (or the page is no longer open); prepare it again for a new review")]
+    FormChanged,
+    /// The form carries more than a review can show.
+    #[error("the form cannot be reviewed: {0}")]
+    FormTooLarge(String),
+    /// The element and gesture send no form.
+    #[error("{0} sends no form with that gesture; use page_act for it")]
+    NotASubmission(String),
     /// Twenty profiles are saved.
     #[error("twenty browser profiles are saved; delete one on the Browser screen (it takes its logins with it) to open another")]
     TooManyProfiles,
@@ -304,6 +324,23 @@ pub struct ActDone {
     pub name: String,
     /// A download that began while the action ran.
     pub download: Option<hearth_protocol::browser::DownloadView>,
+}
+
+/// A form submission on the open page, read for the owner's review.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubmissionRead {
+    /// The page's address.
+    pub url: String,
+    /// Its title, at most [`MAX_TITLE`] characters.
+    pub title: String,
+    /// The element, as listed: its role and name.
+    pub role: String,
+    /// Its name.
+    pub name: String,
+    /// What the gesture would send (its destination checked against the egress policy).
+    pub submission: super::submit::Submission,
+    /// [`super::submit::Submission::version`] for the element's page state and this gesture.
+    pub version: String,
 }
 
 /// A picture of the open page as it is now.
@@ -653,17 +690,59 @@ impl Chromium {
         Ok(Elements { url, title: title.chars().take(MAX_TITLE).collect(), elements: super::page::elements_of(&state, described), truncated })
     }
 
+    /// What `gesture` on the element `reference` would send, read for a review: nothing on the
+    /// page is focused, scrolled or pressed. A reference from another page state is refused, as
+    /// is an element that sends no form that way and a destination the egress policy refuses.
+    pub async fn submission(
+        &self,
+        reference: &str,
+        gesture: hearth_protocol::approvals::SubmitGesture,
+        cancel: &CancellationToken,
+    ) -> Result<SubmissionRead, BrowserError> {
+        let (state, index) = super::page::parse_reference(reference).map_err(BrowserError::BadElement)?;
+        let (running, _touched) = self.admit(cancel).await?;
+        // No browser, no page: one is never started just to find nothing there.
+        let Some(current) = running.as_ref() else { return Err(BrowserError::NoPage) };
+        let (action, value) = super::submit::action_of(gesture);
+        let spelled = super::submit::gesture_of(action, value).unwrap_or("click");
+        let script = super::page::submission_script(index, spelled).map_err(|e| BrowserError::Cdp(e.to_string()))?;
+        let read = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(BrowserError::Stopped),
+            read = tokio::time::timeout(SCRIPT_LIMIT, evaluate_value::<(String, String, Vec<super::page::Described>, Option<super::submit::RawSubmission>)>(&current.page, &script)) => read,
+        };
+        let (url, title, described, sends) = read.map_err(|_| BrowserError::TimedOut)??;
+        if super::page::state_of(&url, &described) != state {
+            return Err(BrowserError::StaleElement(
+                "the page changed since page_elements listed it; call page_elements again and use a new ref".into(),
+            ));
+        }
+        let Some((role, name, _)) = described.get(index).cloned() else {
+            return Err(BrowserError::StaleElement(format!("there is no element {reference} on this page")));
+        };
+        let Some(sends) = sends else { return Err(BrowserError::NotASubmission(format!("{reference} ({role} \"{name}\")"))) };
+        let submission = super::submit::Submission::from_page(sends)?;
+        let destination = Url::parse(&submission.destination).map_err(|_| BrowserError::BadUrl(submission.destination.chars().take(80).collect()))?;
+        egress::check_url(&destination, &self.config.allow).map_err(|refusal| refused(&destination, refusal))?;
+        let version = submission.version(state, gesture);
+        Ok(SubmissionRead { url, title: title.chars().take(MAX_TITLE).collect(), role, name, submission, version })
+    }
+
     /// Acts on the element `reference` of the open page, as a person would: a real mouse click
     /// at its centre, typed text, a chosen option, a key, a scroll. A reference from another
-    /// page state is refused before anything is sent. The caller (the journal) makes sure the
-    /// same action is never sent twice: nothing here retries.
+    /// page state is refused before anything is sent, and so is, under `policy`, a gesture that
+    /// would send a form the owner has not reviewed (or that no longer hashes to the reviewed
+    /// version). The caller (the journal, or the gate for a reviewed form) makes sure the same
+    /// action is never sent twice: nothing here retries.
     pub async fn act(
         &self,
         reference: &str,
         action: hearth_protocol::browser::PageAction,
         value: Option<&str>,
+        policy: super::submit::SubmitPolicy<'_>,
         cancel: &CancellationToken,
     ) -> Result<ActDone, ActError> {
+        use super::submit::SubmitPolicy;
         use hearth_protocol::browser::PageAction;
         let not_done = ActError::NotDone;
         let (state, index) = super::page::parse_reference(reference).map_err(|e| not_done(BrowserError::BadElement(e)))?;
@@ -705,11 +784,45 @@ impl Chromium {
             return Err(not_done(BrowserError::StaleElement(format!("there is no element {reference} on this page"))));
         };
         let focus = matches!(action, PageAction::Type | PageAction::Press);
-        let located = script(super::page::locate_script(index, focus)).await.map_err(not_done)?;
-        let (url_before, described, x, y, hit, focused): (String, Vec<super::page::Described>, f64, f64, bool, bool) =
-            located.into_value().map_err(|e| not_done(BrowserError::Cdp(e.to_string())))?;
+        let gesture = super::submit::gesture_of(action, value);
+        let locate = super::page::locate_script(index, focus, gesture).map_err(|e| not_done(BrowserError::Cdp(e.to_string())))?;
+        let located = script(locate).await.map_err(not_done)?;
+        #[allow(clippy::type_complexity, reason = "the page script's answer, read as it comes")]
+        let (url_before, described, x, y, hit, focused, sends): (
+            String,
+            Vec<super::page::Described>,
+            f64,
+            f64,
+            bool,
+            bool,
+            Option<super::submit::RawSubmission>,
+        ) = located.into_value().map_err(|e| not_done(BrowserError::Cdp(e.to_string())))?;
         if super::page::state_of(&url_before, &described) != state {
             return Err(stale());
+        }
+        // Whether this gesture sends a form, decided before any input: a task's needs the
+        // owner's review, and a reviewed one goes only while the form is what was reviewed.
+        let submission = match (policy, sends) {
+            (SubmitPolicy::Free, _) | (SubmitPolicy::NeedsReview, None) => None,
+            (SubmitPolicy::NeedsReview, Some(sends)) => {
+                let sends = super::submit::Submission::from_page(sends).map_err(not_done)?;
+                return Err(not_done(BrowserError::NeedsReview { method: sends.method, destination: sends.destination }));
+            }
+            (SubmitPolicy::Reviewed { .. }, None) => return Err(not_done(BrowserError::FormChanged)),
+            (SubmitPolicy::Reviewed { version }, Some(sends)) => {
+                let sends = super::submit::Submission::from_page(sends).map_err(not_done)?;
+                let reviewed = gesture.and_then(super::submit::reviewed_gesture).map(|g| sends.version(state, g));
+                if reviewed.as_deref() != Some(version) {
+                    return Err(not_done(BrowserError::FormChanged));
+                }
+                Some(sends)
+            }
+        };
+        if let Some(sends) = &submission {
+            // The destination is checked again as it is now, not as it was reviewed (the policy
+            // may have been tightened since).
+            let destination = Url::parse(&sends.destination).map_err(|_| not_done(BrowserError::FormChanged))?;
+            egress::check_url(&destination, &self.config.allow).map_err(|refusal| not_done(refused(&destination, refusal)))?;
         }
         if x < 0.0 || y < 0.0 {
             return Err(not_done(BrowserError::StaleElement(format!("there is no element {reference} on this page"))));

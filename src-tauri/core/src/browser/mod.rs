@@ -21,3 +21,4 @@ pub mod page;
 pub mod profiles;
 pub mod proxy;
 pub mod shots;
+pub mod submit;

@@ -62,6 +62,30 @@ function hearthName(el) {
     (el.tagName === 'INPUT' ? (['button', 'submit', 'reset'].includes(el.type) ? el.value : '') : el.innerText) || '';
   return label.replace(/\s+/g, ' ').trim().slice(0, 120);
 }
+function hearthSubmission(el, gesture) {
+  // What `gesture` on `el` would send off the page: a form's submission, or null. Enter in a
+  // single-line field submits implicitly; counted as a submission even where the form has no
+  // button that would let it (asking for a review that was not needed is the safe mistake).
+  if (!gesture || !el.form) return null;
+  const form = el.form, tag = el.tagName, type = (el.type || '').toLowerCase();
+  const isSubmitter = (tag === 'BUTTON' && type === 'submit') || (tag === 'INPUT' && (type === 'submit' || type === 'image'));
+  let submitter = null;
+  if (isSubmitter && (gesture === 'click' || gesture === 'enter' || gesture === 'space')) submitter = el;
+  else if (!(gesture === 'enter' && tag === 'INPUT' && !['checkbox', 'radio', 'button', 'reset', 'file', 'color', 'range', 'hidden'].includes(type))) return null;
+  const method = String(submitter && submitter.hasAttribute('formmethod') ? submitter.formMethod : form.method).toLowerCase();
+  if (method === 'dialog') return null;
+  const action = String(submitter && submitter.hasAttribute('formaction') ? submitter.formAction : form.action);
+  let data;
+  try { data = submitter && submitter.type !== 'image' ? new FormData(form, submitter) : new FormData(form); } catch (e) { data = new FormData(form); }
+  const fields = [];
+  for (const [name, value] of data) {
+    const field = form.querySelector('[name="' + CSS.escape(name) + '"]');
+    const file = typeof value !== 'string';
+    fields.push([name, field ? hearthName(field) : '', file ? String(value.name) : value,
+      !!field && (field.type || '').toLowerCase() === 'password', file]);
+  }
+  return [method.toUpperCase(), action, fields];
+}
 function hearthValue(el) {
   if (el.tagName === 'A') return el.href.slice(0, 500);
   if ('value' in el && el.tagName !== 'BUTTON') return String(el.value).slice(0, 500);
@@ -80,20 +104,34 @@ pub(super) fn list_script() -> String {
 
 /// Lists the page again and, when element `index` is there, scrolls it to the middle of the
 /// viewport at once (never smoothly: the box is measured after the scroll) and, for `focus`,
-/// focuses it: `[href, [[role, name, value], …], centre x, centre y, hit, focused]`, the
-/// centre being -1 when there is no such element, `hit` whether the element itself (or one
-/// inside it) is what a click at the centre would reach, and `focused` whether it now has the
-/// keyboard.
-pub(super) fn locate_script(index: usize, focus: bool) -> String {
-    format!(
-        "(() => {{ {ENUMERATE} const els = hearthElements(); const el = els[{index}]; let x = -1, y = -1, hit = false, focused = false; \
+/// focuses it: `[href, [[role, name, value], …], centre x, centre y, hit, focused, sends]`,
+/// the centre being -1 when there is no such element, `hit` whether the element itself (or
+/// one inside it) is what a click at the centre would reach, `focused` whether it now has the
+/// keyboard, and `sends` what `gesture` would submit (as [`submission_script`] says).
+pub(super) fn locate_script(index: usize, focus: bool, gesture: Option<&str>) -> Result<String, serde_json::Error> {
+    let gesture = serde_json::to_string(&gesture)?;
+    Ok(format!(
+        "(() => {{ {ENUMERATE} const els = hearthElements(); const el = els[{index}]; let x = -1, y = -1, hit = false, focused = false, sends = null; \
          if (el && {index} < {MAX_ELEMENTS}) {{ el.scrollIntoView({{block: 'center', inline: 'center', behavior: 'instant'}}); \
          if ({focus}) el.focus(); const b = el.getBoundingClientRect(); x = b.x + b.width / 2; y = b.y + b.height / 2; \
          const at = document.elementFromPoint(x, y); hit = !!at && (at === el || el.contains(at)); \
-         focused = document.activeElement === el; }} \
+         focused = document.activeElement === el; sends = hearthSubmission(el, {gesture}); }} \
          return [location.href.slice(0, 8192), \
-         els.slice(0, {MAX_ELEMENTS}).map(el => [hearthRole(el), hearthName(el), hearthValue(el)]), x, y, hit, focused]; }})()"
-    )
+         els.slice(0, {MAX_ELEMENTS}).map(el => [hearthRole(el), hearthName(el), hearthValue(el)]), x, y, hit, focused, sends]; }})()"
+    ))
+}
+
+/// The page and what `gesture` on element `index` would submit, with no effect on the page:
+/// `[href, title, [[role, name, value], …], submission]`, the submission being
+/// `[method, action, [[name, label, value, hidden, file], …]]` or null.
+pub(super) fn submission_script(index: usize, gesture: &str) -> Result<String, serde_json::Error> {
+    let gesture = serde_json::to_string(gesture)?;
+    Ok(format!(
+        "(() => {{ {ENUMERATE} const els = hearthElements(); const el = els[{index}]; \
+         return [location.href.slice(0, 8192), document.title.slice(0, 600), \
+         els.slice(0, {MAX_ELEMENTS}).map(el => [hearthRole(el), hearthName(el), hearthValue(el)]), \
+         el && {index} < {MAX_ELEMENTS} ? hearthSubmission(el, {gesture}) : null]; }})()"
+    ))
 }
 
 /// Picks the option of element `index` (a `<select>`) whose value or label is `value`, and

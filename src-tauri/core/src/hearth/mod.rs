@@ -86,7 +86,6 @@ impl Hearth {
         tasks.register(TaskKind::Agent, NoModelHandler);
         tasks.register(TaskKind::Plan, NoModelHandler);
         let workspace: Arc<dyn Workspace> = Arc::new(LocalWorkspace::new(store.clone(), config.attachments_dir()));
-        let approvals = ApprovalGate::new(store.clone(), workspace.clone(), tasks.clone(), config.approval_ttl);
         let files = FileStore::new(store.clone(), config.files_dir(), config.pdfium_library.clone());
         // Tools see the workspace read-only and the gate as a proposer: only `approval_decide`
         // reaches the executor.
@@ -107,6 +106,10 @@ impl Hearth {
         if config.start_workers {
             browsers.start_idle_close();
         }
+        // The gate sends a task's reviewed form through the browsers, as it sends mail through
+        // the workspace; tools reach neither executor.
+        let approvals =
+            ApprovalGate::new(store.clone(), workspace.clone(), Arc::new(browsers.clone()), tasks.clone(), config.approval_ttl);
         let toolbox = Toolbox::new(
             store.clone(),
             mail.clone(),

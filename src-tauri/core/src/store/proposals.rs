@@ -1,7 +1,7 @@
 //! Proposals: the approval gate's rows. Every status change is one guarded UPDATE, so two
 //! racing decisions cannot both win.
 
-use hearth_protocol::approvals::{Connection, ProposalDraft, ProposalOrigin, ProposalStatus, ProposalView};
+use hearth_protocol::approvals::{Connection, ProposalDraft, ProposalKind, ProposalOrigin, ProposalStatus, ProposalView};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
@@ -331,12 +331,19 @@ impl Store {
         Ok(deny_open_proposals(&mut writer, task_id, why).await?)
     }
 
-    /// Proposals being carried out: (id, task id, executor).
-    pub async fn executing_proposals(&self) -> Result<Vec<(String, Option<String>, Option<String>)>> {
-        let rows = sqlx::query("SELECT id, task_id, executor FROM proposals WHERE status = 'executing'")
+    /// Proposals being carried out: (id, kind, executor).
+    pub async fn executing_proposals(&self) -> Result<Vec<(String, ProposalKind, Option<String>)>> {
+        let rows = sqlx::query("SELECT id, kind, executor FROM proposals WHERE status = 'executing'")
             .fetch_all(self.reader())
             .await?;
-        rows.iter().map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?))).collect()
+        rows.iter()
+            .map(|r| {
+                let kind: String = r.try_get(1)?;
+                let kind = ProposalKind::parse(&kind)
+                    .ok_or_else(|| CoreError::CorruptRow(format!("stored proposal has an unknown kind {kind:?}")))?;
+                Ok((r.try_get(0)?, kind, r.try_get(2)?))
+            })
+            .collect()
     }
 
     /// A proposal whose executor died while carrying it out. With `known_undone` (the

@@ -123,6 +123,7 @@ pub(crate) fn visit<V: Visitor>(tool: ToolName, v: V) -> V::Out {
         ToolName::FillPdf => effect::<pdf::FillPdf, V>(v),
         ToolName::PrepareEmail => prepare::<prepare::PrepareEmail, V>(v),
         ToolName::PrepareEvent => prepare::<prepare::PrepareEvent, V>(v),
+        ToolName::PrepareFormSubmission => prepare::<browser::PrepareFormSubmission, V>(v),
         ToolName::ComputerStatus => direct::<computer::ComputerStatus, V>(v),
         ToolName::StartComputer => effect::<computer::StartComputer, V>(v),
         ToolName::StopComputer => effect::<computer::StopComputer, V>(v),
@@ -177,6 +178,6 @@ mod tests {
                 implemented += 1;
             }
         }
-        assert_eq!(implemented, 31);
+        assert_eq!(implemented, 32);
     }
 }

@@ -186,6 +186,7 @@ impl LocalWorkspace {
                 Ok(Executed { receipt, settled: true })
             }
             ProposalDraft::EmailSend(_) => Err(ExecuteError::Rejected("An email is not a calendar change.".into())),
+            ProposalDraft::WebSubmit(_) => Err(ExecuteError::Rejected("A form is not a calendar change.".into())),
         }
     }
 }
@@ -323,6 +324,10 @@ impl Workspace for LocalWorkspace {
                     let (event, target) = self.current_event(false, &request).await?;
                     (ProposalDraft::CalendarDelete(event), target)
                 }
+                // The gate resolves a form itself; the mailbox has nothing to say about one.
+                ProposalDraft::WebSubmit(_) => {
+                    return Err(CoreError::InvalidInput("A web form is not sent through the mailbox or the calendar.".into()));
+                }
             })
         }
         .boxed()
@@ -340,6 +345,7 @@ impl Workspace for LocalWorkspace {
                 ProposalDraft::CalendarCreate(draft)
                 | ProposalDraft::CalendarUpdate(draft)
                 | ProposalDraft::CalendarDelete(draft) => self.write_event(proposal, draft, claim).await,
+                ProposalDraft::WebSubmit(_) => Err(ExecuteError::Rejected("A web form is not sent through the mailbox.".into())),
             }
         }
         .boxed()

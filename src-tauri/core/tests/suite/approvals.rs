@@ -449,3 +449,63 @@ async fn issue9_a_reply_card_names_the_message_it_answers() {
     assert_eq!(sent_rows.len(), 1);
     assert_eq!(sent_rows[0].in_reply_to.as_deref(), Some("msg-school-1"));
 }
+
+/// A form the browser was sending when its process died may have reached the site: restart
+/// makes it outcome_unknown (the local workspace's own sends, which commit with their receipt,
+/// become failed instead), and approving it again sends nothing.
+#[tokio::test]
+async fn a_form_cut_off_while_being_sent_is_outcome_unknown_never_failed() {
+    use hearth_core::store::proposals::ProposalRow;
+    use hearth_protocol::approvals::{FormField, ProposalOrigin, SubmitGesture, WebSubmitDraft};
+    let t = super::support::open().await;
+    let store = t.hearth.store();
+    let form = WebSubmitDraft {
+        profile: "task-gone".into(),
+        page_url: "https://shop.example/checkout".into(),
+        page_title: "Checkout".into(),
+        reference: "0123456789ab:3".into(),
+        gesture: SubmitGesture::Click,
+        element: "button \"Place order\"".into(),
+        method: "POST".into(),
+        destination: "https://shop.example/order".into(),
+        fields: vec![FormField { name: "name".into(), label: "Name".into(), value: "Ada".into(), hidden: false, file: false }],
+        form_version: "a".repeat(64),
+    };
+    let connection = hearth_core::approvals::web::connection(&form);
+    let target = hearth_core::approvals::web::target(&form);
+    let draft = ProposalDraft::WebSubmit(form);
+    let now = hearth_core::store::now_ms();
+    let row = ProposalRow {
+        id: "p-form".into(),
+        key: "test:p-form".into(),
+        task_id: None,
+        hash: hearth_core::approvals::proposal_hash(&draft, &connection, &target),
+        draft,
+        connection: connection.clone(),
+        target: target.target,
+        target_version: target.version,
+        status: ProposalStatus::AwaitingReview,
+        created_at: now,
+        expires_at: now + 60_000,
+        receipt: None,
+        error: None,
+        origin: ProposalOrigin::Task,
+        executor: None,
+        request_hash: None,
+    };
+    store.insert_proposal(&row, None, None).await.unwrap().unwrap();
+    // Claimed by a process that is gone (another boot), as a kill mid-send leaves it.
+    assert!(store.claim_proposal("p-form", now, &connection, "another-boot:4242:1").await.unwrap());
+
+    assert_eq!(t.hearth.approvals().recover().await.unwrap(), 1);
+    let stranded = store.get_proposal("p-form").await.unwrap().unwrap();
+    assert_eq!(stranded.status, ProposalStatus::OutcomeUnknown, "{:?}", stranded.error);
+    assert!(stranded.error.as_deref().unwrap().contains("may or may not have happened"), "{:?}", stranded.error);
+    let again = t
+        .hearth
+        .approval_decide(&ApprovalDecideParams { proposal_id: "p-form".into(), hash: row.hash.clone(), decision: Decision::Approve })
+        .await
+        .unwrap();
+    assert_eq!(again.status, ProposalStatus::OutcomeUnknown, "never carried out again");
+    assert_eq!(t.hearth.browsers().running().await, 0, "no browser was started to send it");
+}

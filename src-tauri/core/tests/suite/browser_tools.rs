@@ -55,6 +55,18 @@ const HANGING_PAGE: &str = r#"<!doctype html><title>Slow</title>
 const DOWNLOADS_PAGE: &str = r#"<!doctype html><title>Downloads</title>
 <a href="/clicked.pdf">Get the report</a>"#;
 
+/// A checkout form that POSTs a name, a PIN and a note; a search form that GETs; a button that
+/// sends nothing.
+const CHECKOUT_PAGE: &str = r#"<!doctype html><title>Checkout</title>
+<form action="/order" method="post">
+  <label>Name <input name="name"></label>
+  <label>PIN <input name="pin" type="password"></label>
+  <label>Note <textarea name="note"></textarea></label>
+  <button>Place order</button>
+</form>
+<form action="/search"><label>Search <input name="q"></label></form>
+<button type="button" onclick="document.body.dataset.more = 'opened'">More</button>"#;
+
 /// A real PDF (a form from the fixtures).
 const REPORT: &[u8] = include_bytes!("../fixtures/choices.pdf");
 
@@ -81,6 +93,7 @@ impl Web {
             ("/slow.html", HANGING_PAGE),
             ("/never-loaded.html", NEVER_LOADED_PAGE),
             ("/press.html", PRESS_PAGE),
+            ("/checkout.html", CHECKOUT_PAGE),
             ("/article.html", include_str!("../fixtures/pages/article.html")),
         ]
         .into_iter()
@@ -839,4 +852,140 @@ async fn look_page_shows_the_page_as_it_is_now_and_only_to_a_model_that_reads_im
         let raw = std::fs::read(web._dir.path().join(file)).unwrap_or_default();
         assert!(!raw.windows(needle.len()).any(|w| w == needle), "the picture is in {file}");
     }
+}
+
+/// What one task run of the checkout test saw: each call's output, by step.
+type Seen = Vec<(String, Value, bool)>;
+
+/// Registers the checkout task: it opens the page, tries to send the order itself (refused),
+/// fills it, tries Enter in two forms (refused), presses a button that sends nothing, and
+/// prepares the order for review. A second run of the same task (after the decision) only
+/// finishes.
+fn register_checkout(web: &Web, seen: tokio::sync::mpsc::UnboundedSender<(String, Seen)>) {
+    use hearth_core::tasks::{TaskContext, TaskOutcome};
+    let hearth = web.hearth.clone();
+    let url = web.url("/checkout.html");
+    let runs = std::sync::Arc::new(std::sync::Mutex::new(std::collections::HashSet::<String>::new()));
+    web.hearth.tasks().register(hearth_protocol::tasks::TaskKind::Monitor, move |ctx: TaskContext| {
+        let (hearth, url, seen, runs) = (hearth.clone(), url.clone(), seen.clone(), runs.clone());
+        async move {
+            let task_id = ctx.task().id.clone();
+            if !runs.lock().unwrap().insert(task_id.clone()) {
+                return TaskOutcome::Succeeded("decided".into());
+            }
+            let tools = hearth.toolbox().for_task(ctx);
+            let mut out = Vec::new();
+            let mut step = 0;
+            let mut call = async |tool: &str, args: Value| {
+                step += 1;
+                let o = dispatch(&tools, tool, &args.to_string(), StepId::Step(step)).await;
+                out.push((tool.to_owned(), serde_json::from_str(&o.content).unwrap_or(Value::Null), o.is_error));
+                o
+            };
+            call("browse_web", json!({ "url": url })).await;
+            let listed = call("page_elements", json!({})).await;
+            let listed: PageElements = serde_json::from_str(&listed.content).unwrap();
+            let (name, pin, order, q, more) =
+                (reference(&listed, "Name"), reference(&listed, "PIN"), reference(&listed, "Place order"), reference(&listed, "Search"), reference(&listed, "More"));
+            let act = |reference: &str, action: &str, value: Option<&str>, op: &str| {
+                json!({ "ref": reference, "action": action, "value": value, "operationId": op })
+            };
+            call("page_act", act(&order, "click", None, "order-early")).await;
+            call("page_act", act(&name, "type", Some("Ada"), "name")).await;
+            call("page_act", act(&name, "press", Some("Enter"), "enter-order")).await;
+            call("page_act", act(&q, "press", Some("Enter"), "enter-search")).await;
+            call("page_act", act(&more, "click", None, "more")).await;
+            // Last, so the PIN field keeps the keyboard (the owner types into it below).
+            call("page_act", act(&pin, "type", Some("4321"), "pin")).await;
+            let prepared = call("prepare_form_submission", json!({ "ref": order, "gesture": "click" })).await;
+            let _ = seen.send((task_id, out));
+            match prepared.outcome {
+                Some(hearth_core::tools::RunOutcome::WaitingApproval(id)) => TaskOutcome::WaitingApproval(id),
+                other => TaskOutcome::Failed(format!("{other:?}: {}", prepared.content)),
+            }
+        }
+    });
+}
+
+/// Starts one checkout task and waits for its run to end.
+async fn run_checkout(web: &Web, key: &str, seen: &mut tokio::sync::mpsc::UnboundedReceiver<(String, Seen)>) -> (String, Seen) {
+    let engine = web.hearth.tasks().clone();
+    let input = json!({});
+    let task = engine.create(super::support::new_task(key, &input)).await.unwrap();
+    let mut changes = engine.subscribe();
+    engine.tick().await.unwrap();
+    super::support::engine_idle(&engine, &mut changes).await;
+    let (id, out) = seen.recv().await.unwrap();
+    assert_eq!(id, task.id);
+    (id, out)
+}
+
+/// The proposal a task's run prepared (the last call's result).
+fn proposal_of(out: &Seen) -> String {
+    let (tool, prepared, error) = out.last().unwrap();
+    assert_eq!(tool, "prepare_form_submission");
+    assert!(!error, "{prepared}");
+    prepared["proposalId"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_tasks_form_is_sent_only_once_the_owner_approves_exactly_what_was_shown() {
+    use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalDraft, ProposalStatus, SubmitGesture};
+    use hearth_protocol::tasks::TaskStatus;
+    let web = Web::new().await;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    register_checkout(&web, tx);
+
+    // The task's own attempts to send: refused before any input, each saying what to do.
+    let (task_id, out) = run_checkout(&web, "checkout-1", &mut rx).await;
+    let refusal = |i: usize| out[i].1["error"].as_str().unwrap_or_default().to_owned();
+    assert!(out[2].2 && refusal(2).contains("prepare_form_submission") && refusal(2).contains("/order (POST)"), "{:?}", out[2]);
+    assert!(!out[3].2 && !out[7].2, "typing is not sending: {:?} {:?}", out[3], out[7]);
+    assert!(out[4].2 && refusal(4).contains("/order (POST)"), "Enter in the name field sends the order: {:?}", out[4]);
+    assert!(out[5].2 && refusal(5).contains("/search (GET)"), "Enter in the search field sends a GET: {:?}", out[5]);
+    assert!(!out[6].2, "a button that sends no form is pressed: {:?}", out[6]);
+    assert!(web.server.submissions().is_empty(), "nothing was sent: {:?}", web.server.submissions());
+    assert!(web.received("/search").is_empty() && web.received("/order").is_empty());
+    let scope = hearth_core::store::tasks::task_scope(&task_id);
+    assert_eq!(web.hearth.store().count_operations(&scope, OpStatus::Failed).await.unwrap(), 3, "three refused sends");
+
+    // The review shows the page, the button, where it goes and every field; the PIN hidden.
+    let proposal_id = proposal_of(&out);
+    let view = web.hearth.approvals().get(&proposal_id).await.unwrap();
+    assert_eq!(view.status, ProposalStatus::AwaitingReview);
+    let ProposalDraft::WebSubmit(form) = &view.draft else { panic!("{:?}", view.draft) };
+    assert_eq!((form.method.as_str(), form.destination.as_str()), ("POST", web.url("/order").as_str()));
+    assert_eq!((form.page_url.as_str(), form.page_title.as_str()), (web.url("/checkout.html").as_str(), "Checkout"));
+    assert_eq!((form.element.as_str(), form.gesture), ("button \"Place order\"", SubmitGesture::Click));
+    let fields: Vec<(&str, &str, bool)> = form.fields.iter().map(|f| (f.name.as_str(), f.value.as_str(), f.hidden)).collect();
+    assert_eq!(fields, [("name", "Ada", false), ("pin", "", true), ("note", "", false)]);
+    assert_eq!(form.profile, ProfileId::for_task(&task_id).as_str());
+    assert_eq!(web.hearth.store().get_task(&task_id).await.unwrap().unwrap().status, TaskStatus::WaitingApproval);
+
+    // Approved: the site receives exactly the reviewed form, once; approving again sends nothing.
+    let decide = |hash: &str| ApprovalDecideParams { proposal_id: proposal_id.clone(), hash: hash.to_owned(), decision: Decision::Approve };
+    let done = web.hearth.approval_decide(&decide(&view.hash)).await.unwrap();
+    assert_eq!(done.status, ProposalStatus::Succeeded, "{:?}", done.error);
+    assert!(done.receipt.as_deref().unwrap().contains("/order"), "{:?}", done.receipt);
+    web.until_received("/order").await;
+    let again = web.hearth.approval_decide(&decide(&view.hash)).await.unwrap();
+    assert_eq!(again, done, "the same receipt");
+    assert_eq!(web.server.submissions(), [("POST".to_owned(), "/order".to_owned(), "name=Ada&pin=4321&note=".to_owned())]);
+
+    // A second task prepares the same order; the owner then changes the PIN under Take control.
+    // The form no longer hashes as reviewed: approving sends nothing and says why.
+    let (second, out) = run_checkout(&web, "checkout-2", &mut rx).await;
+    let proposal_id = proposal_of(&out);
+    let view = web.hearth.approvals().get(&proposal_id).await.unwrap();
+    let profile = ProfileId::for_task(&second);
+    let (frames, _keep) = tokio::sync::mpsc::channel(4);
+    let ticket = web.hearth.browser_control_start(profile.as_str(), frames).await.unwrap();
+    // The PIN field has the keyboard (the task typed into it last).
+    web.hearth.browser_control_input(profile.as_str(), &hearth_protocol::browser::ControlInput::Text { text: "9".into() }).await.unwrap();
+    web.hearth.browser_control_stop(profile.as_str(), Some(ticket)).await.unwrap();
+    let refused = web.hearth.approval_decide(&ApprovalDecideParams { proposal_id, hash: view.hash.clone(), decision: Decision::Approve }).await.unwrap();
+    assert_eq!(refused.status, ProposalStatus::Failed, "{:?}", refused.receipt);
+    assert!(refused.error.as_deref().unwrap().contains("changed since it was reviewed"), "{:?}", refused.error);
+    assert_eq!(web.server.submissions().len(), 1, "only the first, reviewed order was sent: {:?}", web.server.submissions());
+    assert!(web.received("/search").is_empty(), "the owner's typing sent nothing either");
 }

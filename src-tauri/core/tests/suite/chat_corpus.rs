@@ -56,6 +56,8 @@ fn corpus(file_id: &str) -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
         ("how does the page look?", vec![("look_page", json!({}))]),
         ("click the first button", vec![("page_act", json!({ "ref": "000000000000:0", "action": "click", "operationId": "click-1" }))]),
         ("save the PDF it downloaded", vec![("save_download", json!({ "downloadId": "0b5a3d2e-9c1f-4e7a-8d6b-2f4c1a9e7d30" }))]),
+        // No page is open: the model is told so, and nothing is prepared.
+        ("send the form for review", vec![("prepare_form_submission", json!({ "ref": "000000000000:0", "gesture": "click" }))]),
     ]
 }
 

@@ -9,8 +9,14 @@
 //!
 //! Each chat thread and each task browses in its own profile, unless the owner picked another
 //! for it (`browser_use_profile`, from the app only).
+//!
+//! A task (or an app driving Hearth's AG-UI endpoint) does not send forms by itself: page_act
+//! refuses a click or key that would submit one, and prepare_form_submission puts exactly that
+//! submission — page, element, method, destination, fields — before the owner, whose approval
+//! alone sends it (`browser::submit`).
 
 use hearth_protocol::ToolName;
+use hearth_protocol::approvals::{ProposalDraft, ProposalOrigin, SubmitGesture, WebSubmitDraft};
 use hearth_protocol::browser::{ActReceipt, DownloadStatus, MAX_ACT_VALUE, MAX_TEXT_TO_MODEL, MAX_URL, PageAction, PageElements, PageView};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -18,10 +24,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::browser::chromium::{ActError, BrowserError};
 use crate::browser::profiles::ProfileId;
+use crate::browser::submit::SubmitPolicy;
 use crate::journal::EffectError;
 use crate::tools::ToolOutput;
 use crate::tools::context::{OperationScope, StepId, ToolContext};
-use crate::tools::registry::{DirectTool, EffectTool, Tool};
+use crate::tools::registry::{DirectTool, EffectTool, PrepareTool, Tool};
 
 /// Said beside everything read off a page.
 pub const PAGE_UNTRUSTED_NOTE: &str =
@@ -316,7 +323,7 @@ impl EffectTool for PageAct {
     async fn perform(ctx: ToolContext, args: ActArgs, cancel: CancellationToken) -> Result<Value, EffectError> {
         let browser = ctx.browsers.session(&profile_of(&ctx).await).await.map_err(|e| EffectError::Failed(e.to_string()))?;
         let action = PageAction::from(args.action);
-        match browser.act(&args.reference, action, args.value.as_deref(), &cancel).await {
+        match browser.act(&args.reference, action, args.value.as_deref(), submit_policy(&ctx), &cancel).await {
             Ok(done) => {
                 let receipt = ActReceipt {
                     action,
@@ -380,5 +387,87 @@ impl EffectTool for SaveDownload {
         browser.download_saved(&args.download_id);
         let view = ctx.files.view(&row).await.map_err(|e| EffectError::Uncertain(format!("the file was saved, but could not be read back: {e}")))?;
         serde_json::to_value(view).map_err(|e| EffectError::Uncertain(e.to_string()))
+    }
+}
+
+/// Whether a call may send a form by itself: only where the owner is there to instruct it
+/// (their chat in the window, directly or through the external agent they chose, and their
+/// own screens). A task, or an app using Hearth's AG-UI endpoint, needs the owner's review.
+fn submit_policy(ctx: &ToolContext) -> SubmitPolicy<'static> {
+    match &ctx.scope {
+        OperationScope::Task(_) => SubmitPolicy::NeedsReview,
+        OperationScope::Owner { .. } => SubmitPolicy::Free,
+        OperationScope::Chat { origin, .. } => match origin {
+            ProposalOrigin::OwnerChat | ProposalOrigin::ExternalAgent => SubmitPolicy::Free,
+            ProposalOrigin::AguiEndpoint | ProposalOrigin::Task => SubmitPolicy::NeedsReview,
+        },
+    }
+}
+
+/// `prepare_form_submission`'s arguments.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct SubmitArgs {
+    /// The `ref` of the form's submit button (for click) or of one of its fields (for
+    /// press_enter), from page_elements.
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// How the form is sent: click its button, or press Enter in the field.
+    pub gesture: GestureArg,
+}
+
+/// [`SubmitGesture`] with the schema the model sees.
+#[derive(Debug, Clone, Copy, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum GestureArg {
+    /// Click the submit button.
+    Click,
+    /// Press Enter in the field (or on the button).
+    PressEnter,
+}
+
+impl From<GestureArg> for SubmitGesture {
+    fn from(gesture: GestureArg) -> Self {
+        match gesture {
+            GestureArg::Click => SubmitGesture::Click,
+            GestureArg::PressEnter => SubmitGesture::PressEnter,
+        }
+    }
+}
+
+/// `prepare_form_submission`.
+pub(crate) struct PrepareFormSubmission;
+
+impl Tool for PrepareFormSubmission {
+    const NAME: ToolName = ToolName::PrepareFormSubmission;
+    const DESCRIPTION: &'static str = "Ask the owner to approve sending a form on the open page: it shows them the page, the \
+                                       button, where the form goes and every field it sends. Nothing is sent now; if they \
+                                       approve, Hearth sends it exactly as shown (and only if the form is unchanged). In a \
+                                       task this is the only way to send a form.";
+    type Args = SubmitArgs;
+}
+
+impl PrepareTool for PrepareFormSubmission {
+    async fn draft(ctx: &ToolContext, args: SubmitArgs) -> Result<ProposalDraft, ToolOutput> {
+        crate::browser::page::parse_reference(&args.reference).map_err(ToolOutput::error)?;
+        let profile = profile_of(ctx).await;
+        // Only a running browser has a page with a form; none is started to find out.
+        let Some(browser) = ctx.browsers.existing(&profile).await.filter(|b| b.is_running_now()) else {
+            return Err(ToolOutput::error(BrowserError::NoPage.to_string()));
+        };
+        let gesture = SubmitGesture::from(args.gesture);
+        let read = browser.submission(&args.reference, gesture, &ctx.cancel).await.map_err(|e| ToolOutput::error(e.to_string()))?;
+        Ok(ProposalDraft::WebSubmit(WebSubmitDraft {
+            profile: profile.as_str().to_owned(),
+            page_url: read.url,
+            page_title: read.title,
+            reference: args.reference,
+            gesture,
+            element: format!("{} \"{}\"", read.role, read.name),
+            method: read.submission.method.clone(),
+            destination: read.submission.destination.clone(),
+            fields: read.submission.shown_fields(),
+            form_version: read.version,
+        }))
     }
 }

@@ -1,0 +1,211 @@
+//! A task's form submissions. In a task, a page action that would send a form off the page
+//! (a click on its submit button, Enter in one of its fields) is refused until the owner has
+//! reviewed exactly that submission: the page, the element, the method, the destination and
+//! every field it carries. The gate sends an approved one through [`FormSender`], once, and
+//! only while the form still hashes to what was reviewed.
+//!
+//! What counts as a submission is read from the page in the same round trip that finds the
+//! element (`hearthSubmission` in [`super::page`]): the browser's own `FormData` of the form
+//! and its submitter, so the fields are what the site would receive.
+
+use futures::future::BoxFuture;
+use hearth_protocol::approvals::{FormField, SubmitGesture, WebSubmitDraft};
+use hearth_protocol::browser::PageAction;
+use sha2::Digest;
+use tokio_util::sync::CancellationToken;
+
+use super::chromium::{ActError, BrowserError};
+use super::profiles::{Browsers, ProfileId};
+use crate::approvals::FormSender;
+use crate::workspace::ExecuteError;
+
+/// Most fields a form may send to be reviewed.
+pub const MAX_FORM_FIELDS: usize = 100;
+/// Longest value, in characters, of one field a reviewed form sends (the card shows all of it).
+pub const MAX_FIELD_CHARS: usize = 20_000;
+
+/// What a page action may send off the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubmitPolicy<'a> {
+    /// The owner's own chat or screen: the owner is there to instruct it.
+    Free,
+    /// A task: a form's submission needs the owner's review first.
+    NeedsReview,
+    /// The one submission the owner approved, while the form still has this version.
+    Reviewed {
+        /// [`Submission::version`] as reviewed.
+        version: &'a str,
+    },
+}
+
+/// One field as the page reported it: name, label, value, password, file.
+pub(super) type RawField = (String, String, String, bool, bool);
+/// A submission as the page reported it: method, action, fields.
+pub(super) type RawSubmission = (String, String, Vec<RawField>);
+
+/// What a gesture on an element would send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Submission {
+    /// `GET` or `POST`.
+    pub method: String,
+    /// The form's action, resolved by the page.
+    pub destination: String,
+    /// Every field, with its real value (passwords too: see [`Submission::shown_fields`]).
+    fields: Vec<FormField>,
+}
+
+impl Submission {
+    /// Checks what the page reported against the limits a review can show.
+    pub(super) fn from_page((method, destination, raw): RawSubmission) -> Result<Self, BrowserError> {
+        if raw.len() > MAX_FORM_FIELDS {
+            return Err(BrowserError::FormTooLarge(format!("it sends {} fields; at most {MAX_FORM_FIELDS} can be reviewed", raw.len())));
+        }
+        let mut fields = Vec::with_capacity(raw.len());
+        for (name, label, value, hidden, file) in raw {
+            if value.chars().count() > MAX_FIELD_CHARS || name.chars().count() > MAX_FIELD_CHARS {
+                return Err(BrowserError::FormTooLarge(format!(
+                    "its field {:?} holds more than {MAX_FIELD_CHARS} characters",
+                    name.chars().take(60).collect::<String>()
+                )));
+            }
+            fields.push(FormField { name, label, value, hidden, file });
+        }
+        let method = match method.as_str() {
+            "GET" | "POST" => method,
+            other => return Err(BrowserError::Cdp(format!("the form names a method Hearth does not send ({other:?})"))),
+        };
+        Ok(Self { method, destination, fields })
+    }
+
+    /// The version a review binds: sha256 over the page state the element was listed in, the
+    /// gesture, the method, the destination and every field's name, value and kind (passwords
+    /// included, though the card never shows them).
+    pub fn version(&self, state: &str, gesture: SubmitGesture) -> String {
+        let fields: Vec<(&str, &str, bool)> = self.fields.iter().map(|f| (f.name.as_str(), f.value.as_str(), f.file)).collect();
+        let bound = serde_json::json!([state, gesture, self.method, self.destination, fields]);
+        hex::encode(sha2::Sha256::digest(bound.to_string().as_bytes()))
+    }
+
+    /// The fields as the owner reviews them and the proposal stores them: a password's value is
+    /// left out (its version still binds it).
+    pub fn shown_fields(&self) -> Vec<FormField> {
+        self.fields
+            .iter()
+            .map(|f| FormField { value: if f.hidden { String::new() } else { f.value.clone() }, ..f.clone() })
+            .collect()
+    }
+}
+
+/// The gesture a page action makes, when it is one that can send a form (as the page script
+/// spells it): a click, or Enter or Space pressed.
+pub(super) fn gesture_of(action: PageAction, value: Option<&str>) -> Option<&'static str> {
+    match action {
+        PageAction::Click => Some("click"),
+        PageAction::Press => match value {
+            Some("Enter") => Some("enter"),
+            Some("Space") => Some("space"),
+            Some(_) | None => None,
+        },
+        PageAction::Type | PageAction::Select | PageAction::Scroll => None,
+    }
+}
+
+/// The page action that makes a reviewed gesture.
+pub(super) fn action_of(gesture: SubmitGesture) -> (PageAction, Option<&'static str>) {
+    match gesture {
+        SubmitGesture::Click => (PageAction::Click, None),
+        SubmitGesture::PressEnter => (PageAction::Press, Some("Enter")),
+    }
+}
+
+/// The same gesture, as a review names it.
+pub(super) fn reviewed_gesture(gesture: &str) -> Option<SubmitGesture> {
+    match gesture {
+        "click" | "space" => Some(SubmitGesture::Click),
+        "enter" => Some(SubmitGesture::PressEnter),
+        _ => None,
+    }
+}
+
+impl FormSender for Browsers {
+    fn send<'a>(&'a self, draft: &'a WebSubmitDraft, cancel: &'a CancellationToken) -> BoxFuture<'a, Result<String, ExecuteError>> {
+        Box::pin(async move {
+            let nothing_sent = |why: String| ExecuteError::Rejected(format!("Nothing was sent: {why}."));
+            let profile = ProfileId::parse(&draft.profile).map_err(nothing_sent)?;
+            // A browser that is not running has no page open: the reviewed page is gone.
+            if self.existing(&profile).await.is_none_or(|b| !b.is_running_now()) {
+                return Err(nothing_sent(BrowserError::FormChanged.to_string()));
+            }
+            let browser = self.session(&profile).await.map_err(|e| nothing_sent(e.to_string()))?;
+            let (action, value) = action_of(draft.gesture);
+            let policy = SubmitPolicy::Reviewed { version: &draft.form_version };
+            match browser.act(&draft.reference, action, value, policy, cancel).await {
+                Ok(done) => {
+                    let now = if done.url_after.is_empty() { String::new() } else { format!(" The page is now {}", done.url_after) };
+                    Ok(format!("Sent the form to {} ({}) from {}.{now}", draft.destination, draft.method, draft.page_url))
+                }
+                Err(ActError::NotDone(err)) => Err(nothing_sent(err.to_string())),
+                Err(ActError::MayHaveDone(why)) => Err(ExecuteError::Uncertain(format!(
+                    "The form may or may not have reached {} ({why}). Check the site before sending it again.",
+                    draft.destination
+                ))),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn raw(value: &str) -> RawSubmission {
+        (
+            "POST".into(),
+            "https://shop.example/pay".into(),
+            vec![
+                ("name".into(), "Name".into(), value.into(), false, false),
+                ("pin".into(), "PIN".into(), "1234".into(), true, false),
+            ],
+        )
+    }
+
+    #[test]
+    fn the_version_binds_every_value_and_a_password_is_never_shown() {
+        let sub = Submission::from_page(raw("Ada")).unwrap();
+        let v = sub.version("0123456789ab", SubmitGesture::Click);
+        assert_eq!(v.len(), 64);
+        assert_eq!(sub.version("0123456789ab", SubmitGesture::Click), v, "the same form hashes the same");
+        assert_ne!(Submission::from_page(raw("Adb")).unwrap().version("0123456789ab", SubmitGesture::Click), v);
+        assert_ne!(sub.version("0123456789ac", SubmitGesture::Click), v, "another page state");
+        assert_ne!(sub.version("0123456789ab", SubmitGesture::PressEnter), v, "another gesture");
+        let mut other_pin = raw("Ada");
+        other_pin.2[1].2 = "9999".into();
+        assert_ne!(Submission::from_page(other_pin).unwrap().version("0123456789ab", SubmitGesture::Click), v, "the password is bound");
+        let shown = sub.shown_fields();
+        assert_eq!(shown[0].value, "Ada");
+        assert_eq!((shown[1].value.as_str(), shown[1].hidden), ("", true));
+    }
+
+    #[test]
+    fn a_form_too_large_to_review_or_with_another_method_is_refused() {
+        let long = "x".repeat(MAX_FIELD_CHARS + 1);
+        assert!(matches!(Submission::from_page(raw(&long)), Err(BrowserError::FormTooLarge(_))));
+        let many = ("GET".to_owned(), "https://a.example/".to_owned(), vec![(String::new(), String::new(), String::new(), false, false); MAX_FORM_FIELDS + 1]);
+        assert!(matches!(Submission::from_page(many), Err(BrowserError::FormTooLarge(_))));
+        let mut put = raw("Ada");
+        put.0 = "PUT".into();
+        assert!(Submission::from_page(put).is_err());
+    }
+
+    #[test]
+    fn only_clicks_and_enter_or_space_can_send() {
+        assert_eq!(gesture_of(PageAction::Click, None), Some("click"));
+        assert_eq!(gesture_of(PageAction::Press, Some("Enter")), Some("enter"));
+        assert_eq!(gesture_of(PageAction::Press, Some("Space")), Some("space"));
+        assert_eq!(gesture_of(PageAction::Press, Some("Tab")), None);
+        assert_eq!(gesture_of(PageAction::Type, Some("x")), None);
+        assert_eq!(reviewed_gesture("space"), Some(SubmitGesture::Click));
+        assert_eq!(action_of(SubmitGesture::PressEnter), (PageAction::Press, Some("Enter")));
+    }
+}

@@ -75,7 +75,10 @@ async fn end(gone: Option<Running>) {
 /// elsewhere, which nothing does; the process then still ends with its `pdeathsig` and
 /// chromiumoxide's kill on drop).
 async fn release(gone: Running) -> (Option<Browser>, tokio::task::JoinHandle<()>, Arc<super::downloads::Downloads>) {
-    let Running { browser, handler, downloads_follower, downloads, .. } = gone;
+    let Running { browser, handler, downloads_follower, downloads, guard_follower, .. } = gone;
+    if let Some(follower) = guard_follower {
+        follower.abort();
+    }
     downloads_follower.abort();
     let _ = downloads_follower.await;
     (Arc::into_inner(browser).map(Mutex::into_inner), handler, downloads)
@@ -181,6 +184,10 @@ pub enum BrowserError {
     /// The form carries more than a review can show.
     #[error("the form cannot be reviewed: {0}")]
     FormTooLarge(String),
+    /// The page did not send the reviewed form when its button was pressed (a script of its
+    /// own stopped it); it can no longer go.
+    #[error("the page did not send the form when it was pressed (a script of the page may have stopped it); nothing was sent")]
+    FormNotSent,
     /// The element and gesture send no form.
     #[error("{0} sends no form with that gesture; use page_act for it")]
     NotASubmission(String),
@@ -252,6 +259,9 @@ struct Running {
     proxy: EgressProxy,
     /// This session's downloads (the browser's own ledger, shared).
     downloads: Arc<super::downloads::Downloads>,
+    /// Answers the tab's paused document requests while its sends are guarded
+    /// ([`super::submit::hold_back`]); `None` while they are not.
+    guard_follower: Option<tokio::task::JoinHandle<()>>,
 }
 
 /// One browser profile's Chromium: launched on first use, its tab kept between uses.
@@ -277,6 +287,8 @@ pub struct Chromium {
     control: Arc<std::sync::Mutex<Option<ControlSession>>>,
     /// Numbers control sessions, so a Give back ends only the session it was for.
     control_generation: std::sync::atomic::AtomicU64,
+    /// Holds back what a task-driven page would send by navigation ([`super::submit::SendGuard`]).
+    send_guard: Arc<super::submit::SendGuard>,
 }
 
 /// One Take control session.
@@ -399,6 +411,7 @@ impl Chromium {
             downloads,
             control: Arc::default(),
             control_generation: std::sync::atomic::AtomicU64::new(0),
+            send_guard: Arc::default(),
         }
     }
 
@@ -414,6 +427,45 @@ impl Chromium {
         self.agent_may_use()?;
         self.touch();
         Ok((running, TouchOnDrop(self)))
+    }
+
+    /// What this browser's send guard held back (tests, notices).
+    pub fn send_guard(&self) -> &super::submit::SendGuard {
+        &self.send_guard
+    }
+
+    /// Arms or disarms the send guard on the session's tab: armed, Chromium pauses every
+    /// document request and [`super::submit::hold_back`] answers it (listening before enabling,
+    /// so none is missed); disarmed, Fetch is off again (which lets any paused request go on)
+    /// before its follower ends.
+    async fn guard_sends(&self, current: &mut Running, armed: bool) -> Result<(), BrowserError> {
+        use chromiumoxide::cdp::browser_protocol::fetch::{DisableParams, EnableParams, EventRequestPaused, RequestPattern, RequestStage};
+        use chromiumoxide::cdp::browser_protocol::network::ResourceType;
+        if armed == current.guard_follower.is_some() {
+            return Ok(());
+        }
+        if armed {
+            let paused = current.page.event_listener::<EventRequestPaused>().await?;
+            let control = self.control.clone();
+            let owner_controls = move || control.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_some();
+            let follower = tokio::spawn(super::submit::hold_back(current.page.clone(), paused, self.send_guard.clone(), owner_controls));
+            let pattern = RequestPattern {
+                url_pattern: Some("*".to_owned()),
+                resource_type: Some(ResourceType::Document),
+                request_stage: Some(RequestStage::Request),
+            };
+            if let Err(err) = current.page.execute(EnableParams { patterns: Some(vec![pattern]), handle_auth_requests: None }).await {
+                follower.abort();
+                return Err(err.into());
+            }
+            current.guard_follower = Some(follower);
+        } else {
+            current.page.execute(DisableParams::default()).await?;
+            if let Some(follower) = current.guard_follower.take() {
+                follower.abort();
+            }
+        }
+        Ok(())
     }
 
     /// Refused while the owner holds control (checked under the browser's lock).
@@ -752,12 +804,17 @@ impl Chromium {
         if cancel.is_cancelled() {
             return Err(not_done(BrowserError::Stopped));
         }
-        let Some(current) = running.as_ref() else { return Err(not_done(BrowserError::Launch("no browser".into()))) };
         if restarted {
             return Err(not_done(BrowserError::StaleElement(
                 "the browser had ended and was started again, so the page is gone; open it again with browse_web".into(),
             )));
         }
+        // A task's page stays guarded from its first action until the owner's own chat acts on
+        // it: what its scripts would post later (a timer, a change handler) is held back too.
+        if let Some(guarded) = running.as_mut() {
+            self.guard_sends(guarded, !matches!(policy, SubmitPolicy::Free)).await.map_err(not_done)?;
+        }
+        let Some(current) = running.as_ref() else { return Err(not_done(BrowserError::Launch("no browser".into()))) };
         let script = |script: String| {
             let page = current.page.clone();
             async move {
@@ -824,6 +881,11 @@ impl Chromium {
             let destination = Url::parse(&sends.destination).map_err(|_| not_done(BrowserError::FormChanged))?;
             egress::check_url(&destination, &self.config.allow).map_err(|refusal| not_done(refused(&destination, refusal)))?;
         }
+        // The reviewed form's own request is the one the guard lets through, once.
+        let posts = submission.as_ref().filter(|sends| sends.method != "GET");
+        if let Some(sends) = posts {
+            self.send_guard.allow_once(&sends.method, &sends.destination);
+        }
         if x < 0.0 || y < 0.0 {
             return Err(not_done(BrowserError::StaleElement(format!("there is no element {reference} on this page"))));
         }
@@ -852,11 +914,31 @@ impl Chromium {
             download: self.downloads.since(download_mark).into_iter().next(),
         };
         if cancel.is_cancelled() {
-            // Stop, however the input ended: whatever it set going on the page ends with its tab.
+            // Stop, however the input ended: whatever it set going on the page ends with its tab
+            // (and an allowance not used yet is withdrawn first: that form can no longer go).
+            if posts.is_some() && self.send_guard.disallow() {
+                abandon(&mut running).await;
+                return Err(ActError::NotDone(BrowserError::Stopped));
+            }
             abandon(&mut running).await;
             return outcome.map(|()| done(String::new(), String::new()));
         }
-        outcome?;
+        if let Err(err) = outcome {
+            self.send_guard.disallow();
+            return Err(err);
+        }
+        if posts.is_some() {
+            // Sent means the reviewed request left Chromium: wait for it (Stop and 10 s bound the
+            // wait). One the page never sent is withdrawn, so it cannot leave later either.
+            let went = tokio::select! {
+                biased;
+                () = cancel.cancelled() => false,
+                went = tokio::time::timeout(SCRIPT_LIMIT, self.send_guard.until_used()) => went.is_ok(),
+            };
+            if !went && self.send_guard.disallow() {
+                return Err(ActError::NotDone(BrowserError::FormNotSent));
+            }
+        }
         // What the page shows now; a navigation the action started may still be committing
         // (then the address is the one before, and the title may be empty).
         let after = tokio::time::timeout(Duration::from_secs(5), current.page.evaluate("[location.href.slice(0, 8192), document.title.slice(0, 600)]")).await;
@@ -1006,7 +1088,7 @@ impl Chromium {
             Ok((page, events)) => {
                 let browser = Arc::new(Mutex::new(browser));
                 let downloads_follower = tokio::spawn(super::downloads::follow(browser.clone(), self.downloads.clone(), events));
-                Ok(Running { browser, handler, downloads_follower, page, proxy, downloads: self.downloads.clone() })
+                Ok(Running { browser, handler, downloads_follower, page, proxy, downloads: self.downloads.clone(), guard_follower: None })
             }
             Err(err) => {
                 // A browser whose tab could not be set up is not kept half-started.
@@ -1337,7 +1419,13 @@ async fn abandon(running: &mut Option<Running>) {
         Ok(Err(_)) | Err(_) => None,
     };
     match fresh {
-        Some(page) => current.page = page,
+        Some(page) => {
+            // The closed tab's guard went with it; the next guarded action arms the new one.
+            if let Some(follower) = current.guard_follower.take() {
+                follower.abort();
+            }
+            current.page = page;
+        }
         None => {
             tracing::warn!("the browser did not close a stopped page in time; it is ended");
             end(running.take()).await;

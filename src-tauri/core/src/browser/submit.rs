@@ -127,6 +127,132 @@ pub(super) fn reviewed_gesture(gesture: &str) -> Option<SubmitGesture> {
     }
 }
 
+/// A document request a guarded page tried to send and Hearth held back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldBack {
+    /// `POST`, `PUT`, …
+    pub method: String,
+    /// Where it was going.
+    pub url: String,
+}
+
+/// The guard behind a page a task drives. The static check in `act` catches a form's own
+/// submit button and Enter; this catches the rest of "sending data off the page by
+/// navigation": while a page is guarded, every document request (in any frame, and each
+/// redirect) that is not a GET or HEAD — a form posted by a script, a POST navigation started
+/// from a plain button — is aborted inside Chromium before it leaves, unless it is the one the
+/// owner approved. The owner's own input under Take control is never held back.
+#[derive(Debug, Default)]
+pub struct SendGuard {
+    /// The one (method, address) the owner approved, while the gate sends it; `None` once it
+    /// went (or was withdrawn).
+    allowed: tokio::sync::watch::Sender<Option<(String, String)>>,
+    /// What was held back, oldest first (the newest 20).
+    held: tokio::sync::watch::Sender<Vec<HeldBack>>,
+}
+
+/// How many held-back requests a guard remembers.
+const HELD_KEPT: usize = 20;
+
+impl SendGuard {
+    /// Lets exactly one `method` request to `url` through (the reviewed form), until it has
+    /// gone or [`SendGuard::disallow`].
+    pub(super) fn allow_once(&self, method: &str, url: &str) {
+        self.allowed.send_replace(Some((method.to_ascii_uppercase(), without_fragment(url))));
+    }
+
+    /// Withdraws an allowance; answers whether it was still unused.
+    pub(super) fn disallow(&self) -> bool {
+        self.allowed.send_replace(None).is_some()
+    }
+
+    /// Waits until the allowance was used (Stop-free: the caller bounds it).
+    pub(super) async fn until_used(&self) {
+        let mut watch = self.allowed.subscribe();
+        if watch.wait_for(Option::is_none).await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+
+    /// Whether a document request may leave: GET and HEAD always; anything else only as the
+    /// approved one (used up by it). Records what it holds back.
+    fn admits(&self, method: &str, url: &str) -> bool {
+        if method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD") {
+            return true;
+        }
+        let used = self.allowed.send_if_modified(|allowed| {
+            let matches = allowed.as_ref().is_some_and(|(m, u)| m.eq_ignore_ascii_case(method) && *u == without_fragment(url));
+            if matches {
+                *allowed = None;
+            }
+            matches
+        });
+        if used {
+            return true;
+        }
+        self.held.send_modify(|held| {
+            held.push(HeldBack { method: method.to_ascii_uppercase(), url: url.to_owned() });
+            if held.len() > HELD_KEPT {
+                held.remove(0);
+            }
+        });
+        false
+    }
+
+    /// What was held back so far, oldest first.
+    pub fn held(&self) -> Vec<HeldBack> {
+        self.held.borrow().clone()
+    }
+
+    /// Waits until something was held back beyond the first `seen` (Stop-free: the caller
+    /// bounds it).
+    pub async fn until_held(&self, seen: usize) -> Vec<HeldBack> {
+        let mut watch = self.held.subscribe();
+        loop {
+            let held = watch.borrow_and_update().clone();
+            if held.len() > seen {
+                return held;
+            }
+            if watch.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+}
+
+fn without_fragment(url: &str) -> String {
+    url.split_once('#').map_or(url, |(before, _)| before).to_owned()
+}
+
+/// Answers every document request the guarded `page` pauses (`Fetch.requestPaused`) until its
+/// stream ends: continued when `guard` admits it or the owner holds control, else aborted (the
+/// page stays where it was). A paused request left unanswered would hang the page, so this
+/// runs for as long as the guard is armed.
+pub(super) async fn hold_back(
+    page: chromiumoxide::Page,
+    mut paused: chromiumoxide::listeners::EventStream<chromiumoxide::cdp::browser_protocol::fetch::EventRequestPaused>,
+    guard: std::sync::Arc<SendGuard>,
+    owner_controls: impl Fn() -> bool + Send + 'static,
+) {
+    use chromiumoxide::cdp::browser_protocol::fetch::{ContinueRequestParams, FailRequestParams};
+    use chromiumoxide::cdp::browser_protocol::network::ErrorReason;
+    use futures::StreamExt;
+    while let Some(event) = paused.next().await {
+        let request = &event.request;
+        let through = owner_controls() || guard.admits(&request.method, &request.url);
+        let answered = if through {
+            page.execute(ContinueRequestParams::new(event.request_id.clone())).await.map(|_| ())
+        } else {
+            let host = url::Url::parse(&request.url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
+            tracing::info!(method = %request.method, host, "held back a request a task's page would have sent without the owner's review");
+            page.execute(FailRequestParams::new(event.request_id.clone(), ErrorReason::Aborted)).await.map(|_| ())
+        };
+        if let Err(err) = answered {
+            tracing::debug!(error = %err, "a paused request could not be answered (its page is going)");
+        }
+    }
+}
+
 impl FormSender for Browsers {
     fn send<'a>(&'a self, draft: &'a WebSubmitDraft, cancel: &'a CancellationToken) -> BoxFuture<'a, Result<String, ExecuteError>> {
         Box::pin(async move {
@@ -196,6 +322,25 @@ mod tests {
         let mut put = raw("Ada");
         put.0 = "PUT".into();
         assert!(Submission::from_page(put).is_err());
+    }
+
+    #[test]
+    fn the_guard_lets_reads_through_and_the_approved_send_once() {
+        let guard = SendGuard::default();
+        assert!(guard.admits("GET", "https://a.example/next") && guard.admits("head", "https://a.example/"));
+        assert!(!guard.admits("POST", "https://a.example/order"), "an unreviewed POST is held back");
+        guard.allow_once("post", "https://a.example/order#top");
+        assert!(!guard.admits("POST", "https://a.example/other"), "only the reviewed destination");
+        assert!(!guard.admits("PUT", "https://a.example/order"), "only the reviewed method");
+        assert!(guard.admits("POST", "https://a.example/order"), "the approved one goes");
+        assert!(!guard.admits("POST", "https://a.example/order"), "once");
+        assert!(!guard.disallow(), "it was used");
+        let held: Vec<(String, String)> = guard.held().into_iter().map(|h| (h.method, h.url)).collect();
+        assert_eq!(held.len(), 4);
+        assert_eq!(held[0], ("POST".to_owned(), "https://a.example/order".to_owned()));
+        guard.allow_once("POST", "https://a.example/order");
+        assert!(guard.disallow(), "withdrawn unused");
+        assert!(!guard.admits("POST", "https://a.example/order"), "a withdrawn allowance lets nothing through");
     }
 
     #[test]

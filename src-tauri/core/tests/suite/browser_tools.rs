@@ -56,7 +56,8 @@ const DOWNLOADS_PAGE: &str = r#"<!doctype html><title>Downloads</title>
 <a href="/clicked.pdf">Get the report</a>"#;
 
 /// A checkout form that POSTs a name, a PIN and a note; a search form that GETs; a button that
-/// sends nothing.
+/// sends nothing; and a plain button whose script posts the name elsewhere (no submit button a
+/// static check would see).
 const CHECKOUT_PAGE: &str = r#"<!doctype html><title>Checkout</title>
 <form action="/order" method="post">
   <label>Name <input name="name"></label>
@@ -65,7 +66,10 @@ const CHECKOUT_PAGE: &str = r#"<!doctype html><title>Checkout</title>
   <button>Place order</button>
 </form>
 <form action="/search"><label>Search <input name="q"></label></form>
-<button type="button" onclick="document.body.dataset.more = 'opened'">More</button>"#;
+<button type="button" onclick="document.body.dataset.more = 'opened'">More</button>
+<button type="button" onclick="const f = document.createElement('form'); f.method = 'post'; f.action = '/sneak';
+  const i = document.createElement('input'); i.type = 'hidden'; i.name = 'name'; i.value = document.querySelector('[name=name]').value;
+  f.append(i); document.body.append(f); f.submit();">Quick order</button>"#;
 
 /// A real PDF (a form from the fixtures).
 const REPORT: &[u8] = include_bytes!("../fixtures/choices.pdf");
@@ -885,8 +889,14 @@ fn register_checkout(web: &Web, seen: tokio::sync::mpsc::UnboundedSender<(String
             call("browse_web", json!({ "url": url })).await;
             let listed = call("page_elements", json!({})).await;
             let listed: PageElements = serde_json::from_str(&listed.content).unwrap();
-            let (name, pin, order, q, more) =
-                (reference(&listed, "Name"), reference(&listed, "PIN"), reference(&listed, "Place order"), reference(&listed, "Search"), reference(&listed, "More"));
+            let (name, pin, order, q, more, quick) = (
+                reference(&listed, "Name"),
+                reference(&listed, "PIN"),
+                reference(&listed, "Place order"),
+                reference(&listed, "Search"),
+                reference(&listed, "More"),
+                reference(&listed, "Quick order"),
+            );
             let act = |reference: &str, action: &str, value: Option<&str>, op: &str| {
                 json!({ "ref": reference, "action": action, "value": value, "operationId": op })
             };
@@ -895,6 +905,7 @@ fn register_checkout(web: &Web, seen: tokio::sync::mpsc::UnboundedSender<(String
             call("page_act", act(&name, "press", Some("Enter"), "enter-order")).await;
             call("page_act", act(&q, "press", Some("Enter"), "enter-search")).await;
             call("page_act", act(&more, "click", None, "more")).await;
+            call("page_act", act(&quick, "click", None, "quick")).await;
             // Last, so the PIN field keeps the keyboard (the owner types into it below).
             call("page_act", act(&pin, "type", Some("4321"), "pin")).await;
             let prepared = call("prepare_form_submission", json!({ "ref": order, "gesture": "click" })).await;
@@ -940,12 +951,20 @@ async fn a_tasks_form_is_sent_only_once_the_owner_approves_exactly_what_was_show
     let (task_id, out) = run_checkout(&web, "checkout-1", &mut rx).await;
     let refusal = |i: usize| out[i].1["error"].as_str().unwrap_or_default().to_owned();
     assert!(out[2].2 && refusal(2).contains("prepare_form_submission") && refusal(2).contains("/order (POST)"), "{:?}", out[2]);
-    assert!(!out[3].2 && !out[7].2, "typing is not sending: {:?} {:?}", out[3], out[7]);
+    assert!(!out[3].2 && !out[8].2, "typing is not sending: {:?} {:?}", out[3], out[8]);
     assert!(out[4].2 && refusal(4).contains("/order (POST)"), "Enter in the name field sends the order: {:?}", out[4]);
     assert!(out[5].2 && refusal(5).contains("/search (GET)"), "Enter in the search field sends a GET: {:?}", out[5]);
     assert!(!out[6].2, "a button that sends no form is pressed: {:?}", out[6]);
+    // The plain button's script posts the name: pressed, but its POST is held back inside
+    // Chromium before it leaves (waited for on the guard's own record, not on the clock).
+    assert!(!out[7].2, "{:?}", out[7]);
+    let profile = ProfileId::for_task(&task_id);
+    let guard_of = async |profile: &ProfileId| web.hearth.browsers().existing(profile).await.unwrap();
+    let browser = guard_of(&profile).await;
+    let held = tokio::time::timeout(Duration::from_secs(30), browser.send_guard().until_held(0)).await.expect("the script's POST was never held back");
+    assert_eq!((held[0].method.as_str(), held[0].url.as_str()), ("POST", web.url("/sneak").as_str()));
     assert!(web.server.submissions().is_empty(), "nothing was sent: {:?}", web.server.submissions());
-    assert!(web.received("/search").is_empty() && web.received("/order").is_empty());
+    assert!(web.received("/search").is_empty() && web.received("/order").is_empty() && web.received("/sneak").is_empty());
     let scope = hearth_core::store::tasks::task_scope(&task_id);
     assert_eq!(web.hearth.store().count_operations(&scope, OpStatus::Failed).await.unwrap(), 3, "three refused sends");
 
@@ -959,7 +978,7 @@ async fn a_tasks_form_is_sent_only_once_the_owner_approves_exactly_what_was_show
     assert_eq!((form.element.as_str(), form.gesture), ("button \"Place order\"", SubmitGesture::Click));
     let fields: Vec<(&str, &str, bool)> = form.fields.iter().map(|f| (f.name.as_str(), f.value.as_str(), f.hidden)).collect();
     assert_eq!(fields, [("name", "Ada", false), ("pin", "", true), ("note", "", false)]);
-    assert_eq!(form.profile, ProfileId::for_task(&task_id).as_str());
+    assert_eq!(form.profile, profile.as_str());
     assert_eq!(web.hearth.store().get_task(&task_id).await.unwrap().unwrap().status, TaskStatus::WaitingApproval);
 
     // Approved: the site receives exactly the reviewed form, once; approving again sends nothing.
@@ -971,6 +990,7 @@ async fn a_tasks_form_is_sent_only_once_the_owner_approves_exactly_what_was_show
     let again = web.hearth.approval_decide(&decide(&view.hash)).await.unwrap();
     assert_eq!(again, done, "the same receipt");
     assert_eq!(web.server.submissions(), [("POST".to_owned(), "/order".to_owned(), "name=Ada&pin=4321&note=".to_owned())]);
+    assert_eq!(browser.send_guard().held().len(), 1, "the approved POST went through the guard, and only it");
 
     // A second task prepares the same order; the owner then changes the PIN under Take control.
     // The form no longer hashes as reviewed: approving sends nothing and says why.
@@ -988,4 +1008,14 @@ async fn a_tasks_form_is_sent_only_once_the_owner_approves_exactly_what_was_show
     assert!(refused.error.as_deref().unwrap().contains("changed since it was reviewed"), "{:?}", refused.error);
     assert_eq!(web.server.submissions().len(), 1, "only the first, reviewed order was sent: {:?}", web.server.submissions());
     assert!(web.received("/search").is_empty(), "the owner's typing sent nothing either");
+
+    // In the owner's own chat the same plain button's POST goes out: the guard is a task's.
+    let ctx = web.chat("t-checkout", "r1");
+    let (error, out) = call(&ctx, "browse_web", json!({ "url": web.url("/checkout.html") }), "open").await;
+    assert!(!error, "{out}");
+    let quick = reference(&elements(&ctx, "list").await, "Quick order");
+    let (error, out) = call(&ctx, "page_act", json!({ "ref": quick, "action": "click", "operationId": "quick" }), "c1").await;
+    assert!(!error, "{out}");
+    web.until_received("/sneak").await;
+    assert!(guard_of(&ProfileId::for_thread("t-checkout")).await.send_guard().held().is_empty());
 }

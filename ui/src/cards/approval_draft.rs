@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use crate::clock::{parse_time, zoned_time};
 use crate::navigation::Navigation;
-use crate::state::approvals::{form_rows, timing_label};
+use crate::state::approvals::{form_rows, gesture_line, timing_label};
 use crate::state::files::size_label;
 
 /// The draft of `proposal`, with the account it acts as.
@@ -28,6 +28,7 @@ pub fn DraftView(proposal: ProposalView) -> impl IntoView {
 #[component]
 fn WebSubmitDraftView(form: WebSubmitDraft) -> impl IntoView {
     let rows = form_rows(&form.fields);
+    let sent_by = gesture_line(&form);
     let page = if form.page_title.trim().is_empty() { form.page_url.clone() } else { format!("{} — {}", form.page_title, form.page_url) };
     view! {
         <dl class="approval-fields">
@@ -36,7 +37,7 @@ fn WebSubmitDraftView(form: WebSubmitDraft) -> impl IntoView {
             <dt>"Page"</dt>
             <dd class="approval-page">{page}</dd>
             <dt>"Sent by"</dt>
-            <dd class="approval-element">{form.element}</dd>
+            <dd class="approval-element">{sent_by}</dd>
             <dt>"Sends to"</dt>
             <dd class="approval-destination">{format!("{} {}", form.method, form.destination)}</dd>
         </dl>

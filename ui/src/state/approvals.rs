@@ -5,7 +5,7 @@
 
 use hearth_protocol::approvals::{
     EmailDraft, EventDraft, EventSnapshot, EventTiming, FormField, ProposalDraft, ProposalKind, ProposalOrigin, ProposalStatus,
-    ProposalView,
+    ProposalView, SubmitGesture, WebSubmitDraft,
 };
 use hearth_protocol::tasks::TaskStatus;
 
@@ -160,6 +160,16 @@ pub fn form_rows(fields: &[FormField]) -> Vec<FormRow> {
             FormRow { field, value }
         })
         .collect()
+}
+
+/// How a form is sent, as the card says it: `button "Pay" (clicked)`, `textbox "Name" (Enter
+/// pressed)`.
+pub fn gesture_line(form: &WebSubmitDraft) -> String {
+    let how = match form.gesture {
+        SubmitGesture::Click => "clicked",
+        SubmitGesture::PressEnter => "Enter pressed",
+    };
+    format!("{} ({how})", form.element)
 }
 
 /// How one field of an event reads on the card.

@@ -332,4 +332,17 @@ fn a_forms_rows_name_each_field_and_never_show_a_password() {
         ]
     );
     assert_eq!(kind_label(ProposalKind::WebSubmit), "Send web form");
+    let form = hearth_protocol::approvals::WebSubmitDraft {
+        profile: "task-t1".into(),
+        page_url: "https://shop.example/".into(),
+        page_title: "Shop".into(),
+        reference: "0123456789ab:1".into(),
+        gesture: hearth_protocol::approvals::SubmitGesture::PressEnter,
+        element: "textbox \"Name\"".into(),
+        method: "POST".into(),
+        destination: "https://shop.example/order".into(),
+        fields: vec![],
+        form_version: "c".repeat(64),
+    };
+    assert_eq!(gesture_line(&form), "textbox \"Name\" (Enter pressed)");
 }

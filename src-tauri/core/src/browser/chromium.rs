@@ -184,10 +184,16 @@ pub enum BrowserError {
     /// The form carries more than a review can show.
     #[error("the form cannot be reviewed: {0}")]
     FormTooLarge(String),
-    /// The page did not send the reviewed form when its button was pressed (a script of its
-    /// own stopped it); it can no longer go.
-    #[error("the page did not send the form when it was pressed (a script of the page may have stopped it); nothing was sent")]
+    /// The page did not load the reviewed form's destination when its button was pressed
+    /// (within 10 s): it can no longer go that way, but the page may have sent it otherwise.
+    #[error(
+        "the page did not load the form's destination within 10 s of the press (a check or a script of the page may have \
+         stopped it, or sent the fields another way); check the site before sending it again"
+    )]
     FormNotSent,
+    /// The page's script failed while Hearth asked what the gesture would send.
+    #[error("Hearth cannot tell what this would send (the page's form could not be read), so a task does not press it")]
+    UnknownSubmission,
     /// The element and gesture send no form.
     #[error("{0} sends no form with that gesture; use page_act for it")]
     NotASubmission(String),
@@ -289,6 +295,9 @@ pub struct Chromium {
     control_generation: std::sync::atomic::AtomicU64,
     /// Holds back what a task-driven page would send by navigation ([`super::submit::SendGuard`]).
     send_guard: Arc<super::submit::SendGuard>,
+    /// Keys a form's reviewed version ([`super::submit::Submission::version`]); never leaves
+    /// this process.
+    version_key: [u8; 32],
 }
 
 /// One Take control session.
@@ -412,6 +421,7 @@ impl Chromium {
             control: Arc::default(),
             control_generation: std::sync::atomic::AtomicU64::new(0),
             send_guard: Arc::default(),
+            version_key: super::submit::Submission::new_version_key(),
         }
     }
 
@@ -761,7 +771,7 @@ impl Chromium {
         let read = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(BrowserError::Stopped),
-            read = tokio::time::timeout(SCRIPT_LIMIT, evaluate_value::<(String, String, Vec<super::page::Described>, Option<super::submit::RawSubmission>)>(&current.page, &script)) => read,
+            read = tokio::time::timeout(SCRIPT_LIMIT, evaluate_value::<(String, String, Vec<super::page::Described>, Option<super::submit::Sends>)>(&current.page, &script)) => read,
         };
         let (url, title, described, sends) = read.map_err(|_| BrowserError::TimedOut)??;
         if super::page::state_of(&url, &described) != state {
@@ -772,11 +782,15 @@ impl Chromium {
         let Some((role, name, _)) = described.get(index).cloned() else {
             return Err(BrowserError::StaleElement(format!("there is no element {reference} on this page")));
         };
-        let Some(sends) = sends else { return Err(BrowserError::NotASubmission(format!("{reference} ({role} \"{name}\")"))) };
+        let sends = match sends {
+            Some(super::submit::Sends::Form(sends)) => sends,
+            Some(super::submit::Sends::Unknown(_)) => return Err(BrowserError::UnknownSubmission),
+            None => return Err(BrowserError::NotASubmission(format!("{reference} ({role} \"{name}\")"))),
+        };
         let submission = super::submit::Submission::from_page(sends)?;
         let destination = Url::parse(&submission.destination).map_err(|_| BrowserError::BadUrl(submission.destination.chars().take(80).collect()))?;
         egress::check_url(&destination, &self.config.allow).map_err(|refusal| refused(&destination, refusal))?;
-        let version = submission.version(state, gesture);
+        let version = submission.version(&self.version_key, state, gesture);
         Ok(SubmissionRead { url, title: title.chars().take(MAX_TITLE).collect(), role, name, submission, version })
     }
 
@@ -844,7 +858,7 @@ impl Chromium {
         let gesture = super::submit::gesture_of(action, value);
         let locate = super::page::locate_script(index, focus, gesture).map_err(|e| not_done(BrowserError::Cdp(e.to_string())))?;
         let located = script(locate).await.map_err(not_done)?;
-        #[allow(clippy::type_complexity, reason = "the page script's answer, read as it comes")]
+        #[expect(clippy::type_complexity, reason = "the page script's answer, read as it comes")]
         let (url_before, described, x, y, hit, focused, sends): (
             String,
             Vec<super::page::Described>,
@@ -852,23 +866,25 @@ impl Chromium {
             f64,
             bool,
             bool,
-            Option<super::submit::RawSubmission>,
+            Option<super::submit::Sends>,
         ) = located.into_value().map_err(|e| not_done(BrowserError::Cdp(e.to_string())))?;
         if super::page::state_of(&url_before, &described) != state {
             return Err(stale());
         }
         // Whether this gesture sends a form, decided before any input: a task's needs the
         // owner's review, and a reviewed one goes only while the form is what was reviewed.
+        use super::submit::Sends;
         let submission = match (policy, sends) {
             (SubmitPolicy::Free, _) | (SubmitPolicy::NeedsReview, None) => None,
-            (SubmitPolicy::NeedsReview, Some(sends)) => {
+            (SubmitPolicy::NeedsReview, Some(Sends::Form(sends))) => {
                 let sends = super::submit::Submission::from_page(sends).map_err(not_done)?;
                 return Err(not_done(BrowserError::NeedsReview { method: sends.method, destination: sends.destination }));
             }
-            (SubmitPolicy::Reviewed { .. }, None) => return Err(not_done(BrowserError::FormChanged)),
-            (SubmitPolicy::Reviewed { version }, Some(sends)) => {
+            (SubmitPolicy::NeedsReview, Some(Sends::Unknown(_))) => return Err(not_done(BrowserError::UnknownSubmission)),
+            (SubmitPolicy::Reviewed { .. }, None | Some(Sends::Unknown(_))) => return Err(not_done(BrowserError::FormChanged)),
+            (SubmitPolicy::Reviewed { version }, Some(Sends::Form(sends))) => {
                 let sends = super::submit::Submission::from_page(sends).map_err(not_done)?;
-                let reviewed = gesture.and_then(super::submit::reviewed_gesture).map(|g| sends.version(state, g));
+                let reviewed = gesture.and_then(super::submit::reviewed_gesture).map(|g| sends.version(&self.version_key, state, g));
                 if reviewed.as_deref() != Some(version) {
                     return Err(not_done(BrowserError::FormChanged));
                 }
@@ -881,9 +897,10 @@ impl Chromium {
             let destination = Url::parse(&sends.destination).map_err(|_| not_done(BrowserError::FormChanged))?;
             egress::check_url(&destination, &self.config.allow).map_err(|refusal| not_done(refused(&destination, refusal)))?;
         }
-        // The reviewed form's own request is the one the guard lets through, once.
-        let posts = submission.as_ref().filter(|sends| sends.method != "GET");
-        if let Some(sends) = posts {
+        // The reviewed form's own request is the one the guard lets through, once; seeing it
+        // go is what makes the approval's receipt.
+        let reviewed = submission.as_ref();
+        if let Some(sends) = reviewed {
             self.send_guard.allow_once(&sends.method, &sends.destination);
         }
         if x < 0.0 || y < 0.0 {
@@ -916,9 +933,11 @@ impl Chromium {
         if cancel.is_cancelled() {
             // Stop, however the input ended: whatever it set going on the page ends with its tab
             // (and an allowance not used yet is withdrawn first: that form can no longer go).
-            if posts.is_some() && self.send_guard.disallow() {
+            if reviewed.is_some() && self.send_guard.disallow() {
                 abandon(&mut running).await;
-                return Err(ActError::NotDone(BrowserError::Stopped));
+                return Err(ActError::MayHaveDone(
+                    "stopped after the button was pressed and before the page loaded the form's destination; it may have sent it another way".into(),
+                ));
             }
             abandon(&mut running).await;
             return outcome.map(|()| done(String::new(), String::new()));
@@ -927,16 +946,18 @@ impl Chromium {
             self.send_guard.disallow();
             return Err(err);
         }
-        if posts.is_some() {
+        if reviewed.is_some() {
             // Sent means the reviewed request left Chromium: wait for it (Stop and 10 s bound the
-            // wait). One the page never sent is withdrawn, so it cannot leave later either.
+            // wait). One not seen is withdrawn, so it cannot leave later as a page load; but a
+            // page that stopped its own submission may have sent the fields another way (a
+            // script's fetch), so that is uncertain, never "nothing was sent".
             let went = tokio::select! {
                 biased;
                 () = cancel.cancelled() => false,
                 went = tokio::time::timeout(SCRIPT_LIMIT, self.send_guard.until_used()) => went.is_ok(),
             };
             if !went && self.send_guard.disallow() {
-                return Err(ActError::NotDone(BrowserError::FormNotSent));
+                return Err(ActError::MayHaveDone(BrowserError::FormNotSent.to_string()));
             }
         }
         // What the page shows now; a navigation the action started may still be committing

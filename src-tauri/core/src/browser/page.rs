@@ -62,29 +62,77 @@ function hearthName(el) {
     (el.tagName === 'INPUT' ? (['button', 'submit', 'reset'].includes(el.type) ? el.value : '') : el.innerText) || '';
   return label.replace(/\s+/g, ' ').trim().slice(0, 120);
 }
-function hearthSubmission(el, gesture) {
-  // What `gesture` on `el` would send off the page: a form's submission, or null. Enter in a
-  // single-line field submits implicitly; counted as a submission even where the form has no
-  // button that would let it (asking for a review that was not needed is the safe mistake).
-  if (!gesture || !el.form) return null;
-  const form = el.form, tag = el.tagName, type = (el.type || '').toLowerCase();
-  const isSubmitter = (tag === 'BUTTON' && type === 'submit') || (tag === 'INPUT' && (type === 'submit' || type === 'image'));
-  let submitter = null;
-  if (isSubmitter && (gesture === 'click' || gesture === 'enter' || gesture === 'space')) submitter = el;
-  else if (!(gesture === 'enter' && tag === 'INPUT' && !['checkbox', 'radio', 'button', 'reset', 'file', 'color', 'range', 'hidden'].includes(type))) return null;
-  const method = String(submitter && submitter.hasAttribute('formmethod') ? submitter.formMethod : form.method).toLowerCase();
-  if (method === 'dialog') return null;
-  const action = String(submitter && submitter.hasAttribute('formaction') ? submitter.formAction : form.action);
-  let data;
-  try { data = submitter && submitter.type !== 'image' ? new FormData(form, submitter) : new FormData(form); } catch (e) { data = new FormData(form); }
-  const fields = [];
-  for (const [name, value] of data) {
-    const field = form.querySelector('[name="' + CSS.escape(name) + '"]');
-    const file = typeof value !== 'string';
-    fields.push([name, field ? hearthName(field) : '', file ? String(value.name) : value,
-      !!field && (field.type || '').toLowerCase() === 'password', file]);
+function hearthIsSubmitter(n) {
+  if (!n || !n.tagName) return false;
+  const t = String(n.type || '').toLowerCase();
+  return (n.tagName === 'BUTTON' && t === 'submit') || (n.tagName === 'INPUT' && (t === 'submit' || t === 'image'));
+}
+function hearthDeepest(x, y) {
+  // What a click at (x, y) reaches, through open shadow roots.
+  let at = document.elementFromPoint(x, y);
+  while (at && at.shadowRoot) { const inner = at.shadowRoot.elementFromPoint(x, y); if (!inner || inner === at) break; at = inner; }
+  return at;
+}
+function hearthFormGet(form, key) {
+  // Through the prototype: a field named "action" or "elements" cannot stand in for the form's own.
+  return Object.getOwnPropertyDescriptor(HTMLFormElement.prototype, key).get.call(form);
+}
+function hearthSubmission(el, gesture, at) {
+  // What `gesture` on `el` would send off the page: a form's submission, null, or 'unknown'
+  // when the page cannot be read. A click counts what it lands on (`at`, the deepest element
+  // under the point) up to the listed element: a wrapper around a submit button, a label for
+  // one. Enter submits implicitly through the form's default button (its first submit
+  // button, whose name and formaction then apply); counted as a submission even where no
+  // button would let it (asking for a review that was not needed is the safe mistake).
+  if (!gesture) return null;
+  try {
+    let submitter = null, form = null;
+    if (gesture === 'click' || gesture === 'space') {
+      let n = gesture === 'click' && at ? at : el;
+      while (n) {
+        if (hearthIsSubmitter(n)) { submitter = n; break; }
+        if (n.tagName === 'LABEL' && hearthIsSubmitter(n.control)) { submitter = n.control; break; }
+        if (n === el) break;
+        n = n.parentElement || (n.parentNode && n.parentNode.host) || null;
+      }
+      if (!submitter) return null;
+      form = submitter.form;
+    } else if (gesture === 'enter') {
+      const type = String(el.type || '').toLowerCase();
+      if (hearthIsSubmitter(el)) { submitter = el; form = el.form; }
+      else if ((el.tagName === 'INPUT' && !['button', 'reset', 'file', 'color'].includes(type)) || el.tagName === 'SELECT') {
+        form = el.form;
+        if (!form) return null;
+        submitter = Array.from(hearthFormGet(form, 'elements')).find(hearthIsSubmitter) || null;
+        if (submitter && submitter.disabled) return null;
+      } else return null;
+    } else return null;
+    if (!form) return null;
+    const own = (key) => !!submitter && submitter.hasAttribute('form' + key);
+    const method = String(own('method') ? submitter.formMethod : hearthFormGet(form, 'method')).toLowerCase();
+    if (method === 'dialog') return null;
+    const action = String(own('action') ? submitter.formAction : hearthFormGet(form, 'action'));
+    const enctype = String(own('enctype') ? submitter.formEnctype : hearthFormGet(form, 'enctype'));
+    const image = !!submitter && String(submitter.type).toLowerCase() === 'image';
+    const data = submitter && !image ? new FormData(form, submitter) : new FormData(form);
+    const controls = Array.from(hearthFormGet(form, 'elements'));
+    // A name any secret control of the form carries is hidden wherever it appears.
+    const secret = new Set(controls.filter(c => String(c.type || '').toLowerCase() === 'password' ||
+      /(^|\s)(cc-number|cc-csc|one-time-code|new-password|current-password)(\s|$)/.test(String(c.getAttribute('autocomplete') || ''))).map(c => c.name));
+    const fields = [];
+    for (const [name, value] of data) {
+      const control = controls.find(c => c.name === name);
+      const file = typeof value !== 'string';
+      fields.push([name, control ? hearthName(control) : '', file ? String(value.name) : value, secret.has(name), file]);
+    }
+    if (image) {
+      const n = submitter.name ? submitter.name + '.' : '';
+      fields.push([n + 'x', hearthName(submitter), '(where it is clicked)', false, false], [n + 'y', hearthName(submitter), '(where it is clicked)', false, false]);
+    }
+    return [method.toUpperCase(), action, enctype, fields];
+  } catch (e) {
+    return 'unknown';
   }
-  return [method.toUpperCase(), action, fields];
 }
 function hearthValue(el) {
   if (el.tagName === 'A') return el.href.slice(0, 500);
@@ -115,22 +163,24 @@ pub(super) fn locate_script(index: usize, focus: bool, gesture: Option<&str>) ->
          if (el && {index} < {MAX_ELEMENTS}) {{ el.scrollIntoView({{block: 'center', inline: 'center', behavior: 'instant'}}); \
          if ({focus}) el.focus(); const b = el.getBoundingClientRect(); x = b.x + b.width / 2; y = b.y + b.height / 2; \
          const at = document.elementFromPoint(x, y); hit = !!at && (at === el || el.contains(at)); \
-         focused = document.activeElement === el; sends = hearthSubmission(el, {gesture}); }} \
+         focused = document.activeElement === el; sends = hearthSubmission(el, {gesture}, hearthDeepest(x, y)); }} \
          return [location.href.slice(0, 8192), \
          els.slice(0, {MAX_ELEMENTS}).map(el => [hearthRole(el), hearthName(el), hearthValue(el)]), x, y, hit, focused, sends]; }})()"
     ))
 }
 
-/// The page and what `gesture` on element `index` would submit, with no effect on the page:
-/// `[href, title, [[role, name, value], …], submission]`, the submission being
-/// `[method, action, [[name, label, value, hidden, file], …]]` or null.
+/// The page and what `gesture` on element `index` would submit, with nothing pressed or
+/// focused (the element is scrolled into view, as an action would, so a click is judged where
+/// it would land): `[href, title, [[role, name, value], …], submission]`, the submission being
+/// `[method, action, enctype, [[name, label, value, hidden, file], …]]`, `'unknown'` or null.
 pub(super) fn submission_script(index: usize, gesture: &str) -> Result<String, serde_json::Error> {
     let gesture = serde_json::to_string(gesture)?;
     Ok(format!(
-        "(() => {{ {ENUMERATE} const els = hearthElements(); const el = els[{index}]; \
+        "(() => {{ {ENUMERATE} const els = hearthElements(); const el = els[{index}]; let sends = null; \
+         if (el && {index} < {MAX_ELEMENTS}) {{ el.scrollIntoView({{block: 'center', inline: 'center', behavior: 'instant'}}); \
+         const b = el.getBoundingClientRect(); sends = hearthSubmission(el, {gesture}, hearthDeepest(b.x + b.width / 2, b.y + b.height / 2)); }} \
          return [location.href.slice(0, 8192), document.title.slice(0, 600), \
-         els.slice(0, {MAX_ELEMENTS}).map(el => [hearthRole(el), hearthName(el), hearthValue(el)]), \
-         el && {index} < {MAX_ELEMENTS} ? hearthSubmission(el, {gesture}) : null]; }})()"
+         els.slice(0, {MAX_ELEMENTS}).map(el => [hearthRole(el), hearthName(el), hearthValue(el)]), sends]; }})()"
     ))
 }
 

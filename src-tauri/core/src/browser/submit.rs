@@ -11,7 +11,6 @@
 use futures::future::BoxFuture;
 use hearth_protocol::approvals::{FormField, SubmitGesture, WebSubmitDraft};
 use hearth_protocol::browser::PageAction;
-use sha2::Digest;
 use tokio_util::sync::CancellationToken;
 
 use super::chromium::{ActError, BrowserError};
@@ -38,10 +37,21 @@ pub enum SubmitPolicy<'a> {
     },
 }
 
-/// One field as the page reported it: name, label, value, password, file.
+/// One field as the page reported it: name, label, value, secret, file.
 pub(super) type RawField = (String, String, String, bool, bool);
-/// A submission as the page reported it: method, action, fields.
-pub(super) type RawSubmission = (String, String, Vec<RawField>);
+/// A submission as the page reported it: method, action, enctype, fields.
+pub(super) type RawSubmission = (String, String, String, Vec<RawField>);
+
+/// What the page said a gesture would send.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(untagged)]
+pub(super) enum Sends {
+    /// A form's submission.
+    Form(RawSubmission),
+    /// Anything else (the script threw and answered `'unknown'`, or an answer of another
+    /// shape): in a task, not done.
+    Unknown(serde::de::IgnoredAny),
+}
 
 /// What a gesture on an element would send.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,13 +60,15 @@ pub struct Submission {
     pub method: String,
     /// The form's action, resolved by the page.
     pub destination: String,
+    /// How the fields are encoded (bound, not shown: it changes the bytes, not what they say).
+    enctype: String,
     /// Every field, with its real value (passwords too: see [`Submission::shown_fields`]).
     fields: Vec<FormField>,
 }
 
 impl Submission {
     /// Checks what the page reported against the limits a review can show.
-    pub(super) fn from_page((method, destination, raw): RawSubmission) -> Result<Self, BrowserError> {
+    pub(super) fn from_page((method, destination, enctype, raw): RawSubmission) -> Result<Self, BrowserError> {
         if raw.len() > MAX_FORM_FIELDS {
             return Err(BrowserError::FormTooLarge(format!("it sends {} fields; at most {MAX_FORM_FIELDS} can be reviewed", raw.len())));
         }
@@ -74,16 +86,36 @@ impl Submission {
             "GET" | "POST" => method,
             other => return Err(BrowserError::Cdp(format!("the form names a method Hearth does not send ({other:?})"))),
         };
-        Ok(Self { method, destination, fields })
+        Ok(Self { method, destination, enctype, fields })
     }
 
-    /// The version a review binds: sha256 over the page state the element was listed in, the
-    /// gesture, the method, the destination and every field's name, value and kind (passwords
-    /// included, though the card never shows them).
-    pub fn version(&self, state: &str, gesture: SubmitGesture) -> String {
+    /// The version a review binds: an HMAC-SHA256, under `key`, of the page state the element
+    /// was listed in, the gesture, the method, the destination, the encoding and every field's
+    /// name, value and kind — secrets included, though the card never shows them. Keyed, not a
+    /// plain hash: everything else in it is stored beside it, so a plain hash of a short PIN
+    /// could be searched for offline. The key lives only in this process, with the browser
+    /// (approving needs the live page anyway).
+    pub fn version(&self, key: &[u8; 32], state: &str, gesture: SubmitGesture) -> String {
+        use hmac::Mac;
         let fields: Vec<(&str, &str, bool)> = self.fields.iter().map(|f| (f.name.as_str(), f.value.as_str(), f.file)).collect();
-        let bound = serde_json::json!([state, gesture, self.method, self.destination, fields]);
-        hex::encode(sha2::Sha256::digest(bound.to_string().as_bytes()))
+        let bound = serde_json::json!([state, gesture, self.method, self.destination, self.enctype, fields]);
+        // HMAC takes a key of any length: a 32-byte one never fails.
+        let mut mac = <hmac::Hmac<sha2::Sha256> as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC accepts any key length"));
+        mac.update(bound.to_string().as_bytes());
+        hex::encode(mac.finalize().into_bytes())
+    }
+
+    /// A fresh key for [`Submission::version`], from the operating system's generator.
+    pub fn new_version_key() -> [u8; 32] {
+        use aes_gcm::aead::rand_core::RngCore;
+        let mut key = [0u8; 32];
+        if aes_gcm::aead::OsRng.try_fill_bytes(&mut key).is_err() {
+            // No generator answered: a per-process value still keeps versions from being
+            // searched across processes, and approving needs this process's page anyway.
+            key[..16].copy_from_slice(uuid::Uuid::new_v4().as_bytes());
+            key[16..].copy_from_slice(uuid::Uuid::new_v4().as_bytes());
+        }
+        key
     }
 
     /// The fields as the owner reviews them and the proposal stores them: a password's value is
@@ -97,7 +129,8 @@ impl Submission {
 }
 
 /// The gesture a page action makes, when it is one that can send a form (as the page script
-/// spells it): a click, or Enter or Space pressed.
+/// spells it): a click, Enter or Space pressed, or text typed with a line break in it (a
+/// single-line field takes that as Enter).
 pub(super) fn gesture_of(action: PageAction, value: Option<&str>) -> Option<&'static str> {
     match action {
         PageAction::Click => Some("click"),
@@ -106,6 +139,7 @@ pub(super) fn gesture_of(action: PageAction, value: Option<&str>) -> Option<&'st
             Some("Space") => Some("space"),
             Some(_) | None => None,
         },
+        PageAction::Type if value.is_some_and(|v| v.contains(['\n', '\r'])) => Some("enter"),
         PageAction::Type | PageAction::Select | PageAction::Scroll => None,
     }
 }
@@ -158,7 +192,7 @@ impl SendGuard {
     /// Lets exactly one `method` request to `url` through (the reviewed form), until it has
     /// gone or [`SendGuard::disallow`].
     pub(super) fn allow_once(&self, method: &str, url: &str) {
-        self.allowed.send_replace(Some((method.to_ascii_uppercase(), without_fragment(url))));
+        self.allowed.send_replace(Some((method.to_ascii_uppercase(), comparable(method, url))));
     }
 
     /// Withdraws an allowance; answers whether it was still unused.
@@ -174,20 +208,18 @@ impl SendGuard {
         }
     }
 
-    /// Whether a document request may leave: GET and HEAD always; anything else only as the
-    /// approved one (used up by it). Records what it holds back.
+    /// Whether a document request may leave: the approved one (used up by it, which is how
+    /// the gate knows it went), any other GET or HEAD, and nothing else. Records what it holds
+    /// back.
     fn admits(&self, method: &str, url: &str) -> bool {
-        if method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD") {
-            return true;
-        }
         let used = self.allowed.send_if_modified(|allowed| {
-            let matches = allowed.as_ref().is_some_and(|(m, u)| m.eq_ignore_ascii_case(method) && *u == without_fragment(url));
+            let matches = allowed.as_ref().is_some_and(|(m, u)| m.eq_ignore_ascii_case(method) && *u == comparable(method, url));
             if matches {
                 *allowed = None;
             }
             matches
         });
-        if used {
+        if used || method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD") {
             return true;
         }
         self.held.send_modify(|held| {
@@ -220,8 +252,11 @@ impl SendGuard {
     }
 }
 
-fn without_fragment(url: &str) -> String {
-    url.split_once('#').map_or(url, |(before, _)| before).to_owned()
+/// `url` as an allowance compares it: without its fragment, and for a GET without its query
+/// (a GET form replaces the action's query with its fields).
+fn comparable(method: &str, url: &str) -> String {
+    let url = url.split_once('#').map_or(url, |(before, _)| before);
+    if method.eq_ignore_ascii_case("GET") { url.split_once('?').map_or(url, |(before, _)| before).to_owned() } else { url.to_owned() }
 }
 
 /// Answers every document request the guarded `page` pauses (`Fetch.requestPaused`) until its
@@ -289,6 +324,7 @@ mod tests {
         (
             "POST".into(),
             "https://shop.example/pay".into(),
+            "application/x-www-form-urlencoded".into(),
             vec![
                 ("name".into(), "Name".into(), value.into(), false, false),
                 ("pin".into(), "PIN".into(), "1234".into(), true, false),
@@ -298,16 +334,21 @@ mod tests {
 
     #[test]
     fn the_version_binds_every_value_and_a_password_is_never_shown() {
+        let key = Submission::new_version_key();
         let sub = Submission::from_page(raw("Ada")).unwrap();
-        let v = sub.version("0123456789ab", SubmitGesture::Click);
+        let v = sub.version(&key, "0123456789ab", SubmitGesture::Click);
         assert_eq!(v.len(), 64);
-        assert_eq!(sub.version("0123456789ab", SubmitGesture::Click), v, "the same form hashes the same");
-        assert_ne!(Submission::from_page(raw("Adb")).unwrap().version("0123456789ab", SubmitGesture::Click), v);
-        assert_ne!(sub.version("0123456789ac", SubmitGesture::Click), v, "another page state");
-        assert_ne!(sub.version("0123456789ab", SubmitGesture::PressEnter), v, "another gesture");
+        assert_eq!(sub.version(&key, "0123456789ab", SubmitGesture::Click), v, "the same form hashes the same");
+        assert_ne!(Submission::from_page(raw("Adb")).unwrap().version(&key, "0123456789ab", SubmitGesture::Click), v);
+        assert_ne!(sub.version(&key, "0123456789ac", SubmitGesture::Click), v, "another page state");
+        assert_ne!(sub.version(&key, "0123456789ab", SubmitGesture::PressEnter), v, "another gesture");
         let mut other_pin = raw("Ada");
-        other_pin.2[1].2 = "9999".into();
-        assert_ne!(Submission::from_page(other_pin).unwrap().version("0123456789ab", SubmitGesture::Click), v, "the password is bound");
+        other_pin.3[1].2 = "9999".into();
+        assert_ne!(Submission::from_page(other_pin).unwrap().version(&key, "0123456789ab", SubmitGesture::Click), v, "the password is bound");
+        let mut multipart = raw("Ada");
+        multipart.2 = "multipart/form-data".into();
+        assert_ne!(Submission::from_page(multipart).unwrap().version(&key, "0123456789ab", SubmitGesture::Click), v, "the encoding is bound");
+        assert_ne!(sub.version(&Submission::new_version_key(), "0123456789ab", SubmitGesture::Click), v, "another process's key");
         let shown = sub.shown_fields();
         assert_eq!(shown[0].value, "Ada");
         assert_eq!((shown[1].value.as_str(), shown[1].hidden), ("", true));
@@ -317,7 +358,7 @@ mod tests {
     fn a_form_too_large_to_review_or_with_another_method_is_refused() {
         let long = "x".repeat(MAX_FIELD_CHARS + 1);
         assert!(matches!(Submission::from_page(raw(&long)), Err(BrowserError::FormTooLarge(_))));
-        let many = ("GET".to_owned(), "https://a.example/".to_owned(), vec![(String::new(), String::new(), String::new(), false, false); MAX_FORM_FIELDS + 1]);
+        let many = ("GET".to_owned(), "https://a.example/".to_owned(), String::new(), vec![(String::new(), String::new(), String::new(), false, false); MAX_FORM_FIELDS + 1]);
         assert!(matches!(Submission::from_page(many), Err(BrowserError::FormTooLarge(_))));
         let mut put = raw("Ada");
         put.0 = "PUT".into();
@@ -338,6 +379,9 @@ mod tests {
         let held: Vec<(String, String)> = guard.held().into_iter().map(|h| (h.method, h.url)).collect();
         assert_eq!(held.len(), 4);
         assert_eq!(held[0], ("POST".to_owned(), "https://a.example/order".to_owned()));
+        guard.allow_once("GET", "https://a.example/search?old=1");
+        assert!(guard.admits("GET", "https://a.example/search?q=shoes"), "a GET form replaces the query");
+        assert!(!guard.disallow(), "and that GET used the allowance: it went");
         guard.allow_once("POST", "https://a.example/order");
         assert!(guard.disallow(), "withdrawn unused");
         assert!(!guard.admits("POST", "https://a.example/order"), "a withdrawn allowance lets nothing through");
@@ -350,6 +394,7 @@ mod tests {
         assert_eq!(gesture_of(PageAction::Press, Some("Space")), Some("space"));
         assert_eq!(gesture_of(PageAction::Press, Some("Tab")), None);
         assert_eq!(gesture_of(PageAction::Type, Some("x")), None);
+        assert_eq!(gesture_of(PageAction::Type, Some("ada\n")), Some("enter"), "a line break typed is Enter");
         assert_eq!(reviewed_gesture("space"), Some(SubmitGesture::Click));
         assert_eq!(action_of(SubmitGesture::PressEnter), (PageAction::Press, Some("Enter")));
     }

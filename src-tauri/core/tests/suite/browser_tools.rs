@@ -71,6 +71,20 @@ const CHECKOUT_PAGE: &str = r#"<!doctype html><title>Checkout</title>
   const i = document.createElement('input'); i.type = 'hidden'; i.name = 'name'; i.value = document.querySelector('[name=name]').value;
   f.append(i); document.body.append(f); f.submit();">Quick order</button>"#;
 
+/// A sign-in form whose parts a static look would miss: its password stands outside it (joined
+/// by `form=`) under the same name as a hidden field; its default button has a name and its own
+/// `formaction`, so Enter sends there; a checkbox and a field named `action` (which shadows the
+/// form's own property in page scripts).
+const SIGNIN_PAGE: &str = r#"<!doctype html><title>Sign in</title>
+<form id="f" action="/signin" method="post">
+  <label>User <input name="user"></label>
+  <input type="hidden" name="pw" value="decoy">
+  <input type="hidden" name="action" value="login">
+  <button name="go" value="1" formaction="/signin-alt">Sign in</button>
+</form>
+<label>Password <input type="password" name="pw" form="f"></label>
+<label>Remember me <input type="checkbox" name="remember" form="f"></label>"#;
+
 /// A real PDF (a form from the fixtures).
 const REPORT: &[u8] = include_bytes!("../fixtures/choices.pdf");
 
@@ -98,6 +112,7 @@ impl Web {
             ("/never-loaded.html", NEVER_LOADED_PAGE),
             ("/press.html", PRESS_PAGE),
             ("/checkout.html", CHECKOUT_PAGE),
+            ("/signin.html", SIGNIN_PAGE),
             ("/article.html", include_str!("../fixtures/pages/article.html")),
         ]
         .into_iter()
@@ -1018,4 +1033,75 @@ async fn a_tasks_form_is_sent_only_once_the_owner_approves_exactly_what_was_show
     assert!(!error, "{out}");
     web.until_received("/sneak").await;
     assert!(guard_of(&ProfileId::for_thread("t-checkout")).await.send_guard().held().is_empty());
+}
+
+#[tokio::test]
+async fn enter_sends_through_the_default_button_and_every_secret_is_hidden() {
+    use hearth_core::tasks::{TaskContext, TaskOutcome};
+    use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalDraft, ProposalStatus, SubmitGesture};
+    let web = Web::new().await;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(String, Seen)>();
+    let hearth = web.hearth.clone();
+    let url = web.url("/signin.html");
+    web.hearth.tasks().register(hearth_protocol::tasks::TaskKind::Monitor, move |ctx: TaskContext| {
+        let (hearth, url, tx) = (hearth.clone(), url.clone(), tx.clone());
+        async move {
+            let task_id = ctx.task().id.clone();
+            let tools = hearth.toolbox().for_task(ctx);
+            let mut out = Vec::new();
+            let mut step = 0;
+            let mut call = async |tool: &str, args: Value| {
+                step += 1;
+                let o = dispatch(&tools, tool, &args.to_string(), StepId::Step(step)).await;
+                out.push((tool.to_owned(), serde_json::from_str(&o.content).unwrap_or(Value::Null), o.is_error));
+                o
+            };
+            call("browse_web", json!({ "url": url })).await;
+            let listed: PageElements = serde_json::from_str(&call("page_elements", json!({})).await.content).unwrap();
+            let (user, pw, remember) = (reference(&listed, "User"), reference(&listed, "Password"), reference(&listed, "Remember me"));
+            let act = |reference: &str, action: &str, value: Option<&str>, op: &str| {
+                json!({ "ref": reference, "action": action, "value": value, "operationId": op })
+            };
+            call("page_act", act(&user, "type", Some("ada\n"), "user-enter")).await;
+            call("page_act", act(&user, "type", Some("ada"), "user")).await;
+            call("page_act", act(&remember, "press", Some("Enter"), "remember-enter")).await;
+            call("page_act", act(&pw, "type", Some("s3cret-Pw"), "pw")).await;
+            let prepared = call("prepare_form_submission", json!({ "ref": pw, "gesture": "press_enter" })).await;
+            let _ = tx.send((task_id, out));
+            match prepared.outcome {
+                Some(hearth_core::tools::RunOutcome::WaitingApproval(id)) => TaskOutcome::WaitingApproval(id),
+                other => TaskOutcome::Failed(format!("{other:?}: {}", prepared.content)),
+            }
+        }
+    });
+    let (task_id, out) = run_checkout(&web, "signin", &mut rx).await;
+    let refusal = |i: usize| out[i].1["error"].as_str().unwrap_or_default().to_owned();
+    assert!(out[2].2 && refusal(2).contains("/signin-alt (POST)"), "a line break typed is Enter: {:?}", out[2]);
+    assert!(!out[3].2, "{:?}", out[3]);
+    assert!(out[4].2 && refusal(4).contains("/signin-alt (POST)"), "Enter on a checkbox sends the form: {:?}", out[4]);
+    assert!(!out[5].2, "{:?}", out[5]);
+    assert!(web.server.submissions().is_empty(), "{:?}", web.server.submissions());
+
+    let proposal_id = proposal_of(&out);
+    let view = web.hearth.approvals().get(&proposal_id).await.unwrap();
+    let ProposalDraft::WebSubmit(form) = &view.draft else { panic!("{:?}", view.draft) };
+    assert_eq!(form.gesture, SubmitGesture::PressEnter);
+    assert_eq!(form.destination, web.url("/signin-alt"), "Enter goes where the default button sends");
+    let fields: Vec<(&str, &str, bool)> = form.fields.iter().map(|f| (f.name.as_str(), f.value.as_str(), f.hidden)).collect();
+    assert_eq!(fields, [("user", "ada", false), ("pw", "", true), ("action", "login", false), ("go", "1", false), ("pw", "", true)]);
+    // The secret is in no stored proposal (its version is keyed: see the unit tests).
+    let stored = web.hearth.store().get_proposal(&proposal_id).await.unwrap().unwrap();
+    assert!(!serde_json::to_string(&stored.draft).unwrap().contains("s3cret"));
+
+    let done = web
+        .hearth
+        .approval_decide(&ApprovalDecideParams { proposal_id: proposal_id.clone(), hash: view.hash.clone(), decision: Decision::Approve })
+        .await
+        .unwrap();
+    assert_eq!(done.status, ProposalStatus::Succeeded, "{:?}", done.error);
+    assert_eq!(
+        web.server.submissions(),
+        [("POST".to_owned(), "/signin-alt".to_owned(), "user=ada&pw=decoy&action=login&go=1&pw=s3cret-Pw".to_owned())]
+    );
+    let _ = task_id;
 }

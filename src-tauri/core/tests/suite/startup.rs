@@ -123,3 +123,42 @@ async fn upgrading_keeps_filled_files_and_their_parents() {
     assert_eq!(child.parent_id.as_deref(), Some("parent"));
     assert!(hearth.store().get_file("parent").await.unwrap().is_some());
 }
+
+/// Migration 0017 rebuilds `proposals` (so `kind` may be `web.submit`): a database from before
+/// it opens with every column of a stored proposal as it was, and takes a web form after.
+#[tokio::test]
+async fn upgrading_keeps_every_column_of_a_stored_proposal() {
+    use hearth_protocol::approvals::{ProposalDraft, ProposalOrigin, ProposalStatus};
+    use sqlx::ConnectOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let old = tempfile::tempdir().unwrap();
+    let migrations = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    for entry in std::fs::read_dir(&migrations).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_name().to_string_lossy().as_ref() < "0017" {
+            std::fs::copy(entry.path(), old.path().join(entry.file_name())).unwrap();
+        }
+    }
+    let db = dir.path().join("hearth.db");
+    let mut conn = sqlx::sqlite::SqliteConnectOptions::new().filename(&db).create_if_missing(true).foreign_keys(true).connect().await.unwrap();
+    sqlx::migrate::Migrator::new(old.path()).await.unwrap().run(&mut conn).await.unwrap();
+    let draft = r#"{"to":["a@b.example"],"subject":"Hi","body":"Hello"}"#;
+    sqlx::query(
+        "INSERT INTO proposals (id, key, task_id, kind, draft, connection_id, account, target, target_version, hash, status,
+                                created_at, expires_at, decided_at, receipt, error, origin, executor, request_hash)
+         VALUES ('p1', 'k1', NULL, 'email.send', ?1, 'local', 'me@home.example', 'mail:send', '-', 'h1', 'outcome_unknown',
+                 10, 20, 15, NULL, 'may have happened', 'agui_endpoint', 'boot:1:2', 'r1')",
+    )
+    .bind(draft)
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    drop(conn);
+    let hearth = hearth_core::Hearth::open(super::support::fast_config(dir.path())).await.unwrap();
+    let row = hearth.store().get_proposal("p1").await.unwrap().unwrap();
+    assert!(matches!(&row.draft, ProposalDraft::EmailSend(email) if email.subject == "Hi" && email.to == ["a@b.example"]));
+    assert_eq!((row.key.as_str(), row.connection.account.as_str(), row.target.as_str(), row.hash.as_str()), ("k1", "me@home.example", "mail:send", "h1"));
+    assert_eq!((row.status, row.origin), (ProposalStatus::OutcomeUnknown, ProposalOrigin::AguiEndpoint));
+    assert_eq!((row.created_at, row.expires_at), (10, 20));
+    assert_eq!((row.error.as_deref(), row.executor.as_deref(), row.request_hash.as_deref()), (Some("may have happened"), Some("boot:1:2"), Some("r1")));
+}

@@ -191,6 +191,13 @@ pub enum BrowserError {
          stopped it, or sent the fields another way); check the site before sending it again"
     )]
     FormNotSent,
+    /// The reviewed form's request carried other fields than the owner approved (the page
+    /// changed them after the check): held back.
+    #[error(
+        "the page changed the form between the check and the send (its request carried other fields than you approved), so \
+         Hearth held that request back; the page may still have sent the fields another way — check the site"
+    )]
+    FormDiffered,
     /// The page's script failed while Hearth asked what the gesture would send.
     #[error("Hearth cannot tell what this would send (the page's form could not be read), so a task does not press it")]
     UnknownSubmission,
@@ -451,6 +458,10 @@ impl Chromium {
     async fn guard_sends(&self, current: &mut Running, armed: bool) -> Result<(), BrowserError> {
         use chromiumoxide::cdp::browser_protocol::fetch::{DisableParams, EnableParams, EventRequestPaused, RequestPattern, RequestStage};
         use chromiumoxide::cdp::browser_protocol::network::ResourceType;
+        // A follower whose stream ended (its page went) no longer guards anything.
+        if current.guard_follower.as_ref().is_some_and(tokio::task::JoinHandle::is_finished) {
+            current.guard_follower = None;
+        }
         if armed == current.guard_follower.is_some() {
             return Ok(());
         }
@@ -465,6 +476,9 @@ impl Chromium {
                 request_stage: Some(RequestStage::Request),
             };
             if let Err(err) = current.page.execute(EnableParams { patterns: Some(vec![pattern]), handle_auth_requests: None }).await {
+                // It may have taken effect all the same: off again, so no request waits on an
+                // answer that will not come, before the follower goes.
+                let _ = tokio::time::timeout(Duration::from_secs(1), current.page.execute(DisableParams::default())).await;
                 follower.abort();
                 return Err(err.into());
             }
@@ -813,6 +827,9 @@ impl Chromium {
         let not_done = ActError::NotDone;
         let (state, index) = super::page::parse_reference(reference).map_err(|e| not_done(BrowserError::BadElement(e)))?;
         let (mut running, _touched) = self.admit(cancel).await.map_err(not_done)?;
+        // No allowance outlives the act that opened it (each act closes its own; this is the
+        // belt to those braces).
+        self.send_guard.finish();
         // A launch is not cut off half-way (its process would be left holding the profile).
         let restarted = self.ensure_running(&mut running).await.map_err(not_done)?;
         if cancel.is_cancelled() {
@@ -897,12 +914,7 @@ impl Chromium {
             let destination = Url::parse(&sends.destination).map_err(|_| not_done(BrowserError::FormChanged))?;
             egress::check_url(&destination, &self.config.allow).map_err(|refusal| not_done(refused(&destination, refusal)))?;
         }
-        // The reviewed form's own request is the one the guard lets through, once; seeing it
-        // go is what makes the approval's receipt.
         let reviewed = submission.as_ref();
-        if let Some(sends) = reviewed {
-            self.send_guard.allow_once(&sends.method, &sends.destination);
-        }
         if x < 0.0 || y < 0.0 {
             return Err(not_done(BrowserError::StaleElement(format!("there is no element {reference} on this page"))));
         }
@@ -915,6 +927,11 @@ impl Chromium {
             return Err(not_done(BrowserError::StaleElement(format!("{reference} ({role} \"{name}\") cannot take the keyboard"))));
         }
         // From here the page may act on what is sent: every failure is "may have happened".
+        // The reviewed form's own request is the one the guard lets through, once, and only
+        // carrying the reviewed fields; seeing it released is what makes the approval's receipt.
+        if let Some(sends) = reviewed {
+            self.send_guard.allow_once(&sends.method, &sends.destination, sends.expected());
+        }
         let download_mark = self.downloads.mark();
         let sent = send_input(&current.page, action, index, value, x, y);
         let outcome = tokio::select! {
@@ -930,35 +947,44 @@ impl Chromium {
             name: name.clone(),
             download: self.downloads.since(download_mark).into_iter().next(),
         };
-        if cancel.is_cancelled() {
-            // Stop, however the input ended: whatever it set going on the page ends with its tab
-            // (and an allowance not used yet is withdrawn first: that form can no longer go).
-            if reviewed.is_some() && self.send_guard.disallow() {
-                abandon(&mut running).await;
-                return Err(ActError::MayHaveDone(
-                    "stopped after the button was pressed and before the page loaded the form's destination; it may have sent it another way".into(),
-                ));
+        if reviewed.is_some() {
+            // Sent means the guard released the reviewed request: wait for it (Stop and 10 s
+            // bound the wait), then close the allowance and read, once, where it ended. One not
+            // released cannot leave later as a page load; but a page that stopped its own
+            // submission may have sent the fields another way (a script's fetch), so that is
+            // uncertain, never "nothing was sent" — unless nothing reached the page at all.
+            if outcome.is_ok() && !cancel.is_cancelled() {
+                tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => {}
+                    _ = tokio::time::timeout(SCRIPT_LIMIT, self.send_guard.until_settled()) => {}
+                }
             }
+            let ended = self.send_guard.finish();
+            if ended != super::submit::Allowance::Went {
+                // Whatever the page set going ends with its tab.
+                abandon(&mut running).await;
+                return Err(match (ended, outcome) {
+                    (_, Err(ActError::NotDone(err))) => ActError::NotDone(err),
+                    (super::submit::Allowance::Differed, _) => ActError::MayHaveDone(BrowserError::FormDiffered.to_string()),
+                    (_, _) if cancel.is_cancelled() => ActError::MayHaveDone(
+                        "stopped after the button was pressed and before the form's request left; the page may have sent it another way".into(),
+                    ),
+                    (_, _) => ActError::MayHaveDone(BrowserError::FormNotSent.to_string()),
+                });
+            }
+            if cancel.is_cancelled() {
+                abandon(&mut running).await;
+                return Ok(done(String::new(), String::new()));
+            }
+        }
+        if cancel.is_cancelled() {
+            // Stop, however the input ended: whatever it set going on the page ends with its tab.
             abandon(&mut running).await;
             return outcome.map(|()| done(String::new(), String::new()));
         }
-        if let Err(err) = outcome {
-            self.send_guard.disallow();
-            return Err(err);
-        }
-        if reviewed.is_some() {
-            // Sent means the reviewed request left Chromium: wait for it (Stop and 10 s bound the
-            // wait). One not seen is withdrawn, so it cannot leave later as a page load; but a
-            // page that stopped its own submission may have sent the fields another way (a
-            // script's fetch), so that is uncertain, never "nothing was sent".
-            let went = tokio::select! {
-                biased;
-                () = cancel.cancelled() => false,
-                went = tokio::time::timeout(SCRIPT_LIMIT, self.send_guard.until_used()) => went.is_ok(),
-            };
-            if !went && self.send_guard.disallow() {
-                return Err(ActError::MayHaveDone(BrowserError::FormNotSent.to_string()));
-            }
+        if reviewed.is_none() {
+            outcome?;
         }
         // What the page shows now; a navigation the action started may still be committing
         // (then the address is the one before, and the title may be empty).

@@ -88,11 +88,14 @@ function hearthSubmission(el, gesture, at) {
   try {
     let submitter = null, form = null;
     if (gesture === 'click' || gesture === 'space') {
+      // The element a click activates is the first on its way up (through shadow hosts) that
+      // has an activation of its own — a submit button, a label (whose control it then
+      // activates), another button, a link — wherever the listed element stands on that way.
       let n = gesture === 'click' && at ? at : el;
       while (n) {
         if (hearthIsSubmitter(n)) { submitter = n; break; }
-        if (n.tagName === 'LABEL' && hearthIsSubmitter(n.control)) { submitter = n.control; break; }
-        if (n === el) break;
+        if (n.tagName === 'LABEL') { if (hearthIsSubmitter(n.control)) submitter = n.control; break; }
+        if (['A', 'AREA', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY'].includes(n.tagName)) break;
         n = n.parentElement || (n.parentNode && n.parentNode.host) || null;
       }
       if (!submitter) return null;

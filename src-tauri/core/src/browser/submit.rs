@@ -99,21 +99,55 @@ impl Submission {
         use hmac::Mac;
         let fields: Vec<(&str, &str, bool)> = self.fields.iter().map(|f| (f.name.as_str(), f.value.as_str(), f.file)).collect();
         let bound = serde_json::json!([state, gesture, self.method, self.destination, self.enctype, fields]);
-        // HMAC takes a key of any length: a 32-byte one never fails.
-        let mut mac = <hmac::Hmac<sha2::Sha256> as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC accepts any key length"));
-        mac.update(bound.to_string().as_bytes());
-        hex::encode(mac.finalize().into_bytes())
+        match <hmac::Hmac<sha2::Sha256> as Mac>::new_from_slice(key) {
+            Ok(mut mac) => {
+                mac.update(bound.to_string().as_bytes());
+                hex::encode(mac.finalize().into_bytes())
+            }
+            // HMAC takes a key of any length, so this is never reached; were it, a hash over the
+            // key and the form is still keyed.
+            Err(_) => {
+                use sha2::Digest;
+                let mut hash = sha2::Sha256::new();
+                hash.update(key);
+                hash.update(bound.to_string().as_bytes());
+                hex::encode(hash.finalize())
+            }
+        }
+    }
+
+    /// What the request of this submission must carry, when Hearth can tell: the fields as
+    /// `application/x-www-form-urlencoded` (a GET's query, or a POST's body in that encoding),
+    /// line breaks made CRLF as the browser makes them. `None` for a multipart or plain-text
+    /// body, a file or an image button's click position: then the method and address alone are
+    /// compared.
+    pub(super) fn expected(&self) -> Option<String> {
+        let urlencoded = self.method == "GET" || self.enctype.eq_ignore_ascii_case("application/x-www-form-urlencoded");
+        let clicked_at = self.fields.iter().any(|f| f.value == "(where it is clicked)");
+        if !urlencoded || clicked_at || self.fields.iter().any(|f| f.file) {
+            return None;
+        }
+        let crlf = |text: &str| text.replace("\r\n", "\n").replace('\r', "\n").replace('\n', "\r\n");
+        let mut encoded = url::form_urlencoded::Serializer::new(String::new());
+        for field in &self.fields {
+            encoded.append_pair(&crlf(&field.name), &crlf(&field.value));
+        }
+        Some(encoded.finish())
     }
 
     /// A fresh key for [`Submission::version`], from the operating system's generator.
     pub fn new_version_key() -> [u8; 32] {
         use aes_gcm::aead::rand_core::RngCore;
+        use sha2::Digest;
         let mut key = [0u8; 32];
         if aes_gcm::aead::OsRng.try_fill_bytes(&mut key).is_err() {
-            // No generator answered: a per-process value still keeps versions from being
-            // searched across processes, and approving needs this process's page anyway.
-            key[..16].copy_from_slice(uuid::Uuid::new_v4().as_bytes());
-            key[16..].copy_from_slice(uuid::Uuid::new_v4().as_bytes());
+            // No generator answered: this process's id, the time and an address still differ
+            // per process (weaker, never a panic), and approving needs this process's page anyway.
+            tracing::warn!("the system's random generator did not answer; form versions are keyed with a weaker key");
+            let mut hash = sha2::Sha256::new();
+            hash.update(std::process::id().to_le_bytes());
+            hash.update(format!("{:?}{:p}", std::time::SystemTime::now(), &key).as_bytes());
+            key.copy_from_slice(&hash.finalize());
         }
         key
     }
@@ -178,11 +212,33 @@ pub struct HeldBack {
 /// owner approved. The owner's own input under Take control is never held back.
 #[derive(Debug, Default)]
 pub struct SendGuard {
-    /// The one (method, address) the owner approved, while the gate sends it; `None` once it
-    /// went (or was withdrawn).
-    allowed: tokio::sync::watch::Sender<Option<(String, String)>>,
+    /// The one request the owner approved, while the gate sends it.
+    allowed: tokio::sync::watch::Sender<Allowance>,
     /// What was held back, oldest first (the newest 20).
     held: tokio::sync::watch::Sender<Vec<HeldBack>>,
+}
+
+/// Where the approved request is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) enum Allowance {
+    /// None is allowed.
+    #[default]
+    Closed,
+    /// Waiting for it: its method, its address as [`comparable`] makes it, and the query or body
+    /// it must carry when Hearth can tell ([`Submission::expected`]).
+    Open {
+        /// `GET`, `POST`.
+        method: String,
+        /// The address.
+        url: String,
+        /// The query (GET) or body (POST), urlencoded.
+        carries: Option<String>,
+    },
+    /// The guard released it to the network.
+    Went,
+    /// A request of that method to that address carried something else (the page changed the
+    /// form after the check): held back.
+    Differed,
 }
 
 /// How many held-back requests a guard remembers.
@@ -191,35 +247,42 @@ const HELD_KEPT: usize = 20;
 impl SendGuard {
     /// Lets exactly one `method` request to `url` through (the reviewed form), until it has
     /// gone or [`SendGuard::disallow`].
-    pub(super) fn allow_once(&self, method: &str, url: &str) {
-        self.allowed.send_replace(Some((method.to_ascii_uppercase(), comparable(method, url))));
+    pub(super) fn allow_once(&self, method: &str, url: &str, carries: Option<String>) {
+        self.allowed.send_replace(Allowance::Open { method: method.to_ascii_uppercase(), url: comparable(method, url), carries });
     }
 
-    /// Withdraws an allowance; answers whether it was still unused.
-    pub(super) fn disallow(&self) -> bool {
-        self.allowed.send_replace(None).is_some()
+    /// Closes the allowance and answers where it ended: the one place an approval learns
+    /// whether its request went, read once.
+    pub(super) fn finish(&self) -> Allowance {
+        self.allowed.send_replace(Allowance::Closed)
     }
 
-    /// Waits until the allowance was used (Stop-free: the caller bounds it).
-    pub(super) async fn until_used(&self) {
+    /// Waits until the allowed request went or was held back (Stop-free: the caller bounds it).
+    pub(super) async fn until_settled(&self) {
         let mut watch = self.allowed.subscribe();
-        if watch.wait_for(Option::is_none).await.is_err() {
+        if watch.wait_for(|a| matches!(a, Allowance::Went | Allowance::Differed | Allowance::Closed)).await.is_err() {
             std::future::pending::<()>().await;
         }
     }
 
     /// Whether a document request may leave: the approved one (used up by it, which is how
-    /// the gate knows it went), any other GET or HEAD, and nothing else. Records what it holds
-    /// back.
-    fn admits(&self, method: &str, url: &str) -> bool {
-        let used = self.allowed.send_if_modified(|allowed| {
-            let matches = allowed.as_ref().is_some_and(|(m, u)| m.eq_ignore_ascii_case(method) && *u == comparable(method, url));
-            if matches {
-                *allowed = None;
+    /// the gate knows it went), any other GET or HEAD — except one to the approved address
+    /// carrying other fields while the approval waits (the page changed the form: `Differed`)
+    /// — and nothing else. Records what it holds back.
+    fn admits(&self, method: &str, url: &str, body: Option<&str>) -> bool {
+        let mut verdict = None;
+        self.allowed.send_if_modified(|allowed| {
+            let Allowance::Open { method: m, url: u, carries } = allowed else { return false };
+            if !m.eq_ignore_ascii_case(method) || *u != comparable(method, url) {
+                return false;
             }
-            matches
+            let carried = if method.eq_ignore_ascii_case("GET") { Some(query_of(url)) } else { body };
+            let same = carries.as_deref().is_none_or(|expected| carried == Some(expected));
+            *allowed = if same { Allowance::Went } else { Allowance::Differed };
+            verdict = Some(same);
+            true
         });
-        if used || method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD") {
+        if verdict == Some(true) || (verdict.is_none() && (method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD"))) {
             return true;
         }
         self.held.send_modify(|held| {
@@ -252,8 +315,14 @@ impl SendGuard {
     }
 }
 
+/// The query of `url` (empty when it has none), without its fragment.
+fn query_of(url: &str) -> &str {
+    let url = url.split_once('#').map_or(url, |(before, _)| before);
+    url.split_once('?').map_or("", |(_, query)| query)
+}
+
 /// `url` as an allowance compares it: without its fragment, and for a GET without its query
-/// (a GET form replaces the action's query with its fields).
+/// (a GET form replaces the action's query with its fields; the query is compared apart).
 fn comparable(method: &str, url: &str) -> String {
     let url = url.split_once('#').map_or(url, |(before, _)| before);
     if method.eq_ignore_ascii_case("GET") { url.split_once('?').map_or(url, |(before, _)| before).to_owned() } else { url.to_owned() }
@@ -274,7 +343,17 @@ pub(super) async fn hold_back(
     use futures::StreamExt;
     while let Some(event) = paused.next().await {
         let request = &event.request;
-        let through = owner_controls() || guard.admits(&request.method, &request.url);
+        // The body as sent (CDP omits it when it is very long; then it cannot match a review).
+        let body = request.post_data_entries.as_ref().map(|entries| {
+            use base64::Engine;
+            let bytes: Vec<u8> = entries
+                .iter()
+                .filter_map(|e| e.bytes.as_ref())
+                .flat_map(|b| base64::engine::general_purpose::STANDARD.decode(AsRef::<str>::as_ref(b)).unwrap_or_default())
+                .collect();
+            String::from_utf8_lossy(&bytes).into_owned()
+        });
+        let through = owner_controls() || guard.admits(&request.method, &request.url, body.as_deref());
         let answered = if through {
             page.execute(ContinueRequestParams::new(event.request_id.clone())).await.map(|_| ())
         } else {
@@ -368,23 +447,45 @@ mod tests {
     #[test]
     fn the_guard_lets_reads_through_and_the_approved_send_once() {
         let guard = SendGuard::default();
-        assert!(guard.admits("GET", "https://a.example/next") && guard.admits("head", "https://a.example/"));
-        assert!(!guard.admits("POST", "https://a.example/order"), "an unreviewed POST is held back");
-        guard.allow_once("post", "https://a.example/order#top");
-        assert!(!guard.admits("POST", "https://a.example/other"), "only the reviewed destination");
-        assert!(!guard.admits("PUT", "https://a.example/order"), "only the reviewed method");
-        assert!(guard.admits("POST", "https://a.example/order"), "the approved one goes");
-        assert!(!guard.admits("POST", "https://a.example/order"), "once");
-        assert!(!guard.disallow(), "it was used");
+        let body = Some("name=Ada".to_owned());
+        assert!(guard.admits("GET", "https://a.example/next", None) && guard.admits("head", "https://a.example/", None));
+        assert!(!guard.admits("POST", "https://a.example/order", Some("name=Ada")), "an unreviewed POST is held back");
+        guard.allow_once("post", "https://a.example/order#top", body.clone());
+        assert!(!guard.admits("POST", "https://a.example/other", Some("name=Ada")), "only the reviewed destination");
+        assert!(!guard.admits("PUT", "https://a.example/order", Some("name=Ada")), "only the reviewed method");
+        assert!(guard.admits("POST", "https://a.example/order", Some("name=Ada")), "the approved one goes");
+        assert!(!guard.admits("POST", "https://a.example/order", Some("name=Ada")), "once");
+        assert_eq!(guard.finish(), Allowance::Went);
         let held: Vec<(String, String)> = guard.held().into_iter().map(|h| (h.method, h.url)).collect();
-        assert_eq!(held.len(), 4);
+        assert_eq!(held.len(), 4, "{held:?}");
         assert_eq!(held[0], ("POST".to_owned(), "https://a.example/order".to_owned()));
-        guard.allow_once("GET", "https://a.example/search?old=1");
-        assert!(guard.admits("GET", "https://a.example/search?q=shoes"), "a GET form replaces the query");
-        assert!(!guard.disallow(), "and that GET used the allowance: it went");
-        guard.allow_once("POST", "https://a.example/order");
-        assert!(guard.disallow(), "withdrawn unused");
-        assert!(!guard.admits("POST", "https://a.example/order"), "a withdrawn allowance lets nothing through");
+        // A body the page changed after the check is held back, and says so.
+        guard.allow_once("POST", "https://a.example/order", body.clone());
+        assert!(!guard.admits("POST", "https://a.example/order", Some("name=Eve")));
+        assert_eq!(guard.finish(), Allowance::Differed);
+        guard.allow_once("GET", "https://a.example/search?old=1", Some("q=shoes".into()));
+        assert!(
+            !guard.admits("GET", "https://a.example/search?q=boots", None),
+            "while the approval waits, the reviewed address with other fields is held back, even as a GET"
+        );
+        assert_eq!(guard.finish(), Allowance::Differed);
+        assert!(guard.admits("GET", "https://a.example/search?q=boots", None), "with no approval waiting, a GET goes");
+        guard.allow_once("GET", "https://a.example/search?old=1", Some("q=shoes".into()));
+        assert!(guard.admits("GET", "https://a.example/search?q=shoes", None), "a GET form replaces the query");
+        assert_eq!(guard.finish(), Allowance::Went);
+        guard.allow_once("POST", "https://a.example/order", None);
+        assert!(matches!(guard.finish(), Allowance::Open { .. }), "withdrawn unused");
+        assert!(!guard.admits("POST", "https://a.example/order", None), "a withdrawn allowance lets nothing through");
+    }
+
+    #[test]
+    fn the_expected_request_is_the_fields_urlencoded_with_crlf_line_breaks() {
+        let mut form = raw("Ada Lovelace");
+        form.3.push(("note".into(), "Note".into(), "one\ntwo & more".into(), false, false));
+        let sub = Submission::from_page(form.clone()).unwrap();
+        assert_eq!(sub.expected().as_deref(), Some("name=Ada+Lovelace&pin=1234&note=one%0D%0Atwo+%26+more"));
+        form.2 = "multipart/form-data".into();
+        assert_eq!(Submission::from_page(form).unwrap().expected(), None, "a multipart body is not compared");
     }
 
     #[test]

@@ -85,6 +85,16 @@ const SIGNIN_PAGE: &str = r#"<!doctype html><title>Sign in</title>
 <label>Password <input type="password" name="pw" form="f"></label>
 <label>Remember me <input type="checkbox" name="remember" form="f"></label>"#;
 
+/// A payment form whose own submit handler raises the amount after any review, and a pay
+/// button whose inner span is listed on its own (a click on the span presses the button).
+const PAY_PAGE: &str = r#"<!doctype html><title>Pay</title>
+<form id="pay" action="/pay" method="post">
+  <input type="hidden" name="amount" value="10">
+  <label>Card holder <input name="holder"></label>
+  <button><span role="button" aria-label="Inner pay">Pay now</span></button>
+</form>
+<script>document.getElementById('pay').addEventListener('submit', e => { e.target.amount.value = '9999'; });</script>"#;
+
 /// A real PDF (a form from the fixtures).
 const REPORT: &[u8] = include_bytes!("../fixtures/choices.pdf");
 
@@ -113,6 +123,7 @@ impl Web {
             ("/press.html", PRESS_PAGE),
             ("/checkout.html", CHECKOUT_PAGE),
             ("/signin.html", SIGNIN_PAGE),
+            ("/pay.html", PAY_PAGE),
             ("/article.html", include_str!("../fixtures/pages/article.html")),
         ]
         .into_iter()
@@ -1099,9 +1110,70 @@ async fn enter_sends_through_the_default_button_and_every_secret_is_hidden() {
         .await
         .unwrap();
     assert_eq!(done.status, ProposalStatus::Succeeded, "{:?}", done.error);
+    // Released by the guard before the server has it: wait for the server's own record.
+    web.until_received("/signin-alt").await;
     assert_eq!(
         web.server.submissions(),
         [("POST".to_owned(), "/signin-alt".to_owned(), "user=ada&pw=decoy&action=login&go=1&pw=s3cret-Pw".to_owned())]
     );
     let _ = task_id;
+}
+
+#[tokio::test]
+async fn a_form_the_page_changes_after_review_is_held_back_and_left_uncertain() {
+    use hearth_core::tasks::{TaskContext, TaskOutcome};
+    use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalDraft, ProposalStatus};
+    let web = Web::new().await;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(String, Seen)>();
+    let hearth = web.hearth.clone();
+    let url = web.url("/pay.html");
+    web.hearth.tasks().register(hearth_protocol::tasks::TaskKind::Monitor, move |ctx: TaskContext| {
+        let (hearth, url, tx) = (hearth.clone(), url.clone(), tx.clone());
+        async move {
+            let task_id = ctx.task().id.clone();
+            let tools = hearth.toolbox().for_task(ctx);
+            let mut out = Vec::new();
+            let mut step = 0;
+            let mut call = async |tool: &str, args: Value| {
+                step += 1;
+                let o = dispatch(&tools, tool, &args.to_string(), StepId::Step(step)).await;
+                out.push((tool.to_owned(), serde_json::from_str(&o.content).unwrap_or(Value::Null), o.is_error));
+                o
+            };
+            call("browse_web", json!({ "url": url })).await;
+            let listed: PageElements = serde_json::from_str(&call("page_elements", json!({})).await.content).unwrap();
+            let (inner, holder) = (reference(&listed, "Inner pay"), reference(&listed, "Card holder"));
+            call("page_act", json!({ "ref": inner, "action": "click", "operationId": "inner" })).await;
+            call("page_act", json!({ "ref": holder, "action": "type", "value": "Ada", "operationId": "holder" })).await;
+            let prepared = call("prepare_form_submission", json!({ "ref": inner, "gesture": "click" })).await;
+            let _ = tx.send((task_id, out));
+            match prepared.outcome {
+                Some(hearth_core::tools::RunOutcome::WaitingApproval(id)) => TaskOutcome::WaitingApproval(id),
+                other => TaskOutcome::Failed(format!("{other:?}: {}", prepared.content)),
+            }
+        }
+    });
+    let (task_id, out) = run_checkout(&web, "pay", &mut rx).await;
+    // The span inside the button presses the button: a submission, refused before any input.
+    assert!(out[2].2 && out[2].1["error"].as_str().unwrap_or_default().contains("/pay (POST)"), "{:?}", out[2]);
+    let proposal_id = proposal_of(&out);
+    let view = web.hearth.approvals().get(&proposal_id).await.unwrap();
+    let ProposalDraft::WebSubmit(form) = &view.draft else { panic!("{:?}", view.draft) };
+    let fields: Vec<(&str, &str)> = form.fields.iter().map(|f| (f.name.as_str(), f.value.as_str())).collect();
+    assert_eq!(fields, [("amount", "10"), ("holder", "Ada")], "the owner reviews 10");
+
+    // Approved: the page's handler makes it 9999 on the way out. The guard compares the body
+    // with the reviewed fields, holds it back, and the approval is uncertain, not "sent".
+    let decided = web
+        .hearth
+        .approval_decide(&ApprovalDecideParams { proposal_id, hash: view.hash.clone(), decision: Decision::Approve })
+        .await
+        .unwrap();
+    assert_eq!(decided.status, ProposalStatus::OutcomeUnknown, "{:?}", decided.receipt);
+    assert!(decided.error.as_deref().unwrap_or_default().contains("changed the form"), "{:?}", decided.error);
+    let browser = web.hearth.browsers().existing(&ProfileId::for_task(&task_id)).await.unwrap();
+    let held = browser.send_guard().held();
+    assert_eq!(held.len(), 1, "the changed POST was held back: {held:?}");
+    assert_eq!((held[0].method.as_str(), held[0].url.as_str()), ("POST", web.url("/pay").as_str()));
+    assert!(web.server.submissions().is_empty(), "nothing reached the site: {:?}", web.server.submissions());
 }

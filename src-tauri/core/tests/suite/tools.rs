@@ -153,10 +153,10 @@ async fn every_implemented_tool_has_a_schema_and_nothing_else_does() {
     let t = open().await;
     let ctx = t.hearth.toolbox().for_chat("thread-1", "run-1", hearth_protocol::approvals::ProposalOrigin::OwnerChat, Default::default());
     let specs = hearth_core::tools::tool_specs(hearth_core::tools::Vision::Images);
-    assert_eq!(specs.len(), 31, "the registry implements 31 tools");
+    assert_eq!(specs.len(), 32, "the registry implements 32 tools");
     // A model that reads no images is not offered the one tool that shows pictures.
     let text_only = hearth_core::tools::tool_specs(hearth_core::tools::Vision::TextOnly);
-    assert_eq!(text_only.len(), 30);
+    assert_eq!(text_only.len(), 31);
     assert!(!text_only.iter().any(|s| s.name == "look_page"));
     for tool in hearth_protocol::ToolName::ALL {
         let spec = specs.iter().find(|s| s.name == tool.as_str());

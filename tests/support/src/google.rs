@@ -11,7 +11,13 @@
 //!   `…/threads/{id}?format=full`, in Gmail's JSON (payload parts, base64url bodies), for the
 //!   messages a test adds ([`FixtureMail`]), only with a Bearer token this fixture issued.
 //!
-//! Counts every token request by grant type, so tests assert effects (one exchange, one refresh).
+//! - Gmail's `POST /gmail/v1/users/me/messages/send` (`{"raw": base64url, "threadId"?}`): the
+//!   message lands in the mailbox with the `SENT` label and its `Message-ID`, found again by
+//!   `q=rfc822msgid:<id>`; [`SendMode`] can make it accept and then break the connection, or
+//!   accept and answer 503, as a lost answer would look.
+//!
+//! Counts every token request by grant type, and every send it took, so tests assert effects
+//! (one exchange, one refresh, one message sent).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -48,6 +54,22 @@ struct State {
     mail: Vec<FixtureMail>,
     /// Every path requested, in order.
     paths: Vec<String>,
+    /// How a send is answered.
+    send_mode: SendMode,
+    /// The raw messages sent, in order.
+    sent: Vec<Vec<u8>>,
+}
+
+/// How the fixture answers `messages.send` once it has taken the message.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SendMode {
+    /// 200 with the message's id.
+    #[default]
+    Answer,
+    /// The connection is closed with no answer (the message is kept: it was sent).
+    DropConnection,
+    /// 503 (the message is kept).
+    Unavailable,
 }
 
 /// A message in the fixture's mailbox.
@@ -75,6 +97,8 @@ pub struct FixtureMail {
     pub attachments: Vec<(String, String, Vec<u8>)>,
     /// The text parts go in ISO-8859-1 (as Gmail passes such a part through), not UTF-8.
     pub latin1: bool,
+    /// Its `Message-ID` header, without the angle brackets (a sent message's).
+    pub message_id: String,
 }
 
 /// The fixture. Dropping it stops it.
@@ -113,7 +137,10 @@ impl GoogleFixture {
                 tokio::spawn(async move {
                     let service = hyper::service::service_fn(move |request| {
                         let state = state.clone();
-                        async move { Ok::<_, std::convert::Infallible>(answer(&state, request).await) }
+                        async move {
+                            // No answer at all: hyper closes the connection, as a lost answer looks.
+                            answer(&state, request).await.ok_or_else(|| std::io::Error::other("the fixture drops this connection"))
+                        }
                     });
                     let _ = hyper::server::conn::http1::Builder::new().serve_connection(hyper_util::rt::TokioIo::new(stream), service).await;
                 });
@@ -169,6 +196,16 @@ impl GoogleFixture {
         self.lock().last_method.clone()
     }
 
+    /// How sends are answered from now on.
+    pub fn set_send_mode(&self, mode: SendMode) {
+        self.lock().send_mode = mode;
+    }
+
+    /// The raw messages `messages.send` took, in order.
+    pub fn sent(&self) -> Vec<Vec<u8>> {
+        self.lock().sent.clone()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -191,7 +228,58 @@ fn form(raw: &[u8]) -> HashMap<String, String> {
     url::form_urlencoded::parse(raw).into_owned().collect()
 }
 
-async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> Response<Full<Bytes>> {
+async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> Option<Response<Full<Bytes>>> {
+    let method = request.method().clone();
+    let path = request.uri().path().to_owned();
+    if method == hyper::Method::POST && path == "/gmail/v1/users/me/messages/send" {
+        return send(state, request).await;
+    }
+    Some(answer_request(state, request).await)
+}
+
+/// `messages.send`: takes the message (counted, kept with `SENT`), then answers as
+/// [`SendMode`] says.
+async fn send(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> Option<Response<Full<Bytes>>> {
+    let lock = || state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    lock().paths.push(request.uri().path().to_owned());
+    let bearer = request.headers().get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")).map(str::to_owned);
+    if !bearer.as_ref().is_some_and(|b| lock().access_tokens.contains(b)) {
+        return Some(text(StatusCode::UNAUTHORIZED, json!({ "error": { "code": 401, "status": "UNAUTHENTICATED" } }).to_string(), "application/json"));
+    }
+    let body = request.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+    let parsed: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    let Some(raw) = parsed["raw"].as_str().and_then(|r| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(r).ok()) else {
+        return Some(text(StatusCode::BAD_REQUEST, json!({ "error": { "code": 400, "message": "Invalid raw" } }).to_string(), "application/json"));
+    };
+    let header = |name: &str| -> String {
+        let head = raw.split(|b| *b == b'\n').take_while(|l| !l.is_empty() && *l != b"\r");
+        head.filter_map(|l| std::str::from_utf8(l).ok())
+            .find_map(|l| l.split_once(':').filter(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.trim().to_owned()))
+            .unwrap_or_default()
+    };
+    let mut s = lock();
+    s.next += 1;
+    let id = format!("{:016x}", 0x5e00 + s.next);
+    let thread_id = parsed["threadId"].as_str().map_or_else(|| id.clone(), str::to_owned);
+    s.mail.push(FixtureMail {
+        id: id.clone(),
+        thread_id: thread_id.clone(),
+        from: header("From"),
+        to: header("To"),
+        subject: header("Subject"),
+        labels: vec!["SENT".into()],
+        message_id: header("Message-ID").trim_start_matches('<').trim_end_matches('>').to_owned(),
+        ..FixtureMail::default()
+    });
+    s.sent.push(raw);
+    match s.send_mode {
+        SendMode::Answer => Some(text(StatusCode::OK, json!({ "id": id, "threadId": thread_id, "labelIds": ["SENT"] }).to_string(), "application/json")),
+        SendMode::DropConnection => None,
+        SendMode::Unavailable => Some(text(StatusCode::SERVICE_UNAVAILABLE, json!({ "error": { "code": 503, "message": "Backend Error" } }).to_string(), "application/json")),
+    }
+}
+
+async fn answer_request(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> Response<Full<Bytes>> {
     let lock = || state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let path = request.uri().path().to_owned();
     lock().paths.push(path.clone());
@@ -303,7 +391,22 @@ async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -
             let rest = &gmail["/gmail/v1/users/me/".len()..];
             let found = |body: serde_json::Value| text(StatusCode::OK, body.to_string(), "application/json");
             let missing = || text(StatusCode::NOT_FOUND, json!({ "error": { "code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND" } }).to_string(), "application/json");
-            if rest == "messages" {
+            if rest == "messages"
+                && let Some(wanted) = query.get("q").and_then(|q| q.strip_prefix("rfc822msgid:")).map(|q| q.split_whitespace().next().unwrap_or_default().to_owned())
+            {
+                let sent_only = query.get("q").is_some_and(|q| q.contains("in:sent"));
+                let hits: Vec<serde_json::Value> = s
+                    .mail
+                    .iter()
+                    .filter(|m| m.message_id == wanted && (!sent_only || m.labels.iter().any(|l| l == "SENT")))
+                    .map(|m| json!({ "id": m.id, "threadId": m.thread_id }))
+                    .collect();
+                let mut body = json!({ "resultSizeEstimate": hits.len() });
+                if !hits.is_empty() {
+                    body["messages"] = json!(hits);
+                }
+                found(body)
+            } else if rest == "messages" {
                 let words: Vec<String> = query.get("q").map(|q| q.to_lowercase().split_whitespace().map(str::to_owned).collect()).unwrap_or_default();
                 let max: usize = query.get("maxResults").and_then(|m| m.parse().ok()).unwrap_or(100);
                 let hits: Vec<&FixtureMail> = s

@@ -340,3 +340,57 @@ async fn gmail_search_and_threads_read_what_the_api_holds_and_html_becomes_text_
     assert!(said.contains("connect the account again"), "{said}");
     assert_eq!(t.fixture.paths().len(), before + 1, "one refused request");
 }
+
+/// Gmail's send has no idempotency key: a send whose answer is lost is uncertain, never
+/// "failed", and the message's own Message-ID finds it in Sent — so it is never sent twice.
+/// Oracle: the messages the fixture took.
+#[tokio::test]
+async fn a_send_whose_answer_is_lost_is_uncertain_and_its_message_id_finds_it_in_sent() {
+    use hearth_core::workspace::google::gmail::{Gmail, SendError};
+    use hearth_core::workspace::google::mime::{Outgoing, build, message_id_for};
+    use hearth_testkit::google::SendMode;
+    let t = setup(3600).await;
+    let callback = sign_in(&t.auth, Access::ReadWrite).await;
+    let connection = t.auth.complete(&callback.code, &callback.state).await.unwrap();
+    let gmail = Gmail::new(t.auth.clone(), &connection.id, &t.fixture.base_url()).unwrap();
+    let message = |proposal: &str| {
+        let message_id = message_id_for(proposal, "owner@example.org");
+        let raw = build(&Outgoing {
+            from: "owner@example.org".into(),
+            to: vec!["ana@example.com".into()],
+            cc: vec![],
+            bcc: vec![],
+            subject: "Signed form".into(),
+            body: "Attached.".into(),
+            attachments: vec![],
+            in_reply_to: None,
+            references: vec![],
+            message_id: message_id.clone(),
+        })
+        .unwrap();
+        (message_id, raw)
+    };
+
+    // Answered: sent, and found again by its id.
+    let (first_id, first) = message("p-answered");
+    let sent = gmail.send(&first, None).await.unwrap();
+    assert_eq!(gmail.find_sent(&first_id).await.unwrap().as_deref(), Some(sent.id.as_str()));
+
+    // Gmail takes the message and the connection breaks before its answer: uncertain.
+    t.fixture.set_send_mode(SendMode::DropConnection);
+    let (lost_id, lost) = message("p-lost");
+    assert!(matches!(gmail.send(&lost, None).await, Err(SendError::Uncertain(_))), "a lost answer is uncertain");
+    // A 503 after taking it: uncertain too.
+    t.fixture.set_send_mode(SendMode::Unavailable);
+    let (busy_id, busy) = message("p-503");
+    assert!(matches!(gmail.send(&busy, None).await, Err(SendError::Uncertain(_))));
+    assert_eq!(t.fixture.sent().len(), 3, "each message was taken once");
+
+    // Reconciliation finds each uncertain one in Sent (so nothing is sent again), and finds
+    // nothing for a message that was never sent.
+    assert!(gmail.find_sent(&lost_id).await.unwrap().is_some(), "the lost answer's message is in Sent");
+    assert!(gmail.find_sent(&format!("<{busy_id}>")).await.unwrap().is_some());
+    assert_eq!(gmail.find_sent(&message_id_for("p-never", "owner@example.org")).await.unwrap(), None);
+    assert!(gmail.find_sent("x\" OR in:inbox").await.is_err(), "a query cannot be smuggled in");
+    assert_eq!(t.fixture.sent().len(), 3, "looking sent nothing");
+}

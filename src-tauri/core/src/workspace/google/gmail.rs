@@ -110,6 +110,39 @@ struct Body {
     attachment_id: Option<String>,
 }
 
+/// `messages.send`'s answer.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SentRef {
+    id: String,
+    #[serde(default)]
+    thread_id: String,
+}
+
+/// A message Gmail accepted for sending.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    /// Gmail's id of the sent message.
+    pub id: String,
+    /// Its conversation.
+    pub thread_id: String,
+}
+
+/// Why a send did not plainly succeed. Gmail's send has no idempotency key, so the line between
+/// the two matters: only [`SendError::Refused`] may ever be sent again as it is; after
+/// [`SendError::Uncertain`], [`Gmail::find_sent`] must look for the message first.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SendError {
+    /// Gmail answered before taking the message (a 4xx but 408, or the request never left):
+    /// nothing was sent.
+    #[error("{0}")]
+    Refused(String),
+    /// The request may have reached Gmail (the connection broke, a 5xx or 408, or a success
+    /// Hearth could not read): the message may have been sent.
+    #[error("{0}")]
+    Uncertain(String),
+}
+
 #[derive(Deserialize)]
 struct Thread {
     id: String,
@@ -175,6 +208,72 @@ impl Gmail {
         }
         // serde's message may quote mail: only that it did not parse.
         serde_json::from_slice(&bytes).map_err(|_| CoreError::Unavailable("Gmail answered in a shape Hearth does not know.".into()))
+    }
+
+    /// Sends `raw` (an RFC 5322 message, as [`super::mime::build`] makes it) with
+    /// `messages.send`, in `thread_id` when it replies. Never retried here: a send that may have
+    /// reached Gmail is [`SendError::Uncertain`], for [`Gmail::find_sent`] to settle.
+    pub async fn send(&self, raw: &[u8], thread_id: Option<&str>) -> std::result::Result<Sent, SendError> {
+        let token = self.auth.access_token(&self.connection_id).await.map_err(|e| SendError::Refused(e.to_string()))?;
+        if let Some(thread) = thread_id {
+            path_segment(thread).map_err(|e| SendError::Refused(e.to_string()))?;
+        }
+        let mut body = serde_json::json!({ "raw": base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw) });
+        if let Some(thread) = thread_id {
+            body["threadId"] = serde_json::json!(thread);
+        }
+        let url = format!("{}/gmail/v1/users/me/messages/send", self.base_url);
+        let request = self
+            .http
+            .post(url)
+            .bearer_auth(token.expose_secret())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_string());
+        let response = match request.send().await {
+            Ok(response) => response,
+            // Connecting failed: the request never left, nothing was sent.
+            Err(err) if err.is_connect() => {
+                return Err(SendError::Refused(format!("Gmail could not be reached, so nothing was sent: {}", err.without_url())));
+            }
+            Err(err) => {
+                return Err(SendError::Uncertain(format!(
+                    "the connection to Gmail broke after the message was handed over ({}); it may have been sent",
+                    err.without_url()
+                )));
+            }
+        };
+        let status = response.status();
+        let read = response.bytes().await;
+        match status.as_u16() {
+            200 => {}
+            408 | 500..=599 => {
+                return Err(SendError::Uncertain(format!("Gmail answered {status} after taking the message; it may have been sent")));
+            }
+            401 | 403 => {
+                return Err(SendError::Refused(
+                    "Gmail refused to send with the access Hearth has; connect the account again (with write access) in Settings → Accounts."
+                        .into(),
+                ));
+            }
+            _ => return Err(SendError::Refused(format!("Gmail refused the message ({status}); nothing was sent."))),
+        }
+        let bytes = read.map_err(|err| SendError::Uncertain(format!("Gmail's answer to the send was cut off ({}); it may have been sent", err.without_url())))?;
+        let sent: SentRef =
+            serde_json::from_slice(&bytes).map_err(|_| SendError::Uncertain("Gmail's answer to the send did not read; it may have been sent".into()))?;
+        Ok(Sent { id: sent.id, thread_id: sent.thread_id })
+    }
+
+    /// The sent message whose `Message-ID` header is `message_id` (`<…>` or bare), if Gmail
+    /// has one: how an uncertain send is settled before anything is sent again.
+    pub async fn find_sent(&self, message_id: &str) -> Result<Option<String>> {
+        let bare = message_id.trim().trim_start_matches('<').trim_end_matches('>');
+        // Searched for as one term: nothing in it may end the term or start another.
+        if bare.is_empty() || bare.len() > 250 || !bare.chars().all(|c| c.is_ascii_graphic() && !matches!(c, '"' | '(' | ')' | '{' | '}')) {
+            return Err(CoreError::InvalidInput("That is not a Message-ID Hearth made.".into()));
+        }
+        let query = format!("rfc822msgid:{bare} in:sent");
+        let list: MessageList = self.get("messages", &[("q", &query), ("maxResults", "2"), ("includeSpamTrash", "true")]).await?;
+        Ok(list.messages.into_iter().next().map(|m| m.id))
     }
 
     /// Messages matching `query` (Gmail's own search syntax), newest first, at most 20.

@@ -16,6 +16,10 @@
 //!   `q=rfc822msgid:<id>`; [`SendMode`] can make it accept and then break the connection, or
 //!   accept and answer 503, as a lost answer would look.
 //!
+//! - Calendar: `GET /calendar/v3/calendars/{id}/events?timeMin&timeMax&singleEvents&orderBy&maxResults`
+//!   for the events a test adds ([`FixtureEvent`]), refusing `orderBy=startTime` without
+//!   `singleEvents=true` as Google does, in the calendar's own `timeZone`.
+//!
 //! Counts every token request by grant type, and every send it took, so tests assert effects
 //! (one exchange, one refresh, one message sent).
 
@@ -58,6 +62,31 @@ struct State {
     send_mode: SendMode,
     /// The raw messages sent, in order.
     sent: Vec<Vec<u8>>,
+    /// The calendar's events, in the order added.
+    events: Vec<FixtureEvent>,
+    /// The calendar's zone (`UTC` unless a test sets one).
+    calendar_zone: Option<String>,
+}
+
+/// An event in the fixture's calendar. Times are RFC 3339 in UTC (`Z`), or all-day dates.
+#[derive(Debug, Clone, Default)]
+pub struct FixtureEvent {
+    /// Google's event id.
+    pub id: String,
+    /// The calendar it is in (`primary`, or an address).
+    pub calendar_id: String,
+    /// `summary`.
+    pub summary: String,
+    /// `confirmed`, `tentative` or `cancelled`.
+    pub status: String,
+    /// A timed event's start and end (`2026-12-01T09:00:00Z`).
+    pub timed: Option<(String, String)>,
+    /// An all-day event's first day and the day after its last (`2026-12-01`).
+    pub all_day: Option<(String, String)>,
+    /// `location`.
+    pub location: String,
+    /// `description`.
+    pub description: String,
 }
 
 /// How the fixture answers `messages.send` once it has taken the message.
@@ -194,6 +223,16 @@ impl GoogleFixture {
     /// The `code_challenge_method` of the last authorization.
     pub fn last_challenge_method(&self) -> Option<String> {
         self.lock().last_method.clone()
+    }
+
+    /// Adds an event to the calendar.
+    pub fn add_event(&self, event: FixtureEvent) {
+        self.lock().events.push(event);
+    }
+
+    /// The calendar's time zone (an IANA name).
+    pub fn set_calendar_zone(&self, zone: &str) {
+        self.lock().calendar_zone = Some(zone.to_owned());
     }
 
     /// How sends are answered from now on.
@@ -438,6 +477,74 @@ async fn answer_request(state: &Mutex<State>, request: Request<hyper::body::Inco
             } else {
                 missing()
             }
+        }
+        calendar if calendar.starts_with("/calendar/v3/calendars/") => {
+            let s = lock();
+            if !bearer.as_ref().is_some_and(|b| s.access_tokens.contains(b)) {
+                return text(StatusCode::UNAUTHORIZED, json!({ "error": { "code": 401, "status": "UNAUTHENTICATED" } }).to_string(), "application/json");
+            }
+            let Some(id) = calendar["/calendar/v3/calendars/".len()..].strip_suffix("/events") else {
+                return text(StatusCode::NOT_FOUND, json!({ "error": { "code": 404, "message": "Not Found" } }).to_string(), "application/json");
+            };
+            // One escaped path segment (an address's '@' arrives as %40).
+            let id: String = url::form_urlencoded::parse(format!("id={id}").as_bytes()).map(|(_, v)| v.into_owned()).next().unwrap_or_default();
+            if query.get("orderBy").map(String::as_str) == Some("startTime") && query.get("singleEvents").map(String::as_str) != Some("true") {
+                return text(
+                    StatusCode::BAD_REQUEST,
+                    json!({ "error": { "code": 400, "message": "The requested ordering is not available for the particular query." } }).to_string(),
+                    "application/json",
+                );
+            }
+            let (Some(min), Some(max)) = (query.get("timeMin"), query.get("timeMax")) else {
+                return text(StatusCode::BAD_REQUEST, json!({ "error": { "code": 400, "message": "Missing time bounds" } }).to_string(), "application/json");
+            };
+            let bounds = |e: &FixtureEvent| -> (String, String) {
+                match (&e.timed, &e.all_day) {
+                    (Some((start, end)), _) => (start.clone(), end.clone()),
+                    (None, Some((start, end))) => (format!("{start}T00:00:00Z"), format!("{end}T00:00:00Z")),
+                    (None, None) => (String::new(), String::new()),
+                }
+            };
+            let mut hits: Vec<&FixtureEvent> = s
+                .events
+                .iter()
+                .filter(|e| e.calendar_id == id)
+                .filter(|e| {
+                    let (start, end) = bounds(e);
+                    end > *min && start < *max
+                })
+                .collect();
+            if query.get("orderBy").map(String::as_str) == Some("startTime") {
+                hits.sort_by_key(|e| bounds(e).0);
+            }
+            let max_results: usize = query.get("maxResults").and_then(|m| m.parse().ok()).unwrap_or(250);
+            let more = hits.len() > max_results;
+            let when = |timed: Option<&String>, day: Option<&String>| match (timed, day) {
+                (Some(t), _) => json!({ "dateTime": t }),
+                (None, Some(d)) => json!({ "date": d }),
+                (None, None) => json!({}),
+            };
+            let items: Vec<serde_json::Value> = hits
+                .iter()
+                .take(max_results)
+                .map(|e| {
+                    json!({
+                        "kind": "calendar#event",
+                        "id": e.id,
+                        "status": e.status,
+                        "summary": e.summary,
+                        "location": e.location,
+                        "description": e.description,
+                        "start": when(e.timed.as_ref().map(|t| &t.0), e.all_day.as_ref().map(|d| &d.0)),
+                        "end": when(e.timed.as_ref().map(|t| &t.1), e.all_day.as_ref().map(|d| &d.1)),
+                    })
+                })
+                .collect();
+            let mut body = json!({ "kind": "calendar#events", "summary": id, "timeZone": s.calendar_zone.clone().unwrap_or_else(|| "UTC".into()), "items": items });
+            if more {
+                body["nextPageToken"] = json!("next-page");
+            }
+            text(StatusCode::OK, body.to_string(), "application/json")
         }
         _ => text(StatusCode::NOT_FOUND, "not found".into(), "text/plain"),
     }

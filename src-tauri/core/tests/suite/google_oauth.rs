@@ -394,3 +394,66 @@ async fn a_send_whose_answer_is_lost_is_uncertain_and_its_message_id_finds_it_in
     assert!(gmail.find_sent("x\" OR in:inbox").await.is_err(), "a query cannot be smuggled in");
     assert_eq!(t.fixture.sent().len(), 3, "looking sent nothing");
 }
+
+/// Google Calendar's events in a window: occurrences in order, all-day days in the calendar's
+/// own zone, cancelled occurrences left out, at most 20 with the rest said to be there; a group
+/// calendar's address reaches the calendar as one path segment.
+#[tokio::test]
+async fn calendar_events_come_in_order_with_all_day_days_in_the_calendars_zone() {
+    use hearth_core::workspace::google::calendar::Calendar;
+    use hearth_testkit::google::FixtureEvent;
+    let t = setup(3600).await;
+    let callback = sign_in(&t.auth, Access::Read).await;
+    let connection = t.auth.complete(&callback.code, &callback.state).await.unwrap();
+    let calendar = Calendar::new(t.auth.clone(), &connection.id, &t.fixture.base_url()).unwrap();
+    t.fixture.set_calendar_zone("Europe/Berlin");
+    let timed = |id: &str, start: &str, end: &str, status: &str| FixtureEvent {
+        id: id.into(),
+        calendar_id: "primary".into(),
+        summary: format!("event {id}"),
+        status: status.into(),
+        timed: Some((start.into(), end.into())),
+        ..FixtureEvent::default()
+    };
+    // Added out of order: the client's order is by start.
+    t.fixture.add_event(timed("late", "2026-12-02T15:00:00Z", "2026-12-02T16:00:00Z", "confirmed"));
+    t.fixture.add_event(timed("early", "2026-12-01T08:00:00Z", "2026-12-01T09:00:00Z", "confirmed"));
+    t.fixture.add_event(timed("dropped", "2026-12-01T10:00:00Z", "2026-12-01T11:00:00Z", "cancelled"));
+    t.fixture.add_event(timed("outside", "2026-12-09T10:00:00Z", "2026-12-09T11:00:00Z", "confirmed"));
+    t.fixture.add_event(FixtureEvent {
+        id: "holiday".into(),
+        calendar_id: "primary".into(),
+        summary: "School holiday".into(),
+        status: "confirmed".into(),
+        all_day: Some(("2026-12-02".into(), "2026-12-03".into())),
+        ..FixtureEvent::default()
+    });
+    let ms = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap().timestamp_millis();
+    let page = calendar.events("primary", ms("2026-12-01T00:00:00Z"), ms("2026-12-08T00:00:00Z")).await.unwrap();
+    let ids: Vec<&str> = page.events.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["early", "holiday", "late"], "by start, the cancelled and the outside one left out");
+    assert!(!page.truncated);
+    let holiday = &page.events[1];
+    assert_eq!(holiday.starts_at, ms("2026-12-01T23:00:00Z"), "midnight in Berlin, not in UTC");
+    assert_eq!(holiday.ends_at - holiday.starts_at, 24 * 3_600_000);
+
+    // A busy week: 20 shown, the rest said to be there.
+    for n in 0..25 {
+        t.fixture.add_event(FixtureEvent {
+            id: format!("busy{n:02}"),
+            calendar_id: "team@group.calendar.google.com".into(),
+            summary: "Stand-up".into(),
+            status: "confirmed".into(),
+            timed: Some((format!("2026-12-03T{:02}:00:00Z", n % 24), format!("2026-12-03T{:02}:30:00Z", n % 24))),
+            ..FixtureEvent::default()
+        });
+    }
+    let busy = calendar.events("team@group.calendar.google.com", ms("2026-12-01T00:00:00Z"), ms("2026-12-08T00:00:00Z")).await.unwrap();
+    assert_eq!(busy.events.len(), 20);
+    assert!(busy.truncated);
+    assert!(busy.events.windows(2).all(|w| w[0].starts_at <= w[1].starts_at));
+    assert!(busy.events.iter().all(|e| e.calendar_id == "team@group.calendar.google.com"));
+
+    assert!(calendar.events("primary", ms("2026-12-08T00:00:00Z"), ms("2026-12-01T00:00:00Z")).await.is_err(), "a window that ends before it starts");
+    assert!(calendar.events("primary", 0, ms("2026-12-01T00:00:00Z")).await.is_err(), "more than 366 days");
+}

@@ -22,8 +22,6 @@ pub const GMAIL_BASE_URL: &str = "https://gmail.googleapis.com";
 
 /// How deep a message's MIME tree is walked (real mail nests 3–5 levels).
 const MAX_PART_DEPTH: usize = 16;
-/// The most of one Gmail answer read (a thread of 100 long messages stays under it).
-const MAX_ANSWER_BYTES: usize = 32 * 1024 * 1024;
 /// The most HTML turned into text per message: well past 12,000 characters of text, and a
 /// bound on what html5ever builds from it.
 const MAX_HTML_BYTES: usize = 512 * 1024;
@@ -163,51 +161,8 @@ impl Gmail {
         let token = self.auth.access_token(&self.connection_id).await?;
         let url = reqwest::Url::parse_with_params(&format!("{}/gmail/v1/users/me/{path}", self.base_url), query)
             .map_err(|_| CoreError::InvalidInput("That Gmail address does not parse.".into()))?;
-        let response = self
-            .http
-            .get(url)
-            .bearer_auth(token.expose_secret())
-            .send()
-            .await
-            .map_err(|err| CoreError::Unavailable(format!("Gmail could not be reached: {}", err.without_url())))?;
-        let status = response.status();
-        let mut response = response;
-        let mut bytes = Vec::new();
-        while let Some(chunk) =
-            response.chunk().await.map_err(|err| CoreError::Unavailable(format!("Gmail's answer was cut off: {}", err.without_url())))?
-        {
-            if bytes.len() + chunk.len() > MAX_ANSWER_BYTES {
-                return Err(CoreError::Unavailable("Gmail's answer is larger than Hearth reads (32 MiB).".into()));
-            }
-            bytes.extend_from_slice(&chunk);
-        }
-        match status.as_u16() {
-            200 => {}
-            401 => {
-                return Err(CoreError::NeedsSignIn(format!(
-                    "Gmail refused Hearth's access ({status}); connect the account again in Settings → Accounts."
-                )));
-            }
-            // 403 is also Gmail's answer to too many requests: only a refused scope or account
-            // is a sign-in matter.
-            403 if is_rate_limit(&bytes) => {
-                return Err(CoreError::Unavailable("Gmail asks Hearth to slow down (a rate limit); try again in a minute.".into()));
-            }
-            403 => {
-                return Err(CoreError::NeedsSignIn(
-                    "Gmail does not allow this with the access Hearth has; connect the account again in Settings → Accounts.".into(),
-                ));
-            }
-            404 => {
-                return Err(CoreError::NotFound(
-                    "Gmail has no such message or conversation; use search_mail to find the current ones.".into(),
-                ));
-            }
-            429 => return Err(CoreError::Unavailable("Gmail asks Hearth to slow down (a rate limit); try again in a minute.".into())),
-            _ => return Err(CoreError::Unavailable(format!("Gmail answered {status}; try again in a moment."))),
-        }
-        // serde's message may quote mail: only that it did not parse.
-        serde_json::from_slice(&bytes).map_err(|_| CoreError::Unavailable("Gmail answered in a shape Hearth does not know.".into()))
+        let api = super::Api { name: "Gmail", not_found: "Gmail has no such message or conversation; use search_mail to find the current ones." };
+        super::get_json(&self.http, url, &token, &api).await
     }
 
     /// Sends `raw` (an RFC 5322 message, as [`super::mime::build`] makes it) with
@@ -318,26 +273,6 @@ impl Gmail {
 /// pool, not on a runtime worker (two cores: one long message would stall every other task).
 async fn off_the_runtime<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T> {
     tokio::task::spawn_blocking(work).await.map_err(|_| CoreError::Unavailable("Reading the message as text failed; try again.".into()))
-}
-
-/// Whether a Gmail error body names a rate limit (`error.errors[].reason`).
-fn is_rate_limit(body: &[u8]) -> bool {
-    #[derive(Deserialize)]
-    struct Reason {
-        #[serde(default)]
-        reason: String,
-    }
-    #[derive(Deserialize)]
-    struct Inner {
-        #[serde(default)]
-        errors: Vec<Reason>,
-    }
-    #[derive(Deserialize)]
-    struct Outer {
-        error: Inner,
-    }
-    serde_json::from_slice::<Outer>(body)
-        .is_ok_and(|o| o.error.errors.iter().any(|r| matches!(r.reason.as_str(), "rateLimitExceeded" | "userRateLimitExceeded" | "dailyLimitExceeded")))
 }
 
 /// Drafts, the bin and spam are not mail the owner received or sent.

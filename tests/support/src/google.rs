@@ -62,6 +62,8 @@ struct State {
     send_mode: SendMode,
     /// The raw messages sent, in order.
     sent: Vec<Vec<u8>>,
+    /// Their ids.
+    sent_ids: Vec<String>,
     /// The calendar's events, in the order added.
     events: Vec<FixtureEvent>,
     /// The calendar's zone (`UTC` unless a test sets one).
@@ -99,6 +101,11 @@ pub enum SendMode {
     DropConnection,
     /// 503 (the message is kept).
     Unavailable,
+    /// 400, and the message is not kept (Gmail refused it before taking it).
+    Refuse,
+    /// 200, but the message is kept under a Message-ID of Gmail's own (as Gmail is reported to
+    /// do): a search by Hearth's id finds nothing.
+    RewriteMessageId,
 }
 
 /// A message in the fixture's mailbox.
@@ -245,6 +252,11 @@ impl GoogleFixture {
         self.lock().sent.clone()
     }
 
+    /// Gmail's ids of the messages `messages.send` took, in order.
+    pub fn sent_ids(&self) -> Vec<String> {
+        self.lock().sent_ids.clone()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -297,8 +309,20 @@ async fn send(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> 
             .unwrap_or_default()
     };
     let mut s = lock();
+    if s.send_mode == SendMode::Refuse {
+        return Some(text(
+            StatusCode::BAD_REQUEST,
+            json!({ "error": { "code": 400, "message": "Invalid To header", "status": "INVALID_ARGUMENT", "errors": [{ "reason": "invalidArgument" }] } }).to_string(),
+            "application/json",
+        ));
+    }
     s.next += 1;
     let id = format!("{:016x}", 0x5e00 + s.next);
+    let kept_id = if s.send_mode == SendMode::RewriteMessageId {
+        format!("CAG{}@mail.gmail.com", s.next)
+    } else {
+        header("Message-ID").trim_start_matches('<').trim_end_matches('>').to_owned()
+    };
     let thread_id = parsed["threadId"].as_str().map_or_else(|| id.clone(), str::to_owned);
     s.mail.push(FixtureMail {
         id: id.clone(),
@@ -307,12 +331,13 @@ async fn send(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> 
         to: header("To"),
         subject: header("Subject"),
         labels: vec!["SENT".into()],
-        message_id: header("Message-ID").trim_start_matches('<').trim_end_matches('>').to_owned(),
+        message_id: kept_id,
         ..FixtureMail::default()
     });
     s.sent.push(raw);
+    s.sent_ids.push(id.clone());
     match s.send_mode {
-        SendMode::Answer => Some(text(StatusCode::OK, json!({ "id": id, "threadId": thread_id, "labelIds": ["SENT"] }).to_string(), "application/json")),
+        SendMode::Answer | SendMode::RewriteMessageId | SendMode::Refuse => Some(text(StatusCode::OK, json!({ "id": id, "threadId": thread_id, "labelIds": ["SENT"] }).to_string(), "application/json")),
         SendMode::DropConnection => None,
         SendMode::Unavailable => Some(text(StatusCode::SERVICE_UNAVAILABLE, json!({ "error": { "code": 503, "message": "Backend Error" } }).to_string(), "application/json")),
     }
@@ -433,11 +458,14 @@ async fn answer_request(state: &Mutex<State>, request: Request<hyper::body::Inco
             if rest == "messages"
                 && let Some(wanted) = query.get("q").and_then(|q| q.strip_prefix("rfc822msgid:")).map(|q| q.split_whitespace().next().unwrap_or_default().to_owned())
             {
-                let sent_only = query.get("q").is_some_and(|q| q.contains("in:sent"));
+                let sent_only = query.get("q").is_some_and(|q| q.split_whitespace().any(|w| w == "in:sent"));
+                // As Gmail: the bin and spam only when asked for.
+                let with_trash = query.get("includeSpamTrash").map(String::as_str) == Some("true");
+                let has = |m: &FixtureMail, label: &str| m.labels.iter().any(|l| l == label);
                 let hits: Vec<serde_json::Value> = s
                     .mail
                     .iter()
-                    .filter(|m| m.message_id == wanted && (!sent_only || m.labels.iter().any(|l| l == "SENT")))
+                    .filter(|m| m.message_id == wanted && (!sent_only || has(m, "SENT")) && (with_trash || !(has(m, "TRASH") || has(m, "SPAM"))))
                     .map(|m| json!({ "id": m.id, "threadId": m.thread_id }))
                     .collect();
                 let mut body = json!({ "resultSizeEstimate": hits.len() });
@@ -602,6 +630,7 @@ fn gmail_message(m: &FixtureMail) -> serde_json::Value {
                 { "name": "From", "value": m.from },
                 { "name": "To", "value": m.to },
                 { "name": "Subject", "value": m.subject },
+                { "name": "Message-ID", "value": format!("<{}>", m.message_id) },
             ],
             "body": { "size": 0 },
             "parts": parts,

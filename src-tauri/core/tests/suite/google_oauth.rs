@@ -342,13 +342,14 @@ async fn gmail_search_and_threads_read_what_the_api_holds_and_html_becomes_text_
 }
 
 /// Gmail's send has no idempotency key: a send whose answer is lost is uncertain, never
-/// "failed", and the message's own Message-ID finds it in Sent — so it is never sent twice.
-/// Oracle: the messages the fixture took.
+/// "failed", and the message's own Message-ID, read back from the message, finds it in Sent —
+/// so it is never sent twice; finding nothing proves nothing. Oracle: the messages the fixture
+/// took, by its own ids.
 #[tokio::test]
 async fn a_send_whose_answer_is_lost_is_uncertain_and_its_message_id_finds_it_in_sent() {
-    use hearth_core::workspace::google::gmail::{Gmail, SendError};
+    use hearth_core::workspace::google::gmail::{Gmail, Reconciled, SendError};
     use hearth_core::workspace::google::mime::{Outgoing, build, message_id_for};
-    use hearth_testkit::google::SendMode;
+    use hearth_testkit::google::{FixtureMail, SendMode};
     let t = setup(3600).await;
     let callback = sign_in(&t.auth, Access::ReadWrite).await;
     let connection = t.auth.complete(&callback.code, &callback.state).await.unwrap();
@@ -371,28 +372,51 @@ async fn a_send_whose_answer_is_lost_is_uncertain_and_its_message_id_finds_it_in
         (message_id, raw)
     };
 
-    // Answered: sent, and found again by its id.
+    // Answered: sent, its Message-ID kept, and found again by it.
     let (first_id, first) = message("p-answered");
     let sent = gmail.send(&first, None).await.unwrap();
-    assert_eq!(gmail.find_sent(&first_id).await.unwrap().as_deref(), Some(sent.id.as_str()));
+    assert!(sent.message_id_kept, "read back from the sent message");
+    assert_eq!(t.fixture.sent_ids(), [sent.id.clone()]);
+    assert_eq!(gmail.find_sent(&first_id).await.unwrap(), Reconciled::Found { id: sent.id.clone(), copies: 1 });
 
-    // Gmail takes the message and the connection breaks before its answer: uncertain.
+    // Refused before Gmail took it: nothing was sent. So is a send that never connected.
+    t.fixture.set_send_mode(SendMode::Refuse);
+    let (_, refused) = message("p-refused");
+    assert!(matches!(gmail.send(&refused, None).await, Err(SendError::Refused(_))));
+    let nowhere = Gmail::new(t.auth.clone(), &connection.id, "http://127.0.0.1:9").unwrap();
+    assert!(matches!(nowhere.send(&refused, None).await, Err(SendError::Refused(_))), "a connect that failed sent nothing");
+    assert_eq!(t.fixture.sent().len(), 1, "the refused message was not taken");
+
+    // Gmail takes the message and the connection breaks before its answer: uncertain. A 503
+    // after taking it: uncertain too.
     t.fixture.set_send_mode(SendMode::DropConnection);
     let (lost_id, lost) = message("p-lost");
     assert!(matches!(gmail.send(&lost, None).await, Err(SendError::Uncertain(_))), "a lost answer is uncertain");
-    // A 503 after taking it: uncertain too.
     t.fixture.set_send_mode(SendMode::Unavailable);
     let (busy_id, busy) = message("p-503");
     assert!(matches!(gmail.send(&busy, None).await, Err(SendError::Uncertain(_))));
-    assert_eq!(t.fixture.sent().len(), 3, "each message was taken once");
+    let taken = t.fixture.sent_ids();
+    assert_eq!(taken.len(), 3, "each message was taken once");
 
-    // Reconciliation finds each uncertain one in Sent (so nothing is sent again), and finds
-    // nothing for a message that was never sent.
-    assert!(gmail.find_sent(&lost_id).await.unwrap().is_some(), "the lost answer's message is in Sent");
-    assert!(gmail.find_sent(&format!("<{busy_id}>")).await.unwrap().is_some());
-    assert_eq!(gmail.find_sent(&message_id_for("p-never", "owner@example.org")).await.unwrap(), None);
-    assert!(gmail.find_sent("x\" OR in:inbox").await.is_err(), "a query cannot be smuggled in");
-    assert_eq!(t.fixture.sent().len(), 3, "looking sent nothing");
+    // Reconciliation finds each uncertain one in Sent — the very message the fixture took.
+    assert_eq!(gmail.find_sent(&lost_id).await.unwrap(), Reconciled::Found { id: taken[1].clone(), copies: 1 });
+    assert_eq!(gmail.find_sent(&format!("<{busy_id}>")).await.unwrap(), Reconciled::Found { id: taken[2].clone(), copies: 1 });
+    // A received message carrying the id is not a sent one; a sent one in the bin still went.
+    let never = message_id_for("p-never", "owner@example.org");
+    t.fixture.add_mail(FixtureMail { id: "19aa".into(), thread_id: "19aa".into(), labels: vec!["INBOX".into()], message_id: never.clone(), ..FixtureMail::default() });
+    assert_eq!(gmail.find_sent(&never).await.unwrap(), Reconciled::NotFound);
+    let binned = message_id_for("p-binned", "owner@example.org");
+    t.fixture.add_mail(FixtureMail { id: "19bb".into(), thread_id: "19bb".into(), labels: vec!["SENT".into(), "TRASH".into()], message_id: binned.clone(), ..FixtureMail::default() });
+    assert_eq!(gmail.find_sent(&binned).await.unwrap(), Reconciled::Found { id: "19bb".into(), copies: 1 });
+    assert!(gmail.find_sent("x\" OR in:inbox").await.is_err(), "only a Message-ID Hearth made is searched for");
+
+    // Gmail replacing the id is seen at once: such an account's uncertain sends cannot be
+    // settled by a search, and its message is not found by Hearth's id.
+    t.fixture.set_send_mode(SendMode::RewriteMessageId);
+    let (rewritten_id, rewritten) = message("p-rewritten");
+    assert!(!gmail.send(&rewritten, None).await.unwrap().message_id_kept);
+    assert_eq!(gmail.find_sent(&rewritten_id).await.unwrap(), Reconciled::NotFound);
+    assert_eq!(t.fixture.sent().len(), 4);
 }
 
 /// Google Calendar's events in a window: occurrences in order, all-day days in the calendar's

@@ -124,6 +124,28 @@ pub struct Sent {
     pub id: String,
     /// Its conversation.
     pub thread_id: String,
+    /// Whether Gmail kept the Message-ID Hearth gave it (read back after the send). Reported
+    /// to use elsewhere: `false` means [`Gmail::find_sent`] cannot settle this account's
+    /// uncertain sends, which must then go to the owner's review.
+    pub message_id_kept: bool,
+}
+
+/// What a search of Sent for a Message-ID found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reconciled {
+    /// Gmail holds a sent message with exactly that Message-ID (read back from the message
+    /// itself, not only from the search): it was sent. `copies` above 1 means it already went
+    /// more than once.
+    Found {
+        /// The first copy's id.
+        id: String,
+        /// How many sent messages carry it.
+        copies: usize,
+    },
+    /// None was found. That is **not** proof it was not sent (the search index may lag a fresh
+    /// send, the owner may have deleted it, Gmail may have replaced the id): an uncertain send
+    /// stays uncertain for the owner to acknowledge, never sent again on this alone.
+    NotFound,
 }
 
 /// Why a send did not plainly succeed. Gmail's send has no idempotency key, so the line between
@@ -140,6 +162,19 @@ pub enum SendError {
     #[error("{0}")]
     Uncertain(String),
 }
+
+/// `messages.get?format=metadata`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Metadata {
+    #[serde(default)]
+    label_ids: Vec<String>,
+    #[serde(default)]
+    payload: Part,
+}
+
+/// The most of a send's answer read (its JSON is a few hundred bytes).
+const MAX_SEND_ANSWER_BYTES: usize = 64 * 1024;
 
 #[derive(Deserialize)]
 struct Thread {
@@ -178,11 +213,15 @@ impl Gmail {
             body["threadId"] = serde_json::json!(thread);
         }
         let url = format!("{}/gmail/v1/users/me/messages/send", self.base_url);
+        // 30 s, and a second more per 256 KiB: a large message on a slow uplink is not a lost
+        // answer.
+        let limit = std::time::Duration::from_secs(30 + u64::try_from(raw.len() / (256 * 1024)).unwrap_or(u64::MAX / 2));
         let request = self
             .http
             .post(url)
             .bearer_auth(token.expose_secret())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .timeout(limit)
             .body(body.to_string());
         let response = match request.send().await {
             Ok(response) => response,
@@ -198,37 +237,80 @@ impl Gmail {
             }
         };
         let status = response.status();
-        let read = response.bytes().await;
+        let read = read_bounded(response, MAX_SEND_ANSWER_BYTES).await;
+        let check = "check Sent in Gmail before sending it again";
         match status.as_u16() {
             200 => {}
-            408 | 500..=599 => {
-                return Err(SendError::Uncertain(format!("Gmail answered {status} after taking the message; it may have been sent")));
-            }
-            401 | 403 => {
+            // Answers Gmail gives before taking a message: nothing was sent.
+            401 => {
                 return Err(SendError::Refused(
-                    "Gmail refused to send with the access Hearth has; connect the account again (with write access) in Settings → Accounts."
+                    "Gmail refused Hearth's access, so nothing was sent; connect the account again (with write access) in Settings → Accounts."
                         .into(),
                 ));
             }
-            _ => return Err(SendError::Refused(format!("Gmail refused the message ({status}); nothing was sent."))),
+            403 | 429 if status.as_u16() == 429 || read.as_deref().is_ok_and(|b| super::is_rate_limit(b)) => {
+                return Err(SendError::Refused("Gmail asks Hearth to slow down (a sending limit), so nothing was sent; try again later.".into()));
+            }
+            403 => {
+                return Err(SendError::Refused(
+                    "Gmail does not let Hearth send with the access it has, so nothing was sent; grant write access in Settings → Accounts."
+                        .into(),
+                ));
+            }
+            400 | 404 | 413 => return Err(SendError::Refused(format!("Gmail refused the message ({status}), so nothing was sent."))),
+            // Anything else (a 5xx, 408, a redirect — 303 means a POST was processed —, another
+            // 2xx) may have come after Gmail took the message.
+            _ => return Err(SendError::Uncertain(format!("Gmail answered {status} to the send; it may have been sent — {check}"))),
         }
-        let bytes = read.map_err(|err| SendError::Uncertain(format!("Gmail's answer to the send was cut off ({}); it may have been sent", err.without_url())))?;
-        let sent: SentRef =
-            serde_json::from_slice(&bytes).map_err(|_| SendError::Uncertain("Gmail's answer to the send did not read; it may have been sent".into()))?;
-        Ok(Sent { id: sent.id, thread_id: sent.thread_id })
+        let bytes = read.map_err(|why| SendError::Uncertain(format!("Gmail's answer to the send {why}; it may have been sent — {check}")))?;
+        let sent: SentRef = serde_json::from_slice(&bytes)
+            .map_err(|_| SendError::Uncertain(format!("Gmail's answer to the send did not read; it may have been sent — {check}")))?;
+        // Whether the id Hearth reconciles by survived: read it back from the sent message.
+        let wanted = header_in(raw, "Message-ID");
+        let message_id_kept = match self.metadata(&sent.id).await {
+            Ok(meta) => !wanted.is_empty() && header(&meta.payload, "Message-ID") == wanted,
+            Err(err) => {
+                tracing::warn!(error = %err, "could not read back a sent message's Message-ID");
+                false
+            }
+        };
+        Ok(Sent { id: sent.id, thread_id: sent.thread_id, message_id_kept })
+    }
+
+    /// A message's labels and its Message-ID header.
+    async fn metadata(&self, id: &str) -> Result<Metadata> {
+        self.get(&format!("messages/{}", path_segment(id)?), &[("format", "metadata"), ("metadataHeaders", "Message-ID")]).await
     }
 
     /// The sent message whose `Message-ID` header is `message_id` (`<…>` or bare), if Gmail
     /// has one: how an uncertain send is settled before anything is sent again.
-    pub async fn find_sent(&self, message_id: &str) -> Result<Option<String>> {
-        let bare = message_id.trim().trim_start_matches('<').trim_end_matches('>');
-        // Searched for as one term: nothing in it may end the term or start another.
-        if bare.is_empty() || bare.len() > 250 || !bare.chars().all(|c| c.is_ascii_graphic() && !matches!(c, '"' | '(' | ')' | '{' | '}')) {
-            return Err(CoreError::InvalidInput("That is not a Message-ID Hearth made.".into()));
+    pub async fn find_sent(&self, message_id: &str) -> Result<Reconciled> {
+        let bare = message_id.trim().strip_prefix('<').and_then(|m| m.strip_suffix('>')).unwrap_or(message_id.trim());
+        if !is_hearth_message_id(bare) {
+            return Err(CoreError::InvalidInput("That is not a Message-ID Hearth made (hearth-<id>@<domain>).".into()));
         }
+        // Sent mail in the bin still counts: it went.
         let query = format!("rfc822msgid:{bare} in:sent");
-        let list: MessageList = self.get("messages", &[("q", &query), ("maxResults", "2"), ("includeSpamTrash", "true")]).await?;
-        Ok(list.messages.into_iter().next().map(|m| m.id))
+        let list: MessageList = self.get("messages", &[("q", &query), ("maxResults", "10"), ("includeSpamTrash", "true")]).await?;
+        // The search is an index; each hit is read back, and only a sent message carrying
+        // exactly this id counts.
+        let mut found = Vec::new();
+        for hit in list.messages {
+            let meta = match self.metadata(&hit.id).await {
+                Ok(meta) => meta,
+                Err(CoreError::NotFound(_)) => continue,
+                Err(err) => return Err(err),
+            };
+            let id_of = header(&meta.payload, "Message-ID");
+            if meta.label_ids.iter().any(|l| l == "SENT") && id_of.trim().trim_start_matches('<').trim_end_matches('>') == bare {
+                found.push(hit.id);
+            }
+        }
+        let copies = found.len();
+        Ok(match found.into_iter().next() {
+            Some(id) => Reconciled::Found { id, copies },
+            None => Reconciled::NotFound,
+        })
     }
 
     /// Messages matching `query` (Gmail's own search syntax), newest first, at most 20.
@@ -273,6 +355,38 @@ impl Gmail {
 /// pool, not on a runtime worker (two cores: one long message would stall every other task).
 async fn off_the_runtime<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T> {
     tokio::task::spawn_blocking(work).await.map_err(|_| CoreError::Unavailable("Reading the message as text failed; try again.".into()))
+}
+
+/// Reads at most `max` bytes of an answer; more, or a broken body, says why.
+async fn read_bounded(mut response: reqwest::Response, max: usize) -> std::result::Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) if bytes.len() + chunk.len() <= max => bytes.extend_from_slice(&chunk),
+            Ok(Some(_)) => return Err(format!("was longer than Hearth reads ({} KiB)", max / 1024)),
+            Ok(None) => return Ok(bytes),
+            Err(err) => return Err(format!("was cut off ({})", err.without_url())),
+        }
+    }
+}
+
+/// A Message-ID as `mime::message_id_for` makes them: `hearth-<letters, digits, ->@<domain>`.
+fn is_hearth_message_id(id: &str) -> bool {
+    let Some((local, domain)) = id.split_once('@') else { return false };
+    let Some(tail) = local.strip_prefix("hearth-") else { return false };
+    (1..=80).contains(&tail.len())
+        && tail.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        && !domain.is_empty()
+        && domain.len() <= 253
+        && domain.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
+}
+
+/// The value of header `name` in a raw message's header block (unfolded), or empty.
+fn header_in(raw: &[u8], name: &str) -> String {
+    let parsed = mail_parser::MessageParser::default().parse_headers(raw);
+    parsed
+        .and_then(|m| m.header_raw(name).map(|v| v.trim().to_owned()))
+        .unwrap_or_default()
 }
 
 /// Drafts, the bin and spam are not mail the owner received or sent.

@@ -103,11 +103,17 @@ fn check_endpoint(url: &str, what: &str) -> Result<()> {
 }
 
 /// The HTTP client of every Google call: no redirect is followed (it would resend a code or a
-/// token elsewhere), and no call waits longer than 30 s.
+/// token elsewhere), nothing is retried, a connect waits at most 10 s and a call 30 s (a send
+/// sets its own, by its size).
 fn http_client(what: &str) -> Result<reqwest::Client> {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
+        // A stalled connect is a connect error (nothing left Hearth), not the whole call's
+        // time-out, which a send could not tell from a lost answer.
+        .connect_timeout(Duration::from_secs(10))
         .timeout(Duration::from_secs(30))
+        // Never sent twice by the client itself: a send has no idempotency key.
+        .retry(reqwest::retry::never())
         .build()
         .map_err(|err| CoreError::Unavailable(format!("{what} could not be set up: {err}")))
 }

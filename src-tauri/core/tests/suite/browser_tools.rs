@@ -887,55 +887,56 @@ async fn look_page_shows_the_page_as_it_is_now_and_only_to_a_model_that_reads_im
 /// What one task run of the checkout test saw: each call's output, by step.
 type Seen = Vec<(String, Value, bool)>;
 
-/// Registers the checkout task: it opens the page, tries to send the order itself (refused),
-/// fills it, tries Enter in two forms (refused), presses a button that sends nothing, and
-/// prepares the order for review. A second run of the same task (after the decision) only
-/// finishes.
-fn register_checkout(web: &Web, seen: tokio::sync::mpsc::UnboundedSender<(String, Seen)>) {
+/// A task run's calls through the one tool path, each keyed by the task's own step, and what
+/// each answered.
+struct TaskCalls {
+    tools: hearth_core::tools::ToolContext,
+    out: Seen,
+    step: u64,
+}
+
+impl TaskCalls {
+    async fn call(&mut self, tool: &str, args: Value) -> hearth_core::tools::ToolOutput {
+        self.step += 1;
+        let o = dispatch(&self.tools, tool, &args.to_string(), StepId::Step(self.step)).await;
+        self.out.push((tool.to_owned(), serde_json::from_str(&o.content).unwrap_or(Value::Null), o.is_error));
+        o
+    }
+
+    /// Opens `url` and lists its elements.
+    async fn open(&mut self, url: &str) -> PageElements {
+        self.call("browse_web", json!({ "url": url })).await;
+        serde_json::from_str(&self.call("page_elements", json!({})).await.content).unwrap()
+    }
+
+    /// page_act on `reference` under the operation id `op`.
+    async fn act(&mut self, reference: &str, action: &str, value: Option<&str>, op: &str) {
+        self.call("page_act", json!({ "ref": reference, "action": action, "value": value, "operationId": op })).await;
+    }
+}
+
+/// Registers the Monitor task of a form test: each task's first run makes `steps`' calls, the
+/// last of which prepares a submission, and ends waiting for its approval, sending what every
+/// call answered to `seen`; a later run of the same task (after the decision) only finishes.
+fn register_task(
+    web: &Web,
+    seen: tokio::sync::mpsc::UnboundedSender<(String, Seen)>,
+    steps: impl Fn(TaskCalls) -> futures::future::BoxFuture<'static, (TaskCalls, hearth_core::tools::ToolOutput)> + Send + Sync + 'static,
+) {
     use hearth_core::tasks::{TaskContext, TaskOutcome};
     let hearth = web.hearth.clone();
-    let url = web.url("/checkout.html");
+    let steps = std::sync::Arc::new(steps);
     let runs = std::sync::Arc::new(std::sync::Mutex::new(std::collections::HashSet::<String>::new()));
     web.hearth.tasks().register(hearth_protocol::tasks::TaskKind::Monitor, move |ctx: TaskContext| {
-        let (hearth, url, seen, runs) = (hearth.clone(), url.clone(), seen.clone(), runs.clone());
+        let (hearth, seen, runs, steps) = (hearth.clone(), seen.clone(), runs.clone(), steps.clone());
         async move {
             let task_id = ctx.task().id.clone();
             if !runs.lock().unwrap().insert(task_id.clone()) {
                 return TaskOutcome::Succeeded("decided".into());
             }
-            let tools = hearth.toolbox().for_task(ctx);
-            let mut out = Vec::new();
-            let mut step = 0;
-            let mut call = async |tool: &str, args: Value| {
-                step += 1;
-                let o = dispatch(&tools, tool, &args.to_string(), StepId::Step(step)).await;
-                out.push((tool.to_owned(), serde_json::from_str(&o.content).unwrap_or(Value::Null), o.is_error));
-                o
-            };
-            call("browse_web", json!({ "url": url })).await;
-            let listed = call("page_elements", json!({})).await;
-            let listed: PageElements = serde_json::from_str(&listed.content).unwrap();
-            let (name, pin, order, q, more, quick) = (
-                reference(&listed, "Name"),
-                reference(&listed, "PIN"),
-                reference(&listed, "Place order"),
-                reference(&listed, "Search"),
-                reference(&listed, "More"),
-                reference(&listed, "Quick order"),
-            );
-            let act = |reference: &str, action: &str, value: Option<&str>, op: &str| {
-                json!({ "ref": reference, "action": action, "value": value, "operationId": op })
-            };
-            call("page_act", act(&order, "click", None, "order-early")).await;
-            call("page_act", act(&name, "type", Some("Ada"), "name")).await;
-            call("page_act", act(&name, "press", Some("Enter"), "enter-order")).await;
-            call("page_act", act(&q, "press", Some("Enter"), "enter-search")).await;
-            call("page_act", act(&more, "click", None, "more")).await;
-            call("page_act", act(&quick, "click", None, "quick")).await;
-            // Last, so the PIN field keeps the keyboard (the owner types into it below).
-            call("page_act", act(&pin, "type", Some("4321"), "pin")).await;
-            let prepared = call("prepare_form_submission", json!({ "ref": order, "gesture": "click" })).await;
-            let _ = seen.send((task_id, out));
+            let calls = TaskCalls { tools: hearth.toolbox().for_task(ctx), out: Vec::new(), step: 0 };
+            let (calls, prepared) = steps(calls).await;
+            let _ = seen.send((task_id, calls.out));
             match prepared.outcome {
                 Some(hearth_core::tools::RunOutcome::WaitingApproval(id)) => TaskOutcome::WaitingApproval(id),
                 other => TaskOutcome::Failed(format!("{other:?}: {}", prepared.content)),
@@ -944,8 +945,33 @@ fn register_checkout(web: &Web, seen: tokio::sync::mpsc::UnboundedSender<(String
     });
 }
 
-/// Starts one checkout task and waits for its run to end.
-async fn run_checkout(web: &Web, key: &str, seen: &mut tokio::sync::mpsc::UnboundedReceiver<(String, Seen)>) -> (String, Seen) {
+/// The checkout task: it opens the page, tries to send the order itself (refused), fills it,
+/// tries Enter in two forms (refused), presses a button that sends nothing and one whose script
+/// posts, and prepares the order for review.
+fn register_checkout(web: &Web, seen: tokio::sync::mpsc::UnboundedSender<(String, Seen)>) {
+    let url = web.url("/checkout.html");
+    register_task(web, seen, move |mut calls| {
+        let url = url.clone();
+        Box::pin(async move {
+            let listed = calls.open(&url).await;
+            let [name, pin, order, q, more, quick] =
+                ["Name", "PIN", "Place order", "Search", "More", "Quick order"].map(|n| reference(&listed, n));
+            calls.act(&order, "click", None, "order-early").await;
+            calls.act(&name, "type", Some("Ada"), "name").await;
+            calls.act(&name, "press", Some("Enter"), "enter-order").await;
+            calls.act(&q, "press", Some("Enter"), "enter-search").await;
+            calls.act(&more, "click", None, "more").await;
+            calls.act(&quick, "click", None, "quick").await;
+            // Last, so the PIN field keeps the keyboard (the owner types into it below).
+            calls.act(&pin, "type", Some("4321"), "pin").await;
+            let prepared = calls.call("prepare_form_submission", json!({ "ref": order, "gesture": "click" })).await;
+            (calls, prepared)
+        })
+    });
+}
+
+/// Starts one form test's task and waits for its run to end.
+async fn run_task(web: &Web, key: &str, seen: &mut tokio::sync::mpsc::UnboundedReceiver<(String, Seen)>) -> (String, Seen) {
     let engine = web.hearth.tasks().clone();
     let input = json!({});
     let task = engine.create(super::support::new_task(key, &input)).await.unwrap();
@@ -974,7 +1000,7 @@ async fn a_tasks_form_is_sent_only_once_the_owner_approves_exactly_what_was_show
     register_checkout(&web, tx);
 
     // The task's own attempts to send: refused before any input, each saying what to do.
-    let (task_id, out) = run_checkout(&web, "checkout-1", &mut rx).await;
+    let (task_id, out) = run_task(&web, "checkout-1", &mut rx).await;
     let refusal = |i: usize| out[i].1["error"].as_str().unwrap_or_default().to_owned();
     assert!(out[2].2 && refusal(2).contains("prepare_form_submission") && refusal(2).contains("/order (POST)"), "{:?}", out[2]);
     assert!(!out[3].2 && !out[8].2, "typing is not sending: {:?} {:?}", out[3], out[8]);
@@ -1020,7 +1046,7 @@ async fn a_tasks_form_is_sent_only_once_the_owner_approves_exactly_what_was_show
 
     // A second task prepares the same order; the owner then changes the PIN under Take control.
     // The form no longer hashes as reviewed: approving sends nothing and says why.
-    let (second, out) = run_checkout(&web, "checkout-2", &mut rx).await;
+    let (second, out) = run_task(&web, "checkout-2", &mut rx).await;
     let proposal_id = proposal_of(&out);
     let view = web.hearth.approvals().get(&proposal_id).await.unwrap();
     let profile = ProfileId::for_task(&second);
@@ -1048,44 +1074,24 @@ async fn a_tasks_form_is_sent_only_once_the_owner_approves_exactly_what_was_show
 
 #[tokio::test]
 async fn enter_sends_through_the_default_button_and_every_secret_is_hidden() {
-    use hearth_core::tasks::{TaskContext, TaskOutcome};
     use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalDraft, ProposalStatus, SubmitGesture};
     let web = Web::new().await;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(String, Seen)>();
-    let hearth = web.hearth.clone();
     let url = web.url("/signin.html");
-    web.hearth.tasks().register(hearth_protocol::tasks::TaskKind::Monitor, move |ctx: TaskContext| {
-        let (hearth, url, tx) = (hearth.clone(), url.clone(), tx.clone());
-        async move {
-            let task_id = ctx.task().id.clone();
-            let tools = hearth.toolbox().for_task(ctx);
-            let mut out = Vec::new();
-            let mut step = 0;
-            let mut call = async |tool: &str, args: Value| {
-                step += 1;
-                let o = dispatch(&tools, tool, &args.to_string(), StepId::Step(step)).await;
-                out.push((tool.to_owned(), serde_json::from_str(&o.content).unwrap_or(Value::Null), o.is_error));
-                o
-            };
-            call("browse_web", json!({ "url": url })).await;
-            let listed: PageElements = serde_json::from_str(&call("page_elements", json!({})).await.content).unwrap();
-            let (user, pw, remember) = (reference(&listed, "User"), reference(&listed, "Password"), reference(&listed, "Remember me"));
-            let act = |reference: &str, action: &str, value: Option<&str>, op: &str| {
-                json!({ "ref": reference, "action": action, "value": value, "operationId": op })
-            };
-            call("page_act", act(&user, "type", Some("ada\n"), "user-enter")).await;
-            call("page_act", act(&user, "type", Some("ada"), "user")).await;
-            call("page_act", act(&remember, "press", Some("Enter"), "remember-enter")).await;
-            call("page_act", act(&pw, "type", Some("s3cret-Pw"), "pw")).await;
-            let prepared = call("prepare_form_submission", json!({ "ref": pw, "gesture": "press_enter" })).await;
-            let _ = tx.send((task_id, out));
-            match prepared.outcome {
-                Some(hearth_core::tools::RunOutcome::WaitingApproval(id)) => TaskOutcome::WaitingApproval(id),
-                other => TaskOutcome::Failed(format!("{other:?}: {}", prepared.content)),
-            }
-        }
+    register_task(&web, tx, move |mut calls| {
+        let url = url.clone();
+        Box::pin(async move {
+            let listed = calls.open(&url).await;
+            let [user, pw, remember] = ["User", "Password", "Remember me"].map(|n| reference(&listed, n));
+            calls.act(&user, "type", Some("ada\n"), "user-enter").await;
+            calls.act(&user, "type", Some("ada"), "user").await;
+            calls.act(&remember, "press", Some("Enter"), "remember-enter").await;
+            calls.act(&pw, "type", Some("s3cret-Pw"), "pw").await;
+            let prepared = calls.call("prepare_form_submission", json!({ "ref": pw, "gesture": "press_enter" })).await;
+            (calls, prepared)
+        })
     });
-    let (task_id, out) = run_checkout(&web, "signin", &mut rx).await;
+    let (task_id, out) = run_task(&web, "signin", &mut rx).await;
     let refusal = |i: usize| out[i].1["error"].as_str().unwrap_or_default().to_owned();
     assert!(out[2].2 && refusal(2).contains("/signin-alt (POST)"), "a line break typed is Enter: {:?}", out[2]);
     assert!(!out[3].2, "{:?}", out[3]);
@@ -1121,39 +1127,22 @@ async fn enter_sends_through_the_default_button_and_every_secret_is_hidden() {
 
 #[tokio::test]
 async fn a_form_the_page_changes_after_review_is_held_back_and_left_uncertain() {
-    use hearth_core::tasks::{TaskContext, TaskOutcome};
     use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalDraft, ProposalStatus};
     let web = Web::new().await;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(String, Seen)>();
-    let hearth = web.hearth.clone();
     let url = web.url("/pay.html");
-    web.hearth.tasks().register(hearth_protocol::tasks::TaskKind::Monitor, move |ctx: TaskContext| {
-        let (hearth, url, tx) = (hearth.clone(), url.clone(), tx.clone());
-        async move {
-            let task_id = ctx.task().id.clone();
-            let tools = hearth.toolbox().for_task(ctx);
-            let mut out = Vec::new();
-            let mut step = 0;
-            let mut call = async |tool: &str, args: Value| {
-                step += 1;
-                let o = dispatch(&tools, tool, &args.to_string(), StepId::Step(step)).await;
-                out.push((tool.to_owned(), serde_json::from_str(&o.content).unwrap_or(Value::Null), o.is_error));
-                o
-            };
-            call("browse_web", json!({ "url": url })).await;
-            let listed: PageElements = serde_json::from_str(&call("page_elements", json!({})).await.content).unwrap();
-            let (inner, holder) = (reference(&listed, "Inner pay"), reference(&listed, "Card holder"));
-            call("page_act", json!({ "ref": inner, "action": "click", "operationId": "inner" })).await;
-            call("page_act", json!({ "ref": holder, "action": "type", "value": "Ada", "operationId": "holder" })).await;
-            let prepared = call("prepare_form_submission", json!({ "ref": inner, "gesture": "click" })).await;
-            let _ = tx.send((task_id, out));
-            match prepared.outcome {
-                Some(hearth_core::tools::RunOutcome::WaitingApproval(id)) => TaskOutcome::WaitingApproval(id),
-                other => TaskOutcome::Failed(format!("{other:?}: {}", prepared.content)),
-            }
-        }
+    register_task(&web, tx, move |mut calls| {
+        let url = url.clone();
+        Box::pin(async move {
+            let listed = calls.open(&url).await;
+            let [inner, holder] = ["Inner pay", "Card holder"].map(|n| reference(&listed, n));
+            calls.act(&inner, "click", None, "inner").await;
+            calls.act(&holder, "type", Some("Ada"), "holder").await;
+            let prepared = calls.call("prepare_form_submission", json!({ "ref": inner, "gesture": "click" })).await;
+            (calls, prepared)
+        })
     });
-    let (task_id, out) = run_checkout(&web, "pay", &mut rx).await;
+    let (task_id, out) = run_task(&web, "pay", &mut rx).await;
     // The span inside the button presses the button: a submission, refused before any input.
     assert!(out[2].2 && out[2].1["error"].as_str().unwrap_or_default().contains("/pay (POST)"), "{:?}", out[2]);
     let proposal_id = proposal_of(&out);

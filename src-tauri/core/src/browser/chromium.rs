@@ -875,7 +875,6 @@ impl Chromium {
         let gesture = super::submit::gesture_of(action, value);
         let locate = super::page::locate_script(index, focus, gesture).map_err(|e| not_done(BrowserError::Cdp(e.to_string())))?;
         let located = script(locate).await.map_err(not_done)?;
-        #[expect(clippy::type_complexity, reason = "the page script's answer, read as it comes")]
         let (url_before, described, x, y, hit, focused, sends): (
             String,
             Vec<super::page::Described>,

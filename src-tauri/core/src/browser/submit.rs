@@ -460,7 +460,7 @@ mod tests {
         assert_eq!(held.len(), 4, "{held:?}");
         assert_eq!(held[0], ("POST".to_owned(), "https://a.example/order".to_owned()));
         // A body the page changed after the check is held back, and says so.
-        guard.allow_once("POST", "https://a.example/order", body.clone());
+        guard.allow_once("POST", "https://a.example/order", body);
         assert!(!guard.admits("POST", "https://a.example/order", Some("name=Eve")));
         assert_eq!(guard.finish(), Allowance::Differed);
         guard.allow_once("GET", "https://a.example/search?old=1", Some("q=shoes".into()));

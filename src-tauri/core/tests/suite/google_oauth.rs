@@ -376,7 +376,7 @@ async fn a_send_whose_answer_is_lost_is_uncertain_and_its_message_id_finds_it_in
     let (first_id, first) = message("p-answered");
     let sent = gmail.send(&first, None).await.unwrap();
     assert!(sent.message_id_kept, "read back from the sent message");
-    assert_eq!(t.fixture.sent_ids(), [sent.id.clone()]);
+    assert_eq!(t.fixture.sent_ids(), std::slice::from_ref(&sent.id));
     assert_eq!(gmail.find_sent(&first_id).await.unwrap(), Reconciled::Found { id: sent.id.clone(), copies: 1 });
 
     // Refused before Gmail took it: nothing was sent. So is a send that never connected.

@@ -248,7 +248,7 @@ impl Gmail {
                         .into(),
                 ));
             }
-            403 | 429 if status.as_u16() == 429 || read.as_deref().is_ok_and(|b| super::is_rate_limit(b)) => {
+            403 | 429 if status.as_u16() == 429 || read.as_deref().is_ok_and(super::is_rate_limit) => {
                 return Err(SendError::Refused("Gmail asks Hearth to slow down (a sending limit), so nothing was sent; try again later.".into()));
             }
             403 => {

@@ -272,7 +272,7 @@ struct Running {
     proxy: EgressProxy,
     /// This session's downloads (the browser's own ledger, shared).
     downloads: Arc<super::downloads::Downloads>,
-    /// Answers the tab's paused document requests while its sends are guarded
+    /// Answers the browser's paused document requests while its sends are guarded
     /// ([`super::submit::hold_back`]); `None` while they are not.
     guard_follower: Option<tokio::task::JoinHandle<()>>,
 }
@@ -451,10 +451,11 @@ impl Chromium {
         &self.send_guard
     }
 
-    /// Arms or disarms the send guard on the session's tab: armed, Chromium pauses every
-    /// document request and [`super::submit::hold_back`] answers it (listening before enabling,
-    /// so none is missed); disarmed, Fetch is off again (which lets any paused request go on)
-    /// before its follower ends.
+    /// Arms or disarms the send guard on the whole browser: armed, Chromium pauses every
+    /// document request of every tab, window and frame it has, and
+    /// [`super::submit::hold_back`] answers each (listening before enabling, so none is
+    /// missed); disarmed, Fetch is off again (which lets any paused request go on) before its
+    /// follower ends.
     async fn guard_sends(&self, current: &mut Running, armed: bool) -> Result<(), BrowserError> {
         use chromiumoxide::cdp::browser_protocol::fetch::{DisableParams, EnableParams, EventRequestPaused, RequestPattern, RequestStage};
         use chromiumoxide::cdp::browser_protocol::network::ResourceType;
@@ -465,26 +466,29 @@ impl Chromium {
         if armed == current.guard_follower.is_some() {
             return Ok(());
         }
+        // On the browser's own session, not the tab's: its interception reaches every target the
+        // browser has — a new tab or window a page script opens, a frame of another site.
+        let browser = current.browser.lock().await;
         if armed {
-            let paused = current.page.event_listener::<EventRequestPaused>().await?;
+            let paused = browser.event_listener::<EventRequestPaused>().await?;
             let control = self.control.clone();
             let owner_controls = move || control.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_some();
-            let follower = tokio::spawn(super::submit::hold_back(current.page.clone(), paused, self.send_guard.clone(), owner_controls));
+            let follower = tokio::spawn(super::submit::hold_back(current.browser.clone(), paused, self.send_guard.clone(), owner_controls));
             let pattern = RequestPattern {
                 url_pattern: Some("*".to_owned()),
                 resource_type: Some(ResourceType::Document),
                 request_stage: Some(RequestStage::Request),
             };
-            if let Err(err) = current.page.execute(EnableParams { patterns: Some(vec![pattern]), handle_auth_requests: None }).await {
+            if let Err(err) = browser.execute(EnableParams { patterns: Some(vec![pattern]), handle_auth_requests: None }).await {
                 // It may have taken effect all the same: off again, so no request waits on an
                 // answer that will not come, before the follower goes.
-                let _ = tokio::time::timeout(Duration::from_secs(1), current.page.execute(DisableParams::default())).await;
+                let _ = tokio::time::timeout(Duration::from_secs(1), browser.execute(DisableParams::default())).await;
                 follower.abort();
                 return Err(err.into());
             }
             current.guard_follower = Some(follower);
         } else {
-            current.page.execute(DisableParams::default()).await?;
+            browser.execute(DisableParams::default()).await?;
             if let Some(follower) = current.guard_follower.take() {
                 follower.abort();
             }
@@ -1465,13 +1469,8 @@ async fn abandon(running: &mut Option<Running>) {
         Ok(Err(_)) | Err(_) => None,
     };
     match fresh {
-        Some(page) => {
-            // The closed tab's guard went with it; the next guarded action arms the new one.
-            if let Some(follower) = current.guard_follower.take() {
-                follower.abort();
-            }
-            current.page = page;
-        }
+        // The send guard is the browser's, not the tab's: it stays armed for the fresh tab.
+        Some(page) => current.page = page,
         None => {
             tracing::warn!("the browser did not close a stopped page in time; it is ended");
             end(running.take()).await;

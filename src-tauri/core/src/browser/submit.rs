@@ -204,12 +204,13 @@ pub struct HeldBack {
     pub url: String,
 }
 
-/// The guard behind a page a task drives. The static check in `act` catches a form's own
+/// The guard behind a browser a task drives. The static check in `act` catches a form's own
 /// submit button and Enter; this catches the rest of "sending data off the page by
-/// navigation": while a page is guarded, every document request (in any frame, and each
-/// redirect) that is not a GET or HEAD — a form posted by a script, a POST navigation started
-/// from a plain button — is aborted inside Chromium before it leaves, unless it is the one the
-/// owner approved. The owner's own input under Take control is never held back.
+/// navigation": while the browser is guarded, every document request of any of its tabs,
+/// windows or frames (and each redirect) that is not a GET or HEAD — a form posted by a
+/// script, a POST navigation started from a plain button, one sent from a new tab the page
+/// opened — is aborted inside Chromium before it leaves, unless it is the one the owner
+/// approved. Nothing is held back while the owner holds Take control.
 #[derive(Debug, Default)]
 pub struct SendGuard {
     /// The one request the owner approved, while the gate sends it.
@@ -328,12 +329,13 @@ fn comparable(method: &str, url: &str) -> String {
     if method.eq_ignore_ascii_case("GET") { url.split_once('?').map_or(url, |(before, _)| before).to_owned() } else { url.to_owned() }
 }
 
-/// Answers every document request the guarded `page` pauses (`Fetch.requestPaused`) until its
-/// stream ends: continued when `guard` admits it or the owner holds control, else aborted (the
-/// page stays where it was). A paused request left unanswered would hang the page, so this
-/// runs for as long as the guard is armed.
+/// Answers every document request the guarded `browser` pauses (`Fetch.requestPaused`, on the
+/// browser's own session, so every tab, window and frame) until its stream ends: continued when
+/// `guard` admits it or the owner holds control, else aborted (the page stays where it was). A
+/// paused request left unanswered would hang the page, so this runs for as long as the guard is
+/// armed.
 pub(super) async fn hold_back(
-    page: chromiumoxide::Page,
+    browser: std::sync::Arc<tokio::sync::Mutex<chromiumoxide::Browser>>,
     mut paused: chromiumoxide::listeners::EventStream<chromiumoxide::cdp::browser_protocol::fetch::EventRequestPaused>,
     guard: std::sync::Arc<SendGuard>,
     owner_controls: impl Fn() -> bool + Send + 'static,
@@ -355,11 +357,11 @@ pub(super) async fn hold_back(
         });
         let through = owner_controls() || guard.admits(&request.method, &request.url, body.as_deref());
         let answered = if through {
-            page.execute(ContinueRequestParams::new(event.request_id.clone())).await.map(|_| ())
+            browser.lock().await.execute(ContinueRequestParams::new(event.request_id.clone())).await.map(|_| ())
         } else {
             let host = url::Url::parse(&request.url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
             tracing::info!(method = %request.method, host, "held back a request a task's page would have sent without the owner's review");
-            page.execute(FailRequestParams::new(event.request_id.clone(), ErrorReason::Aborted)).await.map(|_| ())
+            browser.lock().await.execute(FailRequestParams::new(event.request_id.clone(), ErrorReason::Aborted)).await.map(|_| ())
         };
         if let Err(err) = answered {
             tracing::debug!(error = %err, "a paused request could not be answered (its page is going)");

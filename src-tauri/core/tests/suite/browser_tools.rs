@@ -95,6 +95,13 @@ const PAY_PAGE: &str = r#"<!doctype html><title>Pay</title>
 </form>
 <script>document.getElementById('pay').addEventListener('submit', e => { e.target.amount.value = '9999'; });</script>"#;
 
+/// A plain button whose script posts a typed field from a new tab it opens.
+const POPUP_PAGE: &str = r#"<!doctype html><title>Popup</title>
+<label>Note <input name="note"></label>
+<button type="button" onclick="const f = document.createElement('form'); f.method = 'post'; f.action = '/popup'; f.target = '_blank';
+  const i = document.createElement('input'); i.type = 'hidden'; i.name = 'note'; i.value = document.querySelector('[name=note]').value;
+  f.append(i); document.body.append(f); f.submit();">Open in a new window</button>"#;
+
 /// A real PDF (a form from the fixtures).
 const REPORT: &[u8] = include_bytes!("../fixtures/choices.pdf");
 
@@ -124,6 +131,7 @@ impl Web {
             ("/checkout.html", CHECKOUT_PAGE),
             ("/signin.html", SIGNIN_PAGE),
             ("/pay.html", PAY_PAGE),
+            ("/popup.html", POPUP_PAGE),
             ("/article.html", include_str!("../fixtures/pages/article.html")),
         ]
         .into_iter()
@@ -1164,5 +1172,34 @@ async fn a_form_the_page_changes_after_review_is_held_back_and_left_uncertain() 
     let held = browser.send_guard().held();
     assert_eq!(held.len(), 1, "the changed POST was held back: {held:?}");
     assert_eq!((held[0].method.as_str(), held[0].url.as_str()), ("POST", web.url("/pay").as_str()));
+    assert!(web.server.submissions().is_empty(), "nothing reached the site: {:?}", web.server.submissions());
+    // The uncertain send closed its tab; the guard is the browser's and answers the fresh tab's
+    // navigations (a paused request nobody answered would hang this look).
+    let seen = browser.look(&web.url("/article.html"), &CancellationToken::new(), false).await.unwrap();
+    assert!(seen.title.starts_with("Family Day"), "{}", seen.title);
+}
+
+#[tokio::test]
+async fn a_post_a_tasks_page_sends_from_a_new_tab_is_held_back_too() {
+    let web = Web::new().await;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(String, Seen)>();
+    let url = web.url("/popup.html");
+    register_task(&web, tx, move |mut calls| {
+        let url = url.clone();
+        Box::pin(async move {
+            let listed = calls.open(&url).await;
+            let [note, open] = ["Note", "Open in a new window"].map(|n| reference(&listed, n));
+            calls.act(&note, "type", Some("private"), "note").await;
+            calls.act(&open, "click", None, "open").await;
+            // Nothing to review here: the run ends on this refusal.
+            let prepared = calls.call("prepare_form_submission", json!({ "ref": open, "gesture": "click" })).await;
+            (calls, prepared)
+        })
+    });
+    let (task_id, out) = run_task(&web, "popup", &mut rx).await;
+    assert!(!out[3].2, "the plain button is pressed: {:?}", out[3]);
+    let browser = web.hearth.browsers().existing(&ProfileId::for_task(&task_id)).await.unwrap();
+    let held = tokio::time::timeout(Duration::from_secs(30), browser.send_guard().until_held(0)).await.expect("the new tab's POST was never held back");
+    assert_eq!((held[0].method.as_str(), held[0].url.as_str()), ("POST", web.url("/popup").as_str()));
     assert!(web.server.submissions().is_empty(), "nothing reached the site: {:?}", web.server.submissions());
 }

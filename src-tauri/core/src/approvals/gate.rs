@@ -223,7 +223,7 @@ impl ApprovalGate {
             ProposalDraft::WebSubmit(form) => {
                 let target = web::target(&form);
                 Ok((web::connection(&form), ProposalDraft::WebSubmit(form), target))
-            },
+            }
             ProposalDraft::EmailSend(_)
             | ProposalDraft::CalendarCreate(_)
             | ProposalDraft::CalendarUpdate(_)

@@ -401,6 +401,9 @@ pub struct Elements {
     pub truncated: bool,
 }
 
+/// What a reference from an earlier state of the page is told.
+const STALE_REFERENCE: &str = "the page changed since page_elements listed it; call page_elements again and use a new ref";
+
 /// How long one page script (a listing, finding an element) may take.
 const SCRIPT_LIMIT: Duration = Duration::from_secs(10);
 
@@ -771,7 +774,8 @@ impl Chromium {
     }
 
     /// What `gesture` on the element `reference` would send, read for a review: nothing on the
-    /// page is focused, scrolled or pressed. A reference from another page state is refused, as
+    /// page is focused or pressed (the element is scrolled into view, as the action would, so a
+    /// click is judged where it would land). A reference from another page state is refused, as
     /// is an element that sends no form that way and a destination the egress policy refuses.
     pub async fn submission(
         &self,
@@ -793,9 +797,7 @@ impl Chromium {
         };
         let (url, title, described, sends) = read.map_err(|_| BrowserError::TimedOut)??;
         if super::page::state_of(&url, &described) != state {
-            return Err(BrowserError::StaleElement(
-                "the page changed since page_elements listed it; call page_elements again and use a new ref".into(),
-            ));
+            return Err(BrowserError::StaleElement(STALE_REFERENCE.into()));
         }
         let Some((role, name, _)) = described.get(index).cloned() else {
             return Err(BrowserError::StaleElement(format!("there is no element {reference} on this page")));
@@ -806,8 +808,7 @@ impl Chromium {
             None => return Err(BrowserError::NotASubmission(format!("{reference} ({role} \"{name}\")"))),
         };
         let submission = super::submit::Submission::from_page(sends)?;
-        let destination = Url::parse(&submission.destination).map_err(|_| BrowserError::BadUrl(submission.destination.chars().take(80).collect()))?;
-        egress::check_url(&destination, &self.config.allow).map_err(|refusal| refused(&destination, refusal))?;
+        self.checked(&submission.destination)?;
         let version = submission.version(&self.version_key, state, gesture);
         Ok(SubmissionRead { url, title: title.chars().take(MAX_TITLE).collect(), role, name, submission, version })
     }
@@ -867,7 +868,7 @@ impl Chromium {
         let (url_listed, _, described, _): (String, String, Vec<super::page::Described>, usize) =
             listed.into_value().map_err(|e| not_done(BrowserError::Cdp(e.to_string())))?;
         let stale = || {
-            not_done(BrowserError::StaleElement("the page changed since page_elements listed it; call page_elements again and use a new ref".into()))
+            not_done(BrowserError::StaleElement(STALE_REFERENCE.into()))
         };
         if super::page::state_of(&url_listed, &described) != state {
             return Err(stale());
@@ -914,8 +915,7 @@ impl Chromium {
         if let Some(sends) = &submission {
             // The destination is checked again as it is now, not as it was reviewed (the policy
             // may have been tightened since).
-            let destination = Url::parse(&sends.destination).map_err(|_| not_done(BrowserError::FormChanged))?;
-            egress::check_url(&destination, &self.config.allow).map_err(|refusal| not_done(refused(&destination, refusal)))?;
+            self.checked(&sends.destination).map_err(not_done)?;
         }
         let reviewed = submission.as_ref();
         if x < 0.0 || y < 0.0 {

@@ -17,6 +17,7 @@ fn main() {
         "approval_list",
         "approval_get",
         "approval_decide",
+        "approval_recheck",
         "file_list",
         "file_get",
         "file_render",

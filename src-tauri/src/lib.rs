@@ -50,6 +50,7 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::approvals::approval_list,
             commands::approvals::approval_get,
             commands::approvals::approval_decide,
+            commands::approvals::approval_recheck,
             commands::files::file_list,
             commands::files::file_get,
             commands::files::file_render,

@@ -5,7 +5,7 @@
 //! `hearth-protocol` define the wire exactly as the backend reads it.
 
 use hearth_protocol::agui::Event;
-use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalGetParams, ApprovalListResponse, ProposalView};
+use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalGetParams, ApprovalListResponse, ApprovalRecheckParams, ProposalView};
 use hearth_protocol::browser::{
     BrowserListResponse, ControlFrame, ControlInput, ControlInputParams, ControlStarted, ControlStopParams, ProfileParams, ScreenshotParams,
     ScreenshotResponse, UseProfileParams,
@@ -149,6 +149,13 @@ pub async fn approval_get(proposal_id: &str) -> Result<ProposalView, IpcError> {
 pub async fn approval_decide(params: &ApprovalDecideParams) -> Result<ProposalView, IpcError> {
     params.validate()?;
     call("approval_decide", &serde_json::json!({ "params": params })).await
+}
+
+/// Looks for an approved action whose outcome is unknown — and, with [`Recheck::Retry`], does
+/// it again only when it is not found; answers the proposal as it is afterwards.
+pub async fn approval_recheck(params: &ApprovalRecheckParams) -> Result<ProposalView, IpcError> {
+    params.validate()?;
+    call("approval_recheck", &serde_json::json!({ "params": params })).await
 }
 
 /// The owner's files, newest first.

@@ -548,6 +548,38 @@ impl ApprovalDecideParams {
     }
 }
 
+/// What the owner asks of an approved action whose outcome is unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Recheck {
+    /// Look where the provider keeps it (Sent, the calendar): found, it becomes `succeeded`;
+    /// not found, it stays `outcome_unknown` with a note saying so. Never acts.
+    Check,
+    /// Look first, exactly as `Check`; only when it is not found, carry the approved action out
+    /// again — the same message (the same Message-ID), the same event id, the same reviewed
+    /// version. Not offered for a web form (only the site knows whether it went).
+    Retry,
+}
+
+/// `approval_recheck`: only the app window can call it, as `approval_decide`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalRecheckParams {
+    /// The proposal.
+    pub proposal_id: String,
+    /// The hash of the draft the owner was shown.
+    pub hash: String,
+    /// Check, or check and retry.
+    pub action: Recheck,
+}
+
+impl ApprovalRecheckParams {
+    /// Checks the id and the hash's shape.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        ApprovalDecideParams { proposal_id: self.proposal_id.clone(), hash: self.hash.clone(), decision: Decision::Deny }.validate()
+    }
+}
+
 /// What `prepare_email`, `prepare_event` and `prepare_form_submission` return (JSON in `TOOL_CALL_RESULT.content`):
 /// the card fetches the proposal by id and shows it for review.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

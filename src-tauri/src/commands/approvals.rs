@@ -1,7 +1,7 @@
 //! `approval_*` commands: the only way anything is approved is the owner, in this window.
 
 use hearth_protocol::IpcError;
-use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalGetParams, ApprovalListResponse, ProposalView};
+use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalGetParams, ApprovalListResponse, ApprovalRecheckParams, ProposalView};
 use tauri::State;
 
 use crate::AppState;
@@ -28,4 +28,12 @@ pub async fn approval_decide(state: State<'_, AppState>, params: serde_json::Val
     let params: ApprovalDecideParams = parse("approval_decide", params)?;
     params.validate()?;
     state.ready()?.approval_decide(&params).await.map_err(|e| e.to_ipc())
+}
+
+/// Check — and, when asked, retry — an approved action whose outcome is unknown.
+#[tauri::command]
+pub async fn approval_recheck(state: State<'_, AppState>, params: serde_json::Value) -> Result<ProposalView, IpcError> {
+    let params: ApprovalRecheckParams = parse("approval_recheck", params)?;
+    params.validate()?;
+    state.ready()?.approval_recheck(&params).await.map_err(|e| e.to_ipc())
 }

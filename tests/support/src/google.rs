@@ -68,6 +68,12 @@ struct State {
     events: Vec<FixtureEvent>,
     /// The calendar's zone (`UTC` unless a test sets one).
     calendar_zone: Option<String>,
+    /// How inserts are answered.
+    insert_mode: InsertMode,
+    /// Event writes taken (insert, update, delete), as `(method, event id)`, in order.
+    event_writes: Vec<(String, String)>,
+    /// The account's address (`users/me/profile`).
+    account: String,
 }
 
 /// An event in the fixture's calendar. Times are RFC 3339 in UTC (`Z`), or all-day dates.
@@ -89,6 +95,26 @@ pub struct FixtureEvent {
     pub location: String,
     /// `description`.
     pub description: String,
+    /// Invitees' addresses.
+    pub attendees: Vec<String>,
+    /// The event's zone (`start.timeZone`), empty for none.
+    pub time_zone: String,
+    /// An occurrence of a recurring event (`recurringEventId` set).
+    pub recurring: bool,
+    /// `extendedProperties.private`.
+    pub private: Vec<(String, String)>,
+    /// Its version; the fixture sets a fresh one on every write (empty: one is made up).
+    pub etag: String,
+}
+
+/// How the fixture answers an event insert once it has stored the event.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum InsertMode {
+    /// 200 with the event.
+    #[default]
+    Answer,
+    /// The connection is closed with no answer (the event is kept: it was created).
+    DropConnection,
 }
 
 /// How the fixture answers `messages.send` once it has taken the message.
@@ -135,6 +161,10 @@ pub struct FixtureMail {
     pub latin1: bool,
     /// Its `Message-ID` header, without the angle brackets (a sent message's).
     pub message_id: String,
+    /// Its `References` header as written (empty: none).
+    pub references: String,
+    /// Its `In-Reply-To` header as written (empty: none).
+    pub in_reply_to: String,
 }
 
 /// The fixture. Dropping it stops it.
@@ -233,8 +263,13 @@ impl GoogleFixture {
     }
 
     /// Adds an event to the calendar.
-    pub fn add_event(&self, event: FixtureEvent) {
-        self.lock().events.push(event);
+    pub fn add_event(&self, mut event: FixtureEvent) {
+        let mut s = self.lock();
+        if event.etag.is_empty() {
+            s.next += 1;
+            event.etag = format!("\"{}\"", 1_000_000 + s.next);
+        }
+        s.events.push(event);
     }
 
     /// The calendar's time zone (an IANA name).
@@ -255,6 +290,26 @@ impl GoogleFixture {
     /// Gmail's ids of the messages `messages.send` took, in order.
     pub fn sent_ids(&self) -> Vec<String> {
         self.lock().sent_ids.clone()
+    }
+
+    /// How event inserts are answered from now on.
+    pub fn set_insert_mode(&self, mode: InsertMode) {
+        self.lock().insert_mode = mode;
+    }
+
+    /// The event writes taken, as `(method, event id)`, in order.
+    pub fn event_writes(&self) -> Vec<(String, String)> {
+        self.lock().event_writes.clone()
+    }
+
+    /// The calendar's events as they are now (a deleted one has status `cancelled`).
+    pub fn events(&self) -> Vec<FixtureEvent> {
+        self.lock().events.clone()
+    }
+
+    /// The address `users/me/profile` answers (`owner@example.com` unless set).
+    pub fn set_account(&self, account: &str) {
+        self.lock().account = account.to_owned();
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -284,6 +339,9 @@ async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -
     let path = request.uri().path().to_owned();
     if method == hyper::Method::POST && path == "/gmail/v1/users/me/messages/send" {
         return send(state, request).await;
+    }
+    if path.starts_with("/calendar/v3/calendars/") && (method != hyper::Method::GET || path.matches('/').count() > 5) {
+        return event_request(state, request).await;
     }
     Some(answer_request(state, request).await)
 }
@@ -332,6 +390,8 @@ async fn send(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> 
         subject: header("Subject"),
         labels: vec!["SENT".into()],
         message_id: kept_id,
+        references: header("References"),
+        in_reply_to: header("In-Reply-To"),
         ..FixtureMail::default()
     });
     s.sent.push(raw);
@@ -496,6 +556,16 @@ async fn answer_request(state: &Mutex<State>, request: Request<hyper::body::Inco
                     body["nextPageToken"] = json!("next-page");
                 }
                 found(body)
+            } else if rest == "profile" {
+                let account = if s.account.is_empty() { "owner@example.com" } else { s.account.as_str() };
+                found(json!({ "emailAddress": account, "messagesTotal": s.mail.len(), "threadsTotal": s.mail.len(), "historyId": "1" }))
+            } else if let Some((id, attachment)) = rest.strip_prefix("messages/").and_then(|r| r.split_once("/attachments/")) {
+                // Attachment ids as `gmail_message` makes them: ANGjdJ<message>x<n>.
+                let bytes = s.mail.iter().find(|m| m.id == id).and_then(|m| {
+                    let n: usize = attachment.strip_prefix(&format!("ANGjdJ{}x", m.id))?.parse().ok()?;
+                    m.attachments.get(n.checked_sub(1)?).map(|a| a.2.clone())
+                });
+                bytes.map_or_else(missing, |b| found(json!({ "size": b.len(), "data": b64url(&b) })))
             } else if let Some(id) = rest.strip_prefix("messages/") {
                 s.mail.iter().find(|m| m.id == id).map_or_else(missing, |m| found(gmail_message(m)))
             } else if let Some(id) = rest.strip_prefix("threads/") {
@@ -547,27 +617,7 @@ async fn answer_request(state: &Mutex<State>, request: Request<hyper::body::Inco
             }
             let max_results: usize = query.get("maxResults").and_then(|m| m.parse().ok()).unwrap_or(250);
             let more = hits.len() > max_results;
-            let when = |timed: Option<&String>, day: Option<&String>| match (timed, day) {
-                (Some(t), _) => json!({ "dateTime": t }),
-                (None, Some(d)) => json!({ "date": d }),
-                (None, None) => json!({}),
-            };
-            let items: Vec<serde_json::Value> = hits
-                .iter()
-                .take(max_results)
-                .map(|e| {
-                    json!({
-                        "kind": "calendar#event",
-                        "id": e.id,
-                        "status": e.status,
-                        "summary": e.summary,
-                        "location": e.location,
-                        "description": e.description,
-                        "start": when(e.timed.as_ref().map(|t| &t.0), e.all_day.as_ref().map(|d| &d.0)),
-                        "end": when(e.timed.as_ref().map(|t| &t.1), e.all_day.as_ref().map(|d| &d.1)),
-                    })
-                })
-                .collect();
+            let items: Vec<serde_json::Value> = hits.iter().take(max_results).map(|e| event_json(e)).collect();
             let mut body = json!({ "kind": "calendar#events", "summary": id, "timeZone": s.calendar_zone.clone().unwrap_or_else(|| "UTC".into()), "items": items });
             if more {
                 body["nextPageToken"] = json!("next-page");
@@ -575,6 +625,167 @@ async fn answer_request(state: &Mutex<State>, request: Request<hyper::body::Inco
             text(StatusCode::OK, body.to_string(), "application/json")
         }
         _ => text(StatusCode::NOT_FOUND, "not found".into(), "text/plain"),
+    }
+}
+
+/// An event as Calendar's API returns it.
+fn event_json(e: &FixtureEvent) -> serde_json::Value {
+    let when = |timed: Option<&String>, day: Option<&String>| {
+        let mut value = match (timed, day) {
+            (Some(t), _) => json!({ "dateTime": t }),
+            (None, Some(d)) => json!({ "date": d }),
+            (None, None) => json!({}),
+        };
+        if !e.time_zone.is_empty() {
+            value["timeZone"] = json!(e.time_zone);
+        }
+        value
+    };
+    let mut body = json!({
+        "kind": "calendar#event",
+        "etag": e.etag,
+        "id": e.id,
+        "status": e.status,
+        "summary": e.summary,
+        "location": e.location,
+        "description": e.description,
+        "start": when(e.timed.as_ref().map(|t| &t.0), e.all_day.as_ref().map(|d| &d.0)),
+        "end": when(e.timed.as_ref().map(|t| &t.1), e.all_day.as_ref().map(|d| &d.1)),
+    });
+    if !e.attendees.is_empty() {
+        body["attendees"] = json!(e.attendees.iter().map(|a| json!({ "email": a })).collect::<Vec<_>>());
+    }
+    if e.recurring {
+        body["recurringEventId"] = json!(format!("{}_base", e.id));
+    }
+    if !e.private.is_empty() {
+        let private: serde_json::Map<String, serde_json::Value> = e.private.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+        body["extendedProperties"] = json!({ "private": private });
+    }
+    body
+}
+
+/// An event's fields from a request body (insert or update).
+fn event_from(body: &serde_json::Value, id: &str, calendar_id: &str) -> Option<FixtureEvent> {
+    let side = |name: &str| -> Option<(Option<String>, Option<String>)> {
+        let when = body.get(name)?;
+        Some((when["dateTime"].as_str().map(str::to_owned), when["date"].as_str().map(str::to_owned)))
+    };
+    let (start, end) = (side("start")?, side("end")?);
+    // Stored in UTC, as the list filter compares strings.
+    let utc = |t: &str| utc_time(t);
+    let (timed, all_day) = match (start, end) {
+        ((Some(s), _), (Some(e), _)) => (Some((utc(&s)?, utc(&e)?)), None),
+        ((None, Some(s)), (None, Some(e))) => (None, Some((s, e))),
+        _ => return None,
+    };
+    Some(FixtureEvent {
+        id: id.to_owned(),
+        calendar_id: calendar_id.to_owned(),
+        summary: body["summary"].as_str().unwrap_or_default().to_owned(),
+        status: "confirmed".into(),
+        timed,
+        all_day,
+        location: body["location"].as_str().unwrap_or_default().to_owned(),
+        description: body["description"].as_str().unwrap_or_default().to_owned(),
+        attendees: body["attendees"].as_array().map(|a| a.iter().filter_map(|x| x["email"].as_str().map(str::to_owned)).collect()).unwrap_or_default(),
+        time_zone: body["start"]["timeZone"].as_str().unwrap_or_default().to_owned(),
+        recurring: false,
+        private: body["extendedProperties"]["private"]
+            .as_object()
+            .map(|m| m.iter().filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned()))).collect())
+            .unwrap_or_default(),
+        etag: String::new(),
+    })
+}
+
+/// An RFC 3339 time as `…Z` (the fixture keeps times in UTC).
+fn utc_time(time: &str) -> Option<String> {
+    let parsed = chrono::DateTime::parse_from_rfc3339(time).ok()?;
+    Some(parsed.with_timezone(&chrono::Utc).to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+}
+
+/// Calendar writes and reads of one event: `GET|PUT|DELETE …/events/{id}` (with `If-Match`
+/// checked against the event's etag: 412 when it differs) and `POST …/events` (a client-chosen
+/// `id` that exists is 409, as Google answers). Each write taken is counted.
+async fn event_request(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> Option<Response<Full<Bytes>>> {
+    let lock = || state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let method = request.method().clone();
+    let path = request.uri().path().to_owned();
+    lock().paths.push(path.clone());
+    let header = |name: &str| request.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let bearer = header("authorization").and_then(|v| v.strip_prefix("Bearer ").map(str::to_owned));
+    let if_match = header("if-match");
+    let body = request.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+    let json_answer = |status: StatusCode, body: serde_json::Value| text(status, body.to_string(), "application/json");
+    let google_error = |status: StatusCode, message: &str| {
+        json_answer(status, json!({ "error": { "code": status.as_u16(), "message": message, "errors": [{ "reason": message }] } }))
+    };
+    let mut s = lock();
+    if !bearer.as_ref().is_some_and(|b| s.access_tokens.contains(b)) {
+        return Some(google_error(StatusCode::UNAUTHORIZED, "authError"));
+    }
+    let rest = &path["/calendar/v3/calendars/".len()..];
+    let mut segments = rest.split('/');
+    let calendar: String = segments
+        .next()
+        .map(|c| url::form_urlencoded::parse(format!("c={c}").as_bytes()).map(|(_, v)| v.into_owned()).next().unwrap_or_default())
+        .unwrap_or_default();
+    if segments.next() != Some("events") {
+        return Some(google_error(StatusCode::NOT_FOUND, "notFound"));
+    }
+    let event_id = segments.next().map(str::to_owned);
+    let parsed: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    s.next += 1;
+    let fresh_etag = format!("\"{}\"", 3_000_000 + s.next);
+    let index = event_id.as_ref().and_then(|id| s.events.iter().position(|e| e.id == *id && e.calendar_id == calendar));
+    match (method.as_str(), event_id) {
+        ("POST", None) => {
+            let id = match parsed["id"].as_str() {
+                Some(id) => id.to_owned(),
+                None => format!("evt{:08x}", s.next),
+            };
+            if s.events.iter().any(|e| e.id == id) {
+                return Some(google_error(StatusCode::CONFLICT, "duplicate"));
+            }
+            let Some(mut event) = event_from(&parsed, &id, &calendar) else { return Some(google_error(StatusCode::BAD_REQUEST, "invalid")) };
+            event.etag = fresh_etag;
+            let answer = event_json(&event);
+            s.events.push(event);
+            s.event_writes.push(("insert".into(), id));
+            match s.insert_mode {
+                InsertMode::Answer => Some(json_answer(StatusCode::OK, answer)),
+                InsertMode::DropConnection => None,
+            }
+        }
+        ("GET", Some(_)) => Some(index.map_or_else(|| google_error(StatusCode::NOT_FOUND, "notFound"), |i| json_answer(StatusCode::OK, event_json(&s.events[i])))),
+        ("PUT", Some(id)) => {
+            let Some(i) = index.filter(|i| s.events[*i].status != "cancelled") else { return Some(google_error(StatusCode::NOT_FOUND, "notFound")) };
+            if if_match.as_ref().is_some_and(|m| *m != s.events[i].etag) {
+                return Some(google_error(StatusCode::PRECONDITION_FAILED, "conditionNotMet"));
+            }
+            let Some(mut event) = event_from(&parsed, &id, &calendar) else { return Some(google_error(StatusCode::BAD_REQUEST, "invalid")) };
+            event.etag = fresh_etag;
+            event.private = s.events[i].private.clone();
+            s.events[i] = event;
+            s.event_writes.push(("update".into(), id));
+            Some(json_answer(StatusCode::OK, event_json(&s.events[i])))
+        }
+        ("DELETE", Some(id)) => {
+            let Some(i) = index else { return Some(google_error(StatusCode::NOT_FOUND, "notFound")) };
+            if s.events[i].status == "cancelled" {
+                return Some(google_error(StatusCode::GONE, "deleted"));
+            }
+            if if_match.as_ref().is_some_and(|m| *m != s.events[i].etag) {
+                return Some(google_error(StatusCode::PRECONDITION_FAILED, "conditionNotMet"));
+            }
+            // Google keeps a deleted event, cancelled, for a while.
+            s.events[i].status = "cancelled".into();
+            s.events[i].etag = fresh_etag;
+            s.event_writes.push(("delete".into(), id));
+            Some(text(StatusCode::NO_CONTENT, String::new(), "text/plain"))
+        }
+        _ => Some(google_error(StatusCode::NOT_FOUND, "notFound")),
     }
 }
 
@@ -631,6 +842,8 @@ fn gmail_message(m: &FixtureMail) -> serde_json::Value {
                 { "name": "To", "value": m.to },
                 { "name": "Subject", "value": m.subject },
                 { "name": "Message-ID", "value": format!("<{}>", m.message_id) },
+                { "name": "References", "value": m.references },
+                { "name": "In-Reply-To", "value": m.in_reply_to },
             ],
             "body": { "size": 0 },
             "parts": parts,

@@ -9,7 +9,7 @@
 //! fetch — so the owner can only approve what they read. A re-fetched proposal whose draft
 //! changed is held back until the owner asks for it.
 
-use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalStatus, ProposalView};
+use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalRecheckParams, Decision, ProposalKind, ProposalStatus, ProposalView, Recheck};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -104,6 +104,32 @@ pub fn ApprovalCard(
             }
         });
     };
+    // Check (and retry) an approved action whose outcome is unknown: the backend always looks
+    // first, so a retry of one that happened does nothing again.
+    let recheck = move |action: Recheck| {
+        if deciding.get_untracked() {
+            return;
+        }
+        let Some(proposal) = shown.get_untracked() else { return };
+        if !can_recheck(&proposal) {
+            return;
+        }
+        let params = ApprovalRecheckParams { proposal_id: proposal.id, hash: proposal.hash, action };
+        deciding.set(true);
+        decide_error.set(None);
+        spawn_local(async move {
+            let reply = ipc::approval_recheck(&params).await;
+            deciding.set(false);
+            match reply {
+                Ok(rechecked) => {
+                    latest_fetch.try_update_value(|fetch| *fetch += 1);
+                    shown.set(Some(rechecked));
+                    latest.set(None);
+                }
+                Err(err) => decide_error.set(Some(err.message)),
+            }
+        });
+    };
     let show_latest = move |_| {
         if let Some(newer) = latest.get_untracked() {
             shown.set(Some(newer));
@@ -115,6 +141,7 @@ pub fn ApprovalCard(
     let status = Memo::new(move |_| shown.with(|p| p.as_ref().map(|p| effective_status(p, clock.now.get()))));
     let decidable = Memo::new(move |_| status.get() == Some(ProposalStatus::AwaitingReview));
     let superseded = Memo::new(move |_| latest.with(Option::is_some));
+    let recheckable = Memo::new(move |_| shown.with(|p| p.as_ref().is_some_and(can_recheck)));
     // Before the proposal arrives: "loading", or "error" when it could not be fetched.
     let status_slug = move || match status.get() {
         Some(status) => status.as_str(),
@@ -168,6 +195,22 @@ pub fn ApprovalCard(
                         disabled=move || deciding.get() || superseded.get()
                         on:click=move |_| decide(Decision::Deny)
                     >"Deny"</button>
+                </div>
+            </Show>
+            <Show when=move || recheckable.get()>
+                <div class="approval-actions">
+                    <button
+                        class="approval-check"
+                        data-action="check"
+                        disabled=move || deciding.get()
+                        on:click=move |_| recheck(Recheck::Check)
+                    >"Check whether it happened"</button>
+                    <button
+                        class="approval-redo"
+                        data-action="retry"
+                        disabled=move || deciding.get()
+                        on:click=move |_| recheck(Recheck::Retry)
+                    >"Retry (checks first)"</button>
                 </div>
             </Show>
             {move || decide_error.get().map(|message| view! { <p class="approval-error">{message}</p> })}
@@ -233,6 +276,16 @@ fn Context(proposal: ProposalView) -> impl IntoView {
         })}
         {event_heading(&proposal.draft).map(|heading| view! { <p class="approval-note approval-event-heading">{heading}</p> })}
     }
+}
+
+/// Whether the owner can check (and retry) this proposal: approved, its outcome unknown, and
+/// kept where Hearth can look for it — a web form's only the site knows.
+pub fn can_recheck(proposal: &ProposalView) -> bool {
+    let findable = match proposal.draft.kind() {
+        ProposalKind::EmailSend | ProposalKind::CalendarCreate | ProposalKind::CalendarUpdate | ProposalKind::CalendarDelete => true,
+        ProposalKind::WebSubmit => false,
+    };
+    proposal.status == ProposalStatus::OutcomeUnknown && findable
 }
 
 /// The receipt once it happened; the error when it failed or may have happened.

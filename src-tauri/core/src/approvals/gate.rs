@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use hearth_protocol::approvals::{
-    ApprovalDecideParams, Connection, Decision, ProposalDraft, ProposalKind, ProposalOrigin, ProposalStatus, ProposalView,
+    ApprovalDecideParams, ApprovalRecheckParams, Connection, Decision, ProposalDraft, ProposalKind, ProposalOrigin, ProposalStatus,
+    ProposalView, Recheck,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -19,7 +20,7 @@ use crate::error::{CoreError, Result};
 use crate::store::proposals::{ExecutionClaim, InsertOutcome, ProposalRow};
 use crate::store::{Store, now_ms};
 use crate::tasks::{Liveness, ProcessIdentity, TaskEngine};
-use crate::workspace::{ExecuteError, Executed, Target, Workspace};
+use crate::workspace::{ExecuteError, Executed, Reconciliation, Target, Workspace};
 
 /// What the owner is told when the displayed draft is not the stored one.
 pub const CHANGED_MESSAGE: &str = "This proposal changed. Open its latest review.";
@@ -363,9 +364,15 @@ impl ApprovalGate {
             // Someone else decided it, or it expired, in the meantime.
             return Ok(current.view());
         }
+        self.carry_out(&proposal, executor).await
+    }
+
+    /// Carries out `proposal`, claimed `executing` by `executor`, records how it ended, and
+    /// releases its task.
+    async fn carry_out(&self, proposal: &ProposalRow, executor: &str) -> Result<ProposalView> {
         self.at(DecideStage::Claimed).await;
         let claim = ExecutionClaim { proposal_id: &proposal.id, executor };
-        let outcome = self.execute(&proposal, claim).await;
+        let outcome = self.execute(proposal, claim).await;
         let (to, receipt, error) = match &outcome {
             Ok(done) if done.settled => (None, None, None),
             Ok(done) => (Some(ProposalStatus::Succeeded), Some(done.receipt.as_str()), None),
@@ -383,9 +390,72 @@ impl ApprovalGate {
             tracing::error!(proposal_id = proposal.id, error = %err, "could not record how an approved action ended");
         }
         self.at(DecideStage::Settled).await;
-        self.release(&proposal).await?;
+        self.release(proposal).await?;
         settled?;
         Ok(self.row(&proposal.id).await?.view())
+    }
+
+    /// The owner's check — and, when asked, retry — of an approved action whose outcome is
+    /// unknown, from the app window only. It always looks first where the provider keeps the
+    /// effect ([`Workspace::reconcile`]): found, the proposal is `succeeded` and nothing is done
+    /// again; only a retry of one not found carries it out again, claimed in one statement so
+    /// two retries cannot both act. A web form is never retried (only the site knows).
+    pub async fn recheck(&self, params: &ApprovalRecheckParams) -> Result<ProposalView> {
+        params.validate()?;
+        let proposal = self.row(&params.proposal_id).await?;
+        if proposal.hash != params.hash {
+            return Err(CoreError::Conflict(CHANGED_MESSAGE.into()));
+        }
+        if proposal.status != ProposalStatus::OutcomeUnknown {
+            return Ok(proposal.view());
+        }
+        match carrier(proposal.draft.kind()) {
+            Carrier::Workspace => {}
+            Carrier::Browser => {
+                return Err(CoreError::Conflict(
+                    "Only the website knows whether this form went through: check there. Hearth does not send a form again; \
+                     ask for it anew if it did not arrive."
+                        .into(),
+                ));
+            }
+        }
+        let connection = self.connection_now(&proposal.draft).await?;
+        if connection != proposal.connection {
+            return Err(CoreError::Conflict(format!(
+                "This was approved for {} but the account is now {}, so Hearth cannot look for it there or do it again. \
+                 Connect {} to check it.",
+                proposal.connection.account, connection.account, proposal.connection.account
+            )));
+        }
+        match self.inner.workspace.reconcile(&proposal).await? {
+            Reconciliation::Happened(receipt) => {
+                self.inner
+                    .store
+                    .settle_proposal(&proposal.id, ProposalStatus::OutcomeUnknown, ProposalStatus::Succeeded, Some(&receipt), None, None)
+                    .await?;
+                return Ok(self.row(&proposal.id).await?.view());
+            }
+            Reconciliation::NotFound => {}
+        }
+        match params.action {
+            Recheck::Check => {
+                let note = "Hearth looked and did not find it. That is not proof it did not happen (a fresh send can take a \
+                            moment to show); if you are sure, retry it.";
+                self.inner
+                    .store
+                    .settle_proposal(&proposal.id, ProposalStatus::OutcomeUnknown, ProposalStatus::OutcomeUnknown, None, Some(note), None)
+                    .await?;
+                Ok(self.row(&proposal.id).await?.view())
+            }
+            Recheck::Retry => {
+                let executor = self.inner.identity.as_str();
+                if !self.inner.store.reclaim_unknown_proposal(&proposal.id, &proposal.connection, executor).await? {
+                    // Another check or retry settled it meanwhile.
+                    return Ok(self.row(&proposal.id).await?.view());
+                }
+                self.carry_out(&proposal, executor).await
+            }
+        }
     }
 
     async fn release(&self, proposal: &ProposalRow) -> Result<()> {

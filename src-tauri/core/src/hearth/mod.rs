@@ -8,7 +8,7 @@ use hearth_protocol::ipc::{
 };
 use hearth_protocol::tasks::{TaskControlParams, TaskDetail, TaskKind, TaskListResponse, TaskView};
 
-use hearth_protocol::approvals::{ApprovalDecideParams, ProposalView};
+use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalRecheckParams, ProposalView};
 use hearth_protocol::files::{FileDetail, FileFillParams, FileRenderParams, FileRenderResponse, FileView};
 use hearth_protocol::mail::MailThread;
 
@@ -209,6 +209,12 @@ impl Hearth {
     /// The owner's decision on a proposal (the app window is the only caller).
     pub async fn approval_decide(&self, params: &ApprovalDecideParams) -> Result<ProposalView> {
         self.approvals.decide(params).await
+    }
+
+    /// The owner's check or retry of an approved action whose outcome is unknown (the app
+    /// window is the only caller).
+    pub async fn approval_recheck(&self, params: &ApprovalRecheckParams) -> Result<ProposalView> {
+        self.approvals.recheck(params).await
     }
 
     /// Files, newest first.

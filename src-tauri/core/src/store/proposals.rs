@@ -278,6 +278,27 @@ impl Store {
         Ok(done.rows_affected() == 1)
     }
 
+    /// The owner's retry of an approval whose outcome was unknown, claimed in one statement:
+    /// still `outcome_unknown` and still for the account the workspace acts as now. Records
+    /// `executor`, so a crash during the retry strands it as `outcome_unknown` again.
+    pub async fn reclaim_unknown_proposal(&self, id: &str, connection: &Connection, executor: &str) -> Result<bool> {
+        let mut writer = self.writer().await;
+        let done = sqlx::query(
+            "UPDATE proposals SET status = 'executing', executor = ?4
+             WHERE id = ?1 AND status = 'outcome_unknown' AND connection_id = ?2 AND account = ?3
+               AND (connection_id <> 'local'
+                    OR account = coalesce((SELECT value FROM meta WHERE key = 'local_account'), ?5))",
+        )
+        .bind(id)
+        .bind(&connection.id)
+        .bind(&connection.account)
+        .bind(executor)
+        .bind(super::calendar::DEFAULT_LOCAL_ACCOUNT)
+        .execute(&mut *writer)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
     /// Moves a proposal from `from` to `to` with an optional receipt or error. `false` when
     /// it was no longer in `from`.
     ///

@@ -10,7 +10,7 @@ use hearth_protocol::mail::{AttachmentInfo, MailMatch, MailSearchResult, MailThr
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    CalendarPage, ExecuteError, Executed, MAX_BODY_CHARS, MAX_CALENDAR_EVENTS, MAX_SEARCH_RESULTS, MAX_THREAD_MESSAGES,
+    CalendarPage, ExecuteError, Executed, MAX_BODY_CHARS, Reconciliation, MAX_CALENDAR_EVENTS, MAX_SEARCH_RESULTS, MAX_THREAD_MESSAGES,
     SNIPPET_CHARS, Target, Workspace, truncate_chars,
 };
 use crate::approvals::normalize::{reply_context, resolve_event, timing_from_bounds};
@@ -48,7 +48,7 @@ impl LocalWorkspace {
         let message_id = format!("sent-{}", proposal.id);
         let mut attachments = Vec::with_capacity(draft.attachments.len());
         for (index, attachment) in draft.attachments.iter().enumerate() {
-            let bytes = self.reviewed_bytes(&attachment.file_id, &attachment.sha256, &attachment.name).await?;
+            let bytes = super::reviewed_bytes(&self.store, attachment).await?;
             let path = self.attachments_dir.join(format!("{message_id}-{index}.pdf"));
             crate::files::write_private(&path, &bytes)
                 .map_err(|err| ExecuteError::Rejected(format!("Hearth could not store the sent copy of {}: {err}. Nothing was sent.", attachment.name)))?;
@@ -92,22 +92,6 @@ impl LocalWorkspace {
             return Err(ExecuteError::Rejected("This approval was no longer held, so nothing was sent.".into()));
         }
         Ok(Executed { receipt, settled: true })
-    }
-
-    /// The bytes of an attached file, refused unless they are exactly the reviewed ones.
-    async fn reviewed_bytes(&self, file_id: &str, sha256: &str, name: &str) -> Result<Vec<u8>, ExecuteError> {
-        let gone = || ExecuteError::Rejected(format!("The attachment {name} was deleted after you reviewed it. Nothing was sent."));
-        let file = self.store.get_file(file_id).await.map_err(|e| ExecuteError::Rejected(e.to_string()))?.ok_or_else(gone)?;
-        if file.deleted_at.is_some() {
-            return Err(gone());
-        }
-        let bytes = tokio::fs::read(&file.path).await.map_err(|_| gone())?;
-        if crate::files::sha256_hex(&bytes) != sha256 {
-            return Err(ExecuteError::Rejected(format!(
-                "The attachment {name} changed after you reviewed it. Nothing was sent; prepare the email again."
-            )));
-        }
-        Ok(bytes)
     }
 
     /// An update (or a delete) of the event `request` names, built from that event as the
@@ -329,6 +313,35 @@ impl Workspace for LocalWorkspace {
                     return Err(CoreError::InvalidInput("A web form is not sent through the mailbox or the calendar.".into()));
                 }
             })
+        }
+        .boxed()
+    }
+
+    fn reconcile<'a>(&'a self, proposal: &'a ProposalRow) -> BoxFuture<'a, Result<Reconciliation>> {
+        // The local effects commit with their receipts, so an approval here is never left
+        // uncertain; this answers from the database all the same, which is the authority.
+        async move {
+            let found = match &proposal.draft {
+                ProposalDraft::EmailSend(_) => {
+                    let id = format!("sent-{}", proposal.id);
+                    self.store.get_message(&id).await?.map(|_| format!("Found in local sent mail · {id}"))
+                }
+                ProposalDraft::CalendarCreate(_) => {
+                    let id = format!("evt-{}", proposal.id);
+                    self.store.get_event(&id).await?.map(|_| format!("Found in the local calendar · {id}"))
+                }
+                // The version moves on with every change: the reviewed one gone means changed.
+                ProposalDraft::CalendarUpdate(draft) | ProposalDraft::CalendarDelete(draft) => {
+                    let id = draft.event_id.clone().unwrap_or_default();
+                    let version: i64 = proposal.target_version.parse().unwrap_or(-1);
+                    match self.store.get_event(&id).await? {
+                        Some(event) if event.version == version => None,
+                        Some(_) | None => Some(format!("The event {id} is no longer as you reviewed it: the change was made")),
+                    }
+                }
+                ProposalDraft::WebSubmit(_) => None,
+            };
+            Ok(found.map_or(Reconciliation::NotFound, Reconciliation::Happened))
         }
         .boxed()
     }

@@ -9,8 +9,10 @@ mod reader;
 pub mod google;
 pub mod seed;
 
+pub use google::GoogleWorkspace;
+
 use futures::future::BoxFuture;
-use hearth_protocol::approvals::{Connection, ProposalDraft};
+use hearth_protocol::approvals::{Connection, DraftAttachment, ProposalDraft};
 use hearth_protocol::mail::{AttachmentInfo, MailSearchResult, MailThread};
 use tokio_util::sync::CancellationToken;
 
@@ -100,6 +102,11 @@ pub trait Workspace: Send + Sync + 'static {
         false
     }
 
+    /// Looks for the effect of `proposal` (approved, its outcome unknown) where the provider
+    /// keeps it: a sent message by the Message-ID Hearth gave it, a created event by the id
+    /// and the property Hearth gave it, an update or delete by the event as it is now.
+    fn reconcile<'a>(&'a self, proposal: &'a ProposalRow) -> BoxFuture<'a, Result<Reconciliation>>;
+
     /// Carries out an approved proposal under `claim`; returns the receipt the owner sees.
     /// A workspace whose effect lands in Hearth's own database (the local one) settles the
     /// claim in the same transaction as the effect and says so ([`Executed::settled`]);
@@ -112,6 +119,17 @@ pub trait Workspace: Send + Sync + 'static {
     ) -> BoxFuture<'a, std::result::Result<Executed, ExecuteError>>;
 }
 
+/// What a look at the provider found about an approved action whose outcome was unknown
+/// (the connection broke after the request left, or Hearth stopped mid-way).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reconciliation {
+    /// It happened; the receipt says where it is.
+    Happened(String),
+    /// It is not there. Not proof that it did not happen (a search index may lag a fresh
+    /// send; the owner may have deleted it since): doing it again needs the owner's word.
+    NotFound,
+}
+
 /// An approved proposal, carried out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Executed {
@@ -119,6 +137,24 @@ pub struct Executed {
     pub receipt: String,
     /// The receipt was already recorded with the effect, in one transaction.
     pub settled: bool,
+}
+
+/// The bytes of a file attached to an approved email, refused unless they are exactly the
+/// reviewed ones (the file kept, its sha256 the draft's).
+pub(crate) async fn reviewed_bytes(store: &crate::store::Store, attachment: &DraftAttachment) -> std::result::Result<Vec<u8>, ExecuteError> {
+    let name = &attachment.name;
+    let gone = || ExecuteError::Rejected(format!("The attachment {name} was deleted after you reviewed it. Nothing was sent."));
+    let file = store.get_file(&attachment.file_id).await.map_err(|e| ExecuteError::Rejected(e.to_string()))?.ok_or_else(gone)?;
+    if file.deleted_at.is_some() {
+        return Err(gone());
+    }
+    let bytes = tokio::fs::read(&file.path).await.map_err(|_| gone())?;
+    if crate::files::sha256_hex(&bytes) != attachment.sha256 {
+        return Err(ExecuteError::Rejected(format!(
+            "The attachment {name} changed after you reviewed it. Nothing was sent; prepare the email again."
+        )));
+    }
+    Ok(bytes)
 }
 
 /// Cuts `text` to `max` characters; says whether it cut.

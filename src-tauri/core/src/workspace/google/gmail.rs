@@ -163,6 +163,21 @@ pub enum SendError {
     Uncertain(String),
 }
 
+/// What a reply needs of the message it answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplyHeaders {
+    /// Its conversation.
+    pub thread_id: String,
+    /// Its subject, as shown.
+    pub subject: String,
+    /// Its sender, as shown.
+    pub from: String,
+    /// Its `Message-ID`, without `<>` (a message without one cannot be threaded to).
+    pub message_id: Option<String>,
+    /// Its `References`, oldest first, without `<>`.
+    pub references: Vec<String>,
+}
+
 /// `messages.get?format=metadata`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -277,6 +292,75 @@ impl Gmail {
         Ok(Sent { id: sent.id, thread_id: sent.thread_id, message_id_kept })
     }
 
+    /// The account's address (`users/me/profile`).
+    pub async fn profile(&self) -> Result<String> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Profile {
+            email_address: String,
+        }
+        let profile: Profile = self.get("profile", &[]).await?;
+        if profile.email_address.is_empty() || profile.email_address.chars().any(char::is_control) {
+            return Err(CoreError::Unavailable("Gmail did not say which account this is.".into()));
+        }
+        Ok(profile.email_address.to_lowercase())
+    }
+
+    /// What a reply to message `id` needs: its conversation, how the card names it, and the
+    /// threading headers (its `Message-ID` and `References`).
+    pub async fn reply_headers(&self, id: &str) -> Result<ReplyHeaders> {
+        let message: Message = self
+            .get(
+                &format!("messages/{}", path_segment(id)?),
+                &[("format", "metadata"), ("metadataHeaders", "Subject"), ("metadataHeaders", "From"), ("metadataHeaders", "Message-ID"), ("metadataHeaders", "References")],
+            )
+            .await?;
+        let bare = |v: &str| v.trim().trim_start_matches('<').trim_end_matches('>').to_owned();
+        let message_id = bare(header(&message.payload, "Message-ID"));
+        let references = header(&message.payload, "References").split_whitespace().map(bare).filter(|r| !r.is_empty()).collect();
+        Ok(ReplyHeaders {
+            thread_id: message.thread_id.clone(),
+            subject: shown_header(&message.payload, "Subject"),
+            from: shown_header(&message.payload, "From"),
+            message_id: (!message_id.is_empty()).then_some(message_id),
+            references,
+        })
+    }
+
+    /// An attachment (`<message id>.<part id>`, as search and threads list them), at most
+    /// `max` bytes: its summary and bytes.
+    pub async fn attachment(&self, id: &str, max: usize) -> Result<(AttachmentInfo, Vec<u8>)> {
+        let unknown = || CoreError::NotFound(format!("There is no attachment {id}. Read the mail thread to see its attachments' ids."));
+        let (message_id, part_id) = id.split_once('.').ok_or_else(unknown)?;
+        let message: Message = self.get(&format!("messages/{}", path_segment(message_id)?), &[("format", "full")]).await?;
+        let info = attachments_of(&message).into_iter().find(|a| a.id == id).ok_or_else(unknown)?;
+        let part = parts(&message.payload)
+            .into_iter()
+            .find(|p| is_attachment(p) && (if p.part_id.is_empty() { "0" } else { p.part_id.as_str() }) == part_id)
+            .ok_or_else(unknown)?;
+        let too_large = || CoreError::InvalidInput(format!("{} is larger than Hearth imports ({} MiB).", info.filename, max / (1024 * 1024)));
+        if usize::try_from(part.body.size).unwrap_or(usize::MAX) > max {
+            return Err(too_large());
+        }
+        let attachment_id = part.body.attachment_id.as_deref().ok_or_else(unknown)?;
+        #[derive(Deserialize)]
+        struct Data {
+            data: String,
+        }
+        // Gmail's attachment ids are long (hundreds of base64url characters): their own check.
+        if attachment_id.len() > 4096 || !attachment_id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_')) {
+            return Err(unknown());
+        }
+        let data: Data = self.get(&format!("messages/{message_id}/attachments/{attachment_id}"), &[]).await?;
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(data.data.trim_end_matches('='))
+            .map_err(|_| CoreError::Unavailable("Gmail sent an attachment Hearth cannot decode.".into()))?;
+        if bytes.len() > max {
+            return Err(too_large());
+        }
+        Ok((AttachmentInfo { size: i64::try_from(bytes.len()).unwrap_or(i64::MAX), ..info }, bytes))
+    }
+
     /// A message's labels and its Message-ID header.
     async fn metadata(&self, id: &str) -> Result<Metadata> {
         self.get(&format!("messages/{}", path_segment(id)?), &[("format", "metadata"), ("metadataHeaders", "Message-ID")]).await
@@ -358,7 +442,7 @@ async fn off_the_runtime<T: Send + 'static>(work: impl FnOnce() -> T + Send + 's
 }
 
 /// Reads at most `max` bytes of an answer; more, or a broken body, says why.
-async fn read_bounded(mut response: reqwest::Response, max: usize) -> std::result::Result<Vec<u8>, String> {
+pub(super) async fn read_bounded(mut response: reqwest::Response, max: usize) -> std::result::Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     loop {
         match response.chunk().await {

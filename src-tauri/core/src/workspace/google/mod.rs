@@ -1,12 +1,15 @@
 //! The owner's Google account: signing in (`oauth`), Gmail (`gmail`), the messages Gmail sends
 //! (`mime`) and Calendar (`calendar`). The `Workspace` implementation builds on them.
 
+mod account;
 pub mod calendar;
 pub mod gmail;
 pub mod mime;
 pub mod oauth;
 
 use std::time::Duration;
+
+pub use account::{GoogleApis, GoogleWorkspace};
 
 use serde::Deserialize;
 

@@ -362,6 +362,12 @@ impl GoogleAuth {
         Ok(SecretString::from(renewed.access_token))
     }
 
+    /// The scopes `connection_id` holds (what its sign-in asked for and Google granted): a
+    /// write is refused before anything is sent unless its scope is here.
+    pub async fn scopes(&self, connection_id: &str) -> Result<Vec<String>> {
+        Ok(self.unseal(connection_id).await?.scopes)
+    }
+
     /// Disconnects: Google is asked to revoke the grant (its refresh token, else its access
     /// token), and the tokens are deleted here whatever Google answered or whether they could
     /// still be read — the owner asked for them to be gone. Waits for a refresh in flight, so

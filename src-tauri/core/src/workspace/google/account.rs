@@ -1,0 +1,353 @@
+//! One connected Google account as a [`Workspace`]: Gmail and Google Calendar behind the same
+//! contract as the local sample workspace, so the tools and the approval gate do not change.
+//!
+//! Writes happen only in [`Workspace::execute`], which only the approval gate calls, and each
+//! is built so that a second attempt cannot make a second effect, or is looked for first:
+//! - a send carries a Message-ID made from the proposal ([`mime::message_id_for`]); Gmail's send
+//!   has no idempotency key, so an uncertain send is looked for in Sent
+//!   ([`Workspace::reconcile`]) before the owner can send it again;
+//! - a created event gets an id made from the proposal ([`calendar::event_id_for`]), which
+//!   Calendar refuses to create twice (409), and a private property naming the proposal;
+//! - an update or delete carries the version the owner reviewed (`If-Match` of its ETag), so
+//!   it fails once anyone changed the event — a repeat of an applied change included.
+//!
+//! The connection (its id and account address) is fixed when the workspace opens: a reconnect
+//! opens a new workspace with a new connection id, and the gate refuses to carry out what was
+//! prepared for the old one.
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use hearth_protocol::approvals::{Connection, EmailDraft, EventDraft, ProposalDraft, ReplyContext};
+use hearth_protocol::mail::{AttachmentInfo, MailSearchResult, MailThread};
+use tokio_util::sync::CancellationToken;
+
+use super::calendar::{self, Calendar, Written};
+use super::gmail::{Gmail, Reconciled, SendError};
+use super::mime;
+use super::oauth::{GoogleAuth, WRITE_SCOPES};
+use crate::approvals::normalize::resolve_event;
+use crate::error::{CoreError, Result};
+use crate::store::Store;
+use crate::store::proposals::{ExecutionClaim, ProposalRow};
+use crate::workspace::{CalendarPage, ExecuteError, Executed, Reconciliation, Target, Workspace};
+
+/// The largest attachment imported from Gmail into Files.
+pub const MAX_IMPORT_BYTES: usize = 10 * 1024 * 1024;
+
+/// The calendar read_calendar shows.
+const PRIMARY: &str = "primary";
+
+/// Where Google's APIs are (tests give the fixture's address for both).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoogleApis {
+    /// Gmail's base address ([`super::gmail::GMAIL_BASE_URL`]).
+    pub gmail: String,
+    /// Calendar's base address ([`super::calendar::CALENDAR_BASE_URL`]).
+    pub calendar: String,
+}
+
+impl Default for GoogleApis {
+    fn default() -> Self {
+        Self { gmail: super::gmail::GMAIL_BASE_URL.into(), calendar: super::calendar::CALENDAR_BASE_URL.into() }
+    }
+}
+
+/// One connected Google account.
+#[derive(Clone)]
+pub struct GoogleWorkspace {
+    store: Store,
+    auth: GoogleAuth,
+    gmail: Gmail,
+    calendar: Calendar,
+    connection: Connection,
+}
+
+impl std::fmt::Debug for GoogleWorkspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GoogleWorkspace").field("connection", &self.connection).finish_non_exhaustive()
+    }
+}
+
+impl GoogleWorkspace {
+    /// Opens `connection_id` (a completed sign-in of `auth`): asks Gmail which account it is.
+    /// `store` holds the Files an email attaches.
+    pub async fn open(store: Store, auth: GoogleAuth, connection_id: &str, apis: &GoogleApis) -> Result<Self> {
+        let gmail = Gmail::new(auth.clone(), connection_id, &apis.gmail)?;
+        let calendar = Calendar::new(auth.clone(), connection_id, &apis.calendar)?;
+        let account = gmail.profile().await?;
+        Ok(Self { store, auth, gmail, calendar, connection: Connection { id: connection_id.to_owned(), account } })
+    }
+
+    /// Refused before anything is sent unless the connection holds `scope` (granted when the
+    /// owner gave write access).
+    async fn require_scope(&self, scope: &str) -> std::result::Result<(), ExecuteError> {
+        let scopes = self.auth.scopes(&self.connection.id).await.map_err(|e| ExecuteError::Rejected(format!("{e} Nothing was sent or changed.")))?;
+        if scopes.iter().any(|s| s == scope) {
+            Ok(())
+        } else {
+            Err(ExecuteError::Rejected(
+                "This account was connected for reading only, so nothing was sent or changed; grant write access in Settings → Accounts."
+                    .into(),
+            ))
+        }
+    }
+
+    fn message_id(&self, proposal: &ProposalRow) -> String {
+        mime::message_id_for(&proposal.id, &proposal.connection.account)
+    }
+
+    async fn send(&self, proposal: &ProposalRow, draft: &EmailDraft, cancel: &CancellationToken) -> std::result::Result<Executed, ExecuteError> {
+        self.require_scope(WRITE_SCOPES[0]).await?;
+        let mut attachments = Vec::with_capacity(draft.attachments.len());
+        for attachment in &draft.attachments {
+            let bytes = crate::workspace::reviewed_bytes(&self.store, attachment).await?;
+            attachments.push(mime::Attachment { name: attachment.name.clone(), content_type: "application/pdf".into(), bytes });
+        }
+        // Threading headers come from the message answered as Gmail holds it.
+        let (in_reply_to, references) = match &draft.in_reply_to {
+            Some(parent) => {
+                let headers = self.gmail.reply_headers(parent).await.map_err(|e| {
+                    ExecuteError::Rejected(format!("The message this replies to could not be read ({e}), so nothing was sent."))
+                })?;
+                match headers.message_id {
+                    Some(id) => {
+                        let mut references = headers.references;
+                        references.push(id.clone());
+                        (Some(id), references)
+                    }
+                    None => (None, Vec::new()),
+                }
+            }
+            None => (None, Vec::new()),
+        };
+        let outgoing = mime::Outgoing {
+            from: proposal.connection.account.clone(),
+            to: draft.to.clone(),
+            cc: draft.cc.clone(),
+            bcc: draft.bcc.clone(),
+            subject: draft.subject.clone(),
+            body: draft.body.clone(),
+            attachments,
+            in_reply_to,
+            references,
+            message_id: self.message_id(proposal),
+        };
+        let raw = mime::build(&outgoing).map_err(|e| ExecuteError::Rejected(format!("The email could not be written ({e}), so nothing was sent.")))?;
+        // The last moment Stop can still keep it from leaving; once handed over it is not cut
+        // off (that would only turn a send into an uncertain one).
+        if cancel.is_cancelled() {
+            return Err(ExecuteError::Rejected("Stopped before sending; nothing was sent.".into()));
+        }
+        match self.gmail.send(&raw, draft.thread_id.as_deref()).await {
+            Ok(sent) => {
+                let mut receipt = format!("Sent from {} · Gmail id {}", proposal.connection.account, sent.id);
+                if !sent.message_id_kept {
+                    receipt.push_str(" (Gmail did not keep Hearth's Message-ID, so an uncertain send from this account cannot be checked automatically)");
+                }
+                Ok(Executed { receipt, settled: false })
+            }
+            Err(SendError::Refused(why)) => Err(ExecuteError::Rejected(why)),
+            Err(SendError::Uncertain(why)) => Err(ExecuteError::Uncertain(why)),
+        }
+    }
+
+    async fn write_event(&self, proposal: &ProposalRow, cancel: &CancellationToken) -> std::result::Result<Executed, ExecuteError> {
+        self.require_scope(WRITE_SCOPES[1]).await?;
+        if cancel.is_cancelled() {
+            return Err(ExecuteError::Rejected("Stopped before changing the calendar; nothing was changed.".into()));
+        }
+        let event_of = |draft: &EventDraft| draft.event_id.clone().unwrap_or_default();
+        let (written, done, id) = match &proposal.draft {
+            ProposalDraft::CalendarCreate(draft) => {
+                let id = calendar::event_id_for(&proposal.id);
+                (self.calendar.insert(draft, &id, &proposal.id).await?, "Added to Google Calendar", id)
+            }
+            ProposalDraft::CalendarUpdate(draft) => {
+                let id = event_of(draft);
+                (self.calendar.replace(draft, &id, &proposal.target_version).await?, "Changed in Google Calendar", id)
+            }
+            ProposalDraft::CalendarDelete(draft) => {
+                let id = event_of(draft);
+                (self.calendar.delete(&draft.calendar_id, &id, &proposal.target_version).await?, "Deleted from Google Calendar", id)
+            }
+            ProposalDraft::EmailSend(_) | ProposalDraft::WebSubmit(_) => {
+                return Err(ExecuteError::Rejected("This is not a calendar change.".into()));
+            }
+        };
+        let receipt = match written {
+            Written::Done => format!("{done} · {id}"),
+            Written::AlreadyThere => format!("Already in Google Calendar (an earlier attempt added it) · {id}"),
+        };
+        Ok(Executed { receipt, settled: false })
+    }
+
+    /// An update or delete's draft from the event as Calendar holds it now, at its version.
+    async fn current_event(&self, update: bool, request: &EventDraft) -> Result<(EventDraft, Target)> {
+        let id = request.event_id.as_deref().ok_or_else(|| {
+            CoreError::InvalidInput("`eventId` is required to change or delete an event; read_calendar gives it.".into())
+        })?;
+        let event = self.calendar.event(&request.calendar_id, id).await?;
+        if event.cancelled {
+            return Err(CoreError::NotFound(format!("The event {id} was deleted. Use read_calendar to find the current events.")));
+        }
+        if event.recurring {
+            return Err(CoreError::InvalidInput(
+                "This is a repeating event: Hearth does not change or delete repeating events (one change could move every \
+                 occurrence). Change it in Google Calendar."
+                    .into(),
+            ));
+        }
+        let draft = resolve_event(update, request, id, event.snapshot)?;
+        Ok((draft, Target { target: format!("event:{id}"), version: event.etag }))
+    }
+
+    async fn reconcile_event(&self, proposal: &ProposalRow) -> Result<Reconciliation> {
+        let found = match &proposal.draft {
+            ProposalDraft::CalendarCreate(draft) => {
+                let id = calendar::event_id_for(&proposal.id);
+                match self.calendar.event(&draft.calendar_id, &id).await {
+                    Ok(event) if event.proposal.as_deref() == Some(proposal.id.as_str()) => {
+                        Some(format!("Found in Google Calendar: it was added · {id}"))
+                    }
+                    Ok(_) | Err(CoreError::NotFound(_)) => None,
+                    Err(err) => return Err(err),
+                }
+            }
+            ProposalDraft::CalendarUpdate(draft) => {
+                let id = draft.event_id.clone().unwrap_or_default();
+                match self.calendar.event(&draft.calendar_id, &id).await {
+                    Ok(event) if !event.cancelled && event.snapshot == draft.snapshot() => {
+                        Some(format!("Found in Google Calendar: the event already has the approved values · {id}"))
+                    }
+                    Ok(_) | Err(CoreError::NotFound(_)) => None,
+                    Err(err) => return Err(err),
+                }
+            }
+            ProposalDraft::CalendarDelete(draft) => {
+                let id = draft.event_id.clone().unwrap_or_default();
+                match self.calendar.event(&draft.calendar_id, &id).await {
+                    Ok(event) if event.cancelled => Some(format!("Google Calendar shows the event deleted · {id}")),
+                    Err(CoreError::NotFound(_)) => Some(format!("The event is no longer in Google Calendar · {id}")),
+                    Ok(_) => None,
+                    Err(err) => return Err(err),
+                }
+            }
+            ProposalDraft::EmailSend(_) | ProposalDraft::WebSubmit(_) => None,
+        };
+        Ok(found.map_or(Reconciliation::NotFound, Reconciliation::Happened))
+    }
+}
+
+impl Workspace for GoogleWorkspace {
+    fn connection(&self) -> BoxFuture<'_, Result<Connection>> {
+        async move { Ok(self.connection.clone()) }.boxed()
+    }
+
+    fn search_mail<'a>(&'a self, query: &'a str) -> BoxFuture<'a, Result<MailSearchResult>> {
+        self.gmail.search(query).boxed()
+    }
+
+    fn read_thread<'a>(&'a self, thread_id: &'a str) -> BoxFuture<'a, Result<MailThread>> {
+        self.gmail.thread(thread_id).boxed()
+    }
+
+    fn read_calendar(&self, from: i64, to: i64) -> BoxFuture<'_, Result<CalendarPage>> {
+        self.calendar.events(PRIMARY, from, to).boxed()
+    }
+
+    fn fetch_attachment<'a>(&'a self, attachment_id: &'a str) -> BoxFuture<'a, Result<(AttachmentInfo, Vec<u8>)>> {
+        self.gmail.attachment(attachment_id, MAX_IMPORT_BYTES).boxed()
+    }
+
+    fn resolve(&self, draft: ProposalDraft) -> BoxFuture<'_, Result<(ProposalDraft, Target)>> {
+        async move {
+            let unversioned = |target: String| Target { target, version: "-".into() };
+            Ok(match draft {
+                ProposalDraft::EmailSend(mut email) => {
+                    // Re-read even when the caller filled it: the card names the message as
+                    // Gmail holds it, and the reply goes into that message's conversation.
+                    if let Some(parent) = email.in_reply_to.clone() {
+                        let headers = self.gmail.reply_headers(&parent).await.map_err(|err| match err {
+                            CoreError::NotFound(_) => CoreError::InvalidInput(format!(
+                                "There is no message {parent} in Gmail to reply to. Use the `messageId` that search_mail or \
+                                 read_mail_thread gives, or leave `replyToMessageId` out to send a new email."
+                            )),
+                            other => other,
+                        })?;
+                        if email.thread_id.as_ref().is_some_and(|t| *t != headers.thread_id) {
+                            return Err(CoreError::InvalidInput(format!(
+                                "The message {parent} is in conversation {}, not {}; reply in its own conversation.",
+                                headers.thread_id,
+                                email.thread_id.unwrap_or_default()
+                            )));
+                        }
+                        email.thread_id = Some(headers.thread_id);
+                        email.reply_to = Some(ReplyContext { message_id: parent, subject: headers.subject, from: headers.from });
+                    } else {
+                        email.reply_to = None;
+                    }
+                    (ProposalDraft::EmailSend(email), unversioned("mail:send".into()))
+                }
+                ProposalDraft::CalendarCreate(event) => {
+                    if event.before.is_some() || event.changes.is_some() {
+                        return Err(CoreError::InvalidInput(
+                            "A new event has no earlier version and nothing to change; to change an event use action update."
+                                .into(),
+                        ));
+                    }
+                    let target = unversioned(format!("calendar:{}", event.calendar_id));
+                    (ProposalDraft::CalendarCreate(event), target)
+                }
+                ProposalDraft::CalendarUpdate(request) => {
+                    let (event, target) = self.current_event(true, &request).await?;
+                    (ProposalDraft::CalendarUpdate(event), target)
+                }
+                ProposalDraft::CalendarDelete(request) => {
+                    let (event, target) = self.current_event(false, &request).await?;
+                    (ProposalDraft::CalendarDelete(event), target)
+                }
+                ProposalDraft::WebSubmit(_) => {
+                    return Err(CoreError::InvalidInput("A web form is not sent through Gmail or Google Calendar.".into()));
+                }
+            })
+        }
+        .boxed()
+    }
+
+    fn reconcile<'a>(&'a self, proposal: &'a ProposalRow) -> BoxFuture<'a, Result<Reconciliation>> {
+        async move {
+            match &proposal.draft {
+                ProposalDraft::EmailSend(_) => Ok(match self.gmail.find_sent(&self.message_id(proposal)).await? {
+                    Reconciled::Found { id, copies: 1 } => Reconciliation::Happened(format!("Found in Gmail's Sent: it was sent once · Gmail id {id}")),
+                    Reconciled::Found { id, copies } => {
+                        Reconciliation::Happened(format!("Found in Gmail's Sent: it went {copies} times · Gmail id {id}"))
+                    }
+                    Reconciled::NotFound => Reconciliation::NotFound,
+                }),
+                ProposalDraft::CalendarCreate(_) | ProposalDraft::CalendarUpdate(_) | ProposalDraft::CalendarDelete(_) => {
+                    self.reconcile_event(proposal).await
+                }
+                ProposalDraft::WebSubmit(_) => Ok(Reconciliation::NotFound),
+            }
+        }
+        .boxed()
+    }
+
+    fn execute<'a>(
+        &'a self,
+        proposal: &'a ProposalRow,
+        _claim: ExecutionClaim<'a>,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, std::result::Result<Executed, ExecuteError>> {
+        async move {
+            match &proposal.draft {
+                ProposalDraft::EmailSend(draft) => self.send(proposal, draft, cancel).await,
+                ProposalDraft::CalendarCreate(_) | ProposalDraft::CalendarUpdate(_) | ProposalDraft::CalendarDelete(_) => {
+                    self.write_event(proposal, cancel).await
+                }
+                ProposalDraft::WebSubmit(_) => Err(ExecuteError::Rejected("A web form is not sent through Gmail.".into())),
+            }
+        }
+        .boxed()
+    }
+}

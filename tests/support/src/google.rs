@@ -129,6 +129,9 @@ pub enum SendMode {
     Unavailable,
     /// 400, and the message is not kept (Gmail refused it before taking it).
     Refuse,
+    /// The connection is closed with no answer and the message is **not** kept: the request was
+    /// lost on the way (nothing was sent, though Hearth cannot tell).
+    LoseRequest,
     /// 200, but the message is kept under a Message-ID of Gmail's own (as Gmail is reported to
     /// do): a search by Hearth's id finds nothing.
     RewriteMessageId,
@@ -307,6 +310,17 @@ impl GoogleFixture {
         self.lock().events.clone()
     }
 
+    /// Someone else renames event `id` in Google Calendar (a new etag; not counted as a write).
+    pub fn rename_event(&self, id: &str, summary: &str) {
+        let mut s = self.lock();
+        s.next += 1;
+        let etag = format!("\"{}\"", 2_000_000 + s.next);
+        if let Some(event) = s.events.iter_mut().find(|e| e.id == id) {
+            event.summary = summary.to_owned();
+            event.etag = etag;
+        }
+    }
+
     /// The address `users/me/profile` answers (`owner@example.com` unless set).
     pub fn set_account(&self, account: &str) {
         self.lock().account = account.to_owned();
@@ -367,6 +381,9 @@ async fn send(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> 
             .unwrap_or_default()
     };
     let mut s = lock();
+    if s.send_mode == SendMode::LoseRequest {
+        return None;
+    }
     if s.send_mode == SendMode::Refuse {
         return Some(text(
             StatusCode::BAD_REQUEST,
@@ -397,7 +414,7 @@ async fn send(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> 
     s.sent.push(raw);
     s.sent_ids.push(id.clone());
     match s.send_mode {
-        SendMode::Answer | SendMode::RewriteMessageId | SendMode::Refuse => Some(text(StatusCode::OK, json!({ "id": id, "threadId": thread_id, "labelIds": ["SENT"] }).to_string(), "application/json")),
+        SendMode::Answer | SendMode::RewriteMessageId | SendMode::Refuse | SendMode::LoseRequest => Some(text(StatusCode::OK, json!({ "id": id, "threadId": thread_id, "labelIds": ["SENT"] }).to_string(), "application/json")),
         SendMode::DropConnection => None,
         SendMode::Unavailable => Some(text(StatusCode::SERVICE_UNAVAILABLE, json!({ "error": { "code": 503, "message": "Backend Error" } }).to_string(), "application/json")),
     }

@@ -20,7 +20,7 @@ use crate::error::{CoreError, Result};
 use crate::store::proposals::{ExecutionClaim, InsertOutcome, ProposalRow};
 use crate::store::{Store, now_ms};
 use crate::tasks::{Liveness, ProcessIdentity, TaskEngine};
-use crate::workspace::{ExecuteError, Executed, Reconciliation, Target, Workspace};
+use crate::workspace::{ExecuteError, Executed, LOCAL_CONNECTION_ID, Reconciliation, Target, Workspace};
 
 /// What the owner is told when the displayed draft is not the stored one.
 pub const CHANGED_MESSAGE: &str = "This proposal changed. Open its latest review.";
@@ -127,12 +127,15 @@ impl ApprovalGate {
     /// carrying out are left alone. Returns how many were stranded.
     pub async fn recover(&self) -> Result<u64> {
         let mut stranded = 0;
-        for (id, kind, executor) in self.inner.store.executing_proposals().await? {
+        for (id, kind, executor, connection_id) in self.inner.store.executing_proposals().await? {
             // Unknown liveness (no /proc) counts as gone: an uncertain receipt is safe, a second
             // execution is not.
             let dead = executor.as_deref().is_none_or(|owner| ProcessIdentity::liveness(owner) != Liveness::Alive);
             let known_undone = match carrier(kind) {
-                Carrier::Workspace => self.inner.workspace.settles_with_effect(),
+                // The local workspace commits its effect and the receipt in one transaction, so
+                // one found executing did not happen; any other may have (a Google send). Decided
+                // by the connection it was approved for, not by the account chosen now.
+                Carrier::Workspace => connection_id == LOCAL_CONNECTION_ID,
                 // A form the browser may have sent: only the site knows.
                 Carrier::Browser => false,
             };

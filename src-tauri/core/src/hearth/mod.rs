@@ -20,7 +20,7 @@ use crate::computer::{Computer, ComputerSpec};
 use crate::documents::DocumentTask;
 use crate::files::FileStore;
 use crate::tools::Toolbox;
-use crate::workspace::{LocalWorkspace, Workspace, WorkspaceReader};
+use crate::workspace::{ChosenWorkspace, LocalWorkspace, Workspace, WorkspaceReader};
 use crate::tasks::TaskEngine;
 use crate::config::Config;
 use crate::error::{CoreError, Result};
@@ -53,6 +53,8 @@ pub struct Hearth {
     toolbox: Toolbox,
     /// The workspace, read-only, for the window's mail views.
     mail: WorkspaceReader,
+    /// The account the mail and calendar tools use, and the gate acts through.
+    chosen: Arc<ChosenWorkspace>,
     /// The computer.
     computer: Computer,
     /// The agent's browsers, by profile.
@@ -85,7 +87,9 @@ impl Hearth {
         let tasks = TaskEngine::new(store.clone(), config.engine.clone());
         tasks.register(TaskKind::Agent, NoModelHandler);
         tasks.register(TaskKind::Plan, NoModelHandler);
-        let workspace: Arc<dyn Workspace> = Arc::new(LocalWorkspace::new(store.clone(), config.attachments_dir()));
+        // The sample mailbox until the owner picks a connected account.
+        let chosen = Arc::new(ChosenWorkspace::new(Arc::new(LocalWorkspace::new(store.clone(), config.attachments_dir()))));
+        let workspace: Arc<dyn Workspace> = chosen.clone();
         let files = FileStore::new(store.clone(), config.files_dir(), config.pdfium_library.clone());
         // Tools see the workspace read-only and the gate as a proposer: only `approval_decide`
         // reaches the executor.
@@ -153,6 +157,7 @@ impl Hearth {
             files,
             toolbox,
             mail,
+            chosen,
             computer,
             browsers,
             screen_runs: computer::ScreenRuns::default(),
@@ -169,6 +174,13 @@ impl Hearth {
     /// The approval gate.
     pub fn approvals(&self) -> &ApprovalGate {
         &self.approvals
+    }
+
+    /// From now on the mail and calendar tools read, and approvals act, through `workspace`
+    /// (the account the owner picked). What was prepared for another account can no longer
+    /// be approved.
+    pub fn choose_workspace(&self, workspace: Arc<dyn Workspace>) {
+        self.chosen.choose(workspace);
     }
 
     /// The computer (its container, through the Docker engine).

@@ -352,9 +352,9 @@ impl Store {
         Ok(deny_open_proposals(&mut writer, task_id, why).await?)
     }
 
-    /// Proposals being carried out: (id, kind, executor).
-    pub async fn executing_proposals(&self) -> Result<Vec<(String, ProposalKind, Option<String>)>> {
-        let rows = sqlx::query("SELECT id, kind, executor FROM proposals WHERE status = 'executing'")
+    /// Proposals being carried out: (id, kind, executor, connection id).
+    pub async fn executing_proposals(&self) -> Result<Vec<(String, ProposalKind, Option<String>, String)>> {
+        let rows = sqlx::query("SELECT id, kind, executor, connection_id FROM proposals WHERE status = 'executing'")
             .fetch_all(self.reader())
             .await?;
         rows.iter()
@@ -362,7 +362,7 @@ impl Store {
                 let kind: String = r.try_get(1)?;
                 let kind = ProposalKind::parse(&kind)
                     .ok_or_else(|| CoreError::CorruptRow(format!("stored proposal has an unknown kind {kind:?}")))?;
-                Ok((r.try_get(0)?, kind, r.try_get(2)?))
+                Ok((r.try_get(0)?, kind, r.try_get(2)?, r.try_get(3)?))
             })
             .collect()
     }

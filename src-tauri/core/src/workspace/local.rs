@@ -176,10 +176,6 @@ impl LocalWorkspace {
 }
 
 impl Workspace for LocalWorkspace {
-    fn settles_with_effect(&self) -> bool {
-        true
-    }
-
     fn connection(&self) -> BoxFuture<'_, Result<Connection>> {
         async move { Ok(Connection { id: LOCAL_CONNECTION_ID.into(), account: self.store.local_account().await? }) }.boxed()
     }

@@ -4,6 +4,7 @@
 //! Reads return data for the model and the cards; `execute` is the only write, and only the
 //! approval gate calls it, with a proposal the owner approved.
 
+mod chosen;
 mod local;
 mod reader;
 pub mod google;
@@ -16,7 +17,8 @@ use hearth_protocol::approvals::{Connection, DraftAttachment, ProposalDraft};
 use hearth_protocol::mail::{AttachmentInfo, MailSearchResult, MailThread};
 use tokio_util::sync::CancellationToken;
 
-pub use local::LocalWorkspace;
+pub use chosen::ChosenWorkspace;
+pub use local::{LOCAL_CONNECTION_ID, LocalWorkspace};
 pub use reader::WorkspaceReader;
 
 use crate::error::Result;
@@ -94,13 +96,6 @@ pub trait Workspace: Send + Sync + 'static {
     /// stored message it answers. The gate stores and hashes exactly this draft, so an
     /// approval binds what the card showed. Refused when the event or message does not exist.
     fn resolve(&self, draft: ProposalDraft) -> BoxFuture<'_, Result<(ProposalDraft, Target)>>;
-
-    /// Whether [`Workspace::execute`] commits its effect and the receipt in one transaction
-    /// (the local workspace). Then an approval found `executing` after a crash is known not to
-    /// have happened; otherwise its outcome is unknown.
-    fn settles_with_effect(&self) -> bool {
-        false
-    }
 
     /// Looks for the effect of `proposal` (approved, its outcome unknown) where the provider
     /// keeps it: a sent message by the Message-ID Hearth gave it, a created event by the id

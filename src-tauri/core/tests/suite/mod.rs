@@ -17,6 +17,7 @@ mod pdf;
 mod pdf_hostile;
 mod fuzz_reproducers;
 mod google_oauth;
+mod google_workspace;
 mod privacy;
 mod processes;
 mod providers;

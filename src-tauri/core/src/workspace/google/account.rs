@@ -186,7 +186,9 @@ impl GoogleWorkspace {
         let id = request.event_id.as_deref().ok_or_else(|| {
             CoreError::InvalidInput("`eventId` is required to change or delete an event; read_calendar gives it.".into())
         })?;
-        let event = self.calendar.event(&request.calendar_id, id).await?;
+        // An update or delete names the event; its calendar is the owner's own unless given.
+        let calendar_id = if request.calendar_id.is_empty() { PRIMARY } else { request.calendar_id.as_str() };
+        let event = self.calendar.event(calendar_id, id).await?;
         if event.cancelled {
             return Err(CoreError::NotFound(format!("The event {id} was deleted. Use read_calendar to find the current events.")));
         }

@@ -1,0 +1,394 @@
+//! A connected Google account as Hearth's workspace, through the approval gate, against the
+//! loopback fixture (hearth-testkit `google`) speaking Gmail's and Calendar's wire protocol.
+//! Oracles: the messages the fixture took (`sent()`, parsed back with mail-parser), the event
+//! writes it took (`event_writes()`) and its events as they are — never a status string alone.
+
+use std::sync::Arc;
+
+use hearth_core::Hearth;
+use hearth_core::vault::Vault;
+use hearth_core::workspace::GoogleWorkspace;
+use hearth_core::workspace::google::GoogleApis;
+use hearth_core::workspace::google::mime::message_id_for;
+use hearth_core::workspace::google::oauth::{Access, ClientConfig, Endpoints, GoogleAuth, LoopbackRedirect};
+use hearth_protocol::ErrorCode;
+use hearth_protocol::approvals::{
+    ApprovalDecideParams, ApprovalRecheckParams, Decision, DraftAttachment, EmailDraft, ProposalDraft, ProposalOrigin, ProposalStatus,
+    ProposalView, Recheck,
+};
+use hearth_testkit::google::{CLIENT_ID, CLIENT_SECRET, FixtureEvent, FixtureMail, GoogleFixture, InsertMode, SendMode};
+use mail_parser::{MessageParser, MimeHeaders};
+use sha2::{Digest, Sha256};
+use tokio_util::sync::CancellationToken;
+
+use super::support::{TestHearth, fast_config};
+
+struct Connected {
+    t: TestHearth,
+    fixture: GoogleFixture,
+    auth: GoogleAuth,
+}
+
+/// A Hearth whose chosen workspace is a Google account signed in (with `access`) through the
+/// fixture's OAuth endpoints.
+async fn connected(access: Access) -> Connected {
+    let dir = tempfile::tempdir().unwrap();
+    let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
+    let fixture = GoogleFixture::start(3600).await.unwrap();
+    let vault = Vault::open_in(hearth.store().clone(), dir.path()).await.unwrap();
+    let base = fixture.base_url();
+    let client = ClientConfig {
+        client_id: CLIENT_ID.into(),
+        client_secret: Some(CLIENT_SECRET.to_owned().into()),
+        endpoints: Endpoints {
+            auth_url: format!("{base}/o/oauth2/v2/auth"),
+            token_url: format!("{base}/token"),
+            revoke_url: format!("{base}/revoke"),
+        },
+    };
+    let auth = GoogleAuth::new(hearth.store().clone(), vault, client).unwrap();
+    let c = Connected { t: TestHearth { hearth, dir }, fixture, auth };
+    c.connect(access).await;
+    c
+}
+
+impl Connected {
+    fn hearth(&self) -> &Hearth {
+        &self.t.hearth
+    }
+
+    /// Signs in (a new connection each time) and makes it the chosen workspace.
+    async fn connect(&self, access: Access) -> GoogleWorkspace {
+        let redirect = LoopbackRedirect::bind().await.unwrap();
+        let url = self.auth.begin(access, redirect.uri()).await.unwrap();
+        let state = url::Url::parse(&url).unwrap().query_pairs().find(|(k, _)| k == "state").unwrap().1.into_owned();
+        let cancel = CancellationToken::new();
+        let (answer, callback) = tokio::join!(reqwest::get(&url), redirect.next_callback(&state, &cancel));
+        assert!(answer.unwrap().status().is_success());
+        let callback = callback.unwrap();
+        let connection = self.auth.complete(&callback.code, &callback.state).await.unwrap();
+        let base = self.fixture.base_url();
+        let apis = GoogleApis { gmail: base.clone(), calendar: base };
+        let workspace = GoogleWorkspace::open(self.hearth().store().clone(), self.auth.clone(), &connection.id, &apis).await.unwrap();
+        self.hearth().choose_workspace(Arc::new(workspace.clone()));
+        workspace
+    }
+
+    async fn prepare(&self, key: &str, draft: ProposalDraft) -> hearth_core::Result<ProposalView> {
+        let row = self.hearth().approvals().proposer().prepare(key, None, None, ProposalOrigin::OwnerChat, draft).await?;
+        Ok(row.view())
+    }
+
+    async fn approve(&self, proposal: &ProposalView) -> hearth_core::Result<ProposalView> {
+        let params = ApprovalDecideParams { proposal_id: proposal.id.clone(), hash: proposal.hash.clone(), decision: Decision::Approve };
+        self.hearth().approval_decide(&params).await
+    }
+
+    async fn recheck(&self, proposal: &ProposalView, action: Recheck) -> hearth_core::Result<ProposalView> {
+        let params = ApprovalRecheckParams { proposal_id: proposal.id.clone(), hash: proposal.hash.clone(), action };
+        self.hearth().approval_recheck(&params).await
+    }
+}
+
+fn email(to: &str, subject: &str, body: &str) -> EmailDraft {
+    EmailDraft {
+        to: vec![to.into()],
+        cc: vec![],
+        bcc: vec![],
+        subject: subject.into(),
+        body: body.into(),
+        attachments: vec![],
+        thread_id: None,
+        in_reply_to: None,
+        reply_to: None,
+    }
+}
+
+fn header(raw: &[u8], name: &str) -> String {
+    let message = MessageParser::default().parse(raw).unwrap();
+    message.header_raw(name).map(|v| v.trim().to_owned()).unwrap_or_default()
+}
+
+#[tokio::test]
+async fn an_uncertain_send_is_found_in_sent_and_a_retry_sends_nothing() {
+    let c = connected(Access::ReadWrite).await;
+    c.fixture.set_send_mode(SendMode::DropConnection);
+    let proposal = c.prepare("chat:lost-answer", ProposalDraft::EmailSend(email("ana@example.com", "Dinner", "Seven works."))).await.unwrap();
+    assert_eq!(proposal.connection.account, "owner@example.com", "the account Gmail named");
+    let after = c.approve(&proposal).await.unwrap();
+    assert_eq!(after.status, ProposalStatus::OutcomeUnknown, "{:?}", after.error);
+    assert_eq!(c.fixture.sent().len(), 1, "Gmail took the message; its answer was lost");
+    // Exactly the reviewed message, under the Message-ID made from the proposal.
+    let raw = &c.fixture.sent()[0];
+    assert_eq!(header(raw, "Message-ID"), format!("<{}>", message_id_for(&proposal.id, "owner@example.com")));
+    let parsed = MessageParser::default().parse(raw.as_slice()).unwrap();
+    assert_eq!(parsed.subject(), Some("Dinner"));
+    assert_eq!(parsed.body_text(0).unwrap().trim_end(), "Seven works.");
+
+    // The owner presses Retry: Hearth looks in Sent first, finds it, and sends nothing.
+    c.fixture.set_send_mode(SendMode::Answer);
+    let retried = c.recheck(&after, Recheck::Retry).await.unwrap();
+    assert_eq!(retried.status, ProposalStatus::Succeeded, "{:?}", retried.error);
+    assert!(retried.receipt.as_deref().unwrap().contains("Found in Gmail's Sent: it was sent once"), "{:?}", retried.receipt);
+    assert_eq!(c.fixture.sent().len(), 1, "the retry sent nothing");
+    // Again, and an approval of the same proposal: nothing either.
+    assert_eq!(c.recheck(&after, Recheck::Retry).await.unwrap().status, ProposalStatus::Succeeded);
+    assert_eq!(c.approve(&proposal).await.unwrap().status, ProposalStatus::Succeeded);
+    assert_eq!(c.fixture.sent().len(), 1);
+}
+
+#[tokio::test]
+async fn a_send_that_never_arrived_goes_again_only_when_the_owner_retries_and_keeps_its_message_id() {
+    let c = connected(Access::ReadWrite).await;
+    c.fixture.set_send_mode(SendMode::LoseRequest);
+    let proposal = c.prepare("chat:lost-request", ProposalDraft::EmailSend(email("bo@example.net", "Keys", "Under the mat."))).await.unwrap();
+    let after = c.approve(&proposal).await.unwrap();
+    assert_eq!(after.status, ProposalStatus::OutcomeUnknown, "{:?}", after.error);
+    assert_eq!(c.fixture.sent().len(), 0);
+
+    // A check looks and says so; it never sends.
+    let checked = c.recheck(&after, Recheck::Check).await.unwrap();
+    assert_eq!(checked.status, ProposalStatus::OutcomeUnknown);
+    assert!(checked.error.as_deref().unwrap().contains("did not find it"), "{:?}", checked.error);
+    assert_eq!(c.fixture.sent().len(), 0);
+
+    // Retry: still not in Sent, so it goes — once, as the same message.
+    c.fixture.set_send_mode(SendMode::Answer);
+    let retried = c.recheck(&after, Recheck::Retry).await.unwrap();
+    assert_eq!(retried.status, ProposalStatus::Succeeded, "{:?}", retried.error);
+    assert_eq!(c.fixture.sent().len(), 1);
+    assert_eq!(header(&c.fixture.sent()[0], "Message-ID"), format!("<{}>", message_id_for(&proposal.id, "owner@example.com")));
+    assert_eq!(c.recheck(&after, Recheck::Retry).await.unwrap().status, ProposalStatus::Succeeded);
+    assert_eq!(c.fixture.sent().len(), 1, "a retry of a succeeded proposal does nothing");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn ten_concurrent_retries_of_an_unknown_send_send_it_at_most_once() {
+    let c = connected(Access::ReadWrite).await;
+    c.fixture.set_send_mode(SendMode::LoseRequest);
+    let proposal = c.prepare("chat:race", ProposalDraft::EmailSend(email("cy@example.com", "Race", "Once."))).await.unwrap();
+    let after = c.approve(&proposal).await.unwrap();
+    assert_eq!(after.status, ProposalStatus::OutcomeUnknown);
+    c.fixture.set_send_mode(SendMode::Answer);
+    let c = Arc::new(c);
+    let mut retries = Vec::new();
+    for _ in 0..10 {
+        let c = c.clone();
+        let after = after.clone();
+        retries.push(tokio::spawn(async move { c.recheck(&after, Recheck::Retry).await }));
+    }
+    for retry in retries {
+        let view = retry.await.unwrap().unwrap();
+        assert!(matches!(view.status, ProposalStatus::Executing | ProposalStatus::Succeeded), "{:?}", view.status);
+    }
+    assert_eq!(c.fixture.sent().len(), 1, "one retry claimed it; the rest saw it taken or found it in Sent");
+}
+
+#[tokio::test]
+async fn a_reply_threads_and_carries_exactly_the_reviewed_attachment() {
+    let c = connected(Access::ReadWrite).await;
+    // A real PDF for Files, and the message answered, in Gmail.
+    let pdf = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/choices.pdf")).unwrap();
+    c.fixture.add_mail(FixtureMail {
+        id: "18f0a1".into(),
+        thread_id: "18f0a0".into(),
+        from: "Ms. Alvarez <alvarez@school.example>".into(),
+        to: "owner@example.com".into(),
+        subject: "Permission form".into(),
+        text: Some("Please fill in the attached form.".into()),
+        sent_at: 1_764_000_000_000,
+        labels: vec!["INBOX".into()],
+        attachments: vec![("permission.pdf".into(), "application/pdf".into(), pdf.clone())],
+        message_id: "CAF=abc@mail.gmail.com".into(),
+        references: "<CAF=root@mail.gmail.com>".into(),
+        ..FixtureMail::default()
+    });
+    // Attachment import reads Gmail's attachment endpoint, whole and exact.
+    let (info, bytes) = c.hearth().mail().fetch_attachment("18f0a1.1").await.unwrap();
+    assert_eq!((info.filename.as_str(), bytes.len()), ("permission.pdf", pdf.len()));
+    assert_eq!(bytes, pdf);
+    let file = c.hearth().files().import("file-g1", bytes, &info.filename, &info.id).await.unwrap();
+    let mut draft = email("alvarez@school.example", "Re: Permission form", "Filled in, attached.");
+    draft.in_reply_to = Some("18f0a1".into());
+    draft.attachments = vec![DraftAttachment { file_id: file.id.clone(), name: file.name.clone(), size: file.size, sha256: file.sha256.clone() }];
+    let proposal = c.prepare("chat:reply", ProposalDraft::EmailSend(draft)).await.unwrap();
+    let ProposalDraft::EmailSend(shown) = &proposal.draft else { panic!("an email") };
+    let reply_to = shown.reply_to.as_ref().unwrap();
+    assert_eq!((reply_to.subject.as_str(), shown.thread_id.as_deref()), ("Permission form", Some("18f0a0")), "the card names the message as Gmail holds it");
+
+    let done = c.approve(&proposal).await.unwrap();
+    assert_eq!(done.status, ProposalStatus::Succeeded, "{:?}", done.error);
+    assert_eq!(c.fixture.sent().len(), 1);
+    let raw = c.fixture.sent()[0].clone();
+    let parsed = MessageParser::default().parse(raw.as_slice()).unwrap();
+    assert_eq!(header(&raw, "In-Reply-To"), "<CAF=abc@mail.gmail.com>");
+    let references = header(&raw, "References");
+    let references: Vec<&str> = references.split_whitespace().map(|r| r.trim_matches(|c| c == '<' || c == '>')).collect();
+    assert_eq!(references, ["CAF=root@mail.gmail.com", "CAF=abc@mail.gmail.com"]);
+    let attachments: Vec<_> = parsed.attachments().collect();
+    assert_eq!(attachments.len(), 1);
+    assert_eq!(attachments[0].attachment_name(), Some(file.name.as_str()));
+    assert_eq!(hex::encode(Sha256::digest(attachments[0].contents())), file.sha256, "the bytes reviewed, exactly");
+    // The message went into the conversation it answers.
+    let thread = c.hearth().mail().read_thread("18f0a0").await.unwrap();
+    assert_eq!(thread.messages.len(), 2, "{thread:?}");
+}
+
+#[tokio::test]
+async fn a_read_only_connection_sends_and_changes_nothing() {
+    let c = connected(Access::Read).await;
+    let proposal = c.prepare("chat:read-only", ProposalDraft::EmailSend(email("ana@example.com", "Hi", "Hello."))).await.unwrap();
+    let after = c.approve(&proposal).await.unwrap();
+    assert_eq!(after.status, ProposalStatus::Failed);
+    assert!(after.error.as_deref().unwrap().contains("grant write access"), "{:?}", after.error);
+    assert!(c.fixture.sent().is_empty());
+    assert!(!c.fixture.paths().iter().any(|p| p.ends_with("/messages/send")), "the send was never attempted");
+}
+
+#[tokio::test]
+async fn reconnecting_as_another_account_invalidates_a_pending_proposal() {
+    let c = connected(Access::ReadWrite).await;
+    let proposal = c.prepare("chat:old-account", ProposalDraft::EmailSend(email("ana@example.com", "Hi", "Hello."))).await.unwrap();
+    c.fixture.set_account("someone-else@example.com");
+    c.connect(Access::ReadWrite).await;
+    let refused = c.approve(&proposal).await.unwrap_err();
+    assert_eq!(refused.to_ipc().code, ErrorCode::Conflict, "{refused}");
+    assert!(refused.to_string().contains("someone-else@example.com"), "{refused}");
+    assert_eq!(c.hearth().approval_get(&proposal.id).await.unwrap().status, ProposalStatus::AwaitingReview);
+    assert!(c.fixture.sent().is_empty());
+
+    // The same account connected again is a new connection: refused as well.
+    c.fixture.set_account("owner@example.com");
+    c.connect(Access::ReadWrite).await;
+    assert_eq!(c.approve(&proposal).await.unwrap_err().to_ipc().code, ErrorCode::Conflict);
+    assert!(c.fixture.sent().is_empty());
+}
+
+fn meeting(start: &str, end: &str) -> serde_json::Value {
+    serde_json::json!({ "action": "create", "title": "Dentist", "start": start, "end": end, "timeZone": "Europe/Paris" })
+}
+
+async fn prepare_event(c: &Connected, key: &str, args: serde_json::Value) -> hearth_core::Result<ProposalView> {
+    use hearth_core::approvals::normalize::EventAction;
+    let (action, request) = hearth_core::approvals::event_draft(serde_json::from_value(args).unwrap())?;
+    let draft = match action {
+        EventAction::Create => ProposalDraft::CalendarCreate(request),
+        EventAction::Update => ProposalDraft::CalendarUpdate(request),
+        EventAction::Delete => ProposalDraft::CalendarDelete(request),
+    };
+    c.prepare(key, draft).await
+}
+
+#[tokio::test]
+async fn an_uncertain_event_create_is_found_and_a_retry_creates_nothing() {
+    let c = connected(Access::ReadWrite).await;
+    c.fixture.set_insert_mode(InsertMode::DropConnection);
+    let proposal = prepare_event(&c, "chat:event", meeting("2026-12-10T09:00:00+01:00", "2026-12-10T10:00:00+01:00")).await.unwrap();
+    let after = c.approve(&proposal).await.unwrap();
+    assert_eq!(after.status, ProposalStatus::OutcomeUnknown, "{:?}", after.error);
+    assert_eq!(c.fixture.event_writes().len(), 1);
+    let created = c.fixture.events();
+    assert_eq!(created.len(), 1);
+    assert_eq!(created[0].private, [("hearthProposal".to_owned(), proposal.id.clone())], "marked with its proposal");
+    assert_eq!(created[0].timed, Some(("2026-12-10T08:00:00Z".into(), "2026-12-10T09:00:00Z".into())));
+
+    c.fixture.set_insert_mode(InsertMode::Answer);
+    let retried = c.recheck(&after, Recheck::Retry).await.unwrap();
+    assert_eq!(retried.status, ProposalStatus::Succeeded, "{:?}", retried.error);
+    assert!(retried.receipt.as_deref().unwrap().contains("Found in Google Calendar"), "{:?}", retried.receipt);
+    assert_eq!(c.fixture.event_writes().len(), 1, "the retry created nothing");
+    assert_eq!(c.fixture.events().len(), 1);
+}
+
+#[tokio::test]
+async fn an_event_create_retried_after_its_check_missed_it_is_still_created_once() {
+    // Even past reconciliation, the event id made from the proposal stops a second event:
+    // Calendar answers 409 and the receipt says it was already there.
+    let c = connected(Access::ReadWrite).await;
+    let proposal = prepare_event(&c, "chat:event-twice", meeting("2026-12-11T09:00:00+01:00", "2026-12-11T10:00:00+01:00")).await.unwrap();
+    let ws = c.connect(Access::ReadWrite).await;
+    // Executed directly twice, as two attempts that each lost track would be.
+    use hearth_core::workspace::Workspace;
+    let row = c.hearth().store().get_proposal(&proposal.id).await.unwrap().unwrap();
+    let claim = hearth_core::store::proposals::ExecutionClaim { proposal_id: &row.id, executor: "test" };
+    let first = ws.execute(&row, claim, &CancellationToken::new()).await.unwrap();
+    let second = ws.execute(&row, claim, &CancellationToken::new()).await.unwrap();
+    assert!(first.receipt.starts_with("Added to Google Calendar"), "{}", first.receipt);
+    assert!(second.receipt.starts_with("Already in Google Calendar"), "{}", second.receipt);
+    assert_eq!(c.fixture.events().len(), 1, "one event");
+    assert_eq!(c.fixture.event_writes().len(), 1, "one insert taken");
+}
+
+#[tokio::test]
+async fn an_update_against_a_stale_etag_changes_nothing() {
+    let c = connected(Access::ReadWrite).await;
+    c.fixture.add_event(FixtureEvent {
+        id: "evtdentist1".into(),
+        calendar_id: "primary".into(),
+        summary: "Dentist".into(),
+        status: "confirmed".into(),
+        timed: Some(("2026-12-12T08:00:00Z".into(), "2026-12-12T09:00:00Z".into())),
+        time_zone: "Europe/Paris".into(),
+        ..FixtureEvent::default()
+    });
+    let args = serde_json::json!({ "action": "update", "eventId": "evtdentist1", "title": "Dentist (moved)" });
+    let proposal = prepare_event(&c, "chat:update", args).await.unwrap();
+    let ProposalDraft::CalendarUpdate(update) = &proposal.draft else { panic!("an update") };
+    assert_eq!(update.before.as_ref().unwrap().title, "Dentist", "the card shows the event as Calendar holds it");
+    // Someone changes the event in Google Calendar after the owner saw the card.
+    c.fixture.rename_event("evtdentist1", "Dentist — bring card");
+    let after = c.approve(&proposal).await.unwrap();
+    assert_eq!(after.status, ProposalStatus::Failed, "{:?}", after.error);
+    assert!(after.error.as_deref().unwrap().contains("changed after you reviewed"), "{:?}", after.error);
+    assert!(c.fixture.event_writes().is_empty(), "no write was taken");
+    assert_eq!(c.fixture.events()[0].summary, "Dentist — bring card", "their change stands");
+
+    // Against the current version it goes through, once; a repeat meets the new etag.
+    let fresh = prepare_event(&c, "chat:update-2", serde_json::json!({ "action": "update", "eventId": "evtdentist1", "title": "Dentist (moved)" })).await.unwrap();
+    assert_eq!(c.approve(&fresh).await.unwrap().status, ProposalStatus::Succeeded);
+    assert_eq!(c.fixture.event_writes(), [("update".to_owned(), "evtdentist1".to_owned())]);
+    assert_eq!(c.fixture.events()[0].summary, "Dentist (moved)");
+}
+
+#[tokio::test]
+async fn a_repeating_event_is_never_changed_or_deleted() {
+    let c = connected(Access::ReadWrite).await;
+    c.fixture.add_event(FixtureEvent {
+        id: "evtweekly_20261214".into(),
+        calendar_id: "primary".into(),
+        summary: "Choir".into(),
+        status: "confirmed".into(),
+        timed: Some(("2026-12-14T18:00:00Z".into(), "2026-12-14T19:00:00Z".into())),
+        recurring: true,
+        ..FixtureEvent::default()
+    });
+    for args in [
+        serde_json::json!({ "action": "update", "eventId": "evtweekly_20261214", "title": "Choir (moved)" }),
+        serde_json::json!({ "action": "delete", "eventId": "evtweekly_20261214" }),
+    ] {
+        let refused = prepare_event(&c, &format!("chat:{}", args["action"]), args).await.unwrap_err();
+        assert!(refused.to_string().contains("repeating event"), "{refused}");
+    }
+    assert!(c.fixture.event_writes().is_empty());
+}
+
+#[tokio::test]
+async fn a_google_send_cut_off_by_a_crash_is_outcome_unknown_even_with_the_sample_mailbox_chosen() {
+    let c = connected(Access::ReadWrite).await;
+    let proposal = c.prepare("chat:crash", ProposalDraft::EmailSend(email("ana@example.com", "Hi", "Hello."))).await.unwrap();
+    // What a crash between the claim and the send's answer leaves (a claimant now gone).
+    let row = c.hearth().store().get_proposal(&proposal.id).await.unwrap().unwrap();
+    assert!(c.hearth().store().claim_proposal(&row.id, hearth_core::store::now_ms(), &row.connection, "other-boot:1:1").await.unwrap());
+    let dir = c.t.dir.path().to_owned();
+    // Restarted: the sample mailbox is chosen until the owner's account is opened again.
+    let hearth = Hearth::open(fast_config(&dir)).await.unwrap();
+    let after = hearth.approval_get(&proposal.id).await.unwrap();
+    assert_eq!(after.status, ProposalStatus::OutcomeUnknown, "a Google send may have gone: never 'failed' ({:?})", after.error);
+    // Nothing can be checked or retried through another account.
+    let refused = hearth
+        .approval_recheck(&ApprovalRecheckParams { proposal_id: after.id.clone(), hash: after.hash.clone(), action: Recheck::Retry })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.to_ipc().code, ErrorCode::Conflict, "{refused}");
+    assert!(c.fixture.sent().is_empty());
+}

@@ -9,7 +9,7 @@
 //! fetch — so the owner can only approve what they read. A re-fetched proposal whose draft
 //! changed is held back until the owner asks for it.
 
-use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalRecheckParams, Decision, ProposalKind, ProposalStatus, ProposalView, Recheck};
+use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalRecheckParams, Decision, ProposalStatus, ProposalView, Recheck};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -18,7 +18,7 @@ use crate::clock::Clock;
 use crate::ipc;
 use crate::live_tasks::LiveTasks;
 use crate::state::approvals::{
-    CHANGES_HEADING, Refetched, TaskRevision, can_decide, countdown_label, effective_status, event_changes, event_heading, is_expired,
+    CHANGES_HEADING, Refetched, TaskRevision, can_decide, can_recheck, countdown_label, effective_status, event_changes, event_heading, is_expired,
     kind_label, on_refetch, origin_line, reply_line, status_label, task_moved,
 };
 
@@ -276,16 +276,6 @@ fn Context(proposal: ProposalView) -> impl IntoView {
         })}
         {event_heading(&proposal.draft).map(|heading| view! { <p class="approval-note approval-event-heading">{heading}</p> })}
     }
-}
-
-/// Whether the owner can check (and retry) this proposal: approved, its outcome unknown, and
-/// kept where Hearth can look for it — a web form's only the site knows.
-pub fn can_recheck(proposal: &ProposalView) -> bool {
-    let findable = match proposal.draft.kind() {
-        ProposalKind::EmailSend | ProposalKind::CalendarCreate | ProposalKind::CalendarUpdate | ProposalKind::CalendarDelete => true,
-        ProposalKind::WebSubmit => false,
-    };
-    proposal.status == ProposalStatus::OutcomeUnknown && findable
 }
 
 /// The receipt once it happened; the error when it failed or may have happened.

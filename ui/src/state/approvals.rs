@@ -39,6 +39,16 @@ pub fn can_decide(proposal: &ProposalView, now_ms: i64) -> bool {
     effective_status(proposal, now_ms) == ProposalStatus::AwaitingReview
 }
 
+/// Whether the owner can check (and retry) this proposal: approved, its outcome unknown, and
+/// kept where Hearth can look for it — a web form's only the site knows.
+pub fn can_recheck(proposal: &ProposalView) -> bool {
+    let findable = match proposal.draft.kind() {
+        ProposalKind::EmailSend | ProposalKind::CalendarCreate | ProposalKind::CalendarUpdate | ProposalKind::CalendarDelete => true,
+        ProposalKind::WebSubmit => false,
+    };
+    proposal.status == ProposalStatus::OutcomeUnknown && findable
+}
+
 /// A status as the owner reads it ("awaiting review").
 pub fn status_label(status: ProposalStatus) -> String {
     status.as_str().replace('_', " ")

@@ -346,3 +346,33 @@ fn a_forms_rows_name_each_field_and_never_show_a_password() {
     };
     assert_eq!(gesture_line(&form), "textbox \"Name\" (Enter pressed)");
 }
+
+#[test]
+fn only_an_unknown_outcome_the_workspace_keeps_can_be_checked_and_retried() {
+    let mut unknown = proposal("p1", ProposalStatus::OutcomeUnknown, 0, 1);
+    assert!(can_recheck(&unknown), "an email whose send may have gone");
+    for status in [
+        ProposalStatus::AwaitingReview,
+        ProposalStatus::Executing,
+        ProposalStatus::Succeeded,
+        ProposalStatus::Failed,
+        ProposalStatus::Denied,
+        ProposalStatus::Expired,
+    ] {
+        assert!(!can_recheck(&proposal("p2", status, 0, 1)), "{status:?}");
+    }
+    // A form only the site knows about: never offered.
+    unknown.draft = ProposalDraft::WebSubmit(hearth_protocol::approvals::WebSubmitDraft {
+        profile: "task-t1".into(),
+        page_url: "https://shop.example/".into(),
+        page_title: "Shop".into(),
+        reference: "0123456789ab:1".into(),
+        gesture: hearth_protocol::approvals::SubmitGesture::Click,
+        element: "button \"Pay\"".into(),
+        method: "POST".into(),
+        destination: "https://shop.example/pay".into(),
+        fields: vec![],
+        form_version: "c".repeat(64),
+    });
+    assert!(!can_recheck(&unknown));
+}

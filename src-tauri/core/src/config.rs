@@ -35,6 +35,33 @@ pub struct Config {
     pub browser: crate::browser::chromium::ChromiumConfig,
     /// The DNS server the browser's proxy asks (`None`: the system's; tests give a stub).
     pub browser_dns: Option<std::net::SocketAddr>,
+    /// Where Google's sign-in and APIs are (Google's own; tests give a loopback fixture).
+    pub google: GoogleEndpoints,
+}
+
+/// Google's OAuth endpoints and API base addresses.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GoogleEndpoints {
+    /// Consent page, token exchange, revocation.
+    pub oauth: crate::workspace::google::oauth::Endpoints,
+    /// Gmail and Calendar.
+    pub apis: crate::workspace::google::GoogleApis,
+}
+
+impl GoogleEndpoints {
+    /// Every endpoint on one server at `base` (the test fixture serves them all, at Google's
+    /// paths).
+    pub fn all_at(base: &str) -> Self {
+        let base = base.trim_end_matches('/');
+        Self {
+            oauth: crate::workspace::google::oauth::Endpoints {
+                auth_url: format!("{base}/o/oauth2/v2/auth"),
+                token_url: format!("{base}/token"),
+                revoke_url: format!("{base}/revoke"),
+            },
+            apis: crate::workspace::google::GoogleApis { gmail: base.to_owned(), calendar: base.to_owned() },
+        }
+    }
 }
 
 /// The computer's image and whether it starts on.
@@ -68,6 +95,7 @@ impl Config {
             computer: ComputerConfig::for_data_dir(&data_dir),
             browser: crate::browser::chromium::ChromiumConfig::for_data_dir(&data_dir),
             browser_dns: None,
+            google: GoogleEndpoints::default(),
             data_dir,
             sample_chunk_delay: Duration::from_millis(25),
             sample_slow_step: Duration::from_millis(250),

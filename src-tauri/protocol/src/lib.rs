@@ -6,6 +6,7 @@
 //! The crate depends only on serde and friends so it builds for `wasm32-unknown-unknown`.
 #![deny(missing_docs)]
 
+pub mod accounts;
 pub mod agui;
 pub mod approvals;
 pub mod browser;

@@ -29,6 +29,7 @@ use crate::store::Store;
 use crate::store::threads::{RunAdmission, RunOrigin};
 use crate::workspace::seed;
 
+mod accounts;
 mod agents;
 mod browser;
 mod computer;
@@ -55,6 +56,8 @@ pub struct Hearth {
     mail: WorkspaceReader,
     /// The account the mail and calendar tools use, and the gate acts through.
     chosen: Arc<ChosenWorkspace>,
+    /// Settings → Accounts: sign-ins in progress, opened Google accounts.
+    accounts: Arc<accounts::AccountsState>,
     /// The computer.
     computer: Computer,
     /// The agent's browsers, by profile.
@@ -88,7 +91,8 @@ impl Hearth {
         tasks.register(TaskKind::Agent, NoModelHandler);
         tasks.register(TaskKind::Plan, NoModelHandler);
         // The sample mailbox until the owner picks a connected account.
-        let chosen = Arc::new(ChosenWorkspace::new(Arc::new(LocalWorkspace::new(store.clone(), config.attachments_dir()))));
+        let local: Arc<dyn Workspace> = Arc::new(LocalWorkspace::new(store.clone(), config.attachments_dir()));
+        let chosen = Arc::new(ChosenWorkspace::new(local.clone()));
         let workspace: Arc<dyn Workspace> = chosen.clone();
         let files = FileStore::new(store.clone(), config.files_dir(), config.pdfium_library.clone());
         // Tools see the workspace read-only and the gate as a proposer: only `approval_decide`
@@ -158,11 +162,13 @@ impl Hearth {
             toolbox,
             mail,
             chosen,
+            accounts: Arc::new(accounts::AccountsState::new(local)),
             computer,
             browsers,
             screen_runs: computer::ScreenRuns::default(),
         };
         hearth.apply_settings().await;
+        hearth.restore_account().await;
         Ok(hearth)
     }
 

@@ -20,6 +20,8 @@ pub const API_KEY_SECRET: &str = "provider:api_key";
 pub const HARNESS_TOKEN_SECRET: &str = "harness:token";
 /// Vault name of Hearth's own endpoint token.
 pub const ENDPOINT_TOKEN_SECRET: &str = "endpoint:token";
+/// Vault name of the owner's Google OAuth client secret.
+pub const GOOGLE_CLIENT_SECRET: &str = "google:client_secret";
 
 /// The model provider, without its key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,6 +66,12 @@ pub struct StoredSettings {
     /// The computer is on (Settings → Computer).
     #[serde(default)]
     pub computer_enabled: bool,
+    /// The owner's Google Cloud OAuth client id (its secret is in the vault).
+    #[serde(default)]
+    pub google_client_id: Option<String>,
+    /// The Google connection the mail and calendar tools use (`None`: the sample mailbox).
+    #[serde(default)]
+    pub account: Option<String>,
 }
 
 impl Default for StoredSettings {
@@ -75,6 +83,8 @@ impl Default for StoredSettings {
             endpoint_enabled: false,
             endpoint_port: None,
             computer_enabled: false,
+            google_client_id: None,
+            account: None,
         }
     }
 }
@@ -84,12 +94,28 @@ impl Default for StoredSettings {
 pub struct Settings {
     store: Store,
     vault: Vault,
+    /// One [`Settings::update`] at a time: no change is lost to a concurrent one.
+    updating: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Settings {
     /// Settings kept in `store`, secrets in `vault`.
     pub fn new(store: Store, vault: Vault) -> Self {
-        Self { store, vault }
+        Self { store, vault, updating: std::sync::Arc::default() }
+    }
+
+    /// The vault secrets are kept in (Google's sealed tokens live there too).
+    pub fn vault(&self) -> &Vault {
+        &self.vault
+    }
+
+    /// Loads, changes and stores the settings as one step against other updates.
+    pub async fn update(&self, change: impl FnOnce(&mut StoredSettings)) -> Result<StoredSettings> {
+        let _one_at_a_time = self.updating.lock().await;
+        let mut stored = self.load().await?;
+        change(&mut stored);
+        self.save(&stored).await?;
+        Ok(stored)
     }
 
     /// What is stored (defaults when nothing is).

@@ -2,6 +2,7 @@
 //!
 //! One SQLite file in WAL mode, migrated at open from the embedded `migrations/`.
 
+pub mod accounts;
 pub mod browser;
 pub mod calendar;
 pub mod files;

@@ -392,3 +392,81 @@ async fn a_google_send_cut_off_by_a_crash_is_outcome_unknown_even_with_the_sampl
     assert_eq!(refused.to_ipc().code, ErrorCode::Conflict, "{refused}");
     assert!(c.fixture.sent().is_empty());
 }
+
+// Settings → Accounts, through the same calls the window makes.
+
+#[tokio::test]
+async fn settings_connects_an_account_uses_it_after_a_restart_and_disconnects_it() {
+    use hearth_protocol::accounts::{AccountAccess, AccountProvider, GoogleClientParams, SAMPLE_ACCOUNT};
+    let fixture = GoogleFixture::start(3600).await.unwrap();
+    fixture.add_mail(FixtureMail {
+        id: "18f0b1".into(),
+        thread_id: "18f0b0".into(),
+        from: "Bakery <hello@bakery.example>".into(),
+        to: "owner@example.com".into(),
+        subject: "Your sourdough order".into(),
+        text: Some("Ready on Friday.".into()),
+        sent_at: 1_764_000_000_000,
+        labels: vec!["INBOX".into()],
+        message_id: "bakery-1@bakery.example".into(),
+        ..FixtureMail::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let config = || {
+        let mut config = fast_config(dir.path());
+        config.google = hearth_core::config::GoogleEndpoints::all_at(&fixture.base_url());
+        config
+    };
+    let hearth = Hearth::open(config()).await.unwrap();
+    let unset = hearth.account_connect_begin(AccountAccess::Read).await.unwrap_err();
+    assert!(unset.to_string().contains("Google OAuth client"), "{unset}");
+    let client = GoogleClientParams { client_id: CLIENT_ID.into(), client_secret: Some(CLIENT_SECRET.into()) };
+    let view = hearth.accounts_client_set(&client).await.unwrap();
+    assert_eq!((view.client.client_id.as_deref(), view.client.has_secret), (Some(CLIENT_ID), true));
+
+    // The owner's browser goes to the consent page while the window waits for it to come back.
+    let sign_in = |hearth: Hearth, access: AccountAccess| async move {
+        let begun = hearth.account_connect_begin(access).await.unwrap();
+        let (answer, view) = tokio::join!(reqwest::get(&begun.consent_url), hearth.account_connect_finish(&begun.attempt_id));
+        assert!(answer.unwrap().status().is_success());
+        view.unwrap()
+    };
+    let view = sign_in(hearth.clone(), AccountAccess::Read).await;
+    assert_eq!(view.accounts.len(), 2, "{view:?}");
+    let google = &view.accounts[1];
+    assert_eq!((google.provider, google.account.as_str(), google.access), (AccountProvider::Google, "owner@example.com", AccountAccess::Read));
+    assert_eq!(view.chosen, google.connection_id, "a new connection is the one the tools use");
+    let shown = serde_json::to_string(&view).unwrap();
+    assert!(!shown.contains("ya29.") && !shown.contains("1//refresh") && !shown.contains(CLIENT_SECRET), "no secret crosses IPC: {shown}");
+    let found = hearth.mail().search_mail("sourdough").await.unwrap();
+    assert_eq!(found.matches.len(), 1, "the tools read Gmail now");
+    assert!(hearth.accounts_get().await.unwrap().accounts[1].last_sync.is_some());
+
+    // Granting write access signs in again: a new connection replaces the old one.
+    let first = google.connection_id.clone();
+    let view = sign_in(hearth.clone(), AccountAccess::ReadWrite).await;
+    assert_eq!(view.accounts.len(), 2, "still one Google account: {view:?}");
+    assert_ne!(view.accounts[1].connection_id, first);
+    assert_eq!(view.accounts[1].access, AccountAccess::ReadWrite);
+    let second = view.accounts[1].connection_id.clone();
+    drop(hearth);
+
+    // After a restart the same account is in use, with no sign-in and no network at start.
+    let paths_before = fixture.paths().len();
+    let hearth = Hearth::open(config()).await.unwrap();
+    assert_eq!(fixture.paths().len(), paths_before, "opening asked Google nothing");
+    assert_eq!(hearth.accounts_get().await.unwrap().chosen, second);
+    assert_eq!(hearth.mail().search_mail("sourdough").await.unwrap().matches.len(), 1);
+
+    // Back to the sample mailbox, and again to Google.
+    assert_eq!(hearth.account_choose(SAMPLE_ACCOUNT).await.unwrap().chosen, SAMPLE_ACCOUNT);
+    assert!(hearth.mail().search_mail("sourdough").await.unwrap().matches.is_empty(), "the sample mailbox has no such mail");
+    assert_eq!(hearth.account_choose(&second).await.unwrap().chosen, second);
+
+    // Disconnect: revoked at Google, tokens gone, the sample mailbox in use.
+    let view = hearth.account_disconnect(&second).await.unwrap();
+    assert_eq!((view.accounts.len(), view.chosen.as_str(), view.notice.as_deref()), (1, SAMPLE_ACCOUNT, None));
+    assert_eq!(fixture.revoked().len(), 1);
+    assert!(hearth.account_choose(&second).await.is_err(), "a disconnected account cannot be chosen");
+    assert!(hearth.account_disconnect(SAMPLE_ACCOUNT).await.is_err());
+}

@@ -15,6 +15,9 @@
 //! opens a new workspace with a new connection id, and the gate refuses to carry out what was
 //! prepared for the old one.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use hearth_protocol::approvals::{Connection, EmailDraft, EventDraft, ProposalDraft, ReplyContext};
@@ -60,6 +63,8 @@ pub struct GoogleWorkspace {
     gmail: Gmail,
     calendar: Calendar,
     connection: Connection,
+    /// When a read last succeeded (Unix ms; 0: not in this session).
+    last_sync: Arc<AtomicI64>,
 }
 
 impl std::fmt::Debug for GoogleWorkspace {
@@ -73,9 +78,41 @@ impl GoogleWorkspace {
     /// `store` holds the Files an email attaches.
     pub async fn open(store: Store, auth: GoogleAuth, connection_id: &str, apis: &GoogleApis) -> Result<Self> {
         let gmail = Gmail::new(auth.clone(), connection_id, &apis.gmail)?;
-        let calendar = Calendar::new(auth.clone(), connection_id, &apis.calendar)?;
         let account = gmail.profile().await?;
-        Ok(Self { store, auth, gmail, calendar, connection: Connection { id: connection_id.to_owned(), account } })
+        let workspace = Self::restore(store, auth, connection_id, &account, apis)?;
+        workspace.synced();
+        Ok(workspace)
+    }
+
+    /// `connection_id` as it was opened before (its account known), without asking Google:
+    /// at start-up, offline included.
+    pub fn restore(store: Store, auth: GoogleAuth, connection_id: &str, account: &str, apis: &GoogleApis) -> Result<Self> {
+        let gmail = Gmail::new(auth.clone(), connection_id, &apis.gmail)?;
+        let calendar = Calendar::new(auth.clone(), connection_id, &apis.calendar)?;
+        let connection = Connection { id: connection_id.to_owned(), account: account.to_owned() };
+        Ok(Self { store, auth, gmail, calendar, connection, last_sync: Arc::default() })
+    }
+
+    /// The connection and account it acts as.
+    pub fn connection_now(&self) -> &Connection {
+        &self.connection
+    }
+
+    /// When a read from Google last succeeded in this session (Unix ms).
+    pub fn last_sync(&self) -> Option<i64> {
+        Some(self.last_sync.load(Ordering::Relaxed)).filter(|at| *at > 0)
+    }
+
+    fn synced(&self) {
+        self.last_sync.store(crate::store::now_ms(), Ordering::Relaxed);
+    }
+
+    /// Notes a successful read.
+    fn read<T>(&self, result: Result<T>) -> Result<T> {
+        if result.is_ok() {
+            self.synced();
+        }
+        result
     }
 
     /// Refused before anything is sent unless the connection holds `scope` (granted when the
@@ -246,15 +283,15 @@ impl Workspace for GoogleWorkspace {
     }
 
     fn search_mail<'a>(&'a self, query: &'a str) -> BoxFuture<'a, Result<MailSearchResult>> {
-        self.gmail.search(query).boxed()
+        async move { self.read(self.gmail.search(query).await) }.boxed()
     }
 
     fn read_thread<'a>(&'a self, thread_id: &'a str) -> BoxFuture<'a, Result<MailThread>> {
-        self.gmail.thread(thread_id).boxed()
+        async move { self.read(self.gmail.thread(thread_id).await) }.boxed()
     }
 
     fn read_calendar(&self, from: i64, to: i64) -> BoxFuture<'_, Result<CalendarPage>> {
-        self.calendar.events(PRIMARY, from, to).boxed()
+        async move { self.read(self.calendar.events(PRIMARY, from, to).await) }.boxed()
     }
 
     fn fetch_attachment<'a>(&'a self, attachment_id: &'a str) -> BoxFuture<'a, Result<(AttachmentInfo, Vec<u8>)>> {

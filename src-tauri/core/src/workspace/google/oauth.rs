@@ -368,6 +368,17 @@ impl GoogleAuth {
         Ok(self.unseal(connection_id).await?.scopes)
     }
 
+    /// Forgets `connection_id`'s tokens here without revoking them at Google: for a connection
+    /// a newer sign-in of the same account replaced (revoking its refresh token could end the
+    /// grant the new sign-in holds too).
+    pub async fn forget(&self, connection_id: &str) -> Result<()> {
+        let lock = self.lock_of(connection_id);
+        let _one_at_a_time = lock.lock().await;
+        self.inner.vault.delete(&tokens_name(connection_id)).await?;
+        self.inner.refreshing.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(connection_id);
+        Ok(())
+    }
+
     /// Disconnects: Google is asked to revoke the grant (its refresh token, else its access
     /// token), and the tokens are deleted here whatever Google answered or whether they could
     /// still be read — the owner asked for them to be gone. Waits for a refresh in flight, so

@@ -32,6 +32,7 @@ pub fn run() {
 /// Adds Hearth's state and commands to a builder (also used by the shell's tests).
 pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
     builder
+        .plugin(tauri_plugin_opener::init())
         .setup(|app| {
             let state = AppState::open(app.handle());
             app.manage(state);
@@ -56,6 +57,12 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::files::file_render,
             commands::files::file_fill,
             commands::mail::mail_thread_get,
+            commands::accounts::accounts_get,
+            commands::accounts::accounts_client_set,
+            commands::accounts::account_connect_begin,
+            commands::accounts::account_connect_finish,
+            commands::accounts::account_choose,
+            commands::accounts::account_disconnect,
             commands::settings::settings_get,
             commands::settings::settings_mode_set,
             commands::settings::settings_model_set,

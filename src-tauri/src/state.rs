@@ -32,6 +32,12 @@ impl AppState {
             let addresses = list.split(',').filter_map(|a| a.trim().parse::<std::net::SocketAddr>().ok());
             config.browser.allow = hearth_core::browser::egress::AllowList::of(addresses);
         }
+        // Only the end-to-end build reads this: Google's endpoints on the test's loopback
+        // fixture. A shipped build signs in at Google only.
+        #[cfg(feature = "e2e")]
+        if let Ok(base) = std::env::var("HEARTH_E2E_GOOGLE_BASE") {
+            config.google = hearth_core::config::GoogleEndpoints::all_at(&base);
+        }
         match tauri::async_runtime::block_on(Hearth::open(config)) {
             Ok(hearth) => {
                 tracing::info!(data_dir = %hearth.config().data_dir.display(), "Hearth is ready");

@@ -2,6 +2,7 @@
 //! WebKitWebDriver, driven by fantoccini. Run by `scripts/test.sh` under Xvfb.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
 
+mod accounts;
 mod activity;
 mod browser;
 mod chat;

@@ -4,6 +4,9 @@
 //! Payloads cross as JSON text parsed on each side, so the serde types in
 //! `hearth-protocol` define the wire exactly as the backend reads it.
 
+use hearth_protocol::accounts::{
+    AccountAccess, AccountAttemptParams, AccountConnectParams, AccountParams, AccountsView, ConnectBegun, GoogleClientParams,
+};
 use hearth_protocol::agui::Event;
 use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalGetParams, ApprovalListResponse, ApprovalRecheckParams, ProposalView};
 use hearth_protocol::browser::{
@@ -187,6 +190,44 @@ pub async fn mail_thread_get(thread_id: &str) -> Result<MailThread, IpcError> {
     let params = MailThreadGetParams { thread_id: thread_id.to_owned() };
     params.validate()?;
     call("mail_thread_get", &serde_json::json!({ "params": params })).await
+}
+
+/// Settings → Accounts: the sample mailbox, connected Google accounts, the chosen one and the
+/// OAuth client (never its secret).
+pub async fn accounts_get() -> Result<AccountsView, IpcError> {
+    call("accounts_get", &serde_json::json!({})).await
+}
+
+/// Stores the owner's Google OAuth client (a `None` secret keeps the stored one).
+pub async fn accounts_client_set(params: GoogleClientParams) -> Result<AccountsView, IpcError> {
+    params.validate()?;
+    call("accounts_client_set", &serde_json::json!({ "params": params })).await
+}
+
+/// Starts a Google sign-in; the backend opens the consent page in the system browser.
+pub async fn account_connect_begin(access: AccountAccess) -> Result<ConnectBegun, IpcError> {
+    call("account_connect_begin", &serde_json::json!({ "params": AccountConnectParams { access } })).await
+}
+
+/// Waits (up to 10 minutes) for Google to send the browser back; answers the accounts after.
+pub async fn account_connect_finish(attempt_id: String) -> Result<AccountsView, IpcError> {
+    let params = AccountAttemptParams { attempt_id };
+    params.validate()?;
+    call("account_connect_finish", &serde_json::json!({ "params": params })).await
+}
+
+/// The account the agent's mail and calendar tools use.
+pub async fn account_choose(connection_id: String) -> Result<AccountsView, IpcError> {
+    let params = AccountParams { connection_id };
+    params.validate()?;
+    call("account_choose", &serde_json::json!({ "params": params })).await
+}
+
+/// Disconnects a Google account.
+pub async fn account_disconnect(connection_id: String) -> Result<AccountsView, IpcError> {
+    let params = AccountParams { connection_id };
+    params.validate()?;
+    call("account_disconnect", &serde_json::json!({ "params": params })).await
 }
 
 /// Settings as stored: the mode, the model provider, the external agent and Hearth's

@@ -21,7 +21,7 @@ pub enum AccountProvider {
 }
 
 /// What an account lets Hearth do (writes always through the owner's review).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AccountAccess {
     /// Read mail and calendars.

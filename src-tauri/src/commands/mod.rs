@@ -1,5 +1,6 @@
 //! IPC commands, one file per room. Each validates, delegates to the core, maps the error.
 
+pub mod accounts;
 pub mod app;
 pub mod approvals;
 pub mod browser;

@@ -1,10 +1,11 @@
 //! Settings: who answers the chat, the model provider, the external AG-UI agent, Hearth's
-//! own AG-UI endpoint, and the computer.
+//! own AG-UI endpoint, the computer, and the accounts whose mail and calendar the agent reads.
 //!
 //! Every `settings_*` command answers the whole view, which replaces the one shown here.
 //! The forms start from the view once and again after their own Save, so a change in one
 //! section never wipes what the owner is typing in another. Secrets are never shown back.
 
+mod accounts;
 mod agent_mode;
 mod computer;
 mod endpoint;
@@ -20,6 +21,7 @@ use leptos::task::spawn_local;
 
 use crate::ipc;
 use crate::latest_only::latest_only;
+use accounts::AccountsSection;
 use agent_mode::AgentSection;
 use computer::ComputerSection;
 use endpoint::EndpointSection;
@@ -61,6 +63,7 @@ pub fn SettingsScreen() -> impl IntoView {
                         <HarnessSection settings />
                         <EndpointSection settings />
                         <ComputerSection />
+                        <AccountsSection />
                     }.into_any()
                 } else {
                     view! { <p class="empty">"Loading settings…"</p> }.into_any()

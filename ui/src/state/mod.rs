@@ -1,6 +1,7 @@
 //! UI state that is plain data (the chat reducer, the task store, proposals, files, the
 //! settings forms and card models), testable without a browser.
 
+pub mod accounts;
 pub mod approvals;
 pub mod browser;
 pub mod calendar;

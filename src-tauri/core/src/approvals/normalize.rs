@@ -166,11 +166,9 @@ pub async fn email_draft(store: &Store, args: EmailArgs) -> Result<EmailDraft> {
     };
     let thread_id = id_arg("threadId", args.thread_id)?;
     let in_reply_to = id_arg("replyToMessageId", args.reply_to_message_id)?;
-    let reply_to = match &in_reply_to {
-        Some(id) => Some(reply_context(store, id, thread_id.as_deref()).await?),
-        None => None,
-    };
-    Ok(EmailDraft { to, cc, bcc, subject, body, attachments, thread_id, in_reply_to, reply_to })
+    // The message answered is read by the workspace that will send the reply (the sample
+    // mailbox or Gmail) when the gate resolves the draft, never here from one mailbox.
+    Ok(EmailDraft { to, cc, bcc, subject, body, attachments, thread_id, in_reply_to, reply_to: None })
 }
 
 /// The stored message `message_id` as the card names it. A reply to a message Hearth does

@@ -177,29 +177,34 @@ fn AccountRow(
     let last_sync = account.last_sync;
     view! {
         <div class="account-row" data-connection-id=id.clone() data-provider=provider_label(account.provider)>
-            <label class="settings-radio">
+            <label class="settings-radio account-choice">
                 <input type="radio" name="account" value=id.clone()
                     prop:checked=is_chosen
                     disabled=move || busy.get()
                     on:change=move |_| on_choose.run(choose_id.clone())
                 />
-                <span class="account-address">{account.account.clone()}</span>
-                <span class="account-provider">{provider_label(account.provider)}</span>
+                <span class="settings-radio-label account-address">{account.account.clone()}</span>
+                <span class="settings-radio-note">
+                    <span class="account-provider">{provider_label(account.provider)}</span>
+                    " · "
+                    <span class="account-access">{access_label(account.access)}</span>
+                    {can_disconnect(&account).then(|| view! {
+                        " · " <span class="account-sync">{move || sync_label(last_sync, clock.now.get())}</span>
+                    })}
+                </span>
             </label>
-            <span class="account-access">{access_label(account.access)}</span>
-            {can_disconnect(&account).then(|| view! {
-                <span class="account-sync">{move || sync_label(last_sync, clock.now.get())}</span>
-            })}
-            {can_grant_write(&account).then(|| view! {
-                <button type="button" data-action="grant-write" disabled=move || busy.get() on:click=move |_| on_grant.run(())>
-                    "Grant write access"
-                </button>
-            })}
-            {can_disconnect(&account).then(|| view! {
-                <button type="button" data-action="disconnect" disabled=move || busy.get()
-                    on:click=move |_| on_disconnect.run(disconnect_id.clone())
-                >"Disconnect"</button>
-            })}
+            <div class="account-actions">
+                {can_grant_write(&account).then(|| view! {
+                    <button type="button" data-action="grant-write" disabled=move || busy.get() on:click=move |_| on_grant.run(())>
+                        "Grant write access"
+                    </button>
+                })}
+                {can_disconnect(&account).then(|| view! {
+                    <button type="button" data-action="disconnect" disabled=move || busy.get()
+                        on:click=move |_| on_disconnect.run(disconnect_id.clone())
+                    >"Disconnect"</button>
+                })}
+            </div>
         </div>
     }
 }

@@ -29,6 +29,11 @@ pub fn can_disconnect(account: &AccountView) -> bool {
     account.provider == AccountProvider::Google
 }
 
+/// A scope as the owner reads it: its last path segment (`gmail.readonly`), not Google's URL.
+pub fn scope_label(scope: &str) -> &str {
+    scope.rsplit('/').next().unwrap_or(scope)
+}
+
 /// "Last read 3 min ago", "Not read yet in this session".
 pub fn sync_label(last_sync: Option<i64>, now_ms: i64) -> String {
     match last_sync {
@@ -70,6 +75,12 @@ mod tests {
         assert_eq!([can_grant_write(&sample), can_grant_write(&read), can_grant_write(&write)], [false, true, false]);
         assert_eq!(provider_label(AccountProvider::Sample), "Sample mailbox");
         assert!(access_label(AccountAccess::ReadWrite).contains("approval"));
+    }
+
+    #[test]
+    fn scopes_read_as_their_short_names() {
+        assert_eq!(scope_label("https://www.googleapis.com/auth/gmail.readonly"), "gmail.readonly");
+        assert_eq!(scope_label("calendar.events"), "calendar.events");
     }
 
     #[test]

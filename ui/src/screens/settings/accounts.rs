@@ -10,7 +10,7 @@ use leptos::task::spawn_local;
 
 use crate::clock::Clock;
 use crate::ipc;
-use crate::state::accounts::{access_label, can_disconnect, can_grant_write, provider_label, sync_label};
+use crate::state::accounts::{access_label, can_disconnect, can_grant_write, provider_label, scope_label, sync_label};
 
 /// The Accounts section.
 #[component]
@@ -175,6 +175,7 @@ fn AccountRow(
     let choose_id = id.clone();
     let disconnect_id = id.clone();
     let last_sync = account.last_sync;
+    let scopes = account.scopes.iter().map(|s| scope_label(s).to_owned()).collect::<Vec<_>>().join(", ");
     view! {
         <div class="account-row" data-connection-id=id.clone() data-provider=provider_label(account.provider)>
             <label class="settings-radio account-choice">
@@ -192,6 +193,9 @@ fn AccountRow(
                         " · " <span class="account-sync">{move || sync_label(last_sync, clock.now.get())}</span>
                     })}
                 </span>
+                {(!scopes.is_empty()).then(|| view! {
+                    <span class="settings-radio-note account-scopes">"Scopes: " {scopes.clone()}</span>
+                })}
             </label>
             <div class="account-actions">
                 {can_grant_write(&account).then(|| view! {

@@ -351,7 +351,7 @@ fn form(raw: &[u8]) -> HashMap<String, String> {
 async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> Option<Response<Full<Bytes>>> {
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
-    if method == hyper::Method::POST && path == "/gmail/v1/users/me/messages/send" {
+    if method == hyper::Method::POST && (path == "/gmail/v1/users/me/messages/send" || path == "/upload/gmail/v1/users/me/messages/send") {
         return send(state, request).await;
     }
     if path.starts_with("/calendar/v3/calendars/") && (method != hyper::Method::GET || path.matches('/').count() > 5) {
@@ -369,10 +369,20 @@ async fn send(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> 
     if !bearer.as_ref().is_some_and(|b| lock().access_tokens.contains(b)) {
         return Some(text(StatusCode::UNAUTHORIZED, json!({ "error": { "code": 401, "status": "UNAUTHENTICATED" } }).to_string(), "application/json"));
     }
+    let upload = request.uri().path().starts_with("/upload/");
+    let multipart = request.uri().query().is_some_and(|q| q.split('&').any(|p| p == "uploadType=multipart"));
+    let content_type = request.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
     let body = request.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
-    let parsed: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-    let Some(raw) = parsed["raw"].as_str().and_then(|r| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(r).ok()) else {
-        return Some(text(StatusCode::BAD_REQUEST, json!({ "error": { "code": 400, "message": "Invalid raw" } }).to_string(), "application/json"));
+    let invalid = || Some(text(StatusCode::BAD_REQUEST, json!({ "error": { "code": 400, "message": "Invalid raw" } }).to_string(), "application/json"));
+    // The JSON form (`raw`, base64url) or Gmail's multipart upload (metadata, then the message).
+    let (parsed, raw): (serde_json::Value, Vec<u8>) = if upload {
+        let Some(boundary) = content_type.strip_prefix("multipart/related; boundary=").filter(|_| multipart) else { return invalid() };
+        let Some((metadata, raw)) = related_parts(&body, boundary) else { return invalid() };
+        (serde_json::from_slice(&metadata).unwrap_or_default(), raw)
+    } else {
+        let parsed: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+        let Some(raw) = parsed["raw"].as_str().and_then(|r| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(r).ok()) else { return invalid() };
+        (parsed, raw)
     };
     let header = |name: &str| -> String {
         let head = raw.split(|b| *b == b'\n').take_while(|l| !l.is_empty() && *l != b"\r");
@@ -418,6 +428,25 @@ async fn send(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> 
         SendMode::DropConnection => None,
         SendMode::Unavailable => Some(text(StatusCode::SERVICE_UNAVAILABLE, json!({ "error": { "code": 503, "message": "Backend Error" } }).to_string(), "application/json")),
     }
+}
+
+/// The two parts of a `multipart/related` upload: the JSON metadata and the message.
+fn related_parts(body: &[u8], boundary: &str) -> Option<(Vec<u8>, Vec<u8>)> {
+    let delimiter = format!("--{boundary}");
+    let find = |from: usize, needle: &[u8]| body[from..].windows(needle.len()).position(|w| w == needle).map(|p| p + from);
+    let mut parts = Vec::new();
+    let mut at = find(0, delimiter.as_bytes())? + delimiter.len();
+    loop {
+        if body[at..].starts_with(b"--") {
+            break;
+        }
+        let start = find(at, b"\r\n\r\n")? + 4;
+        let end = find(start, format!("\r\n{delimiter}").as_bytes())?;
+        parts.push(body[start..end].to_vec());
+        at = end + 2 + delimiter.len();
+    }
+    let mut parts = parts.into_iter();
+    Some((parts.next()?, parts.next()?))
 }
 
 async fn answer_request(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> Response<Full<Bytes>> {

@@ -481,3 +481,41 @@ async fn calendar_events_come_in_order_with_all_day_days_in_the_calendars_zone()
     assert!(calendar.events("primary", ms("2026-12-08T00:00:00Z"), ms("2026-12-01T00:00:00Z")).await.is_err(), "a window that ends before it starts");
     assert!(calendar.events("primary", 0, ms("2026-12-01T00:00:00Z")).await.is_err(), "more than 366 days");
 }
+
+/// A message past the JSON form's size goes through Gmail's multipart upload, whole: the fixture
+/// receives exactly the bytes built, in the conversation named, by the upload path.
+#[tokio::test]
+async fn a_large_message_is_uploaded_whole_into_its_conversation() {
+    use hearth_core::workspace::google::gmail::Gmail;
+    use hearth_core::workspace::google::mime::{Attachment, Outgoing, build, message_id_for};
+    use sha2::{Digest, Sha256};
+    let t = setup(3600).await;
+    let callback = sign_in(&t.auth, Access::ReadWrite).await;
+    let connection = t.auth.complete(&callback.code, &callback.state).await.unwrap();
+    let gmail = Gmail::new(t.auth.clone(), &connection.id, &t.fixture.base_url()).unwrap();
+    // 6 MiB that is not all one byte, so its base64 cannot collapse into something trivial.
+    let scan: Vec<u8> = (0..6 * 1024 * 1024u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let raw = build(&Outgoing {
+        from: "owner@example.org".into(),
+        to: vec!["ana@example.com".into()],
+        cc: vec![],
+        bcc: vec![],
+        subject: "The scans".into(),
+        body: "All six pages.".into(),
+        attachments: vec![Attachment { name: "scans.pdf".into(), content_type: "application/pdf".into(), bytes: scan.clone() }],
+        in_reply_to: None,
+        references: vec![],
+        message_id: message_id_for("p-large", "owner@example.org"),
+    })
+    .unwrap();
+    assert!(raw.len() > 4 * 1024 * 1024);
+    let sent = gmail.send(&raw, Some("18aa00")).await.unwrap();
+    assert_eq!(sent.thread_id, "18aa00", "the metadata part named the conversation");
+    assert!(t.fixture.paths().iter().any(|p| p == "/upload/gmail/v1/users/me/messages/send"), "{:?}", t.fixture.paths());
+    assert!(!t.fixture.paths().iter().any(|p| p == "/gmail/v1/users/me/messages/send"));
+    assert_eq!(t.fixture.sent(), [raw.clone()], "exactly the bytes built");
+    let received = t.fixture.sent().remove(0);
+    let parsed = mail_parser::MessageParser::default().parse(&received).unwrap();
+    let attached = parsed.attachments().next().unwrap();
+    assert_eq!(Sha256::digest(attached.contents()), Sha256::digest(&scan));
+}

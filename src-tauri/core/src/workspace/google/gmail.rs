@@ -188,6 +188,32 @@ struct Metadata {
     payload: Part,
 }
 
+/// The largest message sent as JSON (`raw`, base64url: a third larger again); a larger one goes
+/// through Gmail's upload endpoint, which takes messages up to 35 MB (a 20 MiB attachment
+/// allowance is about 27 MB of message).
+const MAX_JSON_SEND_BYTES: usize = 4 * 1024 * 1024;
+
+/// A `multipart/related` upload of `raw` with its metadata (Gmail's "multipart upload"): the
+/// JSON part names the conversation, the second part is the message as it is. Written here:
+/// reqwest's multipart writes `multipart/form-data` only, and this is two parts with a boundary
+/// checked not to occur in the message.
+fn multipart_related(raw: &[u8], thread_id: Option<&str>) -> (String, Vec<u8>) {
+    let mut boundary = format!("hearth-{}", uuid::Uuid::new_v4().simple());
+    while raw.windows(boundary.len()).any(|w| w == boundary.as_bytes()) {
+        boundary = format!("hearth-{}", uuid::Uuid::new_v4().simple());
+    }
+    let metadata = match thread_id {
+        Some(thread) => serde_json::json!({ "threadId": thread }),
+        None => serde_json::json!({}),
+    };
+    let mut body = Vec::with_capacity(raw.len() + 512);
+    body.extend_from_slice(format!("--{boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n{metadata}\r\n").as_bytes());
+    body.extend_from_slice(format!("--{boundary}\r\nContent-Type: message/rfc822\r\n\r\n").as_bytes());
+    body.extend_from_slice(raw);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    (format!("multipart/related; boundary={boundary}"), body)
+}
+
 /// The most of a send's answer read (its JSON is a few hundred bytes).
 const MAX_SEND_ANSWER_BYTES: usize = 64 * 1024;
 
@@ -223,21 +249,26 @@ impl Gmail {
         if let Some(thread) = thread_id {
             path_segment(thread).map_err(|e| SendError::Refused(e.to_string()))?;
         }
-        let mut body = serde_json::json!({ "raw": base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw) });
-        if let Some(thread) = thread_id {
-            body["threadId"] = serde_json::json!(thread);
-        }
-        let url = format!("{}/gmail/v1/users/me/messages/send", self.base_url);
         // 30 s, and a second more per 256 KiB: a large message on a slow uplink is not a lost
         // answer.
         let limit = std::time::Duration::from_secs(30 + u64::try_from(raw.len() / (256 * 1024)).unwrap_or(u64::MAX / 2));
-        let request = self
-            .http
-            .post(url)
-            .bearer_auth(token.expose_secret())
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .timeout(limit)
-            .body(body.to_string());
+        let request = if raw.len() <= MAX_JSON_SEND_BYTES {
+            let mut body = serde_json::json!({ "raw": base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw) });
+            if let Some(thread) = thread_id {
+                body["threadId"] = serde_json::json!(thread);
+            }
+            self.http
+                .post(format!("{}/gmail/v1/users/me/messages/send", self.base_url))
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body.to_string())
+        } else {
+            let (content_type, body) = multipart_related(raw, thread_id);
+            self.http
+                .post(format!("{}/upload/gmail/v1/users/me/messages/send?uploadType=multipart", self.base_url))
+                .header(reqwest::header::CONTENT_TYPE, content_type)
+                .body(body)
+        };
+        let request = request.bearer_auth(token.expose_secret()).timeout(limit);
         let response = match request.send().await {
             Ok(response) => response,
             // Connecting failed: the request never left, nothing was sent.

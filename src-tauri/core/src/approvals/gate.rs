@@ -232,9 +232,9 @@ impl ApprovalGate {
             | ProposalDraft::CalendarCreate(_)
             | ProposalDraft::CalendarUpdate(_)
             | ProposalDraft::CalendarDelete(_) => {
-                let connection = self.inner.workspace.connection().await?;
-                let (draft, target) = self.inner.workspace.resolve(draft).await?;
-                Ok((connection, draft, target))
+                // One read of the chosen account for both: a switch in between cannot bind one
+                // account's name to another's data.
+                self.inner.workspace.resolve(draft).await
             }
         }
     }

@@ -86,7 +86,7 @@ impl Workspace for ChosenWorkspace {
         async move { workspace.fetch_attachment(attachment_id).await }.boxed()
     }
 
-    fn resolve(&self, draft: ProposalDraft) -> BoxFuture<'_, Result<(ProposalDraft, Target)>> {
+    fn resolve(&self, draft: ProposalDraft) -> BoxFuture<'_, Result<(Connection, ProposalDraft, Target)>> {
         let workspace = self.now();
         async move { workspace.resolve(draft).await }.boxed()
     }

@@ -274,10 +274,11 @@ impl Workspace for LocalWorkspace {
         .boxed()
     }
 
-    fn resolve(&self, draft: ProposalDraft) -> BoxFuture<'_, Result<(ProposalDraft, Target)>> {
+    fn resolve(&self, draft: ProposalDraft) -> BoxFuture<'_, Result<(Connection, ProposalDraft, Target)>> {
         async move {
+            let connection = self.connection().await?;
             let unversioned = |target: String| Target { target, version: "-".into() };
-            Ok(match draft {
+            let (draft, target) = match draft {
                 ProposalDraft::EmailSend(mut email) => {
                     // Re-read even when the caller filled it: the card names the stored message.
                     email.reply_to = match &email.in_reply_to {
@@ -308,7 +309,8 @@ impl Workspace for LocalWorkspace {
                 ProposalDraft::WebSubmit(_) => {
                     return Err(CoreError::InvalidInput("A web form is not sent through the mailbox or the calendar.".into()));
                 }
-            })
+            };
+            Ok((connection, draft, target))
         }
         .boxed()
     }

@@ -95,7 +95,9 @@ pub trait Workspace: Send + Sync + 'static {
     /// that event with the requested changes applied, and `before`), and a reply names the
     /// stored message it answers. The gate stores and hashes exactly this draft, so an
     /// approval binds what the card showed. Refused when the event or message does not exist.
-    fn resolve(&self, draft: ProposalDraft) -> BoxFuture<'_, Result<(ProposalDraft, Target)>>;
+    /// Answers the connection it was resolved against too, read with it: a proposal is bound to
+    /// the account whose data it shows.
+    fn resolve(&self, draft: ProposalDraft) -> BoxFuture<'_, Result<(Connection, ProposalDraft, Target)>>;
 
     /// Looks for the effect of `proposal` (approved, its outcome unknown) where the provider
     /// keeps it: a sent message by the Message-ID Hearth gave it, a created event by the id

@@ -298,10 +298,10 @@ impl Workspace for GoogleWorkspace {
         self.gmail.attachment(attachment_id, MAX_IMPORT_BYTES).boxed()
     }
 
-    fn resolve(&self, draft: ProposalDraft) -> BoxFuture<'_, Result<(ProposalDraft, Target)>> {
+    fn resolve(&self, draft: ProposalDraft) -> BoxFuture<'_, Result<(Connection, ProposalDraft, Target)>> {
         async move {
             let unversioned = |target: String| Target { target, version: "-".into() };
-            Ok(match draft {
+            let (draft, target) = match draft {
                 ProposalDraft::EmailSend(mut email) => {
                     // Re-read even when the caller filled it: the card names the message as
                     // Gmail holds it, and the reply goes into that message's conversation.
@@ -348,7 +348,8 @@ impl Workspace for GoogleWorkspace {
                 ProposalDraft::WebSubmit(_) => {
                     return Err(CoreError::InvalidInput("A web form is not sent through Gmail or Google Calendar.".into()));
                 }
-            })
+            };
+            Ok((self.connection.clone(), draft, target))
         }
         .boxed()
     }

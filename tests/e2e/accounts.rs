@@ -46,7 +46,7 @@ async fn a_google_account_is_connected_its_mail_searched_and_a_reply_approved() 
         .await;
     session.find("[data-action=connect-write]:not([disabled])").await.click().await.unwrap();
     // The owner's browser at Google's consent page: it agrees, and Google sends it back.
-    let consent = session.find(".consent-url").await.attr("href").await.unwrap().unwrap();
+    let consent = session.find(".consent-url").await.text().await.unwrap();
     assert!(consent.starts_with(&fixture.base_url()), "{consent}");
     let answer = reqwest::get(&consent).await.unwrap();
     assert!(answer.status().is_success(), "{}", answer.status());

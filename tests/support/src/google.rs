@@ -69,11 +69,13 @@ struct State {
     /// The calendar's zone (`UTC` unless a test sets one).
     calendar_zone: Option<String>,
     /// How inserts are answered.
-    insert_mode: InsertMode,
+    write_mode: WriteMode,
     /// Event writes taken (insert, update, delete), as `(method, event id)`, in order.
     event_writes: Vec<(String, String)>,
     /// The account's address (`users/me/profile`).
     account: String,
+    /// The search index lags: messages sent through the fixture are not found by `q=` yet.
+    search_lags: bool,
 }
 
 /// An event in the fixture's calendar. Times are RFC 3339 in UTC (`Z`), or all-day dates.
@@ -105,11 +107,13 @@ pub struct FixtureEvent {
     pub private: Vec<(String, String)>,
     /// Its version; the fixture sets a fresh one on every write (empty: one is made up).
     pub etag: String,
+    /// `colorId`: a field Hearth never writes, so a change that clears it shows.
+    pub color_id: String,
 }
 
-/// How the fixture answers an event insert once it has stored the event.
+/// How the fixture answers an event insert or change once it has made it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum InsertMode {
+pub enum WriteMode {
     /// 200 with the event.
     #[default]
     Answer,
@@ -295,9 +299,15 @@ impl GoogleFixture {
         self.lock().sent_ids.clone()
     }
 
-    /// How event inserts are answered from now on.
-    pub fn set_insert_mode(&self, mode: InsertMode) {
-        self.lock().insert_mode = mode;
+    /// From now on the search index lags behind sends: `q=rfc822msgid:` finds none of the
+    /// messages `messages.send` took (listing by label still does), as right after a send.
+    pub fn set_search_lag(&self, lags: bool) {
+        self.lock().search_lags = lags;
+    }
+
+    /// How event inserts and changes are answered from now on.
+    pub fn set_write_mode(&self, mode: WriteMode) {
+        self.lock().write_mode = mode;
     }
 
     /// The event writes taken, as `(method, event id)`, in order.
@@ -572,11 +582,30 @@ async fn answer_request(state: &Mutex<State>, request: Request<hyper::body::Inco
                     .mail
                     .iter()
                     .filter(|m| m.message_id == wanted && (!sent_only || has(m, "SENT")) && (with_trash || !(has(m, "TRASH") || has(m, "SPAM"))))
+                    .filter(|m| !(s.search_lags && s.sent_ids.contains(&m.id)))
                     .map(|m| json!({ "id": m.id, "threadId": m.thread_id }))
                     .collect();
                 let mut body = json!({ "resultSizeEstimate": hits.len() });
                 if !hits.is_empty() {
                     body["messages"] = json!(hits);
+                }
+                found(body)
+            } else if rest == "messages" && query.contains_key("labelIds") {
+                // Listed by label, newest first (by the order taken: the fixture's mailbox only
+                // grows), as Gmail lists a label without searching.
+                let label = query.get("labelIds").cloned().unwrap_or_default();
+                let max: usize = query.get("maxResults").and_then(|m| m.parse().ok()).unwrap_or(100);
+                let listed: Vec<serde_json::Value> = s
+                    .mail
+                    .iter()
+                    .rev()
+                    .filter(|m| m.labels.contains(&label))
+                    .take(max)
+                    .map(|m| json!({ "id": m.id, "threadId": m.thread_id }))
+                    .collect();
+                let mut body = json!({ "resultSizeEstimate": listed.len() });
+                if !listed.is_empty() {
+                    body["messages"] = json!(listed);
                 }
                 found(body)
             } else if rest == "messages" {
@@ -704,6 +733,9 @@ fn event_json(e: &FixtureEvent) -> serde_json::Value {
     if e.recurring {
         body["recurringEventId"] = json!(format!("{}_base", e.id));
     }
+    if !e.color_id.is_empty() {
+        body["colorId"] = json!(e.color_id);
+    }
     if !e.private.is_empty() {
         let private: serde_json::Map<String, serde_json::Value> = e.private.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
         body["extendedProperties"] = json!({ "private": private });
@@ -742,6 +774,7 @@ fn event_from(body: &serde_json::Value, id: &str, calendar_id: &str) -> Option<F
             .map(|m| m.iter().filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned()))).collect())
             .unwrap_or_default(),
         etag: String::new(),
+        color_id: body["colorId"].as_str().unwrap_or_default().to_owned(),
     })
 }
 
@@ -791,6 +824,10 @@ async fn event_request(state: &Mutex<State>, request: Request<hyper::body::Incom
                 Some(id) => id.to_owned(),
                 None => format!("evt{:08x}", s.next),
             };
+            // Google's rule for a client's id: 5–1024 characters of base32hex (a–v, 0–9).
+            if !(5..=1024).contains(&id.len()) || !id.chars().all(|c| matches!(c, 'a'..='v' | '0'..='9')) {
+                return Some(google_error(StatusCode::BAD_REQUEST, "invalidResourceId"));
+            }
             if s.events.iter().any(|e| e.id == id) {
                 return Some(google_error(StatusCode::CONFLICT, "duplicate"));
             }
@@ -799,9 +836,9 @@ async fn event_request(state: &Mutex<State>, request: Request<hyper::body::Incom
             let answer = event_json(&event);
             s.events.push(event);
             s.event_writes.push(("insert".into(), id));
-            match s.insert_mode {
-                InsertMode::Answer => Some(json_answer(StatusCode::OK, answer)),
-                InsertMode::DropConnection => None,
+            match s.write_mode {
+                WriteMode::Answer => Some(json_answer(StatusCode::OK, answer)),
+                WriteMode::DropConnection => None,
             }
         }
         ("GET", Some(_)) => Some(index.map_or_else(|| google_error(StatusCode::NOT_FOUND, "notFound"), |i| json_answer(StatusCode::OK, event_json(&s.events[i])))),
@@ -816,6 +853,29 @@ async fn event_request(state: &Mutex<State>, request: Request<hyper::body::Incom
             s.events[i] = event;
             s.event_writes.push(("update".into(), id));
             Some(json_answer(StatusCode::OK, event_json(&s.events[i])))
+        }
+        ("PATCH", Some(id)) => {
+            let Some(i) = index.filter(|i| s.events[*i].status != "cancelled") else { return Some(google_error(StatusCode::NOT_FOUND, "notFound")) };
+            if if_match.as_ref().is_some_and(|m| *m != s.events[i].etag) {
+                return Some(google_error(StatusCode::PRECONDITION_FAILED, "conditionNotMet"));
+            }
+            // Only the fields sent change.
+            let mut merged = event_json(&s.events[i]);
+            if let (Some(target), Some(fields)) = (merged.as_object_mut(), parsed.as_object()) {
+                for (key, value) in fields {
+                    target.insert(key.clone(), value.clone());
+                }
+            }
+            let Some(mut event) = event_from(&merged, &id, &calendar) else { return Some(google_error(StatusCode::BAD_REQUEST, "invalid")) };
+            event.etag = fresh_etag;
+            event.recurring = s.events[i].recurring;
+            s.events[i] = event;
+            s.event_writes.push(("update".into(), id));
+            let answer = event_json(&s.events[i]);
+            match s.write_mode {
+                WriteMode::Answer => Some(json_answer(StatusCode::OK, answer)),
+                WriteMode::DropConnection => None,
+            }
         }
         ("DELETE", Some(id)) => {
             let Some(i) = index else { return Some(google_error(StatusCode::NOT_FOUND, "notFound")) };

@@ -252,7 +252,10 @@ impl ApprovalGate {
 
     /// Carries out the claimed `proposal` through whoever owns its kind.
     async fn execute(&self, proposal: &ProposalRow, claim: ExecutionClaim<'_>) -> std::result::Result<Executed, ExecuteError> {
-        let cancel = CancellationToken::new();
+        // The owner's approval is the decision; what stops it before the hand-over is Hearth
+        // shutting down. Once handed over, a send is not cut off (that would only make it
+        // uncertain).
+        let cancel = self.inner.stopping.child_token();
         match &proposal.draft {
             ProposalDraft::WebSubmit(form) => {
                 self.inner.forms.send(form, &cancel).await.map(|receipt| Executed { receipt, settled: false })
@@ -367,21 +370,30 @@ impl ApprovalGate {
             // Someone else decided it, or it expired, in the meantime.
             return Ok(current.view());
         }
-        self.carry_out(&proposal, executor).await
+        self.carry_out(&proposal, executor, Attempt::First).await
     }
 
     /// Carries out `proposal`, claimed `executing` by `executor`, records how it ended, and
     /// releases its task.
-    async fn carry_out(&self, proposal: &ProposalRow, executor: &str) -> Result<ProposalView> {
+    async fn carry_out(&self, proposal: &ProposalRow, executor: &str, attempt: Attempt) -> Result<ProposalView> {
         self.at(DecideStage::Claimed).await;
         let claim = ExecutionClaim { proposal_id: &proposal.id, executor };
         let outcome = self.execute(proposal, claim).await;
         let (to, receipt, error) = match &outcome {
             Ok(done) if done.settled => (None, None, None),
             Ok(done) => (Some(ProposalStatus::Succeeded), Some(done.receipt.as_str()), None),
-            Err(ExecuteError::Rejected(why)) => (Some(ProposalStatus::Failed), None, Some(why.as_str())),
-            Err(ExecuteError::Uncertain(why)) => (Some(ProposalStatus::OutcomeUnknown), None, Some(why.as_str())),
+            Err(ExecuteError::Rejected(why)) => match attempt {
+                Attempt::First => (Some(ProposalStatus::Failed), None, Some(why.clone())),
+                // Refused now says nothing of the first attempt, which may have happened.
+                Attempt::Retry => (
+                    Some(ProposalStatus::OutcomeUnknown),
+                    None,
+                    Some(format!("The retry was refused ({why}); the first attempt may still have happened — check before asking again.")),
+                ),
+            },
+            Err(ExecuteError::Uncertain(why)) => (Some(ProposalStatus::OutcomeUnknown), None, Some(why.clone())),
         };
+        let error = error.as_deref();
         let settled = match to {
             None => Ok(true),
             Some(to) => {
@@ -401,8 +413,12 @@ impl ApprovalGate {
     /// The owner's check — and, when asked, retry — of an approved action whose outcome is
     /// unknown, from the app window only. It always looks first where the provider keeps the
     /// effect ([`Workspace::reconcile`]): found, the proposal is `succeeded` and nothing is done
-    /// again; only a retry of one not found carries it out again, claimed in one statement so
-    /// two retries cannot both act. A web form is never retried (only the site knows).
+    /// again. A retry claims the proposal back **before** it looks (one statement from
+    /// `outcome_unknown`), so a second retry can neither act nor look while the first one runs;
+    /// only under that claim, and only when the effect is not found, is it carried out again.
+    /// A retry of a task's proposal is refused once the task was cancelled or prepared a newer
+    /// one of the same kind (it may already have done the same thing another way). A web form
+    /// is never retried (only the site knows).
     pub async fn recheck(&self, params: &ApprovalRecheckParams) -> Result<ProposalView> {
         params.validate()?;
         let proposal = self.row(&params.proposal_id).await?;
@@ -422,41 +438,76 @@ impl ApprovalGate {
                 ));
             }
         }
+        // The same account may have been connected again since (a new connection id): the
+        // effect is found, and done again, under the account it was approved for.
         let connection = self.connection_now(&proposal.draft).await?;
-        if connection != proposal.connection {
+        if !same_account(&connection, &proposal.connection) {
+            let how = if proposal.connection.id == LOCAL_CONNECTION_ID {
+                "Choose the Sample mailbox in Settings → Accounts to check it.".to_owned()
+            } else {
+                format!("Connect {} and choose it in Settings → Accounts to check it.", proposal.connection.account)
+            };
             return Err(CoreError::Conflict(format!(
-                "This was approved for {} but the account is now {}, so Hearth cannot look for it there or do it again. \
-                 Connect {} to check it.",
-                proposal.connection.account, connection.account, proposal.connection.account
+                "This was approved for {} but the account in use is {}, so Hearth cannot look for it or do it again. {how}",
+                proposal.connection.account, connection.account
             )));
         }
-        match self.inner.workspace.reconcile(&proposal).await? {
-            Reconciliation::Happened(receipt) => {
-                self.inner
-                    .store
-                    .settle_proposal(&proposal.id, ProposalStatus::OutcomeUnknown, ProposalStatus::Succeeded, Some(&receipt), None, None)
-                    .await?;
-                return Ok(self.row(&proposal.id).await?.view());
-            }
-            Reconciliation::NotFound => {}
-        }
+        let rebound = ProposalRow { connection: connection.clone(), ..proposal.clone() };
         match params.action {
             Recheck::Check => {
-                let note = "Hearth looked and did not find it. That is not proof it did not happen (a fresh send can take a \
-                            moment to show); if you are sure, retry it.";
-                self.inner
-                    .store
-                    .settle_proposal(&proposal.id, ProposalStatus::OutcomeUnknown, ProposalStatus::OutcomeUnknown, None, Some(note), None)
-                    .await?;
+                match self.inner.workspace.reconcile(&rebound).await? {
+                    Reconciliation::Happened(receipt) => {
+                        self.inner
+                            .store
+                            .settle_proposal(&proposal.id, ProposalStatus::OutcomeUnknown, ProposalStatus::Succeeded, Some(&receipt), None, None)
+                            .await?;
+                    }
+                    Reconciliation::NotFound => {
+                        // Kept with why it was uncertain in the first place.
+                        let why = proposal.error.as_deref().map(|e| e.split(NOT_FOUND_NOTE).next().unwrap_or(e).trim_end()).unwrap_or_default();
+                        let note = format!("{why}{NOT_FOUND_NOTE}");
+                        self.inner
+                            .store
+                            .settle_proposal(&proposal.id, ProposalStatus::OutcomeUnknown, ProposalStatus::OutcomeUnknown, None, Some(&note), None)
+                            .await?;
+                    }
+                }
                 Ok(self.row(&proposal.id).await?.view())
             }
             Recheck::Retry => {
                 let executor = self.inner.identity.as_str();
-                if !self.inner.store.reclaim_unknown_proposal(&proposal.id, &proposal.connection, executor).await? {
-                    // Another check or retry settled it meanwhile.
-                    return Ok(self.row(&proposal.id).await?.view());
+                if !self.inner.store.reclaim_unknown_proposal(&proposal.id, &connection, executor).await? {
+                    let current = self.row(&proposal.id).await?;
+                    if current.status != ProposalStatus::OutcomeUnknown {
+                        // Another check or retry has it, or settled it, meanwhile.
+                        return Ok(current.view());
+                    }
+                    return Err(CoreError::Conflict(
+                        "This can no longer be retried: its task was cancelled or has since prepared a newer one like it, \
+                         or the account is no longer connected. Check whether it happened instead, or ask for it anew."
+                            .into(),
+                    ));
                 }
-                self.carry_out(&proposal, executor).await
+                // Claimed: no other retry acts or looks until this one settles.
+                match self.inner.workspace.reconcile(&rebound).await {
+                    Ok(Reconciliation::Happened(receipt)) => {
+                        self.inner
+                            .store
+                            .settle_proposal(&proposal.id, ProposalStatus::Executing, ProposalStatus::Succeeded, Some(&receipt), None, Some(executor))
+                            .await?;
+                        self.release(&proposal).await?;
+                        Ok(self.row(&proposal.id).await?.view())
+                    }
+                    Ok(Reconciliation::NotFound) => self.carry_out(&rebound, executor, Attempt::Retry).await,
+                    Err(err) => {
+                        // Nothing was done again: back to unknown, for another try.
+                        self.inner
+                            .store
+                            .settle_proposal(&proposal.id, ProposalStatus::Executing, ProposalStatus::OutcomeUnknown, None, None, Some(executor))
+                            .await?;
+                        Err(err)
+                    }
+                }
             }
         }
     }
@@ -475,6 +526,24 @@ impl ApprovalGate {
             .await?
             .ok_or_else(|| CoreError::NotFound(format!("There is no proposal {proposal_id}.")))
     }
+}
+
+/// What the gate tells the owner when a check did not find the effect.
+const NOT_FOUND_NOTE: &str = " — Hearth looked and did not find it. That is not proof it did not happen (a fresh send can take a \
+                              moment to show); if you are sure, retry it.";
+
+/// A first execution, or the owner's retry of one whose outcome is unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Attempt {
+    /// From an approval.
+    First,
+    /// From `recheck`, after the effect was not found.
+    Retry,
+}
+
+/// The same account of the same provider (its connection may be newer: every sign-in mints one).
+fn same_account(a: &Connection, b: &Connection) -> bool {
+    a.account == b.account && (a.id == LOCAL_CONNECTION_ID) == (b.id == LOCAL_CONNECTION_ID) && (a.id == web::BROWSER_CONNECTION) == (b.id == web::BROWSER_CONNECTION)
 }
 
 /// Who carries out proposals of a kind. No wildcard: a new kind must be decided here.

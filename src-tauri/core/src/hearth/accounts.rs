@@ -50,11 +50,20 @@ pub(super) struct AccountsState {
     /// Google accounts opened in this session, by connection id.
     open: std::sync::Mutex<HashMap<String, GoogleWorkspace>>,
     pending: tokio::sync::Mutex<HashMap<String, Pending>>,
+    /// One switch of account at a time (choose, connect, disconnect): what is stored and what
+    /// is in use never disagree.
+    switching: tokio::sync::Mutex<()>,
 }
 
 impl AccountsState {
     pub(super) fn new(local: Arc<dyn Workspace>) -> Self {
-        Self { local, auth: tokio::sync::Mutex::default(), open: std::sync::Mutex::default(), pending: tokio::sync::Mutex::default() }
+        Self {
+            local,
+            auth: tokio::sync::Mutex::default(),
+            open: std::sync::Mutex::default(),
+            pending: tokio::sync::Mutex::default(),
+            switching: tokio::sync::Mutex::default(),
+        }
     }
 
     fn opened(&self, connection_id: &str) -> Option<GoogleWorkspace> {
@@ -100,9 +109,12 @@ impl Hearth {
                 connected_at: row.connected_at,
             });
         }
+        // What is in use, not what was stored: a stored choice that could not be opened at
+        // start-up left the sample mailbox in use.
+        let in_use = self.chosen.connection().await?;
         Ok(AccountsView {
             accounts,
-            chosen: stored.account.unwrap_or_else(|| SAMPLE_ACCOUNT.into()),
+            chosen: if in_use.id == crate::workspace::LOCAL_CONNECTION_ID { SAMPLE_ACCOUNT.into() } else { in_use.id },
             client: GoogleClientView {
                 client_id: stored.google_client_id,
                 has_secret: self.settings.has_secret(GOOGLE_CLIENT_SECRET).await?,
@@ -185,7 +197,17 @@ impl Hearth {
             .await
             .map_err(|_| CoreError::Expired("Google did not send the browser back within 10 minutes; start the sign-in again.".into()))??;
         let connection = pending.auth.complete(&callback.code, &callback.state).await?;
-        let workspace = GoogleWorkspace::open(self.store.clone(), pending.auth.clone(), &connection.id, &self.config.google.apis).await?;
+        let workspace = match GoogleWorkspace::open(self.store.clone(), pending.auth.clone(), &connection.id, &self.config.google.apis).await {
+            Ok(workspace) => workspace,
+            Err(err) => {
+                // A sign-in that cannot be used leaves no tokens behind.
+                if let Err(forget) = pending.auth.disconnect(&connection.id).await {
+                    tracing::warn!(error = %forget, "could not remove the tokens of a sign-in that failed");
+                }
+                return Err(err);
+            }
+        };
+        let _one_switch = self.accounts.switching.lock().await;
         let row = GoogleAccountRow {
             connection_id: connection.id.clone(),
             account: workspace.connection_now().account.clone(),
@@ -201,19 +223,23 @@ impl Hearth {
             }
         }
         self.accounts.keep(workspace.clone());
-        self.use_account(Arc::new(workspace), Some(connection.id.clone())).await?;
+        self.use_account_locked(Arc::new(workspace), Some(connection.id.clone())).await?;
+        drop(_one_switch);
         let notice = (!connection.missing.is_empty()).then(|| format!("Google did not grant: {}", connection.missing.join(", ")));
         self.accounts_view(notice).await
     }
 
     /// The account the mail and calendar tools use from now on (`local`: the sample mailbox).
     pub async fn account_choose(&self, connection_id: &str) -> Result<AccountsView> {
-        if connection_id == SAMPLE_ACCOUNT {
-            self.use_account(self.accounts.local.clone(), None).await?;
-            return self.accounts_get().await;
+        {
+            let _one_switch = self.accounts.switching.lock().await;
+            if connection_id == SAMPLE_ACCOUNT {
+                self.use_account_locked(self.accounts.local.clone(), None).await?;
+            } else {
+                let workspace = self.google_workspace(connection_id).await?;
+                self.use_account_locked(Arc::new(workspace), Some(connection_id.to_owned())).await?;
+            }
         }
-        let workspace = self.google_workspace(connection_id).await?;
-        self.use_account(Arc::new(workspace), Some(connection_id.to_owned())).await?;
         self.accounts_get().await
     }
 
@@ -223,20 +249,30 @@ impl Hearth {
         if connection_id == SAMPLE_ACCOUNT {
             return Err(CoreError::InvalidInput("The sample mailbox is part of Hearth; it cannot be disconnected.".into()));
         }
+        let one_switch = self.accounts.switching.lock().await;
         let known = self.store.google_accounts().await?.iter().any(|r| r.connection_id == connection_id);
         if !known {
             return Err(CoreError::NotFound(format!("There is no connected account {connection_id}.")));
         }
-        let chosen = self.settings.load().await?.account;
-        if chosen.as_deref() == Some(connection_id) {
-            self.use_account(self.accounts.local.clone(), None).await?;
+        // First out of use and out of the table (no approval can be claimed for it from here
+        // on), then revoked and its tokens deleted.
+        if self.chosen.connection().await?.id == connection_id {
+            self.use_account_locked(self.accounts.local.clone(), None).await?;
         }
-        self.accounts.drop_open(connection_id);
         self.store.delete_google_account(connection_id).await?;
-        let notice = match self.google_auth().await {
-            Ok(auth) => match auth.disconnect(connection_id).await? {
-                Revocation::Confirmed => None,
-                Revocation::NotConfirmed(why) => Some(why),
+        let opened = self.accounts.opened(connection_id);
+        self.accounts.drop_open(connection_id);
+        drop(one_switch);
+        // The workspace's own sign-in flow when it was open (its refreshes share the lock).
+        let auth = match opened {
+            Some(workspace) => Ok(workspace.auth().clone()),
+            None => self.google_auth().await,
+        };
+        let notice = match auth {
+            Ok(auth) => match auth.disconnect(connection_id).await {
+                Ok(Revocation::Confirmed) => None,
+                Ok(Revocation::NotConfirmed(why)) => Some(why),
+                Err(err) => Some(format!("Hearth could not finish removing this account's tokens ({err}); try Disconnect again.")),
             },
             // No client to revoke with: the tokens are deleted all the same.
             Err(_) => {
@@ -265,8 +301,9 @@ impl Hearth {
         Ok(workspace)
     }
 
-    /// Switches the tools and the gate to `workspace` and remembers the choice.
-    async fn use_account(&self, workspace: Arc<dyn Workspace>, connection_id: Option<String>) -> Result<()> {
+    /// Switches the tools and the gate to `workspace` and remembers the choice (the caller
+    /// holds `switching`).
+    async fn use_account_locked(&self, workspace: Arc<dyn Workspace>, connection_id: Option<String>) -> Result<()> {
         self.settings.update(|s| s.account = connection_id).await?;
         self.choose_workspace(workspace);
         Ok(())

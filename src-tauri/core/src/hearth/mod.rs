@@ -136,10 +136,6 @@ impl Hearth {
         if interrupted > 0 {
             tracing::info!(interrupted, "tasks left running by a stopped Hearth are now interrupted");
         }
-        if config.start_workers {
-            tasks.start();
-            approvals.start(std::time::Duration::from_secs(15));
-        }
         let runs = RunRegistry::default();
         let sample: Arc<dyn Agent> = Arc::new(SampleAgent::new(
             store.clone(),
@@ -168,7 +164,13 @@ impl Hearth {
             screen_runs: computer::ScreenRuns::default(),
         };
         hearth.apply_settings().await;
+        // The account chosen last time first: the tasks recovery just requeued must not read
+        // (or prepare for) the sample mailbox in its place.
         hearth.restore_account().await;
+        if hearth.config.start_workers {
+            hearth.tasks.start();
+            hearth.approvals.start(std::time::Duration::from_secs(15));
+        }
         Ok(hearth)
     }
 

@@ -253,7 +253,8 @@ impl Store {
 
     /// The approval's claim, in one statement: awaiting review, unexpired, still for the
     /// account the workspace acts as now (for the local workspace, read from the database in
-    /// this very statement), and — for a task's proposal — the task still running or waiting
+    /// this very statement; for a Google one, its connection still in `google_accounts`, so a
+    /// disconnect or a reconnect committed before the claim wins), and — for a task's proposal — the task still running or waiting
     /// for approval **with this proposal as its current action**. Records `executor`.
     pub async fn claim_proposal(&self, id: &str, now: i64, connection: &Connection, executor: &str) -> Result<bool> {
         let mut writer = self.writer().await;
@@ -263,6 +264,9 @@ impl Store {
                AND connection_id = ?3 AND account = ?4
                AND (connection_id <> 'local'
                     OR account = coalesce((SELECT value FROM meta WHERE key = 'local_account'), ?6))
+               AND (connection_id IN ('local', 'browser')
+                    OR EXISTS (SELECT 1 FROM google_accounts g WHERE g.connection_id = proposals.connection_id
+                                 AND g.account = proposals.account))
                AND (task_id IS NULL OR EXISTS (
                    SELECT 1 FROM tasks WHERE tasks.id = proposals.task_id AND tasks.action_id = proposals.id
                      AND tasks.status IN ('running', 'waiting_approval')))",
@@ -279,15 +283,28 @@ impl Store {
     }
 
     /// The owner's retry of an approval whose outcome was unknown, claimed in one statement:
-    /// still `outcome_unknown` and still for the account the workspace acts as now. Records
-    /// `executor`, so a crash during the retry strands it as `outcome_unknown` again.
+    /// still `outcome_unknown`; for the same account, through `connection` — the one in use
+    /// now, which the proposal is rebound to (a reconnect of that account mints a new id) and
+    /// which must still be connected; and, for a task's proposal, the task not cancelled and
+    /// with no newer proposal of the same kind that is pending or may have happened (the task
+    /// may already have done the same thing another way). Records `executor`, so a crash
+    /// during the retry strands it as `outcome_unknown` again.
     pub async fn reclaim_unknown_proposal(&self, id: &str, connection: &Connection, executor: &str) -> Result<bool> {
         let mut writer = self.writer().await;
         let done = sqlx::query(
-            "UPDATE proposals SET status = 'executing', executor = ?4
-             WHERE id = ?1 AND status = 'outcome_unknown' AND connection_id = ?2 AND account = ?3
-               AND (connection_id <> 'local'
-                    OR account = coalesce((SELECT value FROM meta WHERE key = 'local_account'), ?5))",
+            "UPDATE proposals SET status = 'executing', executor = ?4, connection_id = ?2
+             WHERE id = ?1 AND status = 'outcome_unknown' AND account = ?3
+               AND ((connection_id = 'local') = (?2 = 'local'))
+               AND (CASE WHEN ?2 = 'local'
+                         THEN ?3 = coalesce((SELECT value FROM meta WHERE key = 'local_account'), ?5)
+                         ELSE EXISTS (SELECT 1 FROM google_accounts g WHERE g.connection_id = ?2 AND g.account = ?3) END)
+               AND (task_id IS NULL OR (
+                   EXISTS (SELECT 1 FROM tasks t WHERE t.id = proposals.task_id AND t.status <> 'cancelled')
+                   AND NOT EXISTS (
+                       SELECT 1 FROM proposals later
+                       WHERE later.task_id = proposals.task_id AND later.kind = proposals.kind AND later.id <> proposals.id
+                         AND later.created_at >= proposals.created_at
+                         AND later.status IN ('awaiting_review', 'executing', 'succeeded', 'outcome_unknown'))))",
         )
         .bind(id)
         .bind(&connection.id)

@@ -10,13 +10,13 @@ use hearth_core::vault::Vault;
 use hearth_core::workspace::GoogleWorkspace;
 use hearth_core::workspace::google::GoogleApis;
 use hearth_core::workspace::google::mime::message_id_for;
-use hearth_core::workspace::google::oauth::{Access, ClientConfig, Endpoints, GoogleAuth, LoopbackRedirect};
+use hearth_core::workspace::google::oauth::{Access, ClientConfig, Endpoints, GoogleAuth};
 use hearth_protocol::ErrorCode;
 use hearth_protocol::approvals::{
     ApprovalDecideParams, ApprovalRecheckParams, Decision, DraftAttachment, EmailDraft, ProposalDraft, ProposalOrigin, ProposalStatus,
     ProposalView, Recheck,
 };
-use hearth_testkit::google::{CLIENT_ID, CLIENT_SECRET, FixtureEvent, FixtureMail, GoogleFixture, InsertMode, SendMode};
+use hearth_testkit::google::{CLIENT_ID, CLIENT_SECRET, FixtureEvent, FixtureMail, GoogleFixture, WriteMode, SendMode};
 use mail_parser::{MessageParser, MimeHeaders};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
@@ -26,30 +26,47 @@ use super::support::{TestHearth, fast_config};
 struct Connected {
     t: TestHearth,
     fixture: GoogleFixture,
-    auth: GoogleAuth,
+    /// The first connection's workspace, for tests that call it directly.
+    ws: GoogleWorkspace,
 }
 
-/// A Hearth whose chosen workspace is a Google account signed in (with `access`) through the
-/// fixture's OAuth endpoints.
+/// A Hearth whose chosen account is a Google account connected (with `access`) through
+/// Settings → Accounts, against the fixture.
 async fn connected(access: Access) -> Connected {
-    let dir = tempfile::tempdir().unwrap();
-    let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
     let fixture = GoogleFixture::start(3600).await.unwrap();
-    let vault = Vault::open_in(hearth.store().clone(), dir.path()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = fast_config(dir.path());
+    config.google = hearth_core::config::GoogleEndpoints::all_at(&fixture.base_url());
+    let hearth = Hearth::open(config).await.unwrap();
+    let client = hearth_protocol::accounts::GoogleClientParams { client_id: CLIENT_ID.into(), client_secret: Some(CLIENT_SECRET.into()) };
+    hearth.accounts_client_set(&client).await.unwrap();
+    let t = TestHearth { hearth, dir };
+    let ws = connect(&t, &fixture, access).await;
+    Connected { t, fixture, ws }
+}
+
+/// Signs in through Settings → Accounts (a new connection each time; the test plays the
+/// owner's browser) and answers a workspace of that connection.
+async fn connect(t: &TestHearth, fixture: &GoogleFixture, access: Access) -> GoogleWorkspace {
+    let access = match access {
+        Access::Read => hearth_protocol::accounts::AccountAccess::Read,
+        Access::ReadWrite => hearth_protocol::accounts::AccountAccess::ReadWrite,
+    };
+    let begun = t.hearth.account_connect_begin(access).await.unwrap();
+    let (answer, view) = tokio::join!(reqwest::get(&begun.consent_url), t.hearth.account_connect_finish(&begun.attempt_id));
+    assert!(answer.unwrap().status().is_success());
+    let view = view.unwrap();
+    let account = view.accounts.iter().find(|a| a.connection_id == view.chosen).unwrap().account.clone();
     let base = fixture.base_url();
+    let vault = Vault::open_in(t.hearth.store().clone(), t.dir.path()).await.unwrap();
     let client = ClientConfig {
         client_id: CLIENT_ID.into(),
         client_secret: Some(CLIENT_SECRET.to_owned().into()),
-        endpoints: Endpoints {
-            auth_url: format!("{base}/o/oauth2/v2/auth"),
-            token_url: format!("{base}/token"),
-            revoke_url: format!("{base}/revoke"),
-        },
+        endpoints: Endpoints { auth_url: format!("{base}/o/oauth2/v2/auth"), token_url: format!("{base}/token"), revoke_url: format!("{base}/revoke") },
     };
-    let auth = GoogleAuth::new(hearth.store().clone(), vault, client).unwrap();
-    let c = Connected { t: TestHearth { hearth, dir }, fixture, auth };
-    c.connect(access).await;
-    c
+    let auth = GoogleAuth::new(t.hearth.store().clone(), vault, client).unwrap();
+    let apis = GoogleApis { gmail: base.clone(), calendar: base };
+    GoogleWorkspace::restore(t.hearth.store().clone(), auth, &view.chosen, &account, &apis).unwrap()
 }
 
 impl Connected {
@@ -57,21 +74,8 @@ impl Connected {
         &self.t.hearth
     }
 
-    /// Signs in (a new connection each time) and makes it the chosen workspace.
     async fn connect(&self, access: Access) -> GoogleWorkspace {
-        let redirect = LoopbackRedirect::bind().await.unwrap();
-        let url = self.auth.begin(access, redirect.uri()).await.unwrap();
-        let state = url::Url::parse(&url).unwrap().query_pairs().find(|(k, _)| k == "state").unwrap().1.into_owned();
-        let cancel = CancellationToken::new();
-        let (answer, callback) = tokio::join!(reqwest::get(&url), redirect.next_callback(&state, &cancel));
-        assert!(answer.unwrap().status().is_success());
-        let callback = callback.unwrap();
-        let connection = self.auth.complete(&callback.code, &callback.state).await.unwrap();
-        let base = self.fixture.base_url();
-        let apis = GoogleApis { gmail: base.clone(), calendar: base };
-        let workspace = GoogleWorkspace::open(self.hearth().store().clone(), self.auth.clone(), &connection.id, &apis).await.unwrap();
-        self.hearth().choose_workspace(Arc::new(workspace.clone()));
-        workspace
+        connect(&self.t, &self.fixture, access).await
     }
 
     async fn prepare(&self, key: &str, draft: ProposalDraft) -> hearth_core::Result<ProposalView> {
@@ -282,7 +286,7 @@ async fn prepare_event(c: &Connected, key: &str, args: serde_json::Value) -> hea
 #[tokio::test]
 async fn an_uncertain_event_create_is_found_and_a_retry_creates_nothing() {
     let c = connected(Access::ReadWrite).await;
-    c.fixture.set_insert_mode(InsertMode::DropConnection);
+    c.fixture.set_write_mode(WriteMode::DropConnection);
     let proposal = prepare_event(&c, "chat:event", meeting("2026-12-10T09:00:00+01:00", "2026-12-10T10:00:00+01:00")).await.unwrap();
     let after = c.approve(&proposal).await.unwrap();
     assert_eq!(after.status, ProposalStatus::OutcomeUnknown, "{:?}", after.error);
@@ -292,7 +296,7 @@ async fn an_uncertain_event_create_is_found_and_a_retry_creates_nothing() {
     assert_eq!(created[0].private, [("hearthProposal".to_owned(), proposal.id.clone())], "marked with its proposal");
     assert_eq!(created[0].timed, Some(("2026-12-10T08:00:00Z".into(), "2026-12-10T09:00:00Z".into())));
 
-    c.fixture.set_insert_mode(InsertMode::Answer);
+    c.fixture.set_write_mode(WriteMode::Answer);
     let retried = c.recheck(&after, Recheck::Retry).await.unwrap();
     assert_eq!(retried.status, ProposalStatus::Succeeded, "{:?}", retried.error);
     assert!(retried.receipt.as_deref().unwrap().contains("Found in Google Calendar"), "{:?}", retried.receipt);
@@ -306,7 +310,7 @@ async fn an_event_create_retried_after_its_check_missed_it_is_still_created_once
     // Calendar answers 409 and the receipt says it was already there.
     let c = connected(Access::ReadWrite).await;
     let proposal = prepare_event(&c, "chat:event-twice", meeting("2026-12-11T09:00:00+01:00", "2026-12-11T10:00:00+01:00")).await.unwrap();
-    let ws = c.connect(Access::ReadWrite).await;
+    let ws = &c.ws;
     // Executed directly twice, as two attempts that each lost track would be.
     use hearth_core::workspace::Workspace;
     let row = c.hearth().store().get_proposal(&proposal.id).await.unwrap().unwrap();
@@ -375,22 +379,30 @@ async fn a_repeating_event_is_never_changed_or_deleted() {
 #[tokio::test]
 async fn a_google_send_cut_off_by_a_crash_is_outcome_unknown_even_with_the_sample_mailbox_chosen() {
     let c = connected(Access::ReadWrite).await;
+    let connection = c.ws.connection_now().id.clone();
     let proposal = c.prepare("chat:crash", ProposalDraft::EmailSend(email("ana@example.com", "Hi", "Hello."))).await.unwrap();
-    // What a crash between the claim and the send's answer leaves (a claimant now gone).
+    // What a crash after the claim leaves (its claimant a process now gone); and the owner had
+    // switched to the sample mailbox, which is what the restarted Hearth opens on.
     let row = c.hearth().store().get_proposal(&proposal.id).await.unwrap().unwrap();
     assert!(c.hearth().store().claim_proposal(&row.id, hearth_core::store::now_ms(), &row.connection, "other-boot:1:1").await.unwrap());
-    let dir = c.t.dir.path().to_owned();
-    // Restarted: the sample mailbox is chosen until the owner's account is opened again.
-    let hearth = Hearth::open(fast_config(&dir)).await.unwrap();
+    c.hearth().account_choose(hearth_protocol::accounts::SAMPLE_ACCOUNT).await.unwrap();
+    let mut config = fast_config(c.t.dir.path());
+    config.google = hearth_core::config::GoogleEndpoints::all_at(&c.fixture.base_url());
+    let hearth = Hearth::open(config).await.unwrap();
     let after = hearth.approval_get(&proposal.id).await.unwrap();
     assert_eq!(after.status, ProposalStatus::OutcomeUnknown, "a Google send may have gone: never 'failed' ({:?})", after.error);
-    // Nothing can be checked or retried through another account.
-    let refused = hearth
-        .approval_recheck(&ApprovalRecheckParams { proposal_id: after.id.clone(), hash: after.hash.clone(), action: Recheck::Retry })
-        .await
-        .unwrap_err();
+    // Not through another account.
+    let retry = ApprovalRecheckParams { proposal_id: after.id.clone(), hash: after.hash.clone(), action: Recheck::Retry };
+    let refused = hearth.approval_recheck(&retry).await.unwrap_err();
     assert_eq!(refused.to_ipc().code, ErrorCode::Conflict, "{refused}");
-    assert!(c.fixture.sent().is_empty());
+    assert!(refused.to_string().contains("owner@example.com"), "{refused}");
+    // Back on the account: the retry looks (it never went) and sends it, once.
+    hearth.account_choose(&connection).await.unwrap();
+    let retried = hearth.approval_recheck(&retry).await.unwrap();
+    assert_eq!(retried.status, ProposalStatus::Succeeded, "{:?}", retried.error);
+    assert_eq!(c.fixture.sent().len(), 1);
+    assert_eq!(hearth.approval_recheck(&retry).await.unwrap().status, ProposalStatus::Succeeded);
+    assert_eq!(c.fixture.sent().len(), 1);
 }
 
 // Settings → Accounts, through the same calls the window makes.
@@ -469,4 +481,133 @@ async fn settings_connects_an_account_uses_it_after_a_restart_and_disconnects_it
     assert_eq!(fixture.revoked().len(), 1);
     assert!(hearth.account_choose(&second).await.is_err(), "a disconnected account cannot be chosen");
     assert!(hearth.account_disconnect(SAMPLE_ACCOUNT).await.is_err());
+}
+
+// What the cold review found (each test fails on the code before its fix).
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn ten_concurrent_retries_whose_answers_are_lost_still_send_once() {
+    // Every retry that sends loses its answer again: only the claim taken before the look keeps
+    // a second retry from looking, finding nothing, and sending a second copy.
+    let c = connected(Access::ReadWrite).await;
+    c.fixture.set_send_mode(SendMode::LoseRequest);
+    let proposal = c.prepare("chat:race-lost", ProposalDraft::EmailSend(email("cy@example.com", "Race", "Once."))).await.unwrap();
+    let after = c.approve(&proposal).await.unwrap();
+    assert_eq!(after.status, ProposalStatus::OutcomeUnknown);
+    c.fixture.set_send_mode(SendMode::DropConnection);
+    let c = Arc::new(c);
+    let mut retries = Vec::new();
+    for _ in 0..10 {
+        let c = c.clone();
+        let after = after.clone();
+        retries.push(tokio::spawn(async move { c.recheck(&after, Recheck::Retry).await.unwrap() }));
+    }
+    for retry in retries {
+        retry.await.unwrap();
+    }
+    assert_eq!(c.fixture.sent().len(), 1, "one send; every later retry found it in Sent or saw it taken");
+    // And a retry now finds it.
+    c.fixture.set_send_mode(SendMode::Answer);
+    assert_eq!(c.recheck(&after, Recheck::Retry).await.unwrap().status, ProposalStatus::Succeeded);
+    assert_eq!(c.fixture.sent().len(), 1);
+}
+
+#[tokio::test]
+async fn a_send_the_search_index_has_not_seen_yet_is_found_among_the_newest_sent() {
+    let c = connected(Access::ReadWrite).await;
+    c.fixture.set_send_mode(SendMode::DropConnection);
+    let proposal = c.prepare("chat:lag", ProposalDraft::EmailSend(email("ana@example.com", "Fresh", "Just now."))).await.unwrap();
+    let after = c.approve(&proposal).await.unwrap();
+    assert_eq!(after.status, ProposalStatus::OutcomeUnknown);
+    c.fixture.set_search_lag(true);
+    c.fixture.set_send_mode(SendMode::Answer);
+    let retried = c.recheck(&after, Recheck::Retry).await.unwrap();
+    assert_eq!(retried.status, ProposalStatus::Succeeded, "{:?}", retried.error);
+    assert_eq!(c.fixture.sent().len(), 1, "found by listing Sent, not sent again");
+}
+
+#[tokio::test]
+async fn a_retry_google_refuses_leaves_the_outcome_unknown_never_failed() {
+    let c = connected(Access::ReadWrite).await;
+    c.fixture.add_event(FixtureEvent {
+        id: "evtpiano01".into(),
+        calendar_id: "primary".into(),
+        summary: "Piano".into(),
+        status: "confirmed".into(),
+        timed: Some(("2026-12-15T16:00:00Z".into(), "2026-12-15T17:00:00Z".into())),
+        ..FixtureEvent::default()
+    });
+    let proposal = prepare_event(&c, "chat:piano", serde_json::json!({ "action": "update", "eventId": "evtpiano01", "title": "Piano (Ms. Ito)" })).await.unwrap();
+    c.fixture.set_write_mode(WriteMode::DropConnection);
+    let after = c.approve(&proposal).await.unwrap();
+    assert_eq!(after.status, ProposalStatus::OutcomeUnknown, "{:?}", after.error);
+    assert_eq!(c.fixture.event_writes().len(), 1, "the change was made; its answer lost");
+    // Someone edits the event before the owner retries: the look does not match, and the retry
+    // meets a newer version (412).
+    c.fixture.rename_event("evtpiano01", "Piano — moved to 5pm");
+    c.fixture.set_write_mode(WriteMode::Answer);
+    let retried = c.recheck(&after, Recheck::Retry).await.unwrap();
+    assert_eq!(retried.status, ProposalStatus::OutcomeUnknown, "the first attempt did happen: never 'failed' ({:?})", retried.error);
+    assert!(retried.error.as_deref().unwrap().contains("retry was refused"), "{:?}", retried.error);
+    assert_eq!(c.fixture.event_writes().len(), 1, "the retry wrote nothing");
+}
+
+#[tokio::test]
+async fn an_update_changes_only_what_the_owner_reviewed() {
+    let c = connected(Access::ReadWrite).await;
+    let notes = "Bring the referral letter. ".repeat(200);
+    c.fixture.add_event(FixtureEvent {
+        id: "evtclinic01".into(),
+        calendar_id: "primary".into(),
+        summary: "Clinic".into(),
+        status: "confirmed".into(),
+        timed: Some(("2026-12-16T09:00:00Z".into(), "2026-12-16T10:00:00Z".into())),
+        description: notes.clone(),
+        color_id: "5".into(),
+        ..FixtureEvent::default()
+    });
+    let proposal = prepare_event(&c, "chat:clinic", serde_json::json!({ "action": "update", "eventId": "evtclinic01", "title": "Clinic (room 4)" })).await.unwrap();
+    assert_eq!(c.approve(&proposal).await.unwrap().status, ProposalStatus::Succeeded);
+    let event = c.fixture.events().into_iter().find(|e| e.id == "evtclinic01").unwrap();
+    assert_eq!(event.summary, "Clinic (room 4)");
+    assert_eq!(event.color_id, "5", "a field Hearth does not manage stays");
+    assert_eq!(event.description, notes, "the long description stays whole (Hearth reads only 4,000 characters of it)");
+}
+
+#[tokio::test]
+async fn a_retry_after_the_same_account_reconnects_goes_through_the_new_connection_once() {
+    let c = connected(Access::ReadWrite).await;
+    c.fixture.set_send_mode(SendMode::LoseRequest);
+    let proposal = c.prepare("chat:reconnected", ProposalDraft::EmailSend(email("bo@example.net", "Tickets", "Two, please."))).await.unwrap();
+    let after = c.approve(&proposal).await.unwrap();
+    assert_eq!(after.status, ProposalStatus::OutcomeUnknown);
+    // Grant write access again (a new sign-in of the same account: a new connection).
+    c.connect(Access::ReadWrite).await;
+    c.fixture.set_send_mode(SendMode::Answer);
+    let checked = c.recheck(&after, Recheck::Check).await.unwrap();
+    assert_eq!(checked.status, ProposalStatus::OutcomeUnknown, "checked, through the new connection");
+    let retried = c.recheck(&after, Recheck::Retry).await.unwrap();
+    assert_eq!(retried.status, ProposalStatus::Succeeded, "{:?}", retried.error);
+    assert_eq!(c.fixture.sent().len(), 1);
+    assert_eq!(header(&c.fixture.sent()[0], "Message-ID"), format!("<{}>", message_id_for(&proposal.id, "owner@example.com")));
+}
+
+#[tokio::test]
+async fn a_disconnected_account_cannot_approve_or_retry_anything() {
+    let c = connected(Access::ReadWrite).await;
+    let pending = c.prepare("chat:pending", ProposalDraft::EmailSend(email("ana@example.com", "Hi", "Hello."))).await.unwrap();
+    c.fixture.set_send_mode(SendMode::LoseRequest);
+    let unknown = c.prepare("chat:unknown", ProposalDraft::EmailSend(email("bo@example.net", "Hi", "Hello."))).await.unwrap();
+    let unknown = c.approve(&unknown).await.unwrap();
+    assert_eq!(unknown.status, ProposalStatus::OutcomeUnknown);
+    c.fixture.set_send_mode(SendMode::Answer);
+    let connection = c.ws.connection_now().id.clone();
+    c.hearth().account_disconnect(&connection).await.unwrap();
+    // The sample mailbox is in use now: both are refused, nothing is sent.
+    assert_eq!(c.approve(&pending).await.unwrap_err().to_ipc().code, ErrorCode::Conflict);
+    assert_eq!(c.recheck(&unknown, Recheck::Retry).await.unwrap_err().to_ipc().code, ErrorCode::Conflict);
+    // Even a claim written straight to the database is refused: the connection is gone.
+    let row = c.hearth().store().get_proposal(&pending.id).await.unwrap().unwrap();
+    assert!(!c.hearth().store().claim_proposal(&row.id, hearth_core::store::now_ms(), &row.connection, "someone").await.unwrap());
+    assert!(c.fixture.sent().is_empty());
 }

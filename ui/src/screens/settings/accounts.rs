@@ -60,7 +60,15 @@ pub fn AccountsSection() -> impl IntoView {
             };
             let attempt = begun.attempt_id.clone();
             waiting.set(Some(begun));
-            let reply = ipc::account_connect_finish(attempt).await;
+            let reply = ipc::account_connect_finish(attempt.clone()).await;
+            // Cancelled meanwhile: no error for a sign-in the owner gave up on, but one that
+            // landed after all is shown.
+            if waiting.with_untracked(|w| w.as_ref().map(|b| b.attempt_id.as_str()) != Some(attempt.as_str())) {
+                if let Ok(next) = reply {
+                    view.set(Some(next));
+                }
+                return;
+            }
             waiting.set(None);
             busy.set(false);
             match reply {
@@ -68,6 +76,14 @@ pub fn AccountsSection() -> impl IntoView {
                 Err(err) => error.set(Some(err.message)),
             }
         });
+    };
+
+    // The owner stops waiting: the window is free again; a late answer is ignored (the sign-in
+    // stays possible in the browser until it expires, and refreshes the list when it lands).
+    let abandon = move |()| {
+        waiting.set(None);
+        busy.set(false);
+        apply(Box::pin(ipc::accounts_get()));
     };
 
     let client_id = RwSignal::new(String::new());
@@ -125,10 +141,13 @@ pub fn AccountsSection() -> impl IntoView {
                 </button>
             </div>
             {move || waiting.get().map(|begun| view! {
-                <p class="settings-note accounts-waiting">
-                    "Waiting for Google… Finish signing in in your browser. If it did not open, open this address: "
-                    <a class="consent-url" href=begun.consent_url.clone() target="_blank" rel="noreferrer">{begun.consent_url.clone()}</a>
-                </p>
+                <div class="settings-note accounts-waiting">
+                    <p>"Waiting for Google… Finish signing in in your browser. If it did not open, copy this address into it:"</p>
+                    // Text, not a link: the consent page must open in the owner's browser, never in
+                    // Hearth's window.
+                    <code class="consent-url">{begun.consent_url}</code>
+                    <button type="button" data-action="cancel-sign-in" on:click=move |_| abandon(())>"Cancel"</button>
+                </div>
             })}
             {move || view.with(|v| v.as_ref().and_then(|v| v.notice.clone())).map(|notice| view! {
                 <p class="settings-note accounts-notice">{notice}</p>
@@ -177,7 +196,7 @@ fn AccountRow(
     let last_sync = account.last_sync;
     let scopes = account.scopes.iter().map(|s| scope_label(s).to_owned()).collect::<Vec<_>>().join(", ");
     view! {
-        <div class="account-row" data-connection-id=id.clone() data-provider=provider_label(account.provider)>
+        <div class="account-row" data-connection-id=id data-provider=provider_label(account.provider)>
             <label class="settings-radio account-choice">
                 <input type="radio" name="account" value=id.clone()
                     prop:checked=is_chosen

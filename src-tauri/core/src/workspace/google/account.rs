@@ -93,6 +93,11 @@ impl GoogleWorkspace {
         Ok(Self { store, auth, gmail, calendar, connection, last_sync: Arc::default() })
     }
 
+    /// The sign-in flow its tokens come from.
+    pub fn auth(&self) -> &GoogleAuth {
+        &self.auth
+    }
+
     /// The connection and account it acts as.
     pub fn connection_now(&self) -> &Connection {
         &self.connection
@@ -201,7 +206,8 @@ impl GoogleWorkspace {
             }
             ProposalDraft::CalendarUpdate(draft) => {
                 let id = event_of(draft);
-                (self.calendar.replace(draft, &id, &proposal.target_version).await?, "Changed in Google Calendar", id)
+                let before = draft.before.as_ref().ok_or_else(|| ExecuteError::Rejected("This change lost the event it was made from; prepare it again. Nothing was changed.".into()))?;
+                (self.calendar.update(draft, before, &id, &proposal.target_version).await?, "Changed in Google Calendar", id)
             }
             ProposalDraft::CalendarDelete(draft) => {
                 let id = event_of(draft);
@@ -229,6 +235,11 @@ impl GoogleWorkspace {
         if event.cancelled {
             return Err(CoreError::NotFound(format!("The event {id} was deleted. Use read_calendar to find the current events.")));
         }
+        if event.etag.is_empty() {
+            return Err(CoreError::Unavailable(
+                "Google Calendar gave no version for this event, so Hearth cannot change it safely; try again.".into(),
+            ));
+        }
         if event.recurring {
             return Err(CoreError::InvalidInput(
                 "This is a repeating event: Hearth does not change or delete repeating events (one change could move every \
@@ -255,7 +266,7 @@ impl GoogleWorkspace {
             ProposalDraft::CalendarUpdate(draft) => {
                 let id = draft.event_id.clone().unwrap_or_default();
                 match self.calendar.event(&draft.calendar_id, &id).await {
-                    Ok(event) if !event.cancelled && event.snapshot == draft.snapshot() => {
+                    Ok(event) if !event.cancelled && same_event(&event.snapshot, &draft.snapshot()) => {
                         Some(format!("Found in Google Calendar: the event already has the approved values · {id}"))
                     }
                     Ok(_) | Err(CoreError::NotFound(_)) => None,
@@ -356,6 +367,12 @@ impl Workspace for GoogleWorkspace {
 
     fn reconcile<'a>(&'a self, proposal: &'a ProposalRow) -> BoxFuture<'a, Result<Reconciliation>> {
         async move {
+            if proposal.connection.account != self.connection.account {
+                return Err(CoreError::Conflict(format!(
+                    "This was approved for {}, not {}; it can only be looked for in that account.",
+                    proposal.connection.account, self.connection.account
+                )));
+            }
             match &proposal.draft {
                 ProposalDraft::EmailSend(_) => Ok(match self.gmail.find_sent(&self.message_id(proposal)).await? {
                     Reconciled::Found { id, copies: 1 } => Reconciliation::Happened(format!("Found in Gmail's Sent: it was sent once · Gmail id {id}")),
@@ -380,6 +397,13 @@ impl Workspace for GoogleWorkspace {
         cancel: &'a CancellationToken,
     ) -> BoxFuture<'a, std::result::Result<Executed, ExecuteError>> {
         async move {
+            // Only what was approved for this very connection (a reconnect is a new one).
+            if proposal.connection != self.connection {
+                return Err(ExecuteError::Rejected(format!(
+                    "This was approved for another connection of {} than the one open now, so nothing was sent or changed.",
+                    proposal.connection.account
+                )));
+            }
             match &proposal.draft {
                 ProposalDraft::EmailSend(draft) => self.send(proposal, draft, cancel).await,
                 ProposalDraft::CalendarCreate(_) | ProposalDraft::CalendarUpdate(_) | ProposalDraft::CalendarDelete(_) => {
@@ -390,4 +414,18 @@ impl Workspace for GoogleWorkspace {
         }
         .boxed()
     }
+}
+
+/// Whether Calendar holds the approved values (invitees in any order).
+fn same_event(held: &hearth_protocol::approvals::EventSnapshot, approved: &hearth_protocol::approvals::EventSnapshot) -> bool {
+    let sorted = |list: &[String]| {
+        let mut list = list.to_vec();
+        list.sort();
+        list
+    };
+    held.title == approved.title
+        && held.timing == approved.timing
+        && held.location == approved.location
+        && held.description == approved.description
+        && sorted(&held.attendees) == sorted(&approved.attendees)
 }

@@ -129,8 +129,10 @@ enum Write<'a> {
     /// `POST …/events` with a client-chosen id (Google answers 409 when it exists: the id is
     /// this write's idempotency key).
     Insert { draft: &'a EventDraft, event_id: &'a str, proposal_id: &'a str },
-    /// `PUT …/events/{id}` with `If-Match`.
-    Replace { draft: &'a EventDraft, event_id: &'a str, etag: &'a str },
+    /// `PATCH …/events/{id}` with `If-Match`, carrying only the fields the owner changed:
+    /// Calendar's `update` (PUT) clears every field not sent — reminders, the video call,
+    /// colour, attachments — and the description Hearth holds may be cut short.
+    Patch { draft: &'a EventDraft, before: &'a EventSnapshot, event_id: &'a str, etag: &'a str },
     /// `DELETE …/events/{id}` with `If-Match`.
     Delete { calendar_id: &'a str, event_id: &'a str, etag: &'a str },
 }
@@ -239,9 +241,10 @@ impl Calendar {
         self.write(Write::Insert { draft, event_id, proposal_id }).await
     }
 
-    /// Replaces the event with `draft`, only while it is still at `etag`.
-    pub async fn replace(&self, draft: &EventDraft, event_id: &str, etag: &str) -> std::result::Result<Written, ExecuteError> {
-        self.write(Write::Replace { draft, event_id, etag }).await
+    /// Changes what differs between `before` and `draft` in the event, only while it is still
+    /// at `etag`; everything else on the event is left as it is.
+    pub async fn update(&self, draft: &EventDraft, before: &EventSnapshot, event_id: &str, etag: &str) -> std::result::Result<Written, ExecuteError> {
+        self.write(Write::Patch { draft, before, event_id, etag }).await
     }
 
     /// Deletes the event, only while it is still at `etag`.
@@ -262,9 +265,9 @@ impl Calendar {
                 body["extendedProperties"] = serde_json::json!({ "private": { PROPOSAL_PROPERTY: proposal_id } });
                 (reqwest::Method::POST, self.events_url(&draft.calendar_id, None), Some(body), None)
             }
-            Write::Replace { draft, event_id, etag } => {
-                let body = event_body(draft).map_err(|e| refused(e.to_string()))?;
-                (reqwest::Method::PUT, self.events_url(&draft.calendar_id, Some(event_id)), Some(body), Some(*etag))
+            Write::Patch { draft, before, event_id, etag } => {
+                let body = changed_fields(draft, before).map_err(|e| refused(e.to_string()))?;
+                (reqwest::Method::PATCH, self.events_url(&draft.calendar_id, Some(event_id)), Some(body), Some(*etag))
             }
             Write::Delete { calendar_id, event_id, etag } => {
                 (reqwest::Method::DELETE, self.events_url(calendar_id, Some(event_id)), None, Some(*etag))
@@ -296,9 +299,18 @@ impl Calendar {
         let changed = "The event changed after you reviewed this, so nothing was changed. Prepare it again.";
         match (status.as_u16(), &write) {
             (200 | 204, _) => {}
-            (409, Write::Insert { .. }) => return Ok(Written::AlreadyThere),
+            (409, Write::Insert { draft, event_id, proposal_id }) => {
+                // Only this proposal's own event is "already there".
+                return match self.event(&draft.calendar_id, event_id).await {
+                    Ok(event) if event.proposal.as_deref() == Some(*proposal_id) => Ok(Written::AlreadyThere),
+                    Ok(_) => Err(refused(format!("Google Calendar holds another event with the id {event_id}, so nothing was added."))),
+                    Err(err) => Err(ExecuteError::Uncertain(format!(
+                        "Google Calendar says the event exists, but it could not be read ({err}); check the calendar"
+                    ))),
+                };
+            }
             (412, _) => return Err(refused(changed.into())),
-            (404 | 410, Write::Replace { .. } | Write::Delete { .. }) => {
+            (404 | 410, Write::Patch { .. } | Write::Delete { .. }) => {
                 return Err(refused("The event is no longer in the calendar, so nothing was changed.".into()));
             }
             (401, _) => return Err(refused("Google Calendar refused Hearth's access, so nothing was changed; connect the account again in Settings → Accounts.".into())),
@@ -315,7 +327,7 @@ impl Calendar {
             }
         }
         // A delete answers 204 with nothing; an insert or replace answers the event.
-        if let Write::Insert { .. } | Write::Replace { .. } = write {
+        if let Write::Insert { .. } | Write::Patch { .. } = write {
             let bytes = answer.map_err(|why| ExecuteError::Uncertain(format!("Google Calendar's answer {why}; the change may have been made")))?;
             serde_json::from_slice::<Event>(&bytes)
                 .map_err(|_| ExecuteError::Uncertain("Google Calendar's answer did not read; the change may have been made".into()))?;
@@ -359,6 +371,29 @@ fn event_body(draft: &EventDraft) -> Result<serde_json::Value> {
         "end": end,
         "attendees": attendees,
     }))
+}
+
+/// The fields of `draft` that differ from `before`, as Calendar's JSON: what a PATCH sends.
+fn changed_fields(draft: &EventDraft, before: &EventSnapshot) -> Result<serde_json::Value> {
+    let all = event_body(draft)?;
+    let mut changed = serde_json::Map::new();
+    if draft.title != before.title {
+        changed.insert("summary".into(), all["summary"].clone());
+    }
+    if draft.location != before.location {
+        changed.insert("location".into(), all["location"].clone());
+    }
+    if draft.description != before.description {
+        changed.insert("description".into(), all["description"].clone());
+    }
+    if draft.timing != before.timing || draft.time_zone != before.time_zone {
+        changed.insert("start".into(), all["start"].clone());
+        changed.insert("end".into(), all["end"].clone());
+    }
+    if draft.attendees != before.attendees {
+        changed.insert("attendees".into(), all["attendees"].clone());
+    }
+    Ok(serde_json::Value::Object(changed))
 }
 
 /// An event as a draft spells it: times in UTC to the second, the event's own zone (UTC when

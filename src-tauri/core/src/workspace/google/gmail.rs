@@ -214,6 +214,10 @@ fn multipart_related(raw: &[u8], thread_id: Option<&str>) -> (String, Vec<u8>) {
     (format!("multipart/related; boundary={boundary}"), body)
 }
 
+/// How many of the newest Sent messages an uncertain send is also looked for among (by label,
+/// not by search).
+const RECENT_SENT_CHECKED: &str = "25";
+
 /// The most of a send's answer read (its JSON is a few hundred bytes).
 const MAX_SEND_ANSWER_BYTES: usize = 64 * 1024;
 
@@ -407,10 +411,18 @@ impl Gmail {
         // Sent mail in the bin still counts: it went.
         let query = format!("rfc822msgid:{bare} in:sent");
         let list: MessageList = self.get("messages", &[("q", &query), ("maxResults", "10"), ("includeSpamTrash", "true")]).await?;
-        // The search is an index; each hit is read back, and only a sent message carrying
-        // exactly this id counts.
+        let mut hits: Vec<String> = list.messages.into_iter().map(|m| m.id).collect();
+        // The search is an index, which can lag a message sent seconds ago: the newest Sent
+        // messages are listed by label too (not searched) and read back.
+        let recent: MessageList = self.get("messages", &[("labelIds", "SENT"), ("maxResults", RECENT_SENT_CHECKED)]).await?;
+        for message in recent.messages {
+            if !hits.contains(&message.id) {
+                hits.push(message.id);
+            }
+        }
+        // Each hit is read back, and only a sent message carrying exactly this id counts.
         let mut found = Vec::new();
-        for hit in list.messages {
+        for hit in hits.into_iter().map(|id| MessageRef { id }) {
             let meta = match self.metadata(&hit.id).await {
                 Ok(meta) => meta,
                 Err(CoreError::NotFound(_)) => continue,

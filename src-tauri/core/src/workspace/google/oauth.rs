@@ -177,8 +177,6 @@ struct Inner {
     client: ClientConfig,
     http: reqwest::Client,
     state_ttl: Duration,
-    /// One lock per connection: its refreshes and its disconnect never overlap.
-    refreshing: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
 
 impl std::fmt::Debug for GoogleAuth {
@@ -186,6 +184,12 @@ impl std::fmt::Debug for GoogleAuth {
         f.debug_struct("GoogleAuth").field("client", &self.inner.client).finish_non_exhaustive()
     }
 }
+
+/// One lock per connection, for the whole process: its refreshes, its forget and its
+/// disconnect never overlap, whichever `GoogleAuth` they go through (a new one is made when the
+/// owner changes the OAuth client, while open accounts keep theirs). Connection ids are UUIDs.
+static CONNECTION_LOCKS: std::sync::LazyLock<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>> =
+    std::sync::LazyLock::new(Default::default);
 
 /// The vault name of a connection's tokens.
 fn tokens_name(connection_id: &str) -> String {
@@ -214,7 +218,7 @@ impl GoogleAuth {
         }
         let http = super::http_client("Google sign-in")?;
         Ok(Self {
-            inner: Arc::new(Inner { store, vault, client, http, state_ttl: STATE_TTL, refreshing: Arc::default() }),
+            inner: Arc::new(Inner { store, vault, client, http, state_ttl: STATE_TTL }),
         })
     }
 
@@ -227,7 +231,6 @@ impl GoogleAuth {
             client: self.inner.client.clone(),
             http: self.inner.http.clone(),
             state_ttl: ttl,
-            refreshing: self.inner.refreshing.clone(),
         };
         Self { inner: Arc::new(inner) }
     }
@@ -375,7 +378,7 @@ impl GoogleAuth {
         let lock = self.lock_of(connection_id);
         let _one_at_a_time = lock.lock().await;
         self.inner.vault.delete(&tokens_name(connection_id)).await?;
-        self.inner.refreshing.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(connection_id);
+        CONNECTION_LOCKS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(connection_id);
         Ok(())
     }
 
@@ -400,13 +403,13 @@ impl GoogleAuth {
             )),
         };
         self.inner.vault.delete(&tokens_name(connection_id)).await?;
-        self.inner.refreshing.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(connection_id);
+        CONNECTION_LOCKS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(connection_id);
         Ok(revocation)
     }
 
     /// The lock of `connection_id`'s refreshes and disconnect.
     fn lock_of(&self, connection_id: &str) -> Arc<tokio::sync::Mutex<()>> {
-        let mut locks = self.inner.refreshing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut locks = CONNECTION_LOCKS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         locks.entry(connection_id.to_owned()).or_default().clone()
     }
 

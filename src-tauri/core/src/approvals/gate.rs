@@ -465,11 +465,10 @@ impl ApprovalGate {
                     Reconciliation::NotFound => {
                         // Kept with why it was uncertain in the first place.
                         let why = proposal.error.as_deref().map(|e| e.split(NOT_FOUND_NOTE).next().unwrap_or(e).trim_end()).unwrap_or_default();
-                        let note = format!("{why}{NOT_FOUND_NOTE}");
-                        self.inner
-                            .store
-                            .settle_proposal(&proposal.id, ProposalStatus::OutcomeUnknown, ProposalStatus::OutcomeUnknown, None, Some(&note), None)
-                            .await?;
+                        let note = if why.is_empty() { NOT_FOUND_NOTE.trim_start_matches(" — ").to_owned() } else { format!("{why}{NOT_FOUND_NOTE}") };
+                        // Only over the reason this check read: a retry that settled meanwhile
+                        // keeps its own (newer) one.
+                        self.inner.store.note_unknown_proposal(&proposal.id, proposal.error.as_deref(), &note).await?;
                     }
                 }
                 Ok(self.row(&proposal.id).await?.view())

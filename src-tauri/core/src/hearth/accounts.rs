@@ -252,6 +252,11 @@ impl Hearth {
         let one_switch = self.accounts.switching.lock().await;
         let known = self.store.google_accounts().await?.iter().any(|r| r.connection_id == connection_id);
         if !known {
+            // A disconnect that failed half-way left tokens: they go now.
+            let leftover = self.settings.vault().delete(&format!("google-tokens:{connection_id}")).await?;
+            if leftover {
+                return self.accounts_view(None).await;
+            }
             return Err(CoreError::NotFound(format!("There is no connected account {connection_id}.")));
         }
         // First out of use and out of the table (no approval can be claimed for it from here

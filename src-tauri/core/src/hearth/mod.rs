@@ -163,10 +163,11 @@ impl Hearth {
             browsers,
             screen_runs: computer::ScreenRuns::default(),
         };
-        hearth.apply_settings().await;
-        // The account chosen last time first: the tasks recovery just requeued must not read
-        // (or prepare for) the sample mailbox in its place.
+        // The account chosen last time first: neither the tasks recovery just requeued nor a
+        // client of the AG-UI endpoint (which the settings start) may read, or prepare for, the
+        // sample mailbox in its place.
         hearth.restore_account().await;
+        hearth.apply_settings().await;
         if hearth.config.start_workers {
             hearth.tasks.start();
             hearth.approvals.start(std::time::Duration::from_secs(15));

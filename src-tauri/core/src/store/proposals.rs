@@ -293,7 +293,7 @@ impl Store {
         let mut writer = self.writer().await;
         let done = sqlx::query(
             "UPDATE proposals SET status = 'executing', executor = ?4, connection_id = ?2
-             WHERE id = ?1 AND status = 'outcome_unknown' AND account = ?3
+             WHERE id = ?1 AND status = 'outcome_unknown' AND account = ?3 AND connection_id <> 'browser'
                AND ((connection_id = 'local') = (?2 = 'local'))
                AND (CASE WHEN ?2 = 'local'
                          THEN ?3 = coalesce((SELECT value FROM meta WHERE key = 'local_account'), ?5)
@@ -313,6 +313,19 @@ impl Store {
         .bind(super::calendar::DEFAULT_LOCAL_ACCOUNT)
         .execute(&mut *writer)
         .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Replaces the note of an `outcome_unknown` proposal, only while its note is still `seen`
+    /// (nothing settled it in between); whether it did.
+    pub async fn note_unknown_proposal(&self, id: &str, seen: Option<&str>, note: &str) -> Result<bool> {
+        let mut writer = self.writer().await;
+        let done = sqlx::query("UPDATE proposals SET error = ?3 WHERE id = ?1 AND status = 'outcome_unknown' AND error IS ?2")
+            .bind(id)
+            .bind(seen)
+            .bind(note)
+            .execute(&mut *writer)
+            .await?;
         Ok(done.rows_affected() == 1)
     }
 

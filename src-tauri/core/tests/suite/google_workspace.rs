@@ -488,7 +488,8 @@ async fn settings_connects_an_account_uses_it_after_a_restart_and_disconnects_it
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn ten_concurrent_retries_whose_answers_are_lost_still_send_once() {
     // Every retry that sends loses its answer again: only the claim taken before the look keeps
-    // a second retry from looking, finding nothing, and sending a second copy.
+    // a second retry from looking, finding nothing, and sending a second copy. (Whether the old
+    // order failed here depended on scheduling; the claim-first order holds in every one.)
     let c = connected(Access::ReadWrite).await;
     c.fixture.set_send_mode(SendMode::LoseRequest);
     let proposal = c.prepare("chat:race-lost", ProposalDraft::EmailSend(email("cy@example.com", "Race", "Once."))).await.unwrap();
@@ -609,5 +610,10 @@ async fn a_disconnected_account_cannot_approve_or_retry_anything() {
     // Even a claim written straight to the database is refused: the connection is gone.
     let row = c.hearth().store().get_proposal(&pending.id).await.unwrap().unwrap();
     assert!(!c.hearth().store().claim_proposal(&row.id, hearth_core::store::now_ms(), &row.connection, "someone").await.unwrap());
+    let stranded = c.hearth().store().get_proposal(&unknown.id).await.unwrap().unwrap();
+    assert!(
+        !c.hearth().store().reclaim_unknown_proposal(&stranded.id, &stranded.connection, "someone").await.unwrap(),
+        "a retry's claim too"
+    );
     assert!(c.fixture.sent().is_empty());
 }

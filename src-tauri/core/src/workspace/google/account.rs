@@ -248,6 +248,12 @@ impl GoogleWorkspace {
             ));
         }
         let draft = resolve_event(update, request, id, event.snapshot)?;
+        if draft.calendar_id != calendar_id {
+            return Err(CoreError::InvalidInput(
+                "Hearth does not move events between calendars; change the event in its own calendar, or move it in Google Calendar."
+                    .into(),
+            ));
+        }
         Ok((draft, Target { target: format!("event:{id}"), version: event.etag }))
     }
 
@@ -425,6 +431,7 @@ fn same_event(held: &hearth_protocol::approvals::EventSnapshot, approved: &heart
     };
     held.title == approved.title
         && held.timing == approved.timing
+        && held.time_zone == approved.time_zone
         && held.location == approved.location
         && held.description == approved.description
         && sorted(&held.attendees) == sorted(&approved.attendees)

@@ -387,8 +387,19 @@ fn changed_fields(draft: &EventDraft, before: &EventSnapshot) -> Result<serde_js
         changed.insert("description".into(), all["description"].clone());
     }
     if draft.timing != before.timing || draft.time_zone != before.time_zone {
-        changed.insert("start".into(), all["start"].clone());
-        changed.insert("end".into(), all["end"].clone());
+        // A PATCH merges into `start` and `end`: the other form is cleared, or an all-day
+        // event made timed would carry both `date` and `dateTime`.
+        let side = |value: &serde_json::Value| {
+            let mut side = value.clone();
+            if let Some(object) = side.as_object_mut() {
+                for key in ["date", "dateTime", "timeZone"] {
+                    object.entry(key).or_insert(serde_json::Value::Null);
+                }
+            }
+            side
+        };
+        changed.insert("start".into(), side(&all["start"]));
+        changed.insert("end".into(), side(&all["end"]));
     }
     if draft.attendees != before.attendees {
         changed.insert("attendees".into(), all["attendees"].clone());

@@ -414,7 +414,7 @@ impl Gmail {
         let mut hits: Vec<String> = list.messages.into_iter().map(|m| m.id).collect();
         // The search is an index, which can lag a message sent seconds ago: the newest Sent
         // messages are listed by label too (not searched) and read back.
-        let recent: MessageList = self.get("messages", &[("labelIds", "SENT"), ("maxResults", RECENT_SENT_CHECKED)]).await?;
+        let recent: MessageList = self.get("messages", &[("labelIds", "SENT"), ("maxResults", RECENT_SENT_CHECKED), ("includeSpamTrash", "true")]).await?;
         for message in recent.messages {
             if !hits.contains(&message.id) {
                 hits.push(message.id);

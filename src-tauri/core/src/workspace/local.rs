@@ -287,16 +287,7 @@ impl Workspace for LocalWorkspace {
                     };
                     (ProposalDraft::EmailSend(email), unversioned("mail:send".into()))
                 }
-                ProposalDraft::CalendarCreate(event) => {
-                    if event.before.is_some() || event.changes.is_some() {
-                        return Err(CoreError::InvalidInput(
-                            "A new event has no earlier version and nothing to change; to change an event use action update."
-                                .into(),
-                        ));
-                    }
-                    let target = unversioned(format!("calendar:{}", event.calendar_id));
-                    (ProposalDraft::CalendarCreate(event), target)
-                }
+                ProposalDraft::CalendarCreate(event) => crate::workspace::new_event(event)?,
                 ProposalDraft::CalendarUpdate(request) => {
                     let (event, target) = self.current_event(true, &request).await?;
                     (ProposalDraft::CalendarUpdate(event), target)

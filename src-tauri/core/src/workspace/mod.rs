@@ -154,6 +154,18 @@ pub(crate) async fn reviewed_bytes(store: &crate::store::Store, attachment: &Dra
     Ok(bytes)
 }
 
+/// A new event as the owner will review it, and its target (a calendar has no version): the
+/// same for every workspace.
+pub(crate) fn new_event(event: hearth_protocol::approvals::EventDraft) -> Result<(ProposalDraft, Target)> {
+    if event.before.is_some() || event.changes.is_some() {
+        return Err(crate::error::CoreError::InvalidInput(
+            "A new event has no earlier version and nothing to change; to change an event use action update.".into(),
+        ));
+    }
+    let target = Target { target: format!("calendar:{}", event.calendar_id), version: "-".into() };
+    Ok((ProposalDraft::CalendarCreate(event), target))
+}
+
 /// Cuts `text` to `max` characters; says whether it cut.
 pub fn truncate_chars(text: &str, max: usize) -> (String, bool) {
     match text.char_indices().nth(max) {

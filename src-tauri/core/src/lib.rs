@@ -14,6 +14,7 @@ pub mod config;
 pub mod documents;
 pub mod error;
 pub mod files;
+pub mod finance;
 mod hearth;
 pub mod journal;
 pub mod pdf;

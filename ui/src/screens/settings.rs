@@ -76,11 +76,11 @@ pub fn SettingsScreen() -> impl IntoView {
 /// Sends one settings change unless one is in flight. The view it answers replaces the shown
 /// one; a refusal shows its message and re-notifies the view's readers, so a control the
 /// backend refused (a radio, a toggle) goes back to the setting in force.
-fn apply_change(
+fn apply_change<T: Send + Sync + 'static>(
     busy: RwSignal<bool>,
     error: RwSignal<Option<String>>,
-    settings: RwSignal<Option<SettingsView>>,
-    change: impl Future<Output = Result<SettingsView, IpcError>> + 'static,
+    settings: RwSignal<Option<T>>,
+    change: impl Future<Output = Result<T, IpcError>> + 'static,
 ) {
     if busy.get_untracked() {
         return;

@@ -26,7 +26,7 @@ use crate::error::{CoreError, Result};
 use crate::settings::GOOGLE_CLIENT_SECRET;
 use crate::store::accounts::GoogleAccountRow;
 use crate::store::now_ms;
-use crate::workspace::google::oauth::{Access, ClientConfig, GoogleAuth, LoopbackRedirect, Revocation, STATE_TTL, WRITE_SCOPES};
+use crate::workspace::google::oauth::{Access, ClientConfig, GoogleAuth, LoopbackRedirect, Revocation, STATE_TTL, WRITE_SCOPES, tokens_name};
 use crate::workspace::{GoogleWorkspace, Workspace};
 
 /// Sign-ins waiting for Google at once (an abandoned one is dropped for a new one).
@@ -253,7 +253,7 @@ impl Hearth {
         let known = self.store.google_accounts().await?.iter().any(|r| r.connection_id == connection_id);
         if !known {
             // A disconnect that failed half-way left tokens: they go now.
-            let leftover = self.settings.vault().delete(&format!("google-tokens:{connection_id}")).await?;
+            let leftover = self.settings.vault().delete(&tokens_name(connection_id)).await?;
             if leftover {
                 return self.accounts_view(None).await;
             }
@@ -281,7 +281,7 @@ impl Hearth {
             },
             // No client to revoke with: the tokens are deleted all the same.
             Err(_) => {
-                self.settings.vault().delete(&format!("google-tokens:{connection_id}")).await?;
+                self.settings.vault().delete(&tokens_name(connection_id)).await?;
                 Some("Hearth could not ask Google to revoke its access (no OAuth client is set); remove it on your Google account page.".into())
             }
         };

@@ -8,6 +8,7 @@ use hearth_protocol::IpcError;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use super::apply_change;
 use crate::clock::Clock;
 use crate::ipc;
 use crate::state::accounts::{access_label, can_disconnect, can_grant_write, provider_label, scope_label, sync_label};
@@ -22,24 +23,10 @@ pub fn AccountsSection() -> impl IntoView {
     let waiting = RwSignal::new(None::<ConnectBegun>);
     let clock = Clock::from_context();
 
+    // The same rule as every Settings section: one change at a time, its answer replaces the
+    // view, a refusal shows its message and puts a refused radio back.
     let apply = move |change: std::pin::Pin<Box<dyn std::future::Future<Output = Result<AccountsView, IpcError>>>>| {
-        if busy.get_untracked() {
-            return;
-        }
-        busy.set(true);
-        error.set(None);
-        spawn_local(async move {
-            let reply = change.await;
-            busy.set(false);
-            match reply {
-                Ok(next) => view.set(Some(next)),
-                Err(err) => {
-                    error.set(Some(err.message));
-                    // A refused radio goes back to the account in force.
-                    view.update(|_| ());
-                }
-            }
-        });
+        apply_change(busy, error, view, change);
     };
     apply(Box::pin(ipc::accounts_get()));
 

@@ -397,7 +397,7 @@ impl Workspace for GoogleWorkspace {
             // Only what was approved for this very connection (a reconnect is a new one).
             if proposal.connection != self.connection {
                 return Err(ExecuteError::Rejected(format!(
-                    "This was approved for another connection of {} than the one open now, so nothing was sent or changed.",
+                    "This was approved through an earlier sign-in of {}, so nothing was sent or changed; ask for it again to review it for the current one.",
                     proposal.connection.account
                 )));
             }

@@ -192,7 +192,7 @@ static CONNECTION_LOCKS: std::sync::LazyLock<std::sync::Mutex<HashMap<String, Ar
     std::sync::LazyLock::new(Default::default);
 
 /// The vault name of a connection's tokens.
-fn tokens_name(connection_id: &str) -> String {
+pub(crate) fn tokens_name(connection_id: &str) -> String {
     format!("google-tokens:{connection_id}")
 }
 

@@ -5,6 +5,7 @@
 //! - `after-effect`: claim one task, perform its effect, print `EFFECT_DONE`, then hang;
 //! - `during-effect`: claim one task, print `EFFECT_DONE` inside the effect, then hang;
 //! - `drain`: run every due task (each succeeds at once) until none is left, then exit;
+//! - `fire-schedules:<unix ms>`: tick the schedules once as if it were that moment, then exit;
 //! - `chat-run`: start a chat reply that counts slowly, print `EFFECT_DONE` once it streams, then hang.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
@@ -77,6 +78,10 @@ async fn main() {
                     let _ = changes.recv().await;
                 }
             }
+        }
+        fire if fire.starts_with("fire-schedules:") => {
+            let now: i64 = fire["fire-schedules:".len()..].parse().unwrap();
+            hearth.schedules().fire_due(now).await.unwrap();
         }
         "chat-run" => {
             let params = hearth_protocol::ipc::RunStartParams { thread_id: None, text: "count to 50 slowly".into() };

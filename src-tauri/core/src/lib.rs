@@ -20,6 +20,7 @@ pub mod journal;
 pub mod pdf;
 pub mod providers;
 pub mod runs;
+pub mod schedules;
 pub mod secret;
 pub mod settings;
 pub mod store;

@@ -20,11 +20,14 @@ pub enum TaskKind {
     Monitor,
     /// Money matters (statements, bills).
     Finance,
+    /// A reminder a schedule made: tells the owner, needs no model.
+    Reminder,
 }
 
 impl TaskKind {
     /// Every kind.
-    pub const ALL: [TaskKind; 5] = [TaskKind::Agent, TaskKind::Plan, TaskKind::Document, TaskKind::Monitor, TaskKind::Finance];
+    pub const ALL: [TaskKind; 6] =
+        [TaskKind::Agent, TaskKind::Plan, TaskKind::Document, TaskKind::Monitor, TaskKind::Finance, TaskKind::Reminder];
 
     /// Stored spelling.
     pub const fn as_str(self) -> &'static str {
@@ -34,6 +37,7 @@ impl TaskKind {
             TaskKind::Document => "document",
             TaskKind::Monitor => "monitor",
             TaskKind::Finance => "finance",
+            TaskKind::Reminder => "reminder",
         }
     }
 

@@ -73,6 +73,8 @@ tool_names! {
     SaveDownload = "save_download" => Effect,
     /// Hand a job to the durable task engine.
     DelegateTask = "delegate_task" => Control,
+    /// Make a task repeat on a schedule (a rule in a time zone).
+    ScheduleTask = "schedule_task" => Control,
     /// Report the state of Hearth's tasks.
     AgentStatus = "agent_status" => Read,
     /// Create a long-running goal.
@@ -167,7 +169,7 @@ mod tests {
 
     #[test]
     fn every_name_round_trips_through_json_and_wire() {
-        assert_eq!(ToolName::ALL.len(), 36);
+        assert_eq!(ToolName::ALL.len(), 37);
         for tool in ToolName::ALL {
             let json = serde_json::to_string(tool).unwrap();
             assert_eq!(json, format!("\"{}\"", tool.as_str()));

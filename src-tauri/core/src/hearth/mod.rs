@@ -33,6 +33,7 @@ mod accounts;
 mod agents;
 mod browser;
 mod computer;
+mod inbox;
 mod settings;
 
 /// The running core. Cheap to clone; clones share everything.
@@ -64,6 +65,10 @@ pub struct Hearth {
     browsers: Browsers,
     /// The Computer screen's commands in flight (their Stop).
     screen_runs: computer::ScreenRuns,
+    /// Schedules (the Activity screen's, and the agent's schedule_task).
+    schedules: crate::schedules::Schedules,
+    /// Ends the background loops Hearth started itself (the schedules' tick).
+    background: tokio_util::sync::CancellationToken,
 }
 
 /// The one owner's id in names and labels (Hearth is single-owner).
@@ -90,6 +95,8 @@ impl Hearth {
         let tasks = TaskEngine::new(store.clone(), config.engine.clone());
         tasks.register(TaskKind::Agent, NoModelHandler);
         tasks.register(TaskKind::Plan, NoModelHandler);
+        tasks.register(TaskKind::Reminder, crate::schedules::run_reminder);
+        let schedules = crate::schedules::Schedules::new(store.clone(), tasks.clone());
         // The sample mailbox until the owner picks a connected account.
         let local: Arc<dyn Workspace> = Arc::new(LocalWorkspace::new(store.clone(), config.attachments_dir()));
         let chosen = Arc::new(ChosenWorkspace::new(local.clone()));
@@ -162,6 +169,8 @@ impl Hearth {
             computer,
             browsers,
             screen_runs: computer::ScreenRuns::default(),
+            schedules,
+            background: tokio_util::sync::CancellationToken::new(),
         };
         // The account chosen last time first: neither the tasks recovery just requeued nor a
         // client of the AG-UI endpoint (which the settings start) may read, or prepare for, the
@@ -171,6 +180,7 @@ impl Hearth {
         if hearth.config.start_workers {
             hearth.tasks.start();
             hearth.approvals.start(std::time::Duration::from_secs(15));
+            hearth.schedules.start(hearth.config.engine.poll_every, hearth.background.clone());
         }
         Ok(hearth)
     }
@@ -440,6 +450,7 @@ impl Hearth {
     /// Graceful shutdown: cancels every chat run (each ends `cancelled` in its log) and
     /// every task run (each ends interrupted, for the owner to review).
     pub async fn shutdown(&self) {
+        self.background.cancel();
         self.runs.cancel_all();
         // The Computer screen's commands end with the app, as chat runs do.
         self.screen_runs.cancel_all();

@@ -136,6 +136,17 @@ impl TaskEngine {
         Ok(task)
     }
 
+    /// Tasks made elsewhere (a schedule's tick, in its own transaction): tell the watchers
+    /// and wake the worker.
+    pub fn announce_created(&self, task_ids: &[String]) {
+        for id in task_ids {
+            self.changed(id);
+        }
+        if !task_ids.is_empty() {
+            self.inner.wake.notify_one();
+        }
+    }
+
     /// [`TaskEngine::create`] fenced to a run's (task id, lease id): `None` when that run no
     /// longer holds its task.
     pub async fn create_fenced(

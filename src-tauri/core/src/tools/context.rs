@@ -8,6 +8,7 @@
 
 
 use hearth_protocol::approvals::ProposalOrigin;
+use hearth_protocol::schedules::ScheduleView;
 use hearth_protocol::tasks::TaskKind;
 use tokio_util::sync::CancellationToken;
 
@@ -17,6 +18,7 @@ use crate::computer::{Computer, OutputSink};
 use crate::error::{CoreError, Result};
 use crate::files::FileStore;
 use crate::journal::Journal;
+use crate::schedules::{ScheduleSpec, Schedules};
 use crate::store::Store;
 use crate::store::tasks::{NewTask, TaskRow, task_scope};
 use crate::tasks::{TaskContext, TaskEngine};
@@ -156,10 +158,12 @@ impl OperationScope {
     }
 }
 
-/// Creating and listing tasks — the only task powers a tool has (no controls).
+/// Creating and listing tasks, and making schedules — the only task powers a tool has (no
+/// controls: a tool cannot pause, resume or delete a schedule, or run one now).
 #[derive(Debug, Clone)]
 pub struct TaskDesk {
     engine: TaskEngine,
+    schedules: Schedules,
 }
 
 impl TaskDesk {
@@ -191,6 +195,21 @@ impl TaskDesk {
             )));
         }
         Ok(task)
+    }
+
+    /// Makes a schedule under `key` (the same key and rule returns it; a changed one is a
+    /// conflict), fenced like [`TaskDesk::create`].
+    pub async fn schedule(
+        &self,
+        key: &str,
+        spec: &ScheduleSpec,
+        thread_id: Option<&str>,
+        fence: Option<(&str, &str)>,
+        chat_run: Option<&str>,
+    ) -> Result<ScheduleView> {
+        self.schedules.create(key, spec, thread_id, fence, chat_run, crate::store::now_ms()).await?.ok_or_else(|| {
+            CoreError::Conflict("This run no longer holds its task (it was stopped, paused, cancelled or interrupted), so it scheduled nothing.".into())
+        })
     }
 
     /// The most recently changed tasks.
@@ -329,7 +348,10 @@ impl Toolbox {
             store: self.store.clone(),
             mail: self.mail.clone(),
             files: self.files.clone(),
-            desk: TaskDesk { engine: self.tasks.clone() },
+            desk: TaskDesk {
+                engine: self.tasks.clone(),
+                schedules: Schedules::new(self.store.clone(), self.tasks.clone()),
+            },
             proposer: self.proposer.clone(),
             computer: self.computer.clone(),
             browsers: self.browsers.clone(),

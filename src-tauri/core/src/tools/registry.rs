@@ -19,7 +19,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::context::{StepId, ToolContext};
-use super::handlers::{browser, computer, mail, pdf, prepare, tasks};
+use super::handlers::{browser, computer, mail, pdf, prepare, schedules, tasks};
 use super::{ToolOutput};
 use crate::journal::{EffectError, Receipt};
 
@@ -113,6 +113,7 @@ pub(crate) fn visit<V: Visitor>(tool: ToolName, v: V) -> V::Out {
         ToolName::ReadCalendar => direct::<mail::ReadCalendar, V>(v),
         ToolName::ReadWorkspace => direct::<mail::ReadWorkspace, V>(v),
         ToolName::DelegateTask => direct::<tasks::DelegateTask, V>(v),
+        ToolName::ScheduleTask => direct::<schedules::ScheduleTask, V>(v),
         ToolName::AgentStatus => direct::<tasks::AgentStatus, V>(v),
         ToolName::SetPlan => direct::<tasks::SetPlan, V>(v),
         ToolName::AskUser => direct::<tasks::AskUser, V>(v),

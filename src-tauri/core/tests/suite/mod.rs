@@ -22,6 +22,7 @@ mod privacy;
 mod processes;
 mod providers;
 mod runs;
+mod schedules;
 mod settings;
 mod setup;
 mod startup;

@@ -5,6 +5,7 @@ pub(crate) mod computer;
 pub(crate) mod mail;
 pub(crate) mod pdf;
 pub(crate) mod prepare;
+pub(crate) mod schedules;
 pub(crate) mod tasks;
 
 use hearth_protocol::computer::MAX_OPERATION_ID;

@@ -1,0 +1,117 @@
+//! The owner's inbox. Most notices are written by triggers (migration 0019) in the same
+//! statement as the change they report; `notify` writes the rest. A key makes each one once.
+
+use hearth_protocol::notifications::{NotificationKind, NotificationTarget, NotificationView};
+use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
+
+use super::{Store, now_ms};
+use crate::error::{CoreError, Result};
+
+const COLUMNS: &str = "id, kind, title, body, target_kind, target_id, created_at, read_at";
+
+fn view(row: &SqliteRow) -> Result<NotificationView> {
+    let kind: String = row.try_get("kind")?;
+    let target_kind: String = row.try_get("target_kind")?;
+    let target_id: String = row.try_get("target_id")?;
+    let corrupt = |what: &str, v: &str| CoreError::CorruptRow(format!("stored notice has an unknown {what} {v:?}"));
+    let target = match target_kind.as_str() {
+        "task" => NotificationTarget::Task(target_id),
+        "proposal" => NotificationTarget::Proposal(target_id),
+        "schedule" => NotificationTarget::Schedule(target_id),
+        other => return Err(corrupt("target", other)),
+    };
+    Ok(NotificationView {
+        id: row.try_get("id")?,
+        kind: NotificationKind::parse(&kind).ok_or_else(|| corrupt("kind", &kind))?,
+        title: row.try_get("title")?,
+        body: row.try_get("body")?,
+        target,
+        created_at: row.try_get("created_at")?,
+        read: row.try_get::<Option<i64>, _>("read_at")?.is_some(),
+    })
+}
+
+fn target_parts(target: &NotificationTarget) -> (&'static str, &str) {
+    match target {
+        NotificationTarget::Task(id) => ("task", id),
+        NotificationTarget::Proposal(id) => ("proposal", id),
+        NotificationTarget::Schedule(id) => ("schedule", id),
+    }
+}
+
+impl Store {
+    /// Writes a notice unless one with `key` exists. `true` when written.
+    pub async fn notify(&self, key: &str, kind: NotificationKind, title: &str, body: &str, target: &NotificationTarget) -> Result<bool> {
+        let (target_kind, target_id) = target_parts(target);
+        let written = sqlx::query(
+            "INSERT OR IGNORE INTO notifications (key, kind, title, body, target_kind, target_id, created_at)
+             VALUES (?1, ?2, substr(?3, 1, 200), substr(?4, 1, 500), ?5, ?6, ?7)",
+        )
+        .bind(key)
+        .bind(kind.as_str())
+        .bind(title)
+        .bind(body)
+        .bind(target_kind)
+        .bind(target_id)
+        .bind(now_ms())
+        .execute(&mut *self.writer().await)
+        .await?
+        .rows_affected();
+        Ok(written == 1)
+    }
+
+    /// The newest notices, newest first.
+    pub async fn notifications(&self, limit: i64) -> Result<Vec<NotificationView>> {
+        let rows = sqlx::query(&format!("SELECT {COLUMNS} FROM notifications ORDER BY id DESC LIMIT ?1"))
+            .bind(limit)
+            .fetch_all(self.reader())
+            .await?;
+        rows.iter().map(view).collect()
+    }
+
+    /// Notices written after `after_id`, oldest first.
+    pub async fn notifications_after(&self, after_id: i64, limit: i64) -> Result<Vec<NotificationView>> {
+        let rows = sqlx::query(&format!("SELECT {COLUMNS} FROM notifications WHERE id > ?1 ORDER BY id LIMIT ?2"))
+            .bind(after_id)
+            .bind(limit)
+            .fetch_all(self.reader())
+            .await?;
+        rows.iter().map(view).collect()
+    }
+
+    /// The newest notice's id (0 when none).
+    pub async fn newest_notification_id(&self) -> Result<i64> {
+        Ok(sqlx::query_scalar("SELECT coalesce(max(id), 0) FROM notifications").fetch_one(self.reader()).await?)
+    }
+
+    /// How many are unread.
+    pub async fn unread_notifications(&self) -> Result<i64> {
+        Ok(sqlx::query_scalar("SELECT count(*) FROM notifications WHERE read_at IS NULL").fetch_one(self.reader()).await?)
+    }
+
+    /// Marks these notices (or, with `all`, every one) read. Returns how many changed.
+    pub async fn mark_notifications_read(&self, ids: &[i64], all: bool) -> Result<u64> {
+        let now = now_ms();
+        let mut writer = self.writer().await;
+        if all {
+            return Ok(sqlx::query("UPDATE notifications SET read_at = ?1 WHERE read_at IS NULL")
+                .bind(now)
+                .execute(&mut *writer)
+                .await?
+                .rows_affected());
+        }
+        let mut changed = 0;
+        let mut tx = sqlx::Connection::begin(&mut *writer).await?;
+        for id in ids {
+            changed += sqlx::query("UPDATE notifications SET read_at = ?1 WHERE id = ?2 AND read_at IS NULL")
+                .bind(now)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+        }
+        tx.commit().await?;
+        Ok(changed)
+    }
+}

@@ -1,0 +1,192 @@
+//! schedule_task: make a task repeat. A Control tool — it changes only Hearth's own
+//! bookkeeping, through the task desk — keyed like delegate_task, so a retried step makes one
+//! schedule and a changed rule under the same step is a conflict.
+//!
+//! The argument types mirror `hearth_protocol::schedules` because the model's schema is derived
+//! from them (schemars) and the protocol crate stays serde-only.
+
+use hearth_protocol::ToolName;
+use hearth_protocol::schedules::{MAX_SCHEDULE_INSTRUCTIONS, MAX_SCHEDULE_TITLE, MissedRuns, Repeat, ScheduledJob, Weekday};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::schedules::ScheduleSpec;
+use crate::tools::ToolOutput;
+use crate::tools::context::{StepId, ToolContext};
+use crate::tools::registry::{DirectTool, Tool};
+
+/// `schedule_task`'s arguments.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct ScheduleTaskArgs {
+    /// A short title (at most 200 characters), e.g. "Check the garden".
+    pub title: String,
+    /// What each run does: the reminder's text, or the agent's full instructions. The title
+    /// when left out.
+    #[serde(default)]
+    pub instructions: Option<String>,
+    /// `reminder`: tell the owner at each due time (no model needed). `agent`: the agent does
+    /// the work at each due time. Default `reminder`.
+    #[serde(default)]
+    pub job: Option<JobArg>,
+    /// When it repeats.
+    pub repeat: RepeatArg,
+    /// IANA time zone the times are in, e.g. "Europe/Paris". Default: the computer's own.
+    #[serde(default)]
+    pub time_zone: Option<String>,
+    /// Runs missed while Hearth was closed or asleep: `skip`, `run_once` (default) or
+    /// `run_each` (up to 10).
+    #[serde(default)]
+    pub missed_runs: Option<MissedArg>,
+}
+
+/// What each run does.
+#[derive(Deserialize, schemars::JsonSchema, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum JobArg {
+    /// Tell the owner.
+    Reminder,
+    /// The agent works on the instructions.
+    Agent,
+}
+
+/// Missed-run policy.
+#[derive(Deserialize, schemars::JsonSchema, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum MissedArg {
+    /// Run none of the missed.
+    Skip,
+    /// Run once for all of them.
+    RunOnce,
+    /// Run each, up to 10.
+    RunEach,
+}
+
+/// A day of the week.
+#[derive(Deserialize, schemars::JsonSchema, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum DayArg {
+    /// Monday.
+    Monday,
+    /// Tuesday.
+    Tuesday,
+    /// Wednesday.
+    Wednesday,
+    /// Thursday.
+    Thursday,
+    /// Friday.
+    Friday,
+    /// Saturday.
+    Saturday,
+    /// Sunday.
+    Sunday,
+}
+
+/// When a schedule is due.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(tag = "every", rename_all = "snake_case", rename_all_fields = "camelCase", deny_unknown_fields)]
+pub(crate) enum RepeatArg {
+    /// On these days of the week at a time ("every weekday at 08:00": monday…friday, "08:00").
+    Week {
+        /// The days.
+        days: Vec<DayArg>,
+        /// HH:MM, 24-hour.
+        at: String,
+    },
+    /// On a day of each month at a time (a day past a month's end runs on its last day).
+    Month {
+        /// 1 to 31.
+        day: u8,
+        /// HH:MM, 24-hour.
+        at: String,
+    },
+    /// Every so many minutes (5 to 525,600): "every 2 hours" is 120.
+    Interval {
+        /// Minutes between runs.
+        minutes: u32,
+    },
+}
+
+impl From<DayArg> for Weekday {
+    fn from(d: DayArg) -> Self {
+        match d {
+            DayArg::Monday => Weekday::Monday,
+            DayArg::Tuesday => Weekday::Tuesday,
+            DayArg::Wednesday => Weekday::Wednesday,
+            DayArg::Thursday => Weekday::Thursday,
+            DayArg::Friday => Weekday::Friday,
+            DayArg::Saturday => Weekday::Saturday,
+            DayArg::Sunday => Weekday::Sunday,
+        }
+    }
+}
+
+impl From<RepeatArg> for Repeat {
+    fn from(r: RepeatArg) -> Self {
+        match r {
+            RepeatArg::Week { days, at } => {
+                let mut days: Vec<Weekday> = days.into_iter().map(Weekday::from).collect();
+                days.sort();
+                days.dedup();
+                Repeat::Week { days, at }
+            }
+            RepeatArg::Month { day, at } => Repeat::Month { day, at },
+            RepeatArg::Interval { minutes } => Repeat::Interval { minutes },
+        }
+    }
+}
+
+/// `schedule_task`.
+pub(crate) struct ScheduleTask;
+
+impl Tool for ScheduleTask {
+    const NAME: ToolName = ToolName::ScheduleTask;
+    const DESCRIPTION: &'static str = "Make a reminder or a job repeat on a schedule (days of the week at a time, a day of \
+                                       each month, or every N minutes) in a time zone. The owner sees it in Activity and \
+                                       can pause, run now or delete it.";
+    type Args = ScheduleTaskArgs;
+}
+
+impl DirectTool for ScheduleTask {
+    async fn run(ctx: &ToolContext, step: &StepId, args: ScheduleTaskArgs) -> ToolOutput {
+        let title = args.title.trim();
+        if title.is_empty() || title.chars().count() > MAX_SCHEDULE_TITLE {
+            return ToolOutput::error(format!("`title` is 1 to {MAX_SCHEDULE_TITLE} characters."));
+        }
+        let instructions = args.instructions.as_deref().unwrap_or_default().trim();
+        if instructions.chars().count() > MAX_SCHEDULE_INSTRUCTIONS {
+            return ToolOutput::error(format!("`instructions` is longer than {MAX_SCHEDULE_INSTRUCTIONS} characters; shorten it."));
+        }
+        let spec = ScheduleSpec {
+            title: title.to_owned(),
+            job: match args.job.unwrap_or(JobArg::Reminder) {
+                JobArg::Reminder => ScheduledJob::Reminder,
+                JobArg::Agent => ScheduledJob::Agent,
+            },
+            instructions: instructions.to_owned(),
+            repeat: args.repeat.into(),
+            time_zone: args.time_zone.unwrap_or_default().trim().to_owned(),
+            missed: match args.missed_runs.unwrap_or(MissedArg::RunOnce) {
+                MissedArg::Skip => MissedRuns::Skip,
+                MissedArg::RunOnce => MissedRuns::RunOnce,
+                MissedArg::RunEach => MissedRuns::RunEach,
+            },
+        };
+        if ctx.cancel.is_cancelled() {
+            return ToolOutput::error("The run was stopped, so nothing was scheduled.");
+        }
+        let key = ctx.scope.key(step).joined();
+        let fence = ctx.scope.task().map(|t| t.fence());
+        match ctx.desk.schedule(&key, &spec, ctx.scope.thread_id(), fence, ctx.scope.chat_run()).await {
+            Ok(view) => ToolOutput::ok(&json!({
+                "scheduleId": view.id,
+                "title": view.title,
+                "when": view.repeat.describe(),
+                "timeZone": view.time_zone,
+                "nextRunAt": view.next_run_at,
+                "missedRuns": view.missed.as_str(),
+            })),
+            Err(err) => ToolOutput::error(err.to_string()),
+        }
+    }
+}

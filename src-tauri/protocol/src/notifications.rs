@@ -1,0 +1,138 @@
+//! The owner's inbox: notices about tasks, reviews and schedules, each once.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::IpcError;
+
+/// What a notice is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotificationKind {
+    /// A reminder came due.
+    Reminder,
+    /// A task finished.
+    TaskDone,
+    /// A task failed (one notice per attempt).
+    TaskFailed,
+    /// A run a schedule made failed.
+    ScheduleFailed,
+    /// A schedule could not make a run.
+    ScheduleRefused,
+    /// A task asks the owner something.
+    InputNeeded,
+    /// Something waits for the owner's approval.
+    ReviewNeeded,
+    /// A task stopped mid-run; what it did needs a look.
+    TaskInterrupted,
+}
+
+impl NotificationKind {
+    /// Every kind.
+    pub const ALL: [NotificationKind; 8] = [
+        NotificationKind::Reminder,
+        NotificationKind::TaskDone,
+        NotificationKind::TaskFailed,
+        NotificationKind::ScheduleFailed,
+        NotificationKind::ScheduleRefused,
+        NotificationKind::InputNeeded,
+        NotificationKind::ReviewNeeded,
+        NotificationKind::TaskInterrupted,
+    ];
+
+    /// Stored spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            NotificationKind::Reminder => "reminder",
+            NotificationKind::TaskDone => "task_done",
+            NotificationKind::TaskFailed => "task_failed",
+            NotificationKind::ScheduleFailed => "schedule_failed",
+            NotificationKind::ScheduleRefused => "schedule_refused",
+            NotificationKind::InputNeeded => "input_needed",
+            NotificationKind::ReviewNeeded => "review_needed",
+            NotificationKind::TaskInterrupted => "task_interrupted",
+        }
+    }
+
+    /// Parses the stored spelling.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// A short label for the inbox.
+    pub const fn label(self) -> &'static str {
+        match self {
+            NotificationKind::Reminder => "Reminder",
+            NotificationKind::TaskDone => "Done",
+            NotificationKind::TaskFailed => "Failed",
+            NotificationKind::ScheduleFailed => "Scheduled run failed",
+            NotificationKind::ScheduleRefused => "Schedule could not run",
+            NotificationKind::InputNeeded => "Question",
+            NotificationKind::ReviewNeeded => "Review needed",
+            NotificationKind::TaskInterrupted => "Interrupted",
+        }
+    }
+}
+
+/// Where a notice leads.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "id", rename_all = "snake_case")]
+pub enum NotificationTarget {
+    /// A task (Activity).
+    Task(String),
+    /// A proposal (its approval card).
+    Proposal(String),
+    /// A schedule (Activity).
+    Schedule(String),
+}
+
+/// One notice.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotificationView {
+    /// Id, increasing.
+    pub id: i64,
+    /// About what.
+    pub kind: NotificationKind,
+    /// Headline.
+    pub title: String,
+    /// One or two lines.
+    pub body: String,
+    /// What opening it shows.
+    pub target: NotificationTarget,
+    /// When, Unix ms.
+    pub created_at: i64,
+    /// Whether the owner has seen it.
+    pub read: bool,
+}
+
+/// `notification_list`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotificationListResponse {
+    /// Newest first (at most 200).
+    pub notifications: Vec<NotificationView>,
+    /// How many are unread in all.
+    pub unread: i64,
+}
+
+/// `notification_read`: mark notices read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotificationReadParams {
+    /// These notices; empty with `all` marks every one.
+    #[serde(default)]
+    pub ids: Vec<i64>,
+    /// Every notice.
+    #[serde(default)]
+    pub all: bool,
+}
+
+impl NotificationReadParams {
+    /// At most 500 ids.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        if self.ids.len() > 500 {
+            return Err(IpcError::invalid("Mark at most 500 notices at once, or all of them."));
+        }
+        Ok(())
+    }
+}

@@ -33,8 +33,15 @@ pub fn run() {
 pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
     builder
         .plugin(tauri_plugin_opener::init())
+        .plugin(tauri_plugin_notification::init())
         .setup(|app| {
             let state = AppState::open(app.handle());
+            if let Some(hearth) = state.hearth() {
+                match tauri::async_runtime::block_on(hearth.notification_watch()) {
+                    Ok(notices) => streams::show_os_notifications(app.handle().clone(), notices),
+                    Err(err) => tracing::warn!(error = %err, "notices will show only in the inbox"),
+                }
+            }
             app.manage(state);
             Ok(())
         })
@@ -48,6 +55,12 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::tasks::task_get,
             commands::tasks::task_control,
             commands::tasks::task_watch,
+            commands::inbox::schedule_list,
+            commands::inbox::schedule_create,
+            commands::inbox::schedule_control,
+            commands::inbox::notification_list,
+            commands::inbox::notification_read,
+            commands::inbox::notification_watch,
             commands::approvals::approval_list,
             commands::approvals::approval_get,
             commands::approvals::approval_decide,

@@ -31,6 +31,37 @@ pub fn forward_tasks(mut changes: mpsc::Receiver<TaskView>, channel: Channel<Tas
     });
 }
 
+/// Forwards new notices to the window's inbox.
+pub fn forward_notices(mut notices: mpsc::Receiver<hearth_protocol::notifications::NotificationView>, channel: Channel<hearth_protocol::notifications::NotificationView>) {
+    tauri::async_runtime::spawn(async move {
+        while let Some(notice) = notices.recv().await {
+            if channel.send(notice).is_err() {
+                break;
+            }
+        }
+    });
+}
+
+/// Shows each new notice as an OS notification (title and the notice's short body: never a
+/// mail body — the core writes none into a notice). A desktop without a notification service
+/// (a bare Xvfb) answers with an error, which is logged once and otherwise ignored: the inbox
+/// in the window has every notice.
+pub fn show_os_notifications<R: tauri::Runtime>(app: tauri::AppHandle<R>, mut notices: mpsc::Receiver<hearth_protocol::notifications::NotificationView>) {
+    use tauri_plugin_notification::NotificationExt;
+    tauri::async_runtime::spawn(async move {
+        let mut warned = false;
+        while let Some(notice) = notices.recv().await {
+            let title = format!("{}: {}", notice.kind.label(), notice.title);
+            if let Err(err) = app.notification().builder().title(title).body(notice.body).show()
+                && !warned
+            {
+                warned = true;
+                tracing::warn!(error = %err, "the desktop did not show a notification; the inbox still has it");
+            }
+        }
+    });
+}
+
 /// Forwards Take control's frames until the core's session ends (Give back, a crash). A
 /// window that went away without giving back is not noticed here (Tauri's channel accepts
 /// sends to a closed window); the window ends its session when it closes the view or loads.

@@ -5,10 +5,11 @@ use leptos::task::spawn_local;
 
 use crate::clock::Clock;
 use crate::ipc;
+use crate::live_inbox::{LiveInbox, LiveInboxProvider};
 use crate::live_tasks::LiveTasksProvider;
 use crate::navigation::Navigation;
 use crate::screens::{
-    Screen, activity::ActivityScreen, approvals::ApprovalsScreen, browser::BrowserScreen, chat::ChatScreen, computer::ComputerScreen, files::FilesScreen,
+    Screen, activity::ActivityScreen, approvals::ApprovalsScreen, inbox::InboxScreen, browser::BrowserScreen, chat::ChatScreen, computer::ComputerScreen, files::FilesScreen,
     placeholder::Placeholder, settings::SettingsScreen, startup_error::StartupError,
 };
 
@@ -43,7 +44,9 @@ pub fn App() -> impl IntoView {
             Startup::Failed(message) => view! { <StartupError message /> }.into_any(),
             Startup::Ready => view! {
                 <LiveTasksProvider>
-                    <Shell nav />
+                    <LiveInboxProvider>
+                        <Shell nav />
+                    </LiveInboxProvider>
                 </LiveTasksProvider>
             }.into_any(),
         }}
@@ -67,6 +70,7 @@ fn Shell(nav: Navigation) -> impl IntoView {
                 {move || match current.get() {
                     Screen::Chat => None,
                     Screen::Activity => Some(view! { <ActivityScreen /> }.into_any()),
+                    Screen::Inbox => Some(view! { <InboxScreen /> }.into_any()),
                     Screen::Approvals => Some(view! { <ApprovalsScreen /> }.into_any()),
                     Screen::Files => Some(view! { <FilesScreen /> }.into_any()),
                     Screen::Computer => Some(view! { <ComputerScreen /> }.into_any()),
@@ -81,6 +85,8 @@ fn Shell(nav: Navigation) -> impl IntoView {
 
 #[component]
 fn Nav(screen: RwSignal<Screen>) -> impl IntoView {
+    let inbox = LiveInbox::from_context();
+    let badge = Memo::new(move |_| inbox.and_then(|live| live.inbox.with(|inbox| inbox.badge())));
     view! {
         <nav class="nav">
             <div class="brand">"Hearth"</div>
@@ -90,7 +96,10 @@ fn Nav(screen: RwSignal<Screen>) -> impl IntoView {
                     class:active=move || screen.get() == item
                     data-screen=item.slug()
                     on:click=move |_| screen.set(item)
-                >{item.title()}</button>
+                >
+                    {item.title()}
+                    {(item == Screen::Inbox).then(|| move || badge.get().map(|n| view! { <span class="nav-badge" id="inbox-badge">{n}</span> }))}
+                </button>
             }).collect_view()}
         </nav>
     }

@@ -29,6 +29,8 @@ use hearth_protocol::settings::{
     AgentMode, AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, ModelSettingsParams,
     SettingsView,
 };
+use hearth_protocol::notifications::{NotificationListResponse, NotificationReadParams, NotificationView};
+use hearth_protocol::schedules::{ScheduleControlParams, ScheduleCreateParams, ScheduleListResponse, ScheduleView};
 use hearth_protocol::tasks::{TaskChanged, TaskControlParams, TaskDetail, TaskGetParams, TaskListResponse, TaskView};
 use hearth_protocol::{ErrorCode, IpcError};
 use serde::Serialize;
@@ -59,6 +61,12 @@ pub struct RunSubscription {
 
 /// The task watch; dropping it stops delivery to the UI.
 pub struct TaskSubscription {
+    _channel: TauriChannel,
+    _handler: Closure<dyn FnMut(JsValue)>,
+}
+
+/// The notice watch; dropping it stops delivery to the UI.
+pub struct NoticeSubscription {
     _channel: TauriChannel,
     _handler: Closure<dyn FnMut(JsValue)>,
 }
@@ -133,6 +141,44 @@ pub async fn task_watch(on_change: impl FnMut(TaskChanged) + 'static) -> Result<
     set(&args, "onChange", channel.as_ref())?;
     invoke_raw::<()>("task_watch", args.into()).await?;
     Ok(TaskSubscription { _channel: channel, _handler: handler })
+}
+
+/// Every schedule, newest first.
+pub async fn schedule_list() -> Result<ScheduleListResponse, IpcError> {
+    call("schedule_list", &serde_json::json!({})).await
+}
+
+/// Makes a schedule.
+pub async fn schedule_create(params: &ScheduleCreateParams) -> Result<ScheduleView, IpcError> {
+    params.validate()?;
+    call("schedule_create", &serde_json::json!({ "params": params })).await
+}
+
+/// Pause, resume, run now or delete; `None` after a delete.
+pub async fn schedule_control(params: &ScheduleControlParams) -> Result<Option<ScheduleView>, IpcError> {
+    params.validate()?;
+    call("schedule_control", &serde_json::json!({ "params": params })).await
+}
+
+/// The inbox: the newest notices and the unread count.
+pub async fn notification_list() -> Result<NotificationListResponse, IpcError> {
+    call("notification_list", &serde_json::json!({})).await
+}
+
+/// Marks notices read; answers the inbox as it is then.
+pub async fn notification_read(params: &NotificationReadParams) -> Result<NotificationListResponse, IpcError> {
+    params.validate()?;
+    call("notification_read", &serde_json::json!({ "params": params })).await
+}
+
+/// Starts the notice watch: `on_notice` gets every new notice until the subscription is
+/// dropped. Call once per app.
+pub async fn notification_watch(on_notice: impl FnMut(NotificationView) + 'static) -> Result<NoticeSubscription, IpcError> {
+    let (channel, handler) = listen("a notice", on_notice);
+    let args = js_sys::Object::new();
+    set(&args, "onNotice", channel.as_ref())?;
+    invoke_raw::<()>("notification_watch", args.into()).await?;
+    Ok(NoticeSubscription { _channel: channel, _handler: handler })
 }
 
 /// Proposals: awaiting review first, then the most recent decided ones.

@@ -6,6 +6,7 @@ mod clipboard;
 mod clock;
 mod ipc;
 mod latest_only;
+mod live_inbox;
 mod live_tasks;
 mod navigation;
 mod screens;

@@ -342,6 +342,25 @@ pub struct ScheduleView {
     pub created_at: i64,
 }
 
+/// What schedule_task answers (the chat's schedule card reads it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScheduleTaskResult {
+    /// The schedule.
+    pub schedule_id: String,
+    /// Its title.
+    pub title: String,
+    /// The rule in words.
+    pub when: String,
+    /// The zone it is read in.
+    pub time_zone: String,
+    /// The first run, Unix ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_run_at: Option<i64>,
+    /// What happens to missed runs.
+    pub missed_runs: MissedRuns,
+}
+
 /// `schedule_list`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

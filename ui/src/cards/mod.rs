@@ -11,6 +11,7 @@ mod delegate_task;
 mod file;
 mod generic;
 mod mail;
+mod schedule;
 pub mod take_control;
 pub mod terminal;
 mod workspace;
@@ -37,6 +38,7 @@ pub fn ToolCard(call: ToolCallView) -> impl IntoView {
 fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
     let own = match tool {
         ToolName::DelegateTask => return view! { <delegate_task::DelegateTaskCard call /> }.into_any(),
+        ToolName::ScheduleTask => cards::schedule_made(&call).map(|made| view! { <schedule::ScheduleCard made /> }.into_any()),
         ToolName::PrepareEmail | ToolName::PrepareEvent | ToolName::PrepareFormSubmission => cards::prepared(&call)
             .map(|prepared| view! { <approval::ApprovalCard proposal_id=prepared.proposal_id /> }.into_any()),
         ToolName::SearchMail => cards::mail_search(&call).map(|result| view! { <mail::MailSearchCard result /> }.into_any()),

@@ -1,7 +1,9 @@
-//! Activity: every task Hearth works on, live, and the selected one's detail and controls.
+//! Activity: the schedules, every task Hearth works on, live, and the selected one's detail
+//! and controls.
 //!
 //! Updates come only from the app-wide task watch; nothing here polls.
 
+mod schedules;
 mod task_controls;
 mod task_detail;
 mod task_list;
@@ -10,6 +12,7 @@ use leptos::prelude::*;
 
 use crate::live_tasks::LiveTasks;
 use crate::navigation::Navigation;
+use schedules::Schedules;
 use task_detail::TaskDetailPane;
 use task_list::TaskList;
 
@@ -27,6 +30,7 @@ pub fn ActivityScreen() -> impl IntoView {
                 <h1>"Activity"</h1>
             </header>
             {move || live.error.get().map(|message| view! { <p class="error" id="activity-error">{message}</p> })}
+            <Schedules live />
             <div class="activity-body">
                 <TaskList live nav />
                 {move || match selected.get() {

@@ -6,6 +6,7 @@ pub mod browser;
 pub mod chat;
 pub mod computer;
 pub mod files;
+pub mod inbox;
 pub mod placeholder;
 pub mod settings;
 pub mod startup_error;
@@ -17,6 +18,8 @@ pub enum Screen {
     Chat,
     /// Tasks and their runs.
     Activity,
+    /// Notices: tasks done or failed, questions, reviews, reminders.
+    Inbox,
     /// Proposals waiting for the owner.
     Approvals,
     /// The sandboxed Linux computer.
@@ -35,9 +38,10 @@ pub enum Screen {
 
 impl Screen {
     /// In navigation order.
-    pub const ALL: [Screen; 9] = [
+    pub const ALL: [Screen; 10] = [
         Screen::Chat,
         Screen::Activity,
+        Screen::Inbox,
         Screen::Approvals,
         Screen::Computer,
         Screen::Browser,
@@ -52,6 +56,7 @@ impl Screen {
         match self {
             Screen::Chat => "Chat",
             Screen::Activity => "Activity",
+            Screen::Inbox => "Inbox",
             Screen::Approvals => "Approvals",
             Screen::Computer => "Computer",
             Screen::Browser => "Browser",
@@ -67,6 +72,7 @@ impl Screen {
         match self {
             Screen::Chat => "chat",
             Screen::Activity => "activity",
+            Screen::Inbox => "inbox",
             Screen::Approvals => "approvals",
             Screen::Computer => "computer",
             Screen::Browser => "browser",
@@ -82,6 +88,7 @@ impl Screen {
         match self {
             Screen::Chat => "",
             Screen::Activity => "Every task Hearth works on, live: status, plan steps, runs and events, with Pause, Resume, Cancel and Retry.",
+            Screen::Inbox => "Notices about your tasks, questions, reviews and reminders.",
             Screen::Approvals => "Emails and calendar changes waiting for your review, shown exactly as they will be sent, with Approve and Deny.",
             Screen::Computer => "Hearth's sandboxed Linux computer: its terminal, its files, and Stop for any running command.",
             Screen::Browser => "The agent's browser with a live screenshot, and Take control when you want to drive.",

@@ -48,6 +48,11 @@ pub fn file_inspected(call: &ToolCallView) -> Option<FileView> {
     tool_result::<FileDetail>(call).map(|detail| detail.file)
 }
 
+/// `schedule_task`: the schedule made.
+pub fn schedule_made(call: &ToolCallView) -> Option<hearth_protocol::schedules::ScheduleTaskResult> {
+    tool_result(call)
+}
+
 /// `browse_web` / `read_web` / `look_page`: the page seen.
 pub fn page_seen(call: &ToolCallView) -> Option<PageView> {
     tool_result(call)

@@ -9,5 +9,7 @@ pub mod cards;
 pub mod chat;
 pub mod computer;
 pub mod files;
+pub mod inbox;
+pub mod schedules;
 pub mod settings;
 pub mod tasks;

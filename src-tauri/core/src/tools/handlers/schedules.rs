@@ -6,9 +6,10 @@
 //! from them (schemars) and the protocol crate stays serde-only.
 
 use hearth_protocol::ToolName;
-use hearth_protocol::schedules::{MAX_SCHEDULE_INSTRUCTIONS, MAX_SCHEDULE_TITLE, MissedRuns, Repeat, ScheduledJob, Weekday};
+use hearth_protocol::schedules::{
+    MAX_SCHEDULE_INSTRUCTIONS, MAX_SCHEDULE_TITLE, MissedRuns, Repeat, ScheduleTaskResult, ScheduledJob, Weekday,
+};
 use serde::Deserialize;
-use serde_json::json;
 
 use crate::schedules::ScheduleSpec;
 use crate::tools::ToolOutput;
@@ -178,14 +179,17 @@ impl DirectTool for ScheduleTask {
         let key = ctx.scope.key(step).joined();
         let fence = ctx.scope.task().map(|t| t.fence());
         match ctx.desk.schedule(&key, &spec, ctx.scope.thread_id(), fence, ctx.scope.chat_run()).await {
-            Ok(view) => ToolOutput::ok(&json!({
-                "scheduleId": view.id,
-                "title": view.title,
-                "when": view.repeat.describe(),
-                "timeZone": view.time_zone,
-                "nextRunAt": view.next_run_at,
-                "missedRuns": view.missed.as_str(),
-            })),
+            Ok(view) => {
+                let result = ScheduleTaskResult {
+                    when: view.repeat.describe(),
+                    schedule_id: view.id,
+                    title: view.title,
+                    time_zone: view.time_zone,
+                    next_run_at: view.next_run_at,
+                    missed_runs: view.missed,
+                };
+                ToolOutput::ok(&serde_json::to_value(result).unwrap_or_default())
+            }
             Err(err) => ToolOutput::error(err.to_string()),
         }
     }

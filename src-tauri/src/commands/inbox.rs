@@ -1,0 +1,54 @@
+//! `schedule_*` and `notification_*` commands: the Activity screen's schedules and the inbox.
+
+use hearth_protocol::IpcError;
+use hearth_protocol::notifications::{NotificationListResponse, NotificationReadParams, NotificationView};
+use hearth_protocol::schedules::{ScheduleControlParams, ScheduleCreateParams, ScheduleListResponse, ScheduleView};
+use tauri::State;
+use tauri::ipc::Channel;
+
+use crate::AppState;
+use crate::ipc::parse;
+
+/// Every schedule.
+#[tauri::command]
+pub async fn schedule_list(state: State<'_, AppState>) -> Result<ScheduleListResponse, IpcError> {
+    state.ready()?.schedule_list().await.map_err(|e| e.to_ipc())
+}
+
+/// A schedule the owner makes.
+#[tauri::command]
+pub async fn schedule_create(state: State<'_, AppState>, params: serde_json::Value) -> Result<ScheduleView, IpcError> {
+    let params: ScheduleCreateParams = parse("schedule_create", params)?;
+    params.validate()?;
+    state.ready()?.schedule_create(&params).await.map_err(|e| e.to_ipc())
+}
+
+/// Pause, resume, run now, delete (`null` after a delete).
+#[tauri::command]
+pub async fn schedule_control(state: State<'_, AppState>, params: serde_json::Value) -> Result<Option<ScheduleView>, IpcError> {
+    let params: ScheduleControlParams = parse("schedule_control", params)?;
+    params.validate()?;
+    state.ready()?.schedule_control(&params).await.map_err(|e| e.to_ipc())
+}
+
+/// The inbox.
+#[tauri::command]
+pub async fn notification_list(state: State<'_, AppState>) -> Result<NotificationListResponse, IpcError> {
+    state.ready()?.notification_list().await.map_err(|e| e.to_ipc())
+}
+
+/// Marks notices read.
+#[tauri::command]
+pub async fn notification_read(state: State<'_, AppState>, params: serde_json::Value) -> Result<NotificationListResponse, IpcError> {
+    let params: NotificationReadParams = parse("notification_read", params)?;
+    params.validate()?;
+    state.ready()?.notification_read(&params).await.map_err(|e| e.to_ipc())
+}
+
+/// Pushes every new notice on `on_notice` until the window stops listening.
+#[tauri::command(rename_all = "camelCase")]
+pub async fn notification_watch(state: State<'_, AppState>, on_notice: Channel<NotificationView>) -> Result<(), IpcError> {
+    let notices = state.ready()?.notification_watch().await.map_err(|e| e.to_ipc())?;
+    crate::streams::forward_notices(notices, on_notice);
+    Ok(())
+}

@@ -1,0 +1,77 @@
+//! The inbox shared app-wide, fed by one `notification_list` and then `notification_watch`
+//! (started first, so no notice falls between the two). The nav's badge reads it.
+
+use hearth_protocol::notifications::{NotificationReadParams, NotificationTarget, NotificationView};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::ipc::{self, NoticeSubscription};
+use crate::navigation::Navigation;
+use crate::screens::Screen;
+use crate::state::inbox::Inbox;
+
+/// The inbox and why it could not be filled, if it could not.
+#[derive(Debug, Clone, Copy)]
+pub struct LiveInbox {
+    /// Notices, kept current.
+    pub inbox: RwSignal<Inbox>,
+    /// The list or the watch failed.
+    pub error: RwSignal<Option<String>>,
+}
+
+impl LiveInbox {
+    /// The inbox provided by [`LiveInboxProvider`], if any.
+    pub fn from_context() -> Option<Self> {
+        use_context::<Self>()
+    }
+
+    /// Opens what a notice is about and marks it read.
+    pub fn open(self, nav: Navigation, notice: &NotificationView) {
+        if self.inbox.try_update(|inbox| inbox.mark_read(notice.id)).unwrap_or(false) {
+            let params = NotificationReadParams { ids: vec![notice.id], all: false };
+            spawn_local(async move {
+                if let Err(err) = ipc::notification_read(&params).await {
+                    self.error.set(Some(format!("The notice could not be marked read: {}", err.message)));
+                }
+            });
+        }
+        match &notice.target {
+            NotificationTarget::Task(id) => nav.open_task(id.clone()),
+            NotificationTarget::Proposal(_) => nav.screen.set(Screen::Approvals),
+            NotificationTarget::Schedule(_) => nav.screen.set(Screen::Activity),
+        }
+    }
+
+    /// Marks every notice read.
+    pub fn read_all(self) {
+        spawn_local(async move {
+            match ipc::notification_read(&NotificationReadParams { ids: vec![], all: true }).await {
+                Ok(list) => self.inbox.update(|inbox| inbox.replace(list)),
+                Err(err) => self.error.set(Some(format!("The notices could not be marked read: {}", err.message))),
+            }
+        });
+    }
+}
+
+/// Fills the inbox, keeps it live, and provides it to `children`.
+#[component]
+pub fn LiveInboxProvider(children: Children) -> impl IntoView {
+    let live = LiveInbox { inbox: RwSignal::new(Inbox::default()), error: RwSignal::new(None) };
+    provide_context(live);
+    let subscription = StoredValue::new_local(None::<NoticeSubscription>);
+    spawn_local(async move {
+        match ipc::notification_watch(move |notice| {
+            live.inbox.maybe_update(|inbox| inbox.push(notice));
+        })
+        .await
+        {
+            Ok(sub) => subscription.set_value(Some(sub)),
+            Err(err) => live.error.set(Some(format!("New notices are not arriving: {}", err.message))),
+        }
+        match ipc::notification_list().await {
+            Ok(list) => live.inbox.update(|inbox| inbox.replace(list)),
+            Err(err) => live.error.set(Some(format!("Notices could not be loaded: {}", err.message))),
+        }
+    });
+    children()
+}

@@ -1,0 +1,211 @@
+//! Activity's schedules: each with its rule, next run and last runs, Pause/Resume, Run now
+//! and Delete, and a form to make one. Refreshed on open, after each control, and whenever a
+//! task changes (a run a schedule made shows up as a task change).
+
+use hearth_protocol::schedules::{
+    MissedRuns, ScheduleAction, ScheduleControlParams, ScheduleStatus, ScheduleView, ScheduledJob, Weekday,
+};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::clock::local_time;
+use crate::ipc;
+use crate::latest_only::latest_only;
+use crate::live_tasks::LiveTasks;
+use crate::state::schedules::{RuleKind, ScheduleForm, job_label, outcome_label};
+
+/// The schedules section.
+#[component]
+pub fn Schedules(live: LiveTasks) -> impl IntoView {
+    let schedules = RwSignal::new(Vec::<ScheduleView>::new());
+    let error = RwSignal::new(None::<String>);
+    let reload = latest_only(ipc::schedule_list, move |reply| match reply {
+        Ok(list) => {
+            schedules.set(list.schedules);
+            error.set(None);
+        }
+        Err(err) => error.set(Some(format!("Schedules could not be loaded: {}", err.message))),
+    });
+    // Any task change moves the newest task (or its time): a run made, started or ended.
+    let newest = Memo::new(move |_| {
+        live.store.with(|s| {
+            let ids = s.ids_by_recency();
+            let first = ids.first().and_then(|id| s.get(id)).map(|t| (t.id.clone(), t.updated_at, t.status));
+            (ids.len(), first)
+        })
+    });
+    Effect::new(move |_| {
+        newest.with(|_| ());
+        reload.run(());
+    });
+    let control = move |schedule_id: String, action: ScheduleAction| {
+        spawn_local(async move {
+            match ipc::schedule_control(&ScheduleControlParams { schedule_id, action }).await {
+                Ok(_) => reload.run(()),
+                Err(err) => error.set(Some(err.message)),
+            }
+        });
+    };
+    let creating = RwSignal::new(false);
+    view! {
+        <section class="schedules">
+            <header class="schedules-header">
+                <h2>"Schedules"</h2>
+                <button class="schedule-new" data-action="new-schedule" on:click=move |_| creating.update(|c| *c = !*c)>
+                    {move || if creating.get() { "Close" } else { "New schedule" }}
+                </button>
+            </header>
+            {move || error.get().map(|message| view! { <p class="error schedules-error">{message}</p> })}
+            <Show when=move || creating.get()>
+                <NewSchedule on_made=Callback::new(move |()| {
+                    creating.set(false);
+                    reload.run(());
+                }) />
+            </Show>
+            <Show when=move || schedules.with(Vec::is_empty) && !creating.get()>
+                <p class="empty">"Nothing repeats yet. Ask in Chat (\"remind me every morning…\") or make one here."</p>
+            </Show>
+            <ul class="schedule-list">
+                <For each=move || schedules.get() key=|s| (s.id.clone(), s.status, s.next_run_at, s.last_runs.first().map(|r| (r.due_at, r.task_status))) let(schedule)>
+                    <ScheduleRow schedule control />
+                </For>
+            </ul>
+        </section>
+    }
+}
+
+#[component]
+fn ScheduleRow(schedule: ScheduleView, control: impl Fn(String, ScheduleAction) + Copy + Send + Sync + 'static) -> impl IntoView {
+    let id = schedule.id.clone();
+    let paused = schedule.status == ScheduleStatus::Paused;
+    let button = move |label: &'static str, slug: &'static str, action: ScheduleAction| {
+        let id = id.clone();
+        view! { <button class="schedule-action" data-action=slug on:click=move |_| control(id.clone(), action)>{label}</button> }
+    };
+    view! {
+        <li class="schedule" data-schedule-id=schedule.id.clone() data-status=schedule.status.as_str()>
+            <div class="schedule-head">
+                <span class="schedule-title">{schedule.title.clone()}</span>
+                <span class="schedule-job">{job_label(schedule.job)}</span>
+                <span class="schedule-rule">{format!("{} ({})", schedule.repeat.describe(), schedule.time_zone)}</span>
+            </div>
+            <div class="schedule-next">
+                {match schedule.next_run_at {
+                    Some(at) => format!("Next: {}", local_time(at)),
+                    None if paused => "Paused".to_owned(),
+                    None => "No further runs".to_owned(),
+                }}
+                " · " {schedule.missed.label()}
+            </div>
+            <ul class="schedule-runs">
+                {schedule.last_runs.iter().map(|run| view! {
+                    <li class="schedule-run" data-outcome=run.outcome.as_str()>
+                        {local_time(run.due_at)} " " {outcome_label(run.outcome)}
+                        {run.task_status.map(|s| format!(" → {}", s.as_str()))}
+                    </li>
+                }).collect_view()}
+            </ul>
+            <div class="schedule-actions">
+                {if paused { button("Resume", "resume", ScheduleAction::Resume) } else { button("Pause", "pause", ScheduleAction::Pause) }}
+                {button("Run now", "run-now", ScheduleAction::RunNow)}
+                {button("Delete", "delete", ScheduleAction::Delete)}
+            </div>
+        </li>
+    }
+}
+
+#[component]
+fn NewSchedule(on_made: Callback<()>) -> impl IntoView {
+    let form = RwSignal::new(ScheduleForm::default());
+    let error = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(false);
+    let submit = move |_| {
+        if busy.get_untracked() {
+            return;
+        }
+        let params = match form.with_untracked(ScheduleForm::to_params) {
+            Ok(params) => params,
+            Err(message) => return error.set(Some(message)),
+        };
+        busy.set(true);
+        spawn_local(async move {
+            let made = ipc::schedule_create(&params).await;
+            busy.set(false);
+            match made {
+                Ok(_) => {
+                    form.set(ScheduleForm::default());
+                    error.set(None);
+                    on_made.run(());
+                }
+                Err(err) => error.set(Some(err.message)),
+            }
+        });
+    };
+    let text = move |get: fn(&ScheduleForm) -> &String, set: fn(&mut ScheduleForm, String)| {
+        (move || form.with(|f| get(f).clone()), move |ev| form.update(|f| set(f, event_target_value(&ev))))
+    };
+    let (title, on_title) = text(|f| &f.title, |f, v| f.title = v);
+    let (instructions, on_instructions) = text(|f| &f.instructions, |f, v| f.instructions = v);
+    let (at, on_at) = text(|f| &f.at, |f, v| f.at = v);
+    let (day, on_day) = text(|f| &f.day, |f, v| f.day = v);
+    let (minutes, on_minutes) = text(|f| &f.minutes, |f, v| f.minutes = v);
+    let (zone, on_zone) = text(|f| &f.time_zone, |f, v| f.time_zone = v);
+    let kind = Memo::new(move |_| form.with(|f| f.kind));
+    view! {
+        <form class="schedule-form" on:submit=move |ev| { ev.prevent_default(); submit(()); }>
+            <label>"Title" <input name="title" prop:value=title on:input=on_title /></label>
+            <label>"What it does"
+                <select name="job" on:change=move |ev| {
+                    let job = if event_target_value(&ev) == "agent" { ScheduledJob::Agent } else { ScheduledJob::Reminder };
+                    form.update(|f| f.job = job);
+                }>
+                    {ScheduledJob::ALL.into_iter().map(|job| view! {
+                        <option value=job.as_str() selected=move || form.with(|f| f.job == job)>{job_label(job)}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+            <label>"Text or instructions" <textarea name="instructions" prop:value=instructions on:input=on_instructions></textarea></label>
+            <label>"Repeats"
+                <select name="rule" on:change=move |ev| {
+                    if let Some(kind) = RuleKind::from_slug(&event_target_value(&ev)) { form.update(|f| f.kind = kind); }
+                }>
+                    {RuleKind::ALL.into_iter().map(|k| view! {
+                        <option value=k.slug() selected=move || kind.get() == k>{k.label()}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+            <Show when=move || kind.get() == RuleKind::Week>
+                <fieldset class="schedule-days">
+                    {Weekday::ALL.into_iter().enumerate().map(|(i, d)| view! {
+                        <label class="schedule-day">
+                            <input type="checkbox" name=d.short() prop:checked=move || form.with(|f| f.days[i])
+                                on:change=move |ev| { let on = event_target_checked(&ev); form.update(|f| f.days[i] = on); } />
+                            {d.short()}
+                        </label>
+                    }).collect_view()}
+                </fieldset>
+            </Show>
+            <Show when=move || kind.get() == RuleKind::Month>
+                <label>"Day of the month" <input name="day" prop:value=day on:input=on_day /></label>
+            </Show>
+            <Show when=move || kind.get() != RuleKind::Interval>
+                <label>"At (HH:MM)" <input name="at" prop:value=at on:input=on_at /></label>
+            </Show>
+            <Show when=move || kind.get() == RuleKind::Interval>
+                <label>"Every (minutes)" <input name="minutes" prop:value=minutes on:input=on_minutes /></label>
+            </Show>
+            <label>"Time zone" <input name="time_zone" placeholder="this computer's zone" prop:value=zone on:input=on_zone /></label>
+            <label>"Missed runs"
+                <select name="missed" on:change=move |ev| {
+                    if let Some(m) = MissedRuns::parse(&event_target_value(&ev)) { form.update(|f| f.missed = m); }
+                }>
+                    {MissedRuns::ALL.into_iter().map(|m| view! {
+                        <option value=m.as_str() selected=move || form.with(|f| f.missed == m)>{m.label()}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+            {move || error.get().map(|message| view! { <p class="error schedule-form-error">{message}</p> })}
+            <button type="submit" class="schedule-create" data-action="create-schedule" disabled=move || busy.get()>"Create schedule"</button>
+        </form>
+    }
+}

@@ -9,6 +9,7 @@ mod chat;
 mod computer;
 mod documents;
 mod harness;
+mod inbox;
 mod ipc;
 mod settings;
 mod startup;

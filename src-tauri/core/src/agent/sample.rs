@@ -44,6 +44,8 @@ pub enum Route {
     Document,
     /// Open the web page the message names and say what it is.
     Browse,
+    /// Make a reminder repeat ("remind me every morning to …").
+    Remind,
     /// Store a durable task.
     Delegate,
 }
@@ -69,6 +71,8 @@ pub fn route(text: &str) -> Route {
         || ((lower.contains("fill") || lower.contains("complete")) && lower.contains("form"))
     {
         Route::Document
+    } else if lower.contains("remind me") {
+        Route::Remind
     } else if lower.contains("calendar") || lower.contains("plan my day") || has("schedule") || has("agenda") {
         Route::Calendar
     } else if words.len() <= 6
@@ -125,6 +129,7 @@ impl SampleAgent {
             Route::SlowCount => self.slow_count(out).await,
             Route::Document => self.document(out, &tools).await,
             Route::Browse => self.browse(out, &tools, first_url(&text).unwrap_or_default()).await,
+            Route::Remind => self.remind(out, &tools, &text).await,
             Route::Delegate => self.delegate(out, &tools, &text).await,
         };
         match outcome {
@@ -256,6 +261,26 @@ impl SampleAgent {
         Ok(())
     }
 
+    /// Makes the reminder a schedule through schedule_task (its card shows the next run).
+    async fn remind(&self, out: &Emitter, tools: &ToolContext, text: &str) -> Result<(), SampleError> {
+        let (title, repeat) = reminder_of(text);
+        let args = serde_json::json!({ "title": title, "job": "reminder", "repeat": repeat });
+        let output = self.call(out, tools, ToolName::ScheduleTask, &args).await?;
+        let made: Option<hearth_protocol::schedules::ScheduleTaskResult> = serde_json::from_str(&output.content).ok();
+        let reply = match made {
+            Some(made) if !output.is_error => format!(
+                "Done: I'll remind you to {} {} ({}). Each reminder arrives in your Inbox; pause, run or delete it in \
+                 Activity → Schedules.",
+                made.title.to_lowercase(),
+                made.when,
+                made.time_zone
+            ),
+            _ => format!("I could not make that reminder: {}", output.content),
+        };
+        out.text(&reply, self.chunk_delay).await?;
+        Ok(())
+    }
+
     async fn delegate(&self, out: &Emitter, tools: &ToolContext, text: &str) -> Result<(), SampleError> {
         let title: String = text.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(80).collect();
         let args = serde_json::json!({ "title": title, "instructions": text });
@@ -283,6 +308,63 @@ impl From<Stopped> for SampleError {
     }
 }
 
+/// What a "remind me …" message asks for: the reminder's title and its rule (schedule_task's
+/// `repeat`). A few plain phrasings — every morning/evening/day/weekday, a named day, every N
+/// hours, each month — with "at 7", "at 7:30" or "at 7pm"; anything else is every day at 08:00.
+pub fn reminder_of(text: &str) -> (String, serde_json::Value) {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric() && c != ':').filter(|w| !w.is_empty()).collect();
+    let has = |w: &str| words.contains(&w);
+    let what = lower.split_once("remind me").map_or(lower.as_str(), |(_, rest)| rest);
+    let what = what.split_once(" to ").map_or(what, |(_, rest)| rest);
+    let what = what.trim().trim_end_matches(['.', '!', '?']).trim();
+    let mut title: String = what.chars().take(120).collect();
+    if let Some(first) = title.get(..1) {
+        title = first.to_uppercase() + &title[1..];
+    }
+    if title.is_empty() {
+        title = "Reminder".into();
+    }
+    let default_hour = if has("evening") || has("night") { 18 } else { 8 };
+    let at = words
+        .iter()
+        .position(|w| *w == "at")
+        .and_then(|i| words.get(i + 1).map(|t| (t, words.get(i + 2))))
+        .and_then(|(t, next)| {
+            let pm = t.ends_with("pm") || next.is_some_and(|n| *n == "pm");
+            let t = t.trim_end_matches("am").trim_end_matches("pm");
+            let (h, m) = t.split_once(':').unwrap_or((t, "0"));
+            let (mut h, m): (u32, u32) = (h.parse().ok()?, m.parse().ok()?);
+            if pm && h < 12 {
+                h += 12;
+            }
+            (h < 24 && m < 60).then(|| format!("{h:02}:{m:02}"))
+        })
+        .unwrap_or_else(|| format!("{default_hour:02}:00"));
+    const DAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+    let named: Vec<&str> = DAYS.into_iter().filter(|d| has(d) || has(&format!("{d}s"))).collect();
+    let hours = words.iter().position(|w| *w == "every").and_then(|i| {
+        let n: Option<u32> = words.get(i + 1).and_then(|n| n.parse().ok());
+        match (n, words.get(i + 1).copied(), words.get(i + 2).copied()) {
+            (Some(n), _, Some("hours" | "hour")) => Some(n * 60),
+            (_, Some("hour"), _) => Some(60),
+            _ => None,
+        }
+    });
+    let repeat = if let Some(minutes) = hours {
+        serde_json::json!({ "every": "interval", "minutes": minutes.clamp(5, 525_600) })
+    } else if has("month") || has("monthly") {
+        serde_json::json!({ "every": "month", "day": 1, "at": at })
+    } else if has("weekday") || has("weekdays") {
+        serde_json::json!({ "every": "week", "days": &DAYS[..5], "at": at })
+    } else if !named.is_empty() {
+        serde_json::json!({ "every": "week", "days": named, "at": at })
+    } else {
+        serde_json::json!({ "every": "week", "days": DAYS, "at": at })
+    };
+    (title, repeat)
+}
+
 fn summarise_week(events: &[CalendarEvent], today: chrono::NaiveDate) -> String {
     if events.is_empty() {
         return "Your calendar is clear this week.".into();
@@ -308,6 +390,25 @@ fn summarise_week(events: &[CalendarEvent], today: chrono::NaiveDate) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reminders_read_the_plain_phrasings() {
+        let (title, repeat) = reminder_of("Remind me every morning to check the garden.");
+        assert_eq!(title, "Check the garden");
+        assert_eq!(repeat["every"], "week");
+        assert_eq!(repeat["days"].as_array().map(Vec::len), Some(7));
+        assert_eq!(repeat["at"], "08:00");
+        let (_, repeat) = reminder_of("remind me every weekday at 7:30pm to call mum");
+        assert_eq!(repeat["days"].as_array().map(Vec::len), Some(5));
+        assert_eq!(repeat["at"], "19:30");
+        let (_, repeat) = reminder_of("remind me every 2 hours to stretch");
+        assert_eq!(repeat, serde_json::json!({ "every": "interval", "minutes": 120 }));
+        let (_, repeat) = reminder_of("remind me on fridays at 17 to file the week");
+        assert_eq!(repeat, serde_json::json!({ "every": "week", "days": ["friday"], "at": "17:00" }));
+        let (_, repeat) = reminder_of("remind me each month to pay the rent");
+        assert_eq!(repeat["every"], "month");
+        assert_eq!(route("Remind me every morning to check the garden"), Route::Remind);
+    }
 
     #[test]
     fn routes_are_deterministic() {

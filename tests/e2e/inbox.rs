@@ -1,0 +1,68 @@
+//! Schedules and the inbox, end to end: the sample agent makes a reminder from a chat message
+//! (its card), Activity lists it, Run now makes a run whose notice raises the Inbox badge,
+//! opening the notice shows the task and clears the badge, and the owner makes a schedule with
+//! the form.
+
+use hearth_testkit::TestHome;
+use hearth_testkit::webdriver::Session;
+
+use crate::APP;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reminder_made_in_chat_runs_now_and_its_notice_opens_the_task() {
+    let home = TestHome::new().unwrap();
+    let session = Session::start_app(APP, &home).await;
+
+    session.send("Remind me every morning to check the garden").await;
+    session
+        .until_texts(".card-schedule .schedule-title", "the schedule card shows", |t| t == ["Check the garden"])
+        .await;
+    session.until_texts(".card-schedule .schedule-rule", "in words", |t| t.len() == 1 && t[0].starts_with("every day at 08:00")).await;
+    session.find(".card-schedule .open-schedules").await.click().await.unwrap();
+    session
+        .until_texts(".schedule .schedule-title", "Activity lists the schedule", |t| t == ["Check the garden"])
+        .await;
+    session.until_texts(".schedule .schedule-next", "with its next run", |t| t.len() == 1 && t[0].starts_with("Next:")).await;
+    assert!(session.client.find(fantoccini::Locator::Css("#inbox-badge")).await.is_err(), "nothing unread yet");
+
+    // Run now: a reminder task runs at once; its success is the notice.
+    session.find(".schedule [data-action=run-now]").await.click().await.unwrap();
+    session.until_texts("#inbox-badge", "the badge counts the reminder", |t| t == ["1"]).await;
+    session
+        .until_texts(".schedule .schedule-run", "the run is on the schedule's record", |t| {
+            t.len() == 1 && t[0].contains("run now") && t[0].contains("succeeded")
+        })
+        .await;
+    session.find("[data-screen=inbox]").await.click().await.unwrap();
+    session
+        .until_texts(".notice[data-kind=reminder] .notice-body", "the inbox shows what to do", |t| t == ["Check the garden"])
+        .await;
+    session.screenshot("inbox").await;
+    session.find(".notice[data-kind=reminder]").await.click().await.unwrap();
+    session
+        .until_texts(".task-detail .task-status", "the notice opens its task", |t| t.len() == 1 && t[0].contains("succeeded"))
+        .await;
+    session.until_script("return document.querySelector('#inbox-badge') === null", "the badge is gone once read").await;
+
+    // Pause: no next run.
+    session.find(".schedule [data-action=pause]").await.click().await.unwrap();
+    session.until_texts(".schedule .schedule-next", "paused", |t| t.len() == 1 && t[0].starts_with("Paused")).await;
+
+    // The owner's own schedule, through the form.
+    session.find("[data-action=new-schedule]").await.click().await.unwrap();
+    session.find(".schedule-form input[name=title]").await.send_keys("Water the plants").await.unwrap();
+    let rule = session.find(".schedule-form select[name=rule]").await;
+    rule.select_by_value("interval").await.unwrap();
+    let minutes = session.find(".schedule-form input[name=minutes]").await;
+    minutes.clear().await.unwrap();
+    minutes.send_keys("90").await.unwrap();
+    session.find("[data-action=create-schedule]").await.click().await.unwrap();
+    session
+        .until_texts(".schedule .schedule-title", "both schedules are listed", |t| {
+            t.len() == 2 && t.contains(&"Water the plants".to_owned())
+        })
+        .await;
+    session.until_texts(".schedule .schedule-rule", "its rule in words", |t| t.iter().any(|r| r.starts_with("every 90 min"))).await;
+    session.screenshot("schedules").await;
+    session.close().await;
+}

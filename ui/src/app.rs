@@ -9,7 +9,7 @@ use crate::live_inbox::{LiveInbox, LiveInboxProvider};
 use crate::live_tasks::LiveTasksProvider;
 use crate::navigation::Navigation;
 use crate::screens::{
-    Screen, activity::ActivityScreen, approvals::ApprovalsScreen, inbox::InboxScreen, browser::BrowserScreen, chat::ChatScreen, computer::ComputerScreen, files::FilesScreen,
+    Screen, activity::ActivityScreen, approvals::ApprovalsScreen, inbox::InboxScreen, memory::MemoryScreen, browser::BrowserScreen, chat::ChatScreen, computer::ComputerScreen, files::FilesScreen,
     placeholder::Placeholder, settings::SettingsScreen, startup_error::StartupError,
 };
 
@@ -71,6 +71,7 @@ fn Shell(nav: Navigation) -> impl IntoView {
                     Screen::Chat => None,
                     Screen::Activity => Some(view! { <ActivityScreen /> }.into_any()),
                     Screen::Inbox => Some(view! { <InboxScreen /> }.into_any()),
+                    Screen::Memory => Some(view! { <MemoryScreen /> }.into_any()),
                     Screen::Approvals => Some(view! { <ApprovalsScreen /> }.into_any()),
                     Screen::Files => Some(view! { <FilesScreen /> }.into_any()),
                     Screen::Computer => Some(view! { <ComputerScreen /> }.into_any()),

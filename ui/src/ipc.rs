@@ -29,6 +29,7 @@ use hearth_protocol::settings::{
     AgentMode, AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, ModelSettingsParams,
     SettingsView,
 };
+use hearth_protocol::memory::{MemoryForgetParams, MemoryListResponse, MemorySaveParams, MemoryView};
 use hearth_protocol::notifications::{NotificationListResponse, NotificationReadParams, NotificationView};
 use hearth_protocol::schedules::{ScheduleControlParams, ScheduleCreateParams, ScheduleListResponse, ScheduleView};
 use hearth_protocol::tasks::{TaskChanged, TaskControlParams, TaskDetail, TaskGetParams, TaskListResponse, TaskView};
@@ -158,6 +159,22 @@ pub async fn schedule_create(params: &ScheduleCreateParams) -> Result<ScheduleVi
 pub async fn schedule_control(params: &ScheduleControlParams) -> Result<Option<ScheduleView>, IpcError> {
     params.validate()?;
     call("schedule_control", &serde_json::json!({ "params": params })).await
+}
+
+/// Every fact and the requests that carried some.
+pub async fn memory_list() -> Result<MemoryListResponse, IpcError> {
+    call("memory_list", &serde_json::json!({})).await
+}
+
+/// Keeps a new fact (no id) or corrects one.
+pub async fn memory_save(params: &MemorySaveParams) -> Result<MemoryView, IpcError> {
+    params.validate()?;
+    call("memory_save", &serde_json::json!({ "params": params })).await
+}
+
+/// Forgets a fact; answers the list as it is then.
+pub async fn memory_forget(id: i64) -> Result<MemoryListResponse, IpcError> {
+    call("memory_forget", &serde_json::json!({ "params": MemoryForgetParams { id } })).await
 }
 
 /// The inbox: the newest notices and the unread count.

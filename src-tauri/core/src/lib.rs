@@ -17,6 +17,7 @@ pub mod files;
 pub mod finance;
 mod hearth;
 pub mod journal;
+pub mod memory;
 pub mod pdf;
 pub mod providers;
 pub mod runs;

@@ -16,6 +16,7 @@ pub mod files;
 pub mod ids;
 pub mod ipc;
 pub mod mail;
+pub mod memory;
 pub mod notifications;
 pub mod pdf;
 pub mod schedules;

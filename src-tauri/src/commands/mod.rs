@@ -9,5 +9,6 @@ pub mod computer;
 pub mod files;
 pub mod inbox;
 pub mod mail;
+pub mod memory;
 pub mod settings;
 pub mod tasks;

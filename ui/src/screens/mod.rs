@@ -7,6 +7,7 @@ pub mod chat;
 pub mod computer;
 pub mod files;
 pub mod inbox;
+pub mod memory;
 pub mod placeholder;
 pub mod settings;
 pub mod startup_error;

@@ -92,7 +92,10 @@ impl ModelAgent {
             max_tokens: None,
         };
         let ctx = (self.tools)(&thread_id, &run_id, cancel.clone()).with_live_output(live_output(out.clone())).with_vision(self.vision);
+        let asked = super::last_user_text(&input).unwrap_or_default();
         for _step in 0..MAX_TOOL_STEPS {
+            // Facts recalled afresh for each request: one forgotten meanwhile is gone.
+            request.system = Some(crate::memory::for_request(&ctx.store, SYSTEM_PROMPT, &asked, Some(&thread_id), None).await);
             let (text, calls) = match self.turn(out, &request, &cancel).await? {
                 Ok(Turn::Done) => return out.send(Event::RunFinished(RunFinishedEvent::success(thread_id, run_id, None))).await,
                 Ok(Turn::Calls(text, calls)) => (text, calls),

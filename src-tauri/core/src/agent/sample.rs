@@ -46,6 +46,8 @@ pub enum Route {
     Browse,
     /// Make a reminder repeat ("remind me every morning to …").
     Remind,
+    /// Keep a fact ("remember that I'm vegetarian").
+    Remember,
     /// Store a durable task.
     Delegate,
 }
@@ -73,6 +75,8 @@ pub fn route(text: &str) -> Route {
         Route::Document
     } else if lower.contains("remind me") {
         Route::Remind
+    } else if lower.starts_with("remember that") || lower.starts_with("remember:") {
+        Route::Remember
     } else if lower.contains("calendar") || lower.contains("plan my day") || has("schedule") || has("agenda") {
         Route::Calendar
     } else if words.len() <= 6
@@ -130,6 +134,7 @@ impl SampleAgent {
             Route::Document => self.document(out, &tools).await,
             Route::Browse => self.browse(out, &tools, first_url(&text).unwrap_or_default()).await,
             Route::Remind => self.remind(out, &tools, &text).await,
+            Route::Remember => self.remember(out, &tools, &text).await,
             Route::Delegate => self.delegate(out, &tools, &text).await,
         };
         match outcome {
@@ -276,6 +281,25 @@ impl SampleAgent {
                 made.time_zone
             ),
             _ => format!("I could not make that reminder: {}", output.content),
+        };
+        out.text(&reply, self.chunk_delay).await?;
+        Ok(())
+    }
+
+    /// Keeps what follows "remember that" through remember_fact.
+    async fn remember(&self, out: &Emitter, tools: &ToolContext, text: &str) -> Result<(), SampleError> {
+        let trimmed = text.trim();
+        let fact = ["remember that", "remember:"]
+            .iter()
+            .find_map(|p| trimmed.get(..p.len()).filter(|head| head.eq_ignore_ascii_case(p)).map(|_| &trimmed[p.len()..]))
+            .unwrap_or(trimmed)
+            .trim()
+            .trim_end_matches('.');
+        let output = self.call(out, tools, ToolName::RememberFact, &serde_json::json!({ "text": fact })).await?;
+        let reply = if output.is_error {
+            format!("I could not keep that: {}", output.content)
+        } else {
+            format!("I'll remember: {fact}. You can read, correct or forget it in Memory.")
         };
         out.text(&reply, self.chunk_delay).await?;
         Ok(())

@@ -162,7 +162,7 @@ impl ModelTaskHandler {
         }
         let mut request = ModelRequest {
             model: self.model.clone(),
-            system: Some(format!("{SYSTEM_PROMPT}\nYou are working on a background task. End it with finish_task.")),
+            system: Some(task_system()),
             messages: convo.messages.clone(),
             tools: tool_specs(Vision::TextOnly)
                 .into_iter()
@@ -198,6 +198,12 @@ impl ModelTaskHandler {
                     (batch.first_step, batch.calls)
                 }
                 None => {
+                    // Facts recalled afresh for each request: one forgotten meanwhile is gone.
+                    let asked = brief(&current.title, &current.input);
+                    request.system = Some(
+                        crate::memory::for_request(&ctx.task_store(), &task_system(), &asked, current.thread_id.as_deref(), Some(&current.id))
+                            .await,
+                    );
                     let (text, calls) = match self.turn(&request, ctx).await {
                         Ok(answer) => answer,
                         Err(ProviderError::Cancelled) => return TaskOutcome::Stopped,
@@ -339,6 +345,11 @@ enum Resolved {
 }
 
 /// What the model is told first about a task.
+/// The rules for a model working on a task.
+fn task_system() -> String {
+    format!("{SYSTEM_PROMPT}\nYou are working on a background task. End it with finish_task.")
+}
+
 fn brief(title: &str, input: &Value) -> String {
     let instructions = input.get("instructions").and_then(Value::as_str).unwrap_or_default();
     format!("Task: {title}\n\n{instructions}")

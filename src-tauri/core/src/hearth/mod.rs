@@ -34,6 +34,7 @@ mod agents;
 mod browser;
 mod computer;
 mod inbox;
+mod memory;
 mod settings;
 
 /// The running core. Cheap to clone; clones share everything.

@@ -8,6 +8,7 @@ pub mod calendar;
 pub mod files;
 pub mod journal;
 pub mod mail;
+pub mod memory;
 pub mod notifications;
 pub mod oauth;
 mod open;

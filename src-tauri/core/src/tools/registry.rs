@@ -19,7 +19,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::context::{StepId, ToolContext};
-use super::handlers::{browser, computer, mail, pdf, prepare, schedules, tasks};
+use super::handlers::{browser, computer, mail, memory, pdf, prepare, schedules, tasks};
 use super::{ToolOutput};
 use crate::journal::{EffectError, Receipt};
 
@@ -141,10 +141,8 @@ pub(crate) fn visit<V: Visitor>(tool: ToolName, v: V) -> V::Out {
         ToolName::PageElements => direct::<browser::PageElementsTool, V>(v),
         ToolName::PageAct => effect::<browser::PageAct, V>(v),
         ToolName::SaveDownload => effect::<browser::SaveDownload, V>(v),
-        ToolName::CreateGoal
-        | ToolName::WatchPage
-        | ToolName::RememberFact
-        | ToolName::PresentChoices => v.unavailable(tool),
+        ToolName::RememberFact => direct::<memory::RememberFact, V>(v),
+        ToolName::CreateGoal | ToolName::WatchPage | ToolName::PresentChoices => v.unavailable(tool),
     }
 }
 
@@ -179,6 +177,6 @@ mod tests {
                 implemented += 1;
             }
         }
-        assert_eq!(implemented, 32);
+        assert_eq!(implemented, 34);
     }
 }

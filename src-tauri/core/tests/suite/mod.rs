@@ -13,6 +13,7 @@ mod effects;
 mod egress;
 mod harness;
 mod journal;
+mod memory;
 mod pdf;
 mod pdf_hostile;
 mod fuzz_reproducers;

@@ -3,6 +3,7 @@
 pub(crate) mod browser;
 pub(crate) mod computer;
 pub(crate) mod mail;
+pub(crate) mod memory;
 pub(crate) mod pdf;
 pub(crate) mod prepare;
 pub(crate) mod schedules;

@@ -1,0 +1,108 @@
+//! Memory: the facts Hearth keeps, to read, correct and forget, and which of them went into
+//! which model request.
+
+use hearth_protocol::memory::{MemoryListResponse, MemorySaveParams, MemorySource, MemoryView};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::clock::local_time;
+use crate::ipc;
+use crate::latest_only::latest_only;
+
+/// The Memory screen.
+#[component]
+pub fn MemoryScreen() -> impl IntoView {
+    let list = RwSignal::new(None::<MemoryListResponse>);
+    let error = RwSignal::new(None::<String>);
+    let reload = latest_only(ipc::memory_list, move |reply| match reply {
+        Ok(reply) => {
+            list.set(Some(reply));
+            error.set(None);
+        }
+        Err(err) => error.set(Some(format!("Memory could not be loaded: {}", err.message))),
+    });
+    reload.run(());
+    let draft = RwSignal::new(String::new());
+    let add = move || {
+        let params = MemorySaveParams { id: None, text: draft.get_untracked() };
+        spawn_local(async move {
+            match ipc::memory_save(&params).await {
+                Ok(_) => {
+                    draft.set(String::new());
+                    reload.run(());
+                }
+                Err(err) => error.set(Some(err.message)),
+            }
+        });
+    };
+    let facts = Memo::new(move |_| list.with(|l| l.as_ref().map(|l| l.memories.clone()).unwrap_or_default()));
+    let text_of = move |id: i64| list.with(|l| l.as_ref().and_then(|l| l.memories.iter().find(|m| m.id == id).map(|m| m.text.clone())));
+    view! {
+        <section class="memory">
+            <header class="memory-header"><h1>"Memory"</h1></header>
+            <p class="memory-note">"Only the facts that share words with what you ask go into a request (at most 8, 2,000 characters). Forget removes one from every later request at once."</p>
+            {move || error.get().map(|message| view! { <p class="error memory-error">{message}</p> })}
+            <form class="memory-add" on:submit=move |ev| { ev.prevent_default(); add(); }>
+                <input name="fact" placeholder="Something Hearth should remember" prop:value=draft on:input=move |ev| draft.set(event_target_value(&ev)) />
+                <button type="submit" data-action="remember">"Remember"</button>
+            </form>
+            <ul class="memory-list">
+                <For each=move || facts.get() key=|m| (m.id, m.updated_at) let(fact)>
+                    <Fact fact reload error />
+                </For>
+            </ul>
+            <h2>"Used in requests"</h2>
+            <ul class="memory-uses">
+                {move || list.with(|l| l.as_ref().map(|l| l.uses.clone()).unwrap_or_default()).into_iter().map(|u| view! {
+                    <li class="memory-use" data-request-id=u.request_id.clone()>
+                        <span class="memory-use-time">{local_time(u.at)}</span>
+                        <span class="memory-use-where">{if u.task_id.is_some() { "a task" } else { "a chat" }}</span>
+                        <ul>{u.memory_ids.iter().filter_map(|id| text_of(*id)).map(|t| view! { <li>{t}</li> }).collect_view()}</ul>
+                    </li>
+                }).collect_view()}
+            </ul>
+        </section>
+    }
+}
+
+#[component]
+fn Fact(fact: MemoryView, reload: Callback<()>, error: RwSignal<Option<String>>) -> impl IntoView {
+    let editing = RwSignal::new(false);
+    let text = RwSignal::new(fact.text.clone());
+    let id = fact.id;
+    let save = move || {
+        let params = MemorySaveParams { id: Some(id), text: text.get_untracked() };
+        spawn_local(async move {
+            match ipc::memory_save(&params).await {
+                Ok(_) => {
+                    editing.set(false);
+                    reload.run(());
+                }
+                Err(err) => error.set(Some(err.message)),
+            }
+        });
+    };
+    let forget = move |_| {
+        spawn_local(async move {
+            match ipc::memory_forget(id).await {
+                Ok(_) => reload.run(()),
+                Err(err) => error.set(Some(err.message)),
+            }
+        });
+    };
+    let source = match fact.source {
+        MemorySource::Owner => "you",
+        MemorySource::Agent => "the agent, from chat",
+    };
+    view! {
+        <li class="fact" data-memory-id=id>
+            <Show when=move || editing.get() fallback=move || view! { <span class="fact-text">{text.get()}</span> }>
+                <input class="fact-edit" prop:value=text on:input=move |ev| text.set(event_target_value(&ev)) />
+                <button data-action="save" on:click=move |_| save()>"Save"</button>
+            </Show>
+            <span class="fact-meta">{format!("kept by {source}, {}", local_time(fact.updated_at))}</span>
+            <button data-action="edit" on:click=move |_| editing.update(|e| *e = !*e)>"Edit"</button>
+            <button data-action="forget" on:click=forget>"Forget"</button>
+        </li>
+    }
+}

@@ -6,6 +6,7 @@ mod accounts;
 mod activity;
 mod browser;
 mod chat;
+mod choices;
 mod computer;
 mod documents;
 mod harness;

@@ -146,6 +146,29 @@ pub struct DelegateTaskResult {
     pub status: TaskStatus,
 }
 
+/// At least this many options in a choice.
+pub const MIN_CHOICES: usize = 2;
+/// At most this many options in a choice.
+pub const MAX_CHOICES: usize = 12;
+
+/// What a `present_choices` call returns: the question and the options, which the choice card
+/// shows as buttons. The owner's pick comes back as their next message (chat) or their answer
+/// (task).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PresentChoicesResult {
+    /// The question.
+    pub question: String,
+    /// 2 to 12 options, in the model's order.
+    pub options: Vec<String>,
+}
+
+/// The message a pick sends in chat ("I pick: …"), so the agent can tell a pick from a new
+/// request.
+pub fn pick_message(option: &str) -> String {
+    format!("I pick: {option}")
+}
+
 pub(crate) fn validate_id(field: &str, id: &str) -> Result<(), IpcError> {
     if is_valid_id(id) {
         Ok(())

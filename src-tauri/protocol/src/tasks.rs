@@ -265,6 +265,9 @@ pub struct TaskView {
     /// The question waiting for an answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question: Option<String>,
+    /// The options of that question, when the agent offered a choice (present_choices).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<String>,
     /// The result, once succeeded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,

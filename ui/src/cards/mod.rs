@@ -6,6 +6,7 @@
 pub mod approval;
 mod approval_draft;
 pub mod browser;
+pub mod choices;
 mod calendar;
 mod delegate_task;
 mod file;
@@ -38,6 +39,7 @@ pub fn ToolCard(call: ToolCallView) -> impl IntoView {
 fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
     let own = match tool {
         ToolName::DelegateTask => return view! { <delegate_task::DelegateTaskCard call /> }.into_any(),
+        ToolName::PresentChoices => cards::choices_offered(&call).map(|offered| view! { <choices::ChoiceCard offered /> }.into_any()),
         ToolName::ScheduleTask => cards::schedule_made(&call).map(|made| view! { <schedule::ScheduleCard made /> }.into_any()),
         ToolName::PrepareEmail | ToolName::PrepareEvent | ToolName::PrepareFormSubmission => cards::prepared(&call)
             .map(|prepared| view! { <approval::ApprovalCard proposal_id=prepared.proposal_id /> }.into_any()),
@@ -79,7 +81,6 @@ fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
         | ToolName::CreateGoal
         | ToolName::WatchPage
         | ToolName::RememberFact
-        | ToolName::PresentChoices
         | ToolName::SetPlan
         | ToolName::ReadWorkspace
         | ToolName::SaveArtifact

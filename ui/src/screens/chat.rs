@@ -32,8 +32,7 @@ pub fn ChatScreen() -> impl IntoView {
         }
     });
 
-    let send = move || {
-        let text = draft.get_untracked();
+    let send_text = move |text: String| {
         if text.trim().is_empty() || chat.with_untracked(ChatState::is_running) {
             return;
         }
@@ -50,6 +49,9 @@ pub fn ChatScreen() -> impl IntoView {
             }
         });
     };
+    let send = move || send_text(draft.get_untracked());
+    // A choice card answers with the owner's pick, as their next message.
+    provide_context(crate::cards::choices::ChatReply(Callback::new(move |text: String| send_text(text))));
     let stop_run = move || {
         let Some(run_id) = chat.with_untracked(|s| s.active_run.clone()) else { return };
         spawn_local(async move {

@@ -48,6 +48,11 @@ pub fn file_inspected(call: &ToolCallView) -> Option<FileView> {
     tool_result::<FileDetail>(call).map(|detail| detail.file)
 }
 
+/// `present_choices`: the question and its options.
+pub fn choices_offered(call: &ToolCallView) -> Option<hearth_protocol::ipc::PresentChoicesResult> {
+    tool_result(call)
+}
+
 /// `schedule_task`: the schedule made.
 pub fn schedule_made(call: &ToolCallView) -> Option<hearth_protocol::schedules::ScheduleTaskResult> {
     tool_result(call)

@@ -48,6 +48,10 @@ pub enum Route {
     Remind,
     /// Keep a fact ("remember that I'm vegetarian").
     Remember,
+    /// Put options in front of the owner ("help me choose: the train or the bus").
+    Choose,
+    /// The owner picked an option ("I pick: the train").
+    Picked,
     /// Store a durable task.
     Delegate,
 }
@@ -77,6 +81,10 @@ pub fn route(text: &str) -> Route {
         Route::Remind
     } else if lower.starts_with("remember that") || lower.starts_with("remember:") {
         Route::Remember
+    } else if lower.starts_with("help me choose") || lower.starts_with("help me decide") {
+        Route::Choose
+    } else if lower.starts_with("i pick:") {
+        Route::Picked
     } else if lower.contains("calendar") || lower.contains("plan my day") || has("schedule") || has("agenda") {
         Route::Calendar
     } else if words.len() <= 6
@@ -135,6 +143,11 @@ impl SampleAgent {
             Route::Browse => self.browse(out, &tools, first_url(&text).unwrap_or_default()).await,
             Route::Remind => self.remind(out, &tools, &text).await,
             Route::Remember => self.remember(out, &tools, &text).await,
+            Route::Choose => self.choose(out, &tools, &text).await,
+            Route::Picked => {
+                let pick = text.trim().get("i pick:".len()..).unwrap_or_default().trim();
+                out.text(&format!("You picked {pick}. I'll go with that."), self.chunk_delay).await.map(|_| ()).map_err(SampleError::from)
+            }
             Route::Delegate => self.delegate(out, &tools, &text).await,
         };
         match outcome {
@@ -286,6 +299,21 @@ impl SampleAgent {
         Ok(())
     }
 
+    /// Offers the options the message lists through present_choices.
+    async fn choose(&self, out: &Emitter, tools: &ToolContext, text: &str) -> Result<(), SampleError> {
+        let options = options_in(text);
+        if options.len() < 2 {
+            out.text("Tell me the options, like \"help me choose: the train or the bus\".", self.chunk_delay).await?;
+            return Ok(());
+        }
+        let args = serde_json::json!({ "question": "Which one?", "options": options });
+        let output = self.call(out, tools, ToolName::PresentChoices, &args).await?;
+        if output.is_error {
+            out.text(&format!("I could not offer those: {}", output.content), self.chunk_delay).await?;
+        }
+        Ok(())
+    }
+
     /// Keeps what follows "remember that" through remember_fact.
     async fn remember(&self, out: &Emitter, tools: &ToolContext, text: &str) -> Result<(), SampleError> {
         let trimmed = text.trim();
@@ -389,6 +417,22 @@ pub fn reminder_of(text: &str) -> (String, serde_json::Value) {
     (title, repeat)
 }
 
+/// The options a "help me choose" message lists: after a colon or "between", split at commas,
+/// "or" and "and" (at most 12).
+pub fn options_in(text: &str) -> Vec<String> {
+    let lower = text.to_lowercase();
+    let start = lower.find(':').map(|i| i + 1).or_else(|| lower.find(" between ").map(|i| i + " between ".len())).unwrap_or(lower.len());
+    let list = text.get(start..).unwrap_or_default().trim().trim_end_matches(['?', '.', '!']);
+    let mut options: Vec<String> = Vec::new();
+    for part in list.split(',').flat_map(|p| p.split(" or ")).flat_map(|p| p.split(" and ")) {
+        let part = part.trim();
+        if !part.is_empty() && !options.iter().any(|o| o.eq_ignore_ascii_case(part)) && options.len() < 12 {
+            options.push(part.to_owned());
+        }
+    }
+    options
+}
+
 fn summarise_week(events: &[CalendarEvent], today: chrono::NaiveDate) -> String {
     if events.is_empty() {
         return "Your calendar is clear this week.".into();
@@ -414,6 +458,15 @@ fn summarise_week(events: &[CalendarEvent], today: chrono::NaiveDate) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn choices_are_read_from_the_message() {
+        assert_eq!(options_in("Help me choose: the train or the bus?"), ["the train", "the bus"]);
+        assert_eq!(options_in("help me decide between pasta, risotto and soup"), ["pasta", "risotto", "soup"]);
+        assert!(options_in("help me choose").is_empty());
+        assert_eq!(route("I pick: the train"), Route::Picked);
+        assert_eq!(route("Help me choose: tea or coffee"), Route::Choose);
+    }
 
     #[test]
     fn reminders_read_the_plain_phrasings() {

@@ -99,6 +99,22 @@ impl TaskRow {
         })
     }
 
+    /// The options of the question waiting now, when present_choices asked it: kept in the
+    /// state beside the question they belong to, so an older choice never shows under a newer
+    /// question.
+    pub fn choices(&self) -> Vec<String> {
+        let Some(question) = self.question.as_deref().filter(|_| self.status == TaskStatus::WaitingInput) else {
+            return Vec::new();
+        };
+        let choice = &self.state["choices"];
+        if choice["question"].as_str() != Some(question) {
+            return Vec::new();
+        }
+        choice["options"].as_array().map_or_else(Vec::new, |options| {
+            options.iter().filter_map(|o| o.as_str().map(str::to_owned)).collect()
+        })
+    }
+
     /// The wire view.
     pub fn view(&self) -> TaskView {
         TaskView {
@@ -109,6 +125,7 @@ impl TaskRow {
             plan: self.plan.clone(),
             attempts: self.attempts,
             question: self.question.clone(),
+            choices: self.choices(),
             result: self.result.clone(),
             error: self.error.clone(),
             outcome_uncertain: self.outcome_uncertain,

@@ -19,7 +19,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::context::{StepId, ToolContext};
-use super::handlers::{browser, computer, mail, memory, pdf, prepare, schedules, tasks};
+use super::handlers::{browser, choices, computer, mail, memory, pdf, prepare, schedules, tasks};
 use super::{ToolOutput};
 use crate::journal::{EffectError, Receipt};
 
@@ -142,7 +142,8 @@ pub(crate) fn visit<V: Visitor>(tool: ToolName, v: V) -> V::Out {
         ToolName::PageAct => effect::<browser::PageAct, V>(v),
         ToolName::SaveDownload => effect::<browser::SaveDownload, V>(v),
         ToolName::RememberFact => direct::<memory::RememberFact, V>(v),
-        ToolName::CreateGoal | ToolName::WatchPage | ToolName::PresentChoices => v.unavailable(tool),
+        ToolName::PresentChoices => direct::<choices::PresentChoices, V>(v),
+        ToolName::CreateGoal | ToolName::WatchPage => v.unavailable(tool),
     }
 }
 
@@ -177,6 +178,6 @@ mod tests {
                 implemented += 1;
             }
         }
-        assert_eq!(implemented, 34);
+        assert_eq!(implemented, 35);
     }
 }

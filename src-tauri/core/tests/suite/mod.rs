@@ -5,6 +5,7 @@ mod browser;
 mod browser_tools;
 mod chat_corpus;
 mod chat_loop;
+mod choices;
 mod computer;
 mod controls;
 mod documents;

@@ -75,6 +75,16 @@ pub fn TaskControls(live: LiveTasks, current: Memo<Option<TaskView>>, on_changed
                 }).collect_view()}
             </div>
             <Show when=move || answerable.get()>
+                <div class="task-choices">
+                    {move || current.with(|task| task.as_ref().map(|t| t.choices.clone()).unwrap_or_default()).into_iter().map(|option| {
+                        let pick = option.clone();
+                        let label = option.clone();
+                        view! {
+                            <button class="task-choice" data-choice=option disabled=move || busy.get()
+                                on:click=move |_| send(TaskControl::Answer { text: pick.clone() })>{label}</button>
+                        }
+                    }).collect_view()}
+                </div>
                 <form class="task-answer" on:submit=move |ev| {
                     ev.prevent_default();
                     send(TaskControl::Answer { text: answer.get_untracked() });

@@ -1,6 +1,7 @@
 //! One handler type per tool, grouped by what they touch.
 
 pub(crate) mod browser;
+pub(crate) mod choices;
 pub(crate) mod computer;
 pub(crate) mod mail;
 pub(crate) mod memory;

@@ -9,6 +9,7 @@ mod chat;
 mod choices;
 mod computer;
 mod documents;
+mod finance;
 mod harness;
 mod inbox;
 mod ipc;

@@ -10,12 +10,19 @@
 //! - Bounds: at most 500,000 characters and 5,000 rows; anything past them is refused with a
 //!   message that says which limit, rather than summarised in part.
 //!
-//! Not wired to a tool or a task kind yet: the parser and the summary are what the rest will
-//! call.
+//! `run_task` is the `finance` task kind: it reads the statement in the task's input, keeps
+//! the summary as the task's tracker (`state.financeTracker`, which the Activity screen charts)
+//! and saves it as an artifact through the one tool path.
 
 use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
+
+/// Where a finance task keeps its tracker in its state.
+pub const TRACKER: &str = "financeTracker";
+
+/// A bank statement to try Hearth's finance task on (the sample agent's "summarize this CSV").
+pub const SAMPLE_STATEMENT: &str = include_str!("finance_data/sample_statement.csv");
 
 /// The most characters of CSV read.
 pub const MAX_CSV_CHARS: usize = 500_000;
@@ -176,6 +183,76 @@ pub fn summarize(rows: &[Transaction]) -> Result<Summary, FinanceError> {
         months: months.into_iter().collect(),
         period,
     })
+}
+
+impl Summary {
+    /// The wire view.
+    pub fn view(&self) -> hearth_protocol::finance::FinanceSummary {
+        use hearth_protocol::finance::{FinanceSummary, Total};
+        let totals = |list: &[(String, i64)]| list.iter().map(|(name, cents)| Total { name: name.clone(), cents: *cents }).collect();
+        FinanceSummary {
+            income_cents: self.income_cents,
+            spending_cents: self.spending_cents,
+            saved_cents: self.saved_cents,
+            count: self.count,
+            categories: totals(&self.categories),
+            months: totals(&self.months),
+            first_day: self.period.map(|(first, _)| first.to_string()),
+            last_day: self.period.map(|(_, last)| last.to_string()),
+        }
+    }
+
+    /// One paragraph for the owner.
+    pub fn sentence(&self) -> String {
+        use hearth_protocol::finance::money;
+        let period = self.period.map_or_else(String::new, |(first, last)| format!(" from {first} to {last}"));
+        let top = self.categories.first().map_or_else(String::new, |(name, cents)| format!(" The most went to {name} ({}).", money(*cents)));
+        format!(
+            "{} transactions{period}: income {}, spending {}, saved {}.{top}",
+            self.count,
+            money(self.income_cents),
+            money(self.spending_cents),
+            money(self.saved_cents)
+        )
+    }
+}
+
+/// The `finance` task: input `{ "title", "csv" }`. A statement Hearth cannot read fails the
+/// task with the reason (nothing is kept); a readable one keeps the tracker (fenced) and saves
+/// it as an artifact through dispatch, keyed by the named step `tracker`, so a retried run
+/// saves it once.
+pub fn task_handler(toolbox: crate::tools::Toolbox) -> impl crate::tasks::TaskHandler {
+    move |ctx: crate::tasks::TaskContext| {
+        let toolbox = toolbox.clone();
+        async move {
+            use crate::tasks::TaskOutcome;
+            let csv = ctx.task().input.get("csv").and_then(serde_json::Value::as_str).unwrap_or_default().to_owned();
+            let summary = match parse_statement(&csv).and_then(|rows| summarize(&rows)) {
+                Ok(summary) => summary,
+                Err(err) => return TaskOutcome::Failed(format!("Hearth could not read this statement: {err}.")),
+            };
+            let view = summary.view();
+            if ctx.checkpoint(&serde_json::json!({ TRACKER: view })).await.is_err() {
+                return TaskOutcome::Stopped;
+            }
+            let tools = toolbox.for_task(ctx.clone());
+            let artifact = serde_json::json!({
+                "name": "finance-tracker.json",
+                "content": serde_json::to_string_pretty(&view).unwrap_or_default(),
+            });
+            let saved = crate::tools::dispatch(&tools, "save_artifact", &artifact.to_string(), crate::tools::StepId::Named("tracker".into())).await;
+            if let Some(crate::tools::RunOutcome::InDoubt(_)) = saved.outcome {
+                return TaskOutcome::Interrupted(crate::store::tasks::UNCERTAIN_REASON.into());
+            }
+            if ctx.cancel_token().is_cancelled() {
+                return TaskOutcome::Stopped;
+            }
+            if saved.is_error {
+                return TaskOutcome::Failed(format!("The summary was made but its artifact was not saved: {}", saved.content));
+            }
+            TaskOutcome::Succeeded(summary.sentence())
+        }
+    }
 }
 
 #[cfg(test)]

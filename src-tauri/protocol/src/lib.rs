@@ -13,6 +13,7 @@ pub mod browser;
 pub mod computer;
 pub mod error;
 pub mod files;
+pub mod finance;
 pub mod ids;
 pub mod ipc;
 pub mod mail;

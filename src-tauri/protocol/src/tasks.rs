@@ -426,6 +426,9 @@ pub struct TaskDetail {
     pub runs: Vec<TaskRunView>,
     /// Its events, oldest first (the newest 200).
     pub events: Vec<TaskEventView>,
+    /// A finance task's tracker: what the statement adds up to (the chart).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finance: Option<crate::finance::FinanceSummary>,
 }
 
 /// Answer to `task_list`: tasks, most recently changed first.

@@ -48,6 +48,8 @@ pub enum Route {
     Remind,
     /// Keep a fact ("remember that I'm vegetarian").
     Remember,
+    /// Add up a bank statement ("summarize this CSV"): the one pasted, or the sample one.
+    Finance,
     /// Put options in front of the owner ("help me choose: the train or the bus").
     Choose,
     /// The owner picked an option ("I pick: the train").
@@ -81,6 +83,8 @@ pub fn route(text: &str) -> Route {
         Route::Remind
     } else if lower.starts_with("remember that") || lower.starts_with("remember:") {
         Route::Remember
+    } else if (lower.contains("summarize") || lower.contains("summarise")) && (has("csv") || lower.contains("statement") || lower.contains("spending")) {
+        Route::Finance
     } else if lower.starts_with("help me choose") || lower.starts_with("help me decide") {
         Route::Choose
     } else if lower.starts_with("i pick:") {
@@ -144,6 +148,7 @@ impl SampleAgent {
             Route::Remind => self.remind(out, &tools, &text).await,
             Route::Remember => self.remember(out, &tools, &text).await,
             Route::Choose => self.choose(out, &tools, &text).await,
+            Route::Finance => self.finance(out, &tools, &text).await,
             Route::Picked => {
                 let pick = text.trim().get("i pick:".len()..).unwrap_or_default().trim();
                 out.text(&format!("You picked {pick}. I'll go with that."), self.chunk_delay).await.map(|_| ()).map_err(SampleError::from)
@@ -296,6 +301,29 @@ impl SampleAgent {
             _ => format!("I could not make that reminder: {}", output.content),
         };
         out.text(&reply, self.chunk_delay).await?;
+        Ok(())
+    }
+
+    /// Hands the statement (pasted after the first line, or the sample one) to a finance task,
+    /// through the task desk and the operation-key function, as the document route does.
+    async fn finance(&self, out: &Emitter, tools: &ToolContext, text: &str) -> Result<(), SampleError> {
+        let pasted = text.split_once('\n').map(|(_, rest)| rest.trim()).filter(|rest| rest.lines().count() > 1);
+        let (csv, which) = match pasted {
+            Some(csv) => (csv.to_owned(), "the statement you pasted"),
+            None => (crate::finance::SAMPLE_STATEMENT.to_owned(), "the sample statement (paste your own CSV after the first line)"),
+        };
+        let title = "Summarize the bank statement";
+        let args = serde_json::json!({ "title": title, "instructions": "Add up the statement: income, spending by category and by month." });
+        let call = out.tool_call(ToolName::DelegateTask.as_str(), &args).await?;
+        let key = tools.scope().key(&StepId::Call(call.clone())).joined();
+        let task = tools
+            .desk
+            .create(&key, TaskKind::Finance, title, &serde_json::json!({ "title": title, "csv": csv }), tools.scope().thread_id(), None, tools.scope().chat_run())
+            .await
+            .map_err(|e| SampleError::Store(format!("Saving the task failed: {e}")))?;
+        let result = DelegateTaskResult { task_id: task.id, title: task.title, status: task.status };
+        out.tool_result(&call, serde_json::to_string(&result).map_err(|e| SampleError::Store(e.to_string()))?).await?;
+        out.text(&format!("I started a finance task on {which}. Open it for the totals and the chart."), self.chunk_delay).await?;
         Ok(())
     }
 
@@ -466,6 +494,7 @@ mod tests {
         assert!(options_in("help me choose").is_empty());
         assert_eq!(route("I pick: the train"), Route::Picked);
         assert_eq!(route("Help me choose: tea or coffee"), Route::Choose);
+        assert_eq!(route("Summarize this CSV"), Route::Finance);
     }
 
     #[test]

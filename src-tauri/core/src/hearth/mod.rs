@@ -136,6 +136,7 @@ impl Hearth {
             browsers.clone(),
         );
         tasks.register(TaskKind::Document, DocumentTask::new(files.clone(), toolbox.clone()));
+        tasks.register(TaskKind::Finance, crate::finance::task_handler(toolbox.clone()));
         let stranded = approvals.recover().await?;
         if stranded > 0 {
             tracing::warn!(stranded, "approved actions were cut off by a stop; they need the owner's review");
@@ -290,7 +291,9 @@ impl Hearth {
             .get_task(task_id)
             .await?
             .ok_or_else(|| CoreError::NotFound(format!("There is no task {task_id}.")))?;
+        let finance = task.state.get(crate::finance::TRACKER).and_then(|t| serde_json::from_value(t.clone()).ok());
         Ok(TaskDetail {
+            finance,
             task: task.view(),
             runs: self.store.task_runs(task_id).await?,
             events: self.store.task_events(task_id, 200).await?,

@@ -11,6 +11,7 @@ mod controls;
 mod documents;
 mod effect_path;
 mod effects;
+mod finance;
 mod egress;
 mod harness;
 mod journal;

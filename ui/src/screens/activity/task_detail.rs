@@ -81,10 +81,46 @@ pub fn TaskDetailPane(live: LiveTasks, task_id: String) -> impl IntoView {
                 </div>
             })}
             {move || current.get().map(|task| view! { <TaskOutcome task /> })}
+            {move || detail.get().and_then(|fetched| fetched.finance).map(|summary| view! { <FinanceChart summary /> })}
             {move || detail.get().map(|fetched| view! {
                 <TaskRuns runs=fetched.runs />
                 <TaskEvents events=fetched.events />
             })}
+        </section>
+    }
+}
+
+/// A finance task's tracker: totals, and spending by category and by month as bars.
+#[component]
+fn FinanceChart(summary: hearth_protocol::finance::FinanceSummary) -> impl IntoView {
+    use hearth_protocol::finance::{Total, money};
+    let bars = |title: &'static str, slug: &'static str, totals: Vec<Total>| {
+        let top = totals.iter().map(|t| t.cents).max().unwrap_or(1).max(1);
+        view! {
+            <div class=format!("finance-bars finance-{slug}")>
+                <h4>{title}</h4>
+                {totals.into_iter().map(|t| {
+                    // Widths from integer cents: no float reaches a total.
+                    let percent = t.cents.saturating_mul(100) / top;
+                    view! {
+                        <div class="finance-bar" data-name=t.name.clone()>
+                            <span class="finance-bar-name">{t.name.clone()}</span>
+                            <span class="finance-bar-track"><span class="finance-bar-fill" style=format!("width: {percent}%")></span></span>
+                            <span class="finance-bar-value">{money(t.cents)}</span>
+                        </div>
+                    }
+                }).collect_view()}
+            </div>
+        }
+    };
+    view! {
+        <section class="finance" data-count=summary.count>
+            <h3>"Statement"</h3>
+            <p class="finance-totals">
+                {format!("Income {} · Spending {} · Saved {}", money(summary.income_cents), money(summary.spending_cents), money(summary.saved_cents))}
+            </p>
+            {bars("Spending by category", "categories", summary.categories)}
+            {bars("Spending by month", "months", summary.months)}
         </section>
     }
 }

@@ -1,0 +1,79 @@
+//! The finance task: a statement in, the tracker kept and saved once as an artifact (files
+//! counted), a chart's totals in the task's detail; a statement Hearth cannot read fails the
+//! task with the row and keeps nothing.
+
+use hearth_core::Hearth;
+use hearth_core::store::tasks::NewTask;
+use hearth_protocol::tasks::{TaskKind, TaskStatus};
+use serde_json::json;
+
+use super::support::{engine_idle, open};
+
+async fn run_once(hearth: &Hearth) {
+    let engine = hearth.tasks();
+    let mut changes = engine.subscribe();
+    engine.tick().await.unwrap();
+    engine_idle(engine, &mut changes).await;
+}
+
+fn artifacts(hearth: &Hearth) -> usize {
+    std::fs::read_dir(hearth.config().data_dir.join("artifacts")).unwrap().count()
+}
+
+#[tokio::test]
+async fn a_statement_becomes_a_tracker_and_one_artifact() {
+    let t = open().await;
+    let input = json!({ "title": "Summarize", "csv": hearth_core::finance::SAMPLE_STATEMENT });
+    let task = t
+        .hearth
+        .tasks()
+        .create(NewTask { idempotency_key: "finance-1", kind: TaskKind::Finance, title: "Summarize", input: &input, thread_id: None })
+        .await
+        .unwrap();
+    run_once(&t.hearth).await;
+    let detail = t.hearth.task_get(&task.id).await.unwrap();
+    assert_eq!(detail.task.status, TaskStatus::Succeeded, "{:?}", detail.task.error);
+    let tracker = detail.finance.unwrap();
+    // Hand-added from the sample: income 2850 + 2850 + 15; spending the rest.
+    assert_eq!(tracker.income_cents, 571_500);
+    assert_eq!(tracker.count, 18);
+    assert_eq!(tracker.categories[0].name, "Housing");
+    assert_eq!(tracker.categories[0].cents, 190_000);
+    assert_eq!(tracker.months.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(), ["2026-10", "2026-11"]);
+    assert_eq!(tracker.income_cents - tracker.spending_cents, tracker.saved_cents);
+    assert_eq!(tracker.spending_cents, 95_000 + 4630 + 6120 + 840 + 4900 + 3850 + 1295 + 8310 + 95_000 + 9145 + 2999 + 2200 + 4900 + 3500 + 2780);
+    assert!(detail.task.result.unwrap().starts_with("18 transactions from 2026-10-01 to 2026-11-28"));
+    assert_eq!(artifacts(&t.hearth), 1, "the tracker was saved once");
+}
+
+#[tokio::test]
+async fn an_unreadable_statement_fails_with_its_row_and_keeps_nothing() {
+    let t = open().await;
+    let input = json!({ "title": "Summarize", "csv": "date,description,amount\n2026-11-01,Rent,\"1,000.00\"\n" });
+    let task = t
+        .hearth
+        .tasks()
+        .create(NewTask { idempotency_key: "finance-bad", kind: TaskKind::Finance, title: "Summarize", input: &input, thread_id: None })
+        .await
+        .unwrap();
+    run_once(&t.hearth).await;
+    let detail = t.hearth.task_get(&task.id).await.unwrap();
+    assert_eq!(detail.task.status, TaskStatus::Failed);
+    assert!(detail.task.error.unwrap().contains("row 2"));
+    assert!(detail.finance.is_none());
+    assert_eq!(artifacts(&t.hearth), 0);
+}
+
+#[tokio::test]
+async fn the_sample_agent_summarizes_a_pasted_statement() {
+    let t = open().await;
+    let text = "Summarize this CSV\ndate,description,amount,category\n2026-11-01,Pay,100.10,Income\n2026-11-02,Lunch,-0.10,Food\n2026-11-03,Tea,-0.20,Food";
+    let (_, _, events) = super::support::start(&t.hearth, None, text).await;
+    super::support::collect(events).await;
+    run_once(&t.hearth).await;
+    let tasks = t.hearth.store().list_tasks(10).await.unwrap();
+    let finance = tasks.iter().find(|t| t.kind == TaskKind::Finance).unwrap();
+    let detail = t.hearth.task_get(&finance.id).await.unwrap();
+    let tracker = detail.finance.unwrap();
+    assert_eq!((tracker.income_cents, tracker.spending_cents, tracker.saved_cents), (10_010, 30, 9_980));
+}

@@ -18,6 +18,7 @@ pub mod finance;
 mod hearth;
 pub mod journal;
 pub mod memory;
+pub mod monitors;
 pub mod pdf;
 pub mod providers;
 pub mod runs;

@@ -24,11 +24,15 @@ pub enum NotificationKind {
     ReviewNeeded,
     /// A task stopped mid-run; what it did needs a look.
     TaskInterrupted,
+    /// A watched page matched its condition (the body holds the line diff).
+    MonitorNotice,
+    /// A watched page failed too often; the monitor paused itself.
+    MonitorPaused,
 }
 
 impl NotificationKind {
     /// Every kind.
-    pub const ALL: [NotificationKind; 8] = [
+    pub const ALL: [NotificationKind; 10] = [
         NotificationKind::Reminder,
         NotificationKind::TaskDone,
         NotificationKind::TaskFailed,
@@ -37,6 +41,8 @@ impl NotificationKind {
         NotificationKind::InputNeeded,
         NotificationKind::ReviewNeeded,
         NotificationKind::TaskInterrupted,
+        NotificationKind::MonitorNotice,
+        NotificationKind::MonitorPaused,
     ];
 
     /// Stored spelling.
@@ -50,6 +56,8 @@ impl NotificationKind {
             NotificationKind::InputNeeded => "input_needed",
             NotificationKind::ReviewNeeded => "review_needed",
             NotificationKind::TaskInterrupted => "task_interrupted",
+            NotificationKind::MonitorNotice => "monitor_notice",
+            NotificationKind::MonitorPaused => "monitor_paused",
         }
     }
 
@@ -69,6 +77,8 @@ impl NotificationKind {
             NotificationKind::InputNeeded => "Question",
             NotificationKind::ReviewNeeded => "Review needed",
             NotificationKind::TaskInterrupted => "Interrupted",
+            NotificationKind::MonitorNotice => "Page changed",
+            NotificationKind::MonitorPaused => "Monitor paused",
         }
     }
 }

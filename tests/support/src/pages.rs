@@ -62,6 +62,8 @@ struct Seen {
 pub struct PageServer {
     address: SocketAddr,
     seen: Arc<Seen>,
+    /// What it serves; [`PageServer::set_page`] edits it while it runs (a monitored page).
+    pages: Arc<std::sync::RwLock<HashMap<String, ServedFile>>>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -103,7 +105,8 @@ impl PageServer {
         let listener = TcpListener::bind(address).await?;
         let address = listener.local_addr()?;
         let seen = Arc::new(Seen::default());
-        let pages = Arc::new(pages);
+        let pages = Arc::new(std::sync::RwLock::new(pages));
+        let served = pages.clone();
         let task = tokio::spawn({
             let seen = seen.clone();
             async move {
@@ -126,7 +129,7 @@ impl PageServer {
                 }
             }
         });
-        Ok(Self { address, seen, task })
+        Ok(Self { address, seen, pages: served, task })
     }
 
     /// How many connections it accepted, counted once every earlier one has been: it asks
@@ -145,7 +148,14 @@ impl PageServer {
         self.connections() - 1
     }
 
-    /// Where it listens.
+    /// Serves `html` at `path` from the next request on (a page the test edits).
+    pub fn set_page(&self, path: &str, html: &str) {
+        if let Ok(mut pages) = self.pages.write() {
+            pages.insert(path.to_owned(), ServedFile::inline(HTML, html.as_bytes().to_vec()));
+        }
+    }
+
+    /// The address it listens on.
     pub fn address(&self) -> SocketAddr {
         self.address
     }
@@ -204,7 +214,7 @@ impl Drop for PageServer {
 async fn respond(
     request: Request<hyper::body::Incoming>,
     seen: Arc<Seen>,
-    pages: Arc<HashMap<String, ServedFile>>,
+    pages: Arc<std::sync::RwLock<HashMap<String, ServedFile>>>,
     address: SocketAddr,
 ) -> Result<Response<BoxBody<Bytes, Infallible>>, Infallible> {
     let target = request.uri().path_and_query().map_or_else(|| "/".to_owned(), |p| p.as_str().to_owned());
@@ -247,7 +257,8 @@ async fn respond(
             .insert(hyper::header::CONTENT_DISPOSITION, hyper::header::HeaderValue::from_static("attachment; filename=\"stall.pdf\""));
         return Ok(response);
     }
-    let served = pages.get(path).cloned().unwrap_or_else(|| {
+    let found = pages.read().ok().and_then(|pages| pages.get(path).cloned());
+    let served = found.unwrap_or_else(|| {
         ServedFile::inline(HTML, format!("<!doctype html><title>{address}</title><p>served by {address}</p>").into_bytes())
     });
     let mut response = Response::new(Full::new(Bytes::from(served.body)).boxed());

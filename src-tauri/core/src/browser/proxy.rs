@@ -217,6 +217,10 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Respo
     Ok(answer.unwrap_or_else(|failure| failure.into_response(&shared)))
 }
 
+/// How the page the proxy shows for a destination that did not answer begins, so a reader of
+/// the page's text (a monitor) can tell the proxy's words from the site's.
+pub const UNREACHABLE_PAGE: &str = "Hearth could not reach this page: ";
+
 /// Why a request got no answer from its destination.
 enum Failure {
     /// The policy refused it.
@@ -248,7 +252,7 @@ impl Failure {
                 (StatusCode::FORBIDDEN, text)
             }
             Failure::BadRequest(why) => (StatusCode::BAD_REQUEST, why.to_owned()),
-            Failure::Unreachable(why) => (StatusCode::BAD_GATEWAY, why),
+            Failure::Unreachable(why) => (StatusCode::BAD_GATEWAY, format!("{UNREACHABLE_PAGE}{why}")),
         };
         let refused = status == StatusCode::FORBIDDEN;
         let mut response = Response::new(full(text));

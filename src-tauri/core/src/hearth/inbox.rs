@@ -42,6 +42,18 @@ impl Hearth {
         self.schedules.control(params, now_ms()).await
     }
 
+    /// A scheduled monitor looks at its page now. Refused unless it is waiting for its next
+    /// look (running, paused or ended monitors have their own controls).
+    pub async fn monitor_check_now(&self, task_id: &str) -> Result<hearth_protocol::tasks::TaskView> {
+        if !self.store.monitor_due_now(task_id).await? {
+            return Err(CoreError::Conflict(
+                "This monitor is not waiting for its next look (it is running, paused or ended); nothing was changed.".into(),
+            ));
+        }
+        self.tasks.announce_created(&[task_id.to_owned()]);
+        self.store.get_task(task_id).await?.map(|t| t.view()).ok_or_else(|| CoreError::NotFound(format!("There is no task {task_id}.")))
+    }
+
     /// The inbox: the newest notices and how many are unread.
     pub async fn notification_list(&self) -> Result<NotificationListResponse> {
         Ok(NotificationListResponse {

@@ -137,6 +137,7 @@ impl Hearth {
         );
         tasks.register(TaskKind::Document, DocumentTask::new(files.clone(), toolbox.clone()));
         tasks.register(TaskKind::Finance, crate::finance::task_handler(toolbox.clone()));
+        tasks.register(TaskKind::Monitor, crate::monitors::task_handler(toolbox.clone()));
         let stranded = approvals.recover().await?;
         if stranded > 0 {
             tracing::warn!(stranded, "approved actions were cut off by a stop; they need the owner's review");

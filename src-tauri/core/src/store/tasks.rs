@@ -272,6 +272,20 @@ impl Store {
         )))
     }
 
+    /// Check now: a scheduled monitor is due at once (a compare-and-swap on its status; a
+    /// monitor running, paused or ended is left alone). `false` when it was not scheduled.
+    pub async fn monitor_due_now(&self, task_id: &str) -> Result<bool> {
+        let now = now_ms();
+        let done = sqlx::query(
+            "UPDATE tasks SET next_run_at = ?2, updated_at = ?2 WHERE id = ?1 AND kind = 'monitor' AND status = 'scheduled'",
+        )
+        .bind(task_id)
+        .bind(now)
+        .execute(&mut *self.writer().await)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
     /// One task.
     pub async fn get_task(&self, id: &str) -> Result<Option<TaskRow>> {
         let row = sqlx::query(&format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?1"))

@@ -455,6 +455,7 @@ fn ending(outcome: TaskOutcome) -> Option<RunEnding> {
         TaskOutcome::WaitingApproval(action) => RunEnding { action_id: Some(action), ..base(TaskStatus::WaitingApproval) },
         TaskOutcome::Scheduled(at) => RunEnding { next_run_at: Some(at), ..base(TaskStatus::Scheduled) },
         TaskOutcome::Interrupted(why) => RunEnding { error: Some(why), ..base(TaskStatus::Interrupted) },
+        TaskOutcome::Paused(why) => RunEnding { error: Some(why), ..base(TaskStatus::Paused) },
         TaskOutcome::Stopped => return None,
     })
 }

@@ -21,6 +21,9 @@ pub enum TaskOutcome {
     WaitingApproval(String),
     /// Run again at this time (Unix ms).
     Scheduled(i64),
+    /// Stop taking turns until the owner resumes (a monitor that keeps failing); the reason
+    /// is shown as the task's error.
+    Paused(String),
     /// An effect may or may not have happened: the task waits for the owner's review
     /// ("Retry after review").
     Interrupted(String),

@@ -19,7 +19,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::context::{StepId, ToolContext};
-use super::handlers::{browser, choices, computer, mail, memory, pdf, prepare, schedules, tasks};
+use super::handlers::{browser, choices, computer, mail, memory, monitors, pdf, prepare, schedules, tasks};
 use super::{ToolOutput};
 use crate::journal::{EffectError, Receipt};
 
@@ -143,7 +143,8 @@ pub(crate) fn visit<V: Visitor>(tool: ToolName, v: V) -> V::Out {
         ToolName::SaveDownload => effect::<browser::SaveDownload, V>(v),
         ToolName::RememberFact => direct::<memory::RememberFact, V>(v),
         ToolName::PresentChoices => direct::<choices::PresentChoices, V>(v),
-        ToolName::CreateGoal | ToolName::WatchPage => v.unavailable(tool),
+        ToolName::WatchPage => direct::<monitors::WatchPage, V>(v),
+        ToolName::CreateGoal => v.unavailable(tool),
     }
 }
 
@@ -178,6 +179,6 @@ mod tests {
                 implemented += 1;
             }
         }
-        assert_eq!(implemented, 35);
+        assert_eq!(implemented, 36);
     }
 }

@@ -16,6 +16,7 @@ mod egress;
 mod harness;
 mod journal;
 mod memory;
+mod monitors;
 mod pdf;
 mod pdf_hostile;
 mod fuzz_reproducers;

@@ -5,6 +5,7 @@ pub(crate) mod choices;
 pub(crate) mod computer;
 pub(crate) mod mail;
 pub(crate) mod memory;
+pub(crate) mod monitors;
 pub(crate) mod pdf;
 pub(crate) mod prepare;
 pub(crate) mod schedules;

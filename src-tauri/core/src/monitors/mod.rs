@@ -1,0 +1,232 @@
+//! Page monitors: a `monitor` task that looks at a page through the browser (read_web, so the
+//! egress policy applies), compares it with the last look, notifies on a match, and schedules
+//! its next look — `TaskOutcome::Scheduled`, so the task engine's leases, Pause, Resume and
+//! Cancel govern it like any task.
+//!
+//! - **Match**: `change` — the normalized text's hash differs from the last one (the first
+//!   look only records); `contains` — the text contains the value, ignoring case;
+//!   `price_below` — a price on the page ([`price::prices`]) is below the value.
+//! - **Once per match**: the notice's key is `monitor:<task>:<hash>`, written before the new
+//!   hash is checkpointed, so a crash between the two re-notices under the same key, which the
+//!   inbox keeps once — also across a restart.
+//! - **Failures** back off `min(60, 2^failures)` minutes; the fifth in a row pauses the task
+//!   with a notice (Resume looks again at once).
+
+pub mod diff;
+pub mod price;
+
+use hearth_protocol::notifications::{NotificationKind, NotificationTarget};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::tasks::{TaskContext, TaskHandler, TaskOutcome};
+use crate::tools::{StepId, Toolbox, dispatch};
+use diff::{LineDiff, normalize};
+
+/// Shortest interval between looks.
+pub const MIN_INTERVAL_MINUTES: u32 = 1;
+/// Longest interval between looks (a week).
+pub const MAX_INTERVAL_MINUTES: u32 = 10_080;
+/// After this many failed looks in a row the monitor pauses itself.
+pub const MAX_FAILURES: u32 = 5;
+/// The most text kept for the next diff.
+const KEPT_TEXT: usize = 100_000;
+
+/// What a monitor looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Condition {
+    /// Any change of the page's text.
+    Change,
+    /// The text contains the value (ignoring case).
+    Contains,
+    /// A price on the page is below the value.
+    PriceBelow,
+}
+
+/// A monitor task's input.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MonitorInput {
+    /// Title.
+    pub title: String,
+    /// The page.
+    pub url: String,
+    /// What to look for.
+    pub condition: Condition,
+    /// The text (contains) or the price (price_below, as written).
+    #[serde(default)]
+    pub value: String,
+    /// Minutes between looks.
+    pub interval_minutes: u32,
+}
+
+impl MonitorInput {
+    /// Checks the fields; the page's address is checked again by the egress policy at every
+    /// look.
+    pub fn validate(&self) -> Result<Option<i64>, String> {
+        if self.title.trim().is_empty() || self.title.chars().count() > 200 {
+            return Err("`title` is 1 to 200 characters.".into());
+        }
+        let parsed = url::Url::parse(&self.url).map_err(|e| format!("`url` is not an address ({e})."))?;
+        if !matches!(parsed.scheme(), "http" | "https") || self.url.len() > 4096 {
+            return Err("`url` is an http or https address of at most 4,096 characters.".into());
+        }
+        if !(MIN_INTERVAL_MINUTES..=MAX_INTERVAL_MINUTES).contains(&self.interval_minutes) {
+            return Err(format!("`intervalMinutes` is {MIN_INTERVAL_MINUTES} to {MAX_INTERVAL_MINUTES}."));
+        }
+        match self.condition {
+            Condition::Change => Ok(None),
+            Condition::Contains if self.value.trim().is_empty() || self.value.chars().count() > 200 => {
+                Err("`value` is the text to look for, 1 to 200 characters.".into())
+            }
+            Condition::Contains => Ok(None),
+            Condition::PriceBelow => match price::prices(self.value.trim()).as_slice() {
+                [cents] => Ok(Some(*cents)),
+                _ => Err("`value` is one price, like 19.99.".into()),
+            },
+        }
+    }
+}
+
+/// What a monitor keeps between looks (in its task's state, under `monitor`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Seen {
+    #[serde(default)]
+    hash: Option<String>,
+    #[serde(default)]
+    text: String,
+    #[serde(default)]
+    failures: u32,
+    #[serde(default)]
+    last_error: Option<String>,
+}
+
+/// The monitor task kind.
+pub fn task_handler(toolbox: Toolbox) -> impl TaskHandler {
+    move |ctx: TaskContext| {
+        let toolbox = toolbox.clone();
+        async move { look(&toolbox, ctx).await }
+    }
+}
+
+/// When the next look is due after `failures` failures in a row (0: the interval).
+pub fn next_look(now: i64, interval_minutes: u32, failures: u32) -> i64 {
+    let minutes = if failures == 0 { i64::from(interval_minutes) } else { 2_i64.saturating_pow(failures).min(60) };
+    now + minutes * 60_000
+}
+
+async fn look(toolbox: &Toolbox, ctx: TaskContext) -> TaskOutcome {
+    let task = ctx.task().clone();
+    let input: MonitorInput = match serde_json::from_value(task.input.clone()) {
+        Ok(input) => input,
+        Err(err) => return TaskOutcome::Failed(format!("This monitor's settings cannot be read ({err}); make it again.")),
+    };
+    let threshold = match input.validate() {
+        Ok(threshold) => threshold,
+        Err(why) => return TaskOutcome::Failed(why),
+    };
+    let seen: Seen = task.state.get("monitor").and_then(|s| serde_json::from_value(s.clone()).ok()).unwrap_or_default();
+    let tools = toolbox.for_task(ctx.clone());
+    let output = dispatch(&tools, "read_web", &json!({ "url": input.url }).to_string(), StepId::Named("look".into())).await;
+    if ctx.guard().await.is_err() {
+        return TaskOutcome::Stopped;
+    }
+    let store = ctx.task_store();
+    let now = crate::store::now_ms();
+    let page = if output.is_error { None } else { serde_json::from_str::<serde_json::Value>(&output.content).ok() };
+    // The proxy's own page for a site that did not answer is a failure, not the site's text.
+    let text = page
+        .as_ref()
+        .and_then(|p| p.get("text"))
+        .and_then(serde_json::Value::as_str)
+        .filter(|text| !text.trim_start().starts_with(crate::browser::proxy::UNREACHABLE_PAGE.trim_end()));
+    let Some(text) = text else {
+        let failures = seen.failures + 1;
+        let why: String = page
+            .as_ref()
+            .and_then(|p| p.get("text"))
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or(&output.content)
+            .chars()
+            .take(300)
+            .collect();
+        let kept = Seen { failures, last_error: Some(why.clone()), ..seen };
+        if ctx.checkpoint(&json!({ "monitor": kept })).await.is_err() {
+            return TaskOutcome::Stopped;
+        }
+        if failures >= MAX_FAILURES {
+            let reason = format!("The page could not be read {failures} times in a row, so this monitor paused itself. Resume to look again. Last error: {why}");
+            // Keyed by the attempt: one notice per pause.
+            let key = format!("monitor:{}:paused:{}", task.id, task.attempts);
+            if let Err(err) = store.notify(&key, NotificationKind::MonitorPaused, &input.title, &reason, &NotificationTarget::Task(task.id.clone())).await {
+                tracing::warn!(error = %err, "a monitor's pause notice was not written");
+            }
+            return TaskOutcome::Paused(reason);
+        }
+        return TaskOutcome::Scheduled(next_look(now, input.interval_minutes, failures));
+    };
+    let text = normalize(text);
+    let hash = hex::encode(Sha256::digest(text.as_bytes()));
+    let matched = match input.condition {
+        Condition::Change => seen.hash.as_ref().is_some_and(|h| *h != hash),
+        Condition::Contains => text.to_lowercase().contains(&input.value.trim().to_lowercase()),
+        Condition::PriceBelow => {
+            let below = threshold.unwrap_or(0);
+            price::prices(&text).into_iter().any(|p| p < below)
+        }
+    };
+    if matched {
+        let diff = LineDiff::between(&seen.text, &text).render();
+        let lead = match input.condition {
+            Condition::Change => "The page changed.".to_owned(),
+            Condition::Contains => format!("The page contains \u{201c}{}\u{201d}.", input.value.trim()),
+            Condition::PriceBelow => {
+                let lowest = price::prices(&text).into_iter().min().unwrap_or(0);
+                format!("A price is below {}: {}.", input.value.trim(), hearth_protocol::finance::money(lowest))
+            }
+        };
+        let body = if diff.is_empty() { lead } else { format!("{lead}\n{diff}") };
+        let key = format!("monitor:{}:{hash}", task.id);
+        if let Err(err) = store.notify(&key, NotificationKind::MonitorNotice, &input.title, &body, &NotificationTarget::Task(task.id.clone())).await {
+            // Not checkpointed either: the next look matches again and writes it then.
+            tracing::warn!(error = %err, "a monitor's notice was not written");
+            return TaskOutcome::Scheduled(next_look(now, input.interval_minutes, 1));
+        }
+    }
+    let kept = Seen { hash: Some(hash), text: text.chars().take(KEPT_TEXT).collect(), failures: 0, last_error: None };
+    if ctx.checkpoint(&json!({ "monitor": kept })).await.is_err() {
+        return TaskOutcome::Stopped;
+    }
+    TaskOutcome::Scheduled(next_look(now, input.interval_minutes, 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_back_off_to_an_hour() {
+        let minutes = |f| (next_look(0, 15, f)) / 60_000;
+        assert_eq!([minutes(0), minutes(1), minutes(2), minutes(3), minutes(5), minutes(6), minutes(9)], [15, 2, 4, 8, 32, 60, 60]);
+    }
+
+    #[test]
+    fn inputs_are_checked() {
+        let base = MonitorInput {
+            title: "Kettle".into(),
+            url: "https://shop.example/kettle".into(),
+            condition: Condition::PriceBelow,
+            value: "$25".into(),
+            interval_minutes: 60,
+        };
+        assert_eq!(base.validate(), Ok(Some(2500)));
+        assert!(MonitorInput { value: "$9k".into(), ..base.clone() }.validate().is_err());
+        assert!(MonitorInput { url: "file:///etc/passwd".into(), ..base.clone() }.validate().is_err());
+        assert!(MonitorInput { interval_minutes: 0, ..base.clone() }.validate().is_err());
+        assert!(MonitorInput { interval_minutes: 10_081, ..base.clone() }.validate().is_err());
+        assert!(MonitorInput { condition: Condition::Contains, value: " ".into(), ..base }.validate().is_err());
+    }
+}

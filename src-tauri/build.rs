@@ -17,6 +17,7 @@ fn main() {
         "schedule_list",
         "schedule_create",
         "schedule_control",
+        "monitor_check_now",
         "notification_list",
         "notification_read",
         "notification_watch",

@@ -58,6 +58,7 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::inbox::schedule_list,
             commands::inbox::schedule_create,
             commands::inbox::schedule_control,
+            commands::inbox::monitor_check_now,
             commands::inbox::notification_list,
             commands::inbox::notification_read,
             commands::inbox::notification_watch,

@@ -66,3 +66,34 @@ async fn a_reminder_made_in_chat_runs_now_and_its_notice_opens_the_task() {
     session.screenshot("schedules").await;
     session.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watched_page_changes_and_the_inbox_shows_the_diff() {
+    use std::collections::HashMap;
+    use std::net::SocketAddr;
+
+    use hearth_testkit::pages::PageServer;
+
+    let page = |price: &str| format!("<html><head><title>Kettle</title></head><body><p>Kettle</p><p>Price: {price}</p></body></html>");
+    let pages: HashMap<String, String> = [("/kettle".to_owned(), page("$20"))].into();
+    let server = PageServer::bind(SocketAddr::from(([127, 0, 0, 2], 0)), pages).await.unwrap();
+    let home = TestHome::new().unwrap();
+    let allow = [("HEARTH_E2E_BROWSER_ALLOW", server.address().to_string())];
+    let session = Session::start_app_with(APP, &home, &allow).await;
+
+    session.send(&format!("watch http://{}/kettle", server.address())).await;
+    // The first look runs at once and records the page; then the monitor waits for its next look.
+    session.until_texts(".card-delegate-task .task-status", "the monitor is scheduled", |t| t == ["scheduled"]).await;
+    server.set_page("/kettle", &page("$18"));
+    session.find(".card-delegate-task .open-task").await.click().await.unwrap();
+    session.find("#monitor-check-now").await.click().await.unwrap();
+    session.until_texts("#inbox-badge", "the change is a notice", |t| t == ["1"]).await;
+    session.find("[data-screen=inbox]").await.click().await.unwrap();
+    session
+        .until_texts(".notice[data-kind=monitor_notice] .notice-body", "with the line that changed", |t| {
+            t.len() == 1 && t[0].contains("The page changed.") && t[0].contains("~ Price: $18")
+        })
+        .await;
+    session.screenshot("monitor-notice").await;
+    session.close().await;
+}

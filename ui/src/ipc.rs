@@ -177,6 +177,13 @@ pub async fn memory_forget(id: i64) -> Result<MemoryListResponse, IpcError> {
     call("memory_forget", &serde_json::json!({ "params": MemoryForgetParams { id } })).await
 }
 
+/// A scheduled monitor looks at its page now.
+pub async fn monitor_check_now(task_id: &str) -> Result<TaskView, IpcError> {
+    let params = TaskGetParams { task_id: task_id.to_owned() };
+    params.validate()?;
+    call("monitor_check_now", &serde_json::json!({ "params": params })).await
+}
+
 /// The inbox: the newest notices and the unread count.
 pub async fn notification_list() -> Result<NotificationListResponse, IpcError> {
     call("notification_list", &serde_json::json!({})).await

@@ -1,4 +1,5 @@
-//! `schedule_*` and `notification_*` commands: the Activity screen's schedules and the inbox.
+//! `schedule_*`, `monitor_check_now` and `notification_*` commands: the Activity screen's
+//! schedules and monitors, and the inbox.
 
 use hearth_protocol::IpcError;
 use hearth_protocol::notifications::{NotificationListResponse, NotificationReadParams, NotificationView};
@@ -29,6 +30,14 @@ pub async fn schedule_control(state: State<'_, AppState>, params: serde_json::Va
     let params: ScheduleControlParams = parse("schedule_control", params)?;
     params.validate()?;
     state.ready()?.schedule_control(&params).await.map_err(|e| e.to_ipc())
+}
+
+/// A scheduled monitor looks at its page now.
+#[tauri::command]
+pub async fn monitor_check_now(state: State<'_, AppState>, params: serde_json::Value) -> Result<hearth_protocol::tasks::TaskView, IpcError> {
+    let params: hearth_protocol::tasks::TaskGetParams = parse("monitor_check_now", params)?;
+    params.validate()?;
+    state.ready()?.monitor_check_now(&params.task_id).await.map_err(|e| e.to_ipc())
 }
 
 /// The inbox.

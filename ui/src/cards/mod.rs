@@ -38,7 +38,8 @@ pub fn ToolCard(call: ToolCallView) -> impl IntoView {
 /// error, an unreadable result) the generic card, which shows the raw text.
 fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
     let own = match tool {
-        ToolName::DelegateTask => return view! { <delegate_task::DelegateTaskCard call /> }.into_any(),
+        // A monitor is a task: the same card, its live status and Open.
+        ToolName::DelegateTask | ToolName::WatchPage => return view! { <delegate_task::DelegateTaskCard call /> }.into_any(),
         ToolName::PresentChoices => cards::choices_offered(&call).map(|offered| view! { <choices::ChoiceCard offered /> }.into_any()),
         ToolName::ScheduleTask => cards::schedule_made(&call).map(|made| view! { <schedule::ScheduleCard made /> }.into_any()),
         ToolName::PrepareEmail | ToolName::PrepareEvent | ToolName::PrepareFormSubmission => cards::prepared(&call)
@@ -79,7 +80,6 @@ fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
         ToolName::PageElements
         | ToolName::AgentStatus
         | ToolName::CreateGoal
-        | ToolName::WatchPage
         | ToolName::RememberFact
         | ToolName::SetPlan
         | ToolName::ReadWorkspace

@@ -48,6 +48,8 @@ pub enum Route {
     Remind,
     /// Keep a fact ("remember that I'm vegetarian").
     Remember,
+    /// Watch a page ("watch the sample page", "watch https://… below $25").
+    Watch,
     /// Add up a bank statement ("summarize this CSV"): the one pasted, or the sample one.
     Finance,
     /// Put options in front of the owner ("help me choose: the train or the bus").
@@ -71,7 +73,9 @@ pub fn route(text: &str) -> Route {
     let lower = text.to_lowercase();
     let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
     let has = |w: &str| words.contains(&w);
-    if first_url(text).is_some() {
+    if lower.starts_with("watch ") {
+        Route::Watch
+    } else if first_url(text).is_some() {
         Route::Browse
     } else if lower.contains("slowly") || lower.contains("count to 50") {
         Route::SlowCount
@@ -149,6 +153,7 @@ impl SampleAgent {
             Route::Remember => self.remember(out, &tools, &text).await,
             Route::Choose => self.choose(out, &tools, &text).await,
             Route::Finance => self.finance(out, &tools, &text).await,
+            Route::Watch => self.watch(out, &tools, &text).await,
             Route::Picked => {
                 let pick = text.trim().get("i pick:".len()..).unwrap_or_default().trim();
                 out.text(&format!("You picked {pick}. I'll go with that."), self.chunk_delay).await.map(|_| ()).map_err(SampleError::from)
@@ -299,6 +304,29 @@ impl SampleAgent {
                 made.time_zone
             ),
             _ => format!("I could not make that reminder: {}", output.content),
+        };
+        out.text(&reply, self.chunk_delay).await?;
+        Ok(())
+    }
+
+    /// Makes a monitor through watch_page: the page the message names (or the built-in sample
+    /// page), on any change, or on a price "below" a value.
+    async fn watch(&self, out: &Emitter, tools: &ToolContext, text: &str) -> Result<(), SampleError> {
+        let url = first_url(text).unwrap_or(crate::browser::sample_page::SAMPLE_URL);
+        let lower = text.to_lowercase();
+        let below = lower.split_once(" below ").map(|(_, rest)| rest.split_whitespace().next().unwrap_or_default().to_owned());
+        let title = if url == crate::browser::sample_page::SAMPLE_URL { "Sample shop".to_owned() } else { url.chars().take(80).collect() };
+        let args = match &below {
+            Some(price) => serde_json::json!({ "title": title, "url": url, "condition": "price_below", "value": price, "intervalMinutes": 10 }),
+            None => serde_json::json!({ "title": title, "url": url, "condition": "change", "intervalMinutes": 10 }),
+        };
+        let output = self.call(out, tools, ToolName::WatchPage, &args).await?;
+        let reply = if output.is_error {
+            format!("I could not watch that page: {}", output.content)
+        } else {
+            "I'm watching it every 10 minutes. When it changes, the Inbox tells you what changed; pause, stop or check it \
+             now from its task in Activity."
+                .to_owned()
         };
         out.text(&reply, self.chunk_delay).await?;
         Ok(())
@@ -495,6 +523,8 @@ mod tests {
         assert_eq!(route("I pick: the train"), Route::Picked);
         assert_eq!(route("Help me choose: tea or coffee"), Route::Choose);
         assert_eq!(route("Summarize this CSV"), Route::Finance);
+        assert_eq!(route("Watch the sample page"), Route::Watch);
+        assert_eq!(route("watch https://shop.example/kettle below $25"), Route::Watch);
     }
 
     #[test]

@@ -20,5 +20,6 @@ pub mod egress;
 pub mod page;
 pub mod profiles;
 pub mod proxy;
+pub mod sample_page;
 pub mod shots;
 pub mod submit;

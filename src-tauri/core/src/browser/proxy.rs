@@ -305,6 +305,12 @@ async fn forward(shared: &Shared, request: Request<Incoming>) -> Result<Response
     if url.scheme() != "http" {
         return Err(Failure::BadRequest("https goes through CONNECT"));
     }
+    // Hearth's own sample page: answered here, from memory; nothing is resolved or connected.
+    if host == super::sample_page::SAMPLE_HOST {
+        let mut response = Response::new(full(super::sample_page::page(crate::store::now_ms())));
+        response.headers_mut().insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+        return Ok(response);
+    }
     let pinned = pin(shared, &destination).await.map_err(|refusal| Failure::Refused { host: host.clone(), refusal })?;
     let upstream = connect(pinned).await?;
     let (mut sender, connection) = tokio::time::timeout(ANSWER_LIMIT, hyper::client::conn::http1::handshake(TokioIo::new(upstream)))

@@ -156,3 +156,18 @@ async fn a_page_that_cannot_be_read_backs_off_and_pauses_at_five() {
     assert!(notices(&hearth, NotificationKind::MonitorNotice).await.is_empty(), "a failure is no change");
     hearth.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_built_in_sample_page_is_watchable_offline() {
+    let t = super::support::open().await;
+    let (_, _, events) = super::support::start(&t.hearth, None, "Watch the sample page").await;
+    super::support::collect(events).await;
+    let tasks = t.hearth.store().list_tasks(10).await.unwrap();
+    let monitor = tasks.iter().find(|task| task.kind == hearth_protocol::tasks::TaskKind::Monitor).expect("a monitor task");
+    look_now(&t.hearth, &monitor.id, true).await;
+    let row = t.hearth.store().get_task(&monitor.id).await.unwrap().unwrap();
+    assert_eq!(row.status, TaskStatus::Scheduled, "{:?}", row.error);
+    assert_eq!(row.state["monitor"]["failures"], json!(0));
+    assert!(row.state["monitor"]["text"].as_str().unwrap().contains("Garden hose"), "{}", row.state);
+    t.hearth.shutdown().await;
+}

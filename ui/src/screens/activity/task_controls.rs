@@ -65,6 +65,17 @@ pub fn TaskControls(live: LiveTasks, current: Memo<Option<TaskView>>, on_changed
                 </p>
             </Show>
             <div class="task-buttons">
+                {move || current.with(|task| task.as_ref().filter(|t| t.kind == hearth_protocol::tasks::TaskKind::Monitor && t.status == hearth_protocol::tasks::TaskStatus::Scheduled).map(|t| t.id.clone())).map(|task_id| view! {
+                    <button id="monitor-check-now" class="task-control" disabled=move || busy.get() on:click=move |_| {
+                        let task_id = task_id.clone();
+                        spawn_local(async move {
+                            match ipc::monitor_check_now(&task_id).await {
+                                Ok(task) => live.store.update(|store| { store.upsert(task); }),
+                                Err(err) => error.set(Some(err.message)),
+                            }
+                        });
+                    }>"Check now"</button>
+                })}
                 {move || actions.get().into_iter().map(|action| view! {
                     <button
                         id=action.element_id()

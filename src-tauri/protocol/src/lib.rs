@@ -14,6 +14,7 @@ pub mod computer;
 pub mod error;
 pub mod files;
 pub mod finance;
+pub mod goals;
 pub mod ids;
 pub mod ipc;
 pub mod mail;

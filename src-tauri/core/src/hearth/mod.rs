@@ -33,6 +33,7 @@ mod accounts;
 mod agents;
 mod browser;
 mod computer;
+mod goals;
 mod inbox;
 mod memory;
 mod settings;

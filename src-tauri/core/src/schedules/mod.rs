@@ -44,6 +44,8 @@ pub struct ScheduleSpec {
     pub time_zone: String,
     /// Missed runs.
     pub missed: MissedRuns,
+    /// The goal its runs work on.
+    pub goal_id: Option<String>,
 }
 
 impl From<&ScheduleCreateParams> for ScheduleSpec {
@@ -55,6 +57,7 @@ impl From<&ScheduleCreateParams> for ScheduleSpec {
             repeat: p.repeat.clone(),
             time_zone: p.time_zone.trim().to_owned(),
             missed: p.missed,
+            goal_id: None,
         }
     }
 }
@@ -102,6 +105,7 @@ impl Schedules {
             now,
             next_due_at: rule.next_after(now),
             thread_id,
+            goal_id: spec.goal_id.as_deref(),
         };
         let Some(row) = self.store.create_schedule(&new, fence, chat_run).await? else { return Ok(None) };
         let same = row.title == spec.title
@@ -109,7 +113,8 @@ impl Schedules {
             && row.instructions == instructions
             && row.repeat == spec.repeat
             && row.time_zone == zone
-            && row.missed == spec.missed;
+            && row.missed == spec.missed
+            && row.goal_id == spec.goal_id;
         if !same {
             return Err(CoreError::Conflict(format!(
                 "A different schedule was already made for this step ({}); make a new one instead of changing it here.",

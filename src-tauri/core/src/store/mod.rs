@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod browser;
 pub mod calendar;
 pub mod files;
+pub mod goals;
 pub mod journal;
 pub mod mail;
 pub mod memory;

@@ -18,7 +18,7 @@ use super::{Store, now_ms};
 use crate::error::{CoreError, Result};
 
 const COLUMNS: &str = "id, title, job, instructions, rule, time_zone, missed, status, anchor_at, cursor_at, next_due_at, \
-     thread_id, created_at";
+     thread_id, goal_id, created_at";
 
 /// A stored schedule.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +47,8 @@ pub struct ScheduleRow {
     pub next_due_at: Option<i64>,
     /// The conversation that asked for it.
     pub thread_id: Option<String>,
+    /// The goal its runs work on.
+    pub goal_id: Option<String>,
     /// Created.
     pub created_at: i64,
 }
@@ -70,6 +72,7 @@ impl ScheduleRow {
             cursor_at: row.try_get("cursor_at")?,
             next_due_at: row.try_get("next_due_at")?,
             thread_id: row.try_get("thread_id")?,
+            goal_id: row.try_get("goal_id")?,
             created_at: row.try_get("created_at")?,
         })
     }
@@ -106,6 +109,8 @@ pub struct NewSchedule<'a> {
     pub next_due_at: Option<i64>,
     /// The conversation that asked.
     pub thread_id: Option<&'a str>,
+    /// The goal its runs work on.
+    pub goal_id: Option<&'a str>,
 }
 
 /// What a tick writes for one schedule.
@@ -140,8 +145,8 @@ impl Store {
         let (fence_task, fence_lease) = fence.unwrap_or_default();
         let inserted = sqlx::query(&format!(
             "INSERT INTO schedules (id, idempotency_key, title, job, instructions, rule, time_zone, missed, status,
-                                    anchor_at, cursor_at, next_due_at, thread_id, created_at, updated_at)
-             SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'active', ?9, ?9, ?10, ?11, ?9, ?9
+                                    anchor_at, cursor_at, next_due_at, thread_id, created_at, updated_at, goal_id)
+             SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'active', ?9, ?9, ?10, ?11, ?9, ?9, ?16
              WHERE (SELECT count(*) FROM schedules) < ?12
                AND (?13 = '' OR EXISTS (SELECT 1 FROM tasks WHERE id = ?13 AND lease_id = ?14 AND status = 'running'
                                       AND lease_expires_at > ?9))
@@ -164,6 +169,7 @@ impl Store {
         .bind(fence_task)
         .bind(fence_lease)
         .bind(chat_run.unwrap_or_default())
+        .bind(new.goal_id)
         .fetch_optional(&mut *self.writer().await)
         .await?;
         if let Some(row) = inserted {
@@ -359,6 +365,11 @@ impl Store {
         Ok(changed == 1)
     }
 
+    /// The schedules whose runs work on a goal.
+    pub async fn goal_schedules(&self, goal_id: &str) -> Result<Vec<String>> {
+        Ok(sqlx::query_scalar("SELECT id FROM schedules WHERE goal_id = ?1").bind(goal_id).fetch_all(self.reader()).await?)
+    }
+
     /// Deletes a schedule and its due-time rows (its tasks stay, as history). `false` when gone.
     pub async fn delete_schedule(&self, id: &str) -> Result<bool> {
         let mut writer = self.writer().await;
@@ -380,7 +391,10 @@ async fn insert_run_task(
 ) -> Result<Option<String>> {
     let key = format!("schedule:{}:{due_at}", s.id);
     let id = task_id_for_key(&key);
-    let input = serde_json::json!({ "title": s.title, "instructions": s.instructions, "scheduleId": s.id, "dueAt": due_at });
+    let mut input = serde_json::json!({ "title": s.title, "instructions": s.instructions, "scheduleId": s.id, "dueAt": due_at });
+    if let Some(goal) = &s.goal_id {
+        input["goalId"] = serde_json::Value::String(goal.clone());
+    }
     let inserted = sqlx::query(
         "INSERT INTO tasks (id, idempotency_key, kind, title, status, input, thread_id, schedule_id, created_at, updated_at, status_note)
          SELECT ?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?7, ?8, ?8, 'Made by its schedule; waiting for a worker.'

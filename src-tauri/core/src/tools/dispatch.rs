@@ -153,10 +153,6 @@ impl<'a> Visitor for Dispatch<'a> {
         }
         .boxed()
     }
-
-    fn unavailable(self, tool: ToolName) -> Self::Out {
-        async move { ToolOutput::error(format!("{tool} is not available in this build of Hearth.")) }.boxed()
-    }
 }
 
 /// What the model is told about a proposal, by its status.
@@ -260,9 +256,6 @@ pub fn fuzz_parse_arguments(tool: ToolName, text: &str) -> bool {
         }
         fn prepare<T: PrepareTool>(self) -> bool {
             parse_args::<T>(self.0).is_ok()
-        }
-        fn unavailable(self, _tool: ToolName) -> bool {
-            false
         }
     }
     match parse_arguments(tool, text) {

@@ -30,9 +30,6 @@ impl Visitor for SpecOf {
     fn prepare<T: PrepareTool>(self) -> Self::Out {
         Some(spec::<T>())
     }
-    fn unavailable(self, _tool: ToolName) -> Self::Out {
-        None
-    }
 }
 
 /// What the caller's model can take in besides text.

@@ -20,6 +20,7 @@ mod monitors;
 mod pdf;
 mod pdf_hostile;
 mod fuzz_reproducers;
+mod goals;
 mod google_oauth;
 mod google_workspace;
 mod privacy;

@@ -27,6 +27,7 @@ fn hourly(title: &str, missed: MissedRuns) -> ScheduleSpec {
         repeat: Repeat::Interval { minutes: 60 },
         time_zone: "UTC".into(),
         missed,
+        goal_id: None,
     }
 }
 
@@ -131,6 +132,7 @@ async fn a_weekly_schedule_in_paris_fires_at_the_shifted_instant_on_the_spring_f
         repeat: Repeat::Week { days: Weekday::ALL.to_vec(), at: "02:30".into() },
         time_zone: "Europe/Paris".into(),
         missed: MissedRuns::Skip,
+        goal_id: None,
     };
     let view = t.hearth.schedules().create("test:paris", &spec, None, None, None, created).await.unwrap().unwrap();
     let gap_run = 1_774_747_800_000; // 2026-03-29T01:30:00Z

@@ -39,6 +39,9 @@ pub(crate) struct ScheduleTaskArgs {
     /// `run_each` (up to 10).
     #[serde(default)]
     pub missed_runs: Option<MissedArg>,
+    /// The goal its runs work on (from create_goal); pausing the goal pauses the schedule.
+    #[serde(default)]
+    pub goal_id: Option<String>,
 }
 
 /// What each run does.
@@ -172,6 +175,11 @@ impl DirectTool for ScheduleTask {
                 MissedArg::RunOnce => MissedRuns::RunOnce,
                 MissedArg::RunEach => MissedRuns::RunEach,
             },
+            goal_id: None,
+        };
+        let spec = match super::goals::active_goal(ctx, args.goal_id.as_deref(), None).await {
+            Ok(goal_id) => ScheduleSpec { goal_id, ..spec },
+            Err(refused) => return refused,
         };
         if ctx.cancel.is_cancelled() {
             return ToolOutput::error("The run was stopped, so nothing was scheduled.");

@@ -30,6 +30,12 @@ pub(crate) struct DelegateTaskArgs {
     /// What the task should do, in full.
     #[serde(default)]
     pub instructions: Option<String>,
+    /// The goal it works on (from create_goal).
+    #[serde(default)]
+    pub goal_id: Option<String>,
+    /// The milestone of that goal it completes (1-based); its success marks it done.
+    #[serde(default)]
+    pub milestone: Option<u32>,
 }
 
 /// `set_plan`'s arguments.
@@ -99,8 +105,18 @@ impl DirectTool for DelegateTask {
         }
         // One task per step, however often the step is retried; a changed job is a conflict. A
         // task's run delegates only while it holds its lease (checked in the insert itself).
+        let goal_id = match super::goals::active_goal(ctx, args.goal_id.as_deref(), args.milestone).await {
+            Ok(goal) => goal,
+            Err(refused) => return refused,
+        };
         let key = ctx.scope.key(step).joined();
-        let input = json!({ "title": title, "instructions": instructions });
+        let mut input = json!({ "title": title, "instructions": instructions });
+        if let Some(goal) = goal_id {
+            input["goalId"] = json!(goal);
+            if let Some(milestone) = args.milestone {
+                input["milestone"] = json!(milestone);
+            }
+        }
         let fence = ctx.scope.task().map(|t| t.fence());
         match ctx.desk.create(&key, TaskKind::Agent, &title, &input, ctx.scope.thread_id(), fence, ctx.scope.chat_run()).await {
             Ok(task) => {

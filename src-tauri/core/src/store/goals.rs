@@ -1,0 +1,162 @@
+//! Goals and their milestones. A milestone is marked done by the `tasks_milestone_done`
+//! trigger (migration 0021) when a task naming it succeeds.
+
+use hearth_protocol::goals::{GoalStatus, GoalView, MilestoneView};
+use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
+
+use super::{Store, now_ms};
+use crate::error::{CoreError, Result};
+
+/// A goal to create.
+#[derive(Debug, Clone)]
+pub struct NewGoal<'a> {
+    /// Same key, same goal.
+    pub key: &'a str,
+    /// Title.
+    pub title: &'a str,
+    /// Description.
+    pub description: &'a str,
+    /// Category.
+    pub category: &'a str,
+    /// Milestone titles.
+    pub milestones: &'a [String],
+}
+
+fn goal_of(row: &SqliteRow, milestones: Vec<MilestoneView>, open_tasks: i64) -> Result<GoalView> {
+    let status: String = row.try_get("status")?;
+    Ok(GoalView {
+        id: row.try_get("id")?,
+        title: row.try_get("title")?,
+        description: row.try_get("description")?,
+        category: row.try_get("category")?,
+        status: GoalStatus::parse(&status).ok_or_else(|| CoreError::CorruptRow(format!("stored goal has an unknown status {status:?}")))?,
+        milestones,
+        open_tasks,
+        created_at: row.try_get("created_at")?,
+    })
+}
+
+impl Store {
+    /// Creates a goal with its milestones in one transaction, or returns the one made under
+    /// the same key; with a `fence` or `chat_run`, nothing once that run no longer holds.
+    pub async fn create_goal(&self, new: &NewGoal<'_>, fence: Option<(&str, &str)>, chat_run: Option<&str>) -> Result<Option<GoalView>> {
+        let id = super::tasks::task_id_for_key(&format!("goal:{}", new.key));
+        let now = now_ms();
+        let (fence_task, fence_lease) = fence.unwrap_or_default();
+        let mut writer = self.writer().await;
+        let mut tx = sqlx::Connection::begin_with(&mut *writer, "BEGIN IMMEDIATE").await?;
+        let inserted = sqlx::query(
+            "INSERT INTO goals (id, key, title, description, category, status, created_at, updated_at)
+             SELECT ?1, ?2, ?3, ?4, ?5, 'active', ?6, ?6
+             WHERE (?7 = '' OR EXISTS (SELECT 1 FROM tasks WHERE id = ?7 AND lease_id = ?8 AND status = 'running'
+                                      AND lease_expires_at > ?6))
+               AND NOT EXISTS (SELECT 1 FROM chat_runs WHERE id = ?9 AND status <> 'running')
+             ON CONFLICT(key) DO NOTHING",
+        )
+        .bind(&id)
+        .bind(new.key)
+        .bind(new.title)
+        .bind(new.description)
+        .bind(new.category)
+        .bind(now)
+        .bind(fence_task)
+        .bind(fence_lease)
+        .bind(chat_run.unwrap_or_default())
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if inserted == 1 {
+            for (i, title) in new.milestones.iter().enumerate() {
+                sqlx::query("INSERT INTO goal_milestones (goal_id, position, title) VALUES (?1, ?2, ?3)")
+                    .bind(&id)
+                    .bind(i64::try_from(i + 1).unwrap_or(i64::MAX))
+                    .bind(title.trim())
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        tx.commit().await?;
+        drop(writer);
+        match self.goal(&id).await? {
+            Some(goal) => Ok(Some(goal)),
+            // Not inserted and not there: the fence refused it.
+            None => Ok(None),
+        }
+    }
+
+    /// One goal with its milestones.
+    pub async fn goal(&self, id: &str) -> Result<Option<GoalView>> {
+        let Some(row) = sqlx::query("SELECT * FROM goals WHERE id = ?1").bind(id).fetch_optional(self.reader()).await? else {
+            return Ok(None);
+        };
+        Ok(Some(self.goal_view(&row).await?))
+    }
+
+    /// Every goal, newest first.
+    pub async fn goals(&self) -> Result<Vec<GoalView>> {
+        let rows = sqlx::query("SELECT * FROM goals ORDER BY created_at DESC, id").fetch_all(self.reader()).await?;
+        let mut goals = Vec::with_capacity(rows.len());
+        for row in &rows {
+            goals.push(self.goal_view(row).await?);
+        }
+        Ok(goals)
+    }
+
+    async fn goal_view(&self, row: &SqliteRow) -> Result<GoalView> {
+        let id: String = row.try_get("id")?;
+        let milestones = sqlx::query("SELECT position, title, done_at, task_id FROM goal_milestones WHERE goal_id = ?1 ORDER BY position")
+            .bind(&id)
+            .fetch_all(self.reader())
+            .await?
+            .iter()
+            .map(|m| {
+                Ok(MilestoneView {
+                    position: u32::try_from(m.try_get::<i64, _>("position")?).unwrap_or(0),
+                    title: m.try_get("title")?,
+                    done_at: m.try_get("done_at")?,
+                    task_id: m.try_get("task_id")?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let open: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM tasks WHERE json_valid(input) AND json_extract(input, '$.goalId') = ?1
+               AND status NOT IN ('succeeded', 'failed', 'cancelled')",
+        )
+        .bind(&id)
+        .fetch_one(self.reader())
+        .await?;
+        goal_of(row, milestones, open)
+    }
+
+    /// Sets a goal's status. `false` when it is gone or was so already.
+    pub async fn set_goal_status(&self, id: &str, status: GoalStatus) -> Result<bool> {
+        let done = sqlx::query("UPDATE goals SET status = ?2, updated_at = ?3 WHERE id = ?1 AND status <> ?2")
+            .bind(id)
+            .bind(status.as_str())
+            .bind(now_ms())
+            .execute(&mut *self.writer().await)
+            .await?
+            .rows_affected();
+        Ok(done == 1)
+    }
+
+    /// The unfinished tasks working on a goal.
+    pub async fn goal_tasks(&self, goal_id: &str) -> Result<Vec<super::tasks::TaskRow>> {
+        let ids: Vec<String> = sqlx::query_scalar(
+            "SELECT id FROM tasks WHERE json_valid(input) AND json_extract(input, '$.goalId') = ?1
+               AND status NOT IN ('succeeded', 'failed', 'cancelled')",
+        )
+        .bind(goal_id)
+        .fetch_all(self.reader())
+        .await?;
+        let mut tasks = Vec::new();
+        for id in ids {
+            if let Some(task) = self.get_task(&id).await? {
+                tasks.push(task);
+            }
+        }
+        Ok(tasks)
+    }
+
+}

@@ -1,0 +1,72 @@
+//! Goals: a task that succeeds marks its milestone done (in the same statement, by trigger);
+//! pausing a goal pauses its open tasks and its schedules and refuses new work on it;
+//! resuming brings them back. Oracles: milestone rows, task and schedule statuses.
+
+use hearth_core::tasks::{TaskContext, TaskOutcome};
+use hearth_core::tools::{StepId, dispatch};
+use hearth_protocol::approvals::ProposalOrigin;
+use hearth_protocol::goals::{GoalAction, GoalControlParams, GoalStatus, GoalView};
+use hearth_protocol::ipc::DelegateTaskResult;
+use hearth_protocol::schedules::ScheduleStatus;
+use hearth_protocol::tasks::{TaskKind, TaskStatus};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::support::{engine_idle, open};
+
+#[tokio::test]
+async fn milestones_follow_their_tasks_and_a_paused_goal_pauses_its_work() {
+    let t = open().await;
+    let hearth = &t.hearth;
+    hearth.tasks().register(TaskKind::Agent, |ctx: TaskContext| async move {
+        match ctx.task().input["milestone"].as_u64() {
+            Some(1) => TaskOutcome::Succeeded("Booked.".into()),
+            // Waits for a later day (a waiting-for-input task has no Pause; a scheduled one has).
+            _ => TaskOutcome::Scheduled(hearth_core::store::now_ms() + 86_400_000),
+        }
+    });
+    hearth.store().open_run("thread-goal", "run-goal", "goal", "test", hearth_core::store::threads::RunOrigin::Window).await.unwrap();
+    let ctx = hearth.toolbox().for_chat("thread-goal", "run-goal", ProposalOrigin::OwnerChat, CancellationToken::new());
+    let call = |n: &str| StepId::Call(n.into());
+    let made = dispatch(&ctx, "create_goal", &json!({
+        "title": "Run a half marathon", "category": "Health",
+        "milestones": ["Book a physio check", "Run 10 km"]
+    }).to_string(), call("g")).await;
+    assert!(!made.is_error, "{made:?}");
+    let goal: GoalView = serde_json::from_str(&made.content).unwrap();
+    assert_eq!((goal.category.as_str(), goal.milestones.len()), ("health", 2));
+
+    let delegate = |milestone: u32| json!({ "title": format!("Milestone {milestone}"), "goalId": goal.id, "milestone": milestone }).to_string();
+    let first = dispatch(&ctx, "delegate_task", &delegate(1), call("d1")).await;
+    let second = dispatch(&ctx, "delegate_task", &delegate(2), call("d2")).await;
+    assert!(!first.is_error && !second.is_error, "{first:?} {second:?}");
+    let second_id = serde_json::from_str::<DelegateTaskResult>(&second.content).unwrap().task_id;
+    let bad = dispatch(&ctx, "delegate_task", &delegate(3), call("d3")).await;
+    assert!(bad.is_error && bad.content.contains("milestones 1 to 2"), "{bad:?}");
+    let schedule = dispatch(&ctx, "schedule_task", &json!({
+        "title": "Long run", "repeat": { "every": "week", "days": ["sunday"], "at": "08:00" }, "goalId": goal.id
+    }).to_string(), call("s")).await;
+    assert!(!schedule.is_error, "{schedule:?}");
+
+    let engine = hearth.tasks();
+    let mut changes = engine.subscribe();
+    engine.tick().await.unwrap();
+    engine_idle(engine, &mut changes).await;
+    let now = hearth.store().goal(&goal.id).await.unwrap().unwrap();
+    assert!(now.milestones[0].done_at.is_some(), "the task that succeeded marked its milestone");
+    assert!(now.milestones[1].done_at.is_none(), "a task not done marks nothing");
+    assert_eq!(now.open_tasks, 1);
+
+    let paused = hearth.goal_control(&GoalControlParams { goal_id: goal.id.clone(), action: GoalAction::Pause }).await.unwrap();
+    assert_eq!(paused.status, GoalStatus::Paused);
+    assert_eq!(hearth.store().get_task(&second_id).await.unwrap().unwrap().status, TaskStatus::Paused);
+    let schedules = hearth.schedule_list().await.unwrap().schedules;
+    assert_eq!(schedules[0].status, ScheduleStatus::Paused);
+    let refused = dispatch(&ctx, "delegate_task", &json!({ "title": "More", "goalId": goal.id }).to_string(), call("d4")).await;
+    assert!(refused.is_error && refused.content.contains("paused"), "{refused:?}");
+    assert_eq!(hearth.store().list_tasks(50).await.unwrap().len(), 2, "nothing new started on a paused goal");
+
+    hearth.goal_control(&GoalControlParams { goal_id: goal.id.clone(), action: GoalAction::Resume }).await.unwrap();
+    assert_eq!(hearth.store().get_task(&second_id).await.unwrap().unwrap().status, TaskStatus::Queued);
+    assert_eq!(hearth.schedule_list().await.unwrap().schedules[0].status, ScheduleStatus::Active);
+}

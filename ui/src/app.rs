@@ -9,8 +9,8 @@ use crate::live_inbox::{LiveInbox, LiveInboxProvider};
 use crate::live_tasks::LiveTasksProvider;
 use crate::navigation::Navigation;
 use crate::screens::{
-    Screen, activity::ActivityScreen, approvals::ApprovalsScreen, inbox::InboxScreen, memory::MemoryScreen, browser::BrowserScreen, chat::ChatScreen, computer::ComputerScreen, files::FilesScreen,
-    placeholder::Placeholder, settings::SettingsScreen, startup_error::StartupError,
+    Screen, activity::ActivityScreen, approvals::ApprovalsScreen, goals::GoalsScreen, inbox::InboxScreen, memory::MemoryScreen, browser::BrowserScreen, chat::ChatScreen, computer::ComputerScreen, files::FilesScreen,
+    settings::SettingsScreen, startup_error::StartupError,
 };
 
 /// Whether the backend's core opened.
@@ -72,12 +72,12 @@ fn Shell(nav: Navigation) -> impl IntoView {
                     Screen::Activity => Some(view! { <ActivityScreen /> }.into_any()),
                     Screen::Inbox => Some(view! { <InboxScreen /> }.into_any()),
                     Screen::Memory => Some(view! { <MemoryScreen /> }.into_any()),
+                    Screen::Goals => Some(view! { <GoalsScreen /> }.into_any()),
                     Screen::Approvals => Some(view! { <ApprovalsScreen /> }.into_any()),
                     Screen::Files => Some(view! { <FilesScreen /> }.into_any()),
                     Screen::Computer => Some(view! { <ComputerScreen /> }.into_any()),
                     Screen::Browser => Some(view! { <BrowserScreen /> }.into_any()),
                     Screen::Settings => Some(view! { <SettingsScreen /> }.into_any()),
-                    other => Some(view! { <Placeholder screen=other /> }.into_any()),
                 }}
             </main>
         </div>

@@ -29,6 +29,7 @@ use hearth_protocol::settings::{
     AgentMode, AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, ModelSettingsParams,
     SettingsView,
 };
+use hearth_protocol::goals::{GoalAction, GoalControlParams, GoalCreateParams, GoalListResponse, GoalView};
 use hearth_protocol::memory::{MemoryForgetParams, MemoryListResponse, MemorySaveParams, MemoryView};
 use hearth_protocol::notifications::{NotificationListResponse, NotificationReadParams, NotificationView};
 use hearth_protocol::schedules::{ScheduleControlParams, ScheduleCreateParams, ScheduleListResponse, ScheduleView};
@@ -161,6 +162,24 @@ pub async fn schedule_control(params: &ScheduleControlParams) -> Result<Option<S
     call("schedule_control", &serde_json::json!({ "params": params })).await
 }
 
+/// Every goal.
+pub async fn goal_list() -> Result<GoalListResponse, IpcError> {
+    call("goal_list", &serde_json::json!({})).await
+}
+
+/// Makes a goal.
+pub async fn goal_create(params: &GoalCreateParams) -> Result<GoalView, IpcError> {
+    params.validate()?;
+    call("goal_create", &serde_json::json!({ "params": params })).await
+}
+
+/// Pauses or resumes a goal with its tasks and schedules.
+pub async fn goal_control(goal_id: &str, action: GoalAction) -> Result<GoalView, IpcError> {
+    let params = GoalControlParams { goal_id: goal_id.to_owned(), action };
+    params.validate()?;
+    call("goal_control", &serde_json::json!({ "params": params })).await
+}
+
 /// Every fact and the requests that carried some.
 pub async fn memory_list() -> Result<MemoryListResponse, IpcError> {
     call("memory_list", &serde_json::json!({})).await
@@ -174,6 +193,7 @@ pub async fn memory_save(params: &MemorySaveParams) -> Result<MemoryView, IpcErr
 
 /// Forgets a fact; answers the list as it is then.
 pub async fn memory_forget(id: i64) -> Result<MemoryListResponse, IpcError> {
+    MemoryForgetParams { id }.validate()?;
     call("memory_forget", &serde_json::json!({ "params": MemoryForgetParams { id } })).await
 }
 

@@ -137,3 +137,13 @@ pub struct GoalControlParams {
     /// Pause or resume.
     pub action: GoalAction,
 }
+
+impl GoalControlParams {
+    /// Checks the id's shape.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        if !crate::ids::is_valid_id(&self.goal_id) {
+            return Err(IpcError::invalid("The goal id is not valid."));
+        }
+        Ok(())
+    }
+}

@@ -102,6 +102,16 @@ pub struct MemoryForgetParams {
     pub id: i64,
 }
 
+impl MemoryForgetParams {
+    /// Ids are positive.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        if self.id <= 0 {
+            return Err(IpcError::invalid("The fact's id is not valid."));
+        }
+        Ok(())
+    }
+}
+
 /// A fact is 1 to [`MAX_FACT_CHARS`] characters of text.
 pub fn check_fact(text: &str) -> Result<(), IpcError> {
     let text = text.trim();

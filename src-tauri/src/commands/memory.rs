@@ -25,5 +25,6 @@ pub async fn memory_save(state: State<'_, AppState>, params: serde_json::Value) 
 #[tauri::command]
 pub async fn memory_forget(state: State<'_, AppState>, params: serde_json::Value) -> Result<MemoryListResponse, IpcError> {
     let params: MemoryForgetParams = parse("memory_forget", params)?;
+    params.validate()?;
     state.ready()?.memory_forget(&params).await.map_err(|e| e.to_ipc())
 }

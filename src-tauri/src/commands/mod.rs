@@ -7,6 +7,7 @@ pub mod browser;
 pub mod chat;
 pub mod computer;
 pub mod files;
+pub mod goals;
 pub mod inbox;
 pub mod mail;
 pub mod memory;

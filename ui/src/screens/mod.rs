@@ -6,9 +6,9 @@ pub mod browser;
 pub mod chat;
 pub mod computer;
 pub mod files;
+pub mod goals;
 pub mod inbox;
 pub mod memory;
-pub mod placeholder;
 pub mod settings;
 pub mod startup_error;
 
@@ -29,7 +29,7 @@ pub enum Screen {
     Browser,
     /// Files and PDFs.
     Files,
-    /// Long-running goals and monitors.
+    /// Goals and their milestones.
     Goals,
     /// What Hearth remembers.
     Memory,
@@ -81,22 +81,6 @@ impl Screen {
             Screen::Goals => "goals",
             Screen::Memory => "memory",
             Screen::Settings => "settings",
-        }
-    }
-
-    /// What will live on a screen that is not built yet.
-    pub const fn coming(self) -> &'static str {
-        match self {
-            Screen::Chat => "",
-            Screen::Activity => "Every task Hearth works on, live: status, plan steps, runs and events, with Pause, Resume, Cancel and Retry.",
-            Screen::Inbox => "Notices about your tasks, questions, reviews and reminders.",
-            Screen::Approvals => "Emails and calendar changes waiting for your review, shown exactly as they will be sent, with Approve and Deny.",
-            Screen::Computer => "Hearth's sandboxed Linux computer: its terminal, its files, and Stop for any running command.",
-            Screen::Browser => "The agent's browser with a live screenshot, and Take control when you want to drive.",
-            Screen::Files => "Imported PDFs and artifacts: a viewer, form filling into new copies, and where each file came from.",
-            Screen::Goals => "Long-running goals and page monitors that keep working in the background.",
-            Screen::Memory => "Facts Hearth remembers about you, which you can read, correct and delete.",
-            Screen::Settings => "Model providers, mail and calendar accounts, and where your data lives.",
         }
     }
 }

@@ -454,7 +454,7 @@ pub fn reminder_of(text: &str) -> (String, serde_json::Value) {
     let hours = words.iter().position(|w| *w == "every").and_then(|i| {
         let n: Option<u32> = words.get(i + 1).and_then(|n| n.parse().ok());
         match (n, words.get(i + 1).copied(), words.get(i + 2).copied()) {
-            (Some(n), _, Some("hours" | "hour")) => Some(n * 60),
+            (Some(n), _, Some("hours" | "hour")) => Some(n.saturating_mul(60)),
             (_, Some("hour"), _) => Some(60),
             _ => None,
         }

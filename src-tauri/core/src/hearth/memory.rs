@@ -31,7 +31,7 @@ impl Hearth {
                 let key = format!("owner:memory:{}", uuid::Uuid::new_v4());
                 match self.store.remember(&key, text, MemorySource::Owner, None, None).await? {
                     Some(Remembered::New(fact) | Remembered::Same(fact) | Remembered::Different(fact)) => Ok(fact),
-                    None => Err(CoreError::Conflict("The fact was not kept; try again.".into())),
+                    Some(Remembered::Forgotten) | None => Err(CoreError::Conflict("The fact was not kept; try again.".into())),
                 }
             }
         }

@@ -8,13 +8,22 @@ const MAX_LINES: usize = 10;
 const MAX_LINE: usize = 200;
 
 /// The page's text as the monitor compares it: each line trimmed with its runs of spaces
-/// collapsed, empty lines dropped.
+/// collapsed, empty lines dropped, every line ended by a newline (so the last line compares
+/// equal to the same line elsewhere).
 pub fn normalize(text: &str) -> String {
     text.lines()
         .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
         .filter(|line| !line.is_empty())
-        .collect::<Vec<_>>()
-        .join("\n")
+        .map(|line| line + "\n")
+        .collect()
+}
+
+/// Which list a line goes to.
+#[derive(Clone, Copy)]
+enum Kind {
+    New,
+    Changed,
+    Removed,
 }
 
 /// New, changed and removed lines between two normalized texts.
@@ -35,25 +44,42 @@ impl LineDiff {
     pub fn between(old: &str, new: &str) -> Self {
         let diff = TextDiff::from_lines(old, new);
         let mut out = LineDiff::default();
+        let line = |value: &str| value.trim_end().chars().take(MAX_LINE).collect::<String>();
         for op in diff.ops() {
-            let (tag, _, _) = op.as_tag_tuple();
-            for change in diff.iter_changes(op) {
-                let line: String = change.value().trim_end().chars().take(MAX_LINE).collect();
-                let list = match (tag, change.tag()) {
-                    (_, ChangeTag::Equal) => continue,
-                    (DiffTag::Replace, ChangeTag::Insert) => &mut out.changed,
-                    (DiffTag::Replace, ChangeTag::Delete) => continue,
-                    (_, ChangeTag::Insert) => &mut out.new,
-                    (_, ChangeTag::Delete) => &mut out.removed,
-                };
-                if list.len() < MAX_LINES {
-                    list.push(line);
-                } else {
-                    out.more += 1;
+            let (deleted, inserted): (Vec<String>, Vec<String>) = {
+                let (mut d, mut i) = (Vec::new(), Vec::new());
+                for change in diff.iter_changes(op) {
+                    match change.tag() {
+                        ChangeTag::Equal => {}
+                        ChangeTag::Delete => d.push(line(change.value())),
+                        ChangeTag::Insert => i.push(line(change.value())),
+                    }
                 }
-            }
+                (d, i)
+            };
+            // A replaced run pairs its lines: as many as both sides have are changed, the rest
+            // of the old side removed, the rest of the new side new.
+            let paired = if op.tag() == DiffTag::Replace { deleted.len().min(inserted.len()) } else { 0 };
+            out.push(Kind::Changed, &inserted[..paired]);
+            out.push(Kind::Removed, &deleted[paired..]);
+            out.push(Kind::New, &inserted[paired..]);
         }
         out
+    }
+
+    fn push(&mut self, kind: Kind, lines: &[String]) {
+        for line in lines {
+            let list = match kind {
+                Kind::New => &mut self.new,
+                Kind::Changed => &mut self.changed,
+                Kind::Removed => &mut self.removed,
+            };
+            if list.len() < MAX_LINES {
+                list.push(line.clone());
+            } else {
+                self.more += 1;
+            }
+        }
     }
 
     /// For a notice: `+ new`, `~ changed`, `- removed` lines.

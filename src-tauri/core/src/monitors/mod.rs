@@ -6,9 +6,12 @@
 //! - **Match**: `change` — the normalized text's hash differs from the last one (the first
 //!   look only records); `contains` — the text contains the value, ignoring case;
 //!   `price_below` — a price on the page ([`price::prices`]) is below the value.
-//! - **Once per match**: the notice's key is `monitor:<task>:<hash>`, written before the new
-//!   hash is checkpointed, so a crash between the two re-notices under the same key, which the
-//!   inbox keeps once — also across a restart.
+//! - **Once per match**: `change` notifies each change; `contains` and `price_below` notify
+//!   when the condition becomes true (not again while it holds). The notice's key is
+//!   `monitor:<task>:<look>:<hash>` — the look's number and the page's hash — written, fenced to
+//!   the run's lease, before the look is checkpointed, so a crash between the two repeats that
+//!   look under the same key, which the inbox keeps once (also across a restart), while a page
+//!   that goes A → B → A is two changes.
 //! - **Failures** back off `min(60, 2^failures)` minutes; the fifth in a row pauses the task
 //!   with a notice (Resume looks again at once).
 
@@ -102,6 +105,12 @@ struct Seen {
     failures: u32,
     #[serde(default)]
     last_error: Option<String>,
+    /// Looks that read the page, so far (the notice key's first part).
+    #[serde(default)]
+    looks: u64,
+    /// Whether the condition held at the last look (contains, price_below).
+    #[serde(default)]
+    matched: bool,
 }
 
 /// The monitor task kind.
@@ -159,10 +168,12 @@ async fn look(toolbox: &Toolbox, ctx: TaskContext) -> TaskOutcome {
         }
         if failures >= MAX_FAILURES {
             let reason = format!("The page could not be read {failures} times in a row, so this monitor paused itself. Resume to look again. Last error: {why}");
-            // Keyed by the attempt: one notice per pause.
-            let key = format!("monitor:{}:paused:{}", task.id, task.attempts);
-            if let Err(err) = store.notify(&key, NotificationKind::MonitorPaused, &input.title, &reason, &NotificationTarget::Task(task.id.clone())).await {
-                tracing::warn!(error = %err, "a monitor's pause notice was not written");
+            // Keyed by the looks that read the page: one notice per run of failures.
+            let key = format!("monitor:{}:paused:{}", task.id, kept.looks);
+            match store.notify_fenced(ctx.fence(), &key, NotificationKind::MonitorPaused, &input.title, &reason, &NotificationTarget::Task(task.id.clone())).await {
+                Ok(Some(_)) => {}
+                Ok(None) => return TaskOutcome::Stopped,
+                Err(err) => tracing::warn!(error = %err, "a monitor's pause notice was not written"),
             }
             return TaskOutcome::Paused(reason);
         }
@@ -170,15 +181,20 @@ async fn look(toolbox: &Toolbox, ctx: TaskContext) -> TaskOutcome {
     };
     let text = normalize(text);
     let hash = hex::encode(Sha256::digest(text.as_bytes()));
-    let matched = match input.condition {
-        Condition::Change => seen.hash.as_ref().is_some_and(|h| *h != hash),
+    let holds = match input.condition {
+        Condition::Change => false,
         Condition::Contains => text.to_lowercase().contains(&input.value.trim().to_lowercase()),
         Condition::PriceBelow => {
             let below = threshold.unwrap_or(0);
             price::prices(&text).into_iter().any(|p| p < below)
         }
     };
-    if matched {
+    let notify = match input.condition {
+        Condition::Change => seen.hash.as_ref().is_some_and(|h| *h != hash),
+        Condition::Contains | Condition::PriceBelow => holds && !seen.matched,
+    };
+    let look = seen.looks + 1;
+    if notify {
         let diff = LineDiff::between(&seen.text, &text).render();
         let lead = match input.condition {
             Condition::Change => "The page changed.".to_owned(),
@@ -189,14 +205,25 @@ async fn look(toolbox: &Toolbox, ctx: TaskContext) -> TaskOutcome {
             }
         };
         let body = if diff.is_empty() { lead } else { format!("{lead}\n{diff}") };
-        let key = format!("monitor:{}:{hash}", task.id);
-        if let Err(err) = store.notify(&key, NotificationKind::MonitorNotice, &input.title, &body, &NotificationTarget::Task(task.id.clone())).await {
-            // Not checkpointed either: the next look matches again and writes it then.
-            tracing::warn!(error = %err, "a monitor's notice was not written");
-            return TaskOutcome::Scheduled(next_look(now, input.interval_minutes, 1));
+        let key = format!("monitor:{}:{look}:{hash}", task.id);
+        match store.notify_fenced(ctx.fence(), &key, NotificationKind::MonitorNotice, &input.title, &body, &NotificationTarget::Task(task.id.clone())).await {
+            Ok(Some(_)) => {}
+            Ok(None) => return TaskOutcome::Stopped,
+            Err(err) => {
+                // Not checkpointed either: the next look sees the same news and writes it then.
+                tracing::warn!(error = %err, "a monitor's notice was not written");
+                return TaskOutcome::Scheduled(next_look(now, input.interval_minutes, 1));
+            }
         }
     }
-    let kept = Seen { hash: Some(hash), text: text.chars().take(KEPT_TEXT).collect(), failures: 0, last_error: None };
+    let kept = Seen {
+        hash: Some(hash),
+        text: text.chars().take(KEPT_TEXT).collect(),
+        failures: 0,
+        last_error: None,
+        looks: look,
+        matched: holds,
+    };
     if ctx.checkpoint(&json!({ "monitor": kept })).await.is_err() {
         return TaskOutcome::Stopped;
     }

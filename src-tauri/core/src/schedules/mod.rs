@@ -173,47 +173,44 @@ impl Schedules {
     pub async fn fire_due(&self, now: i64) -> Result<usize> {
         let mut made = Vec::new();
         for schedule in self.store.due_schedules(now).await? {
-            let rule = match Rule::new(&schedule.repeat, &schedule.time_zone, schedule.anchor_at) {
-                Ok(rule) => rule,
-                Err(err) => {
-                    // The zone left the system's database (or the row was edited): pause it
-                    // and say so, rather than fail every second.
-                    self.store.set_schedule_status(&schedule.id, ScheduleStatus::Paused, now, None).await?;
+            // One schedule's trouble (a row Hearth cannot read, a zone gone) is logged and the
+            // others still run.
+            match self.fire_one(&schedule, now).await {
+                Ok(tasks) => made.extend(tasks),
+                Err(err) => tracing::error!(schedule = %schedule.id, error = %err, "a schedule could not be handled; the others go on"),
+            }
+        }
+        self.tasks.announce_created(&made);
+        Ok(made.len())
+    }
+
+    async fn fire_one(&self, schedule: &ScheduleRow, now: i64) -> Result<Vec<String>> {
+        let rule = match Rule::new(&schedule.repeat, &schedule.time_zone, schedule.anchor_at) {
+            Ok(rule) => rule,
+            Err(err) => {
+                // The zone left the system's database (or the row was edited): pause it and
+                // say so once (whoever paused it writes the notice), rather than fail every second.
+                if self.store.set_schedule_status(&schedule.id, ScheduleStatus::Paused, now, None).await? {
                     self.store
                         .notify(
-                            &format!("schedule:{}:paused:{now}", schedule.id),
+                            &format!("schedule:{}:paused:{}", schedule.id, schedule.cursor_at),
                             NotificationKind::ScheduleRefused,
                             &schedule.title,
                             &format!("Paused: {err}"),
                             &NotificationTarget::Schedule(schedule.id.clone()),
                         )
                         .await?;
-                    continue;
                 }
-            };
-            let plan = plan(&rule, schedule.missed, schedule.cursor_at, now);
-            if plan.passed_over > 0 {
-                tracing::info!(schedule = %schedule.id, passed_over = plan.passed_over, "older missed due times were passed over");
+                return Ok(Vec::new());
             }
-            let firing = Firing { schedule: schedule.clone(), dues: plan.dues, cursor: plan.cursor, next_due_at: plan.next };
-            let Some(recorded) = self.store.fire_schedule(&firing).await? else { continue };
-            for (due_at, outcome, task) in recorded {
-                made.extend(task);
-                if outcome == DueOutcome::Refused {
-                    self.store
-                        .notify(
-                            &format!("schedule:{}:refused:{due_at}", schedule.id),
-                            NotificationKind::ScheduleRefused,
-                            &schedule.title,
-                            "A scheduled run was not made: Hearth has 100 unfinished tasks. Finish or cancel some in Activity.",
-                            &NotificationTarget::Schedule(schedule.id.clone()),
-                        )
-                        .await?;
-                }
-            }
+        };
+        let plan = plan(&rule, schedule.missed, schedule.cursor_at, now);
+        if plan.passed_over > 0 {
+            tracing::info!(schedule = %schedule.id, passed_over = plan.passed_over, "older missed due times were passed over");
         }
-        self.tasks.announce_created(&made);
-        Ok(made.len())
+        let firing = Firing { schedule: schedule.clone(), dues: plan.dues, cursor: plan.cursor, next_due_at: plan.next };
+        let Some(recorded) = self.store.fire_schedule(&firing).await? else { return Ok(Vec::new()) };
+        Ok(recorded.into_iter().filter_map(|(_, _, task)| task).collect())
     }
 
     /// Ticks every `every` until `stop`: a due time is handled within a tick of it, and one

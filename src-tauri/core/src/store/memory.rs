@@ -19,9 +19,14 @@ fn view(row: &SqliteRow) -> Result<MemoryView> {
     })
 }
 
+/// At most this many facts are kept.
+pub const MAX_FACTS: i64 = 10_000;
+
 /// What [`Store::remember`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Remembered {
+    /// The fact kept under this key was forgotten by the owner; it is not kept again.
+    Forgotten,
     /// Kept now.
     New(MemoryView),
     /// Kept already under this key, with this text.
@@ -50,6 +55,8 @@ impl Store {
              WHERE (?5 = '' OR EXISTS (SELECT 1 FROM tasks WHERE id = ?5 AND lease_id = ?6 AND status = 'running'
                                       AND lease_expires_at > ?4))
                AND NOT EXISTS (SELECT 1 FROM chat_runs WHERE id = ?7 AND status <> 'running')
+               AND NOT EXISTS (SELECT 1 FROM memory_forgotten WHERE key = ?1)
+               AND (SELECT count(*) FROM memories) < ?8
              ON CONFLICT(key) DO NOTHING RETURNING id, text, source, created_at, updated_at",
         )
         .bind(key)
@@ -59,19 +66,22 @@ impl Store {
         .bind(fence_task)
         .bind(fence_lease)
         .bind(chat_run.unwrap_or_default())
+        .bind(MAX_FACTS)
         .fetch_optional(&mut *self.writer().await)
         .await?;
         if let Some(row) = inserted {
             return Ok(Some(Remembered::New(view(&row)?)));
+        }
+        let forgotten = sqlx::query("SELECT 1 FROM memory_forgotten WHERE key = ?1").bind(key).fetch_optional(self.reader()).await?;
+        if forgotten.is_some() {
+            return Ok(Some(Remembered::Forgotten));
         }
         let row = sqlx::query("SELECT id, text, source, created_at, updated_at FROM memories WHERE key = ?1")
             .bind(key)
             .fetch_optional(self.reader())
             .await?;
         let Some(row) = row else {
-            // Not kept: fenced, or kept under this key and since forgotten (a forgotten fact
-            // stays forgotten; its key is gone with it, so only a fence explains nothing here
-            // when the run still holds).
+            // Not kept and not forgotten: fenced, or the cap.
             if let Some((task, lease)) = fence
                 && !self.holds_lease(task, lease).await?
             {
@@ -82,7 +92,9 @@ impl Store {
             {
                 return Ok(None);
             }
-            return Err(CoreError::Conflict("The fact could not be kept; try again.".into()));
+            return Err(CoreError::Conflict(format!(
+                "Hearth keeps at most {MAX_FACTS} facts; forget some in Memory, then try again."
+            )));
         };
         let existing = view(&row)?;
         Ok(Some(if existing.text == text { Remembered::Same(existing) } else { Remembered::Different(existing) }))

@@ -61,6 +61,53 @@ impl Store {
         Ok(written == 1)
     }
 
+    /// [`Store::notify`] from a task run: written only while `(task, lease)` still holds the
+    /// task, checked in the insert. `None` when fenced; else whether it was written.
+    pub async fn notify_fenced(
+        &self,
+        fence: (&str, &str),
+        key: &str,
+        kind: NotificationKind,
+        title: &str,
+        body: &str,
+        target: &NotificationTarget,
+    ) -> Result<Option<bool>> {
+        let (target_kind, target_id) = target_parts(target);
+        let now = now_ms();
+        let mut writer = self.writer().await;
+        let holds = sqlx::query("SELECT 1 FROM tasks WHERE id = ?1 AND lease_id = ?2 AND status = 'running' AND lease_expires_at > ?3")
+            .bind(fence.0)
+            .bind(fence.1)
+            .bind(now)
+            .fetch_optional(&mut *writer)
+            .await?
+            .is_some();
+        if !holds {
+            return Ok(None);
+        }
+        // One connection writes at a time (the writer lock is held), so nothing changes the
+        // lease between the check and the insert in this process; another process's change
+        // is a write too and waits for this statement's commit.
+        let written = sqlx::query(
+            "INSERT OR IGNORE INTO notifications (key, kind, title, body, target_kind, target_id, created_at)
+             SELECT ?1, ?2, substr(?3, 1, 200), substr(?4, 1, 500), ?5, ?6, ?7
+             WHERE EXISTS (SELECT 1 FROM tasks WHERE id = ?8 AND lease_id = ?9 AND status = 'running' AND lease_expires_at > ?7)",
+        )
+        .bind(key)
+        .bind(kind.as_str())
+        .bind(title)
+        .bind(body)
+        .bind(target_kind)
+        .bind(target_id)
+        .bind(now)
+        .bind(fence.0)
+        .bind(fence.1)
+        .execute(&mut *writer)
+        .await?
+        .rows_affected();
+        Ok(Some(written == 1))
+    }
+
     /// The newest notices, newest first.
     pub async fn notifications(&self, limit: i64) -> Result<Vec<NotificationView>> {
         let rows = sqlx::query(&format!("SELECT {COLUMNS} FROM notifications ORDER BY id DESC LIMIT ?1"))

@@ -291,9 +291,23 @@ impl Store {
                     }
                 }
             };
-            // Primary key (schedule, due time): a second row for one due time fails the whole
-            // transaction, cursor and tasks with it.
-            sqlx::query("INSERT INTO schedule_runs (schedule_id, due_at, outcome, task_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")
+            // Primary key (schedule, due time): a due time already on record (Run now pressed
+            // at that very millisecond) keeps its row; its task is the same one, by its key.
+            if outcome == DueOutcome::Refused {
+                // The notice in the same transaction as the refusal: never one without the other.
+                sqlx::query(
+                    "INSERT OR IGNORE INTO notifications (key, kind, title, body, target_kind, target_id, created_at)
+                     VALUES (?1, 'schedule_refused', substr(?2, 1, 200), ?3, 'schedule', ?4, ?5)",
+                )
+                .bind(format!("schedule:{}:refused:{due_at}", s.id))
+                .bind(&s.title)
+                .bind("A scheduled run was not made: Hearth has 100 unfinished tasks. Finish or cancel some in Activity.")
+                .bind(&s.id)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            }
+            sqlx::query("INSERT OR IGNORE INTO schedule_runs (schedule_id, due_at, outcome, task_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")
                 .bind(&s.id)
                 .bind(due_at)
                 .bind(outcome.as_str())

@@ -164,6 +164,8 @@ impl OperationScope {
 pub struct TaskDesk {
     engine: TaskEngine,
     schedules: Schedules,
+    /// For the bookkeeping writes below (facts, goals), each fenced in its insert.
+    store: Store,
 }
 
 impl TaskDesk {
@@ -210,6 +212,28 @@ impl TaskDesk {
         self.schedules.create(key, spec, thread_id, fence, chat_run, crate::store::now_ms()).await?.ok_or_else(|| {
             CoreError::Conflict("This run no longer holds its task (it was stopped, paused, cancelled or interrupted), so it scheduled nothing.".into())
         })
+    }
+
+    /// Keeps a fact the owner told the agent (remember_fact), fenced like [`TaskDesk::create`];
+    /// a fact the owner forgot under this key is not kept again.
+    pub async fn remember(
+        &self,
+        key: &str,
+        text: &str,
+        fence: Option<(&str, &str)>,
+        chat_run: Option<&str>,
+    ) -> Result<Option<crate::store::memory::Remembered>> {
+        self.store.remember(key, text, hearth_protocol::memory::MemorySource::Agent, fence, chat_run).await
+    }
+
+    /// Records a goal (create_goal), fenced like [`TaskDesk::create`].
+    pub async fn create_goal(
+        &self,
+        new: &crate::store::goals::NewGoal<'_>,
+        fence: Option<(&str, &str)>,
+        chat_run: Option<&str>,
+    ) -> Result<Option<hearth_protocol::goals::GoalView>> {
+        self.store.create_goal(new, fence, chat_run).await
     }
 
     /// The most recently changed tasks.
@@ -351,6 +375,7 @@ impl Toolbox {
             desk: TaskDesk {
                 engine: self.tasks.clone(),
                 schedules: Schedules::new(self.store.clone(), self.tasks.clone()),
+                store: self.store.clone(),
             },
             proposer: self.proposer.clone(),
             computer: self.computer.clone(),

@@ -41,7 +41,10 @@ async fn save(hearth: &Hearth, text: &str) -> i64 {
 
 #[tokio::test]
 async fn among_a_thousand_facts_the_relevant_ones_go_out_within_the_cap_and_a_forgotten_one_never_again() {
-    let script = Script::new().turn(Reply::new().text(&["Noted."])).turn(Reply::new().text(&["Noted again."]));
+    let script = Script::new()
+        .turn(Reply::new().text(&["Noted."]))
+        .turn(Reply::new().text(&["Noted again."]))
+        .turn(Reply::new().text(&["Hello."]));
     let (hearth, server, _dir) = with_model(script).await;
     // 995 facts about other things, with shared filler words, and five about food.
     for i in 0..995 {
@@ -80,6 +83,10 @@ async fn among_a_thousand_facts_the_relevant_ones_go_out_within_the_cap_and_a_fo
     let later: Vec<String> = server.requests().iter().skip(1).map(|r| r.body.to_string()).collect();
     assert!(!later.iter().any(|b| b.contains("vegetarian")), "{later:?}");
     // A message that shares no word with any fact carries none.
+    let (_, _, events) = start(&hearth, None, "Good morning!").await;
+    collect(events).await;
+    assert!(facts_in(&system_of(&server, 2)).is_empty(), "{}", system_of(&server, 2));
+    assert_eq!(hearth.memory_list().await.unwrap().uses.len(), 2, "the third request carried nothing to record");
     let _ = allergy;
 }
 
@@ -123,9 +130,15 @@ async fn remember_fact_keeps_one_fact_per_step_and_the_sample_agent_uses_it() {
     let changed = hearth_core::tools::dispatch(&ctx, "remember_fact", r#"{"text":"Sam likes peanuts"}"#, step).await;
     assert!(changed.is_error && changed.content.contains("different fact"), "{changed:?}");
     assert_eq!(t.hearth.memory_list().await.unwrap().memories.len(), 2);
+    // Forgotten, then the same step retried: it stays forgotten.
+    let sam = t.hearth.memory_list().await.unwrap().memories.into_iter().find(|m| m.text.starts_with("Sam")).unwrap();
+    t.hearth.memory_forget(&MemoryForgetParams { id: sam.id }).await.unwrap();
+    let retried = hearth_core::tools::dispatch(&ctx, "remember_fact", args, hearth_core::tools::StepId::Call("c1".into())).await;
+    assert!(retried.is_error && retried.content.contains("forget"), "{retried:?}");
+    assert_eq!(t.hearth.memory_list().await.unwrap().memories.len(), 1);
     // Once the run has ended it keeps nothing.
     t.hearth.store().end_run(run_id, hearth_core::store::threads::RunEnd::Finished).await.unwrap();
     let late = hearth_core::tools::dispatch(&ctx, "remember_fact", r#"{"text":"late"}"#, hearth_core::tools::StepId::Call("c2".into())).await;
     assert!(late.is_error, "{late:?}");
-    assert_eq!(t.hearth.memory_list().await.unwrap().memories.len(), 2);
+    assert_eq!(t.hearth.memory_list().await.unwrap().memories.len(), 1);
 }

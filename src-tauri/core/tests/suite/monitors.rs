@@ -94,6 +94,10 @@ async fn one_notice_per_change_with_its_diff_and_none_again_after_a_restart() {
     server.set_page("/kettle", &page(&["Kettle", "Price: $17"]));
     look_now(&hearth, &task, false).await;
     assert_eq!(notices(&hearth, NotificationKind::MonitorNotice).await.len(), 2);
+    // Back to an earlier text: a change like any other (A → B → A is news).
+    server.set_page("/kettle", &page(&["Kettle", "Price: $18", "Sale ends Friday"]));
+    look_now(&hearth, &task, false).await;
+    assert_eq!(notices(&hearth, NotificationKind::MonitorNotice).await.len(), 3);
     hearth.shutdown().await;
 }
 
@@ -113,6 +117,16 @@ async fn a_price_below_the_value_notifies_and_multipliers_do_not() {
     let seen = notices(&hearth, NotificationKind::MonitorNotice).await;
     assert_eq!(seen.len(), 1);
     assert!(seen[0].body.starts_with("A price is below 25: 24.50."), "{}", seen[0].body);
+    // Still below, the page otherwise changed: no new notice while the condition holds.
+    server.set_page("/shop", &page(&["Kettle", "Now $24.00", "Updated today"]));
+    look_now(&hearth, &task, false).await;
+    assert_eq!(notices(&hearth, NotificationKind::MonitorNotice).await.len(), 1);
+    // Back above, then below again: that is news.
+    server.set_page("/shop", &page(&["Kettle", "Now $30.00"]));
+    look_now(&hearth, &task, false).await;
+    server.set_page("/shop", &page(&["Kettle", "Now $24.50"]));
+    look_now(&hearth, &task, false).await;
+    assert_eq!(notices(&hearth, NotificationKind::MonitorNotice).await.len(), 2, "the same page again is a new match after a gap");
     hearth.shutdown().await;
 }
 

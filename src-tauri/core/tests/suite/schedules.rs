@@ -103,7 +103,10 @@ async fn two_processes_never_run_one_due_time_twice() {
         }
         hearth.store().close().await;
     }
-    // Both wake at 05:30 (five due times each missed) and tick at once.
+    // Both wake at 05:30 (five due times each missed) and tick at once. Each process's tick
+    // either wins a schedule's cursor swap or writes nothing for it; a loser that wrote anyway
+    // would fail on the due-time rows or make a task of a due time twice, and its worker exit
+    // with an error.
     let mode = format!("fire-schedules:{}", T0 + 5 * HOUR + HOUR / 2);
     let (a, b) = (spawn_worker(dir.path(), &mode), spawn_worker(dir.path(), &mode));
     let (a, b) = tokio::join!(a.wait_with_output(), b.wait_with_output());

@@ -43,6 +43,10 @@ impl DirectTool for PresentChoices {
         if question.is_empty() || question.chars().count() > MAX_QUESTION {
             return ToolOutput::error(format!("`question` is 1 to {MAX_QUESTION} characters."));
         }
+        // Counted first: the comparisons below are quadratic in the number given.
+        if !(MIN_CHOICES..=MAX_CHOICES).contains(&args.options.len()) {
+            return ToolOutput::error(format!("Give {MIN_CHOICES} to {MAX_CHOICES} options."));
+        }
         let mut options: Vec<String> = Vec::new();
         for option in &args.options {
             let option = option.trim();

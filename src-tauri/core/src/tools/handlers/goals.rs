@@ -63,7 +63,7 @@ impl DirectTool for CreateGoal {
             milestones: &params.milestones,
         };
         let fence = ctx.scope.task().map(|t| t.fence());
-        match ctx.store.create_goal(&new, fence, ctx.scope.chat_run()).await {
+        match ctx.desk.create_goal(&new, fence, ctx.scope.chat_run()).await {
             Ok(Some(goal)) => {
                 let same = goal.title == params.title
                     && goal.milestones.iter().map(|m| m.title.as_str()).eq(params.milestones.iter().map(String::as_str));

@@ -3,7 +3,7 @@
 //! task's lease or the chat run in the insert.
 
 use hearth_protocol::ToolName;
-use hearth_protocol::memory::{MemorySource, check_fact};
+use hearth_protocol::memory::check_fact;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -41,7 +41,7 @@ impl DirectTool for RememberFact {
         }
         let key = ctx.scope.key(step).joined();
         let fence = ctx.scope.task().map(|t| t.fence());
-        match ctx.store.remember(&key, args.text.trim(), MemorySource::Agent, fence, ctx.scope.chat_run()).await {
+        match ctx.desk.remember(&key, args.text.trim(), fence, ctx.scope.chat_run()).await {
             Ok(Some(Remembered::New(fact) | Remembered::Same(fact))) => {
                 ToolOutput::ok(&json!({ "memoryId": fact.id, "text": fact.text }))
             }
@@ -49,6 +49,9 @@ impl DirectTool for RememberFact {
                 "A different fact was already kept for this step (\"{}\"); keep the new one as a new step.",
                 fact.text
             )),
+            Ok(Some(Remembered::Forgotten)) => {
+                ToolOutput::error("The owner had Hearth forget the fact kept for this step; it is not kept again.")
+            }
             Ok(None) => ToolOutput::error("This run no longer holds its task or conversation, so nothing was kept."),
             Err(err) => ToolOutput::error(err.to_string()),
         }

@@ -161,6 +161,9 @@ impl DirectTool for ScheduleTask {
         if instructions.chars().count() > MAX_SCHEDULE_INSTRUCTIONS {
             return ToolOutput::error(format!("`instructions` is longer than {MAX_SCHEDULE_INSTRUCTIONS} characters; shorten it."));
         }
+        if args.time_zone.as_deref().is_some_and(|z| z.trim().len() > 64) {
+            return ToolOutput::error("`timeZone` is an IANA name such as Europe/Paris (at most 64 characters).");
+        }
         let spec = ScheduleSpec {
             title: title.to_owned(),
             job: match args.job.unwrap_or(JobArg::Reminder) {

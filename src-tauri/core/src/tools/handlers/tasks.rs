@@ -255,12 +255,20 @@ impl Tool for AskUser {
 }
 
 impl DirectTool for AskUser {
-    async fn run(_ctx: &ToolContext, _step: &StepId, args: AskUserArgs) -> ToolOutput {
+    async fn run(ctx: &ToolContext, _step: &StepId, args: AskUserArgs) -> ToolOutput {
         match checked_text("question", &args.question, MAX_TEXT) {
-            Ok(question) => ToolOutput {
+            Ok(question) => {
+                // A plain question: no options of an earlier choice may show under it.
+                if let Some(task) = ctx.scope.task()
+                    && let Err(err) = task.checkpoint(&json!({ "choices": null })).await
+                {
+                    return ToolOutput::error(err.to_string());
+                }
+                ToolOutput {
                 outcome: Some(RunOutcome::WaitingInput(question.clone())),
                 ..ToolOutput::ok(&json!({ "asked": question }))
-            },
+                }
+            }
             Err(e) => e,
         }
     }

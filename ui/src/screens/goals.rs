@@ -1,0 +1,112 @@
+//! Goals: each with its milestones (done or not, and the task that did it), Pause and Resume
+//! (which take its tasks and schedules with it), and a form to make one.
+
+use hearth_protocol::goals::{GoalAction, GoalCreateParams, GoalStatus, GoalView};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::ipc;
+use crate::latest_only::latest_only;
+use crate::live_tasks::LiveTasks;
+use crate::navigation::Navigation;
+
+/// The Goals screen.
+#[component]
+pub fn GoalsScreen() -> impl IntoView {
+    let goals = RwSignal::new(Vec::<GoalView>::new());
+    let error = RwSignal::new(None::<String>);
+    let reload = latest_only(ipc::goal_list, move |reply| match reply {
+        Ok(list) => {
+            goals.set(list.goals);
+            error.set(None);
+        }
+        Err(err) => error.set(Some(format!("Goals could not be loaded: {}", err.message))),
+    });
+    // A task finishing may mark a milestone: refresh on task changes.
+    let live = LiveTasks::from_context();
+    let newest = Memo::new(move |_| {
+        live.map(|live| live.store.with(|s| {
+            let ids = s.ids_by_recency();
+            let first = ids.first().and_then(|id| s.get(id)).map(|t| (t.id.clone(), t.updated_at));
+            (ids.len(), first)
+        }))
+    });
+    Effect::new(move |_| {
+        newest.with(|_| ());
+        reload.run(());
+    });
+    let control = move |id: String, action: GoalAction| {
+        spawn_local(async move {
+            match ipc::goal_control(&id, action).await {
+                Ok(_) => reload.run(()),
+                Err(err) => error.set(Some(err.message)),
+            }
+        });
+    };
+    let (title, milestones) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
+    let create = move || {
+        let params = GoalCreateParams {
+            title: title.get_untracked(),
+            description: String::new(),
+            category: String::new(),
+            milestones: milestones.get_untracked().lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect(),
+        };
+        spawn_local(async move {
+            match ipc::goal_create(&params).await {
+                Ok(_) => {
+                    title.set(String::new());
+                    milestones.set(String::new());
+                    reload.run(());
+                }
+                Err(err) => error.set(Some(err.message)),
+            }
+        });
+    };
+    let nav = Navigation::from_context();
+    view! {
+        <section class="goals">
+            <header class="goals-header"><h1>"Goals"</h1></header>
+            {move || error.get().map(|message| view! { <p class="error goals-error">{message}</p> })}
+            <form class="goal-form" on:submit=move |ev| { ev.prevent_default(); create(); }>
+                <input name="title" placeholder="A goal" prop:value=title on:input=move |ev| title.set(event_target_value(&ev)) />
+                <textarea name="milestones" placeholder="Milestones, one per line" prop:value=milestones
+                    on:input=move |ev| milestones.set(event_target_value(&ev))></textarea>
+                <button type="submit" data-action="create-goal">"Add goal"</button>
+            </form>
+            <Show when=move || goals.with(Vec::is_empty)>
+                <p class="empty">"No goals yet. Tell Hearth what you are working towards, or add one here."</p>
+            </Show>
+            <ul class="goal-list">
+                {move || goals.get().into_iter().map(|goal| {
+                    let done = goal.milestones.iter().filter(|m| m.done_at.is_some()).count();
+                    let total = goal.milestones.len();
+                    let id = goal.id.clone();
+                    let paused = goal.status == GoalStatus::Paused;
+                    view! {
+                        <li class="goal" data-goal-id=goal.id.clone() data-status=goal.status.as_str()>
+                            <div class="goal-head">
+                                <span class="goal-title">{goal.title.clone()}</span>
+                                {(!goal.category.is_empty()).then(|| view! { <span class="goal-category">{goal.category.clone()}</span> })}
+                                <span class="goal-progress">{format!("{done} of {total} milestones · {} open tasks", goal.open_tasks)}</span>
+                                <button class="goal-action" data-action=if paused { "resume" } else { "pause" }
+                                    on:click=move |_| control(id.clone(), if paused { GoalAction::Resume } else { GoalAction::Pause })>
+                                    {if paused { "Resume" } else { "Pause" }}
+                                </button>
+                            </div>
+                            <ol class="milestones">
+                                {goal.milestones.into_iter().map(|m| view! {
+                                    <li class="milestone" class:done=m.done_at.is_some()>
+                                        {m.title.clone()}
+                                        {m.task_id.clone().zip(nav).map(|(task_id, nav)| view! {
+                                            <button class="milestone-task" on:click=move |_| nav.open_task(task_id.clone())>"task"</button>
+                                        })}
+                                    </li>
+                                }).collect_view()}
+                            </ol>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </section>
+    }
+}

@@ -97,3 +97,26 @@ async fn a_watched_page_changes_and_the_inbox_shows_the_diff() {
     session.screenshot("monitor-notice").await;
     session.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idea_is_accepted_into_a_task_and_another_dismissed() {
+    let home = TestHome::new().unwrap();
+    let session = Session::start_app(APP, &home).await;
+    session.find("[data-screen=inbox]").await.click().await.unwrap();
+    session
+        .until_texts(".idea .idea-title", "the seeded mail suggests two ideas", |t| {
+            t.contains(&"Fill the form from Ms. Alvarez".to_owned()) && t.iter().any(|i| i.starts_with("Answer Sam Okafor"))
+        })
+        .await;
+    session.find(".idea[data-kind=answer_meeting] [data-action=dismiss]").await.click().await.unwrap();
+    session.until_texts(".idea[data-kind=answer_meeting]", "dismissed", |t| t.is_empty()).await;
+    session.find(".idea[data-kind=fill_form] [data-action=accept]").await.click().await.unwrap();
+    session
+        .until_texts(".task-detail .task-detail-title", "accepting opened the task it made", |t| {
+            t.len() == 1 && t[0].starts_with("Complete the form from")
+        })
+        .await;
+    session.find("[data-screen=inbox]").await.click().await.unwrap();
+    session.until_script("return document.querySelectorAll('.idea').length === 0", "no idea is offered again").await;
+    session.close().await;
+}

@@ -30,6 +30,7 @@ use hearth_protocol::settings::{
     SettingsView,
 };
 use hearth_protocol::goals::{GoalAction, GoalControlParams, GoalCreateParams, GoalListResponse, GoalView};
+use hearth_protocol::ideas::{IdeaAccepted, IdeaListResponse, IdeaParams};
 use hearth_protocol::memory::{MemoryForgetParams, MemoryListResponse, MemorySaveParams, MemoryView};
 use hearth_protocol::notifications::{NotificationListResponse, NotificationReadParams, NotificationView};
 use hearth_protocol::schedules::{ScheduleControlParams, ScheduleCreateParams, ScheduleListResponse, ScheduleView};
@@ -202,6 +203,25 @@ pub async fn monitor_check_now(task_id: &str) -> Result<TaskView, IpcError> {
     let params = TaskGetParams { task_id: task_id.to_owned() };
     params.validate()?;
     call("monitor_check_now", &serde_json::json!({ "params": params })).await
+}
+
+/// Ideas not decided yet.
+pub async fn idea_list() -> Result<IdeaListResponse, IpcError> {
+    call("idea_list", &serde_json::json!({})).await
+}
+
+/// Accepts an idea.
+pub async fn idea_accept(idea_id: &str) -> Result<IdeaAccepted, IpcError> {
+    let params = IdeaParams { idea_id: idea_id.to_owned() };
+    params.validate()?;
+    call("idea_accept", &serde_json::json!({ "params": params })).await
+}
+
+/// Dismisses an idea.
+pub async fn idea_dismiss(idea_id: &str) -> Result<IdeaListResponse, IpcError> {
+    let params = IdeaParams { idea_id: idea_id.to_owned() };
+    params.validate()?;
+    call("idea_dismiss", &serde_json::json!({ "params": params })).await
 }
 
 /// The inbox: the newest notices and the unread count.

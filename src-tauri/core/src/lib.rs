@@ -16,6 +16,7 @@ pub mod error;
 pub mod files;
 pub mod finance;
 mod hearth;
+pub mod ideas;
 pub mod journal;
 pub mod memory;
 pub mod monitors;

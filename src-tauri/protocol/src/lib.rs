@@ -15,6 +15,7 @@ pub mod error;
 pub mod files;
 pub mod finance;
 pub mod goals;
+pub mod ideas;
 pub mod ids;
 pub mod ipc;
 pub mod mail;

@@ -40,6 +40,28 @@ pub async fn monitor_check_now(state: State<'_, AppState>, params: serde_json::V
     state.ready()?.monitor_check_now(&params.task_id).await.map_err(|e| e.to_ipc())
 }
 
+/// Ideas not decided yet.
+#[tauri::command]
+pub async fn idea_list(state: State<'_, AppState>) -> Result<hearth_protocol::ideas::IdeaListResponse, IpcError> {
+    state.ready()?.idea_list().await.map_err(|e| e.to_ipc())
+}
+
+/// Accepts an idea: Hearth makes its task or schedule.
+#[tauri::command]
+pub async fn idea_accept(state: State<'_, AppState>, params: serde_json::Value) -> Result<hearth_protocol::ideas::IdeaAccepted, IpcError> {
+    let params: hearth_protocol::ideas::IdeaParams = parse("idea_accept", params)?;
+    params.validate()?;
+    state.ready()?.idea_accept(&params).await.map_err(|e| e.to_ipc())
+}
+
+/// Dismisses an idea for good.
+#[tauri::command]
+pub async fn idea_dismiss(state: State<'_, AppState>, params: serde_json::Value) -> Result<hearth_protocol::ideas::IdeaListResponse, IpcError> {
+    let params: hearth_protocol::ideas::IdeaParams = parse("idea_dismiss", params)?;
+    params.validate()?;
+    state.ready()?.idea_dismiss(&params).await.map_err(|e| e.to_ipc())
+}
+
 /// The inbox.
 #[tauri::command]
 pub async fn notification_list(state: State<'_, AppState>) -> Result<NotificationListResponse, IpcError> {

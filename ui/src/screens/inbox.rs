@@ -1,8 +1,14 @@
-//! Inbox: every notice, newest first; opening one shows what it is about.
+//! Inbox: ideas to accept or dismiss, then every notice, newest first; opening one shows what
+//! it is about.
 
+use hearth_protocol::ideas::{IdeaAccepted, IdeaView};
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
 use crate::clock::local_time;
+use crate::ipc;
+use crate::latest_only::latest_only;
+use crate::screens::Screen;
 use crate::live_inbox::LiveInbox;
 use crate::navigation::Navigation;
 
@@ -20,6 +26,7 @@ pub fn InboxScreen() -> impl IntoView {
                 <button class="inbox-read-all" data-action="read-all" on:click=move |_| live.read_all()>"Mark all read"</button>
             </header>
             {move || live.error.get().map(|message| view! { <p class="error inbox-error">{message}</p> })}
+            <Ideas nav />
             <Show when=move || notices.with(Vec::is_empty)>
                 <p class="empty">"Nothing yet. Finished tasks, questions, reviews and reminders show up here."</p>
             </Show>
@@ -49,4 +56,58 @@ pub fn InboxScreen() -> impl IntoView {
         </section>
     }
     .into_any()
+}
+
+/// Suggestions from Hearth's rules: Accept makes the task or schedule, Dismiss is remembered.
+#[component]
+fn Ideas(nav: Navigation) -> impl IntoView {
+    let ideas = RwSignal::new(Vec::<IdeaView>::new());
+    let error = RwSignal::new(None::<String>);
+    let reload = latest_only(ipc::idea_list, move |reply| match reply {
+        Ok(list) => {
+            ideas.set(list.ideas);
+            error.set(None);
+        }
+        Err(err) => error.set(Some(format!("Ideas could not be loaded: {}", err.message))),
+    });
+    reload.run(());
+    let accept = move |id: String| {
+        spawn_local(async move {
+            match ipc::idea_accept(&id).await {
+                Ok(IdeaAccepted::Task(task_id)) => nav.open_task(task_id),
+                Ok(IdeaAccepted::Schedule(_)) => nav.screen.set(Screen::Activity),
+                Err(err) => error.set(Some(err.message)),
+            }
+            reload.run(());
+        });
+    };
+    let dismiss = move |id: String| {
+        spawn_local(async move {
+            match ipc::idea_dismiss(&id).await {
+                Ok(list) => ideas.set(list.ideas),
+                Err(err) => error.set(Some(err.message)),
+            }
+        });
+    };
+    view! {
+        <Show when=move || !ideas.with(Vec::is_empty)>
+            <section class="ideas">
+                <h2>"Ideas"</h2>
+                {move || error.get().map(|message| view! { <p class="error ideas-error">{message}</p> })}
+                <ul class="idea-list">
+                    {move || ideas.get().into_iter().map(|idea| {
+                        let (a, d) = (idea.id.clone(), idea.id.clone());
+                        view! {
+                            <li class="idea" data-idea-id=idea.id.clone() data-kind=idea.kind.as_str()>
+                                <span class="idea-title">{idea.title.clone()}</span>
+                                <span class="idea-reason">{idea.reason.clone()}</span>
+                                <button data-action="accept" on:click=move |_| accept(a.clone())>"Accept"</button>
+                                <button data-action="dismiss" on:click=move |_| dismiss(d.clone())>"Dismiss"</button>
+                            </li>
+                        }
+                    }).collect_view()}
+                </ul>
+            </section>
+        </Show>
+    }
 }

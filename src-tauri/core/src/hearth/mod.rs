@@ -34,6 +34,7 @@ mod agents;
 mod browser;
 mod computer;
 mod goals;
+mod ideas;
 mod inbox;
 mod memory;
 mod settings;

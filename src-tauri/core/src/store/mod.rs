@@ -7,6 +7,7 @@ pub mod browser;
 pub mod calendar;
 pub mod files;
 pub mod goals;
+pub mod ideas;
 pub mod journal;
 pub mod mail;
 pub mod memory;

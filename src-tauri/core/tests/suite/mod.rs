@@ -21,6 +21,7 @@ mod pdf;
 mod pdf_hostile;
 mod fuzz_reproducers;
 mod goals;
+mod ideas;
 mod google_oauth;
 mod google_workspace;
 mod privacy;

@@ -1,0 +1,86 @@
+//! Ideas on the Inbox screen: list, accept (Hearth makes the task or the schedule, keyed by
+//! the idea, so accepting twice makes one), dismiss (remembered).
+
+use hearth_protocol::ideas::{IdeaAccepted, IdeaListResponse, IdeaParams};
+use hearth_protocol::schedules::{MissedRuns, Repeat, ScheduledJob, Weekday};
+use hearth_protocol::tasks::TaskKind;
+use serde_json::json;
+
+use super::Hearth;
+use crate::error::{CoreError, Result};
+use crate::ideas::{Offer, compute};
+use crate::schedules::ScheduleSpec;
+use crate::store::tasks::NewTask;
+
+impl Hearth {
+    /// Ideas not decided yet.
+    pub async fn idea_list(&self) -> Result<IdeaListResponse> {
+        Ok(IdeaListResponse { ideas: compute(&self.store).await?.into_iter().map(|(idea, _)| idea).collect() })
+    }
+
+    /// Accepts an idea: makes what it offers and remembers the decision.
+    pub async fn idea_accept(&self, params: &IdeaParams) -> Result<IdeaAccepted> {
+        params.validate()?;
+        let ideas = compute(&self.store).await?;
+        let Some((idea, offer)) = ideas.into_iter().find(|(idea, _)| idea.id == params.idea_id) else {
+            return Err(CoreError::NotFound("That idea is no longer offered (decided already, or what it was about is gone).".into()));
+        };
+        let key = format!("owner:{}", idea.id);
+        let made = match &offer {
+            Offer::FillForm { message_id, subject } => {
+                let input = serde_json::to_value(crate::documents::DocumentInput { message_id: message_id.clone(), values: None })?;
+                let title: String = format!("Complete the form from \u{201c}{subject}\u{201d}").chars().take(120).collect();
+                let task = self.tasks.create(NewTask { idempotency_key: &key, kind: TaskKind::Document, title: &title, input: &input, thread_id: None }).await?;
+                IdeaAccepted::Task(task.id)
+            }
+            Offer::AnswerMeeting { message_id: id, from, subject } => {
+                let title: String = format!("Answer \u{201c}{subject}\u{201d}").chars().take(120).collect();
+                let input = json!({
+                    "title": title,
+                    "instructions": format!("{from} asks to meet in the message {id}. Read the thread, check the calendar, and prepare a reply for the owner to review."),
+                });
+                let task = self.tasks.create(NewTask { idempotency_key: &key, kind: TaskKind::Agent, title: &title, input: &input, thread_id: None }).await?;
+                IdeaAccepted::Task(task.id)
+            }
+            Offer::AddMilestones { goal_id: id, title } => {
+                let task_title: String = format!("Propose milestones for \u{201c}{title}\u{201d}").chars().take(120).collect();
+                let input = json!({
+                    "title": task_title,
+                    "instructions": format!("Propose 3 to 7 milestones for the goal \u{201c}{title}\u{201d} and ask the owner which to keep."),
+                    "goalId": id,
+                });
+                let task = self.tasks.create(NewTask { idempotency_key: &key, kind: TaskKind::Agent, title: &task_title, input: &input, thread_id: None }).await?;
+                IdeaAccepted::Task(task.id)
+            }
+            Offer::MakeSchedule(request) => {
+                let spec = ScheduleSpec {
+                    title: request.chars().take(200).collect(),
+                    job: ScheduledJob::Agent,
+                    instructions: request.clone(),
+                    repeat: Repeat::Week { days: vec![Weekday::Monday], at: "09:00".into() },
+                    time_zone: String::new(),
+                    missed: MissedRuns::RunOnce,
+                    goal_id: None,
+                };
+                let view = self
+                    .schedules
+                    .create(&key, &spec, None, None, None, crate::store::now_ms())
+                    .await?
+                    .ok_or_else(|| CoreError::Conflict("The schedule was not made; try again.".into()))?;
+                IdeaAccepted::Schedule(view.id)
+            }
+        };
+        let made_id = match &made {
+            IdeaAccepted::Task(id) | IdeaAccepted::Schedule(id) => id.clone(),
+        };
+        self.store.decide_idea(&idea.id, true, Some(&made_id)).await?;
+        Ok(made)
+    }
+
+    /// Dismisses an idea for good.
+    pub async fn idea_dismiss(&self, params: &IdeaParams) -> Result<IdeaListResponse> {
+        params.validate()?;
+        self.store.decide_idea(&params.idea_id, false, None).await?;
+        self.idea_list().await
+    }
+}

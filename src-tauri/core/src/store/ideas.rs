@@ -1,0 +1,44 @@
+//! The owner's decisions on ideas, and the reads the idea rules make.
+
+use std::collections::HashMap;
+
+use sqlx::Row;
+
+use super::{Store, now_ms};
+use crate::error::Result;
+
+impl Store {
+    /// Ideas decided so far (accepted or dismissed), by id.
+    pub async fn idea_decisions(&self) -> Result<HashMap<String, String>> {
+        let rows = sqlx::query("SELECT id, decision FROM idea_decisions").fetch_all(self.reader()).await?;
+        rows.iter().map(|r| Ok((r.try_get("id")?, r.try_get("decision")?))).collect()
+    }
+
+    /// Records a decision (the first one stands). `false` when it was decided already.
+    pub async fn decide_idea(&self, id: &str, accepted: bool, made_id: Option<&str>) -> Result<bool> {
+        let done = sqlx::query("INSERT OR IGNORE INTO idea_decisions (id, decision, made_id, decided_at) VALUES (?1, ?2, ?3, ?4)")
+            .bind(id)
+            .bind(if accepted { "accepted" } else { "dismissed" })
+            .bind(made_id)
+            .bind(now_ms())
+            .execute(&mut *self.writer().await)
+            .await?
+            .rows_affected();
+        Ok(done == 1)
+    }
+
+    /// Conversation titles (the owner's first message) that three or more conversations
+    /// share, lower-cased, most repeated first.
+    pub async fn repeated_requests(&self, at_least: i64, limit: i64) -> Result<Vec<(String, i64)>> {
+        let rows = sqlx::query(
+            "SELECT lower(trim(title)) AS request, count(*) AS times FROM threads
+             WHERE length(trim(title)) >= 8 GROUP BY lower(trim(title)) HAVING count(*) >= ?1
+             ORDER BY times DESC, request LIMIT ?2",
+        )
+        .bind(at_least)
+        .bind(limit)
+        .fetch_all(self.reader())
+        .await?;
+        rows.iter().map(|r| Ok((r.try_get("request")?, r.try_get("times")?))).collect()
+    }
+}

@@ -99,7 +99,7 @@ fn Nav(screen: RwSignal<Screen>) -> impl IntoView {
                     on:click=move |_| screen.set(item)
                 >
                     {item.title()}
-                    {(item == Screen::Inbox).then(|| move || badge.get().map(|n| view! { <span class="nav-badge" id="inbox-badge">{n}</span> }))}
+                    {(item == Screen::Inbox).then_some(move || badge.get().map(|n| view! { <span class="nav-badge" id="inbox-badge">{n}</span> }))}
                 </button>
             }).collect_view()}
         </nav>

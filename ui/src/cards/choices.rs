@@ -28,7 +28,6 @@ pub fn ChoiceCard(offered: PresentChoicesResult) -> impl IntoView {
                             data-choice=option.clone()
                             disabled=move || picked.with(Option::is_some) || reply.is_none()
                             on:click={
-                                let option = option.clone();
                                 move |_| {
                                     if let Some(ChatReply(send)) = reply {
                                         picked.set(Some(option.clone()));

@@ -54,7 +54,7 @@ pub fn MemoryScreen() -> impl IntoView {
             <h2>"Used in requests"</h2>
             <ul class="memory-uses">
                 {move || list.with(|l| l.as_ref().map(|l| l.uses.clone()).unwrap_or_default()).into_iter().map(|u| view! {
-                    <li class="memory-use" data-request-id=u.request_id.clone()>
+                    <li class="memory-use" data-request-id=u.request_id>
                         <span class="memory-use-time">{local_time(u.at)}</span>
                         <span class="memory-use-where">{if u.task_id.is_some() { "a task" } else { "a chat" }}</span>
                         <ul>{u.memory_ids.iter().filter_map(|id| text_of(*id)).map(|t| view! { <li>{t}</li> }).collect_view()}</ul>

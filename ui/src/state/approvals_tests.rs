@@ -41,6 +41,7 @@ fn task(id: &str, status: TaskStatus, proposal_id: Option<&str>) -> TaskView {
         plan: Vec::new(),
         attempts: 1,
         question: None,
+        choices: Vec::new(),
         result: None,
         error: None,
         outcome_uncertain: false,

@@ -14,6 +14,7 @@ fn task(id: &str, status: TaskStatus, updated_at: i64) -> TaskView {
         plan: Vec::new(),
         attempts: 1,
         question: None,
+        choices: Vec::new(),
         result: None,
         error: None,
         outcome_uncertain: false,

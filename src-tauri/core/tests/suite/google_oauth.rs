@@ -513,7 +513,7 @@ async fn a_large_message_is_uploaded_whole_into_its_conversation() {
     assert_eq!(sent.thread_id, "18aa00", "the metadata part named the conversation");
     assert!(t.fixture.paths().iter().any(|p| p == "/upload/gmail/v1/users/me/messages/send"), "{:?}", t.fixture.paths());
     assert!(!t.fixture.paths().iter().any(|p| p == "/gmail/v1/users/me/messages/send"));
-    assert_eq!(t.fixture.sent(), [raw.clone()], "exactly the bytes built");
+    assert_eq!(t.fixture.sent(), std::slice::from_ref(&raw), "exactly the bytes built");
     let received = t.fixture.sent().remove(0);
     let parsed = mail_parser::MessageParser::default().parse(&received).unwrap();
     let attached = parsed.attachments().next().unwrap();

@@ -103,7 +103,7 @@ fn FinanceChart(summary: hearth_protocol::finance::FinanceSummary) -> impl IntoV
                     // Widths from integer cents: no float reaches a total.
                     let percent = t.cents.saturating_mul(100) / top;
                     view! {
-                        <div class="finance-bar" data-name=t.name.clone()>
+                        <div class="finance-bar" data-name=t.name>
                             <span class="finance-bar-name">{t.name.clone()}</span>
                             <span class="finance-bar-track"><span class="finance-bar-fill" style=format!("width: {percent}%")></span></span>
                             <span class="finance-bar-value">{money(t.cents)}</span>

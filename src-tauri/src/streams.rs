@@ -42,9 +42,10 @@ pub fn forward_notices(mut notices: mpsc::Receiver<hearth_protocol::notification
     });
 }
 
-/// Shows each new notice as an OS notification: its kind and title only. The body (a task's
-/// result, a page's diff, who an email goes to) stays in the window's inbox, since anyone who
-/// can see the screen sees an OS notification. A desktop without a notification service
+/// Shows each new notice as an OS notification: its kind only ("Review needed", "Page
+/// changed"). Its title and body (a task's title can carry a mail's subject; a result, a page's
+/// diff, who an email goes to) stay in the window's inbox, since anyone who can see the screen
+/// sees an OS notification. A desktop without a notification service
 /// (a bare Xvfb) answers with an error, which is logged once and otherwise ignored: the inbox
 /// in the window has every notice.
 pub fn show_os_notifications<R: tauri::Runtime>(app: tauri::AppHandle<R>, mut notices: mpsc::Receiver<hearth_protocol::notifications::NotificationView>) {
@@ -52,7 +53,7 @@ pub fn show_os_notifications<R: tauri::Runtime>(app: tauri::AppHandle<R>, mut no
     tauri::async_runtime::spawn(async move {
         let mut warned = false;
         while let Some(notice) = notices.recv().await {
-            let title = format!("{}: {}", notice.kind.label(), notice.title);
+            let title = format!("Hearth: {}", notice.kind.label());
             if let Err(err) = app.notification().builder().title(title).body("Open Hearth's Inbox to see it.").show()
                 && !warned
             {

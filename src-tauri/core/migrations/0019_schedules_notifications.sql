@@ -49,12 +49,6 @@ CREATE TABLE notifications (
 ) STRICT;
 CREATE INDEX notifications_unread ON notifications(id) WHERE read_at IS NULL;
 
--- The inbox keeps the newest 1,000 notices (their keys go with them: an event that old is not
--- written again).
-CREATE TRIGGER notifications_pruned AFTER INSERT ON notifications BEGIN
-    DELETE FROM notifications WHERE id <= NEW.id - 1000;
-END;
-
 -- Written by triggers, like task history: no code path can finish, fail or stop a task, or put a
 -- proposal in front of the owner, without the notice.
 CREATE TRIGGER tasks_notify AFTER UPDATE OF status ON tasks

@@ -18,16 +18,9 @@ CREATE VIRTUAL TABLE memories_fts USING fts5(text, content = 'memories', content
 CREATE TRIGGER memories_indexed AFTER INSERT ON memories BEGIN
     INSERT INTO memories_fts (rowid, text) VALUES (NEW.id, NEW.text);
 END;
--- The keys of forgotten facts: a retried remember_fact of the same step must not bring a fact
--- back that the owner forgot.
-CREATE TABLE memory_forgotten (
-    key TEXT PRIMARY KEY
-) STRICT, WITHOUT ROWID;
-
 CREATE TRIGGER memories_unindexed AFTER DELETE ON memories BEGIN
     INSERT INTO memories_fts (memories_fts, rowid, text) VALUES ('delete', OLD.id, OLD.text);
     DELETE FROM memory_uses WHERE memory_id = OLD.id;
-    INSERT OR IGNORE INTO memory_forgotten (key) VALUES (OLD.key);
 END;
 CREATE TRIGGER memories_reindexed AFTER UPDATE OF text ON memories BEGIN
     INSERT INTO memories_fts (memories_fts, rowid, text) VALUES ('delete', OLD.id, OLD.text);
@@ -44,8 +37,3 @@ CREATE TABLE memory_uses (
     PRIMARY KEY (request_id, memory_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX memory_uses_at ON memory_uses(used_at);
-
--- The record of uses covers the last 30 days.
-CREATE TRIGGER memory_uses_pruned AFTER INSERT ON memory_uses BEGIN
-    DELETE FROM memory_uses WHERE used_at < NEW.used_at - 30 * 86400000;
-END;

@@ -1,13 +1,20 @@
-//! The Goals screen's operations. Pausing a goal pauses its open tasks (each through the task
-//! engine's own Pause, so a running one's Stop fires) and its schedules; resuming resumes them.
+//! The Goals screen's operations. Pausing a goal stops new work on it first (the goal's status,
+//! which the task and schedule inserts check), then pauses its active schedules and its open
+//! tasks — each through its own control, so a running task's Stop fires — and records what it
+//! paused; resuming brings back exactly that, not what the owner paused by hand or a monitor
+//! that paused itself.
 
 use hearth_protocol::goals::{GoalAction, GoalControlParams, GoalCreateParams, GoalListResponse, GoalStatus, GoalView};
-use hearth_protocol::schedules::{ScheduleAction, ScheduleControlParams};
+use hearth_protocol::schedules::{ScheduleAction, ScheduleControlParams, ScheduleStatus};
 use hearth_protocol::tasks::{ControlKind, TaskControl, TaskControlParams, TaskStatus, allowed_controls};
 
 use super::Hearth;
 use crate::error::{CoreError, Result};
 use crate::store::goals::NewGoal;
+
+/// How often a goal's Pause reads a task again when the task moved under it (a worker claimed
+/// it, a run ended).
+const PAUSE_TRIES: usize = 3;
 
 impl Hearth {
     /// Every goal.
@@ -30,42 +37,82 @@ impl Hearth {
         self.store.create_goal(&new, None, None).await?.ok_or_else(|| CoreError::Conflict("The goal was not made; try again.".into()))
     }
 
-    /// Pauses or resumes a goal with its open tasks and its schedules. A task that moved on
-    /// while this ran is left as it is (its own controls still apply).
+    /// Pauses or resumes a goal with its work.
     pub async fn goal_control(&self, params: &GoalControlParams) -> Result<GoalView> {
+        params.validate()?;
         let id = &params.goal_id;
         let gone = || CoreError::NotFound(format!("There is no goal {id}."));
         self.store.goal(id).await?.ok_or_else(gone)?;
-        let (status, control, schedule_action) = match params.action {
-            GoalAction::Pause => (GoalStatus::Paused, TaskControl::Pause, ScheduleAction::Pause),
-            GoalAction::Resume => (GoalStatus::Active, TaskControl::Resume, ScheduleAction::Resume),
-        };
-        // The goal first: from here on nothing new starts on it (delegate_task and
-        // schedule_task refuse a paused goal).
-        self.store.set_goal_status(id, status).await?;
+        match params.action {
+            GoalAction::Pause => self.pause_goal(id).await?,
+            GoalAction::Resume => self.resume_goal(id).await?,
+        }
+        self.store.goal(id).await?.ok_or_else(gone)
+    }
+
+    async fn pause_goal(&self, id: &str) -> Result<()> {
+        self.store.set_goal_status(id, GoalStatus::Paused).await?;
+        for schedule_id in self.store.goal_schedules(id).await? {
+            let active = self.store.get_schedule(&schedule_id).await?.is_some_and(|s| s.status == ScheduleStatus::Active);
+            if active {
+                self.schedules.control(&ScheduleControlParams { schedule_id: schedule_id.clone(), action: ScheduleAction::Pause }, crate::store::now_ms()).await?;
+                self.store.record_goal_paused(id, "schedule", &schedule_id).await?;
+            }
+        }
         for task in self.store.goal_tasks(id).await? {
-            let applies = allowed_controls(task.status).contains(&control.kind())
-                // Resume only what a pause stopped, not a task paused for its own reasons
-                // (a monitor that kept failing asks for the owner's look first).
-                && !(control.kind() == ControlKind::Resume && task.outcome_uncertain)
-                && !(control.kind() == ControlKind::Pause && task.status == TaskStatus::Paused);
-            if !applies {
+            let mut current = task;
+            for _ in 0..PAUSE_TRIES {
+                if !allowed_controls(current.status).contains(&ControlKind::Pause) {
+                    break;
+                }
+                let params = TaskControlParams {
+                    task_id: current.id.clone(),
+                    expected_status: current.status,
+                    expected_attempts: current.attempts,
+                    control: TaskControl::Pause,
+                };
+                match self.tasks.control(&params).await {
+                    Ok(_) => {
+                        self.store.record_goal_paused(id, "task", &current.id).await?;
+                        break;
+                    }
+                    // It moved (claimed, ended): look again.
+                    Err(CoreError::Conflict(_)) => match self.store.get_task(&current.id).await? {
+                        Some(now) => current = now,
+                        None => break,
+                    },
+                    Err(err) => return Err(err),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn resume_goal(&self, id: &str) -> Result<()> {
+        self.store.set_goal_status(id, GoalStatus::Active).await?;
+        for (kind, item) in self.store.take_goal_paused(id).await? {
+            if kind == "schedule" {
+                let params = ScheduleControlParams { schedule_id: item.clone(), action: ScheduleAction::Resume };
+                if let Err(err) = self.schedules.control(&params, crate::store::now_ms()).await {
+                    tracing::warn!(schedule = %item, error = %err, "a goal's schedule could not be resumed");
+                }
+                continue;
+            }
+            let Some(task) = self.store.get_task(&item).await? else { continue };
+            if task.status != TaskStatus::Paused || task.outcome_uncertain {
+                // Moved on since, or stopped with an effect in doubt: the owner reviews it.
                 continue;
             }
             let params = TaskControlParams {
                 task_id: task.id.clone(),
                 expected_status: task.status,
                 expected_attempts: task.attempts,
-                control: control.clone(),
+                control: TaskControl::Resume,
             };
             if let Err(err) = self.tasks.control(&params).await {
-                tracing::info!(task = %task.id, error = %err, "a goal's task moved on before its control");
+                tracing::info!(task = %task.id, error = %err, "a goal's task moved on before its resume");
             }
         }
-        for schedule_id in self.store.goal_schedules(id).await? {
-            let params = ScheduleControlParams { schedule_id, action: schedule_action };
-            self.schedules.control(&params, crate::store::now_ms()).await?;
-        }
-        self.store.goal(id).await?.ok_or_else(gone)
+        Ok(())
     }
 }

@@ -137,7 +137,15 @@ async fn look(toolbox: &Toolbox, ctx: TaskContext) -> TaskOutcome {
         Ok(threshold) => threshold,
         Err(why) => return TaskOutcome::Failed(why),
     };
-    let seen: Seen = task.state.get("monitor").and_then(|s| serde_json::from_value(s.clone()).ok()).unwrap_or_default();
+    // No state yet is a first look; state Hearth cannot read is not (its look count keys the
+    // notices already written), so the run stops and says so.
+    let seen: Seen = match task.state.get("monitor") {
+        None => Seen::default(),
+        Some(state) => match serde_json::from_value(state.clone()) {
+            Ok(seen) => seen,
+            Err(err) => return TaskOutcome::Failed(format!("This monitor's memory of the page cannot be read ({err}); make the monitor again.")),
+        },
+    };
     let tools = toolbox.for_task(ctx.clone());
     let output = dispatch(&tools, "read_web", &json!({ "url": input.url }).to_string(), StepId::Named("look".into())).await;
     if ctx.guard().await.is_err() {
@@ -168,8 +176,8 @@ async fn look(toolbox: &Toolbox, ctx: TaskContext) -> TaskOutcome {
         }
         if failures >= MAX_FAILURES {
             let reason = format!("The page could not be read {failures} times in a row, so this monitor paused itself. Resume to look again. Last error: {why}");
-            // Keyed by the looks that read the page: one notice per run of failures.
-            let key = format!("monitor:{}:paused:{}", task.id, kept.looks);
+            // Keyed by the run: each pause (after a Resume, a new run of failures) is its own notice.
+            let key = format!("monitor:{}:paused:{}", task.id, task.attempts);
             match store.notify_fenced(ctx.fence(), &key, NotificationKind::MonitorPaused, &input.title, &reason, &NotificationTarget::Task(task.id.clone())).await {
                 Ok(Some(_)) => {}
                 Ok(None) => return TaskOutcome::Stopped,

@@ -11,7 +11,6 @@ mod rule;
 
 use std::time::Duration;
 
-use hearth_protocol::notifications::{NotificationKind, NotificationTarget};
 use hearth_protocol::schedules::{
     DueOutcome, MissedRuns, Repeat, ScheduleAction, ScheduleControlParams, ScheduleCreateParams, ScheduleStatus,
     ScheduleView, ScheduledJob,
@@ -189,18 +188,8 @@ impl Schedules {
             Ok(rule) => rule,
             Err(err) => {
                 // The zone left the system's database (or the row was edited): pause it and
-                // say so once (whoever paused it writes the notice), rather than fail every second.
-                if self.store.set_schedule_status(&schedule.id, ScheduleStatus::Paused, now, None).await? {
-                    self.store
-                        .notify(
-                            &format!("schedule:{}:paused:{}", schedule.id, schedule.cursor_at),
-                            NotificationKind::ScheduleRefused,
-                            &schedule.title,
-                            &format!("Paused: {err}"),
-                            &NotificationTarget::Schedule(schedule.id.clone()),
-                        )
-                        .await?;
-                }
+                // say so, together, once, rather than fail every second.
+                self.store.pause_unreadable_schedule(schedule, &err.to_string()).await?;
                 return Ok(Vec::new());
             }
         };

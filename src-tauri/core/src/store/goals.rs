@@ -112,7 +112,8 @@ impl Store {
             .iter()
             .map(|m| {
                 Ok(MilestoneView {
-                    position: u32::try_from(m.try_get::<i64, _>("position")?).unwrap_or(0),
+                    position: u32::try_from(m.try_get::<i64, _>("position")?)
+                        .map_err(|_| CoreError::CorruptRow("a stored milestone has a position out of range".into()))?,
                     title: m.try_get("title")?,
                     done_at: m.try_get("done_at")?,
                     task_id: m.try_get("task_id")?,
@@ -159,4 +160,23 @@ impl Store {
         Ok(tasks)
     }
 
+    /// Records that a goal's Pause paused this task or schedule (`kind`: `task` | `schedule`).
+    pub async fn record_goal_paused(&self, goal_id: &str, kind: &str, item_id: &str) -> Result<()> {
+        sqlx::query("INSERT OR IGNORE INTO goal_paused (goal_id, kind, item_id) VALUES (?1, ?2, ?3)")
+            .bind(goal_id)
+            .bind(kind)
+            .bind(item_id)
+            .execute(&mut *self.writer().await)
+            .await?;
+        Ok(())
+    }
+
+    /// What a goal's Pause paused, and forgets it (its Resume takes it back).
+    pub async fn take_goal_paused(&self, goal_id: &str) -> Result<Vec<(String, String)>> {
+        let rows = sqlx::query("DELETE FROM goal_paused WHERE goal_id = ?1 RETURNING kind, item_id")
+            .bind(goal_id)
+            .fetch_all(&mut *self.writer().await)
+            .await?;
+        rows.iter().map(|r| Ok((r.try_get("kind")?, r.try_get("item_id")?))).collect()
+    }
 }

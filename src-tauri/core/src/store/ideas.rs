@@ -8,9 +8,12 @@ use super::{Store, now_ms};
 use crate::error::Result;
 
 impl Store {
-    /// Ideas decided so far (accepted or dismissed), by id.
+    /// Ideas settled: dismissed, or accepted and made. (One accepted but not yet made — Hearth
+    /// stopped in between — is still offered, and accepting it again makes it, by its key.)
     pub async fn idea_decisions(&self) -> Result<HashMap<String, String>> {
-        let rows = sqlx::query("SELECT id, decision FROM idea_decisions").fetch_all(self.reader()).await?;
+        let rows = sqlx::query("SELECT id, decision FROM idea_decisions WHERE decision = 'dismissed' OR made_id IS NOT NULL")
+            .fetch_all(self.reader())
+            .await?;
         rows.iter().map(|r| Ok((r.try_get("id")?, r.try_get("decision")?))).collect()
     }
 
@@ -27,12 +30,36 @@ impl Store {
         Ok(done == 1)
     }
 
+    /// Accepts an idea, unless it was dismissed: `true` when it is accepted now or was
+    /// already (a retried accept goes on to make the same thing, keyed by the idea).
+    pub async fn accept_idea(&self, id: &str) -> Result<bool> {
+        let mut writer = self.writer().await;
+        sqlx::query("INSERT OR IGNORE INTO idea_decisions (id, decision, decided_at) VALUES (?1, 'accepted', ?2)")
+            .bind(id)
+            .bind(now_ms())
+            .execute(&mut *writer)
+            .await?;
+        let decision: Option<String> =
+            sqlx::query_scalar("SELECT decision FROM idea_decisions WHERE id = ?1").bind(id).fetch_optional(&mut *writer).await?;
+        Ok(decision.as_deref() == Some("accepted"))
+    }
+
+    /// Notes what an accepted idea made.
+    pub async fn idea_made(&self, id: &str, made_id: &str) -> Result<()> {
+        sqlx::query("UPDATE idea_decisions SET made_id = ?2 WHERE id = ?1 AND decision = 'accepted'")
+            .bind(id)
+            .bind(made_id)
+            .execute(&mut *self.writer().await)
+            .await?;
+        Ok(())
+    }
+
     /// Conversation titles (the owner's first message) that three or more conversations
-    /// share, lower-cased, most repeated first.
+    /// started in the window share, lower-cased, most repeated first.
     pub async fn repeated_requests(&self, at_least: i64, limit: i64) -> Result<Vec<(String, i64)>> {
         let rows = sqlx::query(
             "SELECT lower(trim(title)) AS request, count(*) AS times FROM threads
-             WHERE length(trim(title)) >= 8 GROUP BY lower(trim(title)) HAVING count(*) >= ?1
+             WHERE length(trim(title)) >= 8 AND origin = 'window' GROUP BY lower(trim(title)) HAVING count(*) >= ?1
              ORDER BY times DESC, request LIMIT ?2",
         )
         .bind(at_least)

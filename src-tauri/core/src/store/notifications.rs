@@ -74,20 +74,8 @@ impl Store {
     ) -> Result<Option<bool>> {
         let (target_kind, target_id) = target_parts(target);
         let now = now_ms();
-        let mut writer = self.writer().await;
-        let holds = sqlx::query("SELECT 1 FROM tasks WHERE id = ?1 AND lease_id = ?2 AND status = 'running' AND lease_expires_at > ?3")
-            .bind(fence.0)
-            .bind(fence.1)
-            .bind(now)
-            .fetch_optional(&mut *writer)
-            .await?
-            .is_some();
-        if !holds {
-            return Ok(None);
-        }
-        // One connection writes at a time (the writer lock is held), so nothing changes the
-        // lease between the check and the insert in this process; another process's change
-        // is a write too and waits for this statement's commit.
+        // The fence is in the insert itself, so no change of the lease (in any process) can
+        // fall between the check and the write.
         let written = sqlx::query(
             "INSERT OR IGNORE INTO notifications (key, kind, title, body, target_kind, target_id, created_at)
              SELECT ?1, ?2, substr(?3, 1, 200), substr(?4, 1, 500), ?5, ?6, ?7
@@ -102,9 +90,12 @@ impl Store {
         .bind(now)
         .bind(fence.0)
         .bind(fence.1)
-        .execute(&mut *writer)
+        .execute(&mut *self.writer().await)
         .await?
         .rows_affected();
+        if written == 0 && !self.holds_lease(fence.0, fence.1).await? {
+            return Ok(None);
+        }
         Ok(Some(written == 1))
     }
 

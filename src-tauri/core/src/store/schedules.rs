@@ -284,6 +284,10 @@ impl Store {
         for &(due_at, outcome) in &firing.dues {
             let (outcome, task_id) = match outcome {
                 DueOutcome::Skipped | DueOutcome::Refused => (outcome, None),
+                // Its goal was paused since the tick read the schedule: nothing starts on it.
+                DueOutcome::Started | DueOutcome::MadeUp | DueOutcome::RunNow if goal_paused(&mut tx, s).await? => {
+                    (DueOutcome::Skipped, None)
+                }
                 DueOutcome::Started | DueOutcome::MadeUp | DueOutcome::RunNow => {
                     match insert_run_task(&mut tx, s, due_at, now).await? {
                         Some(id) => (outcome, Some(id)),
@@ -335,6 +339,10 @@ impl Store {
             return Ok(None);
         };
         let schedule = ScheduleRow::from_row(&row)?;
+        if goal_paused(&mut tx, &schedule).await? {
+            tx.rollback().await?;
+            return Err(CoreError::Conflict("Its goal is paused; resume the goal to run it.".into()));
+        }
         let exists = sqlx::query("SELECT 1 FROM schedule_runs WHERE schedule_id = ?1 AND due_at = ?2")
             .bind(schedule_id)
             .bind(at)
@@ -384,6 +392,35 @@ impl Store {
         Ok(sqlx::query_scalar("SELECT id FROM schedules WHERE goal_id = ?1").bind(goal_id).fetch_all(self.reader()).await?)
     }
 
+    /// Pauses a schedule whose rule Hearth can no longer read, with its notice, in one
+    /// transaction. `false` (and nothing written) when another tick paused it first.
+    pub async fn pause_unreadable_schedule(&self, s: &ScheduleRow, why: &str) -> Result<bool> {
+        let now = now_ms();
+        let mut writer = self.writer().await;
+        let mut tx = sqlx::Connection::begin_with(&mut *writer, "BEGIN IMMEDIATE").await?;
+        let paused = sqlx::query("UPDATE schedules SET status = 'paused', next_due_at = NULL, updated_at = ?2 WHERE id = ?1 AND status = 'active'")
+            .bind(&s.id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if paused == 1 {
+            sqlx::query(
+                "INSERT OR IGNORE INTO notifications (key, kind, title, body, target_kind, target_id, created_at)
+                 VALUES (?1, 'schedule_refused', substr(?2, 1, 200), substr(?3, 1, 500), 'schedule', ?4, ?5)",
+            )
+            .bind(format!("schedule:{}:paused:{}", s.id, s.cursor_at))
+            .bind(&s.title)
+            .bind(format!("Paused: {why}"))
+            .bind(&s.id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(paused == 1)
+    }
+
     /// Deletes a schedule and its due-time rows (its tasks stay, as history). `false` when gone.
     pub async fn delete_schedule(&self, id: &str) -> Result<bool> {
         let mut writer = self.writer().await;
@@ -393,6 +430,12 @@ impl Store {
         tx.commit().await?;
         Ok(gone == 1)
     }
+}
+
+/// Whether the schedule's goal is paused, read inside the writer's transaction.
+async fn goal_paused(tx: &mut sqlx::SqliteConnection, s: &ScheduleRow) -> Result<bool> {
+    let Some(goal) = &s.goal_id else { return Ok(false) };
+    Ok(sqlx::query("SELECT 1 FROM goals WHERE id = ?1 AND status = 'paused'").bind(goal).fetch_optional(&mut *tx).await?.is_some())
 }
 
 /// The task of one due time, inside the tick's transaction: keyed by (schedule, due time),

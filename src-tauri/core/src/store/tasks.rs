@@ -235,6 +235,7 @@ impl Store {
                AND (?9 = '' OR EXISTS (SELECT 1 FROM tasks WHERE id = ?9 AND lease_id = ?10 AND status = 'running'
                                       AND lease_expires_at > ?7))
                AND NOT EXISTS (SELECT 1 FROM chat_runs WHERE id = ?11 AND status <> 'running')
+               AND NOT EXISTS (SELECT 1 FROM goals WHERE status = 'paused' AND id = json_extract(?5, '$.goalId'))
              ON CONFLICT(idempotency_key) DO NOTHING
              RETURNING {TASK_COLUMNS}"
         ))
@@ -266,6 +267,13 @@ impl Store {
             && self.run_has_ended(run).await?
         {
             return Ok(None);
+        }
+        if let Some(goal) = new.input.get("goalId").and_then(serde_json::Value::as_str)
+            && self.goal(goal).await?.is_some_and(|g| g.status == hearth_protocol::goals::GoalStatus::Paused)
+        {
+            return Err(CoreError::Conflict(
+                "Its goal is paused by the owner; nothing new starts on it until they resume it.".into(),
+            ));
         }
         Err(CoreError::Conflict(format!(
             "Hearth already has {MAX_OPEN_TASKS} unfinished tasks. Finish or cancel some in Activity, then try again."

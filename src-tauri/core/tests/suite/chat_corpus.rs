@@ -58,6 +58,12 @@ fn corpus(file_id: &str) -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
         ("save the PDF it downloaded", vec![("save_download", json!({ "downloadId": "0b5a3d2e-9c1f-4e7a-8d6b-2f4c1a9e7d30" }))]),
         // No page is open: the model is told so, and nothing is prepared.
         ("send the form for review", vec![("prepare_form_submission", json!({ "ref": "000000000000:0", "gesture": "click" }))]),
+        // Issue 14's tools.
+        ("remind me every morning", vec![("schedule_task", json!({ "title": "Check the garden", "repeat": { "every": "week", "days": ["monday"], "at": "08:00" }, "timeZone": "UTC" }))]),
+        ("watch the router page", vec![("watch_page", json!({ "title": "Router", "url": "http://192.168.1.1/", "condition": "change" }))]),
+        ("I want to run a marathon", vec![("create_goal", json!({ "title": "Marathon", "milestones": ["10 km"] }))]),
+        ("remember I'm vegetarian", vec![("remember_fact", json!({ "text": "The owner is vegetarian." }))]),
+        ("tea or coffee?", vec![("present_choices", json!({ "question": "Which?", "options": ["Tea", "Coffee"] }))]),
     ]
 }
 
@@ -90,7 +96,8 @@ async fn every_chat_tool_runs_verified_and_its_result_reaches_the_model() {
         verify_all(&events).unwrap_or_else(|err| panic!("{said:?}: the stream breaks the AG-UI rules: {err}"));
         let requests = server.requests();
         // A proposal or a question ends the run for the owner; otherwise the model hears back.
-        let settles = calls.iter().any(|(tool, _)| matches!(*tool, "prepare_email" | "prepare_event" | "ask_user" | "finish_task"));
+        let settles =
+            calls.iter().any(|(tool, _)| matches!(*tool, "prepare_email" | "prepare_event" | "ask_user" | "finish_task" | "present_choices"));
         if settles {
             assert_eq!(requests.len(), 1, "{said:?}: the run waits for the owner");
         } else {

@@ -57,6 +57,16 @@ async fn milestones_follow_their_tasks_and_a_paused_goal_pauses_its_work() {
     assert!(now.milestones[1].done_at.is_none(), "a task not done marks nothing");
     assert_eq!(now.open_tasks, 1);
 
+    // A third task on the goal, which the owner pauses by hand before the goal is paused.
+    let third = dispatch(&ctx, "delegate_task", &json!({ "title": "Buy shoes", "goalId": goal.id }).to_string(), call("d5")).await;
+    let third_id = serde_json::from_str::<DelegateTaskResult>(&third.content).unwrap().task_id;
+    let owner_pause = hearth_protocol::tasks::TaskControlParams {
+        task_id: third_id.clone(),
+        expected_status: TaskStatus::Queued,
+        expected_attempts: 0,
+        control: hearth_protocol::tasks::TaskControl::Pause,
+    };
+    hearth.task_control(&owner_pause).await.unwrap();
     let paused = hearth.goal_control(&GoalControlParams { goal_id: goal.id.clone(), action: GoalAction::Pause }).await.unwrap();
     assert_eq!(paused.status, GoalStatus::Paused);
     assert_eq!(hearth.store().get_task(&second_id).await.unwrap().unwrap().status, TaskStatus::Paused);
@@ -64,9 +74,14 @@ async fn milestones_follow_their_tasks_and_a_paused_goal_pauses_its_work() {
     assert_eq!(schedules[0].status, ScheduleStatus::Paused);
     let refused = dispatch(&ctx, "delegate_task", &json!({ "title": "More", "goalId": goal.id }).to_string(), call("d4")).await;
     assert!(refused.is_error && refused.content.contains("paused"), "{refused:?}");
-    assert_eq!(hearth.store().list_tasks(50).await.unwrap().len(), 2, "nothing new started on a paused goal");
+    assert_eq!(hearth.store().list_tasks(50).await.unwrap().len(), 3, "nothing new started on a paused goal");
 
     hearth.goal_control(&GoalControlParams { goal_id: goal.id.clone(), action: GoalAction::Resume }).await.unwrap();
     assert_eq!(hearth.store().get_task(&second_id).await.unwrap().unwrap().status, TaskStatus::Queued);
     assert_eq!(hearth.schedule_list().await.unwrap().schedules[0].status, ScheduleStatus::Active);
+    assert_eq!(
+        hearth.store().get_task(&third_id).await.unwrap().unwrap().status,
+        TaskStatus::Paused,
+        "what the owner paused by hand stays paused"
+    );
 }

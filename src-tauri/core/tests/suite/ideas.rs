@@ -30,6 +30,9 @@ async fn ideas_are_accepted_once_and_dismissals_are_remembered() {
 
     let left = hearth.idea_dismiss(&IdeaParams { idea_id: meet.clone() }).await.unwrap().ideas;
     assert!(of(IdeaKind::AnswerMeeting, &left).is_none() && of(IdeaKind::FillForm, &left).is_none());
+    let late = hearth.idea_accept(&IdeaParams { idea_id: meet.clone() }).await;
+    assert!(late.is_err(), "a dismissed idea makes nothing");
+    assert_eq!(hearth.store().list_tasks(50).await.unwrap().len(), 1);
 
     // A goal without milestones, and a request made in three conversations.
     hearth
@@ -43,7 +46,11 @@ async fn ideas_are_accepted_once_and_dismissals_are_remembered() {
     let ideas = hearth.idea_list().await.unwrap().ideas;
     let milestones = of(IdeaKind::AddMilestones, &ideas).expect("the goal without milestones");
     let repeat = of(IdeaKind::MakeSchedule, &ideas).expect("the repeated request");
-    let IdeaAccepted::Task(task_id) = hearth.idea_accept(&IdeaParams { idea_id: milestones }).await.unwrap() else { panic!("a task") };
+    // Accepted, then Hearth stopped before making it: still offered, and accepting makes it once.
+    assert!(hearth.store().accept_idea(&milestones).await.unwrap());
+    assert!(of(IdeaKind::AddMilestones, &hearth.idea_list().await.unwrap().ideas).is_some());
+    let IdeaAccepted::Task(task_id) = hearth.idea_accept(&IdeaParams { idea_id: milestones.clone() }).await.unwrap() else { panic!("a task") };
+    assert!(of(IdeaKind::AddMilestones, &hearth.idea_list().await.unwrap().ideas).is_none());
     assert!(hearth.store().get_task(&task_id).await.unwrap().unwrap().input["goalId"].is_string());
     let IdeaAccepted::Schedule(_) = hearth.idea_accept(&IdeaParams { idea_id: repeat }).await.unwrap() else { panic!("a schedule") };
     assert_eq!(hearth.schedule_list().await.unwrap().schedules.len(), 1);

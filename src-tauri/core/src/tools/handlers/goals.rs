@@ -66,6 +66,8 @@ impl DirectTool for CreateGoal {
         match ctx.desk.create_goal(&new, fence, ctx.scope.chat_run()).await {
             Ok(Some(goal)) => {
                 let same = goal.title == params.title
+                    && goal.description == params.description
+                    && goal.category == params.category
                     && goal.milestones.iter().map(|m| m.title.as_str()).eq(params.milestones.iter().map(String::as_str));
                 if !same {
                     return ToolOutput::error(format!("A different goal was already recorded for this step (\"{}\").", goal.title));

@@ -82,14 +82,7 @@ impl Store {
             .await?;
         let Some(row) = row else {
             // Not kept and not forgotten: fenced, or the cap.
-            if let Some((task, lease)) = fence
-                && !self.holds_lease(task, lease).await?
-            {
-                return Ok(None);
-            }
-            if let Some(run) = chat_run
-                && self.run_has_ended(run).await?
-            {
+            if self.fenced_out(fence, chat_run).await? {
                 return Ok(None);
             }
             return Err(CoreError::Conflict(format!(

@@ -178,14 +178,7 @@ impl Store {
         if let Some(existing) = self.get_schedule(&id).await? {
             return Ok(Some(existing));
         }
-        if let Some((task, lease)) = fence
-            && !self.holds_lease(task, lease).await?
-        {
-            return Ok(None);
-        }
-        if let Some(run) = chat_run
-            && self.run_has_ended(run).await?
-        {
+        if self.fenced_out(fence, chat_run).await? {
             return Ok(None);
         }
         Err(CoreError::Conflict(format!(

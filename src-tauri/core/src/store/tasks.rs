@@ -258,14 +258,7 @@ impl Store {
         if let Some(task) = self.get_task(&id).await? {
             return Ok(Some(task));
         }
-        if let Some((task, lease)) = fence
-            && !self.holds_lease(task, lease).await?
-        {
-            return Ok(None);
-        }
-        if let Some(run) = chat_run
-            && self.run_has_ended(run).await?
-        {
+        if self.fenced_out(fence, chat_run).await? {
             return Ok(None);
         }
         if let Some(goal) = new.input.get("goalId").and_then(serde_json::Value::as_str)
@@ -292,6 +285,20 @@ impl Store {
         .execute(&mut *self.writer().await)
         .await?;
         Ok(done.rows_affected() == 1)
+    }
+
+    /// After an insert fenced to a task's lease or a chat run wrote nothing: whether the fence
+    /// is why (the run no longer holds), rather than a cap.
+    pub(crate) async fn fenced_out(&self, fence: Option<(&str, &str)>, chat_run: Option<&str>) -> Result<bool> {
+        if let Some((task, lease)) = fence
+            && !self.holds_lease(task, lease).await?
+        {
+            return Ok(true);
+        }
+        match chat_run {
+            Some(run) => self.run_has_ended(run).await,
+            None => Ok(false),
+        }
     }
 
     /// One task.

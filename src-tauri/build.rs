@@ -24,6 +24,7 @@ fn main() {
         "notification_list",
         "notification_read",
         "notification_watch",
+        "finance_start",
         "goal_list",
         "goal_create",
         "goal_control",

@@ -65,6 +65,7 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::inbox::notification_list,
             commands::inbox::notification_read,
             commands::inbox::notification_watch,
+            commands::goals::finance_start,
             commands::goals::goal_list,
             commands::goals::goal_create,
             commands::goals::goal_control,

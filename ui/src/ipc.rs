@@ -163,6 +163,13 @@ pub async fn schedule_control(params: &ScheduleControlParams) -> Result<Option<S
     call("schedule_control", &serde_json::json!({ "params": params })).await
 }
 
+/// A finance task on a pasted statement.
+pub async fn finance_start(csv: &str) -> Result<TaskView, IpcError> {
+    let params = hearth_protocol::finance::FinanceStartParams { csv: csv.to_owned() };
+    params.validate()?;
+    call("finance_start", &serde_json::json!({ "params": params })).await
+}
+
 /// Every goal.
 pub async fn goal_list() -> Result<GoalListResponse, IpcError> {
     call("goal_list", &serde_json::json!({})).await

@@ -36,6 +36,30 @@ pub struct FinanceSummary {
     pub last_day: Option<String>,
 }
 
+/// The most characters of a statement (the finance task reads no more).
+pub const MAX_STATEMENT_CHARS: usize = 500_000;
+
+/// `finance_start`: the owner pastes a statement in Activity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FinanceStartParams {
+    /// The statement as CSV (date, description, amount, optional category).
+    pub csv: String,
+}
+
+impl FinanceStartParams {
+    /// Some text, within the bound.
+    pub fn validate(&self) -> Result<(), crate::error::IpcError> {
+        if self.csv.trim().is_empty() {
+            return Err(crate::error::IpcError::invalid("Paste the statement's CSV first."));
+        }
+        if self.csv.chars().count() > MAX_STATEMENT_CHARS {
+            return Err(crate::error::IpcError::invalid("The statement is longer than 500,000 characters; split it by period."));
+        }
+        Ok(())
+    }
+}
+
 /// Cents as money for the screen: `-1250` → `-12.50`.
 pub fn money(cents: i64) -> String {
     let sign = if cents < 0 { "-" } else { "" };

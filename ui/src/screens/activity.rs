@@ -28,6 +28,7 @@ pub fn ActivityScreen() -> impl IntoView {
         <section class="activity">
             <header class="activity-header">
                 <h1>"Activity"</h1>
+                <StatementForm live nav />
             </header>
             {move || live.error.get().map(|message| view! { <p class="error" id="activity-error">{message}</p> })}
             <Schedules live />
@@ -41,4 +42,41 @@ pub fn ActivityScreen() -> impl IntoView {
         </section>
     }
     .into_any()
+}
+
+/// "Summarize a statement": paste a bank statement's CSV; a finance task adds it up.
+#[component]
+fn StatementForm(live: LiveTasks, nav: Navigation) -> impl IntoView {
+    let open = RwSignal::new(false);
+    let csv = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<String>);
+    let start = move || {
+        let text = csv.get_untracked();
+        leptos::task::spawn_local(async move {
+            match crate::ipc::finance_start(&text).await {
+                Ok(task) => {
+                    let id = task.id.clone();
+                    live.store.update(|store| {
+                        store.upsert(task);
+                    });
+                    csv.set(String::new());
+                    open.set(false);
+                    error.set(None);
+                    nav.open_task(id);
+                }
+                Err(err) => error.set(Some(err.message)),
+            }
+        });
+    };
+    view! {
+        <button class="statement-open" data-action="statement" on:click=move |_| open.update(|o| *o = !*o)>"Summarize a statement"</button>
+        <Show when=move || open.get()>
+            <form class="statement-form" on:submit=move |ev| { ev.prevent_default(); start(); }>
+                <textarea name="csv" placeholder="date,description,amount,category" prop:value=csv
+                    on:input=move |ev| csv.set(event_target_value(&ev))></textarea>
+                {move || error.get().map(|message| view! { <p class="error statement-error">{message}</p> })}
+                <button type="submit" data-action="summarize">"Summarize"</button>
+            </form>
+        </Show>
+    }
 }

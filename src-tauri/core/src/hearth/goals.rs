@@ -37,6 +37,16 @@ impl Hearth {
         self.store.create_goal(&new, None, None).await?.ok_or_else(|| CoreError::Conflict("The goal was not made; try again.".into()))
     }
 
+    /// A finance task on a statement the owner pasted in Activity.
+    pub async fn finance_start(&self, params: &hearth_protocol::finance::FinanceStartParams) -> Result<hearth_protocol::tasks::TaskView> {
+        params.validate()?;
+        let key = format!("owner:finance:{}", uuid::Uuid::new_v4());
+        let title = "Summarize the bank statement";
+        let input = serde_json::json!({ "title": title, "csv": params.csv });
+        let new = crate::store::tasks::NewTask { idempotency_key: &key, kind: hearth_protocol::tasks::TaskKind::Finance, title, input: &input, thread_id: None };
+        Ok(self.tasks.create(new).await?.view())
+    }
+
     /// Pauses or resumes a goal with its work.
     pub async fn goal_control(&self, params: &GoalControlParams) -> Result<GoalView> {
         params.validate()?;

@@ -77,3 +77,16 @@ async fn the_sample_agent_summarizes_a_pasted_statement() {
     let tracker = detail.finance.unwrap();
     assert_eq!((tracker.income_cents, tracker.spending_cents, tracker.saved_cents), (10_010, 30, 9_980));
 }
+
+#[tokio::test]
+async fn the_owner_pastes_a_statement_in_activity() {
+    let t = open().await;
+    let params = hearth_protocol::finance::FinanceStartParams { csv: "date,description,amount\n2026-11-01,Pay,10\n2026-11-02,Tea,-2.50\n".into() };
+    let task = t.hearth.finance_start(&params).await.unwrap();
+    run_once(&t.hearth).await;
+    let tracker = t.hearth.task_get(&task.id).await.unwrap().finance.unwrap();
+    assert_eq!((tracker.income_cents, tracker.spending_cents), (1000, 250));
+    let empty = hearth_protocol::finance::FinanceStartParams { csv: "  ".into() };
+    assert!(t.hearth.finance_start(&empty).await.is_err());
+    assert_eq!(t.hearth.store().list_tasks(10).await.unwrap().len(), 1, "nothing made of an empty paste");
+}

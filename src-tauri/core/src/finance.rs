@@ -21,6 +21,14 @@ use chrono::NaiveDate;
 /// Where a finance task keeps its tracker in its state.
 pub const TRACKER: &str = "financeTracker";
 
+/// A finance task's title.
+pub const TASK_TITLE: &str = "Summarize the bank statement";
+
+/// A finance task's input: the statement, as the handler reads it.
+pub fn task_input(csv: &str) -> serde_json::Value {
+    serde_json::json!({ "title": TASK_TITLE, "csv": csv })
+}
+
 /// A bank statement to try Hearth's finance task on (the sample agent's "summarize this CSV").
 pub const SAMPLE_STATEMENT: &str = include_str!("finance_data/sample_statement.csv");
 

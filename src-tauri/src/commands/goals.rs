@@ -21,14 +21,6 @@ pub async fn goal_create(state: State<'_, AppState>, params: serde_json::Value) 
     state.ready()?.goal_create(&params).await.map_err(|e| e.to_ipc())
 }
 
-/// A finance task on a pasted statement.
-#[tauri::command]
-pub async fn finance_start(state: State<'_, AppState>, params: serde_json::Value) -> Result<hearth_protocol::tasks::TaskView, IpcError> {
-    let params: hearth_protocol::finance::FinanceStartParams = parse("finance_start", params)?;
-    params.validate()?;
-    state.ready()?.finance_start(&params).await.map_err(|e| e.to_ipc())
-}
-
 /// Pause or resume a goal with its tasks and schedules.
 #[tauri::command]
 pub async fn goal_control(state: State<'_, AppState>, params: serde_json::Value) -> Result<GoalView, IpcError> {

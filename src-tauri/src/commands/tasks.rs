@@ -38,3 +38,11 @@ pub async fn task_watch(state: State<'_, AppState>, on_change: Channel<TaskChang
     crate::streams::forward_tasks(changes, on_change);
     Ok(())
 }
+
+/// A finance task on a pasted statement.
+#[tauri::command]
+pub async fn finance_start(state: State<'_, AppState>, params: serde_json::Value) -> Result<hearth_protocol::tasks::TaskView, IpcError> {
+    let params: hearth_protocol::finance::FinanceStartParams = parse("finance_start", params)?;
+    params.validate()?;
+    state.ready()?.finance_start(&params).await.map_err(|e| e.to_ipc())
+}

@@ -249,21 +249,9 @@ impl SampleAgent {
             return Ok(());
         };
         let title: String = format!("Complete the form from “{}”", message.subject).chars().take(120).collect();
-        let args = serde_json::json!({ "title": title, "instructions": "Fill the attached PDF form and reply with it." });
-        let call = out.tool_call(ToolName::DelegateTask.as_str(), &args).await?;
         let task_input = serde_json::to_value(crate::documents::DocumentInput { message_id: message.id.clone(), values: None })
             .map_err(|e| SampleError::Store(e.to_string()))?;
-        // A document task is no model tool, but it is created through the same task desk and
-        // keyed by the same operation-key function as delegate_task.
-        let key = tools.scope().key(&StepId::Call(call.clone())).joined();
-        let task = tools
-            .desk
-            .create(&key, TaskKind::Document, &title, &task_input, tools.scope().thread_id(), None, tools.scope().chat_run())
-            .await
-            .map_err(|e| SampleError::Store(format!("Saving the task failed: {e}")))?;
-        let result = DelegateTaskResult { task_id: task.id, title: task.title, status: task.status };
-        let content = serde_json::to_string(&result).map_err(|e| SampleError::Store(e.to_string()))?;
-        out.tool_result(&call, content).await?;
+        self.delegate_as(out, tools, TaskKind::Document, &title, "Fill the attached PDF form and reply with it.", &task_input).await?;
         out.text(
             "I found the form and started a task for it. It will ask you for the values, fill a copy, and prepare \
              the reply — nothing is sent until you approve it.",
@@ -309,6 +297,32 @@ impl SampleAgent {
         Ok(())
     }
 
+    /// Shows a delegate_task card for a task of a kind no model tool creates (a document or a
+    /// finance task), created through the same task desk and keyed by the same operation-key
+    /// function as delegate_task.
+    async fn delegate_as(
+        &self,
+        out: &Emitter,
+        tools: &ToolContext,
+        kind: TaskKind,
+        title: &str,
+        instructions: &str,
+        input: &serde_json::Value,
+    ) -> Result<(), SampleError> {
+        let args = serde_json::json!({ "title": title, "instructions": instructions });
+        let call = out.tool_call(ToolName::DelegateTask.as_str(), &args).await?;
+        let key = tools.scope().key(&StepId::Call(call.clone())).joined();
+        let task = tools
+            .desk
+            .create(&key, kind, title, input, tools.scope().thread_id(), None, tools.scope().chat_run())
+            .await
+            .map_err(|e| SampleError::Store(format!("Saving the task failed: {e}")))?;
+        let result = DelegateTaskResult { task_id: task.id, title: task.title, status: task.status };
+        let content = serde_json::to_string(&result).map_err(|e| SampleError::Store(e.to_string()))?;
+        out.tool_result(&call, content).await?;
+        Ok(())
+    }
+
     /// Makes a monitor through watch_page: the page the message names (or the built-in sample
     /// page), on any change, or on a price "below" a value.
     async fn watch(&self, out: &Emitter, tools: &ToolContext, text: &str) -> Result<(), SampleError> {
@@ -340,17 +354,9 @@ impl SampleAgent {
             Some(csv) => (csv.to_owned(), "the statement you pasted"),
             None => (crate::finance::SAMPLE_STATEMENT.to_owned(), "the sample statement (paste your own CSV after the first line)"),
         };
-        let title = "Summarize the bank statement";
-        let args = serde_json::json!({ "title": title, "instructions": "Add up the statement: income, spending by category and by month." });
-        let call = out.tool_call(ToolName::DelegateTask.as_str(), &args).await?;
-        let key = tools.scope().key(&StepId::Call(call.clone())).joined();
-        let task = tools
-            .desk
-            .create(&key, TaskKind::Finance, title, &serde_json::json!({ "title": title, "csv": csv }), tools.scope().thread_id(), None, tools.scope().chat_run())
-            .await
-            .map_err(|e| SampleError::Store(format!("Saving the task failed: {e}")))?;
-        let result = DelegateTaskResult { task_id: task.id, title: task.title, status: task.status };
-        out.tool_result(&call, serde_json::to_string(&result).map_err(|e| SampleError::Store(e.to_string()))?).await?;
+        let instructions = "Add up the statement: income, spending by category and by month.";
+        let input = crate::finance::task_input(&csv);
+        self.delegate_as(out, tools, TaskKind::Finance, crate::finance::TASK_TITLE, instructions, &input).await?;
         out.text(&format!("I started a finance task on {which}. Open it for the totals and the chart."), self.chunk_delay).await?;
         Ok(())
     }

@@ -37,16 +37,6 @@ impl Hearth {
         self.store.create_goal(&new, None, None).await?.ok_or_else(|| CoreError::Conflict("The goal was not made; try again.".into()))
     }
 
-    /// A finance task on a statement the owner pasted in Activity.
-    pub async fn finance_start(&self, params: &hearth_protocol::finance::FinanceStartParams) -> Result<hearth_protocol::tasks::TaskView> {
-        params.validate()?;
-        let key = format!("owner:finance:{}", uuid::Uuid::new_v4());
-        let title = "Summarize the bank statement";
-        let input = serde_json::json!({ "title": title, "csv": params.csv });
-        let new = crate::store::tasks::NewTask { idempotency_key: &key, kind: hearth_protocol::tasks::TaskKind::Finance, title, input: &input, thread_id: None };
-        Ok(self.tasks.create(new).await?.view())
-    }
-
     /// Pauses or resumes a goal with its work.
     pub async fn goal_control(&self, params: &GoalControlParams) -> Result<GoalView> {
         params.validate()?;
@@ -75,13 +65,7 @@ impl Hearth {
                 if !allowed_controls(current.status).contains(&ControlKind::Pause) {
                     break;
                 }
-                let params = TaskControlParams {
-                    task_id: current.id.clone(),
-                    expected_status: current.status,
-                    expected_attempts: current.attempts,
-                    control: TaskControl::Pause,
-                };
-                match self.tasks.control(&params).await {
+                match self.tasks.control(&as_seen(&current, TaskControl::Pause)).await {
                     Ok(_) => {
                         self.store.record_goal_paused(id, "task", &current.id).await?;
                         break;
@@ -113,16 +97,16 @@ impl Hearth {
                 // Moved on since, or stopped with an effect in doubt: the owner reviews it.
                 continue;
             }
-            let params = TaskControlParams {
-                task_id: task.id.clone(),
-                expected_status: task.status,
-                expected_attempts: task.attempts,
-                control: TaskControl::Resume,
-            };
-            if let Err(err) = self.tasks.control(&params).await {
+            if let Err(err) = self.tasks.control(&as_seen(&task, TaskControl::Resume)).await {
                 tracing::info!(task = %task.id, error = %err, "a goal's task moved on before its resume");
             }
         }
         Ok(())
     }
+}
+
+/// A control on the task as it was just read (its status and attempt): a task that moved since
+/// is a conflict, not a surprise.
+fn as_seen(task: &crate::store::tasks::TaskRow, control: TaskControl) -> TaskControlParams {
+    TaskControlParams { task_id: task.id.clone(), expected_status: task.status, expected_attempts: task.attempts, control }
 }

@@ -308,6 +308,21 @@ impl Hearth {
         Ok(self.tasks.control(params).await?.view())
     }
 
+    /// A finance task on a statement the owner pasted in Activity.
+    pub async fn finance_start(&self, params: &hearth_protocol::finance::FinanceStartParams) -> Result<hearth_protocol::tasks::TaskView> {
+        params.validate()?;
+        let key = format!("owner:finance:{}", uuid::Uuid::new_v4());
+        let input = crate::finance::task_input(&params.csv);
+        let new = crate::store::tasks::NewTask {
+            idempotency_key: &key,
+            kind: TaskKind::Finance,
+            title: crate::finance::TASK_TITLE,
+            input: &input,
+            thread_id: None,
+        };
+        Ok(self.tasks.create(new).await?.view())
+    }
+
     /// Every task change, as the task is after it. Ends when Hearth shuts down.
     pub fn task_watch(&self) -> tokio::sync::mpsc::Receiver<TaskView> {
         let (tx, rx) = tokio::sync::mpsc::channel(256);

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use crate::store::notifications::Notice;
 use crate::tasks::{TaskContext, TaskHandler, TaskOutcome};
 use crate::tools::{StepId, Toolbox, dispatch};
 use diff::{LineDiff, normalize};
@@ -153,23 +154,13 @@ async fn look(toolbox: &Toolbox, ctx: TaskContext) -> TaskOutcome {
     }
     let store = ctx.task_store();
     let now = crate::store::now_ms();
-    let page = if output.is_error { None } else { serde_json::from_str::<serde_json::Value>(&output.content).ok() };
+    let page: Option<serde_json::Value> = if output.is_error { None } else { serde_json::from_str(&output.content).ok() };
+    let page_text = page.as_ref().and_then(|p| p.get("text")).and_then(serde_json::Value::as_str);
     // The proxy's own page for a site that did not answer is a failure, not the site's text.
-    let text = page
-        .as_ref()
-        .and_then(|p| p.get("text"))
-        .and_then(serde_json::Value::as_str)
-        .filter(|text| !text.trim_start().starts_with(crate::browser::proxy::UNREACHABLE_PAGE.trim_end()));
-    let Some(text) = text else {
+    let unreachable = page_text.is_some_and(|t| t.trim_start().starts_with(crate::browser::proxy::UNREACHABLE_PAGE.trim_end()));
+    let Some(text) = page_text.filter(|_| !unreachable) else {
         let failures = seen.failures + 1;
-        let why: String = page
-            .as_ref()
-            .and_then(|p| p.get("text"))
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or(&output.content)
-            .chars()
-            .take(300)
-            .collect();
+        let why: String = page_text.unwrap_or(&output.content).chars().take(300).collect();
         let kept = Seen { failures, last_error: Some(why.clone()), ..seen };
         if ctx.checkpoint(&json!({ "monitor": kept })).await.is_err() {
             return TaskOutcome::Stopped;
@@ -178,7 +169,9 @@ async fn look(toolbox: &Toolbox, ctx: TaskContext) -> TaskOutcome {
             let reason = format!("The page could not be read {failures} times in a row, so this monitor paused itself. Resume to look again. Last error: {why}");
             // Keyed by the run: each pause (after a Resume, a new run of failures) is its own notice.
             let key = format!("monitor:{}:paused:{}", task.id, task.attempts);
-            match store.notify_fenced(ctx.fence(), &key, NotificationKind::MonitorPaused, &input.title, &reason, &NotificationTarget::Task(task.id.clone())).await {
+            let target = NotificationTarget::Task(task.id.clone());
+            let notice = Notice { key: &key, kind: NotificationKind::MonitorPaused, title: &input.title, body: &reason, target: &target };
+            match store.notify_fenced(ctx.fence(), &notice).await {
                 Ok(Some(_)) => {}
                 Ok(None) => return TaskOutcome::Stopped,
                 Err(err) => tracing::warn!(error = %err, "a monitor's pause notice was not written"),
@@ -189,13 +182,15 @@ async fn look(toolbox: &Toolbox, ctx: TaskContext) -> TaskOutcome {
     };
     let text = normalize(text);
     let hash = hex::encode(Sha256::digest(text.as_bytes()));
+    // The lowest price on the page, read once (price_below only).
+    let lowest = match input.condition {
+        Condition::PriceBelow => price::prices(&text).into_iter().min(),
+        Condition::Change | Condition::Contains => None,
+    };
     let holds = match input.condition {
         Condition::Change => false,
         Condition::Contains => text.to_lowercase().contains(&input.value.trim().to_lowercase()),
-        Condition::PriceBelow => {
-            let below = threshold.unwrap_or(0);
-            price::prices(&text).into_iter().any(|p| p < below)
-        }
+        Condition::PriceBelow => lowest.zip(threshold).is_some_and(|(low, below)| low < below),
     };
     let notify = match input.condition {
         Condition::Change => seen.hash.as_ref().is_some_and(|h| *h != hash),
@@ -208,13 +203,14 @@ async fn look(toolbox: &Toolbox, ctx: TaskContext) -> TaskOutcome {
             Condition::Change => "The page changed.".to_owned(),
             Condition::Contains => format!("The page contains \u{201c}{}\u{201d}.", input.value.trim()),
             Condition::PriceBelow => {
-                let lowest = price::prices(&text).into_iter().min().unwrap_or(0);
-                format!("A price is below {}: {}.", input.value.trim(), hearth_protocol::finance::money(lowest))
+                format!("A price is below {}: {}.", input.value.trim(), hearth_protocol::finance::money(lowest.unwrap_or(0)))
             }
         };
         let body = if diff.is_empty() { lead } else { format!("{lead}\n{diff}") };
         let key = format!("monitor:{}:{look}:{hash}", task.id);
-        match store.notify_fenced(ctx.fence(), &key, NotificationKind::MonitorNotice, &input.title, &body, &NotificationTarget::Task(task.id.clone())).await {
+        let target = NotificationTarget::Task(task.id.clone());
+        let notice = Notice { key: &key, kind: NotificationKind::MonitorNotice, title: &input.title, body: &body, target: &target };
+        match store.notify_fenced(ctx.fence(), &notice).await {
             Ok(Some(_)) => {}
             Ok(None) => return TaskOutcome::Stopped,
             Err(err) => {

@@ -154,7 +154,7 @@ impl Schedules {
             ScheduleAction::RunNow => {
                 match self.store.run_schedule_now(id, now).await? {
                     Some((DueOutcome::Refused, _)) => return Err(too_many_tasks()),
-                    Some((_, task)) => self.tasks.announce_created(&Vec::from_iter(task)),
+                    Some((_, task)) => self.tasks.announce_created(task.as_slice()),
                     // The same millisecond twice: the first press made the run.
                     None => {}
                 }
@@ -260,5 +260,5 @@ fn gone(id: &str) -> CoreError {
 }
 
 fn too_many_tasks() -> CoreError {
-    CoreError::Conflict("Hearth has 100 unfinished tasks, so no run was made. Finish or cancel some in Activity.".into())
+    CoreError::Conflict(crate::store::schedules::REFUSED_RUN.into())
 }

@@ -1,5 +1,7 @@
 //! The owner's inbox. Most notices are written by triggers (migration 0019) in the same
-//! statement as the change they report; `notify` writes the rest. A key makes each one once.
+//! statement as the change they report; the rest through `insert_notice`, in the transaction of
+//! the change they report (a schedule's) or fenced to a task run's lease (a monitor's). A key
+//! makes each one once.
 
 use hearth_protocol::notifications::{NotificationKind, NotificationTarget, NotificationView};
 use sqlx::Row;
@@ -40,63 +42,62 @@ fn target_parts(target: &NotificationTarget) -> (&'static str, &str) {
     }
 }
 
-impl Store {
-    /// Writes a notice unless one with `key` exists. `true` when written.
-    pub async fn notify(&self, key: &str, kind: NotificationKind, title: &str, body: &str, target: &NotificationTarget) -> Result<bool> {
-        let (target_kind, target_id) = target_parts(target);
-        let written = sqlx::query(
-            "INSERT OR IGNORE INTO notifications (key, kind, title, body, target_kind, target_id, created_at)
-             VALUES (?1, ?2, substr(?3, 1, 200), substr(?4, 1, 500), ?5, ?6, ?7)",
-        )
-        .bind(key)
-        .bind(kind.as_str())
-        .bind(title)
-        .bind(body)
-        .bind(target_kind)
-        .bind(target_id)
-        .bind(now_ms())
-        .execute(&mut *self.writer().await)
-        .await?
-        .rows_affected();
-        Ok(written == 1)
-    }
+/// A notice to write.
+#[derive(Debug, Clone, Copy)]
+pub struct Notice<'a> {
+    /// What makes it once: the same key is never written twice.
+    pub key: &'a str,
+    /// About what.
+    pub kind: NotificationKind,
+    /// Headline (cut to 200 characters).
+    pub title: &'a str,
+    /// One or two lines (cut to 500 characters).
+    pub body: &'a str,
+    /// What opening it shows.
+    pub target: &'a NotificationTarget,
+}
 
-    /// [`Store::notify`] from a task run: written only while `(task, lease)` still holds the
+/// The one insert of a notice, on a connection the caller holds (a transaction that writes the
+/// change the notice reports, or the writer). With a `fence` (task, lease) it is written only
+/// while that lease holds the task, checked in the insert itself. `true` when written.
+pub(super) async fn insert_notice(
+    conn: &mut sqlx::SqliteConnection,
+    notice: &Notice<'_>,
+    fence: Option<(&str, &str)>,
+    now: i64,
+) -> Result<bool> {
+    let (target_kind, target_id) = target_parts(notice.target);
+    let (fence_task, fence_lease) = fence.unwrap_or_default();
+    let written = sqlx::query(
+        "INSERT OR IGNORE INTO notifications (key, kind, title, body, target_kind, target_id, created_at)
+         SELECT ?1, ?2, substr(?3, 1, 200), substr(?4, 1, 500), ?5, ?6, ?7
+         WHERE ?8 = '' OR EXISTS (SELECT 1 FROM tasks WHERE id = ?8 AND lease_id = ?9 AND status = 'running'
+                                  AND lease_expires_at > ?7)",
+    )
+    .bind(notice.key)
+    .bind(notice.kind.as_str())
+    .bind(notice.title)
+    .bind(notice.body)
+    .bind(target_kind)
+    .bind(target_id)
+    .bind(now)
+    .bind(fence_task)
+    .bind(fence_lease)
+    .execute(&mut *conn)
+    .await?
+    .rows_affected();
+    Ok(written == 1)
+}
+
+impl Store {
+    /// A notice from a task run (a monitor's): written only while `(task, lease)` still holds the
     /// task, checked in the insert. `None` when fenced; else whether it was written.
-    pub async fn notify_fenced(
-        &self,
-        fence: (&str, &str),
-        key: &str,
-        kind: NotificationKind,
-        title: &str,
-        body: &str,
-        target: &NotificationTarget,
-    ) -> Result<Option<bool>> {
-        let (target_kind, target_id) = target_parts(target);
-        let now = now_ms();
-        // The fence is in the insert itself, so no change of the lease (in any process) can
-        // fall between the check and the write.
-        let written = sqlx::query(
-            "INSERT OR IGNORE INTO notifications (key, kind, title, body, target_kind, target_id, created_at)
-             SELECT ?1, ?2, substr(?3, 1, 200), substr(?4, 1, 500), ?5, ?6, ?7
-             WHERE EXISTS (SELECT 1 FROM tasks WHERE id = ?8 AND lease_id = ?9 AND status = 'running' AND lease_expires_at > ?7)",
-        )
-        .bind(key)
-        .bind(kind.as_str())
-        .bind(title)
-        .bind(body)
-        .bind(target_kind)
-        .bind(target_id)
-        .bind(now)
-        .bind(fence.0)
-        .bind(fence.1)
-        .execute(&mut *self.writer().await)
-        .await?
-        .rows_affected();
-        if written == 0 && !self.holds_lease(fence.0, fence.1).await? {
+    pub async fn notify_fenced(&self, fence: (&str, &str), notice: &Notice<'_>) -> Result<Option<bool>> {
+        let written = insert_notice(&mut *self.writer().await, notice, Some(fence), now_ms()).await?;
+        if !written && !self.holds_lease(fence.0, fence.1).await? {
             return Ok(None);
         }
-        Ok(Some(written == 1))
+        Ok(Some(written))
     }
 
     /// The newest notices, newest first.

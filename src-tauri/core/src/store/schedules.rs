@@ -9,10 +9,12 @@
 use hearth_protocol::schedules::{
     DueOutcome, MAX_SCHEDULES, MissedRuns, Repeat, ScheduleRunView, ScheduleStatus, ScheduledJob,
 };
+use hearth_protocol::notifications::{NotificationKind, NotificationTarget};
 use hearth_protocol::tasks::{TaskKind, TaskStatus};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
+use super::notifications::{Notice, insert_notice};
 use super::tasks::{MAX_OPEN_TASKS, task_id_for_key};
 use super::{Store, now_ms};
 use crate::error::{CoreError, Result};
@@ -125,6 +127,10 @@ pub struct Firing {
     /// The new next due time.
     pub next_due_at: Option<i64>,
 }
+
+/// What a run the cap on unfinished tasks refused says (its notice, and Run now's error).
+pub const REFUSED_RUN: &str =
+    "A scheduled run was not made: Hearth has 100 unfinished tasks. Finish or cancel some in Activity.";
 
 /// The schedule's id for its key.
 pub fn schedule_id_for_key(key: &str) -> String {
@@ -288,22 +294,15 @@ impl Store {
                     }
                 }
             };
-            // Primary key (schedule, due time): a due time already on record (Run now pressed
-            // at that very millisecond) keeps its row; its task is the same one, by its key.
             if outcome == DueOutcome::Refused {
                 // The notice in the same transaction as the refusal: never one without the other.
-                sqlx::query(
-                    "INSERT OR IGNORE INTO notifications (key, kind, title, body, target_kind, target_id, created_at)
-                     VALUES (?1, 'schedule_refused', substr(?2, 1, 200), ?3, 'schedule', ?4, ?5)",
-                )
-                .bind(format!("schedule:{}:refused:{due_at}", s.id))
-                .bind(&s.title)
-                .bind("A scheduled run was not made: Hearth has 100 unfinished tasks. Finish or cancel some in Activity.")
-                .bind(&s.id)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
+                let key = format!("schedule:{}:refused:{due_at}", s.id);
+                let target = NotificationTarget::Schedule(s.id.clone());
+                let notice = Notice { key: &key, kind: NotificationKind::ScheduleRefused, title: &s.title, body: REFUSED_RUN, target: &target };
+                insert_notice(&mut tx, &notice, None, now).await?;
             }
+            // Primary key (schedule, due time): a due time already on record (Run now pressed
+            // at that very millisecond) keeps its row; its task is the same one, by its key.
             sqlx::query("INSERT OR IGNORE INTO schedule_runs (schedule_id, due_at, outcome, task_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")
                 .bind(&s.id)
                 .bind(due_at)
@@ -398,17 +397,11 @@ impl Store {
             .await?
             .rows_affected();
         if paused == 1 {
-            sqlx::query(
-                "INSERT OR IGNORE INTO notifications (key, kind, title, body, target_kind, target_id, created_at)
-                 VALUES (?1, 'schedule_refused', substr(?2, 1, 200), substr(?3, 1, 500), 'schedule', ?4, ?5)",
-            )
-            .bind(format!("schedule:{}:paused:{}", s.id, s.cursor_at))
-            .bind(&s.title)
-            .bind(format!("Paused: {why}"))
-            .bind(&s.id)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+            let key = format!("schedule:{}:paused:{}", s.id, s.cursor_at);
+            let body = format!("Paused: {why}");
+            let target = NotificationTarget::Schedule(s.id.clone());
+            let notice = Notice { key: &key, kind: NotificationKind::ScheduleRefused, title: &s.title, body: &body, target: &target };
+            insert_notice(&mut tx, &notice, None, now).await?;
         }
         tx.commit().await?;
         Ok(paused == 1)

@@ -118,5 +118,8 @@ async fn an_idea_is_accepted_into_a_task_and_another_dismissed() {
         .await;
     session.find("[data-screen=inbox]").await.click().await.unwrap();
     session.until_script("return document.querySelectorAll('.idea').length === 0", "no idea is offered again").await;
+    // Asked directly, so an empty list not yet loaded cannot pass for it.
+    let offered = session.invoke("idea_list", "{}").await;
+    assert!(offered.contains(r#""ideas":[]"#), "{offered}");
     session.close().await;
 }

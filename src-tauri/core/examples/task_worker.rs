@@ -5,7 +5,9 @@
 //! - `after-effect`: claim one task, perform its effect, print `EFFECT_DONE`, then hang;
 //! - `during-effect`: claim one task, print `EFFECT_DONE` inside the effect, then hang;
 //! - `drain`: run every due task (each succeeds at once) until none is left, then exit;
-//! - `fire-schedules:<unix ms>`: tick the schedules once as if it were that moment, then exit;
+//! - `fire-schedules:<unix ms>`: print `READY` once open, wait for a line on stdin (so two
+//!   workers tick together), tick the schedules once as if it were that moment, print how many
+//!   tasks this process made, then exit;
 //! - `chat-run`: start a chat reply that counts slowly, print `EFFECT_DONE` once it streams, then hang.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
@@ -81,7 +83,12 @@ async fn main() {
         }
         fire if fire.starts_with("fire-schedules:") => {
             let now: i64 = fire["fire-schedules:".len()..].parse().unwrap();
-            hearth.schedules().fire_due(now).await.unwrap();
+            println!("READY");
+            std::io::stdout().flush().unwrap();
+            let mut go = String::new();
+            std::io::stdin().read_line(&mut go).unwrap();
+            let made = hearth.schedules().fire_due(now).await.unwrap();
+            println!("{made}");
         }
         "chat-run" => {
             let params = hearth_protocol::ipc::RunStartParams { thread_id: None, text: "count to 50 slowly".into() };

@@ -25,17 +25,18 @@ async fn ideas_are_accepted_once_and_dismissals_are_remembered() {
     let IdeaAccepted::Task(task_id) = made else { panic!("a task") };
     let task = hearth.store().get_task(&task_id).await.unwrap().unwrap();
     assert_eq!(task.kind, TaskKind::Document);
-    assert!(hearth.idea_accept(&IdeaParams { idea_id: form.clone() }).await.is_err(), "accepted ideas are not offered again");
+    let again = hearth.idea_accept(&IdeaParams { idea_id: form.clone() }).await.unwrap_err().to_string();
+    assert!(again.contains("no longer offered"), "accepted ideas are not offered again: {again}");
     assert_eq!(hearth.store().list_tasks(50).await.unwrap().len(), 1, "one task");
 
     let left = hearth.idea_dismiss(&IdeaParams { idea_id: meet.clone() }).await.unwrap().ideas;
     assert!(of(IdeaKind::AnswerMeeting, &left).is_none() && of(IdeaKind::FillForm, &left).is_none());
-    let late = hearth.idea_accept(&IdeaParams { idea_id: meet.clone() }).await;
-    assert!(late.is_err(), "a dismissed idea makes nothing");
+    let late = hearth.idea_accept(&IdeaParams { idea_id: meet.clone() }).await.unwrap_err().to_string();
+    assert!(late.contains("no longer offered"), "a dismissed idea makes nothing: {late}");
     assert_eq!(hearth.store().list_tasks(50).await.unwrap().len(), 1);
 
     // A goal without milestones, and a request made in three conversations.
-    hearth
+    let goal = hearth
         .goal_create(&GoalCreateParams { title: "Learn Spanish".into(), description: String::new(), category: String::new(), milestones: vec![] })
         .await
         .unwrap();
@@ -51,7 +52,7 @@ async fn ideas_are_accepted_once_and_dismissals_are_remembered() {
     assert!(of(IdeaKind::AddMilestones, &hearth.idea_list().await.unwrap().ideas).is_some());
     let IdeaAccepted::Task(task_id) = hearth.idea_accept(&IdeaParams { idea_id: milestones.clone() }).await.unwrap() else { panic!("a task") };
     assert!(of(IdeaKind::AddMilestones, &hearth.idea_list().await.unwrap().ideas).is_none());
-    assert!(hearth.store().get_task(&task_id).await.unwrap().unwrap().input["goalId"].is_string());
+    assert_eq!(hearth.store().get_task(&task_id).await.unwrap().unwrap().input["goalId"], serde_json::json!(goal.id));
     let IdeaAccepted::Schedule(_) = hearth.idea_accept(&IdeaParams { idea_id: repeat }).await.unwrap() else { panic!("a schedule") };
     assert_eq!(hearth.schedule_list().await.unwrap().schedules.len(), 1);
     hearth.shutdown().await;

@@ -46,12 +46,16 @@ async fn among_a_thousand_facts_the_relevant_ones_go_out_within_the_cap_and_a_fo
         .turn(Reply::new().text(&["Noted again."]))
         .turn(Reply::new().text(&["Hello."]));
     let (hearth, server, _dir) = with_model(script).await;
-    // 995 facts about other things, with shared filler words, and five about food.
-    for i in 0..995 {
+    // 975 facts about other things, 20 that share only the word "dinner" with the question
+    // (more than the cap), and five that matter more.
+    for i in 0..975 {
         save(&hearth, &format!("Fact {i}: the blue folder number {i} sits on shelf {} in the garage.", i % 40)).await;
     }
+    for i in 0..20 {
+        save(&hearth, &format!("The dinner plates of set {i} are in the garage.")).await;
+    }
     let vegetarian = save(&hearth, "I'm vegetarian: no meat at dinner, and no fish either.").await;
-    let allergy = save(&hearth, "Sam is allergic to peanuts, so no peanut sauce at dinner.").await;
+    let allergy = save(&hearth, "Sam is allergic to peanuts: never cook with peanut sauce for dinner.").await;
     let _thai = save(&hearth, "Our favourite restaurant for dinner is the Thai place on Elm Street.").await;
     let _cook = save(&hearth, "On Fridays Alex cooks dinner.").await;
     let _budget = save(&hearth, "Keep the dinner budget under 30 euros.").await;
@@ -63,19 +67,19 @@ async fn among_a_thousand_facts_the_relevant_ones_go_out_within_the_cap_and_a_fo
     assert!(sent.iter().any(|f| f.starts_with("I'm vegetarian")), "{sent:?}");
     assert!(sent.iter().any(|f| f.starts_with("Sam is allergic")), "{sent:?}");
     assert!(sent.iter().all(|f| f.contains("dinner")), "only relevant facts: {sent:?}");
-    assert!(sent.len() as i64 <= MAX_RECALLED);
+    assert_eq!(sent.len() as i64, MAX_RECALLED, "25 facts share a word; the cap holds");
     assert!(sent.iter().map(|f| f.chars().count()).sum::<usize>() <= RECALL_CHAR_CAP);
     // The Memory screen shows which facts that request carried.
     let uses = hearth.memory_list().await.unwrap().uses;
     assert_eq!(uses.len(), 1);
     assert_eq!(uses[0].memory_ids.len(), sent.len());
-    assert!(uses[0].memory_ids.contains(&vegetarian));
+    assert!(uses[0].memory_ids.contains(&vegetarian) && uses[0].memory_ids.contains(&allergy));
 
     // Forgotten: gone from the list, the index, the record of uses, and the next request.
     let after = hearth.memory_forget(&MemoryForgetParams { id: vegetarian }).await.unwrap();
     assert_eq!(after.memories.len(), 999);
     assert!(after.uses.iter().all(|u| !u.memory_ids.contains(&vegetarian)));
-    let (_, _, events) = start(&hearth, None, "And what about dinner tomorrow, still no meat?").await;
+    let (_, _, events) = start(&hearth, None, "And what do we cook for dinner tomorrow, still no meat?").await;
     collect(events).await;
     let sent = facts_in(&system_of(&server, 1));
     assert!(!sent.iter().any(|f| f.contains("vegetarian")), "a forgotten fact went out: {sent:?}");
@@ -87,7 +91,6 @@ async fn among_a_thousand_facts_the_relevant_ones_go_out_within_the_cap_and_a_fo
     collect(events).await;
     assert!(facts_in(&system_of(&server, 2)).is_empty(), "{}", system_of(&server, 2));
     assert_eq!(hearth.memory_list().await.unwrap().uses.len(), 2, "the third request carried nothing to record");
-    let _ = allergy;
 }
 
 #[tokio::test]

@@ -26,6 +26,7 @@ pub fn spawn_worker(dir: &Path, mode: &str) -> Child {
         .arg(dir.join("data"))
         .arg(dir.join("effects.db"))
         .arg(mode)
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .kill_on_drop(true)

@@ -12,6 +12,8 @@ use hearth_protocol::schedules::{
 use hearth_protocol::tasks::{TaskKind, TaskStatus};
 use serde_json::json;
 
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
 use super::processes::spawn_worker;
 use super::support::{engine_idle, fast_config, open};
 
@@ -103,14 +105,29 @@ async fn two_processes_never_run_one_due_time_twice() {
         }
         hearth.store().close().await;
     }
-    // Both wake at 05:30 (five due times each missed) and tick at once. Each process's tick
-    // either wins a schedule's cursor swap or writes nothing for it; a loser that wrote anyway
-    // would fail on the due-time rows or make a task of a due time twice, and its worker exit
-    // with an error.
+    // Both wake at 05:30 (five due times each missed), open, and tick once released together.
+    // Each process's tick either wins a schedule's cursor swap or writes nothing for it, so the
+    // tasks each says it made add up to 40: a loser that went on anyway would count a due
+    // time's task (found under its key) a second time.
     let mode = format!("fire-schedules:{}", T0 + 5 * HOUR + HOUR / 2);
-    let (a, b) = (spawn_worker(dir.path(), &mode), spawn_worker(dir.path(), &mode));
-    let (a, b) = tokio::join!(a.wait_with_output(), b.wait_with_output());
-    assert!(a.unwrap().status.success() && b.unwrap().status.success(), "a worker failed");
+    let mut workers = [spawn_worker(dir.path(), &mode), spawn_worker(dir.path(), &mode)];
+    let mut outputs = Vec::new();
+    for worker in &mut workers {
+        let mut lines = BufReader::new(worker.stdout.take().unwrap()).lines();
+        assert_eq!(lines.next_line().await.unwrap().as_deref(), Some("READY"));
+        outputs.push(lines);
+    }
+    for worker in &mut workers {
+        worker.stdin.take().unwrap().write_all(b"go\n").await.unwrap();
+    }
+    let mut made_by_each = Vec::new();
+    for lines in &mut outputs {
+        made_by_each.push(lines.next_line().await.unwrap().unwrap().parse::<usize>().unwrap());
+    }
+    for worker in &mut workers {
+        assert!(worker.wait().await.unwrap().success(), "a worker failed");
+    }
+    assert_eq!(made_by_each.iter().sum::<usize>(), schedules * 5, "each due time's task made by one process: {made_by_each:?}");
     let hearth = Hearth::open(fast_config(&data)).await.unwrap();
     let all = hearth.store().list_tasks(1000).await.unwrap();
     let made: Vec<_> = all.iter().filter(|t| t.kind == TaskKind::Reminder).collect();
@@ -220,6 +237,13 @@ async fn pause_resume_run_now_and_delete() {
     let resumed = t.hearth.schedule_control(&control(ScheduleAction::Resume)).await.unwrap().unwrap();
     assert_eq!(resumed.status, ScheduleStatus::Active);
     assert!(resumed.next_run_at.unwrap() > hearth_core::store::now_ms());
+    // Paused again for a month (four Fridays): resumed then, none of them is made up, though
+    // the schedule's policy is to run once for missed runs.
+    t.hearth.schedule_control(&control(ScheduleAction::Pause)).await.unwrap();
+    let later = hearth_core::store::now_ms() + 30 * 24 * HOUR;
+    t.hearth.schedules().control(&control(ScheduleAction::Resume), later).await.unwrap();
+    assert_eq!(t.hearth.schedules().fire_due(later + 1_000).await.unwrap(), 0);
+    assert_eq!(tasks_of(&t.hearth, &view.id).await.len(), 1);
     // Deleted: gone from the list; its task stays as history.
     assert!(t.hearth.schedule_control(&control(ScheduleAction::Delete)).await.unwrap().is_none());
     assert!(t.hearth.schedule_list().await.unwrap().schedules.is_empty());

@@ -17,6 +17,9 @@ APT_PACKAGES=(
   lld-19 rustc-web cargo-web rust-web-src
   docker.io debootstrap
   chromium
+  # The instruction-count gate (scripts/perf-gate.sh): callgrind, and the libclang that
+  # gungraun's client requests are generated with (valgrind-requests runs bindgen).
+  valgrind libclang1-19 libclang-common-19-dev
 )
 TAURI_DRIVER_VERSION=2.1.0
 # libpdfium comes from the pypdfium2 wheel (PyPI ships it; Debian has no package). Unpacked,
@@ -86,6 +89,17 @@ install_tauri_driver() {
   if ! tauri-driver --help >/dev/null 2>&1; then
     log "installing tauri-driver $TAURI_DRIVER_VERSION"
     cargo install tauri-driver --version "$TAURI_DRIVER_VERSION" --locked
+  fi
+}
+
+# gungraun's runner must equal the gungraun crate in Cargo.lock (it refuses another version).
+install_gungraun_runner() {
+  local want
+  want="$(awk '/^name = "gungraun"$/{getline; gsub(/version = |"/,""); print; exit}' "$ROOT/Cargo.lock")"
+  [ -n "$want" ] || die "Cargo.lock names no gungraun version"
+  if ! gungraun-runner --version 2>/dev/null | grep -q " $want\$"; then
+    log "installing gungraun-runner $want (≈ 2 min once)"
+    cargo install gungraun-runner --version "$want" --locked
   fi
 }
 

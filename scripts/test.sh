@@ -7,6 +7,7 @@ cd "$ROOT"
 
 install_all
 install_tauri_driver
+install_gungraun_runner
 install_agui_client
 install_python_agui
 
@@ -24,6 +25,10 @@ build_ui
 
 log "unit, property and integration tests"
 cargo test --workspace --locked
+
+# The per-change performance gate: instruction counts (callgrind) of the hot paths against the
+# committed baseline; fails on growth above 5% (scripts/perf-gate.sh --update to accept one).
+bash "$ROOT/scripts/perf-gate.sh"
 
 log "wasm: the wire types and the UI on both toolchain paths (rustup target, Debian rustc-web + build-std)"
 if [ "$(HEARTH_WASM_TOOLCHAIN=auto wasm_toolchain)" = rustup ]; then

@@ -11,6 +11,7 @@ pub mod google;
 pub mod model_server;
 #[cfg(feature = "pages")]
 pub mod pages;
+pub mod perf_gate;
 #[cfg(feature = "webdriver")]
 pub mod webdriver;
 

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The per-change performance gate: instruction counts of the hot paths under callgrind
+# (src-tauri/core/benches/instructions.rs, through gungraun) against the counts committed in
+# src-tauri/core/benches/instructions.baseline.json. Fails when one grows by more than the
+# baseline's limit (5%), printing the before/after table. Run by scripts/test.sh.
+#   scripts/perf-gate.sh            check
+#   scripts/perf-gate.sh --update   measure and rewrite the baseline (then commit it, saying why)
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$ROOT"
+
+mode=check
+case "${1:-}" in
+  "") ;;
+  --update) mode=update ;;
+  *) die "usage: scripts/perf-gate.sh [--update]" ;;
+esac
+
+install_gungraun_runner
+home="$(mktemp -d -t hearth-perf-gate.XXXXXX)"
+log "instruction counts of the hot paths (callgrind, one run each)"
+cargo bench -p hearth-core --bench instructions --locked -- --home="$home" --save-summary=json >&2
+status=0
+HEARTH_RUSTC_VERSION="$(rustc --version | cut -d' ' -f1-2)" \
+  cargo run -q -p hearth-testkit --example perf_gate --locked -- \
+  "$mode" "$home" "$ROOT/src-tauri/core/benches/instructions.baseline.json" || status=$?
+if [ "$status" = 0 ]; then
+  rm -rf "$home"
+else
+  log "callgrind's output is kept in $home (callgrind_annotate <its callgrind.*.out>)"
+fi
+exit "$status"

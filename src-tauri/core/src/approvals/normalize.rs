@@ -1,7 +1,7 @@
 //! From a prepare tool's arguments to the normalized draft the owner reviews. Every bound
 //! is checked here, and every error says what to change.
 
-use chrono::{DateTime, NaiveDate, TimeZone, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use hearth_protocol::approvals::{
     DraftAttachment, EmailDraft, EventChanges, EventDraft, EventSnapshot, EventTiming, ReplyContext,
 };
@@ -247,9 +247,21 @@ fn calendar_id(id: String) -> Result<String> {
 }
 
 fn time_zone(raw: &str) -> Result<String> {
-    let zone: chrono_tz::Tz =
-        raw.trim().parse().map_err(|_| invalid(format!("`timeZone` {raw:?} is not an IANA time zone like Europe/Berlin.")))?;
-    Ok(zone.name().to_owned())
+    let not_a_zone = || invalid(format!("`timeZone` {raw:?} is not an IANA time zone like Europe/Berlin."));
+    let zone = zone(raw.trim()).map_err(|_| not_a_zone())?;
+    Ok(zone.iana_name().ok_or_else(not_a_zone)?.to_owned())
+}
+
+/// An IANA zone from the system's time-zone database (through jiff, as the schedules use it).
+/// Not chrono-tz: that crate compiles the whole database into the binary, and the system's
+/// copy is the one the OS keeps up to date.
+fn zone(name: &str) -> std::result::Result<jiff::tz::TimeZone, jiff::Error> {
+    jiff::tz::TimeZone::get(name)
+}
+
+/// A stored zone name, read back.
+fn stored_zone(time_zone: &str) -> Result<jiff::tz::TimeZone> {
+    zone(time_zone).map_err(|_| invalid(format!("bad stored time zone {time_zone:?}")))
 }
 
 fn title(raw: &str) -> Result<String> {
@@ -371,9 +383,12 @@ pub fn timing_from_bounds(starts_at: i64, ends_at: i64, all_day: bool, time_zone
     };
     let (start, end) = (instant(starts_at)?, instant(ends_at)?);
     if all_day {
-        let tz: chrono_tz::Tz = time_zone.parse().map_err(|_| invalid(format!("bad stored time zone {time_zone:?}")))?;
-        let day = |t: DateTime<Utc>| t.with_timezone(&tz).date_naive().to_string();
-        return Ok(EventTiming::AllDay { start_date: day(start), end_date: day(end) });
+        let tz = stored_zone(time_zone)?;
+        let day = |ms: i64| -> Result<String> {
+            let instant = jiff::Timestamp::from_millisecond(ms).map_err(|_| invalid(format!("bad stored time {ms}")))?;
+            Ok(tz.to_datetime(instant).date().to_string())
+        };
+        return Ok(EventTiming::AllDay { start_date: day(starts_at)?, end_date: day(ends_at)? });
     }
     // Fractions only when the stored time has them, so an update that keeps the times keeps
     // them exactly.
@@ -414,14 +429,18 @@ pub fn timing_bounds(timing: &EventTiming, time_zone: &str) -> Result<(i64, i64)
             Ok((ms(start)?, ms(end)?))
         }
         EventTiming::AllDay { start_date, end_date } => {
-            let tz: chrono_tz::Tz = time_zone.parse().map_err(|_| invalid(format!("bad stored time zone {time_zone:?}")))?;
+            let tz = stored_zone(time_zone)?;
             let midnight = |d: &str| -> Result<i64> {
-                let date = NaiveDate::parse_from_str(d, "%Y-%m-%d").map_err(|e| invalid(format!("bad stored date: {e}")))?;
-                let naive = date.and_hms_opt(0, 0, 0).ok_or_else(|| invalid("bad stored date"))?;
-                tz.from_local_datetime(&naive)
-                    .earliest()
-                    .map(|t| t.timestamp_millis())
-                    .ok_or_else(|| invalid(format!("{d} has no midnight in {time_zone}")))
+                let date: jiff::civil::Date = d.parse().map_err(|e| invalid(format!("bad stored date: {e}")))?;
+                let local = tz.to_ambiguous_timestamp(date.at(0, 0, 0, 0));
+                // A midnight skipped by a clock change has no instant; a repeated one is its first.
+                match local.offset() {
+                    jiff::tz::AmbiguousOffset::Gap { .. } => Err(invalid(format!("{d} has no midnight in {time_zone}"))),
+                    jiff::tz::AmbiguousOffset::Unambiguous { .. } | jiff::tz::AmbiguousOffset::Fold { .. } => local
+                        .earlier()
+                        .map(|t| t.as_millisecond())
+                        .map_err(|e| invalid(format!("{d} in {time_zone}: {e}"))),
+                }
             };
             Ok((midnight(start_date)?, midnight(end_date)?))
         }

@@ -6,33 +6,50 @@ use hearth_protocol::agui::{AssistantMessage, Event, FunctionCall, Message, Text
 
 /// The messages of the runs in `events`, oldest first.
 pub fn conversation_from_events(events: &[Event]) -> Vec<Message> {
-    let mut messages: Vec<Message> = Vec::new();
-    // The assistant message being built for the current step: text, then tool calls.
-    let mut open: Option<AssistantMessage> = None;
-    let close = |open: &mut Option<AssistantMessage>, messages: &mut Vec<Message>| {
-        if let Some(done) = open.take() {
-            messages.push(Message::Assistant(done));
-        }
-    };
+    let mut fold = HistoryFold::default();
     for event in events {
+        fold.apply(event);
+    }
+    fold.conversation()
+}
+
+/// A conversation being rebuilt one event at a time, in the log's order. Hearth keeps one per
+/// recently used thread (`hearth::conversations`), so a Send in a long thread decodes only
+/// the events its log gained since the last Send rather than the whole log again.
+#[derive(Debug, Clone, Default)]
+pub struct HistoryFold {
+    messages: Vec<Message>,
+    /// The assistant message being built for the current step: text, then tool calls.
+    open: Option<AssistantMessage>,
+}
+
+impl HistoryFold {
+    fn close(&mut self) {
+        if let Some(done) = self.open.take() {
+            self.messages.push(Message::Assistant(done));
+        }
+    }
+
+    /// Takes the next event of the log.
+    pub fn apply(&mut self, event: &Event) {
         match event {
             Event::RunStarted(started) => {
-                close(&mut open, &mut messages);
+                self.close();
                 if let Some(input) = &started.input {
-                    messages.extend(input.messages.iter().filter(|m| matches!(m, Message::User(_))).cloned());
+                    self.messages.extend(input.messages.iter().filter(|m| matches!(m, Message::User(_))).cloned());
                 }
             }
             Event::TextMessageStart(start) if start.role == TextMessageRole::Assistant => {
-                let message = open.get_or_insert_with(|| AssistantMessage { id: start.message_id.clone(), ..Default::default() });
+                let message = self.open.get_or_insert_with(|| AssistantMessage { id: start.message_id.clone(), ..Default::default() });
                 message.content.get_or_insert_with(String::new);
             }
             Event::TextMessageContent(content) => {
-                if let Some(text) = open.as_mut().and_then(|m| m.content.as_mut()) {
+                if let Some(text) = self.open.as_mut().and_then(|m| m.content.as_mut()) {
                     text.push_str(&content.delta);
                 }
             }
             Event::ToolCallStart(start) => {
-                let message = open.get_or_insert_with(|| AssistantMessage { id: start.tool_call_id.clone(), ..Default::default() });
+                let message = self.open.get_or_insert_with(|| AssistantMessage { id: start.tool_call_id.clone(), ..Default::default() });
                 message.tool_calls.get_or_insert_with(Vec::new).push(ToolCall {
                     id: start.tool_call_id.clone(),
                     function: FunctionCall { name: start.tool_call_name.clone(), arguments: String::new() },
@@ -41,26 +58,34 @@ pub fn conversation_from_events(events: &[Event]) -> Vec<Message> {
             }
             Event::ToolCallArgs(args) => {
                 if let Some(call) =
-                    open.as_mut().and_then(|m| m.tool_calls.as_mut()).and_then(|c| c.iter_mut().find(|c| c.id == args.tool_call_id))
+                    self.open.as_mut().and_then(|m| m.tool_calls.as_mut()).and_then(|c| c.iter_mut().find(|c| c.id == args.tool_call_id))
                 {
                     call.function.arguments.push_str(&args.delta);
                 }
             }
             Event::ToolCallResult(result) => {
-                close(&mut open, &mut messages);
-                messages.push(Message::Tool(ToolMessage {
+                self.close();
+                self.messages.push(Message::Tool(ToolMessage {
                     id: result.message_id.clone(),
                     content: result.content.clone(),
                     tool_call_id: result.tool_call_id.clone(),
                     ..Default::default()
                 }));
             }
-            Event::RunFinished(_) | Event::RunError(_) => close(&mut open, &mut messages),
+            Event::RunFinished(_) | Event::RunError(_) => self.close(),
             _ => {}
         }
     }
-    close(&mut open, &mut messages);
-    without_unanswered_calls(messages)
+
+    /// The messages so far, as a model is sent them (a step still open included, calls that
+    /// never got a result left out).
+    pub fn conversation(&self) -> Vec<Message> {
+        let mut messages = self.messages.clone();
+        if let Some(open) = &self.open {
+            messages.push(Message::Assistant(open.clone()));
+        }
+        without_unanswered_calls(messages)
+    }
 }
 
 /// Drops tool calls that never got a result (Stop mid-call, an error, a client tool left

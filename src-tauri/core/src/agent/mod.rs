@@ -16,7 +16,7 @@ use hearth_protocol::agui::{Event, Message, RunAgentInput};
 use tokio_util::sync::CancellationToken;
 
 pub use emit::Emitter;
-pub use history::conversation_from_events;
+pub use history::{HistoryFold, conversation_from_events};
 pub use model::{CONTINUE_NOTE, MAX_TOOL_STEPS, ModelAgent, SYSTEM_PROMPT};
 pub use no_model::NoModelHandler;
 pub use sample::SampleAgent;

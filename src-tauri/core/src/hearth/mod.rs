@@ -33,6 +33,7 @@ mod accounts;
 mod agents;
 mod browser;
 mod computer;
+mod conversations;
 mod goals;
 mod ideas;
 mod inbox;
@@ -68,6 +69,8 @@ pub struct Hearth {
     browsers: Browsers,
     /// The Computer screen's commands in flight (their Stop).
     screen_runs: computer::ScreenRuns,
+    /// Recently used threads' conversations, so a Send reads only what their logs gained.
+    conversations: Arc<conversations::Conversations>,
     /// Schedules (the Activity screen's, and the agent's schedule_task).
     schedules: crate::schedules::Schedules,
     /// Ends the background loops Hearth started itself (the schedules' tick).
@@ -174,6 +177,7 @@ impl Hearth {
             computer,
             browsers,
             screen_runs: computer::ScreenRuns::default(),
+            conversations: Arc::default(),
             schedules,
             background: tokio_util::sync::CancellationToken::new(),
         };
@@ -377,7 +381,7 @@ impl Hearth {
         let run_id = uuid::Uuid::new_v4().to_string();
         // The whole conversation so far, as an AG-UI client would send it.
         let mut messages = match self.store.thread_exists(&thread_id).await? {
-            true => crate::agent::conversation_from_events(&self.store.thread_events(&thread_id).await?),
+            true => self.conversations.messages(&self.store, &thread_id).await?,
             false => Vec::new(),
         };
         messages.push(Message::User(UserMessage {
@@ -415,7 +419,7 @@ impl Hearth {
         }
         // What the client sends beyond what this thread's log already holds is new.
         let held = match self.store.thread_exists(&input.thread_id).await? {
-            true => crate::agent::conversation_from_events(&self.store.thread_events(&input.thread_id).await?).len(),
+            true => self.conversations.messages(&self.store, &input.thread_id).await?.len(),
             false => 0,
         };
         let new_from = held.min(input.messages.len().saturating_sub(1));

@@ -268,6 +268,23 @@ impl Store {
         Ok(())
     }
 
+    /// The thread's events after the one numbered `after` (0: from the start), in order, with
+    /// their numbers. The log is append-only and numbered in commit order (one writer), so a
+    /// reader that remembers the last number it saw misses nothing by asking from there.
+    pub async fn thread_events_after(&self, thread_id: &str, after: i64) -> Result<Vec<(i64, Event)>> {
+        let rows = sqlx::query("SELECT id, event FROM thread_events WHERE thread_id = ?1 AND id > ?2 ORDER BY id")
+            .bind(thread_id)
+            .bind(after)
+            .fetch_all(self.reader())
+            .await?;
+        rows.iter()
+            .map(|row| {
+                let json: String = row.try_get(1)?;
+                Ok((row.try_get(0)?, serde_json::from_str(&json)?))
+            })
+            .collect()
+    }
+
     /// The thread's whole event log, in order.
     pub async fn thread_events(&self, thread_id: &str) -> Result<Vec<Event>> {
         let rows = sqlx::query("SELECT event FROM thread_events WHERE thread_id = ?1 ORDER BY id")

@@ -192,6 +192,61 @@ async fn a_delegated_task_runs_with_the_model_and_finishes_through_its_tools() {
     assert_eq!(tool_messages(&c.server, 3)[0]["tool_call_id"], "t1", "the plan's result reached the model");
 }
 
+/// The conversation a Send builds is kept and extended by what the log gained since (the
+/// third Send reads only the second turn's events): it must equal the whole log's, turn by
+/// turn, and another thread's Send in between must not mix into it.
+#[tokio::test]
+async fn each_send_sees_every_earlier_turn_when_the_conversation_is_kept_between_sends() {
+    let c = chat(
+        Script::new()
+            .turn(Reply::new().text(&["One."]))
+            .turn(Reply::new().text(&["Other."]))
+            .turn(Reply::new().text(&["Two."]))
+            .turn(Reply::new().text(&["Three."])),
+    )
+    .await;
+    let (thread_id, _, events) = start(&c.hearth, None, "first?").await;
+    collect(events).await;
+    settled(&c.hearth).await;
+    let (_, _, events) = start(&c.hearth, None, "elsewhere?").await;
+    collect(events).await;
+    settled(&c.hearth).await;
+    for text in ["second?", "third?"] {
+        let (_, _, events) = start(&c.hearth, Some(&thread_id), text).await;
+        collect(events).await;
+        settled(&c.hearth).await;
+    }
+    let contents = |n: usize| -> Vec<(String, String)> {
+        c.server.requests()[n].body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .skip(1) // the system prompt
+            .map(|m| (m["role"].as_str().unwrap().to_owned(), m["content"].as_str().unwrap_or_default().to_owned()))
+            .collect()
+    };
+    let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> { list.iter().map(|(r, t)| ((*r).to_owned(), (*t).to_owned())).collect() };
+    assert_eq!(contents(2), pairs(&[("user", "first?"), ("assistant", "One."), ("user", "second?")]));
+    assert_eq!(
+        contents(3),
+        pairs(&[("user", "first?"), ("assistant", "One."), ("user", "second?"), ("assistant", "Two."), ("user", "third?")])
+    );
+    // The kept conversation is the whole log's.
+    let mut whole = hearth_core::agent::conversation_from_events(&c.hearth.thread_history(&thread_id).await.unwrap().events);
+    assert_eq!(whole.len(), 6, "{whole:#?}");
+    whole.truncate(5);
+    let sent: Vec<String> = contents(3).into_iter().map(|(_, text)| text).collect();
+    let logged: Vec<String> = whole
+        .iter()
+        .map(|m| match m {
+            hearth_protocol::agui::Message::User(u) => serde_json::to_value(&u.content).unwrap().as_str().unwrap_or_default().to_owned(),
+            hearth_protocol::agui::Message::Assistant(a) => a.content.clone().unwrap_or_default(),
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect();
+    assert_eq!(sent, logged);
+}
+
 #[tokio::test]
 async fn the_model_sees_the_earlier_turns_of_the_thread() {
     let c = chat(

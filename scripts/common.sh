@@ -125,6 +125,15 @@ install_agui_client() {
   (cd "$dir" && npm ci --no-audit --no-fund >&2)
 }
 
+# A pinned npm project of the bench references (npm ci when its lock is newer than its install).
+install_npm_project() {
+  local dir="$1" what="$2"
+  command -v node >/dev/null 2>&1 || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm
+  [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
+  log "installing $what (npm ci)"
+  (cd "$dir" && npm ci --no-audit --no-fund >&2)
+}
+
 # The AG-UI test agent for harness mode (tests/agui_server): the official ag-ui-protocol
 # package in a venv of its own, so no system Python is touched. Idempotent through a stamp.
 install_python_agui() {

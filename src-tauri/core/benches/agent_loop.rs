@@ -13,6 +13,9 @@ use hearth_protocol::agui::Event;
 use hearth_protocol::ipc::RunStartParams;
 use hearth_testkit::model_server::{ModelServer, Reply, Script};
 
+
+#[path = "support/figure.rs"]
+mod figure;
 const RUNS: usize = 200;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -56,5 +59,11 @@ async fn main() {
         at(0.5),
         at(0.95),
         overheads[overheads.len() - 1]
+    );
+    figure::figure(
+        "agent loop: TOOL_CALL_END → TOOL_CALL_RESULT (a one-query tool), median",
+        &format!("{:.3} ms (p95 {:.3})", at(0.5).as_secs_f64() * 1e3, at(0.95).as_secs_f64() * 1e3),
+        "none (no peer publishes it)",
+        "no target (reported)",
     );
 }

@@ -21,6 +21,9 @@ use hearth_core::browser::proxy::system_resolver;
 use hearth_testkit::pages::PageServer;
 use tokio_util::sync::CancellationToken;
 
+#[path = "support/figure.rs"]
+mod figure;
+
 const PAGES: [(&str, &str); 3] = [
     ("/article.html", include_str!("../tests/fixtures/pages/article.html")),
     ("/prices.html", include_str!("../tests/fixtures/pages/prices.html")),
@@ -59,7 +62,9 @@ async fn main() {
         launches.push(started.elapsed());
         browser.close().await;
     }
+    let launch_ms = p50_ms(&launches);
     println!("hearth cold launch (to a ready tab), {LAUNCHES} runs: {}", stats(launches));
+    let mut observe_ms = Vec::new();
 
     let dir = tempfile::tempdir().unwrap();
     let browser = Chromium::new(config(dir.path()), system_resolver().unwrap());
@@ -77,21 +82,39 @@ async fn main() {
             assert!(!seen.text.is_empty());
             bytes = seen.screenshot_png.len();
         }
+        observe_ms.push((path, p50_ms(&times)));
         println!("hearth observe {path}, {RUNS} runs: {}, screenshot {bytes} bytes", stats(times));
     }
     browser.close().await;
 
+    // Playwright (the stack OpenMuse uses) on the same Chromium and server, in the same run.
     let reference = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/playwright");
-    if reference.join("node_modules/playwright-core").exists() {
-        let out = std::process::Command::new("node").arg("run.mjs").arg(&base).arg(CHROMIUM).current_dir(&reference).output().unwrap();
-        print!("{}", String::from_utf8_lossy(&out.stdout));
-        if !out.status.success() {
-            println!("playwright failed: {}", String::from_utf8_lossy(&out.stderr));
-        }
-    } else {
-        println!("playwright reference not installed: (cd src-tauri/core/benches/playwright && npm ci)");
-    }
+    let out = figure::run_reference(&reference, "run.mjs", &[&base, CHROMIUM]).unwrap_or_default();
     println!("load average after: {}", load_average());
+    // Its first line per page is its own screenshot (the default encoder): the like-for-like look.
+    let playwright = |prefix: &str| out.lines().find(|l| l.starts_with(prefix)).and_then(|l| figure::number_after(l, "p50"));
+    for (path, hearth) in observe_ms {
+        let reference = playwright(&format!("playwright observe {path},"));
+        figure::figure(
+            &format!("browser observe {path} (navigate, text, PNG), p50"),
+            &format!("{hearth:.1} ms ({})", figure::ratio(hearth, reference)),
+            &reference.map_or_else(|| "Playwright: not run".to_owned(), |r| format!("Playwright 1.65.1: {r:.1} ms")),
+            "≤ 0.7× Playwright",
+        );
+    }
+    let reference = playwright("playwright cold launch");
+    figure::figure(
+        "browser cold launch to a ready tab, p50",
+        &format!("{launch_ms:.1} ms ({})", figure::ratio(launch_ms, reference)),
+        &reference.map_or_else(|| "Playwright: not run".to_owned(), |r| format!("Playwright 1.65.1: {r:.1} ms")),
+        "no target (reported)",
+    );
+}
+
+fn p50_ms(times: &[Duration]) -> f64 {
+    let mut sorted = times.to_vec();
+    sorted.sort();
+    sorted[sorted.len() / 2].as_secs_f64() * 1000.0
 }
 
 fn stats(mut times: Vec<Duration>) -> String {

@@ -13,6 +13,9 @@ use std::time::{Duration, Instant};
 use hearth_core::computer::{CommandRequest, Computer, ComputerSpec, default_image, engine, image};
 use tokio_util::sync::CancellationToken;
 
+
+#[path = "support/figure.rs"]
+mod figure;
 const RUNS: usize = 20;
 
 #[tokio::main]
@@ -110,6 +113,12 @@ where
 fn report(what: &str, mut times: Vec<Duration>) {
     times.sort();
     println!("{what}, {RUNS} runs: median {:?}, p95 {:?}", times[RUNS / 2], times[RUNS * 95 / 100]);
+    figure::figure(
+        &format!("computer: {what}, median"),
+        &format!("{:.1} ms (p95 {:.1})", times[RUNS / 2].as_secs_f64() * 1e3, times[RUNS * 95 / 100].as_secs_f64() * 1e3),
+        "none (no peer publishes it)",
+        "no target (reported)",
+    );
 }
 
 fn peak_rss_kib() -> u64 {

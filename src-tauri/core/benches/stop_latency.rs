@@ -13,6 +13,9 @@ use hearth_core::{Config, Hearth};
 use hearth_protocol::tasks::{TaskControl, TaskControlParams, TaskKind, TaskStatus};
 use tokio::sync::Notify;
 
+
+#[path = "support/figure.rs"]
+mod figure;
 const RUNS: usize = 200;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -72,5 +75,11 @@ async fn main() {
         figures.sort();
         let at = |q: f64| figures[((figures.len() as f64 * q) as usize).min(figures.len() - 1)];
         println!("{what}, {RUNS} runs: median {:?}, p95 {:?}, max {:?}", at(0.5), at(0.95), figures[figures.len() - 1]);
+        figure::figure(
+            &format!("task Stop: {what}, median"),
+            &format!("{:.2} ms (p95 {:.2})", at(0.5).as_secs_f64() * 1e3, at(0.95).as_secs_f64() * 1e3),
+            "none (no peer publishes it)",
+            "no target (reported)",
+        );
     }
 }

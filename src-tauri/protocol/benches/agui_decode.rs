@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 use hearth_protocol::agui::sse::SseDecoder;
 use hearth_protocol::agui::verify::Verifier;
 
+#[path = "../../core/benches/support/figure.rs"]
+mod figure;
+
 const DATA: &[u8] = include_bytes!("data/agui-100k.sse");
 const EVENTS: usize = 100_000;
 const CHUNK: usize = 64 * 1024;
@@ -60,5 +63,18 @@ fn main() {
         median / 1e6,
         rates[0] / 1e6,
         rates[ROUNDS - 1] / 1e6,
+    );
+
+    // The official TypeScript client on the same bytes, in the same run.
+    let client = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/agui_client");
+    let reference = figure::run_reference(&client, "decode_bench.mjs", &[])
+        .and_then(|out| out.lines().find_map(|line| figure::number_after(line, "median")));
+    let reference_text = reference.map_or_else(|| "not run".to_owned(), |r| format!("{r:.3} M events/s"));
+    let times = reference.map_or_else(|| "no reference".to_owned(), |r| format!("{:.1}× the reference", median / 1e6 / r));
+    figure::figure(
+        "AG-UI decode + schema check + verify (100k events)",
+        &format!("{:.2} M events/s ({times})", median / 1e6),
+        &format!("@ag-ui/client 1.0.0: {reference_text}"),
+        "≥ 2.5 M events/s and ≥ 10× the reference",
     );
 }

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Every benchmark, each beside its reference measured in the same run, then one summary line
+# per figure with its target. Prints figures; asserts nothing about time (the per-change gate
+# is the instruction count in scripts/perf-gate.sh, which the test command runs).
+# Installs what is missing first (the references are small pinned npm projects) and starts the
+# engine the computer bench needs. Takes ≈ 15 min on 2 cores once built.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$ROOT"
+
+install_all
+install_agui_client
+install_npm_project "$ROOT/src-tauri/core/benches/pdf_lib" "pdf-lib 1.17.1 (the PDF reference)"
+install_npm_project "$ROOT/src-tauri/core/benches/playwright" "playwright-core 1.65.1 (the browser reference)"
+ensure_docker
+computer_base="$("$ROOT/scripts/computer-image.sh")"
+log "computer base image: $computer_base"
+
+out="$(mktemp -d -t hearth-bench.XXXXXX)"
+run_bench() {
+  local name="$1"; shift
+  log "bench: $name"
+  "$@" 2>&1 | tee "$out/$name.txt"
+}
+run_bench agui_decode cargo bench -q -p hearth-protocol --bench agui_decode --locked
+run_bench pdf_inspect cargo bench -q -p hearth-core --bench pdf_inspect --locked
+run_bench browser cargo bench -q -p hearth-core --bench browser --locked
+run_bench computer cargo bench -q -p hearth-core --bench computer --locked
+run_bench task_throughput cargo bench -q -p hearth-core --bench task_throughput --locked
+run_bench agent_loop cargo bench -q -p hearth-core --bench agent_loop --locked
+run_bench stop_latency cargo bench -q -p hearth-core --bench stop_latency --locked
+run_bench send_latency cargo bench -q -p hearth-core --bench send_latency --locked
+run_bench load cargo bench -q -p hearth-core --bench load --locked
+
+echo
+echo "== Hearth benchmarks, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
+echo "figure | Hearth | reference (same run) | target"
+cat "$out"/*.txt | grep '^FIGURE | ' | sed 's/^FIGURE | //'
+echo "(full output: $out)"

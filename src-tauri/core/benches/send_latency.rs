@@ -1,0 +1,130 @@
+//! What the owner feels when pressing Send in a long conversation: from `start_run` to the
+//! first assistant token, with the scripted model server (real OpenAI Chat streaming over
+//! loopback, so the model itself costs next to nothing and the figure is Hearth's own
+//! overhead), on threads holding 0, 10,000 and 100,000 events; and opening a 100,000-event
+//! thread's history (the store read and decode behind the chat's history call).
+//!
+//! History is written as real AG-UI runs (RUN_STARTED with the user's message, a streamed
+//! reply of 10 deltas, RUN_FINISHED) straight into the thread's log, 12 events per turn.
+#![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hearth_core::providers::{OpenAiChat, ProviderConfig, RetryPolicy};
+use hearth_core::{Config, Hearth};
+use hearth_protocol::agui::Event;
+use hearth_protocol::ipc::RunStartParams;
+use hearth_testkit::model_server::{ModelServer, Reply, Script};
+use serde_json::json;
+
+#[path = "support/figure.rs"]
+mod figure;
+
+const SIZES: [usize; 3] = [0, 10_000, 100_000];
+const SENDS: usize = 10;
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    println!("load average before: {}", load_average());
+    let mut script = Script::new();
+    for _ in 0..SIZES.len() * (SENDS + 2) {
+        script = script.turn(Reply::new().text(&["Sure", ", noted."]));
+    }
+    let server = ModelServer::start(script).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = Config::new(dir.path());
+    config.start_workers = false;
+    let provider = ProviderConfig::new("Scripted", server.base_url(), None)
+        .with_retry(RetryPolicy { max_retries: 0, base_delay: Duration::ZERO, max_delay: Duration::ZERO });
+    let hearth = Hearth::open(config).await.unwrap().with_model(Arc::new(OpenAiChat::new(&provider).unwrap()), "scripted");
+
+    for size in SIZES {
+        // A thread with one real turn, then `size` events of earlier conversation.
+        let (thread_id, run_id) = send(&hearth, None, "Let's start.").await.0;
+        let written = Instant::now();
+        for turn in 0..size / 12 {
+            for event in synthetic_turn(&thread_id, turn) {
+                hearth.store().append_event(&thread_id, &run_id, &event).await.unwrap();
+            }
+        }
+        if size > 0 {
+            println!("wrote {size} events in {:.1} s", written.elapsed().as_secs_f64());
+        }
+        // One untimed send warms the caches the timed ones will find warm too.
+        send(&hearth, Some(thread_id.clone()), "And one more thing.").await;
+        let mut first_token = Vec::with_capacity(SENDS);
+        for n in 0..SENDS {
+            first_token.push(send(&hearth, Some(thread_id.clone()), &format!("Question {n}?")).await.1);
+        }
+        first_token.sort();
+        let median = first_token[SENDS / 2].as_secs_f64() * 1e3;
+        println!(
+            "Send → first assistant token, thread of {size} events, {SENDS} sends: median {median:.2} ms, max {:.2} ms",
+            first_token[SENDS - 1].as_secs_f64() * 1e3
+        );
+        figure::figure(
+            &format!("Send → first assistant token, {size}-event thread (scripted model on loopback), median"),
+            &format!("{median:.2} ms"),
+            "none (Hearth's own overhead)",
+            "no target (reported)",
+        );
+        if size == 100_000 {
+            let mut opens = Vec::new();
+            for _ in 0..5 {
+                let started = Instant::now();
+                let history = hearth.thread_history(&thread_id).await.unwrap();
+                opens.push(started.elapsed());
+                assert!(history.events.len() >= size);
+            }
+            opens.sort();
+            let median = opens[2].as_secs_f64() * 1e3;
+            println!("thread_history of a {size}-event thread, 5 opens: median {median:.1} ms");
+            figure::figure(
+                "open a 100,000-event thread: the history call (read + decode), median",
+                &format!("{median:.1} ms"),
+                "none",
+                "≤ 1 s to shown in the chat (with the webview's render)",
+            );
+        }
+    }
+    println!("load average after: {}", load_average());
+}
+
+/// Sends `text` and waits for the run to end: ((thread, run), Send → first text delta).
+async fn send(hearth: &Hearth, thread_id: Option<String>, text: &str) -> ((String, String), Duration) {
+    let pressed = Instant::now();
+    let (started, mut events) = hearth.start_run(RunStartParams { thread_id, text: text.into() }).await.unwrap();
+    let mut first = None;
+    while let Some(event) = events.recv().await {
+        if first.is_none() && matches!(event, Event::TextMessageContent(_)) {
+            first = Some(pressed.elapsed());
+        }
+    }
+    while hearth.active_runs() > 0 {
+        tokio::task::yield_now().await;
+    }
+    ((started.thread_id, started.run_id), first.expect("the model answered"))
+}
+
+/// One earlier turn as the log holds it: 12 events.
+fn synthetic_turn(thread_id: &str, turn: usize) -> Vec<Event> {
+    let run = format!("history-run-{turn}");
+    let message = format!("history-msg-{turn}");
+    let mut events = vec![
+        json!({ "type": "RUN_STARTED", "threadId": thread_id, "runId": run, "input": {
+            "threadId": thread_id, "runId": run, "state": {}, "tools": [], "context": [], "forwardedProps": {},
+            "messages": [{ "id": format!("user-{turn}"), "role": "user", "content": format!("Earlier question number {turn}, about the garden.") }] } }),
+        json!({ "type": "TEXT_MESSAGE_START", "messageId": message, "role": "assistant" }),
+    ];
+    for piece in 0..8 {
+        events.push(json!({ "type": "TEXT_MESSAGE_CONTENT", "messageId": message, "delta": format!("part {piece} of the answer, ") }));
+    }
+    events.push(json!({ "type": "TEXT_MESSAGE_END", "messageId": message }));
+    events.push(json!({ "type": "RUN_FINISHED", "threadId": thread_id, "runId": run }));
+    events.into_iter().map(|e| serde_json::from_value(e).unwrap()).collect()
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or_else(|_| "unknown".into(), |s| s.trim().to_owned())
+}

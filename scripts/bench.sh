@@ -16,10 +16,14 @@ computer_base="$("$ROOT/scripts/computer-image.sh")"
 log "computer base image: $computer_base"
 
 out="$(mktemp -d -t hearth-bench.XXXXXX)"
+failed=()
 run_bench() {
   local name="$1"; shift
   log "bench: $name"
-  "$@" 2>&1 | tee "$out/$name.txt"
+  # One bench failing does not hide the others' figures; it is named at the end.
+  if ! "$@" 2>&1 | tee "$out/$name.txt"; then
+    failed+=("$name")
+  fi
 }
 run_bench agui_decode cargo bench -q -p hearth-protocol --bench agui_decode --locked
 run_bench pdf_inspect cargo bench -q -p hearth-core --bench pdf_inspect --locked
@@ -34,5 +38,8 @@ run_bench load cargo bench -q -p hearth-core --bench load --locked
 echo
 echo "== Hearth benchmarks, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
 echo "figure | Hearth | reference (same run) | target"
-cat "$out"/*.txt | grep '^FIGURE | ' | sed 's/^FIGURE | //'
+cat "$out"/*.txt | sed -n 's/^FIGURE | //p'
 echo "(full output: $out)"
+if [ ${#failed[@]} -gt 0 ]; then
+  die "these benches failed: ${failed[*]} (their output is in $out)"
+fi

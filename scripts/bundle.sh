@@ -11,9 +11,12 @@ install_npm_project "$ROOT/scripts/tauri-cli" "the Tauri CLI"
 build_ui
 bundles="${HEARTH_BUNDLES:-deb}"
 log "bundling: $bundles"
+# Packages of earlier builds would be listed beside this one's.
+rm -rf "$CARGO_TARGET_DIR/release/bundle"
 "$ROOT/scripts/tauri-cli/node_modules/.bin/tauri" build --bundles "$bundles" >&2
+size() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.2f MB (%d bytes)", b / 1e6, b }'; }
 for package in "$CARGO_TARGET_DIR"/release/bundle/deb/*.deb "$CARGO_TARGET_DIR"/release/bundle/appimage/*.AppImage; do
   [ -f "$package" ] || continue
-  printf '%s  %.2f MB (%s bytes)\n' "$package" "$(echo "$(stat -c %s "$package") / 1000000" | bc -l)" "$(stat -c %s "$package")"
+  echo "$package  $(size "$package")"
 done
-printf 'app binary: %.2f MB\n' "$(echo "$(stat -c %s "$CARGO_TARGET_DIR/release/hearth") / 1000000" | bc -l)"
+echo "app binary: $(size "$CARGO_TARGET_DIR/release/hearth")"

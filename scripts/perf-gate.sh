@@ -2,7 +2,8 @@
 # The per-change performance gate: instruction counts of the hot paths under callgrind
 # (src-tauri/core/benches/instructions.rs, through gungraun) against the counts committed in
 # src-tauri/core/benches/instructions.baseline.json. Fails when one grows by more than the
-# baseline's limit (5%), printing the before/after table. Run by scripts/test.sh.
+# baseline's limit (5%) — or shrinks by more, until the baseline records the gain — printing
+# the before/after table. Run by scripts/test.sh.
 #   scripts/perf-gate.sh            check
 #   scripts/perf-gate.sh --update   measure and rewrite the baseline (then commit it, saying why)
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"

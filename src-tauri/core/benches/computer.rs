@@ -115,7 +115,7 @@ fn report(what: &str, mut times: Vec<Duration>) {
     println!("{what}, {RUNS} runs: median {:?}, p95 {:?}", times[RUNS / 2], times[RUNS * 95 / 100]);
     figure::figure(
         &format!("computer: {what}, median"),
-        &format!("{:.1} ms (p95 {:.1})", times[RUNS / 2].as_secs_f64() * 1e3, times[RUNS * 95 / 100].as_secs_f64() * 1e3),
+        &format!("{:.1} ms (slowest of {RUNS} {:.1})", times[RUNS / 2].as_secs_f64() * 1e3, times[RUNS - 1].as_secs_f64() * 1e3),
         "none (no peer publishes it)",
         "no target (reported)",
     );

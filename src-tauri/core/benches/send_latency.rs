@@ -1,8 +1,10 @@
 //! What the owner feels when pressing Send in a long conversation: from `start_run` to the
 //! first assistant token, with the scripted model server (real OpenAI Chat streaming over
 //! loopback, so the model itself costs next to nothing and the figure is Hearth's own
-//! overhead), on threads holding 0, 10,000 and 100,000 events; and opening a 100,000-event
-//! thread's history (the store read and decode behind the chat's history call).
+//! overhead), on threads holding 0, 10,000 and 100,000 events; the first Send to the
+//! 100,000-event thread with nothing of it kept (after a start, or once 16 other threads have
+//! pushed it out: Hearth keeps 16 threads' conversations); and opening a 100,000-event thread's
+//! history (the store read and decode behind the chat's history call).
 //!
 //! History is written as real AG-UI runs (RUN_STARTED with the user's message, a streamed
 //! reply of 10 deltas, RUN_FINISHED) straight into the thread's log, 12 events per turn.
@@ -23,12 +25,15 @@ mod figure;
 
 const SIZES: [usize; 3] = [0, 10_000, 100_000];
 const SENDS: usize = 10;
+/// Hearth keeps this many threads' conversations; one Send to each of this many others pushes
+/// a thread's out.
+const KEPT_THREADS: usize = 16;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     println!("load average before: {}", load_average());
     let mut script = Script::new();
-    for _ in 0..SIZES.len() * (SENDS + 2) {
+    for _ in 0..SIZES.len() * (SENDS + 2) + 3 * (KEPT_THREADS + 1) {
         script = script.turn(Reply::new().text(&["Sure", ", noted."]));
     }
     let server = ModelServer::start(script).await.unwrap();
@@ -70,6 +75,22 @@ async fn main() {
             "no target (reported)",
         );
         if size == 100_000 {
+            let mut cold = Vec::new();
+            for _ in 0..3 {
+                for other in 0..KEPT_THREADS {
+                    send(&hearth, None, &format!("Elsewhere {other}.")).await;
+                }
+                cold.push(send(&hearth, Some(thread_id.clone()), "Back to the long one.").await.1);
+            }
+            cold.sort();
+            let cold_ms = cold[1].as_secs_f64() * 1e3;
+            println!("first Send to the {size}-event thread with nothing of it kept, 3 times: median {cold_ms:.1} ms");
+            figure::figure(
+                "Send → first token, 100,000-event thread, nothing of it kept (after a start), median of 3",
+                &format!("{cold_ms:.1} ms"),
+                "none (Hearth's own overhead)",
+                "no target (reported)",
+            );
             let mut opens = Vec::new();
             for _ in 0..5 {
                 let started = Instant::now();

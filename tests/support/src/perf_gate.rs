@@ -62,6 +62,10 @@ pub enum Verdict {
     Within(f64),
     /// Grew past the limit (growth in percent).
     Regressed(f64),
+    /// Shrank past the limit (in percent): a gain the baseline must record, or the room it
+    /// leaves would let a later regression through — and a bench that stopped measuring its
+    /// work looks like this too.
+    Improved(f64),
     /// Measured, but the baseline has no count for it: the baseline must be updated.
     NotInBaseline,
     /// In the baseline, but not measured: the bench was removed or failed to run.
@@ -73,7 +77,7 @@ impl Verdict {
     pub fn fails(&self) -> bool {
         match self {
             Self::Within(_) => false,
-            Self::Regressed(_) | Self::NotInBaseline | Self::NotMeasured => true,
+            Self::Regressed(_) | Self::Improved(_) | Self::NotInBaseline | Self::NotMeasured => true,
         }
     }
 }
@@ -176,7 +180,13 @@ pub fn compare(baseline: &Baseline, measured: &BTreeMap<String, u64>) -> Vec<Row
             let verdict = match (before, after) {
                 (Some(before), Some(after)) => {
                     let change = (after as f64 - before as f64) * 100.0 / before.max(1) as f64;
-                    if change > baseline.limit_pct { Verdict::Regressed(change) } else { Verdict::Within(change) }
+                    if change > baseline.limit_pct {
+                        Verdict::Regressed(change)
+                    } else if change < -baseline.limit_pct {
+                        Verdict::Improved(change)
+                    } else {
+                        Verdict::Within(change)
+                    }
                 }
                 (None, Some(_)) => Verdict::NotInBaseline,
                 (Some(_), None) | (None, None) => Verdict::NotMeasured,
@@ -190,11 +200,12 @@ pub fn compare(baseline: &Baseline, measured: &BTreeMap<String, u64>) -> Vec<Row
 pub fn report(baseline: &Baseline, rows: &[Row], rustc_now: &str) -> String {
     let mut out = String::new();
     let count = |n: Option<u64>| n.map_or_else(|| "—".to_owned(), |n| n.to_string());
-    let _ = writeln!(out, "{:<34} {:>14} {:>14} {:>9}  verdict (limit +{}%)", "hot path", "baseline", "now", "change", baseline.limit_pct);
+    let _ = writeln!(out, "{:<34} {:>14} {:>14} {:>9}  verdict (limit ±{}%)", "hot path", "baseline", "now", "change", baseline.limit_pct);
     for row in rows {
         let (change, verdict) = match &row.verdict {
             Verdict::Within(pct) => (format!("{pct:+.2}%"), "ok"),
             Verdict::Regressed(pct) => (format!("{pct:+.2}%"), "REGRESSED"),
+            Verdict::Improved(pct) => (format!("{pct:+.2}%"), "IMPROVED: record it"),
             Verdict::NotInBaseline => ("".to_owned(), "not in the baseline"),
             Verdict::NotMeasured => ("".to_owned(), "not measured"),
         };
@@ -204,7 +215,7 @@ pub fn report(baseline: &Baseline, rows: &[Row], rustc_now: &str) -> String {
         let _ = writeln!(
             out,
             "The instruction-count gate failed. Find the cause (callgrind output under the bench's --home \
-             folder; `callgrind_annotate` reads it), or, if the growth is intended, run \
+             folder; `callgrind_annotate` reads it), or, if the change is intended (a gain, or a cost worth paying), run \
              `scripts/perf-gate.sh --update` and commit the new baseline with the reason."
         );
     }
@@ -238,14 +249,23 @@ mod tests {
     #[test]
     fn growth_past_the_limit_fails_and_growth_within_it_passes() {
         let base = baseline(&[("a", 1_000_000), ("b", 1_000_000), ("c", 1_000_000)]);
-        let rows = compare(&base, &measured(&[("a", 1_050_001), ("b", 1_050_000), ("c", 900_000)]));
+        let rows = compare(&base, &measured(&[("a", 1_050_001), ("b", 1_050_000), ("c", 950_000)]));
         assert_eq!(rows[0].verdict, Verdict::Regressed(5.0001));
         assert_eq!(rows[1].verdict, Verdict::Within(5.0));
-        assert_eq!(rows[2].verdict, Verdict::Within(-10.0));
+        assert_eq!(rows[2].verdict, Verdict::Within(-5.0));
         assert_eq!(rows.iter().filter(|r| r.verdict.fails()).count(), 1);
         let text = report(&base, &rows, "rustc 1.95.0");
         assert!(text.contains("REGRESSED") && text.contains("scripts/perf-gate.sh --update"), "{text}");
         assert!(!text.contains("note:"), "same compiler, no note: {text}");
+    }
+
+    #[test]
+    fn a_gain_past_the_limit_fails_until_the_baseline_records_it() {
+        let base = baseline(&[("turn", 13_000_000)]);
+        let rows = compare(&base, &measured(&[("turn", 11_600_000)]));
+        assert!(matches!(rows[0].verdict, Verdict::Improved(pct) if (pct + 10.769).abs() < 0.01), "{:?}", rows[0].verdict);
+        assert!(rows[0].verdict.fails());
+        assert!(report(&base, &rows, "rustc 1.95.0").contains("IMPROVED: record it"));
     }
 
     #[test]

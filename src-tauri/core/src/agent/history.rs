@@ -133,6 +133,59 @@ mod tests {
         Event::RunStarted(RunStartedEvent { input: Some(Box::new(input)), ..Default::default() })
     }
 
+    /// What `hearth::conversations` relies on: a fold kept after any prefix of the log and
+    /// then given the rest equals the fold of the whole log — a cut inside a streamed reply,
+    /// inside a tool call's arguments, after a Stop or an error included.
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn a_fold_cut_anywhere_and_continued_equals_the_whole_logs() {
+        use hearth_protocol::agui::{RunErrorEvent, TextMessageEndEvent, ToolCallEndEvent, ToolCallResultEvent};
+        let text = |id: &str, delta: &str| {
+            Event::TextMessageContent(TextMessageContentEvent { message_id: id.into(), delta: delta.into(), ..Default::default() })
+        };
+        let events = [
+            started("first"),
+            Event::TextMessageStart(TextMessageStartEvent { message_id: "m1".into(), ..Default::default() }),
+            text("m1", "Look"),
+            text("m1", "ing"),
+            Event::TextMessageEnd(TextMessageEndEvent { message_id: "m1".into(), ..Default::default() }),
+            Event::ToolCallStart(ToolCallStartEvent { tool_call_id: "c1".into(), tool_call_name: "search_mail".into(), ..Default::default() }),
+            Event::ToolCallArgs(ToolCallArgsEvent { tool_call_id: "c1".into(), delta: "{\"q\":".into(), ..Default::default() }),
+            Event::ToolCallArgs(ToolCallArgsEvent { tool_call_id: "c1".into(), delta: "\"x\"}".into(), ..Default::default() }),
+            Event::ToolCallEnd(ToolCallEndEvent { tool_call_id: "c1".into(), ..Default::default() }),
+            Event::ToolCallResult(ToolCallResultEvent {
+                message_id: "r1".into(),
+                tool_call_id: "c1".into(),
+                content: "[]".into(),
+                ..Default::default()
+            }),
+            Event::TextMessageStart(TextMessageStartEvent { message_id: "m2".into(), ..Default::default() }),
+            text("m2", "Nothing."),
+            Event::RunFinished(RunFinishedEvent::cancelled("t", "r")),
+            started("second"),
+            Event::ToolCallStart(ToolCallStartEvent { tool_call_id: "c2".into(), tool_call_name: "agent_status".into(), ..Default::default() }),
+            Event::RunError(RunErrorEvent { message: "stopped".into(), ..Default::default() }),
+            started("third"),
+            Event::TextMessageStart(TextMessageStartEvent { message_id: "m3".into(), ..Default::default() }),
+            text("m3", "Half"),
+        ];
+        let whole = serde_json::to_value(conversation_from_events(&events)).unwrap();
+        let roles: Vec<&str> = whole.as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+        // The call the error cut off is left out; the reply still streaming is in.
+        assert_eq!(roles, ["user", "assistant", "tool", "assistant", "user", "user", "assistant"], "{whole:#}");
+        for cut in 0..=events.len() {
+            let mut fold = HistoryFold::default();
+            for event in &events[..cut] {
+                fold.apply(event);
+            }
+            let _seen_then = fold.conversation();
+            for event in &events[cut..] {
+                fold.apply(event);
+            }
+            assert_eq!(serde_json::to_value(fold.conversation()).unwrap(), whole, "cut after {cut} events");
+        }
+    }
+
     #[test]
     fn a_call_that_never_got_a_result_is_left_out() {
         let events = [

@@ -248,8 +248,31 @@ fn calendar_id(id: String) -> Result<String> {
 
 fn time_zone(raw: &str) -> Result<String> {
     let not_a_zone = || invalid(format!("`timeZone` {raw:?} is not an IANA time zone like Europe/Berlin."));
-    let zone = zone(raw.trim()).map_err(|_| not_a_zone())?;
+    let name = raw.trim();
+    if !iana_shaped(name) {
+        return Err(not_a_zone());
+    }
+    let zone = zone(name).map_err(|_| not_a_zone())?;
     Ok(zone.iana_name().ok_or_else(not_a_zone)?.to_owned())
+}
+
+/// `UTC`, `GMT`, or `Area/Location…` in one of the IANA areas (the current ones and the older
+/// `US/`, `Canada/`… aliases). The system's zone folder also holds files that are not zones a
+/// draft may name — `localtime` (whatever this machine is set to, so an approved event would
+/// change meaning with the machine's setting), `posixrules`, `Factory` — and those are refused.
+fn iana_shaped(name: &str) -> bool {
+    const AREAS: [&str; 16] = [
+        "Africa", "America", "Antarctica", "Arctic", "Asia", "Atlantic", "Australia", "Europe", "Indian", "Pacific", "Etc",
+        "US", "Canada", "Brazil", "Chile", "Mexico",
+    ];
+    match name.split_once('/') {
+        None => matches!(name, "UTC" | "GMT"),
+        Some((area, rest)) => {
+            AREAS.contains(&area)
+                && !rest.is_empty()
+                && rest.split('/').all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || "_-+".contains(c)))
+        }
+    }
 }
 
 /// An IANA zone from the system's time-zone database (through jiff, as the schedules use it).
@@ -454,6 +477,17 @@ mod tests {
 
     fn args(value: serde_json::Value) -> EventArgs {
         serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn a_time_zone_is_an_iana_name_from_the_system_database_and_never_a_local_alias() {
+        assert_eq!(time_zone(" Europe/Berlin ").unwrap(), "Europe/Berlin");
+        assert_eq!(time_zone("America/Argentina/Buenos_Aires").unwrap(), "America/Argentina/Buenos_Aires");
+        assert_eq!(time_zone("UTC").unwrap(), "UTC");
+        for refused in ["localtime", "posixrules", "Factory", "Europe/", "Mars/Olympus", "Europe/../localtime", "", "Europe/Nowhere"] {
+            let err = time_zone(refused).unwrap_err().to_string();
+            assert!(err.contains("is not an IANA time zone"), "{refused:?}: {err}");
+        }
     }
 
     fn dentist() -> EventSnapshot {

@@ -200,19 +200,18 @@ async fn each_send_sees_every_earlier_turn_when_the_conversation_is_kept_between
     let c = chat(
         Script::new()
             .turn(Reply::new().text(&["One."]))
-            .turn(Reply::new().text(&["Other."]))
             .turn(Reply::new().text(&["Two."]))
+            .turn(Reply::new().text(&["Other."]))
             .turn(Reply::new().text(&["Three."])),
     )
     .await;
     let (thread_id, _, events) = start(&c.hearth, None, "first?").await;
     collect(events).await;
     settled(&c.hearth).await;
-    let (_, _, events) = start(&c.hearth, None, "elsewhere?").await;
-    collect(events).await;
-    settled(&c.hearth).await;
-    for text in ["second?", "third?"] {
-        let (_, _, events) = start(&c.hearth, Some(&thread_id), text).await;
+    // "second?" keeps the thread's conversation; another thread's Send comes between it and
+    // "third?", which then reads only what the thread's log gained.
+    for (thread, text) in [(Some(thread_id.as_str()), "second?"), (None, "elsewhere?"), (Some(thread_id.as_str()), "third?")] {
+        let (_, _, events) = start(&c.hearth, thread, text).await;
         collect(events).await;
         settled(&c.hearth).await;
     }
@@ -226,7 +225,8 @@ async fn each_send_sees_every_earlier_turn_when_the_conversation_is_kept_between
             .collect()
     };
     let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> { list.iter().map(|(r, t)| ((*r).to_owned(), (*t).to_owned())).collect() };
-    assert_eq!(contents(2), pairs(&[("user", "first?"), ("assistant", "One."), ("user", "second?")]));
+    assert_eq!(contents(1), pairs(&[("user", "first?"), ("assistant", "One."), ("user", "second?")]));
+    assert_eq!(contents(2), pairs(&[("user", "elsewhere?")]));
     assert_eq!(
         contents(3),
         pairs(&[("user", "first?"), ("assistant", "One."), ("user", "second?"), ("assistant", "Two."), ("user", "third?")])

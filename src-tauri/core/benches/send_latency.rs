@@ -25,15 +25,15 @@ mod figure;
 
 const SIZES: [usize; 3] = [0, 10_000, 100_000];
 const SENDS: usize = 10;
-/// Hearth keeps this many threads' conversations; one Send to each of this many others pushes
-/// a thread's out.
+/// Hearth keeps this many threads' conversations; a kept conversation in each of this many
+/// others pushes a thread's out.
 const KEPT_THREADS: usize = 16;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     println!("load average before: {}", load_average());
     let mut script = Script::new();
-    for _ in 0..SIZES.len() * (SENDS + 2) + 3 * (KEPT_THREADS + 1) {
+    for _ in 0..SIZES.len() * (SENDS + 2) + 3 * (2 * KEPT_THREADS + 1) {
         script = script.turn(Reply::new().text(&["Sure", ", noted."]));
     }
     let server = ModelServer::start(script).await.unwrap();
@@ -77,8 +77,11 @@ async fn main() {
         if size == 100_000 {
             let mut cold = Vec::new();
             for _ in 0..3 {
+                // A thread's conversation is kept from its second Send on (a new thread has
+                // nothing to keep): two Sends each to 16 other threads push this one out.
                 for other in 0..KEPT_THREADS {
-                    send(&hearth, None, &format!("Elsewhere {other}.")).await;
+                    let ((other_thread, _), _) = send(&hearth, None, &format!("Elsewhere {other}.")).await;
+                    send(&hearth, Some(other_thread), "And again.").await;
                 }
                 cold.push(send(&hearth, Some(thread_id.clone()), "Back to the long one.").await.1);
             }

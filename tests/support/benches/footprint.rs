@@ -1,4 +1,5 @@
-//! Footprint of the built app: cold start to first paint, idle memory 30 s after start, and
+//! Footprint of the built app: start to the app shell found over WebDriver, idle memory 60 s and
+//! 10 min after start (PSS and private dirty over the app and its WebKit processes), and
 //! the binary's size. Prints figures; asserts nothing about time.
 //!
 //! `HEARTH_BENCH_APP=<binary> xvfb-run -a cargo bench -p hearth-testkit --features webdriver --bench footprint`
@@ -11,7 +12,7 @@ use hearth_testkit::TestHome;
 use hearth_testkit::webdriver::Session;
 
 const STARTS: usize = 5;
-const IDLE_AFTER: Duration = Duration::from_secs(30);
+const IDLE_AFTER: Duration = Duration::from_secs(60);
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
@@ -36,27 +37,47 @@ async fn main() {
         first_paint[STARTS - 1]
     );
 
+    // Idle memory of one app left alone: at 60 s and at HEARTH_IDLE_SECS (600 by default),
+    // summed over the app and its WebKit processes. The browser and the computer start only
+    // when used, so an idle app has neither.
+    let long = std::env::var("HEARTH_IDLE_SECS").ok().and_then(|v| v.parse().ok()).unwrap_or(600u64);
     let home = TestHome::new().unwrap();
     let session = Session::start_app(app.to_str().unwrap(), &home).await;
     session.find(".shell").await;
-    let idle_at = session.launch_requested_at + IDLE_AFTER;
-    tokio::time::sleep_until(idle_at.into()).await;
     let app_pid = find_pid(&app).expect("the app process is not running");
-    let mut family = vec![app_pid];
-    family.extend(descendants(app_pid));
-    let (mut rss, mut pss) = (0, 0);
-    for pid in &family {
-        let (name, r, p) = memory(*pid);
-        println!("  {pid:>7} {name:<24} RSS {:>7.1} MB  PSS {:>7.1} MB", r as f64 / 1024.0, p as f64 / 1024.0);
-        rss += r;
-        pss += p;
+    let mut samples = Vec::new();
+    for after in [IDLE_AFTER, Duration::from_secs(long)] {
+        tokio::time::sleep_until((session.launch_requested_at + after).into()).await;
+        let mut family = vec![app_pid];
+        family.extend(descendants(app_pid));
+        let (mut pss, mut dirty) = (0, 0);
+        for pid in &family {
+            let (name, r, p, d) = memory(*pid);
+            println!("  {pid:>7} {name:<24} RSS {:>7.1} MB  PSS {:>7.1} MB  private dirty {:>7.1} MB", r as f64 / 1024.0, p as f64 / 1024.0, d as f64 / 1024.0);
+            pss += p;
+            dirty += d;
+        }
+        println!(
+            "idle {}s after start, app + {} WebKit processes: PSS {:.1} MB, private dirty {:.1} MB",
+            after.as_secs(),
+            family.len() - 1,
+            pss as f64 / 1024.0,
+            dirty as f64 / 1024.0
+        );
+        samples.push((after, pss, dirty));
     }
+    let mb = |kib: u64| kib as f64 / 1024.0;
+    let ((_, pss_1, dirty_1), (long_after, pss_2, dirty_2)) = (samples[0], samples[1]);
     println!(
-        "idle memory {}s after start, app + {} WebKit processes: RSS {:.1} MB, PSS {:.1} MB",
-        IDLE_AFTER.as_secs(),
-        family.len() - 1,
-        rss as f64 / 1024.0,
-        pss as f64 / 1024.0
+        "FIGURE | idle memory of the app + WebKit, 60 s after start | PSS {:.1} MB, private dirty {:.1} MB | the hello-world Tauri + Leptos floor: not built yet | ≤ 1.15× the floor's PSS",
+        mb(pss_1),
+        mb(dirty_1)
+    );
+    println!(
+        "FIGURE | idle memory growth, 60 s → {} s | PSS {:+.1} MB, private dirty {:+.1} MB | none | no growth",
+        long_after.as_secs(),
+        mb(pss_2) - mb(pss_1),
+        mb(dirty_2) - mb(dirty_1)
     );
     session.close().await;
 }
@@ -90,8 +111,8 @@ fn descendants(root: u32) -> Vec<u32> {
     found
 }
 
-/// (name, RSS kB, PSS kB)
-fn memory(pid: u32) -> (String, u64, u64) {
+/// (name, RSS kB, PSS kB, private dirty kB)
+fn memory(pid: u32) -> (String, u64, u64, u64) {
     let field = |text: &str, key: &str| -> u64 {
         text.lines()
             .find(|l| l.starts_with(key))
@@ -102,6 +123,6 @@ fn memory(pid: u32) -> (String, u64, u64) {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
     let name = status.lines().next().and_then(|l| l.split_whitespace().nth(1)).unwrap_or("?").to_owned();
-    (name, field(&status, "VmRSS:"), field(&rollup, "Pss:"))
+    (name, field(&status, "VmRSS:"), field(&rollup, "Pss:"), field(&rollup, "Private_Dirty:"))
 }
 

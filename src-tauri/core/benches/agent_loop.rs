@@ -4,35 +4,27 @@
 //! includes that tool's own SQLite read — an upper bound of "TOOL_CALL_END → tool started".
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use hearth_core::providers::{OpenAiChat, ProviderConfig, RetryPolicy};
-use hearth_core::{Config, Hearth};
 use hearth_protocol::agui::Event;
 use hearth_protocol::ipc::RunStartParams;
-use hearth_testkit::model_server::{ModelServer, Reply, Script};
+use hearth_testkit::model_server::{Reply, Script};
 
 
 #[path = "support/figure.rs"]
 mod figure;
+#[path = "support/scripted.rs"]
+mod scripted;
 const RUNS: usize = 200;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    println!("load average before: {}", load.trim());
+    println!("load average before: {}", scripted::load_average());
     let mut script = Script::new();
     for n in 0..RUNS {
         script = script.turn(Reply::new().tool_call(&format!("call-{n}"), "agent_status", &["{}"])).turn(Reply::new().text(&["ok"]));
     }
-    let server = ModelServer::start(script).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = Config::new(dir.path());
-    config.start_workers = false;
-    let provider = ProviderConfig::new("Scripted", server.base_url(), None)
-        .with_retry(RetryPolicy { max_retries: 0, base_delay: Duration::ZERO, max_delay: Duration::ZERO });
-    let hearth = Hearth::open(config).await.unwrap().with_model(Arc::new(OpenAiChat::new(&provider).unwrap()), "scripted");
+    let (_server, _dir, hearth) = scripted::hearth_with_model(script).await;
     let mut overheads = Vec::with_capacity(RUNS);
     let mut thread_id = None;
     for _ in 0..RUNS {

@@ -5,23 +5,23 @@
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use hearth_core::providers::{OpenAiChat, ProviderConfig, RetryPolicy};
-use hearth_core::{Config, Hearth};
 use hearth_protocol::agui::Event;
 use hearth_protocol::ipc::RunStartParams;
-use hearth_testkit::model_server::{ModelServer, Reply, Script};
+use hearth_testkit::model_server::{Reply, Script};
 
 #[path = "support/figure.rs"]
 mod figure;
+#[path = "support/scripted.rs"]
+mod scripted;
 
 const CONCURRENT: usize = 10;
 const ROUNDS: usize = 20;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    println!("load average before: {}", load_average());
+    println!("load average before: {}", scripted::load_average());
     // Each run asks twice: the first answer calls a tool, the second is text. Runs take turns
     // from one script in arrival order, so a run may get either first; every turn is served
     // once, so the round makes CONCURRENT tool calls and CONCURRENT replies in all.
@@ -31,13 +31,8 @@ async fn main() {
             .turn(Reply::new().text(&["Checking."]).tool_call(&format!("call-{n}"), "agent_status", &["{}"]))
             .turn(Reply::new().text(&["All ", "quiet ", "here."]));
     }
-    let server = ModelServer::start(script).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = Config::new(dir.path());
-    config.start_workers = false;
-    let provider = ProviderConfig::new("Scripted", server.base_url(), None)
-        .with_retry(RetryPolicy { max_retries: 0, base_delay: Duration::ZERO, max_delay: Duration::ZERO });
-    let hearth = Arc::new(Hearth::open(config).await.unwrap().with_model(Arc::new(OpenAiChat::new(&provider).unwrap()), "scripted"));
+    let (_server, _dir, hearth) = scripted::hearth_with_model(script).await;
+    let hearth = Arc::new(hearth);
     let rss_start = status_kib("VmRSS:");
 
     let (mut failed, mut finished, mut tool_results) = (0, 0, 0);
@@ -88,7 +83,7 @@ async fn main() {
         "none",
         "0 failed; app peak RSS ≤ 300 MB",
     );
-    println!("load average after: {}", load_average());
+    println!("load average after: {}", scripted::load_average());
 }
 
 /// A `/proc/self/status` figure in KiB (VmRSS, VmHWM).
@@ -98,8 +93,4 @@ fn status_kib(key: &str) -> u64 {
         .lines()
         .find_map(|l| l.strip_prefix(key).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()))
         .unwrap_or(0)
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg").map_or_else(|_| "unknown".into(), |s| s.trim().to_owned())
 }

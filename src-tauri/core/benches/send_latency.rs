@@ -10,18 +10,18 @@
 //! reply of 10 deltas, RUN_FINISHED) straight into the thread's log, 12 events per turn.
 #![allow(clippy::print_stdout, clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hearth_core::providers::{OpenAiChat, ProviderConfig, RetryPolicy};
-use hearth_core::{Config, Hearth};
+use hearth_core::Hearth;
 use hearth_protocol::agui::Event;
 use hearth_protocol::ipc::RunStartParams;
-use hearth_testkit::model_server::{ModelServer, Reply, Script};
+use hearth_testkit::model_server::{Reply, Script};
 use serde_json::json;
 
 #[path = "support/figure.rs"]
 mod figure;
+#[path = "support/scripted.rs"]
+mod scripted;
 
 const SIZES: [usize; 3] = [0, 10_000, 100_000];
 const SENDS: usize = 10;
@@ -31,18 +31,12 @@ const KEPT_THREADS: usize = 16;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    println!("load average before: {}", load_average());
+    println!("load average before: {}", scripted::load_average());
     let mut script = Script::new();
     for _ in 0..SIZES.len() * (SENDS + 2) + 3 * (2 * KEPT_THREADS + 1) {
         script = script.turn(Reply::new().text(&["Sure", ", noted."]));
     }
-    let server = ModelServer::start(script).await.unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = Config::new(dir.path());
-    config.start_workers = false;
-    let provider = ProviderConfig::new("Scripted", server.base_url(), None)
-        .with_retry(RetryPolicy { max_retries: 0, base_delay: Duration::ZERO, max_delay: Duration::ZERO });
-    let hearth = Hearth::open(config).await.unwrap().with_model(Arc::new(OpenAiChat::new(&provider).unwrap()), "scripted");
+    let (_server, _dir, hearth) = scripted::hearth_with_model(script).await;
 
     for size in SIZES {
         // A thread with one real turn, then `size` events of earlier conversation.
@@ -112,7 +106,7 @@ async fn main() {
             );
         }
     }
-    println!("load average after: {}", load_average());
+    println!("load average after: {}", scripted::load_average());
 }
 
 /// Sends `text` and waits for the run to end: ((thread, run), Send → first text delta).
@@ -147,8 +141,4 @@ fn synthetic_turn(thread_id: &str, turn: usize) -> Vec<Event> {
     events.push(json!({ "type": "TEXT_MESSAGE_END", "messageId": message }));
     events.push(json!({ "type": "RUN_FINISHED", "threadId": thread_id, "runId": run }));
     events.into_iter().map(|e| serde_json::from_value(e).unwrap()).collect()
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg").map_or_else(|_| "unknown".into(), |s| s.trim().to_owned())
 }

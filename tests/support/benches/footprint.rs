@@ -48,8 +48,7 @@ async fn main() {
     let mut samples = Vec::new();
     for after in [IDLE_AFTER, Duration::from_secs(long)] {
         tokio::time::sleep_until((session.launch_requested_at + after).into()).await;
-        let mut family = vec![app_pid];
-        family.extend(descendants(app_pid));
+        let family = app_family(app_pid);
         let (mut pss, mut dirty) = (0, 0);
         for pid in &family {
             let (name, r, p, d) = memory(*pid);
@@ -80,6 +79,31 @@ async fn main() {
         mb(dirty_2) - mb(dirty_1)
     );
     session.close().await;
+}
+
+/// The app and its WebKit processes. WebKitGTK starts its web process through bubblewrap, which
+/// leaves it a child of neither the app nor the network process, so besides the app's
+/// descendants every WebKit process that started after the app is counted (the bench runs one
+/// app at a time).
+fn app_family(app_pid: u32) -> Vec<u32> {
+    let mut family = vec![app_pid];
+    family.extend(descendants(app_pid));
+    let app_start = start_ticks(app_pid);
+    for pid in pids() {
+        let webkit = std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.starts_with("WebKit"));
+        if webkit && start_ticks(pid) >= app_start && !family.contains(&pid) {
+            family.push(pid);
+        }
+    }
+    family
+}
+
+/// When a process started, in clock ticks since boot (`/proc/PID/stat` field 22).
+fn start_ticks(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| stat.rsplit_once(')')?.1.split_whitespace().nth(19)?.parse().ok())
+        .unwrap_or(0)
 }
 
 fn pids() -> Vec<u32> {

@@ -90,7 +90,9 @@ fn app_family(app_pid: u32) -> Vec<u32> {
     family.extend(descendants(app_pid));
     let app_start = start_ticks(app_pid);
     for pid in pids() {
-        let webkit = std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.starts_with("WebKit"));
+        // WebKitWebDriver is the test's driver, not the app's.
+        let webkit = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .is_ok_and(|c| c.starts_with("WebKit") && !c.starts_with("WebKitWebDriver"));
         if webkit && start_ticks(pid) >= app_start && !family.contains(&pid) {
             family.push(pid);
         }
@@ -113,8 +115,12 @@ fn pids() -> Vec<u32> {
         .collect()
 }
 
+/// The newest process running `exe`: an app of an earlier start may still be ending.
 fn find_pid(exe: &Path) -> Option<u32> {
-    pids().into_iter().find(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).ok().as_deref() == Some(exe))
+    pids()
+        .into_iter()
+        .filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).ok().as_deref() == Some(exe))
+        .max_by_key(|pid| start_ticks(*pid))
 }
 
 fn parent(pid: u32) -> Option<u32> {

@@ -401,10 +401,6 @@ pub fn resolve_event(update: bool, request: &EventDraft, event_id: &str, current
 
 /// A stored event's timing as a draft spells it: whole days in its own zone, or UTC times.
 pub fn timing_from_bounds(starts_at: i64, ends_at: i64, all_day: bool, time_zone: &str) -> Result<EventTiming> {
-    let instant = |ms: i64| {
-        DateTime::<Utc>::from_timestamp_millis(ms).ok_or_else(|| invalid(format!("bad stored time {ms}")))
-    };
-    let (start, end) = (instant(starts_at)?, instant(ends_at)?);
     if all_day {
         let tz = stored_zone(time_zone)?;
         let day = |ms: i64| -> Result<String> {
@@ -413,6 +409,10 @@ pub fn timing_from_bounds(starts_at: i64, ends_at: i64, all_day: bool, time_zone
         };
         return Ok(EventTiming::AllDay { start_date: day(starts_at)?, end_date: day(ends_at)? });
     }
+    let instant = |ms: i64| {
+        DateTime::<Utc>::from_timestamp_millis(ms).ok_or_else(|| invalid(format!("bad stored time {ms}")))
+    };
+    let (start, end) = (instant(starts_at)?, instant(ends_at)?);
     // Fractions only when the stored time has them, so an update that keeps the times keeps
     // them exactly.
     let utc = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);

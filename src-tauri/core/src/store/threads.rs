@@ -287,15 +287,6 @@ impl Store {
 
     /// The thread's whole event log, in order.
     pub async fn thread_events(&self, thread_id: &str) -> Result<Vec<Event>> {
-        let rows = sqlx::query("SELECT event FROM thread_events WHERE thread_id = ?1 ORDER BY id")
-            .bind(thread_id)
-            .fetch_all(self.reader())
-            .await?;
-        rows.iter()
-            .map(|row| {
-                let json: String = row.try_get(0)?;
-                Ok(serde_json::from_str(&json)?)
-            })
-            .collect()
+        Ok(self.thread_events_after(thread_id, 0).await?.into_iter().map(|(_, event)| event).collect())
     }
 }

@@ -232,3 +232,14 @@ build_ui() {
   wasm-bindgen --target web --no-typescript --out-dir "$ROOT/ui/dist" --out-name ui "$out/hearth-ui.wasm"
   cp "$ROOT/ui/index.html" "$ROOT/ui/main.js" "$ROOT/ui/style.css" "$ROOT/ui/dist/"
 }
+
+# Builds tests/floor/ui/dist: the Tauri floor's Leptos page, exactly as build_ui builds Hearth's.
+build_floor_ui() {
+  local toolchain out dist="$ROOT/tests/floor/ui/dist"
+  toolchain="$(wasm_toolchain)"
+  log "building the floor's UI (wasm, $toolchain toolchain)"
+  out="$(build_wasm_crate "$toolchain" hearth-floor-ui "--profile wasm-release" wasm-release)"
+  mkdir -p "$dist"
+  wasm-bindgen --target web --no-typescript --out-dir "$dist" --out-name ui "$out/hearth-floor-ui.wasm"
+  cp "$ROOT/tests/floor/ui/index.html" "$ROOT/tests/floor/ui/main.js" "$dist/"
+}

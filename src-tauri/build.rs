@@ -6,6 +6,7 @@
 fn main() {
     let manifest = tauri_build::AppManifest::new().commands(&[
         "app_info",
+        "app_painted",
         "run_start",
         "run_stop",
         "thread_list",

@@ -47,6 +47,7 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
         })
         .invoke_handler(tauri::generate_handler![
             commands::app::app_info,
+            commands::app::app_painted,
             commands::chat::run_start,
             commands::chat::run_stop,
             commands::chat::thread_list,

@@ -87,6 +87,14 @@ pub async fn app_info() -> Result<AppInfoResponse, IpcError> {
     call("app_info", &serde_json::json!({})).await
 }
 
+/// Tells the backend the window drew its first frame (it logs the moment; the footprint bench
+/// times start-up to it). Nothing depends on the answer.
+pub async fn app_painted() {
+    if let Err(err) = call::<_, ()>("app_painted", &serde_json::json!({})).await {
+        web_sys_log(&format!("app_painted: {}", err.message));
+    }
+}
+
 /// Starts a run; `on_event` gets each AG-UI event as it arrives.
 pub async fn run_start(
     params: &RunStartParams,
@@ -111,9 +119,10 @@ pub async fn thread_list() -> Result<ThreadListResponse, IpcError> {
     call("thread_list", &serde_json::json!({})).await
 }
 
-/// One conversation's stored events.
-pub async fn thread_history(thread_id: &str) -> Result<ThreadHistoryResponse, IpcError> {
-    let params = ThreadHistoryParams { thread_id: thread_id.to_owned() };
+/// One page of a conversation's stored events: the newest, or those just before `before`.
+pub async fn thread_history(thread_id: &str, before: Option<i64>) -> Result<ThreadHistoryResponse, IpcError> {
+    let params = ThreadHistoryParams { thread_id: thread_id.to_owned(), before };
+    params.validate()?;
     call("thread_history", &serde_json::json!({ "params": params })).await
 }
 

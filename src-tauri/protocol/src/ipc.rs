@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::agui::Event;
-use crate::error::IpcError;
+use crate::error::{ErrorCode, IpcError};
 use crate::ids::is_valid_id;
 use crate::tasks::TaskStatus;
 
@@ -96,23 +96,40 @@ pub struct ThreadListResponse {
     pub threads: Vec<ThreadSummary>,
 }
 
-/// `thread_history`: the stored event log of one thread.
+/// How many events one `thread_history` page holds at most. A page of a plain chat is some
+/// 300 rows, more than the chat shows at first; a 100,000-event thread sent whole took the
+/// webview 0.7–1.0 s to receive, decode and replay (benches/webview.rs in tests/support).
+pub const HISTORY_PAGE_EVENTS: u32 = 2_000;
+
+/// `thread_history`: one page of the stored event log of one thread, the newest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ThreadHistoryParams {
     /// The thread.
     pub thread_id: String,
+    /// The page that ends just before this event (an earlier answer's `earlier`); none: the
+    /// newest page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<i64>,
 }
 
 impl ThreadHistoryParams {
-    /// Checks the id.
+    /// Checks the id and the cursor.
     pub fn validate(&self) -> Result<(), IpcError> {
-        validate_id("threadId", &self.thread_id)
+        validate_id("threadId", &self.thread_id)?;
+        match self.before {
+            Some(before) if before < 1 => Err(IpcError::new(
+                ErrorCode::InvalidInput,
+                format!("before must be an event number from an earlier page (1 or more), not {before}."),
+            )),
+            Some(_) | None => Ok(()),
+        }
     }
 }
 
-/// Answer to `thread_history`: every event of every run, in order. The UI replays them
-/// through the same reducer it uses for live streams, so history and live look alike.
+/// Answer to `thread_history`: up to [`HISTORY_PAGE_EVENTS`] consecutive events of the
+/// thread's runs, in order, ending with the newest (or just before `before`). The UI replays
+/// them through the same reducer it uses for live streams, so history and live look alike.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ThreadHistoryResponse {
@@ -120,6 +137,10 @@ pub struct ThreadHistoryResponse {
     pub thread_id: String,
     /// The events.
     pub events: Vec<Event>,
+    /// When the thread has events before this page: pass it as `before` for the page before.
+    /// The page may then begin inside a run (its start is on the page before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub earlier: Option<i64>,
 }
 
 /// Answer to `app_info`.
@@ -183,7 +204,6 @@ pub(crate) fn validate_id(field: &str, id: &str) -> Result<(), IpcError> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::error::ErrorCode;
 
     #[test]
     fn run_start_rejects_empty_long_and_bad_ids() {
@@ -197,6 +217,23 @@ mod tests {
         assert!(at_limit.validate().is_ok());
         let bad = RunStartParams { thread_id: Some("a/b".into()), text: "hi".into() };
         assert!(bad.validate().unwrap_err().message.starts_with("threadId"));
+    }
+
+    #[test]
+    fn a_history_page_names_its_cursor_or_none() {
+        let newest: ThreadHistoryParams = serde_json::from_str(r#"{"threadId":"t1"}"#).unwrap();
+        assert_eq!(newest.before, None);
+        assert!(newest.validate().is_ok());
+        let page: ThreadHistoryParams = serde_json::from_str(r#"{"threadId":"t1","before":4001}"#).unwrap();
+        assert_eq!(page.before, Some(4001));
+        assert!(page.validate().is_ok());
+        for bad in [0, -3] {
+            let err = ThreadHistoryParams { thread_id: "t1".into(), before: Some(bad) }.validate().unwrap_err();
+            assert_eq!(err.code, ErrorCode::InvalidInput);
+            assert!(err.message.contains(&bad.to_string()), "{}", err.message);
+        }
+        let last = ThreadHistoryResponse { thread_id: "t1".into(), events: Vec::new(), earlier: None };
+        assert_eq!(serde_json::to_string(&last).unwrap(), r#"{"threadId":"t1","events":[]}"#);
     }
 
     #[test]

@@ -41,7 +41,7 @@ pub async fn thread_list(state: State<'_, AppState>) -> Result<ThreadListRespons
     state.ready()?.thread_list().await.map_err(|e| e.to_ipc())
 }
 
-/// One conversation's stored events.
+/// One page of a conversation's stored events, the newest first.
 #[tauri::command]
 pub async fn thread_history(
     state: State<'_, AppState>,
@@ -49,5 +49,5 @@ pub async fn thread_history(
 ) -> Result<ThreadHistoryResponse, IpcError> {
     let params: ThreadHistoryParams = parse("thread_history", params)?;
     params.validate()?;
-    state.ready()?.thread_history(&params.thread_id).await.map_err(|e| e.to_ipc())
+    state.ready()?.thread_history_page(&params.thread_id, params.before).await.map_err(|e| e.to_ipc())
 }

@@ -166,6 +166,12 @@ impl Session {
         result.as_str().unwrap_or_default().to_owned()
     }
 
+    /// Runs `script` in the page, whose last argument is the callback that ends it, and returns
+    /// what it passed there (WebDriver's Execute Async Script, 30 s at most).
+    pub async fn run_async(&self, script: &str, args: Vec<serde_json::Value>) -> serde_json::Value {
+        self.client.execute_async(script, args).await.unwrap_or_else(|err| panic!("the page script failed: {err}"))
+    }
+
     /// Saves a screenshot under the build folder and prints its path.
     pub async fn screenshot(&self, name: &str) -> PathBuf {
         // Two animation frames: what the DOM holds now has been painted (a loaded machine can

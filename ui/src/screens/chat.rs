@@ -2,13 +2,15 @@
 
 mod thinking;
 
-use hearth_protocol::ipc::RunStartParams;
+use hearth_protocol::agui::Event;
+use hearth_protocol::ipc::{RunStartParams, ThreadHistoryResponse};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::cards::ToolCard;
 use crate::ipc::{self, RunSubscription};
-use crate::state::chat::{ChatItem, ChatState, NoticeKind};
+use crate::marks;
+use crate::state::chat::{ChatItem, ChatState, NoticeKind, PAGE};
 use thinking::ThinkingBlock;
 
 /// The chat screen. Opens the most recent conversation on start.
@@ -18,14 +20,27 @@ pub fn ChatScreen() -> impl IntoView {
     let thread_id = RwSignal::new(None::<String>);
     let draft = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
+    // The first row shown: a long thread opens on its newest rows, "Show earlier" pages back,
+    // and rows a run adds are always shown.
+    let first_shown = RwSignal::new(0usize);
+    // The thread's events loaded so far (history pages, then what streamed since), oldest
+    // first, and the cursor of the history page before them: "Show earlier" fetches that page
+    // and replays the whole with it in front.
+    let loaded = StoredValue::new_local(Vec::<Event>::new());
+    let earlier = RwSignal::new(None::<i64>);
     // Keeps the live channel's handler alive for the run; replaced by the next run.
     let subscription = StoredValue::new_local(None::<RunSubscription>);
 
     spawn_local(async move {
         match load_latest().await {
-            Ok(Some((id, state))) => {
-                thread_id.set(Some(id));
+            Ok(Some(history)) => {
+                let state = ChatState::replay_pages(&history.events, history.earlier.is_some());
+                thread_id.set(Some(history.thread_id));
+                earlier.set(history.earlier);
+                loaded.set_value(history.events);
+                first_shown.set(state.first_page_start());
                 chat.set(state);
+                marks::after_next_frame(|| marks::mark(marks::HISTORY_SHOWN));
             }
             Ok(None) => {}
             Err(message) => error.set(Some(message)),
@@ -39,7 +54,11 @@ pub fn ChatScreen() -> impl IntoView {
         let params = RunStartParams { thread_id: thread_id.get_untracked(), text };
         error.set(None);
         spawn_local(async move {
-            match ipc::run_start(&params, move |event| chat.update(|state| state.apply(&event))).await {
+            let on_event = move |event: Event| {
+                chat.update(|state| state.apply(&event));
+                loaded.update_value(|events| events.push(event));
+            };
+            match ipc::run_start(&params, on_event).await {
                 Ok((started, sub)) => {
                     draft.set(String::new());
                     thread_id.set(Some(started.thread_id));
@@ -70,7 +89,35 @@ pub fn ChatScreen() -> impl IntoView {
             return;
         }
         thread_id.set(None);
+        first_shown.set(0);
+        earlier.set(None);
+        loaded.set_value(Vec::new());
         chat.set(ChatState::default());
+    };
+    let show_earlier = move |_| {
+        if first_shown.get_untracked() > 0 {
+            first_shown.update(|first| *first = first.saturating_sub(PAGE));
+            return;
+        }
+        let (Some(before), Some(id)) = (earlier.get_untracked(), thread_id.get_untracked()) else { return };
+        spawn_local(async move {
+            match ipc::thread_history(&id, Some(before)).await {
+                // A second click's answer, or one for a chat since left, changes nothing.
+                Ok(page) if earlier.get_untracked() == Some(before) && thread_id.get_untracked().as_deref() == Some(id.as_str()) => {
+                    let rows_before = chat.with_untracked(|s| s.items.len());
+                    loaded.update_value(|events| {
+                        let newer = std::mem::replace(events, page.events);
+                        events.extend(newer);
+                    });
+                    let state = loaded.with_value(|events| ChatState::replay_pages(events, page.earlier.is_some()));
+                    earlier.set(page.earlier);
+                    first_shown.set((state.items.len() - rows_before.min(state.items.len())).saturating_sub(PAGE));
+                    chat.set(state);
+                }
+                Ok(_) => {}
+                Err(err) => error.set(Some(err.message)),
+            }
+        });
     };
 
     view! {
@@ -83,8 +130,16 @@ pub fn ChatScreen() -> impl IntoView {
                 <Show when=move || chat.with(|s| s.items.is_empty())>
                     <p class="empty">"Say hello, ask me to plan your day, or give me a job."</p>
                 </Show>
+                <Show when=move || { first_shown.get() > 0 || earlier.with(Option::is_some) }>
+                    <button id="show-earlier" class="show-earlier" type="button" on:click=show_earlier>
+                        "Show earlier messages"
+                    </button>
+                </Show>
                 <For
-                    each=move || chat.with(|s| s.items.iter().map(ChatItem::key).collect::<Vec<_>>())
+                    each=move || {
+                        let first = first_shown.get();
+                        chat.with(|s| s.items.iter().skip(first).map(ChatItem::key).collect::<Vec<_>>())
+                    }
                     key=|key| key.clone()
                     let(key)
                 >
@@ -119,7 +174,7 @@ pub fn ChatScreen() -> impl IntoView {
 /// One transcript row, re-rendered only when that row changes.
 #[component]
 fn ChatRow(chat: RwSignal<ChatState>, item_key: String) -> impl IntoView {
-    let item = Memo::new(move |_| chat.with(|s| s.items.iter().find(|i| i.key() == item_key).cloned()));
+    let item = Memo::new(move |_| chat.with(|s| s.row(&item_key).cloned()));
     // A key names one kind of row for its life. A reasoning row keeps one `<details>` while
     // it streams, so a block the owner opened stays open as its text grows; the arm below
     // would build a new, closed one on every delta.
@@ -164,9 +219,10 @@ fn ChatRow(chat: RwSignal<ChatState>, item_key: String) -> impl IntoView {
     .into_any()
 }
 
-async fn load_latest() -> Result<Option<(String, ChatState)>, String> {
+/// The newest page of the most recent conversation, if there is one.
+async fn load_latest() -> Result<Option<ThreadHistoryResponse>, String> {
+    marks::mark(marks::HISTORY_REQUESTED);
     let threads = ipc::thread_list().await.map_err(|e| e.message)?;
     let Some(latest) = threads.threads.into_iter().next() else { return Ok(None) };
-    let history = ipc::thread_history(&latest.id).await.map_err(|e| e.message)?;
-    Ok(Some((history.thread_id, ChatState::replay(&history.events))))
+    ipc::thread_history(&latest.id, None).await.map(Some).map_err(|e| e.message)
 }

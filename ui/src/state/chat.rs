@@ -96,7 +96,25 @@ impl ChatItem {
             ChatItem::Notice { id, .. } => format!("n-{id}"),
         }
     }
+
+    /// Whether this row's [`ChatItem::key`] is `key`, without building the key: a row looks
+    /// itself up on every event of a stream, and allocating there made long threads slow.
+    pub fn has_key(&self, key: &str) -> bool {
+        let (prefix, id) = match self {
+            ChatItem::User { id, .. } => ("u-", id),
+            ChatItem::Assistant { id, .. } => ("a-", id),
+            ChatItem::Reasoning { id, .. } => ("r-", id),
+            ChatItem::Tool(call) => ("t-", &call.id),
+            ChatItem::Notice { id, .. } => ("n-", id),
+        };
+        key.strip_prefix(prefix) == Some(id.as_str())
+    }
 }
+
+/// How many rows the chat shows of a thread it opens, and how many more each "Show earlier"
+/// adds. A 100,000-event thread has some 16,000 rows; rendering them all took the webview
+/// seconds, and every streamed token then touched each of them.
+pub const PAGE: usize = 200;
 
 /// The transcript of one thread.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -105,6 +123,10 @@ pub struct ChatState {
     pub items: Vec<ChatItem>,
     /// The run streaming now, if any.
     pub active_run: Option<String>,
+    /// Rows before this index belong to runs that ended and were settled then; nothing makes
+    /// a settled row stream or run again, so a run's end settles only the rows after it (a
+    /// replay that swept every row at every run's end was quadratic in the thread's length).
+    settled: usize,
 }
 
 impl ChatState {
@@ -215,6 +237,27 @@ impl ChatState {
         state
     }
 
+    /// Applies the pages of a thread's history loaded so far, oldest first. While the thread
+    /// has earlier events (`more_before`), the events before the first run's start are left
+    /// out: they are the end of a run whose beginning is on the page not loaded yet, and show
+    /// whole once it is.
+    pub fn replay_pages(events: &[Event], more_before: bool) -> Self {
+        // A page inside one long run (no start on it) shows what it has: better part of the
+        // newest run than an empty chat.
+        let from = if more_before { events.iter().position(|e| matches!(e, Event::RunStarted(_))).unwrap_or(0) } else { 0 };
+        Self::replay(&events[from..])
+    }
+
+    /// The row with `key`, searched from the newest: the rows shown are the newest ones.
+    pub fn row(&self, key: &str) -> Option<&ChatItem> {
+        self.items.iter().rev().find(|item| item.has_key(key))
+    }
+
+    /// Where the chat starts showing rows when it opens this transcript: the newest [`PAGE`].
+    pub fn first_page_start(&self) -> usize {
+        self.items.len().saturating_sub(PAGE)
+    }
+
     /// Whether a run is streaming.
     pub fn is_running(&self) -> bool {
         self.active_run.is_some()
@@ -259,7 +302,9 @@ impl ChatState {
     /// The run ended: nothing streams and calls without a result did not complete.
     fn settle(&mut self) {
         self.active_run = None;
-        for item in &mut self.items {
+        let from = self.settled.min(self.items.len());
+        self.settled = self.items.len();
+        for item in &mut self.items[from..] {
             match item {
                 ChatItem::Assistant { streaming, .. } | ChatItem::Reasoning { streaming, .. } => *streaming = false,
                 ChatItem::Tool(call) if call.status == ToolStatus::Running => call.status = ToolStatus::Error,

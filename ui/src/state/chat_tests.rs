@@ -301,3 +301,86 @@ fn a_running_commands_output_reaches_its_card_and_stops_at_its_result() {
     let ChatItem::Tool(call) = &chat.items[0] else { panic!() };
     assert_eq!(call.live, "one two");
 }
+
+#[test]
+fn has_key_agrees_with_key_for_every_kind_of_row() {
+    let mut events = vec![started("r1", "hello")];
+    events.extend(reasoning("th1", &["hm"]));
+    events.extend(text("m1", &["hi"]));
+    events.extend(tool("c1", "read_file", "{}", Some("{}")));
+    events.push(Event::RunError(RunErrorEvent { message: "boom".into(), ..Default::default() }));
+    let state = ChatState::replay(&events);
+    assert_eq!(state.items.len(), 5, "{:?}", state.items);
+    for (n, item) in state.items.iter().enumerate() {
+        let key = item.key();
+        assert!(item.has_key(&key), "{key}");
+        assert_eq!(state.row(&key), Some(item));
+        // Every other row's key names another row.
+        for (m, other) in state.items.iter().enumerate() {
+            assert_eq!(other.has_key(&key), m == n, "{key} against {:?}", other.key());
+        }
+    }
+    // A key of another kind with the same id is another row.
+    assert!(!state.items[2].has_key("u-m1"));
+    assert_eq!(state.row("a-nope"), None);
+}
+
+#[test]
+fn a_run_that_never_ended_is_settled_by_the_next_runs_end() {
+    // r1 crashed mid-answer and mid-call (no RUN_FINISHED in its log); r2 ran and finished.
+    let mut events = vec![started("r1", "one")];
+    events.extend(text("m1", &["half"]).into_iter().take(2));
+    events.extend(tool("c1", "read_file", "{}", None));
+    events.push(started("r2", "two"));
+    events.extend(text("m2", &["whole"]));
+    events.push(finished("r2"));
+    let state = ChatState::replay(&events);
+    assert!(matches!(&state.items[1], ChatItem::Assistant { streaming: false, .. }), "{:?}", state.items[1]);
+    let ChatItem::Tool(call) = &state.items[2] else { panic!("{:?}", state.items[2]) };
+    assert_eq!(call.status, ToolStatus::Error);
+    // Rows settled at one run's end are not swept again, and the next run's rows stream until it ends.
+    let mut state = state;
+    state.apply(&started("r3", "three"));
+    state.apply(&Event::TextMessageStart(TextMessageStartEvent { message_id: "m3".into(), ..Default::default() }));
+    assert!(matches!(state.items.last(), Some(ChatItem::Assistant { streaming: true, .. })));
+    state.apply(&finished("r3"));
+    assert!(matches!(state.items.last(), Some(ChatItem::Assistant { streaming: false, .. })));
+}
+
+#[test]
+fn a_long_thread_opens_on_its_newest_page() {
+    let mut events = Vec::new();
+    for n in 0..300 {
+        events.push(started(&format!("r{n}"), &format!("question {n}")));
+        events.extend(text(&format!("m{n}"), &["answer"]));
+        events.push(finished(&format!("r{n}")));
+    }
+    let state = ChatState::replay(&events);
+    assert_eq!(state.items.len(), 600);
+    assert_eq!(state.first_page_start(), 600 - PAGE);
+    assert!(state.items[state.first_page_start()..].iter().all(|i| matches!(i, ChatItem::User { .. } | ChatItem::Assistant { streaming: false, .. })));
+    assert_eq!(state.items.last().map(ChatItem::key).as_deref(), Some("a-m299"));
+    assert_eq!(ChatState::replay(&events[..6]).first_page_start(), 0, "a short thread shows every row");
+}
+
+#[test]
+fn a_page_that_begins_inside_a_run_shows_that_run_once_the_page_before_is_loaded() {
+    let mut events = vec![started("r1", "first")];
+    events.extend(text("m1", &["one ", "two"]));
+    events.push(finished("r1"));
+    events.push(started("r2", "second"));
+    events.extend(text("m2", &["three"]));
+    events.push(finished("r2"));
+    // The newest page begins inside r1's answer.
+    let page = &events[3..];
+    let shown = ChatState::replay_pages(page, true);
+    let keys: Vec<String> = shown.items.iter().map(ChatItem::key).collect();
+    assert_eq!(keys, ["u-u-r2", "a-m2"], "the cut run is left out until its start is loaded");
+    // The first page of a thread is whole.
+    let whole = ChatState::replay_pages(&events, false);
+    assert_eq!(whole, ChatState::replay(&events));
+    assert!(matches!(&whole.items[1], ChatItem::Assistant { text, .. } if text == "one two"));
+    // A page inside one long run (no run starts on it) shows what it has.
+    let inside = ChatState::replay_pages(&events[1..3], true);
+    assert!(matches!(&inside.items[..], [ChatItem::Assistant { text, .. }] if text == "one "), "{:?}", inside.items);
+}

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use hearth_protocol::agui::{Message, RunAgentInput, UserMessage};
 use hearth_protocol::ipc::{
-    AppInfoResponse, RunStartParams, RunStartResponse, ThreadHistoryResponse, ThreadListResponse,
+    AppInfoResponse, RunStartParams, RunStartResponse, HISTORY_PAGE_EVENTS, ThreadHistoryResponse, ThreadListResponse,
 };
 use hearth_protocol::tasks::{TaskControlParams, TaskDetail, TaskKind, TaskListResponse, TaskView};
 
@@ -456,12 +456,25 @@ impl Hearth {
         Ok(ThreadListResponse { threads: self.store.list_threads().await? })
     }
 
-    /// A conversation's stored events.
+    /// A conversation's whole stored log (what the tests and the benches read; the chat reads
+    /// it a page at a time through [`Hearth::thread_history_page`]).
     pub async fn thread_history(&self, thread_id: &str) -> Result<ThreadHistoryResponse> {
         if !self.store.thread_exists(thread_id).await? {
             return Err(CoreError::NotFound(format!("There is no conversation {thread_id}.")));
         }
-        Ok(ThreadHistoryResponse { thread_id: thread_id.to_owned(), events: self.store.thread_events(thread_id).await? })
+        let events = self.store.thread_events(thread_id).await?;
+        Ok(ThreadHistoryResponse { thread_id: thread_id.to_owned(), events, earlier: None })
+    }
+
+    /// One page of a thread's log for the chat: the newest [`HISTORY_PAGE_EVENTS`] events, or
+    /// those just before `before`, with the cursor of the page before when there is one.
+    pub async fn thread_history_page(&self, thread_id: &str, before: Option<i64>) -> Result<ThreadHistoryResponse> {
+        if !self.store.thread_exists(thread_id).await? {
+            return Err(CoreError::NotFound(format!("There is no conversation {thread_id}.")));
+        }
+        let (page, more) = self.store.thread_events_page(thread_id, before, HISTORY_PAGE_EVENTS).await?;
+        let earlier = if more { page.first().map(|(number, _)| *number) } else { None };
+        Ok(ThreadHistoryResponse { thread_id: thread_id.to_owned(), events: page.into_iter().map(|(_, e)| e).collect(), earlier })
     }
 
     /// Version, data directory and agent, for Settings and the start screen.

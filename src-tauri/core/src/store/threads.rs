@@ -285,6 +285,30 @@ impl Store {
             .collect()
     }
 
+    /// One page of the thread's log: the last `limit` events numbered below `before` (none:
+    /// the newest), in order, with their numbers; and whether the log holds events before them.
+    /// Read newest first through the (thread_id, id) index, so a page costs the same in a
+    /// thread of any length.
+    pub async fn thread_events_page(&self, thread_id: &str, before: Option<i64>, limit: u32) -> Result<(Vec<(i64, Event)>, bool)> {
+        let rows = sqlx::query("SELECT id, event FROM thread_events WHERE thread_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3")
+            .bind(thread_id)
+            .bind(before.unwrap_or(i64::MAX))
+            .bind(i64::from(limit) + 1)
+            .fetch_all(self.reader())
+            .await?;
+        let more = rows.len() > limit as usize;
+        let mut page = rows
+            .iter()
+            .take(limit as usize)
+            .map(|row| {
+                let json: String = row.try_get(1)?;
+                Ok((row.try_get(0)?, serde_json::from_str(&json)?))
+            })
+            .collect::<Result<Vec<(i64, Event)>>>()?;
+        page.reverse();
+        Ok((page, more))
+    }
+
     /// The thread's whole event log, in order.
     pub async fn thread_events(&self, thread_id: &str) -> Result<Vec<Event>> {
         Ok(self.thread_events_after(thread_id, 0).await?.into_iter().map(|(_, event)| event).collect())

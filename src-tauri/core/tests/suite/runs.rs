@@ -156,6 +156,40 @@ async fn bad_input_is_refused_with_a_typed_error_and_changes_nothing() {
 }
 
 #[tokio::test]
+async fn the_chat_reads_a_long_thread_a_page_at_a_time_and_the_pages_join_into_the_whole_log() {
+    use hearth_protocol::ipc::HISTORY_PAGE_EVENTS;
+    let t = open().await;
+    let (thread_id, run_id, events) = start(&t.hearth, None, "hello").await;
+    collect(events).await;
+    // 2,500 more events, as a long reply of one run.
+    let delta = |n: usize| -> Event {
+        serde_json::from_value(serde_json::json!({ "type": "TEXT_MESSAGE_CONTENT", "messageId": "long", "delta": format!("{n} ") })).unwrap()
+    };
+    for n in 0..2_500 {
+        t.hearth.store().append_event(&thread_id, &run_id, &delta(n)).await.unwrap();
+    }
+    let whole = t.hearth.thread_history(&thread_id).await.unwrap().events;
+    let page_size = HISTORY_PAGE_EVENTS as usize;
+    assert!(whole.len() > page_size && whole.len() < 2 * page_size, "{} events", whole.len());
+
+    let newest = t.hearth.thread_history_page(&thread_id, None).await.unwrap();
+    assert_eq!(newest.events.len(), page_size);
+    assert_eq!(newest.events[..], whole[whole.len() - page_size..]);
+    let before = newest.earlier.expect("the log goes on before the newest page");
+    let first = t.hearth.thread_history_page(&thread_id, Some(before)).await.unwrap();
+    assert_eq!(first.earlier, None, "the first page is the thread's start");
+    assert!(matches!(first.events.first(), Some(Event::RunStarted(_))));
+    let joined: Vec<Event> = first.events.into_iter().chain(newest.events).collect();
+    assert_eq!(joined, whole, "the pages join into the log, nothing missing or repeated");
+
+    // A cursor before the first event reads nothing; a thread that is not there is an error.
+    let none = t.hearth.thread_history_page(&thread_id, Some(1)).await.unwrap();
+    assert!(none.events.is_empty() && none.earlier.is_none());
+    let missing = t.hearth.thread_history_page("missing", None).await.unwrap_err().to_ipc();
+    assert_eq!(missing.code, ErrorCode::NotFound);
+}
+
+#[tokio::test]
 async fn one_thread_streams_one_run_at_a_time() {
     let dir = tempfile::tempdir().unwrap();
     let mut config = fast_config(dir.path());

@@ -50,6 +50,10 @@ pub struct Reply {
     pub end: End,
     /// Pause before each event (a slow model).
     pub chunk_delay: Duration,
+    /// Send event `n` at `n + 1` chunk delays after the stream starts, rather than one delay
+    /// after the previous one, and record when each went out ([`super::ModelServer::sent`]): a
+    /// steady rate for the webview bench's delivery figure.
+    pub paced: bool,
 }
 
 /// One part of a streamed reply.
@@ -132,6 +136,14 @@ impl Reply {
     /// Pauses before each event.
     pub fn chunk_delay(mut self, delay: Duration) -> Self {
         self.chunk_delay = delay;
+        self
+    }
+
+    /// Sends one event every `interval` from the stream's start (1 ms: 1,000 events/s), and
+    /// records when each went out.
+    pub fn paced(mut self, interval: Duration) -> Self {
+        self.chunk_delay = interval;
+        self.paced = true;
         self
     }
 

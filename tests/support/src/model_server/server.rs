@@ -6,7 +6,7 @@ use std::convert::Infallible;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
@@ -88,6 +88,8 @@ struct State {
     requests: Mutex<Vec<RecordedRequest>>,
     received: watch::Sender<usize>,
     disconnects: watch::Sender<usize>,
+    /// Events of paced replies, with the wall-clock time each was handed to the connection.
+    sent: Mutex<Vec<(SystemTime, String)>>,
 }
 
 impl State {
@@ -121,6 +123,7 @@ impl ModelServer {
             requests: Mutex::new(Vec::new()),
             received: watch::channel(0).0,
             disconnects: watch::channel(0).0,
+            sent: Mutex::new(Vec::new()),
         });
         let accept_state = Arc::clone(&state);
         let accept = tokio::spawn(async move {
@@ -168,6 +171,12 @@ impl ModelServer {
     pub async fn wait_for_requests(&self, n: usize) {
         let mut rx = self.state.received.subscribe();
         let _ = rx.wait_for(|count| *count >= n).await;
+    }
+
+    /// The events of paced replies ([`Reply::paced`]) and when each was handed to the
+    /// connection, by the wall clock (a webview reads the same clock).
+    pub fn sent(&self) -> Vec<(SystemTime, String)> {
+        self.state.sent.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Turns not yet played.
@@ -239,7 +248,8 @@ fn stream(state: Arc<State>, format: WireFormat, reply: &Reply, model: &str) -> 
         WireFormat::OpenAiResponses => responses::encode(reply, model),
     };
     let (tx, rx) = mpsc::channel::<Result<Frame<Bytes>, io::Error>>(1);
-    tokio::spawn(play(state, encoded, reply.end.clone(), reply.chunk_delay, tx));
+    let pace = Pace { delay: reply.chunk_delay, paced_from: reply.paced.then(tokio::time::Instant::now) };
+    tokio::spawn(play(state, encoded, reply.end.clone(), pace, tx));
     let frames = futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|frame| (frame, rx)) });
     let body = StreamBody::new(frames).boxed();
     Response::builder()
@@ -252,21 +262,37 @@ fn stream(state: Arc<State>, format: WireFormat, reply: &Reply, model: &str) -> 
 
 type Tx = mpsc::Sender<Result<Frame<Bytes>, io::Error>>;
 
-async fn send(tx: &Tx, delay: Duration, event: String) -> bool {
-    if !delay.is_zero() {
-        tokio::time::sleep(delay).await;
-    }
-    tx.send(Ok(Frame::data(Bytes::from(event)))).await.is_ok()
+/// When a reply's events go out.
+#[derive(Clone, Copy)]
+struct Pace {
+    delay: Duration,
+    /// Paced replies: event `n` goes out at this instant + (n + 1) × delay, and is recorded.
+    paced_from: Option<tokio::time::Instant>,
 }
 
-async fn play(state: Arc<State>, encoded: Encoded, end: End, delay: Duration, tx: Tx) {
+async fn send(state: &State, tx: &Tx, pace: Pace, n: u32, event: String) -> bool {
+    match pace.paced_from {
+        Some(start) => tokio::time::sleep_until(start + pace.delay * (n + 1)).await,
+        None if !pace.delay.is_zero() => tokio::time::sleep(pace.delay).await,
+        None => {}
+    }
+    let record = pace.paced_from.is_some().then(|| event.clone());
+    let sent_at = SystemTime::now();
+    let delivered = tx.send(Ok(Frame::data(Bytes::from(event)))).await.is_ok();
+    if let Some(event) = record {
+        state.sent.lock().unwrap_or_else(|p| p.into_inner()).push((sent_at, event));
+    }
+    delivered
+}
+
+async fn play(state: Arc<State>, encoded: Encoded, end: End, pace: Pace, tx: Tx) {
     let ending = match end {
         End::Complete => encoded.complete,
         End::ProviderError => encoded.provider_error,
         End::Disconnect | End::HoldUntilDisconnect => Vec::new(),
     };
-    for event in encoded.events.into_iter().chain(ending) {
-        if !send(&tx, delay, event).await {
+    for (n, event) in (0u32..).zip(encoded.events.into_iter().chain(ending)) {
+        if !send(&state, &tx, pace, n, event).await {
             state.record_disconnect();
             return;
         }

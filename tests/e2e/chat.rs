@@ -56,3 +56,75 @@ async fn chat_streams_delegates_stops_and_survives_a_restart() {
     session.until_texts(".run-cancelled", "the cancelled notice reloads", |t| t.len() == 1).await;
     session.close().await;
 }
+
+/// A thread of three history pages: the chat opens on its newest 200 rows, and "Show earlier"
+/// reveals the rest of the loaded page, then fetches the pages before, until the thread's first
+/// message — every turn shown once, in order (the oracle is the turns written into the log).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_thread_opens_on_its_newest_rows_and_shows_earlier_ones_without_gaps() {
+    use hearth_core::store::Store;
+    use hearth_protocol::agui::Event;
+
+    const TURNS: usize = 400;
+    let home = TestHome::new().unwrap();
+    let session = Session::start_app(APP, &home).await;
+    session.send("hello").await;
+    session.until_texts(".msg-assistant:not(.streaming)", "the sample agent answers", |t| t.len() == 1).await;
+    session.close().await;
+    // 400 earlier turns of 12 events each (a question, an answer in 8 tokens) written into the
+    // thread's log while the app is closed: 4,800 events, three pages of history.
+    let store = Store::open(&home.data_dir().join("hearth.db"), std::time::Duration::from_secs(5)).await.unwrap();
+    let thread = store.list_threads().await.unwrap().remove(0);
+    let events = store.thread_events(&thread.id).await.unwrap();
+    let Some(Event::RunStarted(started)) = events.first() else { panic!("the thread starts with {:?}", events.first()) };
+    for turn in 0..TURNS {
+        for event in turn_events(&thread.id, turn) {
+            store.append_event(&thread.id, &started.run_id, &event).await.unwrap();
+        }
+    }
+    store.close().await;
+
+    let session = Session::start_app(APP, &home).await;
+    let questions = "return [...document.querySelectorAll('.msg-user')].map(e => e.textContent)";
+    let shown = || async {
+        let value = session.client.execute(questions, vec![]).await.unwrap();
+        serde_json::from_value::<Vec<String>>(value).unwrap()
+    };
+    let question = |turn: usize| format!("Earlier question number {turn}");
+    session.until_texts(".msg-user", "the newest turns show", |t| t.last().is_some_and(|q| q.starts_with(&question(TURNS - 1)))).await;
+    let first = shown().await;
+    // The newest page (2,004 events: 167 whole turns) holds 334 rows; the chat shows 200.
+    assert_eq!(first.len(), 100, "{first:?}");
+    let mut clicks = 0;
+    let mut before = first.len();
+    while session.client.find(fantoccini::Locator::Css("#show-earlier")).await.is_ok() {
+        session.find("#show-earlier").await.click().await.unwrap();
+        clicks += 1;
+        session.until_texts(".msg-user", "Show earlier shows more", |t| t.len() > before).await;
+        before = shown().await.len();
+        assert!(clicks <= 10, "Show earlier never ran out");
+    }
+    // Two reveals of loaded rows and two fetches of the pages before.
+    assert_eq!(clicks, 4);
+    let all = shown().await;
+    let mut expected = vec!["hello".to_owned()];
+    expected.extend((0..TURNS).map(|turn| format!("{}, about the garden.", question(turn))));
+    assert_eq!(all, expected, "every turn once, in order");
+    session.close().await;
+}
+
+/// One earlier turn as the log holds it: the run's start with the question, the answer in
+/// eight tokens, the end.
+fn turn_events(thread_id: &str, turn: usize) -> Vec<hearth_protocol::agui::Event> {
+    let (run, message) = (format!("history-run-{turn}"), format!("history-msg-{turn}"));
+    let mut events = vec![
+        serde_json::json!({ "type": "RUN_STARTED", "threadId": thread_id, "runId": run, "input": {
+            "threadId": thread_id, "runId": run, "state": {}, "tools": [], "context": [], "forwardedProps": {},
+            "messages": [{ "id": format!("user-{turn}"), "role": "user", "content": format!("Earlier question number {turn}, about the garden.") }] } }),
+        serde_json::json!({ "type": "TEXT_MESSAGE_START", "messageId": message, "role": "assistant" }),
+    ];
+    events.extend((0..8).map(|piece| serde_json::json!({ "type": "TEXT_MESSAGE_CONTENT", "messageId": message, "delta": format!("part {piece} of the answer, ") })));
+    events.push(serde_json::json!({ "type": "TEXT_MESSAGE_END", "messageId": message }));
+    events.push(serde_json::json!({ "type": "RUN_FINISHED", "threadId": thread_id, "runId": run }));
+    events.into_iter().map(|e| serde_json::from_value(e).unwrap()).collect()
+}

@@ -23,6 +23,12 @@ async fn bad_payloads_get_typed_errors_and_ungranted_commands_are_refused() {
     );
     let missing = session.invoke("thread_history", r#"{"params": {"threadId": "no-such-thread"}}"#).await;
     assert!(missing.contains(r#""code":"not_found""#), "{missing}");
+    // A page cursor is an event number from an earlier page: 0 and below are refused.
+    for before in ["0", "-3"] {
+        let args = format!(r#"{{"params": {{"threadId": "no-such-thread", "before": {before}}}}}"#);
+        let refused = session.invoke("thread_history", &args).await;
+        assert!(refused.contains(r#""code":"invalid_input""#) && refused.contains(before), "{refused}");
+    }
     let stop = session.invoke("run_stop", r#"{"params": {"runId": "never-started"}}"#).await;
     assert_eq!(stop, r#"resolved:{"wasRunning":false}"#);
 

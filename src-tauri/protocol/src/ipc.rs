@@ -101,6 +101,12 @@ pub struct ThreadListResponse {
 /// webview 0.7–1.0 s to receive, decode and replay (benches/webview.rs in tests/support).
 pub const HISTORY_PAGE_EVENTS: u32 = 2_000;
 
+/// How many events past [`HISTORY_PAGE_EVENTS`] a page reaches back to begin where its oldest
+/// run began. Every token is an event, so one long answer or a command's output is a run of
+/// thousands: a page cut inside it would show an answer without its question, and tool
+/// results without their calls. Only a run longer than this is cut (`startsInsideRun`).
+pub const HISTORY_RUN_EVENTS: u32 = 20_000;
+
 /// `thread_history`: one page of the stored event log of one thread, the newest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -127,8 +133,9 @@ impl ThreadHistoryParams {
     }
 }
 
-/// Answer to `thread_history`: up to [`HISTORY_PAGE_EVENTS`] consecutive events of the
-/// thread's runs, in order, ending with the newest (or just before `before`). The UI replays
+/// Answer to `thread_history`: at least [`HISTORY_PAGE_EVENTS`] consecutive events of the
+/// thread's runs (all of them in a shorter thread), in order, ending with the newest (or just
+/// before `before`) and beginning where a run began (unless `startsInsideRun`). The UI replays
 /// them through the same reducer it uses for live streams, so history and live look alike.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -138,9 +145,12 @@ pub struct ThreadHistoryResponse {
     /// The events.
     pub events: Vec<Event>,
     /// When the thread has events before this page: pass it as `before` for the page before.
-    /// The page may then begin inside a run (its start is on the page before).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub earlier: Option<i64>,
+    /// The page begins inside a run longer than [`HISTORY_RUN_EVENTS`] past the page: its
+    /// start, and the question that began it, are on the page before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub starts_inside_run: bool,
 }
 
 /// Answer to `app_info`.
@@ -232,8 +242,12 @@ mod tests {
             assert_eq!(err.code, ErrorCode::InvalidInput);
             assert!(err.message.contains(&bad.to_string()), "{}", err.message);
         }
-        let last = ThreadHistoryResponse { thread_id: "t1".into(), events: Vec::new(), earlier: None };
+        let last = ThreadHistoryResponse { thread_id: "t1".into(), events: Vec::new(), earlier: None, starts_inside_run: false };
         assert_eq!(serde_json::to_string(&last).unwrap(), r#"{"threadId":"t1","events":[]}"#);
+        let cut = ThreadHistoryResponse { earlier: Some(7), starts_inside_run: true, ..last };
+        let json = serde_json::to_string(&cut).unwrap();
+        assert_eq!(json, r#"{"threadId":"t1","events":[],"earlier":7,"startsInsideRun":true}"#);
+        assert_eq!(serde_json::from_str::<ThreadHistoryResponse>(&json).unwrap(), cut);
     }
 
     #[test]

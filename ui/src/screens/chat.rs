@@ -34,7 +34,7 @@ pub fn ChatScreen() -> impl IntoView {
     spawn_local(async move {
         match load_latest().await {
             Ok(Some(history)) => {
-                let state = ChatState::replay_pages(&history.events, history.earlier.is_some());
+                let state = ChatState::replay_pages(&history.events, history.starts_inside_run);
                 thread_id.set(Some(history.thread_id));
                 earlier.set(history.earlier);
                 loaded.set_value(history.events);
@@ -109,7 +109,7 @@ pub fn ChatScreen() -> impl IntoView {
                         let newer = std::mem::replace(events, page.events);
                         events.extend(newer);
                     });
-                    let state = loaded.with_value(|events| ChatState::replay_pages(events, page.earlier.is_some()));
+                    let state = loaded.with_value(|events| ChatState::replay_pages(events, page.starts_inside_run));
                     earlier.set(page.earlier);
                     first_shown.set((state.items.len() - rows_before.min(state.items.len())).saturating_sub(PAGE));
                     chat.set(state);
@@ -174,7 +174,17 @@ pub fn ChatScreen() -> impl IntoView {
 /// One transcript row, re-rendered only when that row changes.
 #[component]
 fn ChatRow(chat: RwSignal<ChatState>, item_key: String) -> impl IntoView {
-    let item = Memo::new(move |_| chat.with(|s| s.row(&item_key).cloned()));
+    // Where this row was last found: it is looked up on every change of the transcript.
+    // (Atomic only because a memo's closure must be `Sync`; the UI has one thread.)
+    let at = std::sync::atomic::AtomicUsize::new(0);
+    let item = Memo::new(move |_| {
+        chat.with(|s| {
+            s.row_near(&item_key, at.load(std::sync::atomic::Ordering::Relaxed)).map(|(index, item)| {
+                at.store(index, std::sync::atomic::Ordering::Relaxed);
+                item.clone()
+            })
+        })
+    });
     // A key names one kind of row for its life. A reasoning row keeps one `<details>` while
     // it streams, so a block the owner opened stays open as its text grows; the arm below
     // would build a new, closed one on every delta.

@@ -237,20 +237,26 @@ impl ChatState {
         state
     }
 
-    /// Applies the pages of a thread's history loaded so far, oldest first. While the thread
-    /// has earlier events (`more_before`), the events before the first run's start are left
-    /// out: they are the end of a run whose beginning is on the page not loaded yet, and show
-    /// whole once it is.
-    pub fn replay_pages(events: &[Event], more_before: bool) -> Self {
+    /// Applies the pages of a thread's history loaded so far, oldest first. A page begins
+    /// where a run began, unless that run was too long to reach back to (`starts_inside_run`):
+    /// then the events before the first run's start are left out, as the end of a run whose
+    /// beginning is on the page not loaded yet; it shows whole once that page is.
+    pub fn replay_pages(events: &[Event], starts_inside_run: bool) -> Self {
         // A page inside one long run (no start on it) shows what it has: better part of the
         // newest run than an empty chat.
-        let from = if more_before { events.iter().position(|e| matches!(e, Event::RunStarted(_))).unwrap_or(0) } else { 0 };
+        let from = if starts_inside_run { events.iter().position(|e| matches!(e, Event::RunStarted(_))).unwrap_or(0) } else { 0 };
         Self::replay(&events[from..])
     }
 
-    /// The row with `key`, searched from the newest: the rows shown are the newest ones.
-    pub fn row(&self, key: &str) -> Option<&ChatItem> {
-        self.items.iter().rev().find(|item| item.has_key(key))
+    /// The row with `key` and where it is, looked for first at `hint` (where the row was
+    /// last time), then after it, then before it. Rows are only appended, or a page of
+    /// earlier rows is put in front (which moves every row later), so each row finds itself
+    /// in one step on every event of a stream, and in a page's length after "Show earlier":
+    /// a search from either end made every event cost the length of the transcript per row.
+    pub fn row_near(&self, key: &str, hint: usize) -> Option<(usize, &ChatItem)> {
+        let mut rows = self.items.iter().enumerate();
+        let found = |(_, item): &(usize, &ChatItem)| item.has_key(key);
+        rows.clone().skip(hint).find(found).or_else(|| rows.by_ref().take(hint).find(found))
     }
 
     /// Where the chat starts showing rows when it opens this transcript: the newest [`PAGE`].

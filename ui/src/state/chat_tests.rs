@@ -314,7 +314,10 @@ fn has_key_agrees_with_key_for_every_kind_of_row() {
     for (n, item) in state.items.iter().enumerate() {
         let key = item.key();
         assert!(item.has_key(&key), "{key}");
-        assert_eq!(state.row(&key), Some(item));
+        // Found from any hint: where it is, before it, after it.
+        for hint in [n, 0, state.items.len()] {
+            assert_eq!(state.row_near(&key, hint), Some((n, item)), "{key} from {hint}");
+        }
         // Every other row's key names another row.
         for (m, other) in state.items.iter().enumerate() {
             assert_eq!(other.has_key(&key), m == n, "{key} against {:?}", other.key());
@@ -322,7 +325,7 @@ fn has_key_agrees_with_key_for_every_kind_of_row() {
     }
     // A key of another kind with the same id is another row.
     assert!(!state.items[2].has_key("u-m1"));
-    assert_eq!(state.row("a-nope"), None);
+    assert_eq!(state.row_near("a-nope", 2), None);
 }
 
 #[test]

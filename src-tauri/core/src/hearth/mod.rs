@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use hearth_protocol::agui::{Message, RunAgentInput, UserMessage};
 use hearth_protocol::ipc::{
-    AppInfoResponse, RunStartParams, RunStartResponse, HISTORY_PAGE_EVENTS, ThreadHistoryResponse, ThreadListResponse,
+    AppInfoResponse, RunStartParams, RunStartResponse, HISTORY_PAGE_EVENTS, HISTORY_RUN_EVENTS, ThreadHistoryResponse, ThreadListResponse,
 };
 use hearth_protocol::tasks::{TaskControlParams, TaskDetail, TaskKind, TaskListResponse, TaskView};
 
@@ -463,18 +463,24 @@ impl Hearth {
             return Err(CoreError::NotFound(format!("There is no conversation {thread_id}.")));
         }
         let events = self.store.thread_events(thread_id).await?;
-        Ok(ThreadHistoryResponse { thread_id: thread_id.to_owned(), events, earlier: None })
+        Ok(ThreadHistoryResponse { thread_id: thread_id.to_owned(), events, earlier: None, starts_inside_run: false })
     }
 
     /// One page of a thread's log for the chat: the newest [`HISTORY_PAGE_EVENTS`] events, or
-    /// those just before `before`, with the cursor of the page before when there is one.
+    /// those just before `before`, back to where their oldest run began (up to
+    /// [`HISTORY_RUN_EVENTS`] more), with the cursor of the page before when there is one.
     pub async fn thread_history_page(&self, thread_id: &str, before: Option<i64>) -> Result<ThreadHistoryResponse> {
         if !self.store.thread_exists(thread_id).await? {
             return Err(CoreError::NotFound(format!("There is no conversation {thread_id}.")));
         }
-        let (page, more) = self.store.thread_events_page(thread_id, before, HISTORY_PAGE_EVENTS).await?;
-        let earlier = if more { page.first().map(|(number, _)| *number) } else { None };
-        Ok(ThreadHistoryResponse { thread_id: thread_id.to_owned(), events: page.into_iter().map(|(_, e)| e).collect(), earlier })
+        let page = self.store.thread_events_page(thread_id, before, HISTORY_PAGE_EVENTS, HISTORY_RUN_EVENTS).await?;
+        let earlier = if page.more { page.events.first().map(|(number, _)| *number) } else { None };
+        Ok(ThreadHistoryResponse {
+            thread_id: thread_id.to_owned(),
+            events: page.events.into_iter().map(|(_, event)| event).collect(),
+            earlier,
+            starts_inside_run: page.starts_inside_run,
+        })
     }
 
     /// Version, data directory and agent, for Settings and the start screen.

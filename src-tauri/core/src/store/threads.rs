@@ -2,7 +2,9 @@
 
 use hearth_protocol::agui::Event;
 use hearth_protocol::ipc::ThreadSummary;
+use futures::TryStreamExt;
 use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
 
 use super::{Store, now_ms};
 use crate::error::{CoreError, Result};
@@ -277,40 +279,55 @@ impl Store {
             .bind(after)
             .fetch_all(self.reader())
             .await?;
-        rows.iter()
-            .map(|row| {
-                let json: String = row.try_get(1)?;
-                Ok((row.try_get(0)?, serde_json::from_str(&json)?))
-            })
-            .collect()
+        rows.iter().map(numbered_event).collect()
     }
 
     /// One page of the thread's log: the last `limit` events numbered below `before` (none:
-    /// the newest), in order, with their numbers; and whether the log holds events before them.
-    /// Read newest first through the (thread_id, id) index, so a page costs the same in a
-    /// thread of any length.
-    pub async fn thread_events_page(&self, thread_id: &str, before: Option<i64>, limit: u32) -> Result<(Vec<(i64, Event)>, bool)> {
-        let rows = sqlx::query("SELECT id, event FROM thread_events WHERE thread_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3")
+    /// the newest), reaching back up to `run_limit` more so that the page begins where its
+    /// oldest run began (a `RUN_STARTED`); in order, with their numbers. Read newest first
+    /// through the (thread_id, id) index and only as far as the page goes, so a page costs the
+    /// same in a thread of any length.
+    pub async fn thread_events_page(&self, thread_id: &str, before: Option<i64>, limit: u32, run_limit: u32) -> Result<EventPage> {
+        let mut rows = sqlx::query("SELECT id, event FROM thread_events WHERE thread_id = ?1 AND id < ?2 ORDER BY id DESC")
             .bind(thread_id)
             .bind(before.unwrap_or(i64::MAX))
-            .bind(i64::from(limit) + 1)
-            .fetch_all(self.reader())
-            .await?;
-        let more = rows.len() > limit as usize;
-        let mut page = rows
-            .iter()
-            .take(limit as usize)
-            .map(|row| {
-                let json: String = row.try_get(1)?;
-                Ok((row.try_get(0)?, serde_json::from_str(&json)?))
-            })
-            .collect::<Result<Vec<(i64, Event)>>>()?;
-        page.reverse();
-        Ok((page, more))
+            .fetch(self.reader());
+        let (limit, most) = (limit as usize, limit as usize + run_limit as usize);
+        let mut page = EventPage { events: Vec::new(), more: false, starts_inside_run: false };
+        while let Some(row) = rows.try_next().await? {
+            if page.events.len() >= limit {
+                let at_run_start = matches!(page.events.last(), Some((_, Event::RunStarted(_))));
+                if at_run_start || page.events.len() >= most {
+                    page.more = true;
+                    page.starts_inside_run = !at_run_start;
+                    break;
+                }
+            }
+            page.events.push(numbered_event(&row)?);
+        }
+        page.events.reverse();
+        Ok(page)
     }
 
     /// The thread's whole event log, in order.
     pub async fn thread_events(&self, thread_id: &str) -> Result<Vec<Event>> {
         Ok(self.thread_events_after(thread_id, 0).await?.into_iter().map(|(_, event)| event).collect())
     }
+}
+
+/// One page of a thread's log, as the chat reads it ([`Store::thread_events_page`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventPage {
+    /// The events, oldest first, with their numbers.
+    pub events: Vec<(i64, Event)>,
+    /// The log holds events before these.
+    pub more: bool,
+    /// The page begins inside a run whose start is further back than the page could reach.
+    pub starts_inside_run: bool,
+}
+
+/// A `thread_events` row read as (id, event): its number and its decoded event.
+fn numbered_event(row: &SqliteRow) -> Result<(i64, Event)> {
+    let json: String = row.try_get(1)?;
+    Ok((row.try_get(0)?, serde_json::from_str(&json)?))
 }

@@ -156,31 +156,58 @@ async fn bad_input_is_refused_with_a_typed_error_and_changes_nothing() {
 }
 
 #[tokio::test]
-async fn the_chat_reads_a_long_thread_a_page_at_a_time_and_the_pages_join_into_the_whole_log() {
+async fn the_chat_reads_a_long_thread_a_page_at_a_time_each_page_beginning_where_a_run_began() {
     use hearth_protocol::ipc::HISTORY_PAGE_EVENTS;
     let t = open().await;
     let (thread_id, run_id, events) = start(&t.hearth, None, "hello").await;
     collect(events).await;
-    // 2,500 more events, as a long reply of one run.
-    let delta = |n: usize| -> Event {
-        serde_json::from_value(serde_json::json!({ "type": "TEXT_MESSAGE_CONTENT", "messageId": "long", "delta": format!("{n} ") })).unwrap()
+    // Runs as the log holds them: a start, one event per token of the answer, an end.
+    let run = |n: usize, tokens: usize| -> Vec<Event> {
+        let (run, message) = (format!("long-run-{n}"), format!("long-msg-{n}"));
+        let mut events = vec![
+            serde_json::json!({ "type": "RUN_STARTED", "threadId": thread_id, "runId": run }),
+            serde_json::json!({ "type": "TEXT_MESSAGE_START", "messageId": message, "role": "assistant" }),
+        ];
+        events.extend((0..tokens).map(|k| serde_json::json!({ "type": "TEXT_MESSAGE_CONTENT", "messageId": message, "delta": format!("{k} ") })));
+        events.push(serde_json::json!({ "type": "TEXT_MESSAGE_END", "messageId": message }));
+        events.push(serde_json::json!({ "type": "RUN_FINISHED", "threadId": thread_id, "runId": run }));
+        events.into_iter().map(|e| serde_json::from_value(e).unwrap()).collect()
     };
-    for n in 0..2_500 {
-        t.hearth.store().append_event(&thread_id, &run_id, &delta(n)).await.unwrap();
+    // Three runs of 900 tokens, one longer than a page (2,500), then a short one.
+    let runs = [900, 900, 900, 2_500, 10];
+    for (n, tokens) in runs.into_iter().enumerate() {
+        for event in run(n, tokens) {
+            t.hearth.store().append_event(&thread_id, &run_id, &event).await.unwrap();
+        }
     }
     let whole = t.hearth.thread_history(&thread_id).await.unwrap().events;
-    let page_size = HISTORY_PAGE_EVENTS as usize;
-    assert!(whole.len() > page_size && whole.len() < 2 * page_size, "{} events", whole.len());
+    let hello = whole.len() - runs.iter().map(|tokens| tokens + 4).sum::<usize>();
 
-    let newest = t.hearth.thread_history_page(&thread_id, None).await.unwrap();
-    assert_eq!(newest.events.len(), page_size);
-    assert_eq!(newest.events[..], whole[whole.len() - page_size..]);
-    let before = newest.earlier.expect("the log goes on before the newest page");
-    let first = t.hearth.thread_history_page(&thread_id, Some(before)).await.unwrap();
-    assert_eq!(first.earlier, None, "the first page is the thread's start");
-    assert!(matches!(first.events.first(), Some(Event::RunStarted(_))));
-    let joined: Vec<Event> = first.events.into_iter().chain(newest.events).collect();
+    let mut pages = Vec::new();
+    let mut before = None;
+    loop {
+        let page = t.hearth.thread_history_page(&thread_id, before).await.unwrap();
+        assert!(!page.starts_inside_run);
+        assert!(matches!(page.events.first(), Some(Event::RunStarted(_))), "a page begins where a run began");
+        before = page.earlier;
+        pages.push(page.events);
+        if before.is_none() {
+            break;
+        }
+    }
+    // The newest page reaches back past its 2,000 events to the long run's start; the next
+    // holds its 2,000 and the rest of the run they end in; the first is the hello run.
+    let sizes: Vec<usize> = pages.iter().map(Vec::len).collect();
+    assert_eq!(sizes, [2_504 + 14, 3 * 904, hello]);
+    assert!(sizes[1] > HISTORY_PAGE_EVENTS as usize);
+    let joined: Vec<Event> = pages.into_iter().rev().flatten().collect();
     assert_eq!(joined, whole, "the pages join into the log, nothing missing or repeated");
+
+    // A run longer than a page may reach back is cut there, and the page says so.
+    let cut = t.hearth.store().thread_events_page(&thread_id, None, 100, 50).await.unwrap();
+    assert_eq!(cut.events.len(), 150);
+    assert!(cut.more && cut.starts_inside_run);
+    assert_eq!(cut.events.last().map(|(_, e)| e), whole.last());
 
     // A cursor before the first event reads nothing; a thread that is not there is an error.
     let none = t.hearth.thread_history_page(&thread_id, Some(1)).await.unwrap();

@@ -19,10 +19,15 @@ pub fn run() {
     let app = build(tauri::Builder::default()).build(tauri::generate_context!());
     match app {
         Ok(app) => app.run(|handle, event| {
-            if let tauri::RunEvent::Exit = event
-                && let Some(hearth) = handle.state::<AppState>().hearth()
-            {
-                tauri::async_runtime::block_on(hearth.shutdown());
+            if let tauri::RunEvent::Exit = event {
+                // A core still opening is waited for, then shut down like an open one: its
+                // workers may have started.
+                let state = handle.state::<AppState>().inner().clone();
+                tauri::async_runtime::block_on(async move {
+                    if let Ok(hearth) = state.ready().await {
+                        hearth.shutdown().await;
+                    }
+                });
             }
         }),
         Err(err) => tracing::error!(error = %err, "Hearth could not start its window"),
@@ -35,14 +40,19 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_notification::init())
         .setup(|app| {
-            let state = AppState::open(app.handle());
-            if let Some(hearth) = state.hearth() {
-                match tauri::async_runtime::block_on(hearth.notification_watch()) {
-                    Ok(notices) => streams::show_os_notifications(app.handle().clone(), notices),
-                    Err(err) => tracing::warn!(error = %err, "notices will show only in the inbox"),
-                }
-            }
+            // The core opens beside the window (state.rs says why); commands wait for it.
+            let (state, opening) = AppState::opening();
             app.manage(state);
+            let handle = app.handle().clone();
+            // On a blocking thread of its own: the core's opening future is not `Send` for
+            // every lifetime the runtime's `spawn` asks of it (it ran under `block_on` before).
+            tauri::async_runtime::spawn_blocking(move || {
+                tauri::async_runtime::block_on(async move {
+                    if let Some(hearth) = opening.open(&handle).await {
+                        streams::show_os_notifications(handle, hearth.notification_watch_since_open());
+                    }
+                });
+            });
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![

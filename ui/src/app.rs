@@ -37,6 +37,11 @@ pub fn App() -> impl IntoView {
             }
             Err(err) => startup.set(Startup::Failed(err.message)),
         }
+        // The frame that shows the app (its shell, or why it could not start), not the
+        // loading line before it: the moment the footprint bench calls first paint, for Hearth
+        // and for the Tauri floor alike (tests/floor/ui). The core opens beside the window, so
+        // this frame comes after it has opened.
+        crate::marks::after_next_frame(|| spawn_local(ipc::app_painted()));
     });
     view! {
         {move || match startup.get() {

@@ -16,7 +16,4 @@ mod state;
 fn main() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(app::App);
-    // The frame holding the mounted window: the moment the footprint bench calls first paint,
-    // for Hearth and for the Tauri floor alike (tests/floor/ui).
-    marks::after_next_frame(|| leptos::task::spawn_local(ipc::app_painted()));
 }

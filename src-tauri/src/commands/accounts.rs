@@ -10,7 +10,7 @@ use crate::ipc::parse;
 /// What Accounts shows.
 #[tauri::command]
 pub async fn accounts_get(state: State<'_, AppState>) -> Result<AccountsView, IpcError> {
-    state.ready()?.accounts_get().await.map_err(|e| e.to_ipc())
+    state.ready().await?.accounts_get().await.map_err(|e| e.to_ipc())
 }
 
 /// The owner's own Google OAuth client.
@@ -18,7 +18,7 @@ pub async fn accounts_get(state: State<'_, AppState>) -> Result<AccountsView, Ip
 pub async fn accounts_client_set(state: State<'_, AppState>, params: serde_json::Value) -> Result<AccountsView, IpcError> {
     let params: GoogleClientParams = parse("accounts_client_set", params)?;
     params.validate()?;
-    state.ready()?.accounts_client_set(&params).await.map_err(|e| e.to_ipc())
+    state.ready().await?.accounts_client_set(&params).await.map_err(|e| e.to_ipc())
 }
 
 /// Starts a Google sign-in and opens its consent page in the owner's own browser.
@@ -29,7 +29,7 @@ pub async fn account_connect_begin<R: Runtime>(
     params: serde_json::Value,
 ) -> Result<ConnectBegun, IpcError> {
     let params: AccountConnectParams = parse("account_connect_begin", params)?;
-    let begun = state.ready()?.account_connect_begin(params.access).await.map_err(|e| e.to_ipc())?;
+    let begun = state.ready().await?.account_connect_begin(params.access).await.map_err(|e| e.to_ipc())?;
     open_in_browser(&app, &begun.consent_url);
     Ok(begun)
 }
@@ -54,7 +54,7 @@ fn open_in_browser<R: Runtime>(app: &AppHandle<R>, url: &str) {
 pub async fn account_connect_finish(state: State<'_, AppState>, params: serde_json::Value) -> Result<AccountsView, IpcError> {
     let params: AccountAttemptParams = parse("account_connect_finish", params)?;
     params.validate()?;
-    state.ready()?.account_connect_finish(&params.attempt_id).await.map_err(|e| e.to_ipc())
+    state.ready().await?.account_connect_finish(&params.attempt_id).await.map_err(|e| e.to_ipc())
 }
 
 /// The account the agent's mail and calendar tools use.
@@ -62,7 +62,7 @@ pub async fn account_connect_finish(state: State<'_, AppState>, params: serde_js
 pub async fn account_choose(state: State<'_, AppState>, params: serde_json::Value) -> Result<AccountsView, IpcError> {
     let params: AccountParams = parse("account_choose", params)?;
     params.validate()?;
-    state.ready()?.account_choose(&params.connection_id).await.map_err(|e| e.to_ipc())
+    state.ready().await?.account_choose(&params.connection_id).await.map_err(|e| e.to_ipc())
 }
 
 /// Disconnects a Google account (revoked at Google, forgotten here).
@@ -70,5 +70,5 @@ pub async fn account_choose(state: State<'_, AppState>, params: serde_json::Valu
 pub async fn account_disconnect(state: State<'_, AppState>, params: serde_json::Value) -> Result<AccountsView, IpcError> {
     let params: AccountParams = parse("account_disconnect", params)?;
     params.validate()?;
-    state.ready()?.account_disconnect(&params.connection_id).await.map_err(|e| e.to_ipc())
+    state.ready().await?.account_disconnect(&params.connection_id).await.map_err(|e| e.to_ipc())
 }

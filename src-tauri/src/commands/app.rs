@@ -8,11 +8,12 @@ use crate::AppState;
 
 /// Version and data folder, or the start-up error (the UI shows its error screen).
 #[tauri::command]
-pub fn app_info(state: State<'_, AppState>) -> Result<AppInfoResponse, IpcError> {
-    Ok(state.ready()?.app_info())
+pub async fn app_info(state: State<'_, AppState>) -> Result<AppInfoResponse, IpcError> {
+    Ok(state.ready().await?.app_info())
 }
 
-/// The window drew its first frame (the UI calls this two animation frames after it mounted).
+/// The window drew its first frame of the app: its shell, or the start-up error, never the
+/// loading line while the core opens (the UI calls this two animation frames after it shows it).
 /// Logged at info, in the words the footprint bench waits for on stderr: it times Hearth and
 /// the Tauri floor (tests/floor) from process start to this same moment.
 #[tauri::command]

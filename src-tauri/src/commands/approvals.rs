@@ -10,7 +10,7 @@ use crate::ipc::parse;
 /// Proposals, awaiting review first.
 #[tauri::command]
 pub async fn approval_list(state: State<'_, AppState>) -> Result<ApprovalListResponse, IpcError> {
-    let proposals = state.ready()?.approval_list().await.map_err(|e| e.to_ipc())?;
+    let proposals = state.ready().await?.approval_list().await.map_err(|e| e.to_ipc())?;
     Ok(ApprovalListResponse { proposals })
 }
 
@@ -19,7 +19,7 @@ pub async fn approval_list(state: State<'_, AppState>) -> Result<ApprovalListRes
 pub async fn approval_get(state: State<'_, AppState>, params: serde_json::Value) -> Result<ProposalView, IpcError> {
     let params: ApprovalGetParams = parse("approval_get", params)?;
     params.validate()?;
-    state.ready()?.approval_get(&params.proposal_id).await.map_err(|e| e.to_ipc())
+    state.ready().await?.approval_get(&params.proposal_id).await.map_err(|e| e.to_ipc())
 }
 
 /// Approve or deny the proposal whose hash the owner was shown.
@@ -27,7 +27,7 @@ pub async fn approval_get(state: State<'_, AppState>, params: serde_json::Value)
 pub async fn approval_decide(state: State<'_, AppState>, params: serde_json::Value) -> Result<ProposalView, IpcError> {
     let params: ApprovalDecideParams = parse("approval_decide", params)?;
     params.validate()?;
-    state.ready()?.approval_decide(&params).await.map_err(|e| e.to_ipc())
+    state.ready().await?.approval_decide(&params).await.map_err(|e| e.to_ipc())
 }
 
 /// Check — and, when asked, retry — an approved action whose outcome is unknown.
@@ -35,5 +35,5 @@ pub async fn approval_decide(state: State<'_, AppState>, params: serde_json::Val
 pub async fn approval_recheck(state: State<'_, AppState>, params: serde_json::Value) -> Result<ProposalView, IpcError> {
     let params: ApprovalRecheckParams = parse("approval_recheck", params)?;
     params.validate()?;
-    state.ready()?.approval_recheck(&params).await.map_err(|e| e.to_ipc())
+    state.ready().await?.approval_recheck(&params).await.map_err(|e| e.to_ipc())
 }

@@ -21,24 +21,24 @@ pub async fn run_start(
     on_event: Channel<Event>,
 ) -> Result<RunStartResponse, IpcError> {
     let params: RunStartParams = parse("run_start", params)?;
-    let hearth = state.ready()?;
+    let hearth = state.ready().await?;
     let (started, events) = hearth.start_run(params).await.map_err(|e| e.to_ipc())?;
-    forward(hearth.clone(), started.run_id.clone(), events, on_event);
+    forward(hearth, started.run_id.clone(), events, on_event);
     Ok(started)
 }
 
 /// Stops a run (idempotent).
 #[tauri::command]
-pub fn run_stop(state: State<'_, AppState>, params: serde_json::Value) -> Result<RunStopResponse, IpcError> {
+pub async fn run_stop(state: State<'_, AppState>, params: serde_json::Value) -> Result<RunStopResponse, IpcError> {
     let params: RunStopParams = parse("run_stop", params)?;
     params.validate()?;
-    Ok(RunStopResponse { was_running: state.ready()?.stop_run(&params.run_id) })
+    Ok(RunStopResponse { was_running: state.ready().await?.stop_run(&params.run_id) })
 }
 
 /// Conversations, newest first.
 #[tauri::command]
 pub async fn thread_list(state: State<'_, AppState>) -> Result<ThreadListResponse, IpcError> {
-    state.ready()?.thread_list().await.map_err(|e| e.to_ipc())
+    state.ready().await?.thread_list().await.map_err(|e| e.to_ipc())
 }
 
 /// One page of a conversation's stored events, the newest first.
@@ -49,5 +49,5 @@ pub async fn thread_history(
 ) -> Result<ThreadHistoryResponse, IpcError> {
     let params: ThreadHistoryParams = parse("thread_history", params)?;
     params.validate()?;
-    state.ready()?.thread_history_page(&params.thread_id, params.before).await.map_err(|e| e.to_ipc())
+    state.ready().await?.thread_history_page(&params.thread_id, params.before).await.map_err(|e| e.to_ipc())
 }

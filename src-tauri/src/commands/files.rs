@@ -12,7 +12,7 @@ use crate::ipc::parse;
 /// Files, newest first.
 #[tauri::command]
 pub async fn file_list(state: State<'_, AppState>) -> Result<FileListResponse, IpcError> {
-    let files = state.ready()?.file_list().await.map_err(|e| e.to_ipc())?;
+    let files = state.ready().await?.file_list().await.map_err(|e| e.to_ipc())?;
     Ok(FileListResponse { files })
 }
 
@@ -21,7 +21,7 @@ pub async fn file_list(state: State<'_, AppState>) -> Result<FileListResponse, I
 pub async fn file_get(state: State<'_, AppState>, params: serde_json::Value) -> Result<FileDetail, IpcError> {
     let params: FileGetParams = parse("file_get", params)?;
     params.validate()?;
-    state.ready()?.file_get(&params.file_id).await.map_err(|e| e.to_ipc())
+    state.ready().await?.file_get(&params.file_id).await.map_err(|e| e.to_ipc())
 }
 
 /// One page as a PNG.
@@ -29,7 +29,7 @@ pub async fn file_get(state: State<'_, AppState>, params: serde_json::Value) -> 
 pub async fn file_render(state: State<'_, AppState>, params: serde_json::Value) -> Result<FileRenderResponse, IpcError> {
     let params: FileRenderParams = parse("file_render", params)?;
     params.validate()?;
-    state.ready()?.file_render(&params).await.map_err(|e| e.to_ipc())
+    state.ready().await?.file_render(&params).await.map_err(|e| e.to_ipc())
 }
 
 /// Fills a new copy (the original never changes).
@@ -37,5 +37,5 @@ pub async fn file_render(state: State<'_, AppState>, params: serde_json::Value) 
 pub async fn file_fill(state: State<'_, AppState>, params: serde_json::Value) -> Result<FileView, IpcError> {
     let params: FileFillParams = parse("file_fill", params)?;
     params.validate()?;
-    state.ready()?.file_fill(&params).await.map_err(|e| e.to_ipc())
+    state.ready().await?.file_fill(&params).await.map_err(|e| e.to_ipc())
 }

@@ -10,7 +10,7 @@ use crate::ipc::parse;
 /// Every goal.
 #[tauri::command]
 pub async fn goal_list(state: State<'_, AppState>) -> Result<GoalListResponse, IpcError> {
-    state.ready()?.goal_list().await.map_err(|e| e.to_ipc())
+    state.ready().await?.goal_list().await.map_err(|e| e.to_ipc())
 }
 
 /// A goal the owner makes.
@@ -18,7 +18,7 @@ pub async fn goal_list(state: State<'_, AppState>) -> Result<GoalListResponse, I
 pub async fn goal_create(state: State<'_, AppState>, params: serde_json::Value) -> Result<GoalView, IpcError> {
     let params: GoalCreateParams = parse("goal_create", params)?;
     params.validate()?;
-    state.ready()?.goal_create(&params).await.map_err(|e| e.to_ipc())
+    state.ready().await?.goal_create(&params).await.map_err(|e| e.to_ipc())
 }
 
 /// Pause or resume a goal with its tasks and schedules.
@@ -26,5 +26,5 @@ pub async fn goal_create(state: State<'_, AppState>, params: serde_json::Value) 
 pub async fn goal_control(state: State<'_, AppState>, params: serde_json::Value) -> Result<GoalView, IpcError> {
     let params: GoalControlParams = parse("goal_control", params)?;
     params.validate()?;
-    state.ready()?.goal_control(&params).await.map_err(|e| e.to_ipc())
+    state.ready().await?.goal_control(&params).await.map_err(|e| e.to_ipc())
 }

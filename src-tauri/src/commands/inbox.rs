@@ -13,7 +13,7 @@ use crate::ipc::parse;
 /// Every schedule.
 #[tauri::command]
 pub async fn schedule_list(state: State<'_, AppState>) -> Result<ScheduleListResponse, IpcError> {
-    state.ready()?.schedule_list().await.map_err(|e| e.to_ipc())
+    state.ready().await?.schedule_list().await.map_err(|e| e.to_ipc())
 }
 
 /// A schedule the owner makes.
@@ -21,7 +21,7 @@ pub async fn schedule_list(state: State<'_, AppState>) -> Result<ScheduleListRes
 pub async fn schedule_create(state: State<'_, AppState>, params: serde_json::Value) -> Result<ScheduleView, IpcError> {
     let params: ScheduleCreateParams = parse("schedule_create", params)?;
     params.validate()?;
-    state.ready()?.schedule_create(&params).await.map_err(|e| e.to_ipc())
+    state.ready().await?.schedule_create(&params).await.map_err(|e| e.to_ipc())
 }
 
 /// Pause, resume, run now, delete (`null` after a delete).
@@ -29,7 +29,7 @@ pub async fn schedule_create(state: State<'_, AppState>, params: serde_json::Val
 pub async fn schedule_control(state: State<'_, AppState>, params: serde_json::Value) -> Result<Option<ScheduleView>, IpcError> {
     let params: ScheduleControlParams = parse("schedule_control", params)?;
     params.validate()?;
-    state.ready()?.schedule_control(&params).await.map_err(|e| e.to_ipc())
+    state.ready().await?.schedule_control(&params).await.map_err(|e| e.to_ipc())
 }
 
 /// A scheduled monitor looks at its page now.
@@ -37,13 +37,13 @@ pub async fn schedule_control(state: State<'_, AppState>, params: serde_json::Va
 pub async fn monitor_check_now(state: State<'_, AppState>, params: serde_json::Value) -> Result<hearth_protocol::tasks::TaskView, IpcError> {
     let params: hearth_protocol::tasks::TaskGetParams = parse("monitor_check_now", params)?;
     params.validate()?;
-    state.ready()?.monitor_check_now(&params.task_id).await.map_err(|e| e.to_ipc())
+    state.ready().await?.monitor_check_now(&params.task_id).await.map_err(|e| e.to_ipc())
 }
 
 /// Ideas not decided yet.
 #[tauri::command]
 pub async fn idea_list(state: State<'_, AppState>) -> Result<hearth_protocol::ideas::IdeaListResponse, IpcError> {
-    state.ready()?.idea_list().await.map_err(|e| e.to_ipc())
+    state.ready().await?.idea_list().await.map_err(|e| e.to_ipc())
 }
 
 /// Accepts an idea: Hearth makes its task or schedule.
@@ -51,7 +51,7 @@ pub async fn idea_list(state: State<'_, AppState>) -> Result<hearth_protocol::id
 pub async fn idea_accept(state: State<'_, AppState>, params: serde_json::Value) -> Result<hearth_protocol::ideas::IdeaAccepted, IpcError> {
     let params: hearth_protocol::ideas::IdeaParams = parse("idea_accept", params)?;
     params.validate()?;
-    state.ready()?.idea_accept(&params).await.map_err(|e| e.to_ipc())
+    state.ready().await?.idea_accept(&params).await.map_err(|e| e.to_ipc())
 }
 
 /// Dismisses an idea for good.
@@ -59,13 +59,13 @@ pub async fn idea_accept(state: State<'_, AppState>, params: serde_json::Value) 
 pub async fn idea_dismiss(state: State<'_, AppState>, params: serde_json::Value) -> Result<hearth_protocol::ideas::IdeaListResponse, IpcError> {
     let params: hearth_protocol::ideas::IdeaParams = parse("idea_dismiss", params)?;
     params.validate()?;
-    state.ready()?.idea_dismiss(&params).await.map_err(|e| e.to_ipc())
+    state.ready().await?.idea_dismiss(&params).await.map_err(|e| e.to_ipc())
 }
 
 /// The inbox.
 #[tauri::command]
 pub async fn notification_list(state: State<'_, AppState>) -> Result<NotificationListResponse, IpcError> {
-    state.ready()?.notification_list().await.map_err(|e| e.to_ipc())
+    state.ready().await?.notification_list().await.map_err(|e| e.to_ipc())
 }
 
 /// Marks notices read.
@@ -73,13 +73,13 @@ pub async fn notification_list(state: State<'_, AppState>) -> Result<Notificatio
 pub async fn notification_read(state: State<'_, AppState>, params: serde_json::Value) -> Result<NotificationListResponse, IpcError> {
     let params: NotificationReadParams = parse("notification_read", params)?;
     params.validate()?;
-    state.ready()?.notification_read(&params).await.map_err(|e| e.to_ipc())
+    state.ready().await?.notification_read(&params).await.map_err(|e| e.to_ipc())
 }
 
 /// Pushes every new notice on `on_notice` until the window stops listening.
 #[tauri::command(rename_all = "camelCase")]
 pub async fn notification_watch(state: State<'_, AppState>, on_notice: Channel<NotificationView>) -> Result<(), IpcError> {
-    let notices = state.ready()?.notification_watch().await.map_err(|e| e.to_ipc())?;
+    let notices = state.ready().await?.notification_watch().await.map_err(|e| e.to_ipc())?;
     crate::streams::forward_notices(notices, on_notice);
     Ok(())
 }

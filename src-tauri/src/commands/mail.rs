@@ -12,5 +12,5 @@ use crate::ipc::parse;
 pub async fn mail_thread_get(state: State<'_, AppState>, params: serde_json::Value) -> Result<MailThread, IpcError> {
     let params: MailThreadGetParams = parse("mail_thread_get", params)?;
     params.validate()?;
-    state.ready()?.mail_thread(&params.thread_id).await.map_err(|e| e.to_ipc())
+    state.ready().await?.mail_thread(&params.thread_id).await.map_err(|e| e.to_ipc())
 }

@@ -10,7 +10,7 @@ use crate::ipc::parse;
 /// Every fact and the requests that carried some.
 #[tauri::command]
 pub async fn memory_list(state: State<'_, AppState>) -> Result<MemoryListResponse, IpcError> {
-    state.ready()?.memory_list().await.map_err(|e| e.to_ipc())
+    state.ready().await?.memory_list().await.map_err(|e| e.to_ipc())
 }
 
 /// Keeps a new fact or corrects one.
@@ -18,7 +18,7 @@ pub async fn memory_list(state: State<'_, AppState>) -> Result<MemoryListRespons
 pub async fn memory_save(state: State<'_, AppState>, params: serde_json::Value) -> Result<MemoryView, IpcError> {
     let params: MemorySaveParams = parse("memory_save", params)?;
     params.validate()?;
-    state.ready()?.memory_save(&params).await.map_err(|e| e.to_ipc())
+    state.ready().await?.memory_save(&params).await.map_err(|e| e.to_ipc())
 }
 
 /// Forgets a fact.
@@ -26,5 +26,5 @@ pub async fn memory_save(state: State<'_, AppState>, params: serde_json::Value) 
 pub async fn memory_forget(state: State<'_, AppState>, params: serde_json::Value) -> Result<MemoryListResponse, IpcError> {
     let params: MemoryForgetParams = parse("memory_forget", params)?;
     params.validate()?;
-    state.ready()?.memory_forget(&params).await.map_err(|e| e.to_ipc())
+    state.ready().await?.memory_forget(&params).await.map_err(|e| e.to_ipc())
 }

@@ -12,14 +12,14 @@ use crate::ipc::parse;
 /// What Settings shows.
 #[tauri::command]
 pub async fn settings_get(state: State<'_, AppState>) -> Result<SettingsView, IpcError> {
-    state.ready()?.settings_get().await.map_err(|e| e.to_ipc())
+    state.ready().await?.settings_get().await.map_err(|e| e.to_ipc())
 }
 
 /// Who answers the chat.
 #[tauri::command]
 pub async fn settings_mode_set(state: State<'_, AppState>, params: serde_json::Value) -> Result<SettingsView, IpcError> {
     let params: AgentModeParams = parse("settings_mode_set", params)?;
-    state.ready()?.settings_mode_set(params.mode).await.map_err(|e| e.to_ipc())
+    state.ready().await?.settings_mode_set(params.mode).await.map_err(|e| e.to_ipc())
 }
 
 /// The model provider.
@@ -27,13 +27,13 @@ pub async fn settings_mode_set(state: State<'_, AppState>, params: serde_json::V
 pub async fn settings_model_set(state: State<'_, AppState>, params: serde_json::Value) -> Result<SettingsView, IpcError> {
     let params: ModelSettingsParams = parse("settings_model_set", params)?;
     params.validate()?;
-    state.ready()?.settings_model_set(&params).await.map_err(|e| e.to_ipc())
+    state.ready().await?.settings_model_set(&params).await.map_err(|e| e.to_ipc())
 }
 
 /// "Test connection".
 #[tauri::command]
 pub async fn settings_model_test(state: State<'_, AppState>) -> Result<ConnectionTestResponse, IpcError> {
-    state.ready()?.settings_model_test().await.map_err(|e| e.to_ipc())
+    state.ready().await?.settings_model_test().await.map_err(|e| e.to_ipc())
 }
 
 /// The external AG-UI agent.
@@ -41,18 +41,18 @@ pub async fn settings_model_test(state: State<'_, AppState>) -> Result<Connectio
 pub async fn settings_harness_set(state: State<'_, AppState>, params: serde_json::Value) -> Result<SettingsView, IpcError> {
     let params: HarnessSettingsParams = parse("settings_harness_set", params)?;
     params.validate()?;
-    state.ready()?.settings_harness_set(&params).await.map_err(|e| e.to_ipc())
+    state.ready().await?.settings_harness_set(&params).await.map_err(|e| e.to_ipc())
 }
 
 /// Hearth's own AG-UI endpoint on or off.
 #[tauri::command]
 pub async fn settings_endpoint_set(state: State<'_, AppState>, params: serde_json::Value) -> Result<SettingsView, IpcError> {
     let params: EndpointParams = parse("settings_endpoint_set", params)?;
-    state.ready()?.settings_endpoint_set(params.enabled).await.map_err(|e| e.to_ipc())
+    state.ready().await?.settings_endpoint_set(params.enabled).await.map_err(|e| e.to_ipc())
 }
 
 /// "Regenerate token": a new endpoint token; the running endpoint refuses the old one at once.
 #[tauri::command]
 pub async fn settings_endpoint_regenerate(state: State<'_, AppState>) -> Result<SettingsView, IpcError> {
-    state.ready()?.settings_endpoint_regenerate().await.map_err(|e| e.to_ipc())
+    state.ready().await?.settings_endpoint_regenerate().await.map_err(|e| e.to_ipc())
 }

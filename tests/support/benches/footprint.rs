@@ -2,8 +2,10 @@
 //! same toolchain, same release profile), both measured the same way in one run:
 //!
 //! - cold start to first paint: from just before the process is spawned to the line each app
-//!   prints when its window has drawn its first frame (the UI's second animation frame after
-//!   mount calls `app_painted`), medians of 10 starts, the two apps alternating;
+//!   prints when its window has drawn its first frame of the app (the UI's second animation
+//!   frame after it shows the app calls `app_painted`: the floor's page on mount, Hearth's
+//!   shell once its core has opened, not the loading line before it), medians of 10 starts,
+//!   the two apps alternating;
 //! - idle memory 60 s after start: PSS and private dirty (`/proc/PID/smaps_rollup`) summed over
 //!   the app and the WebKit processes it started;
 //! - Hearth again after `HEARTH_IDLE_SECS` (600 by default): growth over 10 idle minutes.

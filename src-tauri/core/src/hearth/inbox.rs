@@ -72,8 +72,19 @@ impl Hearth {
     /// Every notice written from now on, oldest first, once each. Ends when the receiver is
     /// dropped or Hearth shuts down.
     pub async fn notification_watch(&self) -> Result<tokio::sync::mpsc::Receiver<NotificationView>> {
+        let now = self.store.newest_notification_id().await?;
+        Ok(self.notices_after(now))
+    }
+
+    /// Every notice written since this Hearth opened, oldest first, once each: the OS
+    /// notifications' watch. The shell starts it once the core has opened, and the workers
+    /// started in [`Hearth::open`] may have written notices by then; those must pop up too.
+    pub fn notification_watch_since_open(&self) -> tokio::sync::mpsc::Receiver<NotificationView> {
+        self.notices_after(self.notices_at_open)
+    }
+
+    fn notices_after(&self, mut after: i64) -> tokio::sync::mpsc::Receiver<NotificationView> {
         let (tx, rx) = tokio::sync::mpsc::channel(64);
-        let mut after = self.store.newest_notification_id().await?;
         let mut changes = self.tasks.subscribe();
         let store = self.store.clone();
         let stop = self.background.clone();
@@ -102,6 +113,6 @@ impl Hearth {
                 }
             }
         });
-        Ok(rx)
+        rx
     }
 }

@@ -75,6 +75,9 @@ pub struct Hearth {
     schedules: crate::schedules::Schedules,
     /// Ends the background loops Hearth started itself (the schedules' tick).
     background: tokio_util::sync::CancellationToken,
+    /// The newest notice when this Hearth opened, before its workers started: where the OS
+    /// notifications' watch begins ([`Hearth::notification_watch_since_open`]).
+    notices_at_open: i64,
 }
 
 /// The one owner's id in names and labels (Hearth is single-owner).
@@ -98,6 +101,7 @@ impl Hearth {
         let store = Store::open(&config.database_path(), config.busy_timeout).await?;
         close_orphan_runs(&store).await?;
         seed::seed_if_empty(&store, &config.attachments_dir()).await?;
+        let notices_at_open = store.newest_notification_id().await?;
         let tasks = TaskEngine::new(store.clone(), config.engine.clone());
         tasks.register(TaskKind::Agent, NoModelHandler);
         tasks.register(TaskKind::Plan, NoModelHandler);
@@ -180,6 +184,7 @@ impl Hearth {
             conversations: Arc::default(),
             schedules,
             background: tokio_util::sync::CancellationToken::new(),
+            notices_at_open,
         };
         // The account chosen last time first: neither the tasks recovery just requeued nor a
         // client of the AG-UI endpoint (which the settings start) may read, or prepare for, the

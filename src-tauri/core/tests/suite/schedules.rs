@@ -196,6 +196,17 @@ async fn a_reminder_run_notifies_once_and_a_failed_scheduled_run_notifies_as_a_s
     assert!(kinds.contains(&(NotificationKind::ScheduleFailed, NotificationTarget::Task(failed[0].id.clone()))), "{kinds:?}");
     assert_eq!(inbox.notifications.len(), 2, "one notice each: {kinds:?}");
     assert_eq!(inbox.unread, 2);
+    // The OS notifications' watch starts once the core has opened, beside the window: it
+    // reads from where the core opened, so these two, written before it started, still pop up.
+    let mut since_open = t.hearth.notification_watch_since_open();
+    let mut popped = Vec::new();
+    for _ in 0..2 {
+        let notice = tokio::time::timeout(std::time::Duration::from_secs(30), since_open.recv()).await.expect("a notice since open").unwrap();
+        popped.push(notice.id);
+    }
+    let mut listed: Vec<i64> = inbox.notifications.iter().map(|n| n.id).collect();
+    listed.sort_unstable();
+    assert_eq!(popped, listed, "each notice since open, oldest first");
     let reminder_notice = inbox.notifications.iter().find(|n| n.kind == NotificationKind::Reminder).unwrap();
     assert_eq!(reminder_notice.body, "Check the garden now");
     // The schedule shows the run's outcome through its task.

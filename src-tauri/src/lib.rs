@@ -5,6 +5,7 @@
 
 mod commands;
 mod ipc;
+mod memory;
 mod state;
 mod streams;
 

@@ -221,19 +221,6 @@ build_wasm_crate() {
   fi
 }
 
-# Shrinks a release wasm in place with binaryen's wasm-opt -Oz (the npm build, pinned in
-# scripts/wasm-opt, run under node; Debian's wasm-opt 108 produces wasm the webview cannot
-# load). The features are those rustc enables for wasm32-unknown-unknown. Hearth's code section
-# went from 1.94 to 1.79 MB (-8%), and its whole wasm from 2.08 to 1.93 MB.
-optimize_wasm() {
-  local wasm="$1"
-  install_npm_project "$ROOT/scripts/wasm-opt" "binaryen's wasm-opt"
-  node "$ROOT/scripts/wasm-opt/node_modules/binaryen/bin/wasm-opt" -Oz \
-    --enable-bulk-memory --enable-mutable-globals --enable-multivalue \
-    --enable-nontrapping-float-to-int --enable-reference-types --enable-sign-ext \
-    "$wasm" -o "$wasm.opt" && mv "$wasm.opt" "$wasm"
-}
-
 # Builds ui/dist: the Leptos app as wasm plus its tiny HTML/JS/CSS shell.
 build_ui() {
   local toolchain out
@@ -242,10 +229,12 @@ build_ui() {
   out="$(build_wasm_crate "$toolchain" hearth-ui "--profile wasm-release" wasm-release)"
   mkdir -p "$ROOT/ui/dist"
   # --remove-name-section: the function names (1.49 MB of the 3.57 MB the wasm was) are only
-  # for stack traces in the web inspector, yet the webview keeps them in memory as long as the
-  # page lives; a panic's message still reaches the console (console_error_panic_hook).
+  # for stack traces in the web inspector; a panic's message still reaches the console
+  # (console_error_panic_hook).
+  # No wasm-opt: Debian's 108 produces wasm the webview cannot load, and binaryen 132's -Oz
+  # (npm) cut the code section by 8% but slowed the window (delivery at 1,000 events/s p50
+  # 9.9 → 21.4 ms, Send → first token 16 → 24 ms, the webview bench) for about 2 MB of PSS.
   wasm-bindgen --target web --no-typescript --remove-name-section --out-dir "$ROOT/ui/dist" --out-name ui "$out/hearth-ui.wasm"
-  optimize_wasm "$ROOT/ui/dist/ui_bg.wasm"
   cp "$ROOT/ui/index.html" "$ROOT/ui/main.js" "$ROOT/ui/style.css" "$ROOT/ui/dist/"
 }
 
@@ -257,6 +246,5 @@ build_floor_ui() {
   out="$(build_wasm_crate "$toolchain" hearth-floor-ui "--profile wasm-release" wasm-release)"
   mkdir -p "$dist"
   wasm-bindgen --target web --no-typescript --remove-name-section --out-dir "$dist" --out-name ui "$out/hearth-floor-ui.wasm"
-  optimize_wasm "$dist/ui_bg.wasm"
   cp "$ROOT/tests/floor/ui/index.html" "$ROOT/tests/floor/ui/main.js" "$dist/"
 }

@@ -39,7 +39,7 @@ fi
 build_wasm_crate debian hearth-protocol "" debug >/dev/null
 debian_ui="$(build_wasm_crate debian hearth-ui "--profile wasm-release" wasm-release)"
 debian_out="$(mktemp -d)"
-wasm-bindgen --target web --no-typescript --out-dir "$debian_out" --out-name ui "$debian_ui/hearth-ui.wasm"
+wasm-bindgen --target web --no-typescript --remove-name-section --out-dir "$debian_out" --out-name ui "$debian_ui/hearth-ui.wasm"
 [ -s "$debian_out/ui_bg.wasm" ] || die "the Debian-path UI build produced no wasm"
 rm -rf "$debian_out"
 

@@ -96,9 +96,10 @@ pub struct ThreadListResponse {
     pub threads: Vec<ThreadSummary>,
 }
 
-/// How many events one `thread_history` page holds at most. A page of a plain chat is some
-/// 300 rows, more than the chat shows at first; a 100,000-event thread sent whole took the
-/// webview 0.7–1.0 s to receive, decode and replay (benches/webview.rs in tests/support).
+/// How many events a `thread_history` page holds before it reaches back to where its oldest
+/// run began (at most [`HISTORY_RUN_EVENTS`] more). A page of a plain chat is some 300 rows,
+/// more than the chat shows at first; a 100,000-event thread sent whole took the webview
+/// 0.7–1.0 s to receive, decode and replay (benches/webview.rs in tests/support).
 pub const HISTORY_PAGE_EVENTS: u32 = 2_000;
 
 /// How many events past [`HISTORY_PAGE_EVENTS`] a page reaches back to begin where its oldest
@@ -133,9 +134,10 @@ impl ThreadHistoryParams {
     }
 }
 
-/// Answer to `thread_history`: at least [`HISTORY_PAGE_EVENTS`] consecutive events of the
-/// thread's runs (all of them in a shorter thread), in order, ending with the newest (or just
-/// before `before`) and beginning where a run began (unless `startsInsideRun`). The UI replays
+/// Answer to `thread_history`: [`HISTORY_PAGE_EVENTS`] consecutive events of the thread's
+/// runs, or fewer when the log has no more before them, and up to [`HISTORY_RUN_EVENTS`] more
+/// to begin where a run began (unless `startsInsideRun`); in order, ending with the newest (or
+/// just before `before`). The UI replays
 /// them through the same reducer it uses for live streams, so history and live look alike.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

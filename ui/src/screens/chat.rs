@@ -135,15 +135,17 @@ pub fn ChatScreen() -> impl IntoView {
                         "Show earlier messages"
                     </button>
                 </Show>
+                // Keyed by the row's key alone; the position only tells a new row where to
+                // look for itself first.
                 <For
                     each=move || {
                         let first = first_shown.get();
-                        chat.with(|s| s.items.iter().skip(first).map(ChatItem::key).collect::<Vec<_>>())
+                        chat.with(|s| s.items.iter().enumerate().skip(first).map(|(at, item)| (item.key(), at)).collect::<Vec<_>>())
                     }
-                    key=|key| key.clone()
-                    let(key)
+                    key=|(key, _)| key.clone()
+                    let((key, at))
                 >
-                    <ChatRow chat item_key=key />
+                    <ChatRow chat item_key=key at />
                 </For>
             </div>
             {move || error.get().map(|message| view! { <p class="error" id="chat-error">{message}</p> })}
@@ -173,10 +175,11 @@ pub fn ChatScreen() -> impl IntoView {
 
 /// One transcript row, re-rendered only when that row changes.
 #[component]
-fn ChatRow(chat: RwSignal<ChatState>, item_key: String) -> impl IntoView {
-    // Where this row was last found: it is looked up on every change of the transcript.
-    // (Atomic only because a memo's closure must be `Sync`; the UI has one thread.)
-    let at = std::sync::atomic::AtomicUsize::new(0);
+fn ChatRow(chat: RwSignal<ChatState>, item_key: String, at: usize) -> impl IntoView {
+    // Where this row was last found (first: where it was when it was mounted): it is looked up
+    // on every change of the transcript. (Atomic only because a memo's closure must be `Sync`;
+    // the UI has one thread.)
+    let at = std::sync::atomic::AtomicUsize::new(at);
     let item = Memo::new(move |_| {
         chat.with(|s| {
             s.row_near(&item_key, at.load(std::sync::atomic::Ordering::Relaxed)).map(|(index, item)| {

@@ -3,7 +3,10 @@
 # per figure with its target. Prints figures; asserts nothing about time (the per-change gate
 # is the instruction count in scripts/perf-gate.sh, which the test command runs).
 # Installs what is missing first (the references are small pinned npm projects) and starts the
-# engine the computer bench needs. Takes ≈ 15 min on 2 cores once built.
+# engine the computer bench needs. Ends with the footprint against the Tauri floor and the
+# latency in the release app's webview (scripts/footprint.sh). Takes ≈ 35 min on 2 cores once
+# built (10 of them the idle-growth wait; HEARTH_IDLE_SECS shortens it), plus ≈ 15 min for the
+# first release build of both apps.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 
@@ -34,6 +37,7 @@ run_bench agent_loop cargo bench -q -p hearth-core --bench agent_loop --locked
 run_bench stop_latency cargo bench -q -p hearth-core --bench stop_latency --locked
 run_bench send_latency cargo bench -q -p hearth-core --bench send_latency --locked
 run_bench load cargo bench -q -p hearth-core --bench load --locked
+run_bench footprint bash "$ROOT/scripts/footprint.sh"
 
 echo
 echo "== Hearth benchmarks, $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"

@@ -108,23 +108,12 @@ async fn a_long_thread_opens_on_its_newest_rows_and_shows_earlier_ones_without_g
     assert_eq!(clicks, 4);
     let all = shown().await;
     let mut expected = vec!["hello".to_owned()];
-    expected.extend((0..TURNS).map(|turn| format!("{}, about the garden.", question(turn))));
+    expected.extend((0..TURNS).map(hearth_testkit::history::question));
     assert_eq!(all, expected, "every turn once, in order");
     session.close().await;
 }
 
-/// One earlier turn as the log holds it: the run's start with the question, the answer in
-/// eight tokens, the end.
+/// One earlier turn as the log holds it (`hearth_testkit::history`).
 fn turn_events(thread_id: &str, turn: usize) -> Vec<hearth_protocol::agui::Event> {
-    let (run, message) = (format!("history-run-{turn}"), format!("history-msg-{turn}"));
-    let mut events = vec![
-        serde_json::json!({ "type": "RUN_STARTED", "threadId": thread_id, "runId": run, "input": {
-            "threadId": thread_id, "runId": run, "state": {}, "tools": [], "context": [], "forwardedProps": {},
-            "messages": [{ "id": format!("user-{turn}"), "role": "user", "content": format!("Earlier question number {turn}, about the garden.") }] } }),
-        serde_json::json!({ "type": "TEXT_MESSAGE_START", "messageId": message, "role": "assistant" }),
-    ];
-    events.extend((0..8).map(|piece| serde_json::json!({ "type": "TEXT_MESSAGE_CONTENT", "messageId": message, "delta": format!("part {piece} of the answer, ") })));
-    events.push(serde_json::json!({ "type": "TEXT_MESSAGE_END", "messageId": message }));
-    events.push(serde_json::json!({ "type": "RUN_FINISHED", "threadId": thread_id, "runId": run }));
-    events.into_iter().map(|e| serde_json::from_value(e).unwrap()).collect()
+    hearth_testkit::history::turn(thread_id, turn).into_iter().map(|e| serde_json::from_value(e).unwrap()).collect()
 }

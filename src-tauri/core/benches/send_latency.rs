@@ -16,7 +16,6 @@ use hearth_core::Hearth;
 use hearth_protocol::agui::Event;
 use hearth_protocol::ipc::{HISTORY_PAGE_EVENTS, RunStartParams};
 use hearth_testkit::model_server::{Reply, Script};
-use serde_json::json;
 
 #[path = "support/figure.rs"]
 mod figure;
@@ -128,18 +127,5 @@ async fn send(hearth: &Hearth, thread_id: Option<String>, text: &str) -> ((Strin
 
 /// One earlier turn as the log holds it: 12 events.
 fn synthetic_turn(thread_id: &str, turn: usize) -> Vec<Event> {
-    let run = format!("history-run-{turn}");
-    let message = format!("history-msg-{turn}");
-    let mut events = vec![
-        json!({ "type": "RUN_STARTED", "threadId": thread_id, "runId": run, "input": {
-            "threadId": thread_id, "runId": run, "state": {}, "tools": [], "context": [], "forwardedProps": {},
-            "messages": [{ "id": format!("user-{turn}"), "role": "user", "content": format!("Earlier question number {turn}, about the garden.") }] } }),
-        json!({ "type": "TEXT_MESSAGE_START", "messageId": message, "role": "assistant" }),
-    ];
-    for piece in 0..8 {
-        events.push(json!({ "type": "TEXT_MESSAGE_CONTENT", "messageId": message, "delta": format!("part {piece} of the answer, ") }));
-    }
-    events.push(json!({ "type": "TEXT_MESSAGE_END", "messageId": message }));
-    events.push(json!({ "type": "RUN_FINISHED", "threadId": thread_id, "runId": run }));
-    events.into_iter().map(|e| serde_json::from_value(e).unwrap()).collect()
+    hearth_testkit::history::turn(thread_id, turn).into_iter().map(|e| serde_json::from_value(e).unwrap()).collect()
 }

@@ -302,20 +302,7 @@ async fn long_history(app: &str) {
 /// One earlier turn as the agent loop logs it: RUN_STARTED with the owner's message, a reply
 /// of 8 deltas, RUN_FINISHED (12 events, as in the core's send_latency bench).
 fn synthetic_turn(thread_id: &str, turn: usize) -> Vec<Event> {
-    let run = format!("history-run-{turn}");
-    let message = format!("history-msg-{turn}");
-    let mut events = vec![
-        json!({ "type": "RUN_STARTED", "threadId": thread_id, "runId": run, "input": {
-            "threadId": thread_id, "runId": run, "state": {}, "tools": [], "context": [], "forwardedProps": {},
-            "messages": [{ "id": format!("user-{turn}"), "role": "user", "content": format!("Earlier question number {turn}, about the garden.") }] } }),
-        json!({ "type": "TEXT_MESSAGE_START", "messageId": message, "role": "assistant" }),
-    ];
-    for piece in 0..8 {
-        events.push(json!({ "type": "TEXT_MESSAGE_CONTENT", "messageId": message, "delta": format!("part {piece} of the answer, ") }));
-    }
-    events.push(json!({ "type": "TEXT_MESSAGE_END", "messageId": message }));
-    events.push(json!({ "type": "RUN_FINISHED", "threadId": thread_id, "runId": run }));
-    events.into_iter().map(|e| serde_json::from_value(e).unwrap()).collect()
+    hearth_testkit::history::turn(thread_id, turn).into_iter().map(|e| serde_json::from_value(e).unwrap()).collect()
 }
 
 fn figure(what: &str, hearth: &str, reference: &str, target: &str) {

@@ -7,6 +7,7 @@
 pub mod dns_stub;
 #[cfg(feature = "google")]
 pub mod google;
+pub mod history;
 #[cfg(feature = "model-server")]
 pub mod model_server;
 #[cfg(feature = "pages")]

@@ -1116,7 +1116,22 @@ impl Chromium {
             builder = builder.no_sandbox();
         }
         let config = builder.build().map_err(BrowserError::Launch)?;
-        let (browser, mut handler) = Browser::launch(config).await.map_err(|e| BrowserError::Launch(e.to_string()))?;
+        // A launcher just written can be "busy" for a moment: a process this one forked on
+        // another thread (a container command, another profile's browser) holds the write
+        // descriptor it inherited until its own exec, and the kernel refuses to exec a file open
+        // for writing (ETXTBSY; seen in the test suite, where many Hearths start at once). The
+        // window is one fork's; a few tries a few milliseconds apart outlast it.
+        let mut busy_tries = 0u64;
+        let (browser, mut handler) = loop {
+            match Browser::launch(config.clone()).await {
+                Ok(launched) => break launched,
+                Err(chromiumoxide::error::CdpError::Io(err)) if err.kind() == std::io::ErrorKind::ExecutableFileBusy && busy_tries < LAUNCH_BUSY_TRIES => {
+                    busy_tries += 1;
+                    tokio::time::sleep(Duration::from_millis(10 * busy_tries)).await;
+                }
+                Err(err) => return Err(BrowserError::Launch(err.to_string())),
+            }
+        };
         // chromiumoxide's handler reports a dead connection once and then stays pending: end the
         // loop on it, so `is_finished` means the browser is gone.
         let handler = tokio::spawn(async move {
@@ -1513,6 +1528,9 @@ fn prefer_pdf_downloads(profile: &Path) -> std::io::Result<()> {
 
 /// Where util-linux keeps `setpriv` (Essential on Debian).
 const SETPRIV: &str = "/usr/bin/setpriv";
+
+/// How often a launch refused with ETXTBSY is tried again (10, 20, … 50 ms apart).
+const LAUNCH_BUSY_TRIES: u64 = 5;
 
 /// The program Chromium is started through: a two-line script in the profiles folder that
 /// `exec`s `setpriv --pdeathsig KILL` on the browser, so the kernel ends Chromium when the

@@ -1,9 +1,8 @@
 //! What the shell holds: the core once it has opened, or why it could not open.
 //!
 //! The core opens beside the window, not before it: the window's page loads while SQLite,
-//! the vault and the workers start, and a command that arrives first waits for the core
-//! (measured: the core took 160–185 ms of a 470 ms first paint when it opened first,
-//! scripts/footprint.sh). A failed start keeps the window up with an error screen that names
+//! the vault and the workers start (160–185 ms, scripts/footprint.sh), and a command that
+//! arrives first waits for the core. A failed start keeps the window up with an error screen that names
 //! the file, instead of exiting (and being restarted into the same failure).
 
 use std::sync::Arc;

@@ -120,13 +120,12 @@ async fn live_chat(app: &str) {
             painted.push(timed[1].as_f64().unwrap());
         }
     }
-    println!("Send → first token in the DOM, {SENDS} sends: {}", list(&dom));
-    println!("Send → first token in a drawn frame, {SENDS} sends: {}", list(&painted));
-    figure(
+    shown_figure(
+        ("Send → first token", &format!("{SENDS} sends")),
         "Send → first assistant token shown in the webview (scripted model on loopback), median",
-        &format!("{:.1} ms in the DOM, {:.1} ms drawn", median(&mut dom), median(&mut painted)),
         "none (Hearth's own overhead)",
-        "no target (reported)",
+        dom,
+        painted,
     );
 
     // Delivery at 1,000 events/s.
@@ -206,13 +205,12 @@ async fn live_chat(app: &str) {
         dom.push(timed[0].as_f64().unwrap());
         painted.push(timed[1].as_f64().unwrap());
     }
-    println!("Stop → \"Stopped\" in the DOM, {STOPS} stops: {}", list(&dom));
-    println!("Stop → \"Stopped\" in a drawn frame, {STOPS} stops: {}", list(&painted));
-    figure(
+    shown_figure(
+        ("Stop → \"Stopped\"", &format!("{STOPS} stops")),
         "Stop → \"Stopped\" shown in the webview, median",
-        &format!("{:.1} ms in the DOM, {:.1} ms drawn", median(&mut dom), median(&mut painted)),
         "none",
-        "no target (reported)",
+        dom,
+        painted,
     );
     assert_eq!(server.turns_left(), 0, "every scripted turn was played");
     session.close().await;
@@ -303,6 +301,16 @@ async fn long_history(app: &str) {
 /// of 8 deltas, RUN_FINISHED (12 events, as in the core's send_latency bench).
 fn synthetic_turn(thread_id: &str, turn: usize) -> Vec<Event> {
     hearth_testkit::history::turn(thread_id, turn).into_iter().map(|e| serde_json::from_value(e).unwrap()).collect()
+}
+
+/// Prints the timings of something shown — in the DOM, and in a drawn frame — and their
+/// medians as one figure. `subject` is (what was timed, how many times).
+fn shown_figure(subject: (&str, &str), what: &str, reference: &str, mut dom: Vec<f64>, mut painted: Vec<f64>) {
+    let (timed, runs) = subject;
+    println!("{timed} in the DOM, {runs}: {}", list(&dom));
+    println!("{timed} in a drawn frame, {runs}: {}", list(&painted));
+    let hearth = format!("{:.1} ms in the DOM, {:.1} ms drawn", median(&mut dom), median(&mut painted));
+    figure(what, &hearth, reference, "no target (reported)");
 }
 
 fn figure(what: &str, hearth: &str, reference: &str, target: &str) {

@@ -17,6 +17,8 @@ APT_PACKAGES=(
   lld-19 rustc-web cargo-web rust-web-src
   docker.io debootstrap
   chromium
+  # A private session bus for the desktop-notification tests (tests/support/src/desktop_bus.rs).
+  dbus-daemon
   # The instruction-count gate (scripts/perf-gate.sh): callgrind, and the libclang that
   # gungraun's client requests are generated with (valgrind-requests runs bindgen).
   valgrind libclang1-19 libclang-common-19-dev

@@ -25,6 +25,7 @@ fn main() {
         "notification_list",
         "notification_read",
         "notification_watch",
+        "notification_open_watch",
         "finance_start",
         "goal_list",
         "goal_create",

@@ -4,6 +4,7 @@
 //! `hearth_core::Hearth` (see docs/ARCHITECTURE.md).
 
 mod commands;
+mod desktop_notices;
 mod ipc;
 mod memory;
 mod state;
@@ -44,13 +45,14 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             // The core opens beside the window (state.rs says why); commands wait for it.
             let (state, opening) = AppState::opening();
             app.manage(state);
+            app.manage(desktop_notices::OpenRequests::default());
             let handle = app.handle().clone();
             // On a blocking thread of its own: the core's opening future is not `Send` for
             // every lifetime the runtime's `spawn` asks of it (it ran under `block_on` before).
             tauri::async_runtime::spawn_blocking(move || {
                 tauri::async_runtime::block_on(async move {
                     if let Some(hearth) = opening.open(&handle).await {
-                        streams::show_os_notifications(handle, hearth.notification_watch_since_open());
+                        desktop_notices::show(handle, hearth.notification_watch_since_open());
                     }
                 });
             });
@@ -78,6 +80,7 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::inbox::notification_list,
             commands::inbox::notification_read,
             commands::inbox::notification_watch,
+            commands::inbox::notification_open_watch,
             commands::goals::goal_list,
             commands::goals::goal_create,
             commands::goals::goal_control,

@@ -42,28 +42,6 @@ pub fn forward_notices(mut notices: mpsc::Receiver<hearth_protocol::notification
     });
 }
 
-/// Shows each new notice as an OS notification: its kind only ("Review needed", "Page
-/// changed"). Its title and body (a task's title can carry a mail's subject; a result, a page's
-/// diff, who an email goes to) stay in the window's inbox, since anyone who can see the screen
-/// sees an OS notification. A desktop without a notification service
-/// (a bare Xvfb) answers with an error, which is logged once and otherwise ignored: the inbox
-/// in the window has every notice.
-pub fn show_os_notifications<R: tauri::Runtime>(app: tauri::AppHandle<R>, mut notices: mpsc::Receiver<hearth_protocol::notifications::NotificationView>) {
-    use tauri_plugin_notification::NotificationExt;
-    tauri::async_runtime::spawn(async move {
-        let mut warned = false;
-        while let Some(notice) = notices.recv().await {
-            let title = format!("Hearth: {}", notice.kind.label());
-            if let Err(err) = app.notification().builder().title(title).body("Open Hearth's Inbox to see it.").show()
-                && !warned
-            {
-                warned = true;
-                tracing::warn!(error = %err, "the desktop did not show a notification; the inbox still has it");
-            }
-        }
-    });
-}
-
 /// Forwards Take control's frames until the core's session ends (Give back, a crash). A
 /// window that went away without giving back is not noticed here (Tauri's channel accepts
 /// sends to a closed window); the window ends its session when it closes the view or loads.

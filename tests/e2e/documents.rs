@@ -1,5 +1,6 @@
 //! The permission slip, end to end through the webview: the sample agent starts the
 //! document task, the owner answers with the values, reviews the reply in its approval card
+//! (found again through the review's OS notification, which opens Approvals at its card)
 //! and approves; the receipt shows, exactly one message is in Sent, and the filled copy
 //! opens in the PDF viewer.
 
@@ -7,6 +8,7 @@ use std::time::Duration;
 
 use hearth_core::store::Store;
 use hearth_testkit::TestHome;
+use hearth_testkit::desktop_bus::NotificationServer;
 use hearth_testkit::webdriver::Session;
 
 use crate::APP;
@@ -14,7 +16,9 @@ use crate::APP;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_permission_slip_is_filled_approved_and_sent_from_the_ui() {
     let home = TestHome::new().unwrap();
-    let session = Session::start_app(APP, &home).await;
+    let bus_dir = tempfile::tempdir().unwrap();
+    let desktop = NotificationServer::start(bus_dir.path()).await;
+    let session = Session::start_app_with(APP, &home, &[("DBUS_SESSION_BUS_ADDRESS", desktop.address().to_owned())]).await;
 
     session.send("Please complete the permission slip").await;
     session
@@ -50,6 +54,29 @@ async fn the_permission_slip_is_filled_approved_and_sent_from_the_ui() {
         })
         .await;
     session.until_texts(".approval-card .approval-expiry", "the countdown runs", |t| t.len() == 1 && t[0].contains(':')).await;
+
+    // The review is also an OS notification; clicked while the owner is in the chat, it opens
+    // Approvals with this card in view and marked. The kind only: no recipient, no subject.
+    let shown = desktop.until_shown(2).await;
+    let summaries: Vec<&str> = shown.iter().map(|n| n.summary.as_str()).collect();
+    assert_eq!(summaries, ["Hearth: Question", "Hearth: Review needed"]);
+    assert!(shown.iter().all(|n| !n.body.contains("alvarez") && !n.body.contains("Community")), "{shown:?}");
+    session.find("[data-screen=chat]").await.click().await.unwrap();
+    session.find(".composer").await;
+    desktop.click(shown[1].id, "default").await;
+    session
+        .until_texts(".approvals .approval-slot.selected .approval-card[data-status=awaiting_review] .approval-to", "the click opens the card", |t| {
+            t.len() == 1 && t[0].contains("alvarez@riverside-school.example")
+        })
+        .await;
+    session.until_script(
+        "const r = document.querySelector('.approval-slot.selected').getBoundingClientRect(); \
+         return r.bottom > 0 && r.top < window.innerHeight;",
+        "the marked card is in view",
+    ).await;
+    session.find("[data-screen=activity]").await.click().await.unwrap();
+    session.find(".task-detail .approval-card[data-status=awaiting_review]").await;
+
     let store = Store::open(&home.data_dir().join("hearth.db"), Duration::from_secs(5)).await.unwrap();
     assert_eq!(store.sent_messages().await.unwrap().len(), 0, "nothing is sent before approval");
     session.screenshot("approval-card").await;

@@ -4,6 +4,7 @@
 //! the form.
 
 use hearth_testkit::TestHome;
+use hearth_testkit::desktop_bus::NotificationServer;
 use hearth_testkit::webdriver::Session;
 
 use crate::APP;
@@ -64,6 +65,38 @@ async fn a_reminder_made_in_chat_runs_now_and_its_notice_opens_the_task() {
         .await;
     session.until_texts(".schedule .schedule-rule", "its rule in words", |t| t.iter().any(|r| r.starts_with("every 90 min"))).await;
     session.screenshot("schedules").await;
+    session.close().await;
+}
+
+/// The desktop's side: the run's notice is shown as an OS notification of its kind only, and a
+/// click on it (while the owner is on another screen) brings up its task and marks it read.
+/// The desktop is a real session bus with a server of the freedesktop Notifications protocol.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clicked_os_notification_opens_its_task() {
+    let home = TestHome::new().unwrap();
+    let bus_dir = tempfile::tempdir().unwrap();
+    let desktop = NotificationServer::start(bus_dir.path()).await;
+    let session = Session::start_app_with(APP, &home, &[("DBUS_SESSION_BUS_ADDRESS", desktop.address().to_owned())]).await;
+
+    session.send("Remind me every morning to check the garden").await;
+    session.find(".card-schedule .open-schedules").await.click().await.unwrap();
+    session.find(".schedule [data-action=run-now]").await.click().await.unwrap();
+    let shown = desktop.until_shown(1).await;
+    assert_eq!(shown[0].summary, "Hearth: Reminder");
+    assert!(!shown[0].body.contains("garden"), "the notification shows the kind only, not {:?}", shown[0].body);
+    assert_eq!(shown[0].actions, ["default", "Open"]);
+    session.until_texts("#inbox-badge", "the notice is unread", |t| t == ["1"]).await;
+
+    // The owner is in the chat when the notification is clicked.
+    session.find("[data-screen=chat]").await.click().await.unwrap();
+    session.find(".composer").await;
+    desktop.click(shown[0].id, "default").await;
+    session
+        .until_texts(".task-detail .task-status", "the click opens the reminder's task", |t| t.len() == 1 && t[0].contains("succeeded"))
+        .await;
+    session.until_texts(".task-detail .task-detail-title", "the task is the reminder", |t| t.len() == 1 && t[0].contains("garden")).await;
+    session.until_script("return document.querySelector('#inbox-badge') === null", "the opened notice is read").await;
+    assert_eq!(desktop.shown().len(), 1, "one notice, one OS notification");
     session.close().await;
 }
 

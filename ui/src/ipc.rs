@@ -32,7 +32,7 @@ use hearth_protocol::settings::{
 use hearth_protocol::goals::{GoalAction, GoalControlParams, GoalCreateParams, GoalListResponse, GoalView};
 use hearth_protocol::ideas::{IdeaAccepted, IdeaListResponse, IdeaParams};
 use hearth_protocol::memory::{MemoryForgetParams, MemoryListResponse, MemorySaveParams, MemoryView};
-use hearth_protocol::notifications::{NotificationListResponse, NotificationReadParams, NotificationView};
+use hearth_protocol::notifications::{NotificationListResponse, NotificationOpened, NotificationReadParams, NotificationView};
 use hearth_protocol::schedules::{ScheduleControlParams, ScheduleCreateParams, ScheduleListResponse, ScheduleView};
 use hearth_protocol::tasks::{TaskChanged, TaskControlParams, TaskDetail, TaskGetParams, TaskListResponse, TaskView};
 use hearth_protocol::{ErrorCode, IpcError};
@@ -70,6 +70,12 @@ pub struct TaskSubscription {
 
 /// The notice watch; dropping it stops delivery to the UI.
 pub struct NoticeSubscription {
+    _channel: TauriChannel,
+    _handler: Closure<dyn FnMut(JsValue)>,
+}
+
+/// The watch of clicked OS notifications; dropping it stops delivery to the UI.
+pub struct NoticeOpenSubscription {
     _channel: TauriChannel,
     _handler: Closure<dyn FnMut(JsValue)>,
 }
@@ -259,6 +265,16 @@ pub async fn notification_watch(on_notice: impl FnMut(NotificationView) + 'stati
     set(&args, "onNotice", channel.as_ref())?;
     invoke_raw::<()>("notification_watch", args.into()).await?;
     Ok(NoticeSubscription { _channel: channel, _handler: handler })
+}
+
+/// Starts the watch of clicked OS notifications: `on_open` gets each notice whose
+/// notification the owner clicked, until the subscription is dropped. Call once per app.
+pub async fn notification_open_watch(on_open: impl FnMut(NotificationOpened) + 'static) -> Result<NoticeOpenSubscription, IpcError> {
+    let (channel, handler) = listen("a clicked notification", on_open);
+    let args = js_sys::Object::new();
+    set(&args, "onOpen", channel.as_ref())?;
+    invoke_raw::<()>("notification_open_watch", args.into()).await?;
+    Ok(NoticeOpenSubscription { _channel: channel, _handler: handler })
 }
 
 /// Proposals: awaiting review first, then the most recent decided ones.

@@ -1,11 +1,12 @@
 //! The inbox shared app-wide, fed by one `notification_list` and then `notification_watch`
-//! (started first, so no notice falls between the two). The nav's badge reads it.
+//! (started first, so no notice falls between the two). The nav's badge reads it. A click on
+//! an OS notification (`notification_open_watch`) opens its notice here.
 
-use hearth_protocol::notifications::{NotificationReadParams, NotificationTarget, NotificationView};
+use hearth_protocol::notifications::{NotificationOpened, NotificationReadParams, NotificationTarget, NotificationView};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::ipc::{self, NoticeSubscription};
+use crate::ipc::{self, NoticeOpenSubscription, NoticeSubscription};
 use crate::navigation::Navigation;
 use crate::screens::Screen;
 use crate::state::inbox::Inbox;
@@ -37,7 +38,7 @@ impl LiveInbox {
         }
         match &notice.target {
             NotificationTarget::Task(id) => nav.open_task(id.clone()),
-            NotificationTarget::Proposal(_) => nav.screen.set(Screen::Approvals),
+            NotificationTarget::Proposal(id) => nav.open_proposal(id.clone()),
             NotificationTarget::Schedule(_) => nav.screen.set(Screen::Activity),
         }
     }
@@ -59,6 +60,21 @@ pub fn LiveInboxProvider(children: Children) -> impl IntoView {
     let live = LiveInbox { inbox: RwSignal::new(Inbox::default()), error: RwSignal::new(None) };
     provide_context(live);
     let subscription = StoredValue::new_local(None::<NoticeSubscription>);
+    let clicks = StoredValue::new_local(None::<NoticeOpenSubscription>);
+    if let Some(nav) = Navigation::from_context() {
+        spawn_local(async move {
+            // A click on an OS notification opens its notice as a click in the Inbox does.
+            let opened = ipc::notification_open_watch(move |opened: NotificationOpened| {
+                live.inbox.maybe_update(|inbox| inbox.push(opened.notice.clone()));
+                live.open(nav, &opened.notice);
+            })
+            .await;
+            match opened {
+                Ok(sub) => clicks.set_value(Some(sub)),
+                Err(err) => live.error.set(Some(format!("Clicked notifications will not open here: {}", err.message))),
+            }
+        });
+    }
     spawn_local(async move {
         match ipc::notification_watch(move |notice| {
             live.inbox.maybe_update(|inbox| inbox.push(notice));

@@ -1,5 +1,5 @@
-//! Where the owner is looking: the current screen, the task open in Activity and the file
-//! open in Files.
+//! Where the owner is looking: the current screen, the task open in Activity, the file open
+//! in Files and the proposal a notice pointed to in Approvals.
 //!
 //! Shared through context so a chat card can open its task without threading signals
 //! through every component in between.
@@ -17,6 +17,8 @@ pub struct Navigation {
     pub selected_task: RwSignal<Option<String>>,
     /// The file shown in Files' viewer.
     pub selected_file: RwSignal<Option<String>>,
+    /// The proposal Approvals brings into view (a review notice was opened).
+    pub selected_proposal: RwSignal<Option<String>>,
 }
 
 impl Navigation {
@@ -26,6 +28,7 @@ impl Navigation {
             screen: RwSignal::new(Screen::Chat),
             selected_task: RwSignal::new(None),
             selected_file: RwSignal::new(None),
+            selected_proposal: RwSignal::new(None),
         };
         provide_context(navigation);
         navigation
@@ -40,6 +43,12 @@ impl Navigation {
     pub fn open_task(self, task_id: String) {
         self.selected_task.set(Some(task_id));
         self.screen.set(Screen::Activity);
+    }
+
+    /// Shows Approvals with this proposal's card in view and marked.
+    pub fn open_proposal(self, proposal_id: String) {
+        self.selected_proposal.set(Some(proposal_id));
+        self.screen.set(Screen::Approvals);
     }
 
     /// Selects a file and shows it in Files.

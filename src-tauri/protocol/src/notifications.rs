@@ -115,6 +115,15 @@ pub struct NotificationView {
     pub read: bool,
 }
 
+/// `notification_open_watch`'s message: the owner clicked the OS notification of `notice`, so
+/// the window opens what it is about (as a click in the Inbox does).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotificationOpened {
+    /// The notice the OS notification stood for.
+    pub notice: NotificationView,
+}
+
 /// `notification_list`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

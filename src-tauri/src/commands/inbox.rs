@@ -2,7 +2,7 @@
 //! schedules and monitors, and the inbox.
 
 use hearth_protocol::IpcError;
-use hearth_protocol::notifications::{NotificationListResponse, NotificationReadParams, NotificationView};
+use hearth_protocol::notifications::{NotificationListResponse, NotificationOpened, NotificationReadParams, NotificationView};
 use hearth_protocol::schedules::{ScheduleControlParams, ScheduleCreateParams, ScheduleListResponse, ScheduleView};
 use tauri::State;
 use tauri::ipc::Channel;
@@ -82,4 +82,11 @@ pub async fn notification_watch(state: State<'_, AppState>, on_notice: Channel<N
     let notices = state.ready().await?.notification_watch().await.map_err(|e| e.to_ipc())?;
     crate::streams::forward_notices(notices, on_notice);
     Ok(())
+}
+
+/// Sends each notice whose OS notification the owner clicks on `on_open`, so the window opens
+/// it. Needs no core: clicks come from the desktop (desktop_notices.rs).
+#[tauri::command(rename_all = "camelCase")]
+pub fn notification_open_watch(requests: State<'_, crate::desktop_notices::OpenRequests>, on_open: Channel<NotificationOpened>) {
+    requests.subscribe(on_open);
 }

@@ -3,6 +3,8 @@
 //! Grows with loopback servers that speak real wire protocols (model providers, Gmail,
 //! OAuth) and effect counters; for now: isolated data folders and free ports.
 
+#[cfg(feature = "desktop-bus")]
+pub mod desktop_bus;
 #[cfg(feature = "dns-stub")]
 pub mod dns_stub;
 #[cfg(feature = "google")]

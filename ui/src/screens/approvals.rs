@@ -11,6 +11,7 @@ use crate::cards::approval::ApprovalCard;
 use crate::ipc;
 use crate::latest_only::latest_only;
 use crate::live_tasks::LiveTasks;
+use crate::navigation::Navigation;
 use crate::state::approvals::{review_sections, upsert_proposal, waiting_approvals};
 
 /// The Approvals screen.
@@ -42,6 +43,10 @@ pub fn ApprovalsScreen() -> impl IntoView {
         });
         reload.run(());
     });
+    // A notice's proposal stays marked while the owner is here, not the next time they come.
+    if let Some(nav) = Navigation::from_context() {
+        on_cleanup(move || nav.selected_proposal.set(None));
+    }
     let sections = Memo::new(move |_| proposals.with(|list| list.as_deref().map(review_sections)).unwrap_or_default());
     // What the body shows; the sections re-render only when this changes, so a refresh
     // updates the keyed cards in place instead of rebuilding them.
@@ -106,8 +111,34 @@ fn Section(
                 key=|p: &ProposalView| (p.id.clone(), p.status, p.hash.clone())
                 let(proposal)
             >
-                <ApprovalCard proposal_id=proposal.id.clone() initial=proposal on_decided />
+                <ProposalSlot proposal_id=proposal.id.clone()>
+                    <ApprovalCard proposal_id=proposal.id.clone() initial=proposal on_decided />
+                </ProposalSlot>
             </For>
         </section>
+    }
+}
+
+/// Holds one card; the card a notice pointed to (`Navigation::selected_proposal`) is marked
+/// and scrolled into view once it is on screen.
+#[component]
+fn ProposalSlot(proposal_id: String, children: Children) -> impl IntoView {
+    let nav = Navigation::from_context();
+    let slot = NodeRef::<leptos::html::Div>::new();
+    let selected = Memo::new(move |_| {
+        nav.is_some_and(|nav| nav.selected_proposal.with(|selected| selected.as_deref() == Some(proposal_id.as_str())))
+    });
+    Effect::new(move |_| {
+        // Reads the node too: the effect runs again once the slot is mounted.
+        if let (true, Some(element)) = (selected.get(), slot.get()) {
+            let options = web_sys::ScrollIntoViewOptions::new();
+            options.set_block(web_sys::ScrollLogicalPosition::Center);
+            element.scroll_into_view_with_scroll_into_view_options(&options);
+        }
+    });
+    view! {
+        <div class="approval-slot" class:selected=move || selected.get() node_ref=slot>
+            {children()}
+        </div>
     }
 }

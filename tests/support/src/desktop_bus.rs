@@ -1,0 +1,193 @@
+//! A desktop's notification service for tests: a private session bus (the real
+//! `dbus-daemon`) and, on it, a server of the freedesktop Notifications protocol that records
+//! every notification it is asked to show and clicks one when the test says so.
+//!
+//! This is the wire protocol a desktop (GNOME Shell, KDE, dunst, mako) speaks to Hearth, so the
+//! app under test cannot tell it from one. These helpers panic with a message on failure, as
+//! test code does.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::Notify;
+use zbus::object_server::SignalEmitter;
+use zbus::zvariant::OwnedValue;
+
+const PATH: &str = "/org/freedesktop/Notifications";
+const NAME: &str = "org.freedesktop.Notifications";
+/// How long a notification may take to arrive on a loaded 2-core machine.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// One `Notify` call the server answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shown {
+    /// The id the server gave it.
+    pub id: u32,
+    /// The sender's application name.
+    pub app_name: String,
+    /// The headline.
+    pub summary: String,
+    /// The text under it.
+    pub body: String,
+    /// Action keys and labels, alternating, as sent.
+    pub actions: Vec<String>,
+}
+
+#[derive(Default)]
+struct Record {
+    shown: Mutex<Vec<Shown>>,
+    changed: Notify,
+    /// When set, the server clicks a notification's "default" action before it answers the
+    /// `Notify` call that showed it: the earliest a click can come.
+    click_at_once: Mutex<bool>,
+}
+
+struct Server {
+    record: Arc<Record>,
+}
+
+#[zbus::interface(name = "org.freedesktop.Notifications")]
+impl Server {
+    #[allow(clippy::too_many_arguments)]
+    async fn notify(
+        &self,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+        app_name: String,
+        _replaces_id: u32,
+        _app_icon: String,
+        summary: String,
+        body: String,
+        actions: Vec<String>,
+        _hints: HashMap<String, OwnedValue>,
+        _expire_timeout: i32,
+    ) -> u32 {
+        let id = {
+            let mut shown = self.record.shown.lock().unwrap();
+            // Ids start at 1 (0 means "no notification to replace" in the protocol).
+            let id = u32::try_from(shown.len()).unwrap() + 1;
+            shown.push(Shown { id, app_name, summary, body, actions });
+            id
+        };
+        if *self.record.click_at_once.lock().unwrap() {
+            Self::action_invoked(&emitter, id, "default").await.unwrap();
+        }
+        self.record.changed.notify_waiters();
+        id
+    }
+
+    fn get_capabilities(&self) -> Vec<String> {
+        vec!["actions".into(), "body".into()]
+    }
+
+    fn get_server_information(&self) -> (String, String, String, String) {
+        ("hearth-test".into(), "hearth".into(), "1".into(), "1.2".into())
+    }
+
+    async fn close_notification(&self, #[zbus(signal_emitter)] emitter: SignalEmitter<'_>, id: u32) {
+        // 3: closed by a call to CloseNotification.
+        Self::notification_closed(&emitter, id, 3).await.unwrap();
+    }
+
+    #[zbus(signal)]
+    async fn action_invoked(emitter: &SignalEmitter<'_>, id: u32, action_key: &str) -> zbus::Result<()>;
+
+    #[zbus(signal)]
+    async fn notification_closed(emitter: &SignalEmitter<'_>, id: u32, reason: u32) -> zbus::Result<()>;
+}
+
+/// A private session bus with a notification server on it; both end when this is dropped.
+pub struct NotificationServer {
+    record: Arc<Record>,
+    connection: zbus::Connection,
+    address: String,
+    _daemon: Child,
+}
+
+impl NotificationServer {
+    /// Starts `dbus-daemon` listening in `dir` and serves notifications on it.
+    pub async fn start(dir: &Path) -> NotificationServer {
+        let socket = dir.join("session-bus");
+        let mut daemon = Command::new("dbus-daemon")
+            .args(["--session", "--nofork", "--nopidfile", "--print-address=1"])
+            .arg(format!("--address=unix:path={}", socket.display()))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("dbus-daemon must be installed (scripts/test.sh installs it)");
+        // The daemon prints its address once it listens: no polling for the socket.
+        let mut line = String::new();
+        let stdout = daemon.stdout.take().unwrap();
+        tokio::time::timeout(PATIENCE, BufReader::new(stdout).read_line(&mut line))
+            .await
+            .expect("dbus-daemon printed no address")
+            .unwrap();
+        let address = line.trim().to_owned();
+        assert!(address.starts_with("unix:"), "dbus-daemon printed {address:?}, not an address");
+        let record = Arc::new(Record::default());
+        let connection = zbus::connection::Builder::address(address.as_str())
+            .unwrap()
+            .serve_at(PATH, Server { record: Arc::clone(&record) })
+            .unwrap()
+            .name(NAME)
+            .unwrap()
+            .build()
+            .await
+            .unwrap_or_else(|err| panic!("could not serve notifications on {address}: {err}"));
+        NotificationServer { record, connection, address, _daemon: daemon }
+    }
+
+    /// The bus's address, for `DBUS_SESSION_BUS_ADDRESS`.
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    /// From now on, click each notification as it is shown, before `Notify` returns.
+    pub fn click_at_once(&self) {
+        *self.record.click_at_once.lock().unwrap() = true;
+    }
+
+    /// Every notification shown so far, in order.
+    pub fn shown(&self) -> Vec<Shown> {
+        self.record.shown.lock().unwrap().clone()
+    }
+
+    /// Waits until `count` notifications have been shown; returns them all.
+    pub async fn until_shown(&self, count: usize) -> Vec<Shown> {
+        let wait = async {
+            loop {
+                let changed = self.record.changed.notified();
+                tokio::pin!(changed);
+                changed.as_mut().enable();
+                let shown = self.shown();
+                if shown.len() >= count {
+                    return shown;
+                }
+                changed.await;
+            }
+        };
+        tokio::time::timeout(PATIENCE, wait)
+            .await
+            .unwrap_or_else(|_| panic!("{count} notification(s) were not shown within {PATIENCE:?}; shown: {:?}", self.shown()))
+    }
+
+    /// Clicks notification `id` (its `action` key; "default" is a click on its body), then
+    /// closes it, as desktops do (reason 2: dismissed by the user).
+    pub async fn click(&self, id: u32, action: &str) {
+        let server = self.connection.object_server().interface::<_, Server>(PATH).await.unwrap();
+        Server::action_invoked(server.signal_emitter(), id, action).await.unwrap();
+        Server::notification_closed(server.signal_emitter(), id, 2).await.unwrap();
+    }
+
+    /// Closes notification `id` as a desktop does when it expires (reason 1).
+    pub async fn expire(&self, id: u32) {
+        let server = self.connection.object_server().interface::<_, Server>(PATH).await.unwrap();
+        Server::notification_closed(server.signal_emitter(), id, 1).await.unwrap();
+    }
+}

@@ -14,37 +14,71 @@
 //! the id the desktop gave each. Elsewhere (macOS, Windows, mobile) tauri-plugin-notification
 //! shows the notice, and a click does not open its screen: the plugin has no click callback on
 //! desktop.
+//!
+//! What a click can do is bounded: it brings the window forward, opens a screen and marks the
+//! notice read. The notice comes from the shell's own memory (the bus only names an id); zbus
+//! drops signals from any sender but the current owner of the notification service's name.
+//!
+//! Limits: on Wayland, GNOME and KDE may refuse to raise the window without the activation
+//! token a desktop sends before the click (not used: Tauri has no call that takes one), so the
+//! screen changes behind other windows there. A click on a notification older than the newest
+//! 64 opens nothing (the Inbox still has the notice).
+//!
+//! The tests below use `hearth-testkit` from a unit test, against house.md's "integration tests
+//! only": the rule keeps the core's unit tests free of a cycle through the testkit, and the
+//! shell has no such cycle, while the loop under test is private to the shell.
 
 use std::sync::Mutex;
 
 use hearth_protocol::notifications::{NotificationOpened, NotificationView};
 use tauri::ipc::Channel;
-use tauri::{AppHandle, Manager, Runtime};
+use tauri::{AppHandle, Runtime};
 use tokio::sync::mpsc;
 
 /// Where a clicked notice goes: the window's `notification_open_watch` channel. The newest
-/// subscription wins (a reloaded window subscribes again).
+/// subscription wins (a reloaded window subscribes again); a click while no window listens
+/// (Hearth starting, the page reloading) is held, the newest one, until one does.
 #[derive(Default)]
 pub struct OpenRequests {
-    window: Mutex<Option<Channel<NotificationOpened>>>,
+    inner: Mutex<Requests>,
+}
+
+#[derive(Default)]
+struct Requests {
+    window: Option<Channel<NotificationOpened>>,
+    held: Option<NotificationView>,
 }
 
 impl OpenRequests {
-    /// Sends clicked notices to `channel` from now on.
+    /// Sends clicked notices to `channel` from now on, starting with a held one.
     pub fn subscribe(&self, channel: Channel<NotificationOpened>) {
-        if let Ok(mut window) = self.window.lock() {
-            *window = Some(channel);
+        let Ok(mut requests) = self.inner.lock() else { return };
+        if let Some(notice) = requests.held.take()
+            && channel.send(NotificationOpened { notice: notice.clone() }).is_err()
+        {
+            requests.held = Some(notice);
+        }
+        requests.window = Some(channel);
+    }
+
+    /// The window's page is (re)loading: its channel is gone with it. (Tauri's channel accepts
+    /// sends to a page that went away, so a send cannot tell.)
+    pub fn unsubscribe(&self) {
+        if let Ok(mut requests) = self.inner.lock() {
+            requests.window = None;
         }
     }
 
     fn deliver(&self, notice: NotificationView) {
-        let Ok(mut window) = self.window.lock() else { return };
-        let sent = window.as_ref().is_some_and(|channel| channel.send(NotificationOpened { notice }).is_ok());
-        if !sent {
-            // No window listens (it is still loading, or went away): the notice stays in the
-            // Inbox, unread.
-            *window = None;
-            tracing::debug!("a notification was clicked while no window listened");
+        let Ok(mut requests) = self.inner.lock() else { return };
+        let unsent = match &requests.window {
+            Some(channel) => channel.send(NotificationOpened { notice: notice.clone() }).is_err(),
+            None => true,
+        };
+        if unsent {
+            tracing::debug!("a notification was clicked while no window listened; held for the window");
+            requests.window = None;
+            requests.held = Some(notice);
         }
     }
 }
@@ -58,15 +92,18 @@ pub fn show<R: Runtime>(app: AppHandle<R>, notices: mpsc::Receiver<NotificationV
 }
 
 /// Brings the window forward and has it open `notice`.
-#[cfg_attr(not(all(unix, not(any(target_os = "macos", target_os = "ios", target_os = "android")))), allow(dead_code))]
+#[cfg(all(unix, not(any(target_os = "macos", target_os = "ios", target_os = "android"))))]
 fn open<R: Runtime>(app: &AppHandle<R>, notice: NotificationView) {
+    use tauri::Manager;
     if let Some(window) = app.get_webview_window("main") {
         // Each is best effort: a window manager may refuse focus; the screen still changes.
         let _ = window.unminimize();
         let _ = window.show();
         let _ = window.set_focus();
     }
-    app.state::<OpenRequests>().deliver(notice);
+    if let Some(requests) = app.try_state::<OpenRequests>() {
+        requests.deliver(notice);
+    }
 }
 
 #[cfg(not(all(unix, not(any(target_os = "macos", target_os = "ios", target_os = "android")))))]
@@ -86,310 +123,67 @@ fn show_through_plugin<R: Runtime>(app: AppHandle<R>, mut notices: mpsc::Receive
     });
 }
 
+
 #[cfg(all(unix, not(any(target_os = "macos", target_os = "ios", target_os = "android"))))]
-mod freedesktop {
-    use std::collections::{HashMap, VecDeque};
+mod freedesktop;
 
-    use futures::StreamExt;
-    use hearth_protocol::notifications::NotificationView;
-    use tokio::sync::mpsc;
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
 
-    /// How many shown notifications are remembered for a click. A desktop closes a
-    /// notification when it expires and says so; one that never says so is forgotten after
-    /// this many newer ones (its click then opens nothing; the Inbox still has the notice).
-    const REMEMBERED: usize = 64;
+    use std::sync::{Arc, Mutex};
 
-    /// The action a desktop invokes for a click on the notification's body.
-    const CLICK: &str = "default";
+    use hearth_protocol::notifications::{NotificationKind, NotificationOpened, NotificationTarget, NotificationView};
+    use pretty_assertions::assert_eq;
+    use tauri::ipc::{Channel, InvokeResponseBody};
 
-    #[zbus::proxy(
-        interface = "org.freedesktop.Notifications",
-        default_service = "org.freedesktop.Notifications",
-        default_path = "/org/freedesktop/Notifications",
-        gen_blocking = false
-    )]
-    trait Notifications {
-        #[allow(clippy::too_many_arguments)]
-        fn notify(
-            &self,
-            app_name: &str,
-            replaces_id: u32,
-            app_icon: &str,
-            summary: &str,
-            body: &str,
-            actions: &[&str],
-            hints: HashMap<&str, zbus::zvariant::Value<'_>>,
-            expire_timeout: i32,
-        ) -> zbus::Result<u32>;
+    use super::OpenRequests;
 
-        fn get_capabilities(&self) -> zbus::Result<Vec<String>>;
-
-        #[zbus(signal)]
-        fn action_invoked(&self, id: u32, action_key: String) -> zbus::Result<()>;
-
-        #[zbus(signal)]
-        fn notification_closed(&self, id: u32, reason: u32) -> zbus::Result<()>;
-    }
-
-    /// Which bus the desktop's notification service is on.
-    pub enum Bus {
-        /// The session bus (`DBUS_SESSION_BUS_ADDRESS`).
-        Session,
-        /// A bus at this address (the shell's tests).
-        #[cfg(test)]
-        Address(String),
-    }
-
-    /// One connection to the desktop's notification service, subscribed to clicks and closes.
-    struct Desktop {
-        proxy: NotificationsProxy<'static>,
-        /// Clicks and closes in the order the desktop sent them (one stream, not one per
-        /// signal: a desktop closes a clicked notification right after the click, and taken
-        /// in the other order the click would find nothing to open).
-        signals: zbus::proxy::SignalStream<'static>,
-        /// Whether the desktop shows actions (a click can open the notice).
-        clickable: bool,
-        /// Shown notifications by the desktop's id, oldest first.
-        shown: VecDeque<(u32, NotificationView)>,
-    }
-
-    impl Desktop {
-        async fn connect(bus: &Bus) -> zbus::Result<Desktop> {
-            let connection = match bus {
-                Bus::Session => zbus::Connection::session().await?,
-                #[cfg(test)]
-                Bus::Address(address) => zbus::connection::Builder::address(address.as_str())?.build().await?,
-            };
-            let proxy = NotificationsProxy::new(&connection).await?;
-            // Subscribed before anything is shown: a click that comes the moment a
-            // notification appears is already on its way to these streams.
-            let signals = proxy.inner().receive_all_signals().await?;
-            let clickable = proxy.get_capabilities().await?.iter().any(|c| c == "actions");
-            Ok(Desktop { proxy, signals, clickable, shown: VecDeque::new() })
+    fn notice(id: i64) -> NotificationView {
+        NotificationView {
+            id,
+            kind: NotificationKind::Reminder,
+            title: "Check the garden".into(),
+            body: String::new(),
+            target: NotificationTarget::Task(format!("t{id}")),
+            created_at: 0,
+            read: false,
         }
+    }
 
-        async fn show(&mut self, notice: NotificationView) -> zbus::Result<()> {
-            let summary = format!("Hearth: {}", notice.kind.label());
-            let (body, actions): (&str, &[&str]) = if self.clickable {
-                ("Click to open it in Hearth.", &[CLICK, "Open"])
-            } else {
-                ("Open Hearth's Inbox to see it.", &[])
-            };
-            // -1: the desktop's own expiry.
-            let id = self.proxy.notify("Hearth", 0, "", &summary, body, actions, HashMap::new(), -1).await?;
-            if self.shown.len() == REMEMBERED {
-                self.shown.pop_front();
-            }
-            self.shown.push_back((id, notice));
+    /// A channel that records the notices sent down it (what the window would receive).
+    fn window() -> (Channel<NotificationOpened>, Arc<Mutex<Vec<i64>>>) {
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&got);
+        let channel = Channel::new(move |body| {
+            let InvokeResponseBody::Json(json) = body else { panic!("a notice is sent as JSON") };
+            let opened: NotificationOpened = serde_json::from_str(&json).unwrap();
+            sink.lock().unwrap().push(opened.notice.id);
             Ok(())
-        }
-
-        fn take(&mut self, id: u32) -> Option<NotificationView> {
-            let at = self.shown.iter().position(|(shown, _)| *shown == id)?;
-            self.shown.remove(at).map(|(_, notice)| notice)
-        }
+        });
+        (channel, got)
     }
 
-    enum Event {
-        Notice(NotificationView),
-        Clicked { id: u32, action: String },
-        Closed(u32),
-        /// The bus connection ended (the desktop's session went away).
-        Lost,
-        /// The core closed the stream: Hearth is shutting down.
-        End,
-    }
+    /// A click while no window listens (Hearth starting, the page reloading) is held, the
+    /// newest one, and opened by the next window that subscribes; a listening window gets
+    /// each click at once.
+    #[test]
+    fn a_click_before_the_window_listens_is_held_for_it() {
+        let requests = OpenRequests::default();
+        requests.deliver(notice(1));
+        requests.deliver(notice(2));
+        let (first, got) = window();
+        requests.subscribe(first);
+        assert_eq!(*got.lock().unwrap(), [2], "the newest held click, once");
+        requests.deliver(notice(3));
+        assert_eq!(*got.lock().unwrap(), [2, 3]);
 
-    fn read_signal(message: zbus::Message) -> Option<Event> {
-        if let Some(click) = ActionInvoked::from_message(message.clone()) {
-            let args = click.args().ok()?;
-            return Some(Event::Clicked { id: args.id, action: args.action_key });
-        }
-        let closed = NotificationClosed::from_message(message)?;
-        let args = closed.args().ok()?;
-        Some(Event::Closed(args.id))
-    }
-
-    /// Shows each notice and calls `on_open` with the notice whose notification the owner
-    /// clicked. Connects at the first notice (an idle Hearth holds no bus connection), and
-    /// again after the connection is lost. A desktop without a notification service (a bare
-    /// Xvfb) is logged once per outage and otherwise ignored: the Inbox has every notice.
-    pub async fn run(bus: Bus, mut notices: mpsc::Receiver<NotificationView>, on_open: impl Fn(NotificationView)) {
-        let mut desktop: Option<Desktop> = None;
-        let mut warned = false;
-        loop {
-            let event = match desktop.as_mut() {
-                None => notices.recv().await.map_or(Event::End, Event::Notice),
-                Some(connected) => tokio::select! {
-                    notice = notices.recv() => notice.map_or(Event::End, Event::Notice),
-                    signal = connected.signals.next() => match signal {
-                        Some(message) => match read_signal(message) {
-                            Some(event) => event,
-                            // Another signal of the interface, or one that does not parse: no
-                            // click or close of ours.
-                            None => continue,
-                        },
-                        None => Event::Lost,
-                    },
-                },
-            };
-            match event {
-                Event::End => return,
-                Event::Lost => desktop = None,
-                Event::Closed(id) => {
-                    if let Some(connected) = desktop.as_mut() {
-                        connected.take(id);
-                    }
-                }
-                Event::Clicked { id, action } => {
-                    // Only the click Hearth offered opens anything; the notification is gone
-                    // from the desktop either way once an action is invoked.
-                    if let Some(notice) = desktop.as_mut().and_then(|connected| connected.take(id))
-                        && action == CLICK
-                    {
-                        on_open(notice);
-                    }
-                }
-                Event::Notice(notice) => {
-                    if desktop.is_none() {
-                        match Desktop::connect(&bus).await {
-                            Ok(connected) => desktop = Some(connected),
-                            Err(err) => {
-                                if !warned {
-                                    warned = true;
-                                    tracing::warn!(error = %err, "the desktop has no notification service; the inbox still has every notice");
-                                }
-                                continue;
-                            }
-                        }
-                    }
-                    let kind = notice.kind;
-                    if let Some(connected) = desktop.as_mut() {
-                        match connected.show(notice).await {
-                            Ok(()) => warned = false,
-                            Err(err) => {
-                                if !warned {
-                                    warned = true;
-                                    tracing::warn!(error = %err, kind = kind.as_str(), "the desktop did not show a notification; the inbox still has it");
-                                }
-                                // Connect afresh for the next one: the service may have restarted.
-                                desktop = None;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    #[cfg(test)]
-    mod tests {
-        #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-        use hearth_protocol::notifications::{NotificationKind, NotificationTarget, NotificationView};
-        use hearth_testkit::desktop_bus::NotificationServer;
-        use tokio::sync::mpsc;
-
-        use super::{Bus, REMEMBERED, run};
-
-        fn notice(id: i64) -> NotificationView {
-            NotificationView {
-                id,
-                kind: NotificationKind::ReviewNeeded,
-                title: format!("Send “Quarterly figures” to ana@example.com ({id})"),
-                body: "The secret body of a mail".to_owned(),
-                target: NotificationTarget::Proposal(format!("p{id}")),
-                created_at: 0,
-                read: false,
-            }
-        }
-
-        /// The loop under test, fed by `notices`; what it opens arrives on the receiver.
-        fn start(server: &NotificationServer) -> (mpsc::Sender<NotificationView>, mpsc::UnboundedReceiver<NotificationView>) {
-            let (notices, feed) = mpsc::channel(8);
-            let (opened, opens) = mpsc::unbounded_channel();
-            tokio::spawn(run(Bus::Address(server.address().to_owned()), feed, move |notice| {
-                opened.send(notice).unwrap();
-            }));
-            (notices, opens)
-        }
-
-        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-        async fn a_clicked_notification_opens_its_notice_and_shows_only_its_kind() {
-            let dir = tempfile::tempdir().unwrap();
-            let server = NotificationServer::start(dir.path()).await;
-            let (notices, mut opens) = start(&server);
-
-            notices.send(notice(1)).await.unwrap();
-            notices.send(notice(2)).await.unwrap();
-            let shown = server.until_shown(2).await;
-            assert_eq!(shown.len(), 2);
-            for one in &shown {
-                assert_eq!(one.app_name, "Hearth");
-                assert_eq!(one.summary, "Hearth: Review needed");
-                assert_eq!(one.body, "Click to open it in Hearth.");
-                assert_eq!(one.actions, ["default", "Open"]);
-            }
-
-            // The second is clicked: its notice, and only it, is opened.
-            server.click(shown[1].id, "default").await;
-            let opened = opens.recv().await.unwrap();
-            assert_eq!(opened, notice(2));
-            // A second click on it, an expired one's click and an unknown id open nothing;
-            // the notice after them shows the loop is past all three.
-            server.click(shown[1].id, "default").await;
-            server.expire(shown[0].id).await;
-            server.click(shown[0].id, "default").await;
-            server.click(999, "default").await;
-            notices.send(notice(3)).await.unwrap();
-            let shown = server.until_shown(3).await;
-            server.click(shown[2].id, "default").await;
-            assert_eq!(opens.recv().await.unwrap(), notice(3), "nothing was opened between the two clicks");
-            assert_eq!(server.shown().len(), 3, "one OS notification per notice");
-        }
-
-        /// A click the desktop sends before it has even answered `Notify` (the earliest it can
-        /// come) still opens the notice: the clicks were subscribed to before anything showed.
-        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-        async fn a_click_as_early_as_the_notification_itself_is_not_lost() {
-            let dir = tempfile::tempdir().unwrap();
-            let server = NotificationServer::start(dir.path()).await;
-            server.click_at_once();
-            let (notices, mut opens) = start(&server);
-            notices.send(notice(7)).await.unwrap();
-            assert_eq!(opens.recv().await.unwrap(), notice(7));
-            assert_eq!(server.shown().len(), 1);
-        }
-
-        /// The memory of shown notifications is bounded: the oldest is forgotten first.
-        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-        async fn only_the_newest_notifications_are_remembered_for_a_click() {
-            let dir = tempfile::tempdir().unwrap();
-            let server = NotificationServer::start(dir.path()).await;
-            let (notices, mut opens) = start(&server);
-            let count = REMEMBERED + 1;
-            for id in 1..=i64::try_from(count).unwrap() {
-                notices.send(notice(id)).await.unwrap();
-            }
-            let shown = server.until_shown(count).await;
-            server.click(shown[0].id, "default").await;
-            server.click(shown[1].id, "default").await;
-            assert_eq!(opens.recv().await.unwrap(), notice(2), "the first was forgotten, the second remembered");
-        }
-
-        /// Without a notification service nothing fails: the loop keeps taking notices.
-        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-        async fn no_notification_service_loses_nothing_but_the_os_notification() {
-            let dir = tempfile::tempdir().unwrap();
-            let (notices, feed) = mpsc::channel(1);
-            let address = format!("unix:path={}", dir.path().join("no-bus").display());
-            let running = tokio::spawn(run(Bus::Address(address), feed, |_| panic!("nothing can be clicked")));
-            // The channel holds one: a loop that stopped taking would block the third send.
-            for id in 1..=3 {
-                notices.send(notice(id)).await.unwrap();
-            }
-            drop(notices);
-            running.await.unwrap();
-        }
+        // The page reloads: its channel is gone, the click is held for the new page.
+        requests.unsubscribe();
+        requests.deliver(notice(4));
+        assert_eq!(*got.lock().unwrap(), [2, 3], "nothing is sent to a page that went away");
+        let (second, got_again) = window();
+        requests.subscribe(second);
+        assert_eq!(*got_again.lock().unwrap(), [4]);
     }
 }

@@ -38,9 +38,19 @@ pub fn run() {
 
 /// Adds Hearth's state and commands to a builder (also used by the shell's tests).
 pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    #[cfg(not(all(unix, not(any(target_os = "macos", target_os = "ios", target_os = "android")))))]
+    let builder = builder.plugin(tauri_plugin_notification::init());
     builder
         .plugin(tauri_plugin_opener::init())
-        .plugin(tauri_plugin_notification::init())
+        // A page that (re)loads has lost its channels; a click until it subscribes again is
+        // held for it (desktop_notices.rs).
+        .on_page_load(|webview, payload| {
+            if payload.event() == tauri::webview::PageLoadEvent::Started
+                && let Some(requests) = webview.try_state::<desktop_notices::OpenRequests>()
+            {
+                requests.unsubscribe();
+            }
+        })
         .setup(|app| {
             // The core opens beside the window (state.rs says why); commands wait for it.
             let (state, opening) = AppState::opening();

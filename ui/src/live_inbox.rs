@@ -61,20 +61,7 @@ pub fn LiveInboxProvider(children: Children) -> impl IntoView {
     provide_context(live);
     let subscription = StoredValue::new_local(None::<NoticeSubscription>);
     let clicks = StoredValue::new_local(None::<NoticeOpenSubscription>);
-    if let Some(nav) = Navigation::from_context() {
-        spawn_local(async move {
-            // A click on an OS notification opens its notice as a click in the Inbox does.
-            let opened = ipc::notification_open_watch(move |opened: NotificationOpened| {
-                live.inbox.maybe_update(|inbox| inbox.push(opened.notice.clone()));
-                live.open(nav, &opened.notice);
-            })
-            .await;
-            match opened {
-                Ok(sub) => clicks.set_value(Some(sub)),
-                Err(err) => live.error.set(Some(format!("Clicked notifications will not open here: {}", err.message))),
-            }
-        });
-    }
+    let nav = Navigation::from_context();
     spawn_local(async move {
         match ipc::notification_watch(move |notice| {
             live.inbox.maybe_update(|inbox| inbox.push(notice));
@@ -87,6 +74,19 @@ pub fn LiveInboxProvider(children: Children) -> impl IntoView {
         match ipc::notification_list().await {
             Ok(list) => live.inbox.update(|inbox| inbox.replace(list)),
             Err(err) => live.error.set(Some(format!("Notices could not be loaded: {}", err.message))),
+        }
+        // A click on an OS notification opens its notice as a click in the Inbox does.
+        // Subscribed after the list: a click held while the window loaded marks its notice
+        // read after the list arrived, not before a list that would show it unread again.
+        let Some(nav) = nav else { return };
+        let opened = ipc::notification_open_watch(move |opened: NotificationOpened| {
+            live.inbox.maybe_update(|inbox| inbox.push(opened.notice.clone()));
+            live.open(nav, &opened.notice);
+        })
+        .await;
+        match opened {
+            Ok(sub) => clicks.set_value(Some(sub)),
+            Err(err) => live.error.set(Some(format!("Clicked notifications will not open here: {}", err.message))),
         }
     });
     children()

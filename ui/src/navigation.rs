@@ -17,8 +17,11 @@ pub struct Navigation {
     pub selected_task: RwSignal<Option<String>>,
     /// The file shown in Files' viewer.
     pub selected_file: RwSignal<Option<String>>,
-    /// The proposal Approvals brings into view (a review notice was opened).
+    /// The proposal Approvals marks (a review notice was opened).
     pub selected_proposal: RwSignal<Option<String>>,
+    /// The proposal Approvals scrolls to, once: taken by its card when it is on screen, so a
+    /// card rebuilt later (a decision, a refresh) does not pull the view back to it.
+    pub scroll_to_proposal: RwSignal<Option<String>>,
 }
 
 impl Navigation {
@@ -29,6 +32,7 @@ impl Navigation {
             selected_task: RwSignal::new(None),
             selected_file: RwSignal::new(None),
             selected_proposal: RwSignal::new(None),
+            scroll_to_proposal: RwSignal::new(None),
         };
         provide_context(navigation);
         navigation
@@ -45,9 +49,10 @@ impl Navigation {
         self.screen.set(Screen::Activity);
     }
 
-    /// Shows Approvals with this proposal's card in view and marked.
+    /// Shows Approvals with this proposal's card marked and scrolled into view.
     pub fn open_proposal(self, proposal_id: String) {
-        self.selected_proposal.set(Some(proposal_id));
+        self.selected_proposal.set(Some(proposal_id.clone()));
+        self.scroll_to_proposal.set(Some(proposal_id));
         self.screen.set(Screen::Approvals);
     }
 

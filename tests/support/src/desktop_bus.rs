@@ -43,9 +43,13 @@ pub struct Shown {
 struct Record {
     shown: Mutex<Vec<Shown>>,
     changed: Notify,
+    /// The id the next notification gets; a restarted service starts again at 1.
+    next_id: Mutex<u32>,
     /// When set, the server clicks a notification's "default" action before it answers the
     /// `Notify` call that showed it: the earliest a click can come.
     click_at_once: Mutex<bool>,
+    /// When set, the next `Notify` is refused with an error (and shows nothing).
+    refuse_next: Mutex<bool>,
 }
 
 struct Server {
@@ -66,19 +70,24 @@ impl Server {
         actions: Vec<String>,
         _hints: HashMap<String, OwnedValue>,
         _expire_timeout: i32,
-    ) -> u32 {
+    ) -> zbus::fdo::Result<u32> {
+        if std::mem::take(&mut *self.record.refuse_next.lock().unwrap()) {
+            self.record.changed.notify_waiters();
+            return Err(zbus::fdo::Error::LimitsExceeded("too many notifications".into()));
+        }
         let id = {
-            let mut shown = self.record.shown.lock().unwrap();
             // Ids start at 1 (0 means "no notification to replace" in the protocol).
-            let id = u32::try_from(shown.len()).unwrap() + 1;
-            shown.push(Shown { id, app_name, summary, body, actions });
+            let mut next = self.record.next_id.lock().unwrap();
+            *next += 1;
+            let id = *next;
+            self.record.shown.lock().unwrap().push(Shown { id, app_name, summary, body, actions });
             id
         };
         if *self.record.click_at_once.lock().unwrap() {
             Self::action_invoked(&emitter, id, "default").await.unwrap();
         }
         self.record.changed.notify_waiters();
-        id
+        Ok(id)
     }
 
     fn get_capabilities(&self) -> Vec<String> {
@@ -104,18 +113,38 @@ impl Server {
 /// A private session bus with a notification server on it; both end when this is dropped.
 pub struct NotificationServer {
     record: Arc<Record>,
-    connection: zbus::Connection,
-    address: String,
+    /// The server's connection (a restart replaces it).
+    connection: Mutex<zbus::Connection>,
+    bus: PrivateBus,
+}
+
+/// A `dbus-daemon` of its own, sealed off from the machine's services: its configuration
+/// names no service directory, so nothing is started on it that the test did not start
+/// (WebKit asks for the accessibility bus, GTK for settings; a real notification daemon
+/// installed here would otherwise be started too).
+pub struct PrivateBus {
+    /// The bus's address, for `DBUS_SESSION_BUS_ADDRESS`.
+    pub address: String,
     _daemon: Child,
 }
 
-impl NotificationServer {
-    /// Starts `dbus-daemon` listening in `dir` and serves notifications on it.
-    pub async fn start(dir: &Path) -> NotificationServer {
+impl PrivateBus {
+    /// Starts the daemon with its socket and configuration in `dir`.
+    pub async fn start(dir: &Path) -> PrivateBus {
         let socket = dir.join("session-bus");
+        let config = dir.join("session-bus.conf");
+        let text = format!(
+            "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n \
+             \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n\
+             <busconfig>\n  <type>session</type>\n  <listen>unix:path={}</listen>\n  <auth>EXTERNAL</auth>\n\
+             \x20 <policy context=\"default\">\n    <allow send_destination=\"*\" eavesdrop=\"true\"/>\n\
+             \x20   <allow eavesdrop=\"true\"/>\n    <allow own=\"*\"/>\n  </policy>\n</busconfig>\n",
+            socket.display()
+        );
+        std::fs::write(&config, text).unwrap();
         let mut daemon = Command::new("dbus-daemon")
-            .args(["--session", "--nofork", "--nopidfile", "--print-address=1"])
-            .arg(format!("--address=unix:path={}", socket.display()))
+            .arg(format!("--config-file={}", config.display()))
+            .args(["--nofork", "--nopidfile", "--print-address=1"])
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .kill_on_drop(true)
@@ -130,22 +159,34 @@ impl NotificationServer {
             .unwrap();
         let address = line.trim().to_owned();
         assert!(address.starts_with("unix:"), "dbus-daemon printed {address:?}, not an address");
+        PrivateBus { address, _daemon: daemon }
+    }
+}
+
+async fn serve(address: &str, record: &Arc<Record>) -> zbus::Connection {
+    zbus::connection::Builder::address(address)
+        .unwrap()
+        .serve_at(PATH, Server { record: Arc::clone(record) })
+        .unwrap()
+        .name(NAME)
+        .unwrap()
+        .build()
+        .await
+        .unwrap_or_else(|err| panic!("could not serve notifications on {address}: {err}"))
+}
+
+impl NotificationServer {
+    /// Starts `dbus-daemon` listening in `dir` and serves notifications on it.
+    pub async fn start(dir: &Path) -> NotificationServer {
+        let bus = PrivateBus::start(dir).await;
         let record = Arc::new(Record::default());
-        let connection = zbus::connection::Builder::address(address.as_str())
-            .unwrap()
-            .serve_at(PATH, Server { record: Arc::clone(&record) })
-            .unwrap()
-            .name(NAME)
-            .unwrap()
-            .build()
-            .await
-            .unwrap_or_else(|err| panic!("could not serve notifications on {address}: {err}"));
-        NotificationServer { record, connection, address, _daemon: daemon }
+        let connection = serve(&bus.address, &record).await;
+        NotificationServer { record, connection: Mutex::new(connection), bus }
     }
 
     /// The bus's address, for `DBUS_SESSION_BUS_ADDRESS`.
     pub fn address(&self) -> &str {
-        &self.address
+        &self.bus.address
     }
 
     /// From now on, click each notification as it is shown, before `Notify` returns.
@@ -177,17 +218,46 @@ impl NotificationServer {
             .unwrap_or_else(|_| panic!("{count} notification(s) were not shown within {PATIENCE:?}; shown: {:?}", self.shown()))
     }
 
+    fn connection(&self) -> zbus::Connection {
+        self.connection.lock().unwrap().clone()
+    }
+
     /// Clicks notification `id` (its `action` key; "default" is a click on its body), then
     /// closes it, as desktops do (reason 2: dismissed by the user).
     pub async fn click(&self, id: u32, action: &str) {
-        let server = self.connection.object_server().interface::<_, Server>(PATH).await.unwrap();
+        let server = self.connection().object_server().interface::<_, Server>(PATH).await.unwrap();
         Server::action_invoked(server.signal_emitter(), id, action).await.unwrap();
         Server::notification_closed(server.signal_emitter(), id, 2).await.unwrap();
     }
 
     /// Closes notification `id` as a desktop does when it expires (reason 1).
     pub async fn expire(&self, id: u32) {
-        let server = self.connection.object_server().interface::<_, Server>(PATH).await.unwrap();
+        let server = self.connection().object_server().interface::<_, Server>(PATH).await.unwrap();
         Server::notification_closed(server.signal_emitter(), id, 1).await.unwrap();
     }
+
+    /// Another program on the bus (not the notification service) sends a click on `id`: the
+    /// same signal, from a sender that does not own the service's name.
+    pub async fn forge_click(&self, id: u32) {
+        let other = zbus::connection::Builder::address(self.bus.address.as_str()).unwrap().build().await.unwrap();
+        let emitter = SignalEmitter::new(&other, PATH).unwrap();
+        Server::action_invoked(&emitter, id, "default").await.unwrap();
+    }
+
+    /// The next notification is refused with an error.
+    pub fn refuse_next(&self) {
+        *self.record.refuse_next.lock().unwrap() = true;
+    }
+
+    /// The service restarts: the name gets a new owner, which numbers notifications from 1
+    /// again. What was shown before stays in [`NotificationServer::shown`].
+    pub async fn restart(&self) {
+        let old = self.connection();
+        old.release_name(NAME).await.unwrap();
+        *self.record.next_id.lock().unwrap() = 0;
+        let new = serve(&self.bus.address, &self.record).await;
+        *self.connection.lock().unwrap() = new;
+        old.close().await.unwrap();
+    }
+
 }

@@ -45,7 +45,10 @@ pub fn ApprovalsScreen() -> impl IntoView {
     });
     // A notice's proposal stays marked while the owner is here, not the next time they come.
     if let Some(nav) = Navigation::from_context() {
-        on_cleanup(move || nav.selected_proposal.set(None));
+        on_cleanup(move || {
+            nav.selected_proposal.set(None);
+            nav.scroll_to_proposal.set(None);
+        });
     }
     let sections = Memo::new(move |_| proposals.with(|list| list.as_deref().map(review_sections)).unwrap_or_default());
     // What the body shows; the sections re-render only when this changes, so a refresh
@@ -119,21 +122,23 @@ fn Section(
     }
 }
 
-/// Holds one card; the card a notice pointed to (`Navigation::selected_proposal`) is marked
-/// and scrolled into view once it is on screen.
+/// Holds one card; the card a notice pointed to (`Navigation::selected_proposal`) is marked,
+/// and scrolled into view once it is on screen (`scroll_to_proposal`, taken here).
 #[component]
 fn ProposalSlot(proposal_id: String, children: Children) -> impl IntoView {
     let nav = Navigation::from_context();
     let slot = NodeRef::<leptos::html::Div>::new();
-    let selected = Memo::new(move |_| {
-        nav.is_some_and(|nav| nav.selected_proposal.with(|selected| selected.as_deref() == Some(proposal_id.as_str())))
-    });
+    let id = proposal_id.clone();
+    let selected = Memo::new(move |_| nav.is_some_and(|nav| nav.selected_proposal.with(|selected| selected.as_deref() == Some(id.as_str()))));
     Effect::new(move |_| {
+        let Some(nav) = nav else { return };
         // Reads the node too: the effect runs again once the slot is mounted.
-        if let (true, Some(element)) = (selected.get(), slot.get()) {
+        let mine = nav.scroll_to_proposal.with(|target| target.as_deref() == Some(proposal_id.as_str()));
+        if let (true, Some(element)) = (mine, slot.get()) {
             let options = web_sys::ScrollIntoViewOptions::new();
             options.set_block(web_sys::ScrollLogicalPosition::Center);
             element.scroll_into_view_with_scroll_into_view_options(&options);
+            nav.scroll_to_proposal.set(None);
         }
     });
     view! {

@@ -1,0 +1,232 @@
+//! The freedesktop Notifications protocol on the session bus (Linux and the BSDs): shows each
+//! notice and reports the one whose notification the owner clicked.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
+
+use futures::StreamExt;
+use hearth_protocol::notifications::NotificationView;
+use tokio::sync::mpsc;
+
+/// How many shown notifications are remembered for a click. A desktop closes a notification
+/// when it expires and says so; one that never says so is forgotten after this many newer ones
+/// (its click then opens nothing; the Inbox still has the notice).
+pub(super) const REMEMBERED: usize = 64;
+
+/// The action a desktop invokes for a click on the notification's body.
+const CLICK: &str = "default";
+
+/// How long one call to the desktop may take: a service that stops answering must not hold
+/// up the clicks on what is already shown, or the notices behind it.
+const CALL_LIMIT: Duration = Duration::from_secs(10);
+
+#[zbus::proxy(
+    interface = "org.freedesktop.Notifications",
+    default_service = "org.freedesktop.Notifications",
+    default_path = "/org/freedesktop/Notifications",
+    gen_blocking = false
+)]
+trait Notifications {
+    // Notify is called through `Proxy::call_method` (see `Desktop::show`): its answer's sender
+    // is needed, not only the id.
+    fn get_capabilities(&self) -> zbus::Result<Vec<String>>;
+
+    #[zbus(signal)]
+    fn action_invoked(&self, id: u32, action_key: String) -> zbus::Result<()>;
+
+    #[zbus(signal)]
+    fn notification_closed(&self, id: u32, reason: u32) -> zbus::Result<()>;
+}
+
+/// Which bus the desktop's notification service is on.
+pub(super) enum Bus {
+    /// The session bus (`DBUS_SESSION_BUS_ADDRESS`).
+    Session,
+    /// A bus at this address (the tests).
+    #[cfg(test)]
+    Address(String),
+}
+
+/// One connection to the desktop's notification service, subscribed to clicks and closes.
+struct Desktop {
+    proxy: NotificationsProxy<'static>,
+    /// Clicks and closes in the order the desktop sent them (one stream, not one per signal: a
+    /// desktop closes a clicked notification right after the click, and taken in the other
+    /// order the click would find nothing to open). zbus lets through only what the current
+    /// owner of the service's name sends.
+    signals: zbus::proxy::SignalStream<'static>,
+    /// Whether the desktop shows actions (a click can open the notice).
+    clickable: bool,
+    /// Shown notifications, oldest first, each by the service that showed it and the id it
+    /// gave. A restarted service numbers its notifications afresh: its ids name only its own.
+    shown: VecDeque<(Shown, NotificationView)>,
+}
+
+impl Desktop {
+    async fn connect(bus: &Bus) -> zbus::Result<Desktop> {
+        let builder = match bus {
+            Bus::Session => zbus::connection::Builder::session()?,
+            #[cfg(test)]
+            Bus::Address(address) => zbus::connection::Builder::address(address.as_str())?,
+        };
+        let connection = builder.method_timeout(CALL_LIMIT).build().await?;
+        let proxy = NotificationsProxy::new(&connection).await?;
+        // Subscribed before anything is shown: a click that comes the moment a notification
+        // appears is already on its way to this stream.
+        let signals = proxy.inner().receive_all_signals().await?;
+        let clickable = proxy.get_capabilities().await?.iter().any(|c| c == "actions");
+        Ok(Desktop { proxy, signals, clickable, shown: VecDeque::new() })
+    }
+
+    async fn show(&mut self, notice: NotificationView) -> zbus::Result<()> {
+        let summary = format!("Hearth: {}", notice.kind.label());
+        let (body, actions): (&str, &[&str]) = if self.clickable {
+            ("Click to open it in Hearth.", &[CLICK, "Open"])
+        } else {
+            ("Open Hearth's Inbox to see it.", &[])
+        };
+        // -1: the desktop's own expiry.
+        let hints: HashMap<&str, zbus::zvariant::Value<'_>> = HashMap::new();
+        let answer = self.proxy.inner().call_method("Notify", &("Hearth", 0_u32, "", summary.as_str(), body, actions, hints, -1_i32)).await?;
+        let id: u32 = answer.body().deserialize()?;
+        let Some(service) = answer.header().sender().map(|sender| sender.to_owned()) else {
+            // A bus always names the sender; without one no click could be matched.
+            return Err(zbus::Error::MissingField);
+        };
+        let shown = Shown { service: service.into(), id };
+        // A service may reuse an id it closed without saying so: the newest showing wins.
+        self.take(&shown);
+        if self.shown.len() == REMEMBERED {
+            self.shown.pop_front();
+        }
+        self.shown.push_back((shown, notice));
+        Ok(())
+    }
+
+    fn take(&mut self, which: &Shown) -> Option<NotificationView> {
+        let at = self.shown.iter().position(|(shown, _)| shown == which)?;
+        self.shown.remove(at).map(|(_, notice)| notice)
+    }
+}
+
+/// One notification: the service that showed it (its unique name on the bus) and its id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Shown {
+    service: zbus::names::OwnedUniqueName,
+    id: u32,
+}
+
+enum Event {
+    Notice(NotificationView),
+    Clicked { which: Shown, action: String },
+    Closed(Shown),
+    /// The bus connection ended (the desktop's session went away).
+    Lost,
+    /// The core closed the stream: Hearth is shutting down.
+    End,
+}
+
+fn read_signal(message: zbus::Message) -> Option<Event> {
+    let service: zbus::names::OwnedUniqueName = message.header().sender()?.to_owned().into();
+    if let Some(click) = ActionInvoked::from_message(message.clone()) {
+        let args = click.args().ok()?;
+        return Some(Event::Clicked { which: Shown { service, id: args.id }, action: args.action_key });
+    }
+    let closed = NotificationClosed::from_message(message)?;
+    let args = closed.args().ok()?;
+    Some(Event::Closed(Shown { service, id: args.id }))
+}
+
+/// Whether the connection is still good after `err`: the service answered with an error
+/// (refused one notification, or no service owns the name yet), as against a connection
+/// that broke or a call that timed out.
+fn answered(err: &zbus::Error) -> bool {
+    matches!(err, zbus::Error::MethodError(..) | zbus::Error::FDO(_))
+}
+
+/// Shows each notice and calls `on_open` with the notice whose notification the owner clicked.
+/// Connects at the first notice (an idle Hearth holds no bus connection), and again after the
+/// connection is lost. A desktop without a notification service (a bare Xvfb) is logged once
+/// per outage and otherwise ignored: the Inbox has every notice.
+pub(super) async fn run(bus: Bus, mut notices: mpsc::Receiver<NotificationView>, on_open: impl Fn(NotificationView)) {
+    let mut desktop: Option<Desktop> = None;
+    let mut warned = false;
+    loop {
+        let event = match desktop.as_mut() {
+            None => notices.recv().await.map_or(Event::End, Event::Notice),
+            Some(connected) => tokio::select! {
+                notice = notices.recv() => notice.map_or(Event::End, Event::Notice),
+                signal = connected.signals.next() => match signal {
+                    Some(message) => match read_signal(message) {
+                        Some(event) => event,
+                        // Another signal of the interface, or one that does not parse: no
+                        // click or close of ours.
+                        None => continue,
+                    },
+                    None => Event::Lost,
+                },
+            },
+        };
+        match event {
+            Event::End => return,
+            Event::Lost => desktop = None,
+            Event::Closed(which) => {
+                if let Some(connected) = desktop.as_mut() {
+                    connected.take(&which);
+                }
+            }
+            Event::Clicked { which, action } => {
+                // Only the click Hearth offered opens anything; the notification is gone from
+                // the desktop either way once an action is invoked.
+                if let Some(notice) = desktop.as_mut().and_then(|connected| connected.take(&which))
+                    && action == CLICK
+                {
+                    on_open(notice);
+                }
+            }
+            Event::Notice(notice) => {
+                if desktop.is_none() {
+                    let connecting = tokio::time::timeout(CALL_LIMIT, Desktop::connect(&bus)).await;
+                    match connecting {
+                        Ok(Ok(connected)) => desktop = Some(connected),
+                        Ok(Err(err)) => {
+                            if !warned {
+                                warned = true;
+                                tracing::warn!(error = %err, "the desktop has no notification service; the inbox still has every notice");
+                            }
+                            continue;
+                        }
+                        Err(_) => {
+                            if !warned {
+                                warned = true;
+                                tracing::warn!("the desktop's bus did not answer; the inbox still has every notice");
+                            }
+                            continue;
+                        }
+                    }
+                }
+                let kind = notice.kind;
+                if let Some(connected) = desktop.as_mut() {
+                    match connected.show(notice).await {
+                        Ok(()) => warned = false,
+                        Err(err) => {
+                            if !warned {
+                                warned = true;
+                                tracing::warn!(error = %err, kind = kind.as_str(), "the desktop did not show a notification; the inbox still has it");
+                            }
+                            if !answered(&err) {
+                                // Connect afresh for the next one; what is shown is forgotten
+                                // with the connection its clicks would have come on.
+                                desktop = None;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "freedesktop_tests.rs"]
+mod tests;

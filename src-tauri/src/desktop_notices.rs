@@ -11,7 +11,7 @@
 //! connection per notification and subscribes to clicks only after `Notify` has answered, so a
 //! click in between is lost, and every notification waiting for a click holds a connection.
 //! Here one connection subscribes first and then shows, and clicks are matched to notices by
-//! the id the desktop gave each. Elsewhere (macOS, Windows, mobile) tauri-plugin-notification
+//! the service that showed each (its unique name on the bus) and the id it gave. Elsewhere (macOS, Windows, mobile) tauri-plugin-notification
 //! shows the notice, and a click does not open its screen: the plugin has no click callback on
 //! desktop.
 //!
@@ -24,9 +24,9 @@
 //! screen changes behind other windows there. A click on a notification older than the newest
 //! 64 opens nothing (the Inbox still has the notice).
 //!
-//! The tests below use `hearth-testkit` from a unit test, against house.md's "integration tests
-//! only": the rule keeps the core's unit tests free of a cycle through the testkit, and the
-//! shell has no such cycle, while the loop under test is private to the shell.
+//! `freedesktop_tests.rs` uses `hearth-testkit` from a unit test, against house.md's
+//! "integration tests only": the rule keeps the core's unit tests free of a cycle through the
+//! testkit, and the shell has no such cycle, while the loop under test is private to the shell.
 
 use std::sync::Mutex;
 
@@ -69,6 +69,10 @@ impl OpenRequests {
         }
     }
 
+    #[cfg_attr(
+        not(any(target_os = "linux", target_os = "dragonfly", target_os = "freebsd", target_os = "netbsd", target_os = "openbsd")),
+        expect(dead_code, reason = "clicks open notices only on the freedesktop path")
+    )]
     fn deliver(&self, notice: NotificationView) {
         let Ok(mut requests) = self.inner.lock() else { return };
         let unsent = match &requests.window {
@@ -85,14 +89,14 @@ impl OpenRequests {
 
 /// Shows each notice from `notices` on the desktop until the core closes the stream.
 pub fn show<R: Runtime>(app: AppHandle<R>, notices: mpsc::Receiver<NotificationView>) {
-    #[cfg(all(unix, not(any(target_os = "macos", target_os = "ios", target_os = "android"))))]
+    #[cfg(any(target_os = "linux", target_os = "dragonfly", target_os = "freebsd", target_os = "netbsd", target_os = "openbsd"))]
     tauri::async_runtime::spawn(freedesktop::run(freedesktop::Bus::Session, notices, move |notice| open(&app, notice)));
-    #[cfg(not(all(unix, not(any(target_os = "macos", target_os = "ios", target_os = "android")))))]
+    #[cfg(not(any(target_os = "linux", target_os = "dragonfly", target_os = "freebsd", target_os = "netbsd", target_os = "openbsd")))]
     show_through_plugin(app, notices);
 }
 
 /// Brings the window forward and has it open `notice`.
-#[cfg(all(unix, not(any(target_os = "macos", target_os = "ios", target_os = "android"))))]
+#[cfg(any(target_os = "linux", target_os = "dragonfly", target_os = "freebsd", target_os = "netbsd", target_os = "openbsd"))]
 fn open<R: Runtime>(app: &AppHandle<R>, notice: NotificationView) {
     use tauri::Manager;
     if let Some(window) = app.get_webview_window("main") {
@@ -106,7 +110,7 @@ fn open<R: Runtime>(app: &AppHandle<R>, notice: NotificationView) {
     }
 }
 
-#[cfg(not(all(unix, not(any(target_os = "macos", target_os = "ios", target_os = "android")))))]
+#[cfg(not(any(target_os = "linux", target_os = "dragonfly", target_os = "freebsd", target_os = "netbsd", target_os = "openbsd")))]
 fn show_through_plugin<R: Runtime>(app: AppHandle<R>, mut notices: mpsc::Receiver<NotificationView>) {
     use tauri_plugin_notification::NotificationExt;
     tauri::async_runtime::spawn(async move {
@@ -124,7 +128,7 @@ fn show_through_plugin<R: Runtime>(app: AppHandle<R>, mut notices: mpsc::Receive
 }
 
 
-#[cfg(all(unix, not(any(target_os = "macos", target_os = "ios", target_os = "android"))))]
+#[cfg(any(target_os = "linux", target_os = "dragonfly", target_os = "freebsd", target_os = "netbsd", target_os = "openbsd"))]
 mod freedesktop;
 
 #[cfg(test)]

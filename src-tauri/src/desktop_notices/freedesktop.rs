@@ -7,6 +7,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use hearth_protocol::notifications::NotificationView;
 use tokio::sync::mpsc;
+use zbus::message::Sequence;
 
 /// How many shown notifications are remembered for a click. A desktop closes a notification
 /// when it expires and says so; one that never says so is forgotten after this many newer ones
@@ -19,6 +20,11 @@ const CLICK: &str = "default";
 /// How long one call to the desktop may take: a service that stops answering must not hold
 /// up the clicks on what is already shown, or the notices behind it.
 const CALL_LIMIT: Duration = Duration::from_secs(10);
+
+/// How many signals may wait while a call is answered (zbus's default is 64, and a full
+/// queue stops it reading the socket, the call's answer included). A service that tells every
+/// client of every other program's notifications closing can send that many in a burst.
+const SIGNALS_QUEUED: usize = 1024;
 
 #[zbus::proxy(
     interface = "org.freedesktop.Notifications",
@@ -59,7 +65,7 @@ struct Desktop {
     clickable: bool,
     /// Shown notifications, oldest first, each by the service that showed it and the id it
     /// gave. A restarted service numbers its notifications afresh: its ids name only its own.
-    shown: VecDeque<(Shown, NotificationView)>,
+    shown: VecDeque<Entry>,
 }
 
 impl Desktop {
@@ -69,7 +75,7 @@ impl Desktop {
             #[cfg(test)]
             Bus::Address(address) => zbus::connection::Builder::address(address.as_str())?,
         };
-        let connection = builder.method_timeout(CALL_LIMIT).build().await?;
+        let connection = builder.method_timeout(CALL_LIMIT).max_queued(SIGNALS_QUEUED).build().await?;
         let proxy = NotificationsProxy::new(&connection).await?;
         // Subscribed before anything is shown: a click that comes the moment a notification
         // appears is already on its way to this stream.
@@ -94,19 +100,40 @@ impl Desktop {
             return Err(zbus::Error::MissingField);
         };
         let shown = Shown { service: service.into(), id };
-        // A service may reuse an id it closed without saying so: the newest showing wins.
-        self.take(&shown);
+        // A service may reuse an id it closed without saying so yet: the close (or a click) of
+        // the old notification is then still queued, ahead of this answer, and is not this
+        // one's. A fresh id's early click, queued the same way, is.
+        let reused = self.take(&shown).is_some();
         if self.shown.len() == REMEMBERED {
             self.shown.pop_front();
         }
-        self.shown.push_back((shown, notice));
+        let answered_at = reused.then(|| answer.recv_position());
+        self.shown.push_back(Entry { shown, notice, answered_at });
         Ok(())
     }
 
     fn take(&mut self, which: &Shown) -> Option<NotificationView> {
-        let at = self.shown.iter().position(|(shown, _)| shown == which)?;
-        self.shown.remove(at).map(|(_, notice)| notice)
+        let at = self.shown.iter().position(|entry| entry.shown == *which)?;
+        self.shown.remove(at).map(|entry| entry.notice)
     }
+
+    /// The notice a signal received at `at` is about, taken: none when the signal came before
+    /// the answer that reused its id (it is about the notification the id named before).
+    fn take_signalled(&mut self, which: &Shown, at: Sequence) -> Option<NotificationView> {
+        let entry = self.shown.iter().find(|entry| entry.shown == *which)?;
+        if entry.answered_at.is_some_and(|answered| at < answered) {
+            return None;
+        }
+        self.take(which)
+    }
+}
+
+/// One remembered notification.
+struct Entry {
+    shown: Shown,
+    notice: NotificationView,
+    /// When the answer that showed it was received, if its id had named an earlier one.
+    answered_at: Option<Sequence>,
 }
 
 /// One notification: the service that showed it (its unique name on the bus) and its id.
@@ -118,8 +145,8 @@ struct Shown {
 
 enum Event {
     Notice(NotificationView),
-    Clicked { which: Shown, action: String },
-    Closed(Shown),
+    Clicked { which: Shown, action: String, at: Sequence },
+    Closed { which: Shown, at: Sequence },
     /// The bus connection ended (the desktop's session went away).
     Lost,
     /// The core closed the stream: Hearth is shutting down.
@@ -128,20 +155,25 @@ enum Event {
 
 fn read_signal(message: zbus::Message) -> Option<Event> {
     let service: zbus::names::OwnedUniqueName = message.header().sender()?.to_owned().into();
+    let at = message.recv_position();
     if let Some(click) = ActionInvoked::from_message(message.clone()) {
         let args = click.args().ok()?;
-        return Some(Event::Clicked { which: Shown { service, id: args.id }, action: args.action_key });
+        return Some(Event::Clicked { which: Shown { service, id: args.id }, action: args.action_key, at });
     }
     let closed = NotificationClosed::from_message(message)?;
     let args = closed.args().ok()?;
-    Some(Event::Closed(Shown { service, id: args.id }))
+    Some(Event::Closed { which: Shown { service, id: args.id }, at })
 }
 
 /// Whether the connection is still good after `err`: the service answered with an error
-/// (refused one notification, or no service owns the name yet), as against a connection
-/// that broke or a call that timed out.
-fn answered(err: &zbus::Error) -> bool {
-    matches!(err, zbus::Error::MethodError(..) | zbus::Error::FDO(_))
+/// (refused one notification, or no service owns the name yet) or did not answer in time (zbus
+/// drops a late answer), as against a connection that broke.
+fn connection_kept(err: &zbus::Error) -> bool {
+    match err {
+        zbus::Error::MethodError(..) | zbus::Error::FDO(_) => true,
+        zbus::Error::InputOutput(io) => io.kind() == std::io::ErrorKind::TimedOut,
+        _ => false,
+    }
 }
 
 /// Shows each notice and calls `on_open` with the notice whose notification the owner clicked.
@@ -170,15 +202,15 @@ pub(super) async fn run(bus: Bus, mut notices: mpsc::Receiver<NotificationView>,
         match event {
             Event::End => return,
             Event::Lost => desktop = None,
-            Event::Closed(which) => {
+            Event::Closed { which, at } => {
                 if let Some(connected) = desktop.as_mut() {
-                    connected.take(&which);
+                    connected.take_signalled(&which, at);
                 }
             }
-            Event::Clicked { which, action } => {
+            Event::Clicked { which, action, at } => {
                 // Only the click Hearth offered opens anything; the notification is gone from
                 // the desktop either way once an action is invoked.
-                if let Some(notice) = desktop.as_mut().and_then(|connected| connected.take(&which))
+                if let Some(notice) = desktop.as_mut().and_then(|connected| connected.take_signalled(&which, at))
                     && action == CLICK
                 {
                     on_open(notice);
@@ -214,7 +246,7 @@ pub(super) async fn run(bus: Bus, mut notices: mpsc::Receiver<NotificationView>,
                                 warned = true;
                                 tracing::warn!(error = %err, kind = kind.as_str(), "the desktop did not show a notification; the inbox still has it");
                             }
-                            if !answered(&err) {
+                            if !connection_kept(&err) {
                                 // Connect afresh for the next one; what is shown is forgotten
                                 // with the connection its clicks would have come on.
                                 desktop = None;

@@ -50,6 +50,13 @@ struct Record {
     click_at_once: Mutex<bool>,
     /// When set, the next `Notify` is refused with an error (and shows nothing).
     refuse_next: Mutex<bool>,
+    /// How many were refused.
+    refused: Mutex<usize>,
+    /// When set, the next `Notify` closes the newest notification and gives its id to the new
+    /// one, the close sent before the answer (as a service that reuses ids may).
+    reuse_next: Mutex<bool>,
+    /// The unique name of the last program that called `Notify`.
+    client: Mutex<Option<String>>,
 }
 
 struct Server {
@@ -62,6 +69,7 @@ impl Server {
     async fn notify(
         &self,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+        #[zbus(header)] header: zbus::message::Header<'_>,
         app_name: String,
         _replaces_id: u32,
         _app_icon: String,
@@ -71,18 +79,26 @@ impl Server {
         _hints: HashMap<String, OwnedValue>,
         _expire_timeout: i32,
     ) -> zbus::fdo::Result<u32> {
+        *self.record.client.lock().unwrap() = header.sender().map(ToString::to_string);
         if std::mem::take(&mut *self.record.refuse_next.lock().unwrap()) {
+            *self.record.refused.lock().unwrap() += 1;
             self.record.changed.notify_waiters();
             return Err(zbus::fdo::Error::LimitsExceeded("too many notifications".into()));
         }
+        let reuse = std::mem::take(&mut *self.record.reuse_next.lock().unwrap());
         let id = {
             // Ids start at 1 (0 means "no notification to replace" in the protocol).
             let mut next = self.record.next_id.lock().unwrap();
-            *next += 1;
-            let id = *next;
-            self.record.shown.lock().unwrap().push(Shown { id, app_name, summary, body, actions });
-            id
+            if !reuse || *next == 0 {
+                *next += 1;
+            }
+            *next
         };
+        if reuse {
+            // 1: expired.
+            Self::notification_closed(&emitter, id, 1).await.unwrap();
+        }
+        self.record.shown.lock().unwrap().push(Shown { id, app_name, summary, body, actions });
         if *self.record.click_at_once.lock().unwrap() {
             Self::action_invoked(&emitter, id, "default").await.unwrap();
         }
@@ -237,16 +253,31 @@ impl NotificationServer {
     }
 
     /// Another program on the bus (not the notification service) sends a click on `id`: the
-    /// same signal, from a sender that does not own the service's name.
+    /// same signal, from a sender that does not own the service's name, sent straight to the
+    /// program that showed the notifications. Returns once the bus has passed it on (a call
+    /// from the same program is answered after it), so a later genuine click comes after it.
     pub async fn forge_click(&self, id: u32) {
+        let client = self.record.client.lock().unwrap().clone().expect("nothing was shown yet, so there is no one to send to");
         let other = zbus::connection::Builder::address(self.bus.address.as_str()).unwrap().build().await.unwrap();
-        let emitter = SignalEmitter::new(&other, PATH).unwrap();
+        let destination = zbus::names::BusName::try_from(client).unwrap();
+        let emitter = SignalEmitter::new(&other, PATH).unwrap().set_destination(destination);
         Server::action_invoked(&emitter, id, "default").await.unwrap();
+        zbus::fdo::DBusProxy::new(&other).await.unwrap().get_id().await.unwrap();
     }
 
     /// The next notification is refused with an error.
     pub fn refuse_next(&self) {
         *self.record.refuse_next.lock().unwrap() = true;
+    }
+
+    /// How many notifications were refused.
+    pub fn refused(&self) -> usize {
+        *self.record.refused.lock().unwrap()
+    }
+
+    /// The next notification takes the newest one's id, which is closed just before.
+    pub fn reuse_next(&self) {
+        *self.record.reuse_next.lock().unwrap() = true;
     }
 
     /// The service restarts: the name gets a new owner, which numbers notifications from 1

@@ -42,6 +42,17 @@ pub(super) type RawField = (String, String, String, bool, bool);
 /// A submission as the page reported it: method, action, enctype, fields.
 pub(super) type RawSubmission = (String, String, String, Vec<RawField>);
 
+/// What a reviewed submission's request must carry ([`Submission::expected`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Carries {
+    /// The query (GET) or body (POST), urlencoded.
+    Urlencoded(String),
+    /// A `multipart/form-data` body's parts, in order: name, value (a file's name, for a
+    /// file), and whether it is a file. A file's bytes are not compared: the review shows its
+    /// name, and Chromium does not hand a paused request's file contents over.
+    Parts(Vec<(String, String, bool)>),
+}
+
 /// What the page said a gesture would send.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(untagged)]
@@ -118,21 +129,37 @@ impl Submission {
 
     /// What the request of this submission must carry, when Hearth can tell: the fields as
     /// `application/x-www-form-urlencoded` (a GET's query, or a POST's body in that encoding),
-    /// line breaks made CRLF as the browser makes them. `None` for a multipart or plain-text
-    /// body, a file or an image button's click position: then the method and address alone are
-    /// compared.
-    pub(super) fn expected(&self) -> Option<String> {
-        let urlencoded = self.method == "GET" || self.enctype.eq_ignore_ascii_case("application/x-www-form-urlencoded");
+    /// or as the parts of a `multipart/form-data` body, line breaks made CRLF as the browser
+    /// makes them. `None` for a plain-text body or an image button's click position, and for a
+    /// file in a urlencoded form: then the method and address alone are compared.
+    pub(super) fn expected(&self) -> Option<Carries> {
         let clicked_at = self.fields.iter().any(|f| f.value == "(where it is clicked)");
-        if !urlencoded || clicked_at || self.fields.iter().any(|f| f.file) {
+        if clicked_at {
             return None;
         }
         let crlf = |text: &str| text.replace("\r\n", "\n").replace('\r', "\n").replace('\n', "\r\n");
-        let mut encoded = url::form_urlencoded::Serializer::new(String::new());
-        for field in &self.fields {
-            encoded.append_pair(&crlf(&field.name), &crlf(&field.value));
+        if self.method == "GET" || self.enctype.eq_ignore_ascii_case("application/x-www-form-urlencoded") {
+            if self.fields.iter().any(|f| f.file) {
+                return None;
+            }
+            let mut encoded = url::form_urlencoded::Serializer::new(String::new());
+            for field in &self.fields {
+                encoded.append_pair(&crlf(&field.name), &crlf(&field.value));
+            }
+            return Some(Carries::Urlencoded(encoded.finish()));
         }
-        Some(encoded.finish())
+        if self.enctype.eq_ignore_ascii_case("multipart/form-data") {
+            // The HTML standard's multipart encoding escapes a name's (and a file name's) line
+            // breaks and quotes; a text value goes as it is, its line breaks CRLF.
+            let escape = |text: &str| text.replace('\n', "%0A").replace('\r', "%0D").replace('"', "%22");
+            let parts = self
+                .fields
+                .iter()
+                .map(|f| (escape(&crlf(&f.name)), if f.file { escape(&f.value) } else { crlf(&f.value) }, f.file))
+                .collect();
+            return Some(Carries::Parts(parts));
+        }
+        None
     }
 
     /// A fresh key for [`Submission::version`], from the operating system's generator.
@@ -232,8 +259,8 @@ pub(super) enum Allowance {
         method: String,
         /// The address.
         url: String,
-        /// The query (GET) or body (POST), urlencoded.
-        carries: Option<String>,
+        /// What its query or body must be.
+        carries: Option<Carries>,
     },
     /// The guard released it to the network.
     Went,
@@ -248,7 +275,7 @@ const HELD_KEPT: usize = 20;
 impl SendGuard {
     /// Lets exactly one `method` request to `url` through (the reviewed form), until it has
     /// gone or [`SendGuard::disallow`].
-    pub(super) fn allow_once(&self, method: &str, url: &str, carries: Option<String>) {
+    pub(super) fn allow_once(&self, method: &str, url: &str, carries: Option<Carries>) {
         self.allowed.send_replace(Allowance::Open { method: method.to_ascii_uppercase(), url: comparable(method, url), carries });
     }
 
@@ -270,15 +297,21 @@ impl SendGuard {
     /// the gate knows it went), any other GET or HEAD — except one to the approved address
     /// carrying other fields while the approval waits (the page changed the form: `Differed`)
     /// — and nothing else. Records what it holds back.
-    fn admits(&self, method: &str, url: &str, body: Option<&str>) -> bool {
+    fn admits(&self, method: &str, url: &str, body: Option<&str>, content_type: Option<&str>) -> bool {
         let mut verdict = None;
         self.allowed.send_if_modified(|allowed| {
             let Allowance::Open { method: m, url: u, carries } = allowed else { return false };
             if !m.eq_ignore_ascii_case(method) || *u != comparable(method, url) {
                 return false;
             }
-            let carried = if method.eq_ignore_ascii_case("GET") { Some(query_of(url)) } else { body };
-            let same = carries.as_deref().is_none_or(|expected| carried == Some(expected));
+            let get = method.eq_ignore_ascii_case("GET");
+            let same = match carries {
+                None => true,
+                Some(Carries::Urlencoded(expected)) => (if get { Some(query_of(url)) } else { body }) == Some(expected.as_str()),
+                Some(Carries::Parts(expected)) => {
+                    !get && content_type.zip(body).and_then(|(kind, body)| multipart_parts(kind, body.as_bytes())).as_ref() == Some(expected)
+                }
+            };
             *allowed = if same { Allowance::Went } else { Allowance::Differed };
             verdict = Some(same);
             true
@@ -314,6 +347,35 @@ impl SendGuard {
             }
         }
     }
+}
+
+/// The parts of a `multipart/form-data` body as [`Carries::Parts`] lists them, read with
+/// mail-parser (the MIME reader Hearth already has) under a header naming `content_type`;
+/// `None` when it is no form data or a part does not say what it is.
+fn multipart_parts(content_type: &str, body: &[u8]) -> Option<Vec<(String, String, bool)>> {
+    use mail_parser::{MimeHeaders, PartType};
+    if !content_type.trim_start().to_ascii_lowercase().starts_with("multipart/form-data") || content_type.contains(['\r', '\n']) {
+        return None;
+    }
+    let mut raw = format!("Content-Type: {content_type}\r\n\r\n").into_bytes();
+    raw.extend_from_slice(body);
+    let message = mail_parser::MessageParser::default().parse(&raw)?;
+    let PartType::Multipart(children) = &message.root_part().body else { return None };
+    children
+        .iter()
+        .map(|&index| {
+            let part = message.part(index)?;
+            let disposition = part.content_disposition()?;
+            if !disposition.ctype().eq_ignore_ascii_case("form-data") {
+                return None;
+            }
+            let name = disposition.attribute("name")?.to_owned();
+            Some(match disposition.attribute("filename") {
+                Some(file) => (name, file.to_owned(), true),
+                None => (name, String::from_utf8_lossy(part.contents()).into_owned(), false),
+            })
+        })
+        .collect()
 }
 
 /// The query of `url` (empty when it has none), without its fragment.
@@ -355,7 +417,10 @@ pub(super) async fn hold_back(
                 .collect();
             String::from_utf8_lossy(&bytes).into_owned()
         });
-        let through = owner_controls() || guard.admits(&request.method, &request.url, body.as_deref());
+        let content_type = request.headers.inner().as_object().and_then(|headers| {
+            headers.iter().find(|(name, _)| name.eq_ignore_ascii_case("content-type")).and_then(|(_, value)| value.as_str())
+        });
+        let through = owner_controls() || guard.admits(&request.method, &request.url, body.as_deref(), content_type);
         let answered = if through {
             browser.lock().await.execute(ContinueRequestParams::new(event.request_id.clone())).await.map(|_| ())
         } else {
@@ -449,35 +514,35 @@ mod tests {
     #[test]
     fn the_guard_lets_reads_through_and_the_approved_send_once() {
         let guard = SendGuard::default();
-        let body = Some("name=Ada".to_owned());
-        assert!(guard.admits("GET", "https://a.example/next", None) && guard.admits("head", "https://a.example/", None));
-        assert!(!guard.admits("POST", "https://a.example/order", Some("name=Ada")), "an unreviewed POST is held back");
+        let body = Some(Carries::Urlencoded("name=Ada".to_owned()));
+        assert!(guard.admits("GET", "https://a.example/next", None, None) && guard.admits("head", "https://a.example/", None, None));
+        assert!(!guard.admits("POST", "https://a.example/order", Some("name=Ada"), None), "an unreviewed POST is held back");
         guard.allow_once("post", "https://a.example/order#top", body.clone());
-        assert!(!guard.admits("POST", "https://a.example/other", Some("name=Ada")), "only the reviewed destination");
-        assert!(!guard.admits("PUT", "https://a.example/order", Some("name=Ada")), "only the reviewed method");
-        assert!(guard.admits("POST", "https://a.example/order", Some("name=Ada")), "the approved one goes");
-        assert!(!guard.admits("POST", "https://a.example/order", Some("name=Ada")), "once");
+        assert!(!guard.admits("POST", "https://a.example/other", Some("name=Ada"), None), "only the reviewed destination");
+        assert!(!guard.admits("PUT", "https://a.example/order", Some("name=Ada"), None), "only the reviewed method");
+        assert!(guard.admits("POST", "https://a.example/order", Some("name=Ada"), None), "the approved one goes");
+        assert!(!guard.admits("POST", "https://a.example/order", Some("name=Ada"), None), "once");
         assert_eq!(guard.finish(), Allowance::Went);
         let held: Vec<(String, String)> = guard.held().into_iter().map(|h| (h.method, h.url)).collect();
         assert_eq!(held.len(), 4, "{held:?}");
         assert_eq!(held[0], ("POST".to_owned(), "https://a.example/order".to_owned()));
         // A body the page changed after the check is held back, and says so.
         guard.allow_once("POST", "https://a.example/order", body);
-        assert!(!guard.admits("POST", "https://a.example/order", Some("name=Eve")));
+        assert!(!guard.admits("POST", "https://a.example/order", Some("name=Eve"), None));
         assert_eq!(guard.finish(), Allowance::Differed);
-        guard.allow_once("GET", "https://a.example/search?old=1", Some("q=shoes".into()));
+        guard.allow_once("GET", "https://a.example/search?old=1", Some(Carries::Urlencoded("q=shoes".into())));
         assert!(
-            !guard.admits("GET", "https://a.example/search?q=boots", None),
+            !guard.admits("GET", "https://a.example/search?q=boots", None, None),
             "while the approval waits, the reviewed address with other fields is held back, even as a GET"
         );
         assert_eq!(guard.finish(), Allowance::Differed);
-        assert!(guard.admits("GET", "https://a.example/search?q=boots", None), "with no approval waiting, a GET goes");
-        guard.allow_once("GET", "https://a.example/search?old=1", Some("q=shoes".into()));
-        assert!(guard.admits("GET", "https://a.example/search?q=shoes", None), "a GET form replaces the query");
+        assert!(guard.admits("GET", "https://a.example/search?q=boots", None, None), "with no approval waiting, a GET goes");
+        guard.allow_once("GET", "https://a.example/search?old=1", Some(Carries::Urlencoded("q=shoes".into())));
+        assert!(guard.admits("GET", "https://a.example/search?q=shoes", None, None), "a GET form replaces the query");
         assert_eq!(guard.finish(), Allowance::Went);
         guard.allow_once("POST", "https://a.example/order", None);
         assert!(matches!(guard.finish(), Allowance::Open { .. }), "withdrawn unused");
-        assert!(!guard.admits("POST", "https://a.example/order", None), "a withdrawn allowance lets nothing through");
+        assert!(!guard.admits("POST", "https://a.example/order", None, None), "a withdrawn allowance lets nothing through");
     }
 
     #[test]
@@ -485,9 +550,66 @@ mod tests {
         let mut form = raw("Ada Lovelace");
         form.3.push(("note".into(), "Note".into(), "one\ntwo & more".into(), false, false));
         let sub = Submission::from_page(form.clone()).unwrap();
-        assert_eq!(sub.expected().as_deref(), Some("name=Ada+Lovelace&pin=1234&note=one%0D%0Atwo+%26+more"));
+        assert_eq!(sub.expected(), Some(Carries::Urlencoded("name=Ada+Lovelace&pin=1234&note=one%0D%0Atwo+%26+more".into())));
+        form.2 = "text/plain".into();
+        assert_eq!(Submission::from_page(form).unwrap().expected(), None, "a plain-text body is not compared");
+    }
+
+    /// A multipart body as Chromium writes it (a file's bytes left out, as a paused request
+    /// hands them over) is read back into the reviewed parts; any part changed, added, missing
+    /// or reordered, or another encoding, is not the reviewed body.
+    #[test]
+    fn a_multipart_body_is_compared_part_by_part() {
+        let mut form = raw("Ada \"Lovelace\"");
         form.2 = "multipart/form-data".into();
-        assert_eq!(Submission::from_page(form).unwrap().expected(), None, "a multipart body is not compared");
+        form.3.push(("note".into(), "Note".into(), "one\ntwo".into(), false, false));
+        form.3.push(("a\"b".into(), String::new(), "x".into(), false, false));
+        form.3.push(("scan".into(), "Scan".into(), "slip.pdf".into(), false, true));
+        let sub = Submission::from_page(form).unwrap();
+        let Some(Carries::Parts(parts)) = sub.expected() else { panic!("{:?}", sub.expected()) };
+        let body = |parts: &[(&str, &str, Option<&str>)]| {
+            let mut body = String::new();
+            for (name, value, file) in parts {
+                match file {
+                    Some(file) => body.push_str(&format!(
+                        "------WebKitFormBoundaryQ\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{file}\"\r\nContent-Type: application/pdf\r\n\r\n\r\n"
+                    )),
+                    None => body.push_str(&format!("------WebKitFormBoundaryQ\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")),
+                }
+            }
+            body.push_str("------WebKitFormBoundaryQ--\r\n");
+            body
+        };
+        let kind = "multipart/form-data; boundary=----WebKitFormBoundaryQ";
+        let sent = [
+            ("name", "Ada \"Lovelace\"", None),
+            ("pin", "1234", None),
+            ("note", "one\r\ntwo", None),
+            ("a%22b", "x", None),
+            ("scan", "", Some("slip.pdf")),
+        ];
+        assert_eq!(multipart_parts(kind, body(&sent).as_bytes()).as_ref(), Some(&parts), "as reviewed");
+        let guard = SendGuard::default();
+        guard.allow_once("POST", "https://a.example/order", Some(Carries::Parts(parts.clone())));
+        let mut changed = sent;
+        changed[1].1 = "9999";
+        assert!(!guard.admits("POST", "https://a.example/order", Some(&body(&changed)), Some(kind)), "a changed value");
+        assert_eq!(guard.finish(), Allowance::Differed);
+        for other in [
+            body(&sent[..4]),
+            body(&[sent[1], sent[0], sent[2], sent[3], sent[4]]),
+            body(&[sent[0], sent[1], sent[2], sent[3], ("scan", "", Some("other.pdf"))]),
+        ] {
+            guard.allow_once("POST", "https://a.example/order", Some(Carries::Parts(parts.clone())));
+            assert!(!guard.admits("POST", "https://a.example/order", Some(&other), Some(kind)), "{other}");
+        }
+        for kind in [None, Some("application/x-www-form-urlencoded"), Some("multipart/form-data; boundary=other")] {
+            guard.allow_once("POST", "https://a.example/order", Some(Carries::Parts(parts.clone())));
+            assert!(!guard.admits("POST", "https://a.example/order", Some(&body(&sent)), kind), "{kind:?}");
+        }
+        guard.allow_once("POST", "https://a.example/order", Some(Carries::Parts(parts)));
+        assert!(guard.admits("POST", "https://a.example/order", Some(&body(&sent)), Some(kind)), "the reviewed body goes");
+        assert_eq!(guard.finish(), Allowance::Went);
     }
 
     #[test]

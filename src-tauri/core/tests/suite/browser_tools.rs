@@ -95,6 +95,18 @@ const PAY_PAGE: &str = r#"<!doctype html><title>Pay</title>
 </form>
 <script>document.getElementById('pay').addEventListener('submit', e => { e.target.amount.value = '9999'; });</script>"#;
 
+/// The same payment as a multipart form with a note written over two lines; `?changes` adds
+/// the handler that raises the amount after any review.
+const PAY_MULTIPART_PAGE: &str = r#"<!doctype html><title>Pay</title>
+<form id="pay" action="/pay" method="post" enctype="multipart/form-data">
+  <input type="hidden" name="amount" value="10">
+  <label>Card holder <input name="holder"></label>
+  <textarea name="memo">line one
+line two</textarea>
+  <button>Pay now</button>
+</form>
+<script>if (location.search === '?changes') document.getElementById('pay').addEventListener('submit', e => { e.target.amount.value = '9999'; });</script>"#;
+
 /// A plain button whose script posts a typed field from a new tab it opens.
 const POPUP_PAGE: &str = r#"<!doctype html><title>Popup</title>
 <label>Note <input name="note"></label>
@@ -131,6 +143,7 @@ impl Web {
             ("/checkout.html", CHECKOUT_PAGE),
             ("/signin.html", SIGNIN_PAGE),
             ("/pay.html", PAY_PAGE),
+            ("/pay-multipart.html", PAY_MULTIPART_PAGE),
             ("/popup.html", POPUP_PAGE),
             ("/article.html", include_str!("../fixtures/pages/article.html")),
         ]
@@ -1177,6 +1190,55 @@ async fn a_form_the_page_changes_after_review_is_held_back_and_left_uncertain() 
     // navigations (a paused request nobody answered would hang this look).
     let seen = browser.look(&web.url("/article.html"), &CancellationToken::new(), false).await.unwrap();
     assert!(seen.title.starts_with("Family Day"), "{}", seen.title);
+}
+
+/// A multipart form is compared part by part on its way out: as reviewed, the site receives
+/// it once (the note's line break as CRLF, as the browser sends it); changed by the page after
+/// the review, it is held back and the approval left uncertain. Before, a multipart body was
+/// compared by method and address only.
+#[tokio::test]
+async fn a_multipart_form_goes_as_reviewed_and_is_held_back_when_the_page_changes_it() {
+    use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalDraft, ProposalStatus};
+    for (query, changes) in [("", false), ("?changes", true)] {
+        let web = Web::new().await;
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(String, Seen)>();
+        let url = format!("{}{query}", web.url("/pay-multipart.html"));
+        register_task(&web, tx, move |mut calls| {
+            let url = url.clone();
+            Box::pin(async move {
+                let listed = calls.open(&url).await;
+                let [pay, holder] = ["Pay now", "Card holder"].map(|n| reference(&listed, n));
+                calls.act(&holder, "type", Some("Ada"), "holder").await;
+                let prepared = calls.call("prepare_form_submission", json!({ "ref": pay, "gesture": "click" })).await;
+                (calls, prepared)
+            })
+        });
+        let (_task_id, out) = run_task(&web, "pay-multipart", &mut rx).await;
+        let proposal_id = proposal_of(&out);
+        let view = web.hearth.approvals().get(&proposal_id).await.unwrap();
+        let ProposalDraft::WebSubmit(form) = &view.draft else { panic!("{:?}", view.draft) };
+        let fields: Vec<(&str, &str)> = form.fields.iter().map(|f| (f.name.as_str(), f.value.as_str())).collect();
+        assert_eq!(fields, [("amount", "10"), ("holder", "Ada"), ("memo", "line one\nline two")], "the owner reviews 10");
+        let decided = web
+            .hearth
+            .approval_decide(&ApprovalDecideParams { proposal_id, hash: view.hash.clone(), decision: Decision::Approve })
+            .await
+            .unwrap();
+        if changes {
+            assert_eq!(decided.status, ProposalStatus::OutcomeUnknown, "{:?}", decided.receipt);
+            assert!(decided.error.as_deref().unwrap_or_default().contains("changed the form"), "{:?}", decided.error);
+            assert!(web.server.submissions().is_empty(), "nothing reached the site: {:?}", web.server.submissions());
+        } else {
+            assert_eq!(decided.status, ProposalStatus::Succeeded, "{:?}", decided.error);
+            web.until_received("/pay").await;
+            let sent = web.server.submissions();
+            assert_eq!(sent.len(), 1, "{sent:?}");
+            let body = &sent[0].2;
+            for part in ["name=\"amount\"\r\n\r\n10\r\n", "name=\"holder\"\r\n\r\nAda\r\n", "name=\"memo\"\r\n\r\nline one\r\nline two\r\n"] {
+                assert!(body.contains(part), "{part:?} in {body:?}");
+            }
+        }
+    }
 }
 
 #[tokio::test]

@@ -40,6 +40,22 @@ fn start(address: &str) -> (mpsc::Sender<NotificationView>, mpsc::UnboundedRecei
     (notices, opens, running)
 }
 
+/// A desktop with a notification service, and the loop under test on its bus.
+struct Desk {
+    server: NotificationServer,
+    notices: mpsc::Sender<NotificationView>,
+    opens: mpsc::UnboundedReceiver<NotificationView>,
+    _running: tokio::task::JoinHandle<()>,
+    _dir: tempfile::TempDir,
+}
+
+async fn desk() -> Desk {
+    let dir = tempfile::tempdir().unwrap();
+    let server = NotificationServer::start(dir.path()).await;
+    let (notices, opens, running) = start(server.address());
+    Desk { server, notices, opens, _running: running, _dir: dir }
+}
+
 async fn send(notices: &mpsc::Sender<NotificationView>, id: i64) {
     within("taking a notice", notices.send(notice(id))).await.unwrap();
 }
@@ -50,9 +66,7 @@ async fn opened(opens: &mut mpsc::UnboundedReceiver<NotificationView>) -> Notifi
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_clicked_notification_opens_its_notice_and_shows_only_its_kind() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = NotificationServer::start(dir.path()).await;
-    let (notices, mut opens, _running) = start(server.address());
+    let Desk { server, notices, mut opens, _running, _dir } = desk().await;
 
     send(&notices, 1).await;
     send(&notices, 2).await;
@@ -100,9 +114,7 @@ async fn a_click_as_early_as_the_notification_itself_is_not_lost() {
 /// opens nothing. The genuine click after it does.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_click_from_anyone_but_the_notification_service_opens_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = NotificationServer::start(dir.path()).await;
-    let (notices, mut opens, _running) = start(server.address());
+    let Desk { server, notices, mut opens, _running, _dir } = desk().await;
     send(&notices, 1).await;
     send(&notices, 2).await;
     let shown = server.until_shown(2).await;
@@ -121,9 +133,7 @@ async fn a_click_from_anyone_but_the_notification_service_opens_nothing() {
 /// service's id 1 opens its own notice, not the one the old service showed as 1.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_the_service_restarts_its_ids_name_its_own_notices() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = NotificationServer::start(dir.path()).await;
-    let (notices, mut opens, _running) = start(server.address());
+    let Desk { server, notices, mut opens, _running, _dir } = desk().await;
     send(&notices, 1).await;
     send(&notices, 2).await;
     let before = server.until_shown(2).await;
@@ -140,9 +150,7 @@ async fn after_the_service_restarts_its_ids_name_its_own_notices() {
 /// already shown: an earlier notification's click still opens its notice.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_notification_keeps_the_clicks_on_the_others() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = NotificationServer::start(dir.path()).await;
-    let (notices, mut opens, _running) = start(server.address());
+    let Desk { server, notices, mut opens, _running, _dir } = desk().await;
     send(&notices, 1).await;
     let shown = server.until_shown(1).await;
     server.refuse_next();
@@ -160,9 +168,7 @@ async fn a_refused_notification_keeps_the_clicks_on_the_others() {
 /// opens the new notice.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reused_id_is_not_closed_by_the_close_of_the_notification_it_named_before() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = NotificationServer::start(dir.path()).await;
-    let (notices, mut opens, _running) = start(server.address());
+    let Desk { server, notices, mut opens, _running, _dir } = desk().await;
     send(&notices, 1).await;
     server.until_shown(1).await;
     server.reuse_next();
@@ -176,9 +182,7 @@ async fn a_reused_id_is_not_closed_by_the_close_of_the_notification_it_named_bef
 /// The memory of shown notifications is bounded: the oldest is forgotten first.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_the_newest_notifications_are_remembered_for_a_click() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = NotificationServer::start(dir.path()).await;
-    let (notices, mut opens, _running) = start(server.address());
+    let Desk { server, notices, mut opens, _running, _dir } = desk().await;
     let count = REMEMBERED + 1;
     for id in 1..=i64::try_from(count).unwrap() {
         send(&notices, id).await;

@@ -297,21 +297,29 @@ impl SendGuard {
     /// the gate knows it went), any other GET or HEAD — except one to the approved address
     /// carrying other fields while the approval waits (the page changed the form: `Differed`)
     /// — and nothing else. Records what it holds back.
-    fn admits(&self, method: &str, url: &str, body: Option<&str>, content_type: Option<&str>) -> bool {
+    fn admits(&self, method: &str, url: &str, body: Option<&[u8]>, content_type: Option<&str>) -> bool {
+        // Judged on a copy, outside the channel's lock (a body can be megabytes); the verdict
+        // stands only if the allowance is still the one judged.
+        let judged = self.allowed.borrow().clone();
+        let same = match &judged {
+            Allowance::Open { method: m, url: u, carries } if m.eq_ignore_ascii_case(method) && *u == comparable(method, url) => {
+                let get = method.eq_ignore_ascii_case("GET");
+                Some(match carries {
+                    None => true,
+                    Some(Carries::Urlencoded(expected)) => (if get { Some(query_of(url).as_bytes()) } else { body }) == Some(expected.as_bytes()),
+                    Some(Carries::Parts(expected)) => {
+                        !get && content_type.zip(body).is_some_and(|(kind, body)| multipart_matches(kind, body, expected))
+                    }
+                })
+            }
+            _ => None,
+        };
         let mut verdict = None;
         self.allowed.send_if_modified(|allowed| {
-            let Allowance::Open { method: m, url: u, carries } = allowed else { return false };
-            if !m.eq_ignore_ascii_case(method) || *u != comparable(method, url) {
+            let Some(same) = same else { return false };
+            if *allowed != judged {
                 return false;
             }
-            let get = method.eq_ignore_ascii_case("GET");
-            let same = match carries {
-                None => true,
-                Some(Carries::Urlencoded(expected)) => (if get { Some(query_of(url)) } else { body }) == Some(expected.as_str()),
-                Some(Carries::Parts(expected)) => {
-                    !get && content_type.zip(body).and_then(|(kind, body)| multipart_parts(kind, body.as_bytes())).as_ref() == Some(expected)
-                }
-            };
             *allowed = if same { Allowance::Went } else { Allowance::Differed };
             verdict = Some(same);
             true
@@ -349,33 +357,57 @@ impl SendGuard {
     }
 }
 
-/// The parts of a `multipart/form-data` body as [`Carries::Parts`] lists them, read with
-/// mail-parser (the MIME reader Hearth already has) under a header naming `content_type`;
-/// `None` when it is no form data or a part does not say what it is.
-fn multipart_parts(content_type: &str, body: &[u8]) -> Option<Vec<(String, String, bool)>> {
-    use mail_parser::{MimeHeaders, PartType};
-    if !content_type.trim_start().to_ascii_lowercase().starts_with("multipart/form-data") || content_type.contains(['\r', '\n']) {
-        return None;
+/// The largest body the guard compares: a reviewable form is at most 100 fields of 20,000
+/// characters (8 MB in UTF-8 at worst) plus the bytes of files a page made itself. A larger
+/// one is not the reviewed form.
+const MAX_COMPARED_BODY: usize = 16 * 1024 * 1024;
+
+/// Whether `body` is exactly the `multipart/form-data` body Chromium writes for `parts` under
+/// `content_type`, byte for byte, as the site will read it: each part's header and text value
+/// as reviewed, in order. A file part's type may be any bare `type/subtype` and its bytes
+/// anything (absent when Chromium does not hand a file's contents over) up to the next
+/// delimiter, whose boundary Chromium draws at random as the form is sent, so a page cannot
+/// have written it into a file beforehand.
+///
+/// Compared, not parsed with a MIME reader: a reader's leniencies (encoded words in a name,
+/// backslashes dropped, a file whose type claims to be multipart swallowing the parts after
+/// it) would let a body the site reads differently pass as the reviewed one.
+fn multipart_matches(content_type: &str, body: &[u8], parts: &[(String, String, bool)]) -> bool {
+    let Some(boundary) = content_type.strip_prefix("multipart/form-data; boundary=") else { return false };
+    let drawn = boundary.strip_prefix("----WebKitFormBoundary").is_some_and(|tail| tail.len() == 16 && tail.bytes().all(|b| b.is_ascii_alphanumeric()));
+    if !drawn || body.len() > MAX_COMPARED_BODY {
+        return false;
     }
-    let mut raw = format!("Content-Type: {content_type}\r\n\r\n").into_bytes();
-    raw.extend_from_slice(body);
-    let message = mail_parser::MessageParser::default().parse(&raw)?;
-    let PartType::Multipart(children) = &message.root_part().body else { return None };
-    children
-        .iter()
-        .map(|&index| {
-            let part = message.part(index)?;
-            let disposition = part.content_disposition()?;
-            if !disposition.ctype().eq_ignore_ascii_case("form-data") {
-                return None;
+    let next_part = format!("\r\n--{boundary}");
+    let mut rest = body;
+    for (name, value, file) in parts {
+        let head = if *file {
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{value}\"\r\nContent-Type: ")
+        } else {
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
+        };
+        let Some(after) = rest.strip_prefix(head.as_bytes()) else { return false };
+        rest = after;
+        if *file {
+            let Some(end) = memchr::memmem::find(rest, b"\r\n\r\n") else { return false };
+            if !bare_media_type(&rest[..end]) {
+                return false;
             }
-            let name = disposition.attribute("name")?.to_owned();
-            Some(match disposition.attribute("filename") {
-                Some(file) => (name, file.to_owned(), true),
-                None => (name, String::from_utf8_lossy(part.contents()).into_owned(), false),
-            })
-        })
-        .collect()
+            rest = &rest[end + 4..];
+            let Some(at) = memchr::memmem::find(rest, next_part.as_bytes()) else { return false };
+            rest = &rest[at + 2..];
+        }
+    }
+    rest == format!("--{boundary}--\r\n").as_bytes()
+}
+
+/// `type/subtype` of token characters and nothing else (no parameters, no multipart type),
+/// as a file part's `Content-Type` must be for the body to be compared.
+fn bare_media_type(value: &[u8]) -> bool {
+    let token = |part: &[u8]| !part.is_empty() && part.iter().all(|b| b.is_ascii_alphanumeric() || b"!#$&^_.+-".contains(b));
+    let mut halves = value.splitn(2, |b| *b == b'/');
+    let (Some(kind), Some(sub)) = (halves.next(), halves.next()) else { return false };
+    token(kind) && token(sub) && !kind.eq_ignore_ascii_case(b"multipart")
 }
 
 /// The query of `url` (empty when it has none), without its fragment.
@@ -407,16 +439,21 @@ pub(super) async fn hold_back(
     use futures::StreamExt;
     while let Some(event) = paused.next().await {
         let request = &event.request;
-        // The body as sent (CDP omits it when it is very long; then it cannot match a review).
+        // The body as sent, a disk file's contents left out (CDP does not hand them over, nor
+        // a body it finds too long: then it cannot match a review). An entry that is not
+        // base64 leaves no body to compare (so it matches no review).
         let body = request.post_data_entries.as_ref().map(|entries| {
             use base64::Engine;
-            let bytes: Vec<u8> = entries
-                .iter()
-                .filter_map(|e| e.bytes.as_ref())
-                .flat_map(|b| base64::engine::general_purpose::STANDARD.decode(AsRef::<str>::as_ref(b)).unwrap_or_default())
-                .collect();
-            String::from_utf8_lossy(&bytes).into_owned()
+            let mut bytes = Vec::new();
+            for encoded in entries.iter().filter_map(|e| e.bytes.as_ref()) {
+                base64::engine::general_purpose::STANDARD.decode_vec(AsRef::<str>::as_ref(encoded), &mut bytes).ok()?;
+                if bytes.len() > MAX_COMPARED_BODY {
+                    break;
+                }
+            }
+            Some(bytes)
         });
+        let body = body.flatten();
         let content_type = request.headers.inner().as_object().and_then(|headers| {
             headers.iter().find(|(name, _)| name.eq_ignore_ascii_case("content-type")).and_then(|(_, value)| value.as_str())
         });
@@ -516,19 +553,19 @@ mod tests {
         let guard = SendGuard::default();
         let body = Some(Carries::Urlencoded("name=Ada".to_owned()));
         assert!(guard.admits("GET", "https://a.example/next", None, None) && guard.admits("head", "https://a.example/", None, None));
-        assert!(!guard.admits("POST", "https://a.example/order", Some("name=Ada"), None), "an unreviewed POST is held back");
+        assert!(!guard.admits("POST", "https://a.example/order", Some("name=Ada".as_bytes()), None), "an unreviewed POST is held back");
         guard.allow_once("post", "https://a.example/order#top", body.clone());
-        assert!(!guard.admits("POST", "https://a.example/other", Some("name=Ada"), None), "only the reviewed destination");
-        assert!(!guard.admits("PUT", "https://a.example/order", Some("name=Ada"), None), "only the reviewed method");
-        assert!(guard.admits("POST", "https://a.example/order", Some("name=Ada"), None), "the approved one goes");
-        assert!(!guard.admits("POST", "https://a.example/order", Some("name=Ada"), None), "once");
+        assert!(!guard.admits("POST", "https://a.example/other", Some("name=Ada".as_bytes()), None), "only the reviewed destination");
+        assert!(!guard.admits("PUT", "https://a.example/order", Some("name=Ada".as_bytes()), None), "only the reviewed method");
+        assert!(guard.admits("POST", "https://a.example/order", Some("name=Ada".as_bytes()), None), "the approved one goes");
+        assert!(!guard.admits("POST", "https://a.example/order", Some("name=Ada".as_bytes()), None), "once");
         assert_eq!(guard.finish(), Allowance::Went);
         let held: Vec<(String, String)> = guard.held().into_iter().map(|h| (h.method, h.url)).collect();
         assert_eq!(held.len(), 4, "{held:?}");
         assert_eq!(held[0], ("POST".to_owned(), "https://a.example/order".to_owned()));
         // A body the page changed after the check is held back, and says so.
         guard.allow_once("POST", "https://a.example/order", body);
-        assert!(!guard.admits("POST", "https://a.example/order", Some("name=Eve"), None));
+        assert!(!guard.admits("POST", "https://a.example/order", Some("name=Eve".as_bytes()), None));
         assert_eq!(guard.finish(), Allowance::Differed);
         guard.allow_once("GET", "https://a.example/search?old=1", Some(Carries::Urlencoded("q=shoes".into())));
         assert!(
@@ -555,61 +592,89 @@ mod tests {
         assert_eq!(Submission::from_page(form).unwrap().expected(), None, "a plain-text body is not compared");
     }
 
-    /// A multipart body as Chromium writes it (a file's bytes left out, as a paused request
-    /// hands them over) is read back into the reviewed parts; any part changed, added, missing
-    /// or reordered, or another encoding, is not the reviewed body.
+    /// A multipart body is compared byte for byte with the one Chromium writes for the
+    /// reviewed fields (a disk file's bytes absent, as a paused request hands them over): any
+    /// part changed, added, missing or reordered, a name spelled another way a lenient MIME
+    /// reader would accept, a file type that claims to be multipart, or a boundary Chromium
+    /// would not draw, is not the reviewed body.
     #[test]
-    fn a_multipart_body_is_compared_part_by_part() {
+    fn a_multipart_body_is_compared_byte_for_byte() {
         let mut form = raw("Ada \"Lovelace\"");
         form.2 = "multipart/form-data".into();
         form.3.push(("note".into(), "Note".into(), "one\ntwo".into(), false, false));
-        form.3.push(("a\"b".into(), String::new(), "x".into(), false, false));
+        form.3.push(("a\"b".into(), String::new(), "x\\y".into(), false, false));
         form.3.push(("scan".into(), "Scan".into(), "slip.pdf".into(), false, true));
+        form.3.push(("extra".into(), "Extra".into(), String::new(), false, true));
         let sub = Submission::from_page(form).unwrap();
         let Some(Carries::Parts(parts)) = sub.expected() else { panic!("{:?}", sub.expected()) };
-        let body = |parts: &[(&str, &str, Option<&str>)]| {
+        const B: &str = "----WebKitFormBoundaryQ1w2E3r4T5y6U7i8";
+        let kind = format!("multipart/form-data; boundary={B}");
+        // (name as sent, value, Some((file name, type, bytes)) for a file)
+        type Sent<'a> = (&'a str, &'a str, Option<(&'a str, &'a str, &'a str)>);
+        let body = |parts: &[Sent<'_>]| {
             let mut body = String::new();
             for (name, value, file) in parts {
                 match file {
-                    Some(file) => body.push_str(&format!(
-                        "------WebKitFormBoundaryQ\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{file}\"\r\nContent-Type: application/pdf\r\n\r\n\r\n"
+                    Some((file, kind, bytes)) => body.push_str(&format!(
+                        "--{B}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{file}\"\r\nContent-Type: {kind}\r\n\r\n{bytes}\r\n"
                     )),
-                    None => body.push_str(&format!("------WebKitFormBoundaryQ\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")),
+                    None => body.push_str(&format!("--{B}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")),
                 }
             }
-            body.push_str("------WebKitFormBoundaryQ--\r\n");
-            body
+            body.push_str(&format!("--{B}--\r\n"));
+            body.into_bytes()
         };
-        let kind = "multipart/form-data; boundary=----WebKitFormBoundaryQ";
-        let sent = [
+        let sent: [Sent<'_>; 6] = [
             ("name", "Ada \"Lovelace\"", None),
             ("pin", "1234", None),
             ("note", "one\r\ntwo", None),
-            ("a%22b", "x", None),
-            ("scan", "", Some("slip.pdf")),
+            ("a%22b", "x\\y", None),
+            ("scan", "", Some(("slip.pdf", "application/pdf", ""))),
+            ("extra", "", Some(("", "application/octet-stream", ""))),
         ];
-        assert_eq!(multipart_parts(kind, body(&sent).as_bytes()).as_ref(), Some(&parts), "as reviewed");
         let guard = SendGuard::default();
-        guard.allow_once("POST", "https://a.example/order", Some(Carries::Parts(parts.clone())));
+        let allow = || guard.allow_once("POST", "https://a.example/order", Some(Carries::Parts(parts.clone())));
+        let admits = |body: &[u8], kind: &str| guard.admits("POST", "https://a.example/order", Some(body), Some(kind));
+
         let mut changed = sent;
         changed[1].1 = "9999";
-        assert!(!guard.admits("POST", "https://a.example/order", Some(&body(&changed)), Some(kind)), "a changed value");
-        assert_eq!(guard.finish(), Allowance::Differed);
-        for other in [
-            body(&sent[..4]),
-            body(&[sent[1], sent[0], sent[2], sent[3], sent[4]]),
-            body(&[sent[0], sent[1], sent[2], sent[3], ("scan", "", Some("other.pdf"))]),
+        let mut renamed = sent;
+        renamed[1].0 = "=?utf-8?q?pin?=";
+        let mut escaped = sent;
+        escaped[3].0 = "a\\\"b";
+        let mut nested = sent;
+        nested[4].2 = Some(("slip.pdf", "multipart/mixed; boundary=----", ""));
+        let mut other_file = sent;
+        other_file[4].2 = Some(("other.pdf", "application/pdf", ""));
+        let mut added = sent.to_vec();
+        added.push(("pin", "9999", None));
+        for (what, other) in [
+            ("a changed value", body(&changed)),
+            ("an encoded-word name", body(&renamed)),
+            ("a backslash-escaped name", body(&escaped)),
+            ("a file typed as multipart", body(&nested)),
+            ("another file name", body(&other_file)),
+            ("a part added", body(&added)),
+            ("a part missing", body(&sent[..5])),
+            ("parts reordered", body(&[sent[1], sent[0], sent[2], sent[3], sent[4], sent[5]])),
         ] {
-            guard.allow_once("POST", "https://a.example/order", Some(Carries::Parts(parts.clone())));
-            assert!(!guard.admits("POST", "https://a.example/order", Some(&other), Some(kind)), "{other}");
+            allow();
+            assert!(!admits(&other, &kind), "{what}");
+            assert_eq!(guard.finish(), Allowance::Differed, "{what}");
         }
-        for kind in [None, Some("application/x-www-form-urlencoded"), Some("multipart/form-data; boundary=other")] {
-            guard.allow_once("POST", "https://a.example/order", Some(Carries::Parts(parts.clone())));
-            assert!(!guard.admits("POST", "https://a.example/order", Some(&body(&sent)), kind), "{kind:?}");
+        for other_kind in ["application/x-www-form-urlencoded", "multipart/form-data; boundary=----WebKitFormBoundaryQ1w2E3r4T5y6U7i", "multipart/form-data; boundary=x"] {
+            allow();
+            assert!(!admits(&body(&sent), other_kind), "{other_kind}");
         }
-        guard.allow_once("POST", "https://a.example/order", Some(Carries::Parts(parts)));
-        assert!(guard.admits("POST", "https://a.example/order", Some(&body(&sent)), Some(kind)), "the reviewed body goes");
+
+        allow();
+        assert!(admits(&body(&sent), &kind), "the reviewed body goes");
         assert_eq!(guard.finish(), Allowance::Went);
+        // A file the page made itself comes with its bytes, of any type a file can have.
+        let mut with_bytes = sent;
+        with_bytes[4].2 = Some(("slip.pdf", "application/pdf", "%PDF-1.7 --not-the-boundary"));
+        allow();
+        assert!(admits(&body(&with_bytes), &kind), "a file's bytes are not compared");
     }
 
     #[test]

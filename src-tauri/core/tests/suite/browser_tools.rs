@@ -95,14 +95,15 @@ const PAY_PAGE: &str = r#"<!doctype html><title>Pay</title>
 </form>
 <script>document.getElementById('pay').addEventListener('submit', e => { e.target.amount.value = '9999'; });</script>"#;
 
-/// The same payment as a multipart form with a note written over two lines; `?changes` adds
-/// the handler that raises the amount after any review.
+/// The same payment as a multipart form with a note written over two lines and an optional
+/// attachment left empty; `?changes` adds the handler that raises the amount after any review.
 const PAY_MULTIPART_PAGE: &str = r#"<!doctype html><title>Pay</title>
 <form id="pay" action="/pay" method="post" enctype="multipart/form-data">
   <input type="hidden" name="amount" value="10">
   <label>Card holder <input name="holder"></label>
   <textarea name="memo">line one
 line two</textarea>
+  <label>Receipt <input type="file" name="receipt"></label>
   <button>Pay now</button>
 </form>
 <script>if (location.search === '?changes') document.getElementById('pay').addEventListener('submit', e => { e.target.amount.value = '9999'; });</script>"#;
@@ -1192,10 +1193,10 @@ async fn a_form_the_page_changes_after_review_is_held_back_and_left_uncertain() 
     assert!(seen.title.starts_with("Family Day"), "{}", seen.title);
 }
 
-/// A multipart form is compared part by part on its way out: as reviewed, the site receives
-/// it once (the note's line break as CRLF, as the browser sends it); changed by the page after
-/// the review, it is held back and the approval left uncertain. Before, a multipart body was
-/// compared by method and address only.
+/// A multipart form is compared byte for byte on its way out: as reviewed, the site receives
+/// it once (the note's line break as CRLF, the empty attachment as an empty file part, as the
+/// browser sends them); changed by the page after the review, it is held back and the approval
+/// left uncertain. Before, a multipart body was compared by method and address only.
 #[tokio::test]
 async fn a_multipart_form_goes_as_reviewed_and_is_held_back_when_the_page_changes_it() {
     use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalDraft, ProposalStatus};
@@ -1218,7 +1219,7 @@ async fn a_multipart_form_goes_as_reviewed_and_is_held_back_when_the_page_change
         let view = web.hearth.approvals().get(&proposal_id).await.unwrap();
         let ProposalDraft::WebSubmit(form) = &view.draft else { panic!("{:?}", view.draft) };
         let fields: Vec<(&str, &str)> = form.fields.iter().map(|f| (f.name.as_str(), f.value.as_str())).collect();
-        assert_eq!(fields, [("amount", "10"), ("holder", "Ada"), ("memo", "line one\nline two")], "the owner reviews 10");
+        assert_eq!(fields, [("amount", "10"), ("holder", "Ada"), ("memo", "line one\nline two"), ("receipt", "")], "the owner reviews 10");
         let decided = web
             .hearth
             .approval_decide(&ApprovalDecideParams { proposal_id, hash: view.hash.clone(), decision: Decision::Approve })
@@ -1234,7 +1235,12 @@ async fn a_multipart_form_goes_as_reviewed_and_is_held_back_when_the_page_change
             let sent = web.server.submissions();
             assert_eq!(sent.len(), 1, "{sent:?}");
             let body = &sent[0].2;
-            for part in ["name=\"amount\"\r\n\r\n10\r\n", "name=\"holder\"\r\n\r\nAda\r\n", "name=\"memo\"\r\n\r\nline one\r\nline two\r\n"] {
+            for part in [
+                "name=\"amount\"\r\n\r\n10\r\n",
+                "name=\"holder\"\r\n\r\nAda\r\n",
+                "name=\"memo\"\r\n\r\nline one\r\nline two\r\n",
+                "name=\"receipt\"; filename=\"\"\r\nContent-Type: application/octet-stream\r\n\r\n\r\n",
+            ] {
                 assert!(body.contains(part), "{part:?} in {body:?}");
             }
         }

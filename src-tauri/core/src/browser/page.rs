@@ -132,7 +132,7 @@ function hearthSubmission(el, gesture, at) {
       const n = submitter.name ? submitter.name + '.' : '';
       fields.push([n + 'x', hearthName(submitter), '(where it is clicked)', false, false], [n + 'y', hearthName(submitter), '(where it is clicked)', false, false]);
     }
-    return [method.toUpperCase(), action, enctype, fields];
+    return [method.toUpperCase(), action, enctype, fields, image];
   } catch (e) {
     return 'unknown';
   }

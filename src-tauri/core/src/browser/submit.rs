@@ -39,14 +39,15 @@ pub enum SubmitPolicy<'a> {
 
 /// One field as the page reported it: name, label, value, secret, file.
 pub(super) type RawField = (String, String, String, bool, bool);
-/// A submission as the page reported it: method, action, enctype, fields.
-pub(super) type RawSubmission = (String, String, String, Vec<RawField>);
+/// A submission as the page reported it: method, action, enctype, fields, and whether the
+/// submitter is an image button (whose click position goes too, as its last two fields).
+pub(super) type RawSubmission = (String, String, String, Vec<RawField>, bool);
 
 /// What a reviewed submission's request must carry ([`Submission::expected`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Carries {
-    /// The query (GET) or body (POST), urlencoded.
-    Urlencoded(String),
+    /// The query (GET) or body (POST), exactly: urlencoded, or a `text/plain` body.
+    Exact(String),
     /// A `multipart/form-data` body's parts, in order: name, value (a file's name, for a
     /// file), and whether it is a file. A file's bytes are not compared: the review shows its
     /// name, and Chromium does not hand a paused request's file contents over.
@@ -75,11 +76,15 @@ pub struct Submission {
     enctype: String,
     /// Every field, with its real value (passwords too: see [`Submission::shown_fields`]).
     fields: Vec<FormField>,
+    /// The submitter is an image button: the position of the click goes too, which no review
+    /// can know beforehand (told by the page's script apart from the fields, so no field's
+    /// value can claim it).
+    image_click: bool,
 }
 
 impl Submission {
     /// Checks what the page reported against the limits a review can show.
-    pub(super) fn from_page((method, destination, enctype, raw): RawSubmission) -> Result<Self, BrowserError> {
+    pub(super) fn from_page((method, destination, enctype, raw, image_click): RawSubmission) -> Result<Self, BrowserError> {
         if raw.len() > MAX_FORM_FIELDS {
             return Err(BrowserError::FormTooLarge(format!("it sends {} fields; at most {MAX_FORM_FIELDS} can be reviewed", raw.len())));
         }
@@ -97,7 +102,7 @@ impl Submission {
             "GET" | "POST" => method,
             other => return Err(BrowserError::Cdp(format!("the form names a method Hearth does not send ({other:?})"))),
         };
-        Ok(Self { method, destination, enctype, fields })
+        Ok(Self { method, destination, enctype, fields, image_click })
     }
 
     /// The version a review binds: an HMAC-SHA256, under `key`, of the page state the element
@@ -109,7 +114,7 @@ impl Submission {
     pub fn version(&self, key: &[u8; 32], state: &str, gesture: SubmitGesture) -> String {
         use hmac::Mac;
         let fields: Vec<(&str, &str, bool)> = self.fields.iter().map(|f| (f.name.as_str(), f.value.as_str(), f.file)).collect();
-        let bound = serde_json::json!([state, gesture, self.method, self.destination, self.enctype, fields]);
+        let bound = serde_json::json!([state, gesture, self.method, self.destination, self.enctype, fields, self.image_click]);
         match <hmac::Hmac<sha2::Sha256> as Mac>::new_from_slice(key) {
             Ok(mut mac) => {
                 mac.update(bound.to_string().as_bytes());
@@ -128,25 +133,27 @@ impl Submission {
     }
 
     /// What the request of this submission must carry, when Hearth can tell: the fields as
-    /// `application/x-www-form-urlencoded` (a GET's query, or a POST's body in that encoding),
-    /// or as the parts of a `multipart/form-data` body, line breaks made CRLF as the browser
-    /// makes them. `None` for a plain-text body or an image button's click position, and for a
-    /// file in a urlencoded form: then the method and address alone are compared.
+    /// `application/x-www-form-urlencoded` (a GET's query, or a POST's body in that encoding)
+    /// or as `text/plain`, a file as its name, or as the parts of a `multipart/form-data` body;
+    /// line breaks made CRLF as the browser makes them. `None` for an image button's click,
+    /// whose position no review can know: then the method and address alone are compared.
     pub(super) fn expected(&self) -> Option<Carries> {
-        let clicked_at = self.fields.iter().any(|f| f.value == "(where it is clicked)");
-        if clicked_at {
+        if self.image_click {
             return None;
         }
         let crlf = |text: &str| text.replace("\r\n", "\n").replace('\r', "\n").replace('\n', "\r\n");
+        // A file's name goes as it is (the standard makes only strings' line breaks CRLF).
+        let value = |f: &FormField| if f.file { f.value.clone() } else { crlf(&f.value) };
         if self.method == "GET" || self.enctype.eq_ignore_ascii_case("application/x-www-form-urlencoded") {
-            if self.fields.iter().any(|f| f.file) {
-                return None;
-            }
             let mut encoded = url::form_urlencoded::Serializer::new(String::new());
             for field in &self.fields {
-                encoded.append_pair(&crlf(&field.name), &crlf(&field.value));
+                encoded.append_pair(&crlf(&field.name), &value(field));
             }
-            return Some(Carries::Urlencoded(encoded.finish()));
+            return Some(Carries::Exact(encoded.finish()));
+        }
+        if self.enctype.eq_ignore_ascii_case("text/plain") {
+            let body: String = self.fields.iter().map(|f| format!("{}={}\r\n", crlf(&f.name), value(f))).collect();
+            return Some(Carries::Exact(body));
         }
         if self.enctype.eq_ignore_ascii_case("multipart/form-data") {
             // The HTML standard's multipart encoding escapes a name's (and a file name's) line
@@ -306,7 +313,7 @@ impl SendGuard {
                 let get = method.eq_ignore_ascii_case("GET");
                 Some(match carries {
                     None => true,
-                    Some(Carries::Urlencoded(expected)) => (if get { Some(query_of(url).as_bytes()) } else { body }) == Some(expected.as_bytes()),
+                    Some(Carries::Exact(expected)) => (if get { Some(query_of(url).as_bytes()) } else { body }) == Some(expected.as_bytes()),
                     Some(Carries::Parts(expected)) => {
                         !get && content_type.zip(body).is_some_and(|(kind, body)| multipart_matches(kind, body, expected))
                     }
@@ -357,10 +364,11 @@ impl SendGuard {
     }
 }
 
-/// The largest body the guard compares: a reviewable form is at most 100 fields of 20,000
-/// characters (8 MB in UTF-8 at worst) plus the bytes of files a page made itself. A larger
-/// one is not the reviewed form.
-const MAX_COMPARED_BODY: usize = 16 * 1024 * 1024;
+/// The largest body the guard compares: a reviewable form is at most 100 fields whose names
+/// and values are at most 20,000 characters each (about 20 MB encoded at worst: 4 bytes a
+/// character, 6 for an escaped line break in a name) plus the bytes of files a page made
+/// itself. A larger one is not the reviewed form.
+const MAX_COMPARED_BODY: usize = 32 * 1024 * 1024;
 
 /// Whether `body` is exactly the `multipart/form-data` body Chromium writes for `parts` under
 /// `content_type`, byte for byte, as the site will read it: each part's header and text value
@@ -512,6 +520,7 @@ mod tests {
                 ("name".into(), "Name".into(), value.into(), false, false),
                 ("pin".into(), "PIN".into(), "1234".into(), true, false),
             ],
+            false,
         )
     }
 
@@ -531,6 +540,9 @@ mod tests {
         let mut multipart = raw("Ada");
         multipart.2 = "multipart/form-data".into();
         assert_ne!(Submission::from_page(multipart).unwrap().version(&key, "0123456789ab", SubmitGesture::Click), v, "the encoding is bound");
+        let mut image = raw("Ada");
+        image.4 = true;
+        assert_ne!(Submission::from_page(image).unwrap().version(&key, "0123456789ab", SubmitGesture::Click), v, "an image button's click is bound");
         assert_ne!(sub.version(&Submission::new_version_key(), "0123456789ab", SubmitGesture::Click), v, "another process's key");
         let shown = sub.shown_fields();
         assert_eq!(shown[0].value, "Ada");
@@ -541,7 +553,7 @@ mod tests {
     fn a_form_too_large_to_review_or_with_another_method_is_refused() {
         let long = "x".repeat(MAX_FIELD_CHARS + 1);
         assert!(matches!(Submission::from_page(raw(&long)), Err(BrowserError::FormTooLarge(_))));
-        let many = ("GET".to_owned(), "https://a.example/".to_owned(), String::new(), vec![(String::new(), String::new(), String::new(), false, false); MAX_FORM_FIELDS + 1]);
+        let many = ("GET".to_owned(), "https://a.example/".to_owned(), String::new(), vec![(String::new(), String::new(), String::new(), false, false); MAX_FORM_FIELDS + 1], false);
         assert!(matches!(Submission::from_page(many), Err(BrowserError::FormTooLarge(_))));
         let mut put = raw("Ada");
         put.0 = "PUT".into();
@@ -551,7 +563,7 @@ mod tests {
     #[test]
     fn the_guard_lets_reads_through_and_the_approved_send_once() {
         let guard = SendGuard::default();
-        let body = Some(Carries::Urlencoded("name=Ada".to_owned()));
+        let body = Some(Carries::Exact("name=Ada".to_owned()));
         assert!(guard.admits("GET", "https://a.example/next", None, None) && guard.admits("head", "https://a.example/", None, None));
         assert!(!guard.admits("POST", "https://a.example/order", Some("name=Ada".as_bytes()), None), "an unreviewed POST is held back");
         guard.allow_once("post", "https://a.example/order#top", body.clone());
@@ -567,14 +579,14 @@ mod tests {
         guard.allow_once("POST", "https://a.example/order", body);
         assert!(!guard.admits("POST", "https://a.example/order", Some("name=Eve".as_bytes()), None));
         assert_eq!(guard.finish(), Allowance::Differed);
-        guard.allow_once("GET", "https://a.example/search?old=1", Some(Carries::Urlencoded("q=shoes".into())));
+        guard.allow_once("GET", "https://a.example/search?old=1", Some(Carries::Exact("q=shoes".into())));
         assert!(
             !guard.admits("GET", "https://a.example/search?q=boots", None, None),
             "while the approval waits, the reviewed address with other fields is held back, even as a GET"
         );
         assert_eq!(guard.finish(), Allowance::Differed);
         assert!(guard.admits("GET", "https://a.example/search?q=boots", None, None), "with no approval waiting, a GET goes");
-        guard.allow_once("GET", "https://a.example/search?old=1", Some(Carries::Urlencoded("q=shoes".into())));
+        guard.allow_once("GET", "https://a.example/search?old=1", Some(Carries::Exact("q=shoes".into())));
         assert!(guard.admits("GET", "https://a.example/search?q=shoes", None, None), "a GET form replaces the query");
         assert_eq!(guard.finish(), Allowance::Went);
         guard.allow_once("POST", "https://a.example/order", None);
@@ -587,9 +599,24 @@ mod tests {
         let mut form = raw("Ada Lovelace");
         form.3.push(("note".into(), "Note".into(), "one\ntwo & more".into(), false, false));
         let sub = Submission::from_page(form.clone()).unwrap();
-        assert_eq!(sub.expected(), Some(Carries::Urlencoded("name=Ada+Lovelace&pin=1234&note=one%0D%0Atwo+%26+more".into())));
+        assert_eq!(sub.expected(), Some(Carries::Exact("name=Ada+Lovelace&pin=1234&note=one%0D%0Atwo+%26+more".into())));
+        // A file goes as its name; a value that reads like an image button's click is only a
+        // value (the page's script tells an image click apart from the fields).
+        form.3.push(("scan".into(), "Scan".into(), "slip.pdf".into(), false, true));
+        form.3.push(("x".into(), String::new(), "(where it is clicked)".into(), true, false));
+        assert_eq!(
+            Submission::from_page(form.clone()).unwrap().expected(),
+            Some(Carries::Exact("name=Ada+Lovelace&pin=1234&note=one%0D%0Atwo+%26+more&scan=slip.pdf&x=%28where+it+is+clicked%29".into()))
+        );
+        let mut image = form.clone();
+        image.4 = true;
+        assert_eq!(Submission::from_page(image).unwrap().expected(), None, "an image button's click position is not known beforehand");
         form.2 = "text/plain".into();
-        assert_eq!(Submission::from_page(form).unwrap().expected(), None, "a plain-text body is not compared");
+        assert_eq!(
+            Submission::from_page(form).unwrap().expected(),
+            Some(Carries::Exact("name=Ada Lovelace\r\npin=1234\r\nnote=one\r\ntwo & more\r\nscan=slip.pdf\r\nx=(where it is clicked)\r\n".into())),
+            "a plain-text body, exactly"
+        );
     }
 
     /// A multipart body is compared byte for byte with the one Chromium writes for the
@@ -605,6 +632,7 @@ mod tests {
         form.3.push(("a\"b".into(), String::new(), "x\\y".into(), false, false));
         form.3.push(("scan".into(), "Scan".into(), "slip.pdf".into(), false, true));
         form.3.push(("extra".into(), "Extra".into(), String::new(), false, true));
+        form.3.push(("c\rd".into(), "Copy".into(), "e\rf.txt".into(), false, true));
         let sub = Submission::from_page(form).unwrap();
         let Some(Carries::Parts(parts)) = sub.expected() else { panic!("{:?}", sub.expected()) };
         const B: &str = "----WebKitFormBoundaryQ1w2E3r4T5y6U7i8";
@@ -624,13 +652,15 @@ mod tests {
             body.push_str(&format!("--{B}--\r\n"));
             body.into_bytes()
         };
-        let sent: [Sent<'_>; 6] = [
+        let sent: [Sent<'_>; 7] = [
             ("name", "Ada \"Lovelace\"", None),
             ("pin", "1234", None),
             ("note", "one\r\ntwo", None),
             ("a%22b", "x\\y", None),
             ("scan", "", Some(("slip.pdf", "application/pdf", ""))),
             ("extra", "", Some(("", "application/octet-stream", ""))),
+            // A name's line break is made CRLF before it is escaped; a file name's is not.
+            ("c%0D%0Ad", "", Some(("e%0Df.txt", "text/plain", ""))),
         ];
         let guard = SendGuard::default();
         let allow = || guard.allow_once("POST", "https://a.example/order", Some(Carries::Parts(parts.clone())));
@@ -644,6 +674,8 @@ mod tests {
         escaped[3].0 = "a\\\"b";
         let mut nested = sent;
         nested[4].2 = Some(("slip.pdf", "multipart/mixed; boundary=----", ""));
+        let mut bare_multipart = sent;
+        bare_multipart[4].2 = Some(("slip.pdf", "multipart/mixed", ""));
         let mut other_file = sent;
         other_file[4].2 = Some(("other.pdf", "application/pdf", ""));
         let mut added = sent.to_vec();
@@ -652,19 +684,24 @@ mod tests {
             ("a changed value", body(&changed)),
             ("an encoded-word name", body(&renamed)),
             ("a backslash-escaped name", body(&escaped)),
-            ("a file typed as multipart", body(&nested)),
+            ("a file typed as multipart, with a boundary", body(&nested)),
+            ("a file typed as multipart", body(&bare_multipart)),
             ("another file name", body(&other_file)),
             ("a part added", body(&added)),
-            ("a part missing", body(&sent[..5])),
-            ("parts reordered", body(&[sent[1], sent[0], sent[2], sent[3], sent[4], sent[5]])),
+            ("a part missing", body(&sent[..6])),
+            ("parts reordered", body(&[sent[1], sent[0], sent[2], sent[3], sent[4], sent[5], sent[6]])),
         ] {
             allow();
             assert!(!admits(&other, &kind), "{what}");
             assert_eq!(guard.finish(), Allowance::Differed, "{what}");
         }
-        for other_kind in ["application/x-www-form-urlencoded", "multipart/form-data; boundary=----WebKitFormBoundaryQ1w2E3r4T5y6U7i", "multipart/form-data; boundary=x"] {
+        allow();
+        assert!(!admits(&body(&sent), "application/x-www-form-urlencoded"), "another encoding");
+        // A boundary Chromium would not draw, the body written under it all the same.
+        for boundary in ["----WebKitFormBoundaryQ1w2E3r4T5y6U7i", "x", "----WebKitFormBoundaryQ1w2E3r4T5y6U7i-"] {
+            let under = String::from_utf8(body(&sent)).unwrap().replace(B, boundary);
             allow();
-            assert!(!admits(&body(&sent), other_kind), "{other_kind}");
+            assert!(!admits(under.as_bytes(), &format!("multipart/form-data; boundary={boundary}")), "{boundary}");
         }
 
         allow();

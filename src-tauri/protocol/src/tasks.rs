@@ -422,7 +422,8 @@ impl TaskGetParams {
 pub struct TaskDetail {
     /// The task.
     pub task: TaskView,
-    /// Its runs, oldest first.
+    /// Its runs, oldest first: the newest 100, and older ones that were interrupted or whose
+    /// effect is still in doubt (migration 0024).
     pub runs: Vec<TaskRunView>,
     /// Its events, oldest first (the newest 200).
     pub events: Vec<TaskEventView>,

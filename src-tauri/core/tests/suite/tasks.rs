@@ -218,8 +218,8 @@ async fn an_interrupted_task_is_never_claimed_again_until_retry() {
 
 /// A task that runs again and again (a monitor every minute) keeps its newest 100 runs and
 /// the events they wrote; older runs go with their events as each later run ends — except a
-/// run an operation still names as its claimant, and the task's own events. Counted in the
-/// rows, across 130 runs.
+/// run an unsettled operation names as its claimant, and the task's own events. Counted in
+/// the rows, across 130 runs.
 #[tokio::test]
 async fn a_recurring_tasks_history_keeps_its_newest_hundred_runs() {
     use hearth_core::store::journal::{OpKey, OpStatus};
@@ -235,21 +235,27 @@ async fn a_recurring_tasks_history_keeps_its_newest_hundred_runs() {
         let claim = store.claim_next("me", 600_000).await.unwrap().expect("the task is due again");
         assert_eq!(claim.task.attempts, attempt);
         if attempt == 2 {
-            // This run dispatched an effect, which then settled: the journal still names it.
+            // This run dispatched an effect that has not settled: who held it is read from the run.
             assert!(store.insert_operation(op, "test_look", "{}", "h", &claim.run_id, None).await.unwrap());
-            assert!(store.settle_operation(op, &claim.run_id, OpStatus::Succeeded, Some("ok")).await.unwrap());
+        }
+        if attempt == 3 {
+            // This one's effect settled: nothing reads its run any more.
+            let settled = OpKey { scope: &scope, op_id: "look-3" };
+            assert!(store.insert_operation(settled, "test_look", "{}", "h", &claim.run_id, None).await.unwrap());
+            assert!(store.settle_operation(settled, &claim.run_id, OpStatus::Succeeded, Some("ok")).await.unwrap());
         }
         runs.push(claim.run_id.clone());
         assert!(store.finish_run(&task.id, &claim.lease_id, &again).await.unwrap());
     }
     let kept = store.task_runs(&task.id).await.unwrap();
     let kept_attempts: Vec<i64> = kept.iter().map(|r| r.attempt).collect();
-    assert_eq!(kept.len(), 101, "the newest 100 and the one the journal names: {kept_attempts:?}");
-    assert!(kept_attempts.contains(&2) && !kept_attempts.contains(&1) && !kept_attempts.contains(&30));
+    assert_eq!(kept.len(), 101, "the newest 100 and the one an unsettled operation names: {kept_attempts:?}");
+    assert!(kept_attempts.contains(&2) && !kept_attempts.contains(&1) && !kept_attempts.contains(&3) && !kept_attempts.contains(&30));
     assert!((31..=130).all(|a| kept_attempts.contains(&a)));
     let events = store.task_events(&task.id, 100_000).await.unwrap();
     assert!(events.iter().all(|e| e.run_id.as_deref().is_none_or(|run| kept.iter().any(|k| k.id == run))), "no event of a dropped run");
     assert!(events.iter().any(|e| e.run_id.as_deref() == Some(runs[129].as_str())), "the newest run's events are there");
+    assert!(events.iter().any(|e| e.run_id.as_deref() == Some(runs[1].as_str())), "the kept old run's events are there");
     assert!(events.iter().any(|e| e.run_id.is_none()), "the task's own events are kept");
-    assert_eq!(store.get_operation(op).await.unwrap().unwrap().status, OpStatus::Succeeded);
+    assert_eq!(store.get_operation(op).await.unwrap().unwrap().status, OpStatus::Dispatching);
 }

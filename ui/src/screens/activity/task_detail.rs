@@ -178,12 +178,16 @@ fn TaskOutcome(task: TaskView) -> impl IntoView {
     }
 }
 
-/// Every run (one per attempt), oldest first.
+/// The runs the task keeps (one per attempt), oldest first: a task that ran more than 100
+/// times keeps its newest 100, and older ones only if interrupted or still holding an effect.
 #[component]
 fn TaskRuns(runs: Vec<TaskRunView>) -> impl IntoView {
+    let dropped = runs.iter().map(|run| run.attempt).min().is_some_and(|first| first > 1)
+        || runs.windows(2).any(|pair| pair[1].attempt > pair[0].attempt + 1);
     (!runs.is_empty()).then(|| {
         view! {
             <h3>"Runs"</h3>
+            {dropped.then(|| view! { <p class="task-runs-note">"Older runs that ended cleanly are not kept (a task keeps its newest 100)."</p> })}
             <ol class="task-runs">
                 {runs.into_iter().map(|run| {
                     let status = run_status_label(run.status);

@@ -77,6 +77,7 @@ fn main() {
         "browser_control_stop",
         "browser_control_release_all",
     ]);
+    freedesktop_cfg();
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         // A build script has no other way to report.
         #[allow(clippy::print_stderr)]
@@ -84,5 +85,16 @@ fn main() {
             eprintln!("tauri-build failed: {err:#}");
         }
         std::process::exit(1);
+    }
+}
+
+/// `cfg(freedesktop)`: the targets whose desktops speak the freedesktop Notifications protocol,
+/// where the shell shows notices itself (src-tauri/src/desktop_notices.rs) — the same list as
+/// the `zbus` target table in Cargo.toml, which cannot name a cfg of its own.
+fn freedesktop_cfg() {
+    println!("cargo::rustc-check-cfg=cfg(freedesktop)");
+    let target_os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    if matches!(target_os.as_str(), "linux" | "dragonfly" | "freebsd" | "netbsd" | "openbsd") {
+        println!("cargo::rustc-cfg=freedesktop");
     }
 }

@@ -28,12 +28,23 @@
 //! "integration tests only": the rule keeps the core's unit tests free of a cycle through the
 //! testkit, and the shell has no such cycle, while the loop under test is private to the shell.
 
+#[cfg(freedesktop)]
+mod freedesktop;
+
 use std::sync::Mutex;
 
-use hearth_protocol::notifications::{NotificationOpened, NotificationView};
+use hearth_protocol::notifications::{NotificationKind, NotificationOpened, NotificationView};
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Runtime};
 use tokio::sync::mpsc;
+
+/// An OS notification's headline: the notice's kind only.
+fn summary(kind: NotificationKind) -> String {
+    format!("Hearth: {}", kind.label())
+}
+
+/// The text under it where a click cannot open the notice.
+const SEE_THE_INBOX: &str = "Open Hearth's Inbox to see it.";
 
 /// Where a clicked notice goes: the window's `notification_open_watch` channel. The newest
 /// subscription wins (a reloaded window subscribes again); a click while no window listens
@@ -53,12 +64,10 @@ impl OpenRequests {
     /// Sends clicked notices to `channel` from now on, starting with a held one.
     pub fn subscribe(&self, channel: Channel<NotificationOpened>) {
         let Ok(mut requests) = self.inner.lock() else { return };
-        if let Some(notice) = requests.held.take()
-            && channel.send(NotificationOpened { notice: notice.clone() }).is_err()
-        {
-            requests.held = Some(notice);
-        }
         requests.window = Some(channel);
+        if let Some(notice) = requests.held.take() {
+            requests.send_or_hold(notice);
+        }
     }
 
     /// The window's page is (re)loading: its channel is gone with it. (Tauri's channel accepts
@@ -69,34 +78,36 @@ impl OpenRequests {
         }
     }
 
-    #[cfg_attr(
-        not(any(target_os = "linux", target_os = "dragonfly", target_os = "freebsd", target_os = "netbsd", target_os = "openbsd")),
-        expect(dead_code, reason = "clicks open notices only on the freedesktop path")
-    )]
+    #[cfg_attr(not(freedesktop), expect(dead_code, reason = "clicks open notices only on the freedesktop path"))]
     fn deliver(&self, notice: NotificationView) {
-        let Ok(mut requests) = self.inner.lock() else { return };
-        let unsent = match &requests.window {
-            Some(channel) => channel.send(NotificationOpened { notice: notice.clone() }).is_err(),
-            None => true,
-        };
-        if unsent {
+        if let Ok(mut requests) = self.inner.lock() {
+            requests.send_or_hold(notice);
+        }
+    }
+}
+
+impl Requests {
+    /// Sends `notice` to the window, or holds it (the newest) until a window listens.
+    fn send_or_hold(&mut self, notice: NotificationView) {
+        let sent = self.window.as_ref().is_some_and(|channel| channel.send(NotificationOpened { notice: notice.clone() }).is_ok());
+        if !sent {
             tracing::debug!("a notification was clicked while no window listened; held for the window");
-            requests.window = None;
-            requests.held = Some(notice);
+            self.window = None;
+            self.held = Some(notice);
         }
     }
 }
 
 /// Shows each notice from `notices` on the desktop until the core closes the stream.
 pub fn show<R: Runtime>(app: AppHandle<R>, notices: mpsc::Receiver<NotificationView>) {
-    #[cfg(any(target_os = "linux", target_os = "dragonfly", target_os = "freebsd", target_os = "netbsd", target_os = "openbsd"))]
+    #[cfg(freedesktop)]
     tauri::async_runtime::spawn(freedesktop::run(freedesktop::Bus::Session, notices, move |notice| open(&app, notice)));
-    #[cfg(not(any(target_os = "linux", target_os = "dragonfly", target_os = "freebsd", target_os = "netbsd", target_os = "openbsd")))]
+    #[cfg(not(freedesktop))]
     show_through_plugin(app, notices);
 }
 
 /// Brings the window forward and has it open `notice`.
-#[cfg(any(target_os = "linux", target_os = "dragonfly", target_os = "freebsd", target_os = "netbsd", target_os = "openbsd"))]
+#[cfg(freedesktop)]
 fn open<R: Runtime>(app: &AppHandle<R>, notice: NotificationView) {
     use tauri::Manager;
     if let Some(window) = app.get_webview_window("main") {
@@ -110,14 +121,13 @@ fn open<R: Runtime>(app: &AppHandle<R>, notice: NotificationView) {
     }
 }
 
-#[cfg(not(any(target_os = "linux", target_os = "dragonfly", target_os = "freebsd", target_os = "netbsd", target_os = "openbsd")))]
+#[cfg(not(freedesktop))]
 fn show_through_plugin<R: Runtime>(app: AppHandle<R>, mut notices: mpsc::Receiver<NotificationView>) {
     use tauri_plugin_notification::NotificationExt;
     tauri::async_runtime::spawn(async move {
         let mut warned = false;
         while let Some(notice) = notices.recv().await {
-            let title = format!("Hearth: {}", notice.kind.label());
-            if let Err(err) = app.notification().builder().title(title).body("Open Hearth's Inbox to see it.").show()
+            if let Err(err) = app.notification().builder().title(summary(notice.kind)).body(SEE_THE_INBOX).show()
                 && !warned
             {
                 warned = true;
@@ -127,9 +137,6 @@ fn show_through_plugin<R: Runtime>(app: AppHandle<R>, mut notices: mpsc::Receive
     });
 }
 
-
-#[cfg(any(target_os = "linux", target_os = "dragonfly", target_os = "freebsd", target_os = "netbsd", target_os = "openbsd"))]
-mod freedesktop;
 
 #[cfg(test)]
 mod tests {
@@ -143,13 +150,14 @@ mod tests {
 
     use super::OpenRequests;
 
-    fn notice(id: i64) -> NotificationView {
+    /// A review notice whose title and body an OS notification must never show.
+    pub(super) fn notice(id: i64) -> NotificationView {
         NotificationView {
             id,
-            kind: NotificationKind::Reminder,
-            title: "Check the garden".into(),
-            body: String::new(),
-            target: NotificationTarget::Task(format!("t{id}")),
+            kind: NotificationKind::ReviewNeeded,
+            title: format!("Send “Quarterly figures” to ana@example.com ({id})"),
+            body: "The secret body of a mail".to_owned(),
+            target: NotificationTarget::Proposal(format!("p{id}")),
             created_at: 0,
             read: false,
         }

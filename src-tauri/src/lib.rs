@@ -38,7 +38,7 @@ pub fn run() {
 
 /// Adds Hearth's state and commands to a builder (also used by the shell's tests).
 pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
-    #[cfg(not(any(target_os = "linux", target_os = "dragonfly", target_os = "freebsd", target_os = "netbsd", target_os = "openbsd")))]
+    #[cfg(not(freedesktop))]
     let builder = builder.plugin(tauri_plugin_notification::init());
     builder
         .plugin(tauri_plugin_opener::init())

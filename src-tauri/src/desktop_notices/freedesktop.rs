@@ -85,12 +85,8 @@ impl Desktop {
     }
 
     async fn show(&mut self, notice: NotificationView) -> zbus::Result<()> {
-        let summary = format!("Hearth: {}", notice.kind.label());
-        let (body, actions): (&str, &[&str]) = if self.clickable {
-            ("Click to open it in Hearth.", &[CLICK, "Open"])
-        } else {
-            ("Open Hearth's Inbox to see it.", &[])
-        };
+        let summary = super::summary(notice.kind);
+        let (body, actions): (&str, &[&str]) = if self.clickable { ("Click to open it in Hearth.", &[CLICK, "Open"]) } else { (super::SEE_THE_INBOX, &[]) };
         // -1: the desktop's own expiry.
         let hints: HashMap<&str, zbus::zvariant::Value<'_>> = HashMap::new();
         let answer = self.proxy.inner().call_method("Notify", &("Hearth", 0_u32, "", summary.as_str(), body, actions, hints, -1_i32)).await?;
@@ -176,13 +172,39 @@ fn connection_kept(err: &zbus::Error) -> bool {
     }
 }
 
+/// Logs a desktop that cannot show notifications once per outage, not once per notice.
+#[derive(Default)]
+struct Outage {
+    reported: bool,
+}
+
+impl Outage {
+    fn report(&mut self, why: &dyn std::fmt::Display, what: &str) {
+        if !std::mem::replace(&mut self.reported, true) {
+            tracing::warn!(error = %why, "{what}; the inbox still has every notice");
+        }
+    }
+
+    fn over(&mut self) {
+        self.reported = false;
+    }
+}
+
+/// Connects within [`CALL_LIMIT`].
+async fn connect(bus: &Bus) -> Result<Desktop, String> {
+    match tokio::time::timeout(CALL_LIMIT, Desktop::connect(bus)).await {
+        Ok(connected) => connected.map_err(|err| err.to_string()),
+        Err(_) => Err(format!("the session bus did not answer within {CALL_LIMIT:?}")),
+    }
+}
+
 /// Shows each notice and calls `on_open` with the notice whose notification the owner clicked.
 /// Connects at the first notice (an idle Hearth holds no bus connection), and again after the
 /// connection is lost. A desktop without a notification service (a bare Xvfb) is logged once
 /// per outage and otherwise ignored: the Inbox has every notice.
 pub(super) async fn run(bus: Bus, mut notices: mpsc::Receiver<NotificationView>, on_open: impl Fn(NotificationView)) {
     let mut desktop: Option<Desktop> = None;
-    let mut warned = false;
+    let mut outage = Outage::default();
     loop {
         let event = match desktop.as_mut() {
             None => notices.recv().await.map_or(Event::End, Event::Notice),
@@ -218,39 +240,17 @@ pub(super) async fn run(bus: Bus, mut notices: mpsc::Receiver<NotificationView>,
             }
             Event::Notice(notice) => {
                 if desktop.is_none() {
-                    let connecting = tokio::time::timeout(CALL_LIMIT, Desktop::connect(&bus)).await;
-                    match connecting {
-                        Ok(Ok(connected)) => desktop = Some(connected),
-                        Ok(Err(err)) => {
-                            if !warned {
-                                warned = true;
-                                tracing::warn!(error = %err, "the desktop has no notification service; the inbox still has every notice");
-                            }
-                            continue;
-                        }
-                        Err(_) => {
-                            if !warned {
-                                warned = true;
-                                tracing::warn!("the desktop's bus did not answer; the inbox still has every notice");
-                            }
-                            continue;
-                        }
-                    }
+                    desktop = connect(&bus).await.map_err(|why| outage.report(&why, "the desktop has no notification service")).ok();
                 }
-                let kind = notice.kind;
-                if let Some(connected) = desktop.as_mut() {
-                    match connected.show(notice).await {
-                        Ok(()) => warned = false,
-                        Err(err) => {
-                            if !warned {
-                                warned = true;
-                                tracing::warn!(error = %err, kind = kind.as_str(), "the desktop did not show a notification; the inbox still has it");
-                            }
-                            if !connection_kept(&err) {
-                                // Connect afresh for the next one; what is shown is forgotten
-                                // with the connection its clicks would have come on.
-                                desktop = None;
-                            }
+                let Some(connected) = desktop.as_mut() else { continue };
+                match connected.show(notice).await {
+                    Ok(()) => outage.over(),
+                    Err(err) => {
+                        outage.report(&err, "the desktop did not show a notification");
+                        if !connection_kept(&err) {
+                            // Connect afresh for the next one; what is shown is forgotten with
+                            // the connection its clicks would have come on.
+                            desktop = None;
                         }
                     }
                 }

@@ -1,33 +1,18 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::future::Future;
-use std::time::Duration;
 
-use hearth_protocol::notifications::{NotificationKind, NotificationTarget, NotificationView};
+use hearth_protocol::notifications::NotificationView;
+use hearth_testkit::PATIENCE;
 use hearth_testkit::desktop_bus::{NotificationServer, PrivateBus};
 use pretty_assertions::assert_eq;
 use tokio::sync::mpsc;
 
 use super::{Bus, REMEMBERED, run};
-
-/// How long any one step may take on a loaded 2-core machine before the test fails (rather
-/// than hangs).
-const PATIENCE: Duration = Duration::from_secs(60);
+use crate::desktop_notices::tests::notice;
 
 async fn within<T>(what: &str, step: impl Future<Output = T>) -> T {
     tokio::time::timeout(PATIENCE, step).await.unwrap_or_else(|_| panic!("{what} did not happen within {PATIENCE:?}"))
-}
-
-fn notice(id: i64) -> NotificationView {
-    NotificationView {
-        id,
-        kind: NotificationKind::ReviewNeeded,
-        title: format!("Send “Quarterly figures” to ana@example.com ({id})"),
-        body: "The secret body of a mail".to_owned(),
-        target: NotificationTarget::Proposal(format!("p{id}")),
-        created_at: 0,
-        read: false,
-    }
 }
 
 /// The loop under test on the bus at `address`; what it opens arrives on the receiver.

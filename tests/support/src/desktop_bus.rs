@@ -11,7 +11,6 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -19,10 +18,10 @@ use tokio::sync::Notify;
 use zbus::object_server::SignalEmitter;
 use zbus::zvariant::OwnedValue;
 
+use crate::PATIENCE;
+
 const PATH: &str = "/org/freedesktop/Notifications";
 const NAME: &str = "org.freedesktop.Notifications";
-/// How long a notification may take to arrive on a loaded 2-core machine.
-const PATIENCE: Duration = Duration::from_secs(60);
 
 /// One `Notify` call the server answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,7 +64,7 @@ struct Server {
 
 #[zbus::interface(name = "org.freedesktop.Notifications")]
 impl Server {
-    #[allow(clippy::too_many_arguments)]
+    #[expect(clippy::too_many_arguments, reason = "the protocol's Notify takes eight arguments")]
     async fn notify(
         &self,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,

@@ -3,6 +3,10 @@
 //! Grows with loopback servers that speak real wire protocols (model providers, Gmail,
 //! OAuth) and effect counters; for now: isolated data folders and free ports.
 
+/// How long any one condition may take on a loaded 2-core machine before a test fails (rather
+/// than hangs).
+pub const PATIENCE: std::time::Duration = std::time::Duration::from_secs(60);
+
 #[cfg(feature = "desktop-bus")]
 pub mod desktop_bus;
 #[cfg(feature = "dns-stub")]

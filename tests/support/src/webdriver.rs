@@ -13,8 +13,7 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use crate::{TestHome, free_port};
 use tokio::process::{Child, Command};
 
-/// How long any one condition may take on a loaded 2-core machine before the test fails.
-pub const PATIENCE: Duration = Duration::from_secs(60);
+pub use crate::PATIENCE;
 
 /// A running app and its driver.
 pub struct Session {

@@ -450,7 +450,7 @@ pub(super) async fn hold_back(
         // The body as sent, a disk file's contents left out (CDP does not hand them over, nor
         // a body it finds too long: then it cannot match a review). An entry that is not
         // base64 leaves no body to compare (so it matches no review).
-        let body = request.post_data_entries.as_ref().map(|entries| {
+        let body = request.post_data_entries.as_ref().and_then(|entries| {
             use base64::Engine;
             let mut bytes = Vec::new();
             for encoded in entries.iter().filter_map(|e| e.bytes.as_ref()) {
@@ -461,7 +461,6 @@ pub(super) async fn hold_back(
             }
             Some(bytes)
         });
-        let body = body.flatten();
         let content_type = request.headers.inner().as_object().and_then(|headers| {
             headers.iter().find(|(name, _)| name.eq_ignore_ascii_case("content-type")).and_then(|(_, value)| value.as_str())
         });

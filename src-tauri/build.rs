@@ -3,6 +3,9 @@
 //! Listing the commands in the app manifest makes them ACL-gated: the window may call only
 //! those its capability in tauri.conf.json grants (see SECURITY.md).
 
+#[path = "build_support/relocations.rs"]
+mod relocations;
+
 fn main() {
     let manifest = tauri_build::AppManifest::new().commands(&[
         "app_info",
@@ -78,6 +81,7 @@ fn main() {
         "browser_control_release_all",
     ]);
     freedesktop_cfg();
+    relocations::pack_relative_relocations();
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         // A build script has no other way to report.
         #[allow(clippy::print_stderr)]

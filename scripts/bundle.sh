@@ -13,10 +13,20 @@ bundles="${HEARTH_BUNDLES:-deb}"
 log "bundling: $bundles"
 # Packages of earlier builds would be listed beside this one's.
 rm -rf "$CARGO_TARGET_DIR/release/bundle"
-"$ROOT/scripts/tauri-cli/node_modules/.bin/tauri" build --bundles "$bundles" >&2
+# A binary linked with packed relative relocations (src-tauri/build_support/relocations.rs,
+# where the build machine's glibc is 2.36 or later) needs GLIBC_ABI_DT_RELR at run time: the
+# package says so, or it would install on an older system and fail to start there. The bundler
+# keeps its own dependencies (WebKitGTK, GTK) and adds these.
+extra=()
+glibc="$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{ print $2 }')"
+if [ -n "$glibc" ] && dpkg --compare-versions "$glibc" ge 2.36; then
+  extra=(--config '{"bundle":{"linux":{"deb":{"depends":["libc6 (>= 2.36)"]}}}}')
+fi
+"$ROOT/scripts/tauri-cli/node_modules/.bin/tauri" build --bundles "$bundles" "${extra[@]}" >&2
 size() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.2f MB (%d bytes)", b / 1e6, b }'; }
 for package in "$CARGO_TARGET_DIR"/release/bundle/deb/*.deb "$CARGO_TARGET_DIR"/release/bundle/appimage/*.AppImage; do
   [ -f "$package" ] || continue
   echo "$package  $(size "$package")"
+  case "$package" in *.deb) echo "  Depends: $(dpkg-deb -f "$package" Depends)" ;; esac
 done
 echo "app binary: $(size "$CARGO_TARGET_DIR/release/hearth")"

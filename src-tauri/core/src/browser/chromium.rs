@@ -1283,8 +1283,10 @@ async fn read_page(
         });
     }
     // What the page says about itself (URL, title, text), then the picture: one after the
-    // other, see [`screenshot`]. A picture of a page whose final address is then refused is
-    // dropped here, never kept or shown.
+    // other, see [`screenshot`]. The address checked below is the one read just before the
+    // picture; a document a client redirect brought in after the read got through the egress
+    // proxy like every request, so a picture of it shows nothing the policy refused. A picture
+    // of a page whose read address is refused is dropped here, never kept or shown.
     let (final_url, title, text) = evaluate_value::<(String, String, String)>(page, READ_PAGE).await?;
     let shot = if picture { Some(screenshot(page, PngEncoding::Fast).await) } else { None };
     let parsed = Url::parse(&final_url).map_err(|_| BrowserError::Cdp("the page ended on an address that does not parse".into()))?;
@@ -1337,6 +1339,11 @@ pub const MAX_PICTURE_BYTES: usize = 3_500_000;
 /// How many times a picture is asked for before its refusal is the answer.
 const PICTURE_TRIES: usize = 3;
 
+/// What Chromium answers when a frame for the picture was not drawn: DevTools' generic
+/// server-error code with this message (`Page.captureScreenshot`). Only this refusal is asked
+/// again; any other error (a closed or crashed target) is the answer at once.
+const NOT_CAPTURED: (i64, &str) = (-32000, "Unable to capture screenshot");
+
 /// A PNG of the viewport, asked for directly (chromiumoxide's helper first activates the tab,
 /// one more round trip for a headless browser with one tab).
 ///
@@ -1344,8 +1351,9 @@ const PICTURE_TRIES: usize = 3;
 /// (`CDPScreenshotNewSurface`, see the launch) Chromium refuses a picture asked for in the same
 /// instant as a navigation's DOMContentLoaded or a script about one in three times ("Unable to
 /// capture screenshot", measured on this machine), and none in 165 asked after the read. A
-/// refusal is asked again, up to [`PICTURE_TRIES`] times: it is a draw that did not happen, and
-/// asking again changes nothing in the page.
+/// refusal ([`NOT_CAPTURED`]) is asked again, up to [`PICTURE_TRIES`] times: it is a draw that
+/// did not happen, and asking again sends no input, navigation or request to the page (it makes
+/// the page draw a frame, as any picture does).
 async fn screenshot(page: &chromiumoxide::Page, encoding: PngEncoding) -> Result<Vec<u8>, BrowserError> {
     use base64::Engine;
     use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotParams;
@@ -1359,8 +1367,10 @@ async fn screenshot(page: &chromiumoxide::Page, encoding: PngEncoding) -> Result
     let shot = loop {
         tries += 1;
         match page.execute(params.clone()).await {
-            Err(chromiumoxide::error::CdpError::Chrome(refused)) if tries < PICTURE_TRIES => {
-                tracing::debug!(error = %refused.message, "the browser refused a picture; asking again");
+            Err(chromiumoxide::error::CdpError::Chrome(refused))
+                if tries < PICTURE_TRIES && (refused.code, refused.message.as_str()) == NOT_CAPTURED =>
+            {
+                tracing::info!(try_number = tries, "the browser did not draw the picture's frame; asking again");
             }
             answer => break answer?,
         }

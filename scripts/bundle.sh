@@ -15,14 +15,26 @@ log "bundling: $bundles"
 rm -rf "$CARGO_TARGET_DIR/release/bundle"
 # A binary linked with packed relative relocations (src-tauri/build_support/relocations.rs,
 # where the build machine's glibc is 2.36 or later) needs GLIBC_ABI_DT_RELR at run time: the
-# package says so, or it would install on an older system and fail to start there. The bundler
-# keeps its own dependencies (WebKitGTK, GTK) and adds these.
+# package says so, or it would install on an older system and fail to start there. It asks for
+# the build machine's own libc6, not just 2.36: a C library built here may also use symbols of
+# a newer glibc. The bundler keeps its own dependencies (WebKitGTK, GTK) and adds this one;
+# tauri.conf.json has no deb "depends" of its own, which this --config would replace.
 extra=()
-glibc="$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{ print $2 }')"
+glibc="$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{ print $2 }' || true)"
 if [ -n "$glibc" ] && dpkg --compare-versions "$glibc" ge 2.36; then
-  extra=(--config '{"bundle":{"linux":{"deb":{"depends":["libc6 (>= 2.36)"]}}}}')
+  extra=(--config "{\"bundle\":{\"linux\":{\"deb\":{\"depends\":[\"libc6 (>= $glibc)\"]}}}}")
 fi
 "$ROOT/scripts/tauri-cli/node_modules/.bin/tauri" build --bundles "$bundles" "${extra[@]}" >&2
+# The guess above stands in for what the build did (a target directory's build-script answer
+# can be older than this machine): the package is refused if they disagree.
+relr=no
+readelf -d "$CARGO_TARGET_DIR/release/hearth" | grep -q '(RELR)' && relr=yes
+for deb in "$CARGO_TARGET_DIR"/release/bundle/deb/*.deb; do
+  [ -f "$deb" ] || continue
+  needs_libc=no
+  dpkg-deb -f "$deb" Depends | grep -q 'libc6 (>=' && needs_libc=yes
+  [ "$relr" = "$needs_libc" ] || die "$deb: the binary's packed relocations ($relr) and the package's libc6 dependency ($needs_libc) disagree; rebuild after 'cargo clean -p hearth --release'"
+done
 size() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.2f MB (%d bytes)", b / 1e6, b }'; }
 for package in "$CARGO_TARGET_DIR"/release/bundle/deb/*.deb "$CARGO_TARGET_DIR"/release/bundle/appimage/*.AppImage; do
   [ -f "$package" ] || continue

@@ -2,15 +2,16 @@
 //! of Hearth's shell and of the Tauri floor (tests/floor), so both are linked the same way.
 //!
 //! Why: a position-independent binary carries one 24-byte `Elf64_Rela` per pointer stored in
-//! its data, and the dynamic loader reads them all at every start, so they stay resident for
-//! the life of the process. Hearth's release binary had 2.5 MB of them (`.rela.dyn`); packed,
+//! its data, and the dynamic loader reads them all at every start, so they are resident (and
+//! counted in PSS) until memory pressure reclaims those clean pages. Hearth's release binary had 2.5 MB of them (`.rela.dyn`); packed,
 //! they take about 25 KB (`.relr.dyn`), beside 15 KB of relocations that cannot be packed.
 //! Measured (README, footprint): the binary went from 29.89 to 27.44 MB and the app process's
 //! PSS at 60 s idle from 92.3 to 89.5 MB.
 //!
-//! Only where the result runs: `DT_RELR` needs glibc 2.36's loader (older ones refuse to start
-//! the binary; the binary then needs the symbol version `GLIBC_ABI_DT_RELR`, and
-//! scripts/bundle.sh makes the .deb depend on libc6 2.36 for it) and a linker that packs them —
+//! Only where the result runs: `DT_RELR` needs glibc 2.36's loader. The linker records that
+//! need as the symbol version `GLIBC_ABI_DT_RELR`, so an older loader refuses to start the
+//! binary rather than ignore the packed relocations and crash (scripts/bundle.sh makes the .deb
+//! depend on the build machine's libc6 for it) and a linker that packs them —
 //! rust-lld, Rust's default on x86_64 Linux, or GNU ld 2.38 or later. So it is asked for when
 //! building on and for Linux with glibc 2.36 or later (the build machine is then the machine it
 //! runs on, or one as new), never when cross-compiling (Android, iOS) or on other C libraries.

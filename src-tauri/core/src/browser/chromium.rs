@@ -1282,15 +1282,15 @@ async fn read_page(
             download,
         });
     }
-    // What the page says about itself (URL, title, text), then the picture: one after the
-    // other, see [`screenshot`]. The address checked below is the one read just before the
-    // picture; a document a client redirect brought in after the read got through the egress
-    // proxy like every request, so a picture of it shows nothing the policy refused. A picture
-    // of a page whose read address is refused is dropped here, never kept or shown.
+    // What the page says about itself (URL, title, text), its address checked, then the
+    // picture: one after the other, see [`screenshot`]. A page whose address is refused is
+    // never pictured. The address checked is the one read just before the picture; a document
+    // a client redirect brought in after the read got through the egress proxy like every
+    // request, so a picture of it shows nothing the policy refused.
     let (final_url, title, text) = evaluate_value::<(String, String, String)>(page, READ_PAGE).await?;
-    let shot = if picture { Some(screenshot(page, PngEncoding::Fast).await) } else { None };
     let parsed = Url::parse(&final_url).map_err(|_| BrowserError::Cdp("the page ended on an address that does not parse".into()))?;
     egress::check_url(&parsed, allow).map_err(|refusal| refused(&parsed, refusal))?;
+    let shot = if picture { Some(screenshot(page, PngEncoding::Fast).await) } else { None };
     let title: String = title.chars().take(MAX_TITLE).collect();
     // More than the limit arrived (the page's slice is longer in characters than MAX_TEXT_READ
     // whenever its text was).
@@ -1336,12 +1336,13 @@ enum PngEncoding {
 /// message rather than failing the whole reply.
 pub const MAX_PICTURE_BYTES: usize = 3_500_000;
 
-/// How many times a picture is asked for before its refusal is the answer.
+/// How many times in all a picture is asked for before its refusal is the answer.
 const PICTURE_TRIES: usize = 3;
 
 /// What Chromium answers when a frame for the picture was not drawn: DevTools' generic
-/// server-error code with this message (`Page.captureScreenshot`). Only this refusal is asked
-/// again; any other error (a closed or crashed target) is the answer at once.
+/// server-error code with a message beginning this way (`Page.captureScreenshot`; matched as a
+/// prefix, should a later Chromium add its reason). Only this refusal is asked again; any other
+/// error (a closed or crashed target) is the answer at once.
 const NOT_CAPTURED: (i64, &str) = (-32000, "Unable to capture screenshot");
 
 /// A PNG of the viewport, asked for directly (chromiumoxide's helper first activates the tab,
@@ -1351,9 +1352,9 @@ const NOT_CAPTURED: (i64, &str) = (-32000, "Unable to capture screenshot");
 /// (`CDPScreenshotNewSurface`, see the launch) Chromium refuses a picture asked for in the same
 /// instant as a navigation's DOMContentLoaded or a script about one in three times ("Unable to
 /// capture screenshot", measured on this machine), and none in 165 asked after the read. A
-/// refusal ([`NOT_CAPTURED`]) is asked again, up to [`PICTURE_TRIES`] times: it is a draw that
+/// refusal ([`NOT_CAPTURED`]) is asked again, [`PICTURE_TRIES`] times in all: it is a draw that
 /// did not happen, and asking again sends no input, navigation or request to the page (it makes
-/// the page draw a frame, as any picture does).
+/// the page draw a frame, running its animation-frame callbacks, as any picture does).
 async fn screenshot(page: &chromiumoxide::Page, encoding: PngEncoding) -> Result<Vec<u8>, BrowserError> {
     use base64::Engine;
     use chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotParams;
@@ -1368,7 +1369,7 @@ async fn screenshot(page: &chromiumoxide::Page, encoding: PngEncoding) -> Result
         tries += 1;
         match page.execute(params.clone()).await {
             Err(chromiumoxide::error::CdpError::Chrome(refused))
-                if tries < PICTURE_TRIES && (refused.code, refused.message.as_str()) == NOT_CAPTURED =>
+                if tries < PICTURE_TRIES && refused.code == NOT_CAPTURED.0 && refused.message.starts_with(NOT_CAPTURED.1) =>
             {
                 tracing::info!(try_number = tries, "the browser did not draw the picture's frame; asking again");
             }

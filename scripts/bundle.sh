@@ -26,19 +26,22 @@ if [ -n "$glibc" ] && dpkg --compare-versions "$glibc" ge 2.36; then
 fi
 "$ROOT/scripts/tauri-cli/node_modules/.bin/tauri" build --bundles "$bundles" "${extra[@]}" >&2
 # The guess above stands in for what the build did (a target directory's build-script answer
-# can be older than this machine): the package is refused if they disagree.
+# can be older than this machine): a .deb is refused if they disagree. Outputs are read whole
+# before matching (a `| grep -q` can end its writer early, which pipefail takes for a failure).
 relr=no
-readelf -d "$CARGO_TARGET_DIR/release/hearth" | grep -q '(RELR)' && relr=yes
-for deb in "$CARGO_TARGET_DIR"/release/bundle/deb/*.deb; do
-  [ -f "$deb" ] || continue
-  needs_libc=no
-  dpkg-deb -f "$deb" Depends | grep -q 'libc6 (>=' && needs_libc=yes
-  [ "$relr" = "$needs_libc" ] || die "$deb: the binary's packed relocations ($relr) and the package's libc6 dependency ($needs_libc) disagree; rebuild after 'cargo clean -p hearth --release'"
-done
+[[ "$(readelf -d "$CARGO_TARGET_DIR/release/hearth")" == *"(RELR)"* ]] && relr=yes
 size() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.2f MB (%d bytes)", b / 1e6, b }'; }
 for package in "$CARGO_TARGET_DIR"/release/bundle/deb/*.deb "$CARGO_TARGET_DIR"/release/bundle/appimage/*.AppImage; do
   [ -f "$package" ] || continue
   echo "$package  $(size "$package")"
-  case "$package" in *.deb) echo "  Depends: $(dpkg-deb -f "$package" Depends)" ;; esac
+  case "$package" in
+    *.deb)
+      depends="$(dpkg-deb -f "$package" Depends)"
+      echo "  Depends: $depends"
+      needs_libc=no
+      [[ "$depends" == *"libc6 (>="* ]] && needs_libc=yes
+      [ "$relr" = "$needs_libc" ] || die "$package: the binary's packed relocations ($relr) and the package's libc6 dependency ($needs_libc) disagree; rebuild after 'cargo clean -p hearth --release'"
+      ;;
+  esac
 done
 echo "app binary: $(size "$CARGO_TARGET_DIR/release/hearth")"

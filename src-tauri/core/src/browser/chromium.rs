@@ -727,8 +727,17 @@ impl Chromium {
         let Some(current) = running.as_ref() else { return Err(BrowserError::NoPage) };
         let read = async {
             // Cut in the page, as every read is: a title of 100 MB never crosses CDP. The read
-            // comes before the picture (see [`screenshot`]).
+            // and its address check come before the picture (see [`screenshot`]), so a page
+            // the policy refuses is never pictured.
             let (url, title) = evaluate_value::<(String, String)>(&current.page, "[location.href.slice(0, 8192), document.title.slice(0, 600)]").await?;
+            let parsed = Url::parse(&url).map_err(|_| BrowserError::NoPage)?;
+            match parsed.scheme() {
+                "http" | "https" => {}
+                // Chromium's own page for a load that failed.
+                "chrome-error" => return Err(BrowserError::Cdp("the last page did not load; open it again with browse_web".into())),
+                _ => return Err(BrowserError::NoPage),
+            }
+            egress::check_url(&parsed, &self.config.allow).map_err(|refusal| refused(&parsed, refusal))?;
             let png = screenshot(&current.page, PngEncoding::Compact).await?;
             Ok::<_, BrowserError>((url, title, png))
         };
@@ -737,14 +746,6 @@ impl Chromium {
             () = cancel.cancelled() => return Err(BrowserError::Stopped),
             read = tokio::time::timeout(SCRIPT_LIMIT, read) => read.map_err(|_| BrowserError::TimedOut)??,
         };
-        let parsed = Url::parse(&url).map_err(|_| BrowserError::NoPage)?;
-        match parsed.scheme() {
-            "http" | "https" => {}
-            // Chromium's own page for a load that failed.
-            "chrome-error" => return Err(BrowserError::Cdp("the last page did not load; open it again with browse_web".into())),
-            _ => return Err(BrowserError::NoPage),
-        }
-        egress::check_url(&parsed, &self.config.allow).map_err(|refusal| refused(&parsed, refusal))?;
         if png.len() > MAX_PICTURE_BYTES {
             return Err(BrowserError::PictureTooLarge(png.len()));
         }

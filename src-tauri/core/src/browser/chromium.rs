@@ -181,9 +181,10 @@ pub enum BrowserError {
     /// The reviewed submission's page or form is no longer what the owner saw.
     #[error("the page or its form changed since it was reviewed (or the page is no longer open); prepare it again for a new review")]
     FormChanged,
-    /// The form carries more than a review can show.
+    /// The form carries more than a review can show, or a request Hearth could not compare
+    /// with what was shown.
     #[error("the form cannot be reviewed: {0}")]
-    FormTooLarge(String),
+    FormUnreviewable(String),
     /// The page did not load the reviewed form's destination when its button was pressed
     /// (within 10 s): it can no longer go that way, but the page may have sent it otherwise.
     #[error(
@@ -651,6 +652,10 @@ impl Chromium {
             if attempt == 0 && matches!(outcome, Err(BrowserError::Cdp(_))) && !answers(current).await {
                 tracing::warn!("the browser stopped answering during a look; starting it again");
                 end(running.take()).await;
+                // Stop during that check: no browser is started again for a look already stopped.
+                if cancel.is_cancelled() {
+                    return Err(BrowserError::Stopped);
+                }
                 continue;
             }
             let observed = outcome?;
@@ -936,6 +941,7 @@ impl Chromium {
             self.send_guard.allow_once(&sends.method, &sends.destination, sends.expected());
         }
         let download_mark = self.downloads.mark();
+        let refusal_mark = current.proxy.refusal_mark();
         let sent = send_input(&current.page, action, index, value, x, y);
         let outcome = tokio::select! {
             biased;
@@ -976,6 +982,18 @@ impl Chromium {
                     (_, _) => ActError::MayHaveDone(BrowserError::FormNotSent.to_string()),
                 });
             }
+            // Released is not arrived: the proxy may still have refused the destination (its name
+            // now answers with an address the policy refuses). Then the site most likely got
+            // nothing, but a receipt cannot say "sent" either.
+            let destination_host = reviewed.and_then(|sends| Url::parse(&sends.destination).ok()).and_then(|url| url.host_str().map(str::to_owned));
+            let refused = current.proxy.refused_since(refusal_mark).into_iter().find(|r| Some(&r.host) == destination_host.as_ref());
+            if let Some(refused) = refused {
+                abandon(&mut running).await;
+                return Err(ActError::MayHaveDone(format!(
+                    "Hearth's egress policy refused {} as the form left ({}), so the site most likely did not get it; check it before sending again",
+                    refused.host, refused.refusal
+                )));
+            }
             if cancel.is_cancelled() {
                 abandon(&mut running).await;
                 return Ok(done(String::new(), String::new()));
@@ -991,7 +1009,17 @@ impl Chromium {
         }
         // What the page shows now; a navigation the action started may still be committing
         // (then the address is the one before, and the title may be empty).
-        let after = tokio::time::timeout(Duration::from_secs(5), current.page.evaluate("[location.href.slice(0, 8192), document.title.slice(0, 600)]")).await;
+        let read = tokio::time::timeout(Duration::from_secs(5), current.page.evaluate("[location.href.slice(0, 8192), document.title.slice(0, 600)]"));
+        let after = tokio::select! {
+            biased;
+            () = cancel.cancelled() => None,
+            after = read => Some(after),
+        };
+        let Some(after) = after else {
+            // Stop while reading: what the action set going ends with its tab, as above.
+            abandon(&mut running).await;
+            return Ok(done(String::new(), String::new()));
+        };
         let (url_after, title_after): (String, String) = match after {
             Ok(Ok(value)) => value.into_value().unwrap_or_default(),
             Ok(Err(_)) | Err(_) => (String::new(), String::new()),
@@ -1504,6 +1532,9 @@ async fn abandon(running: &mut Option<Running>) {
             let browser = current.browser.lock().await;
             let fresh = async {
                 let page = first_tab(&browser).await?;
+                // A window the stopped page opened (a link into a new tab, `window.open`) would go
+                // on loading and running after Stop: every page but the fresh tab is closed.
+                close_other_pages(&browser, page.target_id()).await?;
                 // The stopped page is gone: downloads are allowed again for the next one.
                 super::downloads::allow_into(&browser, &current.downloads).await?;
                 Ok::<_, BrowserError>(page)
@@ -1520,6 +1551,35 @@ async fn abandon(running: &mut Option<Running>) {
             end(running.take()).await;
         }
     }
+}
+
+/// Closes every page `browser` has but `keep` — the tabs and windows a stopped page opened —
+/// and waits until Chromium reports each one gone. A page that opened yet another meanwhile is
+/// an error, and so is one that does not close (a caller's deadline bounds the wait): the
+/// caller then ends the whole browser.
+async fn close_other_pages(browser: &Browser, keep: &chromiumoxide::cdp::browser_protocol::target::TargetId) -> Result<(), BrowserError> {
+    use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, EventTargetDestroyed, GetTargetsParams, TargetId};
+    // Listening before closing: no page's end is missed.
+    let mut destroyed = browser.event_listener::<EventTargetDestroyed>().await?;
+    let others = || async {
+        let listed = browser.execute(GetTargetsParams::default()).await?;
+        Ok::<Vec<TargetId>, BrowserError>(
+            listed.result.target_infos.iter().filter(|t| t.r#type == "page" && &t.target_id != keep).map(|t| t.target_id.clone()).collect(),
+        )
+    };
+    let mut open = others().await?;
+    if open.is_empty() {
+        return Ok(());
+    }
+    tracing::info!(pages = open.len(), "closing the windows a stopped page opened");
+    for id in &open {
+        browser.execute(CloseTargetParams::new(id.clone())).await?;
+    }
+    while !open.is_empty() {
+        let Some(gone) = destroyed.next().await else { return Err(BrowserError::Cdp("the browser closed".into())) };
+        open.retain(|id| *id != gone.target_id);
+    }
+    if others().await?.is_empty() { Ok(()) } else { Err(BrowserError::Cdp("a stopped page opened another window while its windows were closed".into())) }
 }
 
 /// Sets the profile's preference that a PDF is downloaded rather than shown in Chromium's viewer

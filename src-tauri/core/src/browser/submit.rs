@@ -52,6 +52,17 @@ pub(super) enum Carries {
     /// file), and whether it is a file. A file's bytes are not compared: the review shows its
     /// name, and Chromium does not hand a paused request's file contents over.
     Parts(Vec<(String, String, bool)>),
+    /// An image button's urlencoded form: the reviewed fields exactly, plus the one thing no
+    /// review can know — where the button is clicked, as the pair `<x>=<digits>&<y>=<digits>`
+    /// (the button's name with `.x` and `.y`, encoded) wherever the button stands among them.
+    ExactWithClick {
+        /// The reviewed fields, urlencoded.
+        fields: String,
+        /// The click's horizontal field name, encoded.
+        x: String,
+        /// The click's vertical field name, encoded.
+        y: String,
+    },
 }
 
 /// What the page said a gesture would send.
@@ -86,17 +97,26 @@ impl Submission {
     /// Checks what the page reported against the limits a review can show.
     pub(super) fn from_page((method, destination, enctype, raw, image_click): RawSubmission) -> Result<Self, BrowserError> {
         if raw.len() > MAX_FORM_FIELDS {
-            return Err(BrowserError::FormTooLarge(format!("it sends {} fields; at most {MAX_FORM_FIELDS} can be reviewed", raw.len())));
+            return Err(BrowserError::FormUnreviewable(format!("it sends {} fields; at most {MAX_FORM_FIELDS} can be reviewed", raw.len())));
         }
         let mut fields = Vec::with_capacity(raw.len());
         for (name, label, value, hidden, file) in raw {
             if value.chars().count() > MAX_FIELD_CHARS || name.chars().count() > MAX_FIELD_CHARS {
-                return Err(BrowserError::FormTooLarge(format!(
+                return Err(BrowserError::FormUnreviewable(format!(
                     "its field {:?} holds more than {MAX_FIELD_CHARS} characters",
                     name.chars().take(60).collect::<String>()
                 )));
             }
             fields.push(FormField { name, label, value, hidden, file });
+        }
+        let urlencoded = method.eq_ignore_ascii_case("GET") || enctype.eq_ignore_ascii_case("application/x-www-form-urlencoded");
+        if image_click && !urlencoded {
+            // Its request could not be compared with what the owner saw (see `expected`).
+            return Err(BrowserError::FormUnreviewable(
+                "its button is an image, whose click position Hearth can only tell apart from the fields in a urlencoded form; \
+                 send it yourself in Take control"
+                    .into(),
+            ));
         }
         let method = match method.as_str() {
             "GET" | "POST" => method,
@@ -135,21 +155,30 @@ impl Submission {
     /// What the request of this submission must carry, when Hearth can tell: the fields as
     /// `application/x-www-form-urlencoded` (a GET's query, or a POST's body in that encoding)
     /// or as `text/plain`, a file as its name, or as the parts of a `multipart/form-data` body;
-    /// line breaks made CRLF as the browser makes them. `None` for an image button's click,
-    /// whose position no review can know: then the method and address alone are compared.
+    /// line breaks made CRLF as the browser makes them. An image button's click adds its
+    /// position, which no review can know, and which is the only addition allowed
+    /// ([`Carries::ExactWithClick`]; `from_page` refuses such a form in the other encodings).
+    /// `None` for an encoding Chromium would not report, which then matches no request.
     pub(super) fn expected(&self) -> Option<Carries> {
-        if self.image_click {
-            return None;
-        }
         let crlf = |text: &str| text.replace("\r\n", "\n").replace('\r', "\n").replace('\n', "\r\n");
         // A file's name goes as it is (the standard makes only strings' line breaks CRLF).
         let value = |f: &FormField| if f.file { f.value.clone() } else { crlf(&f.value) };
         if self.method == "GET" || self.enctype.eq_ignore_ascii_case("application/x-www-form-urlencoded") {
+            // The page lists an image button's click as the last two fields, values unknown.
+            let (fields, click) = if self.image_click { self.fields.split_at(self.fields.len().saturating_sub(2)) } else { (&self.fields[..], &[][..]) };
             let mut encoded = url::form_urlencoded::Serializer::new(String::new());
-            for field in &self.fields {
+            for field in fields {
                 encoded.append_pair(&crlf(&field.name), &value(field));
             }
-            return Some(Carries::Exact(encoded.finish()));
+            let fields = encoded.finish();
+            return Some(match click {
+                [x, y] => Carries::ExactWithClick {
+                    fields,
+                    x: url::form_urlencoded::byte_serialize(crlf(&x.name).as_bytes()).collect(),
+                    y: url::form_urlencoded::byte_serialize(crlf(&y.name).as_bytes()).collect(),
+                },
+                _ => Carries::Exact(fields),
+            });
         }
         if self.enctype.eq_ignore_ascii_case("text/plain") {
             let body: String = self.fields.iter().map(|f| format!("{}={}\r\n", crlf(&f.name), value(f))).collect();
@@ -312,8 +341,13 @@ impl SendGuard {
             Allowance::Open { method: m, url: u, carries } if m.eq_ignore_ascii_case(method) && *u == comparable(method, url) => {
                 let get = method.eq_ignore_ascii_case("GET");
                 Some(match carries {
-                    None => true,
+                    // Nothing Hearth can compare: no request is the reviewed one.
+                    None => false,
                     Some(Carries::Exact(expected)) => (if get { Some(query_of(url).as_bytes()) } else { body }) == Some(expected.as_bytes()),
+                    Some(Carries::ExactWithClick { fields, x, y }) => {
+                        let sent = if get { Some(query_of(url)) } else { body.and_then(|b| std::str::from_utf8(b).ok()) };
+                        sent.is_some_and(|sent| is_fields_and_click(sent, fields, x, y))
+                    }
                     Some(Carries::Parts(expected)) => {
                         !get && content_type.zip(body).is_some_and(|(kind, body)| multipart_matches(kind, body, expected))
                     }
@@ -419,6 +453,23 @@ fn bare_media_type(value: &[u8]) -> bool {
 }
 
 /// The query of `url` (empty when it has none), without its fragment.
+/// Whether the urlencoded `sent` is `fields` exactly with one click pair `x=<digits>&y=<digits>`
+/// added among them — at any place, since the button's own place among the fields decides
+/// where the browser puts it; every such pair is tried, so a field that looks like a click
+/// cannot hide the real one.
+fn is_fields_and_click(sent: &str, fields: &str, x: &str, y: &str) -> bool {
+    let pairs: Vec<&str> = if sent.is_empty() { Vec::new() } else { sent.split('&').collect() };
+    let coordinate = |pair: &str, name: &str| {
+        pair.strip_prefix(name).and_then(|rest| rest.strip_prefix('=')).is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+    };
+    (0..pairs.len().saturating_sub(1)).any(|at| {
+        coordinate(pairs[at], x) && coordinate(pairs[at + 1], y) && {
+            let rest: Vec<&str> = pairs[..at].iter().chain(&pairs[at + 2..]).copied().collect();
+            rest.join("&") == fields
+        }
+    })
+}
+
 fn query_of(url: &str) -> &str {
     let url = url.split_once('#').map_or(url, |(before, _)| before);
     url.split_once('?').map_or("", |(_, query)| query)
@@ -551,9 +602,9 @@ mod tests {
     #[test]
     fn a_form_too_large_to_review_or_with_another_method_is_refused() {
         let long = "x".repeat(MAX_FIELD_CHARS + 1);
-        assert!(matches!(Submission::from_page(raw(&long)), Err(BrowserError::FormTooLarge(_))));
+        assert!(matches!(Submission::from_page(raw(&long)), Err(BrowserError::FormUnreviewable(_))));
         let many = ("GET".to_owned(), "https://a.example/".to_owned(), String::new(), vec![(String::new(), String::new(), String::new(), false, false); MAX_FORM_FIELDS + 1], false);
-        assert!(matches!(Submission::from_page(many), Err(BrowserError::FormTooLarge(_))));
+        assert!(matches!(Submission::from_page(many), Err(BrowserError::FormUnreviewable(_))));
         let mut put = raw("Ada");
         put.0 = "PUT".into();
         assert!(Submission::from_page(put).is_err());
@@ -593,6 +644,43 @@ mod tests {
         assert!(!guard.admits("POST", "https://a.example/order", None, None), "a withdrawn allowance lets nothing through");
     }
 
+    /// An image button's form goes only with the reviewed fields: its click position is the one
+    /// addition, wherever the button stands, and nothing else may change.
+    #[test]
+    fn an_image_buttons_form_goes_only_with_the_reviewed_fields_and_its_click() {
+        let carries = || Some(Carries::ExactWithClick { fields: "amount=10&to=ada".into(), x: "go.x".into(), y: "go.y".into() });
+        let guard = SendGuard::default();
+        for (sent, goes) in [
+            ("amount=10&to=ada&go.x=12&go.y=7", true),
+            ("go.x=0&go.y=0&amount=10&to=ada", true),
+            ("amount=10&go.x=3&go.y=4&to=ada", true),
+            ("amount=9999&to=ada&go.x=12&go.y=7", false),
+            ("amount=10&to=ada", false),
+            ("amount=10&to=ada&go.x=12&go.y=7&more=1", false),
+            ("amount=10&to=ada&go.x=-1&go.y=7", false),
+            ("amount=10&to=ada&go.y=7&go.x=12", false),
+            ("amount=10&to=ada&go.x=1&go.y=2&go.x=3&go.y=4", false),
+        ] {
+            guard.allow_once("POST", "https://a.example/pay", carries());
+            assert_eq!(guard.admits("POST", "https://a.example/pay", Some(sent.as_bytes()), None), goes, "{sent}");
+            assert_eq!(guard.finish(), if goes { Allowance::Went } else { Allowance::Differed }, "{sent}");
+        }
+        guard.allow_once("GET", "https://a.example/find", carries());
+        assert!(guard.admits("GET", "https://a.example/find?amount=10&to=ada&go.x=1&go.y=1", None, None), "a GET's query alike");
+        assert_eq!(guard.finish(), Allowance::Went);
+        // A field of the form that reads like a click does not stand in for the real one.
+        let tricky = || Some(Carries::ExactWithClick { fields: "go.x=5&go.y=6".into(), x: "go.x".into(), y: "go.y".into() });
+        guard.allow_once("POST", "https://a.example/pay", tricky());
+        assert!(guard.admits("POST", "https://a.example/pay", Some(b"go.x=5&go.y=6&go.x=1&go.y=2"), None));
+        guard.allow_once("POST", "https://a.example/pay", tricky());
+        assert!(!guard.admits("POST", "https://a.example/pay", Some(b"go.x=1&go.y=2"), None), "a reviewed field is missing");
+        assert_eq!(guard.finish(), Allowance::Differed);
+        // Nothing to compare with matches nothing.
+        guard.allow_once("POST", "https://a.example/pay", None);
+        assert!(!guard.admits("POST", "https://a.example/pay", Some(b"amount=10"), None));
+        assert_eq!(guard.finish(), Allowance::Differed);
+    }
+
     #[test]
     fn the_expected_request_is_the_fields_urlencoded_with_crlf_line_breaks() {
         let mut form = raw("Ada Lovelace");
@@ -609,7 +697,19 @@ mod tests {
         );
         let mut image = form.clone();
         image.4 = true;
-        assert_eq!(Submission::from_page(image).unwrap().expected(), None, "an image button's click position is not known beforehand");
+        image.3.push(("go.x".into(), "Go".into(), "(where it is clicked)".into(), false, false));
+        image.3.push(("go.y".into(), "Go".into(), "(where it is clicked)".into(), false, false));
+        assert_eq!(
+            Submission::from_page(image.clone()).unwrap().expected(),
+            Some(Carries::ExactWithClick {
+                fields: "name=Ada+Lovelace&pin=1234&note=one%0D%0Atwo+%26+more&scan=slip.pdf&x=%28where+it+is+clicked%29".into(),
+                x: "go.x".into(),
+                y: "go.y".into(),
+            }),
+            "an image button's click position is the one thing not known beforehand"
+        );
+        image.2 = "multipart/form-data".into();
+        assert!(matches!(Submission::from_page(image), Err(BrowserError::FormUnreviewable(_))), "nor comparable in another encoding");
         form.2 = "text/plain".into();
         assert_eq!(
             Submission::from_page(form).unwrap().expected(),

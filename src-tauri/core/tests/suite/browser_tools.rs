@@ -115,6 +115,22 @@ const POPUP_PAGE: &str = r#"<!doctype html><title>Popup</title>
   const i = document.createElement('input'); i.type = 'hidden'; i.name = 'note'; i.value = document.querySelector('[name=note]').value;
   f.append(i); document.body.append(f); f.submit();">Open in a new window</button>"#;
 
+/// A button that opens a page in a new window; that page asks the server for a tick every 50 ms.
+const OPENER_PAGE: &str = r#"<!doctype html><title>Opener</title>
+<button type="button" onclick="window.open('/ticker.html')">Open the ticker</button>"#;
+const TICKER_PAGE: &str = r#"<!doctype html><title>Ticker</title>
+<script>let n = 0; setInterval(() => fetch('/ptick?' + (n++)), 50);</script>"#;
+
+/// The payment again, sent by an image button (its click position goes with the fields);
+/// `?changes` adds the handler that raises the amount after any review.
+const PAY_IMAGE_PAGE: &str = r#"<!doctype html><title>Pay</title>
+<form id="pay" action="/pay" method="post">
+  <input type="hidden" name="amount" value="10">
+  <label>Card holder <input name="holder"></label>
+  <input type="image" name="go" aria-label="Pay by card" style="width: 80px; height: 30px">
+</form>
+<script>if (location.search === '?changes') document.getElementById('pay').addEventListener('submit', e => { e.target.amount.value = '9999'; });</script>"#;
+
 /// A real PDF (a form from the fixtures).
 const REPORT: &[u8] = include_bytes!("../fixtures/choices.pdf");
 
@@ -146,6 +162,9 @@ impl Web {
             ("/pay.html", PAY_PAGE),
             ("/pay-multipart.html", PAY_MULTIPART_PAGE),
             ("/popup.html", POPUP_PAGE),
+            ("/opener.html", OPENER_PAGE),
+            ("/ticker.html", TICKER_PAGE),
+            ("/pay-image.html", PAY_IMAGE_PAGE),
             ("/article.html", include_str!("../fixtures/pages/article.html")),
         ]
         .into_iter()
@@ -351,6 +370,42 @@ async fn stop_during_a_navigation_ends_it_and_the_page_fetches_nothing_after() {
     let later = web.chat("t-stop", "r2");
     let (error, out) = call(&later, "browse_web", json!({ "url": web.url("/article.html") }), "again").await;
     assert!(!error, "{out}");
+}
+
+/// Stop reaches the windows a page opened: the ticker a click opened in a new window is closed
+/// with the stopped tab, so it asks for nothing after. Before, only the session's own tab was
+/// closed, and the window went on until the browser's idle close.
+#[tokio::test]
+async fn stop_closes_the_windows_the_page_opened_too() {
+    let web = Web::new().await;
+    let ctx = web.chat("t-opener", "r1");
+    let (error, out) = call(&ctx, "browse_web", json!({ "url": web.url("/opener.html") }), "open").await;
+    assert!(!error, "{out}");
+    let open = reference(&elements(&ctx, "list").await, "Open the ticker");
+    let (error, out) = call(&ctx, "page_act", json!({ "ref": open, "action": "click", "operationId": "open" }), "click").await;
+    assert!(!error, "{out}");
+    web.until_received("/ptick?2").await;
+    // Stop during a look of the same thread, in the same browser.
+    let cancel = CancellationToken::new();
+    let stopped = web.hearth.toolbox().for_chat("t-opener", "r2", ProposalOrigin::OwnerChat, cancel.clone());
+    let looking = tokio::spawn({
+        let url = web.url("/slow.html");
+        async move { call(&stopped, "browse_web", json!({ "url": url }), "slow").await }
+    });
+    web.until_received("/hang").await;
+    cancel.cancel();
+    let (error, out) = looking.await.unwrap();
+    assert!(error && out["error"] == "stopped", "{out}");
+    // As in the navigation's Stop test: another browser starts and loads a page (ten ticks'
+    // worth, had the window lived); a tick already on its way at Stop may land before that
+    // page's request, none after it.
+    let other = web.chat("t-other", "r1");
+    let (error, out) = call(&other, "browse_web", json!({ "url": web.url("/article.html") }), "next").await;
+    assert!(!error, "{out}");
+    let log = web.server.requests();
+    let article = log.iter().position(|r| r == "/article.html").unwrap();
+    let late: Vec<_> = log[article..].iter().filter(|r| r.starts_with("/ptick")).collect();
+    assert!(late.is_empty(), "the window the page opened kept running after Stop: {late:?}");
 }
 
 #[tokio::test]
@@ -1202,6 +1257,64 @@ async fn a_form_the_page_changes_after_review_is_held_back_and_left_uncertain() 
     // navigations (a paused request nobody answered would hang this look).
     let seen = browser.look(&web.url("/article.html"), &CancellationToken::new(), false).await.unwrap();
     assert!(seen.title.starts_with("Family Day"), "{}", seen.title);
+}
+
+/// An image button's form is compared like any other: its click position is the one thing added
+/// to the reviewed fields. As reviewed, the site receives it once; changed by the page after the
+/// review, it is held back and the approval left uncertain. Before, an image button's request
+/// went on its method and address alone, whatever fields it carried.
+#[tokio::test]
+async fn an_image_buttons_form_goes_as_reviewed_and_is_held_back_when_the_page_changes_it() {
+    use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalStatus};
+    let web = Web::new().await;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(String, Seen)>();
+    let (plain, changing) = (web.url("/pay-image.html"), web.url("/pay-image.html?changes"));
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    register_task(&web, tx, move |mut calls| {
+        let url = if runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 { plain.clone() } else { changing.clone() };
+        Box::pin(async move {
+            let listed = calls.open(&url).await;
+            let [pay, holder] = ["Pay by card", "Card holder"].map(|n| reference(&listed, n));
+            calls.act(&holder, "type", Some("Ada"), "holder").await;
+            let prepared = calls.call("prepare_form_submission", json!({ "ref": pay, "gesture": "click" })).await;
+            (calls, prepared)
+        })
+    });
+    // As reviewed: sent once, the click's position after the fields (the button stands last).
+    let (_, out) = run_task(&web, "pay-image", &mut rx).await;
+    let proposal_id = proposal_of(&out);
+    let view = web.hearth.approvals().get(&proposal_id).await.unwrap();
+    let decided = web
+        .hearth
+        .approval_decide(&ApprovalDecideParams { proposal_id, hash: view.hash.clone(), decision: Decision::Approve })
+        .await
+        .unwrap();
+    assert_eq!(decided.status, ProposalStatus::Succeeded, "{:?}", decided.error);
+    web.until_received("/pay").await;
+    let sent = web.server.submissions();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    let (method, target, body) = &sent[0];
+    assert_eq!((method.as_str(), target.as_str()), ("POST", "/pay"));
+    let click = body.strip_prefix("amount=10&holder=Ada&").unwrap_or_else(|| panic!("the reviewed fields first: {body}"));
+    let parts: Vec<&str> = click.split('&').collect();
+    let [x, y] = parts[..] else { panic!("one click position: {body}") };
+    assert!(x.starts_with("go.x=") && y.starts_with("go.y="), "{body}");
+
+    // Changed by the page on its way out: held back, uncertain, nothing more reaches the site.
+    let (task_id, out) = run_task(&web, "pay-image-changes", &mut rx).await;
+    let proposal_id = proposal_of(&out);
+    let view = web.hearth.approvals().get(&proposal_id).await.unwrap();
+    let decided = web
+        .hearth
+        .approval_decide(&ApprovalDecideParams { proposal_id, hash: view.hash.clone(), decision: Decision::Approve })
+        .await
+        .unwrap();
+    assert_eq!(decided.status, ProposalStatus::OutcomeUnknown, "{:?}", decided.receipt);
+    assert!(decided.error.as_deref().unwrap_or_default().contains("changed the form"), "{:?}", decided.error);
+    let browser = web.hearth.browsers().existing(&ProfileId::for_task(&task_id)).await.unwrap();
+    let held = browser.send_guard().held();
+    assert_eq!(held.len(), 1, "the changed POST was held back: {held:?}");
+    assert_eq!(web.server.submissions().len(), 1, "only the reviewed form reached the site: {:?}", web.server.submissions());
 }
 
 /// A multipart form is compared byte for byte on its way out: as reviewed, the site receives

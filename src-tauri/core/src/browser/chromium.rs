@@ -968,9 +968,29 @@ impl Chromium {
                     () = cancel.cancelled() => {}
                     _ = tokio::time::timeout(SCRIPT_LIMIT, self.send_guard.until_settled()) => {}
                 }
+                // Released is not arrived: its answer tells whether Hearth's egress proxy refused
+                // the destination (a name that now answers with an address the policy refuses).
+                // A site slower than the bound leaves it released, as sent.
+                tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => {}
+                    _ = tokio::time::timeout(SCRIPT_LIMIT, self.send_guard.until_answered()) => {}
+                }
             }
             let ended = self.send_guard.finish();
-            if ended != super::submit::Allowance::Went {
+            if ended == (super::submit::Allowance::Answered { by_policy: true }) {
+                let reason = reviewed
+                    .and_then(|sends| Url::parse(&sends.destination).ok())
+                    .and_then(|url| url.host_str().map(str::to_owned))
+                    .and_then(|host| current.proxy.refused_since(refusal_mark).into_iter().find(|r| r.host == host))
+                    .map_or_else(String::new, |refused| format!(": {}", refused.refusal));
+                abandon(&mut running).await;
+                return Err(ActError::MayHaveDone(format!(
+                    "Hearth's egress policy refused the form's destination as it left{reason}, so the form did not reach the site; \
+                     the page may still have sent its fields another way — check the site before sending it again"
+                )));
+            }
+            if !matches!(ended, super::submit::Allowance::Went | super::submit::Allowance::Answered { .. }) {
                 // Whatever the page set going ends with its tab.
                 abandon(&mut running).await;
                 return Err(match (ended, outcome) {
@@ -981,18 +1001,6 @@ impl Chromium {
                     ),
                     (_, _) => ActError::MayHaveDone(BrowserError::FormNotSent.to_string()),
                 });
-            }
-            // Released is not arrived: the proxy may still have refused the destination (its name
-            // now answers with an address the policy refuses). Then the site most likely got
-            // nothing, but a receipt cannot say "sent" either.
-            let destination_host = reviewed.and_then(|sends| Url::parse(&sends.destination).ok()).and_then(|url| url.host_str().map(str::to_owned));
-            let refused = current.proxy.refused_since(refusal_mark).into_iter().find(|r| Some(&r.host) == destination_host.as_ref());
-            if let Some(refused) = refused {
-                abandon(&mut running).await;
-                return Err(ActError::MayHaveDone(format!(
-                    "Hearth's egress policy refused {} as the form left ({}), so the site most likely did not get it; check it before sending again",
-                    refused.host, refused.refusal
-                )));
             }
             if cancel.is_cancelled() {
                 abandon(&mut running).await;

@@ -217,6 +217,12 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Respo
     Ok(answer.unwrap_or_else(|failure| failure.into_response(&shared)))
 }
 
+/// The header the proxy's own refusal carries ([`EGRESS_REFUSED`]), so the browser can tell
+/// it from the site's answer (a reviewed form's send reads it).
+pub const EGRESS_HEADER: &str = "x-hearth-egress";
+/// [`EGRESS_HEADER`]'s value on a refusal.
+pub const EGRESS_REFUSED: &str = "refused";
+
 /// How the page the proxy shows for a destination that did not answer begins, so a reader of
 /// the page's text (a monitor) can tell the proxy's words from the site's.
 pub const UNREACHABLE_PAGE: &str = "Hearth could not reach this page: ";
@@ -258,7 +264,7 @@ impl Failure {
         let mut response = Response::new(full(text));
         *response.status_mut() = status;
         if refused {
-            response.headers_mut().insert("x-hearth-egress", HeaderValue::from_static("refused"));
+            response.headers_mut().insert(EGRESS_HEADER, HeaderValue::from_static(EGRESS_REFUSED));
         }
         response
     }

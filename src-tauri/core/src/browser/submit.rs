@@ -258,6 +258,17 @@ pub(super) fn reviewed_gesture(gesture: &str) -> Option<SubmitGesture> {
     }
 }
 
+/// What the guard does with one paused request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// Aborted inside Chromium: it never leaves.
+    Held,
+    /// Let through: a read (GET, HEAD), or anything while the owner holds control.
+    Through,
+    /// Let through as the reviewed request; its answer is paused too, to be read.
+    Released,
+}
+
 /// A document request a guarded page tried to send and Hearth held back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeldBack {
@@ -300,6 +311,12 @@ pub(super) enum Allowance {
     },
     /// The guard released it to the network.
     Went,
+    /// Its answer came back to Chromium (a status, or a network error): `by_policy` when that
+    /// answer was Hearth's egress proxy refusing the destination, so the site got nothing of it.
+    Answered {
+        /// The proxy refused it ([`super::proxy::EGRESS_HEADER`] on its answer).
+        by_policy: bool,
+    },
     /// A request of that method to that address carried something else (the page changed the
     /// form after the check): held back.
     Differed,
@@ -321,10 +338,30 @@ impl SendGuard {
         self.allowed.send_replace(Allowance::Closed)
     }
 
+    /// Records the released request's answer: only it is paused a second time, at its answer.
+    fn answered(&self, by_policy: bool) {
+        self.allowed.send_if_modified(|allowed| {
+            let released = *allowed == Allowance::Went;
+            if released {
+                *allowed = Allowance::Answered { by_policy };
+            }
+            released
+        });
+    }
+
+    /// Waits until a released request's answer came back (at once when none is released;
+    /// Stop-free: the caller bounds it).
+    pub(super) async fn until_answered(&self) {
+        let mut watch = self.allowed.subscribe();
+        if watch.wait_for(|a| *a != Allowance::Went).await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+
     /// Waits until the allowed request went or was held back (Stop-free: the caller bounds it).
     pub(super) async fn until_settled(&self) {
         let mut watch = self.allowed.subscribe();
-        if watch.wait_for(|a| matches!(a, Allowance::Went | Allowance::Differed | Allowance::Closed)).await.is_err() {
+        if watch.wait_for(|a| !matches!(a, Allowance::Open { .. })).await.is_err() {
             std::future::pending::<()>().await;
         }
     }
@@ -333,7 +370,13 @@ impl SendGuard {
     /// the gate knows it went), any other GET or HEAD — except one to the approved address
     /// carrying other fields while the approval waits (the page changed the form: `Differed`)
     /// — and nothing else. Records what it holds back.
+    #[cfg(test)]
     fn admits(&self, method: &str, url: &str, body: Option<&[u8]>, content_type: Option<&str>) -> bool {
+        self.judge(method, url, body, content_type) != Verdict::Held
+    }
+
+    /// [`SendGuard::admits`], telling the reviewed request apart from any other let through.
+    fn judge(&self, method: &str, url: &str, body: Option<&[u8]>, content_type: Option<&str>) -> Verdict {
         // Judged on a copy, outside the channel's lock (a body can be megabytes); the verdict
         // stands only if the allowance is still the one judged.
         let judged = self.allowed.borrow().clone();
@@ -365,8 +408,11 @@ impl SendGuard {
             verdict = Some(same);
             true
         });
-        if verdict == Some(true) || (verdict.is_none() && (method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD"))) {
-            return true;
+        if verdict == Some(true) {
+            return Verdict::Released;
+        }
+        if verdict.is_none() && (method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD")) {
+            return Verdict::Through;
         }
         self.held.send_modify(|held| {
             held.push(HeldBack { method: method.to_ascii_uppercase(), url: url.to_owned() });
@@ -374,7 +420,7 @@ impl SendGuard {
                 held.remove(0);
             }
         });
-        false
+        Verdict::Held
     }
 
     /// What was held back so far, oldest first.
@@ -497,6 +543,20 @@ pub(super) async fn hold_back(
     use chromiumoxide::cdp::browser_protocol::network::ErrorReason;
     use futures::StreamExt;
     while let Some(event) = paused.next().await {
+        // The released request's answer (only it is paused again, at its answer): whether it was
+        // the egress proxy's refusal is read, and it goes on to the page as it is.
+        if event.response_status_code.is_some() || event.response_error_reason.is_some() {
+            let by_policy = event
+                .response_headers
+                .iter()
+                .flatten()
+                .any(|h| h.name.eq_ignore_ascii_case(super::proxy::EGRESS_HEADER) && h.value == super::proxy::EGRESS_REFUSED);
+            guard.answered(by_policy);
+            if let Err(err) = browser.lock().await.execute(ContinueRequestParams::new(event.request_id.clone())).await {
+                tracing::debug!(error = %err, "a paused answer could not be passed on (its page is going)");
+            }
+            continue;
+        }
         let request = &event.request;
         // The body as sent, a disk file's contents left out (CDP does not hand them over, nor
         // a body it finds too long: then it cannot match a review). An entry that is not
@@ -515,9 +575,13 @@ pub(super) async fn hold_back(
         let content_type = request.headers.inner().as_object().and_then(|headers| {
             headers.iter().find(|(name, _)| name.eq_ignore_ascii_case("content-type")).and_then(|(_, value)| value.as_str())
         });
-        let through = owner_controls() || guard.admits(&request.method, &request.url, body.as_deref(), content_type);
-        let answered = if through {
-            browser.lock().await.execute(ContinueRequestParams::new(event.request_id.clone())).await.map(|_| ())
+        let verdict = if owner_controls() { Verdict::Through } else { guard.judge(&request.method, &request.url, body.as_deref(), content_type) };
+        let answered = if verdict != Verdict::Held {
+            let mut params = ContinueRequestParams::new(event.request_id.clone());
+            // Released is not arrived: the reviewed request's answer is paused too, to learn
+            // whether the site or Hearth's egress proxy gave it.
+            params.intercept_response = Some(verdict == Verdict::Released);
+            browser.lock().await.execute(params).await.map(|_| ())
         } else {
             let host = url::Url::parse(&request.url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
             tracing::info!(method = %request.method, host, "held back a request a task's page would have sent without the owner's review");
@@ -626,7 +690,7 @@ mod tests {
         assert_eq!(held.len(), 4, "{held:?}");
         assert_eq!(held[0], ("POST".to_owned(), "https://a.example/order".to_owned()));
         // A body the page changed after the check is held back, and says so.
-        guard.allow_once("POST", "https://a.example/order", body);
+        guard.allow_once("POST", "https://a.example/order", body.clone());
         assert!(!guard.admits("POST", "https://a.example/order", Some("name=Eve".as_bytes()), None));
         assert_eq!(guard.finish(), Allowance::Differed);
         guard.allow_once("GET", "https://a.example/search?old=1", Some(Carries::Exact("q=shoes".into())));
@@ -641,6 +705,15 @@ mod tests {
         assert_eq!(guard.finish(), Allowance::Went);
         guard.allow_once("POST", "https://a.example/order", None);
         assert!(matches!(guard.finish(), Allowance::Open { .. }), "withdrawn unused");
+        // The released request's answer is read: the egress proxy's refusal is told apart.
+        guard.allow_once("POST", "https://a.example/order", body);
+        assert_eq!(guard.judge("POST", "https://a.example/order", Some("name=Ada".as_bytes()), None), Verdict::Released);
+        assert_eq!(guard.judge("GET", "https://a.example/done", None, None), Verdict::Through, "a read goes, not as the reviewed one");
+        guard.answered(true);
+        guard.answered(false);
+        assert_eq!(guard.finish(), Allowance::Answered { by_policy: true }, "the first answer is the released request's");
+        guard.answered(false);
+        assert_eq!(guard.finish(), Allowance::Closed, "an answer with nothing released changes nothing");
         assert!(!guard.admits("POST", "https://a.example/order", None, None), "a withdrawn allowance lets nothing through");
     }
 

@@ -1317,6 +1317,51 @@ async fn an_image_buttons_form_goes_as_reviewed_and_is_held_back_when_the_page_c
     assert_eq!(web.server.submissions().len(), 1, "only the reviewed form reached the site: {:?}", web.server.submissions());
 }
 
+/// Released is not arrived: a reviewed form whose destination's name answers with an address
+/// the egress policy refuses leaves the guard, and the proxy refuses it. The approval is then
+/// uncertain and names the refusal, not "sent"; nothing reached any server. Before, the guard's
+/// release alone made it "succeeded".
+#[tokio::test]
+async fn a_reviewed_form_the_proxy_refuses_on_its_way_is_not_called_sent() {
+    use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalDraft, ProposalStatus};
+    let web = Web::new().await;
+    // The name passes the address check (it names no local host) and answers with loopback.
+    web._dns.answer("shop.test", &[std::net::Ipv4Addr::LOCALHOST]);
+    let destination = format!("http://shop.test:{}/pay", web.server.address().port());
+    web.server.set_page(
+        "/pay-away.html",
+        &format!(r#"<!doctype html><title>Pay</title><form action="{destination}" method="post"><input type="hidden" name="amount" value="10"><button>Pay now</button></form>"#),
+    );
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(String, Seen)>();
+    let url = web.url("/pay-away.html");
+    register_task(&web, tx, move |mut calls| {
+        let url = url.clone();
+        Box::pin(async move {
+            let listed = calls.open(&url).await;
+            let pay = reference(&listed, "Pay now");
+            let prepared = calls.call("prepare_form_submission", json!({ "ref": pay, "gesture": "click" })).await;
+            (calls, prepared)
+        })
+    });
+    let (task_id, out) = run_task(&web, "pay-away", &mut rx).await;
+    let proposal_id = proposal_of(&out);
+    let view = web.hearth.approvals().get(&proposal_id).await.unwrap();
+    let ProposalDraft::WebSubmit(form) = &view.draft else { panic!("{:?}", view.draft) };
+    assert_eq!(form.destination, destination);
+    let decided = web
+        .hearth
+        .approval_decide(&ApprovalDecideParams { proposal_id, hash: view.hash.clone(), decision: Decision::Approve })
+        .await
+        .unwrap();
+    assert_eq!(decided.status, ProposalStatus::OutcomeUnknown, "{:?}", decided.receipt);
+    let error = decided.error.unwrap_or_default();
+    assert!(error.contains("egress policy refused") && error.contains("loopback"), "{error}");
+    let browser = web.hearth.browsers().existing(&ProfileId::for_task(&task_id)).await.unwrap();
+    assert!(browser.refused().await.iter().any(|r| r.host == "shop.test"), "the proxy refused it");
+    assert!(browser.send_guard().held().is_empty(), "the guard released it: the policy stopped it");
+    assert!(web.server.submissions().is_empty(), "nothing reached the server: {:?}", web.server.submissions());
+}
+
 /// A multipart form is compared byte for byte on its way out: as reviewed, the site receives
 /// it once (the note's line break as CRLF, the empty attachment as an empty file part, as the
 /// browser sends them); changed by the page after the review, it is held back and the approval

@@ -957,8 +957,9 @@ impl Chromium {
             download: self.downloads.since(download_mark).into_iter().next(),
         };
         if reviewed.is_some() {
-            // Sent means the guard released the reviewed request: wait for it (Stop and 10 s
-            // bound the wait), then close the allowance and read, once, where it ended. One not
+            // Sent means the guard released the reviewed request and no failure answered it:
+            // wait for both (Stop and 10 s bound each wait), then close the allowance and read,
+            // once, where it ended. One not
             // released cannot leave later as a page load; but a page that stopped its own
             // submission may have sent the fields another way (a script's fetch), so that is
             // uncertain, never "nothing was sent" — unless nothing reached the page at all.
@@ -968,9 +969,9 @@ impl Chromium {
                     () = cancel.cancelled() => {}
                     _ = tokio::time::timeout(SCRIPT_LIMIT, self.send_guard.until_settled()) => {}
                 }
-                // Released is not arrived: its answer tells whether Hearth's egress proxy refused
-                // the destination (a name that now answers with an address the policy refuses).
-                // A site slower than the bound leaves it released, as sent.
+                // Released is not arrived: once its answer came, the proxy's record says whether it
+                // refused the destination (a name that now answers with an address the policy
+                // refuses). A site slower than the bound leaves it released, as sent.
                 tokio::select! {
                     biased;
                     () = cancel.cancelled() => {}
@@ -978,19 +979,17 @@ impl Chromium {
                 }
             }
             let ended = self.send_guard.finish();
-            if ended == (super::submit::Allowance::Answered { by_policy: true }) {
-                let reason = reviewed
+            if matches!(ended, super::submit::Allowance::Went | super::submit::Allowance::Answered { .. }) {
+                let refused = reviewed
                     .and_then(|sends| Url::parse(&sends.destination).ok())
                     .and_then(|url| url.host_str().map(str::to_owned))
-                    .and_then(|host| current.proxy.refused_since(refusal_mark).into_iter().find(|r| r.host == host))
-                    .map_or_else(String::new, |refused| format!(": {}", refused.refusal));
-                abandon(&mut running).await;
-                return Err(ActError::MayHaveDone(format!(
-                    "Hearth's egress policy refused the form's destination as it left{reason}, so the form did not reach the site; \
-                     the page may still have sent its fields another way — check the site before sending it again"
-                )));
-            }
-            if !matches!(ended, super::submit::Allowance::Went | super::submit::Allowance::Answered { .. }) {
+                    .and_then(|host| current.proxy.refused_since(refusal_mark).into_iter().find(|r| r.host == host));
+                if let Some(why) = uncertain_after_release(&ended, refused.as_ref(), cancel.is_cancelled()) {
+                    // Whatever the page set going ends with its tab.
+                    abandon(&mut running).await;
+                    return Err(ActError::MayHaveDone(why));
+                }
+            } else {
                 // Whatever the page set going ends with its tab.
                 abandon(&mut running).await;
                 return Err(match (ended, outcome) {
@@ -1566,6 +1565,32 @@ async fn abandon(running: &mut Option<Running>) {
     }
 }
 
+/// Why a reviewed form the guard released cannot be called sent, if it cannot: the proxy's own
+/// record of refusing its destination (read once the answer came, so the refusal, written
+/// before the proxy answers, is there), an answer that was a failure, or Stop before any
+/// answer.
+fn uncertain_after_release(ended: &super::submit::Allowance, refused: Option<&super::proxy::Refused>, stopped: bool) -> Option<String> {
+    use super::submit::Allowance;
+    if let Some(refused) = refused {
+        return Some(format!(
+            "Hearth's egress policy refused {} as the form left ({}), so it most likely did not reach the site; the page may still \
+             have sent its fields another way — check the site before sending it again",
+            refused.host, refused.refusal
+        ));
+    }
+    match ended {
+        Allowance::Answered { failed: true } => Some(
+            "the form's request got no answer from the site (a network error, or Hearth could not reach the destination); it may \
+             or may not have arrived — check the site before sending it again"
+                .into(),
+        ),
+        Allowance::Went if stopped => {
+            Some("stopped after the form left and before its answer came; it may or may not have reached the site — check it".into())
+        }
+        Allowance::Answered { failed: false } | Allowance::Went | Allowance::Open { .. } | Allowance::Closed | Allowance::Differed => None,
+    }
+}
+
 /// Closes every page `browser` has but `keep` — the tabs and windows a stopped page opened —
 /// and waits until Chromium reports each one gone. A page that opened yet another meanwhile is
 /// an error, and so is one that does not close (a caller's deadline bounds the wait): the
@@ -1580,14 +1605,20 @@ async fn close_other_pages(browser: &Browser, keep: &chromiumoxide::cdp::browser
             listed.result.target_infos.iter().filter(|t| t.r#type == "page" && &t.target_id != keep).map(|t| t.target_id.clone()).collect(),
         )
     };
-    let mut open = others().await?;
+    let open = others().await?;
     if open.is_empty() {
         return Ok(());
     }
     tracing::info!(pages = open.len(), "closing the windows a stopped page opened");
-    for id in &open {
-        browser.execute(CloseTargetParams::new(id.clone())).await?;
+    // One gone already (the stopped tab, whose own close had not ended yet; a window that
+    // closed itself) cannot be closed again: the last listing below is what counts.
+    let mut closing = Vec::with_capacity(open.len());
+    for id in open {
+        if browser.execute(CloseTargetParams::new(id.clone())).await.is_ok() {
+            closing.push(id);
+        }
     }
+    let mut open = closing;
     while !open.is_empty() {
         let Some(gone) = destroyed.next().await else { return Err(BrowserError::Cdp("the browser closed".into())) };
         open.retain(|id| *id != gone.target_id);

@@ -217,11 +217,15 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Respo
     Ok(answer.unwrap_or_else(|failure| failure.into_response(&shared)))
 }
 
-/// The header the proxy's own refusal carries ([`EGRESS_REFUSED`]), so the browser can tell
-/// it from the site's answer (a reviewed form's send reads it).
+/// The header the proxy's own answers carry ([`EGRESS_REFUSED`], [`EGRESS_UNREACHABLE`]), so
+/// the browser can tell them from a site's (a reviewed form's send reads it). A site's own header
+/// of that name is removed from what the proxy forwards; through a tunnel it cannot be, so what
+/// the proxy refused is read from its own record, never from this header.
 pub const EGRESS_HEADER: &str = "x-hearth-egress";
 /// [`EGRESS_HEADER`]'s value on a refusal.
 pub const EGRESS_REFUSED: &str = "refused";
+/// [`EGRESS_HEADER`]'s value when the checked destination did not answer.
+pub const EGRESS_UNREACHABLE: &str = "unreachable";
 
 /// How the page the proxy shows for a destination that did not answer begins, so a reader of
 /// the page's text (a monitor) can tell the proxy's words from the site's.
@@ -260,11 +264,15 @@ impl Failure {
             Failure::BadRequest(why) => (StatusCode::BAD_REQUEST, why.to_owned()),
             Failure::Unreachable(why) => (StatusCode::BAD_GATEWAY, format!("{UNREACHABLE_PAGE}{why}")),
         };
-        let refused = status == StatusCode::FORBIDDEN;
+        let own = match status {
+            StatusCode::FORBIDDEN => Some(EGRESS_REFUSED),
+            StatusCode::BAD_GATEWAY => Some(EGRESS_UNREACHABLE),
+            _ => None,
+        };
         let mut response = Response::new(full(text));
         *response.status_mut() = status;
-        if refused {
-            response.headers_mut().insert(EGRESS_HEADER, HeaderValue::from_static(EGRESS_REFUSED));
+        if let Some(own) = own {
+            response.headers_mut().insert(EGRESS_HEADER, HeaderValue::from_static(own));
         }
         response
     }
@@ -349,6 +357,8 @@ async fn forward(shared: &Shared, request: Request<Incoming>) -> Result<Response
         .map_err(|err| Failure::Unreachable(format!("{host} did not answer: {err}")))?;
     let (mut parts, body) = answer.into_parts();
     strip_hop_by_hop(&mut parts.headers);
+    // Only the proxy speaks with this header.
+    parts.headers.remove(EGRESS_HEADER);
     Ok(Response::from_parts(parts, body.boxed()))
 }
 

@@ -311,11 +311,11 @@ pub(super) enum Allowance {
     },
     /// The guard released it to the network.
     Went,
-    /// Its answer came back to Chromium (a status, or a network error): `by_policy` when that
-    /// answer was Hearth's egress proxy refusing the destination, so the site got nothing of it.
+    /// Its answer came back to Chromium.
     Answered {
-        /// The proxy refused it ([`super::proxy::EGRESS_HEADER`] on its answer).
-        by_policy: bool,
+        /// The answer was a failure, not the site's: a network error (an https destination the
+        /// proxy refused ends this way), or the proxy's own page ([`super::proxy::EGRESS_HEADER`]).
+        failed: bool,
     },
     /// A request of that method to that address carried something else (the page changed the
     /// form after the check): held back.
@@ -338,12 +338,12 @@ impl SendGuard {
         self.allowed.send_replace(Allowance::Closed)
     }
 
-    /// Records the released request's answer: only it is paused a second time, at its answer.
-    fn answered(&self, by_policy: bool) {
+    /// Records the released request's answer (its follower matches it to the request).
+    fn answered(&self, failed: bool) {
         self.allowed.send_if_modified(|allowed| {
             let released = *allowed == Allowance::Went;
             if released {
-                *allowed = Allowance::Answered { by_policy };
+                *allowed = Allowance::Answered { failed };
             }
             released
         });
@@ -498,15 +498,22 @@ fn bare_media_type(value: &[u8]) -> bool {
     token(kind) && token(sub) && !kind.eq_ignore_ascii_case(b"multipart")
 }
 
-/// The query of `url` (empty when it has none), without its fragment.
 /// Whether the urlencoded `sent` is `fields` exactly with one click pair `x=<digits>&y=<digits>`
 /// added among them — at any place, since the button's own place among the fields decides
 /// where the browser puts it; every such pair is tried, so a field that looks like a click
-/// cannot hide the real one.
+/// cannot hide the real one. Only a body of exactly two pairs more than the fields is looked
+/// at, so a page cannot make the guard try a pair per megabyte.
 fn is_fields_and_click(sent: &str, fields: &str, x: &str, y: &str) -> bool {
     let pairs: Vec<&str> = if sent.is_empty() { Vec::new() } else { sent.split('&').collect() };
+    let field_pairs = if fields.is_empty() { 0 } else { fields.split('&').count() };
+    if pairs.len() != field_pairs + 2 {
+        return false;
+    }
+    // A position in CSS pixels: a few digits.
     let coordinate = |pair: &str, name: &str| {
-        pair.strip_prefix(name).and_then(|rest| rest.strip_prefix('=')).is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+        pair.strip_prefix(name)
+            .and_then(|rest| rest.strip_prefix('='))
+            .is_some_and(|v| (1..=MAX_CLICK_DIGITS).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_digit()))
     };
     (0..pairs.len().saturating_sub(1)).any(|at| {
         coordinate(pairs[at], x) && coordinate(pairs[at + 1], y) && {
@@ -516,6 +523,10 @@ fn is_fields_and_click(sent: &str, fields: &str, x: &str, y: &str) -> bool {
     })
 }
 
+/// The most digits a click's coordinate is given.
+const MAX_CLICK_DIGITS: usize = 6;
+
+/// The query of `url` (empty when it has none), without its fragment.
 fn query_of(url: &str) -> &str {
     let url = url.split_once('#').map_or(url, |(before, _)| before);
     url.split_once('?').map_or("", |(_, query)| query)
@@ -542,16 +553,18 @@ pub(super) async fn hold_back(
     use chromiumoxide::cdp::browser_protocol::fetch::{ContinueRequestParams, FailRequestParams};
     use chromiumoxide::cdp::browser_protocol::network::ErrorReason;
     use futures::StreamExt;
+    // The request released as the reviewed one, until its answer comes: an answer is matched to
+    // it by id, so a slow earlier one's cannot stand in for a later approval's.
+    let mut released: Option<chromiumoxide::cdp::browser_protocol::fetch::RequestId> = None;
     while let Some(event) = paused.next().await {
-        // The released request's answer (only it is paused again, at its answer): whether it was
-        // the egress proxy's refusal is read, and it goes on to the page as it is.
+        // An answer (only a released request is paused again, at its answer): whether it failed
+        // is read, and it goes on to the page as it is.
         if event.response_status_code.is_some() || event.response_error_reason.is_some() {
-            let by_policy = event
-                .response_headers
-                .iter()
-                .flatten()
-                .any(|h| h.name.eq_ignore_ascii_case(super::proxy::EGRESS_HEADER) && h.value == super::proxy::EGRESS_REFUSED);
-            guard.answered(by_policy);
+            if released.as_ref() == Some(&event.request_id) {
+                released = None;
+                let proxys_own = event.response_headers.iter().flatten().any(|h| h.name.eq_ignore_ascii_case(super::proxy::EGRESS_HEADER));
+                guard.answered(event.response_error_reason.is_some() || proxys_own);
+            }
             if let Err(err) = browser.lock().await.execute(ContinueRequestParams::new(event.request_id.clone())).await {
                 tracing::debug!(error = %err, "a paused answer could not be passed on (its page is going)");
             }
@@ -581,6 +594,9 @@ pub(super) async fn hold_back(
             // Released is not arrived: the reviewed request's answer is paused too, to learn
             // whether the site or Hearth's egress proxy gave it.
             params.intercept_response = Some(verdict == Verdict::Released);
+            if verdict == Verdict::Released {
+                released = Some(event.request_id.clone());
+            }
             browser.lock().await.execute(params).await.map(|_| ())
         } else {
             let host = url::Url::parse(&request.url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
@@ -711,7 +727,7 @@ mod tests {
         assert_eq!(guard.judge("GET", "https://a.example/done", None, None), Verdict::Through, "a read goes, not as the reviewed one");
         guard.answered(true);
         guard.answered(false);
-        assert_eq!(guard.finish(), Allowance::Answered { by_policy: true }, "the first answer is the released request's");
+        assert_eq!(guard.finish(), Allowance::Answered { failed: true }, "the first answer is the released request's");
         guard.answered(false);
         assert_eq!(guard.finish(), Allowance::Closed, "an answer with nothing released changes nothing");
         assert!(!guard.admits("POST", "https://a.example/order", None, None), "a withdrawn allowance lets nothing through");
@@ -733,6 +749,7 @@ mod tests {
             ("amount=10&to=ada&go.x=-1&go.y=7", false),
             ("amount=10&to=ada&go.y=7&go.x=12", false),
             ("amount=10&to=ada&go.x=1&go.y=2&go.x=3&go.y=4", false),
+            ("amount=10&to=ada&go.x=1234567&go.y=2", false),
         ] {
             guard.allow_once("POST", "https://a.example/pay", carries());
             assert_eq!(guard.admits("POST", "https://a.example/pay", Some(sent.as_bytes()), None), goes, "{sent}");

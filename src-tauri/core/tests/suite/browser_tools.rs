@@ -243,6 +243,13 @@ async fn elements(ctx: &hearth_core::tools::ToolContext, id: &str) -> PageElemen
     serde_json::from_value(listed).unwrap()
 }
 
+/// Opens `path` in `ctx`'s browser and answers the reference of its element named `name`.
+async fn open_and_find(web: &Web, ctx: &hearth_core::tools::ToolContext, path: &str, name: &str) -> String {
+    let (error, out) = call(ctx, "browse_web", json!({ "url": web.url(path) }), "open").await;
+    assert!(!error, "{out}");
+    reference(&elements(ctx, "list-1").await, name)
+}
+
 fn reference(listed: &PageElements, name: &str) -> String {
     listed.elements.iter().find(|e| e.name == name).map(|e| e.reference.clone()).unwrap_or_else(|| panic!("no {name:?} in {:?}", listed.elements))
 }
@@ -345,26 +352,11 @@ async fn typing_choosing_and_pressing_enter_submit_the_form_as_typed() {
 #[tokio::test]
 async fn stop_during_a_navigation_ends_it_and_the_page_fetches_nothing_after() {
     let web = Web::new().await;
-    let cancel = CancellationToken::new();
-    let ctx = web.hearth.toolbox().for_chat("t-stop", "r1", ProposalOrigin::OwnerChat, cancel.clone());
-    let looking = tokio::spawn({
-        let (ctx, url) = (ctx.clone(), web.url("/slow.html"));
-        async move { call(&ctx, "browse_web", json!({ "url": url }), "slow").await }
-    });
-    web.until_received("/hang").await;
+    let looking = slow_look(&web, "t-stop", "r1").await;
     web.until_received("/tick?2").await;
-    cancel.cancel();
-    let (error, out) = looking.await.unwrap();
-    assert!(error && out["error"] == "stopped", "{out}");
-    // The stopped page's tab is closed before the call returns: its timer asks for nothing more
-    // while another browser starts and loads a page (a second's worth of ticks, had it lived).
-    // A tick already on its way at Stop may land before that page's request, none after it.
-    let other = web.chat("t-other", "r1");
-    let (error, out) = call(&other, "browse_web", json!({ "url": web.url("/article.html") }), "next").await;
-    assert!(!error, "{out}");
-    let log = web.server.requests();
-    let article = log.iter().position(|r| r == "/article.html").unwrap();
-    let late: Vec<_> = log[article..].iter().filter(|r| r.starts_with("/tick")).collect();
+    stop(looking).await;
+    // The stopped page's tab is closed before the call returns.
+    let late = asked_after_another_look(&web, "/tick").await;
     assert!(late.is_empty(), "the stopped page kept running: {late:?}");
     // The stopped thread's own browser goes on with a fresh tab.
     let later = web.chat("t-stop", "r2");
@@ -379,33 +371,44 @@ async fn stop_during_a_navigation_ends_it_and_the_page_fetches_nothing_after() {
 async fn stop_closes_the_windows_the_page_opened_too() {
     let web = Web::new().await;
     let ctx = web.chat("t-opener", "r1");
-    let (error, out) = call(&ctx, "browse_web", json!({ "url": web.url("/opener.html") }), "open").await;
-    assert!(!error, "{out}");
-    let open = reference(&elements(&ctx, "list").await, "Open the ticker");
+    let open = open_and_find(&web, &ctx, "/opener.html", "Open the ticker").await;
     let (error, out) = call(&ctx, "page_act", json!({ "ref": open, "action": "click", "operationId": "open" }), "click").await;
     assert!(!error, "{out}");
     web.until_received("/ptick?2").await;
     // Stop during a look of the same thread, in the same browser.
+    stop(slow_look(&web, "t-opener", "r2").await).await;
+    let late = asked_after_another_look(&web, "/ptick").await;
+    assert!(late.is_empty(), "the window the page opened kept running after Stop: {late:?}");
+}
+
+/// A look at the page that never finishes loading, in `thread`'s browser under a Stop of its
+/// own, once the page asked for its hanging script.
+async fn slow_look(web: &Web, thread: &str, run: &str) -> (CancellationToken, tokio::task::JoinHandle<(bool, Value)>) {
     let cancel = CancellationToken::new();
-    let stopped = web.hearth.toolbox().for_chat("t-opener", "r2", ProposalOrigin::OwnerChat, cancel.clone());
-    let looking = tokio::spawn({
-        let url = web.url("/slow.html");
-        async move { call(&stopped, "browse_web", json!({ "url": url }), "slow").await }
-    });
+    let ctx = web.hearth.toolbox().for_chat(thread, run, ProposalOrigin::OwnerChat, cancel.clone());
+    let url = web.url("/slow.html");
+    let looking = tokio::spawn(async move { call(&ctx, "browse_web", json!({ "url": url }), "slow").await });
     web.until_received("/hang").await;
+    (cancel, looking)
+}
+
+/// Presses the look's Stop; the look ends as stopped.
+async fn stop((cancel, looking): (CancellationToken, tokio::task::JoinHandle<(bool, Value)>)) {
     cancel.cancel();
     let (error, out) = looking.await.unwrap();
     assert!(error && out["error"] == "stopped", "{out}");
-    // As in the navigation's Stop test: another browser starts and loads a page (ten ticks'
-    // worth, had the window lived); a tick already on its way at Stop may land before that
-    // page's request, none after it.
+}
+
+/// What the server was asked for under `prefix` after another thread's browser started and
+/// loaded a page — a second's worth of a stopped page's 50 ms timer, had it lived. A request
+/// already on its way at Stop may land before that page's, none after it.
+async fn asked_after_another_look(web: &Web, prefix: &str) -> Vec<String> {
     let other = web.chat("t-other", "r1");
     let (error, out) = call(&other, "browse_web", json!({ "url": web.url("/article.html") }), "next").await;
     assert!(!error, "{out}");
     let log = web.server.requests();
     let article = log.iter().position(|r| r == "/article.html").unwrap();
-    let late: Vec<_> = log[article..].iter().filter(|r| r.starts_with("/ptick")).collect();
-    assert!(late.is_empty(), "the window the page opened kept running after Stop: {late:?}");
+    log[article..].iter().filter(|r| r.starts_with(prefix)).cloned().collect()
 }
 
 #[tokio::test]
@@ -510,9 +513,7 @@ async fn take_control_streams_the_page_takes_the_owners_click_and_keeps_the_agen
     use hearth_protocol::browser::{ControlInput, MouseButton, MouseKind};
     let web = Web::new().await;
     let ctx = web.chat("t-control", "r1");
-    let (error, out) = call(&ctx, "browse_web", json!({ "url": web.url("/press.html") }), "open").await;
-    assert!(!error, "{out}");
-    let press = reference(&elements(&ctx, "list-1").await, "Press");
+    let press = open_and_find(&web, &ctx, "/press.html", "Press").await;
     let profile = ProfileId::for_thread("t-control");
     let (frames_tx, mut frames) = tokio::sync::mpsc::channel(4);
     let ticket = web.hearth.browser_control_start(profile.as_str(), frames_tx).await.unwrap();
@@ -1259,62 +1260,47 @@ async fn a_form_the_page_changes_after_review_is_held_back_and_left_uncertain() 
     assert!(seen.title.starts_with("Family Day"), "{}", seen.title);
 }
 
-/// An image button's form is compared like any other: its click position is the one thing added
-/// to the reviewed fields. As reviewed, the site receives it once; changed by the page after the
-/// review, it is held back and the approval left uncertain. Before, an image button's request
-/// went on its method and address alone, whatever fields it carried.
-#[tokio::test]
-async fn an_image_buttons_form_goes_as_reviewed_and_is_held_back_when_the_page_changes_it() {
-    use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalStatus};
-    let web = Web::new().await;
+/// A reviewed form the page changed on its way out: held back, the approval uncertain, and
+/// nothing reached the site (its own log).
+fn assert_held_back_as_changed(web: &Web, decided: &hearth_protocol::approvals::ProposalView) {
+    use hearth_protocol::approvals::ProposalStatus;
+    assert_eq!(decided.status, ProposalStatus::OutcomeUnknown, "{:?}", decided.receipt);
+    assert!(decided.error.as_deref().unwrap_or_default().contains("changed the form"), "{:?}", decided.error);
+    assert!(web.server.submissions().is_empty(), "nothing reached the site: {:?}", web.server.submissions());
+}
+
+/// Runs a task that opens `url`, types "Ada" as the card holder and prepares the form `button`
+/// sends; answers the task's id and what its calls answered.
+async fn prepare_payment(web: &Web, url: String, button: &'static str) -> (String, Seen) {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(String, Seen)>();
-    let (plain, changing) = (web.url("/pay-image.html"), web.url("/pay-image.html?changes"));
-    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    register_task(&web, tx, move |mut calls| {
-        let url = if runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 { plain.clone() } else { changing.clone() };
+    register_task(web, tx, move |mut calls| {
+        let url = url.clone();
         Box::pin(async move {
             let listed = calls.open(&url).await;
-            let [pay, holder] = ["Pay by card", "Card holder"].map(|n| reference(&listed, n));
+            let [pay, holder] = [button, "Card holder"].map(|n| reference(&listed, n));
             calls.act(&holder, "type", Some("Ada"), "holder").await;
             let prepared = calls.call("prepare_form_submission", json!({ "ref": pay, "gesture": "click" })).await;
             (calls, prepared)
         })
     });
-    // As reviewed: sent once, the click's position after the fields (the button stands last).
-    let (_, out) = run_task(&web, "pay-image", &mut rx).await;
-    let proposal_id = proposal_of(&out);
-    let view = web.hearth.approvals().get(&proposal_id).await.unwrap();
-    let decided = web
-        .hearth
-        .approval_decide(&ApprovalDecideParams { proposal_id, hash: view.hash.clone(), decision: Decision::Approve })
-        .await
-        .unwrap();
-    assert_eq!(decided.status, ProposalStatus::Succeeded, "{:?}", decided.error);
-    web.until_received("/pay").await;
-    let sent = web.server.submissions();
-    assert_eq!(sent.len(), 1, "{sent:?}");
-    let (method, target, body) = &sent[0];
-    assert_eq!((method.as_str(), target.as_str()), ("POST", "/pay"));
-    let click = body.strip_prefix("amount=10&holder=Ada&").unwrap_or_else(|| panic!("the reviewed fields first: {body}"));
-    let parts: Vec<&str> = click.split('&').collect();
-    let [x, y] = parts[..] else { panic!("one click position: {body}") };
-    assert!(x.starts_with("go.x=") && y.starts_with("go.y="), "{body}");
+    run_task(web, "pay", &mut rx).await
+}
 
-    // Changed by the page on its way out: held back, uncertain, nothing more reaches the site.
-    let (task_id, out) = run_task(&web, "pay-image-changes", &mut rx).await;
-    let proposal_id = proposal_of(&out);
+/// The owner approves, as shown, the proposal a task's run prepared: what was shown, and the
+/// decision's outcome.
+async fn approve_as_shown(
+    web: &Web,
+    out: &Seen,
+) -> (hearth_protocol::approvals::ProposalView, hearth_protocol::approvals::ProposalView) {
+    use hearth_protocol::approvals::{ApprovalDecideParams, Decision};
+    let proposal_id = proposal_of(out);
     let view = web.hearth.approvals().get(&proposal_id).await.unwrap();
     let decided = web
         .hearth
         .approval_decide(&ApprovalDecideParams { proposal_id, hash: view.hash.clone(), decision: Decision::Approve })
         .await
         .unwrap();
-    assert_eq!(decided.status, ProposalStatus::OutcomeUnknown, "{:?}", decided.receipt);
-    assert!(decided.error.as_deref().unwrap_or_default().contains("changed the form"), "{:?}", decided.error);
-    let browser = web.hearth.browsers().existing(&ProfileId::for_task(&task_id)).await.unwrap();
-    let held = browser.send_guard().held();
-    assert_eq!(held.len(), 1, "the changed POST was held back: {held:?}");
-    assert_eq!(web.server.submissions().len(), 1, "only the reviewed form reached the site: {:?}", web.server.submissions());
+    (view, decided)
 }
 
 /// Released is not arrived: a reviewed form whose destination's name answers with an address
@@ -1323,87 +1309,73 @@ async fn an_image_buttons_form_goes_as_reviewed_and_is_held_back_when_the_page_c
 /// release alone made it "succeeded".
 #[tokio::test]
 async fn a_reviewed_form_the_proxy_refuses_on_its_way_is_not_called_sent() {
-    use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalDraft, ProposalStatus};
-    let web = Web::new().await;
-    // The name passes the address check (it names no local host) and answers with loopback.
-    web._dns.answer("shop.test", &[std::net::Ipv4Addr::LOCALHOST]);
-    let destination = format!("http://shop.test:{}/pay", web.server.address().port());
-    web.server.set_page(
-        "/pay-away.html",
-        &format!(r#"<!doctype html><title>Pay</title><form action="{destination}" method="post"><input type="hidden" name="amount" value="10"><button>Pay now</button></form>"#),
-    );
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(String, Seen)>();
-    let url = web.url("/pay-away.html");
-    register_task(&web, tx, move |mut calls| {
-        let url = url.clone();
-        Box::pin(async move {
-            let listed = calls.open(&url).await;
-            let pay = reference(&listed, "Pay now");
-            let prepared = calls.call("prepare_form_submission", json!({ "ref": pay, "gesture": "click" })).await;
-            (calls, prepared)
-        })
-    });
-    let (task_id, out) = run_task(&web, "pay-away", &mut rx).await;
-    let proposal_id = proposal_of(&out);
-    let view = web.hearth.approvals().get(&proposal_id).await.unwrap();
-    let ProposalDraft::WebSubmit(form) = &view.draft else { panic!("{:?}", view.draft) };
-    assert_eq!(form.destination, destination);
-    let decided = web
-        .hearth
-        .approval_decide(&ApprovalDecideParams { proposal_id, hash: view.hash.clone(), decision: Decision::Approve })
-        .await
-        .unwrap();
-    assert_eq!(decided.status, ProposalStatus::OutcomeUnknown, "{:?}", decided.receipt);
-    let error = decided.error.unwrap_or_default();
-    assert!(error.contains("egress policy refused") && error.contains("loopback"), "{error}");
-    let browser = web.hearth.browsers().existing(&ProfileId::for_task(&task_id)).await.unwrap();
-    assert!(browser.refused().await.iter().any(|r| r.host == "shop.test"), "the proxy refused it");
-    assert!(browser.send_guard().held().is_empty(), "the guard released it: the policy stopped it");
-    assert!(web.server.submissions().is_empty(), "nothing reached the server: {:?}", web.server.submissions());
+    use hearth_protocol::approvals::{ProposalDraft, ProposalStatus};
+    // Over http the proxy answers the request with its refusal; over https it refuses the
+    // tunnel, which Chromium turns into a network error.
+    for scheme in ["http", "https"] {
+        let web = Web::new().await;
+        // The name passes the address check (it names no local host) and answers with loopback.
+        web._dns.answer("shop.test", &[std::net::Ipv4Addr::LOCALHOST]);
+        let destination = format!("{scheme}://shop.test:{}/pay", web.server.address().port());
+        web.server.set_page(
+            "/pay-away.html",
+            &format!(
+                r#"<!doctype html><title>Pay</title><form action="{destination}" method="post"><input type="hidden" name="amount" value="10">
+<label>Card holder <input name="holder"></label><button>Pay now</button></form>"#
+            ),
+        );
+        let (task_id, out) = prepare_payment(&web, web.url("/pay-away.html"), "Pay now").await;
+        let (view, decided) = approve_as_shown(&web, &out).await;
+        let ProposalDraft::WebSubmit(form) = &view.draft else { panic!("{:?}", view.draft) };
+        assert_eq!(form.destination, destination);
+        assert_eq!(decided.status, ProposalStatus::OutcomeUnknown, "{scheme}: {:?}", decided.receipt);
+        // The reason is the proxy's own record of its refusal (the browser may since have been
+        // ended with the abandoned tab, its proxy with it).
+        let error = decided.error.unwrap_or_default();
+        assert!(error.contains("egress policy refused shop.test") && error.contains("loopback"), "{scheme}: {error}");
+        let browser = web.hearth.browsers().existing(&ProfileId::for_task(&task_id)).await.unwrap();
+        assert!(browser.send_guard().held().is_empty(), "the guard released it: the policy stopped it");
+        assert!(web.server.submissions().is_empty(), "nothing reached the server: {:?}", web.server.submissions());
+    }
 }
 
-/// A multipart form is compared byte for byte on its way out: as reviewed, the site receives
-/// it once (the note's line break as CRLF, the empty attachment as an empty file part, as the
-/// browser sends them); changed by the page after the review, it is held back and the approval
-/// left uncertain. Before, a multipart body was compared by method and address only.
+/// A multipart form, and one sent by an image button, are compared on their way out: as
+/// reviewed, the site receives each once (the multipart note's line break as CRLF and its empty
+/// attachment as an empty file part, as the browser sends them; the image button's click
+/// position after the fields, the one thing added to what was reviewed); changed by the page
+/// after the review, each is held back and the approval left uncertain. Before, both were
+/// compared by method and address only.
 #[tokio::test]
-async fn a_multipart_form_goes_as_reviewed_and_is_held_back_when_the_page_changes_it() {
-    use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalDraft, ProposalStatus};
-    for (query, changes) in [("", false), ("?changes", true)] {
-        let web = Web::new().await;
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(String, Seen)>();
-        let url = format!("{}{query}", web.url("/pay-multipart.html"));
-        register_task(&web, tx, move |mut calls| {
-            let url = url.clone();
-            Box::pin(async move {
-                let listed = calls.open(&url).await;
-                let [pay, holder] = ["Pay now", "Card holder"].map(|n| reference(&listed, n));
-                calls.act(&holder, "type", Some("Ada"), "holder").await;
-                let prepared = calls.call("prepare_form_submission", json!({ "ref": pay, "gesture": "click" })).await;
-                (calls, prepared)
-            })
-        });
-        let (_task_id, out) = run_task(&web, "pay-multipart", &mut rx).await;
-        let proposal_id = proposal_of(&out);
-        let view = web.hearth.approvals().get(&proposal_id).await.unwrap();
-        let ProposalDraft::WebSubmit(form) = &view.draft else { panic!("{:?}", view.draft) };
-        let fields: Vec<(&str, &str)> = form.fields.iter().map(|f| (f.name.as_str(), f.value.as_str())).collect();
-        assert_eq!(fields, [("amount", "10"), ("holder", "Ada"), ("memo", "line one\nline two"), ("receipt", "")], "the owner reviews 10");
-        let decided = web
-            .hearth
-            .approval_decide(&ApprovalDecideParams { proposal_id, hash: view.hash.clone(), decision: Decision::Approve })
-            .await
-            .unwrap();
-        if changes {
-            assert_eq!(decided.status, ProposalStatus::OutcomeUnknown, "{:?}", decided.receipt);
-            assert!(decided.error.as_deref().unwrap_or_default().contains("changed the form"), "{:?}", decided.error);
-            assert!(web.server.submissions().is_empty(), "nothing reached the site: {:?}", web.server.submissions());
-        } else {
-            assert_eq!(decided.status, ProposalStatus::Succeeded, "{:?}", decided.error);
+async fn multipart_and_image_button_forms_go_as_reviewed_and_are_held_back_when_changed() {
+    use hearth_protocol::approvals::{ProposalDraft, ProposalStatus};
+    for (page, button) in [("/pay-multipart.html", "Pay now"), ("/pay-image.html", "Pay by card")] {
+        for (query, changes) in [("", false), ("?changes", true)] {
+            let web = Web::new().await;
+            let (task_id, out) = prepare_payment(&web, format!("{}{query}", web.url(page)), button).await;
+            let (view, decided) = approve_as_shown(&web, &out).await;
+            let ProposalDraft::WebSubmit(form) = &view.draft else { panic!("{:?}", view.draft) };
+            let fields: Vec<(&str, &str)> = form.fields.iter().map(|f| (f.name.as_str(), f.value.as_str())).collect();
+            assert_eq!(fields[..2], [("amount", "10"), ("holder", "Ada")], "the owner reviews 10");
+            if changes {
+                assert_held_back_as_changed(&web, &decided);
+                let browser = web.hearth.browsers().existing(&ProfileId::for_task(&task_id)).await.unwrap();
+                assert_eq!(browser.send_guard().held().len(), 1, "the changed POST was held back");
+                continue;
+            }
+            assert_eq!(decided.status, ProposalStatus::Succeeded, "{page}: {:?}", decided.error);
             web.until_received("/pay").await;
             let sent = web.server.submissions();
             assert_eq!(sent.len(), 1, "{sent:?}");
-            let body = &sent[0].2;
+            let (method, target, body) = &sent[0];
+            assert_eq!((method.as_str(), target.as_str()), ("POST", "/pay"));
+            if page == "/pay-image.html" {
+                let click = body.strip_prefix("amount=10&holder=Ada&").unwrap_or_else(|| panic!("the reviewed fields first: {body}"));
+                let parts: Vec<&str> = click.split('&').collect();
+                let [x, y] = parts[..] else { panic!("one click position: {body}") };
+                assert!(x.starts_with("go.x=") && y.starts_with("go.y="), "{body}");
+                continue;
+            }
+            assert_eq!(fields[2..], [("memo", "line one\nline two"), ("receipt", "")]);
             for part in [
                 "name=\"amount\"\r\n\r\n10\r\n",
                 "name=\"holder\"\r\n\r\nAda\r\n",

@@ -408,6 +408,11 @@ const STALE_REFERENCE: &str = "the page changed since page_elements listed it; c
 /// How long one page script (a listing, finding an element) may take.
 const SCRIPT_LIMIT: Duration = Duration::from_secs(10);
 
+/// How long a reviewed form's send waits for the site's answer once the guard released it:
+/// longer than the proxy takes to resolve and connect (10 s), so a destination that never
+/// answers is seen failing; none by then, and the form is uncertain, never "sent".
+const FORM_ANSWER_LIMIT: Duration = Duration::from_secs(30);
+
 impl Chromium {
     /// A browser on the profile `default`, launched with `config`, its proxy resolving names
     /// with `resolver`.
@@ -957,8 +962,8 @@ impl Chromium {
             download: self.downloads.since(download_mark).into_iter().next(),
         };
         if reviewed.is_some() {
-            // Sent means the guard released the reviewed request and no failure answered it:
-            // wait for both (Stop and 10 s bound each wait), then close the allowance and read,
+            // Sent means the guard released the reviewed request and the site answered it: wait
+            // for both (Stop and a limit bound each wait), then close the allowance and read,
             // once, where it ended. One not
             // released cannot leave later as a page load; but a page that stopped its own
             // submission may have sent the fields another way (a script's fetch), so that is
@@ -969,13 +974,11 @@ impl Chromium {
                     () = cancel.cancelled() => {}
                     _ = tokio::time::timeout(SCRIPT_LIMIT, self.send_guard.until_settled()) => {}
                 }
-                // Released is not arrived: once its answer came, the proxy's record says whether it
-                // refused the destination (a name that now answers with an address the policy
-                // refuses). A site slower than the bound leaves it released, as sent.
+                // Released is not arrived: only the site's answer makes it sent.
                 tokio::select! {
                     biased;
                     () = cancel.cancelled() => {}
-                    _ = tokio::time::timeout(SCRIPT_LIMIT, self.send_guard.until_answered()) => {}
+                    _ = tokio::time::timeout(FORM_ANSWER_LIMIT, self.send_guard.until_answered()) => {}
                 }
             }
             let ended = self.send_guard.finish();
@@ -1565,30 +1568,26 @@ async fn abandon(running: &mut Option<Running>) {
     }
 }
 
-/// Why a reviewed form the guard released cannot be called sent, if it cannot: the proxy's own
-/// record of refusing its destination (read once the answer came, so the refusal, written
-/// before the proxy answers, is there), an answer that was a failure, or Stop before any
-/// answer.
+/// Why a reviewed form the guard released cannot be called sent, if it cannot: its answer was
+/// a failure, none came (Stop, or the limit), and then the proxy's own record of refusing its
+/// destination's host says why, when it holds one (written before the proxy answers; only the
+/// host is recorded, so it is named as a likely reason, never as proof). A form the site
+/// answered is sent, whatever else the page's requests met.
 fn uncertain_after_release(ended: &super::submit::Allowance, refused: Option<&super::proxy::Refused>, stopped: bool) -> Option<String> {
     use super::submit::Allowance;
-    if let Some(refused) = refused {
-        return Some(format!(
-            "Hearth's egress policy refused {} as the form left ({}), so it most likely did not reach the site; the page may still \
-             have sent its fields another way — check the site before sending it again",
+    let what = match ended {
+        Allowance::Answered { failed: false } | Allowance::Open { .. } | Allowance::Closed | Allowance::Differed => return None,
+        Allowance::Answered { failed: true } => "the form's request got no answer from the site (a network error, or Hearth could not reach it)",
+        Allowance::Went if stopped => "stopped after the form left and before the site answered",
+        Allowance::Went => "the site did not answer the form within 30 s",
+    };
+    Some(match refused {
+        Some(refused) => format!(
+            "{what}; Hearth's egress policy refused a request to {} meanwhile ({}), so the form most likely did not reach it",
             refused.host, refused.refusal
-        ));
-    }
-    match ended {
-        Allowance::Answered { failed: true } => Some(
-            "the form's request got no answer from the site (a network error, or Hearth could not reach the destination); it may \
-             or may not have arrived — check the site before sending it again"
-                .into(),
         ),
-        Allowance::Went if stopped => {
-            Some("stopped after the form left and before its answer came; it may or may not have reached the site — check it".into())
-        }
-        Allowance::Answered { failed: false } | Allowance::Went | Allowance::Open { .. } | Allowance::Closed | Allowance::Differed => None,
-    }
+        None => format!("{what}; it may or may not have arrived"),
+    })
 }
 
 /// Closes every page `browser` has but `keep` — the tabs and windows a stopped page opened —
@@ -1719,4 +1718,35 @@ fn running_as_root() -> bool {
         .ok()
         .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(2) == Some("0")))
         .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::proxy::Refused;
+    use super::super::submit::Allowance;
+    use super::*;
+
+    /// A reviewed form the guard released is sent only once the site answered it; a failed
+    /// answer, none within the limit, or Stop before it leave it uncertain, and the proxy's
+    /// record of refusing its host is named then as the likely reason — never over the site's
+    /// own answer (another request to that host may be what was refused).
+    #[test]
+    fn a_released_form_is_sent_only_when_the_site_answered_it() {
+        let refused = Refused { host: "shop.test".into(), refusal: Refusal::Port(8080) };
+        let answered = Allowance::Answered { failed: false };
+        assert_eq!(uncertain_after_release(&answered, None, false), None);
+        assert_eq!(uncertain_after_release(&answered, Some(&refused), false), None, "the site's answer wins");
+        assert_eq!(uncertain_after_release(&answered, None, true), None, "Stop after the answer: sent");
+        for (ended, stopped, says) in [
+            (Allowance::Answered { failed: true }, false, "no answer from the site"),
+            (Allowance::Went, false, "did not answer the form within 30 s"),
+            (Allowance::Went, true, "stopped after the form left"),
+        ] {
+            let why = uncertain_after_release(&ended, None, stopped).unwrap_or_default();
+            assert!(why.contains(says) && why.contains("may or may not"), "{why}");
+            let why = uncertain_after_release(&ended, Some(&refused), stopped).unwrap_or_default();
+            assert!(why.contains("refused a request to shop.test") && why.contains("8080"), "{why}");
+        }
+        assert_eq!(FORM_ANSWER_LIMIT, Duration::from_secs(30), "the message names the limit");
+    }
 }

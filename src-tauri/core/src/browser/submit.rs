@@ -562,7 +562,11 @@ pub(super) async fn hold_back(
         if event.response_status_code.is_some() || event.response_error_reason.is_some() {
             if released.as_ref() == Some(&event.request_id) {
                 released = None;
-                let proxys_own = event.response_headers.iter().flatten().any(|h| h.name.eq_ignore_ascii_case(super::proxy::EGRESS_HEADER));
+                // The proxy's own page is told by its header on plain http only: through a tunnel
+                // the site's headers reach Chromium unchecked (and the proxy's own refusal of a
+                // tunnel is a network error there).
+                let plain = event.request.url.starts_with("http:");
+                let proxys_own = plain && event.response_headers.iter().flatten().any(|h| h.name.eq_ignore_ascii_case(super::proxy::EGRESS_HEADER));
                 guard.answered(event.response_error_reason.is_some() || proxys_own);
             }
             if let Err(err) = browser.lock().await.execute(ContinueRequestParams::new(event.request_id.clone())).await {
@@ -597,7 +601,13 @@ pub(super) async fn hold_back(
             if verdict == Verdict::Released {
                 released = Some(event.request_id.clone());
             }
-            browser.lock().await.execute(params).await.map(|_| ())
+            let continued = browser.lock().await.execute(params).await.map(|_| ());
+            if continued.is_err() && verdict == Verdict::Released {
+                // Its answer will not come: the send must not wait for it as if it might.
+                released = None;
+                guard.answered(true);
+            }
+            continued
         } else {
             let host = url::Url::parse(&request.url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
             tracing::info!(method = %request.method, host, "held back a request a task's page would have sent without the owner's review");

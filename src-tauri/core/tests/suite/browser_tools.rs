@@ -1332,7 +1332,7 @@ async fn a_reviewed_form_the_proxy_refuses_on_its_way_is_not_called_sent() {
         // The reason is the proxy's own record of its refusal (the browser may since have been
         // ended with the abandoned tab, its proxy with it).
         let error = decided.error.unwrap_or_default();
-        assert!(error.contains("egress policy refused shop.test") && error.contains("loopback"), "{scheme}: {error}");
+        assert!(error.contains("egress policy refused a request to shop.test") && error.contains("loopback"), "{scheme}: {error}");
         let browser = web.hearth.browsers().existing(&ProfileId::for_task(&task_id)).await.unwrap();
         assert!(browser.send_guard().held().is_empty(), "the guard released it: the policy stopped it");
         assert!(web.server.submissions().is_empty(), "nothing reached the server: {:?}", web.server.submissions());

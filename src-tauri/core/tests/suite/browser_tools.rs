@@ -131,6 +131,14 @@ const PAY_IMAGE_PAGE: &str = r#"<!doctype html><title>Pay</title>
 </form>
 <script>if (location.search === '?changes') document.getElementById('pay').addEventListener('submit', e => { e.target.amount.value = '9999'; });</script>"#;
 
+/// The payment again, answered with a redirect to a result page (post, then get).
+const PAY_REDIRECT_PAGE: &str = r#"<!doctype html><title>Pay</title>
+<form action="/redirect?to=/article.html" method="post">
+  <input type="hidden" name="amount" value="10">
+  <label>Card holder <input name="holder"></label>
+  <button>Pay now</button>
+</form>"#;
+
 /// A real PDF (a form from the fixtures).
 const REPORT: &[u8] = include_bytes!("../fixtures/choices.pdf");
 
@@ -165,6 +173,7 @@ impl Web {
             ("/opener.html", OPENER_PAGE),
             ("/ticker.html", TICKER_PAGE),
             ("/pay-image.html", PAY_IMAGE_PAGE),
+            ("/pay-redirect.html", PAY_REDIRECT_PAGE),
             ("/article.html", include_str!("../fixtures/pages/article.html")),
         ]
         .into_iter()
@@ -1337,6 +1346,20 @@ async fn a_reviewed_form_the_proxy_refuses_on_its_way_is_not_called_sent() {
         assert!(browser.send_guard().held().is_empty(), "the guard released it: the policy stopped it");
         assert!(web.server.submissions().is_empty(), "nothing reached the server: {:?}", web.server.submissions());
     }
+}
+
+/// A reviewed form the site answers with a redirect (post, then a result page) is sent, once:
+/// the redirect is the site's answer, and the page it leads to is an ordinary read.
+#[tokio::test]
+async fn a_reviewed_form_answered_by_a_redirect_is_sent_once() {
+    use hearth_protocol::approvals::ProposalStatus;
+    let web = Web::new().await;
+    let (_, out) = prepare_payment(&web, web.url("/pay-redirect.html"), "Pay now").await;
+    let (_, decided) = approve_as_shown(&web, &out).await;
+    assert_eq!(decided.status, ProposalStatus::Succeeded, "{:?}", decided.error);
+    web.until_received("/article.html").await;
+    let sent = web.server.submissions();
+    assert_eq!(sent, [("POST".to_owned(), "/redirect?to=/article.html".to_owned(), "amount=10&holder=Ada".to_owned())]);
 }
 
 /// A multipart form, and one sent by an image button, are compared on their way out: as

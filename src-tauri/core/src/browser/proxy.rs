@@ -243,7 +243,7 @@ enum Failure {
 
 impl Failure {
     fn into_response(self, shared: &Shared) -> Response<Body> {
-        let (status, text) = match self {
+        let (status, own, text) = match self {
             Failure::Refused { host, refusal } => {
                 let address = match &refusal {
                     Refusal::ResolvesTo { address, .. } | Refusal::Address { address, .. } => Some(address.to_string()),
@@ -259,21 +259,16 @@ impl Failure {
                     }
                     kept.1.push_back((seq, Refused { host, refusal }));
                 }
-                (StatusCode::FORBIDDEN, text)
+                (StatusCode::FORBIDDEN, EGRESS_REFUSED, text)
             }
-            Failure::BadRequest(why) => (StatusCode::BAD_REQUEST, why.to_owned()),
-            Failure::Unreachable(why) => (StatusCode::BAD_GATEWAY, format!("{UNREACHABLE_PAGE}{why}")),
+            // Not a request the proxy serves: nothing left for a site either.
+            Failure::BadRequest(why) => (StatusCode::BAD_REQUEST, EGRESS_REFUSED, why.to_owned()),
+            Failure::Unreachable(why) => (StatusCode::BAD_GATEWAY, EGRESS_UNREACHABLE, format!("{UNREACHABLE_PAGE}{why}")),
         };
-        let own = match status {
-            StatusCode::FORBIDDEN => Some(EGRESS_REFUSED),
-            StatusCode::BAD_GATEWAY => Some(EGRESS_UNREACHABLE),
-            _ => None,
-        };
+        // Every answer the proxy writes itself says so.
         let mut response = Response::new(full(text));
         *response.status_mut() = status;
-        if let Some(own) = own {
-            response.headers_mut().insert(EGRESS_HEADER, HeaderValue::from_static(own));
-        }
+        response.headers_mut().insert(EGRESS_HEADER, HeaderValue::from_static(own));
         response
     }
 }

@@ -567,7 +567,10 @@ pub(super) async fn hold_back(
                 // tunnel is a network error there).
                 let plain = event.request.url.starts_with("http:");
                 let proxys_own = plain && event.response_headers.iter().flatten().any(|h| h.name.eq_ignore_ascii_case(super::proxy::EGRESS_HEADER));
-                guard.answered(event.response_error_reason.is_some() || proxys_own);
+                // A 307 or 308 (a site's move, or Chromium's own upgrade to https) sends the
+                // same POST again elsewhere, where the guard holds it: not an arrival.
+                let resent = matches!(event.response_status_code, Some(307 | 308));
+                guard.answered(event.response_error_reason.is_some() || proxys_own || resent);
             }
             if let Err(err) = browser.lock().await.execute(ContinueRequestParams::new(event.request_id.clone())).await {
                 tracing::debug!(error = %err, "a paused answer could not be passed on (its page is going)");

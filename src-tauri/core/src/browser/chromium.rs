@@ -982,7 +982,7 @@ impl Chromium {
                 }
             }
             let ended = self.send_guard.finish();
-            if matches!(ended, super::submit::Allowance::Went | super::submit::Allowance::Answered { .. }) {
+            if matches!(ended, super::submit::Allowance::Went | super::submit::Allowance::Answered(_)) {
                 let refused = reviewed
                     .and_then(|sends| Url::parse(&sends.destination).ok())
                     .and_then(|url| url.host_str().map(str::to_owned))
@@ -1574,10 +1574,14 @@ async fn abandon(running: &mut Option<Running>) {
 /// host is recorded, so it is named as a likely reason, never as proof). A form the site
 /// answered is sent, whatever else the page's requests met.
 fn uncertain_after_release(ended: &super::submit::Allowance, refused: Option<&super::proxy::Refused>, stopped: bool) -> Option<String> {
-    use super::submit::Allowance;
+    use super::submit::{Allowance, Answer};
     let what = match ended {
-        Allowance::Answered { failed: false } | Allowance::Open { .. } | Allowance::Closed | Allowance::Differed => return None,
-        Allowance::Answered { failed: true } => "the form's request got no answer from the site (a network error, or Hearth could not reach it)",
+        Allowance::Answered(Answer::Site) | Allowance::Open { .. } | Allowance::Closed | Allowance::Differed => return None,
+        Allowance::Answered(Answer::NetworkError) => "the form's request ended in a network error, without the site's answer",
+        Allowance::Answered(Answer::Proxy) => "Hearth's egress proxy answered the form's request itself, not the site",
+        Allowance::Answered(Answer::SentElsewhere) => {
+            "the site answered by sending the form on to another address (a 307 or 308 redirect), where Hearth held it back as unreviewed"
+        }
         Allowance::Went if stopped => "stopped after the form left and before the site answered",
         Allowance::Went => "no answer from the site came in time",
     };
@@ -1723,7 +1727,7 @@ fn running_as_root() -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::proxy::Refused;
-    use super::super::submit::Allowance;
+    use super::super::submit::{Allowance, Answer};
     use super::*;
 
     /// A reviewed form the guard released is sent only once the site answered it; a failed
@@ -1733,12 +1737,14 @@ mod tests {
     #[test]
     fn a_released_form_is_sent_only_when_the_site_answered_it() {
         let refused = Refused { host: "shop.test".into(), refusal: Refusal::Port(8080) };
-        let answered = Allowance::Answered { failed: false };
+        let answered = Allowance::Answered(Answer::Site);
         assert_eq!(uncertain_after_release(&answered, None, false), None);
         assert_eq!(uncertain_after_release(&answered, Some(&refused), false), None, "the site's answer wins");
         assert_eq!(uncertain_after_release(&answered, None, true), None, "Stop after the answer: sent");
         for (ended, stopped, says) in [
-            (Allowance::Answered { failed: true }, false, "no answer from the site"),
+            (Allowance::Answered(Answer::NetworkError), false, "network error"),
+            (Allowance::Answered(Answer::Proxy), false, "egress proxy answered"),
+            (Allowance::Answered(Answer::SentElsewhere), false, "307 or 308"),
             (Allowance::Went, false, "no answer from the site came in time"),
             (Allowance::Went, true, "stopped after the form left"),
         ] {

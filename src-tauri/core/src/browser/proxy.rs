@@ -217,7 +217,8 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Respo
     Ok(answer.unwrap_or_else(|failure| failure.into_response(&shared)))
 }
 
-/// The header the proxy's own answers carry ([`EGRESS_REFUSED`], [`EGRESS_UNREACHABLE`]), so
+/// The header the proxy's own answers carry ([`EGRESS_REFUSED`], [`EGRESS_UNREACHABLE`],
+/// [`EGRESS_NOT_SERVED`]), so
 /// the browser can tell them from a site's (a reviewed form's send reads it). A site's own header
 /// of that name is removed from what the proxy forwards; through a tunnel it cannot be, so what
 /// the proxy refused is read from its own record, never from this header.
@@ -226,6 +227,8 @@ pub const EGRESS_HEADER: &str = "x-hearth-egress";
 pub const EGRESS_REFUSED: &str = "refused";
 /// [`EGRESS_HEADER`]'s value when the checked destination did not answer.
 pub const EGRESS_UNREACHABLE: &str = "unreachable";
+/// [`EGRESS_HEADER`]'s value on a request a proxy does not serve (nothing was checked or sent).
+pub const EGRESS_NOT_SERVED: &str = "not-served";
 
 /// How the page the proxy shows for a destination that did not answer begins, so a reader of
 /// the page's text (a monitor) can tell the proxy's words from the site's.
@@ -261,8 +264,7 @@ impl Failure {
                 }
                 (StatusCode::FORBIDDEN, EGRESS_REFUSED, text)
             }
-            // Not a request the proxy serves: nothing left for a site either.
-            Failure::BadRequest(why) => (StatusCode::BAD_REQUEST, EGRESS_REFUSED, why.to_owned()),
+            Failure::BadRequest(why) => (StatusCode::BAD_REQUEST, EGRESS_NOT_SERVED, why.to_owned()),
             Failure::Unreachable(why) => (StatusCode::BAD_GATEWAY, EGRESS_UNREACHABLE, format!("{UNREACHABLE_PAGE}{why}")),
         };
         // Every answer the proxy writes itself says so.

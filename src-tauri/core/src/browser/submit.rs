@@ -109,8 +109,7 @@ impl Submission {
             }
             fields.push(FormField { name, label, value, hidden, file });
         }
-        let urlencoded = method.eq_ignore_ascii_case("GET") || enctype.eq_ignore_ascii_case("application/x-www-form-urlencoded");
-        if image_click && !urlencoded {
+        if image_click && !is_urlencoded(&method, &enctype) {
             // Its request could not be compared with what the owner saw (see `expected`).
             return Err(BrowserError::FormUnreviewable(
                 "its button is an image, whose click position Hearth can only tell apart from the fields in a urlencoded form; \
@@ -163,7 +162,7 @@ impl Submission {
         let crlf = |text: &str| text.replace("\r\n", "\n").replace('\r', "\n").replace('\n', "\r\n");
         // A file's name goes as it is (the standard makes only strings' line breaks CRLF).
         let value = |f: &FormField| if f.file { f.value.clone() } else { crlf(&f.value) };
-        if self.method == "GET" || self.enctype.eq_ignore_ascii_case("application/x-www-form-urlencoded") {
+        if is_urlencoded(&self.method, &self.enctype) {
             // The page lists an image button's click as the last two fields, values unknown.
             let (fields, click) = if self.image_click { self.fields.split_at(self.fields.len().saturating_sub(2)) } else { (&self.fields[..], &[][..]) };
             let mut encoded = url::form_urlencoded::Serializer::new(String::new());
@@ -258,6 +257,37 @@ pub(super) fn reviewed_gesture(gesture: &str) -> Option<SubmitGesture> {
     }
 }
 
+/// What answered the released request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Answer {
+    /// The site: the form arrived.
+    Site,
+    /// A network error, no site's answer (an https destination the proxy refused ends this way).
+    NetworkError,
+    /// A page of Hearth's egress proxy itself ([`super::proxy::EGRESS_HEADER`], plain http).
+    Proxy,
+    /// A 307 or 308: the same POST is to go again elsewhere, where the guard holds it.
+    SentElsewhere,
+}
+
+impl Answer {
+    /// How the released request's paused answer reads: by its error, the proxy's header (on
+    /// plain http only: through a tunnel the headers are the site's, unchecked, and the proxy's
+    /// own refusal of a tunnel is a network error there), or a status that sends it again.
+    fn of(event: &chromiumoxide::cdp::browser_protocol::fetch::EventRequestPaused) -> Self {
+        let plain = event.request.url.starts_with("http:");
+        if event.response_error_reason.is_some() {
+            Answer::NetworkError
+        } else if plain && event.response_headers.iter().flatten().any(|h| h.name.eq_ignore_ascii_case(super::proxy::EGRESS_HEADER)) {
+            Answer::Proxy
+        } else if matches!(event.response_status_code, Some(307 | 308)) {
+            Answer::SentElsewhere
+        } else {
+            Answer::Site
+        }
+    }
+}
+
 /// What the guard does with one paused request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Verdict {
@@ -312,11 +342,7 @@ pub(super) enum Allowance {
     /// The guard released it to the network.
     Went,
     /// Its answer came back to Chromium.
-    Answered {
-        /// The answer was a failure, not the site's: a network error (an https destination the
-        /// proxy refused ends this way), or the proxy's own page ([`super::proxy::EGRESS_HEADER`]).
-        failed: bool,
-    },
+    Answered(Answer),
     /// A request of that method to that address carried something else (the page changed the
     /// form after the check): held back.
     Differed,
@@ -339,11 +365,11 @@ impl SendGuard {
     }
 
     /// Records the released request's answer (its follower matches it to the request).
-    fn answered(&self, failed: bool) {
+    fn answered(&self, answer: Answer) {
         self.allowed.send_if_modified(|allowed| {
             let released = *allowed == Allowance::Went;
             if released {
-                *allowed = Allowance::Answered { failed };
+                *allowed = Allowance::Answered(answer);
             }
             released
         });
@@ -523,6 +549,12 @@ fn is_fields_and_click(sent: &str, fields: &str, x: &str, y: &str) -> bool {
     })
 }
 
+/// Whether a form with this method and encoding sends its fields urlencoded (a GET's query, or
+/// a POST's body in that encoding).
+fn is_urlencoded(method: &str, enctype: &str) -> bool {
+    method.eq_ignore_ascii_case("GET") || enctype.eq_ignore_ascii_case("application/x-www-form-urlencoded")
+}
+
 /// The most digits a click's coordinate is given.
 const MAX_CLICK_DIGITS: usize = 6;
 
@@ -562,15 +594,7 @@ pub(super) async fn hold_back(
         if event.response_status_code.is_some() || event.response_error_reason.is_some() {
             if released.as_ref() == Some(&event.request_id) {
                 released = None;
-                // The proxy's own page is told by its header on plain http only: through a tunnel
-                // the site's headers reach Chromium unchecked (and the proxy's own refusal of a
-                // tunnel is a network error there).
-                let plain = event.request.url.starts_with("http:");
-                let proxys_own = plain && event.response_headers.iter().flatten().any(|h| h.name.eq_ignore_ascii_case(super::proxy::EGRESS_HEADER));
-                // A 307 or 308 (a site's move, or Chromium's own upgrade to https) sends the
-                // same POST again elsewhere, where the guard holds it: not an arrival.
-                let resent = matches!(event.response_status_code, Some(307 | 308));
-                guard.answered(event.response_error_reason.is_some() || proxys_own || resent);
+                guard.answered(Answer::of(&event));
             }
             if let Err(err) = browser.lock().await.execute(ContinueRequestParams::new(event.request_id.clone())).await {
                 tracing::debug!(error = %err, "a paused answer could not be passed on (its page is going)");
@@ -596,19 +620,20 @@ pub(super) async fn hold_back(
             headers.iter().find(|(name, _)| name.eq_ignore_ascii_case("content-type")).and_then(|(_, value)| value.as_str())
         });
         let verdict = if owner_controls() { Verdict::Through } else { guard.judge(&request.method, &request.url, body.as_deref(), content_type) };
-        let answered = if verdict != Verdict::Held {
+        let answered = if let Verdict::Through | Verdict::Released = verdict {
+            let reviewed = verdict == Verdict::Released;
             let mut params = ContinueRequestParams::new(event.request_id.clone());
             // Released is not arrived: the reviewed request's answer is paused too, to learn
-            // whether the site or Hearth's egress proxy gave it.
-            params.intercept_response = Some(verdict == Verdict::Released);
-            if verdict == Verdict::Released {
+            // whether the site answered it.
+            params.intercept_response = Some(reviewed);
+            if reviewed {
                 released = Some(event.request_id.clone());
             }
             let continued = browser.lock().await.execute(params).await.map(|_| ());
-            if continued.is_err() && verdict == Verdict::Released {
+            if continued.is_err() && reviewed {
                 // Its answer will not come: the send must not wait for it as if it might.
                 released = None;
-                guard.answered(true);
+                guard.answered(Answer::NetworkError);
             }
             continued
         } else {
@@ -738,10 +763,10 @@ mod tests {
         guard.allow_once("POST", "https://a.example/order", body);
         assert_eq!(guard.judge("POST", "https://a.example/order", Some("name=Ada".as_bytes()), None), Verdict::Released);
         assert_eq!(guard.judge("GET", "https://a.example/done", None, None), Verdict::Through, "a read goes, not as the reviewed one");
-        guard.answered(true);
-        guard.answered(false);
-        assert_eq!(guard.finish(), Allowance::Answered { failed: true }, "the first answer is the released request's");
-        guard.answered(false);
+        guard.answered(Answer::Proxy);
+        guard.answered(Answer::Site);
+        assert_eq!(guard.finish(), Allowance::Answered(Answer::Proxy), "the first answer is the released request's");
+        guard.answered(Answer::Site);
         assert_eq!(guard.finish(), Allowance::Closed, "an answer with nothing released changes nothing");
         assert!(!guard.admits("POST", "https://a.example/order", None, None), "a withdrawn allowance lets nothing through");
     }

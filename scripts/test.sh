@@ -49,6 +49,14 @@ log "end-to-end through the webview (tauri-driver + WebKitWebDriver under Xvfb)"
 # -noreset: by default Xvfb resets when its last client leaves, and an app starting during that
 # reset fails to open the display (GTK's init panics). Between two sessions there is no client.
 # The phase takes about 3 minutes; `timeout` ends a hung one well inside CI's limit.
-timeout --kill-after=30 1500 xvfb-run -a --server-args="-screen 0 1280x900x24 -noreset" \
+# No backtraces: a step's message names it and says what the window showed, and forty frames
+# of tokio per failure would push that out of CI's excerpt.
+timeout --kill-after=30 1500 env RUST_BACKTRACE=0 xvfb-run -a --server-args="-screen 0 1280x900x24 -noreset" \
   cargo test -p hearth --features e2e --test e2e --locked -- --test-threads=1 \
-  || die "the end-to-end phase failed or ran past 25 minutes (exit $?)"
+  || {
+    code=$?
+    # What a failure here often depends on, printed last, where CI's excerpt keeps it: the
+    # browser the app drives, the room left for its profiles, and what the machine was doing.
+    log "$(chromium --version 2>/dev/null | head -n 1); free: $(df -h --output=avail /tmp | tail -n 1 | tr -d ' ') in /tmp, $(df -h --output=avail "$CARGO_TARGET_DIR" | tail -n 1 | tr -d ' ') for the build; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+    die "the end-to-end phase failed or ran past 25 minutes (exit $code)"
+  }

@@ -125,7 +125,9 @@ impl Session {
             if check(&texts) {
                 return texts;
             }
-            assert!(Instant::now() < deadline, "{what}: still not true after {PATIENCE:?}; {css} shows {texts:?}");
+            if Instant::now() >= deadline {
+                panic!("{what}: still not true after {PATIENCE:?}; {css} shows {texts:?}\n{}", self.shown().await);
+            }
             tokio::task::yield_now().await;
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -139,8 +141,21 @@ impl Session {
             if value.as_bool() == Some(true) {
                 return;
             }
-            assert!(Instant::now() < deadline, "{what}: still not true after {PATIENCE:?}");
+            if Instant::now() >= deadline {
+                panic!("{what}: still not true after {PATIENCE:?}\n{}", self.shown().await);
+            }
             tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The end of what the window shows, for a failure message: when a step never comes, the
+    /// conversation (an agent's error, a card's state) usually says why, and CI keeps only
+    /// the test's own output.
+    async fn shown(&self) -> String {
+        let script = "const t = document.body ? document.body.innerText : ''; return t.slice(-3000);";
+        match self.client.execute(script, vec![]).await {
+            Ok(value) => format!("the window shows, at its end:\n{}", value.as_str().unwrap_or_default()),
+            Err(err) => format!("(the window's text could not be read: {err})"),
         }
     }
 

@@ -153,9 +153,11 @@ impl Session {
     /// the test's own output.
     async fn shown(&self) -> String {
         let script = "const t = document.body ? document.body.innerText : ''; return t.slice(-3000);";
-        match self.client.execute(script, vec![]).await {
-            Ok(value) => format!("the window shows, at its end:\n{}", value.as_str().unwrap_or_default()),
-            Err(err) => format!("(the window's text could not be read: {err})"),
+        // Bounded: a driver that stopped answering must not turn a failure into a hang.
+        match tokio::time::timeout(Duration::from_secs(10), self.client.execute(script, vec![])).await {
+            Ok(Ok(value)) => format!("the window shows, at its end:\n{}", value.as_str().unwrap_or_default()),
+            Ok(Err(err)) => format!("(the window's text could not be read: {err})"),
+            Err(_) => "(the window's text could not be read: the driver did not answer within 10 s)".to_owned(),
         }
     }
 

@@ -16,5 +16,6 @@ mod ipc;
 mod settings;
 mod startup;
 
-/// The app binary cargo built for this test run.
-const APP: &str = env!("CARGO_BIN_EXE_hearth");
+/// The app binary cargo built for this test run, with `e2e`: `hearth-e2e`, which no build
+/// without `e2e` overwrites (src-tauri/src/e2e_main.rs).
+const APP: &str = env!("CARGO_BIN_EXE_hearth-e2e");

@@ -45,8 +45,8 @@ rm -rf "$debian_out"
 
 log "end-to-end through the webview (tauri-driver + WebKitWebDriver under Xvfb)"
 # cargo builds the app binary for this test (CARGO_BIN_EXE_hearth-e2e) with the test's
-# features, so nothing is compiled twice; its own name keeps any other build of the app from
-# replacing it while the tests run.
+# features (and links `hearth` with them too, one more link); its own name keeps any other
+# build of the app from replacing it while the tests run.
 # -noreset: by default Xvfb resets when its last client leaves, and an app starting during that
 # reset fails to open the display (GTK's init panics). Between two sessions there is no client.
 # The phase takes about 3 minutes; `timeout` ends a hung one well inside CI's limit.

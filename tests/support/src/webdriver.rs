@@ -104,12 +104,10 @@ impl Session {
 
     /// Waits until an element matches `css`.
     pub async fn find(&self, css: &str) -> fantoccini::elements::Element {
-        self.client
-            .wait()
-            .at_most(PATIENCE)
-            .for_element(Locator::Css(css))
-            .await
-            .unwrap_or_else(|err| panic!("no element {css} within {PATIENCE:?}: {err}"))
+        match self.client.wait().at_most(PATIENCE).for_element(Locator::Css(css)).await {
+            Ok(element) => element,
+            Err(err) => panic!("no element {css} within {PATIENCE:?}: {err}\n{}", self.shown().await),
+        }
     }
 
     /// Waits until `check` holds over the text of every element matching `css`.

@@ -964,10 +964,10 @@ impl Chromium {
         if reviewed.is_some() {
             // Sent means the guard released the reviewed request and the site answered it: wait
             // for both (Stop and a limit bound each wait), then close the allowance and read,
-            // once, where it ended. One not
-            // released cannot leave later as a page load; but a page that stopped its own
-            // submission may have sent the fields another way (a script's fetch), so that is
-            // uncertain, never "nothing was sent" — unless nothing reached the page at all.
+            // once, where it ended. One not released cannot leave later as a page load; but a
+            // page that stopped its own submission may have sent the fields another way (a
+            // script's fetch), so that is uncertain, never "nothing was sent" — unless nothing
+            // reached the page at all.
             if outcome.is_ok() && !cancel.is_cancelled() {
                 tokio::select! {
                     biased;
@@ -1004,19 +1004,15 @@ impl Chromium {
                     (_, _) => ActError::MayHaveDone(BrowserError::FormNotSent.to_string()),
                 });
             }
-            if cancel.is_cancelled() {
-                abandon(&mut running).await;
-                return Ok(done(String::new(), String::new()));
-            }
         }
+        // A reviewed form the site answered is done, however the input itself ended.
+        let outcome = if reviewed.is_some() { Ok(()) } else { outcome };
         if cancel.is_cancelled() {
             // Stop, however the input ended: whatever it set going on the page ends with its tab.
             abandon(&mut running).await;
             return outcome.map(|()| done(String::new(), String::new()));
         }
-        if reviewed.is_none() {
-            outcome?;
-        }
+        outcome?;
         // What the page shows now; a navigation the action started may still be committing
         // (then the address is the one before, and the title may be empty).
         let read = tokio::time::timeout(Duration::from_secs(5), current.page.evaluate("[location.href.slice(0, 8192), document.title.slice(0, 600)]"));

@@ -145,7 +145,7 @@ const REPORT: &[u8] = include_bytes!("../fixtures/choices.pdf");
 struct Web {
     hearth: hearth_core::Hearth,
     server: PageServer,
-    _dns: DnsStub,
+    dns: DnsStub,
     _dir: tempfile::TempDir,
 }
 
@@ -205,7 +205,7 @@ impl Web {
         config.browser.allow = AllowList::of([server.address()]);
         config.browser_dns = Some(dns.address());
         let hearth = hearth_core::Hearth::open(config).await.unwrap();
-        Self { hearth, server, _dns: dns, _dir: dir }
+        Self { hearth, server, dns, _dir: dir }
     }
 
     fn url(&self, path: &str) -> String {
@@ -1324,7 +1324,7 @@ async fn a_reviewed_form_the_proxy_refuses_on_its_way_is_not_called_sent() {
     for scheme in ["http", "https"] {
         let web = Web::new().await;
         // The name passes the address check (it names no local host) and answers with loopback.
-        web._dns.answer("shop.test", &[std::net::Ipv4Addr::LOCALHOST]);
+        web.dns.answer("shop.test", &[std::net::Ipv4Addr::LOCALHOST]);
         let destination = format!("{scheme}://shop.test:{}/pay", web.server.address().port());
         web.server.set_page(
             "/pay-away.html",

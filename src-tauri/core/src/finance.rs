@@ -243,7 +243,7 @@ pub fn task_handler(toolbox: crate::tools::Toolbox) -> impl crate::tasks::TaskHa
             if ctx.checkpoint(&serde_json::json!({ TRACKER: view })).await.is_err() {
                 return TaskOutcome::Stopped;
             }
-            let tools = toolbox.for_task(ctx.clone());
+            let tools = toolbox.for_task(ctx.clone()).for_workflow();
             let artifact = serde_json::json!({
                 "name": "finance-tracker.json",
                 "content": serde_json::to_string_pretty(&view).unwrap_or_default(),

@@ -29,6 +29,7 @@ pub mod settings;
 pub mod store;
 pub mod tasks;
 pub mod tools;
+pub mod trust;
 pub mod vault;
 pub mod workspace;
 

@@ -28,6 +28,10 @@ pub enum ProposalKind {
     /// Send a web form from the agent's browser (a task's submission).
     #[serde(rename = "web.submit")]
     WebSubmit,
+    /// Run one tool call the agent asked for after it read content from outside the owner
+    /// (the trust policy held it for the owner).
+    #[serde(rename = "agent.call")]
+    HeldCall,
 }
 
 impl ProposalKind {
@@ -39,12 +43,13 @@ impl ProposalKind {
             ProposalKind::CalendarUpdate => "calendar.update",
             ProposalKind::CalendarDelete => "calendar.delete",
             ProposalKind::WebSubmit => "web.submit",
+            ProposalKind::HeldCall => "agent.call",
         }
     }
 
     /// Parses the stored spelling.
     pub fn parse(text: &str) -> Option<Self> {
-        [Self::EmailSend, Self::CalendarCreate, Self::CalendarUpdate, Self::CalendarDelete, Self::WebSubmit]
+        [Self::EmailSend, Self::CalendarCreate, Self::CalendarUpdate, Self::CalendarDelete, Self::WebSubmit, Self::HeldCall]
             .into_iter()
             .find(|k| k.as_str() == text)
     }
@@ -445,6 +450,34 @@ pub enum ProposalDraft {
     /// Send this form from the agent's browser.
     #[serde(rename = "web.submit")]
     WebSubmit(WebSubmitDraft),
+    /// Run this tool call, which the agent asked for after reading outside content.
+    #[serde(rename = "agent.call")]
+    HeldCall(HeldCallDraft),
+}
+
+/// A tool call the trust policy held for the owner: the exact call, where it would run, and
+/// the outside content that was in the agent's context when it asked. Approving it runs
+/// exactly this call once, under the key it was asked under.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeldCallDraft {
+    /// The tool.
+    pub tool: crate::ToolName,
+    /// Its arguments, exactly as they will run (a JSON object).
+    pub arguments: serde_json::Value,
+    /// What the call would do, in the owner's words (`Make a schedule "Inbox digest"…`).
+    pub summary: String,
+    /// Why it waits for the owner.
+    pub reason: String,
+    /// The outside content in the agent's context when it asked, oldest first.
+    pub sources: Vec<crate::provenance::OutsideSource>,
+    /// The journal scope the call runs in (`thread:<id>`, `task:<id>`).
+    pub op_scope: String,
+    /// The operation id within that scope: the same call asked again finds this proposal.
+    pub op_id: String,
+    /// The conversation it came from, when it came from one (its browser profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_id: Option<String>,
 }
 
 impl ProposalDraft {
@@ -456,6 +489,7 @@ impl ProposalDraft {
             Self::CalendarUpdate(_) => ProposalKind::CalendarUpdate,
             Self::CalendarDelete(_) => ProposalKind::CalendarDelete,
             Self::WebSubmit(_) => ProposalKind::WebSubmit,
+            Self::HeldCall(_) => ProposalKind::HeldCall,
         }
     }
 }
@@ -490,6 +524,10 @@ pub struct ProposalView {
     /// Why it failed or is uncertain.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The content from outside the owner that was in the agent's context when it asked
+    /// (empty: only the owner's own words).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<crate::provenance::OutsideSource>,
 }
 
 /// Answer to `approval_list`: awaiting review first, then the most recent others.

@@ -22,6 +22,8 @@ pub mod mail;
 pub mod memory;
 pub mod notifications;
 pub mod pdf;
+pub mod provenance;
+pub mod reveal;
 pub mod schedules;
 pub mod settings;
 pub mod sse;

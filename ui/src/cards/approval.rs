@@ -19,7 +19,7 @@ use crate::ipc;
 use crate::live_tasks::LiveTasks;
 use crate::state::approvals::{
     CHANGES_HEADING, Refetched, TaskRevision, can_decide, can_recheck, countdown_label, effective_status, event_changes, event_heading, is_expired,
-    kind_label, on_refetch, origin_line, reply_line, status_label, task_moved,
+    kind_label, on_refetch, origin_line, reply_line, sources_line, revealed, hidden_line, status_label, task_moved,
 };
 
 /// The proposal `proposal_id`: `initial` when the caller already holds it (the Approvals
@@ -166,12 +166,19 @@ pub fn ApprovalCard(
                 </p>
             })}
             {move || match shown.get() {
-                Some(proposal) => Some(view! {
-                    <Expiry proposal=proposal.clone() clock />
-                    <Context proposal=proposal.clone() />
-                    <DraftView proposal=proposal.clone() />
-                    <Outcome proposal />
-                }.into_any()),
+                Some(proposal) => {
+                    // Every character the owner approves is shown, the invisible ones too.
+                    let (draft, hidden) = revealed(&proposal);
+                    Some(view! {
+                        <Expiry proposal=proposal.clone() clock />
+                        <Context proposal=draft.clone() />
+                        {(hidden > 0).then(|| view! {
+                            <p class="approval-hidden" data-hidden=hidden.to_string()>{hidden_line(hidden)}</p>
+                        })}
+                        <DraftView proposal=draft />
+                        <Outcome proposal />
+                    }.into_any())
+                }
                 None if fetch_error.with(Option::is_none) => Some(view! { <p class="empty">"Loading the proposal…"</p> }.into_any()),
                 None => None,
             }}
@@ -264,6 +271,7 @@ fn Context(proposal: ProposalView) -> impl IntoView {
     let changes = event_changes(&proposal.draft);
     view! {
         <p class="approval-note approval-origin" data-origin=proposal.origin.as_str()>{origin_line(proposal.origin)}</p>
+        {sources_line(&proposal.sources).map(|line| view! { <p class="approval-note approval-sources">{line}</p> })}
         {reply_line(&proposal.draft).map(|line| view! { <p class="approval-note approval-reply-to">{line}</p> })}
         {(!changes.is_empty()).then(|| view! {
             <p class="approval-note">{CHANGES_HEADING}</p>

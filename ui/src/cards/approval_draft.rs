@@ -2,7 +2,9 @@
 //! will be written. Everything is rendered as text (a body is never HTML), and empty parts
 //! are shown as "none" rather than hidden, so the owner sees the whole of it.
 
-use hearth_protocol::approvals::{DraftAttachment, EmailDraft, EventDraft, EventTiming, ProposalDraft, ProposalView, WebSubmitDraft};
+use hearth_protocol::approvals::{
+    DraftAttachment, EmailDraft, EventDraft, EventTiming, HeldCallDraft, ProposalDraft, ProposalView, WebSubmitDraft,
+};
 use leptos::prelude::*;
 
 use crate::clock::{parse_time, zoned_time};
@@ -20,6 +22,25 @@ pub fn DraftView(proposal: ProposalView) -> impl IntoView {
             view! { <EventDraftView event account /> }.into_any()
         }
         ProposalDraft::WebSubmit(form) => view! { <WebSubmitDraftView form /> }.into_any(),
+        ProposalDraft::HeldCall(call) => view! { <HeldCallView call /> }.into_any(),
+    }
+}
+
+/// A call the agent asked for after reading outside content: why it waits, the tool, and its
+/// arguments exactly as they will run.
+#[component]
+fn HeldCallView(call: HeldCallDraft) -> impl IntoView {
+    let arguments = serde_json::to_string_pretty(&call.arguments).unwrap_or_else(|_| call.arguments.to_string());
+    view! {
+        <p class="approval-note approval-held-reason">{call.reason}</p>
+        <dl class="approval-fields">
+            <dt>"Tool"</dt>
+            <dd class="approval-held-tool">{call.tool.as_str()}</dd>
+            <dt>"What"</dt>
+            <dd class="approval-held-summary">{call.summary}</dd>
+        </dl>
+        <pre class="approval-held-arguments">{arguments}</pre>
+        <p class="approval-note">"Approve runs exactly this call, once."</p>
     }
 }
 

@@ -37,6 +37,10 @@ pub fn ToolCard(call: ToolCallView) -> impl IntoView {
 /// A tool's own card once its result reads as the tool's type; until then (running, an
 /// error, an unreadable result) the generic card, which shows the raw text.
 fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
+    // Any call the trust policy held for the owner shows the card they decide on.
+    if let Some(held) = cards::held(&call) {
+        return view! { <approval::ApprovalCard proposal_id=held.proposal_id /> }.into_any();
+    }
     let own = match tool {
         // A monitor is a task: the same card, its live status and Open.
         ToolName::DelegateTask | ToolName::WatchPage => return view! { <delegate_task::DelegateTaskCard call /> }.into_any(),

@@ -7,6 +7,8 @@ use hearth_protocol::approvals::{
     EmailDraft, EventDraft, EventSnapshot, EventTiming, FormField, ProposalDraft, ProposalKind, ProposalOrigin, ProposalStatus,
     ProposalView, SubmitGesture, WebSubmitDraft,
 };
+use hearth_protocol::provenance::OutsideSource;
+use hearth_protocol::reveal::{reveal, reveal_json};
 use hearth_protocol::tasks::TaskStatus;
 
 use crate::state::tasks::TaskStore;
@@ -44,7 +46,7 @@ pub fn can_decide(proposal: &ProposalView, now_ms: i64) -> bool {
 pub fn can_recheck(proposal: &ProposalView) -> bool {
     let findable = match proposal.draft.kind() {
         ProposalKind::EmailSend | ProposalKind::CalendarCreate | ProposalKind::CalendarUpdate | ProposalKind::CalendarDelete => true,
-        ProposalKind::WebSubmit => false,
+        ProposalKind::WebSubmit | ProposalKind::HeldCall => false,
     };
     proposal.status == ProposalStatus::OutcomeUnknown && findable
 }
@@ -62,6 +64,7 @@ pub const fn kind_label(kind: ProposalKind) -> &'static str {
         ProposalKind::CalendarUpdate => "Change event",
         ProposalKind::CalendarDelete => "Delete event",
         ProposalKind::WebSubmit => "Send web form",
+        ProposalKind::HeldCall => "Agent action",
     }
 }
 
@@ -69,6 +72,45 @@ pub const fn kind_label(kind: ProposalKind) -> &'static str {
 /// line tells the owner whether the draft came from them, a task or another program.
 pub fn origin_line(origin: ProposalOrigin) -> String {
     format!("Asked for by {}", origin.label())
+}
+
+/// The proposal as the card shows it: every string of its draft and sources with its hidden
+/// characters (zero-width, bidirectional, tag, control) written as `⟦U+XXXX⟧`, and how many
+/// there were. The hash is untouched: a decision still names the stored draft.
+pub fn revealed(proposal: &ProposalView) -> (ProposalView, usize) {
+    let mut hidden = 0;
+    let mut shown = proposal.clone();
+    if let Ok(mut value) = serde_json::to_value(&proposal.draft) {
+        let found = reveal_json(&mut value);
+        hidden += found;
+        if found > 0
+            && let Ok(draft) = serde_json::from_value(value)
+        {
+            shown.draft = draft;
+        }
+    }
+    for source in &mut shown.sources {
+        let (detail, found) = reveal(&source.detail);
+        source.detail = detail;
+        hidden += found;
+    }
+    (shown, hidden)
+}
+
+/// The card's warning when a draft holds hidden characters.
+pub fn hidden_line(hidden: usize) -> String {
+    let what = if hidden == 1 { "1 hidden character".to_owned() } else { format!("{hidden} hidden characters") };
+    format!("This draft holds {what}, shown as ⟦U+…⟧. Text you cannot see can change what it says or where it goes.")
+}
+
+/// What outside content was in the agent's context when it asked: "After reading: mail
+/// (thread-7), a web page (https://…)". `None` when it had only the owner's words.
+pub fn sources_line(sources: &[OutsideSource]) -> Option<String> {
+    if sources.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = sources.iter().map(OutsideSource::describe).collect();
+    Some(format!("After reading: {}", named.join(", ")))
 }
 
 /// Which message an email answers: "Replying to: <subject> — from <sender>", as the mailbox
@@ -79,7 +121,8 @@ pub fn reply_line(draft: &ProposalDraft) -> Option<String> {
         ProposalDraft::CalendarCreate(_)
         | ProposalDraft::CalendarUpdate(_)
         | ProposalDraft::CalendarDelete(_)
-        | ProposalDraft::WebSubmit(_) => None,
+        | ProposalDraft::WebSubmit(_)
+        | ProposalDraft::HeldCall(_) => None,
     }
 }
 
@@ -99,7 +142,7 @@ pub const fn event_heading(draft: &ProposalDraft) -> Option<&'static str> {
     match draft {
         ProposalDraft::CalendarUpdate(_) => Some("The event after the change:"),
         ProposalDraft::CalendarDelete(_) => Some("The event that will be deleted, as it is in your calendar now:"),
-        ProposalDraft::EmailSend(_) | ProposalDraft::CalendarCreate(_) | ProposalDraft::WebSubmit(_) => None,
+        ProposalDraft::EmailSend(_) | ProposalDraft::CalendarCreate(_) | ProposalDraft::WebSubmit(_) | ProposalDraft::HeldCall(_) => None,
     }
 }
 
@@ -133,7 +176,8 @@ pub fn event_changes(draft: &ProposalDraft) -> Vec<FieldChange> {
         ProposalDraft::EmailSend(_)
         | ProposalDraft::CalendarCreate(_)
         | ProposalDraft::CalendarDelete(_)
-        | ProposalDraft::WebSubmit(_) => Vec::new(),
+        | ProposalDraft::WebSubmit(_)
+        | ProposalDraft::HeldCall(_) => Vec::new(),
     }
 }
 

@@ -27,6 +27,7 @@ fn proposal(id: &str, status: ProposalStatus, created_at: i64, expires_at: i64) 
         hash: "a".repeat(64),
         created_at,
         expires_at,
+        sources: Vec::new(),
         receipt: None,
         error: None,
     }
@@ -376,4 +377,22 @@ fn only_an_unknown_outcome_the_workspace_keeps_can_be_checked_and_retried() {
         form_version: "c".repeat(64),
     });
     assert!(!can_recheck(&unknown));
+}
+
+#[test]
+fn a_draft_with_hidden_characters_is_shown_whole_and_counted() {
+    let mut shown = proposal("p-hidden", ProposalStatus::AwaitingReview, 0, 60_000);
+    if let ProposalDraft::EmailSend(email) = &mut shown.draft {
+        email.body = "Transfer to bob\u{202E}moc.knab\u{202C} now\u{200B}".into();
+        email.to = vec!["ada\u{E0041}@example.org".into()];
+    }
+    let (card, hidden) = revealed(&shown);
+    assert_eq!(hidden, 4);
+    let ProposalDraft::EmailSend(email) = &card.draft else { panic!("kind changed") };
+    assert_eq!(email.body, "Transfer to bob⟦U+202E⟧moc.knab⟦U+202C⟧ now⟦U+200B⟧");
+    assert_eq!(email.to, vec!["ada⟦U+E0041⟧@example.org".to_owned()]);
+    assert_eq!(card.hash, shown.hash, "the decision still names the stored draft");
+    assert!(hidden_line(hidden).starts_with("This draft holds 4 hidden characters"));
+    let (_, none) = revealed(&proposal("p-plain", ProposalStatus::AwaitingReview, 0, 60_000));
+    assert_eq!(none, 0);
 }

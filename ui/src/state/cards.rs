@@ -28,6 +28,12 @@ pub fn prepared(call: &ToolCallView) -> Option<PrepareResult> {
     tool_result(call)
 }
 
+/// Any tool: the card of a call the trust policy held for the owner (its result is the
+/// proposal, not the tool's own result).
+pub fn held(call: &ToolCallView) -> Option<PrepareResult> {
+    prepared(call).filter(|result| result.kind == hearth_protocol::approvals::ProposalKind::HeldCall)
+}
+
 /// `search_mail`: the matches.
 pub fn mail_search(call: &ToolCallView) -> Option<MailSearchResult> {
     tool_result(call)

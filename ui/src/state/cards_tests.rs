@@ -30,6 +30,15 @@ fn a_prepare_result_becomes_an_approval_card() {
 }
 
 #[test]
+fn a_held_call_of_any_tool_becomes_its_approval_card_and_a_prepare_does_not_count_as_held() {
+    let result = r#"{"proposalId":"p9","kind":"agent.call","status":"awaiting_review","note":"Nothing has been sent or changed."}"#;
+    let held_call = held(&call("schedule_task", ToolStatus::Complete, Some(result))).unwrap();
+    assert_eq!((held_call.proposal_id.as_str(), held_call.kind), ("p9", ProposalKind::HeldCall));
+    let email = r#"{"proposalId":"p1","kind":"email.send","status":"awaiting_review","note":"Nothing was sent."}"#;
+    assert_eq!(held(&call("prepare_email", ToolStatus::Complete, Some(email))), None);
+}
+
+#[test]
 fn bad_or_missing_results_fall_back_to_the_generic_card() {
     for result in [None, Some(""), Some("not json"), Some("{}"), Some(r#"{"proposalId":42}"#), Some("[1,2]")] {
         assert_eq!(prepared(&call("prepare_email", ToolStatus::Complete, result)), None, "{result:?}");

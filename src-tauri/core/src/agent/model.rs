@@ -92,6 +92,11 @@ impl ModelAgent {
             max_tokens: None,
         };
         let ctx = (self.tools)(&thread_id, &run_id, cancel.clone()).with_live_output(live_output(out.clone())).with_vision(self.vision);
+        // What earlier turns of this conversation read is still in the model's context.
+        if let Some(provenance) = ctx.provenance() {
+            let owner_wrote = ctx.scope().origin() == hearth_protocol::approvals::ProposalOrigin::OwnerChat;
+            provenance.seed_from_history(&request.messages, owner_wrote);
+        }
         let asked = super::last_user_text(&input).unwrap_or_default();
         for _step in 0..MAX_TOOL_STEPS {
             // Facts recalled afresh for each request: one forgotten meanwhile is gone.

@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use hearth_protocol::approvals::{
-    ApprovalDecideParams, ApprovalRecheckParams, Connection, Decision, ProposalDraft, ProposalKind, ProposalOrigin, ProposalStatus,
-    ProposalView, Recheck,
+    ApprovalDecideParams, ApprovalRecheckParams, Connection, Decision, HeldCallDraft, ProposalDraft, ProposalKind, ProposalOrigin,
+    ProposalStatus, ProposalView, Recheck,
 };
+use hearth_protocol::provenance::OutsideSource;
 use tokio_util::sync::CancellationToken;
 
 use super::hash::proposal_hash;
@@ -37,6 +38,27 @@ pub enum DecideStage {
 /// Awaited at each [`DecideStage`] of an approval (the crash tests kill the process there).
 pub type DecideHook = Arc<dyn Fn(DecideStage) -> BoxFuture<'static, ()> + Send + Sync>;
 
+/// The connection a held call acts through: Hearth itself, on this device.
+pub const HELD_CONNECTION: &str = "hearth";
+
+/// Runs a held tool call the owner approved. The tool path implements it
+/// (`tools::HeldCallRunner`); the gate holds it as this trait so that approvals do not depend
+/// on the tools that depend on them.
+pub trait HeldCalls: Send + Sync + 'static {
+    /// Runs `draft`'s call once, under the key it was held under, its journal row claimed by
+    /// `claimant`; `task_id` is the task it came from. A call that may have happened and did
+    /// not report is [`ExecuteError::Uncertain`]; one refused before it ran,
+    /// [`ExecuteError::Rejected`].
+    fn run(
+        &self,
+        draft: &HeldCallDraft,
+        origin: ProposalOrigin,
+        task_id: Option<&str>,
+        claimant: String,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'static, std::result::Result<Executed, ExecuteError>>;
+}
+
 struct Inner {
     store: Store,
     workspace: Arc<dyn Workspace>,
@@ -47,6 +69,9 @@ struct Inner {
     stopping: CancellationToken,
     identity: ProcessIdentity,
     hook: std::sync::Mutex<Option<DecideHook>>,
+    /// Runs approved held calls; set once, after the tools are built over this gate. Weak:
+    /// the runner holds tools that hold this gate, and Hearth owns it.
+    held: std::sync::OnceLock<std::sync::Weak<dyn HeldCalls>>,
 }
 
 /// The approval gate. Cheap to clone.
@@ -76,6 +101,7 @@ impl ApprovalGate {
                 stopping: CancellationToken::new(),
                 identity,
                 hook: std::sync::Mutex::new(None),
+                held: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -83,6 +109,14 @@ impl ApprovalGate {
     /// The power to prepare, and nothing else: what tools get.
     pub fn proposer(&self) -> Proposer {
         Proposer { gate: self.clone() }
+    }
+
+    /// Gives the gate what runs approved held calls (once; a second call is ignored). The
+    /// caller keeps `runner` alive for as long as approvals may be decided.
+    pub fn set_held_calls(&self, runner: &Arc<dyn HeldCalls>) {
+        if self.inner.held.set(Arc::downgrade(runner)).is_err() {
+            tracing::warn!("the approval gate's held-call runner was set twice; the first one stays");
+        }
     }
 
     /// Test hook: awaited at each stage of an approval.
@@ -138,6 +172,9 @@ impl ApprovalGate {
                 Carrier::Workspace => connection_id == LOCAL_CONNECTION_ID,
                 // A form the browser may have sent: only the site knows.
                 Carrier::Browser => false,
+                // A held call may have had its effect before the crash; its own journal row
+                // says what it knows, and the owner reviews it.
+                Carrier::Agent => false,
             };
             if dead && self.inner.store.strand_executing_proposal(&id, executor.as_deref(), known_undone).await? {
                 stranded += 1;
@@ -159,6 +196,7 @@ impl ApprovalGate {
         fence: Option<(&str, &str)>,
         chat_run: Option<&str>,
         origin: ProposalOrigin,
+        sources: Vec<OutsideSource>,
         draft: ProposalDraft,
     ) -> Result<ProposalRow> {
         // A retried step is matched on what it asked for, before resolving: the approval it
@@ -170,21 +208,23 @@ impl ApprovalGate {
                 Some(_) => Err(changed_request(&existing)),
                 // Written before requests were hashed: compare after resolving; a step whose own
                 // approval changed or deleted the event still gets its decided proposal.
-                None => match self.prepare_resolved(key, fence, chat_run, origin, draft, request_hash).await {
+                None => match self.prepare_resolved(key, fence, chat_run, origin, sources, draft, request_hash).await {
                     Err(_) if existing.status != ProposalStatus::AwaitingReview => Ok(existing),
                     other => other,
                 },
             };
         }
-        self.prepare_resolved(key, fence, chat_run, origin, draft, request_hash).await
+        self.prepare_resolved(key, fence, chat_run, origin, sources, draft, request_hash).await
     }
 
+    #[allow(clippy::too_many_arguments, reason = "prepare's arguments, and the request's hash")]
     async fn prepare_resolved(
         &self,
         key: &str,
         fence: Option<(&str, &str)>,
         chat_run: Option<&str>,
         origin: ProposalOrigin,
+        sources: Vec<OutsideSource>,
         draft: ProposalDraft,
         request_hash: String,
     ) -> Result<ProposalRow> {
@@ -209,6 +249,7 @@ impl ApprovalGate {
             origin,
             executor: None,
             request_hash: Some(request_hash),
+            sources,
         };
         match self.inner.store.insert_proposal(&row, fence, chat_run).await? {
             None => Err(CoreError::Conflict(
@@ -228,6 +269,12 @@ impl ApprovalGate {
                 let target = web::target(&form);
                 Ok((web::connection(&form), ProposalDraft::WebSubmit(form), target))
             }
+            ProposalDraft::HeldCall(call) => {
+                // The call is its own target: the key it runs under, and exactly these arguments.
+                let version = crate::journal::action_hash(call.tool.as_str(), &call.arguments);
+                let target = Target { target: format!("call:{}:{}", call.op_scope, call.op_id), version };
+                Ok((held_connection(), ProposalDraft::HeldCall(call), target))
+            }
             ProposalDraft::EmailSend(_)
             | ProposalDraft::CalendarCreate(_)
             | ProposalDraft::CalendarUpdate(_)
@@ -243,6 +290,7 @@ impl ApprovalGate {
     async fn connection_now(&self, draft: &ProposalDraft) -> Result<Connection> {
         match draft {
             ProposalDraft::WebSubmit(form) => Ok(web::connection(form)),
+            ProposalDraft::HeldCall(_) => Ok(held_connection()),
             ProposalDraft::EmailSend(_)
             | ProposalDraft::CalendarCreate(_)
             | ProposalDraft::CalendarUpdate(_)
@@ -260,6 +308,15 @@ impl ApprovalGate {
             ProposalDraft::WebSubmit(form) => {
                 self.inner.forms.send(form, &cancel).await.map(|receipt| Executed { receipt, settled: false })
             }
+            ProposalDraft::HeldCall(call) => match self.inner.held.get().and_then(std::sync::Weak::upgrade) {
+                Some(runner) => {
+                    // This process and this approval: a crash leaves a row whose claimant is
+                    // known to be gone, and the owner reviews it.
+                    let claimant = format!("{}:approval:{}", claim.executor, proposal.id);
+                    runner.run(call, proposal.origin, proposal.task_id.as_deref(), claimant, cancel).await
+                }
+                None => Err(ExecuteError::Rejected("Hearth cannot run agent calls in this process.".into())),
+            },
             ProposalDraft::EmailSend(_)
             | ProposalDraft::CalendarCreate(_)
             | ProposalDraft::CalendarUpdate(_)
@@ -437,6 +494,13 @@ impl ApprovalGate {
                         .into(),
                 ));
             }
+            Carrier::Agent => {
+                return Err(CoreError::Conflict(
+                    "Hearth lost track of this approved call, so it may or may not have happened: check what it would have \
+                     changed. Hearth does not run it again; ask for it anew if it did not happen."
+                        .into(),
+                ));
+            }
         }
         // The same account may have been connected again since (a new connection id): the
         // effect is found, and done again, under the account it was approved for.
@@ -551,6 +615,8 @@ enum Carrier {
     Workspace,
     /// The agent's browser.
     Browser,
+    /// Hearth's own tool path (a held call).
+    Agent,
 }
 
 const fn carrier(kind: ProposalKind) -> Carrier {
@@ -559,7 +625,13 @@ const fn carrier(kind: ProposalKind) -> Carrier {
             Carrier::Workspace
         }
         ProposalKind::WebSubmit => Carrier::Browser,
+        ProposalKind::HeldCall => Carrier::Agent,
     }
+}
+
+/// The connection every held call acts through.
+fn held_connection() -> Connection {
+    Connection { id: HELD_CONNECTION.to_owned(), account: "Hearth on this device".to_owned() }
 }
 
 fn changed_request(stored: &ProposalRow) -> CoreError {
@@ -579,16 +651,18 @@ pub struct Proposer {
 
 impl Proposer {
     /// Stores `draft` for review under `key`: fenced to the task's lease when `fence` is
-    /// given, recording `origin` for the card.
+    /// given, recording `origin` and the outside content the agent had read (`sources`) for
+    /// the card.
     pub async fn prepare(
         &self,
         key: &str,
         fence: Option<(&str, &str)>,
         chat_run: Option<&str>,
         origin: ProposalOrigin,
+        sources: Vec<OutsideSource>,
         draft: ProposalDraft,
     ) -> Result<ProposalRow> {
-        self.gate.prepare(key, fence, chat_run, origin, draft).await
+        self.gate.prepare(key, fence, chat_run, origin, sources, draft).await
     }
 
     /// A proposal as it is now (to tell a later run how an earlier one was decided).

@@ -9,7 +9,7 @@ pub mod normalize;
 pub mod web;
 
 pub use address::normalize_address;
-pub use gate::{ApprovalGate, CHANGED_MESSAGE, DecideHook, DecideStage, Proposer};
+pub use gate::{ApprovalGate, CHANGED_MESSAGE, DecideHook, DecideStage, HELD_CONNECTION, HeldCalls, Proposer};
 pub use hash::proposal_hash;
 pub use normalize::{EmailArgs, EventArgs, email_draft, event_draft, timing_bounds};
 pub use web::FormSender;

@@ -84,7 +84,7 @@ impl DocumentTask {
             return Ok(TaskOutcome::Failed(format!("The message \"{}\" has no PDF attachment.", message.subject)));
         };
         self.plan(ctx, 0).await?;
-        let tools = self.tools.for_task(ctx.clone());
+        let tools = self.tools.for_task(ctx.clone()).for_workflow();
 
         let original = match self.import(ctx, &tools, &attachment.id).await? {
             Step::Go(file) => file,

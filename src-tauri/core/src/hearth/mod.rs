@@ -57,6 +57,10 @@ pub struct Hearth {
     files: FileStore,
     /// What tool contexts are built from.
     toolbox: Toolbox,
+    /// Runs the held calls the owner approves. Only kept alive here: the gate holds it weakly,
+    /// since the runner's tools hold the gate.
+    #[expect(dead_code, reason = "owned for the gate's weak reference, never read")]
+    held_calls: Arc<dyn crate::approvals::HeldCalls>,
     /// The workspace, read-only, for the window's mail views.
     mail: WorkspaceReader,
     /// The account the mail and calendar tools use, and the gate acts through.
@@ -144,6 +148,9 @@ impl Hearth {
             computer.clone(),
             browsers.clone(),
         );
+        // Approved held calls run through the same tool path, under the key they were held under.
+        let held_calls: Arc<dyn crate::approvals::HeldCalls> = Arc::new(crate::tools::HeldCallRunner::new(toolbox.clone()));
+        approvals.set_held_calls(&held_calls);
         tasks.register(TaskKind::Document, DocumentTask::new(files.clone(), toolbox.clone()));
         tasks.register(TaskKind::Finance, crate::finance::task_handler(toolbox.clone()));
         tasks.register(TaskKind::Monitor, crate::monitors::task_handler(toolbox.clone()));
@@ -175,6 +182,7 @@ impl Hearth {
             approvals,
             files,
             toolbox,
+            held_calls,
             mail,
             chosen,
             accounts: Arc::new(accounts::AccountsState::new(local)),

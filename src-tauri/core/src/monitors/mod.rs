@@ -147,7 +147,7 @@ async fn look(toolbox: &Toolbox, ctx: TaskContext) -> TaskOutcome {
             Err(err) => return TaskOutcome::Failed(format!("This monitor's memory of the page cannot be read ({err}); make the monitor again.")),
         },
     };
-    let tools = toolbox.for_task(ctx.clone());
+    let tools = toolbox.for_task(ctx.clone()).for_workflow();
     let output = dispatch(&tools, "read_web", &json!({ "url": input.url }).to_string(), StepId::Named("look".into())).await;
     if ctx.guard().await.is_err() {
         return TaskOutcome::Stopped;

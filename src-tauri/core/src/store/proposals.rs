@@ -2,6 +2,7 @@
 //! racing decisions cannot both win.
 
 use hearth_protocol::approvals::{Connection, ProposalDraft, ProposalKind, ProposalOrigin, ProposalStatus, ProposalView};
+use hearth_protocol::provenance::OutsideSource;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
@@ -43,6 +44,8 @@ pub struct ProposalRow {
     pub executor: Option<String>,
     /// sha256 of what the tool asked for, before the workspace resolved it.
     pub request_hash: Option<String>,
+    /// The outside content in the agent's context when it asked.
+    pub sources: Vec<OutsideSource>,
 }
 
 impl ProposalRow {
@@ -74,6 +77,8 @@ impl ProposalRow {
             },
             executor: row.try_get("executor")?,
             request_hash: row.try_get("request_hash")?,
+            sources: serde_json::from_str(&row.try_get::<String, _>("sources")?)
+                .map_err(|err| CoreError::CorruptRow(format!("stored proposal has unreadable sources ({err})")))?,
         })
     }
 
@@ -91,12 +96,13 @@ impl ProposalRow {
             expires_at: self.expires_at,
             receipt: self.receipt.clone(),
             error: self.error.clone(),
+            sources: self.sources.clone(),
         }
     }
 }
 
 const COLUMNS: &str = "id, key, task_id, kind, draft, connection_id, account, target, target_version, hash, status,
-     created_at, expires_at, receipt, error, origin, executor, request_hash";
+     created_at, expires_at, receipt, error, origin, executor, request_hash, sources";
 
 /// How inserting a proposal went.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,8 +156,8 @@ impl Store {
         }
         let inserted = sqlx::query(
             "INSERT INTO proposals (id, key, task_id, kind, draft, connection_id, account, target, target_version, hash,
-                 status, created_at, expires_at, origin, request_hash)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'awaiting_review', ?11, ?12, ?13, ?14)
+                 status, created_at, expires_at, origin, request_hash, sources)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'awaiting_review', ?11, ?12, ?13, ?14, ?15)
              ON CONFLICT (key) DO NOTHING",
         )
         .bind(&new.id)
@@ -168,6 +174,7 @@ impl Store {
         .bind(new.expires_at)
         .bind(new.origin.as_str())
         .bind(&new.request_hash)
+        .bind(serde_json::to_string(&new.sources)?)
         .execute(&mut *tx)
         .await?
         .rows_affected()
@@ -264,7 +271,7 @@ impl Store {
                AND connection_id = ?3 AND account = ?4
                AND (connection_id <> 'local'
                     OR account = coalesce((SELECT value FROM meta WHERE key = 'local_account'), ?6))
-               AND (connection_id IN ('local', 'browser')
+               AND (connection_id IN ('local', 'browser', 'hearth')
                     OR EXISTS (SELECT 1 FROM google_accounts g WHERE g.connection_id = proposals.connection_id
                                  AND g.account = proposals.account))
                AND (task_id IS NULL OR EXISTS (
@@ -293,7 +300,7 @@ impl Store {
         let mut writer = self.writer().await;
         let done = sqlx::query(
             "UPDATE proposals SET status = 'executing', executor = ?4, connection_id = ?2
-             WHERE id = ?1 AND status = 'outcome_unknown' AND account = ?3 AND connection_id <> 'browser'
+             WHERE id = ?1 AND status = 'outcome_unknown' AND account = ?3 AND connection_id NOT IN ('browser', 'hearth')
                AND ((connection_id = 'local') = (?2 = 'local'))
                AND (CASE WHEN ?2 = 'local'
                          THEN ?3 = coalesce((SELECT value FROM meta WHERE key = 'local_account'), ?5)

@@ -154,6 +154,27 @@ impl Store {
         Ok(())
     }
 
+    /// A message arriving in the local sample mailbox's inbox (the sample workspace has no
+    /// server; tests deliver mail written by others through this). `false` when a message
+    /// with this id is already there.
+    pub async fn deliver_local_mail(&self, m: &MailMessage) -> Result<bool> {
+        let mut writer = self.writer().await;
+        let done = sqlx::query(
+            "INSERT INTO mail_messages (id, thread_id, from_addr, to_addrs, subject, body, sent_at, folder)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'inbox') ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(&m.id)
+        .bind(&m.thread_id)
+        .bind(&m.from)
+        .bind(&m.to)
+        .bind(&m.subject)
+        .bind(&m.body)
+        .bind(m.sent_at)
+        .execute(&mut *writer)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
     /// Calendar events overlapping `[from, to)`, by start time, at most `limit`.
     pub async fn calendar_range(&self, from: i64, to: i64, limit: i64) -> Result<Vec<CalendarEvent>> {
         let rows = sqlx::query(

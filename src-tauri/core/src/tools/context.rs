@@ -7,7 +7,8 @@
 //! the owner's `approval_decide` reaches the executor.
 
 
-use hearth_protocol::approvals::ProposalOrigin;
+use hearth_protocol::approvals::{HeldCallDraft, ProposalOrigin};
+use hearth_protocol::provenance::SourceKind;
 use hearth_protocol::schedules::ScheduleView;
 use hearth_protocol::tasks::TaskKind;
 use tokio_util::sync::CancellationToken;
@@ -22,6 +23,7 @@ use crate::schedules::{ScheduleSpec, Schedules};
 use crate::store::Store;
 use crate::store::tasks::{NewTask, TaskRow, task_scope};
 use crate::tasks::{TaskContext, TaskEngine};
+use crate::trust::{Provenance, Trust};
 use crate::workspace::WorkspaceReader;
 
 /// Where a call's effects are keyed, and who performs them.
@@ -47,6 +49,23 @@ pub enum OperationScope {
         /// Which screen (`computer`).
         screen: &'static str,
         /// The journal (the screen's Stop is the fence).
+        journal: Journal,
+    },
+    /// One call the trust policy held, which the owner approved on its card: it runs under
+    /// the key it was asked under (so asking again finds its receipt), claimed by the
+    /// approval. Its writes are fenced by the approval's claim, which re-checked the task.
+    Approved {
+        /// The key the call was asked under.
+        key: OperationKey,
+        /// The conversation it came from (its browser profile).
+        thread_id: Option<String>,
+        /// The task it came from (its browser profile).
+        task_id: Option<String>,
+        /// Who asked.
+        origin: ProposalOrigin,
+        /// This process and the approval: the claimant of the call's journal row.
+        claimant: String,
+        /// The journal.
         journal: Journal,
     },
 }
@@ -119,6 +138,8 @@ impl OperationScope {
                 };
                 OperationKey { scope: format!("owner:{screen}"), op_id }
             }
+            // The one call the owner approved, whatever step it is asked as.
+            OperationScope::Approved { key, .. } => key.clone(),
         }
     }
 
@@ -126,7 +147,7 @@ impl OperationScope {
     pub fn task(&self) -> Option<&TaskContext> {
         match self {
             OperationScope::Task(task) => Some(task),
-            OperationScope::Chat { .. } | OperationScope::Owner { .. } => None,
+            OperationScope::Chat { .. } | OperationScope::Owner { .. } | OperationScope::Approved { .. } => None,
         }
     }
 
@@ -136,6 +157,7 @@ impl OperationScope {
             OperationScope::Task(task) => task.task().thread_id.as_deref(),
             OperationScope::Chat { thread_id, .. } => Some(thread_id),
             OperationScope::Owner { .. } => None,
+            OperationScope::Approved { thread_id, .. } => thread_id.as_deref(),
         }
     }
 
@@ -144,7 +166,7 @@ impl OperationScope {
         match self {
             OperationScope::Task(_) => None,
             OperationScope::Chat { run_id, .. } => Some(run_id),
-            OperationScope::Owner { .. } => None,
+            OperationScope::Owner { .. } | OperationScope::Approved { .. } => None,
         }
     }
 
@@ -152,7 +174,7 @@ impl OperationScope {
     pub fn origin(&self) -> ProposalOrigin {
         match self {
             OperationScope::Task(_) => ProposalOrigin::Task,
-            OperationScope::Chat { origin, .. } => *origin,
+            OperationScope::Chat { origin, .. } | OperationScope::Approved { origin, .. } => *origin,
             OperationScope::Owner { .. } => ProposalOrigin::OwnerChat,
         }
     }
@@ -261,6 +283,11 @@ pub struct ToolContext {
     /// What the model behind these calls can take in: look_page answers only a model that
     /// sees pictures (a call from any other gets an error, and no picture is taken).
     pub(crate) vision: super::Vision,
+    /// Who chooses these calls, and what the run has read from outside the owner.
+    pub(crate) trust: Trust,
+    /// While an effect runs: the key the journal runs it under (set by dispatch), so what it
+    /// makes is named by the operation, not by chance, and a retry finds the same thing.
+    pub(crate) effect_key: Option<OperationKey>,
 }
 
 /// Makes the output sink of the call with this id, and a future that ends when everything sent
@@ -296,6 +323,29 @@ impl ToolContext {
     pub fn with_vision(mut self, vision: super::Vision) -> Self {
         self.vision = vision;
         self
+    }
+
+    /// This context, for the fixed steps of Hearth's own workflow code (the document task, a
+    /// monitor's look, the finance tracker): arguments Hearth built, not a model's choice, so
+    /// the trust policy is not asked.
+    pub fn for_workflow(mut self) -> Self {
+        self.trust = Trust::Workflow;
+        self
+    }
+
+    /// The id of the file an effect makes, derived from its operation key (`what` tells one
+    /// file of an effect from another): the same operation asked again after a crash names
+    /// the same file, which the store keeps once. A random id only outside an effect.
+    pub(crate) fn effect_file_id(&self, what: &str) -> String {
+        match &self.effect_key {
+            Some(key) => crate::files::sha256_hex(format!("file:{what}:{}:{}", key.scope, key.op_id).as_bytes()),
+            None => uuid::Uuid::new_v4().to_string(),
+        }
+    }
+
+    /// What this run has read from outside the owner, when a model chooses its calls.
+    pub fn provenance(&self) -> Option<&crate::trust::Provenance> {
+        self.trust.provenance()
     }
 }
 
@@ -343,20 +393,22 @@ impl Toolbox {
         &self.proposer
     }
 
-    /// The context of calls inside a task run: its Stop, its lease, its steps.
+    /// The context of a model's calls inside a task run: its Stop, its lease, its steps.
+    /// (Workflow code turns it into [`ToolContext::for_workflow`].)
     pub fn for_task(&self, task: TaskContext) -> ToolContext {
         let cancel = task.cancel_token().clone();
-        self.context(OperationScope::Task(Box::new(task)), cancel)
+        self.context(OperationScope::Task(Box::new(task)), cancel, Trust::model())
     }
 
     /// The context of the owner's own operations on `screen` (the Computer screen's terminal),
     /// through the same effect path as a model's calls.
     pub fn for_owner(&self, screen: &'static str, cancel: CancellationToken) -> ToolContext {
         let scope = OperationScope::Owner { screen, journal: self.tasks.journal().clone() };
-        self.context(scope, cancel)
+        self.context(scope, cancel, Trust::Owner)
     }
 
-    /// The context of calls in a chat run.
+    /// The context of calls in a chat run. A run an endpoint client or an external agent
+    /// drives starts with outside content: its messages are not the owner's.
     pub fn for_chat(&self, thread_id: &str, run_id: &str, origin: ProposalOrigin, cancel: CancellationToken) -> ToolContext {
         let scope = OperationScope::Chat {
             thread_id: thread_id.to_owned(),
@@ -364,10 +416,36 @@ impl Toolbox {
             origin,
             journal: self.tasks.journal().clone(),
         };
-        self.context(scope, cancel)
+        let provenance = match origin {
+            ProposalOrigin::OwnerChat | ProposalOrigin::Task => Provenance::new(),
+            ProposalOrigin::AguiEndpoint => Provenance::from_outside(SourceKind::EndpointClient, thread_id),
+            ProposalOrigin::ExternalAgent => Provenance::from_outside(SourceKind::ExternalAgent, thread_id),
+        };
+        self.context(scope, cancel, Trust::Model(provenance))
     }
 
-    fn context(&self, scope: OperationScope, cancel: CancellationToken) -> ToolContext {
+    /// The context of one held call the owner approved (`ApprovalGate` runs it through
+    /// [`super::HeldCalls`]): the key it was asked under, claimed by `claimant`.
+    pub(crate) fn for_approved(
+        &self,
+        draft: &HeldCallDraft,
+        origin: ProposalOrigin,
+        task_id: Option<&str>,
+        claimant: String,
+        cancel: CancellationToken,
+    ) -> ToolContext {
+        let scope = OperationScope::Approved {
+            key: OperationKey { scope: draft.op_scope.clone(), op_id: draft.op_id.clone() },
+            thread_id: draft.thread_id.clone(),
+            task_id: task_id.map(str::to_owned),
+            origin,
+            claimant,
+            journal: self.tasks.journal().clone(),
+        };
+        self.context(scope, cancel, Trust::Owner)
+    }
+
+    fn context(&self, scope: OperationScope, cancel: CancellationToken, trust: Trust) -> ToolContext {
         ToolContext {
             store: self.store.clone(),
             mail: self.mail.clone(),
@@ -385,6 +463,8 @@ impl Toolbox {
             output: None,
             live: None,
             vision: super::Vision::TextOnly,
+            trust,
+            effect_key: None,
         }
     }
 }

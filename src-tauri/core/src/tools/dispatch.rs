@@ -3,10 +3,17 @@
 //! `Read`/`Control` run directly; `Effect` runs only inside `Journal::perform` under the key
 //! [`OperationScope::key`] gives; `Prepare` goes only to the approval gate under the same key.
 //! A model's parallel calls run one at a time, in order ([`run_serially`]).
+//!
+//! Before any of that, a call a model chose meets the trust policy (`trust::decide`): it runs,
+//! it is refused, or it is *held* — stored as a `HeldCall` proposal under the key it would
+//! have run under, so the owner decides on a card that shows the call and the outside content
+//! that led to it. After a call runs, what it brought in from outside is recorded on the run's
+//! provenance.
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use hearth_protocol::approvals::{PrepareResult, ProposalStatus};
+use hearth_protocol::approvals::{HeldCallDraft, PrepareResult, ProposalDraft, ProposalStatus};
+use hearth_protocol::provenance::OutsideSource;
 use hearth_protocol::{ToolName, ToolRef};
 use serde_json::Value;
 
@@ -15,7 +22,8 @@ use super::registry::{DirectTool, EffectTool, PrepareTool, Tool, Visitor, visit}
 use super::{RunOutcome, ToolCall, ToolOutput};
 use crate::journal::{JournalError, Operation, Receipt, ReceiptStatus};
 use crate::tasks::TaskError;
-use crate::store::journal::OpKey;
+use crate::store::journal::{OpKey, OpStatus};
+use crate::trust::{self, Chooser, Verdict};
 
 /// What calls after an outcome-setting call return.
 pub const PAUSED_RESULT: &str = "paused — the task is waiting or finished; this call was not run";
@@ -39,7 +47,9 @@ pub async fn run_serially(ctx: &ToolContext, calls: &[ToolCall], first_step: u64
         }
         let step = match &ctx.scope {
             OperationScope::Task(_) => StepId::Step(first_step + index as u64),
-            OperationScope::Chat { .. } | OperationScope::Owner { .. } => StepId::Call(call.id.clone()),
+            OperationScope::Chat { .. } | OperationScope::Owner { .. } | OperationScope::Approved { .. } => {
+                StepId::Call(call.id.clone())
+            }
         };
         // Only a command has output worth streaming to its card.
         let streams = call.name == ToolName::RunComputerCommand.as_str();
@@ -68,7 +78,118 @@ pub async fn dispatch(ctx: &ToolContext, name: &str, arguments: &str, step: Step
         Ok(args) => args,
         Err(message) => return ToolOutput::error(message),
     };
-    visit(tool, Dispatch { ctx, args, step }).await
+    if let (Some(provenance), Some(chooser)) = (ctx.provenance(), chooser(&ctx.scope)) {
+        match trust::decide(tool, &args, chooser, provenance) {
+            Verdict::Run => {}
+            Verdict::Refuse(why) => return ToolOutput::error(why),
+            Verdict::Ask(why) => return hold(ctx, tool, args, step, why).await,
+        }
+    }
+    let output = visit(tool, Dispatch { ctx, args: args.clone(), step }).await;
+    if let (Some(provenance), Some(kind)) = (ctx.provenance(), trust::outside_kind(tool)) {
+        provenance.record(OutsideSource::new(kind, &trust::detail_of(tool, &args)), &output.content);
+    }
+    output
+}
+
+/// Runs the one held call the owner approved, in the context the gate built for it
+/// (`Toolbox::for_approved`): the trust policy is not asked again, and the call is keyed by
+/// the key it was held under.
+pub(crate) async fn run_approved(ctx: &ToolContext, tool: ToolName, arguments: Value) -> ToolOutput {
+    visit(tool, Dispatch { ctx, args: arguments, step: StepId::Named("approved".into()) }).await
+}
+
+/// Who chose the calls in `scope`, for the policy; `None` where no model chooses.
+fn chooser(scope: &OperationScope) -> Option<Chooser> {
+    match scope {
+        OperationScope::Task(_) => Some(Chooser::TaskModel),
+        OperationScope::Chat { .. } => Some(Chooser::ChatModel),
+        OperationScope::Owner { .. } | OperationScope::Approved { .. } => None,
+    }
+}
+
+/// Holds a call for the owner: checks its arguments as the tool would, then stores it as a
+/// `HeldCall` proposal under the key it would have run under, so asking again (a retried step,
+/// a re-dispatched turn) finds the same card and, once decided, its receipt.
+async fn hold(ctx: &ToolContext, tool: ToolName, args: Value, step: StepId, why: &'static str) -> ToolOutput {
+    let (held_step, action) = match visit(tool, HeldStep { args: args.clone(), step: step.clone() }) {
+        Ok(checked) => checked,
+        Err(refused) => return refused,
+    };
+    let key = ctx.scope.key(&held_step);
+    if let Some(action) = action
+        && journal_answers_without_acting(ctx, tool, &key, &action).await
+    {
+        // The same operation asked again: the journal returns its receipt (or the conflict)
+        // and performs nothing, so there is nothing for the owner to decide.
+        return visit(tool, Dispatch { ctx, args, step }).await;
+    }
+    let draft = ProposalDraft::HeldCall(HeldCallDraft {
+        tool,
+        summary: summarize(tool, &args),
+        arguments: args,
+        reason: why.to_owned(),
+        sources: ctx.provenance().map(trust::Provenance::sources).unwrap_or_default(),
+        op_scope: key.scope.clone(),
+        op_id: key.op_id.clone(),
+        thread_id: ctx.scope.thread_id().map(str::to_owned),
+    });
+    propose(ctx, &format!("held:{}", key.joined()), draft).await
+}
+
+/// Whether the journal already holds this operation in a state from which asking again can
+/// only return a stored receipt (it succeeded) or a conflict (another action under the key):
+/// neither performs anything. Any other state (failed, acknowledged for a retry, in doubt)
+/// could lead to a new effect, so the call is held.
+async fn journal_answers_without_acting(ctx: &ToolContext, tool: ToolName, key: &super::OperationKey, action: &Value) -> bool {
+    let stored = ctx.store.get_operation(OpKey { scope: &key.scope, op_id: &key.op_id }).await;
+    match stored {
+        Ok(Some(row)) => row.action_hash != crate::journal::action_hash(tool.as_str(), action) || row.status == OpStatus::Succeeded,
+        Ok(None) => false,
+        Err(err) => {
+            tracing::warn!(error = %err, "could not read the journal before holding a call; it is held");
+            false
+        }
+    }
+}
+
+/// The step a held call is keyed by (an effect's own operation id, when it gives one), and an
+/// effect's full action, after its arguments were checked exactly as dispatch will check them
+/// when it runs.
+struct HeldStep {
+    args: Value,
+    step: StepId,
+}
+
+impl Visitor for HeldStep {
+    type Out = Result<(StepId, Option<Value>), ToolOutput>;
+
+    fn direct<T: DirectTool>(self) -> Self::Out {
+        parse_args::<T>(self.args).map(|_| (self.step, None))
+    }
+
+    fn effect<T: EffectTool>(self) -> Self::Out {
+        let args = parse_args::<T>(self.args)?;
+        let action = T::action(&args)?;
+        let step = match T::operation_id(&args) {
+            Some(id) => StepId::Operation(id.to_owned()),
+            None => self.step,
+        };
+        Ok((step, Some(action)))
+    }
+
+    fn prepare<T: PrepareTool>(self) -> Self::Out {
+        // A proposal already waits for the owner: nothing to hold.
+        Err(ToolOutput::error(format!("{} is never held; it is reviewed as it is.", T::NAME)))
+    }
+}
+
+/// One line saying what a held call would do, for the card's title and the notice.
+fn summarize(tool: ToolName, args: &Value) -> String {
+    const NAMES: [&str; 8] = ["title", "url", "command", "text", "path", "instructions", "ref", "fileId"];
+    let what = NAMES.iter().find_map(|name| args.get(*name).and_then(Value::as_str).filter(|v| !v.trim().is_empty()));
+    let what: String = what.unwrap_or_default().chars().take(160).collect();
+    if what.is_empty() { tool.as_str().to_owned() } else { format!("{tool}: {what}") }
 }
 
 struct Dispatch<'a> {
@@ -129,29 +250,36 @@ impl<'a> Visitor for Dispatch<'a> {
                 Err(refused) => return refused,
             };
             let key = self.ctx.scope.key(&self.step).joined();
-            // A task's proposal is fenced to its lease in the insert itself; a chat's stops with
-            // its run (the driver fires the run's Stop when the run ends).
-            let fence = self.ctx.scope.task().map(|t| t.fence());
-            if self.ctx.cancel.is_cancelled() {
-                return ToolOutput::error("The run was stopped, so nothing was prepared.");
-            }
-            match self.ctx.proposer.prepare(&key, fence, self.ctx.scope.chat_run(), self.ctx.scope.origin(), draft).await {
-                Ok(proposal) => {
-                    let waiting = matches!(proposal.status, ProposalStatus::AwaitingReview | ProposalStatus::Executing);
-                    let result = PrepareResult {
-                        proposal_id: proposal.id.clone(),
-                        kind: proposal.draft.kind(),
-                        status: proposal.status,
-                        note: decided_note(proposal.status, proposal.receipt.as_deref(), proposal.error.as_deref()),
-                    };
-                    let output = ToolOutput::ok(&serde_json::to_value(result).unwrap_or_default());
-                    // Waiting ends the run; a proposal decided already is a result the model reads.
-                    if waiting { ToolOutput { outcome: Some(RunOutcome::WaitingApproval(proposal.id)), ..output } } else { output }
-                }
-                Err(err) => ToolOutput::error(err.to_string()),
-            }
+            propose(self.ctx, &key, draft).await
         }
         .boxed()
+    }
+}
+
+/// Stores `draft` for the owner's review under `key`, naming the outside content the run had
+/// read; a proposal still waiting ends the run.
+async fn propose(ctx: &ToolContext, key: &str, draft: ProposalDraft) -> ToolOutput {
+    // A task's proposal is fenced to its lease in the insert itself; a chat's stops with
+    // its run (the driver fires the run's Stop when the run ends).
+    let fence = ctx.scope.task().map(|t| t.fence());
+    if ctx.cancel.is_cancelled() {
+        return ToolOutput::error("The run was stopped, so nothing was prepared.");
+    }
+    let sources = ctx.provenance().map(trust::Provenance::sources).unwrap_or_default();
+    match ctx.proposer.prepare(key, fence, ctx.scope.chat_run(), ctx.scope.origin(), sources, draft).await {
+        Ok(proposal) => {
+            let waiting = matches!(proposal.status, ProposalStatus::AwaitingReview | ProposalStatus::Executing);
+            let result = PrepareResult {
+                proposal_id: proposal.id.clone(),
+                kind: proposal.draft.kind(),
+                status: proposal.status,
+                note: decided_note(proposal.status, proposal.receipt.as_deref(), proposal.error.as_deref()),
+            };
+            let output = ToolOutput::ok(&serde_json::to_value(result).unwrap_or_default());
+            // Waiting ends the run; a proposal decided already is a result the model reads.
+            if waiting { ToolOutput { outcome: Some(RunOutcome::WaitingApproval(proposal.id)), ..output } } else { output }
+        }
+        Err(err) => ToolOutput::error(err.to_string()),
     }
 }
 
@@ -173,7 +301,8 @@ pub(crate) fn decided_note(status: ProposalStatus, receipt: Option<&str>, error:
 /// Runs an effect tool's effect inside the journal, keyed by the one key function.
 async fn journaled<T: EffectTool>(ctx: &ToolContext, step: &StepId, action: &Value, args: T::Args) -> Result<Receipt, JournalError> {
     let key = ctx.scope.key(step);
-    let work = ctx.clone();
+    let mut work = ctx.clone();
+    work.effect_key = Some(key.clone());
     let effect = move |cancel| T::perform(work, args, cancel);
     match &ctx.scope {
         OperationScope::Task(task) => match task.effect(&key.op_id, T::NAME.as_str(), action, effect).await {
@@ -189,6 +318,17 @@ async fn journaled<T: EffectTool>(ctx: &ToolContext, step: &StepId, action: &Val
                 tool: T::NAME.as_str(),
                 action,
                 claimant: run_id,
+                fence: None,
+                cancel: &ctx.cancel,
+            };
+            journal.perform(&op, effect).await
+        }
+        OperationScope::Approved { journal, claimant, .. } => {
+            let op = Operation {
+                key: OpKey { scope: &key.scope, op_id: &key.op_id },
+                tool: T::NAME.as_str(),
+                action,
+                claimant,
                 fence: None,
                 cancel: &ctx.cancel,
             };

@@ -11,10 +11,12 @@
 mod context;
 mod dispatch;
 mod handlers;
+mod held;
 mod registry;
 mod specs;
 
 pub use context::{LiveOutput, OperationKey, OperationScope, StepId, TaskDesk, ToolContext, Toolbox};
+pub use held::HeldCallRunner;
 pub use dispatch::{PAUSED_RESULT, dispatch, fuzz_parse_arguments, run_serially};
 pub(crate) use dispatch::decided_note;
 pub use handlers::mail::UNTRUSTED_NOTE;

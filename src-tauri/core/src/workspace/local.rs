@@ -170,7 +170,7 @@ impl LocalWorkspace {
                 Ok(Executed { receipt, settled: true })
             }
             ProposalDraft::EmailSend(_) => Err(ExecuteError::Rejected("An email is not a calendar change.".into())),
-            ProposalDraft::WebSubmit(_) => Err(ExecuteError::Rejected("A form is not a calendar change.".into())),
+            ProposalDraft::WebSubmit(_) | ProposalDraft::HeldCall(_) => Err(ExecuteError::Rejected("A form is not a calendar change.".into())),
         }
     }
 }
@@ -297,7 +297,7 @@ impl Workspace for LocalWorkspace {
                     (ProposalDraft::CalendarDelete(event), target)
                 }
                 // The gate resolves a form itself; the mailbox has nothing to say about one.
-                ProposalDraft::WebSubmit(_) => {
+                ProposalDraft::WebSubmit(_) | ProposalDraft::HeldCall(_) => {
                     return Err(CoreError::InvalidInput("A web form is not sent through the mailbox or the calendar.".into()));
                 }
             };
@@ -328,7 +328,7 @@ impl Workspace for LocalWorkspace {
                         Some(_) | None => Some(format!("The event {id} is no longer as you reviewed it: the change was made")),
                     }
                 }
-                ProposalDraft::WebSubmit(_) => None,
+                ProposalDraft::WebSubmit(_) | ProposalDraft::HeldCall(_) => None,
             };
             Ok(found.map_or(Reconciliation::NotFound, Reconciliation::Happened))
         }
@@ -347,7 +347,7 @@ impl Workspace for LocalWorkspace {
                 ProposalDraft::CalendarCreate(draft)
                 | ProposalDraft::CalendarUpdate(draft)
                 | ProposalDraft::CalendarDelete(draft) => self.write_event(proposal, draft, claim).await,
-                ProposalDraft::WebSubmit(_) => Err(ExecuteError::Rejected("A web form is not sent through the mailbox.".into())),
+                ProposalDraft::WebSubmit(_) | ProposalDraft::HeldCall(_) => Err(ExecuteError::Rejected("A web form is not sent through the mailbox.".into())),
             }
         }
         .boxed()

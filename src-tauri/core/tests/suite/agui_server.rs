@@ -103,7 +103,18 @@ async fn the_official_client_verifies_text_and_tool_call_runs() {
     let task = client(&e, &e.token, "Book a table for two on Friday", "").await;
     assert_eq!(task["failure"], Value::Null, "{task}");
     assert_eq!(task["toolCalls"], serde_json::json!(["delegate_task"]));
-    assert_eq!(e.hearth.task_list().await.unwrap().tasks.len(), 1, "the run's effect happened once");
+    // An endpoint client's words are not the owner's: the task waits on the owner's card.
+    assert_eq!(e.hearth.task_list().await.unwrap().tasks.len(), 0, "nothing ran before the owner decided");
+    let cards = e.hearth.approval_list().await.unwrap();
+    assert_eq!(cards.len(), 1, "{cards:?}");
+    assert_eq!(cards[0].origin, hearth_protocol::approvals::ProposalOrigin::AguiEndpoint);
+    let params = hearth_protocol::approvals::ApprovalDecideParams {
+        proposal_id: cards[0].id.clone(),
+        hash: cards[0].hash.clone(),
+        decision: hearth_protocol::approvals::Decision::Approve,
+    };
+    e.hearth.approval_decide(&params).await.unwrap();
+    assert_eq!(e.hearth.task_list().await.unwrap().tasks.len(), 1, "the run's effect happened once, on approval");
     e.server.stop();
 }
 

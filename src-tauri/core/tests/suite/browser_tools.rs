@@ -212,8 +212,10 @@ impl Web {
         format!("http://{}{path}", self.server.address())
     }
 
+    /// A chat's calls, apart from the trust policy (which holds a click after a page was read:
+    /// `suite::trust` tests that): these tests are of the browser's own mechanics.
     fn chat(&self, thread: &str, run: &str) -> hearth_core::tools::ToolContext {
-        self.hearth.toolbox().for_chat(thread, run, ProposalOrigin::OwnerChat, CancellationToken::new())
+        self.hearth.toolbox().for_chat(thread, run, ProposalOrigin::OwnerChat, CancellationToken::new()).for_workflow()
     }
 
     /// The requests for `prefix` the server received so far.
@@ -394,7 +396,7 @@ async fn stop_closes_the_windows_the_page_opened_too() {
 /// own, once the page asked for its hanging script.
 async fn slow_look(web: &Web, thread: &str, run: &str) -> (CancellationToken, tokio::task::JoinHandle<(bool, Value)>) {
     let cancel = CancellationToken::new();
-    let ctx = web.hearth.toolbox().for_chat(thread, run, ProposalOrigin::OwnerChat, cancel.clone());
+    let ctx = web.hearth.toolbox().for_chat(thread, run, ProposalOrigin::OwnerChat, cancel.clone()).for_workflow();
     let url = web.url("/slow.html");
     let looking = tokio::spawn(async move { call(&ctx, "browse_web", json!({ "url": url }), "slow").await });
     web.until_received("/hang").await;
@@ -643,7 +645,7 @@ fn a_browser_ends_with_the_thread_that_started_it_even_when_nothing_is_dropped()
     std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         runtime.block_on(async {
-            let ctx = hearth.toolbox().for_chat("t-thread", "r1", ProposalOrigin::OwnerChat, CancellationToken::new());
+            let ctx = hearth.toolbox().for_chat("t-thread", "r1", ProposalOrigin::OwnerChat, CancellationToken::new()).for_workflow();
             let (error, out) = call(&ctx, "browse_web", json!({ "url": url }), "1").await;
             assert!(!error, "{out}");
         });
@@ -797,7 +799,7 @@ async fn until_download(web: &Web, profile: &str, name: &str) -> DownloadView {
 async fn stop_during_a_download_cancels_it_and_leaves_nothing_on_disk() {
     let web = Web::new().await;
     let stop = CancellationToken::new();
-    let ctx = web.hearth.toolbox().for_chat("t-stall", "run-1", ProposalOrigin::OwnerChat, stop.clone());
+    let ctx = web.hearth.toolbox().for_chat("t-stall", "run-1", ProposalOrigin::OwnerChat, stop.clone()).for_workflow();
     let profile = "thread-t-stall";
     let url = web.url("/stall.pdf");
     let look = tokio::spawn(async move { dispatch(&ctx, "browse_web", &json!({ "url": url }).to_string(), StepId::Call("look".into())).await });
@@ -1032,7 +1034,8 @@ fn register_task(
             if !runs.lock().unwrap().insert(task_id.clone()) {
                 return TaskOutcome::Succeeded("decided".into());
             }
-            let calls = TaskCalls { tools: hearth.toolbox().for_task(ctx), out: Vec::new(), step: 0 };
+            // The task's own mechanics, apart from the trust policy (`suite::trust`).
+            let calls = TaskCalls { tools: hearth.toolbox().for_task(ctx).for_workflow(), out: Vec::new(), step: 0 };
             let (calls, prepared) = steps(calls).await;
             let _ = seen.send((task_id, calls.out));
             match prepared.outcome {

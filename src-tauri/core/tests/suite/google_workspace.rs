@@ -79,7 +79,7 @@ impl Connected {
     }
 
     async fn prepare(&self, key: &str, draft: ProposalDraft) -> hearth_core::Result<ProposalView> {
-        let row = self.hearth().approvals().proposer().prepare(key, None, None, ProposalOrigin::OwnerChat, draft).await?;
+        let row = self.hearth().approvals().proposer().prepare(key, None, None, ProposalOrigin::OwnerChat, Vec::new(), draft).await?;
         Ok(row.view())
     }
 

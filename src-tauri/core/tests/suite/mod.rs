@@ -36,5 +36,6 @@ mod store_stress;
 mod support;
 mod tasks;
 mod tools;
+mod trust;
 mod vault;
 mod workspace;

@@ -13,5 +13,5 @@ mod responses;
 mod script;
 mod server;
 
-pub use script::{End, HttpError, Reply, Script, ScriptedCall, Step, Turn};
+pub use script::{End, HttpError, Reply, Script, ScriptedCall, Step, Turn, obey_marker};
 pub use server::{ModelServer, RecordedRequest, WireFormat};

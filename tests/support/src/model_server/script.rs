@@ -29,6 +29,35 @@ pub enum Turn {
     Reply(Reply),
     /// An HTTP error with the provider's real error body.
     Error(HttpError),
+    /// A model that obeys what it reads: the newest instruction ([`obey_marker`]) in the
+    /// request that this server has not obeyed yet becomes one tool call; with none, a short
+    /// text answer. A prompt-injected model, without a model.
+    Obey,
+}
+
+/// The instruction a hostile text carries for [`Turn::Obey`]: `@@do <tool> <hex of the JSON
+/// arguments>@@`. Hex, so that the JSON escaping a tool result goes through leaves it whole.
+pub fn obey_marker(tool: &str, arguments: &serde_json::Value) -> String {
+    format!("@@do {tool} {}@@", hex::encode(arguments.to_string()))
+}
+
+/// The instructions in `text`, in order: (the marker as written, tool, arguments).
+pub(crate) fn obey_markers(text: &str) -> Vec<(String, String, String)> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("@@do ") {
+        let after = &rest[start + 5..];
+        let Some(end) = after.find("@@") else { break };
+        let body = &after[..end];
+        if let Some((tool, encoded)) = body.split_once(' ')
+            && let Ok(bytes) = hex::decode(encoded)
+            && let Ok(arguments) = String::from_utf8(bytes)
+        {
+            found.push((format!("@@do {body}@@"), tool.to_owned(), arguments));
+        }
+        rest = &after[end + 2..];
+    }
+    found
 }
 
 impl From<Reply> for Turn {

@@ -90,6 +90,8 @@ struct State {
     disconnects: watch::Sender<usize>,
     /// Events of paced replies, with the wall-clock time each was handed to the connection.
     sent: Mutex<Vec<(SystemTime, String)>>,
+    /// The instructions a [`Turn::Obey`] has obeyed, so each is obeyed once.
+    obeyed: Mutex<Vec<String>>,
 }
 
 impl State {
@@ -124,6 +126,7 @@ impl ModelServer {
             received: watch::channel(0).0,
             disconnects: watch::channel(0).0,
             sent: Mutex::new(Vec::new()),
+            obeyed: Mutex::new(Vec::new()),
         });
         let accept_state = Arc::clone(&state);
         let accept = tokio::spawn(async move {
@@ -192,6 +195,7 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
         Err(_) => Bytes::new(),
     };
     let raw_body = String::from_utf8_lossy(&raw).into_owned();
+    let raw_text = raw_body.clone();
     let json: Value = serde_json::from_slice(&raw).unwrap_or(Value::Null);
     let path = parts.uri.path().to_owned();
     state.requests.lock().unwrap_or_else(|p| p.into_inner()).push(RecordedRequest {
@@ -215,7 +219,25 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
         None => plain(StatusCode::INTERNAL_SERVER_ERROR, "the scripted model server ran out of turns".to_owned()),
         Some(Turn::Error(error)) => error_response(format, &error),
         Some(Turn::Reply(reply)) => stream(state, format, &reply, &model),
+        Some(Turn::Obey) => {
+            let reply = obey(&state, &raw_text);
+            stream(state, format, &reply, &model)
+        }
     })
+}
+
+/// What an obeying model answers to a request: a call for the newest instruction it has not
+/// obeyed yet, else a short text.
+fn obey(state: &State, request: &str) -> Reply {
+    let mut obeyed = state.obeyed.lock().unwrap_or_else(|p| p.into_inner());
+    match super::script::obey_markers(request).into_iter().rev().find(|(marker, _, _)| !obeyed.contains(marker)) {
+        Some((marker, tool, arguments)) => {
+            obeyed.push(marker);
+            let id = format!("obey-{}", obeyed.len());
+            Reply::new().tool_call(&id, &tool, &[arguments.as_str()])
+        }
+        None => Reply::new().text(&["Nothing more to do."]),
+    }
 }
 
 fn full(text: String) -> Body {

@@ -41,6 +41,14 @@ pub(crate) async fn profile_of(ctx: &ToolContext) -> ProfileId {
         OperationScope::Task(task) => (crate::store::tasks::task_scope(&task.task().id), ProfileId::for_task(&task.task().id)),
         OperationScope::Chat { thread_id, .. } => (format!("thread:{thread_id}"), ProfileId::for_thread(thread_id)),
         OperationScope::Owner { .. } => return ProfileId::owner(),
+        // The approved call acts in the browser of the task or chat that asked for it.
+        OperationScope::Approved { task_id: Some(task_id), .. } => {
+            (crate::store::tasks::task_scope(task_id), ProfileId::for_task(task_id))
+        }
+        OperationScope::Approved { task_id: None, thread_id: Some(thread_id), .. } => {
+            (format!("thread:{thread_id}"), ProfileId::for_thread(thread_id))
+        }
+        OperationScope::Approved { task_id: None, thread_id: None, .. } => return ProfileId::owner(),
     };
     match ctx.store.chosen_browser_profile(&scope).await {
         // A pick stands only while its profile is saved: one deleted meanwhile is never
@@ -397,7 +405,9 @@ fn submit_policy(ctx: &ToolContext) -> SubmitPolicy<'static> {
     match &ctx.scope {
         OperationScope::Task(_) => SubmitPolicy::NeedsReview,
         OperationScope::Owner { .. } => SubmitPolicy::Free,
-        OperationScope::Chat { origin, .. } => match origin {
+        // An approved held click keeps its origin's rule: a task's form still goes through
+        // prepare_form_submission, where the owner sees the fields.
+        OperationScope::Chat { origin, .. } | OperationScope::Approved { origin, .. } => match origin {
             ProposalOrigin::OwnerChat | ProposalOrigin::ExternalAgent => SubmitPolicy::Free,
             ProposalOrigin::AguiEndpoint | ProposalOrigin::Task => SubmitPolicy::NeedsReview,
         },

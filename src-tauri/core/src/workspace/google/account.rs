@@ -213,7 +213,7 @@ impl GoogleWorkspace {
                 let id = event_of(draft);
                 (self.calendar.delete(&draft.calendar_id, &id, &proposal.target_version).await?, "Deleted from Google Calendar", id)
             }
-            ProposalDraft::EmailSend(_) | ProposalDraft::WebSubmit(_) => {
+            ProposalDraft::EmailSend(_) | ProposalDraft::WebSubmit(_) | ProposalDraft::HeldCall(_) => {
                 return Err(ExecuteError::Rejected("This is not a calendar change.".into()));
             }
         };
@@ -288,7 +288,7 @@ impl GoogleWorkspace {
                     Err(err) => return Err(err),
                 }
             }
-            ProposalDraft::EmailSend(_) | ProposalDraft::WebSubmit(_) => None,
+            ProposalDraft::EmailSend(_) | ProposalDraft::WebSubmit(_) | ProposalDraft::HeldCall(_) => None,
         };
         Ok(found.map_or(Reconciliation::NotFound, Reconciliation::Happened))
     }
@@ -353,7 +353,7 @@ impl Workspace for GoogleWorkspace {
                     let (event, target) = self.current_event(false, &request).await?;
                     (ProposalDraft::CalendarDelete(event), target)
                 }
-                ProposalDraft::WebSubmit(_) => {
+                ProposalDraft::WebSubmit(_) | ProposalDraft::HeldCall(_) => {
                     return Err(CoreError::InvalidInput("A web form is not sent through Gmail or Google Calendar.".into()));
                 }
             };
@@ -381,7 +381,7 @@ impl Workspace for GoogleWorkspace {
                 ProposalDraft::CalendarCreate(_) | ProposalDraft::CalendarUpdate(_) | ProposalDraft::CalendarDelete(_) => {
                     self.reconcile_event(proposal).await
                 }
-                ProposalDraft::WebSubmit(_) => Ok(Reconciliation::NotFound),
+                ProposalDraft::WebSubmit(_) | ProposalDraft::HeldCall(_) => Ok(Reconciliation::NotFound),
             }
         }
         .boxed()
@@ -406,7 +406,7 @@ impl Workspace for GoogleWorkspace {
                 ProposalDraft::CalendarCreate(_) | ProposalDraft::CalendarUpdate(_) | ProposalDraft::CalendarDelete(_) => {
                     self.write_event(proposal, cancel).await
                 }
-                ProposalDraft::WebSubmit(_) => Err(ExecuteError::Rejected("A web form is not sent through Gmail.".into())),
+                ProposalDraft::WebSubmit(_) | ProposalDraft::HeldCall(_) => Err(ExecuteError::Rejected("A web form is not sent through Gmail.".into())),
             }
         }
         .boxed()

@@ -139,6 +139,8 @@ struct Hooks {
     intent: Option<EffectHook>,
     /// After the effect ended, before the journal sees its result.
     effect: Option<EffectHook>,
+    /// Test hook: the next recording of an effect's result fails, as a full disk would.
+    fail_next_settle: bool,
 }
 
 /// Runs effects through the journal.
@@ -186,8 +188,35 @@ impl Journal {
         self.hooks().intent = hook;
     }
 
+    /// Test hook: the next time an effect's result is to be recorded, the store fails (as a
+    /// full disk or a lost database would), after the effect itself ran.
+    #[doc(hidden)]
+    pub fn fail_next_settle(&self) {
+        self.hooks().fail_next_settle = true;
+    }
+
     /// Performs `effect` at most once for the operation's key. See the module docs.
+    ///
+    /// Once the effect has started, a failure to record what it did is a doubt, never a plain
+    /// error: the effect may have happened, so the answer is `OutcomeUnknown` (the row stays
+    /// `dispatching` under this claimant, and the run's end strands it for the owner's review),
+    /// and nothing — the model least of all — may take it for "nothing happened" and redo it.
     pub async fn perform<F, Fut>(&self, op: &Operation<'_>, effect: F) -> Result<Receipt, JournalError>
+    where
+        F: FnOnce(CancellationToken) -> Fut,
+        Fut: Future<Output = Result<serde_json::Value, EffectError>>,
+    {
+        let started = AtomicBool::new(false);
+        match self.perform_once(op, effect, &started).await {
+            Err(JournalError::Core(err)) if started.load(Ordering::SeqCst) => {
+                tracing::error!(scope = op.key.scope, op_id = op.key.op_id, error = %err, "an effect ran but its result could not be recorded; it is left in doubt");
+                Err(JournalError::OutcomeUnknown { op_id: op.key.op_id.to_owned() })
+            }
+            other => other,
+        }
+    }
+
+    async fn perform_once<F, Fut>(&self, op: &Operation<'_>, effect: F, started: &AtomicBool) -> Result<Receipt, JournalError>
     where
         F: FnOnce(CancellationToken) -> Fut,
         Fut: Future<Output = Result<serde_json::Value, EffectError>>,
@@ -212,7 +241,6 @@ impl Journal {
         if let Some(hook) = intent_hook {
             hook(op.tool).await;
         }
-        let started = AtomicBool::new(false);
         let hook = self.hooks().effect.clone();
         let token = op.cancel.clone();
         let running = async {
@@ -251,6 +279,9 @@ impl Journal {
             }
             Some(outcome) => outcome,
         };
+        if std::mem::take(&mut self.hooks().fail_next_settle) {
+            return Err(JournalError::Core(CoreError::CorruptRow("the test hook failed this settle".into())));
+        }
         let (to, status, value) = match outcome {
             Ok(value) => (OpStatus::Succeeded, ReceiptStatus::Succeeded, value),
             Err(EffectError::Failed(why)) => (OpStatus::Failed, ReceiptStatus::Failed, serde_json::json!({ "error": why })),

@@ -540,3 +540,32 @@ async fn issue9_a_call_in_doubt_stops_the_batch() {
     assert_eq!(hearth.store().count_tasks().await.unwrap(), 0, "nothing ran after the doubt");
     assert_eq!(hearth.file_list().await.unwrap().len(), 0);
 }
+
+/// Issue 31, finding 11: a store error while recording an effect that ran is a doubt, never a
+/// plain error the model could take for "nothing happened" and redo. The file the import made
+/// is the oracle; the batch's second call never runs.
+#[tokio::test]
+async fn a_settle_that_fails_after_the_effect_is_a_doubt_and_the_batch_stops() {
+    use hearth_core::store::journal::OpKey;
+    use hearth_core::tools::{ToolCall, run_serially};
+    use hearth_protocol::approvals::ProposalOrigin;
+    use tokio_util::sync::CancellationToken;
+
+    let t = super::support::open().await;
+    let ctx = t.hearth.toolbox().for_chat("t-settle", "r-settle", ProposalOrigin::OwnerChat, CancellationToken::new());
+    t.hearth.tasks().journal().fail_next_settle();
+    let import = |id: &str| ToolCall {
+        id: id.into(),
+        name: "import_pdf".into(),
+        arguments: json!({ "attachmentId": "att-permission-form" }).to_string(),
+    };
+    let outputs = run_serially(&ctx, &[import("c1"), import("c2")], 0).await;
+    assert!(matches!(outputs[0].1.outcome, Some(RunOutcome::InDoubt(_))), "{}", outputs[0].1.content);
+    assert!(outputs[0].1.content.contains("inDoubt"), "{}", outputs[0].1.content);
+    assert_eq!(outputs[1].1.content, json!({ "error": hearth_core::tools::PAUSED_RESULT }).to_string(), "the batch stopped");
+    // The effect happened once: one file; its row is not settled as anything certain.
+    assert_eq!(t.hearth.files().list().await.unwrap().len(), 1);
+    let row = t.hearth.store().get_operation(OpKey { scope: "thread:t-settle", op_id: "r-settle:c1" }).await.unwrap().unwrap();
+    assert!(matches!(row.status, OpStatus::Dispatching | OpStatus::OutcomeUnknown), "{:?}", row.status);
+    assert!(t.hearth.store().get_operation(OpKey { scope: "thread:t-settle", op_id: "r-settle:c2" }).await.unwrap().is_none());
+}

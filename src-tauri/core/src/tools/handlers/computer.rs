@@ -323,7 +323,7 @@ impl EffectTool for ExportComputerPdf {
         let bytes = ctx.computer.read_file(&path, MAX_PDF_BYTES, &cancel).await.map_err(|e| EffectError::Failed(e.to_string()))?;
         check_pdf(&bytes).map_err(EffectError::Failed)?;
         let name = path.rsplit('/').next().unwrap_or("workspace.pdf").to_owned();
-        let file_id = uuid::Uuid::new_v4().to_string();
+        let file_id = ctx.effect_file_id("export");
         let row = ctx
             .files
             .import_from_computer(&file_id, bytes, &name, &path, &cancel)

@@ -46,7 +46,7 @@ impl EffectTool for ImportPdf {
 
     async fn perform(ctx: ToolContext, args: ImportArgs, cancel: CancellationToken) -> Result<Value, EffectError> {
         let (info, bytes) = ctx.mail.fetch_attachment(&args.attachment_id).await.map_err(failed)?;
-        let file_id = uuid::Uuid::new_v4().to_string();
+        let file_id = ctx.effect_file_id("import");
         let row = ctx.files.import_unless_stopped(&file_id, bytes, &info.filename, &info.id, &cancel).await.map_err(failed)?;
         let view = ctx.files.view(&row).await.map_err(written_but)?;
         serde_json::to_value(view).map_err(|e| EffectError::Uncertain(e.to_string()))
@@ -117,7 +117,7 @@ impl EffectTool for FillPdf {
     }
 
     async fn perform(ctx: ToolContext, args: FillArgs, cancel: CancellationToken) -> Result<Value, EffectError> {
-        let file_id = uuid::Uuid::new_v4().to_string();
+        let file_id = ctx.effect_file_id("fill");
         let row = ctx.files.fill_unless_stopped(&args.file_id, args.values, &file_id, &cancel).await.map_err(failed)?;
         let view = ctx.files.view(&row).await.map_err(written_but)?;
         serde_json::to_value(view).map_err(|e| EffectError::Uncertain(e.to_string()))

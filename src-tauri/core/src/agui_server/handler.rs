@@ -15,6 +15,7 @@ use hyper::body::{Frame, Incoming};
 use hyper::{Method, Request, Response, StatusCode, header};
 use tokio::sync::Semaphore;
 
+use super::Slot;
 use crate::hearth::Hearth;
 use crate::secret::BearerToken;
 
@@ -76,7 +77,12 @@ impl Gate {
     }
 }
 
-pub(super) async fn handle(hearth: Hearth, gate: Arc<Gate>, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+pub(super) async fn handle(
+    hearth: Hearth,
+    gate: Arc<Gate>,
+    slot: Arc<Slot>,
+    request: Request<Incoming>,
+) -> Result<Response<Body>, Infallible> {
     if let Some(refused) = gate.refuse_addressing(&request) {
         return Ok(refused);
     }
@@ -88,6 +94,13 @@ pub(super) async fn handle(hearth: Hearth, gate: Arc<Gate>, request: Request<Inc
         request.headers().get(header::AUTHORIZATION).map(|v| zeroize::Zeroizing::new(v.as_bytes().to_vec()));
     if !gate.admits(parts_authorization.as_ref().map(|v| v.as_slice())) {
         return Ok(error(StatusCode::UNAUTHORIZED, "Send the bearer token shown in Hearth's Settings."));
+    }
+    // The owner's client: its connection keeps its slot (unless a newer one already took it).
+    if !slot.authenticate() {
+        return Ok(error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Hearth's AG-UI endpoint closed this connection to make room for a newer one. Connect again.",
+        ));
     }
     let body = match Limited::new(request.into_body(), MAX_INPUT_BYTES).collect().await {
         Ok(collected) => collected.to_bytes(),

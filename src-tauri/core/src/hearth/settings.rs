@@ -148,9 +148,13 @@ impl Hearth {
             stored.endpoint_enabled = true;
             self.start_endpoint(stored).await?;
         } else {
-            if let Some(server) = self.endpoint.lock().await.take() {
-                server.stop();
+            // Closed before the lock is let go: turned on again, it finds its port free and so
+            // keeps its token (a moved endpoint gets a new one).
+            let mut running = self.endpoint.lock().await;
+            if let Some(server) = running.take() {
+                server.close().await;
             }
+            drop(running);
             stored.endpoint_enabled = false;
             self.settings.save(&stored).await?;
         }
@@ -178,29 +182,40 @@ impl Hearth {
         self.settings_get().await
     }
 
+    /// Starts the endpoint on its last port with the stored token, so clients keep working
+    /// across restarts. If it cannot have that port (taken, or none stored yet) it listens on
+    /// a free one with a new token, stored in the vault as Regenerate stores it and shown in
+    /// Settings: whatever holds the old port now may be collecting what clients send there,
+    /// the old token included, so a moved endpoint never accepts it.
     async fn start_endpoint(&self, mut stored: StoredSettings) -> Result<()> {
         let mut running = self.endpoint.lock().await;
         if running.is_some() {
             return Ok(());
         }
-        let token = match self.settings.secret(ENDPOINT_TOKEN_SECRET).await? {
-            Some(token) => BearerToken::from(token),
+        let loopback = |port: u16| SocketAddr::from(([127, 0, 0, 1], port));
+        let kept = match (stored.endpoint_port, self.settings.secret(ENDPOINT_TOKEN_SECRET).await?) {
+            (Some(port), Some(token)) => match AguiServer::start(self.clone(), loopback(port), BearerToken::from(token)).await {
+                Ok(server) => Some(server),
+                Err(err) => {
+                    tracing::warn!(port, error = %err, "the AG-UI endpoint's port is taken: it moves, with a new token");
+                    None
+                }
+            },
+            _ => None,
+        };
+        let server = match kept {
+            Some(server) => server,
             None => {
                 let token = BearerToken::generate();
                 self.settings.put_secret(ENDPOINT_TOKEN_SECRET, token.secret()).await?;
-                token
+                AguiServer::start(self.clone(), loopback(0), token).await?
             }
         };
-        // The last port first, so clients keep working across restarts; any free port if taken.
-        let server = match stored.endpoint_port {
-            Some(port) => match AguiServer::start(self.clone(), SocketAddr::from(([127, 0, 0, 1], port)), token.clone()).await {
-                Ok(server) => server,
-                Err(_) => AguiServer::start(self.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token).await?,
-            },
-            None => AguiServer::start(self.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token).await?,
-        };
         stored.endpoint_port = Some(server.addr().port());
-        self.settings.save(&stored).await?;
+        if let Err(err) = self.settings.save(&stored).await {
+            server.close().await;
+            return Err(err);
+        }
         *running = Some(server);
         Ok(())
     }

@@ -54,6 +54,15 @@ fn scripted_provider(server: &ModelServer) -> Arc<OpenAiChat> {
 }
 
 async fn serve(slow_step: Duration, model: Option<Arc<OpenAiChat>>) -> Endpoint {
+    serve_within(slow_step, model, AguiLimits::default()).await
+}
+
+/// The sample agent's endpoint with explicit limits.
+async fn limited_endpoint(limits: AguiLimits) -> Endpoint {
+    serve_within(Duration::ZERO, None, limits).await
+}
+
+async fn serve_within(slow_step: Duration, model: Option<Arc<OpenAiChat>>, limits: AguiLimits) -> Endpoint {
     let dir = tempfile::tempdir().unwrap();
     let mut config = fast_config(dir.path());
     config.sample_slow_step = slow_step;
@@ -62,7 +71,8 @@ async fn serve(slow_step: Duration, model: Option<Arc<OpenAiChat>>) -> Endpoint 
         hearth = hearth.with_model(provider, "scripted-model");
     }
     let token = BearerToken::generate();
-    let server = AguiServer::start(hearth.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token.clone()).await.unwrap();
+    let server =
+        AguiServer::start_with_limits(hearth.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token.clone(), limits).await.unwrap();
     Endpoint { hearth, server, token: token.reveal().to_owned(), _dir: dir }
 }
 
@@ -557,19 +567,42 @@ async fn issue10_an_origin_header_is_refused_and_starts_no_run() {
     e.server.stop();
 }
 
-/// Issue 10 point 9: connections over the cap (16) are answered 503 and closed; once one
-/// closes, a new connection is served again.
+/// Issue 10 point 9, issue 31: unauthenticated connections hold at most 8 slots, and past
+/// that each new connection closes the oldest of them (counted: which connection the server
+/// closed); only connections that presented the token can fill all 16, and then one more is
+/// answered 503 and closed; once one closes, a new connection is served again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn issue10_connections_over_the_cap_are_refused() {
     use tokio::io::AsyncReadExt;
-    const CAP: usize = 16;
-    let e = endpoint(Duration::ZERO).await;
+    let limits = AguiLimits::default();
+    assert_eq!((limits.max_connections, limits.max_unauthenticated), (16, 8));
+    // A header timeout longer than any wait here: every close below is the cap's doing.
+    let e = limited_endpoint(AguiLimits { header_read_timeout: HANG * 4, ..limits }).await;
     let addr = e.server.addr();
-    // The endpoint accepts in order, so these hold every permit before the next is accepted.
-    let mut held = Vec::new();
-    for _ in 0..CAP {
-        held.push(tokio::net::TcpStream::connect(addr).await.unwrap());
+    // The endpoint accepts in order, so each connection has its slot before the next is accepted.
+    let mut silent = Vec::new();
+    for _ in 0..limits.max_unauthenticated {
+        silent.push(tokio::net::TcpStream::connect(addr).await.unwrap());
     }
+    for _ in 0..3 {
+        silent.push(tokio::net::TcpStream::connect(addr).await.unwrap());
+        let mut oldest = silent.remove(0);
+        let mut answer = Vec::new();
+        within("the oldest unauthenticated connection was closed", oldest.read_to_end(&mut answer)).await.unwrap();
+        assert!(answer.is_empty(), "closed without an answer: {}", String::from_utf8_lossy(&answer));
+    }
+    // The owner's client's connections: each sends the token (a bad body: 400, no run) and
+    // stays open. The first eight each close one of the silent connections left.
+    let mut held = Vec::new();
+    for _ in 0..limits.max_connections {
+        held.push(authenticated_connection(&e).await);
+    }
+    for mut closed in silent {
+        let mut answer = Vec::new();
+        within("a silent connection made room for the owner's", closed.read_to_end(&mut answer)).await.unwrap();
+        assert!(answer.is_empty());
+    }
+    // Every slot is the owner's: one more connection is refused.
     for _ in 0..3 {
         let mut extra = tokio::net::TcpStream::connect(addr).await.unwrap();
         let mut answer = Vec::new();
@@ -600,6 +633,153 @@ async fn issue10_connections_over_the_cap_are_refused() {
     drop(held);
     assert_no_run(&e).await;
     e.server.stop();
+}
+
+/// A connection that sent one request with the endpoint's token (a body that is no
+/// `RunAgentInput`, so 400 and no run) and was kept open, its answer read.
+async fn authenticated_connection(endpoint: &Endpoint) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt;
+    let addr = endpoint.server.addr();
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}",
+        endpoint.token
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut seen = Vec::new();
+    // The JSON error body ends the answer.
+    within("the owner's request was answered", read_until(&mut stream, &mut seen, "\"}")).await;
+    assert!(seen.starts_with(b"HTTP/1.1 400"), "{}", String::from_utf8_lossy(&seen));
+    stream
+}
+
+/// The 24-byte HTTP/2 connection preface and an empty SETTINGS frame: what a client speaking
+/// HTTP/2 with prior knowledge sends first.
+const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00";
+
+/// Issue 31: 16 silent connections and 16 HTTP/2 (prior knowledge) connections, with the
+/// default limits, do not keep the official client out: its run streams to the end with 0
+/// verification errors. Every one of the 32 connections is then closed by the endpoint
+/// (counted: reads that end), having started nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue31_silent_and_http2_connections_do_not_lock_out_the_official_client() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let e = endpoint(Duration::ZERO).await;
+    let addr = e.server.addr();
+    let mut hostile = Vec::new();
+    for _ in 0..16 {
+        hostile.push(tokio::net::TcpStream::connect(addr).await.unwrap());
+    }
+    for _ in 0..16 {
+        let mut h2 = tokio::net::TcpStream::connect(addr).await.unwrap();
+        h2.write_all(H2_PREFACE).await.unwrap();
+        hostile.push(h2);
+    }
+    let report = client(&e, &e.token, "hello", "").await;
+    assert_eq!(report["failure"], Value::Null, "zero verification errors: {report}");
+    let seen = types(&report);
+    assert_eq!((seen.first(), seen.last()), (Some(&"RUN_STARTED"), Some(&"RUN_FINISHED")), "{seen:?}");
+    assert!(seen.contains(&"TEXT_MESSAGE_CONTENT"), "{seen:?}");
+    assert_eq!(e.hearth.thread_list().await.unwrap().threads.len(), 1, "the client's run, and nothing else, ran");
+
+    // Each is closed by the endpoint: made room for a newer connection, refused as HTTP/2, or
+    // timed out (at most the default 10 s), never answered with anything but a close.
+    let mut closed = 0;
+    for mut connection in hostile {
+        let mut answer = Vec::new();
+        // (A reset, if the endpoint closed with bytes unread, is a close too.)
+        if within("the endpoint closed a hostile connection", connection.read_to_end(&mut answer)).await.is_ok() {
+            assert!(answer.is_empty() || answer.starts_with(b"HTTP/1.1 "), "{answer:?}");
+        }
+        closed += 1;
+    }
+    assert_eq!(closed, 32);
+    settled(&e.hearth).await;
+    assert_eq!(e.hearth.thread_list().await.unwrap().threads.len(), 1);
+    e.server.stop();
+}
+
+/// Issue 31: the header timeout (200 ms here, 10 s by default) closes a connection that
+/// sends nothing at all, one that sent the HTTP/2 preface (at once: HTTP/2 is not served),
+/// and one that sent a request and then sat idle; each read ends with the endpoint's close
+/// (EOF), not with a clock of the test's own. Few connections, far from the cap: no close
+/// here is the cap's doing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue31_silent_http2_and_idle_connections_are_closed() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let e = limited_endpoint(AguiLimits { header_read_timeout: Duration::from_millis(200), ..AguiLimits::default() }).await;
+    let addr = e.server.addr();
+    let mut silent = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut h2 = tokio::net::TcpStream::connect(addr).await.unwrap();
+    h2.write_all(H2_PREFACE).await.unwrap();
+    // Connected and answered, then idle between requests.
+    let mut idle = authenticated_connection(&e).await;
+
+    let mut answer = Vec::new();
+    within("the endpoint closed the silent connection", silent.read_to_end(&mut answer)).await.unwrap();
+    assert!(answer.is_empty(), "{}", String::from_utf8_lossy(&answer));
+    let mut answer = Vec::new();
+    within("the endpoint closed the HTTP/2 connection", h2.read_to_end(&mut answer)).await.unwrap();
+    // Nothing in HTTP/2 (its first frame would be SETTINGS); at most an HTTP/1.1 refusal.
+    assert!(answer.is_empty() || answer.starts_with(b"HTTP/1.1 "), "{answer:?}");
+    let mut answer = Vec::new();
+    within("the endpoint closed the idle connection", idle.read_to_end(&mut answer)).await.unwrap();
+    assert!(answer.is_empty(), "nothing more after the first answer: {}", String::from_utf8_lossy(&answer));
+    assert_no_run(&e).await;
+
+    // Limits that would let unauthenticated connections take every slot are refused.
+    let dir = tempfile::tempdir().unwrap();
+    let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
+    for max_unauthenticated in [0, 16, 17] {
+        let limits = AguiLimits { max_unauthenticated, ..AguiLimits::default() };
+        let started = AguiServer::start_with_limits(hearth.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), BearerToken::generate(), limits);
+        assert!(started.await.is_err(), "{limits:?}");
+    }
+    e.server.stop();
+}
+
+/// Issue 31: turned on again when something else holds its port, the endpoint moves to a
+/// free port with a new token, stored in the vault and shown in Settings; the old token is
+/// refused there (401, nothing written) and the new one admitted. Back on a port it keeps,
+/// the endpoint keeps its token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue31_a_moved_endpoint_gets_a_new_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
+    let on = hearth.settings_endpoint_set(true).await.unwrap().endpoint;
+    let (url, old) = (on.url.unwrap(), on.token.unwrap());
+    let first: SocketAddr = url.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
+    hearth.settings_endpoint_set(false).await.unwrap();
+    // Another process takes the port (turning the endpoint off released it at once).
+    let squatter = tokio::net::TcpListener::bind(first).await.unwrap();
+
+    let moved = hearth.settings_endpoint_set(true).await.unwrap().endpoint;
+    let (url, new) = (moved.url.unwrap(), moved.token.unwrap());
+    let addr: SocketAddr = url.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
+    assert_ne!(addr.port(), first.port(), "the endpoint moved");
+    assert!(new.starts_with("hearth_") && new != old, "a new token");
+    assert_eq!(hearth.settings_get().await.unwrap().endpoint.token.as_deref(), Some(new.as_str()), "Settings shows the new one");
+
+    let send = |token: String, thread: &'static str| {
+        let headers = format!("Host: 127.0.0.1:{}\r\nAuthorization: Bearer {token}\r\n", addr.port());
+        async move { raw_request(addr, &headers, &run_input(thread, "hello").to_string()).await }
+    };
+    let before = chat_rows(&hearth).await;
+    let answer = send(old.clone(), "issue31-old-token").await;
+    assert!(answer.starts_with("HTTP/1.1 401"), "the old token is refused on the new port: {answer}");
+    assert!(!answer.contains(&old) && !answer.contains(&new), "no token in the refusal");
+    assert_eq!(chat_rows(&hearth).await, before, "the refused request wrote nothing");
+    let answer = send(new.clone(), "issue31-new-token").await;
+    assert!(answer.starts_with("HTTP/1.1 200") && answer.contains("RUN_FINISHED"), "the new token is admitted: {answer}");
+    settled(&hearth).await;
+
+    // Off and on again, on the port it moved to: same port, same token.
+    hearth.settings_endpoint_set(false).await.unwrap();
+    let again = hearth.settings_endpoint_set(true).await.unwrap().endpoint;
+    assert_eq!(again.url.as_deref(), Some(url.as_str()));
+    assert_eq!(again.token.as_deref(), Some(new.as_str()));
+    drop(squatter);
+    hearth.shutdown().await;
 }
 
 /// Issue 10 point 9: runs over the cap (4 streaming at once) are answered 429 and start

@@ -71,8 +71,10 @@ pub(super) fn open_trusted(path: &Path, pins: &[&str]) -> Result<File, PdfError>
     }
     check_owner_and_mode(&fd, owner).map_err(|why| misplaced(&at, why))?;
 
-    // The same file, unchanged since it was hashed in this process (its change time moves
-    // with every write, and only root can set it), is not hashed again.
+    // The same file, unchanged since it was hashed in this process, is not hashed again (each
+    // FileStore binds once, and a debug build hashes 8 MB in about a quarter of a second). Only
+    // the owner or root can write it (checked above), and its change time moves with every write
+    // and cannot be set back.
     let seen = format!("{}:{}:{}:{}.{}", stat.st_dev, stat.st_ino, stat.st_size, stat.st_ctime, stat.st_ctime_nsec);
     let mut file = File::from(fd);
     let mut verified = VERIFIED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);

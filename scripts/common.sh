@@ -5,6 +5,8 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Persistent build caches outside the clone, so CI (a fresh clone each time) rebuilds incrementally.
+# /var/tmp is writable by every user: each cache there is made private (private_dir) and refused
+# if another user owns it, since what a build puts there runs as the one who builds.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/var/tmp/hearth-target}"
 WASM_TARGET_DIR="${HEARTH_WASM_TARGET_DIR:-/var/tmp/hearth-target-wasm}"
 WASM_DEBIAN_TARGET_DIR="${HEARTH_WASM_DEBIAN_TARGET_DIR:-/var/tmp/hearth-target-wasm-debian}"
@@ -25,10 +27,16 @@ APT_PACKAGES=(
 )
 TAURI_DRIVER_VERSION=2.1.0
 # libpdfium comes from the pypdfium2 wheel (PyPI ships it; Debian has no package). Unpacked,
-# not pip-installed, so no Python environment is touched.
+# not pip-installed, so no Python environment is touched. The wheel's SHA-256 is checked before
+# it is unpacked, the library's after; the app checks the library's again before loading it
+# (PDFIUM_SHA256 in src-tauri/core/src/pdf/pdfium/library.rs, the same digest). It goes where the
+# app looks by default, a folder only its owner can open: the library runs as the owner, beside
+# the vault's key, so it must be nowhere another user can write (the app refuses /var/tmp).
 PYPDFIUM2_VERSION=5.15.2
-PDFIUM_DIR="${HEARTH_PDFIUM_DIR:-/var/tmp/hearth-pdfium}"
-export HEARTH_PDFIUM_LIB="${HEARTH_PDFIUM_LIB:-$PDFIUM_DIR/pypdfium2_raw/libpdfium.so}"
+# pypdfium2-5.15.2-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl, and its libpdfium.so.
+PYPDFIUM2_WHEEL_SHA256=dc31aea5b0fb9fefc9b537a65f4113980b2c40798445736a7e6565bc85161e37
+PDFIUM_SHA256=c76dc0f7839644bfa7c3e3107a6068df714e339c861bb7d4519907b821d427f9
+export HEARTH_PDFIUM_LIB="${HEARTH_PDFIUM_LIB:-${HOME:?HOME is not set}/.local/share/hearth/pdfium/libpdfium.so}"
 # The scripted AG-UI agent the harness-mode tests run against (tests/agui_server), built on the
 # official ag-ui-protocol package, in its own venv so no system Python is touched.
 PY_AGUI_PINS=(ag-ui-protocol==1.0.0 fastapi==0.165.0 uvicorn==0.54.0)
@@ -38,6 +46,23 @@ export HEARTH_PYTHON="${HEARTH_PYTHON:-$PY_AGUI_DIR/bin/python}"
 log() { printf '\033[1;33m[hearth %4ss]\033[0m %s\n' "$SECONDS" "$*" >&2; }
 die() { printf '\033[1;31m[hearth]\033[0m %s\n' "$*" >&2; exit 1; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+# Makes the folder $1 when it is missing, private to this user (0700, parents too), and refuses
+# one that is a link, that another user owns, or that group or others can write: what is built
+# or installed there would be theirs to change, and it runs as this user. An existing folder of
+# this user's that no one else can write is used as it is.
+private_dir() {
+  local dir="$1" uid mode
+  [ -L "$dir" ] && die "$dir is a symbolic link; Hearth's scripts use only a real folder there. Remove the link, or choose another place through the variable that names it, and run again."
+  [ -e "$dir" ] || (umask 077 && mkdir -p "$dir") || die "could not create $dir"
+  # stat without -L: the folder itself, not what a link put there since would lead to.
+  uid="$(stat -c %u "$dir")"
+  mode="$(stat -c %a "$dir")"
+  [ -d "$dir" ] && [ ! -L "$dir" ] || die "$dir is not a folder. Remove it, or choose another place, and run again."
+  [ "$uid" = "$(id -u)" ] || die "$dir belongs to uid $uid, not to you (uid $(id -u)): another user made it, and what it holds would run as you. Have it removed (or choose another place through the variable that names it) and run again."
+  (( (8#$mode & 8#022) == 0 )) || die "$dir is writable by group or others (mode $mode), so another user could change what it holds. Run: chmod go-w '$dir' (or remove it), and run again."
+}
 
 install_apt_packages() {
   local missing=()
@@ -106,16 +131,32 @@ install_gungraun_runner() {
 }
 
 install_pdfium() {
-  [ -f "$HEARTH_PDFIUM_LIB" ] && return 0
-  log "installing libpdfium from the pypdfium2 $PYPDFIUM2_VERSION wheel into $PDFIUM_DIR"
+  if [ -f "$HEARTH_PDFIUM_LIB" ]; then
+    [ "$(sha256_of "$HEARTH_PDFIUM_LIB")" = "$PDFIUM_SHA256" ] && return 0
+    log "$HEARTH_PDFIUM_LIB is not pypdfium2 $PYPDFIUM2_VERSION's libpdfium.so: installing that over it"
+  fi
+  [ "$(uname -m)" = x86_64 ] || die "Hearth pins libpdfium for x86-64 only (pypdfium2 $PYPDFIUM2_VERSION's manylinux x86_64 wheel); there is no pinned build for $(uname -m)."
+  local dir
+  dir="$(dirname "$HEARTH_PDFIUM_LIB")"
+  private_dir "$dir"
+  log "installing libpdfium from the pypdfium2 $PYPDFIUM2_VERSION wheel into $dir"
   python3 -m pip --version >/dev/null 2>&1 || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-pip
-  local wheels
+  local wheels wheel lib
   wheels="$(mktemp -d)"
-  python3 -m pip download --no-deps --only-binary=:all: -d "$wheels" "pypdfium2==$PYPDFIUM2_VERSION" >&2
-  mkdir -p "$PDFIUM_DIR"
-  python3 -m zipfile -e "$wheels"/pypdfium2-*.whl "$PDFIUM_DIR"
+  # pip refuses a wheel whose SHA-256 is not the pinned one; checked again below, by hand.
+  printf 'pypdfium2==%s --hash=sha256:%s\n' "$PYPDFIUM2_VERSION" "$PYPDFIUM2_WHEEL_SHA256" > "$wheels/requirements.txt"
+  python3 -m pip download --no-deps --only-binary=:all: --require-hashes -r "$wheels/requirements.txt" -d "$wheels/download" >&2
+  wheel="$(find "$wheels/download" -name 'pypdfium2-*.whl' -print -quit)"
+  [ -n "$wheel" ] && [ "$(sha256_of "$wheel")" = "$PYPDFIUM2_WHEEL_SHA256" ] \
+    || die "the downloaded pypdfium2 wheel ($wheel) is not the pinned one (SHA-256 $PYPDFIUM2_WHEEL_SHA256); nothing was installed"
+  python3 -m zipfile -e "$wheel" "$wheels/unpacked"
+  lib="$wheels/unpacked/pypdfium2_raw/libpdfium.so"
+  [ -f "$lib" ] && [ "$(sha256_of "$lib")" = "$PDFIUM_SHA256" ] \
+    || die "the pypdfium2 wheel's libpdfium.so is not the pinned one (SHA-256 $PDFIUM_SHA256); nothing was installed"
+  # Written beside the target, then renamed over it: the app never sees half a library.
+  install -m 0644 "$lib" "$HEARTH_PDFIUM_LIB.new"
+  mv -f "$HEARTH_PDFIUM_LIB.new" "$HEARTH_PDFIUM_LIB"
   rm -rf "$wheels"
-  [ -f "$HEARTH_PDFIUM_LIB" ] || die "the pypdfium2 wheel had no libpdfium.so at $HEARTH_PDFIUM_LIB"
 }
 
 # The official AG-UI TypeScript client, which the endpoint's conformance tests run.
@@ -139,6 +180,7 @@ install_npm_project() {
 # The AG-UI test agent for harness mode (tests/agui_server): the official ag-ui-protocol
 # package in a venv of its own, so no system Python is touched. Idempotent through a stamp.
 install_python_agui() {
+  private_dir "$PY_AGUI_DIR"
   local stamp="$PY_AGUI_DIR/.hearth-pins"
   if [ -x "$PY_AGUI_DIR/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "${PY_AGUI_PINS[*]}" ]; then
     return 0
@@ -176,7 +218,9 @@ prune_target() {
 HEARTH_STARTED_DOCKERD=""
 ensure_docker() {
   docker info >/dev/null 2>&1 && return 0
-  local log_file=/var/tmp/hearth-dockerd.log pid_file=/var/tmp/hearth-dockerd.pid
+  local run_dir="${HEARTH_DOCKERD_DIR:-/var/tmp/hearth-dockerd}"
+  private_dir "$run_dir"
+  local log_file="$run_dir/dockerd.log" pid_file="$run_dir/dockerd.pid"
   log "no Docker engine answers: starting dockerd (log: $log_file)"
   as_root rm -f "$pid_file"
   as_root setsid dockerd --pidfile "$pid_file" >"$log_file" 2>&1 < /dev/null &
@@ -211,6 +255,7 @@ stop_docker() {
 # Compiles one wasm crate with the chosen toolchain; prints the .wasm path.
 build_wasm_crate() {
   local toolchain="$1" package="$2" profile_flag="$3" profile_dir="$4"
+  if [ "$toolchain" = rustup ]; then private_dir "$WASM_TARGET_DIR"; else private_dir "$WASM_DEBIAN_TARGET_DIR"; fi
   if [ "$toolchain" = rustup ]; then
     cargo build -p "$package" --target wasm32-unknown-unknown $profile_flag --target-dir "$WASM_TARGET_DIR" >&2
     echo "$WASM_TARGET_DIR/wasm32-unknown-unknown/$profile_dir"
@@ -250,3 +295,5 @@ build_floor_ui() {
   wasm-bindgen --target web --no-typescript --remove-name-section --out-dir "$dist" --out-name ui "$out/hearth-floor-ui.wasm"
   cp "$ROOT/tests/floor/ui/index.html" "$ROOT/tests/floor/ui/main.js" "$dist/"
 }
+
+private_dir "$CARGO_TARGET_DIR"

@@ -9,7 +9,10 @@
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET ...]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# The fuzz build's own cache; common.sh makes it private (private_dir) and refuses another user's.
+export CARGO_TARGET_DIR="${HEARTH_FUZZ_TARGET_DIR:-/var/tmp/hearth-fuzz-target}"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$ROOT"
 fuzz=src-tauri/fuzz
 seconds="${1:-600}"
 shift || true
@@ -17,11 +20,11 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(pdf_reader agui_sse provider_stream tool_arguments)
 fi
-export CARGO_TARGET_DIR="${HEARTH_FUZZ_TARGET_DIR:-/var/tmp/hearth-fuzz-target}"
-export HEARTH_PDFIUM_LIB="${HEARTH_PDFIUM_LIB:-/var/tmp/hearth-pdfium/pypdfium2_raw/libpdfium.so}"
+corpora=/var/tmp/hearth-fuzz-corpus
+private_dir "$corpora"
 cargo +nightly fuzz build -O -a --fuzz-dir "$fuzz" 2>&1 | tail -1
 for target in "${targets[@]}"; do
-  work="/var/tmp/hearth-fuzz-corpus/$target"
+  work="$corpora/$target"
   mkdir -p "$fuzz/corpus/$target" "$fuzz/artifacts/$target" "$work"
   log="$(mktemp)"
   set +e

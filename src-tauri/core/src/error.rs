@@ -106,7 +106,9 @@ impl CoreError {
             CoreError::Expired(_) => ErrorCode::ApprovalExpired,
             CoreError::NeedsSignIn(_) => ErrorCode::Forbidden,
             CoreError::Stopped(_) => ErrorCode::Cancelled,
-            CoreError::Pdf(crate::pdf::PdfError::LibraryMissing { .. }) => ErrorCode::Unavailable,
+            CoreError::Pdf(crate::pdf::PdfError::LibraryMissing { .. } | crate::pdf::PdfError::LibraryRefused { .. }) => {
+                ErrorCode::Unavailable
+            }
             CoreError::Pdf(_) => ErrorCode::InvalidInput,
             CoreError::Vault(err) => return err.to_ipc(),
             CoreError::Provider(crate::providers::ProviderError::Cancelled) => ErrorCode::Cancelled,

@@ -139,6 +139,9 @@ pub enum SendMode {
     /// 200, but the message is kept under a Message-ID of Gmail's own (as Gmail is reported to
     /// do): a search by Hearth's id finds nothing.
     RewriteMessageId,
+    /// [`SendMode::RewriteMessageId`], and the connection is closed with no answer (the message
+    /// is kept: it was sent).
+    RewriteMessageIdDropConnection,
 }
 
 /// A message in the fixture's mailbox.
@@ -172,6 +175,9 @@ pub struct FixtureMail {
     pub references: String,
     /// Its `In-Reply-To` header as written (empty: none).
     pub in_reply_to: String,
+    /// Its `X-Hearth-Operation` header as written (empty: none). Gmail keeps a sent message's
+    /// own headers, in [`SendMode::RewriteMessageId`] too.
+    pub operation: String,
 }
 
 /// The fixture. Dropping it stops it.
@@ -413,7 +419,7 @@ async fn send(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> 
     }
     s.next += 1;
     let id = format!("{:016x}", 0x5e00 + s.next);
-    let kept_id = if s.send_mode == SendMode::RewriteMessageId {
+    let kept_id = if matches!(s.send_mode, SendMode::RewriteMessageId | SendMode::RewriteMessageIdDropConnection) {
         format!("CAG{}@mail.gmail.com", s.next)
     } else {
         header("Message-ID").trim_start_matches('<').trim_end_matches('>').to_owned()
@@ -429,13 +435,16 @@ async fn send(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> 
         message_id: kept_id,
         references: header("References"),
         in_reply_to: header("In-Reply-To"),
+        operation: header("X-Hearth-Operation"),
+        // Gmail dates a sent message when it takes it.
+        sent_at: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
         ..FixtureMail::default()
     });
     s.sent.push(raw);
     s.sent_ids.push(id.clone());
     match s.send_mode {
         SendMode::Answer | SendMode::RewriteMessageId | SendMode::Refuse | SendMode::LoseRequest => Some(text(StatusCode::OK, json!({ "id": id, "threadId": thread_id, "labelIds": ["SENT"] }).to_string(), "application/json")),
-        SendMode::DropConnection => None,
+        SendMode::DropConnection | SendMode::RewriteMessageIdDropConnection => None,
         SendMode::Unavailable => Some(text(StatusCode::SERVICE_UNAVAILABLE, json!({ "error": { "code": 503, "message": "Backend Error" } }).to_string(), "application/json")),
     }
 }
@@ -595,17 +604,17 @@ async fn answer_request(state: &Mutex<State>, request: Request<hyper::body::Inco
                 // grows), as Gmail lists a label without searching.
                 let label = query.get("labelIds").cloned().unwrap_or_default();
                 let max: usize = query.get("maxResults").and_then(|m| m.parse().ok()).unwrap_or(100);
-                let listed: Vec<serde_json::Value> = s
-                    .mail
-                    .iter()
-                    .rev()
-                    .filter(|m| m.labels.contains(&label))
-                    .take(max)
-                    .map(|m| json!({ "id": m.id, "threadId": m.thread_id }))
-                    .collect();
-                let mut body = json!({ "resultSizeEstimate": listed.len() });
+                // Pages as Gmail's: an opaque token (here, where the next page starts).
+                let skip: usize = query.get("pageToken").and_then(|t| t.strip_prefix("page-")).and_then(|t| t.parse().ok()).unwrap_or(0);
+                let labelled: Vec<&FixtureMail> = s.mail.iter().rev().filter(|m| m.labels.contains(&label)).collect();
+                let listed: Vec<serde_json::Value> =
+                    labelled.iter().skip(skip).take(max).map(|m| json!({ "id": m.id, "threadId": m.thread_id })).collect();
+                let mut body = json!({ "resultSizeEstimate": labelled.len() });
                 if !listed.is_empty() {
                     body["messages"] = json!(listed);
+                }
+                if labelled.len() > skip + max {
+                    body["nextPageToken"] = json!(format!("page-{}", skip + max));
                 }
                 found(body)
             } else if rest == "messages" {
@@ -950,6 +959,7 @@ fn gmail_message(m: &FixtureMail) -> serde_json::Value {
                 { "name": "Message-ID", "value": format!("<{}>", m.message_id) },
                 { "name": "References", "value": m.references },
                 { "name": "In-Reply-To", "value": m.in_reply_to },
+                { "name": "X-Hearth-Operation", "value": m.operation },
             ],
             "body": { "size": 0 },
             "parts": parts,

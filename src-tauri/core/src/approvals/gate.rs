@@ -527,11 +527,13 @@ impl ApprovalGate {
                             .await?;
                     }
                     Reconciliation::NotFound => {
-                        // Kept with why it was uncertain in the first place.
-                        let why = proposal.error.as_deref().map(|e| e.split(NOT_FOUND_NOTE).next().unwrap_or(e).trim_end()).unwrap_or_default();
-                        let note = if why.is_empty() { NOT_FOUND_NOTE.trim_start_matches(" — ").to_owned() } else { format!("{why}{NOT_FOUND_NOTE}") };
                         // Only over the reason this check read: a retry that settled meanwhile
                         // keeps its own (newer) one.
+                        let note = noted(proposal.error.as_deref(), NOT_FOUND_NOTE);
+                        self.inner.store.note_unknown_proposal(&proposal.id, proposal.error.as_deref(), &note).await?;
+                    }
+                    Reconciliation::Unsure(unsure) => {
+                        let note = noted(proposal.error.as_deref(), &format!(" — {unsure}."));
                         self.inner.store.note_unknown_proposal(&proposal.id, proposal.error.as_deref(), &note).await?;
                     }
                 }
@@ -562,6 +564,16 @@ impl ApprovalGate {
                         Ok(self.row(&proposal.id).await?.view())
                     }
                     Ok(Reconciliation::NotFound) => self.carry_out(&rebound, executor, Attempt::Retry).await,
+                    Ok(Reconciliation::Unsure(unsure)) => {
+                        // Not found, but not looked for everywhere: nothing is done again; the
+                        // card says so, plainly.
+                        let note = noted(proposal.error.as_deref(), &format!(" — {unsure}."));
+                        self.inner
+                            .store
+                            .settle_proposal(&proposal.id, ProposalStatus::Executing, ProposalStatus::OutcomeUnknown, None, Some(&note), Some(executor))
+                            .await?;
+                        Err(CoreError::Conflict(format!("Not sent again. {unsure}.")))
+                    }
                     Err(err) => {
                         // Nothing was done again: back to unknown, for another try.
                         self.inner
@@ -594,6 +606,13 @@ impl ApprovalGate {
 /// What the gate tells the owner when a check did not find the effect.
 const NOT_FOUND_NOTE: &str = " — Hearth looked and did not find it. That is not proof it did not happen (a fresh send can take a \
                               moment to show); if you are sure, retry it.";
+
+/// `error` (why the outcome is unknown) with what a check found, in place of what an earlier
+/// check added.
+fn noted(error: Option<&str>, note: &str) -> String {
+    let why = error.map(|e| e.split(" — Hearth").next().unwrap_or(e).trim_end()).unwrap_or_default();
+    if why.is_empty() { note.trim_start_matches(" — ").to_owned() } else { format!("{why}{note}") }
+}
 
 /// A first execution, or the owner's retry of one whose outcome is unknown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -24,7 +24,7 @@ struct Inner {
     store: Store,
     dir: PathBuf,
     library: PathBuf,
-    engine: OnceLock<std::result::Result<PdfEngine, String>>,
+    engine: OnceLock<std::result::Result<PdfEngine, PdfError>>,
     /// PDF work in flight, stopped or not: a stopped operation keeps its slot until its thread
     /// really ends, so Stops cannot pile up threads behind the PDFium lock.
     pdf_slots: Arc<tokio::sync::Semaphore>,
@@ -75,10 +75,8 @@ impl FileStore {
 
     /// The bound PDFium.
     pub fn engine(&self) -> Result<PdfEngine> {
-        let bound = self.inner.engine.get_or_init(|| PdfEngine::load(&self.inner.library).map_err(|e| e.to_string()));
-        bound.clone().map_err(|detail| {
-            CoreError::Pdf(PdfError::LibraryMissing { path: self.inner.library.clone(), detail })
-        })
+        let bound = self.inner.engine.get_or_init(|| PdfEngine::load(&self.inner.library));
+        bound.clone().map_err(CoreError::Pdf)
     }
 
     /// Checks `bytes`, stores them as file `file_id` and records it. Importing the same id

@@ -41,7 +41,9 @@ pub use fill::{Filled, fill, fill_inspected_within, fill_within};
 pub use fill::{FillPath, fill_with_pdfium, fill_with_report};
 pub use hearth_protocol::pdf::{FieldKind, FieldValue, FieldValues, PdfField, PdfInfo};
 pub use inspect::{count_scripts, extract_text, extract_text_within, inspect, inspect_within, render_page, render_page_within};
-pub use pdfium::{MAX_RENDER_PIXELS, PDFIUM_LIBRARY_ENV, PdfEngine, RenderedPage, default_library_path};
+pub use pdfium::{
+    MAX_RENDER_PIXELS, PDFIUM_LIBRARY_ENV, PDFIUM_SHA256, PdfEngine, RenderedPage, default_library_path, private_library_path,
+};
 
 use std::path::PathBuf;
 
@@ -52,17 +54,28 @@ pub const MAX_PDF_PAGES: u16 = 500;
 
 /// Why a PDF could not be handled; each says what to do. Messages name fields but never
 /// carry field values (they can be personal).
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum PdfError {
-    /// libpdfium is not where Hearth was told to find it.
+    /// libpdfium is not where Hearth was told to find it, or did not load.
     #[error(
-        "Hearth could not load PDFium from {path} ({detail}). Run scripts/setup.sh, or set HEARTH_PDFIUM_LIB to a libpdfium.so."
+        "Hearth could not load PDFium from {path} ({detail}). Run scripts/setup.sh (it installs libpdfium.so in ~/.local/share/hearth/pdfium, private to you), or set HEARTH_PDFIUM_LIB to a libpdfium.so in a folder only you can write."
     )]
     LibraryMissing {
         /// Where Hearth looked.
         path: PathBuf,
         /// The loader's words.
         detail: String,
+    },
+    /// libpdfium is somewhere another user could have written it, or is not the pinned build;
+    /// refused before it was loaded.
+    #[error("Hearth refused to load PDFium from {path}: {why}. {fix}")]
+    LibraryRefused {
+        /// Where Hearth was told to find it.
+        path: PathBuf,
+        /// What is wrong, naming the file or folder.
+        why: String,
+        /// What to do.
+        fix: &'static str,
     },
     /// Not a PDF at all.
     #[error("This file is not a PDF (it does not start with %PDF-). Attach the PDF itself.")]

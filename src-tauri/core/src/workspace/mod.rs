@@ -125,6 +125,9 @@ pub enum Reconciliation {
     /// It is not there. Not proof that it did not happen (a search index may lag a fresh
     /// send; the owner may have deleted it since): doing it again needs the owner's word.
     NotFound,
+    /// Not found, but the look could not cover everywhere it could be (why, in words, for the
+    /// owner): not enough to do it again on, even at the owner's word.
+    Unsure(String),
 }
 
 /// An approved proposal, carried out.

@@ -377,7 +377,7 @@ async fn a_send_whose_answer_is_lost_is_uncertain_and_its_message_id_finds_it_in
     let sent = gmail.send(&first, None).await.unwrap();
     assert!(sent.message_id_kept, "read back from the sent message");
     assert_eq!(t.fixture.sent_ids(), std::slice::from_ref(&sent.id));
-    assert_eq!(gmail.find_sent(&first_id).await.unwrap(), Reconciled::Found { id: sent.id.clone(), copies: 1 });
+    assert_eq!(gmail.find_sent(&first_id, 0).await.unwrap(), Reconciled::Found { id: sent.id.clone(), copies: 1 });
 
     // Refused before Gmail took it: nothing was sent. So is a send that never connected.
     t.fixture.set_send_mode(SendMode::Refuse);
@@ -399,23 +399,25 @@ async fn a_send_whose_answer_is_lost_is_uncertain_and_its_message_id_finds_it_in
     assert_eq!(taken.len(), 3, "each message was taken once");
 
     // Reconciliation finds each uncertain one in Sent — the very message the fixture took.
-    assert_eq!(gmail.find_sent(&lost_id).await.unwrap(), Reconciled::Found { id: taken[1].clone(), copies: 1 });
-    assert_eq!(gmail.find_sent(&format!("<{busy_id}>")).await.unwrap(), Reconciled::Found { id: taken[2].clone(), copies: 1 });
+    assert_eq!(gmail.find_sent(&lost_id, 0).await.unwrap(), Reconciled::Found { id: taken[1].clone(), copies: 1 });
+    assert_eq!(gmail.find_sent(&format!("<{busy_id}>"), 0).await.unwrap(), Reconciled::Found { id: taken[2].clone(), copies: 1 });
     // A received message carrying the id is not a sent one; a sent one in the bin still went.
     let never = message_id_for("p-never", "owner@example.org");
     t.fixture.add_mail(FixtureMail { id: "19aa".into(), thread_id: "19aa".into(), labels: vec!["INBOX".into()], message_id: never.clone(), ..FixtureMail::default() });
-    assert_eq!(gmail.find_sent(&never).await.unwrap(), Reconciled::NotFound);
+    assert_eq!(gmail.find_sent(&never, 0).await.unwrap(), Reconciled::NotFound { complete: true });
     let binned = message_id_for("p-binned", "owner@example.org");
     t.fixture.add_mail(FixtureMail { id: "19bb".into(), thread_id: "19bb".into(), labels: vec!["SENT".into(), "TRASH".into()], message_id: binned.clone(), ..FixtureMail::default() });
-    assert_eq!(gmail.find_sent(&binned).await.unwrap(), Reconciled::Found { id: "19bb".into(), copies: 1 });
-    assert!(gmail.find_sent("x\" OR in:inbox").await.is_err(), "only a Message-ID Hearth made is searched for");
+    assert_eq!(gmail.find_sent(&binned, 0).await.unwrap(), Reconciled::Found { id: "19bb".into(), copies: 1 });
+    assert!(gmail.find_sent("x\" OR in:inbox", 0).await.is_err(), "only a Message-ID Hearth made is searched for");
 
-    // Gmail replacing the id is seen at once: such an account's uncertain sends cannot be
-    // settled by a search, and its message is not found by Hearth's id.
+    // Gmail replacing the id is seen at once; the search by Hearth's id finds nothing, but the
+    // message still carries Hearth's mark, which Gmail keeps: found by that, read back.
     t.fixture.set_send_mode(SendMode::RewriteMessageId);
     let (rewritten_id, rewritten) = message("p-rewritten");
-    assert!(!gmail.send(&rewritten, None).await.unwrap().message_id_kept);
-    assert_eq!(gmail.find_sent(&rewritten_id).await.unwrap(), Reconciled::NotFound);
+    let sent = gmail.send(&rewritten, None).await.unwrap();
+    assert!(!sent.message_id_kept);
+    assert!(sent.mark_kept);
+    assert_eq!(gmail.find_sent(&rewritten_id, 0).await.unwrap(), Reconciled::Found { id: sent.id, copies: 1 });
     assert_eq!(t.fixture.sent().len(), 4);
 }
 

@@ -528,6 +528,67 @@ async fn a_send_the_search_index_has_not_seen_yet_is_found_among_the_newest_sent
 }
 
 #[tokio::test]
+async fn a_send_gmail_gave_its_own_message_id_and_whose_answer_was_lost_is_found_by_its_mark_and_a_retry_sends_nothing() {
+    let c = connected(Access::ReadWrite).await;
+    // Gmail takes the message, files it under a Message-ID of its own, and the answer is lost.
+    c.fixture.set_send_mode(SendMode::RewriteMessageIdDropConnection);
+    let proposal = c.prepare("chat:rewritten", ProposalDraft::EmailSend(email("ana@example.com", "Tickets", "Two, row F."))).await.unwrap();
+    let after = c.approve(&proposal).await.unwrap();
+    assert_eq!(after.status, ProposalStatus::OutcomeUnknown, "{:?}", after.error);
+    assert_eq!(c.fixture.sent().len(), 1, "Gmail took the message; its answer was lost");
+    let ours = message_id_for(&proposal.id, "owner@example.com");
+    assert_eq!(header(&c.fixture.sent()[0], "X-Hearth-Operation"), ours, "the message carries Hearth's mark");
+
+    // The owner presses Retry: the search by Hearth's Message-ID finds nothing (Gmail replaced
+    // it), but the message in Sent carries the mark: found, and nothing is sent again.
+    c.fixture.set_send_mode(SendMode::Answer);
+    let retried = c.recheck(&after, Recheck::Retry).await.unwrap();
+    assert_eq!(retried.status, ProposalStatus::Succeeded, "{:?}", retried.error);
+    assert!(retried.receipt.as_deref().unwrap().contains("Found in Gmail's Sent: it was sent once"), "{:?}", retried.receipt);
+    assert_eq!(c.fixture.sent().len(), 1, "the retry sent nothing");
+    assert_eq!(c.recheck(&after, Recheck::Retry).await.unwrap().status, ProposalStatus::Succeeded);
+    assert_eq!(c.fixture.sent().len(), 1);
+}
+
+#[tokio::test]
+async fn a_check_that_cannot_read_back_everything_sent_since_says_so_and_a_retry_sends_nothing() {
+    let c = connected(Access::ReadWrite).await;
+    c.fixture.set_send_mode(SendMode::LoseRequest);
+    let proposal = c.prepare("chat:busy-outbox", ProposalDraft::EmailSend(email("bo@example.net", "Notes", "Attached soon."))).await.unwrap();
+    let after = c.approve(&proposal).await.unwrap();
+    assert_eq!(after.status, ProposalStatus::OutcomeUnknown, "{:?}", after.error);
+    // More mail sent since than Hearth reads back (another client of the same account).
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    for n in 0..=hearth_core::workspace::google::gmail::MAX_SENT_CHECKED {
+        c.fixture.add_mail(FixtureMail {
+            id: format!("1a{n:04x}"),
+            thread_id: format!("1a{n:04x}"),
+            labels: vec!["SENT".into()],
+            message_id: format!("other-{n}@example.com"),
+            sent_at: now,
+            ..FixtureMail::default()
+        });
+    }
+
+    // A check says plainly that it could not be sure.
+    let checked = c.recheck(&after, Recheck::Check).await.unwrap();
+    assert_eq!(checked.status, ProposalStatus::OutcomeUnknown);
+    let error = checked.error.as_deref().unwrap();
+    assert!(error.contains("Hearth could not be sure") && error.contains("Look in Sent in Gmail yourself"), "{error}");
+    assert!(!error.contains("did not find it"), "{error}");
+
+    // Retry does not send on a check that was not sure: refused, and the card says why.
+    c.fixture.set_send_mode(SendMode::Answer);
+    let refused = c.recheck(&after, Recheck::Retry).await.unwrap_err();
+    assert_eq!(refused.to_ipc().code, ErrorCode::Conflict);
+    assert!(refused.to_string().contains("Not sent again"), "{refused}");
+    assert_eq!(c.fixture.sent().len(), 0, "nothing was sent");
+    let row = c.hearth().store().get_proposal(&after.id).await.unwrap().unwrap();
+    assert_eq!(row.status, ProposalStatus::OutcomeUnknown);
+    assert!(row.error.as_deref().unwrap().contains("Hearth could not be sure"), "{:?}", row.error);
+}
+
+#[tokio::test]
 async fn a_retry_google_refuses_leaves_the_outcome_unknown_never_failed() {
     let c = connected(Access::ReadWrite).await;
     c.fixture.add_event(FixtureEvent {

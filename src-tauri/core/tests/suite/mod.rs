@@ -19,6 +19,7 @@ mod memory;
 mod monitors;
 mod pdf;
 mod pdf_hostile;
+mod pdf_library;
 mod fuzz_reproducers;
 mod goals;
 mod ideas;

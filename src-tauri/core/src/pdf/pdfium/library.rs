@@ -1,5 +1,6 @@
 //! Binding libpdfium once per process.
 
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
@@ -8,6 +9,22 @@ use pdfium_render::prelude::{Pdfium, PdfiumLibraryBindingsAccessor};
 use crate::pdf::{Budget, PdfError};
 use super::ffi::Lib;
 
+/// The checks before loading: [`super::trust::open_trusted`] on Linux; elsewhere PDFium is
+/// refused (the descriptor-based load needs `/proc/self/fd`).
+#[cfg(target_os = "linux")]
+fn open_checked(library: &Path, pins: &[&str]) -> Result<std::fs::File, PdfError> {
+    super::trust::open_trusted(library, pins)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_checked(library: &Path, _pins: &[&str]) -> Result<std::fs::File, PdfError> {
+    Err(PdfError::LibraryRefused {
+        path: library.to_owned(),
+        why: "Hearth checks and loads PDFium on Linux only".into(),
+        fix: "Use Hearth on Linux for PDF forms.",
+    })
+}
+
 /// PDFium is not thread-safe: one document operation at a time in this process. (pdfium-render's
 /// `thread_safe` feature locks each single call; this locks a whole inspect, fill or render.)
 static PDFIUM: Mutex<()> = Mutex::new(());
@@ -15,12 +32,28 @@ static PDFIUM: Mutex<()> = Mutex::new(());
 /// Environment variable naming libpdfium.so.
 pub const PDFIUM_LIBRARY_ENV: &str = "HEARTH_PDFIUM_LIB";
 
-/// `HEARTH_PDFIUM_LIB`, else where `scripts/setup.sh` installs it (the pypdfium2 wheel's copy).
+/// The SHA-256 of the one libpdfium build Hearth loads on this architecture: the libpdfium.so
+/// of pypdfium2 5.15.2's manylinux x86-64 wheel, as `scripts/common.sh` installs it (it checks
+/// the wheel's own SHA-256 before unpacking, and this one after).
+#[cfg(target_arch = "x86_64")]
+pub const PDFIUM_SHA256: &[&str] = &["c76dc0f7839644bfa7c3e3107a6068df714e339c861bb7d4519907b821d427f9"];
+/// No build is pinned for this architecture: PDFium is refused (Hearth is tested on x86-64).
+#[cfg(not(target_arch = "x86_64"))]
+pub const PDFIUM_SHA256: &[&str] = &[];
+
+/// `HEARTH_PDFIUM_LIB`, else [`private_library_path`].
 pub fn default_library_path() -> PathBuf {
     match std::env::var_os(PDFIUM_LIBRARY_ENV) {
         Some(path) if !path.is_empty() => PathBuf::from(path),
-        _ => PathBuf::from("/var/tmp/hearth-pdfium/pypdfium2_raw/libpdfium.so"),
+        _ => private_library_path(),
     }
+}
+
+/// Where `scripts/setup.sh` installs libpdfium: `~/.local/share/hearth/pdfium/libpdfium.so`, in
+/// a folder only the owner can open (0700). `$HOME`, not `$XDG_DATA_HOME`, so the scripts and
+/// the app agree even where a test points `XDG_DATA_HOME` at a scratch folder.
+pub fn private_library_path() -> PathBuf {
+    std::env::home_dir().unwrap_or_else(|| PathBuf::from("/")).join(".local/share/hearth/pdfium/libpdfium.so")
 }
 
 /// A bound PDFium. Cheap to clone; bind it once per process.
@@ -36,19 +69,22 @@ impl std::fmt::Debug for PdfEngine {
 }
 
 impl PdfEngine {
-    /// Loads libpdfium from `library`. PDFium binds once per process: a later call naming an
-    /// existing file returns the engine already bound.
+    /// Loads libpdfium from `library` when no other user can have written it and it is the
+    /// pinned build ([`PDFIUM_SHA256`]; see `trust`): the checked file descriptor is what is
+    /// loaded. PDFium binds once per process: a later call naming a file that passes the same
+    /// checks returns the engine already bound.
     pub fn load(library: &Path) -> Result<Self, PdfError> {
         static BOUND: OnceLock<Arc<Pdfium>> = OnceLock::new();
         let _pdfium = PDFIUM.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if !library.is_file() {
-            return Err(PdfError::LibraryMissing { path: library.to_owned(), detail: "no such file".into() });
-        }
+        let checked = open_checked(library, PDFIUM_SHA256)?;
         if let Some(pdfium) = BOUND.get() {
             return Ok(Self { pdfium: Arc::clone(pdfium) });
         }
-        let bindings = Pdfium::bind_to_library(library)
+        // The file just checked, by its descriptor (the path could name another file by now).
+        let by_fd = PathBuf::from(format!("/proc/self/fd/{}", checked.as_raw_fd()));
+        let bindings = Pdfium::bind_to_library(&by_fd)
             .map_err(|err| PdfError::LibraryMissing { path: library.to_owned(), detail: err.to_string() })?;
+        drop(checked);
         let pdfium = Arc::clone(BOUND.get_or_init(|| Arc::new(Pdfium::new(bindings))));
         Ok(Self { pdfium })
     }

@@ -12,8 +12,10 @@ mod fields;
 mod form_fill;
 mod library;
 mod render;
+#[cfg(target_os = "linux")]
+mod trust;
 
-pub use library::{PDFIUM_LIBRARY_ENV, PdfEngine, default_library_path};
+pub use library::{PDFIUM_LIBRARY_ENV, PDFIUM_SHA256, PdfEngine, default_library_path, private_library_path};
 pub use render::{MAX_RENDER_PIXELS, RenderedPage};
 
 pub(super) use fields::{count_scripts, read_fields};

@@ -183,8 +183,8 @@ impl GoogleWorkspace {
         match self.gmail.send(&raw, draft.thread_id.as_deref()).await {
             Ok(sent) => {
                 let mut receipt = format!("Sent from {} · Gmail id {}", proposal.connection.account, sent.id);
-                if !sent.message_id_kept {
-                    receipt.push_str(" (Gmail did not keep Hearth's Message-ID, so an uncertain send from this account cannot be checked automatically)");
+                if !sent.mark_kept {
+                    receipt.push_str(" (Gmail kept neither Hearth's Message-ID nor its mark, so an uncertain send from this account cannot be checked automatically)");
                 }
                 Ok(Executed { receipt, settled: false })
             }
@@ -371,12 +371,19 @@ impl Workspace for GoogleWorkspace {
                 )));
             }
             match &proposal.draft {
-                ProposalDraft::EmailSend(_) => Ok(match self.gmail.find_sent(&self.message_id(proposal)).await? {
+                ProposalDraft::EmailSend(_) => Ok(match self.gmail.find_sent(&self.message_id(proposal), proposal.created_at).await? {
                     Reconciled::Found { id, copies: 1 } => Reconciliation::Happened(format!("Found in Gmail's Sent: it was sent once · Gmail id {id}")),
                     Reconciled::Found { id, copies } => {
                         Reconciliation::Happened(format!("Found in Gmail's Sent: it went {copies} times · Gmail id {id}"))
                     }
-                    Reconciled::NotFound => Reconciliation::NotFound,
+                    Reconciled::NotFound { complete: true } => Reconciliation::NotFound,
+                    Reconciled::NotFound { complete: false } => Reconciliation::Unsure(format!(
+                        "Hearth could not be sure: more than {} messages were sent from {} since this was prepared, and it read only the newest {}. \
+                         Look in Sent in Gmail yourself; if it is not there, ask for it anew",
+                        super::gmail::MAX_SENT_CHECKED,
+                        proposal.connection.account,
+                        super::gmail::MAX_SENT_CHECKED
+                    )),
                 }),
                 ProposalDraft::CalendarCreate(_) | ProposalDraft::CalendarUpdate(_) | ProposalDraft::CalendarDelete(_) => {
                     self.reconcile_event(proposal).await

@@ -12,6 +12,7 @@ use hearth_protocol::mail::{AttachmentInfo, MailMatch, MailSearchResult, MailThr
 use mail_parser::MimeHeaders;
 use serde::Deserialize;
 
+use super::mime::OPERATION_HEADER;
 use super::oauth::GoogleAuth;
 use crate::error::{CoreError, Result};
 use crate::secret::ExposeSecret;
@@ -124,10 +125,12 @@ pub struct Sent {
     pub id: String,
     /// Its conversation.
     pub thread_id: String,
-    /// Whether Gmail kept the Message-ID Hearth gave it (read back after the send). Reported
-    /// to use elsewhere: `false` means [`Gmail::find_sent`] cannot settle this account's
-    /// uncertain sends, which must then go to the owner's review.
+    /// Whether Gmail kept the Message-ID Hearth gave it (read back after the send).
     pub message_id_kept: bool,
+    /// Whether the sent message carries Hearth's Message-ID or its mark
+    /// ([`super::mime::OPERATION_HEADER`]), read back after the send: `false` means
+    /// [`Gmail::find_sent`] cannot recognise this account's uncertain sends.
+    pub mark_kept: bool,
 }
 
 /// What a search of Sent for a Message-ID found.
@@ -142,10 +145,15 @@ pub enum Reconciled {
         /// How many sent messages carry it.
         copies: usize,
     },
-    /// None was found. That is **not** proof it was not sent (the search index may lag a fresh
-    /// send, the owner may have deleted it, Gmail may have replaced the id): an uncertain send
-    /// stays uncertain for the owner to acknowledge, never sent again on this alone.
-    NotFound,
+    /// None was found. That is **not** proof it was not sent (the owner may have deleted it):
+    /// an uncertain send stays uncertain for the owner to acknowledge, never sent again on this
+    /// alone.
+    NotFound {
+        /// Every message in Sent since the send was read back (the listing reached an older
+        /// one, or its end). `false`: more were sent since than Hearth reads
+        /// ([`MAX_SENT_CHECKED`]), and the send may be among those it did not read.
+        complete: bool,
+    },
 }
 
 /// Why a send did not plainly succeed. Gmail's send has no idempotency key, so the line between
@@ -184,6 +192,9 @@ pub struct ReplyHeaders {
 struct Metadata {
     #[serde(default)]
     label_ids: Vec<String>,
+    /// Unix ms, as a decimal string.
+    #[serde(default)]
+    internal_date: String,
     #[serde(default)]
     payload: Part,
 }
@@ -214,9 +225,17 @@ fn multipart_related(raw: &[u8], thread_id: Option<&str>) -> (String, Vec<u8>) {
     (format!("multipart/related; boundary={boundary}"), body)
 }
 
-/// How many of the newest Sent messages an uncertain send is also looked for among (by label,
-/// not by search).
-const RECENT_SENT_CHECKED: &str = "25";
+/// How many Sent messages are listed at a time when an uncertain send is looked for by label.
+const SENT_PAGE: &str = "25";
+
+/// The most Sent messages an uncertain send is looked for among (newest first, by label, not by
+/// search, each read back): four pages. More sent since the send than this, and a check that
+/// finds nothing cannot be sure ([`Reconciled::NotFound`]).
+pub const MAX_SENT_CHECKED: usize = 100;
+
+/// How much older than the proposal the oldest message read must be for the listing to count
+/// as covering everything sent since (Gmail's clock and this machine's may differ).
+const CLOCK_MARGIN_MS: i64 = 10 * 60 * 1000;
 
 /// The most of a send's answer read (its JSON is a few hundred bytes).
 const MAX_SEND_ANSWER_BYTES: usize = 64 * 1024;
@@ -315,16 +334,20 @@ impl Gmail {
         let bytes = read.map_err(|why| SendError::Uncertain(format!("Gmail's answer to the send {why}; it may have been sent — {check}")))?;
         let sent: SentRef = serde_json::from_slice(&bytes)
             .map_err(|_| SendError::Uncertain(format!("Gmail's answer to the send did not read; it may have been sent — {check}")))?;
-        // Whether the id Hearth reconciles by survived: read it back from the sent message.
+        // Whether what Hearth reconciles by survived: read it back from the sent message.
         let wanted = header_in(raw, "Message-ID");
-        let message_id_kept = match self.metadata(&sent.id).await {
-            Ok(meta) => !wanted.is_empty() && header(&meta.payload, "Message-ID") == wanted,
+        let (message_id_kept, mark_kept) = match self.metadata(&sent.id).await {
+            Ok(meta) => {
+                let id_kept = !wanted.is_empty() && header(&meta.payload, "Message-ID") == wanted;
+                let bare = wanted.trim_start_matches('<').trim_end_matches('>');
+                (id_kept, id_kept || (!bare.is_empty() && header(&meta.payload, OPERATION_HEADER).trim() == bare))
+            }
             Err(err) => {
                 tracing::warn!(error = %err, "could not read back a sent message's Message-ID");
-                false
+                (false, false)
             }
         };
-        Ok(Sent { id: sent.id, thread_id: sent.thread_id, message_id_kept })
+        Ok(Sent { id: sent.id, thread_id: sent.thread_id, message_id_kept, mark_kept })
     }
 
     /// The account's address (`users/me/profile`).
@@ -396,48 +419,83 @@ impl Gmail {
         Ok((AttachmentInfo { size: i64::try_from(bytes.len()).unwrap_or(i64::MAX), ..info }, bytes))
     }
 
-    /// A message's labels and its Message-ID header.
+    /// A message's labels, date, its Message-ID header and Hearth's mark.
     async fn metadata(&self, id: &str) -> Result<Metadata> {
-        self.get(&format!("messages/{}", path_segment(id)?), &[("format", "metadata"), ("metadataHeaders", "Message-ID")]).await
+        self.get(
+            &format!("messages/{}", path_segment(id)?),
+            &[("format", "metadata"), ("metadataHeaders", "Message-ID"), ("metadataHeaders", OPERATION_HEADER)],
+        )
+        .await
     }
 
-    /// The sent message whose `Message-ID` header is `message_id` (`<…>` or bare), if Gmail
-    /// has one: how an uncertain send is settled before anything is sent again.
-    pub async fn find_sent(&self, message_id: &str) -> Result<Reconciled> {
+    /// The sent message Hearth made as `message_id` (`<…>` or bare), if Gmail has one: how an
+    /// uncertain send is settled before anything is sent again. A message counts when it is in
+    /// Sent and carries that id as its `Message-ID` or as Hearth's mark
+    /// ([`super::mime::OPERATION_HEADER`]): Gmail is reported to replace the Message-ID of a
+    /// message sent through its API, but keeps the message's own headers. `since` (Unix ms,
+    /// the proposal's creation) bounds what must be read for a check that finds nothing to be
+    /// sure.
+    pub async fn find_sent(&self, message_id: &str, since: i64) -> Result<Reconciled> {
         let bare = message_id.trim().strip_prefix('<').and_then(|m| m.strip_suffix('>')).unwrap_or(message_id.trim());
         if !is_hearth_message_id(bare) {
             return Err(CoreError::InvalidInput("That is not a Message-ID Hearth made (hearth-<id>@<domain>).".into()));
         }
-        // Sent mail in the bin still counts: it went.
+        // Sent mail in the bin still counts: it went. The search finds a kept Message-ID only.
         let query = format!("rfc822msgid:{bare} in:sent");
         let list: MessageList = self.get("messages", &[("q", &query), ("maxResults", "10"), ("includeSpamTrash", "true")]).await?;
-        let mut hits: Vec<String> = list.messages.into_iter().map(|m| m.id).collect();
-        // The search is an index, which can lag a message sent seconds ago: the newest Sent
-        // messages are listed by label too (not searched) and read back.
-        let recent: MessageList = self.get("messages", &[("labelIds", "SENT"), ("maxResults", RECENT_SENT_CHECKED), ("includeSpamTrash", "true")]).await?;
-        for message in recent.messages {
-            if !hits.contains(&message.id) {
-                hits.push(message.id);
+        let mut found = Vec::new();
+        let mut read = Vec::new();
+        for hit in list.messages {
+            if let Some(meta) = self.read_back(&hit.id, &mut read).await?
+                && carries(&meta, bare)
+            {
+                found.push(hit.id);
             }
         }
-        // Each hit is read back, and only a sent message carrying exactly this id counts.
-        let mut found = Vec::new();
-        for hit in hits.into_iter().map(|id| MessageRef { id }) {
-            let meta = match self.metadata(&hit.id).await {
-                Ok(meta) => meta,
-                Err(CoreError::NotFound(_)) => continue,
-                Err(err) => return Err(err),
-            };
-            let id_of = header(&meta.payload, "Message-ID");
-            if meta.label_ids.iter().any(|l| l == "SENT") && id_of.trim().trim_start_matches('<').trim_end_matches('>') == bare {
-                found.push(hit.id);
+        // The search is an index, which can lag a message sent seconds ago, and it cannot find
+        // the mark: Sent is also listed by label (newest first, not searched) and each message
+        // read back, until one older than the proposal or the end of Sent.
+        let mut complete = false;
+        let mut page_token: Option<String> = None;
+        while read.len() < MAX_SENT_CHECKED {
+            let mut query = vec![("labelIds", "SENT"), ("maxResults", SENT_PAGE), ("includeSpamTrash", "true")];
+            if let Some(token) = &page_token {
+                query.push(("pageToken", token.as_str()));
+            }
+            let page: MessageList = self.get("messages", &query).await?;
+            let mut older = false;
+            for message in page.messages {
+                let Some(meta) = self.read_back(&message.id, &mut read).await? else { continue };
+                if carries(&meta, bare) && !found.contains(&message.id) {
+                    found.push(message.id);
+                }
+                older |= meta.internal_date.parse::<i64>().is_ok_and(|date| date < since - CLOCK_MARGIN_MS);
+            }
+            page_token = page.next_page_token.filter(|t| !t.is_empty());
+            if older || page_token.is_none() {
+                complete = true;
+                break;
             }
         }
         let copies = found.len();
         Ok(match found.into_iter().next() {
             Some(id) => Reconciled::Found { id, copies },
-            None => Reconciled::NotFound,
+            None => Reconciled::NotFound { complete },
         })
+    }
+
+    /// Message `id`'s metadata, once per check (`read` holds the ids read so far): `None`
+    /// when it was read already or is gone.
+    async fn read_back(&self, id: &str, read: &mut Vec<String>) -> Result<Option<Metadata>> {
+        if read.iter().any(|r| r == id) {
+            return Ok(None);
+        }
+        read.push(id.to_owned());
+        match self.metadata(id).await {
+            Ok(meta) => Ok(Some(meta)),
+            Err(CoreError::NotFound(_)) => Ok(None),
+            Err(err) => Err(err),
+        }
     }
 
     /// Messages matching `query` (Gmail's own search syntax), newest first, at most 20.
@@ -495,6 +553,14 @@ pub(super) async fn read_bounded(mut response: reqwest::Response, max: usize) ->
             Err(err) => return Err(format!("was cut off ({})", err.without_url())),
         }
     }
+}
+
+/// Whether a message read back is in Sent and carries `bare` (a Message-ID Hearth made) as its
+/// Message-ID or as Hearth's mark.
+fn carries(meta: &Metadata, bare: &str) -> bool {
+    let strip = |v: &str| v.trim().trim_start_matches('<').trim_end_matches('>').to_owned();
+    meta.label_ids.iter().any(|l| l == "SENT")
+        && (strip(header(&meta.payload, "Message-ID")) == bare || strip(header(&meta.payload, OPERATION_HEADER)) == bare)
 }
 
 /// A Message-ID as `mime::message_id_for` makes them: `hearth-<letters, digits, ->@<domain>`.

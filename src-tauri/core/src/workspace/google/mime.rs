@@ -99,6 +99,12 @@ pub enum MimeError {
     Write(String),
 }
 
+/// The header every message Hearth sends carries, with the same token as its `Message-ID`
+/// ([`message_id_for`]): Gmail keeps a sent message's own headers, but is reported to put a
+/// Message-ID of its own in place of the sender's, so an uncertain send is recognised in Sent
+/// by this mark as well ([`super::gmail::Gmail::find_sent`]).
+pub const OPERATION_HEADER: &str = "X-Hearth-Operation";
+
 /// The Message-ID of the message a proposal sends: unique per proposal, and the same however
 /// often it is built, so reconciliation can search Sent for it. On the sender's domain, as
 /// RFC 5322 §3.6.4 recommends.
@@ -163,6 +169,7 @@ pub fn build(mail: &Outgoing) -> Result<Vec<u8>, MimeError> {
         .from(mail.from.as_str())
         .subject(mail.subject.as_str())
         .message_id(mail.message_id.as_str())
+        .header(OPERATION_HEADER, mail_builder::headers::raw::Raw::new(mail.message_id.as_str()))
         .text_body(mail.body.as_str());
     if !mail.to.is_empty() {
         message = message.to(address_list(&mail.to));
@@ -228,6 +235,8 @@ mod tests {
         assert_eq!(addresses(parsed.bcc()), ["dee@example.com"]);
         assert_eq!(parsed.subject(), Some(mail.subject.as_str()));
         assert_eq!(parsed.message_id(), Some("hearth-0b5a3d2e-9c1f-4e7a@example.org"));
+        // The mark an uncertain send is found by, should Gmail replace the Message-ID.
+        assert_eq!(parsed.header_raw(OPERATION_HEADER).map(str::trim), Some("hearth-0b5a3d2e-9c1f-4e7a@example.org"));
         assert_eq!(parsed.in_reply_to().as_text(), Some("CAB1234@mail.gmail.com"));
         match parsed.references() {
             HeaderValue::TextList(ids) => assert_eq!(ids.iter().map(|s| s.as_ref()).collect::<Vec<_>>(), mail.references),

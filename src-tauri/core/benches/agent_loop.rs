@@ -58,4 +58,45 @@ async fn main() {
         "none (no peer publishes it)",
         "no target (reported)",
     );
+    policy_overhead(at(0.5));
+}
+
+/// The trust policy's share of one call, beside the loop's whole overhead measured above: what
+/// dispatch adds per call — recording what the call read (its result's text kept for address
+/// checks) and deciding the next call (an address checked against everything read). For a run
+/// that read a mail and two 30,000-character pages (the common case), and one at the 4 MiB cap of
+/// kept text (the worst case of an address check).
+fn policy_overhead(loop_median: std::time::Duration) {
+    use hearth_core::trust::{Chooser, Provenance, decide};
+    use hearth_protocol::ToolName;
+    use hearth_protocol::provenance::{OutsideSource, SourceKind};
+
+    const CALLS: usize = 2_000;
+    let page = "Lorem ipsum dolor sit amet, https://example.org/a consectetur adipiscing elit. ".repeat(380);
+    let next = serde_json::json!({ "url": "https://example.org/not-read?d=x" });
+    for (label, pages) in [("a mail and two pages read", 2usize), ("4 MiB of text read (the cap)", 140)] {
+        let provenance = Provenance::new();
+        provenance.owner_said("what is new? see https://example.org/a");
+        provenance.record(OutsideSource::new(SourceKind::Mail, "thread-1"), &"Dear owner, ".repeat(200));
+        for n in 0..pages {
+            provenance.record(OutsideSource::new(SourceKind::WebPage, &format!("https://example.org/{n}")), &page);
+        }
+        let mut per_call = Vec::with_capacity(CALLS);
+        for n in 0..CALLS {
+            let started = Instant::now();
+            provenance.record(OutsideSource::new(SourceKind::WebPage, "https://example.org/1"), &page[..2_000 + n % 7]);
+            let verdict = decide(ToolName::ReadWeb, &next, Chooser::ChatModel, &provenance);
+            per_call.push(started.elapsed());
+            std::hint::black_box(verdict);
+        }
+        per_call.sort();
+        let median = per_call[CALLS / 2];
+        println!("trust policy per call ({label}), {CALLS} calls: median {median:?}, p95 {:?}, max {:?}", per_call[CALLS * 95 / 100], per_call[CALLS - 1]);
+        figure::figure(
+            &format!("trust policy per call: record + decide, {label}, median"),
+            &format!("{:.1} µs", median.as_secs_f64() * 1e6),
+            &format!("the loop's whole per-call overhead in the same run: {:.1} µs", loop_median.as_secs_f64() * 1e6),
+            "under 20 µs",
+        );
+    }
 }

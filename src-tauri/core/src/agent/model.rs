@@ -92,9 +92,15 @@ impl ModelAgent {
             max_tokens: None,
         };
         let ctx = (self.tools)(&thread_id, &run_id, cancel.clone()).with_live_output(live_output(out.clone())).with_vision(self.vision);
-        // What earlier turns of this conversation read is still in the model's context.
+        // What earlier turns of this conversation read is still in the model's context; in a
+        // thread an endpoint client started, its messages are the client's, not the owner's
+        // (a failed read counts the same way: the safe side).
         if let Some(provenance) = ctx.provenance() {
-            let owner_wrote = ctx.scope().origin() == hearth_protocol::approvals::ProposalOrigin::OwnerChat;
+            let by_endpoint = ctx.store.thread_started_by_endpoint(&thread_id).await.unwrap_or(true);
+            if by_endpoint {
+                provenance.record(hearth_protocol::provenance::OutsideSource::new(hearth_protocol::provenance::SourceKind::EndpointClient, &thread_id), "");
+            }
+            let owner_wrote = ctx.scope().origin() == hearth_protocol::approvals::ProposalOrigin::OwnerChat && !by_endpoint;
             provenance.seed_from_history(&request.messages, owner_wrote);
         }
         let asked = super::last_user_text(&input).unwrap_or_default();

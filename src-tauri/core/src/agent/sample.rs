@@ -311,6 +311,16 @@ impl SampleAgent {
     ) -> Result<(), SampleError> {
         let args = serde_json::json!({ "title": title, "instructions": instructions });
         let call = out.tool_call(ToolName::DelegateTask.as_str(), &args).await?;
+        // This task is made beside dispatch, so the trust policy is not asked: only the owner's
+        // own words in the window may make one. An app using the endpoint (whose messages are
+        // not the owner's) is told so, and nothing is made.
+        if tools.scope().origin() != hearth_protocol::approvals::ProposalOrigin::OwnerChat {
+            let refused = serde_json::json!({
+                "error": "Only the owner, in Hearth's window, can start this kind of task; nothing was started."
+            });
+            out.tool_result(&call, refused.to_string()).await?;
+            return Ok(());
+        }
         let key = tools.scope().key(&StepId::Call(call.clone())).joined();
         let task = tools
             .desk

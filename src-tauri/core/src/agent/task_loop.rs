@@ -29,7 +29,8 @@ pub const MAX_TASK_STEPS: usize = 16;
 pub const MAX_TASK_RUN: Duration = Duration::from_secs(5 * 60);
 
 /// Tools a task is not offered: standing work is the owner's to start.
-const TASKS_MAY_NOT_CALL: [hearth_protocol::ToolName; 2] = [hearth_protocol::ToolName::DelegateTask, hearth_protocol::ToolName::ScheduleTask];
+const TASKS_MAY_NOT_CALL: [hearth_protocol::ToolName; 3] =
+    [hearth_protocol::ToolName::DelegateTask, hearth_protocol::ToolName::ScheduleTask, hearth_protocol::ToolName::WatchPage];
 
 /// The key in a task's state under which its conversation is checkpointed.
 const CONVERSATION: &str = "conversation";
@@ -155,10 +156,6 @@ impl ModelTaskHandler {
             None => Conversation { messages: vec![Message::User { text: brief(&current.title, &current.input) }], ..Default::default() },
         };
         let tools = self.tools.for_task(ctx.clone());
-        // What earlier runs of this task read is still in its conversation.
-        if let Some(provenance) = tools.provenance() {
-            provenance.seed_from_history(&convo.messages, true);
-        }
         if let Some(pending) = convo.pending.take() {
             match self.resolve(&pending, &current.state).await {
                 Resolved::Result { call_id, content } => {
@@ -166,6 +163,13 @@ impl ModelTaskHandler {
                 }
                 Resolved::StillWaiting(proposal_id) => return TaskOutcome::WaitingApproval(proposal_id),
             }
+        }
+        // What earlier runs of this task read is still in its conversation (the result just
+        // given, an approved held read's receipt, included); a task whose making the owner
+        // approved after outside content starts from that content.
+        if let Some(provenance) = tools.provenance() {
+            outside_sources(&current.input).into_iter().for_each(|source| provenance.record(source, ""));
+            provenance.seed_from_history(&convo.messages, true);
         }
         let mut request = ModelRequest {
             model: self.model.clone(),
@@ -357,6 +361,17 @@ enum Resolved {
 /// The rules for a model working on a task.
 fn task_system() -> String {
     format!("{SYSTEM_PROMPT}\nYou are working on a background task. End it with finish_task.")
+}
+
+/// The outside content a task was made from (`outsideSources` in its input: a held
+/// delegate_task the owner approved). Unreadable entries count as outside content too.
+fn outside_sources(input: &Value) -> Vec<hearth_protocol::provenance::OutsideSource> {
+    use hearth_protocol::provenance::{OutsideSource, SourceKind};
+    match input.get("outsideSources") {
+        None => Vec::new(),
+        Some(listed) => serde_json::from_value(listed.clone())
+            .unwrap_or_else(|_| vec![OutsideSource::new(SourceKind::TaskReport, "the content this task was made from")]),
+    }
 }
 
 /// The task's first message: its instructions, framed as written when the task was made —

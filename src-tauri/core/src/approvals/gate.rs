@@ -201,7 +201,19 @@ impl ApprovalGate {
     ) -> Result<ProposalRow> {
         // A retried step is matched on what it asked for, before resolving: the approval it
         // led to may itself have changed or deleted the event it resolves against.
-        let request_hash = crate::journal::action_hash("proposal-request", &serde_json::to_value(&draft)?);
+        let request_hash = match &draft {
+            // A held call is the same request when it is the same call under the same key,
+            // whatever a re-dispatched run had read by then or how the card words it.
+            ProposalDraft::HeldCall(call) => crate::journal::action_hash(
+                "held-call-request",
+                &serde_json::json!({ "tool": call.tool, "arguments": call.arguments, "scope": call.op_scope, "op": call.op_id }),
+            ),
+            ProposalDraft::EmailSend(_)
+            | ProposalDraft::CalendarCreate(_)
+            | ProposalDraft::CalendarUpdate(_)
+            | ProposalDraft::CalendarDelete(_)
+            | ProposalDraft::WebSubmit(_) => crate::journal::action_hash("proposal-request", &serde_json::to_value(&draft)?),
+        };
         if let Some(existing) = self.inner.store.proposal_by_key(key).await? {
             return match &existing.request_hash {
                 Some(asked) if *asked == request_hash => Ok(existing),

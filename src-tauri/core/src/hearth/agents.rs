@@ -95,10 +95,12 @@ impl Hearth {
 /// Tool contexts for the chat runs of `runs`, driven by `driver`.
 pub(crate) fn chat_tool_factory(toolbox: Toolbox, runs: RunRegistry, driver: Driver) -> ToolContextFactory {
     Arc::new(move |thread_id: &str, run_id: &str, cancel: CancellationToken| -> ToolContext {
-        let origin = match (driver, runs.origin(run_id)) {
-            (Driver::External, _) => ProposalOrigin::ExternalAgent,
-            (Driver::Hearth, Some(RunOrigin::AguiEndpoint)) => ProposalOrigin::AguiEndpoint,
-            (Driver::Hearth, Some(RunOrigin::Window) | None) => ProposalOrigin::OwnerChat,
+        // Who started the run comes first: an endpoint client's run stays the endpoint's in
+        // harness mode too (its form policy and its cards' origin), whoever then answers it.
+        let origin = match (runs.origin(run_id), driver) {
+            (Some(RunOrigin::AguiEndpoint), Driver::External | Driver::Hearth) => ProposalOrigin::AguiEndpoint,
+            (Some(RunOrigin::Window) | None, Driver::External) => ProposalOrigin::ExternalAgent,
+            (Some(RunOrigin::Window) | None, Driver::Hearth) => ProposalOrigin::OwnerChat,
         };
         toolbox.for_chat(thread_id, run_id, origin, cancel)
     })

@@ -113,6 +113,17 @@ impl Store {
         Ok(())
     }
 
+    /// Whether an endpoint client started `thread_id` (its messages there are the client's,
+    /// not the owner's, even when the owner goes on with it in the window).
+    pub async fn thread_started_by_endpoint(&self, thread_id: &str) -> Result<bool> {
+        let first: Option<Option<String>> =
+            sqlx::query_scalar(THREAD_ORIGIN).bind(thread_id).fetch_optional(self.reader()).await?;
+        match first.flatten() {
+            Some(origin) => Ok(RunOrigin::parse(&origin)? == RunOrigin::AguiEndpoint),
+            None => Ok(false),
+        }
+    }
+
     /// Whether an endpoint client may add a run to `thread_id` (a new thread, or one whose
     /// recorded origin is the endpoint): the same rule [`Store::open_run`] applies inside
     /// its transaction, read first so a refused request loads nothing else.

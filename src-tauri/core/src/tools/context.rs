@@ -65,6 +65,9 @@ pub enum OperationScope {
         origin: ProposalOrigin,
         /// This process and the approval: the claimant of the call's journal row.
         claimant: String,
+        /// The outside content the agent had read when it asked (what made it wait): work the
+        /// call starts carries it, so that work's own runs are not taken for the owner's words.
+        sources: Vec<hearth_protocol::provenance::OutsideSource>,
         /// The journal.
         journal: Journal,
     },
@@ -140,6 +143,14 @@ impl OperationScope {
             }
             // The one call the owner approved, whatever step it is asked as.
             OperationScope::Approved { key, .. } => key.clone(),
+        }
+    }
+
+    /// The outside content that led to this call, when it is a held call the owner approved.
+    pub fn approved_sources(&self) -> &[hearth_protocol::provenance::OutsideSource] {
+        match self {
+            OperationScope::Approved { sources, .. } => sources,
+            OperationScope::Task(_) | OperationScope::Chat { .. } | OperationScope::Owner { .. } => &[],
         }
     }
 
@@ -440,6 +451,7 @@ impl Toolbox {
             task_id: task_id.map(str::to_owned),
             origin,
             claimant,
+            sources: draft.sources.clone(),
             journal: self.tasks.journal().clone(),
         };
         self.context(scope, cancel, Trust::Owner)

@@ -117,9 +117,7 @@ async fn hold(ctx: &ToolContext, tool: ToolName, args: Value, step: StepId, why:
         Err(refused) => return refused,
     };
     let key = ctx.scope.key(&held_step);
-    if let Some(action) = action
-        && journal_answers_without_acting(ctx, tool, &key, &action).await
-    {
+    if action.is_some() && journal_answers_without_acting(ctx, &key).await {
         // The same operation asked again: the journal returns its receipt (or the conflict)
         // and performs nothing, so there is nothing for the owner to decide.
         return visit(tool, Dispatch { ctx, args, step }).await;
@@ -137,14 +135,16 @@ async fn hold(ctx: &ToolContext, tool: ToolName, args: Value, step: StepId, why:
     propose(ctx, &format!("held:{}", key.joined()), draft).await
 }
 
-/// Whether the journal already holds this operation in a state from which asking again can
-/// only return a stored receipt (it succeeded) or a conflict (another action under the key):
-/// neither performs anything. Any other state (failed, acknowledged for a retry, in doubt)
-/// could lead to a new effect, so the call is held.
-async fn journal_answers_without_acting(ctx: &ToolContext, tool: ToolName, key: &super::OperationKey, action: &Value) -> bool {
+/// Whether the journal already holds this operation as succeeded: asking again can then only
+/// return the stored receipt (the same action) or a conflict (another one), and performs
+/// nothing. `succeeded` is final — no row in it is withdrawn or taken again — so the answer
+/// cannot change between this read and the journal's own. Any other state (failed,
+/// acknowledged for a retry, in doubt, in flight) could lead to a new effect, so the call is
+/// held.
+async fn journal_answers_without_acting(ctx: &ToolContext, key: &super::OperationKey) -> bool {
     let stored = ctx.store.get_operation(OpKey { scope: &key.scope, op_id: &key.op_id }).await;
     match stored {
-        Ok(Some(row)) => row.action_hash != crate::journal::action_hash(tool.as_str(), action) || row.status == OpStatus::Succeeded,
+        Ok(Some(row)) => row.status == OpStatus::Succeeded,
         Ok(None) => false,
         Err(err) => {
             tracing::warn!(error = %err, "could not read the journal before holding a call; it is held");

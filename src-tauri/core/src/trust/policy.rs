@@ -41,12 +41,12 @@ const MEMORY_WRITE: &str = "It would keep a fact that later chats and tasks read
                             that content could have written it.";
 const COMPUTER_WRITE: &str = "It would run a command or write a file in the computer after the agent read content from outside \
                               you; that content could have asked for it.";
-const PAGE_SEND: &str = "A click or a key press can send something from the page, and the agent read content from outside you \
-                         that could have asked for it.";
+const PAGE_SEND: &str = "A click, a key press, typing or a choice on a page can send something from it (its scripts see what \
+                         is typed), and the agent read content from outside you that could have asked for it.";
 const NEW_ADDRESS: &str = "It opens an address that appears neither in your words nor in what the agent read: an address the \
                            agent built can carry what it read to the site.";
-const NO_TASKS_FROM_TASKS: &str = "A background task cannot start other tasks or schedules. Finish this task and say what should \
-                                   happen next; the owner decides.";
+const NO_TASKS_FROM_TASKS: &str = "A background task cannot start other tasks, schedules or monitors. Finish this task and say \
+                                   what should happen next; the owner decides.";
 
 /// Decides one call. `args` are the call's parsed JSON arguments.
 pub fn decide(tool: ToolName, args: &Value, chooser: Chooser, provenance: &Provenance) -> Verdict {
@@ -72,11 +72,11 @@ pub fn decide(tool: ToolName, args: &Value, chooser: Chooser, provenance: &Prove
         // The run's own bookkeeping and questions to the owner.
         ToolName::SetPlan | ToolName::AskUser | ToolName::FinishTask | ToolName::PresentChoices => Verdict::Run,
         // Standing work.
-        ToolName::DelegateTask | ToolName::ScheduleTask => match chooser {
+        ToolName::DelegateTask | ToolName::ScheduleTask | ToolName::WatchPage => match chooser {
             Chooser::TaskModel => Verdict::Refuse(NO_TASKS_FROM_TASKS),
             Chooser::ChatModel => ask_if_outside(STANDING_WORK),
         },
-        ToolName::WatchPage | ToolName::CreateGoal => ask_if_outside(STANDING_WORK),
+        ToolName::CreateGoal => ask_if_outside(STANDING_WORK),
         ToolName::RememberFact => ask_if_outside(MEMORY_WRITE),
         // Effects inside Hearth's own files, or the computer switched on or off: nothing leaves.
         ToolName::SaveArtifact
@@ -91,9 +91,10 @@ pub fn decide(tool: ToolName, args: &Value, chooser: Chooser, provenance: &Prove
         ToolName::RunComputerCommand | ToolName::WriteComputerFile | ToolName::MkdirComputer | ToolName::ImportComputerPdf => {
             ask_if_outside(COMPUTER_WRITE)
         }
-        // Typing, choosing and scrolling send nothing; a click or a key press may.
+        // Scrolling sends nothing. A click or a key press may send a form; typing and choosing
+        // hand text to the page's scripts, which can send it anywhere (a change handler, a fetch).
         ToolName::PageAct => match args.get("action").and_then(Value::as_str) {
-            Some("type" | "select" | "scroll") => Verdict::Run,
+            Some("scroll") => Verdict::Run,
             Some(_) | None => ask_if_outside(PAGE_SEND),
         },
         // Every proposal waits for the owner anyway; its card names the sources.
@@ -164,15 +165,17 @@ mod tests {
     }
 
     #[test]
-    fn typing_sends_nothing_but_a_click_may() {
+    fn only_scrolling_a_page_runs_after_outside_content() {
         let p = tainted();
-        assert_eq!(decide(ToolName::PageAct, &json!({ "action": "type" }), Chooser::ChatModel, &p), Verdict::Run);
-        assert!(matches!(decide(ToolName::PageAct, &json!({ "action": "press" }), Chooser::ChatModel, &p), Verdict::Ask(_)));
+        assert_eq!(decide(ToolName::PageAct, &json!({ "action": "scroll" }), Chooser::ChatModel, &p), Verdict::Run);
+        for action in ["click", "press", "type", "select"] {
+            assert!(matches!(decide(ToolName::PageAct, &json!({ "action": action }), Chooser::ChatModel, &p), Verdict::Ask(_)), "{action}");
+        }
     }
 
     #[test]
-    fn a_task_never_starts_tasks_or_schedules() {
-        for tool in [ToolName::DelegateTask, ToolName::ScheduleTask] {
+    fn a_task_never_starts_tasks_schedules_or_monitors() {
+        for tool in [ToolName::DelegateTask, ToolName::ScheduleTask, ToolName::WatchPage] {
             assert!(matches!(decide(tool, &json!({}), Chooser::TaskModel, &Provenance::new()), Verdict::Refuse(_)));
         }
     }

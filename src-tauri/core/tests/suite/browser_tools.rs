@@ -491,7 +491,7 @@ fn chromium_processes(web: &Web) -> usize {
 
 /// Kills (SIGKILL) every Chromium browser process on a profile under `profiles`, this
 /// process's own included.
-fn kill_browsers_on(profiles: &std::path::Path) {
+pub(super) fn kill_browsers_on(profiles: &std::path::Path) {
     let marker = format!("--user-data-dir={}", profiles.display());
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };

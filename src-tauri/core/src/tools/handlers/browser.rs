@@ -405,9 +405,10 @@ fn submit_policy(ctx: &ToolContext) -> SubmitPolicy<'static> {
     match &ctx.scope {
         OperationScope::Task(_) => SubmitPolicy::NeedsReview,
         OperationScope::Owner { .. } => SubmitPolicy::Free,
-        // An approved held click keeps its origin's rule: a task's form still goes through
-        // prepare_form_submission, where the owner sees the fields.
-        OperationScope::Chat { origin, .. } | OperationScope::Approved { origin, .. } => match origin {
+        // An approved held click: the card showed the click, not a form's fields, so a click
+        // that would send a form is refused; that goes through prepare_form_submission.
+        OperationScope::Approved { .. } => SubmitPolicy::NeedsReview,
+        OperationScope::Chat { origin, .. } => match origin {
             ProposalOrigin::OwnerChat | ProposalOrigin::ExternalAgent => SubmitPolicy::Free,
             ProposalOrigin::AguiEndpoint | ProposalOrigin::Task => SubmitPolicy::NeedsReview,
         },

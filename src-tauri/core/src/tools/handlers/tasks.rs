@@ -111,6 +111,12 @@ impl DirectTool for DelegateTask {
         };
         let key = ctx.scope.key(step).joined();
         let mut input = json!({ "title": title, "instructions": instructions });
+        // Asked for after the agent read content from outside the owner, and approved on its
+        // card: the task's runs start from that, not from the owner's own words.
+        let outside = ctx.scope.approved_sources();
+        if !outside.is_empty() {
+            input["outsideSources"] = json!(outside);
+        }
         if let Some(goal) = goal_id {
             input["goalId"] = json!(goal);
             if let Some(milestone) = args.milestone {

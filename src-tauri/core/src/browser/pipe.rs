@@ -103,8 +103,8 @@ pub(super) async fn bridge(ends: Ends) -> std::io::Result<(String, tokio::task::
     let task = tokio::spawn(async move {
         let Some(stream) = accept_own(listener, address).await else { return };
         // Each message is written as it comes: with Nagle's algorithm a message written while
-        // the last is unacknowledged waited for chromiumoxide's delayed ACK (40 ms), and a cold
-        // launch took 250 ms longer than over Chromium's own socket, which sets this too.
+        // the last was unacknowledged waited for chromiumoxide's delayed ACK (40 ms a time),
+        // and a cold launch took about 250 ms longer than over Chromium's own DevTools socket.
         if let Err(err) = stream.set_nodelay(true) {
             tracing::warn!(error = %err, "the browser's CDP bridge could not turn Nagle's algorithm off");
         }

@@ -1189,7 +1189,7 @@ impl Chromium {
         };
         // chromiumoxide's handler reports a dead connection once and then stays pending: end the
         // loop on it, so `is_finished` means the browser is gone.
-        let handler = tokio::spawn(async move {
+        let mut handler = tokio::spawn(async move {
             while let Some(event) = handler.next().await {
                 if let Err(chromiumoxide::error::CdpError::Ws(_)) = event {
                     break;
@@ -1223,23 +1223,17 @@ impl Chromium {
             Err(err) => {
                 // A browser whose tab could not be set up is not kept half-started; one that
                 // exited says why in its last words.
-                let exited = if handler.is_finished() {
-                    // The connection died: the process's status follows at once.
-                    tokio::time::timeout(Duration::from_secs(2), process.wait()).await.ok().and_then(Result::ok)
-                } else {
-                    None
-                };
+                // The connection died with the browser: its status and last words follow at once.
+                let died = tokio::time::timeout(Duration::from_secs(2), &mut handler).await.is_ok();
+                let exited = if died { tokio::time::timeout(Duration::from_secs(2), process.wait()).await.ok().and_then(Result::ok) } else { None };
                 let _ = process.kill().await;
                 handler.abort();
                 bridge.abort();
                 drop(browser);
-                Err(match exited {
-                    Some(status) => {
-                        let said = stderr.lock().map(|tail| String::from_utf8_lossy(&tail).trim().to_owned()).unwrap_or_default();
-                        BrowserError::Launch(format!("it exited at start ({status}): {said}"))
-                    }
-                    None => err,
-                })
+                match exited {
+                    Some(status) => Err(BrowserError::Launch(format!("it exited at start ({status}): {}", stderr.last_words().await))),
+                    None => Err(err),
+                }
             }
         }
     }

@@ -37,8 +37,21 @@ const MAX_MESSAGE: usize = 64 * 1024 * 1024;
 /// How much of Chromium's stderr is kept for a launch error (its last lines).
 const STDERR_TAIL: usize = 2048;
 
-/// The last [`STDERR_TAIL`] bytes Chromium wrote to its stderr, filled as it runs.
-pub(super) type StderrTail = std::sync::Arc<std::sync::Mutex<Vec<u8>>>;
+/// Chromium's stderr, read as it runs (so it never fills), its last [`STDERR_TAIL`] bytes kept.
+pub(super) struct Stderr {
+    tail: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+impl Stderr {
+    /// What the browser last wrote, once it closed its stderr (waiting at most 2 s for that):
+    /// for the error of a launch it did not survive.
+    pub(super) async fn last_words(self) -> String {
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), self.reader).await;
+        let tail = self.tail.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        String::from_utf8_lossy(&tail).trim().to_owned()
+    }
+}
 
 /// Hearth's ends of a browser's pipes.
 pub(super) struct Ends {
@@ -50,13 +63,12 @@ pub(super) struct Ends {
 /// reading what Hearth writes to the returned [`Ends`] and its stdout writing what they read.
 /// The program is the launcher script ([`super::chromium`]), which moves those two to fds 3
 /// and 4 before Chromium starts: std places only fds 0–2 in a child, and this keeps the move
-/// out of unsafe `pre_exec` code. The child is killed when its handle is dropped. Also returns
-/// the tail of its stderr, filled as it runs.
+/// out of unsafe `pre_exec` code. The child is killed when its handle is dropped.
 pub(super) fn spawn(
     program: &Path,
     args: &[String],
     env: &[(String, String)],
-) -> std::io::Result<(tokio::process::Child, Ends, StderrTail)> {
+) -> std::io::Result<(tokio::process::Child, Ends, Stderr)> {
     let (browser_reads, hearth_writes) = std::io::pipe()?;
     let (hearth_reads, browser_writes) = std::io::pipe()?;
     let mut child = tokio::process::Command::new(program)
@@ -73,10 +85,11 @@ pub(super) fn spawn(
         to_browser: pipe::Sender::from_owned_fd(OwnedFd::from(hearth_writes))?,
         from_browser: pipe::Receiver::from_owned_fd(OwnedFd::from(hearth_reads))?,
     };
-    let tail = StderrTail::default();
-    if let Some(mut stderr) = child.stderr.take() {
-        let kept = tail.clone();
-        tokio::spawn(async move {
+    let tail = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = tail.clone();
+    let stderr = child.stderr.take();
+    let reader = tokio::spawn(async move {
+        if let Some(mut stderr) = stderr {
             let mut chunk = [0u8; 4096];
             while let Ok(read) = tokio::io::AsyncReadExt::read(&mut stderr, &mut chunk).await {
                 if read == 0 {
@@ -87,9 +100,9 @@ pub(super) fn spawn(
                 let excess = kept.len().saturating_sub(STDERR_TAIL);
                 kept.drain(..excess);
             }
-        });
-    }
-    Ok((child, ends, tail))
+        }
+    });
+    Ok((child, ends, Stderr { tail, reader }))
 }
 
 /// Opens the one-shot listener for `ends` and returns the websocket URL chromiumoxide is to

@@ -209,6 +209,29 @@ async fn an_untrusted_certificate_fails_the_look() {
     browser.close().await;
 }
 
+/// A browser that exits as it starts fails the look with its exit status and its last words
+/// on stderr (it had no DevTools line to wait for), and nothing is left running. Oracle: the
+/// error, and the fake browser's own record that it ran.
+#[tokio::test]
+async fn a_browser_that_exits_at_start_says_why() {
+    use std::os::unix::fs::PermissionsExt;
+    let dns = DnsStub::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("fake-chromium");
+    let ran = dir.path().join("ran");
+    std::fs::write(&fake, format!("#!/bin/sh\necho \"$@\" > '{}'\necho 'Missing X server or $DISPLAY' >&2\nexit 3\n", ran.display())).unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let mut config = ChromiumConfig::for_data_dir(dir.path());
+    config.executable = fake;
+    let browser = Chromium::new(config, resolver_at(dns.address()));
+    let err = browser.observe("http://example.com/", &CancellationToken::new()).await.unwrap_err();
+    let said = err.to_string();
+    assert!(matches!(err, hearth_core::browser::chromium::BrowserError::Launch(_)), "{said}");
+    assert!(said.contains("exit status: 3") && said.contains("Missing X server"), "{said}");
+    assert!(std::fs::read_to_string(&ran).unwrap().contains("--remote-debugging-pipe"), "the fake browser never ran");
+    assert!(!browser.is_running().await);
+}
+
 /// The processes running with `profile` as their user-data folder (Chromium and its helpers).
 fn browser_processes(profile: &std::path::Path) -> Vec<u32> {
     let marker = format!("--user-data-dir={}", profile.display());

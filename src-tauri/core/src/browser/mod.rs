@@ -6,6 +6,7 @@
 //!   checked (names are resolved once, here);
 //! - [`chromium`] launches the system's Chromium behind that proxy, reads pages and acts on
 //!   them;
+//! - `pipe` carries CDP between chromiumoxide and the browser over a pipe, never a port;
 //! - `control` is Take control: the owner's screencast and input;
 //! - [`downloads`] judges what the browser downloads (PDFs within limits) until save_download
 //!   puts one into Files;
@@ -18,6 +19,7 @@ mod control;
 pub mod downloads;
 pub mod egress;
 pub mod page;
+mod pipe;
 pub mod profiles;
 pub mod proxy;
 pub mod sample_page;

@@ -209,6 +209,29 @@ async fn an_untrusted_certificate_fails_the_look() {
     browser.close().await;
 }
 
+/// A browser that exits as it starts fails the look with its exit status and its last words
+/// on stderr (it had no DevTools line to wait for), and nothing is left running. Oracle: the
+/// error, and the fake browser's own record that it ran.
+#[tokio::test]
+async fn a_browser_that_exits_at_start_says_why() {
+    use std::os::unix::fs::PermissionsExt;
+    let dns = DnsStub::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("fake-chromium");
+    let ran = dir.path().join("ran");
+    std::fs::write(&fake, format!("#!/bin/sh\necho \"$@\" > '{}'\necho 'Missing X server or $DISPLAY' >&2\nexit 3\n", ran.display())).unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let mut config = ChromiumConfig::for_data_dir(dir.path());
+    config.executable = fake;
+    let browser = Chromium::new(config, resolver_at(dns.address()));
+    let err = browser.observe("http://example.com/", &CancellationToken::new()).await.unwrap_err();
+    let said = err.to_string();
+    assert!(matches!(err, hearth_core::browser::chromium::BrowserError::Launch(_)), "{said}");
+    assert!(said.contains("exit status: 3") && said.contains("Missing X server"), "{said}");
+    assert!(std::fs::read_to_string(&ran).unwrap().contains("--remote-debugging-pipe"), "the fake browser never ran");
+    assert!(!browser.is_running().await);
+}
+
 /// The processes running with `profile` as their user-data folder (Chromium and its helpers).
 fn browser_processes(profile: &std::path::Path) -> Vec<u32> {
     let marker = format!("--user-data-dir={}", profile.display());
@@ -221,6 +244,92 @@ fn browser_processes(profile: &std::path::Path) -> Vec<u32> {
             cmdline.split(|b| *b == 0).any(|arg| arg == marker.as_bytes()).then_some(pid)
         })
         .collect()
+}
+
+/// The parent of `pid`: field 4 of /proc/<pid>/stat, after the command name in parentheses.
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse().ok())
+}
+
+/// `roots` and every process descended from them.
+fn process_tree(roots: &[u32]) -> Vec<u32> {
+    let all: Vec<(u32, Option<u32>)> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .map(|pid| (pid, parent_of(pid)))
+        .collect();
+    let mut tree = roots.to_vec();
+    let mut next = 0;
+    while next < tree.len() {
+        let parent = tree[next];
+        tree.extend(all.iter().filter(|(_, p)| *p == Some(parent)).map(|(pid, _)| *pid));
+        next += 1;
+    }
+    tree
+}
+
+/// The TCP sockets in LISTEN state that an fd of one of `pids` holds, IPv4 and IPv6.
+fn listening(pids: &[u32]) -> Vec<SocketAddr> {
+    use std::collections::HashSet;
+    let inodes: HashSet<u64> = pids
+        .iter()
+        .filter_map(|pid| procfs::process::Process::new(i32::try_from(*pid).ok()?).ok()?.fd().ok())
+        .flat_map(|fds| fds.flatten())
+        .filter_map(|fd| match fd.target {
+            procfs::process::FDTarget::Socket(inode) => Some(inode),
+            _ => None,
+        })
+        .collect();
+    procfs::net::tcp()
+        .unwrap()
+        .into_iter()
+        .chain(procfs::net::tcp6().unwrap())
+        .filter(|entry| entry.state == procfs::net::TcpState::Listen && inodes.contains(&entry.inode))
+        .map(|entry| entry.local_address)
+        .collect()
+}
+
+/// While the browser runs and answers, none of its processes listens on TCP: there is no
+/// DevTools port for another local account to open (CDP goes over a pipe), and none of their
+/// ports answers `GET /json/version`. Oracles: the LISTEN sockets of /proc/net/tcp and tcp6
+/// whose inode is an fd of the browser's process tree (the browser, this process's child on the
+/// profile, and all it started; the same finder sees this test's own page servers), and the
+/// page server's count of the look's request.
+#[tokio::test]
+async fn the_running_browser_listens_on_no_port() {
+    let (allowed, _private, browser, _dns, dir) = setup(|_| HashMap::new()).await;
+    browser.observe(&format!("http://{}/", allowed.address()), &CancellationToken::new()).await.unwrap();
+    assert_eq!(allowed.requests().iter().filter(|r| *r == "/").count(), 1, "the browser did not load the page over CDP");
+    let main: Vec<u32> = browser_processes(&dir.path().join("browser").join("default"))
+        .into_iter()
+        .filter(|pid| parent_of(*pid) == Some(std::process::id()))
+        .collect();
+    assert_eq!(main.len(), 1, "one browser process is this process's child: {main:?}");
+    let processes = process_tree(&main);
+    assert!(processes.len() >= 3, "the browser and its helpers should be running: {processes:?}");
+    assert!(listening(&[std::process::id()]).contains(&allowed.address()), "the finder does not see this process's own page server");
+    let ports = listening(&processes);
+    for port in &ports {
+        let asked = async {
+            let mut stream = tokio::net::TcpStream::connect(port).await.ok()?;
+            tokio::io::AsyncWriteExt::write_all(&mut stream, b"GET /json/version HTTP/1.0\r\n\r\n").await.ok()?;
+            let mut answer = Vec::new();
+            tokio::io::AsyncReadExt::read_to_end(&mut stream, &mut answer).await.ok()?;
+            Some(String::from_utf8_lossy(&answer).into_owned())
+        };
+        let answer = tokio::time::timeout(std::time::Duration::from_secs(5), asked).await.ok().flatten().unwrap_or_default();
+        assert!(!answer.contains("webSocketDebuggerUrl"), "{port} answers DevTools: {answer}");
+    }
+    assert!(ports.is_empty(), "the browser's processes listen on {ports:?}");
+    // Still driven: the next look goes over the same pipe.
+    browser.observe(&format!("http://{}/again", allowed.address()), &CancellationToken::new()).await.unwrap();
+    assert_eq!(allowed.requests().iter().filter(|r| *r == "/again").count(), 1);
+    // Close ends the browser: its process, Hearth's child, is gone (killed and reaped) when
+    // close returns.
+    browser.close().await;
+    assert!(!std::path::Path::new(&format!("/proc/{}", main[0])).exists(), "close left the browser process {}", main[0]);
 }
 
 /// A Chromium killed under Hearth is noticed on the next look, started again, and that look

@@ -72,6 +72,29 @@ pub enum ComputerError {
     Quarantined(String),
 }
 
+/// How a Start or Stop ended without its answer.
+#[derive(Debug)]
+pub enum ControlError {
+    /// Nothing was asked of the engine (refused, or the run's Stop came first): the container
+    /// is as it was.
+    NotDone(ComputerError),
+    /// The run's Stop came after the engine was asked: the container may or may not have
+    /// changed. Says so, for the owner's review.
+    InDoubt(String),
+}
+
+impl From<ControlError> for ComputerError {
+    fn from(err: ControlError) -> Self {
+        match err {
+            ControlError::NotDone(err) => err,
+            ControlError::InDoubt(why) => ComputerError::Engine(why),
+        }
+    }
+}
+
+/// Test hook: awaited at a named point of a Start or Stop (see [`Computer::set_control_hook`]).
+pub type ControlHook = Arc<dyn Fn(&'static str) -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
+
 impl From<bollard::errors::Error> for ComputerError {
     fn from(err: bollard::errors::Error) -> Self {
         // bollard's words carry the engine's message (settings, ids), never command output.
@@ -104,6 +127,8 @@ struct Inner {
     /// Whether this process has restarted the container once: a running container found by a
     /// new process may hold what a crashed Hearth left running in it.
     restarted: AtomicBool,
+    /// Test hook at the named points of a Start or Stop.
+    control_hook: std::sync::Mutex<Option<ControlHook>>,
 }
 
 /// An owner control's hold on the computer ([`Computer::hold_for_owner`]).
@@ -143,6 +168,7 @@ impl Computer {
                 starting: Mutex::new(()),
                 quarantine: std::sync::Mutex::new(None),
                 restarted: AtomicBool::new(false),
+                control_hook: std::sync::Mutex::new(None),
             }),
         }
     }
@@ -269,10 +295,69 @@ impl Computer {
         }
     }
 
+    /// Test hook: awaited at `start:admitted` (the computer held, the engine not yet asked),
+    /// `start:engine-answered` (the engine started it, the answer not yet taken),
+    /// `stop:held` and `stop:engine-answered`, so a test fires the run's Stop at an exact
+    /// point. `None` removes it.
+    #[doc(hidden)]
+    pub fn set_control_hook(&self, hook: Option<ControlHook>) {
+        if let Ok(mut slot) = self.inner.control_hook.lock() {
+            *slot = hook;
+        }
+    }
+
+    async fn control_point(&self, point: &'static str) {
+        let hook = self.inner.control_hook.lock().ok().and_then(|h| h.clone());
+        if let Some(hook) = hook {
+            hook(point).await;
+        }
+    }
+
     /// Creates (when missing), verifies and starts the container.
     pub async fn start(&self) -> Result<ComputerStatusView, ComputerError> {
-        let admitted = self.admit().await?;
-        engine::status(&admitted.docker, &self.inner.spec).await
+        Ok(self.start_unless_stopped(&CancellationToken::new()).await?)
+    }
+
+    /// [`Computer::start`] as the `start_computer` effect: the run's Stop (`cancel`) ends the
+    /// wait at once — `NotDone` while nothing was asked of the engine (the computer held, its
+    /// image built or checked), `InDoubt` once the engine was asked to create or start it.
+    pub async fn start_unless_stopped(&self, cancel: &CancellationToken) -> Result<ComputerStatusView, ControlError> {
+        let docker = before_engine(cancel, self.docker()).await?;
+        let _busy = self.inner.busy.try_lock().map_err(|_| ControlError::NotDone(ComputerError::Busy))?;
+        if let Some(why) = self.quarantined() {
+            return Err(ControlError::NotDone(ComputerError::Quarantined(why)));
+        }
+        let _starting = before_engine(cancel, async { Ok(self.inner.starting.lock().await) }).await?;
+        // A build the Stop drops is ended by the engine (or finishes and tags the image, which
+        // the next start checks like any other): the container is untouched either way.
+        before_engine(cancel, image::ensure(&docker, &self.inner.spec.image)).await?;
+        before_engine(cancel, async {
+            self.control_point("start:admitted").await;
+            Ok(())
+        })
+        .await?;
+        let restart = !self.inner.restarted.load(Ordering::SeqCst);
+        let starting = async {
+            let id = engine::ensure_running(&docker, &self.inner.spec, restart).await?;
+            self.control_point("start:engine-answered").await;
+            Ok(id)
+        };
+        engine_asked(cancel, "start the computer", starting).await?;
+        self.inner.restarted.store(true, Ordering::SeqCst);
+        // It runs, verified: a Stop now only cuts the status read short.
+        let known = ComputerStatusView {
+            enabled: true,
+            state: ComputerState::Running,
+            engine_version: None,
+            image: self.inner.spec.image.clone(),
+            image_bytes: None,
+            note: Some("started; Stop came before its status was read".into()),
+        };
+        Ok(tokio::select! {
+            biased;
+            () = cancel.cancelled() => known,
+            status = engine::status(&docker, &self.inner.spec) => status.map_err(ControlError::NotDone)?,
+        })
     }
 
     /// What the owner's controls (Stop, Recreate, Rebuild, Reset) hold while they act: the
@@ -288,10 +373,41 @@ impl Computer {
     /// Stops the container (2 s grace); the workspace volume stays. A successful stop lifts a
     /// quarantine.
     pub async fn stop(&self) -> Result<ComputerStatusView, ComputerError> {
-        let (docker, _held) = self.hold_for_owner().await?;
-        engine::stop_or_kill(&docker, &self.inner.spec.container_name()).await?;
+        Ok(self.stop_unless_stopped(&CancellationToken::new()).await?)
+    }
+
+    /// [`Computer::stop`] as the `stop_computer` effect: the run's Stop (`cancel`) ends the
+    /// wait at once — `NotDone` before the engine was asked to stop the container, `InDoubt`
+    /// after (it may be stopping still; a quarantine stays until a stop is seen to succeed).
+    pub async fn stop_unless_stopped(&self, cancel: &CancellationToken) -> Result<ComputerStatusView, ControlError> {
+        let docker = before_engine(cancel, self.docker()).await?;
+        let _busy = self.inner.busy.try_lock().map_err(|_| ControlError::NotDone(ComputerError::Busy))?;
+        let _starting = before_engine(cancel, async { Ok(self.inner.starting.lock().await) }).await?;
+        before_engine(cancel, async {
+            self.control_point("stop:held").await;
+            Ok(())
+        })
+        .await?;
+        let stopping = async {
+            engine::stop_or_kill(&docker, &self.inner.spec.container_name()).await?;
+            self.control_point("stop:engine-answered").await;
+            Ok(())
+        };
+        engine_asked(cancel, "stop the computer", stopping).await?;
         self.set_quarantine(None);
-        engine::status(&docker, &self.inner.spec).await
+        let known = ComputerStatusView {
+            enabled: true,
+            state: ComputerState::Stopped,
+            engine_version: None,
+            image: self.inner.spec.image.clone(),
+            image_bytes: None,
+            note: Some("stopped; Stop came before its status was read".into()),
+        };
+        Ok(tokio::select! {
+            biased;
+            () = cancel.cancelled() => known,
+            status = engine::status(&docker, &self.inner.spec) => status.map_err(ControlError::NotDone)?,
+        })
     }
 
     /// Removes the container but keeps the workspace volume (Settings → Recreate): the next start
@@ -418,6 +534,35 @@ impl Computer {
         }
         let id = self.started(&docker).await.map_err(not_attached)?;
         Ok((docker, id))
+    }
+}
+
+/// `work`, unless the run's Stop comes first: nothing has been asked of the engine yet.
+async fn before_engine<T>(
+    cancel: &CancellationToken,
+    work: impl std::future::Future<Output = Result<T, ComputerError>>,
+) -> Result<T, ControlError> {
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => Err(ControlError::NotDone(ComputerError::StoppedBefore)),
+        done = work => done.map_err(ControlError::NotDone),
+    }
+}
+
+/// `work`, which asks the engine to change the container, unless the run's Stop comes first:
+/// then what the engine did is not known.
+async fn engine_asked<T>(
+    cancel: &CancellationToken,
+    what: &str,
+    work: impl std::future::Future<Output = Result<T, ComputerError>>,
+) -> Result<T, ControlError> {
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => Err(ControlError::InDoubt(format!(
+            "Stop came while the engine was asked to {what}, so it may or may not have happened; \
+             the computer's status in Settings → Computer shows where it stands"
+        ))),
+        done = work => done.map_err(ControlError::NotDone),
     }
 }
 

@@ -1155,3 +1155,58 @@ async fn stop_reaches_start_and_stop_computer_at_each_point() {
     assert!(!dispatch(&ctx, "start_computer", "{}", StepId::Call("go".into())).await.is_error);
     assert!(t.running().await);
 }
+
+/// Two Hearths on one data folder (as two processes are: each its own `Computer`, its own
+/// busy lock and memory). While the first runs a command, the second's command, start and
+/// stop get "busy" and send the container nothing — the engine's event log shows no exec, and
+/// the first's command is not restarted under it. A quarantine one writes down holds the
+/// other too, until a stop lifts it.
+#[tokio::test]
+async fn a_second_hearth_on_the_data_folder_gets_busy_while_the_first_operates() {
+    let t = TestComputer::new().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = || {
+        let mut config = fast_config(dir.path());
+        config.computer.enabled = true;
+        config.computer.image = t.spec().image.clone();
+        config.computer.deployment = t.spec().deployment.clone();
+        config
+    };
+    let first = hearth_core::Hearth::open(config()).await.unwrap();
+    let second = hearth_core::Hearth::open(config()).await.unwrap();
+    first.computer().start().await.unwrap();
+    let host = t.workspace_on_host().await;
+    let running = tokio::spawn({
+        let computer = first.computer().clone();
+        async move {
+            let request = CommandRequest::new("touch /workspace/first-started; while [ ! -e /workspace/go ]; do sleep 0.05; done; touch /workspace/first-done", None).unwrap();
+            computer.run(&request, &CancellationToken::new(), None).await
+        }
+    });
+    appears(&host.join("first-started")).await;
+    let since = std::time::SystemTime::now();
+    let second_run = second.computer().run(&CommandRequest::new("touch /workspace/second", None).unwrap(), &CancellationToken::new(), None).await;
+    assert!(matches!(second_run, Err(CommandError::NotRun(ComputerError::Busy))), "{second_run:?}");
+    assert!(matches!(second.computer().start().await, Err(ComputerError::Busy)));
+    assert!(matches!(second.computer().stop().await, Err(ComputerError::Busy)));
+    assert_eq!(t.execs_since(since).await, 0, "the second Hearth sent the container a command");
+    assert!(t.running().await, "the second Hearth stopped or restarted the container");
+    std::fs::write(host.join("go"), b"").unwrap();
+    assert_eq!(running.await.unwrap().unwrap().status, CommandStatus::Succeeded);
+    assert!(host.join("first-done").exists(), "the first command was cut short");
+    assert!(!host.join("second").exists(), "the busy loser ran");
+
+    // Free again: the second runs.
+    assert_eq!(second.computer().run(&CommandRequest::new("touch /workspace/second", None).unwrap(), &CancellationToken::new(), None).await.unwrap().status, CommandStatus::Succeeded);
+    assert!(host.join("second").exists());
+
+    // Quarantined by the first: the second runs nothing either, until a stop lifts it.
+    first.computer().quarantine_for_test("the engine could not stop it");
+    let since = std::time::SystemTime::now();
+    let refused = second.computer().run(&CommandRequest::new("touch /workspace/third", None).unwrap(), &CancellationToken::new(), None).await;
+    assert!(matches!(refused, Err(CommandError::NotRun(ComputerError::Quarantined(_)))), "{refused:?}");
+    assert_eq!(t.execs_since(since).await, 0);
+    second.computer().stop().await.unwrap();
+    first.computer().run(&CommandRequest::new("touch /workspace/third", None).unwrap(), &CancellationToken::new(), None).await.unwrap();
+    assert!(host.join("third").exists());
+}

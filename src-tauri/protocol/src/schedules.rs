@@ -432,15 +432,25 @@ pub struct ScheduleControlParams {
     pub schedule_id: String,
     /// What to do.
     pub action: ScheduleAction,
+    /// Run now: the screen's id for this one press, made once per click. Sent again (a double
+    /// click, a retry), it makes no second run. Required for Run now, ignored otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation_id: Option<String>,
 }
 
 impl ScheduleControlParams {
-    /// Checks the id's shape.
+    /// Checks the ids' shapes; Run now needs its operation id.
     pub fn validate(&self) -> Result<(), IpcError> {
         if !crate::ids::is_valid_id(&self.schedule_id) {
             return Err(IpcError::invalid("The schedule id is not valid."));
         }
-        Ok(())
+        match (&self.operation_id, self.action) {
+            (Some(id), _) => crate::ipc::validate_id("The operation id", id),
+            (None, ScheduleAction::RunNow) => {
+                Err(IpcError::invalid("Run now needs an operation id, made once per press; send one."))
+            }
+            (None, _) => Ok(()),
+        }
     }
 }
 
@@ -448,6 +458,22 @@ impl ScheduleControlParams {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn run_now_needs_a_valid_operation_id() {
+        let control = |action, id: Option<&str>| ScheduleControlParams {
+            schedule_id: "s1".into(),
+            action,
+            operation_id: id.map(str::to_owned),
+        };
+        assert!(control(ScheduleAction::RunNow, Some("run-now-1-2")).validate().is_ok());
+        assert!(control(ScheduleAction::RunNow, None).validate().is_err());
+        assert!(control(ScheduleAction::RunNow, Some("a/b")).validate().is_err());
+        assert!(control(ScheduleAction::RunNow, Some("")).validate().is_err());
+        assert!(control(ScheduleAction::Pause, None).validate().is_ok());
+        let json = serde_json::to_value(control(ScheduleAction::RunNow, Some("x"))).unwrap();
+        assert_eq!(json["operationId"], "x");
+    }
 
     #[test]
     fn times_are_24_hour_hh_mm() {

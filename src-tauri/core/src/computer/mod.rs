@@ -58,9 +58,17 @@ pub enum ComputerError {
     /// The container is not what Hearth created.
     #[error(transparent)]
     Isolation(#[from] Mismatch),
-    /// Another operation holds the computer.
+    /// Another operation holds the computer (in this Hearth, or in another on its data folder).
     #[error("the computer is busy with another command; wait for it to finish, then try again")]
     Busy,
+    /// The file that holds the computer across processes could not be used.
+    #[error("the computer's lock file {path} could not be used ({why}); check that Hearth's data folder is writable")]
+    Lock {
+        /// The lock file.
+        path: String,
+        /// What the system said.
+        why: String,
+    },
     /// Stop came before the operation started.
     #[error("the run was stopped before the operation started; nothing ran")]
     StoppedBefore,
@@ -71,6 +79,29 @@ pub enum ComputerError {
     )]
     Quarantined(String),
 }
+
+/// How a Start or Stop ended without its answer.
+#[derive(Debug)]
+pub enum ControlError {
+    /// Nothing was asked of the engine (refused, or the run's Stop came first): the container
+    /// is as it was.
+    NotDone(ComputerError),
+    /// The run's Stop came after the engine was asked: the container may or may not have
+    /// changed. Says so, for the owner's review.
+    InDoubt(String),
+}
+
+impl From<ControlError> for ComputerError {
+    fn from(err: ControlError) -> Self {
+        match err {
+            ControlError::NotDone(err) => err,
+            ControlError::InDoubt(why) => ComputerError::Engine(why),
+        }
+    }
+}
+
+/// Test hook: awaited at a named point of a Start or Stop (see [`Computer::set_control_hook`]).
+pub type ControlHook = Arc<dyn Fn(&'static str) -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
 
 impl From<bollard::errors::Error> for ComputerError {
     fn from(err: bollard::errors::Error) -> Self {
@@ -95,20 +126,29 @@ struct Inner {
     /// One operation at a time; a stopped or timed-out command holds it until the container
     /// has stopped, so the next one never runs beside a command that may still be going.
     busy: Mutex<()>,
+    /// The same across processes: held (with `busy`, or by a read that starts the container)
+    /// for as long as an operation of this process lasts, so a second Hearth on the data
+    /// folder gets Busy instead of restarting the container under this one's command.
+    machine: MachineLock,
+    /// Where a quarantine is written down, so every Hearth on the data folder sees it.
+    quarantine_file: std::path::PathBuf,
     /// Held while the container is created, verified or started: operations and reads wait
     /// for each other here (a read that starts the container does not make a command "busy").
     starting: Mutex<()>,
     /// Set when a container that had to stop (after Stop, a time-out, a lost answer) could not
-    /// be stopped: nothing runs in it until the owner stops or resets it.
+    /// be stopped, and the note (`quarantine_file`) could not be written: nothing runs in it
+    /// until the owner stops or resets it.
     quarantine: std::sync::Mutex<Option<String>>,
     /// Whether this process has restarted the container once: a running container found by a
     /// new process may hold what a crashed Hearth left running in it.
     restarted: AtomicBool,
+    /// Test hook at the named points of a Start or Stop.
+    control_hook: std::sync::Mutex<Option<ControlHook>>,
 }
 
 /// An owner control's hold on the computer ([`Computer::hold_for_owner`]).
 struct OwnerHold<'a> {
-    _busy: tokio::sync::MutexGuard<'a, ()>,
+    _busy: Busy<'a>,
     _starting: tokio::sync::MutexGuard<'a, ()>,
 }
 
@@ -116,7 +156,63 @@ struct OwnerHold<'a> {
 struct Admitted<'a> {
     docker: Docker,
     container_id: String,
-    _busy: tokio::sync::MutexGuard<'a, ()>,
+    _busy: Busy<'a>,
+}
+
+/// The busy lock of this process and the machine lock across processes, held together.
+struct Busy<'a> {
+    _here: tokio::sync::MutexGuard<'a, ()>,
+    _machine: MachineHold<'a>,
+}
+
+/// An exclusive advisory lock (`flock`, through fs4) on a file in the data folder, taken when
+/// this process's first operation on the computer starts and released when its last ends (or
+/// the process dies: the system drops it with the file). Another process finds it taken.
+struct MachineLock {
+    path: std::path::PathBuf,
+    /// The locked file while any hold of this process lasts, and how many holds there are.
+    held: std::sync::Mutex<(Option<std::fs::File>, usize)>,
+}
+
+/// One hold on [`MachineLock`].
+struct MachineHold<'a> {
+    lock: &'a MachineLock,
+}
+
+impl MachineLock {
+    fn new(path: std::path::PathBuf) -> Self {
+        Self { path, held: std::sync::Mutex::new((None, 0)) }
+    }
+
+    /// A hold, or Busy when another process has the file locked.
+    fn take(&self) -> Result<MachineHold<'_>, ComputerError> {
+        let mut held = self.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if held.1 == 0 {
+            let failed = |why: String| ComputerError::Lock { path: self.path.display().to_string(), why };
+            let mut options = std::fs::OpenOptions::new();
+            options.read(true).write(true).create(true).truncate(false);
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            let file = options.open(&self.path).map_err(|e| failed(e.to_string()))?;
+            match fs4::FileExt::try_lock(&file) {
+                Ok(()) => held.0 = Some(file),
+                Err(fs4::TryLockError::WouldBlock) => return Err(ComputerError::Busy),
+                Err(fs4::TryLockError::Error(err)) => return Err(failed(err.to_string())),
+            }
+        }
+        held.1 += 1;
+        Ok(MachineHold { lock: self })
+    }
+}
+
+impl Drop for MachineHold<'_> {
+    fn drop(&mut self) {
+        let mut held = self.lock.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        held.1 = held.1.saturating_sub(1);
+        if held.1 == 0 {
+            // Closing the file releases the lock.
+            held.0 = None;
+        }
+    }
 }
 
 impl std::fmt::Debug for Computer {
@@ -131,10 +227,31 @@ impl Computer {
         Self::with_time_limit(spec, enabled, command::TIME_LIMIT)
     }
 
-    /// [`Computer::new`] with another command time limit (tests of the time-out path).
+    /// [`Computer::new`] with another command time limit (tests of the time-out path). Its
+    /// lock and quarantine files are in the system's temporary folder, named for the container.
     pub fn with_time_limit(spec: ComputerSpec, enabled: bool, time_limit: Duration) -> Self {
+        let dir = std::env::temp_dir();
+        let name = format!("hearth-computer-{}", spec.container_name());
+        Self::with_files(spec, enabled, time_limit, dir.join(format!("{name}.lock")), dir.join(format!("{name}.quarantine")))
+    }
+
+    /// The computer of the Hearth whose data folder is `data_dir`: its lock (`computer.lock`) and
+    /// quarantine (`computer.quarantine`) are there, shared by every Hearth on that folder.
+    pub fn in_data_dir(spec: ComputerSpec, enabled: bool, data_dir: &std::path::Path) -> Self {
+        Self::with_files(spec, enabled, command::TIME_LIMIT, data_dir.join("computer.lock"), data_dir.join("computer.quarantine"))
+    }
+
+    fn with_files(
+        spec: ComputerSpec,
+        enabled: bool,
+        time_limit: Duration,
+        lock: std::path::PathBuf,
+        quarantine_file: std::path::PathBuf,
+    ) -> Self {
         Self {
             inner: Arc::new(Inner {
+                machine: MachineLock::new(lock),
+                quarantine_file,
                 spec,
                 enabled: AtomicBool::new(enabled),
                 time_limit,
@@ -143,6 +260,7 @@ impl Computer {
                 starting: Mutex::new(()),
                 quarantine: std::sync::Mutex::new(None),
                 restarted: AtomicBool::new(false),
+                control_hook: std::sync::Mutex::new(None),
             }),
         }
     }
@@ -180,21 +298,59 @@ impl Computer {
         Ok(docker)
     }
 
+    /// Why the computer is quarantined, by this process or another on the data folder: the
+    /// note in the data folder, else what this process could not write there.
     fn quarantined(&self) -> Option<String> {
+        match std::fs::read_to_string(&self.inner.quarantine_file) {
+            Ok(why) => return Some(why),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            // There but unreadable: still quarantined, rather than run in doubt.
+            Err(err) => {
+                return Some(format!("the quarantine note {} cannot be read: {err}", self.inner.quarantine_file.display()));
+            }
+        }
         self.inner.quarantine.lock().ok().and_then(|q| q.clone())
     }
 
     fn set_quarantine(&self, why: Option<String>) {
+        let path = &self.inner.quarantine_file;
+        let (written, unwritten) = match why {
+            Some(why) => match std::fs::write(path, &why) {
+                Ok(()) => (Ok(()), None),
+                // This process still knows; another Hearth on the folder may not.
+                Err(err) => (Err(err), Some(why)),
+            },
+            None => match std::fs::remove_file(path) {
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => (Ok(()), None),
+                other => (other, None),
+            },
+        };
         if let Ok(mut q) = self.inner.quarantine.lock() {
-            *q = why;
+            *q = unwritten;
         }
+        if let Err(err) = written {
+            tracing::error!(path = %path.display(), error = %err, "the computer's quarantine note could not be written or removed");
+        }
+    }
+
+    /// Test hook: quarantines the computer as a failed stop would.
+    #[doc(hidden)]
+    pub fn quarantine_for_test(&self, why: &str) {
+        self.set_quarantine(Some(why.to_owned()));
+    }
+
+    /// This process's busy lock and the machine lock, or Busy.
+    fn take_busy(&self) -> Result<Busy<'_>, ComputerError> {
+        let here = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
+        let machine = self.inner.machine.take()?;
+        Ok(Busy { _here: here, _machine: machine })
     }
 
     /// Takes the busy lock (or refuses), then verifies and starts the container. The first
     /// operation of this process restarts a container it finds running.
     async fn admit(&self) -> Result<Admitted<'_>, ComputerError> {
         let docker = self.docker().await?;
-        let busy = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
+        let busy = self.take_busy()?;
         if let Some(why) = self.quarantined() {
             return Err(ComputerError::Quarantined(why));
         }
@@ -269,10 +425,69 @@ impl Computer {
         }
     }
 
+    /// Test hook: awaited at `start:admitted` (the computer held, the engine not yet asked),
+    /// `start:engine-answered` (the engine started it, the answer not yet taken),
+    /// `stop:held` and `stop:engine-answered`, so a test fires the run's Stop at an exact
+    /// point. `None` removes it.
+    #[doc(hidden)]
+    pub fn set_control_hook(&self, hook: Option<ControlHook>) {
+        if let Ok(mut slot) = self.inner.control_hook.lock() {
+            *slot = hook;
+        }
+    }
+
+    async fn control_point(&self, point: &'static str) {
+        let hook = self.inner.control_hook.lock().ok().and_then(|h| h.clone());
+        if let Some(hook) = hook {
+            hook(point).await;
+        }
+    }
+
     /// Creates (when missing), verifies and starts the container.
     pub async fn start(&self) -> Result<ComputerStatusView, ComputerError> {
-        let admitted = self.admit().await?;
-        engine::status(&admitted.docker, &self.inner.spec).await
+        Ok(self.start_unless_stopped(&CancellationToken::new()).await?)
+    }
+
+    /// [`Computer::start`] as the `start_computer` effect: the run's Stop (`cancel`) ends the
+    /// wait at once — `NotDone` while nothing was asked of the engine (the computer held, its
+    /// image built or checked), `InDoubt` once the engine was asked to create or start it.
+    pub async fn start_unless_stopped(&self, cancel: &CancellationToken) -> Result<ComputerStatusView, ControlError> {
+        let docker = before_engine(cancel, self.docker()).await?;
+        let _busy = self.take_busy().map_err(ControlError::NotDone)?;
+        if let Some(why) = self.quarantined() {
+            return Err(ControlError::NotDone(ComputerError::Quarantined(why)));
+        }
+        let _starting = before_engine(cancel, async { Ok(self.inner.starting.lock().await) }).await?;
+        // A build the Stop drops is ended by the engine (or finishes and tags the image, which
+        // the next start checks like any other): the container is untouched either way.
+        before_engine(cancel, image::ensure(&docker, &self.inner.spec.image)).await?;
+        before_engine(cancel, async {
+            self.control_point("start:admitted").await;
+            Ok(())
+        })
+        .await?;
+        let restart = !self.inner.restarted.load(Ordering::SeqCst);
+        let starting = async {
+            let id = engine::ensure_running(&docker, &self.inner.spec, restart).await?;
+            self.control_point("start:engine-answered").await;
+            Ok(id)
+        };
+        engine_asked(cancel, "start the computer", starting).await?;
+        self.inner.restarted.store(true, Ordering::SeqCst);
+        // It runs, verified: a Stop now only cuts the status read short.
+        let known = ComputerStatusView {
+            enabled: true,
+            state: ComputerState::Running,
+            engine_version: None,
+            image: self.inner.spec.image.clone(),
+            image_bytes: None,
+            note: Some("started; Stop came before its status was read".into()),
+        };
+        Ok(tokio::select! {
+            biased;
+            () = cancel.cancelled() => known,
+            status = engine::status(&docker, &self.inner.spec) => status.map_err(ControlError::NotDone)?,
+        })
     }
 
     /// What the owner's controls (Stop, Recreate, Rebuild, Reset) hold while they act: the
@@ -280,7 +495,7 @@ impl Computer {
     /// starting the container, and they wait for it, so theirs is the last word.
     async fn hold_for_owner(&self) -> Result<(Docker, OwnerHold<'_>), ComputerError> {
         let docker = self.docker().await?;
-        let busy = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
+        let busy = self.take_busy()?;
         let starting = self.inner.starting.lock().await;
         Ok((docker, OwnerHold { _busy: busy, _starting: starting }))
     }
@@ -288,10 +503,41 @@ impl Computer {
     /// Stops the container (2 s grace); the workspace volume stays. A successful stop lifts a
     /// quarantine.
     pub async fn stop(&self) -> Result<ComputerStatusView, ComputerError> {
-        let (docker, _held) = self.hold_for_owner().await?;
-        engine::stop_or_kill(&docker, &self.inner.spec.container_name()).await?;
+        Ok(self.stop_unless_stopped(&CancellationToken::new()).await?)
+    }
+
+    /// [`Computer::stop`] as the `stop_computer` effect: the run's Stop (`cancel`) ends the
+    /// wait at once — `NotDone` before the engine was asked to stop the container, `InDoubt`
+    /// after (it may be stopping still; a quarantine stays until a stop is seen to succeed).
+    pub async fn stop_unless_stopped(&self, cancel: &CancellationToken) -> Result<ComputerStatusView, ControlError> {
+        let docker = before_engine(cancel, self.docker()).await?;
+        let _busy = self.take_busy().map_err(ControlError::NotDone)?;
+        let _starting = before_engine(cancel, async { Ok(self.inner.starting.lock().await) }).await?;
+        before_engine(cancel, async {
+            self.control_point("stop:held").await;
+            Ok(())
+        })
+        .await?;
+        let stopping = async {
+            engine::stop_or_kill(&docker, &self.inner.spec.container_name()).await?;
+            self.control_point("stop:engine-answered").await;
+            Ok(())
+        };
+        engine_asked(cancel, "stop the computer", stopping).await?;
         self.set_quarantine(None);
-        engine::status(&docker, &self.inner.spec).await
+        let known = ComputerStatusView {
+            enabled: true,
+            state: ComputerState::Stopped,
+            engine_version: None,
+            image: self.inner.spec.image.clone(),
+            image_bytes: None,
+            note: Some("stopped; Stop came before its status was read".into()),
+        };
+        Ok(tokio::select! {
+            biased;
+            () = cancel.cancelled() => known,
+            status = engine::status(&docker, &self.inner.spec) => status.map_err(ControlError::NotDone)?,
+        })
     }
 
     /// Removes the container but keeps the workspace volume (Settings → Recreate): the next start
@@ -407,17 +653,50 @@ impl Computer {
     async fn attached_for_reading(&self) -> Result<(Docker, String), FileError> {
         let docker = self.docker().await.map_err(not_attached)?;
         let idle = self.inner.busy.try_lock().is_ok();
-        if !idle {
-            // An operation holds the computer; if it is starting the container, wait for that.
+        // Held while this read may start the container, so another Hearth on the data folder
+        // does not operate (or restart it) meanwhile.
+        let machine = if idle { self.inner.machine.take().ok() } else { None };
+        let Some(_machine) = machine else {
+            // An operation (here or in another Hearth) holds the computer; if it is starting
+            // the container here, wait for that. Nothing is started under it.
             let _starting = self.inner.starting.lock().await;
             let id = engine::verify_running(&docker, &self.inner.spec).await.map_err(not_attached)?;
             return Ok((docker, id));
-        }
+        };
         if let Some(why) = self.quarantined() {
             return Err(not_attached(ComputerError::Quarantined(why)));
         }
         let id = self.started(&docker).await.map_err(not_attached)?;
         Ok((docker, id))
+    }
+}
+
+/// `work`, unless the run's Stop comes first: nothing has been asked of the engine yet.
+async fn before_engine<T>(
+    cancel: &CancellationToken,
+    work: impl std::future::Future<Output = Result<T, ComputerError>>,
+) -> Result<T, ControlError> {
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => Err(ControlError::NotDone(ComputerError::StoppedBefore)),
+        done = work => done.map_err(ControlError::NotDone),
+    }
+}
+
+/// `work`, which asks the engine to change the container, unless the run's Stop comes first:
+/// then what the engine did is not known.
+async fn engine_asked<T>(
+    cancel: &CancellationToken,
+    what: &str,
+    work: impl std::future::Future<Output = Result<T, ComputerError>>,
+) -> Result<T, ControlError> {
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => Err(ControlError::InDoubt(format!(
+            "Stop came while the engine was asked to {what}, so it may or may not have happened; \
+             the computer's status in Settings → Computer shows where it stands"
+        ))),
+        done = work => done.map_err(ControlError::NotDone),
     }
 }
 

@@ -55,7 +55,7 @@ impl Hearth {
         for schedule_id in self.store.goal_schedules(id).await? {
             let active = self.store.get_schedule(&schedule_id).await?.is_some_and(|s| s.status == ScheduleStatus::Active);
             if active {
-                self.schedules.control(&ScheduleControlParams { schedule_id: schedule_id.clone(), action: ScheduleAction::Pause }, crate::store::now_ms()).await?;
+                self.schedules.control(&ScheduleControlParams { schedule_id: schedule_id.clone(), action: ScheduleAction::Pause, operation_id: None }, crate::store::now_ms()).await?;
                 self.store.record_goal_paused(id, "schedule", &schedule_id).await?;
             }
         }
@@ -86,7 +86,7 @@ impl Hearth {
         self.store.set_goal_status(id, GoalStatus::Active).await?;
         for (kind, item) in self.store.take_goal_paused(id).await? {
             if kind == "schedule" {
-                let params = ScheduleControlParams { schedule_id: item.clone(), action: ScheduleAction::Resume };
+                let params = ScheduleControlParams { schedule_id: item.clone(), action: ScheduleAction::Resume, operation_id: None };
                 if let Err(err) = self.schedules.control(&params, crate::store::now_ms()).await {
                     tracing::warn!(schedule = %item, error = %err, "a goal's schedule could not be resumed");
                 }

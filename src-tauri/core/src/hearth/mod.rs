@@ -119,9 +119,10 @@ impl Hearth {
         // Tools see the workspace read-only and the gate as a proposer: only `approval_decide`
         // reaches the executor.
         let mail = WorkspaceReader::new(workspace.clone());
-        let computer = Computer::new(
+        let computer = Computer::in_data_dir(
             ComputerSpec::new(config.computer.image.clone(), &config.computer.deployment, OWNER),
             config.computer.enabled,
+            &config.data_dir,
         );
         let resolver = match config.browser_dns {
             Some(server) => crate::browser::proxy::resolver_at(server),

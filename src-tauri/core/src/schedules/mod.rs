@@ -152,10 +152,14 @@ impl Schedules {
                 self.store.set_schedule_status(id, ScheduleStatus::Active, now, rule.next_after(now)).await?;
             }
             ScheduleAction::RunNow => {
-                match self.store.run_schedule_now(id, now).await? {
+                // `validate` made sure of it; said again rather than unwrapped.
+                let operation = params.operation_id.as_deref().ok_or_else(|| {
+                    CoreError::InvalidInput("Run now needs an operation id, made once per press; send one.".into())
+                })?;
+                match self.store.run_schedule_now(id, operation, now).await? {
                     Some((DueOutcome::Refused, _)) => return Err(too_many_tasks()),
                     Some((_, task)) => self.tasks.announce_created(task.as_slice()),
-                    // The same millisecond twice: the first press made the run.
+                    // The same press again (its operation id): the first made the run.
                     None => {}
                 }
             }

@@ -281,6 +281,17 @@ impl Store {
         }
         let mut made = Vec::new();
         for &(due_at, outcome) in &firing.dues {
+            // Primary key (schedule, due time): a due time already on record (Run now pressed
+            // at that very millisecond) keeps its row, and that run stands for this due time.
+            let on_record = sqlx::query("SELECT 1 FROM schedule_runs WHERE schedule_id = ?1 AND due_at = ?2")
+                .bind(&s.id)
+                .bind(due_at)
+                .fetch_optional(&mut *tx)
+                .await?
+                .is_some();
+            if on_record {
+                continue;
+            }
             let (outcome, task_id) = match outcome {
                 DueOutcome::Skipped | DueOutcome::Refused => (outcome, None),
                 // Its goal was paused since the tick read the schedule: nothing starts on it.
@@ -288,7 +299,7 @@ impl Store {
                     (DueOutcome::Skipped, None)
                 }
                 DueOutcome::Started | DueOutcome::MadeUp | DueOutcome::RunNow => {
-                    match insert_run_task(&mut tx, s, due_at, now).await? {
+                    match insert_run_task(&mut tx, s, &format!("schedule:{}:{due_at}", s.id), due_at, now).await? {
                         Some(id) => (outcome, Some(id)),
                         None => (DueOutcome::Refused, None),
                     }
@@ -301,8 +312,6 @@ impl Store {
                 let notice = Notice { key: &key, kind: NotificationKind::ScheduleRefused, title: &s.title, body: REFUSED_RUN, target: &target };
                 insert_notice(&mut tx, &notice, None, now).await?;
             }
-            // Primary key (schedule, due time): a due time already on record (Run now pressed
-            // at that very millisecond) keeps its row; its task is the same one, by its key.
             sqlx::query("INSERT OR IGNORE INTO schedule_runs (schedule_id, due_at, outcome, task_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")
                 .bind(&s.id)
                 .bind(due_at)
@@ -317,9 +326,16 @@ impl Store {
         Ok(Some(made))
     }
 
-    /// Run now: one run at `at`, beside the rule (the cursor does not move). `None` when the
-    /// schedule is gone, or a run at that very millisecond exists.
-    pub async fn run_schedule_now(&self, schedule_id: &str, at: i64) -> Result<Option<(DueOutcome, Option<String>)>> {
+    /// Run now: one run at `at`, beside the rule (the cursor does not move), keyed by the
+    /// press's `operation` id: its task's idempotency key is `schedule:<id>:now:<operation>`, so
+    /// the same press sent twice makes one task. `None` when the schedule is gone or that
+    /// press already made its run.
+    pub async fn run_schedule_now(
+        &self,
+        schedule_id: &str,
+        operation: &str,
+        at: i64,
+    ) -> Result<Option<(DueOutcome, Option<String>)>> {
         let mut writer = self.writer().await;
         let mut tx = sqlx::Connection::begin_with(&mut *writer, "BEGIN IMMEDIATE").await?;
         let Some(row) = sqlx::query(&format!("SELECT {COLUMNS} FROM schedules WHERE id = ?1"))
@@ -335,17 +351,29 @@ impl Store {
             tx.rollback().await?;
             return Err(CoreError::Conflict("Its goal is paused; resume the goal to run it.".into()));
         }
-        let exists = sqlx::query("SELECT 1 FROM schedule_runs WHERE schedule_id = ?1 AND due_at = ?2")
+        let key = format!("schedule:{schedule_id}:now:{operation}");
+        let made = sqlx::query("SELECT 1 FROM tasks WHERE idempotency_key = ?1")
+            .bind(&key)
+            .fetch_optional(&mut *tx)
+            .await?
+            .is_some();
+        if made {
+            tx.rollback().await?;
+            return Ok(None);
+        }
+        // Two presses in one millisecond are two runs: the second's row takes the next free
+        // millisecond (a due time is the runs' primary key).
+        let mut at = at;
+        while sqlx::query("SELECT 1 FROM schedule_runs WHERE schedule_id = ?1 AND due_at = ?2")
             .bind(schedule_id)
             .bind(at)
             .fetch_optional(&mut *tx)
             .await?
-            .is_some();
-        if exists {
-            tx.rollback().await?;
-            return Ok(None);
+            .is_some()
+        {
+            at += 1;
         }
-        let task = insert_run_task(&mut tx, &schedule, at, at).await?;
+        let task = insert_run_task(&mut tx, &schedule, &key, at, at).await?;
         let outcome = if task.is_some() { DueOutcome::RunNow } else { DueOutcome::Refused };
         sqlx::query("INSERT INTO schedule_runs (schedule_id, due_at, outcome, task_id, created_at) VALUES (?1, ?2, ?3, ?4, ?2)")
             .bind(schedule_id)
@@ -429,11 +457,11 @@ async fn goal_paused(tx: &mut sqlx::SqliteConnection, s: &ScheduleRow) -> Result
 async fn insert_run_task(
     tx: &mut sqlx::SqliteConnection,
     s: &ScheduleRow,
+    key: &str,
     due_at: i64,
     now: i64,
 ) -> Result<Option<String>> {
-    let key = format!("schedule:{}:{due_at}", s.id);
-    let id = task_id_for_key(&key);
+    let id = task_id_for_key(key);
     let mut input = serde_json::json!({ "title": s.title, "instructions": s.instructions, "scheduleId": s.id, "dueAt": due_at });
     if let Some(goal) = &s.goal_id {
         input["goalId"] = serde_json::Value::String(goal.clone());
@@ -445,7 +473,7 @@ async fn insert_run_task(
          ON CONFLICT(idempotency_key) DO NOTHING",
     )
     .bind(&id)
-    .bind(&key)
+    .bind(key)
     .bind(s.task_kind().as_str())
     .bind(&s.title)
     .bind(serde_json::to_string(&input)?)

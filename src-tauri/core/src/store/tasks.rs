@@ -15,6 +15,10 @@ use sqlx::sqlite::SqliteRow;
 use super::{Store, now_ms};
 use crate::error::{CoreError, Result};
 
+/// What a schedule's run or a monitor's look that Hearth's stop or a lost lease cut short, with
+/// nothing in doubt, says as it is due again.
+pub const RESUMED_NOTE: &str = "Hearth stopped during this run before anything was in doubt, so it runs again.";
+
 /// What a run that left an effect in doubt says.
 pub const UNCERTAIN_REASON: &str =
     "An action of this run may or may not have happened. Check what it did, then choose \"Retry after review\".";
@@ -464,6 +468,12 @@ impl Store {
     /// Marks a running task and its run interrupted — the lease is gone or the holder died —
     /// and turns its in-flight operations into `outcome_unknown`. `false` if the task no
     /// longer runs under `lease_id`.
+    ///
+    /// A task that recurs without the owner — a run a schedule made, or a monitor's look —
+    /// with nothing in doubt (no operation of its scope `dispatching` or `outcome_unknown`,
+    /// the task not flagged) is due again at once instead (`queued`, a monitor `scheduled`):
+    /// its run row still ends `interrupted`, but no Retry is needed for work that changed
+    /// nothing. With anything in doubt it stays `interrupted` for the owner's review.
     pub async fn interrupt_run(&self, task_id: &str, lease_id: &str, reason: &str) -> Result<bool> {
         let now = now_ms();
         let mut writer = self.writer().await;
@@ -483,24 +493,47 @@ impl Store {
         .execute(&mut *tx)
         .await?
         .rows_affected();
-        let done = sqlx::query(
-            "UPDATE tasks SET status = 'interrupted', error = ?3, lease_expires_at = NULL, updated_at = ?4,
-                 status_note = 'Interrupted: ' || ?3,
+        // Every SET term reads the row as it was (SQLite), so `resumable` is judged once.
+        let resumable = "(schedule_id IS NOT NULL OR (kind = 'monitor' AND json_extract(input, '$.intervalMinutes') IS NOT NULL))
+                 AND NOT outcome_uncertain AND NOT ?5
+                 AND NOT EXISTS (SELECT 1 FROM operations WHERE scope = ?6 AND status IN ('dispatching', 'outcome_unknown'))";
+        let done = sqlx::query(&format!(
+            "UPDATE tasks SET
+                 status = CASE WHEN {resumable} THEN (CASE kind WHEN 'monitor' THEN 'scheduled' ELSE 'queued' END)
+                               ELSE 'interrupted' END,
+                 error = CASE WHEN {resumable} THEN NULL ELSE ?3 END,
+                 next_run_at = CASE WHEN {resumable} THEN ?4 ELSE next_run_at END,
+                 status_note = CASE WHEN {resumable} THEN ?7 ELSE 'Interrupted: ' || ?3 END,
+                 lease_expires_at = NULL, updated_at = ?4,
                  outcome_uncertain = outcome_uncertain OR ?5 OR EXISTS (
                      SELECT 1 FROM operations WHERE scope = ?6 AND status = 'outcome_unknown')
-             WHERE id = ?1 AND lease_id = ?2 AND status = 'running'",
-        )
+             WHERE id = ?1 AND lease_id = ?2 AND status = 'running'
+             RETURNING status"
+        ))
         .bind(task_id)
         .bind(lease_id)
         .bind(reason)
         .bind(now)
         .bind(unknown > 0)
         .bind(task_scope(task_id))
-        .execute(&mut *tx)
+        .bind(RESUMED_NOTE)
+        .fetch_optional(&mut *tx)
         .await?;
-        if done.rows_affected() != 1 {
+        let Some(done) = done else {
             tx.rollback().await?;
             return Ok(false);
+        };
+        let status: String = done.try_get(0)?;
+        let status = TaskStatus::parse(&status)
+            .ok_or_else(|| CoreError::CorruptRow(format!("task {task_id} has an unknown status {status:?}")))?;
+        if status != TaskStatus::Interrupted {
+            // The history keeps the run as what it was: interrupted (the trigger closed it as
+            // finished, seeing the task due again).
+            sqlx::query("UPDATE task_runs SET status = 'interrupted' WHERE task_id = ?1 AND lease_id = ?2")
+                .bind(task_id)
+                .bind(lease_id)
+                .execute(&mut *tx)
+                .await?;
         }
         // A run that lost its lease cannot see its proposals through: nothing it prepared
         // stays approvable.

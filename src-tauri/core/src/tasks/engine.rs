@@ -335,6 +335,8 @@ impl TaskEngine {
         if done {
             self.cancel_local(task_id, lease_id);
             self.changed(task_id);
+            // A schedule's run or a monitor's look with nothing in doubt is due again.
+            self.inner.wake.notify_one();
         }
         Ok(done)
     }

@@ -1090,3 +1090,123 @@ async fn a_read_never_makes_a_command_busy() {
     assert!(listed.is_ok(), "{listed:?}");
     assert_eq!(ran.unwrap().stdout, "ran\n");
 }
+
+/// Dispatches `tool` in a run of its own whose Stop the computer's control hook fires at
+/// `point` (the hook then never returns: only the effect honouring its token ends it).
+/// Returns the run's operation scope.
+async fn stopped_at(hearth: &hearth_core::Hearth, point: &'static str, tool: &str, run: &str) -> String {
+    let cancel = CancellationToken::new();
+    let ctx = hearth.toolbox().for_chat(&format!("thread-{run}"), run, ProposalOrigin::OwnerChat, cancel.clone());
+    let fire = cancel.clone();
+    hearth.computer().set_control_hook(Some(std::sync::Arc::new(move |at| {
+        let fire = fire.clone();
+        Box::pin(async move {
+            if at == point {
+                fire.cancel();
+                std::future::pending::<()>().await;
+            }
+        })
+    })));
+    let out = tokio::time::timeout(std::time::Duration::from_secs(60), dispatch(&ctx, tool, "{}", StepId::Call(format!("{run}-call"))))
+        .await
+        .unwrap_or_else(|_| panic!("Stop at {point} did not end {tool}"));
+    hearth.computer().set_control_hook(None);
+    assert!(out.is_error, "{tool} stopped at {point} answered as done: {}", out.content);
+    ctx.scope().key(&StepId::Call("x".into())).scope
+}
+
+/// Stop reaches start_computer and stop_computer at exact points. Before the engine is asked,
+/// the run ends at once, the container is as it was, and the operation is failed (nothing
+/// happened); after the engine was asked, the run ends at once too and the operation stays in
+/// doubt for review, while the engine shows what really happened.
+#[tokio::test]
+async fn stop_reaches_start_and_stop_computer_at_each_point() {
+    use hearth_core::store::journal::OpStatus;
+    let t = TestComputer::new().await;
+    let (hearth, _dir) = hearth_with(&t).await;
+    let exists = || async { t.docker.inspect_container(&t.spec().container_name(), None::<InspectContainerOptions>).await.is_ok() };
+    let count = |scope: String, status| {
+        let hearth = hearth.clone();
+        async move { hearth.store().count_operations(&scope, status).await.unwrap() }
+    };
+
+    // Start, stopped with the computer held but the engine not asked: no container was made.
+    let scope = stopped_at(&hearth, "start:admitted", "start_computer", "start-a").await;
+    assert!(!exists().await, "a start stopped before the engine was asked made the container");
+    assert_eq!((count(scope.clone(), OpStatus::Failed).await, count(scope, OpStatus::OutcomeUnknown).await), (1, 0));
+
+    // Start, stopped after the engine started it: in doubt, and the engine shows it running.
+    let scope = stopped_at(&hearth, "start:engine-answered", "start_computer", "start-b").await;
+    assert!(t.running().await, "the engine did start it");
+    assert_eq!((count(scope.clone(), OpStatus::Failed).await, count(scope, OpStatus::OutcomeUnknown).await), (0, 1));
+
+    // Stop, stopped before the engine was asked: it still runs.
+    let scope = stopped_at(&hearth, "stop:held", "stop_computer", "stop-a").await;
+    assert!(t.running().await, "a stop stopped before the engine was asked stopped the container");
+    assert_eq!((count(scope.clone(), OpStatus::Failed).await, count(scope, OpStatus::OutcomeUnknown).await), (1, 0));
+
+    // Stop, stopped after the engine stopped it: in doubt, and the engine shows it stopped.
+    let scope = stopped_at(&hearth, "stop:engine-answered", "stop_computer", "stop-b").await;
+    assert!(!t.running().await, "the engine did stop it");
+    assert_eq!((count(scope.clone(), OpStatus::Failed).await, count(scope, OpStatus::OutcomeUnknown).await), (0, 1));
+
+    // Without a Stop, both go through (the hook passes).
+    let ctx = hearth.toolbox().for_chat("thread-plain", "plain", ProposalOrigin::OwnerChat, CancellationToken::new());
+    assert!(!dispatch(&ctx, "start_computer", "{}", StepId::Call("go".into())).await.is_error);
+    assert!(t.running().await);
+}
+
+/// Two Hearths on one data folder (as two processes are: each its own `Computer`, its own
+/// busy lock and memory). While the first runs a command, the second's command, start and
+/// stop get "busy" and send the container nothing — the engine's event log shows no exec, and
+/// the first's command is not restarted under it. A quarantine one writes down holds the
+/// other too, until a stop lifts it.
+#[tokio::test]
+async fn a_second_hearth_on_the_data_folder_gets_busy_while_the_first_operates() {
+    let t = TestComputer::new().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = || {
+        let mut config = fast_config(dir.path());
+        config.computer.enabled = true;
+        config.computer.image = t.spec().image.clone();
+        config.computer.deployment = t.spec().deployment.clone();
+        config
+    };
+    let first = hearth_core::Hearth::open(config()).await.unwrap();
+    let second = hearth_core::Hearth::open(config()).await.unwrap();
+    first.computer().start().await.unwrap();
+    let host = t.workspace_on_host().await;
+    let running = tokio::spawn({
+        let computer = first.computer().clone();
+        async move {
+            let request = CommandRequest::new("touch /workspace/first-started; while [ ! -e /workspace/go ]; do sleep 0.05; done; touch /workspace/first-done", None).unwrap();
+            computer.run(&request, &CancellationToken::new(), None).await
+        }
+    });
+    appears(&host.join("first-started")).await;
+    let since = std::time::SystemTime::now();
+    let second_run = second.computer().run(&CommandRequest::new("touch /workspace/second", None).unwrap(), &CancellationToken::new(), None).await;
+    assert!(matches!(second_run, Err(CommandError::NotRun(ComputerError::Busy))), "{second_run:?}");
+    assert!(matches!(second.computer().start().await, Err(ComputerError::Busy)));
+    assert!(matches!(second.computer().stop().await, Err(ComputerError::Busy)));
+    assert_eq!(t.execs_since(since).await, 0, "the second Hearth sent the container a command");
+    assert!(t.running().await, "the second Hearth stopped or restarted the container");
+    std::fs::write(host.join("go"), b"").unwrap();
+    assert_eq!(running.await.unwrap().unwrap().status, CommandStatus::Succeeded);
+    assert!(host.join("first-done").exists(), "the first command was cut short");
+    assert!(!host.join("second").exists(), "the busy loser ran");
+
+    // Free again: the second runs.
+    assert_eq!(second.computer().run(&CommandRequest::new("touch /workspace/second", None).unwrap(), &CancellationToken::new(), None).await.unwrap().status, CommandStatus::Succeeded);
+    assert!(host.join("second").exists());
+
+    // Quarantined by the first: the second runs nothing either, until a stop lifts it.
+    first.computer().quarantine_for_test("the engine could not stop it");
+    let since = std::time::SystemTime::now();
+    let refused = second.computer().run(&CommandRequest::new("touch /workspace/third", None).unwrap(), &CancellationToken::new(), None).await;
+    assert!(matches!(refused, Err(CommandError::NotRun(ComputerError::Quarantined(_)))), "{refused:?}");
+    assert_eq!(t.execs_since(since).await, 0);
+    second.computer().stop().await.unwrap();
+    first.computer().run(&CommandRequest::new("touch /workspace/third", None).unwrap(), &CancellationToken::new(), None).await.unwrap();
+    assert!(host.join("third").exists());
+}

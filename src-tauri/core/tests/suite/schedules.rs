@@ -220,6 +220,41 @@ async fn a_reminder_run_notifies_once_and_a_failed_scheduled_run_notifies_as_a_s
     assert_eq!(after.notifications.len(), 2);
 }
 
+/// Run now keyed by the press: the same operation id twice (a double click, a retry after a
+/// lost answer) makes one task; a new press makes a second. Oracle: task rows and due-time rows.
+#[tokio::test]
+async fn run_now_makes_one_run_per_operation_id() {
+    let t = open().await;
+    let view = t.hearth.schedules().create("test:run-now-id", &hourly("Water", MissedRuns::Skip), None, None, None, T0).await.unwrap().unwrap();
+    let press = |id: &str| ScheduleControlParams {
+        schedule_id: view.id.clone(),
+        action: ScheduleAction::RunNow,
+        operation_id: Some(id.to_owned()),
+    };
+    let runs = || async { t.hearth.store().schedule_runs(&view.id, 100).await.unwrap().len() };
+    // The same press twice, the second a millisecond later and at once (as a double click's).
+    let now = hearth_core::store::now_ms();
+    t.hearth.schedules().control(&press("click-a"), now).await.unwrap();
+    t.hearth.schedules().control(&press("click-a"), now + 1).await.unwrap();
+    let (first, second) = (press("click-a"), press("click-a"));
+    let (a, b) = tokio::join!(
+        t.hearth.schedules().control(&first, now + 2),
+        t.hearth.schedules().control(&second, now + 3),
+    );
+    a.unwrap();
+    b.unwrap();
+    assert_eq!(tasks_of(&t.hearth, &view.id).await.len(), 1);
+    assert_eq!(runs().await, 1);
+    // A new press (a new id) is a second run, even in the same millisecond.
+    t.hearth.schedules().control(&press("click-b"), now).await.unwrap();
+    assert_eq!(tasks_of(&t.hearth, &view.id).await.len(), 2);
+    assert_eq!(runs().await, 2);
+    // Without an id, Run now is refused and makes nothing.
+    let bare = ScheduleControlParams { operation_id: None, ..press("x") };
+    assert!(t.hearth.schedule_control(&bare).await.is_err());
+    assert_eq!(tasks_of(&t.hearth, &view.id).await.len(), 2);
+}
+
 #[tokio::test]
 async fn pause_resume_run_now_and_delete() {
     let t = open().await;
@@ -234,7 +269,11 @@ async fn pause_resume_run_now_and_delete() {
     let view = t.hearth.schedule_create(&params).await.unwrap();
     assert_eq!(view.status, ScheduleStatus::Active);
     assert!(view.next_run_at.is_some());
-    let control = |action| ScheduleControlParams { schedule_id: view.id.clone(), action };
+    let control = |action| ScheduleControlParams {
+        schedule_id: view.id.clone(),
+        action,
+        operation_id: (action == ScheduleAction::RunNow).then(|| "press-1".to_owned()),
+    };
     // Run now makes one task at once, beside the rule.
     let ran = t.hearth.schedule_control(&control(ScheduleAction::RunNow)).await.unwrap().unwrap();
     assert_eq!(ran.last_runs.len(), 1);

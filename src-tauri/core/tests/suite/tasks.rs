@@ -259,3 +259,100 @@ async fn a_recurring_tasks_history_keeps_its_newest_hundred_runs() {
     assert!(events.iter().any(|e| e.run_id.is_none()), "the task's own events are kept");
     assert_eq!(store.get_operation(op).await.unwrap().unwrap().status, OpStatus::Dispatching);
 }
+
+/// The first run hangs until it is stopped; every later one succeeds (a monitor's look, a
+/// schedule's reminder).
+async fn hangs_the_first_time(ctx: TaskContext) -> TaskOutcome {
+    if ctx.task().attempts == 1 {
+        ctx.cancel_token().cancelled().await;
+        return TaskOutcome::Stopped;
+    }
+    TaskOutcome::Succeeded("looked".into())
+}
+
+/// A monitor's look or a schedule's run that Hearth's shutdown or a dead process cut short,
+/// with nothing in doubt, runs again by itself; its cut-off run stays in the history as
+/// interrupted. Counted in run rows.
+#[tokio::test]
+async fn a_recurring_run_cut_off_with_nothing_in_doubt_runs_again_by_itself() {
+    let t = open().await;
+    t.hearth.tasks().register(TaskKind::Monitor, hangs_the_first_time);
+    t.hearth.tasks().register(TaskKind::Reminder, hangs_the_first_time);
+    let monitor_input = json!({ "title": "Kettle", "intervalMinutes": 60 });
+    let monitor = t.hearth.tasks().create(new_task("a-monitor", &monitor_input)).await.unwrap();
+    let schedule = t
+        .hearth
+        .schedules()
+        .create("test:cut-off", &hearth_core::schedules::ScheduleSpec {
+            title: "Stretch".into(),
+            job: hearth_protocol::schedules::ScheduledJob::Reminder,
+            instructions: "Stretch".into(),
+            repeat: hearth_protocol::schedules::Repeat::Interval { minutes: 60 },
+            time_zone: "UTC".into(),
+            missed: hearth_protocol::schedules::MissedRuns::Skip,
+            goal_id: None,
+        }, None, None, None, hearth_core::store::now_ms())
+        .await
+        .unwrap()
+        .unwrap();
+    let press = hearth_protocol::schedules::ScheduleControlParams {
+        schedule_id: schedule.id.clone(),
+        action: hearth_protocol::schedules::ScheduleAction::RunNow,
+        operation_id: Some("press".into()),
+    };
+    t.hearth.schedule_control(&press).await.unwrap();
+    let reminder = t.hearth.store().list_tasks(10).await.unwrap().into_iter().find(|task| task.kind == TaskKind::Reminder).unwrap();
+    assert_eq!(t.hearth.tasks().tick().await.unwrap(), 2);
+    assert_eq!(t.hearth.tasks().running(), 2);
+    // Hearth closes while both run: nothing was dispatched, so neither waits for the owner.
+    t.hearth.shutdown().await;
+    t.hearth.store().close().await;
+
+    let hearth = hearth_core::Hearth::open(super::support::fast_config(t.dir.path())).await.unwrap();
+    hearth.tasks().register(TaskKind::Monitor, hangs_the_first_time);
+    let engine = hearth.tasks();
+    let mut changes = engine.subscribe();
+    assert_eq!(engine.tick().await.unwrap(), 2, "both were due again by themselves");
+    engine_idle(engine, &mut changes).await;
+    for id in [&monitor.id, &reminder.id] {
+        let runs = hearth.store().task_runs(id).await.unwrap();
+        assert_eq!(runs.len(), 2, "{id}: one run cut off, one run after it");
+        assert_eq!((runs[0].status, runs[1].status), (TaskRunStatus::Interrupted, TaskRunStatus::Finished));
+    }
+    assert_eq!(hearth.store().get_task(&reminder.id).await.unwrap().unwrap().status, TaskStatus::Succeeded);
+
+    // A process that died mid-look (its lease held by a process that cannot be alive): the
+    // start-up recovery makes it due again, and the next tick runs it.
+    let input = json!({ "title": "Price", "intervalMinutes": 30 });
+    let killed = engine.create(new_task("killed-monitor", &input)).await.unwrap();
+    let claim = hearth.store().claim_next("dead-boot:1:1", 60_000).await.unwrap().unwrap();
+    assert_eq!(claim.task.id, killed.id);
+    assert_eq!(engine.recover().await.unwrap(), 1);
+    let mut changes = engine.subscribe();
+    assert_eq!(engine.tick().await.unwrap(), 1);
+    engine_idle(engine, &mut changes).await;
+    assert_eq!(hearth.store().task_runs(&killed.id).await.unwrap().len(), 2);
+}
+
+/// The same, with an operation of the cut-off run in doubt: it stays interrupted, and no tick
+/// claims it (only the owner's Retry after review would). Counted in claims (attempts, runs).
+#[tokio::test]
+async fn a_recurring_run_cut_off_with_an_effect_in_doubt_waits_for_the_owner() {
+    let t = open().await;
+    t.hearth.tasks().register(TaskKind::Monitor, hangs_the_first_time);
+    let engine = t.hearth.tasks();
+    let input = json!({ "title": "Kettle", "intervalMinutes": 60 });
+    let task = engine.create(new_task("doubtful-monitor", &input)).await.unwrap();
+    let claim = t.hearth.store().claim_next("dead-boot:1:1", 60_000).await.unwrap().unwrap();
+    let scope = hearth_core::store::tasks::task_scope(&task.id);
+    let key = hearth_core::store::journal::OpKey { scope: &scope, op_id: "step-1" };
+    assert!(t.hearth.store().insert_operation(key, "send_email", "{}", "h", &claim.run_id, None).await.unwrap());
+    assert_eq!(engine.recover().await.unwrap(), 1);
+    for _ in 0..3 {
+        assert_eq!(engine.tick().await.unwrap(), 0, "a run with an effect in doubt was claimed again");
+    }
+    let row = t.hearth.store().get_task(&task.id).await.unwrap().unwrap();
+    assert_eq!((row.status, row.attempts), (TaskStatus::Interrupted, 1));
+    assert_eq!(t.hearth.store().task_runs(&task.id).await.unwrap().len(), 1);
+    assert_eq!(t.hearth.store().count_operations(&scope, hearth_core::store::journal::OpStatus::OutcomeUnknown).await.unwrap(), 1);
+}

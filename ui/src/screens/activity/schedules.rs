@@ -38,10 +38,28 @@ pub fn Schedules(live: LiveTasks) -> impl IntoView {
         newest.with(|_| ());
         reload.run(());
     });
+    // Run now's operation id: made once per press, and kept while that press has no answer,
+    // so a second click before it comes (a double click) sends the same id and makes no
+    // second run.
+    let pending_run = StoredValue::new(None::<(String, String)>);
     let control = move |schedule_id: String, action: ScheduleAction| {
+        let operation_id = (action == ScheduleAction::RunNow).then(|| match pending_run.get_value() {
+            Some((pending, id)) if pending == schedule_id => id,
+            _ => {
+                let id = crate::screens::computer::operation_id("run-now");
+                pending_run.set_value(Some((schedule_id.clone(), id.clone())));
+                id
+            }
+        });
         spawn_local(async move {
-            match ipc::schedule_control(&ScheduleControlParams { schedule_id, action }).await {
-                Ok(_) => reload.run(()),
+            let sent = operation_id.clone();
+            match ipc::schedule_control(&ScheduleControlParams { schedule_id, action, operation_id }).await {
+                Ok(_) => {
+                    if sent.is_some() && pending_run.get_value().map(|(_, id)| id) == sent {
+                        pending_run.set_value(None);
+                    }
+                    reload.run(());
+                }
                 Err(err) => error.set(Some(err.message)),
             }
         });

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::computer::files::{MAX_PDF_BYTES, MAX_TEXT_BYTES};
 use crate::computer::paths::workspace_path;
-use crate::computer::{CommandError, CommandRequest, ComputerError, FileError};
+use crate::computer::{CommandError, CommandRequest, ComputerError, ControlError, FileError};
 use crate::journal::EffectError;
 use crate::tools::ToolOutput;
 use crate::tools::context::{StepId, ToolContext};
@@ -57,8 +57,8 @@ impl EffectTool for StartComputer {
         Ok(json!({ "start": true }))
     }
 
-    async fn perform(ctx: ToolContext, _args: NoArgs, _cancel: CancellationToken) -> Result<Value, EffectError> {
-        let view = ctx.computer.start().await.map_err(not_done)?;
+    async fn perform(ctx: ToolContext, _args: NoArgs, cancel: CancellationToken) -> Result<Value, EffectError> {
+        let view = ctx.computer.start_unless_stopped(&cancel).await.map_err(control_error)?;
         serde_json::to_value(view).map_err(|e| EffectError::Uncertain(e.to_string()))
     }
 }
@@ -77,8 +77,8 @@ impl EffectTool for StopComputer {
         Ok(json!({ "stop": true }))
     }
 
-    async fn perform(ctx: ToolContext, _args: NoArgs, _cancel: CancellationToken) -> Result<Value, EffectError> {
-        let view = ctx.computer.stop().await.map_err(not_done)?;
+    async fn perform(ctx: ToolContext, _args: NoArgs, cancel: CancellationToken) -> Result<Value, EffectError> {
+        let view = ctx.computer.stop_unless_stopped(&cancel).await.map_err(control_error)?;
         serde_json::to_value(view).map_err(|e| EffectError::Uncertain(e.to_string()))
     }
 }
@@ -138,6 +138,15 @@ impl EffectTool for RunComputerCommand {
 
 fn receipt_value(receipt: &CommandReceipt) -> Result<Value, EffectError> {
     serde_json::to_value(receipt).map_err(|e| EffectError::Uncertain(e.to_string()))
+}
+
+/// A Start or Stop: refused, failed or stopped before the engine was asked (nothing changed),
+/// or stopped after (in doubt).
+fn control_error(err: ControlError) -> EffectError {
+    match err {
+        ControlError::NotDone(err) => not_done(err),
+        ControlError::InDoubt(why) => EffectError::Uncertain(why),
+    }
 }
 
 /// Refused or failed before anything changed in the container.

@@ -22,8 +22,8 @@ async fn perform<F, Fut>(
     effect: F,
 ) -> Result<Receipt, JournalError>
 where
-    F: FnOnce(CancellationToken) -> Fut,
-    Fut: Future<Output = Result<Value, EffectError>>,
+    F: FnOnce(CancellationToken) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<Value, EffectError>> + Send + 'static,
 {
     let op = Operation { key: OpKey { scope, op_id }, tool: "test_send", action, claimant, fence: None, cancel };
     journal.perform(&op, effect).await
@@ -186,9 +186,9 @@ async fn stop_during_an_effect_is_uncertain_and_its_late_success_is_kept() {
 
     // A repeat with the same key dispatches nothing.
     let fresh = CancellationToken::new();
-    let again = perform(&journal, ("task:t1", "op-long", "run-2"), &json!({ "cmd": "sleep 3600" }), &fresh, |_| {
+    let again = perform(&journal, ("task:t1", "op-long", "run-2"), &json!({ "cmd": "sleep 3600" }), &fresh, {
         let effects = effects.clone();
-        async move {
+        move |_| async move {
             effects.record("op-long", "again").await;
             Ok(json!({}))
         }
@@ -198,9 +198,9 @@ async fn stop_during_an_effect_is_uncertain_and_its_late_success_is_kept() {
     assert!(matches!(again, JournalError::OutcomeUnknown { .. }), "{again:?}");
 
     // After Stop, nothing new starts.
-    let next = perform(&journal, ("task:t1", "op-next", "run-1"), &json!({ "cmd": "echo" }), &cancel, |_| {
+    let next = perform(&journal, ("task:t1", "op-next", "run-1"), &json!({ "cmd": "echo" }), &cancel, {
         let effects = effects.clone();
-        async move {
+        move |_| async move {
             effects.record("op-next", "x").await;
             Ok(json!({}))
         }
@@ -228,9 +228,9 @@ async fn stop_between_the_intent_and_the_first_poll_starts_nothing() {
         stop.cancel();
         Box::pin(async {})
     })));
-    let err = perform(&journal, ("task:t1", "op-1", "run-1"), &json!({}), &cancel, |_| {
+    let err = perform(&journal, ("task:t1", "op-1", "run-1"), &json!({}), &cancel, {
         let effects = effects.clone();
-        async move {
+        move |_| async move {
             effects.record("op-1", "x").await;
             Ok(json!({}))
         }
@@ -287,9 +287,9 @@ async fn a_failure_replays_to_its_run_and_a_later_run_may_retry_it() {
     .await
     .unwrap();
     assert_eq!(first.status, ReceiptStatus::Failed);
-    let same_run = perform(&journal, ("task:t1", "op-1", "run-1"), &json!({}), &cancel, |_| {
+    let same_run = perform(&journal, ("task:t1", "op-1", "run-1"), &json!({}), &cancel, {
         let effects = effects.clone();
-        async move {
+        move |_| async move {
             effects.record("op-1", "x").await;
             Ok(json!({}))
         }
@@ -298,9 +298,9 @@ async fn a_failure_replays_to_its_run_and_a_later_run_may_retry_it() {
     .unwrap();
     assert_eq!((same_run.status, same_run.replayed), (ReceiptStatus::Failed, true));
     assert_eq!(effects.count().await, 0);
-    let later = perform(&journal, ("task:t1", "op-1", "run-2"), &json!({}), &cancel, |_| {
+    let later = perform(&journal, ("task:t1", "op-1", "run-2"), &json!({}), &cancel, {
         let effects = effects.clone();
-        async move {
+        move |_| async move {
             effects.record("op-1", "x").await;
             Ok(json!({ "sent": true }))
         }
@@ -344,13 +344,11 @@ async fn a_run_whose_lease_lapsed_cannot_start_an_effect() {
         fence: Some((&task.id, &claim.lease_id)),
         cancel: &cancel,
     };
+    let recorder = effects.clone();
     let err = journal
-        .perform(&op, |_| {
-            let effects = effects.clone();
-            async move {
-                effects.record("op-1", "x").await;
-                Ok(json!({}))
-            }
+        .perform(&op, move |_| async move {
+            recorder.record("op-1", "x").await;
+            Ok(json!({}))
         })
         .await
         .unwrap_err();

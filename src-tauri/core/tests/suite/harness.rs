@@ -654,10 +654,15 @@ mod issue10 {
         // call) holds it, between its intent and its effect: the agent's call is in doubt.
         let journal = t.hearth.tasks().journal().clone();
         let release = Arc::new(tokio::sync::Notify::new());
-        let held = release.clone();
+        let (held, first) = (release.clone(), Arc::new(std::sync::atomic::AtomicBool::new(true)));
         journal.set_intent_hook(Some(Arc::new(move |_tool: &str| {
-            let held = held.clone();
-            Box::pin(async move { held.notified().await })
+            // Only the first dispatch is held; any later one goes on (and would be counted).
+            let (held, hold) = (held.clone(), first.swap(false, Ordering::SeqCst));
+            Box::pin(async move {
+                if hold {
+                    held.notified().await;
+                }
+            })
         })));
         let other = t.hearth.toolbox().for_chat("thread-h", "run-h", hearth_protocol::approvals::ProposalOrigin::ExternalAgent, CancellationToken::new());
         let holder = tokio::spawn(async move { dispatch(&other, "save_artifact", ARGS, StepId::Call("run-h:call-1".into())).await });

@@ -426,9 +426,9 @@ impl TaskEngine {
     }
 }
 
-/// Renews the lease every `renew_every` until the run's end is recorded (its effects may
-/// still be stopping after the run's Stop fired); a failed renewal means the lease is gone,
-/// so the run is cancelled (it can no longer write anyway).
+/// Renews the lease every `renew_every` until the run's effects have settled (they may still
+/// be stopping after the run's Stop fired); a failed renewal means the lease is gone, so the
+/// run is cancelled (it can no longer write anyway).
 async fn renew(engine: TaskEngine, task_id: String, lease_id: String, cancel: CancellationToken) {
     let lease_ms = i64::try_from(engine.inner.config.lease.as_millis()).unwrap_or(i64::MAX);
     loop {

@@ -213,6 +213,90 @@ async fn stop_during_an_effect_is_uncertain_and_its_late_success_is_kept() {
     assert!(t.hearth.store().get_operation(key("task:t1", "op-next")).await.unwrap().is_none());
 }
 
+/// Issue 31, finding 9: an effect outlives a caller that goes away mid-effect (a run's time
+/// limit, a panic elsewhere in the run): it still sees the run's Stop, and what it reports
+/// is kept beside its uncertain receipt. Counted in effect rows and the journal's row.
+#[tokio::test]
+async fn a_caller_that_goes_away_cannot_cut_its_effect_off() {
+    let t = open().await;
+    let effects = Effects::open(&t.dir.path().join("effects.db")).await;
+    let journal = t.hearth.tasks().journal().clone();
+    let cancel = CancellationToken::new();
+    let observed = Arc::new(AtomicBool::new(false));
+    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+    let caller = {
+        let (journal, effects, cancel, observed) = (journal.clone(), effects.clone(), cancel.clone(), observed.clone());
+        tokio::spawn(async move {
+            perform(&journal, ("task:t1", "op-long", "run-1"), &json!({ "cmd": "sleep 3600" }), &cancel, |token| async move {
+                effects.record("op-long", "started").await;
+                let _ = started_tx.send(());
+                token.cancelled().await;
+                observed.store(true, Ordering::SeqCst);
+                Ok(json!({ "exit": 143 }))
+            })
+            .await
+        })
+    };
+    started_rx.await.unwrap();
+    // The caller's future is dropped mid-effect.
+    caller.abort();
+    assert!(caller.await.unwrap_err().is_cancelled());
+    cancel.cancel();
+    let reported = async {
+        loop {
+            let row = t.hearth.store().get_operation(key("task:t1", "op-long")).await.unwrap().unwrap();
+            if let Some(late) = row.late_receipt {
+                assert_eq!(row.status, OpStatus::OutcomeUnknown);
+                break serde_json::from_str::<Value>(&late).unwrap();
+            }
+            tokio::task::yield_now().await;
+        }
+    };
+    // A bound on a regression that would drop the effect with its caller (it never reports).
+    let late = tokio::time::timeout(std::time::Duration::from_secs(30), reported).await.expect("the effect never reported");
+    assert!(observed.load(Ordering::SeqCst), "the effect saw the Stop");
+    assert_eq!((late["status"].as_str(), &late["value"]), (Some("succeeded"), &json!({ "exit": 143 })));
+    assert!(t.hearth.store().stopping_owners("task:t1").await.unwrap().is_empty(), "its report cleared the mark");
+    assert_eq!(effects.count().await, 1);
+}
+
+/// An effect that panics stopped somewhere in the middle: `outcome_unknown`, never retried
+/// without review. Counted in effect rows.
+#[tokio::test]
+async fn an_effect_that_panics_is_outcome_unknown() {
+    let t = open().await;
+    let effects = Effects::open(&t.dir.path().join("effects.db")).await;
+    let journal = t.hearth.tasks().journal().clone();
+    let cancel = CancellationToken::new();
+    let err = perform(&journal, ("task:t1", "op-1", "run-1"), &json!({}), &cancel, {
+        let effects = effects.clone();
+        move |_| async move {
+            effects.record("op-1", "x").await;
+            if effects.count().await > 0 {
+                panic!("a bug in an effect, injected by the test");
+            }
+            Ok(json!({}))
+        }
+    })
+    .await
+    .unwrap_err();
+    assert!(matches!(err, JournalError::OutcomeUnknown { .. }), "{err:?}");
+    let row = t.hearth.store().get_operation(key("task:t1", "op-1")).await.unwrap().unwrap();
+    assert_eq!(row.status, OpStatus::OutcomeUnknown);
+    assert!(row.receipt.as_deref().unwrap().contains("bug in Hearth"), "{:?}", row.receipt);
+    let again = perform(&journal, ("task:t1", "op-1", "run-2"), &json!({}), &cancel, {
+        let effects = effects.clone();
+        move |_| async move {
+            effects.record("op-1", "again").await;
+            Ok(json!({}))
+        }
+    })
+    .await
+    .unwrap_err();
+    assert!(matches!(again, JournalError::OutcomeUnknown { .. }), "{again:?}");
+    assert_eq!(effects.count().await, 1, "the uncertain effect was not performed again");
+}
+
 /// Invariant 12, and the check-to-poll window of defect 3: a Stop that fires after the
 /// intent is written but before the effect is first polled never starts the effect, and the
 /// intent is withdrawn so a later retry may perform it.

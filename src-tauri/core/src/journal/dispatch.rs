@@ -32,6 +32,7 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
+use tracing::Instrument;
 
 use super::canonical::{action_hash, canonical_json};
 use crate::error::CoreError;
@@ -246,7 +247,8 @@ impl Journal {
             cancel: op.cancel.clone(),
         };
         let journal = self.clone();
-        let run = async move { journal.run_effect(&held, taken, effect).await };
+        // In the caller's span, so its logs still name the run.
+        let run = async move { journal.run_effect(&held, taken, effect).await }.instrument(tracing::Span::current());
         let handle = match op.fence {
             // A task run's effect: its run's end waits for it.
             Some(_) => self.runs().entry(op.claimant.to_owned()).or_default().spawn(run),

@@ -1271,3 +1271,34 @@ async fn issue31_a_panic_mid_command_stops_it_and_retry_waits_for_its_report() {
     assert!(row.late_receipt.is_some(), "what the stopped command reported is kept");
     retry_runs_it_once_more(&hearth, &t, &created.id, &host).await;
 }
+
+/// A command whose caller went away midway (its future dropped, or unwound by a panic in the
+/// code that ran it) is ended with the container before the lock is released: the next
+/// command waits ("busy") and then runs in a fresh container, beside nothing. Counted in the
+/// container's processes and in lines the commands append to the workspace.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_whose_caller_went_away_is_ended_before_the_next_runs() {
+    let t = TestComputer::new().await;
+    let host = t.workspace_on_host_after_start(&t.computer).await;
+    let computer = t.computer.clone();
+    let cut = tokio::spawn(async move { computer.run(&CommandRequest::new(HELD, None).unwrap(), &CancellationToken::new(), None).await });
+    appears(&host.join("started")).await;
+    cut.abort();
+    assert!(cut.await.unwrap_err().is_cancelled());
+    // Busy until the container has stopped (a condition, bounded so a failure fails).
+    let census = CommandRequest::new("cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '", None).unwrap();
+    let next = async {
+        loop {
+            match t.computer.run(&census, &CancellationToken::new(), None).await {
+                Err(CommandError::NotRun(ComputerError::Busy)) => tokio::time::sleep(std::time::Duration::from_millis(10)).await,
+                other => break other,
+            }
+        }
+    };
+    let next = tokio::time::timeout(std::time::Duration::from_secs(60), next).await.expect("the computer stayed busy").unwrap();
+    assert!(!next.stdout.contains("release"), "the cut-off command still runs: {}", next.stdout);
+    std::fs::write(host.join("release"), b"").unwrap();
+    t.run("true").await.unwrap();
+    assert_eq!(lines(&host.join("runs")), 1);
+    assert!(!host.join("tail").exists(), "the cut-off command's tail ran");
+}

@@ -282,7 +282,8 @@ impl Journal {
         let running = async {
             started.store(true, Ordering::SeqCst);
             // An effect that panics stopped somewhere in the middle: it may or may not have
-            // happened. (Whatever it held — a computer's lock — was dropped with it.)
+            // happened. (What it held is dropped with it; the computer's admission then stops
+            // the container before its lock is released.)
             let outcome = AssertUnwindSafe(async move { effect(token).await }).catch_unwind().await.unwrap_or_else(|_| {
                 tracing::error!(op_id, tool = %op.tool, "an effect panicked; it may or may not have happened");
                 Err(EffectError::Uncertain("it stopped midway on a bug in Hearth (please report it)".into()))

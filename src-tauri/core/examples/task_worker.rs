@@ -44,7 +44,7 @@ async fn main() {
                 async move {
                     let action = serde_json::json!({ "to": "sam@example.com", "body": "hello" });
                     let receipt = ctx
-                        .test_effect("send-1", "test_send", &action, |_cancel| async move {
+                        .test_effect("send-1", "test_send", &action, move |_cancel| async move {
                             effects.record("send-1", "hello").await;
                             if during {
                                 announce();

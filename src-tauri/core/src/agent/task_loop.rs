@@ -126,15 +126,24 @@ impl TaskHandler for ModelTaskHandler {
                 Some(deadline) => deadline(),
                 None => Box::pin(tokio::time::sleep(limit)),
             };
-            tokio::select! {
-                outcome = this.work(&ctx) => outcome,
-                // The run future is dropped here: the engine marks whatever it had in flight
-                // uncertain before recording this ending.
-                () = deadline => TaskOutcome::WaitingInput(format!(
-                    "This run reached its {}-minute limit. Say continue to give it another run.",
-                    limit.as_secs().div_ceil(60)
-                )),
+            let work = this.work(&ctx);
+            tokio::pin!(work);
+            let ended = tokio::select! {
+                outcome = &mut work => Some(outcome),
+                () = deadline => None,
+            };
+            if let Some(outcome) = ended {
+                return outcome;
             }
+            // The limit stops the run as Stop does, instead of dropping it mid-effect: the run's
+            // Stop fires, and the run goes on until what it was doing has seen it — an effect in
+            // flight ends and reports what it did to the journal, which keeps it in doubt.
+            ctx.cancel_token().cancel();
+            let _stopped = work.await;
+            TaskOutcome::WaitingInput(format!(
+                "This run reached its {}-minute limit. Say continue to give it another run.",
+                limit.as_secs().div_ceil(60)
+            ))
         })
     }
 }

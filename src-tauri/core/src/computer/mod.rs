@@ -124,12 +124,13 @@ struct Inner {
     /// Connected lazily: the engine may start after Hearth.
     docker: Mutex<Option<Docker>>,
     /// One operation at a time; a stopped or timed-out command holds it until the container
-    /// has stopped, so the next one never runs beside a command that may still be going.
-    busy: Mutex<()>,
+    /// has stopped, so the next one never runs beside a command that may still be going — also
+    /// one whose caller went away midway (see [`Admitted`]'s `Drop`).
+    busy: Arc<Mutex<()>>,
     /// The same across processes: held (with `busy`, or by a read that starts the container)
     /// for as long as an operation of this process lasts, so a second Hearth on the data
     /// folder gets Busy instead of restarting the container under this one's command.
-    machine: MachineLock,
+    machine: Arc<MachineLock>,
     /// Where a quarantine is written down, so every Hearth on the data folder sees it.
     quarantine_file: std::path::PathBuf,
     /// Held while the container is created, verified or started: operations and reads wait
@@ -148,21 +149,25 @@ struct Inner {
 
 /// An owner control's hold on the computer ([`Computer::hold_for_owner`]).
 struct OwnerHold<'a> {
-    _busy: Busy<'a>,
+    _busy: Busy,
     _starting: tokio::sync::MutexGuard<'a, ()>,
 }
 
 /// The right to operate the computer: the engine, the busy lock, and the verified container.
-struct Admitted<'a> {
+struct Admitted {
     docker: Docker,
     container_id: String,
-    _busy: Busy<'a>,
+    busy: Option<Busy>,
+    /// Set while a command or a write runs in the container. Dropped so — its caller's future
+    /// dropped or unwound by a panic midway — the container is stopped before the locks are
+    /// released, as after Stop: nothing runs beside what may still be going.
+    in_flight: Option<Computer>,
 }
 
 /// The busy lock of this process and the machine lock across processes, held together.
-struct Busy<'a> {
-    _here: tokio::sync::MutexGuard<'a, ()>,
-    _machine: MachineHold<'a>,
+struct Busy {
+    _here: tokio::sync::OwnedMutexGuard<()>,
+    _machine: MachineHold,
 }
 
 /// An exclusive advisory lock (`flock`, through fs4) on a file in the data folder, taken when
@@ -175,8 +180,8 @@ struct MachineLock {
 }
 
 /// One hold on [`MachineLock`].
-struct MachineHold<'a> {
-    lock: &'a MachineLock,
+struct MachineHold {
+    lock: Arc<MachineLock>,
 }
 
 impl MachineLock {
@@ -185,7 +190,7 @@ impl MachineLock {
     }
 
     /// A hold, or Busy when another process has the file locked.
-    fn take(&self) -> Result<MachineHold<'_>, ComputerError> {
+    fn take(self: &Arc<Self>) -> Result<MachineHold, ComputerError> {
         let mut held = self.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if held.1 == 0 {
             let failed = |why: String| ComputerError::Lock { path: self.path.display().to_string(), why };
@@ -200,17 +205,35 @@ impl MachineLock {
             }
         }
         held.1 += 1;
-        Ok(MachineHold { lock: self })
+        Ok(MachineHold { lock: Arc::clone(self) })
     }
 }
 
-impl Drop for MachineHold<'_> {
+impl Drop for MachineHold {
     fn drop(&mut self) {
         let mut held = self.lock.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         held.1 = held.1.saturating_sub(1);
         if held.1 == 0 {
             // Closing the file releases the lock.
             held.0 = None;
+        }
+    }
+}
+
+impl Drop for Admitted {
+    fn drop(&mut self) {
+        let (Some(computer), Some(busy)) = (self.in_flight.take(), self.busy.take()) else { return };
+        tracing::warn!("an operation in the computer was cut off midway; the computer is stopped before the next one");
+        let (docker, container_id) = (self.docker.clone(), std::mem::take(&mut self.container_id));
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    computer.end_everything(&docker, &container_id).await;
+                    drop(busy);
+                });
+            }
+            // No runtime to stop it from: nothing runs in it until the owner stops or resets it.
+            Err(_) => computer.set_quarantine(Some("an operation was cut off while Hearth was closing".into())),
         }
     }
 }
@@ -250,13 +273,13 @@ impl Computer {
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
-                machine: MachineLock::new(lock),
+                machine: Arc::new(MachineLock::new(lock)),
                 quarantine_file,
                 spec,
                 enabled: AtomicBool::new(enabled),
                 time_limit,
                 docker: Mutex::new(None),
-                busy: Mutex::new(()),
+                busy: Arc::new(Mutex::new(())),
                 starting: Mutex::new(()),
                 quarantine: std::sync::Mutex::new(None),
                 restarted: AtomicBool::new(false),
@@ -340,22 +363,22 @@ impl Computer {
     }
 
     /// This process's busy lock and the machine lock, or Busy.
-    fn take_busy(&self) -> Result<Busy<'_>, ComputerError> {
-        let here = self.inner.busy.try_lock().map_err(|_| ComputerError::Busy)?;
+    fn take_busy(&self) -> Result<Busy, ComputerError> {
+        let here = Arc::clone(&self.inner.busy).try_lock_owned().map_err(|_| ComputerError::Busy)?;
         let machine = self.inner.machine.take()?;
         Ok(Busy { _here: here, _machine: machine })
     }
 
     /// Takes the busy lock (or refuses), then verifies and starts the container. The first
     /// operation of this process restarts a container it finds running.
-    async fn admit(&self) -> Result<Admitted<'_>, ComputerError> {
+    async fn admit(&self) -> Result<Admitted, ComputerError> {
         let docker = self.docker().await?;
         let busy = self.take_busy()?;
         if let Some(why) = self.quarantined() {
             return Err(ComputerError::Quarantined(why));
         }
         let container_id = self.started(&docker).await?;
-        Ok(Admitted { docker, container_id, _busy: busy })
+        Ok(Admitted { docker, container_id, busy: Some(busy), in_flight: None })
     }
 
     /// [`Computer::admit`], given up when `cancel` fires first: a Stop pressed while the
@@ -363,7 +386,7 @@ impl Computer {
     /// Dropping the admission midway is safe: the engine ends a build whose client went away
     /// (or, at worst, finishes and tags it: the next start checks that image like any other),
     /// and a container left started runs nothing.
-    async fn admit_unless_stopped(&self, cancel: &CancellationToken) -> Result<Admitted<'_>, ComputerError> {
+    async fn admit_unless_stopped(&self, cancel: &CancellationToken) -> Result<Admitted, ComputerError> {
         tokio::select! {
             biased;
             () = cancel.cancelled() => Err(ComputerError::StoppedBefore),
@@ -387,13 +410,13 @@ impl Computer {
     /// After an operation that may still be going (Stop, a time-out, a lost answer): stops the
     /// container, still holding the busy lock. If the engine cannot stop it, nothing runs in
     /// it again until the owner stops or resets it.
-    async fn end_everything(&self, admitted: &Admitted<'_>) {
+    async fn end_everything(&self, docker: &Docker, container_id: &str) {
         // The command's processes get SIGTERM first (the engine's stop signals PID 1 only);
         // whatever is left ends with the container.
-        if let Err(err) = command::signal_all(&admitted.docker, &admitted.container_id, command::Signal::Term).await {
+        if let Err(err) = command::signal_all(docker, container_id, command::Signal::Term).await {
             tracing::warn!(error = %err, "could not signal the command's processes before stopping the computer");
         }
-        if let Err(err) = engine::stop_or_kill(&admitted.docker, &admitted.container_id).await {
+        if let Err(err) = engine::stop_or_kill(docker, container_id).await {
             tracing::error!(error = %err, "the computer could not be stopped after an interrupted operation; it is quarantined");
             self.set_quarantine(Some(err.to_string()));
         }
@@ -588,29 +611,32 @@ impl Computer {
     ///
     /// A command that ends by itself may still have left processes behind (`setsid cmd &`):
     /// they are killed before the next operation. One that Stop, the time limit or a lost
-    /// answer ended is ended with the whole container.
+    /// answer ended — or whose caller went away midway — is ended with the whole container.
     pub async fn run(
         &self,
         request: &CommandRequest,
         cancel: &CancellationToken,
         output: Option<&OutputSink>,
     ) -> Result<CommandReceipt, CommandError> {
-        let admitted = self.admit_unless_stopped(cancel).await.map_err(CommandError::NotRun)?;
+        let mut admitted = self.admit_unless_stopped(cancel).await.map_err(CommandError::NotRun)?;
+        admitted.in_flight = Some(self.clone());
         let ran = command::run(&admitted.docker, &admitted.container_id, request, cancel, output, self.inner.time_limit).await;
-        match ran {
+        let done = match ran {
             Err(not_run) => Err(CommandError::NotRun(not_run)),
             Ok(command::Ran::Ended(receipt)) => {
                 if let Err(err) = command::signal_all(&admitted.docker, &admitted.container_id, command::Signal::Kill).await {
                     tracing::warn!(error = %err, "processes a command left could not be ended; stopping the computer");
-                    self.end_everything(&admitted).await;
+                    self.end_everything(&admitted.docker, &admitted.container_id).await;
                 }
                 Ok(receipt)
             }
             Ok(command::Ran::MayStillRun(receipt)) => {
-                self.end_everything(&admitted).await;
+                self.end_everything(&admitted.docker, &admitted.container_id).await;
                 Err(CommandError::MayHaveRun { receipt })
             }
-        }
+        };
+        admitted.in_flight = None;
+        done
     }
 
     /// Lists a workspace folder. Reads do not wait for a running command (they change
@@ -629,21 +655,25 @@ impl Computer {
     /// Writes a workspace file (one operation at a time, like commands). A write Stop or a
     /// lost answer cut short ends with the container, as a command does.
     pub async fn write_file(&self, path: &str, content: &[u8], max: usize, cancel: &CancellationToken) -> Result<u64, FileError> {
-        let admitted = self.admit_unless_stopped(cancel).await.map_err(not_attached)?;
+        let mut admitted = self.admit_unless_stopped(cancel).await.map_err(not_attached)?;
+        admitted.in_flight = Some(self.clone());
         let written = files::write(&admitted.docker, &admitted.container_id, path, content, max, cancel).await;
         if matches!(written, Err(FileError::Stopped | FileError::Lost(_))) {
-            self.end_everything(&admitted).await;
+            self.end_everything(&admitted.docker, &admitted.container_id).await;
         }
+        admitted.in_flight = None;
         written
     }
 
     /// Makes a workspace folder (one operation at a time).
     pub async fn mkdir(&self, path: &str, cancel: &CancellationToken) -> Result<bool, FileError> {
-        let admitted = self.admit_unless_stopped(cancel).await.map_err(not_attached)?;
+        let mut admitted = self.admit_unless_stopped(cancel).await.map_err(not_attached)?;
+        admitted.in_flight = Some(self.clone());
         let made = files::mkdir(&admitted.docker, &admitted.container_id, path, cancel).await;
         if matches!(made, Err(FileError::Stopped | FileError::Lost(_))) {
-            self.end_everything(&admitted).await;
+            self.end_everything(&admitted.docker, &admitted.container_id).await;
         }
+        admitted.in_flight = None;
         made
     }
 

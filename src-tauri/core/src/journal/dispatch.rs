@@ -15,14 +15,24 @@
 //!   acknowledged row whose late result was a success becomes that success, so the owner's
 //!   Retry never performs an effect twice;
 //! - a `failed` row (definitely did not happen) is replayed to the run that failed it and may
-//!   be performed again by a later run.
+//!   be performed again by a later run;
+//! - once its intent is committed, an effect runs in a task of its own, with its settling: a
+//!   caller that goes away (a run's time limit, a panic, shutdown) cannot cut it off or lose
+//!   what it reports. A task run's effects are tracked under the run, and the engine fires
+//!   the run's Stop and waits for them ([`Journal::settled`]) before it records the run's end;
+//!   an effect that panics is `outcome_unknown`.
 
+use std::collections::HashMap;
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use futures::FutureExt;
 use futures::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tracing::Instrument;
 
 use super::canonical::{action_hash, canonical_json};
 use crate::error::CoreError;
@@ -150,6 +160,8 @@ pub struct Journal {
     /// This process, recorded on a stopped effect until it reports.
     identity: Arc<str>,
     hooks: Arc<Mutex<Hooks>>,
+    /// The effects of each task run (by run id) still running, so the run's end can wait for them.
+    runs: Arc<Mutex<HashMap<String, TaskTracker>>>,
 }
 
 impl std::fmt::Debug for Journal {
@@ -167,11 +179,28 @@ impl Journal {
 
     /// A journal over `store`, in the process named `identity`.
     pub fn new(store: Store, identity: &crate::tasks::ProcessIdentity) -> Self {
-        Self { store, identity: identity.as_str().into(), hooks: Arc::default() }
+        Self { store, identity: identity.as_str().into(), hooks: Arc::default(), runs: Arc::default() }
     }
 
     fn hooks(&self) -> std::sync::MutexGuard<'_, Hooks> {
         self.hooks.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn runs(&self) -> std::sync::MutexGuard<'_, HashMap<String, TaskTracker>> {
+        // Each critical section is one insert, lookup or removal: a panic cannot leave it torn.
+        self.runs.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits until every effect task run `claimant` started has ended and recorded what it
+    /// did (for a stopped one, its late result). The engine calls it after the run's handler
+    /// returned — or was dropped by its time limit, or panicked — and after firing the run's
+    /// Stop, so the run is recorded as ended only once nothing of it can still act.
+    pub async fn settled(&self, claimant: &str) {
+        let tracker = self.runs().remove(claimant);
+        if let Some(tracker) = tracker {
+            tracker.close();
+            tracker.wait().await;
+        }
     }
 
     /// Test hook: awaited (with the tool's name) after every effect ends, before its result
@@ -203,8 +232,8 @@ impl Journal {
     /// and nothing — the model least of all — may take it for "nothing happened" and redo it.
     pub async fn perform<F, Fut>(&self, op: &Operation<'_>, effect: F) -> Result<Receipt, JournalError>
     where
-        F: FnOnce(CancellationToken) -> Fut,
-        Fut: Future<Output = Result<serde_json::Value, EffectError>>,
+        F: FnOnce(CancellationToken) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<serde_json::Value, EffectError>> + Send + 'static,
     {
         let started = AtomicBool::new(false);
         match self.perform_once(op, effect, &started).await {
@@ -237,17 +266,58 @@ impl Journal {
             }
         };
 
+        // From here the effect and its settling run in a task of their own (no await between
+        // the committed intent and the spawn): dropping this caller leaves them running.
+        let held = Held {
+            scope: op.key.scope.to_owned(),
+            op_id: op_id.to_owned(),
+            tool: op.tool.to_owned(),
+            claimant: op.claimant.to_owned(),
+            cancel: op.cancel.clone(),
+        };
+        let journal = self.clone();
+        // In the caller's span, so its logs still name the run.
+        let run = async move { journal.run_effect(&held, taken, effect).await }.instrument(tracing::Span::current());
+        let handle = match op.fence {
+            // A task run's effect: its run's end waits for it.
+            Some(_) => self.runs().entry(op.claimant.to_owned()).or_default().spawn(run),
+            None => tokio::spawn(run),
+        };
+        match handle.await {
+            Ok(outcome) => outcome,
+            // The journal's own task failed (a bug): the row stays `dispatching` until the run's
+            // end or the next start makes it `outcome_unknown`; the caller is told as much now.
+            Err(err) => {
+                tracing::error!(op_id, error = %err, "an effect's journal task ended abnormally");
+                Err(JournalError::OutcomeUnknown { op_id: op_id.to_owned() })
+            }
+        }
+    }
+
+    /// Runs the effect of an intent this dispatch holds, and records how it ended.
+    async fn run_effect<F, Fut>(&self, op: &Held, taken: Taken, effect: F) -> Result<Receipt, JournalError>
+    where
+        F: FnOnce(CancellationToken) -> Fut,
+        Fut: Future<Output = Result<serde_json::Value, EffectError>>,
+    {
+        let op_id = op.op_id.as_str();
         let intent_hook = self.hooks().intent.clone();
         if let Some(hook) = intent_hook {
-            hook(op.tool).await;
+            hook(&op.tool).await;
         }
         let hook = self.hooks().effect.clone();
         let token = op.cancel.clone();
         let running = async {
             started.store(true, Ordering::SeqCst);
-            let outcome = effect(token).await;
+            // An effect that panics stopped somewhere in the middle: it may or may not have
+            // happened. (What it held is dropped with it; the computer's admission then stops
+            // the container before its lock is released.)
+            let outcome = AssertUnwindSafe(async move { effect(token).await }).catch_unwind().await.unwrap_or_else(|_| {
+                tracing::error!(op_id, tool = %op.tool, "an effect panicked; it may or may not have happened");
+                Err(EffectError::Uncertain("it stopped midway on a bug in Hearth (please report it)".into()))
+            });
             if let Some(hook) = hook {
-                hook(op.tool).await;
+                hook(&op.tool).await;
             }
             outcome
         };
@@ -287,20 +357,20 @@ impl Journal {
             Err(EffectError::Failed(why)) => (OpStatus::Failed, ReceiptStatus::Failed, serde_json::json!({ "error": why })),
             Err(EffectError::Uncertain(why)) => {
                 let receipt = serde_json::json!({ "error": why });
-                if !self.store.settle_operation(op.key, op.claimant, OpStatus::OutcomeUnknown, Some(&receipt.to_string())).await? {
+                if !self.store.settle_operation(op.key(), &op.claimant, OpStatus::OutcomeUnknown, Some(&receipt.to_string())).await? {
                     // A sweep or a Pause got there first: report to it, so its stopping mark clears.
                     let late = late_json(OpStatus::OutcomeUnknown, &receipt);
-                    self.store.record_late_result(op.key, op.claimant, &late.to_string(), false).await?;
+                    self.store.record_late_result(op.key(), &op.claimant, &late.to_string(), false).await?;
                 }
                 return Err(JournalError::OutcomeUnknown { op_id: op_id.to_owned() });
             }
         };
-        if !self.store.settle_operation(op.key, op.claimant, to, Some(&value.to_string())).await? {
+        if !self.store.settle_operation(op.key(), &op.claimant, to, Some(&value.to_string())).await? {
             // A lease sweep made it uncertain while it ran: keep what it reported beside that,
             // and report it as stopped — never another claimant's receipt as this run's own.
             let late = late_json(to, &value);
             let nothing_happened = status == ReceiptStatus::Failed;
-            self.store.record_late_result(op.key, op.claimant, &late.to_string(), nothing_happened).await?;
+            self.store.record_late_result(op.key(), &op.claimant, &late.to_string(), nothing_happened).await?;
             return Err(JournalError::Stopped { op_id: op_id.to_owned() });
         }
         Ok(Receipt { status, value, replayed: false })
@@ -308,36 +378,36 @@ impl Journal {
 
     /// Stop reached a running effect: its row becomes `outcome_unknown`, the task flagged, and
     /// the row names this process until the effect reports.
-    async fn mark_stopped(&self, op: &Operation<'_>) -> Result<(), JournalError> {
+    async fn mark_stopped(&self, op: &Held) -> Result<(), JournalError> {
         let receipt = serde_json::json!({
             "stopped": "Stopped while it was running, so it may or may not have happened.",
             "stoppedAt": now_ms(),
         });
-        self.store.mark_stopped(op.key, op.claimant, &self.identity, &receipt.to_string()).await?;
+        self.store.mark_stopped(op.key(), &op.claimant, &self.identity, &receipt.to_string()).await?;
         Ok(())
     }
 
     /// Records what a stopped effect reported afterwards, beside its uncertain receipt.
-    async fn record_late(&self, op: &Operation<'_>, late: &Result<serde_json::Value, EffectError>) -> Result<Receipt, JournalError> {
+    async fn record_late(&self, op: &Held, late: &Result<serde_json::Value, EffectError>) -> Result<Receipt, JournalError> {
         let (late, nothing_happened) = match late {
             Ok(value) => (late_json(OpStatus::Succeeded, value), false),
             Err(EffectError::Failed(why)) => (late_json(OpStatus::Failed, &serde_json::json!({ "error": why })), true),
             Err(EffectError::Uncertain(why)) => (late_json(OpStatus::OutcomeUnknown, &serde_json::json!({ "error": why })), false),
         };
         if late.get("status").and_then(serde_json::Value::as_str) == Some("succeeded") {
-            tracing::warn!(scope = op.key.scope, op_id = op.key.op_id, "an effect reported success after Stop; it is kept for the owner's review");
+            tracing::warn!(scope = %op.scope, op_id = %op.op_id, "an effect reported success after Stop; it is kept for the owner's review");
         }
-        self.store.record_late_result(op.key, op.claimant, &late.to_string(), nothing_happened).await?;
-        Err(JournalError::Stopped { op_id: op.key.op_id.to_owned() })
+        self.store.record_late_result(op.key(), &op.claimant, &late.to_string(), nothing_happened).await?;
+        Err(JournalError::Stopped { op_id: op.op_id.clone() })
     }
 
     /// Nothing started: give the row back as it was before this dispatch took it.
-    async fn undo(&self, op: &Operation<'_>, taken: Taken) -> Result<(), JournalError> {
+    async fn undo(&self, op: &Held, taken: Taken) -> Result<(), JournalError> {
         match taken {
-            Taken::Inserted => self.store.withdraw_operation(op.key, op.claimant).await?,
-            Taken::Acknowledged => self.store.return_acknowledged(op.key, op.claimant).await?,
+            Taken::Inserted => self.store.withdraw_operation(op.key(), &op.claimant).await?,
+            Taken::Acknowledged => self.store.return_acknowledged(op.key(), &op.claimant).await?,
             // It had failed before; withdrawing lets a later retry perform it, as a failure would.
-            Taken::Failed => self.store.withdraw_operation(op.key, op.claimant).await?,
+            Taken::Failed => self.store.withdraw_operation(op.key(), &op.claimant).await?,
         };
         Ok(())
     }
@@ -411,6 +481,21 @@ impl Journal {
 /// The late result as stored: `{status, value, at}`.
 fn late_json(status: OpStatus, value: &serde_json::Value) -> serde_json::Value {
     serde_json::json!({ "status": status.as_str(), "value": value, "at": now_ms() })
+}
+
+/// What an effect's own task keeps of its operation once the intent is committed.
+struct Held {
+    scope: String,
+    op_id: String,
+    tool: String,
+    claimant: String,
+    cancel: CancellationToken,
+}
+
+impl Held {
+    fn key(&self) -> OpKey<'_> {
+        OpKey { scope: &self.scope, op_id: &self.op_id }
+    }
 }
 
 /// How this dispatch came to hold the row.

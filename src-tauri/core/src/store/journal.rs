@@ -348,8 +348,8 @@ impl Store {
     }
 
     /// Every row `claimant` still holds `dispatching` in `scope` becomes `outcome_unknown`
-    /// (its run future was dropped mid-effect: a time limit, a panic, shutdown), flagging the
-    /// task. Returns how many.
+    /// (the run has ended and its effects have settled, so such a row lost its journal task),
+    /// flagging the task. Returns how many.
     pub async fn strand_claimed_operations(&self, scope: &str, claimant: &str) -> Result<u64> {
         let mut writer = self.writer().await;
         let mut tx = sqlx::Connection::begin(&mut *writer).await?;
@@ -364,7 +364,8 @@ impl Store {
         .execute(&mut *tx)
         .await?
         .rows_affected();
-        // The run's futures are gone: none of its stopped effects will report any more.
+        // The run's effects have all ended (the engine waited for them): a stopped one that
+        // has not reported by now never will.
         sqlx::query("UPDATE operations SET stopping_owner = NULL WHERE scope = ?1 AND claimant IS ?2 AND stopping_owner IS NOT NULL")
             .bind(scope)
             .bind(claimant)

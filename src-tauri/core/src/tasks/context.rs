@@ -137,8 +137,8 @@ impl TaskContext {
         effect: F,
     ) -> Result<Receipt, TaskError>
     where
-        F: FnOnce(CancellationToken) -> Fut,
-        Fut: Future<Output = Result<serde_json::Value, EffectError>>,
+        F: FnOnce(CancellationToken) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<serde_json::Value, EffectError>> + Send + 'static,
     {
         self.guard().await?;
         let scope = task_scope(&self.task.id);
@@ -164,8 +164,8 @@ impl TaskContext {
         effect: F,
     ) -> Result<Receipt, TaskError>
     where
-        F: FnOnce(CancellationToken) -> Fut,
-        Fut: Future<Output = Result<serde_json::Value, EffectError>>,
+        F: FnOnce(CancellationToken) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<serde_json::Value, EffectError>> + Send + 'static,
     {
         self.effect(op_id, tool, action, effect).await
     }

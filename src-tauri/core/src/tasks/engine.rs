@@ -383,10 +383,18 @@ impl TaskEngine {
                 },
                 None => TaskOutcome::Failed("Hearth has no handler for this kind of task. Update Hearth.".into()),
             };
+            // However the handler ended — its own answer, its time limit, a panic, shutdown —
+            // what it started is stopped as Stop stops it: the run's Stop fires, and each effect
+            // still running (in the journal's own task, which outlives the handler's future)
+            // sees it, ends, and records what it did, before the run's end is recorded. The
+            // lease is renewed meanwhile. An effect that never honours its Stop keeps the run
+            // here, as it would keep a Stop's "Retry after review" waiting.
+            cancel.cancel();
+            engine.inner.journal.settled(&run_id).await;
             renewal.abort();
-            // Whatever the handler left `dispatching` — its future was dropped mid-effect by a
-            // time limit, a panic or shutdown — may or may not have happened: uncertain, and
-            // the task flagged, before the run's end is recorded.
+            // Whatever is still `dispatching` now lost its journal task to a bug: it may or may
+            // not have happened — uncertain, and the task flagged, before the run's end is
+            // recorded.
             match engine.inner.store.strand_claimed_operations(&task_scope(&task_id), &run_id).await {
                 Ok(0) => {}
                 Ok(stranded) => tracing::warn!(task_id, stranded, "a run ended with effects in flight; they need the owner's review"),
@@ -420,19 +428,20 @@ impl TaskEngine {
     }
 }
 
-/// Renews the lease every `renew_every`; a failed renewal means the lease is gone, so the
+/// Renews the lease every `renew_every` until the run's effects have settled (they may still
+/// be stopping after the run's Stop fired); a failed renewal means the lease is gone, so the
 /// run is cancelled (it can no longer write anyway).
 async fn renew(engine: TaskEngine, task_id: String, lease_id: String, cancel: CancellationToken) {
     let lease_ms = i64::try_from(engine.inner.config.lease.as_millis()).unwrap_or(i64::MAX);
     loop {
-        tokio::select! {
-            () = cancel.cancelled() => return,
-            () = tokio::time::sleep(engine.inner.config.renew_every) => {}
-        }
+        tokio::time::sleep(engine.inner.config.renew_every).await;
         match engine.inner.store.renew_lease(&task_id, &lease_id, lease_ms).await {
             Ok(true) => {}
             Ok(false) => {
-                tracing::warn!(task_id, "lost a task's lease; stopping its run");
+                // After a Pause or Cancel the lease is gone by design: nothing to warn about.
+                if !cancel.is_cancelled() {
+                    tracing::warn!(task_id, "lost a task's lease; stopping its run");
+                }
                 cancel.cancel();
                 return;
             }

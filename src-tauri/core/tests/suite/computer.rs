@@ -1209,4 +1209,214 @@ async fn a_second_hearth_on_the_data_folder_gets_busy_while_the_first_operates()
     second.computer().stop().await.unwrap();
     first.computer().run(&CommandRequest::new("touch /workspace/third", None).unwrap(), &CancellationToken::new(), None).await.unwrap();
     assert!(host.join("third").exists());
+// Issue 31, finding 9: a task run that ends for any reason — its time limit, a panic — stops
+// its container command as Stop does, and keeps it in doubt until the command has reported.
+// Counted in the container's state and in lines the commands append to the workspace.
+
+/// A command that notes each start, then waits for `release`; its tail notes that it lived on.
+const HELD: &str = "echo ran >> /workspace/runs; echo yes > /workspace/started; \
+                    while [ ! -e /workspace/release ]; do sleep 0.05; done; echo done >> /workspace/tail";
+
+/// A Hearth whose agent tasks run `t`'s computer with a scripted model (the held command,
+/// then a final answer), and whose run ends when `deadline` completes.
+async fn model_task_hearth(
+    t: &TestComputer,
+    deadline: hearth_core::agent::RunDeadline,
+) -> (hearth_core::Hearth, tempfile::TempDir, hearth_testkit::model_server::ModelServer) {
+    use hearth_testkit::model_server::{ModelServer, Reply, Script};
+    let args = run_args(HELD, "held-1");
+    let script = Script::new().turn(Reply::new().tool_call("call-1", "run_computer_command", &[&args])).turn(Reply::new().text(&["Done."]));
+    let server = ModelServer::start(script).await.unwrap();
+    let provider = {
+        let config = hearth_core::providers::ProviderConfig::new("Scripted", server.base_url(), Some("sk-computer".into())).with_retry(
+            hearth_core::providers::RetryPolicy { max_retries: 0, base_delay: std::time::Duration::ZERO, max_delay: std::time::Duration::ZERO },
+        );
+        std::sync::Arc::new(hearth_core::providers::OpenAiChat::new(&config).unwrap())
+    };
+    let (hearth, dir) = hearth_with(t).await;
+    let handler = hearth_core::agent::ModelTaskHandler::new(provider, "scripted-model", hearth.toolbox().clone()).with_deadline(deadline);
+    hearth.tasks().register(hearth_protocol::tasks::TaskKind::Agent, handler);
+    (hearth, dir, server)
+}
+
+/// Holds each effect's report (after the effect ended, before the journal records it) until
+/// the returned `release` is notified; `held` is notified when one is held.
+fn hold_reports(hearth: &hearth_core::Hearth) -> (std::sync::Arc<tokio::sync::Notify>, std::sync::Arc<tokio::sync::Notify>) {
+    let (held, release) = (std::sync::Arc::new(tokio::sync::Notify::new()), std::sync::Arc::new(tokio::sync::Notify::new()));
+    let (held_in, release_in) = (held.clone(), release.clone());
+    hearth.tasks().journal().set_effect_hook(Some(std::sync::Arc::new(move |_tool: &str| {
+        let (held, release) = (held_in.clone(), release_in.clone());
+        Box::pin(async move {
+            held.notify_one();
+            release.notified().await;
+        })
+    })));
+    (held, release)
+}
+
+async fn agent_task(hearth: &hearth_core::Hearth, key: &str) -> hearth_core::store::tasks::TaskRow {
+    let input = json!({ "title": "Run it", "instructions": "Run the command." });
+    let new = hearth_core::store::tasks::NewTask { idempotency_key: key, kind: hearth_protocol::tasks::TaskKind::Agent, title: "Run it", input: &input, thread_id: None };
+    hearth.tasks().create(new).await.unwrap()
+}
+
+async fn task_row(hearth: &hearth_core::Hearth, id: &str) -> hearth_core::store::tasks::TaskRow {
+    hearth.store().get_task(id).await.unwrap().unwrap()
+}
+
+fn control_of(task: &hearth_core::store::tasks::TaskRow, control: hearth_protocol::tasks::TaskControl) -> hearth_protocol::tasks::TaskControlParams {
+    hearth_protocol::tasks::TaskControlParams { task_id: task.id.clone(), expected_status: task.status, expected_attempts: task.attempts, control }
+}
+
+fn lines(path: &std::path::Path) -> usize {
+    std::fs::read_to_string(path).map(|text| text.lines().count()).unwrap_or(0)
+}
+
+/// "Retry after review", then one run to its end: the stopped command runs exactly once more.
+async fn retry_runs_it_once_more(hearth: &hearth_core::Hearth, t: &TestComputer, task_id: &str, host: &std::path::Path) {
+    use hearth_protocol::tasks::{TaskControl, TaskStatus};
+    hearth.tasks().journal().set_effect_hook(None);
+    // Released now: if any process of the stopped command were alive, its tail would run.
+    std::fs::write(host.join("release"), b"").unwrap();
+    let stopped = task_row(hearth, task_id).await;
+    hearth.task_control(&control_of(&stopped, TaskControl::Retry { acknowledge_uncertain: true })).await.unwrap();
+    let since = std::time::SystemTime::now();
+    let mut changes = hearth.tasks().subscribe();
+    hearth.tasks().tick().await.unwrap();
+    super::support::engine_idle(hearth.tasks(), &mut changes).await;
+    let done = task_row(hearth, task_id).await;
+    assert_eq!(done.status, TaskStatus::Succeeded, "{:?}", done.error);
+    assert!(t.execs_since(since).await >= 1, "the engine's event log shows no exec for the retry");
+    assert_eq!(lines(&host.join("runs")), 2, "the command ran exactly once more after the review");
+    assert_eq!(lines(&host.join("tail")), 1, "only the retried command reached its tail");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue31_the_run_limit_mid_command_stops_it_and_retry_waits_for_its_report() {
+    use hearth_core::store::journal::OpStatus;
+    use hearth_protocol::tasks::{TaskControl, TaskStatus};
+    let t = TestComputer::new().await;
+    let host = t.workspace_on_host_after_start(&t.computer).await;
+    // The first run's limit fires exactly while the command runs; a later run has none.
+    let (started, armed) = (host.join("started"), std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true)));
+    let deadline: hearth_core::agent::RunDeadline = std::sync::Arc::new(move || {
+        let (started, first) = (started.clone(), armed.swap(false, std::sync::atomic::Ordering::SeqCst));
+        Box::pin(async move {
+            if !first {
+                return std::future::pending().await;
+            }
+            appears(&started).await;
+        })
+    });
+    let (hearth, _dir, server) = model_task_hearth(&t, deadline).await;
+    let (held, release) = hold_reports(&hearth);
+    let created = agent_task(&hearth, "limit").await;
+    let mut changes = hearth.tasks().subscribe();
+    hearth.tasks().tick().await.unwrap();
+    // A bound on a regression that would drop the command instead (it never reports), not a wait.
+    tokio::time::timeout(std::time::Duration::from_secs(60), held.notified()).await.expect("the stopped command never reported");
+
+    // The command has ended with the container, before its report reaches the journal.
+    assert!(!t.running().await, "the container still runs after the run's limit");
+    assert_eq!(lines(&host.join("runs")), 1);
+    let scope = format!("task:{}", created.id);
+    // Still reporting: the run is not recorded as ended, and nothing lets it be retried.
+    let running = task_row(&hearth, &created.id).await;
+    assert_eq!(running.status, TaskStatus::Running, "the run was recorded as ended before its command reported");
+    let err = hearth.task_control(&control_of(&running, TaskControl::Retry { acknowledge_uncertain: true })).await.unwrap_err();
+    assert!(err.to_string().contains("running"), "{err}");
+    // The owner pauses it meanwhile: "Retry after review" waits for the stopped command.
+    hearth.task_control(&control_of(&running, TaskControl::Pause)).await.unwrap();
+    while hearth.store().stopping_owners(&scope).await.unwrap().is_empty() {
+        tokio::task::yield_now().await;
+    }
+    let paused = task_row(&hearth, &created.id).await;
+    assert!(paused.outcome_uncertain);
+    let err = hearth.task_control(&control_of(&paused, TaskControl::Retry { acknowledge_uncertain: true })).await.unwrap_err();
+    assert!(err.to_string().contains("still being stopped"), "{err}");
+    assert_eq!(task_row(&hearth, &created.id).await, paused, "the refused Retry changed nothing");
+
+    release.notify_one();
+    super::support::engine_idle(hearth.tasks(), &mut changes).await;
+    assert!(hearth.store().stopping_owners(&scope).await.unwrap().is_empty(), "the command reported");
+    assert_eq!(hearth.store().count_operations(&scope, OpStatus::OutcomeUnknown).await.unwrap(), 1, "kept in doubt");
+    retry_runs_it_once_more(&hearth, &t, &created.id, &host).await;
+    assert_eq!(server.requests().len(), 2, "the retry continued the turn instead of asking the model again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue31_a_panic_mid_command_stops_it_and_retry_waits_for_its_report() {
+    use hearth_core::store::journal::OpStatus;
+    use hearth_protocol::tasks::{TaskControl, TaskStatus};
+    let t = TestComputer::new().await;
+    let host = t.workspace_on_host_after_start(&t.computer).await;
+    // A bug in the first run's handler while the command runs: the run's own future panics.
+    let (started, armed) = (host.join("started"), std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true)));
+    let deadline: hearth_core::agent::RunDeadline = std::sync::Arc::new(move || {
+        let (started, first) = (started.clone(), armed.swap(false, std::sync::atomic::Ordering::SeqCst));
+        Box::pin(async move {
+            if !first {
+                return std::future::pending().await;
+            }
+            appears(&started).await;
+            panic!("a bug injected by the test while the command runs");
+        })
+    });
+    let (hearth, _dir, _server) = model_task_hearth(&t, deadline).await;
+    let (held, release) = hold_reports(&hearth);
+    let created = agent_task(&hearth, "panic").await;
+    let mut changes = hearth.tasks().subscribe();
+    hearth.tasks().tick().await.unwrap();
+    // A bound on a regression that would drop the command instead (it never reports), not a wait.
+    tokio::time::timeout(std::time::Duration::from_secs(60), held.notified()).await.expect("the stopped command never reported");
+
+    assert!(!t.running().await, "the container still runs after the run panicked");
+    let scope = format!("task:{}", created.id);
+    let running = task_row(&hearth, &created.id).await;
+    assert_eq!(running.status, TaskStatus::Running, "the run was recorded as ended before its command reported");
+    let err = hearth.task_control(&control_of(&running, TaskControl::Retry { acknowledge_uncertain: true })).await.unwrap_err();
+    assert!(err.to_string().contains("running"), "{err}");
+
+    release.notify_one();
+    super::support::engine_idle(hearth.tasks(), &mut changes).await;
+    let failed = task_row(&hearth, &created.id).await;
+    assert_eq!(failed.status, TaskStatus::Failed, "{:?}", failed.error);
+    assert!(failed.error.as_deref().unwrap().contains("bug"), "{:?}", failed.error);
+    assert!(failed.outcome_uncertain, "the panic kept the command in doubt");
+    assert!(hearth.store().stopping_owners(&scope).await.unwrap().is_empty(), "the command reported");
+    assert_eq!(hearth.store().count_operations(&scope, OpStatus::OutcomeUnknown).await.unwrap(), 1);
+    let row = hearth.store().get_operation(hearth_core::store::journal::OpKey { scope: &scope, op_id: "op:held-1" }).await.unwrap().unwrap();
+    assert!(row.late_receipt.is_some(), "what the stopped command reported is kept");
+    retry_runs_it_once_more(&hearth, &t, &created.id, &host).await;
+}
+
+/// A command whose caller went away midway (its future dropped, or unwound by a panic in the
+/// code that ran it) is ended with the container before the lock is released: the next
+/// command waits ("busy") and then runs in a fresh container, beside nothing. Counted in the
+/// container's processes and in lines the commands append to the workspace.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_whose_caller_went_away_is_ended_before_the_next_runs() {
+    let t = TestComputer::new().await;
+    let host = t.workspace_on_host_after_start(&t.computer).await;
+    let computer = t.computer.clone();
+    let cut = tokio::spawn(async move { computer.run(&CommandRequest::new(HELD, None).unwrap(), &CancellationToken::new(), None).await });
+    appears(&host.join("started")).await;
+    cut.abort();
+    assert!(cut.await.unwrap_err().is_cancelled());
+    // Busy until the container has stopped (a condition, bounded so a failure fails).
+    let census = CommandRequest::new("cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '", None).unwrap();
+    let next = async {
+        loop {
+            match t.computer.run(&census, &CancellationToken::new(), None).await {
+                Err(CommandError::NotRun(ComputerError::Busy)) => tokio::time::sleep(std::time::Duration::from_millis(10)).await,
+                other => break other,
+            }
+        }
+    };
+    let next = tokio::time::timeout(std::time::Duration::from_secs(60), next).await.expect("the computer stayed busy").unwrap();
+    assert!(!next.stdout.contains("release"), "the cut-off command still runs: {}", next.stdout);
+    std::fs::write(host.join("release"), b"").unwrap();
+    t.run("true").await.unwrap();
+    assert_eq!(lines(&host.join("runs")), 1);
+    assert!(!host.join("tail").exists(), "the cut-off command's tail ran");
 }

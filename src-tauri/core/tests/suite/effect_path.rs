@@ -352,8 +352,9 @@ async fn issue9_a_document_task_paused_in_import_and_in_fill_makes_two_files_and
     assert_eq!(email.attachments[0].file_id, filled.id, "the reply carries the copy the stopped fill made");
 }
 
-/// Defect 6: the run's time limit firing mid-effect drops the run future; its `dispatching`
-/// row becomes `outcome_unknown` and the task is flagged for review.
+/// Defect 6 (and issue 31 finding 9): the run's time limit firing mid-effect stops the run as
+/// Stop does: its row becomes `outcome_unknown`, the task is flagged for review, and what the
+/// effect reported after the limit is kept before the run's end is recorded.
 #[tokio::test]
 async fn issue9_the_run_limit_firing_mid_effect_flags_the_task() {
     let script = Script::new().turn(Reply::new().tool_call("call-a", "save_artifact", &[r#"{"name":"notes.md","content":"hi"}"#]));
@@ -361,23 +362,28 @@ async fn issue9_the_run_limit_firing_mid_effect_flags_the_task() {
     let hearth = t.hearth.clone();
     // The limit fires exactly while the effect is in flight (a deadline the test controls).
     let in_flight = Arc::new(Notify::new());
-    let reached = in_flight.clone();
+    let fired = Arc::new(Notify::new());
+    let (reached, reported) = (in_flight.clone(), fired.clone());
     hearth.tasks().journal().set_effect_hook(Some(Arc::new(move |_tool: &str| {
-        let reached = reached.clone();
+        let (reached, reported) = (reached.clone(), reported.clone());
         Box::pin(async move {
             reached.notify_one();
-            std::future::pending::<()>().await;
+            // The effect reports only once the limit has fired.
+            reported.notified().await;
         })
     })));
-    let limit = in_flight.clone();
+    let (limit, fired_at) = (in_flight.clone(), fired.clone());
     let provider = {
         let config = ProviderConfig::new("Scripted", _server.base_url(), Some("sk-effect-path".into()));
         Arc::new(OpenAiChat::new(&config).unwrap())
     };
     let handler = hearth_core::agent::ModelTaskHandler::new(provider, "scripted-model", hearth.toolbox().clone())
         .with_deadline(Arc::new(move || {
-            let limit = limit.clone();
-            Box::pin(async move { limit.notified().await })
+            let (limit, fired_at) = (limit.clone(), fired_at.clone());
+            Box::pin(async move {
+                limit.notified().await;
+                fired_at.notify_one();
+            })
         }));
     hearth.tasks().register(TaskKind::Agent, handler);
     let created = agent_task(&hearth, "limit").await;
@@ -391,6 +397,11 @@ async fn issue9_the_run_limit_firing_mid_effect_flags_the_task() {
     let scope = format!("task:{}", created.id);
     assert_eq!(hearth.store().count_operations(&scope, OpStatus::OutcomeUnknown).await.unwrap(), 1);
     assert_eq!(hearth.store().count_operations(&scope, OpStatus::Dispatching).await.unwrap(), 0);
+    // The effect reported (through the journal, as after Stop) before the run's end was recorded.
+    assert!(hearth.store().stopping_owners(&scope).await.unwrap().is_empty());
+    let row = hearth.store().get_operation(hearth_core::store::journal::OpKey { scope: &scope, op_id: "step-0" }).await.unwrap().unwrap();
+    let late: Value = serde_json::from_str(row.late_receipt.as_deref().expect("the late report is kept")).unwrap();
+    assert_eq!(late["status"], "succeeded", "{late}");
 }
 
 /// Defect 12: delegate_task with an existing key and a changed job is a conflict the model

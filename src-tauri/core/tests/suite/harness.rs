@@ -245,7 +245,8 @@ async fn prepare_email_from_a_harness_only_proposes_and_nothing_approves_it() {
     assert_eq!(results.len(), 1, "{events:#?}");
     let result: Value = serde_json::from_str(&results[0].1).unwrap();
     assert_eq!(result["status"], "awaiting_review", "{result}");
-    assert!(text_of(&events).ends_with("The draft is waiting for your review."));
+    // A proposal awaiting review ends the run, as in Hearth's own chat: the owner acts next.
+    assert!(!text_of(&events).contains("waiting for your review"), "the agent was asked to go on: {}", text_of(&events));
     assert!(matches!(events.last(), Some(Event::RunFinished(f)) if f.is_success()));
 
     let proposals = t.hearth.approval_list().await.unwrap();
@@ -253,7 +254,7 @@ async fn prepare_email_from_a_harness_only_proposes_and_nothing_approves_it() {
     assert_eq!(proposals[0].id, result["proposalId"]);
     assert_eq!(proposals[0].status, ProposalStatus::AwaitingReview, "still waiting for the owner after the run ended");
     assert_eq!(t.hearth.store().sent_messages().await.unwrap().len(), 0, "nothing was sent");
-    assert_eq!(server.requests().await.len(), 2, "the result went back once; no further run approved anything");
+    assert_eq!(server.requests().await.len(), 1, "the result was not sent back for another round");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -619,6 +620,73 @@ mod issue10 {
         );
         let forwarded = got.iter().filter(|e| matches!(e, Event::TextMessageContent(_))).count();
         assert!(forwarded < 64, "at most 64 KiB of 1 KiB deltas were read, {forwarded} of {sent} forwarded");
+    }
+
+    /// Issue 31, finding 10: a call whose outcome is in doubt ends the external agent's run,
+    /// as in Hearth's own chat loop: its result is shown, the agent gets no continuation, and
+    /// nothing more is dispatched. Counted in the agent's connections and the journal's rows.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn issue31_a_call_in_doubt_ends_the_external_agents_run() {
+        use hearth_core::store::journal::OpStatus;
+        use hearth_core::tools::{StepId, dispatch};
+        use hearth_protocol::agui::Tool;
+
+        const ARGS: &str = r#"{"name":"notes.md","content":"hi"}"#;
+        let events = [
+            started(),
+            Event::ToolCallStart(ToolCallStartEvent { tool_call_id: "call-1".into(), tool_call_name: "save_artifact".into(), ..Default::default() }),
+            Event::ToolCallArgs(ToolCallArgsEvent { tool_call_id: "call-1".into(), delta: ARGS.into(), ..Default::default() }),
+            Event::ToolCallEnd(ToolCallEndEvent { tool_call_id: "call-1".into(), ..Default::default() }),
+            Event::RunFinished(RunFinishedEvent { thread_id: "thread-h".into(), run_id: "run-h".into(), ..Default::default() }),
+        ];
+        // Every request gets the same answer: an agent that would call again after any result.
+        let server = RawServer::start(sse(&events), false).await;
+        let mut tools = declared_tools();
+        tools.push(Tool {
+            name: "save_artifact".into(),
+            description: "Save a text artifact.".into(),
+            parameters: serde_json::json!({ "type": "object", "properties": { "name": { "type": "string" }, "content": { "type": "string" } } }),
+            metadata: None,
+        });
+        let (agent, _, t) = agent(HarnessConfig { tools, ..config(server.endpoint()) }).await;
+
+        // Another dispatch of the very operation the agent's call names (same thread, run and
+        // call) holds it, between its intent and its effect: the agent's call is in doubt.
+        let journal = t.hearth.tasks().journal().clone();
+        let release = Arc::new(tokio::sync::Notify::new());
+        let (held, first) = (release.clone(), Arc::new(std::sync::atomic::AtomicBool::new(true)));
+        journal.set_intent_hook(Some(Arc::new(move |_tool: &str| {
+            // Only the first dispatch is held; any later one goes on (and would be counted).
+            let (held, hold) = (held.clone(), first.swap(false, Ordering::SeqCst));
+            Box::pin(async move {
+                if hold {
+                    held.notified().await;
+                }
+            })
+        })));
+        let other = t.hearth.toolbox().for_chat("thread-h", "run-h", hearth_protocol::approvals::ProposalOrigin::ExternalAgent, CancellationToken::new());
+        let holder = tokio::spawn(async move { dispatch(&other, "save_artifact", ARGS, StepId::Call("run-h:call-1".into())).await });
+        let scope = "thread:thread-h";
+        let key = hearth_core::store::journal::OpKey { scope, op_id: "run-h:run-h:call-1" };
+        while t.hearth.store().get_operation(key).await.unwrap().is_none() {
+            tokio::task::yield_now().await;
+        }
+
+        let got = run(&agent, "save it").await;
+        let results: Vec<_> = got.iter().filter(|e| matches!(e, Event::ToolCallResult(_))).collect();
+        assert_eq!(results.len(), 1, "{got:#?}");
+        assert!(matches!(got.last(), Some(Event::RunFinished(f)) if f.is_success()), "{got:#?}");
+        assert_eq!(server.connections(), 1, "the agent got no continuation after a call in doubt");
+        let rows = |status| t.hearth.store().count_operations(scope, status);
+        assert_eq!(rows(OpStatus::Dispatching).await.unwrap(), 1, "only the held dispatch");
+        for status in [OpStatus::Succeeded, OpStatus::Failed, OpStatus::OutcomeUnknown] {
+            assert_eq!(rows(status).await.unwrap(), 0, "nothing more was dispatched ({status:?})");
+        }
+
+        journal.set_intent_hook(None);
+        release.notify_one();
+        holder.await.unwrap();
+        assert_eq!(server.connections(), 1);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

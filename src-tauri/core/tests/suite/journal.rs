@@ -22,8 +22,8 @@ async fn perform<F, Fut>(
     effect: F,
 ) -> Result<Receipt, JournalError>
 where
-    F: FnOnce(CancellationToken) -> Fut,
-    Fut: Future<Output = Result<Value, EffectError>>,
+    F: FnOnce(CancellationToken) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<Value, EffectError>> + Send + 'static,
 {
     let op = Operation { key: OpKey { scope, op_id }, tool: "test_send", action, claimant, fence: None, cancel };
     journal.perform(&op, effect).await
@@ -186,9 +186,9 @@ async fn stop_during_an_effect_is_uncertain_and_its_late_success_is_kept() {
 
     // A repeat with the same key dispatches nothing.
     let fresh = CancellationToken::new();
-    let again = perform(&journal, ("task:t1", "op-long", "run-2"), &json!({ "cmd": "sleep 3600" }), &fresh, |_| {
+    let again = perform(&journal, ("task:t1", "op-long", "run-2"), &json!({ "cmd": "sleep 3600" }), &fresh, {
         let effects = effects.clone();
-        async move {
+        move |_| async move {
             effects.record("op-long", "again").await;
             Ok(json!({}))
         }
@@ -198,9 +198,9 @@ async fn stop_during_an_effect_is_uncertain_and_its_late_success_is_kept() {
     assert!(matches!(again, JournalError::OutcomeUnknown { .. }), "{again:?}");
 
     // After Stop, nothing new starts.
-    let next = perform(&journal, ("task:t1", "op-next", "run-1"), &json!({ "cmd": "echo" }), &cancel, |_| {
+    let next = perform(&journal, ("task:t1", "op-next", "run-1"), &json!({ "cmd": "echo" }), &cancel, {
         let effects = effects.clone();
-        async move {
+        move |_| async move {
             effects.record("op-next", "x").await;
             Ok(json!({}))
         }
@@ -211,6 +211,90 @@ async fn stop_during_an_effect_is_uncertain_and_its_late_success_is_kept() {
     assert!(next.to_string().starts_with("interrupted before execution"));
     assert_eq!(effects.count().await, 1, "only the long effect ever started");
     assert!(t.hearth.store().get_operation(key("task:t1", "op-next")).await.unwrap().is_none());
+}
+
+/// Issue 31, finding 9: an effect outlives a caller that goes away mid-effect (a run's time
+/// limit, a panic elsewhere in the run): it still sees the run's Stop, and what it reports
+/// is kept beside its uncertain receipt. Counted in effect rows and the journal's row.
+#[tokio::test]
+async fn a_caller_that_goes_away_cannot_cut_its_effect_off() {
+    let t = open().await;
+    let effects = Effects::open(&t.dir.path().join("effects.db")).await;
+    let journal = t.hearth.tasks().journal().clone();
+    let cancel = CancellationToken::new();
+    let observed = Arc::new(AtomicBool::new(false));
+    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+    let caller = {
+        let (journal, effects, cancel, observed) = (journal.clone(), effects.clone(), cancel.clone(), observed.clone());
+        tokio::spawn(async move {
+            perform(&journal, ("task:t1", "op-long", "run-1"), &json!({ "cmd": "sleep 3600" }), &cancel, |token| async move {
+                effects.record("op-long", "started").await;
+                let _ = started_tx.send(());
+                token.cancelled().await;
+                observed.store(true, Ordering::SeqCst);
+                Ok(json!({ "exit": 143 }))
+            })
+            .await
+        })
+    };
+    started_rx.await.unwrap();
+    // The caller's future is dropped mid-effect.
+    caller.abort();
+    assert!(caller.await.unwrap_err().is_cancelled());
+    cancel.cancel();
+    let reported = async {
+        loop {
+            let row = t.hearth.store().get_operation(key("task:t1", "op-long")).await.unwrap().unwrap();
+            if let Some(late) = row.late_receipt {
+                assert_eq!(row.status, OpStatus::OutcomeUnknown);
+                break serde_json::from_str::<Value>(&late).unwrap();
+            }
+            tokio::task::yield_now().await;
+        }
+    };
+    // A bound on a regression that would drop the effect with its caller (it never reports).
+    let late = tokio::time::timeout(std::time::Duration::from_secs(30), reported).await.expect("the effect never reported");
+    assert!(observed.load(Ordering::SeqCst), "the effect saw the Stop");
+    assert_eq!((late["status"].as_str(), &late["value"]), (Some("succeeded"), &json!({ "exit": 143 })));
+    assert!(t.hearth.store().stopping_owners("task:t1").await.unwrap().is_empty(), "its report cleared the mark");
+    assert_eq!(effects.count().await, 1);
+}
+
+/// An effect that panics stopped somewhere in the middle: `outcome_unknown`, never retried
+/// without review. Counted in effect rows.
+#[tokio::test]
+async fn an_effect_that_panics_is_outcome_unknown() {
+    let t = open().await;
+    let effects = Effects::open(&t.dir.path().join("effects.db")).await;
+    let journal = t.hearth.tasks().journal().clone();
+    let cancel = CancellationToken::new();
+    let err = perform(&journal, ("task:t1", "op-1", "run-1"), &json!({}), &cancel, {
+        let effects = effects.clone();
+        move |_| async move {
+            effects.record("op-1", "x").await;
+            if effects.count().await > 0 {
+                panic!("a bug in an effect, injected by the test");
+            }
+            Ok(json!({}))
+        }
+    })
+    .await
+    .unwrap_err();
+    assert!(matches!(err, JournalError::OutcomeUnknown { .. }), "{err:?}");
+    let row = t.hearth.store().get_operation(key("task:t1", "op-1")).await.unwrap().unwrap();
+    assert_eq!(row.status, OpStatus::OutcomeUnknown);
+    assert!(row.receipt.as_deref().unwrap().contains("bug in Hearth"), "{:?}", row.receipt);
+    let again = perform(&journal, ("task:t1", "op-1", "run-2"), &json!({}), &cancel, {
+        let effects = effects.clone();
+        move |_| async move {
+            effects.record("op-1", "again").await;
+            Ok(json!({}))
+        }
+    })
+    .await
+    .unwrap_err();
+    assert!(matches!(again, JournalError::OutcomeUnknown { .. }), "{again:?}");
+    assert_eq!(effects.count().await, 1, "the uncertain effect was not performed again");
 }
 
 /// Invariant 12, and the check-to-poll window of defect 3: a Stop that fires after the
@@ -228,9 +312,9 @@ async fn stop_between_the_intent_and_the_first_poll_starts_nothing() {
         stop.cancel();
         Box::pin(async {})
     })));
-    let err = perform(&journal, ("task:t1", "op-1", "run-1"), &json!({}), &cancel, |_| {
+    let err = perform(&journal, ("task:t1", "op-1", "run-1"), &json!({}), &cancel, {
         let effects = effects.clone();
-        async move {
+        move |_| async move {
             effects.record("op-1", "x").await;
             Ok(json!({}))
         }
@@ -287,9 +371,9 @@ async fn a_failure_replays_to_its_run_and_a_later_run_may_retry_it() {
     .await
     .unwrap();
     assert_eq!(first.status, ReceiptStatus::Failed);
-    let same_run = perform(&journal, ("task:t1", "op-1", "run-1"), &json!({}), &cancel, |_| {
+    let same_run = perform(&journal, ("task:t1", "op-1", "run-1"), &json!({}), &cancel, {
         let effects = effects.clone();
-        async move {
+        move |_| async move {
             effects.record("op-1", "x").await;
             Ok(json!({}))
         }
@@ -298,9 +382,9 @@ async fn a_failure_replays_to_its_run_and_a_later_run_may_retry_it() {
     .unwrap();
     assert_eq!((same_run.status, same_run.replayed), (ReceiptStatus::Failed, true));
     assert_eq!(effects.count().await, 0);
-    let later = perform(&journal, ("task:t1", "op-1", "run-2"), &json!({}), &cancel, |_| {
+    let later = perform(&journal, ("task:t1", "op-1", "run-2"), &json!({}), &cancel, {
         let effects = effects.clone();
-        async move {
+        move |_| async move {
             effects.record("op-1", "x").await;
             Ok(json!({ "sent": true }))
         }
@@ -344,13 +428,11 @@ async fn a_run_whose_lease_lapsed_cannot_start_an_effect() {
         fence: Some((&task.id, &claim.lease_id)),
         cancel: &cancel,
     };
+    let recorder = effects.clone();
     let err = journal
-        .perform(&op, |_| {
-            let effects = effects.clone();
-            async move {
-                effects.record("op-1", "x").await;
-                Ok(json!({}))
-            }
+        .perform(&op, move |_| async move {
+            recorder.record("op-1", "x").await;
+            Ok(json!({}))
         })
         .await
         .unwrap_err();

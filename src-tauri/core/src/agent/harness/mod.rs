@@ -247,7 +247,13 @@ impl Inner {
                 );
                 return self.fail(out, message).await;
             }
-            let results = self.run_tools(out, (&thread_id, &run_id), &request.run_id, &calls, &cancel).await?;
+            let (results, settled) = self.run_tools(out, (&thread_id, &run_id), &request.run_id, &calls, &cancel).await?;
+            if settled {
+                // A call in doubt or a proposal awaiting review: the owner acts next, as in
+                // Hearth's own chat loop. The results were shown; they are not sent back for
+                // another round, so the agent cannot go on past them.
+                return out.send(Event::RunFinished(RunFinishedEvent::success(thread_id, run_id, None))).await;
+            }
             request.state = transcript.state().clone();
             request.messages.extend(transcript.messages(&self.declared));
             request.messages.extend(results);
@@ -256,7 +262,9 @@ impl Inner {
         Ok(())
     }
 
-    /// Runs Hearth's calls serially, emits their results, and returns them as tool messages.
+    /// Runs Hearth's calls serially, emits their results, and returns them as tool messages,
+    /// with whether one of them settles the run (a question, a proposal awaiting review, a
+    /// call in doubt: the rest were not run).
     async fn run_tools(
         &self,
         out: &Emitter,
@@ -264,7 +272,7 @@ impl Inner {
         remote_run_id: &str,
         calls: &[ToolCall],
         cancel: &CancellationToken,
-    ) -> Result<Vec<Message>, Stopped> {
+    ) -> Result<(Vec<Message>, bool), Stopped> {
         if cancel.is_cancelled() {
             return Err(Stopped);
         }
@@ -274,6 +282,7 @@ impl Inner {
         let scoped: Vec<ToolCall> =
             calls.iter().map(|call| ToolCall { id: format!("{remote_run_id}:{}", call.id), ..call.clone() }).collect();
         let outputs = run_serially(&ctx, &scoped, 0).await;
+        let settled = outputs.iter().any(|(_, output)| output.outcome.is_some());
         let mut messages = Vec::with_capacity(calls.len());
         for (call, (_, output)) in calls.iter().zip(outputs) {
             let message_id = uuid::Uuid::new_v4().to_string();
@@ -294,7 +303,7 @@ impl Inner {
                 ..Default::default()
             }));
         }
-        Ok(messages)
+        Ok((messages, settled))
     }
 
     async fn fail(&self, out: &Emitter, message: String) -> Result<(), Stopped> {

@@ -235,21 +235,6 @@ impl Journal {
         F: FnOnce(CancellationToken) -> Fut + Send + 'static,
         Fut: Future<Output = Result<serde_json::Value, EffectError>> + Send + 'static,
     {
-        let started = AtomicBool::new(false);
-        match self.perform_once(op, effect, &started).await {
-            Err(JournalError::Core(err)) if started.load(Ordering::SeqCst) => {
-                tracing::error!(scope = op.key.scope, op_id = op.key.op_id, error = %err, "an effect ran but its result could not be recorded; it is left in doubt");
-                Err(JournalError::OutcomeUnknown { op_id: op.key.op_id.to_owned() })
-            }
-            other => other,
-        }
-    }
-
-    async fn perform_once<F, Fut>(&self, op: &Operation<'_>, effect: F, started: &AtomicBool) -> Result<Receipt, JournalError>
-    where
-        F: FnOnce(CancellationToken) -> Fut,
-        Fut: Future<Output = Result<serde_json::Value, EffectError>>,
-    {
         let op_id = op.key.op_id;
         if op.cancel.is_cancelled() {
             return Err(JournalError::Cancelled { op_id: op_id.to_owned() });
@@ -294,8 +279,24 @@ impl Journal {
         }
     }
 
-    /// Runs the effect of an intent this dispatch holds, and records how it ended.
+    /// Runs the effect of an intent this dispatch holds, and records how it ended. Once the
+    /// effect has started, a store failure while recording it is a doubt (see [`Self::perform`]).
     async fn run_effect<F, Fut>(&self, op: &Held, taken: Taken, effect: F) -> Result<Receipt, JournalError>
+    where
+        F: FnOnce(CancellationToken) -> Fut,
+        Fut: Future<Output = Result<serde_json::Value, EffectError>>,
+    {
+        let started = AtomicBool::new(false);
+        match self.run_effect_once(op, taken, effect, &started).await {
+            Err(JournalError::Core(err)) if started.load(Ordering::SeqCst) => {
+                tracing::error!(scope = op.scope, op_id = op.op_id, error = %err, "an effect ran but its result could not be recorded; it is left in doubt");
+                Err(JournalError::OutcomeUnknown { op_id: op.op_id.clone() })
+            }
+            other => other,
+        }
+    }
+
+    async fn run_effect_once<F, Fut>(&self, op: &Held, taken: Taken, effect: F, started: &AtomicBool) -> Result<Receipt, JournalError>
     where
         F: FnOnce(CancellationToken) -> Fut,
         Fut: Future<Output = Result<serde_json::Value, EffectError>>,

@@ -1209,6 +1209,8 @@ async fn a_second_hearth_on_the_data_folder_gets_busy_while_the_first_operates()
     second.computer().stop().await.unwrap();
     first.computer().run(&CommandRequest::new("touch /workspace/third", None).unwrap(), &CancellationToken::new(), None).await.unwrap();
     assert!(host.join("third").exists());
+}
+
 // Issue 31, finding 9: a task run that ends for any reason — its time limit, a panic — stops
 // its container command as Stop does, and keeps it in doubt until the command has reported.
 // Counted in the container's state and in lines the commands append to the workspace.

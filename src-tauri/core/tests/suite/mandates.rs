@@ -269,3 +269,56 @@ async fn revoking_a_mandate_mid_run_stops_the_run_and_nothing_more_is_performed(
     assert!(outs[1..].iter().all(|out| out.is_error || out.outcome.is_some()), "{outs:?}");
     assert!(hearth.approval_list().await.unwrap().is_empty(), "a stopped run leaves no card");
 }
+
+#[tokio::test]
+async fn a_schedules_mandate_covers_the_tasks_it_starts_and_no_other() {
+    use hearth_protocol::schedules::{MissedRuns, Repeat, ScheduleAction, ScheduleControlParams, ScheduleCreateParams, ScheduledJob, Weekday};
+
+    let (t, _seen, _reached) = hearth_with_handler().await;
+    let hearth = &t.hearth;
+    // Each task the schedule starts reads the hostile mail, then asks for two facts.
+    let tool_hearth = hearth.clone();
+    hearth.tasks().register(hearth_protocol::tasks::TaskKind::Reminder, move |ctx: TaskContext| {
+        let tools = tool_hearth.toolbox().for_task(ctx);
+        async move {
+            dispatch(&tools, "read_mail_thread", r#"{"threadId":"thread-hostile"}"#, StepId::Step(0)).await;
+            for (step, text) in [(1, "from the schedule"), (2, "again from the schedule")] {
+                let out = dispatch(&tools, "remember_fact", &json!({ "text": text }).to_string(), StepId::Step(step)).await;
+                if out.outcome.is_some() {
+                    break;
+                }
+            }
+            TaskOutcome::Succeeded("done".into())
+        }
+    });
+    let schedule = hearth
+        .schedule_create(&ScheduleCreateParams {
+            title: "Weekly review".into(),
+            job: ScheduledJob::Reminder,
+            instructions: String::new(),
+            repeat: Repeat::Week { days: vec![Weekday::Friday], at: "17:00".into() },
+            time_zone: "UTC".into(),
+            missed: MissedRuns::RunOnce,
+        })
+        .await
+        .unwrap();
+    let mandate = hearth
+        .mandate_grant(&MandateGrantParams {
+            holder: MandateHolder::Schedule { schedule_id: schedule.id.clone() },
+            grant: MandateGrant::RememberFacts,
+            limit: 1,
+            window: MandateWindow::Whole,
+            lasts_ms: HOUR,
+        })
+        .await
+        .unwrap();
+    // A task that is not the schedule's is not covered.
+    hearth.tasks().create(new_task("not-scheduled", &json!({ "calls": [fact("outsider")] }))).await.unwrap();
+    hearth.schedule_control(&ScheduleControlParams { schedule_id: schedule.id.clone(), action: ScheduleAction::RunNow }).await.unwrap();
+    run_all(hearth).await;
+
+    let facts: Vec<String> = hearth.store().memories().await.unwrap().into_iter().map(|m| m.text).collect();
+    assert_eq!(facts, vec!["from the schedule".to_owned()]);
+    assert_eq!(hearth.store().mandate_uses(&mandate.id).await.unwrap().len(), 1);
+    assert_eq!(held_tools(hearth).await, vec![ToolName::RememberFact, ToolName::RememberFact], "the schedule's second fact and the outsider's");
+}

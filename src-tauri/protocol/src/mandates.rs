@@ -18,7 +18,7 @@ const MAX_ORIGIN_CHARS: usize = 300;
 
 /// What a mandate belongs to: the task whose runs may use it, or the schedule whose tasks may.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
+#[serde(tag = "kind", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum MandateHolder {
     /// One task (an agent task, a monitor).
     Task {
@@ -52,7 +52,7 @@ impl MandateHolder {
 
 /// Which calls a mandate covers: a closed set, each decided from the call's own arguments.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
+#[serde(tag = "kind", rename_all = "snake_case", rename_all_fields = "camelCase")]
 pub enum MandateGrant {
     /// run_computer_command, write_computer_file and mkdir_computer in Hearth's computer.
     ComputerCommands,
@@ -272,6 +272,14 @@ mod tests {
         for bad in ["http://shop.example", "https://shop.example/", "https://Shop.example", "https://a@b", "https://"] {
             assert!(check_origin(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_wire_spells_kinds_in_snake_case_and_fields_in_camel_case() {
+        let holder = serde_json::to_value(MandateHolder::Task { task_id: "t1".into() }).unwrap();
+        assert_eq!(holder, serde_json::json!({ "kind": "task", "taskId": "t1" }));
+        let grant = serde_json::to_value(MandateGrant::ComputerCommands).unwrap();
+        assert_eq!(grant, serde_json::json!({ "kind": "computer_commands" }));
     }
 
     #[test]

@@ -232,7 +232,7 @@ async fn racing_calls_never_exceed_a_mandates_count_and_other_tasks_never_use_it
     // The same operation asked again is not counted again.
     let (scope, op, _) = uses[0].clone();
     let lease = &leases[0].1;
-    let again = store.use_mandate(&[mandate.id.clone()], &holder, lease, &scope, &op, "remember_fact", hearth_core::store::now_ms()).await.unwrap();
+    let again = store.use_mandate(std::slice::from_ref(&mandate.id), &holder, lease, &scope, &op, "remember_fact", hearth_core::store::now_ms()).await.unwrap();
     assert_eq!(again.as_deref(), Some(mandate.id.as_str()));
     assert_eq!(store.mandate_uses(&mandate.id).await.unwrap().len(), 3);
     hold.cancel();

@@ -93,7 +93,7 @@ pub fn TaskMandates(task_id: String) -> impl IntoView {
                     };
                     let live = m.revoked_at.is_none();
                     view! {
-                        <li class="mandate" data-mandate-id=m.id.clone()>
+                        <li class="mandate" data-mandate-id=m.id>
                             <span class="mandate-grant">{grant_label(&m.grant)}</span>
                             <span class="mandate-use">{format!("{} of {} {}", m.uses, m.limit, window_label(m.window))}</span>
                             <span class="mandate-state">{state}</span>

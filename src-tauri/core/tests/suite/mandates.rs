@@ -255,11 +255,15 @@ async fn revoking_a_mandate_mid_run_stops_the_run_and_nothing_more_is_performed(
     // The run made its first call under the mandate and waits; the owner revokes.
     tokio::time::timeout(Duration::from_secs(30), reached.recv()).await.unwrap().unwrap();
     assert_eq!(hearth.store().memories().await.unwrap().len(), 1);
+    let clicked = std::time::Instant::now();
     let revoked = hearth.mandate_revoke(&MandateRevokeParams { mandate_id: mandate.id.clone() }).await.unwrap();
+    let stop_fired = clicked.elapsed();
     assert!(revoked.revoked_at.is_some());
     // The revoke fired the run's Stop (the handler waits on it, so the run ends only through
     // it), and the calls the run still made performed nothing.
     engine_idle(&engine, &mut changes).await;
+    // A figure for invariant 14, printed, never asserted.
+    eprintln!("revoke → Stop fired and pause committed: {stop_fired:?}; → run ended: {:?}", clicked.elapsed());
     assert_eq!(hearth.store().memories().await.unwrap().len(), 1);
     assert_eq!(hearth.store().mandate_uses(&mandate.id).await.unwrap().len(), 1);
     let after = hearth.store().get_task(&task.id).await.unwrap().unwrap();

@@ -15,6 +15,7 @@ mod inbox;
 mod ipc;
 mod settings;
 mod startup;
+mod trust;
 
 /// The app binary cargo built for this test run, with `e2e`: `hearth-e2e`, which no build
 /// without `e2e` overwrites (src-tauri/src/e2e_main.rs).

@@ -220,6 +220,27 @@ pub async fn memory_forget(id: i64) -> Result<MemoryListResponse, IpcError> {
     call("memory_forget", &serde_json::json!({ "params": MemoryForgetParams { id } })).await
 }
 
+/// A task's standing orders.
+pub async fn mandate_list(task_id: &str) -> Result<hearth_protocol::mandates::MandateListResponse, IpcError> {
+    use hearth_protocol::mandates::{MandateHolder, MandateListParams};
+    let params = MandateListParams { holder: Some(MandateHolder::Task { task_id: task_id.to_owned() }) };
+    params.validate()?;
+    call("mandate_list", &serde_json::json!({ "params": params })).await
+}
+
+/// Grants a standing order.
+pub async fn mandate_grant(params: &hearth_protocol::mandates::MandateGrantParams) -> Result<hearth_protocol::mandates::Mandate, IpcError> {
+    params.validate()?;
+    call("mandate_grant", &serde_json::json!({ "params": params })).await
+}
+
+/// Revokes a standing order; the runs it covers stop.
+pub async fn mandate_revoke(mandate_id: &str) -> Result<hearth_protocol::mandates::Mandate, IpcError> {
+    let params = hearth_protocol::mandates::MandateRevokeParams { mandate_id: mandate_id.to_owned() };
+    params.validate()?;
+    call("mandate_revoke", &serde_json::json!({ "params": params })).await
+}
+
 /// A scheduled monitor looks at its page now.
 pub async fn monitor_check_now(task_id: &str) -> Result<TaskView, IpcError> {
     let params = TaskGetParams { task_id: task_id.to_owned() };

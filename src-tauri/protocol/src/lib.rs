@@ -19,6 +19,7 @@ pub mod ideas;
 pub mod ids;
 pub mod ipc;
 pub mod mail;
+pub mod mandates;
 pub mod memory;
 pub mod notifications;
 pub mod pdf;

@@ -10,6 +10,7 @@ pub mod files;
 pub mod goals;
 pub mod inbox;
 pub mod mail;
+pub mod mandates;
 pub mod memory;
 pub mod settings;
 pub mod tasks;

@@ -3,6 +3,7 @@
 //!
 //! Updates come only from the app-wide task watch; nothing here polls.
 
+mod mandates;
 mod schedules;
 mod task_controls;
 mod task_detail;

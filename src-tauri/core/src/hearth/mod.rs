@@ -37,6 +37,7 @@ mod conversations;
 mod goals;
 mod ideas;
 mod inbox;
+mod mandates;
 mod memory;
 mod settings;
 

@@ -10,6 +10,7 @@ pub mod goals;
 pub mod ideas;
 pub mod journal;
 pub mod mail;
+pub mod mandates;
 pub mod memory;
 pub mod notifications;
 pub mod oauth;

@@ -6,6 +6,7 @@
 //! call a model chose; fixed workflow steps of Hearth's own code and the owner's own screens
 //! are not a model's choice and are not asked about ([`Trust`]).
 
+pub mod mandate;
 pub mod policy;
 pub mod provenance;
 

@@ -23,6 +23,7 @@ mod pdf_library;
 mod fuzz_reproducers;
 mod goals;
 mod ideas;
+mod mandates;
 mod google_oauth;
 mod google_workspace;
 mod privacy;

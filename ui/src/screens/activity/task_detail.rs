@@ -66,6 +66,7 @@ pub fn TaskDetailPane(live: LiveTasks, task_id: String) -> impl IntoView {
     // changes itself.
     let proposal_id = Memo::new(move |_| current.with(|task| task.as_ref().and_then(|t| t.proposal_id.clone())));
 
+    let mandates_for = task_id.clone();
     view! {
         <section class="task-detail" data-task-id=task_id>
             {move || fetch_error.get().map(|message| view! { <p class="error task-detail-error">{message}</p> })}
@@ -74,6 +75,7 @@ pub fn TaskDetailPane(live: LiveTasks, task_id: String) -> impl IntoView {
                 None => view! { <p class="empty">"Loading the task…"</p> }.into_any(),
             }}
             <TaskControls live current on_changed=refetch />
+            <super::mandates::TaskMandates task_id=mandates_for />
             {move || proposal_id.get().map(|proposal_id| view! {
                 <div class="task-approval">
                     <h3>"Approval"</h3>

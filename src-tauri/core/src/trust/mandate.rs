@@ -1,0 +1,67 @@
+//! Which calls a standing order covers: decided from the call's tool and arguments alone, by
+//! an exhaustive match, so a mandate never covers more than its grant names.
+//!
+//! The policy ([`super::decide`]) stays as it is; dispatch asks this only for a call the policy
+//! held, inside a task, and then counts a use in the store's compare-and-swap.
+
+use hearth_protocol::ToolName;
+use hearth_protocol::mandates::MandateGrant;
+use serde_json::Value;
+
+/// Whether `grant` covers the call `tool(args)`.
+pub fn covers(grant: &MandateGrant, tool: ToolName, args: &Value) -> bool {
+    match grant {
+        MandateGrant::ComputerCommands => {
+            matches!(tool, ToolName::RunComputerCommand | ToolName::WriteComputerFile | ToolName::MkdirComputer)
+        }
+        MandateGrant::RememberFacts => tool == ToolName::RememberFact,
+        MandateGrant::SiteActions { origin } => match tool {
+            ToolName::BrowseWeb | ToolName::ReadWeb | ToolName::LookPage => {
+                args.get("url").and_then(Value::as_str).is_some_and(|url| origin_of(url).as_deref() == Some(origin.as_str()))
+            }
+            _ => false,
+        },
+    }
+}
+
+/// An https address's origin (`https://host[:port]`, the port only when not 443).
+fn origin_of(url: &str) -> Option<String> {
+    let url = url::Url::parse(url).ok()?;
+    if url.scheme() != "https" || !url.username().is_empty() || url.password().is_some() {
+        return None;
+    }
+    Some(url.origin().ascii_serialization())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn each_grant_covers_its_own_tools_and_nothing_else() {
+        let site = MandateGrant::SiteActions { origin: "https://shop.example".into() };
+        let args = json!({ "url": "https://shop.example/cart?x=1", "command": "ls", "text": "a fact" });
+        for &tool in ToolName::ALL {
+            let covered: Vec<bool> =
+                [&MandateGrant::ComputerCommands, &MandateGrant::RememberFacts, &site].iter().map(|g| covers(g, tool, &args)).collect();
+            let expected = match tool {
+                ToolName::RunComputerCommand | ToolName::WriteComputerFile | ToolName::MkdirComputer => vec![true, false, false],
+                ToolName::RememberFact => vec![false, true, false],
+                ToolName::BrowseWeb | ToolName::ReadWeb | ToolName::LookPage => vec![false, false, true],
+                _ => vec![false, false, false],
+            };
+            assert_eq!(covered, expected, "{tool}");
+        }
+    }
+
+    #[test]
+    fn a_site_grant_covers_its_exact_origin_only() {
+        let site = MandateGrant::SiteActions { origin: "https://shop.example".into() };
+        for url in ["https://shop.example.evil.example/", "http://shop.example/", "https://shop.example:8443/", "https://u@shop.example/", "shop.example"] {
+            assert!(!covers(&site, ToolName::ReadWeb, &json!({ "url": url })), "{url}");
+        }
+        assert!(covers(&site, ToolName::ReadWeb, &json!({ "url": "https://SHOP.example:443/a" })));
+    }
+}

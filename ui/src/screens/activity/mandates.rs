@@ -1,0 +1,120 @@
+//! The selected task's standing orders: what it may do without asking, how much of it is used,
+//! when it ends, with Revoke (which also stops the task's run), and a small form to grant one.
+
+use hearth_protocol::mandates::{Mandate, MandateGrant, MandateGrantParams, MandateHolder, MandateWindow};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::clock::local_time;
+use crate::ipc;
+
+/// A week, the life of a standing order granted here.
+const WEEK_MS: i64 = 7 * 24 * 60 * 60 * 1000;
+
+fn grant_label(grant: &MandateGrant) -> String {
+    match grant {
+        MandateGrant::ComputerCommands => "Run commands and write files in the computer".to_owned(),
+        MandateGrant::RememberFacts => "Remember facts".to_owned(),
+        MandateGrant::SiteActions { origin } => format!("Open pages on {origin}"),
+    }
+}
+
+fn window_label(window: MandateWindow) -> &'static str {
+    match window {
+        MandateWindow::Hour => "an hour",
+        MandateWindow::Day => "a day",
+        MandateWindow::Whole => "in all",
+    }
+}
+
+/// The standing orders of `task_id`.
+#[component]
+pub fn TaskMandates(task_id: String) -> impl IntoView {
+    let mandates = RwSignal::new(Vec::<Mandate>::new());
+    let error = RwSignal::new(None::<String>);
+    let kind = RwSignal::new("remember_facts".to_owned());
+    let limit = RwSignal::new("3".to_owned());
+    let refresh = {
+        let task_id = task_id.clone();
+        Callback::new(move |()| {
+            let task_id = task_id.clone();
+            spawn_local(async move {
+                match ipc::mandate_list(&task_id).await {
+                    Ok(list) => mandates.set(list.mandates),
+                    Err(err) => error.set(Some(err.message)),
+                }
+            });
+        })
+    };
+    refresh.run(());
+    let revoke = move |id: String| {
+        spawn_local(async move {
+            match ipc::mandate_revoke(&id).await {
+                Ok(_) => refresh.run(()),
+                Err(err) => error.set(Some(err.message)),
+            }
+        });
+    };
+    let grant = move |_| {
+        let grant = match kind.get_untracked().as_str() {
+            "computer_commands" => MandateGrant::ComputerCommands,
+            _ => MandateGrant::RememberFacts,
+        };
+        let Ok(limit) = limit.get_untracked().trim().parse::<u32>() else {
+            error.set(Some("Give how many times a day, as a number.".to_owned()));
+            return;
+        };
+        let params = MandateGrantParams {
+            holder: MandateHolder::Task { task_id: task_id.clone() },
+            grant,
+            limit,
+            window: MandateWindow::Day,
+            lasts_ms: WEEK_MS,
+        };
+        spawn_local(async move {
+            match ipc::mandate_grant(&params).await {
+                Ok(_) => {
+                    error.set(None);
+                    refresh.run(());
+                }
+                Err(err) => error.set(Some(err.message)),
+            }
+        });
+    };
+    view! {
+        <section class="task-mandates">
+            <h3>"Standing orders"</h3>
+            <ul class="mandate-list">
+                {move || mandates.get().into_iter().map(|m| {
+                    let id = m.id.clone();
+                    let state = match m.revoked_at {
+                        Some(at) => format!("revoked {}", local_time(at)),
+                        None => format!("until {}", local_time(m.expires_at)),
+                    };
+                    let live = m.revoked_at.is_none();
+                    view! {
+                        <li class="mandate" data-mandate-id=m.id>
+                            <span class="mandate-grant">{grant_label(&m.grant)}</span>
+                            <span class="mandate-use">{format!("{} of {} {}", m.uses, m.limit, window_label(m.window))}</span>
+                            <span class="mandate-state">{state}</span>
+                            {live.then(|| view! {
+                                <button class="mandate-revoke" on:click=move |_| revoke(id.clone())>"Revoke"</button>
+                            })}
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+            <div class="mandate-grant-form">
+                <select on:change=move |ev| kind.set(event_target_value(&ev))>
+                    <option value="remember_facts">"Remember facts"</option>
+                    <option value="computer_commands">"Run commands in the computer"</option>
+                </select>
+                <input class="mandate-limit" type="number" min="1" prop:value=move || limit.get()
+                    on:input=move |ev| limit.set(event_target_value(&ev)) />
+                <span>" times a day, for a week "</span>
+                <button class="mandate-grant" on:click=grant>"Allow without asking"</button>
+            </div>
+            {move || error.get().map(|message| view! { <p class="error mandate-error">{message}</p> })}
+        </section>
+    }
+}

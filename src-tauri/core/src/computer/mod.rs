@@ -175,7 +175,11 @@ struct Busy {
 /// the process dies: the system drops it with the file). Another process finds it taken.
 struct MachineLock {
     path: std::path::PathBuf,
-    /// The locked file while any hold of this process lasts, and how many holds there are.
+    /// The lock file, opened once and kept open, and how many holds of this process there are.
+    /// Kept open because a `flock` belongs to the open file description, which a child process
+    /// forked meanwhile (Chromium, a test's shell) shares until its `exec`: closing our copy
+    /// would not release the lock, and the next open here would find it taken. Unlocking
+    /// (`LOCK_UN`) the description releases it whoever else holds a copy.
     held: std::sync::Mutex<(Option<std::fs::File>, usize)>,
 }
 
@@ -194,12 +198,15 @@ impl MachineLock {
         let mut held = self.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if held.1 == 0 {
             let failed = |why: String| ComputerError::Lock { path: self.path.display().to_string(), why };
-            let mut options = std::fs::OpenOptions::new();
-            options.read(true).write(true).create(true).truncate(false);
-            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-            let file = options.open(&self.path).map_err(|e| failed(e.to_string()))?;
-            match fs4::FileExt::try_lock(&file) {
-                Ok(()) => held.0 = Some(file),
+            if held.0.is_none() {
+                let mut options = std::fs::OpenOptions::new();
+                options.read(true).write(true).create(true).truncate(false);
+                std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+                held.0 = Some(options.open(&self.path).map_err(|e| failed(e.to_string()))?);
+            }
+            let Some(file) = held.0.as_ref() else { return Err(failed("the lock file is not open".into())) };
+            match fs4::FileExt::try_lock(file) {
+                Ok(()) => {}
                 Err(fs4::TryLockError::WouldBlock) => return Err(ComputerError::Busy),
                 Err(fs4::TryLockError::Error(err)) => return Err(failed(err.to_string())),
             }
@@ -213,8 +220,12 @@ impl Drop for MachineHold {
     fn drop(&mut self) {
         let mut held = self.lock.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         held.1 = held.1.saturating_sub(1);
-        if held.1 == 0 {
-            // Closing the file releases the lock.
+        if held.1 == 0
+            && let Some(file) = held.0.as_ref()
+            && let Err(err) = fs4::FileExt::unlock(file)
+        {
+            // Closing the file is the last resort (it releases the lock once no child shares it).
+            tracing::warn!(error = %err, "could not unlock the computer's lock file; closing it");
             held.0 = None;
         }
     }

@@ -95,6 +95,24 @@ pub(super) async fn insert_attachment(conn: &mut sqlx::SqliteConnection, a: &Mai
     Ok(())
 }
 
+/// One message into the local inbox; whether it was new (an id already there is left alone).
+async fn insert_inbox_message(conn: &mut sqlx::SqliteConnection, m: &MailMessage) -> sqlx::Result<bool> {
+    let done = sqlx::query(
+        "INSERT INTO mail_messages (id, thread_id, from_addr, to_addrs, subject, body, sent_at, folder)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'inbox') ON CONFLICT (id) DO NOTHING",
+    )
+    .bind(&m.id)
+    .bind(&m.thread_id)
+    .bind(&m.from)
+    .bind(&m.to)
+    .bind(&m.subject)
+    .bind(&m.body)
+    .bind(m.sent_at)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
 impl Store {
     /// When the sample workspace was seeded, if it was.
     pub async fn workspace_seeded_at(&self) -> Result<Option<i64>> {
@@ -113,19 +131,7 @@ impl Store {
         let mut writer = self.writer().await;
         let mut tx = writer.begin().await?;
         for m in messages {
-            sqlx::query(
-                "INSERT INTO mail_messages (id, thread_id, from_addr, to_addrs, subject, body, sent_at, folder)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'inbox')",
-            )
-            .bind(&m.id)
-            .bind(&m.thread_id)
-            .bind(&m.from)
-            .bind(&m.to)
-            .bind(&m.subject)
-            .bind(&m.body)
-            .bind(m.sent_at)
-            .execute(&mut *tx)
-            .await?;
+            insert_inbox_message(&mut tx, m).await?;
         }
         for a in attachments {
             insert_attachment(&mut tx, a).await?;
@@ -159,20 +165,7 @@ impl Store {
     /// with this id is already there.
     pub async fn deliver_local_mail(&self, m: &MailMessage) -> Result<bool> {
         let mut writer = self.writer().await;
-        let done = sqlx::query(
-            "INSERT INTO mail_messages (id, thread_id, from_addr, to_addrs, subject, body, sent_at, folder)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'inbox') ON CONFLICT (id) DO NOTHING",
-        )
-        .bind(&m.id)
-        .bind(&m.thread_id)
-        .bind(&m.from)
-        .bind(&m.to)
-        .bind(&m.subject)
-        .bind(&m.body)
-        .bind(m.sent_at)
-        .execute(&mut *writer)
-        .await?;
-        Ok(done.rows_affected() == 1)
+        Ok(insert_inbox_message(&mut writer, m).await?)
     }
 
     /// Calendar events overlapping `[from, to)`, by start time, at most `limit`.

@@ -528,6 +528,10 @@ pub struct ProposalView {
     /// (empty: only the owner's own words).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<crate::provenance::OutsideSource>,
+    /// The standing order that approved it in the owner's place, when one did (its receipt
+    /// cites it; the owner never saw a card for it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mandate_id: Option<String>,
 }
 
 /// Answer to `approval_list`: awaiting review first, then the most recent others.

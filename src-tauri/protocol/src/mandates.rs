@@ -15,6 +15,8 @@ pub const MAX_MANDATE_MS: i64 = 90 * 24 * 60 * 60 * 1000;
 pub const MAX_MANDATE_USES: u32 = 1_000;
 /// The longest origin a site grant may name.
 const MAX_ORIGIN_CHARS: usize = 300;
+/// The most recipients a mail grant may name.
+pub const MAX_MANDATE_RECIPIENTS: usize = 50;
 
 /// What a mandate belongs to: the task whose runs may use it, or the schedule whose tasks may.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,13 +58,20 @@ impl MandateHolder {
 pub enum MandateGrant {
     /// run_computer_command, write_computer_file and mkdir_computer in Hearth's computer.
     ComputerCommands,
-    /// Opening addresses the agent built on one https origin (browse_web, read_web, look_page).
+    /// Opening addresses the agent built on one https origin (browse_web, read_web, look_page),
+    /// and sending a form from a page of that origin to that origin (a prepared submission).
     SiteActions {
         /// `https://host[:port]`, no path.
         origin: String,
     },
     /// remember_fact.
     RememberFacts,
+    /// Sending an email (a prepared one, from the account in use) whose every recipient — to,
+    /// copy and blind copy — is one of these.
+    SendMail {
+        /// Bare addresses, domains lower-cased, no duplicates.
+        recipients: Vec<String>,
+    },
 }
 
 impl MandateGrant {
@@ -72,15 +81,18 @@ impl MandateGrant {
             Self::ComputerCommands => "computer_commands",
             Self::SiteActions { .. } => "site_actions",
             Self::RememberFacts => "remember_facts",
+            Self::SendMail { .. } => "send_mail",
         }
     }
 
-    /// The grant from its stored kind and origin; `None` for an unknown kind or a missing origin.
-    pub fn from_stored(kind: &str, origin: Option<String>) -> Option<Self> {
-        match (kind, origin) {
-            ("computer_commands", None) => Some(Self::ComputerCommands),
-            ("site_actions", Some(origin)) => Some(Self::SiteActions { origin }),
-            ("remember_facts", None) => Some(Self::RememberFacts),
+    /// The grant from its stored kind, origin and recipients; `None` for an unknown kind or a
+    /// missing or extra part.
+    pub fn from_stored(kind: &str, origin: Option<String>, recipients: Option<Vec<String>>) -> Option<Self> {
+        match (kind, origin, recipients) {
+            ("computer_commands", None, None) => Some(Self::ComputerCommands),
+            ("site_actions", Some(origin), None) => Some(Self::SiteActions { origin }),
+            ("remember_facts", None, None) => Some(Self::RememberFacts),
+            ("send_mail", None, Some(recipients)) => Some(Self::SendMail { recipients }),
             _ => None,
         }
     }
@@ -89,7 +101,15 @@ impl MandateGrant {
     pub fn origin(&self) -> Option<&str> {
         match self {
             Self::SiteActions { origin } => Some(origin),
-            Self::ComputerCommands | Self::RememberFacts => None,
+            Self::ComputerCommands | Self::RememberFacts | Self::SendMail { .. } => None,
+        }
+    }
+
+    /// The recipients, for a mail grant.
+    pub fn recipients(&self) -> Option<&[String]> {
+        match self {
+            Self::SendMail { recipients } => Some(recipients),
+            Self::ComputerCommands | Self::RememberFacts | Self::SiteActions { .. } => None,
         }
     }
 }
@@ -214,10 +234,11 @@ impl MandateGrantParams {
         if self.lasts_ms <= 0 || self.lasts_ms > MAX_MANDATE_MS {
             return Err(IpcError::invalid("A standing order lasts more than nothing and at most 90 days."));
         }
-        if let MandateGrant::SiteActions { origin } = &self.grant {
-            check_origin(origin)?;
+        match &self.grant {
+            MandateGrant::SiteActions { origin } => check_origin(origin),
+            MandateGrant::SendMail { recipients } => check_recipients(recipients),
+            MandateGrant::ComputerCommands | MandateGrant::RememberFacts => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -243,6 +264,29 @@ fn check_holder(holder: &MandateHolder) -> Result<(), IpcError> {
     let id = holder.id();
     if id.trim().is_empty() || id.len() > 100 {
         return Err(IpcError::invalid("Name the task or schedule the standing order is for."));
+    }
+    Ok(())
+}
+
+/// A mail grant names 1 to [`MAX_MANDATE_RECIPIENTS`] distinct bare addresses, each already
+/// normalized as a draft's recipients are (the core does it before it validates), so the check
+/// at the gate compares them exactly: an address the owner did not name is never covered.
+pub fn check_recipients(recipients: &[String]) -> Result<(), IpcError> {
+    if recipients.is_empty() || recipients.len() > MAX_MANDATE_RECIPIENTS {
+        return Err(IpcError::invalid(format!(
+            "A standing order to send mail names 1 to {MAX_MANDATE_RECIPIENTS} recipients."
+        )));
+    }
+    for (index, address) in recipients.iter().enumerate() {
+        let plain = address.len() <= 254
+            && address.split_once('@').is_some_and(|(local, domain)| !local.is_empty() && domain.contains('.'))
+            && !address.chars().any(|c| c.is_whitespace() || c.is_control() || "<>,;\"".contains(c));
+        if !plain {
+            return Err(IpcError::invalid(format!("{address:?} is not a plain email address like friend@example.com.")));
+        }
+        if recipients[..index].contains(address) {
+            return Err(IpcError::invalid(format!("{address} is named twice.")));
+        }
     }
     Ok(())
 }
@@ -284,13 +328,32 @@ mod tests {
 
     #[test]
     fn grants_and_windows_round_trip_their_stored_spelling() {
-        for grant in [MandateGrant::ComputerCommands, MandateGrant::RememberFacts, MandateGrant::SiteActions { origin: "https://a.example".into() }] {
+        for grant in [
+            MandateGrant::ComputerCommands,
+            MandateGrant::RememberFacts,
+            MandateGrant::SiteActions { origin: "https://a.example".into() },
+            MandateGrant::SendMail { recipients: vec!["a@b.example".into()] },
+        ] {
             let origin = grant.origin().map(str::to_owned);
-            assert_eq!(MandateGrant::from_stored(grant.kind_str(), origin), Some(grant));
+            let recipients = grant.recipients().map(<[String]>::to_vec);
+            assert_eq!(MandateGrant::from_stored(grant.kind_str(), origin, recipients), Some(grant));
         }
         for window in [MandateWindow::Hour, MandateWindow::Day, MandateWindow::Whole] {
             assert_eq!(MandateWindow::from_millis(window.millis()), Some(window));
         }
-        assert_eq!(MandateGrant::from_stored("send_all_mail", None), None);
+        assert_eq!(MandateGrant::from_stored("send_all_mail", None, None), None);
+        assert_eq!(MandateGrant::from_stored("send_mail", None, None), None, "a mail grant names its recipients");
+    }
+
+    #[test]
+    fn a_mail_grant_names_plain_distinct_lower_cased_addresses() {
+        assert!(check_recipients(&["friend@example.com".into(), "b@c.example".into()]).is_ok());
+        assert!(check_recipients(&[]).is_err());
+        for bad in ["friend@example", "@example.com", "a b@example.com", "a@b.example>", "x@y.example,z@w.example"] {
+            assert!(check_recipients(&[bad.to_owned()]).is_err(), "{bad}");
+        }
+        assert!(check_recipients(&["a@b.example".into(), "a@b.example".into()]).is_err());
+        let many: Vec<String> = (0..=MAX_MANDATE_RECIPIENTS).map(|i| format!("p{i}@example.com")).collect();
+        assert!(check_recipients(&many).is_err());
     }
 }

@@ -272,6 +272,11 @@ fn Context(proposal: ProposalView) -> impl IntoView {
     view! {
         <p class="approval-note approval-origin" data-origin=proposal.origin.as_str()>{origin_line(proposal.origin)}</p>
         {sources_line(&proposal.sources).map(|line| view! { <p class="approval-note approval-sources">{line}</p> })}
+        {proposal.mandate_id.clone().map(|id| view! {
+            <p class="approval-note approval-mandate" data-mandate-id=id>
+                "Approved by a standing order you granted this task, not by a click."
+            </p>
+        })}
         {reply_line(&proposal.draft).map(|line| view! { <p class="approval-note approval-reply-to">{line}</p> })}
         {(!changes.is_empty()).then(|| view! {
             <p class="approval-note">{CHANGES_HEADING}</p>

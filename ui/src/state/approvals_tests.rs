@@ -28,6 +28,7 @@ fn proposal(id: &str, status: ProposalStatus, created_at: i64, expires_at: i64) 
         created_at,
         expires_at,
         sources: Vec::new(),
+        mandate_id: None,
         receipt: None,
         error: None,
     }

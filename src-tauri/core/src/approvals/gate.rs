@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use super::hash::proposal_hash;
 use super::web::{self, FormSender};
 use crate::error::{CoreError, Result};
-use crate::store::proposals::{ExecutionClaim, InsertOutcome, ProposalRow};
+use crate::store::proposals::{ExecutionClaim, InsertOutcome, MandatedClaim, ProposalRow};
 use crate::store::{Store, now_ms};
 use crate::tasks::{Liveness, ProcessIdentity, TaskEngine};
 use crate::workspace::{ExecuteError, Executed, LOCAL_CONNECTION_ID, Reconciliation, Target, Workspace};
@@ -190,6 +190,12 @@ impl ApprovalGate {
     /// existing proposal (and receipt); a changed draft is a conflict that needs a new review.
     /// With a task `fence` (task id, lease id), nothing is stored unless that lease holds, and
     /// the proposal becomes the task's current action in the same transaction.
+    ///
+    /// With the task's `operation` (the key's scope and id), a standing order of the task that
+    /// covers the draft as resolved (`trust::mandate::covers_draft`) approves it in the owner's
+    /// place: a use is counted for this operation, the proposal is stored already claimed, and
+    /// it is carried out here, exactly as an approval would; the answer is then decided.
+    #[expect(clippy::too_many_arguments, reason = "prepare's arguments, and the task operation a standing order is counted for")]
     async fn prepare(
         &self,
         key: &str,
@@ -198,6 +204,7 @@ impl ApprovalGate {
         origin: ProposalOrigin,
         sources: Vec<OutsideSource>,
         draft: ProposalDraft,
+        operation: Option<(&str, &str)>,
     ) -> Result<ProposalRow> {
         // A retried step is matched on what it asked for, before resolving: the approval it
         // led to may itself have changed or deleted the event it resolves against.
@@ -220,16 +227,16 @@ impl ApprovalGate {
                 Some(_) => Err(changed_request(&existing)),
                 // Written before requests were hashed: compare after resolving; a step whose own
                 // approval changed or deleted the event still gets its decided proposal.
-                None => match self.prepare_resolved(key, fence, chat_run, origin, sources, draft, request_hash).await {
+                None => match self.prepare_resolved(key, fence, chat_run, origin, sources, draft, request_hash, operation).await {
                     Err(_) if existing.status != ProposalStatus::AwaitingReview => Ok(existing),
                     other => other,
                 },
             };
         }
-        self.prepare_resolved(key, fence, chat_run, origin, sources, draft, request_hash).await
+        self.prepare_resolved(key, fence, chat_run, origin, sources, draft, request_hash, operation).await
     }
 
-    #[allow(clippy::too_many_arguments, reason = "prepare's arguments, and the request's hash")]
+    #[expect(clippy::too_many_arguments, reason = "prepare's arguments, and the request's hash")]
     async fn prepare_resolved(
         &self,
         key: &str,
@@ -239,8 +246,15 @@ impl ApprovalGate {
         sources: Vec<OutsideSource>,
         draft: ProposalDraft,
         request_hash: String,
+        operation: Option<(&str, &str)>,
     ) -> Result<ProposalRow> {
         let (connection, draft, target) = self.resolve(draft).await?;
+        let mandate = match (fence, operation) {
+            (Some((task_id, lease_id)), Some((op_scope, op_id))) => {
+                self.standing_order(task_id, lease_id, op_scope, op_id, &draft).await
+            }
+            (Some(_), None) | (None, _) => None,
+        };
         let hash = proposal_hash(&draft, &connection, &target);
         let now = now_ms();
         let ttl = i64::try_from(self.inner.ttl.as_millis()).unwrap_or(i64::MAX);
@@ -262,13 +276,53 @@ impl ApprovalGate {
             executor: None,
             request_hash: Some(request_hash),
             sources,
+            mandate_id: None,
         };
-        match self.inner.store.insert_proposal(&row, fence, chat_run).await? {
+        let executor = self.inner.identity.as_str();
+        let claim = match (&mandate, operation) {
+            (Some(mandate_id), Some((op_scope, op_id))) => Some(MandatedClaim { mandate_id, op_scope, op_id, executor }),
+            (Some(_), None) | (None, _) => None,
+        };
+        match self.inner.store.insert_proposal(&row, fence, chat_run, claim).await? {
             None => Err(CoreError::Conflict(
                 "This run was stopped (or no longer holds its task), so nothing was prepared.".into(),
             )),
+            Some(InsertOutcome::Created(stored)) if stored.status == ProposalStatus::Executing && stored.mandate_id.is_some() => {
+                // Approved by the standing order as it was stored: carried out now, as the
+                // owner's approval would be. A failure to record how it ended leaves it
+                // `executing`, which start-up makes `outcome_unknown`; the run waits on it.
+                if let Err(err) = self.carry_out(&stored, executor, Attempt::First).await {
+                    tracing::error!(proposal_id = stored.id, error = %err, "a standing order's approval did not finish recording");
+                }
+                self.row(&stored.id).await
+            }
             Some(InsertOutcome::Created(stored) | InsertOutcome::Existing(stored)) => Ok(stored),
             Some(InsertOutcome::Changed(stored)) => Err(changed_request(&stored)),
+        }
+    }
+
+    /// The standing order of `task_id` that approves `draft` for the operation
+    /// `(op_scope, op_id)`, with its use counted (the store's compare-and-swap re-checks life,
+    /// holder, room and the run's lease); `None` when none does, or the check fails.
+    async fn standing_order(&self, task_id: &str, lease_id: &str, op_scope: &str, op_id: &str, draft: &ProposalDraft) -> Option<String> {
+        let now = now_ms();
+        let candidates: Vec<String> = match self.inner.store.live_mandates_for_task(task_id, now).await {
+            Ok(live) => live.into_iter().filter(|m| crate::trust::mandate::covers_draft(&m.grant, draft)).map(|m| m.id).collect(),
+            Err(err) => {
+                tracing::warn!(error = %err, "could not read a task's standing orders; its proposal waits for the owner");
+                return None;
+            }
+        };
+        if candidates.is_empty() {
+            return None;
+        }
+        let tool = draft.kind().as_str();
+        match self.inner.store.use_mandate(&candidates, task_id, lease_id, op_scope, op_id, tool, now).await {
+            Ok(used) => used,
+            Err(err) => {
+                tracing::warn!(error = %err, "could not count a use of a standing order; the proposal waits for the owner");
+                None
+            }
         }
     }
 
@@ -693,7 +747,23 @@ impl Proposer {
         sources: Vec<OutsideSource>,
         draft: ProposalDraft,
     ) -> Result<ProposalRow> {
-        self.gate.prepare(key, fence, chat_run, origin, sources, draft).await
+        self.gate.prepare(key, fence, chat_run, origin, sources, draft, None).await
+    }
+
+    /// Stores a task's `draft` under `key`, fenced to the run's lease: like
+    /// [`Proposer::prepare`], except that a standing order of the task that covers the draft
+    /// approves it for `operation` (the key's scope and id), checked and counted by the gate —
+    /// never by the caller, which can only name the operation it is.
+    pub async fn prepare_for_task(
+        &self,
+        key: &str,
+        fence: (&str, &str),
+        operation: (&str, &str),
+        origin: ProposalOrigin,
+        sources: Vec<OutsideSource>,
+        draft: ProposalDraft,
+    ) -> Result<ProposalRow> {
+        self.gate.prepare(key, Some(fence), None, origin, sources, draft, Some(operation)).await
     }
 
     /// A proposal as it is now (to tell a later run how an earlier one was decided).

@@ -5,7 +5,7 @@
 //! pause commits (and withdraws what the run had awaiting review).
 
 use hearth_protocol::mandates::{
-    Mandate, MandateGrantParams, MandateHolder, MandateListParams, MandateListResponse, MandateRevokeParams,
+    Mandate, MandateGrant, MandateGrantParams, MandateHolder, MandateListParams, MandateListResponse, MandateRevokeParams,
 };
 use hearth_protocol::tasks::{TaskControl, TaskControlParams, TaskStatus};
 
@@ -23,8 +23,16 @@ impl Hearth {
         Ok(MandateListResponse { mandates: self.store.mandates(params.holder.as_ref()).await? })
     }
 
-    /// Grants a standing order to a task or a schedule that exists.
+    /// Grants a standing order to a task or a schedule that exists. A mail grant's recipients
+    /// are normalized as a draft's are (so the check at the gate compares like with like).
     pub async fn mandate_grant(&self, params: &MandateGrantParams) -> Result<Mandate> {
+        let mut params = params.clone();
+        if let MandateGrant::SendMail { recipients } = &mut params.grant {
+            for address in recipients.iter_mut() {
+                *address = crate::approvals::normalize_address(address).map_err(CoreError::InvalidInput)?;
+            }
+        }
+        let params = &params;
         params.validate()?;
         let exists = match &params.holder {
             MandateHolder::Task { task_id } => self.store.get_task(task_id).await?.is_some(),

@@ -13,8 +13,8 @@ use sqlx::sqlite::SqliteRow;
 use super::Store;
 use crate::error::{CoreError, Result};
 
-const COLUMNS: &str =
-    "id, holder_kind, holder_id, grant_kind, origin, max_uses, window_ms, uses, window_start, expires_at, created_at, revoked_at";
+const COLUMNS: &str = "id, holder_kind, holder_id, grant_kind, origin, recipients, max_uses, window_ms, uses, window_start, \
+                       expires_at, created_at, revoked_at";
 
 /// The most mandates listed.
 const MAX_LISTED: i64 = 500;
@@ -30,7 +30,11 @@ fn mandate(row: &SqliteRow) -> Result<Mandate> {
         _ => return Err(corrupt("holder")),
     };
     let grant_kind: String = row.try_get("grant_kind")?;
-    let grant = MandateGrant::from_stored(&grant_kind, row.try_get("origin")?).ok_or_else(|| corrupt("grant"))?;
+    let recipients = match row.try_get::<Option<String>, _>("recipients")? {
+        Some(json) => Some(serde_json::from_str::<Vec<String>>(&json).map_err(|_| corrupt("recipient list"))?),
+        None => None,
+    };
+    let grant = MandateGrant::from_stored(&grant_kind, row.try_get("origin")?, recipients).ok_or_else(|| corrupt("grant"))?;
     let window = MandateWindow::from_millis(row.try_get("window_ms")?).ok_or_else(|| corrupt("window"))?;
     let count = |name: &str| -> Result<u32> {
         let n: i64 = row.try_get(name)?;
@@ -57,8 +61,8 @@ impl Store {
         let mut writer = self.writer().await;
         let row = sqlx::query(&format!(
             "INSERT INTO mandates (id, holder_kind, holder_id, grant_kind, origin, max_uses, window_ms, uses, window_start,
-                                   expires_at, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8, ?9, ?8) RETURNING {COLUMNS}"
+                                   expires_at, created_at, recipients)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8, ?9, ?8, ?10) RETURNING {COLUMNS}"
         ))
         .bind(&id)
         .bind(params.holder.kind_str())
@@ -69,6 +73,7 @@ impl Store {
         .bind(params.window.millis())
         .bind(now)
         .bind(now.saturating_add(params.lasts_ms))
+        .bind(params.grant.recipients().map(serde_json::to_string).transpose()?)
         .fetch_one(&mut *writer)
         .await?;
         mandate(&row)

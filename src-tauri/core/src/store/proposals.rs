@@ -46,6 +46,22 @@ pub struct ProposalRow {
     pub request_hash: Option<String>,
     /// The outside content in the agent's context when it asked.
     pub sources: Vec<OutsideSource>,
+    /// The standing order that approved it in the owner's place.
+    pub mandate_id: Option<String>,
+}
+
+/// A standing order's use, counted for the operation a task's proposal is keyed by, that
+/// approves the proposal as it is stored (see [`Store::insert_proposal`]).
+#[derive(Debug, Clone, Copy)]
+pub struct MandatedClaim<'a> {
+    /// The mandate a use was counted against.
+    pub mandate_id: &'a str,
+    /// The operation's scope (the use's key).
+    pub op_scope: &'a str,
+    /// The operation's id.
+    pub op_id: &'a str,
+    /// The process that will carry it out.
+    pub executor: &'a str,
 }
 
 impl ProposalRow {
@@ -79,6 +95,7 @@ impl ProposalRow {
             request_hash: row.try_get("request_hash")?,
             sources: serde_json::from_str(&row.try_get::<String, _>("sources")?)
                 .map_err(|err| CoreError::CorruptRow(format!("stored proposal has unreadable sources ({err})")))?,
+            mandate_id: row.try_get("mandate_id")?,
         })
     }
 
@@ -97,12 +114,13 @@ impl ProposalRow {
             receipt: self.receipt.clone(),
             error: self.error.clone(),
             sources: self.sources.clone(),
+            mandate_id: self.mandate_id.clone(),
         }
     }
 }
 
 const COLUMNS: &str = "id, key, task_id, kind, draft, connection_id, account, target, target_version, hash, status,
-     created_at, expires_at, receipt, error, origin, executor, request_hash, sources";
+     created_at, expires_at, receipt, error, origin, executor, request_hash, sources, mandate_id";
 
 /// How inserting a proposal went.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,11 +141,19 @@ impl Store {
     ///
     /// With `chat_run`, nothing is inserted once that chat run has ended (stopped, finished,
     /// failed), checked in the same transaction.
+    ///
+    /// With `mandated` (a task's proposal only) it is stored already claimed — `executing` by
+    /// the claim's executor, approved by that standing order — when, in the same transaction,
+    /// the mandate is still live and a use of it is recorded for this very operation; otherwise
+    /// it waits for the owner like any other. Stored claimed, it raises no review notice, and a
+    /// crash before it is carried out leaves it `executing`, which start-up makes
+    /// `outcome_unknown` for the owner.
     pub async fn insert_proposal(
         &self,
         new: &ProposalRow,
         fence: Option<(&str, &str)>,
         chat_run: Option<&str>,
+        mandated: Option<MandatedClaim<'_>>,
     ) -> Result<Option<InsertOutcome>> {
         let (kind, draft) = split_draft(&new.draft)?;
         let now = now_ms();
@@ -154,10 +180,25 @@ impl Store {
             tx.rollback().await?;
             return Ok(None);
         }
+        let mandated = match (mandated, fence) {
+            (Some(claim), Some(_)) => sqlx::query(
+                "SELECT 1 FROM mandates m JOIN mandate_uses u ON u.mandate_id = m.id
+                 WHERE m.id = ?1 AND u.op_scope = ?2 AND u.op_id = ?3 AND m.revoked_at IS NULL AND m.expires_at > ?4",
+            )
+            .bind(claim.mandate_id)
+            .bind(claim.op_scope)
+            .bind(claim.op_id)
+            .bind(now)
+            .fetch_optional(&mut *tx)
+            .await?
+            .map(|_| claim),
+            (Some(_), None) | (None, _) => None,
+        };
         let inserted = sqlx::query(
             "INSERT INTO proposals (id, key, task_id, kind, draft, connection_id, account, target, target_version, hash,
-                 status, created_at, expires_at, origin, request_hash, sources)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'awaiting_review', ?11, ?12, ?13, ?14, ?15)
+                 status, created_at, expires_at, origin, request_hash, sources, mandate_id, executor, decided_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, CASE WHEN ?16 IS NULL THEN 'awaiting_review' ELSE 'executing' END,
+                     ?11, ?12, ?13, ?14, ?15, ?16, ?17, CASE WHEN ?16 IS NULL THEN NULL ELSE ?11 END)
              ON CONFLICT (key) DO NOTHING",
         )
         .bind(&new.id)
@@ -175,6 +216,8 @@ impl Store {
         .bind(new.origin.as_str())
         .bind(&new.request_hash)
         .bind(serde_json::to_string(&new.sources)?)
+        .bind(mandated.map(|m| m.mandate_id))
+        .bind(mandated.map(|m| m.executor))
         .execute(&mut *tx)
         .await?
         .rows_affected()
@@ -200,8 +243,13 @@ impl Store {
         } else {
             InsertOutcome::Changed(stored)
         };
+        // The task's current action: a proposal waiting for the owner, or one a standing order
+        // approved as it was stored (its claim and settle re-check that it is).
+        let current = |row: &ProposalRow, created: bool| {
+            row.status == ProposalStatus::AwaitingReview || (created && row.status == ProposalStatus::Executing && row.mandate_id.is_some())
+        };
         if let (Some(_), InsertOutcome::Created(row) | InsertOutcome::Existing(row)) = (fence, &outcome)
-            && row.status == ProposalStatus::AwaitingReview
+            && current(row, matches!(outcome, InsertOutcome::Created(_)))
         {
             sqlx::query("UPDATE tasks SET action_id = ?4 WHERE id = ?1 AND lease_id = ?2 AND status = 'running' AND lease_expires_at > ?3")
                 .bind(task_id)

@@ -138,7 +138,7 @@ async fn hold(ctx: &ToolContext, tool: ToolName, args: Value, step: StepId, why:
         op_id: key.op_id.clone(),
         thread_id: ctx.scope.thread_id().map(str::to_owned),
     });
-    propose(ctx, &format!("held:{}", key.joined()), draft).await
+    propose(ctx, &format!("held:{}", key.joined()), None, draft).await
 }
 
 /// The standing order that lets a held call run, when one does: only inside a task (never a
@@ -297,16 +297,18 @@ impl<'a> Visitor for Dispatch<'a> {
                 Ok(draft) => draft,
                 Err(refused) => return refused,
             };
-            let key = self.ctx.scope.key(&self.step).joined();
-            propose(self.ctx, &key, draft).await
+            let key = self.ctx.scope.key(&self.step);
+            propose(self.ctx, &key.joined(), Some(&key), draft).await
         }
         .boxed()
     }
 }
 
 /// Stores `draft` for the owner's review under `key`, naming the outside content the run had
-/// read; a proposal still waiting ends the run.
-async fn propose(ctx: &ToolContext, key: &str, draft: ProposalDraft) -> ToolOutput {
+/// read; a proposal still waiting ends the run. A task's prepared draft names its `operation`,
+/// so that a standing order the gate finds covering it approves it there (its result then
+/// cites the order, and the run goes on).
+async fn propose(ctx: &ToolContext, key: &str, operation: Option<&super::OperationKey>, draft: ProposalDraft) -> ToolOutput {
     // A task's proposal is fenced to its lease in the insert itself; a chat's stops with
     // its run (the driver fires the run's Stop when the run ends).
     let fence = ctx.scope.task().map(|t| t.fence());
@@ -314,18 +316,36 @@ async fn propose(ctx: &ToolContext, key: &str, draft: ProposalDraft) -> ToolOutp
         return ToolOutput::error("The run was stopped, so nothing was prepared.");
     }
     let sources = ctx.provenance().map(trust::Provenance::sources).unwrap_or_default();
-    match ctx.proposer.prepare(key, fence, ctx.scope.chat_run(), ctx.scope.origin(), sources, draft).await {
+    let prepared = match (fence, operation) {
+        (Some(fence), Some(op)) => {
+            ctx.proposer.prepare_for_task(key, fence, (&op.scope, &op.op_id), ctx.scope.origin(), sources, draft).await
+        }
+        (Some(_), None) | (None, _) => ctx.proposer.prepare(key, fence, ctx.scope.chat_run(), ctx.scope.origin(), sources, draft).await,
+    };
+    match prepared {
         Ok(proposal) => {
             let waiting = matches!(proposal.status, ProposalStatus::AwaitingReview | ProposalStatus::Executing);
             let result = PrepareResult {
                 proposal_id: proposal.id.clone(),
                 kind: proposal.draft.kind(),
                 status: proposal.status,
-                note: decided_note(proposal.status, proposal.receipt.as_deref(), proposal.error.as_deref()),
+                note: match (&proposal.mandate_id, proposal.status) {
+                    (Some(_), ProposalStatus::Succeeded) => format!(
+                        "Done under a standing order the owner granted this task: {}",
+                        proposal.receipt.as_deref().unwrap_or("done")
+                    ),
+                    _ => decided_note(proposal.status, proposal.receipt.as_deref(), proposal.error.as_deref()),
+                },
             };
             let output = ToolOutput::ok(&serde_json::to_value(result).unwrap_or_default());
             // Waiting ends the run; a proposal decided already is a result the model reads.
-            if waiting { ToolOutput { outcome: Some(RunOutcome::WaitingApproval(proposal.id)), ..output } } else { output }
+            if waiting {
+                ToolOutput { outcome: Some(RunOutcome::WaitingApproval(proposal.id)), ..output }
+            } else if let Some(mandate) = &proposal.mandate_id {
+                cite_mandate(output, mandate)
+            } else {
+                output
+            }
         }
         Err(err) => ToolOutput::error(err.to_string()),
     }

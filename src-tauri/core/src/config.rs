@@ -75,6 +75,9 @@ pub struct ComputerConfig {
     /// Names and labels its container and volume (derived from the data folder by default, so
     /// two Hearth data folders on one machine get two computers).
     pub deployment: String,
+    /// How long one command may run before it is killed with the container
+    /// ([`crate::computer::command::TIME_LIMIT`] by default).
+    pub command_time_limit: std::time::Duration,
 }
 
 impl ComputerConfig {
@@ -83,7 +86,12 @@ impl ComputerConfig {
         use sha2::Digest;
         let digest = sha2::Sha256::digest(data_dir.to_string_lossy().as_bytes());
         let deployment = hex::encode(digest)[..12].to_owned();
-        Self { enabled: false, image: crate::computer::image::image_for(&deployment), deployment }
+        Self {
+            enabled: false,
+            image: crate::computer::image::image_for(&deployment),
+            deployment,
+            command_time_limit: crate::computer::command::TIME_LIMIT,
+        }
     }
 }
 

@@ -379,6 +379,15 @@ impl ApprovalGate {
                     // This process and this approval: a crash leaves a row whose claimant is
                     // known to be gone, and the owner reviews it.
                     let claimant = format!("{}:approval:{}", claim.executor, proposal.id);
+                    // A held call runs on (a command, a page): a Pause or Cancel of its task
+                    // stops it as it stops the task's run, while it runs.
+                    let _stop = match &proposal.task_id {
+                        Some(task_id) => match self.inner.tasks.stop_with_task(task_id, &cancel).await {
+                            Ok(stop) => Some(stop),
+                            Err(err) => return Err(ExecuteError::Rejected(format!("Hearth could not read the task ({err}).")))
+                        },
+                        None => None,
+                    };
                     runner.run(call, proposal.origin, proposal.task_id.as_deref(), claimant, cancel).await
                 }
                 None => Err(ExecuteError::Rejected("Hearth cannot run agent calls in this process.".into())),

@@ -271,8 +271,8 @@ impl Computer {
 
     /// The computer of the Hearth whose data folder is `data_dir`: its lock (`computer.lock`) and
     /// quarantine (`computer.quarantine`) are there, shared by every Hearth on that folder.
-    pub fn in_data_dir(spec: ComputerSpec, enabled: bool, data_dir: &std::path::Path) -> Self {
-        Self::with_files(spec, enabled, command::TIME_LIMIT, data_dir.join("computer.lock"), data_dir.join("computer.quarantine"))
+    pub fn in_data_dir(spec: ComputerSpec, enabled: bool, time_limit: Duration, data_dir: &std::path::Path) -> Self {
+        Self::with_files(spec, enabled, time_limit, data_dir.join("computer.lock"), data_dir.join("computer.quarantine"))
     }
 
     fn with_files(

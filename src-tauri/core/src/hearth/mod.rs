@@ -123,6 +123,7 @@ impl Hearth {
         let computer = Computer::in_data_dir(
             ComputerSpec::new(config.computer.image.clone(), &config.computer.deployment, OWNER),
             config.computer.enabled,
+            config.computer.command_time_limit,
             &config.data_dir,
         );
         let resolver = match config.browser_dns {

@@ -65,6 +65,31 @@ struct Inner {
     changes: broadcast::Sender<String>,
     stopping: CancellationToken,
     runs: TaskTracker,
+    /// The Stops of approved actions of tasks while they are carried out (a held call the owner
+    /// approved runs outside the task's run): by task, then by registration.
+    approved: Mutex<HashMap<String, HashMap<u64, CancellationToken>>>,
+    next_approved: std::sync::atomic::AtomicU64,
+}
+
+/// While alive, a Pause or Cancel of its task fires its Stop. See
+/// [`TaskEngine::stop_with_task`].
+#[derive(Debug)]
+pub struct ApprovedStop {
+    engine: TaskEngine,
+    task_id: String,
+    id: u64,
+}
+
+impl Drop for ApprovedStop {
+    fn drop(&mut self) {
+        let mut approved = lock(&self.engine.inner.approved);
+        if let Some(tokens) = approved.get_mut(&self.task_id) {
+            tokens.remove(&self.id);
+            if tokens.is_empty() {
+                approved.remove(&self.task_id);
+            }
+        }
+    }
 }
 
 /// The task engine. Cheap to clone; clones share everything.
@@ -99,6 +124,8 @@ impl TaskEngine {
                 changes,
                 stopping: CancellationToken::new(),
                 runs: TaskTracker::new(),
+                approved: Mutex::new(HashMap::new()),
+                next_approved: std::sync::atomic::AtomicU64::new(0),
             }),
         }
     }
@@ -270,6 +297,11 @@ impl TaskEngine {
                 if let Some(lease) = stopped_lease {
                     self.cancel_local(&task.id, &lease);
                 }
+                match params.control {
+                    // An approved action still being carried out stops with its task.
+                    TaskControl::Pause | TaskControl::Cancel => self.stop_approved(&task.id),
+                    TaskControl::Resume | TaskControl::Retry { .. } | TaskControl::Answer { .. } => {}
+                }
                 self.changed(&task.id);
                 if matches!(params.control, TaskControl::Resume | TaskControl::Retry { .. } | TaskControl::Answer { .. }) {
                     self.inner.wake.notify_one();
@@ -293,6 +325,35 @@ impl TaskEngine {
                  Check what it did, then choose \"Retry after review\"."
                     .into(),
             )),
+        }
+    }
+
+    /// Binds `cancel` — the Stop of an approved action of `task_id` being carried out — to the
+    /// task's own controls: a Pause or Cancel of the task fires it, as it fires a run's Stop.
+    /// Registered first and then checked, so a control committed before the registration is
+    /// seen by the check and one committed after it by the registration. Held while the action
+    /// runs.
+    pub async fn stop_with_task(&self, task_id: &str, cancel: &CancellationToken) -> Result<ApprovedStop> {
+        let id = self.inner.next_approved.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        lock(&self.inner.approved).entry(task_id.to_owned()).or_default().insert(id, cancel.clone());
+        let guard = ApprovedStop { engine: self.clone(), task_id: task_id.to_owned(), id };
+        let live = self
+            .inner
+            .store
+            .get_task(task_id)
+            .await?
+            .is_some_and(|task| matches!(task.status, TaskStatus::Running | TaskStatus::WaitingApproval));
+        if !live {
+            cancel.cancel();
+        }
+        Ok(guard)
+    }
+
+    fn stop_approved(&self, task_id: &str) {
+        if let Some(tokens) = lock(&self.inner.approved).get(task_id) {
+            for token in tokens.values() {
+                token.cancel();
+            }
         }
     }
 

@@ -9,7 +9,7 @@ mod handler;
 mod owner;
 
 pub use context::{TaskContext, TaskError};
-pub use engine::{EngineConfig, TaskEngine};
+pub use engine::{ApprovedStop, EngineConfig, TaskEngine};
 pub use handler::{BoxTaskFuture, TaskHandler, TaskOutcome};
 pub use owner::{Liveness, ProcessIdentity};
 

@@ -124,9 +124,9 @@ tool_names! {
     WriteComputerFile = "write_computer_file" => Effect,
     /// Create a folder in the computer's workspace.
     MkdirComputer = "mkdir_computer" => Effect,
-    /// Copy a PDF from the computer into Files.
-    ImportComputerPdf = "import_computer_pdf" => Effect,
     /// Copy a PDF from Files into the computer.
+    ImportComputerPdf = "import_computer_pdf" => Effect,
+    /// Copy a PDF from the computer into Files.
     ExportComputerPdf = "export_computer_pdf" => Effect,
 }
 

@@ -379,12 +379,13 @@ impl Store {
     }
 
     /// At start-up: chat-scope rows left `dispatching` by chat runs that no longer run
-    /// (their process died, or they ended) become `outcome_unknown`.
+    /// (their process died, or they ended) become `outcome_unknown`. A call an approval ran is
+    /// left to [`Store::strand_orphan_owner_operations`], which asks whether its process lives.
     pub async fn strand_orphan_chat_operations(&self) -> Result<u64> {
         let done = sqlx::query(
             "UPDATE operations SET status = 'outcome_unknown', settled_at = ?1,
                  receipt = json_object('unknown', 'Hearth stopped while this was being performed, so it may or may not have happened.')
-             WHERE status = 'dispatching' AND scope LIKE 'thread:%'
+             WHERE status = 'dispatching' AND scope LIKE 'thread:%' AND claimant NOT LIKE '%:approval:%'
                AND NOT EXISTS (SELECT 1 FROM chat_runs WHERE chat_runs.id = operations.claimant AND chat_runs.status = 'running')",
         )
         .bind(now_ms())
@@ -393,19 +394,25 @@ impl Store {
         Ok(done.rows_affected())
     }
 
-    /// At start-up: the owner's own operations (`owner:` scopes, claimed by the process that
-    /// performed them) left `dispatching` by a process that is no longer running become
-    /// `outcome_unknown`.
+    /// At start-up: operations claimed by a process rather than by a run — the owner's own
+    /// (`owner:` scopes) and the calls an approval ran (claimant `<process>:approval:<id>`, in a
+    /// task's or a chat's scope) — left `dispatching` by a process that is no longer running
+    /// become `outcome_unknown`; a task's is flagged for the owner's review like a run's.
     pub async fn strand_orphan_owner_operations(&self, dead: impl Fn(&str) -> bool) -> Result<u64> {
-        let rows = sqlx::query("SELECT scope, op_id, claimant FROM operations WHERE status = 'dispatching' AND scope LIKE 'owner:%'")
-            .fetch_all(self.reader())
-            .await?;
+        let rows = sqlx::query(
+            "SELECT scope, op_id, claimant FROM operations
+             WHERE status = 'dispatching' AND (scope LIKE 'owner:%' OR claimant LIKE '%:approval:%')",
+        )
+        .fetch_all(self.reader())
+        .await?;
         let mut stranded = 0;
         for row in rows {
             let (scope, op_id, claimant): (String, String, Option<String>) = (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?);
             if !claimant.as_deref().is_none_or(&dead) {
                 continue;
             }
+            let mut writer = self.writer().await;
+            let mut tx = sqlx::Connection::begin(&mut *writer).await?;
             let done = sqlx::query(
                 "UPDATE operations SET status = 'outcome_unknown', settled_at = ?1,
                      receipt = json_object('unknown', 'Hearth stopped while this was being performed, so it may or may not have happened.')
@@ -415,9 +422,14 @@ impl Store {
             .bind(&scope)
             .bind(&op_id)
             .bind(&claimant)
-            .execute(&mut *self.writer().await)
-            .await?;
-            stranded += done.rows_affected();
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if done > 0 {
+                flag_scope_uncertain(&mut tx, &scope).await?;
+            }
+            tx.commit().await?;
+            stranded += done;
         }
         Ok(stranded)
     }

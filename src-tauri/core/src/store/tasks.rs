@@ -543,12 +543,16 @@ impl Store {
     }
 
     /// Operations left `dispatching` by runs of tasks that no longer run (paused, cancelled
-    /// while the run unwound): (scope, op id, claimant run, that run's process). The caller
+    /// while the run unwound), or by the approved calls of tasks waiting on them: (scope, op
+    /// id, claimant, its process). The caller
     /// strands those whose process is gone — a live second process's unwinding run is left
     /// to settle its own rows.
     pub async fn stopped_dispatching_operations(&self) -> Result<Vec<(String, String, String, Option<String>)>> {
         let rows = sqlx::query(
-            "SELECT o.scope, o.op_id, coalesce(o.claimant, ''), r.owner FROM operations o
+            // A call an approval ran is claimed `<process>:approval:<proposal>`: its process
+            // is the claimant's head (ProcessIdentity::liveness reads the first three parts).
+            "SELECT o.scope, o.op_id, coalesce(o.claimant, ''),
+                    coalesce(r.owner, CASE WHEN o.claimant LIKE '%:approval:%' THEN o.claimant END) FROM operations o
              LEFT JOIN task_runs r ON r.task_id = substr(o.scope, 6) AND r.id = o.claimant
              WHERE o.status = 'dispatching' AND o.scope LIKE 'task:%'
                AND substr(o.scope, 6) IN (SELECT id FROM tasks WHERE status <> 'running')",

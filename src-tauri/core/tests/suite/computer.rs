@@ -789,6 +789,38 @@ async fn owner_operations_cut_off_by_a_crash_become_outcome_unknown_at_start() {
     assert_eq!(count(hearth_core::store::journal::OpStatus::Dispatching).await, 1, "a live process's operation is left alone");
 }
 
+#[tokio::test]
+async fn an_approved_calls_operation_cut_off_by_a_crash_is_outcome_unknown_and_its_task_flagged_at_start() {
+    // A held call the owner approved runs under its task's scope, claimed by the approving
+    // process (`<process>:approval:<proposal>`); a crash mid-call leaves the row `dispatching`.
+    let dir = tempfile::tempdir().unwrap();
+    let task_id;
+    {
+        let hearth = hearth_core::Hearth::open(fast_config(dir.path())).await.unwrap();
+        let task = hearth.tasks().create(super::support::new_task("approved-crash", &json!({}))).await.unwrap();
+        // Not run again at start-up (which would settle its rows its own way).
+        hearth.task_control(&control_of(&task, hearth_protocol::tasks::TaskControl::Cancel)).await.unwrap();
+        task_id = task.id;
+        let scope = format!("task:{task_id}");
+        let key = hearth_core::store::journal::OpKey { scope: &scope, op_id: "held-op" };
+        let claimant = "dead-boot:1:1:approval:proposal-1";
+        assert!(hearth.store().insert_operation(key, "run_computer_command", "{}", "h", claimant, None).await.unwrap());
+        let me = hearth_core::tasks::ProcessIdentity::current();
+        let alive = hearth_core::store::journal::OpKey { scope: &scope, op_id: "held-live" };
+        let claimant = format!("{}:approval:proposal-2", me.as_str());
+        assert!(hearth.store().insert_operation(alive, "run_computer_command", "{}", "h", &claimant, None).await.unwrap());
+    }
+    let hearth = hearth_core::Hearth::open(fast_config(dir.path())).await.unwrap();
+    let scope = format!("task:{task_id}");
+    let count = |status| {
+        let (hearth, scope) = (hearth.clone(), scope.clone());
+        async move { hearth.store().count_operations(&scope, status).await.unwrap() }
+    };
+    assert_eq!(count(hearth_core::store::journal::OpStatus::OutcomeUnknown).await, 1);
+    assert_eq!(count(hearth_core::store::journal::OpStatus::Dispatching).await, 1, "a live process's call is left alone");
+    assert!(hearth.store().get_task(&task_id).await.unwrap().unwrap().outcome_uncertain, "the task waits for the owner's review");
+}
+
 /// The helper inside the image, run directly (as Hearth runs it, but past Hearth's own path
 /// checks): its own guard refuses what Hearth would, and a write whose input was cut short
 /// changes nothing.

@@ -101,6 +101,11 @@ impl ModelAgent {
                 provenance.record(hearth_protocol::provenance::OutsideSource::new(hearth_protocol::provenance::SourceKind::EndpointClient, &thread_id), "");
             }
             let owner_wrote = ctx.scope().origin() == hearth_protocol::approvals::ProposalOrigin::OwnerChat && !by_endpoint;
+            if owner_wrote {
+                // The owner's own thread, rebuilt from Hearth's log (never a client's messages):
+                // its earlier cards are told as they stand now.
+                refresh_decisions(&ctx.proposer, &mut request.messages).await;
+            }
             provenance.seed_from_history(&request.messages, owner_wrote);
         }
         let asked = super::last_user_text(&input).unwrap_or_default();
@@ -286,6 +291,34 @@ async fn close_reasoning(out: &Emitter, id: &mut Option<String>) -> Result<(), S
         out.send(Event::ReasoningEnd(ReasoningEndEvent { message_id, ..Default::default() })).await?;
     }
     Ok(())
+}
+
+/// An earlier turn's card as it stands now: a tool result that said "the owner reviews this"
+/// is rewritten with the owner's decision and, once carried out, its receipt (a held call's
+/// result) — so the model neither asks for it again under a new call nor thinks it is still
+/// waiting. Only results that are exactly a prepared proposal's answer are touched.
+async fn refresh_decisions(proposer: &crate::approvals::Proposer, messages: &mut [Message]) {
+    use hearth_protocol::approvals::{PrepareResult, ProposalStatus};
+    for message in messages {
+        let Message::ToolResult { content, .. } = message else { continue };
+        let Ok(prepared) = serde_json::from_str::<PrepareResult>(content) else { continue };
+        if !matches!(prepared.status, ProposalStatus::AwaitingReview | ProposalStatus::Executing) {
+            continue;
+        }
+        let now = match proposer.current(&prepared.proposal_id).await {
+            Ok(now) if now.status != prepared.status => now,
+            Ok(_) => continue,
+            Err(err) => {
+                tracing::debug!(error = %err, "an earlier card could not be read; its result is left as it was");
+                continue;
+            }
+        };
+        let note = crate::tools::decided_note(now.status, now.receipt.as_deref(), now.error.as_deref());
+        let updated = PrepareResult { status: now.status, note, ..prepared };
+        if let Ok(text) = serde_json::to_string(&updated) {
+            *content = text;
+        }
+    }
 }
 
 /// The AG-UI conversation as provider messages (user, assistant with its tool calls, tool

@@ -305,6 +305,45 @@ async fn a_later_turn_of_a_chat_that_read_hostile_content_is_still_held() {
 }
 
 #[tokio::test]
+async fn the_next_turn_tells_the_model_how_the_owner_decided_a_held_call_and_its_result() {
+    // Turn one reads the mail and obeys it (a card); the owner approves; turn two's request to
+    // the model carries the call's result as it stands now, not "the owner reviews this".
+    let (tool, args) = Ask::MemoryFact.call();
+    let hostile = obey_marker(tool.as_str(), &args);
+    let script = Script::new()
+        .turn(Reply::new().tool_call("read-1", "read_mail_thread", &[r#"{"threadId":"thread-hostile"}"#]))
+        .turn(Turn::Obey)
+        .turn(Reply::new().text(&["Noted."]));
+    let (hearth, server, _dir) = with_model(script).await;
+    Vector::Mail.plant(&hearth, &hostile).await;
+    let (thread, _, events) = start(&hearth, None, "What's new?").await;
+    collect(events).await;
+    settled(&hearth).await;
+    let card = hearth.approval_list().await.unwrap().remove(0);
+    let decided = decide(&hearth, &card, Decision::Approve).await;
+    assert_eq!(decided.status, ProposalStatus::Succeeded);
+    let (_, _, events) = start(&hearth, Some(&thread), "thanks").await;
+    collect(events).await;
+    settled(&hearth).await;
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let results = |body: &Value| -> Vec<Value> {
+        let messages = body["messages"].as_array().cloned().unwrap_or_default();
+        messages.into_iter().filter(|m| m["role"] == "tool").filter_map(|m| serde_json::from_str(m["content"].as_str()?).ok()).collect()
+    };
+    let prepared = |body: &Value| results(body).into_iter().find(|r| r["proposalId"] == json!(card.id));
+    let before = prepared(&requests[1].body);
+    assert!(before.is_none(), "the card did not exist before the second request");
+    let told = prepared(&requests[2].body).expect("turn two carries the held call's answer");
+    assert_eq!(told["status"], json!("succeeded"), "{told}");
+    assert!(told["note"].as_str().unwrap().contains("approved it and it was done"), "{told}");
+    // Exactly one fact: the model was told, and nothing asked for it again.
+    assert_eq!(effects(&hearth).await, Effects { memories: 1, ..NONE });
+    assert_eq!(hearth.approval_list().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
 async fn an_address_that_appears_in_what_was_read_opens_without_a_card_and_a_built_one_waits() {
     use hearth_core::tools::{StepId, dispatch};
     use hearth_protocol::approvals::ProposalOrigin;

@@ -76,7 +76,7 @@ impl Hearth {
                 };
                 let view = self
                     .schedules
-                    .create(&key, &spec, None, None, None, crate::store::now_ms())
+                    .create(&key, &spec, &[], None, None, None, crate::store::now_ms())
                     .await?
                     .ok_or_else(|| CoreError::Conflict("The schedule was not made; try again.".into()))?;
                 IdeaAccepted::Schedule(view.id)

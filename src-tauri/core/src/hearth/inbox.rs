@@ -32,7 +32,7 @@ impl Hearth {
         // Each press of Create is a new schedule.
         let key = format!("owner:activity:{}", uuid::Uuid::new_v4());
         self.schedules
-            .create(&key, &ScheduleSpec::from(params), None, None, None, now_ms())
+            .create(&key, &ScheduleSpec::from(params), &[], None, None, None, now_ms())
             .await?
             .ok_or_else(|| CoreError::Conflict("The schedule was not made; try again.".into()))
     }

@@ -81,10 +81,15 @@ impl Schedules {
 
     /// Creates a schedule under `key` (the same key returns the same schedule). `fence` and
     /// `chat_run` as for a delegated task: a run that no longer holds makes nothing (`None`).
+    ///
+    /// `sources` is the outside content it is made from (an approved card's; empty for the
+    /// owner's own words): every task it starts carries it.
+    #[expect(clippy::too_many_arguments, reason = "the schedule, its key and fences, and what it was made from")]
     pub async fn create(
         &self,
         key: &str,
         spec: &ScheduleSpec,
+        sources: &[hearth_protocol::provenance::OutsideSource],
         thread_id: Option<&str>,
         fence: Option<(&str, &str)>,
         chat_run: Option<&str>,
@@ -105,6 +110,7 @@ impl Schedules {
             next_due_at: rule.next_after(now),
             thread_id,
             goal_id: spec.goal_id.as_deref(),
+            sources,
         };
         let Some(row) = self.store.create_schedule(&new, fence, chat_run).await? else { return Ok(None) };
         let same = row.title == spec.title

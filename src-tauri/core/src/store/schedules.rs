@@ -10,6 +10,7 @@ use hearth_protocol::schedules::{
     DueOutcome, MAX_SCHEDULES, MissedRuns, Repeat, ScheduleRunView, ScheduleStatus, ScheduledJob,
 };
 use hearth_protocol::notifications::{NotificationKind, NotificationTarget};
+use hearth_protocol::provenance::OutsideSource;
 use hearth_protocol::tasks::{TaskKind, TaskStatus};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -20,7 +21,7 @@ use super::{Store, now_ms};
 use crate::error::{CoreError, Result};
 
 const COLUMNS: &str = "id, title, job, instructions, rule, time_zone, missed, status, anchor_at, cursor_at, next_due_at, \
-     thread_id, goal_id, created_at";
+     thread_id, goal_id, created_at, sources";
 
 /// A stored schedule.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +54,8 @@ pub struct ScheduleRow {
     pub goal_id: Option<String>,
     /// Created.
     pub created_at: i64,
+    /// The outside content it was made from (an approved card's), which every run starts from.
+    pub sources: Vec<OutsideSource>,
 }
 
 impl ScheduleRow {
@@ -73,6 +76,10 @@ impl ScheduleRow {
             anchor_at: row.try_get("anchor_at")?,
             cursor_at: row.try_get("cursor_at")?,
             next_due_at: row.try_get("next_due_at")?,
+            // Unreadable: counted as outside content all the same (the safe side).
+            sources: serde_json::from_str(&row.try_get::<String, _>("sources")?).unwrap_or_else(|_| {
+                vec![OutsideSource::new(hearth_protocol::provenance::SourceKind::TaskReport, "the content this schedule was made from")]
+            }),
             thread_id: row.try_get("thread_id")?,
             goal_id: row.try_get("goal_id")?,
             created_at: row.try_get("created_at")?,
@@ -113,6 +120,8 @@ pub struct NewSchedule<'a> {
     pub thread_id: Option<&'a str>,
     /// The goal its runs work on.
     pub goal_id: Option<&'a str>,
+    /// The outside content it is made from (empty: the owner's own words).
+    pub sources: &'a [OutsideSource],
 }
 
 /// What a tick writes for one schedule.
@@ -151,8 +160,8 @@ impl Store {
         let (fence_task, fence_lease) = fence.unwrap_or_default();
         let inserted = sqlx::query(&format!(
             "INSERT INTO schedules (id, idempotency_key, title, job, instructions, rule, time_zone, missed, status,
-                                    anchor_at, cursor_at, next_due_at, thread_id, created_at, updated_at, goal_id)
-             SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'active', ?9, ?9, ?10, ?11, ?9, ?9, ?16
+                                    anchor_at, cursor_at, next_due_at, thread_id, created_at, updated_at, goal_id, sources)
+             SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'active', ?9, ?9, ?10, ?11, ?9, ?9, ?16, ?17
              WHERE (SELECT count(*) FROM schedules) < ?12
                AND (?13 = '' OR EXISTS (SELECT 1 FROM tasks WHERE id = ?13 AND lease_id = ?14 AND status = 'running'
                                       AND lease_expires_at > ?9))
@@ -176,6 +185,7 @@ impl Store {
         .bind(fence_lease)
         .bind(chat_run.unwrap_or_default())
         .bind(new.goal_id)
+        .bind(serde_json::to_string(new.sources)?)
         .fetch_optional(&mut *self.writer().await)
         .await?;
         if let Some(row) = inserted {
@@ -465,6 +475,9 @@ async fn insert_run_task(
     let mut input = serde_json::json!({ "title": s.title, "instructions": s.instructions, "scheduleId": s.id, "dueAt": due_at });
     if let Some(goal) = &s.goal_id {
         input["goalId"] = serde_json::Value::String(goal.clone());
+    }
+    if !s.sources.is_empty() {
+        input["outsideSources"] = serde_json::to_value(&s.sources)?;
     }
     let inserted = sqlx::query(
         "INSERT INTO tasks (id, idempotency_key, kind, title, status, input, thread_id, schedule_id, created_at, updated_at, status_note)

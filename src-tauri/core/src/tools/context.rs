@@ -234,15 +234,17 @@ impl TaskDesk {
 
     /// Makes a schedule under `key` (the same key and rule returns it; a changed one is a
     /// conflict), fenced like [`TaskDesk::create`].
+    #[expect(clippy::too_many_arguments, reason = "the schedule, its key and fences, and what it was made from")]
     pub async fn schedule(
         &self,
         key: &str,
         spec: &ScheduleSpec,
+        sources: &[hearth_protocol::provenance::OutsideSource],
         thread_id: Option<&str>,
         fence: Option<(&str, &str)>,
         chat_run: Option<&str>,
     ) -> Result<ScheduleView> {
-        self.schedules.create(key, spec, thread_id, fence, chat_run, crate::store::now_ms()).await?.ok_or_else(|| {
+        self.schedules.create(key, spec, sources, thread_id, fence, chat_run, crate::store::now_ms()).await?.ok_or_else(|| {
             CoreError::Conflict("This run no longer holds its task (it was stopped, paused, cancelled or interrupted), so it scheduled nothing.".into())
         })
     }

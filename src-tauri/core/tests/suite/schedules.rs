@@ -48,7 +48,7 @@ async fn each_missed_run_policy_applies_exactly_after_a_restart() {
         for policy in MissedRuns::ALL {
             let view = hearth
                 .schedules()
-                .create(&format!("test:{}", policy.as_str()), &hourly(policy.as_str(), policy), None, None, None, T0)
+                .create(&format!("test:{}", policy.as_str()), &hourly(policy.as_str(), policy), &[], None, None, None, T0)
                 .await
                 .unwrap()
                 .unwrap();
@@ -98,7 +98,7 @@ async fn two_processes_never_run_one_due_time_twice() {
         for i in 0..schedules {
             hearth
                 .schedules()
-                .create(&format!("race:{i}"), &hourly(&format!("race {i}"), MissedRuns::RunEach), None, None, None, T0)
+                .create(&format!("race:{i}"), &hourly(&format!("race {i}"), MissedRuns::RunEach), &[], None, None, None, T0)
                 .await
                 .unwrap()
                 .unwrap();
@@ -154,7 +154,7 @@ async fn a_weekly_schedule_in_paris_fires_at_the_shifted_instant_on_the_spring_f
         missed: MissedRuns::Skip,
         goal_id: None,
     };
-    let view = t.hearth.schedules().create("test:paris", &spec, None, None, None, created).await.unwrap().unwrap();
+    let view = t.hearth.schedules().create("test:paris", &spec, &[], None, None, None, created).await.unwrap().unwrap();
     let gap_run = 1_774_747_800_000; // 2026-03-29T01:30:00Z
     assert_eq!(view.next_run_at, Some(gap_run));
     assert_eq!(t.hearth.schedules().fire_due(gap_run - 1).await.unwrap(), 0, "not yet");
@@ -175,12 +175,12 @@ async fn a_reminder_run_notifies_once_and_a_failed_scheduled_run_notifies_as_a_s
         hearth_core::tasks::TaskOutcome::Failed("The news site did not answer.".into())
     });
     let mut changes = engine.subscribe();
-    let remind = t.hearth.schedules().create("test:remind", &hourly("Check the garden", MissedRuns::Skip), None, None, None, T0)
+    let remind = t.hearth.schedules().create("test:remind", &hourly("Check the garden", MissedRuns::Skip), &[], None, None, None, T0)
         .await
         .unwrap()
         .unwrap();
     let agent = ScheduleSpec { job: ScheduledJob::Agent, ..hourly("Summarize the news", MissedRuns::Skip) };
-    let agent = t.hearth.schedules().create("test:agent", &agent, None, None, None, T0).await.unwrap().unwrap();
+    let agent = t.hearth.schedules().create("test:agent", &agent, &[], None, None, None, T0).await.unwrap().unwrap();
     assert_eq!(t.hearth.schedules().fire_due(T0 + HOUR + 10).await.unwrap(), 2);
     engine.tick().await.unwrap();
     engine_idle(&engine, &mut changes).await;
@@ -225,7 +225,7 @@ async fn a_reminder_run_notifies_once_and_a_failed_scheduled_run_notifies_as_a_s
 #[tokio::test]
 async fn run_now_makes_one_run_per_operation_id() {
     let t = open().await;
-    let view = t.hearth.schedules().create("test:run-now-id", &hourly("Water", MissedRuns::Skip), None, None, None, T0).await.unwrap().unwrap();
+    let view = t.hearth.schedules().create("test:run-now-id", &hourly("Water", MissedRuns::Skip), &[], None, None, None, T0).await.unwrap().unwrap();
     let press = |id: &str| ScheduleControlParams {
         schedule_id: view.id.clone(),
         action: ScheduleAction::RunNow,

@@ -291,7 +291,7 @@ async fn a_recurring_run_cut_off_with_nothing_in_doubt_runs_again_by_itself() {
             time_zone: "UTC".into(),
             missed: hearth_protocol::schedules::MissedRuns::Skip,
             goal_id: None,
-        }, None, None, None, hearth_core::store::now_ms())
+        }, &[], None, None, None, hearth_core::store::now_ms())
         .await
         .unwrap()
         .unwrap();

@@ -536,6 +536,25 @@ async fn an_approved_task_made_after_outside_content_carries_its_sources() {
     assert!(sources.iter().any(|s| s.kind == SourceKind::Mail), "{sources:?}");
 }
 
+#[tokio::test]
+async fn every_run_of_an_approved_schedule_made_after_outside_content_carries_its_sources() {
+    let (hearth, _server, _dir, card) = injected(Vector::Mail, Ask::AgentSchedule).await;
+    decide(&hearth, &card, Decision::Approve).await;
+    let schedules = hearth.schedule_list().await.unwrap().schedules;
+    assert_eq!(schedules.len(), 1);
+    // Two due times, far apart: two runs, each starting from the mail, not the owner's words.
+    let next = schedules[0].next_run_at.expect("an active schedule has a next run");
+    let fired = hearth.schedules().fire_due(next + 7 * 24 * 60 * 60 * 1000).await.unwrap();
+    assert!(fired >= 1, "{fired}");
+    let tasks = hearth.store().list_tasks(10).await.unwrap();
+    assert!(!tasks.is_empty());
+    for task in &tasks {
+        let sources: Vec<hearth_protocol::provenance::OutsideSource> =
+            serde_json::from_value(task.input["outsideSources"].clone()).unwrap_or_else(|err| panic!("{err}: {}", task.input));
+        assert!(sources.iter().any(|s| s.kind == SourceKind::Mail), "{sources:?}");
+    }
+}
+
 /// A page action that types or chooses hands text to the page's scripts: held like a click.
 /// A held call asked again (a re-dispatched turn) finds the same card, whatever else was read
 /// in between.

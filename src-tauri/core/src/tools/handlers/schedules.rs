@@ -189,7 +189,10 @@ impl DirectTool for ScheduleTask {
         }
         let key = ctx.scope.key(step).joined();
         let fence = ctx.scope.task().map(|t| t.fence());
-        match ctx.desk.schedule(&key, &spec, ctx.scope.thread_id(), fence, ctx.scope.chat_run()).await {
+        // Asked for after the agent read content from outside the owner, and approved on its
+        // card: each of its runs starts from that, not from the owner's own words.
+        let outside = ctx.scope.approved_sources();
+        match ctx.desk.schedule(&key, &spec, &outside, ctx.scope.thread_id(), fence, ctx.scope.chat_run()).await {
             Ok(view) => {
                 let result = ScheduleTaskResult {
                     when: view.repeat.describe(),

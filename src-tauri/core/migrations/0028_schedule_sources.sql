@@ -1,0 +1,5 @@
+-- A schedule the agent asked for after reading content from outside the owner, approved on its
+-- card, records that content (a JSON array of {kind, detail}), and every task it starts carries
+-- it (`outsideSources`), so each run starts from what the schedule was made from, not from the
+-- owner's own words (issue 31).
+ALTER TABLE schedules ADD COLUMN sources TEXT NOT NULL DEFAULT '[]';

@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
-# Runs every test: unit, property and integration tests of every crate, the wasm builds on
-# both toolchain paths, and the end-to-end test through the real webview under Xvfb.
-# Installs what is missing first (idempotent) and starts the services it needs itself.
+# Runs every test: formatting and lints, unit, property and integration tests of every crate,
+# the per-change performance gate, the wire types on wasm, and the end-to-end test through the
+# real webview under Xvfb. Installs what is missing first (idempotent) and starts the services
+# it needs itself. Each phase logs how long it took (the README's times come from these lines).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
+
+phase_started=$SECONDS
+phase() {
+  log "phase done in $((SECONDS - phase_started)) s; next: $*"
+  phase_started=$SECONDS
+}
+
+# Formatting first: it takes a second and says exactly what to run.
+cargo fmt --all --check >/dev/null || die "the tree is not formatted: run \`cargo fmt --all\` and commit the result"
 
 install_all
 install_tauri_driver
@@ -19,29 +29,27 @@ computer_base="$("$ROOT/scripts/computer-image.sh")"
 log "computer base image: $computer_base"
 
 prune_target
+phase "the UI (wasm)"
 
-# The app embeds ui/dist when it compiles, so the UI comes first.
+# The app embeds ui/dist when it compiles, so the UI comes first. It is built with rustup's
+# wasm32 target when that can be had, else with Debian's rustc-web (scripts/wasm-debian.sh
+# checks that path on demand; it is not built twice here).
 build_ui
+phase "unit, property and integration tests"
 
-log "unit, property and integration tests"
 cargo test --workspace --locked
+phase "lints (clippy, every target, warnings are errors)"
+
+cargo clippy --workspace --all-targets --locked -- -D warnings
+phase "the performance gate"
 
 # The per-change performance gate: instruction counts (callgrind) of the hot paths against the
 # committed baseline; fails on growth above 5% (scripts/perf-gate.sh --update to accept one).
 bash "$ROOT/scripts/perf-gate.sh"
+phase "the wire types on wasm"
 
-log "wasm: the wire types and the UI on both toolchain paths (rustup target, Debian rustc-web + build-std)"
-if [ "$(HEARTH_WASM_TOOLCHAIN=auto wasm_toolchain)" = rustup ]; then
-  build_wasm_crate rustup hearth-protocol "" debug >/dev/null
-else
-  log "rustup's wasm32 target is unavailable here; checking the Debian path only"
-fi
-build_wasm_crate debian hearth-protocol "" debug >/dev/null
-debian_ui="$(build_wasm_crate debian hearth-ui "--profile wasm-release" wasm-release)"
-debian_out="$(mktemp -d)"
-wasm-bindgen --target web --no-typescript --remove-name-section --out-dir "$debian_out" --out-name ui "$debian_ui/hearth-ui.wasm"
-[ -s "$debian_out/ui_bg.wasm" ] || die "the Debian-path UI build produced no wasm"
-rm -rf "$debian_out"
+build_wasm_crate "$(wasm_toolchain)" hearth-protocol "" debug >/dev/null
+phase "end-to-end through the webview"
 
 log "end-to-end through the webview (tauri-driver + WebKitWebDriver under Xvfb)"
 # cargo builds the app binary for this test (CARGO_BIN_EXE_hearth-e2e) with the test's
@@ -61,3 +69,4 @@ timeout --kill-after=30 1500 env RUST_BACKTRACE=0 xvfb-run -a --server-args="-sc
     log "$(chromium --version 2>/dev/null | head -n 1); free: $(df -h --output=avail /tmp | tail -n 1 | tr -d ' ') in /tmp, $(df -h --output=avail "$CARGO_TARGET_DIR" | tail -n 1 | tr -d ' ') for the build; load: $(cut -d' ' -f1-3 /proc/loadavg)"
     die "the end-to-end phase failed or ran past 25 minutes (exit $code)"
   }
+phase "nothing: every test passed"

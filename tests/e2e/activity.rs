@@ -1,5 +1,6 @@
 //! Activity, end to end: a delegated task's live status in its card, the task in Activity,
-//! Answer and Cancel applied through the real controls, updates pushed without reload.
+//! Answer and Cancel applied through the real controls, a standing order granted and revoked
+//! on its page, updates pushed without reload.
 
 use hearth_testkit::TestHome;
 use hearth_testkit::webdriver::Session;
@@ -30,6 +31,27 @@ async fn a_delegated_task_is_live_in_its_card_and_controllable_in_activity() {
     session.find("#task-answer-send").await.click().await.unwrap();
     session.until_texts(".task-run", "a second run happened", |t| t.len() == 2).await;
     session.until_texts(".task-detail .task-status", "it waits again", |t| t.len() == 1 && t[0].contains("waiting")).await;
+
+    // A standing order, granted and revoked on the task page: the rows are the oracle.
+    let store = hearth_core::store::Store::open(&home.data_dir().join("hearth.db"), std::time::Duration::from_secs(5)).await.unwrap();
+    session.find(".mandate-grant-form select").await.select_by_value("send_mail").await.unwrap();
+    session.find(".mandate-scope").await.send_keys("Friend <friend@EXAMPLE.com>, team@example.com").await.unwrap();
+    session.find("button.mandate-grant").await.click().await.unwrap();
+    session
+        .until_texts(".mandate .mandate-grant", "the order is listed", |t| {
+            t == ["Send email to friend@example.com, team@example.com"]
+        })
+        .await;
+    let granted = store.mandates(None).await.unwrap();
+    assert_eq!(granted.len(), 1);
+    assert_eq!(
+        granted[0].grant,
+        hearth_protocol::mandates::MandateGrant::SendMail { recipients: vec!["friend@example.com".into(), "team@example.com".into()] }
+    );
+    assert!(granted[0].revoked_at.is_none());
+    session.find(".mandate .mandate-revoke").await.click().await.unwrap();
+    session.until_texts(".mandate .mandate-state", "the order shows revoked", |t| t.len() == 1 && t[0].starts_with("revoked")).await;
+    assert!(store.mandate(&granted[0].id).await.unwrap().unwrap().revoked_at.is_some(), "revoked in the store");
 
     // Cancel: the status changes and the controls that no longer apply disappear.
     session.find("#task-cancel").await.click().await.unwrap();

@@ -236,7 +236,9 @@ impl MandateGrantParams {
         }
         match &self.grant {
             MandateGrant::SiteActions { origin } => check_origin(origin),
-            MandateGrant::SendMail { recipients } => check_recipients(recipients),
+            // Bounded here; the core normalizes each address as a draft's are, then checks them
+            // with [`check_recipients`].
+            MandateGrant::SendMail { recipients } => check_recipient_list(recipients),
             MandateGrant::ComputerCommands | MandateGrant::RememberFacts => Ok(()),
         }
     }
@@ -266,6 +268,20 @@ fn check_holder(holder: &MandateHolder) -> Result<(), IpcError> {
         return Err(IpcError::invalid("Name the task or schedule the standing order is for."));
     }
     Ok(())
+}
+
+/// A mail grant, as the window sends it: 1 to [`MAX_MANDATE_RECIPIENTS`] entries, each short
+/// enough to be an address (a name and `<address>` is fine; the core takes the address out).
+pub fn check_recipient_list(recipients: &[String]) -> Result<(), IpcError> {
+    if recipients.is_empty() || recipients.len() > MAX_MANDATE_RECIPIENTS {
+        return Err(IpcError::invalid(format!(
+            "A standing order to send mail names 1 to {MAX_MANDATE_RECIPIENTS} recipients."
+        )));
+    }
+    match recipients.iter().find(|r| r.trim().is_empty() || r.len() > 400) {
+        Some(bad) => Err(IpcError::invalid(format!("{bad:?} is not an email address like friend@example.com."))),
+        None => Ok(()),
+    }
 }
 
 /// A mail grant names 1 to [`MAX_MANDATE_RECIPIENTS`] distinct bare addresses, each already
@@ -355,5 +371,8 @@ mod tests {
         assert!(check_recipients(&["a@b.example".into(), "a@b.example".into()]).is_err());
         let many: Vec<String> = (0..=MAX_MANDATE_RECIPIENTS).map(|i| format!("p{i}@example.com")).collect();
         assert!(check_recipients(&many).is_err());
+        assert!(check_recipient_list(&["Friend <friend@EXAMPLE.com>".into()]).is_ok(), "the core normalizes it");
+        assert!(check_recipient_list(&[" ".into()]).is_err());
+        assert!(check_recipient_list(&many).is_err());
     }
 }

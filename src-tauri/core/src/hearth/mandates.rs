@@ -34,6 +34,9 @@ impl Hearth {
         }
         let params = &params;
         params.validate()?;
+        if let Some(recipients) = params.grant.recipients() {
+            hearth_protocol::mandates::check_recipients(recipients)?;
+        }
         let exists = match &params.holder {
             MandateHolder::Task { task_id } => self.store.get_task(task_id).await?.is_some(),
             MandateHolder::Schedule { schedule_id } => self.store.get_schedule(schedule_id).await?.is_some(),

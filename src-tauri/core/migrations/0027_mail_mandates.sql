@@ -1,6 +1,7 @@
 -- A standing order may send mail (issue 31, build point 3: "may send at most 3 emails a day to
--- these recipients"): grant kind 'send_mail' with its recipients (a JSON array of lower-cased
--- addresses). A proposal a standing order approved in the owner's place names it
+-- these recipients"): grant kind 'send_mail' with its recipients (a JSON array of normalized
+-- addresses); and send forms within one site: grant kind 'send_forms' with its origin (a
+-- 'site_actions' grant only opens that site's pages). A proposal a standing order approved in the owner's place names it
 -- (`proposals.mandate_id`), and its receipt cites it.
 --
 -- SQLite cannot change a CHECK constraint in place, so `mandates` is rebuilt. `mandate_uses`
@@ -10,7 +11,8 @@ CREATE TABLE mandates_new (
     id           TEXT PRIMARY KEY,
     holder_kind  TEXT NOT NULL CHECK (holder_kind IN ('task', 'schedule')),
     holder_id    TEXT NOT NULL,
-    grant_kind   TEXT NOT NULL CHECK (grant_kind IN ('computer_commands', 'site_actions', 'remember_facts', 'send_mail')),
+    grant_kind   TEXT NOT NULL CHECK (grant_kind IN
+        ('computer_commands', 'site_actions', 'remember_facts', 'send_mail', 'send_forms')),
     origin       TEXT,
     recipients   TEXT CHECK (recipients IS NULL OR json_valid(recipients)),
     max_uses     INTEGER NOT NULL CHECK (max_uses > 0),
@@ -45,3 +47,18 @@ CREATE INDEX mandates_holder ON mandates (holder_kind, holder_id);
 CREATE INDEX mandate_uses_mandate ON mandate_uses (mandate_id);
 
 ALTER TABLE proposals ADD COLUMN mandate_id TEXT;
+
+-- A send a standing order approved whose outcome is unknown (a lost answer, a crash while it was
+-- carried out) puts its task in doubt in the same statement: flagged for "Retry after review",
+-- and not left to run on (a task that is not running becomes interrupted; a running one ends in
+-- doubt at its next step). Without it a retried or recurring run could send it again unseen.
+CREATE TRIGGER proposals_mandated_doubt AFTER UPDATE OF status ON proposals
+WHEN NEW.status = 'outcome_unknown' AND NEW.mandate_id IS NOT NULL AND NEW.task_id IS NOT NULL
+BEGIN
+    UPDATE tasks SET outcome_uncertain = 1 WHERE id = NEW.task_id;
+    UPDATE tasks SET status = 'interrupted', question = NULL, lease_expires_at = NULL,
+                     updated_at = coalesce(NEW.decided_at, updated_at),
+                     error = 'An action of this run may or may not have happened. Check what it did, then choose "Retry after review".',
+                     status_note = 'Interrupted: An action of this run may or may not have happened. Check what it did, then choose "Retry after review".'
+     WHERE id = NEW.task_id AND status IN ('waiting_input', 'queued', 'scheduled', 'waiting_approval');
+END;

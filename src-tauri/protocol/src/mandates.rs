@@ -58,9 +58,13 @@ impl MandateHolder {
 pub enum MandateGrant {
     /// run_computer_command, write_computer_file and mkdir_computer in Hearth's computer.
     ComputerCommands,
-    /// Opening addresses the agent built on one https origin (browse_web, read_web, look_page),
-    /// and sending a form from a page of that origin to that origin (a prepared submission).
+    /// Opening addresses the agent built on one https origin (browse_web, read_web, look_page).
     SiteActions {
+        /// `https://host[:port]`, no path.
+        origin: String,
+    },
+    /// Sending a prepared form from a page of one https origin to that same origin.
+    SendForms {
         /// `https://host[:port]`, no path.
         origin: String,
     },
@@ -82,6 +86,7 @@ impl MandateGrant {
             Self::SiteActions { .. } => "site_actions",
             Self::RememberFacts => "remember_facts",
             Self::SendMail { .. } => "send_mail",
+            Self::SendForms { .. } => "send_forms",
         }
     }
 
@@ -93,6 +98,7 @@ impl MandateGrant {
             ("site_actions", Some(origin), None) => Some(Self::SiteActions { origin }),
             ("remember_facts", None, None) => Some(Self::RememberFacts),
             ("send_mail", None, Some(recipients)) => Some(Self::SendMail { recipients }),
+            ("send_forms", Some(origin), None) => Some(Self::SendForms { origin }),
             _ => None,
         }
     }
@@ -100,7 +106,7 @@ impl MandateGrant {
     /// The site's origin, for a site grant.
     pub fn origin(&self) -> Option<&str> {
         match self {
-            Self::SiteActions { origin } => Some(origin),
+            Self::SiteActions { origin } | Self::SendForms { origin } => Some(origin),
             Self::ComputerCommands | Self::RememberFacts | Self::SendMail { .. } => None,
         }
     }
@@ -109,7 +115,7 @@ impl MandateGrant {
     pub fn recipients(&self) -> Option<&[String]> {
         match self {
             Self::SendMail { recipients } => Some(recipients),
-            Self::ComputerCommands | Self::RememberFacts | Self::SiteActions { .. } => None,
+            Self::ComputerCommands | Self::RememberFacts | Self::SiteActions { .. } | Self::SendForms { .. } => None,
         }
     }
 }
@@ -235,7 +241,7 @@ impl MandateGrantParams {
             return Err(IpcError::invalid("A standing order lasts more than nothing and at most 90 days."));
         }
         match &self.grant {
-            MandateGrant::SiteActions { origin } => check_origin(origin),
+            MandateGrant::SiteActions { origin } | MandateGrant::SendForms { origin } => check_origin(origin),
             // Bounded here; the core normalizes each address as a draft's are, then checks them
             // with [`check_recipients`].
             MandateGrant::SendMail { recipients } => check_recipient_list(recipients),
@@ -349,6 +355,7 @@ mod tests {
             MandateGrant::RememberFacts,
             MandateGrant::SiteActions { origin: "https://a.example".into() },
             MandateGrant::SendMail { recipients: vec!["a@b.example".into()] },
+            MandateGrant::SendForms { origin: "https://a.example".into() },
         ] {
             let origin = grant.origin().map(str::to_owned);
             let recipients = grant.recipients().map(<[String]>::to_vec);

@@ -367,9 +367,19 @@ impl ApprovalGate {
     /// Carries out the claimed `proposal` through whoever owns its kind.
     async fn execute(&self, proposal: &ProposalRow, claim: ExecutionClaim<'_>) -> std::result::Result<Executed, ExecuteError> {
         // The owner's approval is the decision; what stops it before the hand-over is Hearth
-        // shutting down. Once handed over, a send is not cut off (that would only make it
-        // uncertain).
+        // shutting down or its task's Pause or Cancel. Once handed over, a send is not cut off
+        // (that would only make it uncertain).
         let cancel = self.inner.stopping.child_token();
+        // A task's Pause or Cancel stops it too, while it is carried out: a held call that runs
+        // on (a command, a page), and a send before its hand-over — one a standing order
+        // approved in a running task included.
+        let _stop = match &proposal.task_id {
+            Some(task_id) => match self.inner.tasks.stop_with_task(task_id, &cancel).await {
+                Ok(stop) => Some(stop),
+                Err(err) => return Err(ExecuteError::Rejected(format!("Hearth could not read the task ({err})."))),
+            },
+            None => None,
+        };
         match &proposal.draft {
             ProposalDraft::WebSubmit(form) => {
                 self.inner.forms.send(form, &cancel).await.map(|receipt| Executed { receipt, settled: false })
@@ -379,15 +389,6 @@ impl ApprovalGate {
                     // This process and this approval: a crash leaves a row whose claimant is
                     // known to be gone, and the owner reviews it.
                     let claimant = format!("{}:approval:{}", claim.executor, proposal.id);
-                    // A held call runs on (a command, a page): a Pause or Cancel of its task
-                    // stops it as it stops the task's run, while it runs.
-                    let _stop = match &proposal.task_id {
-                        Some(task_id) => match self.inner.tasks.stop_with_task(task_id, &cancel).await {
-                            Ok(stop) => Some(stop),
-                            Err(err) => return Err(ExecuteError::Rejected(format!("Hearth could not read the task ({err}).")))
-                        },
-                        None => None,
-                    };
                     runner.run(call, proposal.origin, proposal.task_id.as_deref(), claimant, cancel).await
                 }
                 None => Err(ExecuteError::Rejected("Hearth cannot run agent calls in this process.".into())),
@@ -772,6 +773,10 @@ impl Proposer {
         sources: Vec<OutsideSource>,
         draft: ProposalDraft,
     ) -> Result<ProposalRow> {
+        // The use is counted for the operation the proposal is stored under, and no other.
+        if key != format!("{}:{}", operation.0, operation.1) || operation.0 != format!("task:{}", fence.0) {
+            return Err(CoreError::InvalidInput(format!("The proposal key {key:?} is not this task's operation.")));
+        }
         self.gate.prepare(key, Some(fence), None, origin, sources, draft, Some(operation)).await
     }
 

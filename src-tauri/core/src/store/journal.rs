@@ -456,7 +456,7 @@ pub(crate) async fn flag_scope_uncertain(conn: &mut sqlx::SqliteConnection, scop
     sqlx::query(
         "UPDATE tasks SET status = 'interrupted', error = ?2, question = NULL, lease_expires_at = NULL, updated_at = ?3,
              status_note = 'Interrupted: ' || ?2
-         WHERE 'task:' || id = ?1 AND status IN ('waiting_input', 'queued', 'scheduled')",
+         WHERE 'task:' || id = ?1 AND status IN ('waiting_input', 'queued', 'scheduled', 'waiting_approval')",
     )
     .bind(scope)
     .bind(super::tasks::UNCERTAIN_REASON)

@@ -120,8 +120,9 @@ impl Store {
 
     /// Counts one use of the first of `candidates` that still has room, for the operation
     /// `(op_scope, op_id)` of `task_id`'s run under `lease_id`; returns the mandate's id, or
-    /// `None` when none may be used (revoked, expired, used up, not this task's, or the run lost
-    /// its lease). The same operation asked again returns the mandate it was counted against,
+    /// `None` when none may be used (revoked, expired, used up, not this task's, the run lost
+    /// its lease, or a send an order approved for this task is still in flight or in doubt —
+    /// nothing more runs unseen beside it). The same operation asked again returns the mandate it was counted against,
     /// without counting again, while that mandate is live.
     #[allow(clippy::too_many_arguments, reason = "the candidates, the run's fence and the operation key")]
     pub async fn use_mandate(
@@ -139,7 +140,9 @@ impl Store {
         const LIVE: &str = "id = ?1 AND revoked_at IS NULL AND expires_at > ?2
              AND ((holder_kind = 'task' AND holder_id = ?3)
                   OR (holder_kind = 'schedule' AND holder_id = (SELECT schedule_id FROM tasks WHERE id = ?3)))
-             AND EXISTS (SELECT 1 FROM tasks WHERE id = ?3 AND lease_id = ?4 AND status = 'running')";
+             AND EXISTS (SELECT 1 FROM tasks WHERE id = ?3 AND lease_id = ?4 AND status = 'running')
+             AND NOT EXISTS (SELECT 1 FROM proposals WHERE task_id = ?3 AND mandate_id IS NOT NULL
+                               AND status IN ('executing', 'outcome_unknown'))";
         let mut writer = self.writer().await;
         let mut tx = sqlx::Connection::begin_with(&mut *writer, "BEGIN IMMEDIATE").await?;
         let counted: Option<String> = sqlx::query_scalar("SELECT mandate_id FROM mandate_uses WHERE op_scope = ?1 AND op_id = ?2")

@@ -470,8 +470,9 @@ impl Store {
     /// longer runs under `lease_id`.
     ///
     /// A task that recurs without the owner — a run a schedule made, or a monitor's look —
-    /// with nothing in doubt (no operation of its scope `dispatching` or `outcome_unknown`,
-    /// the task not flagged) is due again at once instead (`queued`, a monitor `scheduled`):
+    /// with nothing in doubt (no operation of its scope `dispatching` or `outcome_unknown`, no
+    /// send a standing order approved still `executing` or `outcome_unknown`, the task not
+    /// flagged) is due again at once instead (`queued`, a monitor `scheduled`):
     /// its run row still ends `interrupted`, but no Retry is needed for work that changed
     /// nothing. With anything in doubt it stays `interrupted` for the owner's review.
     pub async fn interrupt_run(&self, task_id: &str, lease_id: &str, reason: &str) -> Result<bool> {
@@ -496,7 +497,9 @@ impl Store {
         // Every SET term reads the row as it was (SQLite), so `resumable` is judged once.
         let resumable = "(schedule_id IS NOT NULL OR (kind = 'monitor' AND json_extract(input, '$.intervalMinutes') IS NOT NULL))
                  AND NOT outcome_uncertain AND NOT ?5
-                 AND NOT EXISTS (SELECT 1 FROM operations WHERE scope = ?6 AND status IN ('dispatching', 'outcome_unknown'))";
+                 AND NOT EXISTS (SELECT 1 FROM operations WHERE scope = ?6 AND status IN ('dispatching', 'outcome_unknown'))
+                 AND NOT EXISTS (SELECT 1 FROM proposals WHERE task_id = ?1 AND mandate_id IS NOT NULL
+                                   AND status IN ('executing', 'outcome_unknown'))";
         let done = sqlx::query(&format!(
             "UPDATE tasks SET
                  status = CASE WHEN {resumable} THEN (CASE kind WHEN 'monitor' THEN 'scheduled' ELSE 'queued' END)

@@ -323,6 +323,16 @@ async fn propose(ctx: &ToolContext, key: &str, operation: Option<&super::Operati
         (Some(_), None) | (None, _) => ctx.proposer.prepare(key, fence, ctx.scope.chat_run(), ctx.scope.origin(), sources, draft).await,
     };
     match prepared {
+        Ok(proposal) if proposal.mandate_id.is_some() && matches!(proposal.status, ProposalStatus::OutcomeUnknown | ProposalStatus::Executing) => {
+            // Sent under a standing order, and nobody knows whether it arrived: the run ends in
+            // doubt (the store flagged the task), so nothing sends it again before the owner
+            // has looked.
+            ToolOutput::in_doubt(format!(
+                "It was sent under a standing order, but Hearth lost track of it, so it may or may not have happened ({}). \
+                 Do not redo it; the owner reviews it.",
+                proposal.error.as_deref().unwrap_or("no answer")
+            ))
+        }
         Ok(proposal) => {
             let waiting = matches!(proposal.status, ProposalStatus::AwaitingReview | ProposalStatus::Executing);
             let result = PrepareResult {

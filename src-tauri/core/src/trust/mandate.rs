@@ -24,25 +24,30 @@ pub fn covers(grant: &MandateGrant, tool: ToolName, args: &Value) -> bool {
             }
             _ => false,
         },
-        MandateGrant::SendMail { .. } => false,
+        MandateGrant::SendMail { .. } | MandateGrant::SendForms { .. } => false,
     }
 }
 
 /// Whether `grant` approves `draft` — the proposal exactly as the owner would review it (the
 /// workspace resolved its account and recipients): an email whose every recipient is named by
-/// a mail grant, or a form sent from a page of a site grant's origin to that same origin.
+/// a mail grant, or a form sent from a page of a form grant's origin to that same origin (a
+/// grant to open a site's pages sends nothing).
 /// Events and held calls are never approved by a standing order.
 pub fn covers_draft(grant: &MandateGrant, draft: &ProposalDraft) -> bool {
     match (grant, draft) {
         (MandateGrant::SendMail { recipients }, ProposalDraft::EmailSend(email)) => {
             !email.to.is_empty() && email.to.iter().chain(&email.cc).chain(&email.bcc).all(|address| recipients.contains(address))
         }
-        (MandateGrant::SiteActions { origin }, ProposalDraft::WebSubmit(form)) => {
+        (MandateGrant::SendForms { origin }, ProposalDraft::WebSubmit(form)) => {
             let ours = |url: &str| origin_of(url).as_deref() == Some(origin.as_str());
             ours(&form.page_url) && ours(&form.destination)
         }
         (
-            MandateGrant::SendMail { .. } | MandateGrant::SiteActions { .. } | MandateGrant::ComputerCommands | MandateGrant::RememberFacts,
+            MandateGrant::SendMail { .. }
+            | MandateGrant::SendForms { .. }
+            | MandateGrant::SiteActions { .. }
+            | MandateGrant::ComputerCommands
+            | MandateGrant::RememberFacts,
             ProposalDraft::EmailSend(_)
             | ProposalDraft::WebSubmit(_)
             | ProposalDraft::CalendarCreate(_)
@@ -118,5 +123,34 @@ mod tests {
         assert!(!covers_draft(&grant, &email(&[], &[])));
         assert!(!covers_draft(&MandateGrant::RememberFacts, &email(&["friend@example.com"], &[])));
         assert!(!covers(&grant, ToolName::PrepareEmail, &json!({ "to": ["friend@example.com"] })), "only the reviewed draft counts");
+    }
+
+    fn form(page: &str, destination: &str) -> ProposalDraft {
+        ProposalDraft::WebSubmit(hearth_protocol::approvals::WebSubmitDraft {
+            profile: "p".into(),
+            page_url: page.into(),
+            page_title: "t".into(),
+            reference: "0:1".into(),
+            gesture: hearth_protocol::approvals::SubmitGesture::Click,
+            element: "button".into(),
+            method: "POST".into(),
+            destination: destination.into(),
+            fields: vec![],
+            form_version: "v".into(),
+        })
+    }
+
+    #[test]
+    fn a_form_grant_covers_a_form_within_its_origin_and_a_site_grant_sends_nothing() {
+        let forms = MandateGrant::SendForms { origin: "https://shop.example".into() };
+        assert!(covers_draft(&forms, &form("https://shop.example/cart", "https://shop.example/order")));
+        assert!(!covers_draft(&forms, &form("https://shop.example/cart", "https://collect.example/x")), "sent elsewhere");
+        assert!(!covers_draft(&forms, &form("https://evil.example/", "https://shop.example/order")), "from another page");
+        assert!(!covers_draft(&forms, &form("http://shop.example/cart", "http://shop.example/order")), "not https");
+        let site = MandateGrant::SiteActions { origin: "https://shop.example".into() };
+        assert!(!covers_draft(&site, &form("https://shop.example/cart", "https://shop.example/order")));
+        for &tool in ToolName::ALL {
+            assert!(!covers(&forms, tool, &json!({ "url": "https://shop.example/" })), "{tool}: a form grant opens nothing");
+        }
     }
 }

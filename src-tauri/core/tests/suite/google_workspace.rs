@@ -678,3 +678,71 @@ async fn a_disconnected_account_cannot_approve_or_retry_anything() {
     );
     assert!(c.fixture.sent().is_empty());
 }
+
+#[tokio::test]
+async fn a_send_a_standing_order_approved_whose_answer_was_lost_ends_the_run_in_doubt_and_is_never_sent_twice() {
+    // A task's standing order lets it send to a friend; Gmail takes the first message but its
+    // answer is lost. Nothing may send it again unseen: the run ends in doubt, the task waits
+    // for "Retry after review", the retried step finds the same send, and a later send under
+    // the order waits on a card. Oracle: the messages the fixture took.
+    use hearth_core::tasks::{TaskContext, TaskOutcome};
+    use hearth_core::tools::{RunOutcome, StepId, dispatch};
+    use hearth_protocol::mandates::{MandateGrant, MandateGrantParams, MandateHolder, MandateWindow};
+    use hearth_protocol::tasks::{TaskControl, TaskControlParams, TaskStatus};
+
+    let c = connected(Access::ReadWrite).await;
+    c.fixture.set_send_mode(SendMode::DropConnection);
+    let tool_hearth = c.hearth().clone();
+    c.hearth().tasks().register(hearth_protocol::tasks::TaskKind::Monitor, move |ctx: TaskContext| {
+        let tools = tool_hearth.toolbox().for_task(ctx);
+        async move {
+            for step in 1..=2_u64 {
+                let args = serde_json::json!({ "to": ["friend@example.com"], "subject": format!("Numbers {step}"), "body": "x" });
+                let out = dispatch(&tools, "prepare_email", &args.to_string(), StepId::Step(step)).await;
+                match out.outcome {
+                    Some(RunOutcome::InDoubt(why)) => return TaskOutcome::Interrupted(why),
+                    Some(RunOutcome::WaitingApproval(id)) => return TaskOutcome::WaitingApproval(id),
+                    Some(_) | None => {}
+                }
+            }
+            TaskOutcome::Succeeded("sent both".into())
+        }
+    });
+    let task = c.hearth().tasks().create(super::support::new_task("mandated-send", &serde_json::json!({}))).await.unwrap();
+    c.hearth()
+        .mandate_grant(&MandateGrantParams {
+            holder: MandateHolder::Task { task_id: task.id.clone() },
+            grant: MandateGrant::SendMail { recipients: vec!["friend@example.com".into()] },
+            limit: 5,
+            window: MandateWindow::Day,
+            lasts_ms: 60 * 60 * 1000,
+        })
+        .await
+        .unwrap();
+    let engine = c.hearth().tasks().clone();
+    let mut changes = engine.subscribe();
+    engine.tick().await.unwrap();
+    super::support::engine_idle(&engine, &mut changes).await;
+
+    assert_eq!(c.fixture.sent().len(), 1, "the first send reached Gmail, and nothing after it");
+    let stopped = c.hearth().store().get_task(&task.id).await.unwrap().unwrap();
+    assert_eq!(stopped.status, TaskStatus::Interrupted, "{:?}", stopped.error);
+    assert!(stopped.outcome_uncertain, "the task waits for the owner's review");
+    let cards = c.hearth().approval_list().await.unwrap();
+    assert_eq!(cards.len(), 1);
+    assert_eq!(cards[0].status, ProposalStatus::OutcomeUnknown);
+    assert!(cards[0].mandate_id.is_some());
+
+    // The owner retries after review: the same step finds the same send in doubt and ends again.
+    let retry = TaskControlParams {
+        task_id: task.id.clone(),
+        expected_status: stopped.status,
+        expected_attempts: stopped.attempts,
+        control: TaskControl::Retry { acknowledge_uncertain: true },
+    };
+    c.hearth().task_control(&retry).await.unwrap();
+    engine.tick().await.unwrap();
+    super::support::engine_idle(&engine, &mut changes).await;
+    assert_eq!(c.fixture.sent().len(), 1, "the retried step sent nothing again");
+    assert_eq!(c.hearth().store().get_task(&task.id).await.unwrap().unwrap().status, TaskStatus::Interrupted);
+}

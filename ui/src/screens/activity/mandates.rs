@@ -15,7 +15,8 @@ fn grant_label(grant: &MandateGrant) -> String {
     match grant {
         MandateGrant::ComputerCommands => "Run commands and write files in the computer".to_owned(),
         MandateGrant::RememberFacts => "Remember facts".to_owned(),
-        MandateGrant::SiteActions { origin } => format!("Open pages and send forms on {origin}"),
+        MandateGrant::SiteActions { origin } => format!("Open pages on {origin}"),
+        MandateGrant::SendForms { origin } => format!("Send forms on {origin}"),
         MandateGrant::SendMail { recipients } => format!("Send email to {}", recipients.join(", ")),
     }
 }
@@ -66,6 +67,7 @@ pub fn TaskMandates(task_id: String) -> impl IntoView {
                 recipients: named.split(',').map(str::trim).filter(|a| !a.is_empty()).map(str::to_owned).collect(),
             },
             "site_actions" => MandateGrant::SiteActions { origin: named.trim().trim_end_matches('/').to_owned() },
+            "send_forms" => MandateGrant::SendForms { origin: named.trim().trim_end_matches('/').to_owned() },
             _ => MandateGrant::RememberFacts,
         };
         let Ok(limit) = limit.get_untracked().trim().parse::<u32>() else {
@@ -117,9 +119,10 @@ pub fn TaskMandates(task_id: String) -> impl IntoView {
                     <option value="remember_facts">"Remember facts"</option>
                     <option value="computer_commands">"Run commands in the computer"</option>
                     <option value="send_mail">"Send email to…"</option>
-                    <option value="site_actions">"Open pages and send forms on…"</option>
+                    <option value="site_actions">"Open pages on…"</option>
+                    <option value="send_forms">"Send forms on…"</option>
                 </select>
-                {move || matches!(kind.get().as_str(), "send_mail" | "site_actions").then(|| {
+                {move || matches!(kind.get().as_str(), "send_mail" | "site_actions" | "send_forms").then(|| {
                     let hint = if kind.get() == "send_mail" { "friend@example.com, team@example.com" } else { "https://shop.example" };
                     view! {
                         <input class="mandate-scope" type="text" placeholder=hint prop:value=move || scope.get()

@@ -22,12 +22,8 @@ fn metadata() -> Value {
 
 /// Package name → names of its normal (non-dev, non-build) dependencies, resolved.
 fn graph(meta: &Value) -> HashMap<String, Vec<String>> {
-    let names: HashMap<&str, &str> = meta["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| (p["id"].as_str().unwrap(), p["name"].as_str().unwrap()))
-        .collect();
+    let names: HashMap<&str, &str> =
+        meta["packages"].as_array().unwrap().iter().map(|p| (p["id"].as_str().unwrap(), p["name"].as_str().unwrap())).collect();
     meta["resolve"]["nodes"]
         .as_array()
         .unwrap()
@@ -105,10 +101,8 @@ fn files_mentioning(dir: &str, needle: &str) -> Vec<String> {
 
 #[test]
 fn sql_lives_only_in_the_store() {
-    let outside: Vec<_> = files_mentioning("src-tauri/core/src", "sqlx::")
-        .into_iter()
-        .filter(|f| !f.starts_with("src-tauri/core/src/store/"))
-        .collect();
+    let outside: Vec<_> =
+        files_mentioning("src-tauri/core/src", "sqlx::").into_iter().filter(|f| !f.starts_with("src-tauri/core/src/store/")).collect();
     assert!(outside.is_empty(), "sqlx used outside core::store: {outside:?}");
     assert!(files_mentioning("src-tauri/src", "sqlx").is_empty(), "the shell runs SQL");
 }
@@ -122,10 +116,8 @@ fn only_the_ipc_module_talks_to_tauri_from_the_ui() {
 #[test]
 fn outbound_http_lives_only_in_providers_the_harness_client_and_workspace() {
     let allowed = ["src-tauri/core/src/providers/", "src-tauri/core/src/agent/harness/", "src-tauri/core/src/workspace/"];
-    let outside: Vec<_> = files_mentioning("src-tauri/core/src", "reqwest")
-        .into_iter()
-        .filter(|f| !allowed.iter().any(|a| f.starts_with(a)))
-        .collect();
+    let outside: Vec<_> =
+        files_mentioning("src-tauri/core/src", "reqwest").into_iter().filter(|f| !allowed.iter().any(|a| f.starts_with(a))).collect();
     assert!(outside.is_empty(), "reqwest used outside {allowed:?}: {outside:?}");
 }
 

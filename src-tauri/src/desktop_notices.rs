@@ -137,7 +137,6 @@ fn show_through_plugin<R: Runtime>(app: AppHandle<R>, mut notices: mpsc::Receive
     });
 }
 
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

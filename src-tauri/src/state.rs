@@ -100,4 +100,3 @@ async fn open<R: Runtime>(app: &AppHandle<R>) -> Opened {
         }
     }
 }
-

@@ -32,7 +32,10 @@ pub fn forward_tasks(mut changes: mpsc::Receiver<TaskView>, channel: Channel<Tas
 }
 
 /// Forwards new notices to the window's inbox.
-pub fn forward_notices(mut notices: mpsc::Receiver<hearth_protocol::notifications::NotificationView>, channel: Channel<hearth_protocol::notifications::NotificationView>) {
+pub fn forward_notices(
+    mut notices: mpsc::Receiver<hearth_protocol::notifications::NotificationView>,
+    channel: Channel<hearth_protocol::notifications::NotificationView>,
+) {
     tauri::async_runtime::spawn(async move {
         while let Some(notice) = notices.recv().await {
             if channel.send(notice).is_err() {
@@ -45,7 +48,10 @@ pub fn forward_notices(mut notices: mpsc::Receiver<hearth_protocol::notification
 /// Forwards Take control's frames until the core's session ends (Give back, a crash). A
 /// window that went away without giving back is not noticed here (Tauri's channel accepts
 /// sends to a closed window); the window ends its session when it closes the view or loads.
-pub fn forward_frames(mut frames: mpsc::Receiver<hearth_protocol::browser::ControlFrame>, channel: Channel<hearth_protocol::browser::ControlFrame>) {
+pub fn forward_frames(
+    mut frames: mpsc::Receiver<hearth_protocol::browser::ControlFrame>,
+    channel: Channel<hearth_protocol::browser::ControlFrame>,
+) {
     tauri::async_runtime::spawn(async move {
         while let Some(frame) = frames.recv().await {
             if channel.send(frame).is_err() {

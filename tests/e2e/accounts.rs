@@ -42,7 +42,10 @@ async fn a_google_account_is_connected_its_mail_searched_and_a_reply_approved() 
     session.find("#google-client-secret").await.send_keys(CLIENT_SECRET).await.unwrap();
     session.find("[data-action=save-google-client]").await.click().await.unwrap();
     session
-        .until_script("const s = document.querySelector('#google-client-secret'); return !!s && s.placeholder.startsWith('stored')", "the secret is stored, not shown")
+        .until_script(
+            "const s = document.querySelector('#google-client-secret'); return !!s && s.placeholder.startsWith('stored')",
+            "the secret is stored, not shown",
+        )
         .await;
     session.find("[data-action=connect-write]:not([disabled])").await.click().await.unwrap();
     // The owner's browser at Google's consent page: it agrees, and Google sends it back.
@@ -56,7 +59,10 @@ async fn a_google_account_is_connected_its_mail_searched_and_a_reply_approved() 
         })
         .await;
     session
-        .until_script("const r = document.querySelector('.account-row[data-provider=Google] input[type=radio]'); return !!r && r.checked", "and chosen")
+        .until_script(
+            "const r = document.querySelector('.account-row[data-provider=Google] input[type=radio]'); return !!r && r.checked",
+            "and chosen",
+        )
         .await;
     assert_eq!(fixture.exchanges(), 1);
     session.screenshot("settings-accounts").await;
@@ -76,7 +82,9 @@ async fn a_google_account_is_connected_its_mail_searched_and_a_reply_approved() 
     assert!(fixture.sent().is_empty());
     session.find(".approval-card [data-action=approve]").await.click().await.unwrap();
     session
-        .until_texts(".approval-card .approval-receipt", "the receipt shows", |t| t.len() == 1 && t[0].contains("Sent from owner@example.com"))
+        .until_texts(".approval-card .approval-receipt", "the receipt shows", |t| {
+            t.len() == 1 && t[0].contains("Sent from owner@example.com")
+        })
         .await;
     session.screenshot("google-reply-sent").await;
     let sent = fixture.sent();

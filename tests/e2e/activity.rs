@@ -14,13 +14,9 @@ async fn a_delegated_task_is_live_in_its_card_and_controllable_in_activity() {
 
     session.send("Renew the car insurance before the 12th").await;
     // The worker picks the task up at once; with no model it waits for the owner.
-    session
-        .until_texts(".card-delegate-task .task-status", "the card shows the live status", |t| t == ["waiting input"])
-        .await;
+    session.until_texts(".card-delegate-task .task-status", "the card shows the live status", |t| t == ["waiting input"]).await;
     session.find(".card-delegate-task .open-task").await.click().await.unwrap();
-    session
-        .until_texts(".task-detail .task-status", "Activity opens the task", |t| t.len() == 1 && t[0].contains("waiting"))
-        .await;
+    session.until_texts(".task-detail .task-status", "Activity opens the task", |t| t.len() == 1 && t[0].contains("waiting")).await;
     session.until_texts(".task-detail", "the question shows", |t| t.len() == 1 && t[0].contains("A model is required")).await;
     session.until_texts(".task-run", "one run so far", |t| t.len() == 1).await;
     assert!(session.client.find(fantoccini::Locator::Css("#task-retry")).await.is_err(), "Retry does not apply here");
@@ -38,9 +34,7 @@ async fn a_delegated_task_is_live_in_its_card_and_controllable_in_activity() {
     session.find(".mandate-scope").await.send_keys("Friend <friend@EXAMPLE.com>, team@example.com").await.unwrap();
     session.find("button.mandate-grant").await.click().await.unwrap();
     session
-        .until_texts(".mandate .mandate-grant", "the order is listed", |t| {
-            t == ["Send email to friend@example.com, team@example.com"]
-        })
+        .until_texts(".mandate .mandate-grant", "the order is listed", |t| t == ["Send email to friend@example.com, team@example.com"])
         .await;
     let granted = store.mandates(None).await.unwrap();
     assert_eq!(granted.len(), 1);

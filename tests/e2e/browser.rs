@@ -35,7 +35,9 @@ async fn a_page_the_agent_opens_shows_in_a_browser_card_with_its_picture() {
             "the card shows the 1280×800 picture",
         )
         .await;
-    session.until_texts(".msg-assistant:not(.streaming)", "the agent names the page", |t| t.iter().any(|m| m.contains("Opening hours"))).await;
+    session
+        .until_texts(".msg-assistant:not(.streaming)", "the agent names the page", |t| t.iter().any(|m| m.contains("Opening hours")))
+        .await;
     assert_eq!(server.requests().iter().filter(|r| *r == "/hours.html").count(), 1, "{:?}", server.requests());
     session.screenshot("browser-card").await;
 
@@ -72,6 +74,8 @@ async fn a_page_the_agent_opens_shows_in_a_browser_card_with_its_picture() {
 
     // The Browser screen lists the thread's profile as running.
     session.find(".nav-item[data-screen=browser]").await.click().await.unwrap();
-    session.until_texts(".profile[data-running='true'] .profile-id", "the profile is listed", |t| t.len() == 1 && t[0].starts_with("thread-")).await;
+    session
+        .until_texts(".profile[data-running='true'] .profile-id", "the profile is listed", |t| t.len() == 1 && t[0].starts_with("thread-"))
+        .await;
     session.close().await;
 }

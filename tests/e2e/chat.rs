@@ -29,9 +29,7 @@ async fn chat_streams_delegates_stops_and_survives_a_restart() {
         })
         .await;
     // The worker picks it up at once; with no model configured it waits for the owner.
-    session
-        .until_texts(".card-delegate-task .task-status", "the task card shows its live status", |t| t == ["waiting input"])
-        .await;
+    session.until_texts(".card-delegate-task .task-status", "the task card shows its live status", |t| t == ["waiting input"]).await;
     session.until_texts(".msg-assistant:not(.streaming)", "the task reply finishes", |t| t.len() == 2).await;
     session.screenshot("chat").await;
 
@@ -48,9 +46,7 @@ async fn chat_streams_delegates_stops_and_survives_a_restart() {
     // A restart shows the same conversation from SQLite.
     let session = Session::start_app(APP, &home).await;
     session
-        .until_texts(".msg-user", "history reloads", |t| {
-            t == ["hello", "Book a table for two at Luigi's on Friday", "count to 50 slowly"]
-        })
+        .until_texts(".msg-user", "history reloads", |t| t == ["hello", "Book a table for two at Luigi's on Friday", "count to 50 slowly"])
         .await;
     session.until_texts(".card-delegate-task .task-status", "the task card reloads", |t| t == ["waiting input"]).await;
     session.until_texts(".run-cancelled", "the cancelled notice reloads", |t| t.len() == 1).await;

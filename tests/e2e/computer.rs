@@ -41,7 +41,8 @@ async fn until_docker(args: &[&str], limit: std::time::Duration, done: impl Fn(&
 
 /// Waits (with a deadline) until the engine reports the container stopped.
 async fn until_stopped(container: &str) {
-    let stopped = until_docker(&["inspect", "--format", "{{.State.Running}}", container], std::time::Duration::from_secs(30), |r| r == "false").await;
+    let stopped =
+        until_docker(&["inspect", "--format", "{{.State.Running}}", container], std::time::Duration::from_secs(30), |r| r == "false").await;
     assert!(stopped, "the container did not stop");
 }
 
@@ -139,11 +140,14 @@ async fn a_command_runs_streams_and_stops_in_the_computer_screen_and_in_chat() {
     // lands where the button was.
     session.until_texts(".computer-settings-meta", "the computer's status shows", |t| t.len() == 1 && t[0].starts_with("running")).await;
     session.find("[data-action=rebuild-computer]:not([disabled])").await.click().await.unwrap();
-    let rebuilt =
-        until_docker(&["image", "inspect", "--format", "{{.Id}}", &spec.image], std::time::Duration::from_secs(60), |id| id != image_before).await;
+    let rebuilt = until_docker(&["image", "inspect", "--format", "{{.Id}}", &spec.image], std::time::Duration::from_secs(60), |id| {
+        id != image_before
+    })
+    .await;
     if !rebuilt {
         let shot = session.screenshot("computer-rebuild-failed").await;
-        let notes = session.until_texts("[data-section=computer] .error, [data-section=computer] .hint", "the section's notes", |_| true).await;
+        let notes =
+            session.until_texts("[data-section=computer] .error, [data-section=computer] .hint", "the section's notes", |_| true).await;
         panic!("Rebuild made no new image within 60 s (screenshot {}): {notes:?}", shot.display());
     }
     // The reply has arrived when the button is enabled again.

@@ -21,13 +21,9 @@ async fn the_permission_slip_is_filled_approved_and_sent_from_the_ui() {
     let session = Session::start_app_with(APP, &home, &[("DBUS_SESSION_BUS_ADDRESS", desktop.address().to_owned())]).await;
 
     session.send("Please complete the permission slip").await;
-    session
-        .until_texts(".card-delegate-task .task-status", "the task asks for the values", |t| t == ["waiting input"])
-        .await;
+    session.until_texts(".card-delegate-task .task-status", "the task asks for the values", |t| t == ["waiting input"]).await;
     session.find(".card-delegate-task .open-task").await.click().await.unwrap();
-    session
-        .until_texts(".task-detail", "the question lists the fields", |t| t.len() == 1 && t[0].contains("participant_name"))
-        .await;
+    session.until_texts(".task-detail", "the question lists the fields", |t| t.len() == 1 && t[0].contains("participant_name")).await;
 
     let answer = session.find("#task-answer-text").await;
     answer
@@ -45,9 +41,7 @@ async fn the_permission_slip_is_filled_approved_and_sent_from_the_ui() {
             t.len() == 1 && t[0].contains("alvarez@riverside-school.example")
         })
         .await;
-    session
-        .until_texts(".approval-card .approval-subject", "the subject", |t| t.len() == 1 && t[0].contains("Re: Community visit"))
-        .await;
+    session.until_texts(".approval-card .approval-subject", "the subject", |t| t.len() == 1 && t[0].contains("Re: Community visit")).await;
     session
         .until_texts(".approval-card .approval-attachment", "the filled copy is attached", |t| {
             t.len() == 1 && t[0].contains("(filled).pdf")
@@ -66,9 +60,11 @@ async fn the_permission_slip_is_filled_approved_and_sent_from_the_ui() {
     session.find(".composer").await;
     desktop.click(shown[1].id, "default").await;
     session
-        .until_texts(".approvals .approval-slot.selected .approval-card[data-status=awaiting_review] .approval-to", "the click opens the card", |t| {
-            t.len() == 1 && t[0].contains("alvarez@riverside-school.example")
-        })
+        .until_texts(
+            ".approvals .approval-slot.selected .approval-card[data-status=awaiting_review] .approval-to",
+            "the click opens the card",
+            |t| t.len() == 1 && t[0].contains("alvarez@riverside-school.example"),
+        )
         .await;
     session.find("[data-screen=activity]").await.click().await.unwrap();
     session.find(".task-detail .approval-card[data-status=awaiting_review]").await;
@@ -79,13 +75,9 @@ async fn the_permission_slip_is_filled_approved_and_sent_from_the_ui() {
 
     session.find(".approval-card [data-action=approve]").await.click().await.unwrap();
     session
-        .until_texts(".approval-card .approval-receipt", "the receipt shows", |t| {
-            t.len() == 1 && t[0].contains("Saved to local sent mail")
-        })
+        .until_texts(".approval-card .approval-receipt", "the receipt shows", |t| t.len() == 1 && t[0].contains("Saved to local sent mail"))
         .await;
-    session
-        .until_texts(".task-detail .task-status", "the task finishes", |t| t.len() == 1 && t[0].contains("succeeded"))
-        .await;
+    session.until_texts(".task-detail .task-status", "the task finishes", |t| t.len() == 1 && t[0].contains("succeeded")).await;
     let sent = store.sent_messages().await.unwrap();
     assert_eq!(sent.len(), 1, "exactly one message in Sent");
     assert_eq!(store.message_attachments(&sent[0].id).await.unwrap().len(), 1);

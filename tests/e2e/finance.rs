@@ -13,9 +13,7 @@ async fn a_summarized_statement_is_charted_in_its_task() {
     session.send("Summarize this CSV").await;
     session.until_texts(".card-delegate-task .task-status", "the task finished", |t| t == ["succeeded"]).await;
     session.find(".card-delegate-task .open-task").await.click().await.unwrap();
-    session
-        .until_texts(".finance-totals", "the totals", |t| t == ["Income 5715.00 · Spending 2454.69 · Saved 3260.31"])
-        .await;
+    session.until_texts(".finance-totals", "the totals", |t| t == ["Income 5715.00 · Spending 2454.69 · Saved 3260.31"]).await;
     session
         .until_texts(".finance-categories .finance-bar-name", "categories, largest first", |t| {
             t.first().map(String::as_str) == Some("Housing") && t.len() == 8
@@ -46,7 +44,9 @@ async fn the_owner_pastes_a_statement_in_activity() {
         .unwrap();
     session.find("[data-action=summarize]").await.click().await.unwrap();
     session
-        .until_texts(".finance-totals", "the pasted statement is added up in cents", |t| t == ["Income 100.10 · Spending 0.30 · Saved 99.80"])
+        .until_texts(".finance-totals", "the pasted statement is added up in cents", |t| {
+            t == ["Income 100.10 · Spending 0.30 · Saved 99.80"]
+        })
         .await;
     session.close().await;
 }

@@ -33,9 +33,7 @@ async fn an_external_agent_answers_and_its_tool_call_renders_as_a_card() {
     session.send("search my mail for the form").await;
     session.until_texts(".mail-card", "the harness's search_mail call shows as a mail card", |t| t.len() == 1).await;
     session
-        .until_texts(".msg-assistant:not(.streaming)", "the harness's answer renders", |t| {
-            t.iter().any(|m| m.contains("I found:"))
-        })
+        .until_texts(".msg-assistant:not(.streaming)", "the harness's answer renders", |t| t.iter().any(|m| m.contains("I found:")))
         .await;
     session.screenshot("harness").await;
     session.close().await;

@@ -15,14 +15,10 @@ async fn a_reminder_made_in_chat_runs_now_and_its_notice_opens_the_task() {
     let session = Session::start_app(APP, &home).await;
 
     session.send("Remind me every morning to check the garden").await;
-    session
-        .until_texts(".card-schedule .schedule-title", "the schedule card shows", |t| t == ["Check the garden"])
-        .await;
+    session.until_texts(".card-schedule .schedule-title", "the schedule card shows", |t| t == ["Check the garden"]).await;
     session.until_texts(".card-schedule .schedule-rule", "in words", |t| t.len() == 1 && t[0].starts_with("every day at 08:00")).await;
     session.find(".card-schedule .open-schedules").await.click().await.unwrap();
-    session
-        .until_texts(".schedule .schedule-title", "Activity lists the schedule", |t| t == ["Check the garden"])
-        .await;
+    session.until_texts(".schedule .schedule-title", "Activity lists the schedule", |t| t == ["Check the garden"]).await;
     session.until_texts(".schedule .schedule-next", "with its next run", |t| t.len() == 1 && t[0].starts_with("Next:")).await;
     assert!(session.client.find(fantoccini::Locator::Css("#inbox-badge")).await.is_err(), "nothing unread yet");
 
@@ -35,14 +31,10 @@ async fn a_reminder_made_in_chat_runs_now_and_its_notice_opens_the_task() {
         })
         .await;
     session.find("[data-screen=inbox]").await.click().await.unwrap();
-    session
-        .until_texts(".notice[data-kind=reminder] .notice-body", "the inbox shows what to do", |t| t == ["Check the garden"])
-        .await;
+    session.until_texts(".notice[data-kind=reminder] .notice-body", "the inbox shows what to do", |t| t == ["Check the garden"]).await;
     session.screenshot("inbox").await;
     session.find(".notice[data-kind=reminder]").await.click().await.unwrap();
-    session
-        .until_texts(".task-detail .task-status", "the notice opens its task", |t| t.len() == 1 && t[0].contains("succeeded"))
-        .await;
+    session.until_texts(".task-detail .task-status", "the notice opens its task", |t| t.len() == 1 && t[0].contains("succeeded")).await;
     session.until_script("return document.querySelector('#inbox-badge') === null", "the badge is gone once read").await;
 
     // Pause: no next run.

@@ -14,7 +14,10 @@ async fn bad_payloads_get_typed_errors_and_ungranted_commands_are_refused() {
     session.find("#composer").await;
 
     let malformed = session.invoke("thread_history", r#"{"params": {"threadId": 42}}"#).await;
-    assert!(malformed.starts_with(r#"rejected:{"code":"invalid_input","message":"thread_history: the request is malformed"#), "{malformed}");
+    assert!(
+        malformed.starts_with(r#"rejected:{"code":"invalid_input","message":"thread_history: the request is malformed"#),
+        "{malformed}"
+    );
     let empty = session.invoke("thread_history", r#"{"params": {"threadId": "../../etc"}}"#).await;
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(empty.trim_start_matches("rejected:")).unwrap()["code"],

@@ -10,11 +10,10 @@ use crate::APP;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_model_is_configured_tested_and_answers_the_chat() {
-    let server = ModelServer::start(
-        Script::new().turn(Reply::new().text(&["OK"])).turn(Reply::new().text(&["Hello", " from", " the", " model."])),
-    )
-    .await
-    .unwrap();
+    let server =
+        ModelServer::start(Script::new().turn(Reply::new().text(&["OK"])).turn(Reply::new().text(&["Hello", " from", " the", " model."])))
+            .await
+            .unwrap();
     let home = TestHome::new().unwrap();
     let session = Session::start_app(APP, &home).await;
 
@@ -27,9 +26,7 @@ async fn a_model_is_configured_tested_and_answers_the_chat() {
     session.find("[data-action=save-model]").await.click().await.unwrap();
     session.find("[data-action=test-model]:not([disabled])").await.click().await.unwrap();
     session
-        .until_texts(".settings-test-result[data-ok=true]", "the connection test passes", |t| {
-            t.len() == 1 && t[0].contains("Connected")
-        })
+        .until_texts(".settings-test-result[data-ok=true]", "the connection test passes", |t| t.len() == 1 && t[0].contains("Connected"))
         .await;
     assert_eq!(server.requests()[0].header("authorization"), Some("Bearer sk-e2e-key"));
     session.find("input[name=agent-mode][value=model]").await.click().await.unwrap();
@@ -54,19 +51,17 @@ async fn a_model_is_configured_tested_and_answers_the_chat() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_model_prepares_an_email_in_chat_and_only_the_owner_sends_it() {
     let email = r#"{"to":["alvarez@riverside-school.example"],"subject":"Re: Community visit","body":"Léa can come. Thank you!"}"#;
-    let server = ModelServer::start(
-        Script::new()
-            .turn(Reply::new().text(&["I'll draft the reply."]).tool_call("call-mail", "prepare_email", &[email])),
-    )
+    let server = ModelServer::start(Script::new().turn(Reply::new().text(&["I'll draft the reply."]).tool_call(
+        "call-mail",
+        "prepare_email",
+        &[email],
+    )))
     .await
     .unwrap();
     let home = TestHome::new().unwrap();
     let session = Session::start_app(APP, &home).await;
     session.find("#composer").await;
-    let params = format!(
-        r#"{{"params":{{"kind":"openai_chat","baseUrl":"{}","model":"scripted-model"}}}}"#,
-        server.base_url()
-    );
+    let params = format!(r#"{{"params":{{"kind":"openai_chat","baseUrl":"{}","model":"scripted-model"}}}}"#, server.base_url());
     assert!(session.invoke("settings_model_set", &params).await.starts_with("resolved:"));
     assert!(session.invoke("settings_mode_set", r#"{"params":{"mode":"model"}}"#).await.starts_with("resolved:"));
 

@@ -73,7 +73,8 @@ async fn an_emails_hidden_characters_are_shown_and_counted_on_its_card() {
         "body": "Pay bob\u{202E}moc.knab\u{202C} now\u{200B}",
     })
     .to_string();
-    let server = ModelServer::start(Script::new().turn(Reply::new().tool_call("call-mail", "prepare_email", &[email.as_str()]))).await.unwrap();
+    let server =
+        ModelServer::start(Script::new().turn(Reply::new().tool_call("call-mail", "prepare_email", &[email.as_str()]))).await.unwrap();
     let home = TestHome::new().unwrap();
     let session = model_session(&home, &server).await;
     session.send("pay bob").await;

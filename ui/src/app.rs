@@ -9,8 +9,9 @@ use crate::live_inbox::{LiveInbox, LiveInboxProvider};
 use crate::live_tasks::LiveTasksProvider;
 use crate::navigation::Navigation;
 use crate::screens::{
-    Screen, activity::ActivityScreen, approvals::ApprovalsScreen, goals::GoalsScreen, inbox::InboxScreen, memory::MemoryScreen, browser::BrowserScreen, chat::ChatScreen, computer::ComputerScreen, files::FilesScreen,
-    settings::SettingsScreen, startup_error::StartupError,
+    Screen, activity::ActivityScreen, approvals::ApprovalsScreen, browser::BrowserScreen, chat::ChatScreen, computer::ComputerScreen,
+    files::FilesScreen, goals::GoalsScreen, inbox::InboxScreen, memory::MemoryScreen, settings::SettingsScreen,
+    startup_error::StartupError,
 };
 
 /// Whether the backend's core opened.

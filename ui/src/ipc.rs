@@ -10,30 +10,27 @@ use hearth_protocol::accounts::{
 use hearth_protocol::agui::Event;
 use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalGetParams, ApprovalListResponse, ApprovalRecheckParams, ProposalView};
 use hearth_protocol::browser::{
-    BrowserListResponse, ControlFrame, ControlInput, ControlInputParams, ControlStarted, ControlStopParams, ProfileParams, ScreenshotParams,
-    ScreenshotResponse, UseProfileParams,
+    BrowserListResponse, ControlFrame, ControlInput, ControlInputParams, ControlStarted, ControlStopParams, ProfileParams,
+    ScreenshotParams, ScreenshotResponse, UseProfileParams,
 };
 use hearth_protocol::computer::{
     CommandOutput, ComputerEnableParams, ComputerPathParams, ComputerRunParams, ComputerRunResponse, ComputerRunStopParams,
     ComputerStatusView, ComputerWriteParams, WorkspaceFile, WorkspaceListing,
 };
-use hearth_protocol::files::{
-    FileDetail, FileFillParams, FileGetParams, FileListResponse, FileRenderParams, FileRenderResponse, FileView,
-};
-use hearth_protocol::ipc::{
-    AppInfoResponse, RunStartParams, RunStartResponse, RunStopParams, RunStopResponse, ThreadHistoryParams,
-    ThreadHistoryResponse, ThreadListResponse,
-};
-use hearth_protocol::mail::{MailThread, MailThreadGetParams};
-use hearth_protocol::settings::{
-    AgentMode, AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, ModelSettingsParams,
-    SettingsView,
-};
+use hearth_protocol::files::{FileDetail, FileFillParams, FileGetParams, FileListResponse, FileRenderParams, FileRenderResponse, FileView};
 use hearth_protocol::goals::{GoalAction, GoalControlParams, GoalCreateParams, GoalListResponse, GoalView};
 use hearth_protocol::ideas::{IdeaAccepted, IdeaListResponse, IdeaParams};
+use hearth_protocol::ipc::{
+    AppInfoResponse, RunStartParams, RunStartResponse, RunStopParams, RunStopResponse, ThreadHistoryParams, ThreadHistoryResponse,
+    ThreadListResponse,
+};
+use hearth_protocol::mail::{MailThread, MailThreadGetParams};
 use hearth_protocol::memory::{MemoryForgetParams, MemoryListResponse, MemorySaveParams, MemoryView};
 use hearth_protocol::notifications::{NotificationListResponse, NotificationOpened, NotificationReadParams, NotificationView};
 use hearth_protocol::schedules::{ScheduleControlParams, ScheduleCreateParams, ScheduleListResponse, ScheduleView};
+use hearth_protocol::settings::{
+    AgentMode, AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, ModelSettingsParams, SettingsView,
+};
 use hearth_protocol::tasks::{TaskChanged, TaskControlParams, TaskDetail, TaskGetParams, TaskListResponse, TaskView};
 use hearth_protocol::{ErrorCode, IpcError};
 use serde::Serialize;
@@ -585,9 +582,8 @@ async fn invoke_raw<T: DeserializeOwned>(cmd: &str, args: JsValue) -> Result<T, 
     match tauri_invoke(cmd, args).await {
         Ok(value) => from_js(&value),
         // Hearth's commands reject with an IpcError; anything else is Tauri's own string.
-        Err(err) => Err(from_js::<IpcError>(&err).unwrap_or_else(|_| {
-            IpcError::new(ErrorCode::Internal, err.as_string().unwrap_or_else(|| format!("{cmd} failed")))
-        })),
+        Err(err) => Err(from_js::<IpcError>(&err)
+            .unwrap_or_else(|_| IpcError::new(ErrorCode::Internal, err.as_string().unwrap_or_else(|| format!("{cmd} failed"))))),
     }
 }
 
@@ -600,15 +596,12 @@ fn from_js<T: DeserializeOwned>(value: &JsValue) -> Result<T, IpcError> {
     if value.is_undefined() || value.is_null() {
         return serde_json::from_str("null").map_err(|e| internal(&e.to_string()));
     }
-    let text: String =
-        js_sys::JSON::stringify(value).map_err(|_| internal("could not read a reply"))?.into();
+    let text: String = js_sys::JSON::stringify(value).map_err(|_| internal("could not read a reply"))?.into();
     serde_json::from_str(&text).map_err(|e| internal(&format!("could not read a reply ({e})")))
 }
 
 fn set(target: &js_sys::Object, key: &str, value: &JsValue) -> Result<(), IpcError> {
-    js_sys::Reflect::set(target, &JsValue::from_str(key), value)
-        .map(|_| ())
-        .map_err(|_| internal("could not build a request"))
+    js_sys::Reflect::set(target, &JsValue::from_str(key), value).map(|_| ()).map_err(|_| internal("could not build a request"))
 }
 
 fn internal(message: &str) -> IpcError {

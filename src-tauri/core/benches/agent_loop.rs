@@ -10,7 +10,6 @@ use hearth_protocol::agui::Event;
 use hearth_protocol::ipc::RunStartParams;
 use hearth_testkit::model_server::{Reply, Script};
 
-
 #[path = "support/figure.rs"]
 mod figure;
 #[path = "support/scripted.rs"]
@@ -91,7 +90,11 @@ fn policy_overhead(loop_median: std::time::Duration) {
         }
         per_call.sort();
         let median = per_call[CALLS / 2];
-        println!("trust policy per call ({label}), {CALLS} calls: median {median:?}, p95 {:?}, max {:?}", per_call[CALLS * 95 / 100], per_call[CALLS - 1]);
+        println!(
+            "trust policy per call ({label}), {CALLS} calls: median {median:?}, p95 {:?}, max {:?}",
+            per_call[CALLS * 95 / 100],
+            per_call[CALLS - 1]
+        );
         figure::figure(
             &format!("trust policy per call: record + decide, {label}, median"),
             &format!("{:.1} µs", median.as_secs_f64() * 1e6),

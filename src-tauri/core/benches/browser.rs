@@ -100,7 +100,11 @@ async fn main() {
         let same_encoder = playwright(&format!("playwright observe (fast encoder) {path},"));
         figure::figure(
             &format!("browser observe {path} (navigate, text, PNG), p50"),
-            &format!("{hearth:.1} ms ({}; {} of Playwright on the same encoder)", figure::ratio(hearth, reference), figure::ratio(hearth, same_encoder)),
+            &format!(
+                "{hearth:.1} ms ({}; {} of Playwright on the same encoder)",
+                figure::ratio(hearth, reference),
+                figure::ratio(hearth, same_encoder)
+            ),
             &match (reference, same_encoder) {
                 (Some(r), Some(s)) => format!("Playwright 1.65.1: {r:.1} ms (same encoder: {s:.1} ms)"),
                 (Some(r), None) => format!("Playwright 1.65.1: {r:.1} ms"),
@@ -128,7 +132,11 @@ fn stats(mut times: Vec<Duration>) -> String {
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     // Five launches have no p95: their slowest is printed as the max.
-    let tail = if times.len() >= 20 { format!("p95 {:.1}", ms(times[times.len() * 95 / 100])) } else { format!("max {:.1}", ms(times[times.len() - 1])) };
+    let tail = if times.len() >= 20 {
+        format!("p95 {:.1}", ms(times[times.len() * 95 / 100]))
+    } else {
+        format!("max {:.1}", ms(times[times.len() - 1]))
+    };
     format!("p50 {:.1} ms, {tail} ms", ms(times[times.len() / 2]))
 }
 

@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 use hearth_core::computer::{CommandRequest, Computer, ComputerSpec, default_image, engine, image};
 use tokio_util::sync::CancellationToken;
 
-
 #[path = "support/figure.rs"]
 mod figure;
 const RUNS: usize = 20;

@@ -73,13 +73,8 @@ fn hearth() -> Fixture {
     // count (19.1 M or 21.9 M for the journal bench) until this.
     runtime.block_on(async {
         let store = hearth.store();
-        let (a, b, c, d, e) = tokio::join!(
-            store.list_tasks(1),
-            store.list_tasks(1),
-            store.list_tasks(1),
-            store.list_tasks(1),
-            store.list_tasks(1)
-        );
+        let (a, b, c, d, e) =
+            tokio::join!(store.list_tasks(1), store.list_tasks(1), store.list_tasks(1), store.list_tasks(1), store.list_tasks(1));
         for listed in [a, b, c, d, e] {
             listed.unwrap();
         }
@@ -167,8 +162,14 @@ fn task_claim_finish(fixture: Fixture) -> Fixture {
     let store = fixture.hearth.store().clone();
     let input = json!({});
     let keys: Vec<String> = (0..ROUNDS).map(|n| format!("bench-{n}")).collect();
-    let ending =
-        RunEnding { status: TaskStatus::Succeeded, result: Some("ok".into()), error: None, question: None, next_run_at: None, action_id: None };
+    let ending = RunEnding {
+        status: TaskStatus::Succeeded,
+        result: Some("ok".into()),
+        error: None,
+        question: None,
+        next_run_at: None,
+        action_id: None,
+    };
     counted(|| {
         fixture.runtime.block_on(async {
             for key in &keys {

@@ -43,8 +43,7 @@ async fn main() {
             .map(|n| {
                 let hearth = Arc::clone(&hearth);
                 tokio::spawn(async move {
-                    let (_, mut events) =
-                        hearth.start_run(RunStartParams { thread_id: None, text: format!("status {n}?") }).await.unwrap();
+                    let (_, mut events) = hearth.start_run(RunStartParams { thread_id: None, text: format!("status {n}?") }).await.unwrap();
                     let (mut ok, mut tools) = (false, 0);
                     while let Some(event) = events.recv().await {
                         match event {
@@ -59,7 +58,11 @@ async fn main() {
             .collect();
         for run in runs {
             let (ok, tools) = run.await.unwrap();
-            if ok { finished += 1 } else { failed += 1 }
+            if ok {
+                finished += 1
+            } else {
+                failed += 1
+            }
             tool_results += tools;
         }
         rounds.push(started.elapsed());

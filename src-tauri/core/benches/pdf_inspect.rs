@@ -12,9 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use hearth_core::pdf::{
-    FieldValues, FillPath, PdfEngine, default_library_path, fill_with_pdfium, fill_with_report, inspect,
-};
+use hearth_core::pdf::{FieldValues, FillPath, PdfEngine, default_library_path, fill_with_pdfium, fill_with_report, inspect};
 
 #[path = "support/figure.rs"]
 mod figure;
@@ -58,7 +56,9 @@ fn main() {
     let pdf_lib = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/pdf_lib");
     let out = figure::run_reference(&pdf_lib, "run.mjs", &[]).unwrap_or_default();
     let median_of = |what: &str| out.lines().find(|l| l.contains(what)).and_then(|l| figure::number_after(l, "median"));
-    for (what, hearth, key) in [("PDF inspect (6-field form)", inspect_ms, "pdf-lib inspect"), ("PDF load → fill → save", fill_ms, "pdf-lib fill")] {
+    for (what, hearth, key) in
+        [("PDF inspect (6-field form)", inspect_ms, "pdf-lib inspect"), ("PDF load → fill → save", fill_ms, "pdf-lib fill")]
+    {
         let reference = median_of(key);
         let faster = reference.map_or_else(|| "no reference".to_owned(), |r| format!("{:.1}× faster", r / hearth));
         figure::figure(

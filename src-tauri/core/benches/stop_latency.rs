@@ -13,7 +13,6 @@ use hearth_core::{Config, Hearth};
 use hearth_protocol::tasks::{TaskControl, TaskControlParams, TaskKind, TaskStatus};
 use tokio::sync::Notify;
 
-
 #[path = "support/figure.rs"]
 mod figure;
 const RUNS: usize = 200;
@@ -49,13 +48,24 @@ async fn main() {
         let key = format!("stop-{n}");
         let input = serde_json::json!({});
         let task = engine
-            .create(hearth_core::store::tasks::NewTask { idempotency_key: &key, kind: TaskKind::Monitor, title: &key, input: &input, thread_id: None })
+            .create(hearth_core::store::tasks::NewTask {
+                idempotency_key: &key,
+                kind: TaskKind::Monitor,
+                title: &key,
+                input: &input,
+                thread_id: None,
+            })
             .await
             .unwrap();
         let mut changes = engine.subscribe();
         engine.tick().await.unwrap();
         started.notified().await;
-        let params = TaskControlParams { task_id: task.id.clone(), expected_status: TaskStatus::Running, expected_attempts: 1, control: TaskControl::Pause };
+        let params = TaskControlParams {
+            task_id: task.id.clone(),
+            expected_status: TaskStatus::Running,
+            expected_attempts: 1,
+            control: TaskControl::Pause,
+        };
         let pressed = Instant::now();
         hearth.task_control(&params).await.unwrap();
         while engine.running() > 0 {
@@ -66,7 +76,12 @@ async fn main() {
         let after = hearth.store().get_task(&task.id).await.unwrap().unwrap();
         assert!(after.outcome_uncertain, "the stopped effect flagged its task");
         // Paused tasks count against the open-task cap: cancel it.
-        let cancel = TaskControlParams { task_id: task.id.clone(), expected_status: after.status, expected_attempts: after.attempts, control: TaskControl::Cancel };
+        let cancel = TaskControlParams {
+            task_id: task.id.clone(),
+            expected_status: after.status,
+            expected_attempts: after.attempts,
+            control: TaskControl::Cancel,
+        };
         hearth.task_control(&cancel).await.unwrap();
         to_effect.push(effect);
         to_settled.push(settled);

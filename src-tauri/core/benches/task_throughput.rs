@@ -19,7 +19,6 @@ use hearth_protocol::tasks::{TaskKind, TaskStatus};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sqlx::{ConnectOptions, Connection};
 
-
 #[path = "support/figure.rs"]
 mod figure;
 const TASKS: usize = 10_000;
@@ -107,12 +106,21 @@ async fn engine_rate(hearth: &Hearth) -> f64 {
 async fn store_rate(hearth: &Hearth) -> f64 {
     let store = hearth.store();
     let input = serde_json::json!({});
-    let ending =
-        RunEnding { status: TaskStatus::Succeeded, result: Some("ok".into()), error: None, question: None, next_run_at: None, action_id: None };
+    let ending = RunEnding {
+        status: TaskStatus::Succeeded,
+        result: Some("ok".into()),
+        error: None,
+        question: None,
+        next_run_at: None,
+        action_id: None,
+    };
     let started = Instant::now();
     for i in 0..TASKS {
         let key = format!("direct-{i}");
-        store.create_task(NewTask { idempotency_key: &key, kind: TaskKind::Monitor, title: &key, input: &input, thread_id: None }).await.unwrap();
+        store
+            .create_task(NewTask { idempotency_key: &key, kind: TaskKind::Monitor, title: &key, input: &input, thread_id: None })
+            .await
+            .unwrap();
         let claim = store.claim_next("bench", 60_000).await.unwrap().unwrap();
         assert!(store.checkpoint(&claim.task.id, &claim.lease_id, &serde_json::json!({ "step": 1 })).await.unwrap());
         assert!(store.finish_run(&claim.task.id, &claim.lease_id, &ending).await.unwrap());

@@ -21,8 +21,7 @@ const MARKER: &str = "AT_STAGE";
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let mut args = std::env::args().skip(1);
-    let (Some(data), Some(proposal_id), Some(hash), Some(stage)) = (args.next(), args.next(), args.next(), args.next())
-    else {
+    let (Some(data), Some(proposal_id), Some(hash), Some(stage)) = (args.next(), args.next(), args.next(), args.next()) else {
         eprintln!("usage: approval_worker <data dir> <proposal id> <hash> <claimed|settled>");
         std::process::exit(2);
     };

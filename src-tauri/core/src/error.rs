@@ -23,9 +23,7 @@ pub enum CoreError {
         detail: String,
     },
     /// Another process holds the database locked.
-    #[error(
-        "Hearth's database {path} is locked by another program (is another Hearth running?). Close it and start Hearth again."
-    )]
+    #[error("Hearth's database {path} is locked by another program (is another Hearth running?). Close it and start Hearth again.")]
     DatabaseLocked {
         /// The file.
         path: PathBuf,

@@ -137,7 +137,12 @@ pub fn parse_statement(text: &str) -> Result<Vec<Transaction>, FinanceError> {
         let day = NaiveDate::parse_from_str(field(date), "%Y-%m-%d").map_err(|_| FinanceError::BadDate { row, value: cut(field(date)) })?;
         let cents = cents(field(amount)).ok_or_else(|| FinanceError::BadAmount { row, value: cut(field(amount)) })?;
         let category = category.map(field).filter(|c| !c.is_empty()).unwrap_or("Uncategorized");
-        rows.push(Transaction { date: day, description: field(description).to_owned(), amount_cents: cents, category: category.to_owned() });
+        rows.push(Transaction {
+            date: day,
+            description: field(description).to_owned(),
+            amount_cents: cents,
+            category: category.to_owned(),
+        });
     }
     Ok(rows)
 }
@@ -152,7 +157,12 @@ fn cents(text: &str) -> Option<i64> {
     };
     let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
     let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if whole.is_empty() || !all_digits(whole) || !all_digits(fraction) || fraction.len() > 2 || (digits.contains('.') && fraction.is_empty()) {
+    if whole.is_empty()
+        || !all_digits(whole)
+        || !all_digits(fraction)
+        || fraction.len() > 2
+        || (digits.contains('.') && fraction.is_empty())
+    {
         return None;
     }
     let whole: i64 = whole.parse().ok()?;
@@ -214,7 +224,8 @@ impl Summary {
     pub fn sentence(&self) -> String {
         use hearth_protocol::finance::money;
         let period = self.period.map_or_else(String::new, |(first, last)| format!(" from {first} to {last}"));
-        let top = self.categories.first().map_or_else(String::new, |(name, cents)| format!(" The most went to {name} ({}).", money(*cents)));
+        let top =
+            self.categories.first().map_or_else(String::new, |(name, cents)| format!(" The most went to {name} ({}).", money(*cents)));
         format!(
             "{} transactions{period}: income {}, spending {}, saved {}.{top}",
             self.count,
@@ -248,7 +259,8 @@ pub fn task_handler(toolbox: crate::tools::Toolbox) -> impl crate::tasks::TaskHa
                 "name": "finance-tracker.json",
                 "content": serde_json::to_string_pretty(&view).unwrap_or_default(),
             });
-            let saved = crate::tools::dispatch(&tools, "save_artifact", &artifact.to_string(), crate::tools::StepId::Named("tracker".into())).await;
+            let saved =
+                crate::tools::dispatch(&tools, "save_artifact", &artifact.to_string(), crate::tools::StepId::Named("tracker".into())).await;
             if let Some(crate::tools::RunOutcome::InDoubt(_)) = saved.outcome {
                 return TaskOutcome::Interrupted(crate::store::tasks::UNCERTAIN_REASON.into());
             }
@@ -321,9 +333,8 @@ mod tests {
             .chain((0..MAX_ROWS + 1).map(|_| "2026-11-01,x,1\n".to_owned()))
             .collect();
         assert_eq!(parse_statement(&rows).unwrap_err(), FinanceError::TooManyRows, "5,001 rows");
-        let exactly: String = std::iter::once("date,description,amount\n".to_owned())
-            .chain((0..MAX_ROWS).map(|_| "2026-11-01,x,1\n".to_owned()))
-            .collect();
+        let exactly: String =
+            std::iter::once("date,description,amount\n".to_owned()).chain((0..MAX_ROWS).map(|_| "2026-11-01,x,1\n".to_owned())).collect();
         assert_eq!(parse_statement(&exactly).unwrap().len(), MAX_ROWS, "5,000 rows are fine");
         let long = "x".repeat(MAX_CSV_CHARS + 1);
         assert_eq!(parse_statement(&long).unwrap_err(), FinanceError::TooLong(MAX_CSV_CHARS + 1));

@@ -20,10 +20,10 @@ const MAX_TERMS: usize = 32;
 
 /// Words that say nothing about which fact is relevant.
 const STOPWORDS: &[&str] = &[
-    "the", "and", "for", "are", "but", "not", "you", "your", "with", "have", "has", "had", "this", "that", "what", "when",
-    "where", "which", "who", "why", "how", "can", "could", "would", "should", "will", "about", "from", "into", "some",
-    "any", "all", "was", "were", "been", "there", "their", "them", "they", "then", "than", "our", "out", "get", "got",
-    "let", "make", "please", "tell", "give", "want", "need", "just", "also", "does", "did", "its", "it's", "i'm", "me",
+    "the", "and", "for", "are", "but", "not", "you", "your", "with", "have", "has", "had", "this", "that", "what", "when", "where",
+    "which", "who", "why", "how", "can", "could", "would", "should", "will", "about", "from", "into", "some", "any", "all", "was", "were",
+    "been", "there", "their", "them", "they", "then", "than", "our", "out", "get", "got", "let", "make", "please", "tell", "give", "want",
+    "need", "just", "also", "does", "did", "its", "it's", "i'm", "me",
 ];
 
 /// The FTS5 query for a message: its distinct words of three letters or more that are not

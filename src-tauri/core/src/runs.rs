@@ -207,8 +207,7 @@ impl Driver {
     /// Ends the run with RUN_ERROR (allowed with open messages; nothing follows it).
     async fn fail(&mut self, message: &str) -> RunEnd {
         self.ensure_started().await;
-        self.emit_unchecked(Event::RunError(RunErrorEvent { message: message.to_owned(), ..Default::default() }))
-            .await;
+        self.emit_unchecked(Event::RunError(RunErrorEvent { message: message.to_owned(), ..Default::default() })).await;
         RunEnd::Failed
     }
 

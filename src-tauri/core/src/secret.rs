@@ -37,7 +37,9 @@ impl From<SecretString> for BearerToken {
 
 /// A secret holds bytes HTTP does not allow in a header (a control character, a line break).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the secret holds characters an HTTP header cannot carry (a space at either end, a line break or another control character); enter it again")]
+#[error(
+    "the secret holds characters an HTTP header cannot carry (a space at either end, a line break or another control character); enter it again"
+)]
 pub struct InvalidSecretHeader;
 
 impl BearerToken {

@@ -1,8 +1,7 @@
 #![allow(clippy::unwrap_used)]
 
 use hearth_protocol::settings::{
-    AgentMode, EndpointSettings, HarnessSettings, HarnessSettingsParams, ModelSettings, ModelSettingsParams, ProviderKind,
-    SettingsView,
+    AgentMode, EndpointSettings, HarnessSettings, HarnessSettingsParams, ModelSettings, ModelSettingsParams, ProviderKind, SettingsView,
 };
 
 use super::*;
@@ -61,7 +60,13 @@ fn issue10_no_debug_output_shows_a_secret() {
     let endpoint = EndpointSettings { enabled: true, url: Some("http://127.0.0.1:4100/".into()), token: Some(TOKEN.into()) };
     let view = SettingsView {
         mode: AgentMode::Model,
-        model: Some(ModelSettings { kind: ProviderKind::OpenaiChat, base_url: "https://api.openai.com/v1".into(), model: "m".into(), has_api_key: true, accepts_images: false }),
+        model: Some(ModelSettings {
+            kind: ProviderKind::OpenaiChat,
+            base_url: "https://api.openai.com/v1".into(),
+            model: "m".into(),
+            has_api_key: true,
+            accepts_images: false,
+        }),
         harness: Some(HarnessSettings { url: "http://127.0.0.1:9/agent".into(), has_token: true }),
         endpoint: endpoint.clone(),
     };

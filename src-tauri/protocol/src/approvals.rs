@@ -77,15 +77,8 @@ pub enum ProposalStatus {
 
 impl ProposalStatus {
     /// Every status.
-    pub const ALL: [ProposalStatus; 7] = [
-        Self::AwaitingReview,
-        Self::Executing,
-        Self::Succeeded,
-        Self::Failed,
-        Self::OutcomeUnknown,
-        Self::Denied,
-        Self::Expired,
-    ];
+    pub const ALL: [ProposalStatus; 7] =
+        [Self::AwaitingReview, Self::Executing, Self::Succeeded, Self::Failed, Self::OutcomeUnknown, Self::Denied, Self::Expired];
 
     /// Stored spelling.
     pub const fn as_str(self) -> &'static str {

@@ -123,7 +123,6 @@ pub struct UseProfileParams {
     pub profile: Option<String>,
 }
 
-
 /// The interactive elements of the page as it is now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -417,10 +416,20 @@ mod tests {
 
     #[test]
     fn control_inputs_are_tagged_by_type_and_default_what_they_leave_out() {
-        let click: ControlInput = serde_json::from_str(r#"{"type":"mouse","kind":"down","x":10,"y":20,"button":"left","clickCount":1}"#).unwrap();
+        let click: ControlInput =
+            serde_json::from_str(r#"{"type":"mouse","kind":"down","x":10,"y":20,"button":"left","clickCount":1}"#).unwrap();
         assert_eq!(
             click,
-            ControlInput::Mouse { kind: MouseKind::Down, x: 10.0, y: 20.0, button: MouseButton::Left, click_count: 1, delta_x: 0.0, delta_y: 0.0, modifiers: 0 }
+            ControlInput::Mouse {
+                kind: MouseKind::Down,
+                x: 10.0,
+                y: 20.0,
+                button: MouseButton::Left,
+                click_count: 1,
+                delta_x: 0.0,
+                delta_y: 0.0,
+                modifiers: 0
+            }
         );
         let key: ControlInput = serde_json::from_str(r#"{"type":"key","kind":"up","key":"a","code":"KeyA"}"#).unwrap();
         assert!(matches!(key, ControlInput::Key { kind: KeyKind::Up, modifiers: 0, .. }));

@@ -60,10 +60,7 @@ mod tests {
     #[test]
     fn json_shape_is_pinned() {
         let err = IpcError::new(ErrorCode::NotFound, "No thread t1. Reload the app.");
-        assert_eq!(
-            serde_json::to_string(&err).unwrap(),
-            r#"{"code":"not_found","message":"No thread t1. Reload the app."}"#
-        );
+        assert_eq!(serde_json::to_string(&err).unwrap(), r#"{"code":"not_found","message":"No thread t1. Reload the app."}"#);
         let code: ErrorCode = serde_json::from_str(r#""approval_expired""#).unwrap();
         assert_eq!(code, ErrorCode::ApprovalExpired);
     }

@@ -9,9 +9,7 @@ pub const MAX_ID_LEN: usize = 128;
 /// Checks an id that arrived from outside the process: non-empty, bounded, and made of
 /// `[A-Za-z0-9_.:-]` so it can never smuggle markup or paths.
 pub fn is_valid_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= MAX_ID_LEN
-        && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
+    !id.is_empty() && id.len() <= MAX_ID_LEN && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
 }
 
 #[cfg(test)]

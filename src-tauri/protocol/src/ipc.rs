@@ -206,9 +206,7 @@ pub(crate) fn validate_id(field: &str, id: &str) -> Result<(), IpcError> {
     if is_valid_id(id) {
         Ok(())
     } else {
-        Err(IpcError::invalid(format!(
-            "{field} is not a valid id (1–128 characters of letters, digits, '-', '_', '.', ':')."
-        )))
+        Err(IpcError::invalid(format!("{field} is not a valid id (1–128 characters of letters, digits, '-', '_', '.', ':').")))
     }
 }
 
@@ -257,9 +255,6 @@ mod tests {
         let p: RunStartParams = serde_json::from_str(r#"{"threadId":"t1","text":"hi"}"#).unwrap();
         assert_eq!(p.thread_id.as_deref(), Some("t1"));
         let r = DelegateTaskResult { task_id: "x".into(), title: "T".into(), status: TaskStatus::WaitingApproval };
-        assert_eq!(
-            serde_json::to_string(&r).unwrap(),
-            r#"{"taskId":"x","title":"T","status":"waiting_approval"}"#
-        );
+        assert_eq!(serde_json::to_string(&r).unwrap(), r#"{"taskId":"x","title":"T","status":"waiting_approval"}"#);
     }
 }

@@ -280,9 +280,7 @@ fn check_holder(holder: &MandateHolder) -> Result<(), IpcError> {
 /// enough to be an address (a name and `<address>` is fine; the core takes the address out).
 pub fn check_recipient_list(recipients: &[String]) -> Result<(), IpcError> {
     if recipients.is_empty() || recipients.len() > MAX_MANDATE_RECIPIENTS {
-        return Err(IpcError::invalid(format!(
-            "A standing order to send mail names 1 to {MAX_MANDATE_RECIPIENTS} recipients."
-        )));
+        return Err(IpcError::invalid(format!("A standing order to send mail names 1 to {MAX_MANDATE_RECIPIENTS} recipients.")));
     }
     match recipients.iter().find(|r| r.trim().is_empty() || r.len() > 400) {
         Some(bad) => Err(IpcError::invalid(format!("{bad:?} is not an email address like friend@example.com."))),
@@ -295,9 +293,7 @@ pub fn check_recipient_list(recipients: &[String]) -> Result<(), IpcError> {
 /// at the gate compares them exactly: an address the owner did not name is never covered.
 pub fn check_recipients(recipients: &[String]) -> Result<(), IpcError> {
     if recipients.is_empty() || recipients.len() > MAX_MANDATE_RECIPIENTS {
-        return Err(IpcError::invalid(format!(
-            "A standing order to send mail names 1 to {MAX_MANDATE_RECIPIENTS} recipients."
-        )));
+        return Err(IpcError::invalid(format!("A standing order to send mail names 1 to {MAX_MANDATE_RECIPIENTS} recipients.")));
     }
     for (index, address) in recipients.iter().enumerate() {
         let plain = address.len() <= 254

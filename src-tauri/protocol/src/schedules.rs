@@ -45,18 +45,10 @@ pub enum Weekday {
 
 impl Weekday {
     /// Monday to Sunday.
-    pub const ALL: [Weekday; 7] = [
-        Weekday::Monday,
-        Weekday::Tuesday,
-        Weekday::Wednesday,
-        Weekday::Thursday,
-        Weekday::Friday,
-        Weekday::Saturday,
-        Weekday::Sunday,
-    ];
+    pub const ALL: [Weekday; 7] =
+        [Weekday::Monday, Weekday::Tuesday, Weekday::Wednesday, Weekday::Thursday, Weekday::Friday, Weekday::Saturday, Weekday::Sunday];
     /// Monday to Friday.
-    pub const WEEKDAYS: [Weekday; 5] =
-        [Weekday::Monday, Weekday::Tuesday, Weekday::Wednesday, Weekday::Thursday, Weekday::Friday];
+    pub const WEEKDAYS: [Weekday; 5] = [Weekday::Monday, Weekday::Tuesday, Weekday::Wednesday, Weekday::Thursday, Weekday::Friday];
 
     /// Three letters, for the screen.
     pub const fn short(self) -> &'static str {
@@ -118,9 +110,7 @@ impl Repeat {
             }
             Repeat::Interval { minutes } => {
                 if !(MIN_INTERVAL_MINUTES..=MAX_INTERVAL_MINUTES).contains(minutes) {
-                    return Err(IpcError::invalid(format!(
-                        "The interval is {MIN_INTERVAL_MINUTES} to {MAX_INTERVAL_MINUTES} minutes."
-                    )));
+                    return Err(IpcError::invalid(format!("The interval is {MIN_INTERVAL_MINUTES} to {MAX_INTERVAL_MINUTES} minutes.")));
                 }
                 Ok(())
             }
@@ -446,9 +436,7 @@ impl ScheduleControlParams {
         }
         match (&self.operation_id, self.action) {
             (Some(id), _) => crate::ipc::validate_id("The operation id", id),
-            (None, ScheduleAction::RunNow) => {
-                Err(IpcError::invalid("Run now needs an operation id, made once per press; send one."))
-            }
+            (None, ScheduleAction::RunNow) => Err(IpcError::invalid("Run now needs an operation id, made once per press; send one.")),
             (None, _) => Ok(()),
         }
     }
@@ -461,11 +449,8 @@ mod tests {
 
     #[test]
     fn run_now_needs_a_valid_operation_id() {
-        let control = |action, id: Option<&str>| ScheduleControlParams {
-            schedule_id: "s1".into(),
-            action,
-            operation_id: id.map(str::to_owned),
-        };
+        let control =
+            |action, id: Option<&str>| ScheduleControlParams { schedule_id: "s1".into(), action, operation_id: id.map(str::to_owned) };
         assert!(control(ScheduleAction::RunNow, Some("run-now-1-2")).validate().is_ok());
         assert!(control(ScheduleAction::RunNow, None).validate().is_err());
         assert!(control(ScheduleAction::RunNow, Some("a/b")).validate().is_err());

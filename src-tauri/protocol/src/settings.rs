@@ -166,9 +166,7 @@ impl ModelSettingsParams {
         // Only what an HTTP header carries as is (visible ASCII): anything else would be stored
         // and then fail on every request, over a key that worked.
         if self.api_key.as_ref().is_some_and(|k| k.len() > 4096 || !k.chars().all(|c| c.is_ascii_graphic())) {
-            return Err(IpcError::invalid(
-                "The API key has spaces, control or non-ASCII characters, or is too long; paste it again.",
-            ));
+            return Err(IpcError::invalid("The API key has spaces, control or non-ASCII characters, or is too long; paste it again."));
         }
         Ok(())
     }
@@ -187,10 +185,7 @@ pub struct HarnessSettingsParams {
 
 impl std::fmt::Debug for HarnessSettingsParams {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HarnessSettingsParams")
-            .field("url", &self.url)
-            .field("token", &self.token.as_ref().map(|_| "[REDACTED]"))
-            .finish()
+        f.debug_struct("HarnessSettingsParams").field("url", &self.url).field("token", &self.token.as_ref().map(|_| "[REDACTED]")).finish()
     }
 }
 
@@ -199,9 +194,7 @@ impl HarnessSettingsParams {
     pub fn validate(&self) -> Result<(), IpcError> {
         check_url("The agent's URL", self.url.trim())?;
         if self.token.as_ref().is_some_and(|t| t.len() > 4096 || !t.chars().all(|c| c.is_ascii_graphic())) {
-            return Err(IpcError::invalid(
-                "The token has spaces, control or non-ASCII characters, or is too long; paste it again.",
-            ));
+            return Err(IpcError::invalid("The token has spaces, control or non-ASCII characters, or is too long; paste it again."));
         }
         Ok(())
     }
@@ -252,11 +245,8 @@ mod tests {
 
     #[test]
     fn settings_views_never_debug_print_the_endpoint_token() {
-        let endpoint = EndpointSettings {
-            enabled: true,
-            url: Some("http://127.0.0.1:4100/".into()),
-            token: Some("hearth_0123456789abcdef".into()),
-        };
+        let endpoint =
+            EndpointSettings { enabled: true, url: Some("http://127.0.0.1:4100/".into()), token: Some("hearth_0123456789abcdef".into()) };
         let view = SettingsView { mode: AgentMode::Sample, model: None, harness: None, endpoint: endpoint.clone() };
         for printed in [format!("{endpoint:?}"), format!("{view:?}"), format!("{view:#?}")] {
             assert!(!printed.contains("hearth_0123456789abcdef"), "{printed}");

@@ -434,11 +434,7 @@ impl Framer {
                 Some((start, end)) => &input[start..end],
                 None => &self.data[..],
             };
-            emit.frame(Ok(Frame {
-                event: self.has_event.then_some(&self.event[..]),
-                data,
-                id: self.has_id.then_some(&self.last_id[..]),
-            }));
+            emit.frame(Ok(Frame { event: self.has_event.then_some(&self.event[..]), data, id: self.has_id.then_some(&self.last_id[..]) }));
         }
         *pending = None;
         self.reset_event();

@@ -15,11 +15,7 @@ struct Got {
 type Out = Vec<Result<Got, EventTooLarge>>;
 
 fn own(frame: Frame<'_>) -> Got {
-    Got {
-        event: frame.event_lossy(),
-        data: frame.data_lossy(),
-        id: frame.id.map(|id| String::from_utf8_lossy(id).into_owned()),
-    }
+    Got { event: frame.event_lossy(), data: frame.data_lossy(), id: frame.id.map(|id| String::from_utf8_lossy(id).into_owned()) }
 }
 
 fn push(framer: &mut Framer, bytes: &[u8], out: &mut Out) {
@@ -76,10 +72,7 @@ fn events_without_data_dispatch_nothing() {
 #[test]
 fn issue10_cr_only_line_endings() {
     let (out, _, clean) = frames_of(BIG, &[b"event: a\rdata: one\rdata: two\r\rdata: three\r\r"]);
-    assert_eq!(
-        out,
-        vec![Ok(Got { event: Some("a".into()), data: "one\ntwo".into(), id: None }), data("three")]
-    );
+    assert_eq!(out, vec![Ok(Got { event: Some("a".into()), data: "one\ntwo".into(), id: None }), data("three")]);
     assert!(clean);
 }
 

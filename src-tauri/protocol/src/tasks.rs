@@ -213,9 +213,7 @@ impl TaskControlParams {
             }
             let chars = text.chars().count();
             if chars > MAX_ANSWER_CHARS {
-                return Err(IpcError::invalid(format!(
-                    "The answer has {chars} characters; the limit is {MAX_ANSWER_CHARS}."
-                )));
+                return Err(IpcError::invalid(format!("The answer has {chars} characters; the limit is {MAX_ANSWER_CHARS}.")));
             }
         }
         Ok(())

@@ -186,8 +186,7 @@ mod tests {
 
     #[test]
     fn only_prepare_tools_are_prepare() {
-        let prepare: Vec<_> =
-            ToolName::ALL.iter().filter(|t| t.effect_class() == EffectClass::Prepare).collect();
+        let prepare: Vec<_> = ToolName::ALL.iter().filter(|t| t.effect_class() == EffectClass::Prepare).collect();
         assert_eq!(prepare, [&ToolName::PrepareEmail, &ToolName::PrepareEvent, &ToolName::PrepareFormSubmission]);
     }
 }

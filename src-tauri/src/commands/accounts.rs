@@ -1,7 +1,9 @@
 //! `account*` commands: Settings → Accounts. Tokens and the client secret go in, never out.
 
 use hearth_protocol::IpcError;
-use hearth_protocol::accounts::{AccountAttemptParams, AccountConnectParams, AccountParams, AccountsView, ConnectBegun, GoogleClientParams};
+use hearth_protocol::accounts::{
+    AccountAttemptParams, AccountConnectParams, AccountParams, AccountsView, ConnectBegun, GoogleClientParams,
+};
 use tauri::{AppHandle, Runtime, State};
 
 use crate::AppState;

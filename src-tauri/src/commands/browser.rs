@@ -2,8 +2,8 @@
 
 use hearth_protocol::IpcError;
 use hearth_protocol::browser::{
-    BrowserListResponse, ControlFrame, ControlInputParams, ControlStarted, ControlStopParams, ProfileParams, ScreenshotParams, ScreenshotResponse,
-    UseProfileParams,
+    BrowserListResponse, ControlFrame, ControlInputParams, ControlStarted, ControlStopParams, ProfileParams, ScreenshotParams,
+    ScreenshotResponse, UseProfileParams,
 };
 use tauri::State;
 use tauri::ipc::Channel;
@@ -47,7 +47,11 @@ pub async fn browser_delete_profile(state: State<'_, AppState>, params: ProfileP
 /// Take control: the profile's browser streams its frames to the window until Give back; the
 /// agent's calls on it are refused meanwhile.
 #[tauri::command]
-pub async fn browser_control_start(state: State<'_, AppState>, params: ProfileParams, frames: Channel<ControlFrame>) -> Result<ControlStarted, IpcError> {
+pub async fn browser_control_start(
+    state: State<'_, AppState>,
+    params: ProfileParams,
+    frames: Channel<ControlFrame>,
+) -> Result<ControlStarted, IpcError> {
     let (tx, rx) = tokio::sync::mpsc::channel(2);
     let ticket = state.ready().await?.browser_control_start(&params.id, tx).await.map_err(|e| e.to_ipc())?;
     crate::streams::forward_frames(rx, frames);

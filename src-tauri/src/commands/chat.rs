@@ -3,8 +3,7 @@
 use hearth_protocol::IpcError;
 use hearth_protocol::agui::Event;
 use hearth_protocol::ipc::{
-    RunStartParams, RunStartResponse, RunStopParams, RunStopResponse, ThreadHistoryParams, ThreadHistoryResponse,
-    ThreadListResponse,
+    RunStartParams, RunStartResponse, RunStopParams, RunStopResponse, ThreadHistoryParams, ThreadHistoryResponse, ThreadListResponse,
 };
 use tauri::State;
 use tauri::ipc::Channel;
@@ -43,10 +42,7 @@ pub async fn thread_list(state: State<'_, AppState>) -> Result<ThreadListRespons
 
 /// One page of a conversation's stored events, the newest first.
 #[tauri::command]
-pub async fn thread_history(
-    state: State<'_, AppState>,
-    params: serde_json::Value,
-) -> Result<ThreadHistoryResponse, IpcError> {
+pub async fn thread_history(state: State<'_, AppState>, params: serde_json::Value) -> Result<ThreadHistoryResponse, IpcError> {
     let params: ThreadHistoryParams = parse("thread_history", params)?;
     params.validate()?;
     state.ready().await?.thread_history_page(&params.thread_id, params.before).await.map_err(|e| e.to_ipc())

@@ -1,9 +1,7 @@
 //! `file_*` commands: the Files screen.
 
 use hearth_protocol::IpcError;
-use hearth_protocol::files::{
-    FileDetail, FileFillParams, FileGetParams, FileListResponse, FileRenderParams, FileRenderResponse, FileView,
-};
+use hearth_protocol::files::{FileDetail, FileFillParams, FileGetParams, FileListResponse, FileRenderParams, FileRenderResponse, FileView};
 use tauri::State;
 
 use crate::AppState;

@@ -34,7 +34,10 @@ pub async fn schedule_control(state: State<'_, AppState>, params: serde_json::Va
 
 /// A scheduled monitor looks at its page now.
 #[tauri::command]
-pub async fn monitor_check_now(state: State<'_, AppState>, params: serde_json::Value) -> Result<hearth_protocol::tasks::TaskView, IpcError> {
+pub async fn monitor_check_now(
+    state: State<'_, AppState>,
+    params: serde_json::Value,
+) -> Result<hearth_protocol::tasks::TaskView, IpcError> {
     let params: hearth_protocol::tasks::TaskGetParams = parse("monitor_check_now", params)?;
     params.validate()?;
     state.ready().await?.monitor_check_now(&params.task_id).await.map_err(|e| e.to_ipc())
@@ -56,7 +59,10 @@ pub async fn idea_accept(state: State<'_, AppState>, params: serde_json::Value) 
 
 /// Dismisses an idea for good.
 #[tauri::command]
-pub async fn idea_dismiss(state: State<'_, AppState>, params: serde_json::Value) -> Result<hearth_protocol::ideas::IdeaListResponse, IpcError> {
+pub async fn idea_dismiss(
+    state: State<'_, AppState>,
+    params: serde_json::Value,
+) -> Result<hearth_protocol::ideas::IdeaListResponse, IpcError> {
     let params: hearth_protocol::ideas::IdeaParams = parse("idea_dismiss", params)?;
     params.validate()?;
     state.ready().await?.idea_dismiss(&params).await.map_err(|e| e.to_ipc())

@@ -86,10 +86,12 @@ impl Desktop {
 
     async fn show(&mut self, notice: NotificationView) -> zbus::Result<()> {
         let summary = super::summary(notice.kind);
-        let (body, actions): (&str, &[&str]) = if self.clickable { ("Click to open it in Hearth.", &[CLICK, "Open"]) } else { (super::SEE_THE_INBOX, &[]) };
+        let (body, actions): (&str, &[&str]) =
+            if self.clickable { ("Click to open it in Hearth.", &[CLICK, "Open"]) } else { (super::SEE_THE_INBOX, &[]) };
         // -1: the desktop's own expiry.
         let hints: HashMap<&str, zbus::zvariant::Value<'_>> = HashMap::new();
-        let answer = self.proxy.inner().call_method("Notify", &("Hearth", 0_u32, "", summary.as_str(), body, actions, hints, -1_i32)).await?;
+        let answer =
+            self.proxy.inner().call_method("Notify", &("Hearth", 0_u32, "", summary.as_str(), body, actions, hints, -1_i32)).await?;
         let id: u32 = answer.body().deserialize()?;
         let Some(service) = answer.header().sender().map(|sender| sender.to_owned()) else {
             // A bus always names the sender; without one no click could be matched.
@@ -141,8 +143,15 @@ struct Shown {
 
 enum Event {
     Notice(NotificationView),
-    Clicked { which: Shown, action: String, at: Sequence },
-    Closed { which: Shown, at: Sequence },
+    Clicked {
+        which: Shown,
+        action: String,
+        at: Sequence,
+    },
+    Closed {
+        which: Shown,
+        at: Sequence,
+    },
     /// The bus connection ended (the desktop's session went away).
     Lost,
     /// The core closed the stream: Hearth is shutting down.

@@ -16,9 +16,7 @@ fn app_painted() {
 }
 
 fn main() {
-    let app = tauri::Builder::default()
-        .invoke_handler(tauri::generate_handler![app_painted])
-        .build(tauri::generate_context!());
+    let app = tauri::Builder::default().invoke_handler(tauri::generate_handler![app_painted]).build(tauri::generate_context!());
     match app {
         Ok(app) => app.run(|_, _| {}),
         Err(err) => {

@@ -235,11 +235,7 @@ fn descendants(root: u32) -> Vec<u32> {
 /// (name, PSS kB, private dirty kB)
 fn memory(pid: u32) -> (String, u64, u64) {
     let field = |text: &str, key: &str| -> u64 {
-        text.lines()
-            .find(|l| l.starts_with(key))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
+        text.lines().find(|l| l.starts_with(key)).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok()).unwrap_or(0)
     };
     let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
     let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).map_or_else(|_| "?".into(), |c| c.trim().to_owned());

@@ -280,9 +280,7 @@ async fn long_history(app: &str) {
         let entry = (timed[0].as_f64().unwrap(), timed[1].as_f64().unwrap());
         println!(
             "load {load}: history requested → rows drawn {:.0} ms; page load → rows drawn {:.0} ms; {} rows in the transcript",
-            entry.0,
-            entry.1,
-            timed[2]
+            entry.0, entry.1, timed[2]
         );
         open.push(entry);
     }

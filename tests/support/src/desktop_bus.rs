@@ -168,10 +168,7 @@ impl PrivateBus {
         // The daemon prints its address once it listens: no polling for the socket.
         let mut line = String::new();
         let stdout = daemon.stdout.take().unwrap();
-        tokio::time::timeout(PATIENCE, BufReader::new(stdout).read_line(&mut line))
-            .await
-            .expect("dbus-daemon printed no address")
-            .unwrap();
+        tokio::time::timeout(PATIENCE, BufReader::new(stdout).read_line(&mut line)).await.expect("dbus-daemon printed no address").unwrap();
         let address = line.trim().to_owned();
         assert!(address.starts_with("unix:"), "dbus-daemon printed {address:?}, not an address");
         PrivateBus { address, _daemon: daemon }
@@ -289,5 +286,4 @@ impl NotificationServer {
         *self.connection.lock().unwrap() = new;
         old.close().await.unwrap();
     }
-
 }

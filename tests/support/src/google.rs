@@ -221,7 +221,8 @@ impl GoogleFixture {
                             answer(&state, request).await.ok_or_else(|| std::io::Error::other("the fixture drops this connection"))
                         }
                     });
-                    let _ = hyper::server::conn::http1::Builder::new().serve_connection(hyper_util::rt::TokioIo::new(stream), service).await;
+                    let _ =
+                        hyper::server::conn::http1::Builder::new().serve_connection(hyper_util::rt::TokioIo::new(stream), service).await;
                 });
             }
         });
@@ -381,15 +382,22 @@ async fn answer(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -
 async fn send(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> Option<Response<Full<Bytes>>> {
     let lock = || state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     lock().paths.push(request.uri().path().to_owned());
-    let bearer = request.headers().get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")).map(str::to_owned);
+    let bearer =
+        request.headers().get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")).map(str::to_owned);
     if !bearer.as_ref().is_some_and(|b| lock().access_tokens.contains(b)) {
-        return Some(text(StatusCode::UNAUTHORIZED, json!({ "error": { "code": 401, "status": "UNAUTHENTICATED" } }).to_string(), "application/json"));
+        return Some(text(
+            StatusCode::UNAUTHORIZED,
+            json!({ "error": { "code": 401, "status": "UNAUTHENTICATED" } }).to_string(),
+            "application/json",
+        ));
     }
     let upload = request.uri().path().starts_with("/upload/");
     let multipart = request.uri().query().is_some_and(|q| q.split('&').any(|p| p == "uploadType=multipart"));
     let content_type = request.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
     let body = request.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
-    let invalid = || Some(text(StatusCode::BAD_REQUEST, json!({ "error": { "code": 400, "message": "Invalid raw" } }).to_string(), "application/json"));
+    let invalid = || {
+        Some(text(StatusCode::BAD_REQUEST, json!({ "error": { "code": 400, "message": "Invalid raw" } }).to_string(), "application/json"))
+    };
     // The JSON form (`raw`, base64url) or Gmail's multipart upload (metadata, then the message).
     let (parsed, raw): (serde_json::Value, Vec<u8>) = if upload {
         let Some(boundary) = content_type.strip_prefix("multipart/related; boundary=").filter(|_| multipart) else { return invalid() };
@@ -397,7 +405,9 @@ async fn send(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> 
         (serde_json::from_slice(&metadata).unwrap_or_default(), raw)
     } else {
         let parsed: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-        let Some(raw) = parsed["raw"].as_str().and_then(|r| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(r).ok()) else { return invalid() };
+        let Some(raw) = parsed["raw"].as_str().and_then(|r| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(r).ok()) else {
+            return invalid();
+        };
         (parsed, raw)
     };
     let header = |name: &str| -> String {
@@ -437,15 +447,23 @@ async fn send(state: &Mutex<State>, request: Request<hyper::body::Incoming>) -> 
         in_reply_to: header("In-Reply-To"),
         operation: header("X-Hearth-Operation"),
         // Gmail dates a sent message when it takes it.
-        sent_at: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+        sent_at: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
         ..FixtureMail::default()
     });
     s.sent.push(raw);
     s.sent_ids.push(id.clone());
     match s.send_mode {
-        SendMode::Answer | SendMode::RewriteMessageId | SendMode::Refuse | SendMode::LoseRequest => Some(text(StatusCode::OK, json!({ "id": id, "threadId": thread_id, "labelIds": ["SENT"] }).to_string(), "application/json")),
+        SendMode::Answer | SendMode::RewriteMessageId | SendMode::Refuse | SendMode::LoseRequest => {
+            Some(text(StatusCode::OK, json!({ "id": id, "threadId": thread_id, "labelIds": ["SENT"] }).to_string(), "application/json"))
+        }
         SendMode::DropConnection | SendMode::RewriteMessageIdDropConnection => None,
-        SendMode::Unavailable => Some(text(StatusCode::SERVICE_UNAVAILABLE, json!({ "error": { "code": 503, "message": "Backend Error" } }).to_string(), "application/json")),
+        SendMode::Unavailable => Some(text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            json!({ "error": { "code": 503, "message": "Backend Error" } }).to_string(),
+            "application/json",
+        )),
     }
 }
 
@@ -472,17 +490,22 @@ async fn answer_request(state: &Mutex<State>, request: Request<hyper::body::Inco
     let lock = || state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let path = request.uri().path().to_owned();
     lock().paths.push(path.clone());
-    let bearer = request.headers().get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")).map(str::to_owned);
+    let bearer =
+        request.headers().get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")).map(str::to_owned);
     let query = form(request.uri().query().unwrap_or_default().as_bytes());
     let basic = request.headers().get("authorization").and_then(|v| v.to_str().ok()).map(str::to_owned);
     let body = request.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
     let body = form(&body);
     match path.as_str() {
         "/o/oauth2/v2/auth" => {
-            let (Some(redirect), Some(challenge), Some(state_param)) = (query.get("redirect_uri"), query.get("code_challenge"), query.get("state")) else {
+            let (Some(redirect), Some(challenge), Some(state_param)) =
+                (query.get("redirect_uri"), query.get("code_challenge"), query.get("state"))
+            else {
                 return text(StatusCode::BAD_REQUEST, "missing redirect_uri, code_challenge or state".into(), "text/plain");
             };
-            if query.get("client_id").map(String::as_str) != Some(CLIENT_ID) || query.get("response_type").map(String::as_str) != Some("code") {
+            if query.get("client_id").map(String::as_str) != Some(CLIENT_ID)
+                || query.get("response_type").map(String::as_str) != Some("code")
+            {
                 return text(StatusCode::BAD_REQUEST, "unknown client or response type".into(), "text/plain");
             }
             let mut s = lock();
@@ -493,7 +516,9 @@ async fn answer_request(state: &Mutex<State>, request: Request<hyper::body::Inco
             s.codes.insert(code.clone(), (challenge.clone(), redirect.clone(), query.get("scope").cloned().unwrap_or_default(), offline));
             let mut to = url::Url::parse(redirect).map_or_else(|_| redirect.clone(), |u| u.to_string());
             to.push_str(if to.contains('?') { "&" } else { "?" });
-            to.push_str(&url::form_urlencoded::Serializer::new(String::new()).append_pair("code", &code).append_pair("state", state_param).finish());
+            to.push_str(
+                &url::form_urlencoded::Serializer::new(String::new()).append_pair("code", &code).append_pair("state", state_param).finish(),
+            );
             let mut response = text(StatusCode::FOUND, String::new(), "text/plain");
             if let Ok(value) = to.parse() {
                 response.headers_mut().insert("location", value);
@@ -517,7 +542,9 @@ async fn answer_request(state: &Mutex<State>, request: Request<hyper::body::Inco
                 Some("authorization_code") => {
                     s.exchanges += 1;
                     let Some(code) = body.get("code") else { return error("no code") };
-                    let Some((challenge, redirect, scope, offline)) = s.codes.remove(code) else { return error("the code is unknown or used") };
+                    let Some((challenge, redirect, scope, offline)) = s.codes.remove(code) else {
+                        return error("the code is unknown or used");
+                    };
                     if body.get("redirect_uri") != Some(&redirect) {
                         return error("redirect_uri mismatch");
                     }
@@ -579,9 +606,18 @@ async fn answer_request(state: &Mutex<State>, request: Request<hyper::body::Inco
             }
             let rest = &gmail["/gmail/v1/users/me/".len()..];
             let found = |body: serde_json::Value| text(StatusCode::OK, body.to_string(), "application/json");
-            let missing = || text(StatusCode::NOT_FOUND, json!({ "error": { "code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND" } }).to_string(), "application/json");
+            let missing = || {
+                text(
+                    StatusCode::NOT_FOUND,
+                    json!({ "error": { "code": 404, "message": "Requested entity was not found.", "status": "NOT_FOUND" } }).to_string(),
+                    "application/json",
+                )
+            };
             if rest == "messages"
-                && let Some(wanted) = query.get("q").and_then(|q| q.strip_prefix("rfc822msgid:")).map(|q| q.split_whitespace().next().unwrap_or_default().to_owned())
+                && let Some(wanted) = query
+                    .get("q")
+                    .and_then(|q| q.strip_prefix("rfc822msgid:"))
+                    .map(|q| q.split_whitespace().next().unwrap_or_default().to_owned())
             {
                 let sent_only = query.get("q").is_some_and(|q| q.split_whitespace().any(|w| w == "in:sent"));
                 // As Gmail: the bin and spam only when asked for.
@@ -590,7 +626,9 @@ async fn answer_request(state: &Mutex<State>, request: Request<hyper::body::Inco
                 let hits: Vec<serde_json::Value> = s
                     .mail
                     .iter()
-                    .filter(|m| m.message_id == wanted && (!sent_only || has(m, "SENT")) && (with_trash || !(has(m, "TRASH") || has(m, "SPAM"))))
+                    .filter(|m| {
+                        m.message_id == wanted && (!sent_only || has(m, "SENT")) && (with_trash || !(has(m, "TRASH") || has(m, "SPAM")))
+                    })
                     .filter(|m| !(s.search_lags && s.sent_ids.contains(&m.id)))
                     .map(|m| json!({ "id": m.id, "threadId": m.thread_id }))
                     .collect();
@@ -618,20 +656,29 @@ async fn answer_request(state: &Mutex<State>, request: Request<hyper::body::Inco
                 }
                 found(body)
             } else if rest == "messages" {
-                let words: Vec<String> = query.get("q").map(|q| q.to_lowercase().split_whitespace().map(str::to_owned).collect()).unwrap_or_default();
+                let words: Vec<String> =
+                    query.get("q").map(|q| q.to_lowercase().split_whitespace().map(str::to_owned).collect()).unwrap_or_default();
                 let max: usize = query.get("maxResults").and_then(|m| m.parse().ok()).unwrap_or(100);
                 let hits: Vec<&FixtureMail> = s
                     .mail
                     .iter()
                     .filter(|m| {
-                        let hay = format!("{} {} {} {}", m.from, m.subject, m.text.clone().unwrap_or_default(), m.html.clone().unwrap_or_default()).to_lowercase();
+                        let hay = format!(
+                            "{} {} {} {}",
+                            m.from,
+                            m.subject,
+                            m.text.clone().unwrap_or_default(),
+                            m.html.clone().unwrap_or_default()
+                        )
+                        .to_lowercase();
                         words.iter().all(|w| hay.contains(w))
                     })
                     .collect();
                 // Gmail lists newest first by its own date; the fixture lists in the order added
                 // (the reader sorts what it shows).
                 let more = hits.len() > max;
-                let listed: Vec<serde_json::Value> = hits.iter().take(max).map(|m| json!({ "id": m.id, "threadId": m.thread_id })).collect();
+                let listed: Vec<serde_json::Value> =
+                    hits.iter().take(max).map(|m| json!({ "id": m.id, "threadId": m.thread_id })).collect();
                 let mut body = json!({ "resultSizeEstimate": hits.len() });
                 if !listed.is_empty() {
                     body["messages"] = json!(listed);
@@ -663,22 +710,38 @@ async fn answer_request(state: &Mutex<State>, request: Request<hyper::body::Inco
         calendar if calendar.starts_with("/calendar/v3/calendars/") => {
             let s = lock();
             if !bearer.as_ref().is_some_and(|b| s.access_tokens.contains(b)) {
-                return text(StatusCode::UNAUTHORIZED, json!({ "error": { "code": 401, "status": "UNAUTHENTICATED" } }).to_string(), "application/json");
+                return text(
+                    StatusCode::UNAUTHORIZED,
+                    json!({ "error": { "code": 401, "status": "UNAUTHENTICATED" } }).to_string(),
+                    "application/json",
+                );
             }
             let Some(id) = calendar["/calendar/v3/calendars/".len()..].strip_suffix("/events") else {
-                return text(StatusCode::NOT_FOUND, json!({ "error": { "code": 404, "message": "Not Found" } }).to_string(), "application/json");
+                return text(
+                    StatusCode::NOT_FOUND,
+                    json!({ "error": { "code": 404, "message": "Not Found" } }).to_string(),
+                    "application/json",
+                );
             };
             // One escaped path segment (an address's '@' arrives as %40).
-            let id: String = url::form_urlencoded::parse(format!("id={id}").as_bytes()).map(|(_, v)| v.into_owned()).next().unwrap_or_default();
-            if query.get("orderBy").map(String::as_str) == Some("startTime") && query.get("singleEvents").map(String::as_str) != Some("true") {
+            let id: String =
+                url::form_urlencoded::parse(format!("id={id}").as_bytes()).map(|(_, v)| v.into_owned()).next().unwrap_or_default();
+            if query.get("orderBy").map(String::as_str) == Some("startTime")
+                && query.get("singleEvents").map(String::as_str) != Some("true")
+            {
                 return text(
                     StatusCode::BAD_REQUEST,
-                    json!({ "error": { "code": 400, "message": "The requested ordering is not available for the particular query." } }).to_string(),
+                    json!({ "error": { "code": 400, "message": "The requested ordering is not available for the particular query." } })
+                        .to_string(),
                     "application/json",
                 );
             }
             let (Some(min), Some(max)) = (query.get("timeMin"), query.get("timeMax")) else {
-                return text(StatusCode::BAD_REQUEST, json!({ "error": { "code": 400, "message": "Missing time bounds" } }).to_string(), "application/json");
+                return text(
+                    StatusCode::BAD_REQUEST,
+                    json!({ "error": { "code": 400, "message": "Missing time bounds" } }).to_string(),
+                    "application/json",
+                );
             };
             let bounds = |e: &FixtureEvent| -> (String, String) {
                 match (&e.timed, &e.all_day) {
@@ -775,7 +838,10 @@ fn event_from(body: &serde_json::Value, id: &str, calendar_id: &str) -> Option<F
         all_day,
         location: body["location"].as_str().unwrap_or_default().to_owned(),
         description: body["description"].as_str().unwrap_or_default().to_owned(),
-        attendees: body["attendees"].as_array().map(|a| a.iter().filter_map(|x| x["email"].as_str().map(str::to_owned)).collect()).unwrap_or_default(),
+        attendees: body["attendees"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|x| x["email"].as_str().map(str::to_owned)).collect())
+            .unwrap_or_default(),
         time_zone: body["start"]["timeZone"].as_str().unwrap_or_default().to_owned(),
         recurring: false,
         private: body["extendedProperties"]["private"]
@@ -840,7 +906,9 @@ async fn event_request(state: &Mutex<State>, request: Request<hyper::body::Incom
             if s.events.iter().any(|e| e.id == id) {
                 return Some(google_error(StatusCode::CONFLICT, "duplicate"));
             }
-            let Some(mut event) = event_from(&parsed, &id, &calendar) else { return Some(google_error(StatusCode::BAD_REQUEST, "invalid")) };
+            let Some(mut event) = event_from(&parsed, &id, &calendar) else {
+                return Some(google_error(StatusCode::BAD_REQUEST, "invalid"));
+            };
             event.etag = fresh_etag;
             let answer = event_json(&event);
             s.events.push(event);
@@ -850,13 +918,20 @@ async fn event_request(state: &Mutex<State>, request: Request<hyper::body::Incom
                 WriteMode::DropConnection => None,
             }
         }
-        ("GET", Some(_)) => Some(index.map_or_else(|| google_error(StatusCode::NOT_FOUND, "notFound"), |i| json_answer(StatusCode::OK, event_json(&s.events[i])))),
+        ("GET", Some(_)) => Some(
+            index
+                .map_or_else(|| google_error(StatusCode::NOT_FOUND, "notFound"), |i| json_answer(StatusCode::OK, event_json(&s.events[i]))),
+        ),
         ("PUT", Some(id)) => {
-            let Some(i) = index.filter(|i| s.events[*i].status != "cancelled") else { return Some(google_error(StatusCode::NOT_FOUND, "notFound")) };
+            let Some(i) = index.filter(|i| s.events[*i].status != "cancelled") else {
+                return Some(google_error(StatusCode::NOT_FOUND, "notFound"));
+            };
             if if_match.as_ref().is_some_and(|m| *m != s.events[i].etag) {
                 return Some(google_error(StatusCode::PRECONDITION_FAILED, "conditionNotMet"));
             }
-            let Some(mut event) = event_from(&parsed, &id, &calendar) else { return Some(google_error(StatusCode::BAD_REQUEST, "invalid")) };
+            let Some(mut event) = event_from(&parsed, &id, &calendar) else {
+                return Some(google_error(StatusCode::BAD_REQUEST, "invalid"));
+            };
             event.etag = fresh_etag;
             event.private = s.events[i].private.clone();
             s.events[i] = event;
@@ -864,7 +939,9 @@ async fn event_request(state: &Mutex<State>, request: Request<hyper::body::Incom
             Some(json_answer(StatusCode::OK, event_json(&s.events[i])))
         }
         ("PATCH", Some(id)) => {
-            let Some(i) = index.filter(|i| s.events[*i].status != "cancelled") else { return Some(google_error(StatusCode::NOT_FOUND, "notFound")) };
+            let Some(i) = index.filter(|i| s.events[*i].status != "cancelled") else {
+                return Some(google_error(StatusCode::NOT_FOUND, "notFound"));
+            };
             if if_match.as_ref().is_some_and(|m| *m != s.events[i].etag) {
                 return Some(google_error(StatusCode::PRECONDITION_FAILED, "conditionNotMet"));
             }
@@ -875,7 +952,9 @@ async fn event_request(state: &Mutex<State>, request: Request<hyper::body::Incom
                     target.insert(key.clone(), value.clone());
                 }
             }
-            let Some(mut event) = event_from(&merged, &id, &calendar) else { return Some(google_error(StatusCode::BAD_REQUEST, "invalid")) };
+            let Some(mut event) = event_from(&merged, &id, &calendar) else {
+                return Some(google_error(StatusCode::BAD_REQUEST, "invalid"));
+            };
             event.etag = fresh_etag;
             event.recurring = s.events[i].recurring;
             s.events[i] = event;
@@ -932,7 +1011,9 @@ fn gmail_message(m: &FixtureMail) -> serde_json::Value {
     if let Some(html) = &m.html {
         alternatives.push(part("0.1", "text/html", html));
     }
-    let mut parts = vec![json!({ "partId": "0", "mimeType": "multipart/alternative", "filename": "", "headers": [], "body": { "size": 0 }, "parts": alternatives })];
+    let mut parts = vec![
+        json!({ "partId": "0", "mimeType": "multipart/alternative", "filename": "", "headers": [], "body": { "size": 0 }, "parts": alternatives }),
+    ];
     for (i, (name, mime, bytes)) in m.attachments.iter().enumerate() {
         parts.push(json!({
             "partId": (i + 1).to_string(),

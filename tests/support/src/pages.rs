@@ -75,7 +75,11 @@ impl PageServer {
     }
 
     /// [`PageServer::bind`] that also serves `files` (path → file) as they are.
-    pub async fn bind_with_files(address: SocketAddr, pages: HashMap<String, String>, files: HashMap<String, ServedFile>) -> std::io::Result<Self> {
+    pub async fn bind_with_files(
+        address: SocketAddr,
+        pages: HashMap<String, String>,
+        files: HashMap<String, ServedFile>,
+    ) -> std::io::Result<Self> {
         let mut served = html(pages);
         served.extend(files);
         Self::serve(address, served, None).await
@@ -88,7 +92,8 @@ impl PageServer {
         use rustls::pki_types::pem::PemObject;
         use rustls::pki_types::{CertificateDer, PrivateKeyDer};
         let invalid = |e: &dyn std::fmt::Display| std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string());
-        let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert_pem).collect::<Result<_, _>>().map_err(|e| invalid(&e))?;
+        let certs: Vec<CertificateDer<'static>> =
+            CertificateDer::pem_slice_iter(cert_pem).collect::<Result<_, _>>().map_err(|e| invalid(&e))?;
         let key = PrivateKeyDer::from_pem_slice(key_pem).map_err(|e| invalid(&e))?;
         let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
             .with_safe_default_protocol_versions()
@@ -101,7 +106,11 @@ impl PageServer {
 
     /// The one accept loop: every connection counted when accepted, then (over TLS when an
     /// acceptor is given) served.
-    async fn serve(address: SocketAddr, pages: HashMap<String, ServedFile>, tls: Option<tokio_rustls::TlsAcceptor>) -> std::io::Result<Self> {
+    async fn serve(
+        address: SocketAddr,
+        pages: HashMap<String, ServedFile>,
+        tls: Option<tokio_rustls::TlsAcceptor>,
+    ) -> std::io::Result<Self> {
         let listener = TcpListener::bind(address).await?;
         let address = listener.local_addr()?;
         let seen = Arc::new(Seen::default());
@@ -222,11 +231,8 @@ async fn respond(
     let header_names = request.headers().keys().map(|k| k.as_str().to_owned()).collect();
     let method = request.method().as_str().to_owned();
     let uri = request.uri().clone();
-    let body = http_body_util::Limited::new(request.into_body(), 1 << 20)
-        .collect()
-        .await
-        .map(|b| b.to_bytes().to_vec())
-        .unwrap_or_default();
+    let body =
+        http_body_util::Limited::new(request.into_body(), 1 << 20).collect().await.map(|b| b.to_bytes().to_vec()).unwrap_or_default();
     if let Ok(mut log) = seen.log.lock() {
         log.push(Request1 { method, target, host, header_names, body });
     }

@@ -235,11 +235,7 @@ mod tests {
     use super::*;
 
     fn baseline(counts: &[(&str, u64)]) -> Baseline {
-        Baseline {
-            limit_pct: 5.0,
-            rustc: "rustc 1.95.0".into(),
-            instructions: counts.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect(),
-        }
+        Baseline { limit_pct: 5.0, rustc: "rustc 1.95.0".into(), instructions: counts.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect() }
     }
 
     fn measured(counts: &[(&str, u64)]) -> BTreeMap<String, u64> {

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use fantoccini::{Client, ClientBuilder, Locator};
 use crate::{TestHome, free_port};
+use fantoccini::{Client, ClientBuilder, Locator};
 use tokio::process::{Child, Command};
 
 pub use crate::PATIENCE;
@@ -39,7 +39,9 @@ impl Session {
             // with fresh ports and a fresh driver, never more.
             Err(first) => {
                 eprintln!("the first WebDriver session failed ({first}); starting the driver once more");
-                Self::try_start(app, home, extra).await.unwrap_or_else(|err| panic!("could not open a WebDriver session with the app: {err}"))
+                Self::try_start(app, home, extra)
+                    .await
+                    .unwrap_or_else(|err| panic!("could not open a WebDriver session with the app: {err}"))
             }
         }
     }

@@ -18,8 +18,8 @@ use crate::clock::Clock;
 use crate::ipc;
 use crate::live_tasks::LiveTasks;
 use crate::state::approvals::{
-    CHANGES_HEADING, Refetched, TaskRevision, can_decide, can_recheck, countdown_label, effective_status, event_changes, event_heading, is_expired,
-    kind_label, on_refetch, origin_line, reply_line, sources_line, revealed, hidden_line, status_label, task_moved,
+    CHANGES_HEADING, Refetched, TaskRevision, can_decide, can_recheck, countdown_label, effective_status, event_changes, event_heading,
+    hidden_line, is_expired, kind_label, on_refetch, origin_line, reply_line, revealed, sources_line, status_label, task_moved,
 };
 
 /// The proposal `proposal_id`: `initial` when the caller already holds it (the Approvals

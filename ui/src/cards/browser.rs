@@ -117,7 +117,9 @@ fn Screenshot(id: String) -> impl IntoView {
     });
     move || match picture.get() {
         None => view! { <p class="empty browser-shot-loading">"Loading the picture…"</p> }.into_any(),
-        Some(Ok(src)) => view! { <img class="browser-shot" data-shot-id=id.clone() src=src alt="The page as the agent saw it" /> }.into_any(),
+        Some(Ok(src)) => {
+            view! { <img class="browser-shot" data-shot-id=id.clone() src=src alt="The page as the agent saw it" /> }.into_any()
+        }
         Some(Err(message)) => view! { <p class="empty browser-shot-missing">{message}</p> }.into_any(),
     }
 }

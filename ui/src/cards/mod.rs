@@ -6,8 +6,8 @@
 pub mod approval;
 mod approval_draft;
 pub mod browser;
-pub mod choices;
 mod calendar;
+pub mod choices;
 mod delegate_task;
 mod file;
 mod generic;
@@ -46,20 +46,17 @@ fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
         ToolName::DelegateTask | ToolName::WatchPage => return view! { <delegate_task::DelegateTaskCard call /> }.into_any(),
         ToolName::PresentChoices => cards::choices_offered(&call).map(|offered| view! { <choices::ChoiceCard offered /> }.into_any()),
         ToolName::ScheduleTask => cards::schedule_made(&call).map(|made| view! { <schedule::ScheduleCard made /> }.into_any()),
-        ToolName::PrepareEmail | ToolName::PrepareEvent | ToolName::PrepareFormSubmission => cards::prepared(&call)
-            .map(|prepared| view! { <approval::ApprovalCard proposal_id=prepared.proposal_id /> }.into_any()),
+        ToolName::PrepareEmail | ToolName::PrepareEvent | ToolName::PrepareFormSubmission => {
+            cards::prepared(&call).map(|prepared| view! { <approval::ApprovalCard proposal_id=prepared.proposal_id /> }.into_any())
+        }
         ToolName::SearchMail => cards::mail_search(&call).map(|result| view! { <mail::MailSearchCard result /> }.into_any()),
         ToolName::ReadMailThread => cards::mail_thread(&call).map(|thread| view! { <mail::MailThreadCard thread /> }.into_any()),
         ToolName::ReadCalendar => calendar_list(&call, clock::utc_offset_minutes, clock::now_ms())
             .map(|list| view! { <calendar::CalendarCard list /> }.into_any()),
         ToolName::ImportPdf => cards::file_made(&call).map(|file| view! { <file::FileCard file tool="import_pdf" /> }.into_any()),
         ToolName::FillPdf => cards::file_made(&call).map(|file| view! { <file::FileCard file tool="fill_pdf" /> }.into_any()),
-        ToolName::SaveDownload => {
-            cards::file_made(&call).map(|file| view! { <file::FileCard file tool="save_download" /> }.into_any())
-        }
-        ToolName::InspectPdf => {
-            cards::file_inspected(&call).map(|file| view! { <file::FileCard file tool="inspect_pdf" /> }.into_any())
-        }
+        ToolName::SaveDownload => cards::file_made(&call).map(|file| view! { <file::FileCard file tool="save_download" /> }.into_any()),
+        ToolName::InspectPdf => cards::file_inspected(&call).map(|file| view! { <file::FileCard file tool="inspect_pdf" /> }.into_any()),
         // Its own card from the first argument bytes on, so Stop is there while it runs (the
         // chat mounts it live; this is the card for a call shown once, as in replay).
         ToolName::RunComputerCommand => crate::state::computer::command_card(&call).map(|_| {

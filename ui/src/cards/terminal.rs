@@ -79,7 +79,14 @@ mod tests {
     use super::*;
 
     fn call(status: ToolStatus, args: &str, result: Option<&str>) -> ToolCallView {
-        ToolCallView { id: "c".into(), name: "run_computer_command".into(), args: args.into(), status, result: result.map(str::to_owned), live: String::new() }
+        ToolCallView {
+            id: "c".into(),
+            name: "run_computer_command".into(),
+            args: args.into(),
+            status,
+            result: result.map(str::to_owned),
+            live: String::new(),
+        }
     }
 
     #[test]

@@ -17,9 +17,8 @@ pub fn WorkspaceCard(tool: ToolName, call: ToolCallView) -> impl IntoView {
     let (title, detail) = match tool {
         ToolName::ListComputerFiles => {
             let listing: Option<hearth_protocol::computer::WorkspaceListing> = tool_result(&call);
-            let lines = listing.map(|l| {
-                l.entries.iter().map(|e| format!("{} {}", kind_marker(e.kind), e.name)).collect::<Vec<_>>().join("\n")
-            });
+            let lines =
+                listing.map(|l| l.entries.iter().map(|e| format!("{} {}", kind_marker(e.kind), e.name)).collect::<Vec<_>>().join("\n"));
             (format!("Listed {path}"), lines)
         }
         ToolName::ReadComputerFile => {

@@ -129,7 +129,8 @@ fn ProposalSlot(proposal_id: String, children: Children) -> impl IntoView {
     let nav = Navigation::from_context();
     let slot = NodeRef::<leptos::html::Div>::new();
     let id = proposal_id.clone();
-    let selected = Memo::new(move |_| nav.is_some_and(|nav| nav.selected_proposal.with(|selected| selected.as_deref() == Some(id.as_str()))));
+    let selected =
+        Memo::new(move |_| nav.is_some_and(|nav| nav.selected_proposal.with(|selected| selected.as_deref() == Some(id.as_str()))));
     Effect::new(move |_| {
         let Some(nav) = nav else { return };
         // Reads the node too: the effect runs again once the slot is mounted.

@@ -25,11 +25,13 @@ pub fn GoalsScreen() -> impl IntoView {
     // A task finishing may mark a milestone: refresh on task changes.
     let live = LiveTasks::from_context();
     let newest = Memo::new(move |_| {
-        live.map(|live| live.store.with(|s| {
-            let ids = s.ids_by_recency();
-            let first = ids.first().and_then(|id| s.get(id)).map(|t| (t.id.clone(), t.updated_at));
-            (ids.len(), first)
-        }))
+        live.map(|live| {
+            live.store.with(|s| {
+                let ids = s.ids_by_recency();
+                let first = ids.first().and_then(|id| s.get(id)).map(|t| (t.id.clone(), t.updated_at));
+                (ids.len(), first)
+            })
+        })
     });
     Effect::new(move |_| {
         newest.with(|_| ());

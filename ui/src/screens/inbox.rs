@@ -8,9 +8,9 @@ use leptos::task::spawn_local;
 use crate::clock::local_time;
 use crate::ipc;
 use crate::latest_only::latest_only;
-use crate::screens::Screen;
 use crate::live_inbox::LiveInbox;
 use crate::navigation::Navigation;
+use crate::screens::Screen;
 
 /// The Inbox screen.
 #[component]

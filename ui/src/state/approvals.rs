@@ -267,8 +267,7 @@ pub struct ReviewSections {
 /// Sections follow the backend's status, not the clock, so the list does not reshuffle
 /// while the owner reads it; an expired card says so itself.
 pub fn review_sections(proposals: &[ProposalView]) -> ReviewSections {
-    let (mut waiting, mut recent): (Vec<_>, Vec<_>) =
-        proposals.iter().cloned().partition(|p| p.status == ProposalStatus::AwaitingReview);
+    let (mut waiting, mut recent): (Vec<_>, Vec<_>) = proposals.iter().cloned().partition(|p| p.status == ProposalStatus::AwaitingReview);
     waiting.sort_by(|a, b| a.expires_at.cmp(&b.expires_at).then_with(|| a.id.cmp(&b.id)));
     recent.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| a.id.cmp(&b.id)));
     ReviewSections { waiting, recent }
@@ -296,9 +295,7 @@ pub enum Refetched {
 /// Whether a re-fetched proposal may replace the one on screen.
 pub fn on_refetch(shown: Option<&ProposalView>, fetched: &ProposalView) -> Refetched {
     match shown {
-        Some(shown) if shown.status == ProposalStatus::AwaitingReview && shown.hash != fetched.hash => {
-            Refetched::Changed
-        }
+        Some(shown) if shown.status == ProposalStatus::AwaitingReview && shown.hash != fetched.hash => Refetched::Changed,
         _ => Refetched::Adopt,
     }
 }

@@ -113,10 +113,7 @@ fn awaiting_come_first_by_expiry_then_the_rest_newest_first() {
 
 #[test]
 fn ties_are_ordered_by_id_so_the_list_is_stable() {
-    let list = vec![
-        proposal("b", ProposalStatus::AwaitingReview, 1, 500),
-        proposal("a", ProposalStatus::AwaitingReview, 1, 500),
-    ];
+    let list = vec![proposal("b", ProposalStatus::AwaitingReview, 1, 500), proposal("a", ProposalStatus::AwaitingReview, 1, 500)];
     let sections = review_sections(&list);
     assert_eq!(sections.waiting[0].id, "a");
 }
@@ -189,10 +186,7 @@ fn timing_reads_as_the_days_or_utc_times_that_will_be_written() {
 
     let timed = |s: &str, e: &str| EventTiming::Timed { start: s.into(), end: e.into() };
     assert_eq!(timing_label(&timed("2025-05-01T14:00:00Z", "2025-05-01T15:30:00Z")), "2025-05-01 14:00 – 15:30 UTC");
-    assert_eq!(
-        timing_label(&timed("2025-05-01T23:00:00Z", "2025-05-02T01:00:15Z")),
-        "2025-05-01 23:00 – 2025-05-02 01:00:15 UTC"
-    );
+    assert_eq!(timing_label(&timed("2025-05-01T23:00:00Z", "2025-05-02T01:00:15Z")), "2025-05-01 23:00 – 2025-05-02 01:00:15 UTC");
     assert_eq!(
         timing_label(&timed("2025-05-01T14:00:00+02:00", "later")),
         "2025-05-01T14:00:00+02:00 – later",

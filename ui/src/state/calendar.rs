@@ -97,9 +97,7 @@ pub fn calendar_list(call: &ToolCallView, offset_minutes: impl Fn(i64) -> i32, n
         1 => "1 event".to_owned(),
         n => format!("{n} events"),
     };
-    let truncated_note = result.truncated.then(|| {
-        format!("Only the first {} are shown; more events fall in this range.", events.len())
-    });
+    let truncated_note = result.truncated.then(|| format!("Only the first {} are shown; more events fall in this range.", events.len()));
     Some(CalendarList { range, count, events, truncated_note })
 }
 
@@ -131,11 +129,7 @@ impl Zone<'_> {
 
     /// Whole days when both ends are local midnights, else times.
     fn range_label(&self, from: i64, to: i64) -> String {
-        if to > from && self.wall(from).midnight && self.wall(to).midnight {
-            self.days_label(from, to)
-        } else {
-            self.times_label(from, to)
-        }
+        if to > from && self.wall(from).midnight && self.wall(to).midnight { self.days_label(from, to) } else { self.times_label(from, to) }
     }
 
     /// The days from `start` up to `end` (exclusive, as a calendar stores it): "Tue 3 Mar"
@@ -143,11 +137,7 @@ impl Zone<'_> {
     fn days_label(&self, start: i64, end: i64) -> String {
         let first = self.wall(start);
         let last = self.wall(end.saturating_sub(1).max(start));
-        if first.same_day(&last) {
-            self.date(first)
-        } else {
-            format!("{} – {}", self.date(first), self.date(last))
-        }
+        if first.same_day(&last) { self.date(first) } else { format!("{} – {}", self.date(first), self.date(last)) }
     }
 
     /// "Tue 3 Mar, 09:30–09:45", or with both dates when it ends on another day.
@@ -166,11 +156,7 @@ impl Zone<'_> {
     fn date(&self, t: WallTime) -> String {
         let weekday = WEEKDAYS.get(t.weekday).copied().unwrap_or("");
         let month = MONTHS.get(t.month.saturating_sub(1) as usize).copied().unwrap_or("");
-        if t.year == self.this_year {
-            format!("{weekday} {} {month}", t.day)
-        } else {
-            format!("{weekday} {} {month} {}", t.day, t.year)
-        }
+        if t.year == self.this_year { format!("{weekday} {} {month}", t.day) } else { format!("{weekday} {} {month} {}", t.day, t.year) }
     }
 }
 

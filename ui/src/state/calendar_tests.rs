@@ -32,7 +32,8 @@ fn call(args: &str, status: ToolStatus, result: &str) -> ToolCallView {
         name: "read_calendar".into(),
         args: args.into(),
         status,
-        result: Some(result.into()), live: String::new()
+        result: Some(result.into()),
+        live: String::new(),
     }
 }
 
@@ -159,21 +160,23 @@ fn rfc3339_reads_offsets_and_fractions_and_refuses_the_rest() {
     assert_eq!(parse_rfc3339("1970-01-01T00:00:00Z"), Some(0));
     assert_eq!(parse_rfc3339("1969-12-31T23:59:59.5Z"), Some(-500));
     assert_eq!(parse_rfc3339("2026-03-01T18:00:00.123456-05:00"), Some(MON_0000 + 123));
-    for bad in ["", "2026-03-02", "2026-03-02T00:00:00", "2026-13-02T00:00:00Z", "2026-03-02T00:00:00+0100", "２026-03-02T00:00:00Z", "2026-03-02T00:00:00.Z"] {
+    for bad in [
+        "",
+        "2026-03-02",
+        "2026-03-02T00:00:00",
+        "2026-13-02T00:00:00Z",
+        "2026-03-02T00:00:00+0100",
+        "２026-03-02T00:00:00Z",
+        "2026-03-02T00:00:00.Z",
+    ] {
         assert_eq!(parse_rfc3339(bad), None, "{bad:?}");
     }
 }
 
 #[test]
 fn wall_time_and_civil_days_agree_across_epochs() {
-    assert_eq!(
-        WallTime::at(MON_0930, 60),
-        WallTime { year: 2026, month: 3, day: 2, weekday: 0, hour: 9, minute: 30, midnight: false }
-    );
-    assert_eq!(
-        WallTime::at(-1, 0),
-        WallTime { year: 1969, month: 12, day: 31, weekday: 2, hour: 23, minute: 59, midnight: false }
-    );
+    assert_eq!(WallTime::at(MON_0930, 60), WallTime { year: 2026, month: 3, day: 2, weekday: 0, hour: 9, minute: 30, midnight: false });
+    assert_eq!(WallTime::at(-1, 0), WallTime { year: 1969, month: 12, day: 31, weekday: 2, hour: 23, minute: 59, midnight: false });
     assert!(WallTime::at(MON_0000, 60).midnight);
     for days in (-800_000..800_000).step_by(997) {
         let (y, m, d) = civil_from_days(days);

@@ -98,7 +98,11 @@ pub fn act_line(receipt: &ActReceipt) -> String {
         PageAction::Press => "Pressed a key on",
         PageAction::Scroll => "Scrolled to",
     };
-    let moved = if !receipt.url_after.is_empty() && receipt.url_after != receipt.url_before { format!(" → {}", receipt.url_after) } else { String::new() };
+    let moved = if !receipt.url_after.is_empty() && receipt.url_after != receipt.url_before {
+        format!(" → {}", receipt.url_after)
+    } else {
+        String::new()
+    };
     let what = if receipt.name.is_empty() { format!("a {}", receipt.role) } else { format!("{} \"{}\"", receipt.role, receipt.name) };
     format!("{verb} {what}{moved}")
 }

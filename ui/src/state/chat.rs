@@ -272,11 +272,7 @@ impl ChatState {
     fn append_text(&mut self, message_id: &str, delta: &str) {
         match self.find_assistant(message_id) {
             Some(ChatItem::Assistant { text, .. }) => text.push_str(delta),
-            _ => self.items.push(ChatItem::Assistant {
-                id: message_id.to_owned(),
-                text: delta.to_owned(),
-                streaming: true,
-            }),
+            _ => self.items.push(ChatItem::Assistant { id: message_id.to_owned(), text: delta.to_owned(), streaming: true }),
         }
     }
 

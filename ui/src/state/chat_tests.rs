@@ -2,11 +2,10 @@
 
 use hearth_protocol::agui::{
     Event, ReasoningEncryptedValueEvent, ReasoningEndEvent, ReasoningMessageChunkEvent, ReasoningMessageContentEvent,
-    ReasoningMessageEndEvent, ReasoningMessageStartEvent, ReasoningStartEvent, RunAgentInput, RunErrorEvent,
-    RunFinishedEvent, RunStartedEvent, TextMessageChunkEvent, TextMessageContentEvent, TextMessageEndEvent,
-    TextMessageStartEvent, ThinkingEndEvent, ThinkingStartEvent, ThinkingTextMessageContentEvent,
-    ThinkingTextMessageEndEvent, ThinkingTextMessageStartEvent, ToolCallArgsEvent, ToolCallEndEvent,
-    ToolCallResultEvent, ToolCallStartEvent, UserMessage,
+    ReasoningMessageEndEvent, ReasoningMessageStartEvent, ReasoningStartEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent,
+    RunStartedEvent, TextMessageChunkEvent, TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent, ThinkingEndEvent,
+    ThinkingStartEvent, ThinkingTextMessageContentEvent, ThinkingTextMessageEndEvent, ThinkingTextMessageStartEvent, ToolCallArgsEvent,
+    ToolCallEndEvent, ToolCallResultEvent, ToolCallStartEvent, UserMessage,
 };
 use pretty_assertions::assert_eq;
 
@@ -41,11 +40,7 @@ fn text(id: &str, parts: &[&str]) -> Vec<Event> {
 
 fn tool(id: &str, name: &str, args: &str, result: Option<&str>) -> Vec<Event> {
     let mut events = vec![
-        Event::ToolCallStart(ToolCallStartEvent {
-            tool_call_id: id.into(),
-            tool_call_name: name.into(),
-            ..Default::default()
-        }),
+        Event::ToolCallStart(ToolCallStartEvent { tool_call_id: id.into(), tool_call_name: name.into(), ..Default::default() }),
         Event::ToolCallArgs(ToolCallArgsEvent { tool_call_id: id.into(), delta: args.into(), ..Default::default() }),
         Event::ToolCallEnd(ToolCallEndEvent { tool_call_id: id.into(), ..Default::default() }),
     ];
@@ -138,20 +133,13 @@ fn stop_leaves_a_cancelled_notice_and_no_running_tool() {
 fn errors_show_their_message() {
     let events = [started("r1", "x"), Event::RunError(RunErrorEvent { message: "model unreachable".into(), ..Default::default() })];
     let state = ChatState::replay(&events);
-    assert_eq!(
-        state.items[1],
-        ChatItem::Notice { id: "r1".into(), kind: NoticeKind::Error, text: "model unreachable".into() }
-    );
+    assert_eq!(state.items[1], ChatItem::Notice { id: "r1".into(), kind: NoticeKind::Error, text: "model unreachable".into() });
 }
 
 #[test]
 fn chunks_append_to_one_message() {
     let chunk = |delta: &str| {
-        Event::TextMessageChunk(TextMessageChunkEvent {
-            message_id: Some("m1".into()),
-            delta: Some(delta.into()),
-            ..Default::default()
-        })
+        Event::TextMessageChunk(TextMessageChunkEvent { message_id: Some("m1".into()), delta: Some(delta.into()), ..Default::default() })
     };
     let state = ChatState::replay(&[started("r1", "x"), chunk("a"), chunk("b"), finished("r1")]);
     assert_eq!(state.items[1], ChatItem::Assistant { id: "m1".into(), text: "ab".into(), streaming: false });
@@ -213,11 +201,7 @@ fn reasoning_streams_until_its_message_ends() {
 #[test]
 fn each_reasoning_message_keeps_its_own_text() {
     let content = |id: &str, delta: &str| {
-        Event::ReasoningMessageContent(ReasoningMessageContentEvent {
-            message_id: id.into(),
-            delta: delta.into(),
-            ..Default::default()
-        })
+        Event::ReasoningMessageContent(ReasoningMessageContentEvent { message_id: id.into(), delta: delta.into(), ..Default::default() })
     };
     let start = |id: &str| Event::ReasoningMessageStart(ReasoningMessageStartEvent { message_id: id.into(), ..Default::default() });
     let end = |id: &str| Event::ReasoningMessageEnd(ReasoningMessageEndEvent { message_id: id.into(), ..Default::default() });
@@ -287,16 +271,25 @@ fn a_running_commands_output_reaches_its_card_and_stops_at_its_result() {
     let output = |id: &str, text: &str| {
         Event::Custom(CustomEvent {
             name: COMMAND_OUTPUT_EVENT.into(),
-            value: serde_json::to_value(CommandOutputEvent { tool_call_id: id.into(), stream: OutputStream::Stdout, text: text.into() }).unwrap(),
+            value: serde_json::to_value(CommandOutputEvent { tool_call_id: id.into(), stream: OutputStream::Stdout, text: text.into() })
+                .unwrap(),
             ..Default::default()
         })
     };
     let mut chat = ChatState::default();
-    chat.apply(&Event::ToolCallStart(ToolCallStartEvent { tool_call_id: "t1".into(), tool_call_name: "run_computer_command".into(), ..Default::default() }));
+    chat.apply(&Event::ToolCallStart(ToolCallStartEvent {
+        tool_call_id: "t1".into(),
+        tool_call_name: "run_computer_command".into(),
+        ..Default::default()
+    }));
     chat.apply(&output("t1", "one "));
     chat.apply(&output("nobody", "lost"));
     chat.apply(&output("t1", "two"));
-    chat.apply(&Event::ToolCallResult(ToolCallResultEvent { tool_call_id: "t1".into(), content: "{}".to_owned().into(), ..Default::default() }));
+    chat.apply(&Event::ToolCallResult(ToolCallResultEvent {
+        tool_call_id: "t1".into(),
+        content: "{}".to_owned().into(),
+        ..Default::default()
+    }));
     chat.apply(&output("t1", " late"));
     let ChatItem::Tool(call) = &chat.items[0] else { panic!() };
     assert_eq!(call.live, "one two");
@@ -361,7 +354,11 @@ fn a_long_thread_opens_on_its_newest_page() {
     let state = ChatState::replay(&events);
     assert_eq!(state.items.len(), 600);
     assert_eq!(state.first_page_start(), 600 - PAGE);
-    assert!(state.items[state.first_page_start()..].iter().all(|i| matches!(i, ChatItem::User { .. } | ChatItem::Assistant { streaming: false, .. })));
+    assert!(
+        state.items[state.first_page_start()..]
+            .iter()
+            .all(|i| matches!(i, ChatItem::User { .. } | ChatItem::Assistant { streaming: false, .. }))
+    );
     assert_eq!(state.items.last().map(ChatItem::key).as_deref(), Some("a-m299"));
     assert_eq!(ChatState::replay(&events[..6]).first_page_start(), 0, "a short thread shows every row");
 }

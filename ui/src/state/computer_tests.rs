@@ -67,7 +67,14 @@ fn receipts_read_in_words() {
 }
 
 fn call(status: ToolStatus, args: &str, result: Option<&str>) -> ToolCallView {
-    ToolCallView { id: "c".into(), name: "run_computer_command".into(), args: args.into(), status, result: result.map(str::to_owned), live: String::new() }
+    ToolCallView {
+        id: "c".into(),
+        name: "run_computer_command".into(),
+        args: args.into(),
+        status,
+        result: result.map(str::to_owned),
+        live: String::new(),
+    }
 }
 
 #[test]

@@ -117,15 +117,9 @@ fn an_uncertain_interruption_retries_only_after_review() {
 
 #[test]
 fn element_ids_are_the_test_hooks() {
-    let ids: Vec<_> = [
-        TaskAction::Pause,
-        TaskAction::Resume,
-        TaskAction::Cancel,
-        TaskAction::Retry,
-        TaskAction::RetryAfterReview,
-    ]
-    .map(TaskAction::element_id)
-    .to_vec();
+    let ids: Vec<_> = [TaskAction::Pause, TaskAction::Resume, TaskAction::Cancel, TaskAction::Retry, TaskAction::RetryAfterReview]
+        .map(TaskAction::element_id)
+        .to_vec();
     assert_eq!(ids, ["task-pause", "task-resume", "task-cancel", "task-retry", "task-retry-review"]);
 }
 
@@ -137,7 +131,10 @@ fn conflicts_say_the_task_changed() {
     let other = IpcError::new(ErrorCode::NotFound, "No task a.");
     assert_eq!(control_failure_message(&other), "No task a.");
     // A refusal that waits for the owner's review is not "it changed".
-    let review = IpcError::new(ErrorCode::NeedsReview, "An action of this task is still being stopped. Wait until it reports what it did, then retry.");
+    let review = IpcError::new(
+        ErrorCode::NeedsReview,
+        "An action of this task is still being stopped. Wait until it reports what it did, then retry.",
+    );
     assert_eq!(control_failure_message(&review), review.message);
 }
 

@@ -16,8 +16,11 @@ pub async fn hearth_with_model(script: Script) -> (ModelServer, tempfile::TempDi
     let dir = tempfile::tempdir().unwrap();
     let mut config = Config::new(dir.path());
     config.start_workers = false;
-    let provider = ProviderConfig::new("Scripted", server.base_url(), None)
-        .with_retry(RetryPolicy { max_retries: 0, base_delay: Duration::ZERO, max_delay: Duration::ZERO });
+    let provider = ProviderConfig::new("Scripted", server.base_url(), None).with_retry(RetryPolicy {
+        max_retries: 0,
+        base_delay: Duration::ZERO,
+        max_delay: Duration::ZERO,
+    });
     let hearth = Hearth::open(config).await.unwrap().with_model(Arc::new(OpenAiChat::new(&provider).unwrap()), "scripted");
     (server, dir, hearth)
 }

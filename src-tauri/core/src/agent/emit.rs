@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use hearth_protocol::agui::{
-    Event, TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent, ToolCallArgsEvent,
-    ToolCallEndEvent, ToolCallResultEvent, ToolCallStartEvent,
+    Event, TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent, ToolCallArgsEvent, ToolCallEndEvent, ToolCallResultEvent,
+    ToolCallStartEvent,
 };
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -61,11 +61,7 @@ impl Emitter {
     /// Streams one assistant message, a word at a time with `delay` between chunks.
     pub async fn text(&self, text: &str, delay: Duration) -> Result<String, Stopped> {
         let message_id = new_id();
-        self.send(Event::TextMessageStart(TextMessageStartEvent {
-            message_id: message_id.clone(),
-            ..Default::default()
-        }))
-        .await?;
+        self.send(Event::TextMessageStart(TextMessageStartEvent { message_id: message_id.clone(), ..Default::default() })).await?;
         for chunk in word_chunks(text) {
             self.pause(delay).await?;
             self.send(Event::TextMessageContent(TextMessageContentEvent {
@@ -75,8 +71,7 @@ impl Emitter {
             }))
             .await?;
         }
-        self.send(Event::TextMessageEnd(TextMessageEndEvent { message_id: message_id.clone(), ..Default::default() }))
-            .await?;
+        self.send(Event::TextMessageEnd(TextMessageEndEvent { message_id: message_id.clone(), ..Default::default() })).await?;
         Ok(message_id)
     }
 
@@ -95,8 +90,7 @@ impl Emitter {
             ..Default::default()
         }))
         .await?;
-        self.send(Event::ToolCallEnd(ToolCallEndEvent { tool_call_id: tool_call_id.clone(), ..Default::default() }))
-            .await?;
+        self.send(Event::ToolCallEnd(ToolCallEndEvent { tool_call_id: tool_call_id.clone(), ..Default::default() })).await?;
         Ok(tool_call_id)
     }
 

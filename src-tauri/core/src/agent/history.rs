@@ -149,7 +149,11 @@ mod tests {
             text("m1", "Look"),
             text("m1", "ing"),
             Event::TextMessageEnd(TextMessageEndEvent { message_id: "m1".into(), ..Default::default() }),
-            Event::ToolCallStart(ToolCallStartEvent { tool_call_id: "c1".into(), tool_call_name: "search_mail".into(), ..Default::default() }),
+            Event::ToolCallStart(ToolCallStartEvent {
+                tool_call_id: "c1".into(),
+                tool_call_name: "search_mail".into(),
+                ..Default::default()
+            }),
             Event::ToolCallArgs(ToolCallArgsEvent { tool_call_id: "c1".into(), delta: "{\"q\":".into(), ..Default::default() }),
             Event::ToolCallArgs(ToolCallArgsEvent { tool_call_id: "c1".into(), delta: "\"x\"}".into(), ..Default::default() }),
             Event::ToolCallEnd(ToolCallEndEvent { tool_call_id: "c1".into(), ..Default::default() }),
@@ -163,7 +167,11 @@ mod tests {
             text("m2", "Nothing."),
             Event::RunFinished(RunFinishedEvent::cancelled("t", "r")),
             started("second"),
-            Event::ToolCallStart(ToolCallStartEvent { tool_call_id: "c2".into(), tool_call_name: "agent_status".into(), ..Default::default() }),
+            Event::ToolCallStart(ToolCallStartEvent {
+                tool_call_id: "c2".into(),
+                tool_call_name: "agent_status".into(),
+                ..Default::default()
+            }),
             Event::RunError(RunErrorEvent { message: "stopped".into(), ..Default::default() }),
             started("third"),
             Event::TextMessageStart(TextMessageStartEvent { message_id: "m3".into(), ..Default::default() }),
@@ -192,7 +200,11 @@ mod tests {
             started("first"),
             Event::TextMessageStart(TextMessageStartEvent { message_id: "m1".into(), ..Default::default() }),
             Event::TextMessageContent(TextMessageContentEvent { message_id: "m1".into(), delta: "Looking".into(), ..Default::default() }),
-            Event::ToolCallStart(ToolCallStartEvent { tool_call_id: "c1".into(), tool_call_name: "search_mail".into(), ..Default::default() }),
+            Event::ToolCallStart(ToolCallStartEvent {
+                tool_call_id: "c1".into(),
+                tool_call_name: "search_mail".into(),
+                ..Default::default()
+            }),
             Event::ToolCallArgs(ToolCallArgsEvent { tool_call_id: "c1".into(), delta: "{".into(), ..Default::default() }),
             // Stopped here: no result.
             Event::RunFinished(RunFinishedEvent::cancelled("t", "r")),

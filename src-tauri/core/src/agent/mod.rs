@@ -4,12 +4,12 @@
 //! [`Agent`]; the run driver (`crate::runs`) makes every stream well-formed and stoppable.
 
 mod emit;
+pub mod harness;
 mod history;
 mod model;
-mod task_loop;
-pub mod harness;
 pub mod no_model;
 pub mod sample;
+mod task_loop;
 
 use futures::stream::BoxStream;
 use hearth_protocol::agui::{Event, Message, RunAgentInput};
@@ -35,8 +35,7 @@ pub trait Agent: Send + Sync + 'static {
 /// Builds the tool context of one chat run from its thread id, its run id and its
 /// cancellation. Shared by every agent that runs Hearth's tools (sample, model, external
 /// harness), so they all key effects and proposals the same way.
-pub type ToolContextFactory =
-    std::sync::Arc<dyn Fn(&str, &str, CancellationToken) -> crate::tools::ToolContext + Send + Sync>;
+pub type ToolContextFactory = std::sync::Arc<dyn Fn(&str, &str, CancellationToken) -> crate::tools::ToolContext + Send + Sync>;
 
 /// The text of the newest user message in the input (what the owner just said).
 pub fn last_user_text(input: &RunAgentInput) -> Option<String> {

@@ -7,14 +7,14 @@ use std::sync::Arc;
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use hearth_protocol::agui::{
-    Event, Message as AguiMessage, ReasoningEndEvent, ReasoningMessageContentEvent, ReasoningMessageEndEvent,
-    ReasoningMessageStartEvent, ReasoningStartEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent, TextMessageContentEvent, TextMessageEndEvent, TextMessageStartEvent, ToolCallArgsEvent, ToolCallEndEvent,
-    ToolCallResultEvent, ToolCallStartEvent,
+    Event, Message as AguiMessage, ReasoningEndEvent, ReasoningMessageContentEvent, ReasoningMessageEndEvent, ReasoningMessageStartEvent,
+    ReasoningStartEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent, TextMessageContentEvent, TextMessageEndEvent,
+    TextMessageStartEvent, ToolCallArgsEvent, ToolCallEndEvent, ToolCallResultEvent, ToolCallStartEvent,
 };
 use tokio_util::sync::CancellationToken;
 
-use super::{Agent, ToolContextFactory};
 use super::emit::{Emitter, Stopped, event_stream, new_id};
+use super::{Agent, ToolContextFactory};
 use crate::providers::{FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, ProviderError, ToolCall, ToolSpec};
 use crate::tools::{Vision, run_serially, tool_specs};
 
@@ -22,8 +22,7 @@ use crate::tools::{Vision, run_serially, tool_specs};
 pub const MAX_TOOL_STEPS: usize = 6;
 
 /// What Hearth says when the step limit cuts a reply short.
-pub const CONTINUE_NOTE: &str =
-    "I stopped after 6 tool steps so you can check what I did. Say \"continue\" and I'll go on.";
+pub const CONTINUE_NOTE: &str = "I stopped after 6 tool steps so you can check what I did. Say \"continue\" and I'll go on.";
 
 /// Hearth's rules for the model, ahead of every conversation.
 pub const SYSTEM_PROMPT: &str = "You are Hearth, the owner's personal agent, running on their own machine.\n\
@@ -34,7 +33,6 @@ Rules:\n\
 - Never say something was sent, changed or done unless a tool result or receipt says so.\n\
 - A job that takes longer than one reply becomes a task: use delegate_task.\n\
 - Be brief and concrete.";
-
 
 /// The agent that answers with a model.
 #[derive(Clone)]
@@ -98,7 +96,10 @@ impl ModelAgent {
         if let Some(provenance) = ctx.provenance() {
             let by_endpoint = ctx.store.thread_started_by_endpoint(&thread_id).await.unwrap_or(true);
             if by_endpoint {
-                provenance.record(hearth_protocol::provenance::OutsideSource::new(hearth_protocol::provenance::SourceKind::EndpointClient, &thread_id), "");
+                provenance.record(
+                    hearth_protocol::provenance::OutsideSource::new(hearth_protocol::provenance::SourceKind::EndpointClient, &thread_id),
+                    "",
+                );
             }
             let owner_wrote = ctx.scope().origin() == hearth_protocol::approvals::ProposalOrigin::OwnerChat && !by_endpoint;
             if owner_wrote {
@@ -141,7 +142,12 @@ impl ModelAgent {
                 }))
                 .await?;
                 settled |= output.outcome.is_some();
-                request.messages.push(Message::ToolResult { call_id, content: output.content, is_error: output.is_error, images: output.images });
+                request.messages.push(Message::ToolResult {
+                    call_id,
+                    content: output.content,
+                    is_error: output.is_error,
+                    images: output.images,
+                });
                 // At most one picture is held past this point, however many looks one answer
                 // asked for (an answer has at most 16 calls).
                 request.keep_newest_images();
@@ -170,7 +176,11 @@ impl ModelAgent {
             // A name Hearth knows stays Hearth's, offered or not (a client's own look_page is
             // never offered to a model that reads no images).
             if !specs.iter().any(|s| s.name == tool.name) && hearth_protocol::ToolName::from_wire(&tool.name).is_none() {
-                specs.push(ToolSpec { name: tool.name.clone(), description: tool.description.clone(), parameters: tool.parameters.clone() });
+                specs.push(ToolSpec {
+                    name: tool.name.clone(),
+                    description: tool.description.clone(),
+                    parameters: tool.parameters.clone(),
+                });
             }
         }
         specs
@@ -178,12 +188,7 @@ impl ModelAgent {
 
     /// Streams one model answer as AG-UI events. `Ok(Err(message))` is a provider failure
     /// for the owner; `Err(Stopped)` means Stop.
-    async fn turn(
-        &self,
-        out: &Emitter,
-        request: &ModelRequest,
-        cancel: &CancellationToken,
-    ) -> Result<Result<Turn, String>, Stopped> {
+    async fn turn(&self, out: &Emitter, request: &ModelRequest, cancel: &CancellationToken) -> Result<Result<Turn, String>, Stopped> {
         let mut stream = self.provider.stream(request, cancel);
         let mut text = String::new();
         let mut text_id: Option<String> = None;
@@ -205,16 +210,14 @@ impl ModelAgent {
                         }
                     };
                     text.push_str(&delta);
-                    out.send(Event::TextMessageContent(TextMessageContentEvent { message_id: id, delta, ..Default::default() }))
-                        .await?;
+                    out.send(Event::TextMessageContent(TextMessageContentEvent { message_id: id, delta, ..Default::default() })).await?;
                 }
                 Ok(ModelEvent::ReasoningDelta(delta)) => {
                     let id = match &reasoning_id {
                         Some(id) => id.clone(),
                         None => {
                             let id = new_id();
-                            out.send(Event::ReasoningStart(ReasoningStartEvent { message_id: id.clone(), ..Default::default() }))
-                                .await?;
+                            out.send(Event::ReasoningStart(ReasoningStartEvent { message_id: id.clone(), ..Default::default() })).await?;
                             out.send(Event::ReasoningMessageStart(ReasoningMessageStartEvent {
                                 message_id: id.clone(),
                                 ..Default::default()
@@ -224,12 +227,8 @@ impl ModelAgent {
                             id
                         }
                     };
-                    out.send(Event::ReasoningMessageContent(ReasoningMessageContentEvent {
-                        message_id: id,
-                        delta,
-                        ..Default::default()
-                    }))
-                    .await?;
+                    out.send(Event::ReasoningMessageContent(ReasoningMessageContentEvent { message_id: id, delta, ..Default::default() }))
+                        .await?;
                 }
                 Ok(ModelEvent::ToolCallStart { id, name }) => {
                     close_reasoning(out, &mut reasoning_id).await?;
@@ -268,8 +267,7 @@ impl ModelAgent {
         Ok(Ok(match finished {
             _ if !calls.is_empty() => Turn::Calls(text, calls),
             Some(FinishReason::Length) => {
-                out.text("(The model hit its length limit; the answer above may be cut short.)", std::time::Duration::ZERO)
-                    .await?;
+                out.text("(The model hit its length limit; the answer above may be cut short.)", std::time::Duration::ZERO).await?;
                 Turn::Done
             }
             _ => Turn::Done,
@@ -286,8 +284,7 @@ async fn close_text(out: &Emitter, id: &mut Option<String>) -> Result<(), Stoppe
 
 async fn close_reasoning(out: &Emitter, id: &mut Option<String>) -> Result<(), Stopped> {
     if let Some(message_id) = id.take() {
-        out.send(Event::ReasoningMessageEnd(ReasoningMessageEndEvent { message_id: message_id.clone(), ..Default::default() }))
-            .await?;
+        out.send(Event::ReasoningMessageEnd(ReasoningMessageEndEvent { message_id: message_id.clone(), ..Default::default() })).await?;
         out.send(Event::ReasoningEnd(ReasoningEndEvent { message_id, ..Default::default() })).await?;
     }
     Ok(())

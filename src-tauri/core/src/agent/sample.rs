@@ -16,8 +16,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::emit::{Emitter, Stopped, event_stream};
 use super::{Agent, ToolContextFactory};
-use crate::store::workspace::CalendarEvent;
 use crate::store::Store;
+use crate::store::workspace::CalendarEvent;
 use crate::tools::{StepId, ToolContext, dispatch};
 
 /// The answer to "hello": what this build can really do, and nothing it cannot. Each
@@ -87,7 +87,9 @@ pub fn route(text: &str) -> Route {
         Route::Remind
     } else if lower.starts_with("remember that") || lower.starts_with("remember:") {
         Route::Remember
-    } else if (lower.contains("summarize") || lower.contains("summarise")) && (has("csv") || lower.contains("statement") || lower.contains("spending")) {
+    } else if (lower.contains("summarize") || lower.contains("summarise"))
+        && (has("csv") || lower.contains("statement") || lower.contains("spending"))
+    {
         Route::Finance
     } else if lower.starts_with("help me choose") || lower.starts_with("help me decide") {
         Route::Choose
@@ -95,9 +97,7 @@ pub fn route(text: &str) -> Route {
         Route::Picked
     } else if lower.contains("calendar") || lower.contains("plan my day") || has("schedule") || has("agenda") {
         Route::Calendar
-    } else if words.len() <= 6
-        && (has("hello") || has("hi") || has("hey") || has("help") || lower.contains("what can you do"))
-    {
+    } else if words.len() <= 6 && (has("hello") || has("hi") || has("hey") || has("help") || lower.contains("what can you do")) {
         Route::Greeting
     } else {
         Route::Delegate
@@ -163,9 +163,7 @@ impl SampleAgent {
         match outcome {
             Ok(()) => out.send(Event::RunFinished(RunFinishedEvent::success(thread_id, run_id, None))).await,
             Err(SampleError::Stopped) => Err(Stopped),
-            Err(SampleError::Store(message)) => {
-                out.send(Event::RunError(RunErrorEvent { message, ..Default::default() })).await
-            }
+            Err(SampleError::Store(message)) => out.send(Event::RunError(RunErrorEvent { message, ..Default::default() })).await,
         }
     }
 
@@ -175,7 +173,13 @@ impl SampleAgent {
     }
 
     /// Shows a tool call, runs it through dispatch, and shows its result.
-    async fn call(&self, out: &Emitter, tools: &ToolContext, tool: ToolName, args: &serde_json::Value) -> Result<crate::tools::ToolOutput, SampleError> {
+    async fn call(
+        &self,
+        out: &Emitter,
+        tools: &ToolContext,
+        tool: ToolName,
+        args: &serde_json::Value,
+    ) -> Result<crate::tools::ToolOutput, SampleError> {
         let call = out.tool_call(tool.as_str(), args).await?;
         let output = dispatch(tools, tool.as_str(), &args.to_string(), StepId::Call(call.clone())).await;
         out.tool_result(&call, output.content.clone()).await?;
@@ -186,9 +190,7 @@ impl SampleAgent {
         let now = Local::now();
         let today = now.date_naive();
         let monday = today - chrono::Duration::days(i64::from(today.weekday().num_days_from_monday()));
-        let start_of = |d: chrono::NaiveDate| {
-            Local.from_local_datetime(&d.and_time(NaiveTime::MIN)).earliest().unwrap_or(now)
-        };
+        let start_of = |d: chrono::NaiveDate| Local.from_local_datetime(&d.and_time(NaiveTime::MIN)).earliest().unwrap_or(now);
         let (from, to) = (start_of(monday), start_of(monday + chrono::Duration::days(7)));
         let args = serde_json::json!({ "timeMin": from.to_rfc3339(), "timeMax": to.to_rfc3339() });
         let output = self.call(out, tools, ToolName::ReadCalendar, &args).await?;
@@ -221,11 +223,7 @@ impl SampleAgent {
             }))
             .await?;
         }
-        out.send(Event::TextMessageEnd(hearth_protocol::agui::TextMessageEndEvent {
-            message_id,
-            ..Default::default()
-        }))
-        .await?;
+        out.send(Event::TextMessageEnd(hearth_protocol::agui::TextMessageEndEvent { message_id, ..Default::default() })).await?;
         Ok(())
     }
 
@@ -341,7 +339,9 @@ impl SampleAgent {
         let below = lower.split_once(" below ").map(|(_, rest)| rest.split_whitespace().next().unwrap_or_default().to_owned());
         let title = if url == crate::browser::sample_page::SAMPLE_URL { "Sample shop".to_owned() } else { url.chars().take(80).collect() };
         let args = match &below {
-            Some(price) => serde_json::json!({ "title": title, "url": url, "condition": "price_below", "value": price, "intervalMinutes": 10 }),
+            Some(price) => {
+                serde_json::json!({ "title": title, "url": url, "condition": "price_below", "value": price, "intervalMinutes": 10 })
+            }
             None => serde_json::json!({ "title": title, "url": url, "condition": "change", "intervalMinutes": 10 }),
         };
         let output = self.call(out, tools, ToolName::WatchPage, &args).await?;
@@ -583,7 +583,19 @@ mod tests {
     #[test]
     fn the_greeting_offers_only_what_this_build_does() {
         let lower = GREETING.to_lowercase();
-        for built in ["mail", "calendar", "prepare an email", "calendar event", "permission slip", "pdf", "files", "tasks", "stop", "approval", "web page"] {
+        for built in [
+            "mail",
+            "calendar",
+            "prepare an email",
+            "calendar event",
+            "permission slip",
+            "pdf",
+            "files",
+            "tasks",
+            "stop",
+            "approval",
+            "web page",
+        ] {
             assert!(lower.contains(built), "the greeting should mention {built:?}: {GREETING}");
         }
         for missing in ["take control", "terminal", "computer", "command", "google", "schedule", "remember", "memory", "goal", "watch"] {

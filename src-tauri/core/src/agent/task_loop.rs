@@ -202,7 +202,12 @@ impl ModelTaskHandler {
                 Some(batch) if batch.redispatched => {
                     for call in &batch.calls {
                         let content = json!({ "error": "This call was interrupted twice and was not run again; decide what to do next." });
-                        request.messages.push(Message::ToolResult { call_id: call.id.clone(), content: content.to_string(), is_error: true, images: Vec::new() });
+                        request.messages.push(Message::ToolResult {
+                            call_id: call.id.clone(),
+                            content: content.to_string(),
+                            is_error: true,
+                            images: Vec::new(),
+                        });
                     }
                     convo.messages.clone_from(&request.messages);
                     if ctx.checkpoint(&json!({ CONVERSATION: convo })).await.is_err() {
@@ -223,8 +228,14 @@ impl ModelTaskHandler {
                     // Facts recalled afresh for each request: one forgotten meanwhile is gone.
                     let asked = brief(&current.title, &current.input);
                     request.system = Some(
-                        crate::memory::for_request(&ctx.task_store(), &task_system(), &asked, current.thread_id.as_deref(), Some(&current.id))
-                            .await,
+                        crate::memory::for_request(
+                            &ctx.task_store(),
+                            &task_system(),
+                            &asked,
+                            current.thread_id.as_deref(),
+                            Some(&current.id),
+                        )
+                        .await,
                     );
                     let (text, calls) = match self.turn(&request, ctx).await {
                         Ok(answer) => answer,
@@ -266,14 +277,29 @@ impl ModelTaskHandler {
                     }
                     (None, Some(doubt @ RunOutcome::InDoubt(_))) => {
                         outcome = Some(doubt);
-                        request.messages.push(Message::ToolResult { call_id, content: output.content, is_error: output.is_error, images: Vec::new() });
+                        request.messages.push(Message::ToolResult {
+                            call_id,
+                            content: output.content,
+                            is_error: output.is_error,
+                            images: Vec::new(),
+                        });
                     }
                     (None, Some(finished @ RunOutcome::Finished(_))) => {
                         outcome = Some(finished);
-                        request.messages.push(Message::ToolResult { call_id, content: output.content, is_error: output.is_error, images: Vec::new() });
+                        request.messages.push(Message::ToolResult {
+                            call_id,
+                            content: output.content,
+                            is_error: output.is_error,
+                            images: Vec::new(),
+                        });
                     }
                     (_, _) => {
-                        request.messages.push(Message::ToolResult { call_id, content: output.content, is_error: output.is_error, images: Vec::new() });
+                        request.messages.push(Message::ToolResult {
+                            call_id,
+                            content: output.content,
+                            is_error: output.is_error,
+                            images: Vec::new(),
+                        });
                     }
                 }
             }
@@ -298,9 +324,7 @@ impl ModelTaskHandler {
                 None => {}
             }
         }
-        TaskOutcome::WaitingInput(format!(
-            "I worked through {MAX_TASK_STEPS} steps in this run. Say continue and I'll go on."
-        ))
+        TaskOutcome::WaitingInput(format!("I worked through {MAX_TASK_STEPS} steps in this run. Say continue and I'll go on."))
     }
 
     /// The result of the call that ended the last run, as the owner decided it.
@@ -310,8 +334,7 @@ impl ModelTaskHandler {
                 Ok(proposal) => {
                     if matches!(
                         proposal.status,
-                        hearth_protocol::approvals::ProposalStatus::AwaitingReview
-                            | hearth_protocol::approvals::ProposalStatus::Executing
+                        hearth_protocol::approvals::ProposalStatus::AwaitingReview | hearth_protocol::approvals::ProposalStatus::Executing
                     ) {
                         return Resolved::StillWaiting(proposal.id);
                     }

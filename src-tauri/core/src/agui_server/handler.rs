@@ -90,8 +90,7 @@ pub(super) async fn handle(
         return Ok(error(StatusCode::NOT_FOUND, "POST a RunAgentInput to / on this endpoint."));
     }
     // Kept (wiped on drop) to check again once the body is in.
-    let parts_authorization =
-        request.headers().get(header::AUTHORIZATION).map(|v| zeroize::Zeroizing::new(v.as_bytes().to_vec()));
+    let parts_authorization = request.headers().get(header::AUTHORIZATION).map(|v| zeroize::Zeroizing::new(v.as_bytes().to_vec()));
     if !gate.admits(parts_authorization.as_ref().map(|v| v.as_slice())) {
         return Ok(error(StatusCode::UNAUTHORIZED, "Send the bearer token shown in Hearth's Settings."));
     }

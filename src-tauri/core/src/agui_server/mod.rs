@@ -90,11 +90,7 @@ struct Book {
 
 impl Slots {
     fn new(limits: &AguiLimits) -> Self {
-        Self {
-            max_connections: limits.max_connections,
-            max_unauthenticated: limits.max_unauthenticated,
-            book: Mutex::default(),
-        }
+        Self { max_connections: limits.max_connections, max_unauthenticated: limits.max_unauthenticated, book: Mutex::default() }
     }
 
     /// A slot for a connection just accepted, closing the oldest unauthenticated connection
@@ -203,9 +199,9 @@ impl AguiServer {
                  one run and a non-zero header timeout ({limits:?})."
             )));
         }
-        let listener = TcpListener::bind(addr).await.map_err(|err| {
-            CoreError::Conflict(format!("Hearth could not listen on {addr} ({err}). Choose another port."))
-        })?;
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|err| CoreError::Conflict(format!("Hearth could not listen on {addr} ({err}). Choose another port.")))?;
         let addr = listener.local_addr().map_err(|err| CoreError::Conflict(err.to_string()))?;
         let stop = CancellationToken::new();
         let stopping = stop.clone();

@@ -250,9 +250,7 @@ impl ApprovalGate {
     ) -> Result<ProposalRow> {
         let (connection, draft, target) = self.resolve(draft).await?;
         let mandate = match (fence, operation) {
-            (Some((task_id, lease_id)), Some((op_scope, op_id))) => {
-                self.standing_order(task_id, lease_id, op_scope, op_id, &draft).await
-            }
+            (Some((task_id, lease_id)), Some((op_scope, op_id))) => self.standing_order(task_id, lease_id, op_scope, op_id, &draft).await,
             (Some(_), None) | (None, _) => None,
         };
         let hash = proposal_hash(&draft, &connection, &target);
@@ -284,9 +282,7 @@ impl ApprovalGate {
             (Some(_), None) | (None, _) => None,
         };
         match self.inner.store.insert_proposal(&row, fence, chat_run, claim).await? {
-            None => Err(CoreError::Conflict(
-                "This run was stopped (or no longer holds its task), so nothing was prepared.".into(),
-            )),
+            None => Err(CoreError::Conflict("This run was stopped (or no longer holds its task), so nothing was prepared.".into())),
             Some(InsertOutcome::Created(stored)) if stored.status == ProposalStatus::Executing && stored.mandate_id.is_some() => {
                 // Approved by the standing order as it was stored: carried out now, as the
                 // owner's approval would be. A failure to record how it ended leaves it
@@ -529,9 +525,7 @@ impl ApprovalGate {
         let error = error.as_deref();
         let settled = match to {
             None => Ok(true),
-            Some(to) => {
-                self.inner.store.settle_proposal(&proposal.id, ProposalStatus::Executing, to, receipt, error, Some(executor)).await
-            }
+            Some(to) => self.inner.store.settle_proposal(&proposal.id, ProposalStatus::Executing, to, receipt, error, Some(executor)).await,
         };
         if let Err(err) = &settled {
             // Left `executing`: start-up makes it outcome_unknown for the owner to review.
@@ -599,7 +593,14 @@ impl ApprovalGate {
                     Reconciliation::Happened(receipt) => {
                         self.inner
                             .store
-                            .settle_proposal(&proposal.id, ProposalStatus::OutcomeUnknown, ProposalStatus::Succeeded, Some(&receipt), None, None)
+                            .settle_proposal(
+                                &proposal.id,
+                                ProposalStatus::OutcomeUnknown,
+                                ProposalStatus::Succeeded,
+                                Some(&receipt),
+                                None,
+                                None,
+                            )
                             .await?;
                     }
                     Reconciliation::NotFound => {
@@ -634,7 +635,14 @@ impl ApprovalGate {
                     Ok(Reconciliation::Happened(receipt)) => {
                         self.inner
                             .store
-                            .settle_proposal(&proposal.id, ProposalStatus::Executing, ProposalStatus::Succeeded, Some(&receipt), None, Some(executor))
+                            .settle_proposal(
+                                &proposal.id,
+                                ProposalStatus::Executing,
+                                ProposalStatus::Succeeded,
+                                Some(&receipt),
+                                None,
+                                Some(executor),
+                            )
                             .await?;
                         self.release(&proposal).await?;
                         Ok(self.row(&proposal.id).await?.view())
@@ -646,7 +654,14 @@ impl ApprovalGate {
                         let note = noted(proposal.error.as_deref(), &format!(" — {unsure}."));
                         self.inner
                             .store
-                            .settle_proposal(&proposal.id, ProposalStatus::Executing, ProposalStatus::OutcomeUnknown, None, Some(&note), Some(executor))
+                            .settle_proposal(
+                                &proposal.id,
+                                ProposalStatus::Executing,
+                                ProposalStatus::OutcomeUnknown,
+                                None,
+                                Some(&note),
+                                Some(executor),
+                            )
                             .await?;
                         Err(CoreError::Conflict(format!("Not sent again. {unsure}.")))
                     }
@@ -654,7 +669,14 @@ impl ApprovalGate {
                         // Nothing was done again: back to unknown, for another try.
                         self.inner
                             .store
-                            .settle_proposal(&proposal.id, ProposalStatus::Executing, ProposalStatus::OutcomeUnknown, None, None, Some(executor))
+                            .settle_proposal(
+                                &proposal.id,
+                                ProposalStatus::Executing,
+                                ProposalStatus::OutcomeUnknown,
+                                None,
+                                None,
+                                Some(executor),
+                            )
                             .await?;
                         Err(err)
                     }
@@ -671,11 +693,7 @@ impl ApprovalGate {
     }
 
     async fn row(&self, proposal_id: &str) -> Result<ProposalRow> {
-        self.inner
-            .store
-            .get_proposal(proposal_id)
-            .await?
-            .ok_or_else(|| CoreError::NotFound(format!("There is no proposal {proposal_id}.")))
+        self.inner.store.get_proposal(proposal_id).await?.ok_or_else(|| CoreError::NotFound(format!("There is no proposal {proposal_id}.")))
     }
 }
 
@@ -701,7 +719,9 @@ enum Attempt {
 
 /// The same account of the same provider (its connection may be newer: every sign-in mints one).
 fn same_account(a: &Connection, b: &Connection) -> bool {
-    a.account == b.account && (a.id == LOCAL_CONNECTION_ID) == (b.id == LOCAL_CONNECTION_ID) && (a.id == web::BROWSER_CONNECTION) == (b.id == web::BROWSER_CONNECTION)
+    a.account == b.account
+        && (a.id == LOCAL_CONNECTION_ID) == (b.id == LOCAL_CONNECTION_ID)
+        && (a.id == web::BROWSER_CONNECTION) == (b.id == web::BROWSER_CONNECTION)
 }
 
 /// Who carries out proposals of a kind. No wildcard: a new kind must be decided here.

@@ -2,9 +2,7 @@
 //! is checked here, and every error says what to change.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use hearth_protocol::approvals::{
-    DraftAttachment, EmailDraft, EventChanges, EventDraft, EventSnapshot, EventTiming, ReplyContext,
-};
+use hearth_protocol::approvals::{DraftAttachment, EmailDraft, EventChanges, EventDraft, EventSnapshot, EventTiming, ReplyContext};
 use serde::Deserialize;
 
 use super::address::normalize_address;
@@ -149,11 +147,10 @@ pub async fn email_draft(store: &Store, args: EmailArgs) -> Result<EmailDraft> {
     }
     let mut attachments = Vec::with_capacity(args.attachment_ids.len());
     for id in &args.attachment_ids {
-        let file = store
-            .get_file(id)
-            .await?
-            .filter(|f| f.deleted_at.is_none())
-            .ok_or_else(|| invalid(format!("There is no file {id} in Files. Attach a file id that import_pdf or fill_pdf returned.")))?;
+        let file =
+            store.get_file(id).await?.filter(|f| f.deleted_at.is_none()).ok_or_else(|| {
+                invalid(format!("There is no file {id} in Files. Attach a file id that import_pdf or fill_pdf returned."))
+            })?;
         if !attachments.iter().any(|a: &DraftAttachment| a.file_id == file.id) {
             attachments.push(DraftAttachment { file_id: file.id, name: file.name, size: file.size, sha256: file.sha256 });
         }
@@ -262,8 +259,22 @@ fn time_zone(raw: &str) -> Result<String> {
 /// change meaning with the machine's setting), `posixrules`, `Factory` — and those are refused.
 fn iana_shaped(name: &str) -> bool {
     const AREAS: [&str; 16] = [
-        "Africa", "America", "Antarctica", "Arctic", "Asia", "Atlantic", "Australia", "Europe", "Indian", "Pacific", "Etc",
-        "US", "Canada", "Brazil", "Chile", "Mexico",
+        "Africa",
+        "America",
+        "Antarctica",
+        "Arctic",
+        "Asia",
+        "Atlantic",
+        "Australia",
+        "Europe",
+        "Indian",
+        "Pacific",
+        "Etc",
+        "US",
+        "Canada",
+        "Brazil",
+        "Chile",
+        "Mexico",
     ];
     match name.split_once('/') {
         None => matches!(name, "UTC" | "GMT"),
@@ -304,9 +315,7 @@ fn attendees(list: &[String]) -> Result<Vec<String>> {
 }
 
 fn new_event(args: EventArgs) -> Result<EventDraft> {
-    let required = |field: &str, value: Option<String>| {
-        value.ok_or_else(|| invalid(format!("`{field}` is required to create an event.")))
-    };
+    let required = |field: &str, value: Option<String>| value.ok_or_else(|| invalid(format!("`{field}` is required to create an event.")));
     let title = title(&required("title", args.title)?)?;
     let time_zone = time_zone(&required("timeZone", args.time_zone)?)?;
     let timing = timing(required("start", args.start)?.trim(), required("end", args.end)?.trim())?;
@@ -409,9 +418,7 @@ pub fn timing_from_bounds(starts_at: i64, ends_at: i64, all_day: bool, time_zone
         };
         return Ok(EventTiming::AllDay { start_date: day(starts_at)?, end_date: day(ends_at)? });
     }
-    let instant = |ms: i64| {
-        DateTime::<Utc>::from_timestamp_millis(ms).ok_or_else(|| invalid(format!("bad stored time {ms}")))
-    };
+    let instant = |ms: i64| DateTime::<Utc>::from_timestamp_millis(ms).ok_or_else(|| invalid(format!("bad stored time {ms}")));
     let (start, end) = (instant(starts_at)?, instant(ends_at)?);
     // Fractions only when the stored time has them, so an update that keeps the times keeps
     // them exactly.
@@ -429,9 +436,7 @@ fn timing(start: &str, end: &str) -> Result<EventTiming> {
     }
     let parse = |field: &str, s: &str| {
         DateTime::parse_from_rfc3339(s).map_err(|_| {
-            invalid(format!(
-                "`{field}` {s:?} is neither a date (2026-12-01) nor a time with an offset (2026-12-01T09:00:00+01:00)."
-            ))
+            invalid(format!("`{field}` {s:?} is neither a date (2026-12-01) nor a time with an offset (2026-12-01T09:00:00+01:00)."))
         })
     };
     let (start, end) = (parse("start", start)?, parse("end", end)?);
@@ -459,10 +464,9 @@ pub fn timing_bounds(timing: &EventTiming, time_zone: &str) -> Result<(i64, i64)
                 // A midnight skipped by a clock change has no instant; a repeated one is its first.
                 match local.offset() {
                     jiff::tz::AmbiguousOffset::Gap { .. } => Err(invalid(format!("{d} has no midnight in {time_zone}"))),
-                    jiff::tz::AmbiguousOffset::Unambiguous { .. } | jiff::tz::AmbiguousOffset::Fold { .. } => local
-                        .earlier()
-                        .map(|t| t.as_millisecond())
-                        .map_err(|e| invalid(format!("{d} in {time_zone}: {e}"))),
+                    jiff::tz::AmbiguousOffset::Unambiguous { .. } | jiff::tz::AmbiguousOffset::Fold { .. } => {
+                        local.earlier().map(|t| t.as_millisecond()).map_err(|e| invalid(format!("{d} in {time_zone}: {e}")))
+                    }
                 }
             };
             Ok((midnight(start_date)?, midnight(end_date)?))
@@ -521,12 +525,16 @@ mod tests {
 
     #[test]
     fn an_update_is_the_current_event_with_only_the_given_fields_changed() {
-        let (action, request) =
-            event_draft(args(serde_json::json!({ "action": "update", "eventId": "evt-dentist", "title": " Dentist (moved) ", "location": "" })))
-                .unwrap();
+        let (action, request) = event_draft(args(
+            serde_json::json!({ "action": "update", "eventId": "evt-dentist", "title": " Dentist (moved) ", "location": "" }),
+        ))
+        .unwrap();
         assert_eq!(action, EventAction::Update);
         let changes = request.changes.clone().unwrap();
-        assert_eq!((changes.title.as_deref(), changes.location.as_deref(), changes.timing.as_ref()), (Some("Dentist (moved)"), Some(""), None));
+        assert_eq!(
+            (changes.title.as_deref(), changes.location.as_deref(), changes.timing.as_ref()),
+            (Some("Dentist (moved)"), Some(""), None)
+        );
         let draft = resolve_event(true, &request, "evt-dentist", dentist()).unwrap();
         assert_eq!(draft.before, Some(dentist()));
         assert_eq!(draft.changes, None, "the request is not stored");
@@ -538,7 +546,10 @@ mod tests {
     fn an_update_must_change_something_and_move_with_both_ends() {
         for (value, says) in [
             (serde_json::json!({ "action": "update", "eventId": "evt-dentist" }), "at least one field"),
-            (serde_json::json!({ "action": "update", "eventId": "evt-dentist", "start": "2026-12-05T09:00:00Z" }), "both `start` and `end`"),
+            (
+                serde_json::json!({ "action": "update", "eventId": "evt-dentist", "start": "2026-12-05T09:00:00Z" }),
+                "both `start` and `end`",
+            ),
             (serde_json::json!({ "action": "update", "title": "x" }), "`eventId` is required to update"),
             (serde_json::json!({ "action": "update", "eventId": "evt-dentist", "timeZone": "Mars/Olympus" }), "IANA"),
             (serde_json::json!({ "action": "update", "eventId": "evt-dentist", "title": "  " }), "must not be empty"),
@@ -546,7 +557,8 @@ mod tests {
             let err = event_draft(args(value.clone())).unwrap_err().to_string();
             assert!(err.contains(says), "{value}: {err:?} should say {says:?}");
         }
-        let (_, same) = event_draft(args(serde_json::json!({ "action": "update", "eventId": "evt-dentist", "title": "Dentist check-up" }))).unwrap();
+        let (_, same) =
+            event_draft(args(serde_json::json!({ "action": "update", "eventId": "evt-dentist", "title": "Dentist check-up" }))).unwrap();
         let err = resolve_event(true, &same, "evt-dentist", dentist()).unwrap_err().to_string();
         assert!(err.contains("would change nothing"), "{err}");
     }

@@ -460,7 +460,10 @@ impl Chromium {
     /// The browser's lock for one of the agent's calls: taken unless Stop comes first, and
     /// refused while the owner holds control; the browser counts as used now and when the call
     /// ends (the second value, dropped with the call).
-    async fn admit(&self, cancel: &CancellationToken) -> Result<(tokio::sync::MutexGuard<'_, Option<Running>>, TouchOnDrop<'_>), BrowserError> {
+    async fn admit(
+        &self,
+        cancel: &CancellationToken,
+    ) -> Result<(tokio::sync::MutexGuard<'_, Option<Running>>, TouchOnDrop<'_>), BrowserError> {
         let running = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(BrowserError::Stopped),
@@ -531,7 +534,10 @@ impl Chromium {
     /// calls on this browser are refused until [`Chromium::give_back`] with the generation this
     /// answers. Waits for a call in flight to end first. If the page's stream ends (a crash),
     /// the control ends with it and the agent's next call starts a new browser.
-    pub async fn take_control(&self, frames: tokio::sync::mpsc::Sender<hearth_protocol::browser::ControlFrame>) -> Result<u64, BrowserError> {
+    pub async fn take_control(
+        &self,
+        frames: tokio::sync::mpsc::Sender<hearth_protocol::browser::ControlFrame>,
+    ) -> Result<u64, BrowserError> {
         use chromiumoxide::cdp::browser_protocol::page::{EventScreencastFrame, StartScreencastFormat, StartScreencastParams};
         let mut running = self.running.lock().await;
         self.ensure_running(&mut running).await?;
@@ -755,7 +761,8 @@ impl Chromium {
             // Cut in the page, as every read is: a title of 100 MB never crosses CDP. The read
             // and its address check come before the picture (see [`screenshot`]), so a page
             // the policy refuses is never pictured.
-            let (url, title) = evaluate_value::<(String, String)>(&current.page, "[location.href.slice(0, 8192), document.title.slice(0, 600)]").await?;
+            let (url, title) =
+                evaluate_value::<(String, String)>(&current.page, "[location.href.slice(0, 8192), document.title.slice(0, 600)]").await?;
             let parsed = Url::parse(&url).map_err(|_| BrowserError::NoPage)?;
             match parsed.scheme() {
                 "http" | "https" => {}
@@ -796,7 +803,12 @@ impl Chromium {
             listed.into_value().map_err(|e| BrowserError::Cdp(e.to_string()))?;
         let state = super::page::state_of(&url, &described);
         let truncated = total > described.len();
-        Ok(Elements { url, title: title.chars().take(MAX_TITLE).collect(), elements: super::page::elements_of(&state, described), truncated })
+        Ok(Elements {
+            url,
+            title: title.chars().take(MAX_TITLE).collect(),
+            elements: super::page::elements_of(&state, described),
+            truncated,
+        })
     }
 
     /// What `gesture` on the element `reference` would send, read for a review: nothing on the
@@ -893,9 +905,7 @@ impl Chromium {
         let listed = script(super::page::list_script()).await.map_err(not_done)?;
         let (url_listed, _, described, _): (String, String, Vec<super::page::Described>, usize) =
             listed.into_value().map_err(|e| not_done(BrowserError::Cdp(e.to_string())))?;
-        let stale = || {
-            not_done(BrowserError::StaleElement(STALE_REFERENCE.into()))
-        };
+        let stale = || not_done(BrowserError::StaleElement(STALE_REFERENCE.into()));
         if super::page::state_of(&url_listed, &described) != state {
             return Err(stale());
         }
@@ -1015,7 +1025,8 @@ impl Chromium {
                     (_, Err(ActError::NotDone(err))) => ActError::NotDone(err),
                     (super::submit::Allowance::Differed, _) => ActError::MayHaveDone(BrowserError::FormDiffered.to_string()),
                     (_, _) if cancel.is_cancelled() => ActError::MayHaveDone(
-                        "stopped after the button was pressed and before the form's request left; the page may have sent it another way".into(),
+                        "stopped after the button was pressed and before the form's request left; the page may have sent it another way"
+                            .into(),
                     ),
                     (_, _) => ActError::MayHaveDone(BrowserError::FormNotSent.to_string()),
                 });
@@ -1031,7 +1042,10 @@ impl Chromium {
         outcome?;
         // What the page shows now; a navigation the action started may still be committing
         // (then the address is the one before, and the title may be empty).
-        let read = tokio::time::timeout(Duration::from_secs(5), current.page.evaluate("[location.href.slice(0, 8192), document.title.slice(0, 600)]"));
+        let read = tokio::time::timeout(
+            Duration::from_secs(5),
+            current.page.evaluate("[location.href.slice(0, 8192), document.title.slice(0, 600)]"),
+        );
         let after = tokio::select! {
             biased;
             () = cancel.cancelled() => None,
@@ -1055,7 +1069,11 @@ impl Chromium {
     }
 
     /// The kept download `id`, once it finished arriving (Stop ends the wait; at most 60 s).
-    pub async fn kept_download(&self, id: &str, cancel: &CancellationToken) -> Result<super::downloads::KeptDownload, super::downloads::DownloadError> {
+    pub async fn kept_download(
+        &self,
+        id: &str,
+        cancel: &CancellationToken,
+    ) -> Result<super::downloads::KeptDownload, super::downloads::DownloadError> {
         use super::downloads::DownloadError;
         let waited = tokio::select! {
             biased;
@@ -1085,7 +1103,10 @@ impl Chromium {
 
     /// Waits until a download of this session matches `wanted` (Stop-free: the caller bounds
     /// it), without polling: the ledger wakes its watchers on every change.
-    pub async fn until_download(&self, wanted: impl Fn(&hearth_protocol::browser::DownloadView) -> bool) -> hearth_protocol::browser::DownloadView {
+    pub async fn until_download(
+        &self,
+        wanted: impl Fn(&hearth_protocol::browser::DownloadView) -> bool,
+    ) -> hearth_protocol::browser::DownloadView {
         let mut watch = self.downloads.watch();
         loop {
             if let Some(found) = self.downloads.all().into_iter().find(|d| wanted(d)) {
@@ -1129,7 +1150,8 @@ impl Chromium {
     }
 
     async fn launch(&self) -> Result<Running, BrowserError> {
-        let proxy = EgressProxy::start(self.config.allow.clone(), self.resolver.clone()).await.map_err(|e| BrowserError::Launch(e.to_string()))?;
+        let proxy =
+            EgressProxy::start(self.config.allow.clone(), self.resolver.clone()).await.map_err(|e| BrowserError::Launch(e.to_string()))?;
         let profile = self.config.profiles_dir.join(&self.profile);
         crate::store::Store::create_private_dir(&profile).map_err(|e| BrowserError::Launch(e.to_string()))?;
         if let Err(err) = prefer_pdf_downloads(&profile) {
@@ -1159,7 +1181,8 @@ impl Chromium {
             }
         };
         let connected = async {
-            let (url, bridge) = super::pipe::bridge(ends).await.map_err(|e| BrowserError::Launch(format!("its CDP bridge could not start: {e}")))?;
+            let (url, bridge) =
+                super::pipe::bridge(ends).await.map_err(|e| BrowserError::Launch(format!("its CDP bridge could not start: {e}")))?;
             let handler_config = chromiumoxide::handler::HandlerConfig {
                 // chromiumoxide ignores certificate errors unless told otherwise: a forged answer
                 // for an https site must fail, not be shown with the profile's cookies.
@@ -1225,7 +1248,8 @@ impl Chromium {
                 // exited says why in its last words.
                 // The connection died with the browser: its status and last words follow at once.
                 let died = tokio::time::timeout(Duration::from_secs(2), &mut handler).await.is_ok();
-                let exited = if died { tokio::time::timeout(Duration::from_secs(2), process.wait()).await.ok().and_then(Result::ok) } else { None };
+                let exited =
+                    if died { tokio::time::timeout(Duration::from_secs(2), process.wait()).await.ok().and_then(Result::ok) } else { None };
                 let _ = process.kill().await;
                 handler.abort();
                 bridge.abort();
@@ -1289,11 +1313,7 @@ async fn send_input(
         PageAction::Select => {
             let script = super::page::select_script(index, value).map_err(|e| ActError::NotDone(BrowserError::Cdp(e.to_string())))?;
             let picked: bool = page.evaluate(script).await.map_err(may_have)?.into_value().unwrap_or(false);
-            if picked {
-                Ok(())
-            } else {
-                Err(ActError::NotDone(BrowserError::StaleElement(format!("the element has no option {value:?}"))))
-            }
+            if picked { Ok(()) } else { Err(ActError::NotDone(BrowserError::StaleElement(format!("the element has no option {value:?}")))) }
         }
         PageAction::Press => {
             let Some(key) = super::page::key(value) else {
@@ -1649,7 +1669,11 @@ async fn close_other_pages(browser: &Browser, keep: &chromiumoxide::cdp::browser
         let Some(gone) = destroyed.next().await else { return Err(BrowserError::Cdp("the browser closed".into())) };
         open.retain(|id| *id != gone.target_id);
     }
-    if others().await?.is_empty() { Ok(()) } else { Err(BrowserError::Cdp("a stopped page opened another window while its windows were closed".into())) }
+    if others().await?.is_empty() {
+        Ok(())
+    } else {
+        Err(BrowserError::Cdp("a stopped page opened another window while its windows were closed".into()))
+    }
 }
 
 /// Sets the profile's preference that a PDF is downloaded rather than shown in Chromium's viewer
@@ -1710,8 +1734,7 @@ fn launcher(profiles_dir: &Path, executable: &Path) -> std::io::Result<PathBuf> 
          exec 3<&0 4>&1 </dev/null >/dev/null\nexec {run} \"$@\"\n"
     );
     let path = profiles_dir.join(".launch-chromium");
-    let current = std::fs::symlink_metadata(&path)
-        .is_ok_and(|m| m.file_type().is_file() && m.permissions().mode() & 0o777 == 0o700)
+    let current = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file() && m.permissions().mode() & 0o777 == 0o700)
         && std::fs::read_to_string(&path).is_ok_and(|old| old == script);
     if current {
         return Ok(path);

@@ -5,7 +5,8 @@
 //! with [`super::chromium::BrowserError::OwnerHasControl`]; Give back ends the screencast.
 
 use chromiumoxide::cdp::browser_protocol::input::{
-    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams, MouseButton as CdpButton,
+    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams,
+    MouseButton as CdpButton,
 };
 use chromiumoxide::cdp::browser_protocol::page::{EventScreencastFrame, ScreencastFrameAckParams};
 use futures::StreamExt;
@@ -132,10 +133,28 @@ mod tests {
 
     #[test]
     fn inputs_become_the_cdp_input_a_person_would_send() {
-        let down = ControlInput::Mouse { kind: MouseKind::Down, x: 10.0, y: 20.0, button: MouseButton::Left, click_count: 1, delta_x: 0.0, delta_y: 0.0, modifiers: 0 };
+        let down = ControlInput::Mouse {
+            kind: MouseKind::Down,
+            x: 10.0,
+            y: 20.0,
+            button: MouseButton::Left,
+            click_count: 1,
+            delta_x: 0.0,
+            delta_y: 0.0,
+            modifiers: 0,
+        };
         let Command::Mouse(event) = command_for(&down).unwrap() else { panic!("not a mouse event") };
         assert_eq!((event.buttons, event.click_count), (Some(1), Some(1)));
-        let up = ControlInput::Mouse { kind: MouseKind::Up, x: 10.0, y: 20.0, button: MouseButton::Left, click_count: 1, delta_x: 0.0, delta_y: 0.0, modifiers: 0 };
+        let up = ControlInput::Mouse {
+            kind: MouseKind::Up,
+            x: 10.0,
+            y: 20.0,
+            button: MouseButton::Left,
+            click_count: 1,
+            delta_x: 0.0,
+            delta_y: 0.0,
+            modifiers: 0,
+        };
         let Command::Mouse(event) = command_for(&up).unwrap() else { panic!("not a mouse event") };
         assert_eq!(event.buttons, Some(0));
         let a = ControlInput::Key { kind: KeyKind::Down, key: "a".into(), code: "KeyA".into(), modifiers: 0 };
@@ -148,8 +167,26 @@ mod tests {
         let Command::Key(event) = command_for(&enter).unwrap() else { panic!("not a key") };
         assert_eq!((event.text.as_deref(), event.windows_virtual_key_code), (Some("\r"), Some(13)));
         for refused in [
-            ControlInput::Mouse { kind: MouseKind::Move, x: f64::NAN, y: 1.0, button: MouseButton::None, click_count: 0, delta_x: 0.0, delta_y: 0.0, modifiers: 0 },
-            ControlInput::Mouse { kind: MouseKind::Move, x: 5000.0, y: 1.0, button: MouseButton::None, click_count: 0, delta_x: 0.0, delta_y: 0.0, modifiers: 0 },
+            ControlInput::Mouse {
+                kind: MouseKind::Move,
+                x: f64::NAN,
+                y: 1.0,
+                button: MouseButton::None,
+                click_count: 0,
+                delta_x: 0.0,
+                delta_y: 0.0,
+                modifiers: 0,
+            },
+            ControlInput::Mouse {
+                kind: MouseKind::Move,
+                x: 5000.0,
+                y: 1.0,
+                button: MouseButton::None,
+                click_count: 0,
+                delta_x: 0.0,
+                delta_y: 0.0,
+                modifiers: 0,
+            },
             ControlInput::Text { text: "x".repeat(MAX_ACT_VALUE + 1) },
             ControlInput::Key { kind: KeyKind::Down, key: String::new(), code: String::new(), modifiers: 0 },
         ] {

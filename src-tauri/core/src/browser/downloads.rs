@@ -69,7 +69,9 @@ pub struct KeptDownload {
 #[derive(Debug, thiserror::Error)]
 pub enum DownloadError {
     /// No download of this session has that id.
-    #[error("this browser session has no download {0} (a browser's downloads go when it closes); open the file's address again with browse_web")]
+    #[error(
+        "this browser session has no download {0} (a browser's downloads go when it closes); open the file's address again with browse_web"
+    )]
     Unknown(String),
     /// It was refused or cancelled.
     #[error("download {id} was {status}; nothing was kept")]

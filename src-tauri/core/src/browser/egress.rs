@@ -171,9 +171,7 @@ fn check_name(name: &str, port: u16, allow: &AllowList) -> Result<Destination, R
         return Err(Refusal::BadName(name.to_owned()));
     }
     for suffix in LOCAL_SUFFIXES {
-        let under = bare.len() > suffix.len()
-            && bare.ends_with(suffix)
-            && bare.as_bytes()[bare.len() - suffix.len() - 1] == b'.';
+        let under = bare.len() > suffix.len() && bare.ends_with(suffix) && bare.as_bytes()[bare.len() - suffix.len() - 1] == b'.';
         if bare == *suffix || under {
             return Err(Refusal::LocalName { name: name.to_owned(), suffix });
         }

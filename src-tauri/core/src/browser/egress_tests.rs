@@ -135,7 +135,9 @@ fn ipv6_outside_public_unicast_is_refused() {
 
 #[test]
 fn schemes_ports_and_user_info() {
-    for text in ["file:///etc/passwd", "ftp://example.com/", "data:text/html,hi", "javascript:alert(1)", "chrome://settings", "ws://example.com/"] {
+    for text in
+        ["file:///etc/passwd", "ftp://example.com/", "data:text/html,hi", "javascript:alert(1)", "chrome://settings", "ws://example.com/"]
+    {
         assert!(matches!(refusal(text), Refusal::Scheme(_)), "{text}");
     }
     assert_eq!(refusal("http://example.com:8080/"), Refusal::Port(8080));
@@ -160,7 +162,18 @@ fn public_addresses_and_names_pass() {
         Destination::Address("[2606:4700::1111]:443".parse().unwrap())
     );
     // Edges just outside refused ranges.
-    for ip in ["9.255.255.255", "11.0.0.0", "100.63.255.255", "100.128.0.0", "172.15.255.255", "172.32.0.0", "192.167.255.255", "198.17.255.255", "198.20.0.0", "223.255.255.255"] {
+    for ip in [
+        "9.255.255.255",
+        "11.0.0.0",
+        "100.63.255.255",
+        "100.128.0.0",
+        "172.15.255.255",
+        "172.32.0.0",
+        "192.167.255.255",
+        "198.17.255.255",
+        "198.20.0.0",
+        "223.255.255.255",
+    ] {
         assert_eq!(check_address(ip.parse().unwrap()), Ok(()), "{ip}");
     }
 }
@@ -171,7 +184,10 @@ fn resolved_addresses_are_checked_like_literals() {
     let refused = check_resolved("intranet.example", "10.1.2.3:443".parse().unwrap(), &none).unwrap_err();
     assert!(matches!(refused, Refusal::ResolvesTo { range: "private (10.0.0.0/8)", .. }), "{refused:?}");
     // The message a page shows names the range, not the internal address.
-    assert_eq!(refused.to_string(), "intranet.example resolves to an address that is private (10.0.0.0/8); the browser only reaches public addresses");
+    assert_eq!(
+        refused.to_string(),
+        "intranet.example resolves to an address that is private (10.0.0.0/8); the browser only reaches public addresses"
+    );
     assert!(matches!(check_resolved("x.example", "[fd00::5]:443".parse().unwrap(), &none), Err(Refusal::ResolvesTo { .. })));
     assert_eq!(check_resolved("one.example", "1.1.1.1:443".parse().unwrap(), &none), Ok(()));
     assert_eq!(check_resolved("one.example", "1.1.1.1:8080".parse().unwrap(), &none), Err(Refusal::Port(8080)));
@@ -209,6 +225,9 @@ fn the_allow_list_is_exact() {
 #[test]
 fn refusals_say_why_without_the_path() {
     let message = refusal("http://169.254.169.254/latest/meta-data/iam/security-credentials/role").to_string();
-    assert_eq!(message, "169.254.169.254 is link-local (169.254.0.0/16, where cloud metadata lives); the browser only reaches public addresses");
+    assert_eq!(
+        message,
+        "169.254.169.254 is link-local (169.254.0.0/16, where cloud metadata lives); the browser only reaches public addresses"
+    );
     assert!(!message.contains("security-credentials"));
 }

@@ -255,8 +255,22 @@ pub(super) struct Key {
 }
 
 /// The keys page_act presses (anything else is refused with this list).
-pub const KEYS: &[&str] =
-    &["Enter", "Tab", "Escape", "Backspace", "Delete", "Space", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End", "PageUp", "PageDown"];
+pub const KEYS: &[&str] = &[
+    "Enter",
+    "Tab",
+    "Escape",
+    "Backspace",
+    "Delete",
+    "Space",
+    "ArrowUp",
+    "ArrowDown",
+    "ArrowLeft",
+    "ArrowRight",
+    "Home",
+    "End",
+    "PageUp",
+    "PageDown",
+];
 
 /// Whether page_act can press `name`.
 pub fn is_key(name: &str) -> bool {
@@ -314,7 +328,8 @@ mod tests {
     fn references_parse_only_in_their_own_shape() {
         let state = state_of("u", &[]);
         assert_eq!(parse_reference(&format!("{state}:7")).unwrap(), (state.as_str(), 7));
-        for bad in ["7", ":7", "abc:7", &format!("{state}:x"), &format!("{state}:-1"), &format!("{state}:{MAX_ELEMENTS}"), "zzzzzzzzzzzz:1"] {
+        for bad in ["7", ":7", "abc:7", &format!("{state}:x"), &format!("{state}:-1"), &format!("{state}:{MAX_ELEMENTS}"), "zzzzzzzzzzzz:1"]
+        {
             assert!(parse_reference(bad).is_err(), "{bad} parsed");
         }
     }

@@ -64,11 +64,7 @@ pub(super) struct Ends {
 /// The program is the launcher script ([`super::chromium`]), which moves those two to fds 3
 /// and 4 before Chromium starts: std places only fds 0–2 in a child, and this keeps the move
 /// out of unsafe `pre_exec` code. The child is killed when its handle is dropped.
-pub(super) fn spawn(
-    program: &Path,
-    args: &[String],
-    env: &[(String, String)],
-) -> std::io::Result<(tokio::process::Child, Ends, Stderr)> {
+pub(super) fn spawn(program: &Path, args: &[String], env: &[(String, String)]) -> std::io::Result<(tokio::process::Child, Ends, Stderr)> {
     let (browser_reads, hearth_writes) = std::io::pipe()?;
     let (hearth_reads, browser_writes) = std::io::pipe()?;
     let mut child = tokio::process::Command::new(program)
@@ -224,11 +220,22 @@ mod tests {
         let other = tokio::process::Command::new("bash")
             // SIGPIPE ignored: the bridge may close the socket before the request is written
             // (that is the refusal), and the write must not kill the shell that then counts.
-            .args(["-c", r#"trap '' PIPE; exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 2; printf '%s' "$2" >&3 2>/dev/null; timeout 10 cat <&3 | wc -c"#, "bash", &port, request])
+            .args([
+                "-c",
+                r#"trap '' PIPE; exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 2; printf '%s' "$2" >&3 2>/dev/null; timeout 10 cat <&3 | wc -c"#,
+                "bash",
+                &port,
+                request,
+            ])
             .output()
             .await
             .unwrap();
-        assert!(other.status.success(), "the other process could not connect ({:?}): {}", other.status, String::from_utf8_lossy(&other.stderr));
+        assert!(
+            other.status.success(),
+            "the other process could not connect ({:?}): {}",
+            other.status,
+            String::from_utf8_lossy(&other.stderr)
+        );
         assert_eq!(String::from_utf8_lossy(&other.stdout).trim(), "0", "another process was answered");
 
         let (mut socket, _) = async_tungstenite::tokio::connect_async(url.as_str()).await.unwrap();

@@ -229,7 +229,11 @@ impl Browsers {
     /// with the ticket this answers; the agent's calls on it are refused meanwhile. A Give back
     /// that arrives while this is still starting (the owner closed the view) wins: the control
     /// this start then gets is given back at once.
-    pub async fn take_control(&self, profile: &ProfileId, frames: tokio::sync::mpsc::Sender<hearth_protocol::browser::ControlFrame>) -> Result<u64, BrowserError> {
+    pub async fn take_control(
+        &self,
+        profile: &ProfileId,
+        frames: tokio::sync::mpsc::Sender<hearth_protocol::browser::ControlFrame>,
+    ) -> Result<u64, BrowserError> {
         let ticket = self.inner.tickets.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
         let replaced = self.inner.controls.lock().await.insert(profile.clone(), Controlled { ticket, held: None });
         if let Some(Controlled { held: Some((old, generation)), .. }) = replaced {

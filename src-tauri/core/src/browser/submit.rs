@@ -97,7 +97,10 @@ impl Submission {
     /// Checks what the page reported against the limits a review can show.
     pub(super) fn from_page((method, destination, enctype, raw, image_click): RawSubmission) -> Result<Self, BrowserError> {
         if raw.len() > MAX_FORM_FIELDS {
-            return Err(BrowserError::FormUnreviewable(format!("it sends {} fields; at most {MAX_FORM_FIELDS} can be reviewed", raw.len())));
+            return Err(BrowserError::FormUnreviewable(format!(
+                "it sends {} fields; at most {MAX_FORM_FIELDS} can be reviewed",
+                raw.len()
+            )));
         }
         let mut fields = Vec::with_capacity(raw.len());
         for (name, label, value, hidden, file) in raw {
@@ -164,7 +167,8 @@ impl Submission {
         let value = |f: &FormField| if f.file { f.value.clone() } else { crlf(&f.value) };
         if is_urlencoded(&self.method, &self.enctype) {
             // The page lists an image button's click as the last two fields, values unknown.
-            let (fields, click) = if self.image_click { self.fields.split_at(self.fields.len().saturating_sub(2)) } else { (&self.fields[..], &[][..]) };
+            let (fields, click) =
+                if self.image_click { self.fields.split_at(self.fields.len().saturating_sub(2)) } else { (&self.fields[..], &[][..]) };
             let mut encoded = url::form_urlencoded::Serializer::new(String::new());
             for field in fields {
                 encoded.append_pair(&crlf(&field.name), &value(field));
@@ -217,10 +221,7 @@ impl Submission {
     /// The fields as the owner reviews them and the proposal stores them: a password's value is
     /// left out (its version still binds it).
     pub fn shown_fields(&self) -> Vec<FormField> {
-        self.fields
-            .iter()
-            .map(|f| FormField { value: if f.hidden { String::new() } else { f.value.clone() }, ..f.clone() })
-            .collect()
+        self.fields.iter().map(|f| FormField { value: if f.hidden { String::new() } else { f.value.clone() }, ..f.clone() }).collect()
     }
 }
 
@@ -412,7 +413,9 @@ impl SendGuard {
                 Some(match carries {
                     // Nothing Hearth can compare: no request is the reviewed one.
                     None => false,
-                    Some(Carries::Exact(expected)) => (if get { Some(query_of(url).as_bytes()) } else { body }) == Some(expected.as_bytes()),
+                    Some(Carries::Exact(expected)) => {
+                        (if get { Some(query_of(url).as_bytes()) } else { body }) == Some(expected.as_bytes())
+                    }
                     Some(Carries::ExactWithClick { fields, x, y }) => {
                         let sent = if get { Some(query_of(url)) } else { body.and_then(|b| std::str::from_utf8(b).ok()) };
                         sent.is_some_and(|sent| is_fields_and_click(sent, fields, x, y))
@@ -488,7 +491,9 @@ const MAX_COMPARED_BODY: usize = 32 * 1024 * 1024;
 /// it) would let a body the site reads differently pass as the reviewed one.
 fn multipart_matches(content_type: &str, body: &[u8], parts: &[(String, String, bool)]) -> bool {
     let Some(boundary) = content_type.strip_prefix("multipart/form-data; boundary=") else { return false };
-    let drawn = boundary.strip_prefix("----WebKitFormBoundary").is_some_and(|tail| tail.len() == 16 && tail.bytes().all(|b| b.is_ascii_alphanumeric()));
+    let drawn = boundary
+        .strip_prefix("----WebKitFormBoundary")
+        .is_some_and(|tail| tail.len() == 16 && tail.bytes().all(|b| b.is_ascii_alphanumeric()));
     if !drawn || body.len() > MAX_COMPARED_BODY {
         return false;
     }
@@ -619,7 +624,8 @@ pub(super) async fn hold_back(
         let content_type = request.headers.inner().as_object().and_then(|headers| {
             headers.iter().find(|(name, _)| name.eq_ignore_ascii_case("content-type")).and_then(|(_, value)| value.as_str())
         });
-        let verdict = if owner_controls() { Verdict::Through } else { guard.judge(&request.method, &request.url, body.as_deref(), content_type) };
+        let verdict =
+            if owner_controls() { Verdict::Through } else { guard.judge(&request.method, &request.url, body.as_deref(), content_type) };
         let answered = if let Verdict::Through | Verdict::Released = verdict {
             let reviewed = verdict == Verdict::Released;
             let mut params = ContinueRequestParams::new(event.request_id.clone());
@@ -684,10 +690,7 @@ mod tests {
             "POST".into(),
             "https://shop.example/pay".into(),
             "application/x-www-form-urlencoded".into(),
-            vec![
-                ("name".into(), "Name".into(), value.into(), false, false),
-                ("pin".into(), "PIN".into(), "1234".into(), true, false),
-            ],
+            vec![("name".into(), "Name".into(), value.into(), false, false), ("pin".into(), "PIN".into(), "1234".into(), true, false)],
             false,
         )
     }
@@ -704,13 +707,25 @@ mod tests {
         assert_ne!(sub.version(&key, "0123456789ab", SubmitGesture::PressEnter), v, "another gesture");
         let mut other_pin = raw("Ada");
         other_pin.3[1].2 = "9999".into();
-        assert_ne!(Submission::from_page(other_pin).unwrap().version(&key, "0123456789ab", SubmitGesture::Click), v, "the password is bound");
+        assert_ne!(
+            Submission::from_page(other_pin).unwrap().version(&key, "0123456789ab", SubmitGesture::Click),
+            v,
+            "the password is bound"
+        );
         let mut multipart = raw("Ada");
         multipart.2 = "multipart/form-data".into();
-        assert_ne!(Submission::from_page(multipart).unwrap().version(&key, "0123456789ab", SubmitGesture::Click), v, "the encoding is bound");
+        assert_ne!(
+            Submission::from_page(multipart).unwrap().version(&key, "0123456789ab", SubmitGesture::Click),
+            v,
+            "the encoding is bound"
+        );
         let mut image = raw("Ada");
         image.4 = true;
-        assert_ne!(Submission::from_page(image).unwrap().version(&key, "0123456789ab", SubmitGesture::Click), v, "an image button's click is bound");
+        assert_ne!(
+            Submission::from_page(image).unwrap().version(&key, "0123456789ab", SubmitGesture::Click),
+            v,
+            "an image button's click is bound"
+        );
         assert_ne!(sub.version(&Submission::new_version_key(), "0123456789ab", SubmitGesture::Click), v, "another process's key");
         let shown = sub.shown_fields();
         assert_eq!(shown[0].value, "Ada");
@@ -721,7 +736,13 @@ mod tests {
     fn a_form_too_large_to_review_or_with_another_method_is_refused() {
         let long = "x".repeat(MAX_FIELD_CHARS + 1);
         assert!(matches!(Submission::from_page(raw(&long)), Err(BrowserError::FormUnreviewable(_))));
-        let many = ("GET".to_owned(), "https://a.example/".to_owned(), String::new(), vec![(String::new(), String::new(), String::new(), false, false); MAX_FORM_FIELDS + 1], false);
+        let many = (
+            "GET".to_owned(),
+            "https://a.example/".to_owned(),
+            String::new(),
+            vec![(String::new(), String::new(), String::new(), false, false); MAX_FORM_FIELDS + 1],
+            false,
+        );
         assert!(matches!(Submission::from_page(many), Err(BrowserError::FormUnreviewable(_))));
         let mut put = raw("Ada");
         put.0 = "PUT".into();
@@ -841,7 +862,9 @@ mod tests {
         form.2 = "text/plain".into();
         assert_eq!(
             Submission::from_page(form).unwrap().expected(),
-            Some(Carries::Exact("name=Ada Lovelace\r\npin=1234\r\nnote=one\r\ntwo & more\r\nscan=slip.pdf\r\nx=(where it is clicked)\r\n".into())),
+            Some(Carries::Exact(
+                "name=Ada Lovelace\r\npin=1234\r\nnote=one\r\ntwo & more\r\nscan=slip.pdf\r\nx=(where it is clicked)\r\n".into()
+            )),
             "a plain-text body, exactly"
         );
     }

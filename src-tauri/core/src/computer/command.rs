@@ -18,8 +18,8 @@ use futures::StreamExt;
 use hearth_protocol::computer::{CommandOutput, CommandReceipt, CommandStatus, OutputStream};
 use tokio_util::sync::CancellationToken;
 
-use super::spec;
 use super::engine::{self, bounded};
+use super::spec;
 use super::{ComputerError, OutputSink};
 
 /// The command's time limit, as `timeout` enforces it inside the container.

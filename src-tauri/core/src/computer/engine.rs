@@ -112,9 +112,8 @@ pub async fn ensure_running(docker: &Docker, spec: &ComputerSpec, restart: bool)
 pub async fn verify_running(docker: &Docker, spec: &ComputerSpec) -> Result<String, ComputerError> {
     let (image_id, image_labels) = image_of(docker, spec).await?;
     let volume = bounded(docker.inspect_volume(&spec.volume_name())).await??;
-    let container = inspect(docker, &spec.container_name())
-        .await?
-        .ok_or_else(|| ComputerError::Engine("the computer has not been started".into()))?;
+    let container =
+        inspect(docker, &spec.container_name()).await?.ok_or_else(|| ComputerError::Engine("the computer has not been started".into()))?;
     isolation::verify(spec, &image_id, &image_labels, &container, &volume)?;
     if !running(&container) {
         return Err(ComputerError::Engine("the computer is stopped".into()));

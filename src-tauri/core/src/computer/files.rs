@@ -168,9 +168,5 @@ async fn helper(
         (Err(err), Ok(())) => return Err(err),
         (Err(_), Err(fed)) => return Err(FileError::Lost(fed.to_string())),
     };
-    if answer.ok {
-        Ok(answer)
-    } else {
-        Err(FileError::Refused(answer.error.unwrap_or_else(|| "the file helper refused".into())))
-    }
+    if answer.ok { Ok(answer) } else { Err(FileError::Refused(answer.error.unwrap_or_else(|| "the file helper refused".into()))) }
 }

@@ -194,13 +194,16 @@ async fn build_pinned(
             BUILD_LIMIT.as_secs()
         ))
     })??;
-    let built = built.ok_or_else(|| ComputerError::Engine("the engine did not say which image it built; press Rebuild image again".into()))?;
+    let built =
+        built.ok_or_else(|| ComputerError::Engine("the engine did not say which image it built; press Rebuild image again".into()))?;
     // The tag is what the container is checked against: it must name what was built (another
     // Hearth's Rebuild may remove a shared, untagged image between the build and its tag).
     if engine::image_id(docker, tag).await?.as_deref() == Some(built.as_str()) {
         return Ok(built);
     }
-    Err(ComputerError::Engine(format!("the image built for {tag} was replaced or removed before Hearth could use it; press Rebuild image again")))
+    Err(ComputerError::Engine(format!(
+        "the image built for {tag} was replaced or removed before Hearth could use it; press Rebuild image again"
+    )))
 }
 
 /// Builds `tag` unless the engine has it.

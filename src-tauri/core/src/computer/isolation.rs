@@ -305,10 +305,8 @@ fn workspace_mount(spec: &ComputerSpec, container: &ContainerInspectResponse, ho
         && m.destination.as_deref() == Some(spec::WORKSPACE)
         && m.rw == Some(true));
     (!(config_ok && mounted_ok)).then(|| {
-        let list: Vec<String> = mounted
-            .iter()
-            .map(|m| format!("{} at {}", m.typ.as_deref().unwrap_or("?"), m.destination.as_deref().unwrap_or("?")))
-            .collect();
+        let list: Vec<String> =
+            mounted.iter().map(|m| format!("{} at {}", m.typ.as_deref().unwrap_or("?"), m.destination.as_deref().unwrap_or("?"))).collect();
         format!("{} configured mounts; mounted: {list:?}", configured.len())
     })
 }

@@ -15,8 +15,8 @@ pub mod command;
 pub mod engine;
 pub mod files;
 pub mod image;
-pub mod paths;
 pub mod isolation;
+pub mod paths;
 pub mod spec;
 
 use std::sync::Arc;
@@ -50,7 +50,9 @@ pub enum ComputerError {
     #[error("the computer's image {0} is not built; rebuild it in Settings → Computer")]
     NoImage(String),
     /// The base Hearth's image is built on is not there (it needs root and a Debian mirror).
-    #[error("the computer's base image {0} is not built; run scripts/computer-image.sh (it needs root and a Debian mirror), then try again")]
+    #[error(
+        "the computer's base image {0} is not built; run scripts/computer-image.sh (it needs root and a Debian mirror), then try again"
+    )]
     NoBase(String),
     /// The engine refused or failed a request.
     #[error("the Docker engine failed: {0}")]
@@ -598,7 +600,9 @@ impl Computer {
             return Err(ComputerError::Engine("the engine rebuilt the same image; press Rebuild image again".into()));
         }
         engine::remove_container(&docker, &self.inner.spec).await.map_err(|err| {
-            ComputerError::Engine(format!("the image was rebuilt, but its old container could not be removed ({err}); press Recreate container"))
+            ComputerError::Engine(format!(
+                "the image was rebuilt, but its old container could not be removed ({err}); press Recreate container"
+            ))
         })?;
         self.set_quarantine(None);
         if let Some(old) = replaced {

@@ -117,12 +117,8 @@ impl ComputerSpec {
 }
 
 fn name_part(raw: &str) -> String {
-    let part: String = raw
-        .chars()
-        .map(|c| c.to_ascii_lowercase())
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .take(32)
-        .collect();
+    let part: String =
+        raw.chars().map(|c| c.to_ascii_lowercase()).map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).take(32).collect();
     if part.is_empty() { "default".to_owned() } else { part }
 }
 

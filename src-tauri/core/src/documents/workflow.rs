@@ -77,9 +77,8 @@ impl DocumentTask {
             return Ok(TaskOutcome::Failed(format!("The message {} is no longer in the mailbox.", input.message_id)));
         };
         let attachments = store.message_attachments(&message.id).await?;
-        let Some(attachment) = attachments
-            .iter()
-            .find(|a| a.mime_type == "application/pdf" || a.filename.to_ascii_lowercase().ends_with(".pdf"))
+        let Some(attachment) =
+            attachments.iter().find(|a| a.mime_type == "application/pdf" || a.filename.to_ascii_lowercase().ends_with(".pdf"))
         else {
             return Ok(TaskOutcome::Failed(format!("The message \"{}\" has no PDF attachment.", message.subject)));
         };
@@ -123,7 +122,8 @@ impl DocumentTask {
             "threadId": message.thread_id,
             "replyToMessageId": message.id,
         });
-        let output = dispatch(&tools, ToolName::PrepareEmail.as_str(), &args.to_string(), StepId::Named(format!("reply:{generation}"))).await;
+        let output =
+            dispatch(&tools, ToolName::PrepareEmail.as_str(), &args.to_string(), StepId::Named(format!("reply:{generation}"))).await;
         let prepared: PrepareResult = match parse_output(ctx, output, "prepare the reply")? {
             Step::Go(prepared) => prepared,
             Step::End(outcome) => return Ok(outcome),
@@ -165,7 +165,13 @@ impl DocumentTask {
         parse_output(ctx, output, "import the form")
     }
 
-    async fn fill(&self, ctx: &TaskContext, tools: &ToolContext, original: &str, values: &FieldValues) -> Result<Step<FileView>, TaskError> {
+    async fn fill(
+        &self,
+        ctx: &TaskContext,
+        tools: &ToolContext,
+        original: &str,
+        values: &FieldValues,
+    ) -> Result<Step<FileView>, TaskError> {
         let args = json!({ "fileId": original, "values": values });
         // Same values, same copy: a new answer fills a new copy, a replay never does.
         let step = format!("fill:{}", &action_hash(ToolName::FillPdf.as_str(), &args)[..16]);
@@ -215,10 +221,7 @@ fn values(input: &DocumentInput, state: &Value, fields: &[PdfField]) -> Result<F
             _ => format!("{}: …", f.name),
         })
         .collect();
-    let ask = format!(
-        "Which values should go in the form? Answer with one line per field:\n{}",
-        listing.join("\n")
-    );
+    let ask = format!("Which values should go in the form? Answer with one line per field:\n{}", listing.join("\n"));
     match state.get("answer").and_then(Value::as_str) {
         None => Err(ask),
         Some(answer) => parse_answer(answer, fields).map_err(|why| format!("{why}\n\n{ask}")),

@@ -4,9 +4,9 @@
 mod name;
 mod private;
 
-use tokio_util::sync::CancellationToken;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
+use tokio_util::sync::CancellationToken;
 
 use base64::Engine as _;
 use hearth_protocol::files::{FileDetail, FileRenderResponse, FileSource, FileView};
@@ -112,7 +112,14 @@ impl FileStore {
     }
 
     /// [`FileStore::import_unless_stopped`] of a PDF the agent's browser downloaded from `url`.
-    pub async fn import_from_web(&self, file_id: &str, bytes: Vec<u8>, name: &str, url: &str, cancel: &CancellationToken) -> Result<FileRow> {
+    pub async fn import_from_web(
+        &self,
+        file_id: &str,
+        bytes: Vec<u8>,
+        name: &str,
+        url: &str,
+        cancel: &CancellationToken,
+    ) -> Result<FileRow> {
         self.import_from(FileSource::Web, file_id, bytes, name, url, cancel).await
     }
 
@@ -132,8 +139,7 @@ impl FileStore {
             .blocking(cancel, move |engine, budget| crate::pdf::inspect_within(&engine, &bytes, &budget).map(|info| (info, bytes)))
             .await?;
         stopped_before_write(cancel)?;
-        self.store_new(file_id, &bytes, &info, sanitize_file_name(name), source, Some(source_ref), None)
-            .await
+        self.store_new(file_id, &bytes, &info, sanitize_file_name(name), source, Some(source_ref), None).await
     }
 
     /// Fills a copy of `parent_id` with `values` as file `file_id`. Filling under the same id
@@ -244,11 +250,7 @@ impl FileStore {
     }
 
     async fn row(&self, file_id: &str) -> Result<FileRow> {
-        self.inner
-            .store
-            .get_file(file_id)
-            .await?
-            .ok_or_else(|| CoreError::NotFound(format!("There is no file {file_id} in Files.")))
+        self.inner.store.get_file(file_id).await?.ok_or_else(|| CoreError::NotFound(format!("There is no file {file_id} in Files.")))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -313,9 +315,7 @@ impl FileStore {
             finished = running => finished,
             () = cancel.cancelled() => return Err(pdf_error(PdfError::Stopped)),
         };
-        finished
-            .map_err(|err| CoreError::Conflict(format!("PDF work stopped unexpectedly ({err}). Try again.")))?
-            .map_err(pdf_error)
+        finished.map_err(|err| CoreError::Conflict(format!("PDF work stopped unexpectedly ({err}). Try again.")))?.map_err(pdf_error)
     }
 }
 

@@ -8,9 +8,7 @@ pub fn safe_display_name(raw: &str) -> String {
     let last = raw.rsplit(['/', '\\']).next().unwrap_or(raw);
     let cleaned: String = last
         .chars()
-        .map(|c| {
-            if c.is_control() || is_format_char(c) || matches!(c, ':' | '*' | '?' | '"' | '<' | '>' | '|') { '_' } else { c }
-        })
+        .map(|c| if c.is_control() || is_format_char(c) || matches!(c, ':' | '*' | '?' | '"' | '<' | '>' | '|') { '_' } else { c })
         .collect();
     let cleaned = cleaned.trim().trim_start_matches('.').trim();
     let name = if cleaned.is_empty() { "document" } else { cleaned };
@@ -33,10 +31,7 @@ pub fn sanitize_file_name(raw: &str) -> String {
 /// `unicode-properties` tables (already in the tree through lopdf), not a hand-kept list.
 pub fn is_format_char(c: char) -> bool {
     use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
-    matches!(
-        c.general_category(),
-        GeneralCategory::Format | GeneralCategory::LineSeparator | GeneralCategory::ParagraphSeparator
-    )
+    matches!(c.general_category(), GeneralCategory::Format | GeneralCategory::LineSeparator | GeneralCategory::ParagraphSeparator)
 }
 
 #[cfg(test)]
@@ -60,10 +55,27 @@ mod tests {
         let name = sanitize_file_name("invoice\u{202E}fdp.exe");
         assert!(!name.contains('\u{202E}'), "{name:?}");
         assert_eq!(name, "invoice_fdp.exe.pdf");
-        for c in ['\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}',
-            '\u{200B}', '\u{200C}', '\u{200D}', '\u{200E}', '\u{200F}', '\u{FEFF}', '\u{2060}', '\u{00AD}', '\u{061C}',
-            '\u{E0041}', '\u{2028}']
-        {
+        for c in [
+            '\u{202A}',
+            '\u{202B}',
+            '\u{202C}',
+            '\u{202D}',
+            '\u{2066}',
+            '\u{2067}',
+            '\u{2068}',
+            '\u{2069}',
+            '\u{200B}',
+            '\u{200C}',
+            '\u{200D}',
+            '\u{200E}',
+            '\u{200F}',
+            '\u{FEFF}',
+            '\u{2060}',
+            '\u{00AD}',
+            '\u{061C}',
+            '\u{E0041}',
+            '\u{2028}',
+        ] {
             let name = sanitize_file_name(&format!("a{c}b.pdf"));
             assert_eq!(name, "a_b.pdf", "U+{:04X}", c as u32);
         }

@@ -26,7 +26,9 @@ use crate::error::{CoreError, Result};
 use crate::settings::GOOGLE_CLIENT_SECRET;
 use crate::store::accounts::GoogleAccountRow;
 use crate::store::now_ms;
-use crate::workspace::google::oauth::{Access, ClientConfig, GoogleAuth, LoopbackRedirect, Revocation, STATE_TTL, WRITE_SCOPES, tokens_name};
+use crate::workspace::google::oauth::{
+    Access, ClientConfig, GoogleAuth, LoopbackRedirect, Revocation, STATE_TTL, WRITE_SCOPES, tokens_name,
+};
 use crate::workspace::{GoogleWorkspace, Workspace};
 
 /// Sign-ins waiting for Google at once (an abandoned one is dropped for a new one).
@@ -197,16 +199,17 @@ impl Hearth {
             .await
             .map_err(|_| CoreError::Expired("Google did not send the browser back within 10 minutes; start the sign-in again.".into()))??;
         let connection = pending.auth.complete(&callback.code, &callback.state).await?;
-        let workspace = match GoogleWorkspace::open(self.store.clone(), pending.auth.clone(), &connection.id, &self.config.google.apis).await {
-            Ok(workspace) => workspace,
-            Err(err) => {
-                // A sign-in that cannot be used leaves no tokens behind.
-                if let Err(forget) = pending.auth.disconnect(&connection.id).await {
-                    tracing::warn!(error = %forget, "could not remove the tokens of a sign-in that failed");
+        let workspace =
+            match GoogleWorkspace::open(self.store.clone(), pending.auth.clone(), &connection.id, &self.config.google.apis).await {
+                Ok(workspace) => workspace,
+                Err(err) => {
+                    // A sign-in that cannot be used leaves no tokens behind.
+                    if let Err(forget) = pending.auth.disconnect(&connection.id).await {
+                        tracing::warn!(error = %forget, "could not remove the tokens of a sign-in that failed");
+                    }
+                    return Err(err);
                 }
-                return Err(err);
-            }
-        };
+            };
         let _one_switch = self.accounts.switching.lock().await;
         let row = GoogleAccountRow {
             connection_id: connection.id.clone(),
@@ -282,7 +285,10 @@ impl Hearth {
             // No client to revoke with: the tokens are deleted all the same.
             Err(_) => {
                 self.settings.vault().delete(&tokens_name(connection_id)).await?;
-                Some("Hearth could not ask Google to revoke its access (no OAuth client is set); remove it on your Google account page.".into())
+                Some(
+                    "Hearth could not ask Google to revoke its access (no OAuth client is set); remove it on your Google account page."
+                        .into(),
+                )
             }
         };
         self.accounts_view(notice).await

@@ -12,10 +12,10 @@ use crate::secret::{BearerToken, SecretString};
 use hearth_protocol::approvals::ProposalOrigin;
 
 use crate::agent::{Agent, ModelAgent, ModelTaskHandler, NoModelHandler, ToolContextFactory};
-use crate::store::threads::RunOrigin;
 use crate::error::{CoreError, Result};
 use crate::providers::ModelProvider;
 use crate::runs::RunRegistry;
+use crate::store::threads::RunOrigin;
 use crate::tools::{ToolContext, Toolbox, Vision, tool_specs};
 
 /// Whose agent decides the tool calls of a chat run.

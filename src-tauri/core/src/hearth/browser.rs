@@ -86,7 +86,10 @@ impl Hearth {
             Some(id) => {
                 let id = ProfileId::parse(id).map_err(CoreError::InvalidInput)?;
                 if !self.browsers.profiles().await.iter().any(|saved| saved.id == id) {
-                    return Err(CoreError::NotFound(format!("There is no saved browser profile {}; the Browser screen lists them.", id.as_str())));
+                    return Err(CoreError::NotFound(format!(
+                        "There is no saved browser profile {}; the Browser screen lists them.",
+                        id.as_str()
+                    )));
                 }
                 Some(id)
             }

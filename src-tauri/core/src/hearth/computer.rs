@@ -6,8 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use hearth_protocol::computer::{
-    CommandReceipt, ComputerRunParams, ComputerRunResponse, ComputerStatusView, ComputerWriteParams, WorkspaceFile,
-    WorkspaceListing,
+    CommandReceipt, ComputerRunParams, ComputerRunResponse, ComputerStatusView, ComputerWriteParams, WorkspaceFile, WorkspaceListing,
 };
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -139,9 +138,10 @@ impl Hearth {
     /// Runs a terminal command, its output sent to `output` as it arrives. The same operation
     /// id again returns the first receipt; Stop is [`Hearth::computer_run_stop`].
     pub async fn computer_run(&self, params: &ComputerRunParams, output: OutputSink) -> Result<ComputerRunResponse> {
-        let cancel = self.screen_runs.begin(&params.operation_id).ok_or_else(|| {
-            CoreError::Conflict(format!("{} is running already; wait for it, or press Stop.", params.operation_id))
-        })?;
+        let cancel = self
+            .screen_runs
+            .begin(&params.operation_id)
+            .ok_or_else(|| CoreError::Conflict(format!("{} is running already; wait for it, or press Stop.", params.operation_id)))?;
         let _registered = Registered { runs: &self.screen_runs, operation_id: &params.operation_id };
         let ctx = self.toolbox.for_owner(SCREEN, cancel).with_output(output);
         let args = json!({ "command": params.command, "cwd": params.cwd, "operationId": params.operation_id });
@@ -162,11 +162,7 @@ impl Hearth {
     /// A workspace text file, for the editor.
     pub async fn computer_read(&self, path: &str) -> Result<WorkspaceFile> {
         let path = crate::computer::paths::workspace_path(path).map_err(|why| CoreError::InvalidInput(format!("The path {why}.")))?;
-        let bytes = self
-            .computer
-            .read_file(&path, MAX_TEXT_BYTES, &CancellationToken::new())
-            .await
-            .map_err(unavailable)?;
+        let bytes = self.computer.read_file(&path, MAX_TEXT_BYTES, &CancellationToken::new()).await.map_err(unavailable)?;
         let content = String::from_utf8(bytes)
             .map_err(|_| CoreError::InvalidInput(format!("{path} is not UTF-8 text; the editor opens text files only.")))?;
         Ok(WorkspaceFile { path, content })

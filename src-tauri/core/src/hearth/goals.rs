@@ -55,7 +55,12 @@ impl Hearth {
         for schedule_id in self.store.goal_schedules(id).await? {
             let active = self.store.get_schedule(&schedule_id).await?.is_some_and(|s| s.status == ScheduleStatus::Active);
             if active {
-                self.schedules.control(&ScheduleControlParams { schedule_id: schedule_id.clone(), action: ScheduleAction::Pause, operation_id: None }, crate::store::now_ms()).await?;
+                self.schedules
+                    .control(
+                        &ScheduleControlParams { schedule_id: schedule_id.clone(), action: ScheduleAction::Pause, operation_id: None },
+                        crate::store::now_ms(),
+                    )
+                    .await?;
                 self.store.record_goal_paused(id, "schedule", &schedule_id).await?;
             }
         }

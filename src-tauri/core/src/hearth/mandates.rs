@@ -54,9 +54,10 @@ impl Hearth {
     /// Revokes a standing order at once, and stops the runs it covers that are running.
     pub async fn mandate_revoke(&self, params: &MandateRevokeParams) -> Result<Mandate> {
         params.validate()?;
-        let mandate = self.store.revoke_mandate(&params.mandate_id, now_ms()).await?.ok_or_else(|| {
-            CoreError::NotFound(format!("There is no standing order {}; it may have been removed.", params.mandate_id))
-        })?;
+        let mandate =
+            self.store.revoke_mandate(&params.mandate_id, now_ms()).await?.ok_or_else(|| {
+                CoreError::NotFound(format!("There is no standing order {}; it may have been removed.", params.mandate_id))
+            })?;
         // Revoked first: from here no call counts a use of it. Then every run it covered that
         // is still running stops.
         for _ in 0..PAUSE_TRIES {

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use hearth_protocol::agui::{Message, RunAgentInput, UserMessage};
 use hearth_protocol::ipc::{
-    AppInfoResponse, RunStartParams, RunStartResponse, HISTORY_PAGE_EVENTS, HISTORY_RUN_EVENTS, ThreadHistoryResponse, ThreadListResponse,
+    AppInfoResponse, HISTORY_PAGE_EVENTS, HISTORY_RUN_EVENTS, RunStartParams, RunStartResponse, ThreadHistoryResponse, ThreadListResponse,
 };
 use hearth_protocol::tasks::{TaskControlParams, TaskDetail, TaskKind, TaskListResponse, TaskView};
 
@@ -17,17 +17,17 @@ use crate::agent::{Agent, NoModelHandler, SampleAgent};
 use crate::approvals::ApprovalGate;
 use crate::browser::profiles::Browsers;
 use crate::computer::{Computer, ComputerSpec};
-use crate::documents::DocumentTask;
-use crate::files::FileStore;
-use crate::tools::Toolbox;
-use crate::workspace::{ChosenWorkspace, LocalWorkspace, Workspace, WorkspaceReader};
-use crate::tasks::TaskEngine;
 use crate::config::Config;
+use crate::documents::DocumentTask;
 use crate::error::{CoreError, Result};
+use crate::files::FileStore;
 use crate::runs::{RunEvents, RunRegistry, spawn_run};
 use crate::store::Store;
 use crate::store::threads::{RunAdmission, RunOrigin};
+use crate::tasks::TaskEngine;
+use crate::tools::Toolbox;
 use crate::workspace::seed;
+use crate::workspace::{ChosenWorkspace, LocalWorkspace, Workspace, WorkspaceReader};
 
 mod accounts;
 mod agents;
@@ -140,8 +140,7 @@ impl Hearth {
         }
         // The gate sends a task's reviewed form through the browsers, as it sends mail through
         // the workspace; tools reach neither executor.
-        let approvals =
-            ApprovalGate::new(store.clone(), workspace.clone(), Arc::new(browsers.clone()), tasks.clone(), config.approval_ttl);
+        let approvals = ApprovalGate::new(store.clone(), workspace.clone(), Arc::new(browsers.clone()), tasks.clone(), config.approval_ttl);
         let toolbox = Toolbox::new(
             store.clone(),
             mail.clone(),
@@ -309,11 +308,7 @@ impl Hearth {
 
     /// One task with its runs and newest events.
     pub async fn task_get(&self, task_id: &str) -> Result<TaskDetail> {
-        let task = self
-            .store
-            .get_task(task_id)
-            .await?
-            .ok_or_else(|| CoreError::NotFound(format!("There is no task {task_id}.")))?;
+        let task = self.store.get_task(task_id).await?.ok_or_else(|| CoreError::NotFound(format!("There is no task {task_id}.")))?;
         let finance = task.state.get(crate::finance::TRACKER).and_then(|t| serde_json::from_value(t.clone()).ok());
         Ok(TaskDetail {
             finance,
@@ -450,9 +445,7 @@ impl Hearth {
         }
         let Some(events) = spawn_run(&self.runs, self.store.clone(), self.current_agent(), input, new_from, origin) else {
             self.store.end_run(&run_id, crate::store::threads::RunEnd::Failed).await?;
-            return Err(CoreError::Conflict(
-                "A reply is still streaming in this conversation. Stop it or wait for it to finish.".into(),
-            ));
+            return Err(CoreError::Conflict("A reply is still streaming in this conversation. Stop it or wait for it to finish.".into()));
         };
         Ok(events)
     }

@@ -4,18 +4,18 @@
 use std::net::SocketAddr;
 
 use hearth_protocol::settings::{
-    AgentMode, ConnectionTestResponse, EndpointSettings, HarnessSettings, HarnessSettingsParams, ModelSettings,
-    ModelSettingsParams, SettingsView,
+    AgentMode, ConnectionTestResponse, EndpointSettings, HarnessSettings, HarnessSettingsParams, ModelSettings, ModelSettingsParams,
+    SettingsView,
 };
 
 use super::Hearth;
 use crate::agui_server::AguiServer;
 use crate::error::{CoreError, Result};
 use crate::secret::{BearerToken, ExposeSecret};
-use crate::store::threads::RunOrigin;
 use crate::settings::{
     API_KEY_SECRET, ENDPOINT_TOKEN_SECRET, HARNESS_TOKEN_SECRET, StoredModel, StoredSettings, build_provider, test_provider,
 };
+use crate::store::threads::RunOrigin;
 
 impl Hearth {
     /// At start-up: the stored mode and endpoint. A setting that cannot be applied (a provider

@@ -64,9 +64,6 @@ mod tests {
         assert_eq!(action_hash("t", &a), action_hash("t", &b));
         assert_ne!(action_hash("t", &a), action_hash("u", &a));
         let text: String = "x".repeat(199);
-        assert_ne!(
-            action_hash("t", &json!({ "text": format!("{text}a") })),
-            action_hash("t", &json!({ "text": format!("{text}b") }))
-        );
+        assert_ne!(action_hash("t", &json!({ "text": format!("{text}a") })), action_hash("t", &json!({ "text": format!("{text}b") })));
     }
 }

@@ -89,17 +89,13 @@ pub enum JournalError {
         op_id: String,
     },
     /// The same operation id arrived with a different action.
-    #[error(
-        "operation {op_id} was already recorded with different content; a changed action needs a new operation and a new review"
-    )]
+    #[error("operation {op_id} was already recorded with different content; a changed action needs a new operation and a new review")]
     Conflict {
         /// The operation.
         op_id: String,
     },
     /// A previous attempt may have happened; the owner must review before it is retried.
-    #[error(
-        "operation {op_id} may already have happened (Hearth lost track of it); review it in Activity before retrying"
-    )]
+    #[error("operation {op_id} may already have happened (Hearth lost track of it); review it in Activity before retrying")]
     OutcomeUnknown {
         /// The operation.
         op_id: String,
@@ -431,7 +427,9 @@ impl Journal {
             let store = this.store.clone();
             async move {
                 match fence {
-                    Some((task, lease)) if !store.holds_lease(task, lease).await? => Ok::<_, CoreError>(JournalError::Fenced { op_id: op_id() }),
+                    Some((task, lease)) if !store.holds_lease(task, lease).await? => {
+                        Ok::<_, CoreError>(JournalError::Fenced { op_id: op_id() })
+                    }
                     _ => Ok(JournalError::InFlight { op_id: op_id() }),
                 }
             }
@@ -465,9 +463,8 @@ impl Journal {
         let row = self.store.get_operation(key).await?.ok_or_else(|| JournalError::InFlight { op_id: op_id() })?;
         let value = match row.receipt.as_deref() {
             None => serde_json::Value::Null,
-            Some(text) => serde_json::from_str(text).map_err(|err| {
-                CoreError::CorruptRow(format!("the receipt of operation {} cannot be read ({err})", key.op_id))
-            })?,
+            Some(text) => serde_json::from_str(text)
+                .map_err(|err| CoreError::CorruptRow(format!("the receipt of operation {} cannot be read ({err})", key.op_id)))?,
         };
         let status = match row.status {
             OpStatus::Succeeded => ReceiptStatus::Succeeded,

@@ -144,7 +144,9 @@ async fn look(toolbox: &Toolbox, ctx: TaskContext) -> TaskOutcome {
         None => Seen::default(),
         Some(state) => match serde_json::from_value(state.clone()) {
             Ok(seen) => seen,
-            Err(err) => return TaskOutcome::Failed(format!("This monitor's memory of the page cannot be read ({err}); make the monitor again.")),
+            Err(err) => {
+                return TaskOutcome::Failed(format!("This monitor's memory of the page cannot be read ({err}); make the monitor again."));
+            }
         },
     };
     let tools = toolbox.for_task(ctx.clone()).for_workflow();
@@ -166,7 +168,9 @@ async fn look(toolbox: &Toolbox, ctx: TaskContext) -> TaskOutcome {
             return TaskOutcome::Stopped;
         }
         if failures >= MAX_FAILURES {
-            let reason = format!("The page could not be read {failures} times in a row, so this monitor paused itself. Resume to look again. Last error: {why}");
+            let reason = format!(
+                "The page could not be read {failures} times in a row, so this monitor paused itself. Resume to look again. Last error: {why}"
+            );
             // Keyed by the run: each pause (after a Resume, a new run of failures) is its own notice.
             let key = format!("monitor:{}:paused:{}", task.id, task.attempts);
             let target = NotificationTarget::Task(task.id.clone());
@@ -220,14 +224,8 @@ async fn look(toolbox: &Toolbox, ctx: TaskContext) -> TaskOutcome {
             }
         }
     }
-    let kept = Seen {
-        hash: Some(hash),
-        text: text.chars().take(KEPT_TEXT).collect(),
-        failures: 0,
-        last_error: None,
-        looks: look,
-        matched: holds,
-    };
+    let kept =
+        Seen { hash: Some(hash), text: text.chars().take(KEPT_TEXT).collect(), failures: 0, last_error: None, looks: look, matched: holds };
     if ctx.checkpoint(&json!({ "monitor": kept })).await.is_err() {
         return TaskOutcome::Stopped;
     }

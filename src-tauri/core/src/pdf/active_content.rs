@@ -298,8 +298,22 @@ mod tests {
         let saved = objects::save(&mut doc).unwrap();
         let count = |needle: &[u8]| saved.windows(needle.len()).filter(|w| *w == needle).count();
         for gone in [
-            &b"/JavaScript"[..], b"/JS", b"app.alert", b"/Launch", b"calc.exe", b"/OpenAction", b"/AA", b"/EmbeddedFile",
-            b"MZ payload", b"/FileAttachment", b"/Popup", b"/URI", b"/SubmitForm", b"/GoToR", b"/AF", b"/NeedAppearances",
+            &b"/JavaScript"[..],
+            b"/JS",
+            b"app.alert",
+            b"/Launch",
+            b"calc.exe",
+            b"/OpenAction",
+            b"/AA",
+            b"/EmbeddedFile",
+            b"MZ payload",
+            b"/FileAttachment",
+            b"/Popup",
+            b"/URI",
+            b"/SubmitForm",
+            b"/GoToR",
+            b"/AF",
+            b"/NeedAppearances",
         ] {
             assert_eq!(count(gone), 0, "{} survived", String::from_utf8_lossy(gone));
         }

@@ -84,8 +84,7 @@ impl Font {
         let is_type1 = name(b"Subtype") != Some(b"TrueType");
         // The encoding when the font names no base encoding: a non-embedded Type 1 font's
         // built-in encoding is StandardEncoding; anything else is the font program's own.
-        let builtin =
-            || if is_type1 && !embedded { Ok(&STANDARD) } else { Err("a font with its own built-in encoding") };
+        let builtin = || if is_type1 && !embedded { Ok(&STANDARD) } else { Err("a font with its own built-in encoding") };
         let named = |n: &[u8]| match n {
             b"WinAnsiEncoding" => Ok(&WIN_ANSI),
             b"StandardEncoding" => Ok(&STANDARD),
@@ -139,11 +138,8 @@ impl Font {
             Some(Object::Array(items)) => {
                 let first = get(doc, dict, b"FirstChar").and_then(number).unwrap_or(0.0);
                 let missing = descriptor.and_then(|d| num_in(d, b"MissingWidth")).unwrap_or(0.0);
-                let values: Vec<f64> = items
-                    .iter()
-                    .map(|i| resolve(doc, i).and_then(number))
-                    .collect::<Option<_>>()
-                    .ok_or("unreadable /Widths")?;
+                let values: Vec<f64> =
+                    items.iter().map(|i| resolve(doc, i).and_then(number)).collect::<Option<_>>().ok_or("unreadable /Widths")?;
                 Some((first as i64, values, missing))
             }
             Some(_) => return Err("unreadable /Widths"),
@@ -262,8 +258,7 @@ pub(super) fn parse_da(da: &[u8]) -> Result<Da, Unsupported> {
             operands.push(token);
             continue;
         }
-        let numbers: Option<Vec<f64>> =
-            operands.iter().map(|t| std::str::from_utf8(t).ok().and_then(|s| s.parse::<f64>().ok())).collect();
+        let numbers: Option<Vec<f64>> = operands.iter().map(|t| std::str::from_utf8(t).ok().and_then(|s| s.parse::<f64>().ok())).collect();
         match token {
             b"Tf" => {
                 let [name, size] = operands[..] else { return Err(UNKNOWN) };
@@ -305,11 +300,8 @@ pub(super) struct Colour(Vec<f64>);
 impl Colour {
     fn read(doc: &Document, value: &Object) -> Result<Option<Self>, Unsupported> {
         let Some(Object::Array(items)) = resolve(doc, value) else { return Err("an unreadable /MK colour") };
-        let comps: Vec<f64> = items
-            .iter()
-            .map(|i| resolve(doc, i).and_then(number))
-            .collect::<Option<_>>()
-            .ok_or("an unreadable /MK colour")?;
+        let comps: Vec<f64> =
+            items.iter().map(|i| resolve(doc, i).and_then(number)).collect::<Option<_>>().ok_or("an unreadable /MK colour")?;
         match comps.len() {
             0 => Ok(None),
             1 | 3 | 4 => Ok(Some(Self(comps))),
@@ -436,23 +428,11 @@ pub(super) fn stream(look: &Look, da: &Da, font: &Font, content: &Content<'_>) -
             let _ = writeln!(out, "{o} {o} {} {} re S Q", fmt(w - bw), fmt(h - bw), o = fmt(bw / 2.0));
         }
     }
-    let _ = writeln!(
-        out,
-        "/Tx BMC\nq\n{i} {i} {} {} re W n",
-        fmt((w - 2.0 * inset).max(0.0)),
-        fmt((h - 2.0 * inset).max(0.0)),
-        i = fmt(inset)
-    );
+    let _ =
+        writeln!(out, "/Tx BMC\nq\n{i} {i} {} {} re W n", fmt((w - 2.0 * inset).max(0.0)), fmt((h - 2.0 * inset).max(0.0)), i = fmt(inset));
     let font_name = String::from_utf8_lossy(&da.font).into_owned();
     let begin = |out: &mut String, size: f64| {
-        let _ = write!(
-            out,
-            "BT\n{}{}/{} {} Tf\n",
-            da.colour,
-            if da.colour.is_empty() { "" } else { "\n" },
-            font_name,
-            fmt(size)
-        );
+        let _ = write!(out, "BT\n{}{}/{} {} Tf\n", da.colour, if da.colour.is_empty() { "" } else { "\n" }, font_name, fmt(size));
     };
     let inner = inset + PADDING;
     let (avail_w, avail_h) = ((w - 2.0 * inner).max(0.0), (h - 2.0 * inner).max(0.0));
@@ -460,8 +440,7 @@ pub(super) fn stream(look: &Look, da: &Da, font: &Font, content: &Content<'_>) -
     let ascent = font.ascent / 1000.0;
     let descent = font.descent / 1000.0;
     match content {
-        Content::Text { text, multiline: false, comb: None, align }
-        | Content::Text { text, multiline: false, comb: Some(0), align } => {
+        Content::Text { text, multiline: false, comb: None, align } | Content::Text { text, multiline: false, comb: Some(0), align } => {
             let codes = font.encode(text).ok_or("a character its font cannot show")?;
             let units = font.units(&codes) / 1000.0;
             let size = if da.size > 0.0 {
@@ -498,12 +477,9 @@ pub(super) fn stream(look: &Look, da: &Da, font: &Font, content: &Content<'_>) -
             }
         }
         Content::Text { text, multiline: true, align, .. } => {
-            let paragraphs: Vec<Vec<u8>> = split_lines(text)
-                .map(|p| font.encode(p).ok_or("a character its font cannot show"))
-                .collect::<Result<_, _>>()?;
-            let layout = |size: f64| -> Vec<Vec<u8>> {
-                paragraphs.iter().flat_map(|p| wrap(font, p, avail_w / size * 1000.0)).collect()
-            };
+            let paragraphs: Vec<Vec<u8>> =
+                split_lines(text).map(|p| font.encode(p).ok_or("a character its font cannot show")).collect::<Result<_, _>>()?;
+            let layout = |size: f64| -> Vec<Vec<u8>> { paragraphs.iter().flat_map(|p| wrap(font, p, avail_w / size * 1000.0)).collect() };
             let (size, lines) = if da.size > 0.0 {
                 (da.size, layout(da.size))
             } else {
@@ -534,10 +510,8 @@ pub(super) fn stream(look: &Look, da: &Da, font: &Font, content: &Content<'_>) -
             }
         }
         Content::List { options, selected } => {
-            let rows: Vec<Vec<u8>> = options
-                .iter()
-                .map(|o| font.encode(o).ok_or("a character its font cannot show"))
-                .collect::<Result<_, _>>()?;
+            let rows: Vec<Vec<u8>> =
+                options.iter().map(|o| font.encode(o).ok_or("a character its font cannot show")).collect::<Result<_, _>>()?;
             let size = if da.size > 0.0 { da.size } else { AUTO_MULTILINE_START };
             let row_h = size * LINE_FACTOR;
             // At most the options there are (a huge box over a tiny font saturates the cast).
@@ -753,8 +727,7 @@ mod layout_tests {
         let look = plain(200.0, 20.0);
         let width = font.units(&font.encode("Hi").unwrap()) / 1000.0 * 10.0;
         let x = |align| {
-            let s =
-                stream(&look, &da, &font, &Content::Text { text: "Hi", multiline: false, comb: None, align }).unwrap();
+            let s = stream(&look, &da, &font, &Content::Text { text: "Hi", multiline: false, comb: None, align }).unwrap();
             positions(&s).0[0]
         };
         assert_eq!(x(0).0, 3.0, "border 1 + padding 2");
@@ -770,17 +743,14 @@ mod layout_tests {
         let font = Font::helvetica();
         let da = parse_da(b"/Helv 0 Tf 0 g").unwrap();
         let text = "A fairly long value for a small box";
-        let s =
-            stream(&plain(100.0, 30.0), &da, &font, &Content::Text { text, multiline: false, comb: None, align: 0 })
-                .unwrap();
+        let s = stream(&plain(100.0, 30.0), &da, &font, &Content::Text { text, multiline: false, comb: None, align: 0 }).unwrap();
         let (_, size) = positions(&s);
         let width = font.units(&font.encode(text).unwrap()) / 1000.0 * size;
         assert!(width <= 94.01 && width > 90.0, "{size} pt makes it {width} wide");
         // Multi-line: shrinks from 12 pt until every line fits the height.
         let long = "word ".repeat(60);
         let look = plain(100.0, 60.0);
-        let s =
-            stream(&look, &da, &font, &Content::Text { text: &long, multiline: true, comb: None, align: 0 }).unwrap();
+        let s = stream(&look, &da, &font, &Content::Text { text: &long, multiline: true, comb: None, align: 0 }).unwrap();
         let (lines, size) = positions(&s);
         assert!((AUTO_MIN..12.0).contains(&size), "{size}");
         let lowest = lines.iter().map(|(_, y)| *y).fold(f64::MAX, f64::min);
@@ -791,13 +761,8 @@ mod layout_tests {
     fn comb_fields_put_one_character_in_each_cell() {
         let font = Font::helvetica();
         let da = parse_da(b"/Helv 10 Tf 0 g").unwrap();
-        let s = stream(
-            &plain(102.0, 20.0),
-            &da,
-            &font,
-            &Content::Text { text: "1234", multiline: false, comb: Some(5), align: 0 },
-        )
-        .unwrap();
+        let s =
+            stream(&plain(102.0, 20.0), &da, &font, &Content::Text { text: "1234", multiline: false, comb: Some(5), align: 0 }).unwrap();
         let (cells, _) = positions(&s);
         assert_eq!(cells.len(), 4);
         // Cells are 20 wide from x = 1; a digit is 5.56 wide at 10 pt.
@@ -811,19 +776,11 @@ mod layout_tests {
         let font = Font::helvetica();
         let da = parse_da(b"/Helv 10 Tf 0 g").unwrap();
         let look = plain(100.0, 100.0);
-        let s =
-            stream(&look, &da, &font, &Content::Text { text: "one\n\nthree", multiline: true, comb: None, align: 0 })
-                .unwrap();
+        let s = stream(&look, &da, &font, &Content::Text { text: "one\n\nthree", multiline: true, comb: None, align: 0 }).unwrap();
         let (lines, _) = positions(&s);
         assert_eq!(lines.len(), 2, "the empty line is skipped, not drawn");
         assert!((lines[0].1 - lines[1].1 - 2.0 * 11.5).abs() < 0.01, "two leadings apart");
-        let s = stream(
-            &look,
-            &da,
-            &font,
-            &Content::Text { text: &"abc ".repeat(12), multiline: true, comb: None, align: 0 },
-        )
-        .unwrap();
+        let s = stream(&look, &da, &font, &Content::Text { text: &"abc ".repeat(12), multiline: true, comb: None, align: 0 }).unwrap();
         assert!(positions(&s).0.len() > 1, "wrapped");
     }
 }

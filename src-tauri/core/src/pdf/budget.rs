@@ -39,8 +39,7 @@ pub struct Limits {
 impl Limits {
     /// What Hearth allows one operation on a PDF of at most 10 MB and 500 pages: far above any
     /// real form (the permission form spends about 60 nodes and 4 KB), far below what hurts.
-    pub const STANDARD: Self =
-        Self { nodes: 1_000_000, inflated_bytes: 128 * 1024 * 1024, time: Duration::from_secs(30) };
+    pub const STANDARD: Self = Self { nodes: 1_000_000, inflated_bytes: 128 * 1024 * 1024, time: Duration::from_secs(30) };
 }
 
 /// What an operation has spent so far (for tests and the logs).
@@ -197,9 +196,7 @@ mod tests {
         assert!(Budget::new(limits, None).alive().is_ok());
         // A budget that, as far as its deadline can tell, started 31 s ago.
         let mut late = Budget::new(limits, None);
-        let (Some(shared), Some(started)) =
-            (Arc::get_mut(&mut late.0), Instant::now().checked_sub(Duration::from_secs(31)))
-        else {
+        let (Some(shared), Some(started)) = (Arc::get_mut(&mut late.0), Instant::now().checked_sub(Duration::from_secs(31))) else {
             panic!("a new budget is not shared, and this machine has been up for 31 s");
         };
         shared.started = started;

@@ -29,21 +29,12 @@ pub fn fill(engine: &PdfEngine, bytes: &[u8], values: &FieldValues) -> Result<Ve
 
 /// [`fill`], also saying which path filled the document.
 #[doc(hidden)]
-pub fn fill_with_report(
-    engine: &PdfEngine,
-    bytes: &[u8],
-    values: &FieldValues,
-) -> Result<(Vec<u8>, FillPath), PdfError> {
+pub fn fill_with_report(engine: &PdfEngine, bytes: &[u8], values: &FieldValues) -> Result<(Vec<u8>, FillPath), PdfError> {
     fill_within(engine, bytes, values, &Budget::standard())
 }
 
 /// [`fill`] within `budget`, saying which path filled the document.
-pub fn fill_within(
-    engine: &PdfEngine,
-    bytes: &[u8],
-    values: &FieldValues,
-    budget: &Budget,
-) -> Result<(Vec<u8>, FillPath), PdfError> {
+pub fn fill_within(engine: &PdfEngine, bytes: &[u8], values: &FieldValues, budget: &Budget) -> Result<(Vec<u8>, FillPath), PdfError> {
     fill_inspected_within(engine, bytes, values, budget).map(|filled| (filled.bytes, filled.path))
 }
 
@@ -65,12 +56,7 @@ pub struct Filled {
 /// document it cannot fill faithfully, or an output that does not read back, is filled by
 /// PDFium's form-fill module instead. Both paths check the values the same way
 /// (`values::plan`), so a refusal is the same whichever path would have filled.
-pub fn fill_inspected_within(
-    engine: &PdfEngine,
-    bytes: &[u8],
-    values: &FieldValues,
-    budget: &Budget,
-) -> Result<Filled, PdfError> {
+pub fn fill_inspected_within(engine: &PdfEngine, bytes: &[u8], values: &FieldValues, budget: &Budget) -> Result<Filled, PdfError> {
     let loaded = objects::load(bytes, budget)?;
     let pages = loaded.page_count();
     match form_writer::fill(loaded, values, budget) {
@@ -101,13 +87,7 @@ pub fn fill_with_pdfium(engine: &PdfEngine, bytes: &[u8], values: &FieldValues) 
 /// What `inspect` reads in `filled`, if PDFium opens it as a sound document of `pages` pages
 /// and its fields hold `values`; `None` when it does not read back. Stop and the deadline
 /// still end the operation.
-fn reads_back(
-    engine: &PdfEngine,
-    filled: &[u8],
-    pages: u16,
-    values: &FieldValues,
-    budget: &Budget,
-) -> Result<Option<PdfInfo>, PdfError> {
+fn reads_back(engine: &PdfEngine, filled: &[u8], pages: u16, values: &FieldValues, budget: &Budget) -> Result<Option<PdfInfo>, PdfError> {
     let read = || -> Result<Option<Vec<PdfField>>, PdfError> {
         if !pdfium::opens_with_pages(engine, filled, pages, budget)? {
             return Ok(None);

@@ -341,9 +341,7 @@ impl Reader<'_> {
                 let pairs = choice_options(self.doc, &field.inherited)?;
                 options = pairs.iter().map(|(_, label)| label.clone()).collect();
                 let selected: Vec<String> = match value_obj {
-                    Some(Object::Array(items)) => {
-                        items.iter().map(|i| self.resolved(i).and_then(text::text)).collect::<Option<_>>()?
-                    }
+                    Some(Object::Array(items)) => items.iter().map(|i| self.resolved(i).and_then(text::text)).collect::<Option<_>>()?,
                     Some(v @ (Object::String(..) | Object::Name(_))) => vec![text::text(v)?],
                     Some(_) => return None,
                     None => Vec::new(),
@@ -402,8 +400,7 @@ impl Reader<'_> {
     fn opt_strings(&self, field: &TreeField) -> Option<Option<Vec<Vec<u8>>>> {
         let Some(opt) = &field.inherited.opt else { return Some(None) };
         let Some(Object::Array(items)) = self.resolved(opt) else { return Some(None) };
-        let strings =
-            items.iter().map(|i| self.resolved(i).and_then(text::string_bytes).map(<[u8]>::to_vec)).collect::<Option<_>>()?;
+        let strings = items.iter().map(|i| self.resolved(i).and_then(text::string_bytes).map(<[u8]>::to_vec)).collect::<Option<_>>()?;
         Some(Some(strings))
     }
 }

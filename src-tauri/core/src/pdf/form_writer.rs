@@ -334,8 +334,7 @@ fn variable_text<'d>(
         let font = fonts.find(&da.font, dict, edits)?;
         let content = match (&shown, field.info.kind) {
             (Shown::Text(text), FieldKind::Text) => {
-                let comb =
-                    (flags & COMB != 0 && flags & (MULTILINE | PASSWORD | FILE_SELECT) == 0).then(|| max_len(field));
+                let comb = (flags & COMB != 0 && flags & (MULTILINE | PASSWORD | FILE_SELECT) == 0).then(|| max_len(field));
                 let comb = match comb {
                     Some(None) => return Err("a comb field without /MaxLen"),
                     Some(cells) => cells,
@@ -344,9 +343,7 @@ fn variable_text<'d>(
                 Content::Text { text, multiline: flags & MULTILINE != 0, comb, align }
             }
             (Shown::Text(text), _) => Content::Text { text, multiline: false, comb: None, align },
-            (Shown::Option(option), FieldKind::ListBox) => {
-                Content::List { options: &field.info.options, selected: Some(*option) }
-            }
+            (Shown::Option(option), FieldKind::ListBox) => Content::List { options: &field.info.options, selected: Some(*option) },
             (Shown::Nothing, FieldKind::ListBox) => Content::List { options: &field.info.options, selected: None },
             (Shown::Option(option), _) => {
                 let label = field.info.options.get(*option).ok_or("an option out of range")?;
@@ -363,10 +360,7 @@ fn variable_text<'d>(
         let mut xobject = Dictionary::new();
         xobject.set("Type", Object::Name(b"XObject".to_vec()));
         xobject.set("Subtype", Object::Name(b"Form".to_vec()));
-        xobject.set(
-            "BBox",
-            Object::Array(vec![0.into(), 0.into(), Object::Real(look.width as f32), Object::Real(look.height as f32)]),
-        );
+        xobject.set("BBox", Object::Array(vec![0.into(), 0.into(), Object::Real(look.width as f32), Object::Real(look.height as f32)]));
         xobject.set("Resources", Object::Dictionary(resources));
         let id = edits.add(Object::Stream(Stream::new(xobject, data)));
         let mut ap = Dictionary::new();
@@ -390,11 +384,7 @@ struct Fonts<'d> {
 
 impl<'d> Fonts<'d> {
     fn new(doc: &'d Document, acro_form: &'d Dictionary) -> Self {
-        let dr = acro_form
-            .get(b"DR")
-            .ok()
-            .and_then(|d| resolve_dict(doc, d))
-            .and_then(|d| get_dict(doc, d, b"Font"));
+        let dr = acro_form.get(b"DR").ok().and_then(|d| resolve_dict(doc, d)).and_then(|d| get_dict(doc, d, b"Font"));
         Self { doc, dr, loaded: Vec::new(), helvetica: None, by_value: HashMap::new() }
     }
 
@@ -493,8 +483,7 @@ mod tests {
     #[test]
     fn values_the_form_writer_does_not_write_go_to_pdfium() {
         let choices: &[u8] = include_bytes!("../../tests/fixtures/choices.pdf");
-        let values =
-            |name: &str, text: &str| -> FieldValues { [(name.to_owned(), FieldValue::Text(text.to_owned()))].into() };
+        let values = |name: &str, text: &str| -> FieldValues { [(name.to_owned(), FieldValue::Text(text.to_owned()))].into() };
         let unsupported = |values: &FieldValues| matches!(fill_bytes(choices, values), Outcome::Unsupported(_));
         assert!(unsupported(&values("city", "two\nlines")), "a line break in a one-line field");
         assert!(unsupported(&values("city", &"x".repeat(101))), "past /MaxLen 100");

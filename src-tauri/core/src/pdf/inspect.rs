@@ -43,13 +43,7 @@ pub fn render_page(engine: &PdfEngine, bytes: &[u8], page: u16, scale: f32) -> R
 }
 
 /// [`render_page`] within `budget` (for the checks; PDFium's drawing itself is one call).
-pub fn render_page_within(
-    engine: &PdfEngine,
-    bytes: &[u8],
-    page: u16,
-    scale: f32,
-    budget: &Budget,
-) -> Result<RenderedPage, PdfError> {
+pub fn render_page_within(engine: &PdfEngine, bytes: &[u8], page: u16, scale: f32, budget: &Budget) -> Result<RenderedPage, PdfError> {
     objects::load(bytes, budget)?;
     pdfium::render_page(engine, bytes, page, scale, budget)
 }
@@ -130,7 +124,11 @@ mod tests {
                     if fast != slow {
                         let only_fast: Vec<_> = fast.fields.iter().filter(|f| !slow.fields.contains(f)).collect();
                         let only_slow: Vec<_> = slow.fields.iter().filter(|f| !fast.fields.contains(f)).collect();
-                        diverged.push(format!("at {at} ({} vs {} fields): {only_fast:?}\n   vs {only_slow:?}", fast.fields.len(), slow.fields.len()));
+                        diverged.push(format!(
+                            "at {at} ({} vs {} fields): {only_fast:?}\n   vs {only_slow:?}",
+                            fast.fields.len(),
+                            slow.fields.len()
+                        ));
                     }
                 }
             }

@@ -36,9 +36,9 @@ mod text;
 mod values;
 
 pub use budget::{Budget, Limits, Spent};
-pub use fill::{Filled, fill, fill_inspected_within, fill_within};
 #[doc(hidden)]
 pub use fill::{FillPath, fill_with_pdfium, fill_with_report};
+pub use fill::{Filled, fill, fill_inspected_within, fill_within};
 pub use hearth_protocol::pdf::{FieldKind, FieldValue, FieldValues, PdfField, PdfInfo};
 pub use inspect::{count_scripts, extract_text, extract_text_within, inspect, inspect_within, render_page, render_page_within};
 pub use pdfium::{
@@ -109,7 +109,9 @@ pub enum PdfError {
         what: &'static str,
     },
     /// Reading it would cost more than Hearth allows one PDF (see `budget`).
-    #[error("This PDF is too complex to read safely ({what} go past {limit}). Ask the sender for a simpler copy (for example printed to PDF again).")]
+    #[error(
+        "This PDF is too complex to read safely ({what} go past {limit}). Ask the sender for a simpler copy (for example printed to PDF again)."
+    )]
     TooComplex {
         /// What ran over, in words ("its compressed streams").
         what: &'static str,
@@ -120,7 +122,9 @@ pub enum PdfError {
     #[error("Stopped while reading the PDF; nothing was saved.")]
     Stopped,
     /// Over the time limit of one PDF operation.
-    #[error("Reading this PDF took longer than {seconds} s, Hearth's limit for one PDF; nothing was saved. Ask the sender for a simpler copy.")]
+    #[error(
+        "Reading this PDF took longer than {seconds} s, Hearth's limit for one PDF; nothing was saved. Ask the sender for a simpler copy."
+    )]
     TimedOut {
         /// The limit.
         seconds: u64,

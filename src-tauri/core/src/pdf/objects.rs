@@ -91,11 +91,7 @@ pub(super) fn load_output(bytes: &[u8], budget: &Budget) -> Result<Loaded, PdfEr
     // cap, and the caps of those the file names are charged to the budget up front.
     let xref_streams = count_names(bytes, b"/XRef").max(1);
     budget.inflated(xref_streams.saturating_mul(MAX_XREF_STREAM_BYTES))?;
-    let options = LoadOptions {
-        filter: Some(load_filter),
-        max_decompressed_size: Some(MAX_XREF_STREAM_BYTES),
-        ..LoadOptions::default()
-    };
+    let options = LoadOptions { filter: Some(load_filter), max_decompressed_size: Some(MAX_XREF_STREAM_BYTES), ..LoadOptions::default() };
     let doc = {
         let _loading = Loading::begin(budget.clone());
         let loaded = Document::load_mem_with_options(bytes, options);
@@ -289,10 +285,8 @@ fn is_delimiter_or_space(b: u8) -> bool {
 // The page tree
 
 fn page_tree(doc: &Document, catalog: &Dictionary, budget: &Budget) -> Result<Vec<ObjectId>, PdfError> {
-    let root = catalog
-        .get(b"Pages")
-        .and_then(Object::as_reference)
-        .map_err(|_| PdfError::Damaged { detail: "it has no page tree".into() })?;
+    let root =
+        catalog.get(b"Pages").and_then(Object::as_reference).map_err(|_| PdfError::Damaged { detail: "it has no page tree".into() })?;
     // A /Count past the limit is refused before walking anything.
     if let Some(count) = doc.get_dictionary(root).ok().and_then(|d| d.get(b"Count").ok()).and_then(|c| c.as_i64().ok())
         && count > i64::from(MAX_PDF_PAGES)
@@ -311,15 +305,14 @@ fn page_tree(doc: &Document, catalog: &Dictionary, budget: &Budget) -> Result<Ve
         if depth > MAX_TREE_DEPTH {
             return Err(PdfError::Malformed { what: "its page tree is too deep" });
         }
-        let node = doc
-            .get_dictionary(id)
-            .map_err(|_| PdfError::Damaged { detail: format!("page tree node {} is missing", id.0) })?;
+        let node = doc.get_dictionary(id).map_err(|_| PdfError::Damaged { detail: format!("page tree node {} is missing", id.0) })?;
         let kids = node.get(b"Kids").ok().and_then(|k| resolve(doc, k)).and_then(|k| k.as_array().ok());
         match kids {
             // PDFium decides by /Kids alone, whatever /Type says: so does this walk.
             Some(kids) => {
                 for kid in kids.iter().rev() {
-                    let kid = kid.as_reference().map_err(|_| PdfError::Malformed { what: "its page tree holds a page that is not an object" })?;
+                    let kid =
+                        kid.as_reference().map_err(|_| PdfError::Malformed { what: "its page tree holds a page that is not an object" })?;
                     stack.push((kid, depth + 1));
                 }
             }

@@ -84,4 +84,3 @@ fn kind_words(kind: FieldKind) -> &'static str {
         _ => "a field",
     }
 }
-

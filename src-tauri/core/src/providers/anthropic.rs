@@ -87,11 +87,8 @@ pub(crate) fn body(request: &ModelRequest) -> Value {
         body["system"] = json!(system);
     }
     if !request.tools.is_empty() {
-        body["tools"] = request
-            .tools
-            .iter()
-            .map(|t| json!({ "name": t.name, "description": t.description, "input_schema": t.parameters }))
-            .collect();
+        body["tools"] =
+            request.tools.iter().map(|t| json!({ "name": t.name, "description": t.description, "input_schema": t.parameters })).collect();
     }
     body
 }
@@ -118,7 +115,10 @@ impl WireDecoder for MessagesDecoder {
             "content_block_start" => {
                 let block = data.get("content_block").unwrap_or(&Value::Null);
                 if block.get("type").and_then(Value::as_str) == Some("tool_use") {
-                    let id = block.get("id").and_then(Value::as_str).map_or_else(|| format!("toolu_{}", uuid::Uuid::new_v4().simple()), str::to_owned);
+                    let id = block
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| format!("toolu_{}", uuid::Uuid::new_v4().simple()), str::to_owned);
                     let name = block.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
                     self.tool_blocks.insert(index, id.clone());
                     out.push_back(ModelEvent::ToolCallStart { id, name });

@@ -149,7 +149,13 @@ mod tests {
         ] {
             assert!(ProviderConfig::new("P", ok, None).check_base_url().is_ok(), "{ok}");
         }
-        for bad in ["http://api.example.com/v1", "http://192.168.1.20:11434/v1", "http://localhost.evil.com/v1", "http://[::2]/v1", "http://128.0.0.1/v1"] {
+        for bad in [
+            "http://api.example.com/v1",
+            "http://192.168.1.20:11434/v1",
+            "http://localhost.evil.com/v1",
+            "http://[::2]/v1",
+            "http://128.0.0.1/v1",
+        ] {
             let err = ProviderConfig::new("P", bad, None).check_base_url().unwrap_err().to_string();
             assert!(err.contains("plain http:// to another computer") && err.contains("use https://"), "{bad}: {err}");
         }

@@ -41,7 +41,9 @@ pub enum ProviderError {
         message: String,
     },
     /// The server could not be reached.
-    #[error("Hearth could not reach the model provider {provider} at {url}: {detail}. Check that it is running and that its address in Settings is right.")]
+    #[error(
+        "Hearth could not reach the model provider {provider} at {url}: {detail}. Check that it is running and that its address in Settings is right."
+    )]
     Unreachable {
         /// The provider's name.
         provider: String,
@@ -59,7 +61,9 @@ pub enum ProviderError {
         detail: String,
     },
     /// The provider sent something that is not its wire format.
-    #[error("The model provider {provider} sent a reply Hearth could not read ({detail}). Check that its address in Settings points at the right kind of API.")]
+    #[error(
+        "The model provider {provider} sent a reply Hearth could not read ({detail}). Check that its address in Settings points at the right kind of API."
+    )]
     Protocol {
         /// The provider's name.
         provider: String,
@@ -76,7 +80,9 @@ pub enum ProviderError {
     },
     /// The server answered with a 3xx. Hearth never follows one: the request carries the key
     /// and the whole conversation.
-    #[error("The model server at {base} answered with a redirect to {location}; Hearth does not follow redirects, because they would resend your key. Set the base URL to {suggested} if you trust it.")]
+    #[error(
+        "The model server at {base} answered with a redirect to {location}; Hearth does not follow redirects, because they would resend your key. Set the base URL to {suggested} if you trust it."
+    )]
     Redirected {
         /// The provider's name.
         provider: String,
@@ -88,7 +94,9 @@ pub enum ProviderError {
         suggested: String,
     },
     /// The model asked for more tool calls in one answer than Hearth runs.
-    #[error("The model from {provider} asked for more than {limit} tool calls in one answer; Hearth stopped the answer so it cannot run away. Ask again with a narrower request.")]
+    #[error(
+        "The model from {provider} asked for more than {limit} tool calls in one answer; Hearth stopped the answer so it cannot run away. Ask again with a narrower request."
+    )]
     TooManyToolCalls {
         /// The provider's name.
         provider: String,

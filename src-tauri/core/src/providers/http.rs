@@ -11,9 +11,9 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, Header
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use hearth_protocol::sse::{End, EventTooLarge, Frame, Framer};
 use super::{MAX_TOOL_CALLS_PER_TURN, ModelEvent, ProviderConfig, ProviderError, without_credentials};
 use crate::secret::{ExposeSecret, SecretString, redact, secret_header};
+use hearth_protocol::sse::{End, EventTooLarge, Frame, Framer};
 
 /// The largest event the providers accept: 4 MiB (its data and the line being read). The
 /// biggest legitimate one is OpenAI Responses' `response.completed`, which repeats the whole
@@ -166,11 +166,11 @@ impl Endpoint {
             })?;
             post = post.header(name.clone(), value);
         }
-        let response = post
-            .body(body.to_owned())
-            .send()
-            .await
-            .map_err(|e| ProviderError::Unreachable { provider: self.provider.clone(), url: self.url.clone(), detail: chain(&e) })?;
+        let response = post.body(body.to_owned()).send().await.map_err(|e| ProviderError::Unreachable {
+            provider: self.provider.clone(),
+            url: self.url.clone(),
+            detail: chain(&e),
+        })?;
         let status = response.status();
         if status.is_success() {
             return Ok(response);
@@ -452,10 +452,8 @@ pub(crate) fn last_event(framer: &mut Framer) -> Option<SseEvent> {
 }
 
 pub(crate) fn json(provider: &str, event: &SseEvent) -> Result<Value, ProviderError> {
-    serde_json::from_str(&event.data).map_err(|e| ProviderError::Protocol {
-        provider: provider.to_owned(),
-        detail: format!("an event was not JSON: {e}"),
-    })
+    serde_json::from_str(&event.data)
+        .map_err(|e| ProviderError::Protocol { provider: provider.to_owned(), detail: format!("an event was not JSON: {e}") })
 }
 
 /// The message of an error object (`{"error": {"message": …}}` or `{"message": …}`).

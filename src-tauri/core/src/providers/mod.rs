@@ -25,8 +25,8 @@ mod types;
 pub const MAX_TOOL_CALLS_PER_TURN: usize = 16;
 
 pub use anthropic::Anthropic;
-pub(crate) use config::{is_loopback, without_credentials};
 pub use config::{ProviderConfig, RetryPolicy};
+pub(crate) use config::{is_loopback, without_credentials};
 pub use error::ProviderError;
 pub use openai_chat::OpenAiChat;
 pub use openai_responses::OpenAiResponses;

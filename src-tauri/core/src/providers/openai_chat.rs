@@ -73,7 +73,9 @@ pub(crate) fn body(request: &ModelRequest) -> Value {
         body["tools"] = request
             .tools
             .iter()
-            .map(|t| json!({ "type": "function", "function": { "name": t.name, "description": t.description, "parameters": t.parameters } }))
+            .map(
+                |t| json!({ "type": "function", "function": { "name": t.name, "description": t.description, "parameters": t.parameters } }),
+            )
             .collect();
     }
     if let Some(max) = request.max_tokens {

@@ -7,8 +7,8 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use super::ChatDecoder;
-use crate::providers::http::{Flow, WireDecoder};
 use crate::providers::http::SseEvent;
+use crate::providers::http::{Flow, WireDecoder};
 use crate::providers::{FinishReason, ModelEvent};
 
 fn decode(chunks: &[serde_json::Value]) -> Vec<ModelEvent> {

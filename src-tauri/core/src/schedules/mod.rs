@@ -12,8 +12,7 @@ mod rule;
 use std::time::Duration;
 
 use hearth_protocol::schedules::{
-    DueOutcome, MissedRuns, Repeat, ScheduleAction, ScheduleControlParams, ScheduleCreateParams, ScheduleStatus,
-    ScheduleView, ScheduledJob,
+    DueOutcome, MissedRuns, Repeat, ScheduleAction, ScheduleControlParams, ScheduleCreateParams, ScheduleStatus, ScheduleView, ScheduledJob,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -159,9 +158,10 @@ impl Schedules {
             }
             ScheduleAction::RunNow => {
                 // `validate` made sure of it; said again rather than unwrapped.
-                let operation = params.operation_id.as_deref().ok_or_else(|| {
-                    CoreError::InvalidInput("Run now needs an operation id, made once per press; send one.".into())
-                })?;
+                let operation = params
+                    .operation_id
+                    .as_deref()
+                    .ok_or_else(|| CoreError::InvalidInput("Run now needs an operation id, made once per press; send one.".into()))?;
                 match self.store.run_schedule_now(id, operation, now).await? {
                     Some((DueOutcome::Refused, _)) => return Err(too_many_tasks()),
                     Some((_, task)) => self.tasks.announce_created(task.as_slice()),

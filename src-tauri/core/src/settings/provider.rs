@@ -9,8 +9,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::StoredModel;
 use crate::error::{CoreError, Result};
-use crate::secret::SecretString;
 use crate::providers::{Anthropic, Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, OpenAiResponses, ProviderConfig};
+use crate::secret::SecretString;
 
 /// How long "Test connection" waits for the first sign of an answer.
 const TEST_TIMEOUT: Duration = Duration::from_secs(20);
@@ -44,11 +44,9 @@ pub async fn test_provider(provider: &dyn ModelProvider, model: &str) -> Connect
     .await;
     cancel.cancel();
     match first {
-        Ok(Some(Ok(ModelEvent::TextDelta(_) | ModelEvent::ReasoningDelta(_) | ModelEvent::Finished { .. })))
-        | Ok(Some(Ok(_))) => ConnectionTestResponse {
-            ok: true,
-            message: format!("Connected: {model} answered in {} ms.", started.elapsed().as_millis()),
-        },
+        Ok(Some(Ok(ModelEvent::TextDelta(_) | ModelEvent::ReasoningDelta(_) | ModelEvent::Finished { .. }))) | Ok(Some(Ok(_))) => {
+            ConnectionTestResponse { ok: true, message: format!("Connected: {model} answered in {} ms.", started.elapsed().as_millis()) }
+        }
         Ok(Some(Err(err))) => ConnectionTestResponse { ok: false, message: err.to_string() },
         Ok(None) => ConnectionTestResponse { ok: false, message: "The provider closed the stream without answering.".into() },
         Err(_) => ConnectionTestResponse {

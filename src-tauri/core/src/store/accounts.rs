@@ -41,9 +41,10 @@ impl Store {
 
     /// Every connected account, oldest first.
     pub async fn google_accounts(&self) -> Result<Vec<GoogleAccountRow>> {
-        let rows = sqlx::query("SELECT connection_id, account, scopes, connected_at FROM google_accounts ORDER BY connected_at, connection_id")
-            .fetch_all(self.reader())
-            .await?;
+        let rows =
+            sqlx::query("SELECT connection_id, account, scopes, connected_at FROM google_accounts ORDER BY connected_at, connection_id")
+                .fetch_all(self.reader())
+                .await?;
         rows.iter()
             .map(|r| {
                 let scopes: String = r.try_get(2)?;

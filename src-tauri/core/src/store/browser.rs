@@ -6,8 +6,10 @@ use crate::error::Result;
 impl Store {
     /// The profile the owner picked for `scope` (`thread:<id>`, `task:<id>`), if any.
     pub async fn chosen_browser_profile(&self, scope: &str) -> Result<Option<String>> {
-        let row: Option<(String,)> =
-            sqlx::query_as("SELECT profile FROM browser_profile_choices WHERE scope = ?1").bind(scope).fetch_optional(self.reader()).await?;
+        let row: Option<(String,)> = sqlx::query_as("SELECT profile FROM browser_profile_choices WHERE scope = ?1")
+            .bind(scope)
+            .fetch_optional(self.reader())
+            .await?;
         Ok(row.map(|(profile,)| profile))
     }
 

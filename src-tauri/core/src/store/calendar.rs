@@ -98,33 +98,33 @@ impl Store {
             return Ok(false);
         }
         let done = match change {
-            CalendarChange::Insert(e) => bind_event(
-                sqlx::query(
-                    "INSERT INTO calendar_events (id, calendar_id, title, starts_at, ends_at, all_day, time_zone, location,
+            CalendarChange::Insert(e) => {
+                bind_event(
+                    sqlx::query(
+                        "INSERT INTO calendar_events (id, calendar_id, title, starts_at, ends_at, all_day, time_zone, location,
                          description, attendees, version)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 1) ON CONFLICT (id) DO NOTHING",
-                ),
-                e,
-            )
-            .execute(&mut *tx)
-            .await?,
-            CalendarChange::Update(e, version) => bind_event(
-                sqlx::query(
-                    "UPDATE calendar_events SET calendar_id = ?2, title = ?3, starts_at = ?4, ends_at = ?5, all_day = ?6,
+                    ),
+                    e,
+                )
+                .execute(&mut *tx)
+                .await?
+            }
+            CalendarChange::Update(e, version) => {
+                bind_event(
+                    sqlx::query(
+                        "UPDATE calendar_events SET calendar_id = ?2, title = ?3, starts_at = ?4, ends_at = ?5, all_day = ?6,
                          time_zone = ?7, location = ?8, description = ?9, attendees = ?10, version = version + 1
                      WHERE id = ?1 AND version = ?11",
-                ),
-                e,
-            )
-            .bind(version)
-            .execute(&mut *tx)
-            .await?,
+                    ),
+                    e,
+                )
+                .bind(version)
+                .execute(&mut *tx)
+                .await?
+            }
             CalendarChange::Delete(id, version) => {
-                sqlx::query("DELETE FROM calendar_events WHERE id = ?1 AND version = ?2")
-                    .bind(id)
-                    .bind(version)
-                    .execute(&mut *tx)
-                    .await?
+                sqlx::query("DELETE FROM calendar_events WHERE id = ?1 AND version = ?2").bind(id).bind(version).execute(&mut *tx).await?
             }
         };
         if done.rows_affected() != 1 {

@@ -72,8 +72,7 @@ impl FileRow {
     }
 }
 
-const COLUMNS: &str =
-    "id, name, path, size, pages, fields, source, source_ref, parent_id, sha256, created_at, deleted_at";
+const COLUMNS: &str = "id, name, path, size, pages, fields, source, source_ref, parent_id, sha256, created_at, deleted_at";
 
 impl Store {
     /// Records a file whose bytes are already on disk. Same id twice: the first row stays.
@@ -102,21 +101,16 @@ impl Store {
 
     /// One file, deleted or not.
     pub async fn get_file(&self, id: &str) -> Result<Option<FileRow>> {
-        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM files WHERE id = ?1"))
-            .bind(id)
-            .fetch_optional(self.reader())
-            .await?;
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM files WHERE id = ?1")).bind(id).fetch_optional(self.reader()).await?;
         row.as_ref().map(FileRow::from_row).transpose()
     }
 
     /// Files not deleted, newest first.
     pub async fn list_files(&self, limit: i64) -> Result<Vec<FileRow>> {
-        let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM files WHERE deleted_at IS NULL ORDER BY created_at DESC, id LIMIT ?1"
-        ))
-        .bind(limit)
-        .fetch_all(self.reader())
-        .await?;
+        let rows = sqlx::query(&format!("SELECT {COLUMNS} FROM files WHERE deleted_at IS NULL ORDER BY created_at DESC, id LIMIT ?1"))
+            .bind(limit)
+            .fetch_all(self.reader())
+            .await?;
         rows.iter().map(FileRow::from_row).collect()
     }
 

@@ -27,8 +27,7 @@ pub enum OpStatus {
 
 impl OpStatus {
     /// Every status.
-    pub const ALL: [OpStatus; 5] =
-        [Self::Dispatching, Self::Succeeded, Self::Failed, Self::OutcomeUnknown, Self::Acknowledged];
+    pub const ALL: [OpStatus; 5] = [Self::Dispatching, Self::Succeeded, Self::Failed, Self::OutcomeUnknown, Self::Acknowledged];
 
     /// Stored spelling.
     pub const fn as_str(self) -> &'static str {
@@ -118,13 +117,7 @@ impl Store {
     /// Takes an existing row back for a new dispatch by `claimant`, from `from` (an
     /// `acknowledged` row the owner asked for again, or a `failed` one of an earlier run),
     /// only while the fence holds. `false` when someone else took it or the lease is gone.
-    pub async fn reclaim_operation(
-        &self,
-        key: OpKey<'_>,
-        from: OpStatus,
-        claimant: &str,
-        fence: Option<(&str, &str)>,
-    ) -> Result<bool> {
+    pub async fn reclaim_operation(&self, key: OpKey<'_>, from: OpStatus, claimant: &str, fence: Option<(&str, &str)>) -> Result<bool> {
         let (task_id, lease_id) = fence.unwrap_or_default();
         let done = sqlx::query(
             "UPDATE operations SET status = 'dispatching', receipt = NULL, settled_at = NULL, claimant = ?4,
@@ -249,13 +242,7 @@ impl Store {
     /// when. When the effect says nothing happened (`nothing_happened`), the row becomes
     /// `failed` (a later run may perform it) and the task's flag is recomputed; otherwise it
     /// stays uncertain with the late result beside it for the owner's review.
-    pub async fn record_late_result(
-        &self,
-        key: OpKey<'_>,
-        claimant: &str,
-        late: &str,
-        nothing_happened: bool,
-    ) -> Result<bool> {
+    pub async fn record_late_result(&self, key: OpKey<'_>, claimant: &str, late: &str, nothing_happened: bool) -> Result<bool> {
         let now = now_ms();
         let mut writer = self.writer().await;
         let mut tx = sqlx::Connection::begin(&mut *writer).await?;

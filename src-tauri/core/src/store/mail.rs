@@ -1,8 +1,8 @@
 //! Reading the local mailbox and writing its Sent folder.
 
 use super::proposals::{ExecutionClaim, settle_claim_in};
-use sqlx::{Connection, Row};
 use sqlx::sqlite::SqliteRow;
+use sqlx::{Connection, Row};
 
 use super::Store;
 use super::workspace::{ATTACHMENT_COLUMNS, MailAttachment, insert_attachment};
@@ -53,8 +53,7 @@ impl StoredMessage {
     }
 }
 
-const COLUMNS: &str =
-    "id, thread_id, from_addr, to_addrs, cc_addrs, bcc_addrs, subject, body, sent_at, folder, in_reply_to";
+const COLUMNS: &str = "id, thread_id, from_addr, to_addrs, cc_addrs, bcc_addrs, subject, body, sent_at, folder, in_reply_to";
 
 /// A message to put in the Sent folder, with copies of its attachments already on disk.
 #[derive(Debug, Clone)]
@@ -99,10 +98,7 @@ impl Store {
 
     /// One message.
     pub async fn get_message(&self, id: &str) -> Result<Option<StoredMessage>> {
-        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM mail_messages WHERE id = ?1"))
-            .bind(id)
-            .fetch_optional(self.reader())
-            .await?;
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM mail_messages WHERE id = ?1")).bind(id).fetch_optional(self.reader()).await?;
         row.as_ref().map(StoredMessage::from_row).transpose()
     }
 

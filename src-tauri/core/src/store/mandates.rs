@@ -95,10 +95,7 @@ impl Store {
 
     /// One mandate.
     pub async fn mandate(&self, id: &str) -> Result<Option<Mandate>> {
-        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM mandates WHERE id = ?1"))
-            .bind(id)
-            .fetch_optional(self.reader())
-            .await?;
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM mandates WHERE id = ?1")).bind(id).fetch_optional(self.reader()).await?;
         row.as_ref().map(mandate).transpose()
     }
 
@@ -208,13 +205,11 @@ impl Store {
     /// the first time.
     pub async fn revoke_mandate(&self, id: &str, now: i64) -> Result<Option<Mandate>> {
         let mut writer = self.writer().await;
-        let row = sqlx::query(&format!(
-            "UPDATE mandates SET revoked_at = coalesce(revoked_at, ?2) WHERE id = ?1 RETURNING {COLUMNS}"
-        ))
-        .bind(id)
-        .bind(now)
-        .fetch_optional(&mut *writer)
-        .await?;
+        let row = sqlx::query(&format!("UPDATE mandates SET revoked_at = coalesce(revoked_at, ?2) WHERE id = ?1 RETURNING {COLUMNS}"))
+            .bind(id)
+            .bind(now)
+            .fetch_optional(&mut *writer)
+            .await?;
         row.as_ref().map(mandate).transpose()
     }
 

@@ -85,9 +85,7 @@ impl Store {
             if self.fenced_out(fence, chat_run).await? {
                 return Ok(None);
             }
-            return Err(CoreError::Conflict(format!(
-                "Hearth keeps at most {MAX_FACTS} facts; forget some in Memory, then try again."
-            )));
+            return Err(CoreError::Conflict(format!("Hearth keeps at most {MAX_FACTS} facts; forget some in Memory, then try again.")));
         };
         let existing = view(&row)?;
         Ok(Some(if existing.text == text { Remembered::Same(existing) } else { Remembered::Different(existing) }))
@@ -123,9 +121,8 @@ impl Store {
 
     /// Every fact, newest first.
     pub async fn memories(&self) -> Result<Vec<MemoryView>> {
-        let rows = sqlx::query("SELECT id, text, source, created_at, updated_at FROM memories ORDER BY id DESC")
-            .fetch_all(self.reader())
-            .await?;
+        let rows =
+            sqlx::query("SELECT id, text, source, created_at, updated_at FROM memories ORDER BY id DESC").fetch_all(self.reader()).await?;
         rows.iter().map(view).collect()
     }
 

@@ -30,8 +30,10 @@ impl Store {
     /// sweeps the expired ones: their state hashes are returned so their verifiers go too.
     pub async fn begin_oauth_state(&self, state_hash: &str, redirect_uri: &str, scopes: &str, expires_at: i64) -> Result<Vec<String>> {
         let mut writer = self.writer().await;
-        let swept: Vec<(String,)> =
-            sqlx::query_as("DELETE FROM oauth_states WHERE expires_at <= ?1 RETURNING state_hash").bind(now_ms()).fetch_all(&mut *writer).await?;
+        let swept: Vec<(String,)> = sqlx::query_as("DELETE FROM oauth_states WHERE expires_at <= ?1 RETURNING state_hash")
+            .bind(now_ms())
+            .fetch_all(&mut *writer)
+            .await?;
         sqlx::query("INSERT INTO oauth_states (state_hash, redirect_uri, scopes, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)")
             .bind(state_hash)
             .bind(redirect_uri)

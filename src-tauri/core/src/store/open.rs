@@ -54,19 +54,12 @@ impl Store {
         let acquire_timeout = busy_timeout + Duration::from_secs(30);
         let mut writer = options.connect().await.map_err(|err| classify(path, &err))?;
         // A quick read proves the header is SQLite before migrations touch anything.
-        sqlx::query("SELECT count(*) FROM sqlite_master")
-            .execute(&mut writer)
-            .await
-            .map_err(|err| classify(path, &err))?;
+        sqlx::query("SELECT count(*) FROM sqlite_master").execute(&mut writer).await.map_err(|err| classify(path, &err))?;
         MIGRATOR.run(&mut writer).await.map_err(|err| match err {
             sqlx::migrate::MigrateError::Execute(inner) => classify(path, &inner),
             other => CoreError::DatabaseOpen { path: path.to_owned(), detail: other.to_string() },
         })?;
-        let reader = pool_options(4)
-            .acquire_timeout(acquire_timeout)
-            .connect_with(options)
-            .await
-            .map_err(|err| classify(path, &err))?;
+        let reader = pool_options(4).acquire_timeout(acquire_timeout).connect_with(options).await.map_err(|err| classify(path, &err))?;
         Ok(Self { reader, writer: Arc::new(Mutex::new(writer)), path: path.to_owned() })
     }
 

@@ -161,9 +161,7 @@ impl Store {
         let mut writer = self.writer().await;
         // IMMEDIATE: the lease read and the insert see the same database, across processes too.
         let mut tx = sqlx::Connection::begin_with(&mut *writer, "BEGIN IMMEDIATE").await?;
-        let live = |sql: &'static str| {
-            sqlx::query(sql).bind(task_id).bind(lease_id).bind(now)
-        };
+        let live = |sql: &'static str| sqlx::query(sql).bind(task_id).bind(lease_id).bind(now);
         if fence.is_some()
             && live("SELECT 1 FROM tasks WHERE id = ?1 AND lease_id = ?2 AND status = 'running' AND lease_expires_at > ?3")
                 .fetch_optional(&mut *tx)
@@ -175,7 +173,11 @@ impl Store {
         }
         // A chat run that has ended (stopped, finished, failed) prepares nothing.
         if let Some(run) = chat_run
-            && sqlx::query("SELECT 1 FROM chat_runs WHERE id = ?1 AND status <> 'running'").bind(run).fetch_optional(&mut *tx).await?.is_some()
+            && sqlx::query("SELECT 1 FROM chat_runs WHERE id = ?1 AND status <> 'running'")
+                .bind(run)
+                .fetch_optional(&mut *tx)
+                .await?
+                .is_some()
         {
             tx.rollback().await?;
             return Ok(None);
@@ -276,19 +278,13 @@ impl Store {
 
     /// One proposal.
     pub async fn get_proposal(&self, id: &str) -> Result<Option<ProposalRow>> {
-        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM proposals WHERE id = ?1"))
-            .bind(id)
-            .fetch_optional(self.reader())
-            .await?;
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM proposals WHERE id = ?1")).bind(id).fetch_optional(self.reader()).await?;
         row.as_ref().map(ProposalRow::from_row).transpose()
     }
 
     /// The proposal stored under `key`.
     pub async fn proposal_by_key(&self, key: &str) -> Result<Option<ProposalRow>> {
-        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM proposals WHERE key = ?1"))
-            .bind(key)
-            .fetch_optional(self.reader())
-            .await?;
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM proposals WHERE key = ?1")).bind(key).fetch_optional(self.reader()).await?;
         row.as_ref().map(ProposalRow::from_row).transpose()
     }
 

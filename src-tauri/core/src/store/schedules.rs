@@ -6,11 +6,9 @@
 //! each run makes, under an idempotency key of the same pair. Whoever loses the swap writes
 //! nothing, so one due time makes one task however many processes tick.
 
-use hearth_protocol::schedules::{
-    DueOutcome, MAX_SCHEDULES, MissedRuns, Repeat, ScheduleRunView, ScheduleStatus, ScheduledJob,
-};
 use hearth_protocol::notifications::{NotificationKind, NotificationTarget};
 use hearth_protocol::provenance::OutsideSource;
+use hearth_protocol::schedules::{DueOutcome, MAX_SCHEDULES, MissedRuns, Repeat, ScheduleRunView, ScheduleStatus, ScheduledJob};
 use hearth_protocol::tasks::{TaskKind, TaskStatus};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -138,8 +136,7 @@ pub struct Firing {
 }
 
 /// What a run the cap on unfinished tasks refused says (its notice, and Run now's error).
-pub const REFUSED_RUN: &str =
-    "A scheduled run was not made: Hearth has 100 unfinished tasks. Finish or cancel some in Activity.";
+pub const REFUSED_RUN: &str = "A scheduled run was not made: Hearth has 100 unfinished tasks. Finish or cancel some in Activity.";
 
 /// The schedule's id for its key.
 pub fn schedule_id_for_key(key: &str) -> String {
@@ -197,44 +194,34 @@ impl Store {
         if self.fenced_out(fence, chat_run).await? {
             return Ok(None);
         }
-        Err(CoreError::Conflict(format!(
-            "Hearth already has {MAX_SCHEDULES} schedules. Delete some in Activity, then try again."
-        )))
+        Err(CoreError::Conflict(format!("Hearth already has {MAX_SCHEDULES} schedules. Delete some in Activity, then try again.")))
     }
 
     /// One schedule.
     pub async fn get_schedule(&self, id: &str) -> Result<Option<ScheduleRow>> {
-        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM schedules WHERE id = ?1"))
-            .bind(id)
-            .fetch_optional(self.reader())
-            .await?;
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM schedules WHERE id = ?1")).bind(id).fetch_optional(self.reader()).await?;
         row.as_ref().map(ScheduleRow::from_row).transpose()
     }
 
     /// Every schedule, newest first.
     pub async fn list_schedules(&self) -> Result<Vec<ScheduleRow>> {
-        let rows = sqlx::query(&format!("SELECT {COLUMNS} FROM schedules ORDER BY created_at DESC, id"))
-            .fetch_all(self.reader())
-            .await?;
+        let rows = sqlx::query(&format!("SELECT {COLUMNS} FROM schedules ORDER BY created_at DESC, id")).fetch_all(self.reader()).await?;
         rows.iter().map(ScheduleRow::from_row).collect()
     }
 
     /// Active schedules whose next due time is at or before `now`.
     pub async fn due_schedules(&self, now: i64) -> Result<Vec<ScheduleRow>> {
-        let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM schedules WHERE status = 'active' AND next_due_at <= ?1 ORDER BY next_due_at"
-        ))
-        .bind(now)
-        .fetch_all(self.reader())
-        .await?;
+        let rows =
+            sqlx::query(&format!("SELECT {COLUMNS} FROM schedules WHERE status = 'active' AND next_due_at <= ?1 ORDER BY next_due_at"))
+                .bind(now)
+                .fetch_all(self.reader())
+                .await?;
         rows.iter().map(ScheduleRow::from_row).collect()
     }
 
     /// The earliest next due time of an active schedule.
     pub async fn next_schedule_due(&self) -> Result<Option<i64>> {
-        Ok(sqlx::query_scalar("SELECT min(next_due_at) FROM schedules WHERE status = 'active'")
-            .fetch_one(self.reader())
-            .await?)
+        Ok(sqlx::query_scalar("SELECT min(next_due_at) FROM schedules WHERE status = 'active'").fetch_one(self.reader()).await?)
     }
 
     /// A schedule's newest due times, newest first, with their tasks' statuses now.
@@ -257,9 +244,7 @@ impl Store {
                     due_at: row.try_get("due_at")?,
                     outcome: DueOutcome::parse(&outcome).ok_or_else(|| corrupt("outcome", &outcome))?,
                     task_id: row.try_get("task_id")?,
-                    task_status: status
-                        .map(|s| TaskStatus::parse(&s).ok_or_else(|| corrupt("task status", &s)))
-                        .transpose()?,
+                    task_status: status.map(|s| TaskStatus::parse(&s).ok_or_else(|| corrupt("task status", &s))).transpose()?,
                 })
             })
             .collect()
@@ -319,17 +304,20 @@ impl Store {
                 // The notice in the same transaction as the refusal: never one without the other.
                 let key = format!("schedule:{}:refused:{due_at}", s.id);
                 let target = NotificationTarget::Schedule(s.id.clone());
-                let notice = Notice { key: &key, kind: NotificationKind::ScheduleRefused, title: &s.title, body: REFUSED_RUN, target: &target };
+                let notice =
+                    Notice { key: &key, kind: NotificationKind::ScheduleRefused, title: &s.title, body: REFUSED_RUN, target: &target };
                 insert_notice(&mut tx, &notice, None, now).await?;
             }
-            sqlx::query("INSERT OR IGNORE INTO schedule_runs (schedule_id, due_at, outcome, task_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")
-                .bind(&s.id)
-                .bind(due_at)
-                .bind(outcome.as_str())
-                .bind(&task_id)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query(
+                "INSERT OR IGNORE INTO schedule_runs (schedule_id, due_at, outcome, task_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .bind(&s.id)
+            .bind(due_at)
+            .bind(outcome.as_str())
+            .bind(&task_id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
             made.push((due_at, outcome, task_id));
         }
         tx.commit().await?;
@@ -340,18 +328,11 @@ impl Store {
     /// press's `operation` id: its task's idempotency key is `schedule:<id>:now:<operation>`, so
     /// the same press sent twice makes one task. `None` when the schedule is gone or that
     /// press already made its run.
-    pub async fn run_schedule_now(
-        &self,
-        schedule_id: &str,
-        operation: &str,
-        at: i64,
-    ) -> Result<Option<(DueOutcome, Option<String>)>> {
+    pub async fn run_schedule_now(&self, schedule_id: &str, operation: &str, at: i64) -> Result<Option<(DueOutcome, Option<String>)>> {
         let mut writer = self.writer().await;
         let mut tx = sqlx::Connection::begin_with(&mut *writer, "BEGIN IMMEDIATE").await?;
-        let Some(row) = sqlx::query(&format!("SELECT {COLUMNS} FROM schedules WHERE id = ?1"))
-            .bind(schedule_id)
-            .fetch_optional(&mut *tx)
-            .await?
+        let Some(row) =
+            sqlx::query(&format!("SELECT {COLUMNS} FROM schedules WHERE id = ?1")).bind(schedule_id).fetch_optional(&mut *tx).await?
         else {
             tx.rollback().await?;
             return Ok(None);
@@ -362,11 +343,7 @@ impl Store {
             return Err(CoreError::Conflict("Its goal is paused; resume the goal to run it.".into()));
         }
         let key = format!("schedule:{schedule_id}:now:{operation}");
-        let made = sqlx::query("SELECT 1 FROM tasks WHERE idempotency_key = ?1")
-            .bind(&key)
-            .fetch_optional(&mut *tx)
-            .await?
-            .is_some();
+        let made = sqlx::query("SELECT 1 FROM tasks WHERE idempotency_key = ?1").bind(&key).fetch_optional(&mut *tx).await?.is_some();
         if made {
             tx.rollback().await?;
             return Ok(None);
@@ -428,12 +405,13 @@ impl Store {
         let now = now_ms();
         let mut writer = self.writer().await;
         let mut tx = sqlx::Connection::begin_with(&mut *writer, "BEGIN IMMEDIATE").await?;
-        let paused = sqlx::query("UPDATE schedules SET status = 'paused', next_due_at = NULL, updated_at = ?2 WHERE id = ?1 AND status = 'active'")
-            .bind(&s.id)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
+        let paused =
+            sqlx::query("UPDATE schedules SET status = 'paused', next_due_at = NULL, updated_at = ?2 WHERE id = ?1 AND status = 'active'")
+                .bind(&s.id)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
         if paused == 1 {
             let key = format!("schedule:{}:paused:{}", s.id, s.cursor_at);
             let body = format!("Paused: {why}");
@@ -464,13 +442,7 @@ async fn goal_paused(tx: &mut sqlx::SqliteConnection, s: &ScheduleRow) -> Result
 
 /// The task of one due time, inside the tick's transaction: keyed by (schedule, due time),
 /// under the cap on unfinished tasks. `None` when the cap refused it.
-async fn insert_run_task(
-    tx: &mut sqlx::SqliteConnection,
-    s: &ScheduleRow,
-    key: &str,
-    due_at: i64,
-    now: i64,
-) -> Result<Option<String>> {
+async fn insert_run_task(tx: &mut sqlx::SqliteConnection, s: &ScheduleRow, key: &str, due_at: i64, now: i64) -> Result<Option<String>> {
     let id = task_id_for_key(key);
     let mut input = serde_json::json!({ "title": s.title, "instructions": s.instructions, "scheduleId": s.id, "dueAt": due_at });
     if let Some(goal) = &s.goal_id {

@@ -60,12 +60,10 @@ impl Store {
 
     /// The row for `name`, if any.
     pub async fn secret_row(&self, name: &str) -> Result<Option<SecretRow>> {
-        let row = sqlx::query(
-            "SELECT name, format, nonce, ciphertext, key_id, updated_at FROM secrets WHERE name = ?1",
-        )
-        .bind(name)
-        .fetch_optional(self.reader())
-        .await?;
+        let row = sqlx::query("SELECT name, format, nonce, ciphertext, key_id, updated_at FROM secrets WHERE name = ?1")
+            .bind(name)
+            .fetch_optional(self.reader())
+            .await?;
         row.as_ref().map(SecretRow::from_row).transpose()
     }
 

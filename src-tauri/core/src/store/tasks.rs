@@ -5,12 +5,11 @@
 //! `false` (or a conflict) and the database is unchanged.
 
 use hearth_protocol::tasks::{
-    PlanStep, TaskControl, TaskEventKind, TaskEventView, TaskKind, TaskRunStatus, TaskRunView, TaskStatus,
-    TaskView, allowed_controls,
+    PlanStep, TaskControl, TaskEventKind, TaskEventView, TaskKind, TaskRunStatus, TaskRunView, TaskStatus, TaskView, allowed_controls,
 };
 use sha2::{Digest, Sha256};
-use sqlx::{Connection, Row};
 use sqlx::sqlite::SqliteRow;
+use sqlx::{Connection, Row};
 
 use super::{Store, now_ms};
 use crate::error::{CoreError, Result};
@@ -114,9 +113,7 @@ impl TaskRow {
         if choice["question"].as_str() != Some(question) {
             return Vec::new();
         }
-        choice["options"].as_array().map_or_else(Vec::new, |options| {
-            options.iter().filter_map(|o| o.as_str().map(str::to_owned)).collect()
-        })
+        choice["options"].as_array().map_or_else(Vec::new, |options| options.iter().filter_map(|o| o.as_str().map(str::to_owned)).collect())
     }
 
     /// The wire view.
@@ -213,9 +210,9 @@ impl Store {
     /// Refuses when [`MAX_OPEN_TASKS`] are unfinished. (The `tasks_created` trigger writes
     /// the first history event in the same statement.)
     pub async fn create_task(&self, new: NewTask<'_>) -> Result<TaskRow> {
-        self.create_task_fenced(new, None, None).await?.ok_or_else(|| {
-            CoreError::Conflict("This run no longer holds its task, so it created nothing.".into())
-        })
+        self.create_task_fenced(new, None, None)
+            .await?
+            .ok_or_else(|| CoreError::Conflict("This run no longer holds its task, so it created nothing.".into()))
     }
 
     /// [`Store::create_task`] that, with a `fence` (task id, lease id), creates only while that
@@ -268,9 +265,7 @@ impl Store {
         if let Some(goal) = new.input.get("goalId").and_then(serde_json::Value::as_str)
             && self.goal(goal).await?.is_some_and(|g| g.status == hearth_protocol::goals::GoalStatus::Paused)
         {
-            return Err(CoreError::Conflict(
-                "Its goal is paused by the owner; nothing new starts on it until they resume it.".into(),
-            ));
+            return Err(CoreError::Conflict("Its goal is paused by the owner; nothing new starts on it until they resume it.".into()));
         }
         Err(CoreError::Conflict(format!(
             "Hearth already has {MAX_OPEN_TASKS} unfinished tasks. Finish or cancel some in Activity, then try again."
@@ -281,13 +276,12 @@ impl Store {
     /// monitor running, paused or ended is left alone). `false` when it was not scheduled.
     pub async fn monitor_due_now(&self, task_id: &str) -> Result<bool> {
         let now = now_ms();
-        let done = sqlx::query(
-            "UPDATE tasks SET next_run_at = ?2, updated_at = ?2 WHERE id = ?1 AND kind = 'monitor' AND status = 'scheduled'",
-        )
-        .bind(task_id)
-        .bind(now)
-        .execute(&mut *self.writer().await)
-        .await?;
+        let done =
+            sqlx::query("UPDATE tasks SET next_run_at = ?2, updated_at = ?2 WHERE id = ?1 AND kind = 'monitor' AND status = 'scheduled'")
+                .bind(task_id)
+                .bind(now)
+                .execute(&mut *self.writer().await)
+                .await?;
         Ok(done.rows_affected() == 1)
     }
 
@@ -307,10 +301,7 @@ impl Store {
 
     /// One task.
     pub async fn get_task(&self, id: &str) -> Result<Option<TaskRow>> {
-        let row = sqlx::query(&format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?1"))
-            .bind(id)
-            .fetch_optional(self.reader())
-            .await?;
+        let row = sqlx::query(&format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?1")).bind(id).fetch_optional(self.reader()).await?;
         row.as_ref().map(TaskRow::from_row).transpose()
     }
 
@@ -374,14 +365,12 @@ impl Store {
 
     /// Whether `lease_id` still holds the task (running, not expired).
     pub async fn holds_lease(&self, task_id: &str, lease_id: &str) -> Result<bool> {
-        let row = sqlx::query(
-            "SELECT 1 FROM tasks WHERE id = ?1 AND lease_id = ?2 AND status = 'running' AND lease_expires_at > ?3",
-        )
-        .bind(task_id)
-        .bind(lease_id)
-        .bind(now_ms())
-        .fetch_optional(self.reader())
-        .await?;
+        let row = sqlx::query("SELECT 1 FROM tasks WHERE id = ?1 AND lease_id = ?2 AND status = 'running' AND lease_expires_at > ?3")
+            .bind(task_id)
+            .bind(lease_id)
+            .bind(now_ms())
+            .fetch_optional(self.reader())
+            .await?;
         Ok(row.is_some())
     }
 
@@ -527,8 +516,8 @@ impl Store {
             return Ok(false);
         };
         let status: String = done.try_get(0)?;
-        let status = TaskStatus::parse(&status)
-            .ok_or_else(|| CoreError::CorruptRow(format!("task {task_id} has an unknown status {status:?}")))?;
+        let status =
+            TaskStatus::parse(&status).ok_or_else(|| CoreError::CorruptRow(format!("task {task_id} has an unknown status {status:?}")))?;
         if status != TaskStatus::Interrupted {
             // The history keeps the run as what it was: interrupted (the trigger closed it as
             // finished, seeing the task due again).
@@ -609,10 +598,7 @@ impl Store {
         // IMMEDIATE: the read below and the write after it see the same row.
         let mut writer = self.writer().await;
         let mut tx = writer.begin_with("BEGIN IMMEDIATE").await?;
-        let row = sqlx::query(&format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?1"))
-            .bind(task_id)
-            .fetch_optional(&mut *tx)
-            .await?;
+        let row = sqlx::query(&format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?1")).bind(task_id).fetch_optional(&mut *tx).await?;
         let Some(row) = row else {
             return Err(CoreError::NotFound(format!("There is no task {task_id}.")));
         };
@@ -650,9 +636,9 @@ impl Store {
                         "UPDATE operations SET status = 'acknowledged', stopping_owner = NULL
                          WHERE scope = ?1 AND status = 'outcome_unknown'",
                     )
-                        .bind(task_scope(task_id))
-                        .execute(&mut *tx)
-                        .await?;
+                    .bind(task_scope(task_id))
+                    .execute(&mut *tx)
+                    .await?;
                 }
                 let note = if current.outcome_uncertain { "Retried by you after review." } else { "Retried by you." };
                 (TaskStatus::Queued, note, None)
@@ -730,13 +716,7 @@ impl Store {
     }
 
     /// Appends to a task's history.
-    pub async fn append_task_event(
-        &self,
-        task_id: &str,
-        run_id: Option<&str>,
-        kind: TaskEventKind,
-        message: &str,
-    ) -> Result<()> {
+    pub async fn append_task_event(&self, task_id: &str, run_id: Option<&str>, kind: TaskEventKind, message: &str) -> Result<()> {
         let mut conn = self.writer().await;
         insert_event(&mut conn, task_id, run_id, kind, message, now_ms()).await
     }
@@ -829,13 +809,13 @@ async fn insert_event(
         "INSERT INTO task_events (task_id, seq, run_id, kind, message, at)
          VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM task_events WHERE task_id = ?1), ?2, ?3, ?4, ?5)",
     )
-        .bind(task_id)
-        .bind(run_id)
-        .bind(kind.as_str())
-        .bind(message)
-        .bind(at)
-        .execute(conn)
-        .await?;
+    .bind(task_id)
+    .bind(run_id)
+    .bind(kind.as_str())
+    .bind(message)
+    .bind(at)
+    .execute(conn)
+    .await?;
     Ok(())
 }
 

@@ -1,8 +1,8 @@
 //! Threads, chat runs and the per-thread AG-UI event log.
 
+use futures::TryStreamExt;
 use hearth_protocol::agui::Event;
 use hearth_protocol::ipc::ThreadSummary;
-use futures::TryStreamExt;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
@@ -116,8 +116,7 @@ impl Store {
     /// Whether an endpoint client started `thread_id` (its messages there are the client's,
     /// not the owner's, even when the owner goes on with it in the window).
     pub async fn thread_started_by_endpoint(&self, thread_id: &str) -> Result<bool> {
-        let first: Option<Option<String>> =
-            sqlx::query_scalar(THREAD_ORIGIN).bind(thread_id).fetch_optional(self.reader()).await?;
+        let first: Option<Option<String>> = sqlx::query_scalar(THREAD_ORIGIN).bind(thread_id).fetch_optional(self.reader()).await?;
         match first.flatten() {
             Some(origin) => Ok(RunOrigin::parse(&origin)? == RunOrigin::AguiEndpoint),
             None => Ok(false),
@@ -128,8 +127,7 @@ impl Store {
     /// recorded origin is the endpoint): the same rule [`Store::open_run`] applies inside
     /// its transaction, read first so a refused request loads nothing else.
     pub async fn endpoint_may_continue(&self, thread_id: &str) -> Result<bool> {
-        let first: Option<Option<String>> =
-            sqlx::query_scalar(THREAD_ORIGIN).bind(thread_id).fetch_optional(self.reader()).await?;
+        let first: Option<Option<String>> = sqlx::query_scalar(THREAD_ORIGIN).bind(thread_id).fetch_optional(self.reader()).await?;
         endpoint_may_continue(first)
     }
 
@@ -150,33 +148,21 @@ impl Store {
         let rows = sqlx::query("SELECT id, title, updated_at FROM threads ORDER BY updated_at DESC, id LIMIT 200")
             .fetch_all(self.reader())
             .await?;
-        rows.iter()
-            .map(|row| {
-                Ok(ThreadSummary { id: row.try_get(0)?, title: row.try_get(1)?, updated_at: row.try_get(2)? })
-            })
-            .collect()
+        rows.iter().map(|row| Ok(ThreadSummary { id: row.try_get(0)?, title: row.try_get(1)?, updated_at: row.try_get(2)? })).collect()
     }
 
     /// Records a new chat run and its thread (created if new, its `updated_at` moved if not),
     /// in one `BEGIN IMMEDIATE` transaction. A run from the AG-UI endpoint is refused, with
     /// nothing written, on a thread that exists but whose recorded origin (`threads.origin`) is
     /// not the endpoint: an endpoint client may continue only its own threads.
-    pub async fn open_run(
-        &self,
-        thread_id: &str,
-        run_id: &str,
-        first_text: &str,
-        owner: &str,
-        origin: RunOrigin,
-    ) -> Result<RunAdmission> {
+    pub async fn open_run(&self, thread_id: &str, run_id: &str, first_text: &str, owner: &str, origin: RunOrigin) -> Result<RunAdmission> {
         let now = now_ms();
         let title = title_of(first_text);
         let mut writer = self.writer().await;
         // IMMEDIATE: the ownership read and the inserts see the same database, across processes too.
         let mut tx = sqlx::Connection::begin_with(&mut *writer, "BEGIN IMMEDIATE").await?;
         if origin == RunOrigin::AguiEndpoint {
-            let first: Option<Option<String>> =
-                sqlx::query_scalar(THREAD_ORIGIN).bind(thread_id).fetch_optional(&mut *tx).await?;
+            let first: Option<Option<String>> = sqlx::query_scalar(THREAD_ORIGIN).bind(thread_id).fetch_optional(&mut *tx).await?;
             if !endpoint_may_continue(first)? {
                 tx.rollback().await?;
                 return Ok(RunAdmission::NotTheEndpoints);
@@ -192,32 +178,28 @@ impl Store {
         .bind(origin.as_str())
         .execute(&mut *tx)
         .await?;
-        sqlx::query(
-            "INSERT INTO chat_runs (id, thread_id, status, started_at, owner, origin) VALUES (?1, ?2, 'running', ?3, ?4, ?5)",
-        )
-        .bind(run_id)
-        .bind(thread_id)
-        .bind(now)
-        .bind(owner)
-        .bind(origin.as_str())
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query("INSERT INTO chat_runs (id, thread_id, status, started_at, owner, origin) VALUES (?1, ?2, 'running', ?3, ?4, ?5)")
+            .bind(run_id)
+            .bind(thread_id)
+            .bind(now)
+            .bind(owner)
+            .bind(origin.as_str())
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(RunAdmission::Opened)
     }
 
     /// Records a new chat run.
     pub async fn begin_run(&self, thread_id: &str, run_id: &str, owner: &str, origin: RunOrigin) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO chat_runs (id, thread_id, status, started_at, owner, origin) VALUES (?1, ?2, 'running', ?3, ?4, ?5)",
-        )
-        .bind(run_id)
-        .bind(thread_id)
-        .bind(now_ms())
-        .bind(owner)
-        .bind(origin.as_str())
-        .execute(&mut *self.writer().await)
-        .await?;
+        sqlx::query("INSERT INTO chat_runs (id, thread_id, status, started_at, owner, origin) VALUES (?1, ?2, 'running', ?3, ?4, ?5)")
+            .bind(run_id)
+            .bind(thread_id)
+            .bind(now_ms())
+            .bind(owner)
+            .bind(origin.as_str())
+            .execute(&mut *self.writer().await)
+            .await?;
         Ok(())
     }
 
@@ -244,9 +226,7 @@ impl Store {
     /// Chat runs left `running` whose owner is `dead` (a process that is gone), marked
     /// `interrupted`; runs a live second process holds are left alone.
     pub async fn take_orphan_runs(&self, dead: impl Fn(Option<&str>) -> bool) -> Result<Vec<OrphanRun>> {
-        let rows = sqlx::query("SELECT id, thread_id, owner FROM chat_runs WHERE status = 'running'")
-            .fetch_all(self.reader())
-            .await?;
+        let rows = sqlx::query("SELECT id, thread_id, owner FROM chat_runs WHERE status = 'running'").fetch_all(self.reader()).await?;
         let mut orphans = Vec::new();
         for row in &rows {
             let owner: Option<String> = row.try_get(2)?;

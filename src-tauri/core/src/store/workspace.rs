@@ -151,11 +151,7 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         }
-        sqlx::query("INSERT INTO meta (key, value) VALUES (?1, ?2)")
-            .bind(SEEDED_KEY)
-            .bind(seeded_at.to_string())
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query("INSERT INTO meta (key, value) VALUES (?1, ?2)").bind(SEEDED_KEY).bind(seeded_at.to_string()).execute(&mut *tx).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -219,9 +215,7 @@ impl Store {
 
     /// Every attachment.
     pub async fn attachments(&self) -> Result<Vec<MailAttachment>> {
-        let rows = sqlx::query(&format!("SELECT {ATTACHMENT_COLUMNS} FROM mail_attachments ORDER BY id"))
-            .fetch_all(self.reader())
-            .await?;
+        let rows = sqlx::query(&format!("SELECT {ATTACHMENT_COLUMNS} FROM mail_attachments ORDER BY id")).fetch_all(self.reader()).await?;
         rows.iter().map(MailAttachment::from_row).collect()
     }
 }

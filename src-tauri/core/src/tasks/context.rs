@@ -9,8 +9,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::CoreError;
 use crate::journal::{EffectError, Journal, JournalError, Operation, Receipt};
-use crate::store::journal::OpKey;
 use crate::store::Store;
+use crate::store::journal::OpKey;
 use crate::store::tasks::{TaskRow, task_scope};
 
 /// Why a handler must stop or an effect was refused.
@@ -20,9 +20,7 @@ pub enum TaskError {
     #[error("the run was stopped")]
     Cancelled,
     /// This run's lease is gone: interrupted, taken over or the task left `running`.
-    #[error(
-        "this run no longer holds the lease of task {task_id} (it was interrupted, paused, cancelled or taken over); it must stop"
-    )]
+    #[error("this run no longer holds the lease of task {task_id} (it was interrupted, paused, cancelled or taken over); it must stop")]
     Fenced {
         /// The task.
         task_id: String,
@@ -102,7 +100,11 @@ impl TaskContext {
         if !self.store.set_plan(&self.task.id, &self.lease_id, plan).await? {
             return Err(self.fenced());
         }
-        if !self.store.append_task_event_fenced(&self.task.id, &self.lease_id, &self.run_id, TaskEventKind::Plan, &plan_summary(plan)).await? {
+        if !self
+            .store
+            .append_task_event_fenced(&self.task.id, &self.lease_id, &self.run_id, TaskEventKind::Plan, &plan_summary(plan))
+            .await?
+        {
             return Err(self.fenced());
         }
         self.changed();
@@ -129,13 +131,7 @@ impl TaskContext {
     /// Performs an effect at most once per `op_id` for this task, through the journal, fenced
     /// to this run's lease and claimed by this run. `op_id` must be a step the task owns (a
     /// stable name, or the step counter of its conversation), never a model's call id.
-    pub(crate) async fn effect<F, Fut>(
-        &self,
-        op_id: &str,
-        tool: &str,
-        action: &serde_json::Value,
-        effect: F,
-    ) -> Result<Receipt, TaskError>
+    pub(crate) async fn effect<F, Fut>(&self, op_id: &str, tool: &str, action: &serde_json::Value, effect: F) -> Result<Receipt, TaskError>
     where
         F: FnOnce(CancellationToken) -> Fut + Send + 'static,
         Fut: Future<Output = Result<serde_json::Value, EffectError>> + Send + 'static,
@@ -156,13 +152,7 @@ impl TaskContext {
     /// The test-only door to [`TaskContext::effect`] for the engine's own tests and examples
     /// (a test effect that is no tool). Product code goes through `tools::dispatch`.
     #[doc(hidden)]
-    pub async fn test_effect<F, Fut>(
-        &self,
-        op_id: &str,
-        tool: &str,
-        action: &serde_json::Value,
-        effect: F,
-    ) -> Result<Receipt, TaskError>
+    pub async fn test_effect<F, Fut>(&self, op_id: &str, tool: &str, action: &serde_json::Value, effect: F) -> Result<Receipt, TaskError>
     where
         F: FnOnce(CancellationToken) -> Fut + Send + 'static,
         Fut: Future<Output = Result<serde_json::Value, EffectError>> + Send + 'static,

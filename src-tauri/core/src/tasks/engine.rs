@@ -35,12 +35,7 @@ pub struct EngineConfig {
 
 impl Default for EngineConfig {
     fn default() -> Self {
-        Self {
-            max_running: 3,
-            lease: Duration::from_secs(60),
-            renew_every: Duration::from_secs(20),
-            poll_every: Duration::from_secs(1),
-        }
+        Self { max_running: 3, lease: Duration::from_secs(60), renew_every: Duration::from_secs(20), poll_every: Duration::from_secs(1) }
     }
 }
 
@@ -176,12 +171,7 @@ impl TaskEngine {
 
     /// [`TaskEngine::create`] fenced to a run's (task id, lease id): `None` when that run no
     /// longer holds its task.
-    pub async fn create_fenced(
-        &self,
-        new: NewTask<'_>,
-        fence: Option<(&str, &str)>,
-        chat_run: Option<&str>,
-    ) -> Result<Option<TaskRow>> {
+    pub async fn create_fenced(&self, new: NewTask<'_>, fence: Option<(&str, &str)>, chat_run: Option<&str>) -> Result<Option<TaskRow>> {
         let Some(task) = self.inner.store.create_task_fenced(new, fence, chat_run).await? else { return Ok(None) };
         self.changed(&task.id);
         self.inner.wake.notify_one();
@@ -202,9 +192,14 @@ impl TaskEngine {
         for (scope, op_id, claimant, owner) in self.inner.store.stopped_dispatching_operations().await? {
             let gone = owner.as_deref().is_none_or(|owner| ProcessIdentity::liveness(owner) != Liveness::Alive);
             let key = crate::store::journal::OpKey { scope: &scope, op_id: &op_id };
-            let receipt = serde_json::json!({ "unknown": "Hearth stopped while this was being performed, so it may or may not have happened." });
+            let receipt =
+                serde_json::json!({ "unknown": "Hearth stopped while this was being performed, so it may or may not have happened." });
             if gone
-                && self.inner.store.settle_operation(key, &claimant, crate::store::journal::OpStatus::OutcomeUnknown, Some(&receipt.to_string())).await?
+                && self
+                    .inner
+                    .store
+                    .settle_operation(key, &claimant, crate::store::journal::OpStatus::OutcomeUnknown, Some(&receipt.to_string()))
+                    .await?
             {
                 stranded += 1;
             }
@@ -312,11 +307,9 @@ impl TaskEngine {
                 "This task is {} now; it changed while you were looking. Check it and try again.",
                 spoken(task.status)
             ))),
-            ControlOutcome::NotAllowed(task) => Err(CoreError::Conflict(format!(
-                "You cannot {} a task that is {}.",
-                params.control.name(),
-                spoken(task.status)
-            ))),
+            ControlOutcome::NotAllowed(task) => {
+                Err(CoreError::Conflict(format!("You cannot {} a task that is {}.", params.control.name(), spoken(task.status))))
+            }
             ControlOutcome::StillStopping(_) => Err(CoreError::NeedsReview(
                 "An action of this task is still being stopped. Wait until it reports what it did, then retry.".into(),
             )),
@@ -416,8 +409,7 @@ impl TaskEngine {
 
     fn spawn_run(&self, claim: Claim) {
         let cancel = self.inner.stopping.child_token();
-        lock(&self.inner.running)
-            .insert(claim.task.id.clone(), Running { lease_id: claim.lease_id.clone(), cancel: cancel.clone() });
+        lock(&self.inner.running).insert(claim.task.id.clone(), Running { lease_id: claim.lease_id.clone(), cancel: cancel.clone() });
         self.changed(&claim.task.id);
         let handler = lock(&self.inner.handlers).get(&claim.task.kind).cloned();
         let engine = self.clone();

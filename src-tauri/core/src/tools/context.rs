@@ -6,7 +6,6 @@
 //! engine's controls or the journal: only [`super::dispatch`] reaches the journal, and only
 //! the owner's `approval_decide` reaches the executor.
 
-
 use hearth_protocol::approvals::{HeldCallDraft, ProposalOrigin};
 use hearth_protocol::provenance::SourceKind;
 use hearth_protocol::schedules::ScheduleView;
@@ -220,7 +219,9 @@ impl TaskDesk {
     ) -> Result<TaskRow> {
         let new = NewTask { idempotency_key: key, kind, title, input, thread_id };
         let task = self.engine.create_fenced(new, fence, chat_run).await?.ok_or_else(|| {
-            CoreError::Conflict("This run no longer holds its task (it was stopped, paused, cancelled or interrupted), so it delegated nothing.".into())
+            CoreError::Conflict(
+                "This run no longer holds its task (it was stopped, paused, cancelled or interrupted), so it delegated nothing.".into(),
+            )
         })?;
         if task.kind != kind || task.title != title || &task.input != input {
             return Err(CoreError::Conflict(format!(
@@ -245,7 +246,9 @@ impl TaskDesk {
         chat_run: Option<&str>,
     ) -> Result<ScheduleView> {
         self.schedules.create(key, spec, sources, thread_id, fence, chat_run, crate::store::now_ms()).await?.ok_or_else(|| {
-            CoreError::Conflict("This run no longer holds its task (it was stopped, paused, cancelled or interrupted), so it scheduled nothing.".into())
+            CoreError::Conflict(
+                "This run no longer holds its task (it was stopped, paused, cancelled or interrupted), so it scheduled nothing.".into(),
+            )
         })
     }
 
@@ -307,7 +310,6 @@ pub struct ToolContext {
 /// to it has been passed on (awaited before the call's result is emitted, so its output never
 /// lands after it).
 pub type LiveOutput = std::sync::Arc<dyn Fn(&str) -> (OutputSink, futures::future::BoxFuture<'static, ()>) + Send + Sync>;
-
 
 impl ToolContext {
     /// Fires on Stop.

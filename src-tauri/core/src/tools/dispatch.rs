@@ -21,8 +21,8 @@ use super::context::{OperationScope, StepId, ToolContext};
 use super::registry::{DirectTool, EffectTool, PrepareTool, Tool, Visitor, visit};
 use super::{RunOutcome, ToolCall, ToolOutput};
 use crate::journal::{JournalError, Operation, Receipt, ReceiptStatus};
-use crate::tasks::TaskError;
 use crate::store::journal::{OpKey, OpStatus};
+use crate::tasks::TaskError;
 use crate::trust::{self, Chooser, Verdict};
 
 /// What calls after an outcome-setting call return.
@@ -47,9 +47,7 @@ pub async fn run_serially(ctx: &ToolContext, calls: &[ToolCall], first_step: u64
         }
         let step = match &ctx.scope {
             OperationScope::Task(_) => StepId::Step(first_step + index as u64),
-            OperationScope::Chat { .. } | OperationScope::Owner { .. } | OperationScope::Approved { .. } => {
-                StepId::Call(call.id.clone())
-            }
+            OperationScope::Chat { .. } | OperationScope::Owner { .. } | OperationScope::Approved { .. } => StepId::Call(call.id.clone()),
         };
         // Only a command has output worth streaming to its card.
         let streams = call.name == ToolName::RunComputerCommand.as_str();
@@ -156,8 +154,7 @@ async fn standing_order(ctx: &ToolContext, tool: ToolName, args: &Value, key: &s
             return None;
         }
     };
-    let candidates: Vec<String> =
-        live.into_iter().filter(|m| trust::mandate::covers(&m.grant, tool, args)).map(|m| m.id).collect();
+    let candidates: Vec<String> = live.into_iter().filter(|m| trust::mandate::covers(&m.grant, tool, args)).map(|m| m.id).collect();
     if candidates.is_empty() {
         return None;
     }
@@ -278,10 +275,12 @@ impl<'a> Visitor for Dispatch<'a> {
                 Err(err @ (JournalError::OutcomeUnknown { .. } | JournalError::Stopped { .. } | JournalError::InFlight { .. })) => {
                     ToolOutput::in_doubt(err.to_string())
                 }
-                Err(err @ (JournalError::Cancelled { .. }
-                | JournalError::Conflict { .. }
-                | JournalError::Fenced { .. }
-                | JournalError::Core(_))) => T::present(self.ctx, Err(err.to_string())).await,
+                Err(
+                    err @ (JournalError::Cancelled { .. }
+                    | JournalError::Conflict { .. }
+                    | JournalError::Fenced { .. }
+                    | JournalError::Core(_)),
+                ) => T::present(self.ctx, Err(err.to_string())).await,
             }
         }
         .boxed()
@@ -323,7 +322,9 @@ async fn propose(ctx: &ToolContext, key: &str, operation: Option<&super::Operati
         (Some(_), None) | (None, _) => ctx.proposer.prepare(key, fence, ctx.scope.chat_run(), ctx.scope.origin(), sources, draft).await,
     };
     match prepared {
-        Ok(proposal) if proposal.mandate_id.is_some() && matches!(proposal.status, ProposalStatus::OutcomeUnknown | ProposalStatus::Executing) => {
+        Ok(proposal)
+            if proposal.mandate_id.is_some() && matches!(proposal.status, ProposalStatus::OutcomeUnknown | ProposalStatus::Executing) =>
+        {
             // Sent under a standing order, and nobody knows whether it arrived: the run ends in
             // doubt (the store flagged the task), so nothing sends it again before the owner
             // has looked.
@@ -433,18 +434,15 @@ async fn journaled<T: EffectTool>(ctx: &ToolContext, step: &StepId, action: &Val
 pub(crate) fn present_receipt(receipt: Result<Receipt, String>) -> ToolOutput {
     match receipt {
         Ok(r) if r.status == ReceiptStatus::Succeeded => ToolOutput::ok(&r.value),
-        Ok(r) => ToolOutput::error(
-            r.value.get("error").and_then(Value::as_str).map_or_else(|| r.value.to_string(), str::to_owned),
-        ),
+        Ok(r) => ToolOutput::error(r.value.get("error").and_then(Value::as_str).map_or_else(|| r.value.to_string(), str::to_owned)),
         Err(message) => ToolOutput::error(message),
     }
 }
 
 /// Parses a tool's arguments into its typed form, or an error the model can fix.
 fn parse_args<T: Tool>(args: Value) -> Result<T::Args, ToolOutput> {
-    serde_json::from_value(args).map_err(|err| {
-        ToolOutput::error(format!("The arguments for {} do not fit ({err}). Fix them and call it again.", T::NAME))
-    })
+    serde_json::from_value(args)
+        .map_err(|err| ToolOutput::error(format!("The arguments for {} do not fit ({err}). Fix them and call it again.", T::NAME)))
 }
 
 /// Arguments must be a JSON object; an empty string means `{}`.

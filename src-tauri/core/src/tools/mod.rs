@@ -16,10 +16,10 @@ mod registry;
 mod specs;
 
 pub use context::{LiveOutput, OperationKey, OperationScope, StepId, TaskDesk, ToolContext, Toolbox};
-pub use held::HeldCallRunner;
-pub use dispatch::{PAUSED_RESULT, dispatch, fuzz_parse_arguments, run_serially};
 pub(crate) use dispatch::decided_note;
+pub use dispatch::{PAUSED_RESULT, dispatch, fuzz_parse_arguments, run_serially};
 pub use handlers::mail::UNTRUSTED_NOTE;
+pub use held::HeldCallRunner;
 pub use specs::{Vision, tool_specs};
 
 /// One call as the model sent it.

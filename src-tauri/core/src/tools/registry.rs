@@ -18,9 +18,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::ToolOutput;
 use super::context::{StepId, ToolContext};
 use super::handlers::{browser, choices, computer, goals, mail, memory, monitors, pdf, prepare, schedules, tasks};
-use super::{ToolOutput};
 use crate::journal::{EffectError, Receipt};
 
 /// What every tool declares.
@@ -55,8 +55,11 @@ pub(crate) trait EffectTool: Tool {
 
     /// The effect itself. It must honour `cancel` (stop its I/O, or report
     /// [`EffectError::Failed`] when it stopped before anything irreversible).
-    fn perform(ctx: ToolContext, args: Self::Args, cancel: CancellationToken)
-    -> impl Future<Output = Result<Value, EffectError>> + Send + 'static;
+    fn perform(
+        ctx: ToolContext,
+        args: Self::Args,
+        cancel: CancellationToken,
+    ) -> impl Future<Output = Result<Value, EffectError>> + Send + 'static;
 
     /// What the model sees of a receipt (or of the journal's refusal).
     fn present(_ctx: &ToolContext, receipt: Result<Receipt, String>) -> impl Future<Output = ToolOutput> + Send {

@@ -93,7 +93,13 @@ mod tests {
     #[test]
     fn a_site_grant_covers_its_exact_origin_only() {
         let site = MandateGrant::SiteActions { origin: "https://shop.example".into() };
-        for url in ["https://shop.example.evil.example/", "http://shop.example/", "https://shop.example:8443/", "https://u@shop.example/", "shop.example"] {
+        for url in [
+            "https://shop.example.evil.example/",
+            "http://shop.example/",
+            "https://shop.example:8443/",
+            "https://u@shop.example/",
+            "shop.example",
+        ] {
             assert!(!covers(&site, ToolName::ReadWeb, &json!({ "url": url })), "{url}");
         }
         assert!(covers(&site, ToolName::ReadWeb, &json!({ "url": "https://SHOP.example:443/a" })));

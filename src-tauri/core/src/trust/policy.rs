@@ -132,25 +132,28 @@ mod tests {
             .iter()
             .copied()
             .filter(|&tool| {
-                matches!(decide(tool, &json!({ "url": "https://built.example/?d=x", "action": "click" }), Chooser::ChatModel, &tainted()), Verdict::Ask(_))
+                matches!(
+                    decide(tool, &json!({ "url": "https://built.example/?d=x", "action": "click" }), Chooser::ChatModel, &tainted()),
+                    Verdict::Ask(_)
+                )
             })
             .collect();
         held.sort();
         let mut expected = vec![
-                ToolName::BrowseWeb,
-                ToolName::ReadWeb,
-                ToolName::LookPage,
-                ToolName::PageAct,
-                ToolName::DelegateTask,
-                ToolName::ScheduleTask,
-                ToolName::RunComputerCommand,
-                ToolName::WriteComputerFile,
-                ToolName::MkdirComputer,
-                ToolName::ImportComputerPdf,
-                ToolName::RememberFact,
-                ToolName::WatchPage,
-                ToolName::CreateGoal,
-            ];
+            ToolName::BrowseWeb,
+            ToolName::ReadWeb,
+            ToolName::LookPage,
+            ToolName::PageAct,
+            ToolName::DelegateTask,
+            ToolName::ScheduleTask,
+            ToolName::RunComputerCommand,
+            ToolName::WriteComputerFile,
+            ToolName::MkdirComputer,
+            ToolName::ImportComputerPdf,
+            ToolName::RememberFact,
+            ToolName::WatchPage,
+            ToolName::CreateGoal,
+        ];
         expected.sort();
         assert_eq!(held, expected);
     }
@@ -161,7 +164,10 @@ mod tests {
         for url in ["https://owner.example/page", "https://mail.example/link"] {
             assert_eq!(decide(ToolName::BrowseWeb, &json!({ "url": url }), Chooser::ChatModel, &p), Verdict::Run, "{url}");
         }
-        assert!(matches!(decide(ToolName::ReadWeb, &json!({ "url": "https://mail.example/link?d=secret" }), Chooser::ChatModel, &p), Verdict::Ask(_)));
+        assert!(matches!(
+            decide(ToolName::ReadWeb, &json!({ "url": "https://mail.example/link?d=secret" }), Chooser::ChatModel, &p),
+            Verdict::Ask(_)
+        ));
     }
 
     #[test]

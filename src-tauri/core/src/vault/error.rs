@@ -15,9 +15,7 @@ pub type Result<T, E = VaultError> = std::result::Result<T, E>;
 pub enum VaultError {
     /// The name is empty, too long or has characters outside the allowed set. The name itself is
     /// not repeated (a secret pasted into the name field must not reach a log).
-    #[error(
-        "A secret name must be 1 to {max} characters of letters, digits and . _ - : @ + (this one has {len} characters or others)."
-    )]
+    #[error("A secret name must be 1 to {max} characters of letters, digits and . _ - : @ + (this one has {len} characters or others).")]
     InvalidName {
         /// Characters in the rejected name.
         len: usize,
@@ -35,9 +33,7 @@ pub enum VaultError {
         max: usize,
     },
     /// Authentication failed: wrong key, altered ciphertext, or a row moved to another name.
-    #[error(
-        "Hearth could not decrypt the secret {name}: the vault key changed or the data was altered. Enter it again in Settings."
-    )]
+    #[error("Hearth could not decrypt the secret {name}: the vault key changed or the data was altered. Enter it again in Settings.")]
     Decrypt {
         /// The secret's name.
         name: String,
@@ -65,9 +61,7 @@ pub enum VaultError {
         detail: String,
     },
     /// The key file could not be read or created.
-    #[error(
-        "Hearth could not read or create its vault key file {path}: {source}. Check the data folder's permissions."
-    )]
+    #[error("Hearth could not read or create its vault key file {path}: {source}. Check the data folder's permissions.")]
     KeyFile {
         /// The file.
         path: PathBuf,
@@ -110,9 +104,7 @@ pub enum VaultError {
         detail: String,
     },
     /// The lock file held while a new key is created could not be opened or locked.
-    #[error(
-        "Hearth could not lock {path} to create its vault key: {source}. Check the data folder's permissions."
-    )]
+    #[error("Hearth could not lock {path} to create its vault key: {source}. Check the data folder's permissions.")]
     KeyLock {
         /// The lock file.
         path: PathBuf,

@@ -106,9 +106,7 @@ impl KeySource {
         match self {
             KeySource::File(path) => {
                 let path = path.clone();
-                tokio::task::spawn_blocking(move || file_key(&path))
-                    .await
-                    .map_err(|err| VaultError::Internal(err.to_string()))?
+                tokio::task::spawn_blocking(move || file_key(&path)).await.map_err(|err| VaultError::Internal(err.to_string()))?
             }
             KeySource::Keychain { service, account } => {
                 let (chain, s, a) = (keychain.clone(), service.clone(), account.clone());
@@ -237,9 +235,7 @@ fn file_key(path: &Path) -> Result<Loaded> {
             tracing::info!(path = %path.display(), "created the vault key file");
             Ok(Loaded { key, created: true })
         }
-        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
-            read_key_file(path).map(|key| Loaded { key, created: false })
-        }
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => read_key_file(path).map(|key| Loaded { key, created: false }),
         Err(err) => Err(io_err(err)),
     }
 }
@@ -304,14 +300,11 @@ mod keychain {
                 VaultError::KeychainUnavailable { service, account, detail: inner.to_string() }
             }
             keyring::Error::BadEncoding(_) => VaultError::KeychainKeyInvalid { service, account },
-            keyring::Error::NoEntry => {
-                VaultError::Keychain { service, account, detail: "the entry disappeared".to_owned() }
-            }
+            keyring::Error::NoEntry => VaultError::Keychain { service, account, detail: "the entry disappeared".to_owned() },
             keyring::Error::Ambiguous(_) => VaultError::Keychain {
                 service,
                 account,
-                detail: "more than one entry matches; remove the extra ones in the system's keychain manager"
-                    .to_owned(),
+                detail: "more than one entry matches; remove the extra ones in the system's keychain manager".to_owned(),
             },
             keyring::Error::TooLong(attr, limit) => {
                 VaultError::Keychain { service, account, detail: format!("{attr} is longer than {limit}") }
@@ -379,10 +372,7 @@ mod tests {
     async fn a_key_another_start_stored_first_is_used_not_replaced() {
         let dir = tempfile::tempdir().unwrap();
         let theirs = [7u8; KEY_LEN];
-        let scripted = Arc::new(Scripted {
-            reads: Mutex::new(vec![None, Some(STANDARD.encode(theirs))]),
-            writes: AtomicUsize::new(0),
-        });
+        let scripted = Arc::new(Scripted { reads: Mutex::new(vec![None, Some(STANDARD.encode(theirs))]), writes: AtomicUsize::new(0) });
         let keychain: Arc<dyn Keychain> = scripted.clone();
         let loaded = KeySource::keychain().load_or_create(&keychain, dir.path()).await.unwrap();
         assert_eq!(*loaded.key, theirs);
@@ -403,10 +393,7 @@ mod tests {
         })
         .await
         .unwrap_err();
-        assert!(
-            matches!(&err, VaultError::KeychainUnavailable { detail, .. } if detail == "it did not answer within 20ms"),
-            "{err:?}"
-        );
+        assert!(matches!(&err, VaultError::KeychainUnavailable { detail, .. } if detail == "it did not answer within 20ms"), "{err:?}");
         // The stuck call ends when released; its answer is dropped.
         release.send(()).unwrap();
         assert_eq!(format!("{KEYCHAIN_TIMEOUT:?}"), "30s");

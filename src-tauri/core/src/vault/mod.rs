@@ -25,8 +25,7 @@ use zeroize::Zeroizing;
 
 pub use error::{Result, VaultError};
 pub use key::{
-    KEY_FILE_NAME, KEY_LEN, KEYCHAIN_ACCOUNT, KEYCHAIN_SERVICE, KEYCHAIN_TIMEOUT, KeySource, Keychain, LOCK_FILE_NAME,
-    OsKeychain,
+    KEY_FILE_NAME, KEY_LEN, KEYCHAIN_ACCOUNT, KEYCHAIN_SERVICE, KEYCHAIN_TIMEOUT, KeySource, Keychain, LOCK_FILE_NAME, OsKeychain,
 };
 pub use secrecy::{ExposeSecret, SecretString};
 
@@ -231,8 +230,6 @@ fn key_id(key: &[u8; KEY_LEN]) -> String {
 }
 
 fn check_name(name: &str) -> Result<()> {
-    let ok = !name.is_empty()
-        && name.len() <= MAX_NAME_LEN
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-:@+".contains(&b));
+    let ok = !name.is_empty() && name.len() <= MAX_NAME_LEN && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-:@+".contains(&b));
     if ok { Ok(()) } else { Err(VaultError::InvalidName { len: name.chars().count(), max: MAX_NAME_LEN }) }
 }

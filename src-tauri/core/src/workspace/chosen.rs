@@ -52,10 +52,7 @@ impl ChosenWorkspace {
         if now == *connection {
             Ok(workspace)
         } else {
-            Err(CoreError::Conflict(format!(
-                "This was prepared for {} but the account in use is now {}.",
-                connection.account, now.account
-            )))
+            Err(CoreError::Conflict(format!("This was prepared for {} but the account in use is now {}.", connection.account, now.account)))
         }
     }
 }

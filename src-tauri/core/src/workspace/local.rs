@@ -10,7 +10,7 @@ use hearth_protocol::mail::{AttachmentInfo, MailMatch, MailSearchResult, MailThr
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    CalendarPage, ExecuteError, Executed, MAX_BODY_CHARS, Reconciliation, MAX_CALENDAR_EVENTS, MAX_SEARCH_RESULTS, MAX_THREAD_MESSAGES,
+    CalendarPage, ExecuteError, Executed, MAX_BODY_CHARS, MAX_CALENDAR_EVENTS, MAX_SEARCH_RESULTS, MAX_THREAD_MESSAGES, Reconciliation,
     SNIPPET_CHARS, Target, Workspace, truncate_chars,
 };
 use crate::approvals::normalize::{reply_context, resolve_event, timing_from_bounds};
@@ -50,8 +50,9 @@ impl LocalWorkspace {
         for (index, attachment) in draft.attachments.iter().enumerate() {
             let bytes = super::reviewed_bytes(&self.store, attachment).await?;
             let path = self.attachments_dir.join(format!("{message_id}-{index}.pdf"));
-            crate::files::write_private(&path, &bytes)
-                .map_err(|err| ExecuteError::Rejected(format!("Hearth could not store the sent copy of {}: {err}. Nothing was sent.", attachment.name)))?;
+            crate::files::write_private(&path, &bytes).map_err(|err| {
+                ExecuteError::Rejected(format!("Hearth could not store the sent copy of {}: {err}. Nothing was sent.", attachment.name))
+            })?;
             attachments.push(MailAttachment {
                 id: format!("{message_id}-{index}"),
                 message_id: message_id.clone(),
@@ -98,9 +99,10 @@ impl LocalWorkspace {
     /// calendar holds it now, with the version it was read at: approving acts on that version
     /// only, so an event changed in between is refused rather than overwritten.
     async fn current_event(&self, update: bool, request: &EventDraft) -> Result<(EventDraft, Target)> {
-        let id = request.event_id.as_deref().ok_or_else(|| {
-            CoreError::InvalidInput("`eventId` is required to change or delete an event; read_calendar gives it.".into())
-        })?;
+        let id = request
+            .event_id
+            .as_deref()
+            .ok_or_else(|| CoreError::InvalidInput("`eventId` is required to change or delete an event; read_calendar gives it.".into()))?;
         let stored = self
             .store
             .get_event(id)
@@ -138,9 +140,8 @@ impl LocalWorkspace {
         };
         // The change and the receipt commit in one transaction: a failure means neither happened.
         let store_err = |e: CoreError| ExecuteError::Rejected(format!("Hearth could not save the calendar change ({e}); nothing changed."));
-        let changed = || {
-            ExecuteError::Rejected("The event changed after you reviewed this, so nothing was changed. Prepare it again.".into())
-        };
+        let changed =
+            || ExecuteError::Rejected("The event changed after you reviewed this, so nothing was changed. Prepare it again.".into());
         let version: i64 = proposal.target_version.parse().unwrap_or(-1);
         match &proposal.draft {
             ProposalDraft::CalendarCreate(_) => {
@@ -156,7 +157,12 @@ impl LocalWorkspace {
                 let id = draft.event_id.clone().unwrap_or_default();
                 let receipt = format!("Changed in the local calendar · {id}");
                 let new = event(id);
-                if !self.store.apply_calendar_change(CalendarChange::Update(&new, version), Some((claim, &receipt))).await.map_err(store_err)? {
+                if !self
+                    .store
+                    .apply_calendar_change(CalendarChange::Update(&new, version), Some((claim, &receipt)))
+                    .await
+                    .map_err(store_err)?
+                {
                     return Err(changed());
                 }
                 Ok(Executed { receipt, settled: true })
@@ -164,13 +170,20 @@ impl LocalWorkspace {
             ProposalDraft::CalendarDelete(_) => {
                 let id = draft.event_id.clone().unwrap_or_default();
                 let receipt = format!("Deleted from the local calendar · {id}");
-                if !self.store.apply_calendar_change(CalendarChange::Delete(&id, version), Some((claim, &receipt))).await.map_err(store_err)? {
+                if !self
+                    .store
+                    .apply_calendar_change(CalendarChange::Delete(&id, version), Some((claim, &receipt)))
+                    .await
+                    .map_err(store_err)?
+                {
                     return Err(changed());
                 }
                 Ok(Executed { receipt, settled: true })
             }
             ProposalDraft::EmailSend(_) => Err(ExecuteError::Rejected("An email is not a calendar change.".into())),
-            ProposalDraft::WebSubmit(_) | ProposalDraft::HeldCall(_) => Err(ExecuteError::Rejected("A form is not a calendar change.".into())),
+            ProposalDraft::WebSubmit(_) | ProposalDraft::HeldCall(_) => {
+                Err(ExecuteError::Rejected("A form is not a calendar change.".into()))
+            }
         }
     }
 }
@@ -208,9 +221,7 @@ impl Workspace for LocalWorkspace {
         async move {
             let mut all = self.store.thread_messages(thread_id).await?;
             if all.is_empty() {
-                return Err(CoreError::NotFound(format!(
-                    "There is no mail thread {thread_id}. Use search_mail to find the thread id."
-                )));
+                return Err(CoreError::NotFound(format!("There is no mail thread {thread_id}. Use search_mail to find the thread id.")));
             }
             let truncated = all.len() > MAX_THREAD_MESSAGES;
             let newest = all.split_off(all.len().saturating_sub(MAX_THREAD_MESSAGES));
@@ -256,19 +267,13 @@ impl Workspace for LocalWorkspace {
     fn fetch_attachment<'a>(&'a self, attachment_id: &'a str) -> BoxFuture<'a, Result<(AttachmentInfo, Vec<u8>)>> {
         async move {
             let attachment = self.store.get_attachment(attachment_id).await?.ok_or_else(|| {
-                CoreError::NotFound(format!(
-                    "There is no attachment {attachment_id}. Read the mail thread to see its attachments' ids."
-                ))
+                CoreError::NotFound(format!("There is no attachment {attachment_id}. Read the mail thread to see its attachments' ids."))
             })?;
-            let bytes = tokio::fs::read(&attachment.path).await.map_err(|err| {
-                CoreError::NotFound(format!("The attachment {} could not be read ({err}).", attachment.filename))
-            })?;
-            let info = AttachmentInfo {
-                id: attachment.id,
-                filename: attachment.filename,
-                mime_type: attachment.mime_type,
-                size: attachment.size,
-            };
+            let bytes = tokio::fs::read(&attachment.path)
+                .await
+                .map_err(|err| CoreError::NotFound(format!("The attachment {} could not be read ({err}).", attachment.filename)))?;
+            let info =
+                AttachmentInfo { id: attachment.id, filename: attachment.filename, mime_type: attachment.mime_type, size: attachment.size };
             Ok((info, bytes))
         }
         .boxed()
@@ -344,10 +349,12 @@ impl Workspace for LocalWorkspace {
         async move {
             match &proposal.draft {
                 ProposalDraft::EmailSend(draft) => self.send(proposal, draft, claim, cancel).await,
-                ProposalDraft::CalendarCreate(draft)
-                | ProposalDraft::CalendarUpdate(draft)
-                | ProposalDraft::CalendarDelete(draft) => self.write_event(proposal, draft, claim).await,
-                ProposalDraft::WebSubmit(_) | ProposalDraft::HeldCall(_) => Err(ExecuteError::Rejected("A web form is not sent through the mailbox.".into())),
+                ProposalDraft::CalendarCreate(draft) | ProposalDraft::CalendarUpdate(draft) | ProposalDraft::CalendarDelete(draft) => {
+                    self.write_event(proposal, draft, claim).await
+                }
+                ProposalDraft::WebSubmit(_) | ProposalDraft::HeldCall(_) => {
+                    Err(ExecuteError::Rejected("A web form is not sent through the mailbox.".into()))
+                }
             }
         }
         .boxed()

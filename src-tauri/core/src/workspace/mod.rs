@@ -5,9 +5,9 @@
 //! approval gate calls it, with a proposal the owner approved.
 
 mod chosen;
+pub mod google;
 mod local;
 mod reader;
-pub mod google;
 pub mod seed;
 
 pub use google::GoogleWorkspace;
@@ -141,7 +141,10 @@ pub struct Executed {
 
 /// The bytes of a file attached to an approved email, refused unless they are exactly the
 /// reviewed ones (the file kept, its sha256 the draft's).
-pub(crate) async fn reviewed_bytes(store: &crate::store::Store, attachment: &DraftAttachment) -> std::result::Result<Vec<u8>, ExecuteError> {
+pub(crate) async fn reviewed_bytes(
+    store: &crate::store::Store,
+    attachment: &DraftAttachment,
+) -> std::result::Result<Vec<u8>, ExecuteError> {
     let name = &attachment.name;
     let gone = || ExecuteError::Rejected(format!("The attachment {name} was deleted after you reviewed it. Nothing was sent."));
     let file = store.get_file(&attachment.file_id).await.map_err(|e| ExecuteError::Rejected(e.to_string()))?.ok_or_else(gone)?;

@@ -32,8 +32,7 @@ fn write_permission_form(dir: &Path) -> Result<MailAttachment> {
     // Private like the owner's files: a 0700 folder, the file 0600, written atomically.
     Store::create_private_dir(dir)?;
     let path = dir.join("att-permission-form.pdf");
-    crate::files::write_private(&path, PERMISSION_FORM_PDF)
-        .map_err(|source| CoreError::DataDir { path: path.clone(), source })?;
+    crate::files::write_private(&path, PERMISSION_FORM_PDF).map_err(|source| CoreError::DataDir { path: path.clone(), source })?;
     Ok(MailAttachment {
         id: "att-permission-form".into(),
         message_id: "msg-school-1".into(),
@@ -120,10 +119,7 @@ pub fn sample_calendar(today: NaiveDate) -> Vec<CalendarEvent> {
     let monday = today - Duration::days(i64::from(today.weekday().num_days_from_monday()));
     let at = |day: NaiveDate, h: u32, m: u32| -> i64 {
         let naive = day.and_time(NaiveTime::from_hms_opt(h, m, 0).unwrap_or(NaiveTime::MIN));
-        Local
-            .from_local_datetime(&naive)
-            .earliest()
-            .map_or_else(|| naive.and_utc().timestamp_millis(), |t| t.timestamp_millis())
+        Local.from_local_datetime(&naive).earliest().map_or_else(|| naive.and_utc().timestamp_millis(), |t| t.timestamp_millis())
     };
     let event = |id: &str, title: &str, day_offset: i64, (h, m): (u32, u32), minutes: i64, location: &str| {
         let day = monday + Duration::days(day_offset);

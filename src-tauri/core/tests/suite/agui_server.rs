@@ -25,9 +25,7 @@ use super::support::{fast_config, settled};
 
 /// The client script, its packages installed on first use (`setup::agui_client_script`).
 async fn client_script() -> PathBuf {
-    tokio::task::spawn_blocking(agui_client_script)
-        .await
-        .unwrap_or_else(|err| std::panic::resume_unwind(err.into_panic()))
+    tokio::task::spawn_blocking(agui_client_script).await.unwrap_or_else(|err| std::panic::resume_unwind(err.into_panic()))
 }
 
 struct Endpoint {
@@ -48,8 +46,11 @@ async fn model_endpoint(server: &ModelServer) -> Endpoint {
 
 /// The real OpenAI Chat client pointed at the scripted server, without retries.
 fn scripted_provider(server: &ModelServer) -> Arc<OpenAiChat> {
-    let config = ProviderConfig::new("Scripted", server.base_url(), Some("sk-endpoint-key".into()))
-        .with_retry(RetryPolicy { max_retries: 0, base_delay: Duration::ZERO, max_delay: Duration::ZERO });
+    let config = ProviderConfig::new("Scripted", server.base_url(), Some("sk-endpoint-key".into())).with_retry(RetryPolicy {
+        max_retries: 0,
+        base_delay: Duration::ZERO,
+        max_delay: Duration::ZERO,
+    });
     Arc::new(OpenAiChat::new(&config).unwrap())
 }
 
@@ -71,8 +72,7 @@ async fn serve_within(slow_step: Duration, model: Option<Arc<OpenAiChat>>, limit
         hearth = hearth.with_model(provider, "scripted-model");
     }
     let token = BearerToken::generate();
-    let server =
-        AguiServer::start_with_limits(hearth.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token.clone(), limits).await.unwrap();
+    let server = AguiServer::start_with_limits(hearth.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token.clone(), limits).await.unwrap();
     Endpoint { hearth, server, token: token.reveal().to_owned(), _dir: dir }
 }
 
@@ -163,9 +163,11 @@ async fn the_official_client_verifies_reasoning_parallel_tool_calls_and_a_provid
         Script::new()
             .turn(Reply::new().reasoning(&["The owner asks", " about mail."]).text(&["Let me look."]).parallel_tool_calls(vec![
                 ScriptedCall::new("call-1", "search_mail", &["{\"query\":\"permission\"}"]),
-                ScriptedCall::new("call-2", "read_calendar", &[
-                    "{\"timeMin\":\"2026-12-01T00:00:00Z\",\"timeMax\":\"2026-12-08T00:00:00Z\"}",
-                ]),
+                ScriptedCall::new(
+                    "call-2",
+                    "read_calendar",
+                    &["{\"timeMin\":\"2026-12-01T00:00:00Z\",\"timeMax\":\"2026-12-08T00:00:00Z\"}"],
+                ),
             ]))
             .turn(Reply::new().text(&["The school wrote; your week is busy."]))
             .turn(HttpError::server_error()),
@@ -193,9 +195,7 @@ async fn the_official_client_verifies_reasoning_parallel_tool_calls_and_a_provid
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tool_the_client_declares_comes_back_to_it_as_a_pending_call() {
     let server = ModelServer::start(
-        Script::new()
-            .turn(Reply::new().tool_call("call-color", "pick_color", &["{}"]))
-            .turn(Reply::new().text(&["You picked blue."])),
+        Script::new().turn(Reply::new().tool_call("call-color", "pick_color", &["{}"])).turn(Reply::new().text(&["You picked blue."])),
     )
     .await
     .unwrap();
@@ -204,23 +204,13 @@ async fn a_tool_the_client_declares_comes_back_to_it_as_a_pending_call() {
     assert_eq!(report["failure"], Value::Null, "{report}");
     assert_eq!(report["toolCalls"], serde_json::json!(["pick_color"]));
     assert!(!types(&report).contains(&"TOOL_CALL_RESULT"), "Hearth leaves the client's call to the client: {report}");
-    let offered: Vec<String> = server.requests()[0].body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
-        .collect();
+    let offered: Vec<String> =
+        server.requests()[0].body["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap().to_owned()).collect();
     assert!(offered.contains(&"pick_color".to_owned()) && offered.contains(&"search_mail".to_owned()), "{offered:?}");
     // The client answered it and ran again: the model got the client's result.
     let continued: Vec<&str> = report["continued"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
     assert_eq!(continued.last(), Some(&"RUN_FINISHED"), "{report}");
-    let tool_message = server.requests()[1].body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["role"] == "tool")
-        .cloned()
-        .unwrap();
+    let tool_message = server.requests()[1].body["messages"].as_array().unwrap().iter().find(|m| m["role"] == "tool").cloned().unwrap();
     assert_eq!((tool_message["tool_call_id"].as_str(), tool_message["content"].as_str()), (Some("call-color"), Some("blue")));
     e.server.stop();
 }
@@ -828,14 +818,10 @@ async fn issue10_a_connection_that_never_finishes_its_headers_is_closed() {
     let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
     let limits = AguiLimits { header_read_timeout: Duration::from_millis(200), ..AguiLimits::default() };
     let token = BearerToken::generate();
-    let server = AguiServer::start_with_limits(hearth.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token.clone(), limits)
-        .await
-        .unwrap();
+    let server = AguiServer::start_with_limits(hearth.clone(), SocketAddr::from(([127, 0, 0, 1], 0)), token.clone(), limits).await.unwrap();
     let addr = server.addr();
     let mut slow = tokio::net::TcpStream::connect(addr).await.unwrap();
-    slow.write_all(format!("POST / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bea", addr.port()).as_bytes())
-        .await
-        .unwrap();
+    slow.write_all(format!("POST / HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bea", addr.port()).as_bytes()).await.unwrap();
     let mut answer = Vec::new();
     // Ends on the endpoint's close (an error if it reset), not on a clock of the test's own.
     let _ = within("the endpoint closed the slow connection", slow.read_to_end(&mut answer)).await;

@@ -113,11 +113,8 @@ async fn rows(dir: &Path, task_id: &str, proposal_id: &str) -> (String, Option<S
         .connect_with(options)
         .await
         .unwrap();
-    let (status, note): (String, Option<String>) = sqlx::query_as("SELECT status, status_note FROM tasks WHERE id = ?1")
-        .bind(task_id)
-        .fetch_one(&pool)
-        .await
-        .unwrap();
+    let (status, note): (String, Option<String>) =
+        sqlx::query_as("SELECT status, status_note FROM tasks WHERE id = ?1").bind(task_id).fetch_one(&pool).await.unwrap();
     let proposal: String =
         sqlx::query_scalar("SELECT status FROM proposals WHERE id = ?1").bind(proposal_id).fetch_one(&pool).await.unwrap();
     pool.close().await;

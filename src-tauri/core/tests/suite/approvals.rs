@@ -203,18 +203,51 @@ async fn a_changed_draft_conflicts_and_an_identical_retry_returns_the_receipt_ev
     let file = t.hearth.files().import("file-1", bytes, &info.filename, &info.id).await.unwrap();
     let attachment = DraftAttachment { file_id: file.id.clone(), name: file.name.clone(), size: file.size, sha256: file.sha256.clone() };
     let body = "x".repeat(199) + "a";
-    let first = gate.proposer().prepare("chat:reply-1", None, None, hearth_protocol::approvals::ProposalOrigin::OwnerChat, Vec::new(), draft_with(&body, Some(attachment.clone()))).await.unwrap();
+    let first = gate
+        .proposer()
+        .prepare(
+            "chat:reply-1",
+            None,
+            None,
+            hearth_protocol::approvals::ProposalOrigin::OwnerChat,
+            Vec::new(),
+            draft_with(&body, Some(attachment.clone())),
+        )
+        .await
+        .unwrap();
     let approved = gate.decide(&decide(&first.view(), Decision::Approve)).await.unwrap();
     assert_eq!(approved.status, ProposalStatus::Succeeded, "{:?}", approved.error);
     assert_eq!(sent(&t.hearth).await, 1);
 
     t.hearth.files().delete(&file.id).await.unwrap();
-    let retry = gate.proposer().prepare("chat:reply-1", None, None, hearth_protocol::approvals::ProposalOrigin::OwnerChat, Vec::new(), draft_with(&body, Some(attachment.clone()))).await.unwrap();
+    let retry = gate
+        .proposer()
+        .prepare(
+            "chat:reply-1",
+            None,
+            None,
+            hearth_protocol::approvals::ProposalOrigin::OwnerChat,
+            Vec::new(),
+            draft_with(&body, Some(attachment.clone())),
+        )
+        .await
+        .unwrap();
     assert_eq!((retry.id.as_str(), retry.status), (first.id.as_str(), ProposalStatus::Succeeded));
     assert_eq!(retry.receipt, approved.receipt, "the receipt outlives the deleted file");
 
     let changed = "x".repeat(199) + "b";
-    let err = gate.proposer().prepare("chat:reply-1", None, None, hearth_protocol::approvals::ProposalOrigin::OwnerChat, Vec::new(), draft_with(&changed, Some(attachment))).await.unwrap_err();
+    let err = gate
+        .proposer()
+        .prepare(
+            "chat:reply-1",
+            None,
+            None,
+            hearth_protocol::approvals::ProposalOrigin::OwnerChat,
+            Vec::new(),
+            draft_with(&changed, Some(attachment)),
+        )
+        .await
+        .unwrap_err();
     assert_eq!(err.to_ipc().code, ErrorCode::Conflict);
     assert!(err.to_string().contains("new review"), "{err}");
     assert_eq!(sent(&t.hearth).await, 1, "neither retry sent anything");
@@ -227,7 +260,18 @@ async fn an_attachment_changed_after_review_is_not_sent() {
     let (info, bytes) = t.hearth.mail().fetch_attachment("att-permission-form").await.unwrap();
     let file = t.hearth.files().import("file-2", bytes, &info.filename, &info.id).await.unwrap();
     let attachment = DraftAttachment { file_id: file.id.clone(), name: file.name.clone(), size: file.size, sha256: file.sha256.clone() };
-    let proposal = gate.proposer().prepare("chat:reply-2", None, None, hearth_protocol::approvals::ProposalOrigin::OwnerChat, Vec::new(), draft_with("See attached.", Some(attachment))).await.unwrap();
+    let proposal = gate
+        .proposer()
+        .prepare(
+            "chat:reply-2",
+            None,
+            None,
+            hearth_protocol::approvals::ProposalOrigin::OwnerChat,
+            Vec::new(),
+            draft_with("See attached.", Some(attachment)),
+        )
+        .await
+        .unwrap();
     std::fs::write(&file.path, b"%PDF-1.7 something else").unwrap();
     let view = gate.decide(&decide(&proposal.view(), Decision::Approve)).await.unwrap();
     assert_eq!(view.status, ProposalStatus::Failed);
@@ -240,7 +284,12 @@ async fn an_execution_cut_off_by_a_crash_is_known_not_to_have_happened_locally()
     let dir = tempfile::tempdir().unwrap();
     let proposal = {
         let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
-        let proposal = hearth.approvals().proposer().prepare("chat:crash", None, None, hearth_protocol::approvals::ProposalOrigin::OwnerChat, Vec::new(), draft_with("Hello", None)).await.unwrap();
+        let proposal = hearth
+            .approvals()
+            .proposer()
+            .prepare("chat:crash", None, None, hearth_protocol::approvals::ProposalOrigin::OwnerChat, Vec::new(), draft_with("Hello", None))
+            .await
+            .unwrap();
         // What a crash between the claim and the send leaves behind (the claimant is a process
         // that no longer exists).
         let dead = "other-boot:1:1";
@@ -296,7 +345,11 @@ async fn prepare_calendar(hearth: &Hearth, key: &str, args: serde_json::Value) -
         EventAction::Update => ProposalDraft::CalendarUpdate(request),
         EventAction::Delete => ProposalDraft::CalendarDelete(request),
     };
-    let row = hearth.approvals().proposer().prepare(key, None, None, hearth_protocol::approvals::ProposalOrigin::OwnerChat, Vec::new(), draft).await?;
+    let row = hearth
+        .approvals()
+        .proposer()
+        .prepare(key, None, None, hearth_protocol::approvals::ProposalOrigin::OwnerChat, Vec::new(), draft)
+        .await?;
     Ok(row.view())
 }
 
@@ -371,18 +424,18 @@ async fn issue9_update_card_shows_before_and_after_and_changes_only_that_event()
     let changed = after.iter().find(|e| e.id == "evt-yoga").unwrap();
     assert_eq!((changed.title.as_str(), changed.starts_at, changed.ends_at), ("Yoga (later)", new_start, new_end));
     assert_eq!((changed.location.as_str(), changed.version), ("Studio 4", yoga.version + 1));
-    let untouched = |rows: &[hearth_core::store::calendar::StoredEvent]| {
-        rows.iter().filter(|e| e.id != "evt-yoga").cloned().collect::<Vec<_>>()
-    };
+    let untouched =
+        |rows: &[hearth_core::store::calendar::StoredEvent]| rows.iter().filter(|e| e.id != "evt-yoga").cloned().collect::<Vec<_>>();
     assert_eq!(untouched(&after), untouched(&before), "no other event changed");
 }
 
 #[tokio::test]
 async fn issue9_an_event_changed_after_review_is_refused_and_left_as_it_is() {
     let t = open_with(Duration::from_secs(1800)).await;
-    let update = prepare_calendar(&t.hearth, "thread:issue9:update", json!({ "action": "update", "eventId": "evt-lunch", "location": "Elsewhere" }))
-        .await
-        .unwrap();
+    let update =
+        prepare_calendar(&t.hearth, "thread:issue9:update", json!({ "action": "update", "eventId": "evt-lunch", "location": "Elsewhere" }))
+            .await
+            .unwrap();
     let delete = prepare_calendar(&t.hearth, "thread:issue9:delete", json!({ "action": "delete", "eventId": "evt-lunch" })).await.unwrap();
 
     // The owner moves lunch in their calendar after both were prepared.
@@ -398,7 +451,10 @@ async fn issue9_an_event_changed_after_review_is_refused_and_left_as_it_is() {
         assert!(decided.error.unwrap_or_default().contains("changed after you reviewed"), "{:?}", proposal.draft.kind());
         assert_eq!(calendar_rows(&t.hearth).await, moved, "{:?} wrote nothing", proposal.draft.kind());
     }
-    assert_eq!(t.hearth.store().get_event("evt-lunch").await.unwrap().unwrap(), hearth_core::store::calendar::StoredEvent { version: 2, ..lunch });
+    assert_eq!(
+        t.hearth.store().get_event("evt-lunch").await.unwrap().unwrap(),
+        hearth_core::store::calendar::StoredEvent { version: 2, ..lunch }
+    );
 }
 
 #[tokio::test]
@@ -437,7 +493,8 @@ async fn issue9_a_reply_card_names_the_message_it_answers() {
         reply_to: Some(hearth_protocol::approvals::ReplyContext { subject: "Something harmless".into(), ..expected.clone() }),
         ..draft
     };
-    let proposal = proposer.prepare("thread:issue9:reply", None, None, origin, Vec::new(), ProposalDraft::EmailSend(forged)).await.unwrap().view();
+    let proposal =
+        proposer.prepare("thread:issue9:reply", None, None, origin, Vec::new(), ProposalDraft::EmailSend(forged)).await.unwrap().view();
     let ProposalDraft::EmailSend(shown) = &proposal.draft else { panic!("not an email") };
     assert_eq!(shown.reply_to.as_ref(), Some(&expected));
     assert_eq!(shown.in_reply_to.as_deref(), Some("msg-school-1"));

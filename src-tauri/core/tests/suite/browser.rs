@@ -164,9 +164,22 @@ async fn the_browser_process_gets_no_variable_of_hearths_but_its_own_few() {
         browser_processes(&profile).iter().map(|pid| std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default()).collect();
     assert!(!environs.is_empty(), "no process runs with the profile {}", profile.display());
     // Kept by Hearth, plus what Debian's `chromium` wrapper script's shell sets by itself.
-    let kept = ["PATH", "HOME", "DISPLAY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR", "LANG", "LC_ALL", "TZ", "FONTCONFIG_PATH", "PWD", "OLDPWD", "SHLVL", "_"];
-    let ours: Vec<(String, String)> =
-        std::env::vars().filter(|(k, v)| !v.is_empty() && !kept.contains(&k.as_str())).collect();
+    let kept = [
+        "PATH",
+        "HOME",
+        "DISPLAY",
+        "WAYLAND_DISPLAY",
+        "XDG_RUNTIME_DIR",
+        "LANG",
+        "LC_ALL",
+        "TZ",
+        "FONTCONFIG_PATH",
+        "PWD",
+        "OLDPWD",
+        "SHLVL",
+        "_",
+    ];
+    let ours: Vec<(String, String)> = std::env::vars().filter(|(k, v)| !v.is_empty() && !kept.contains(&k.as_str())).collect();
     assert!(ours.iter().any(|(k, _)| k.starts_with("CARGO")), "the oracle needs variables of this process to look for");
     for environ in environs {
         let theirs: HashMap<String, String> = environ
@@ -219,7 +232,8 @@ async fn a_browser_that_exits_at_start_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let fake = dir.path().join("fake-chromium");
     let ran = dir.path().join("ran");
-    std::fs::write(&fake, format!("#!/bin/sh\necho \"$@\" > '{}'\necho 'Missing X server or $DISPLAY' >&2\nexit 3\n", ran.display())).unwrap();
+    std::fs::write(&fake, format!("#!/bin/sh\necho \"$@\" > '{}'\necho 'Missing X server or $DISPLAY' >&2\nexit 3\n", ran.display()))
+        .unwrap();
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o700)).unwrap();
     let mut config = ChromiumConfig::for_data_dir(dir.path());
     config.executable = fake;

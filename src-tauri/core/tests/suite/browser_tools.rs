@@ -41,7 +41,8 @@ const PRESS_PAGE: &str = r#"<!doctype html><title>Press</title>
 <button onclick="document.body.style.background = 'green'; this.style.background = 'green'; this.textContent = 'Pressed'; fetch('/pressed', {method: 'POST'});">Press</button>"#;
 
 /// Sets a cookie that outlives the browser (written to the profile).
-const COOKIE_PAGE: &str = r#"<!doctype html><title>Cookie</title><script>document.cookie = "who=me; max-age=3600; path=/";</script><p>set</p>"#;
+const COOKIE_PAGE: &str =
+    r#"<!doctype html><title>Cookie</title><script>document.cookie = "who=me; max-age=3600; path=/";</script><p>set</p>"#;
 
 /// A page whose image never comes: DOMContentLoaded fires, `load` never does.
 const NEVER_LOADED_PAGE: &str = r#"<!doctype html><title>Never loaded</title><p>text is here</p><img src="/hang">"#;
@@ -262,7 +263,12 @@ async fn open_and_find(web: &Web, ctx: &hearth_core::tools::ToolContext, path: &
 }
 
 fn reference(listed: &PageElements, name: &str) -> String {
-    listed.elements.iter().find(|e| e.name == name).map(|e| e.reference.clone()).unwrap_or_else(|| panic!("no {name:?} in {:?}", listed.elements))
+    listed
+        .elements
+        .iter()
+        .find(|e| e.name == name)
+        .map(|e| e.reference.clone())
+        .unwrap_or_else(|| panic!("no {name:?} in {:?}", listed.elements))
 }
 
 #[tokio::test]
@@ -427,7 +433,12 @@ async fn each_thread_has_its_own_profile_kept_on_disk_and_at_most_three_run() {
     let web = Web::new().await;
     let browsers = web.hearth.browsers();
     let cookie_sent = |web: &Web| -> Vec<bool> {
-        web.server.requests_with_header("cookie").into_iter().filter(|(r, _)| r.starts_with("/article.html")).map(|(_, sent)| sent).collect()
+        web.server
+            .requests_with_header("cookie")
+            .into_iter()
+            .filter(|(r, _)| r.starts_with("/article.html"))
+            .map(|(_, sent)| sent)
+            .collect()
     };
     // Thread a gets a cookie; thread b, in its own profile, does not send it.
     let a = web.chat("a", "r1");
@@ -538,7 +549,11 @@ async fn take_control_streams_the_page_takes_the_owners_click_and_keeps_the_agen
     let (error, busy) = call(&ctx, "page_act", click("agent-1", &press), "c1").await;
     assert!(error && busy["error"].as_str().unwrap().contains("owner has control"), "{busy}");
     let scope = ctx.scope().key(&StepId::Call("x".into())).scope;
-    assert_eq!(web.hearth.store().count_operations(&scope, OpStatus::Failed).await.unwrap(), 1, "the refused action is failed: nothing was sent");
+    assert_eq!(
+        web.hearth.store().count_operations(&scope, OpStatus::Failed).await.unwrap(),
+        1,
+        "the refused action is failed: nothing was sent"
+    );
     let (error, busy) = call(&ctx, "browse_web", json!({ "url": web.url("/article.html") }), "c2").await;
     assert!(error && busy["error"].as_str().unwrap().contains("owner has control"), "{busy}");
     // A look at the page is the agent's too: refused, and no picture is taken or kept.
@@ -551,7 +566,16 @@ async fn take_control_streams_the_page_takes_the_owners_click_and_keeps_the_agen
     // Nothing was pressed yet (the refused click sent no input: its row says so above).
     assert!(web.received("/pressed").is_empty(), "the agent's refused click pressed the button");
     // The owner's click through the input API presses the button, and the next frames show it.
-    let mouse = |kind| ControlInput::Mouse { kind, x: 640.0, y: 400.0, button: MouseButton::Left, click_count: 1, delta_x: 0.0, delta_y: 0.0, modifiers: 0 };
+    let mouse = |kind| ControlInput::Mouse {
+        kind,
+        x: 640.0,
+        y: 400.0,
+        button: MouseButton::Left,
+        click_count: 1,
+        delta_x: 0.0,
+        delta_y: 0.0,
+        modifiers: 0,
+    };
     web.hearth.browser_control_input(profile.as_str(), &mouse(MouseKind::Down)).await.unwrap();
     web.hearth.browser_control_input(profile.as_str(), &mouse(MouseKind::Up)).await.unwrap();
     web.until_received("/pressed").await;
@@ -578,8 +602,13 @@ async fn take_control_streams_the_page_takes_the_owners_click_and_keeps_the_agen
     web.until_received_count("/pressed", 2).await;
 }
 
-async fn next_frame(frames: &mut tokio::sync::mpsc::Receiver<hearth_protocol::browser::ControlFrame>) -> hearth_protocol::browser::ControlFrame {
-    tokio::time::timeout(Duration::from_secs(30), frames.recv()).await.expect("no screencast frame within 30 s").expect("the screencast ended")
+async fn next_frame(
+    frames: &mut tokio::sync::mpsc::Receiver<hearth_protocol::browser::ControlFrame>,
+) -> hearth_protocol::browser::ControlFrame {
+    tokio::time::timeout(Duration::from_secs(30), frames.recv())
+        .await
+        .expect("no screencast frame within 30 s")
+        .expect("the screencast ended")
 }
 
 #[tokio::test]
@@ -622,10 +651,7 @@ async fn a_browser_that_dies_under_the_owners_control_gives_the_agent_a_new_one(
     next_frame(&mut frames).await;
     // Chromium is killed under the owner: the frames end, and with them the owner's control.
     kill_browsers_on(&web._dir.path().join("browser"));
-    let ended = tokio::time::timeout(Duration::from_secs(30), async {
-        while frames.recv().await.is_some() {}
-    })
-    .await;
+    let ended = tokio::time::timeout(Duration::from_secs(30), async { while frames.recv().await.is_some() {} }).await;
     assert!(ended.is_ok(), "the frames did not end with the browser");
     // The agent is not locked out: its next look starts a new browser and reaches the page.
     let (error, out) = call(&ctx, "browse_web", json!({ "url": web.url("/article.html") }), "after").await;
@@ -802,7 +828,8 @@ async fn stop_during_a_download_cancels_it_and_leaves_nothing_on_disk() {
     let ctx = web.hearth.toolbox().for_chat("t-stall", "run-1", ProposalOrigin::OwnerChat, stop.clone()).for_workflow();
     let profile = "thread-t-stall";
     let url = web.url("/stall.pdf");
-    let look = tokio::spawn(async move { dispatch(&ctx, "browse_web", &json!({ "url": url }).to_string(), StepId::Call("look".into())).await });
+    let look =
+        tokio::spawn(async move { dispatch(&ctx, "browse_web", &json!({ "url": url }).to_string(), StepId::Call("look".into())).await });
     // Stop once the download is arriving (its first bytes are on disk). The browser exists once
     // the look holds it; the server has the request by the time the download arrives.
     web.until_received("/stall.pdf").await;
@@ -832,7 +859,8 @@ async fn the_owner_points_a_chat_at_another_profile_and_it_browses_with_its_logi
     let logged_in = web.chat("t-logged-in", "run-1");
     let (error, _) = call(&logged_in, "browse_web", json!({ "url": web.url("/cookie.html") }), "1").await;
     assert!(!error);
-    let pick = |profile: Option<&str>| UseProfileParams { target: ProfileTarget::Thread("t-other".into()), profile: profile.map(str::to_owned) };
+    let pick =
+        |profile: Option<&str>| UseProfileParams { target: ProfileTarget::Thread("t-other".into()), profile: profile.map(str::to_owned) };
 
     // A profile that is not saved, or a chat that does not exist, is refused and changes nothing.
     assert!(web.hearth.browser_use_profile(&pick(Some("thread-nobody"))).await.is_err());
@@ -850,8 +878,13 @@ async fn the_owner_points_a_chat_at_another_profile_and_it_browses_with_its_logi
     let (error, seen) = call(&other, "browse_web", json!({ "url": web.url("/article.html") }), "2").await;
     assert!(!error, "{seen}");
     assert_eq!(seen["profile"], "thread-t-other");
-    let sent: Vec<bool> =
-        web.server.requests_with_header("cookie").into_iter().filter(|(r, _)| r.starts_with("/article.html")).map(|(_, sent)| sent).collect();
+    let sent: Vec<bool> = web
+        .server
+        .requests_with_header("cookie")
+        .into_iter()
+        .filter(|(r, _)| r.starts_with("/article.html"))
+        .map(|(_, sent)| sent)
+        .collect();
     assert_eq!(sent, [true, false], "the cookie went only with the picked profile");
 
     // A chat an outside client started through the endpoint cannot be pointed at the owner's
@@ -918,7 +951,8 @@ async fn look_page_shows_the_page_as_it_is_now_and_only_to_a_model_that_reads_im
     // name typed into its form), so a picture wrongly taken now would be a new file.
     let (_, _) = call(&seeing, "browse_web", json!({ "url": web.url("/form.html") }), "c5").await;
     let name = reference(&elements(&seeing, "c6").await, "Name");
-    let (error, typed) = call(&seeing, "page_act", json!({ "ref": name, "action": "type", "value": "Ada", "operationId": "type-1" }), "c7").await;
+    let (error, typed) =
+        call(&seeing, "page_act", json!({ "ref": name, "action": "type", "value": "Ada", "operationId": "type-1" }), "c7").await;
     assert!(!error, "{typed}");
     let before = kept_pictures(&web);
     let blind = web.chat("t-see", "r2");
@@ -942,9 +976,13 @@ async fn look_page_shows_the_page_as_it_is_now_and_only_to_a_model_that_reads_im
     )
     .await
     .unwrap();
-    let config = ProviderConfig::new("Scripted", server.base_url(), None)
-        .with_retry(RetryPolicy { max_retries: 0, base_delay: Duration::ZERO, max_delay: Duration::ZERO });
-    let hearth = web.hearth.clone().with_model_seeing(std::sync::Arc::new(OpenAiChat::new(&config).unwrap()), "scripted-model", Vision::Images);
+    let config = ProviderConfig::new("Scripted", server.base_url(), None).with_retry(RetryPolicy {
+        max_retries: 0,
+        base_delay: Duration::ZERO,
+        max_delay: Duration::ZERO,
+    });
+    let hearth =
+        web.hearth.clone().with_model_seeing(std::sync::Arc::new(OpenAiChat::new(&config).unwrap()), "scripted-model", Vision::Images);
     let (thread, _, events) = super::support::start(&hearth, None, "how does the news page look?").await;
     let events = super::support::collect(events).await;
     assert!(matches!(events.last(), Some(hearth_protocol::agui::Event::RunFinished(_))), "{events:?}");
@@ -970,7 +1008,8 @@ async fn look_page_shows_the_page_as_it_is_now_and_only_to_a_model_that_reads_im
     }
     // The second look's request dropped the first picture and says so where it was.
     assert!(requests[3].raw_body.contains("removed to save space"));
-    let url = requests[3].body["messages"].as_array().unwrap().last().unwrap()["content"][1]["image_url"]["url"].as_str().unwrap().to_owned();
+    let url =
+        requests[3].body["messages"].as_array().unwrap().last().unwrap()["content"][1]["image_url"]["url"].as_str().unwrap().to_owned();
     // The thread keeps the tool's text, never the picture.
     let picture = url.strip_prefix("data:image/png;base64,").unwrap();
     let stored = serde_json::to_string(&events).unwrap();
@@ -1114,7 +1153,9 @@ async fn a_tasks_form_is_sent_only_once_the_owner_approves_exactly_what_was_show
     let profile = ProfileId::for_task(&task_id);
     let guard_of = async |profile: &ProfileId| web.hearth.browsers().existing(profile).await.unwrap();
     let browser = guard_of(&profile).await;
-    let held = tokio::time::timeout(Duration::from_secs(30), browser.send_guard().until_held(0)).await.expect("the script's POST was never held back");
+    let held = tokio::time::timeout(Duration::from_secs(30), browser.send_guard().until_held(0))
+        .await
+        .expect("the script's POST was never held back");
     assert_eq!((held[0].method.as_str(), held[0].url.as_str()), ("POST", web.url("/sneak").as_str()));
     assert!(web.server.submissions().is_empty(), "nothing was sent: {:?}", web.server.submissions());
     assert!(web.received("/search").is_empty() && web.received("/order").is_empty() && web.received("/sneak").is_empty());
@@ -1156,7 +1197,11 @@ async fn a_tasks_form_is_sent_only_once_the_owner_approves_exactly_what_was_show
     // The PIN field has the keyboard (the task typed into it last).
     web.hearth.browser_control_input(profile.as_str(), &hearth_protocol::browser::ControlInput::Text { text: "9".into() }).await.unwrap();
     web.hearth.browser_control_stop(profile.as_str(), Some(ticket)).await.unwrap();
-    let refused = web.hearth.approval_decide(&ApprovalDecideParams { proposal_id, hash: view.hash.clone(), decision: Decision::Approve }).await.unwrap();
+    let refused = web
+        .hearth
+        .approval_decide(&ApprovalDecideParams { proposal_id, hash: view.hash.clone(), decision: Decision::Approve })
+        .await
+        .unwrap();
     assert_eq!(refused.status, ProposalStatus::Failed, "{:?}", refused.receipt);
     assert!(refused.error.as_deref().unwrap().contains("changed since it was reviewed"), "{:?}", refused.error);
     assert_eq!(web.server.submissions().len(), 1, "only the first, reviewed order was sent: {:?}", web.server.submissions());
@@ -1300,10 +1345,7 @@ async fn prepare_payment(web: &Web, url: String, button: &'static str) -> (Strin
 
 /// The owner approves, as shown, the proposal a task's run prepared: what was shown, and the
 /// decision's outcome.
-async fn approve_as_shown(
-    web: &Web,
-    out: &Seen,
-) -> (hearth_protocol::approvals::ProposalView, hearth_protocol::approvals::ProposalView) {
+async fn approve_as_shown(web: &Web, out: &Seen) -> (hearth_protocol::approvals::ProposalView, hearth_protocol::approvals::ProposalView) {
     use hearth_protocol::approvals::{ApprovalDecideParams, Decision};
     let proposal_id = proposal_of(out);
     let view = web.hearth.approvals().get(&proposal_id).await.unwrap();
@@ -1434,7 +1476,9 @@ async fn a_post_a_tasks_page_sends_from_a_new_tab_is_held_back_too() {
     let (task_id, out) = run_task(&web, "popup", &mut rx).await;
     assert!(!out[3].2, "the plain button is pressed: {:?}", out[3]);
     let browser = web.hearth.browsers().existing(&ProfileId::for_task(&task_id)).await.unwrap();
-    let held = tokio::time::timeout(Duration::from_secs(30), browser.send_guard().until_held(0)).await.expect("the new tab's POST was never held back");
+    let held = tokio::time::timeout(Duration::from_secs(30), browser.send_guard().until_held(0))
+        .await
+        .expect("the new tab's POST was never held back");
     assert_eq!((held[0].method.as_str(), held[0].url.as_str()), ("POST", web.url("/popup").as_str()));
     assert!(web.server.submissions().is_empty(), "nothing reached the site: {:?}", web.server.submissions());
 }

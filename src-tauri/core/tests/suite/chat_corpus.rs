@@ -18,12 +18,27 @@ fn corpus(file_id: &str) -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
     vec![
         ("any mail from school?", vec![("search_mail", json!({ "query": "permission" }))]),
         ("read the school thread", vec![("read_mail_thread", json!({ "threadId": "thr-school" }))]),
-        ("what's on this week?", vec![("read_calendar", json!({ "timeMin": "2026-11-30T00:00:00+01:00", "timeMax": "2026-12-07T00:00:00+01:00" }))]),
-        ("reply to the school", vec![("prepare_email", json!({ "to": ["alvarez@riverside-school.example"], "subject": "Re: visit", "body": "Thanks!" }))]),
-        ("book the garden visit", vec![("prepare_event", json!({ "title": "Garden visit", "start": "2026-12-03T09:00:00+01:00", "end": "2026-12-03T12:00:00+01:00", "timeZone": "Europe/Paris" }))]),
+        (
+            "what's on this week?",
+            vec![("read_calendar", json!({ "timeMin": "2026-11-30T00:00:00+01:00", "timeMax": "2026-12-07T00:00:00+01:00" }))],
+        ),
+        (
+            "reply to the school",
+            vec![("prepare_email", json!({ "to": ["alvarez@riverside-school.example"], "subject": "Re: visit", "body": "Thanks!" }))],
+        ),
+        (
+            "book the garden visit",
+            vec![(
+                "prepare_event",
+                json!({ "title": "Garden visit", "start": "2026-12-03T09:00:00+01:00", "end": "2026-12-03T12:00:00+01:00", "timeZone": "Europe/Paris" }),
+            )],
+        ),
         ("save the form", vec![("import_pdf", json!({ "attachmentId": "att-permission-form" }))]),
         ("what fields are on it?", vec![("inspect_pdf", json!({ "fileId": file_id }))]),
-        ("fill it for Léa", vec![("fill_pdf", json!({ "fileId": file_id, "values": { "participant_name": "Léa Martin", "permission_granted": true } }))]),
+        (
+            "fill it for Léa",
+            vec![("fill_pdf", json!({ "fileId": file_id, "values": { "participant_name": "Léa Martin", "permission_granted": true } }))],
+        ),
         ("find me a plumber over the week", vec![("delegate_task", json!({ "title": "Find a plumber", "instructions": "Two quotes." }))]),
         ("how are my tasks?", vec![("agent_status", json!({}))]),
         ("what's in my workspace?", vec![("read_workspace", json!({}))]),
@@ -31,11 +46,26 @@ fn corpus(file_id: &str) -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
         ("save notes", vec![("save_artifact", json!({ "name": "notes.txt", "content": "x" }))]),
         ("ask me something", vec![("ask_user", json!({ "question": "Which day?" }))]),
         ("finish up", vec![("finish_task", json!({ "result": "Done." }))]),
-        ("search and read", vec![("search_mail", json!({ "query": "dentist" })), ("read_mail_thread", json!({ "threadId": "thr-dentist" }))]),
-        ("calendar and workspace", vec![("read_calendar", json!({ "timeMin": "2026-12-01T00:00:00Z", "timeMax": "2026-12-02T00:00:00Z" })), ("read_workspace", json!({}))]),
+        (
+            "search and read",
+            vec![("search_mail", json!({ "query": "dentist" })), ("read_mail_thread", json!({ "threadId": "thr-dentist" }))],
+        ),
+        (
+            "calendar and workspace",
+            vec![
+                ("read_calendar", json!({ "timeMin": "2026-12-01T00:00:00Z", "timeMax": "2026-12-02T00:00:00Z" })),
+                ("read_workspace", json!({})),
+            ],
+        ),
         ("mail with a typo", vec![("search_mail", json!({ "qeury": "oops" }))]),
         ("a tool that does not exist", vec![("launch_rockets", json!({}))]),
-        ("propose then search", vec![("prepare_email", json!({ "to": ["a@b.example"], "subject": "Hi", "body": "Hello" })), ("search_mail", json!({ "query": "x" }))]),
+        (
+            "propose then search",
+            vec![
+                ("prepare_email", json!({ "to": ["a@b.example"], "subject": "Hi", "body": "Hello" })),
+                ("search_mail", json!({ "query": "x" })),
+            ],
+        ),
         ("status twice", vec![("agent_status", json!({})), ("agent_status", json!({}))]),
         // The computer is off here (its own tests run it): each call still answers the model.
         ("is the computer on?", vec![("computer_status", json!({}))]),
@@ -59,7 +89,13 @@ fn corpus(file_id: &str) -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
         // No page is open: the model is told so, and nothing is prepared.
         ("send the form for review", vec![("prepare_form_submission", json!({ "ref": "000000000000:0", "gesture": "click" }))]),
         // Issue 14's tools.
-        ("remind me every morning", vec![("schedule_task", json!({ "title": "Check the garden", "repeat": { "every": "week", "days": ["monday"], "at": "08:00" }, "timeZone": "UTC" }))]),
+        (
+            "remind me every morning",
+            vec![(
+                "schedule_task",
+                json!({ "title": "Check the garden", "repeat": { "every": "week", "days": ["monday"], "at": "08:00" }, "timeZone": "UTC" }),
+            )],
+        ),
         ("watch the router page", vec![("watch_page", json!({ "title": "Router", "url": "http://192.168.1.1/", "condition": "change" }))]),
         ("I want to run a marathon", vec![("create_goal", json!({ "title": "Marathon", "milestones": ["10 km"] }))]),
         ("remember I'm vegetarian", vec![("remember_fact", json!({ "text": "The owner is vegetarian." }))]),
@@ -78,26 +114,25 @@ async fn every_chat_tool_runs_verified_and_its_result_reaches_the_model() {
     assert!(conversations.len() >= 20);
     let mut used = std::collections::BTreeSet::new();
     for (n, (said, calls)) in conversations.into_iter().enumerate() {
-        let scripted: Vec<ScriptedCall> = calls
-            .iter()
-            .enumerate()
-            .map(|(i, (tool, args))| ScriptedCall::new(&format!("c{n}-{i}"), tool, &[&args.to_string()]))
-            .collect();
-        let server = ModelServer::start(
-            Script::new().turn(Reply::new().parallel_tool_calls(scripted)).turn(Reply::new().text(&["Done."])),
-        )
-        .await
-        .unwrap();
-        let config = ProviderConfig::new("Scripted", server.base_url(), None)
-            .with_retry(RetryPolicy { max_retries: 0, base_delay: Duration::ZERO, max_delay: Duration::ZERO });
+        let scripted: Vec<ScriptedCall> =
+            calls.iter().enumerate().map(|(i, (tool, args))| ScriptedCall::new(&format!("c{n}-{i}"), tool, &[&args.to_string()])).collect();
+        let server = ModelServer::start(Script::new().turn(Reply::new().parallel_tool_calls(scripted)).turn(Reply::new().text(&["Done."])))
+            .await
+            .unwrap();
+        let config = ProviderConfig::new("Scripted", server.base_url(), None).with_retry(RetryPolicy {
+            max_retries: 0,
+            base_delay: Duration::ZERO,
+            max_delay: Duration::ZERO,
+        });
         let hearth = base.clone().with_model(Arc::new(OpenAiChat::new(&config).unwrap()), "scripted-model");
         let (_, _, events) = start(&hearth, None, said).await;
         let events = collect(events).await;
         verify_all(&events).unwrap_or_else(|err| panic!("{said:?}: the stream breaks the AG-UI rules: {err}"));
         let requests = server.requests();
         // A proposal or a question ends the run for the owner; otherwise the model hears back.
-        let settles =
-            calls.iter().any(|(tool, _)| matches!(*tool, "prepare_email" | "prepare_event" | "ask_user" | "finish_task" | "present_choices"));
+        let settles = calls
+            .iter()
+            .any(|(tool, _)| matches!(*tool, "prepare_email" | "prepare_event" | "ask_user" | "finish_task" | "present_choices"));
         if settles {
             assert_eq!(requests.len(), 1, "{said:?}: the run waits for the owner");
         } else {

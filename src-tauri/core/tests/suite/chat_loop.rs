@@ -24,9 +24,11 @@ struct Chat {
 
 async fn chat(script: Script) -> Chat {
     let server = ModelServer::start(script).await.unwrap();
-    let config = ProviderConfig::new("Scripted", server.base_url(), Some("sk-chat-loop-key".into())).with_retry(
-        RetryPolicy { max_retries: 2, base_delay: Duration::ZERO, max_delay: Duration::from_millis(10) },
-    );
+    let config = ProviderConfig::new("Scripted", server.base_url(), Some("sk-chat-loop-key".into())).with_retry(RetryPolicy {
+        max_retries: 2,
+        base_delay: Duration::ZERO,
+        max_delay: Duration::from_millis(10),
+    });
     let provider = Arc::new(OpenAiChat::new(&config).unwrap());
     let dir = tempfile::tempdir().unwrap();
     let hearth = Hearth::open(fast_config(dir.path())).await.unwrap().with_model(provider, "scripted-model");
@@ -119,9 +121,10 @@ async fn malformed_arguments_get_a_tool_error_the_model_recovers_from() {
 
 #[tokio::test]
 async fn stop_mid_stream_drops_the_provider_request() {
-    let c = chat(Script::new().turn(
-        Reply::new().text(&["One", " two", " three"]).chunk_delay(Duration::from_millis(20)).end(End::HoldUntilDisconnect),
-    ))
+    let c = chat(
+        Script::new()
+            .turn(Reply::new().text(&["One", " two", " three"]).chunk_delay(Duration::from_millis(20)).end(End::HoldUntilDisconnect)),
+    )
     .await;
     let (_, run_id, mut events) = start(&c.hearth, None, "count").await;
     // Wait for the first streamed text, then press Stop.

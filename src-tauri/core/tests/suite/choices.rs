@@ -19,8 +19,11 @@ const CHOICE: &str = r#"{"question":"Two shops disagree on the price. Which one?
 
 async fn with_model(script: Script) -> (Hearth, ModelServer, tempfile::TempDir) {
     let server = ModelServer::start(script).await.unwrap();
-    let config = ProviderConfig::new("Scripted", server.base_url(), Some("sk-choices".into()))
-        .with_retry(RetryPolicy { max_retries: 0, base_delay: Duration::ZERO, max_delay: Duration::ZERO });
+    let config = ProviderConfig::new("Scripted", server.base_url(), Some("sk-choices".into())).with_retry(RetryPolicy {
+        max_retries: 0,
+        base_delay: Duration::ZERO,
+        max_delay: Duration::ZERO,
+    });
     let provider = Arc::new(OpenAiChat::new(&config).unwrap());
     let dir = tempfile::tempdir().unwrap();
     let hearth = Hearth::open(fast_config(dir.path())).await.unwrap().with_model(provider, "scripted-model");
@@ -36,9 +39,11 @@ async fn run_once(hearth: &Hearth) {
 
 #[tokio::test]
 async fn a_task_waits_on_its_choice_and_goes_on_with_the_pick() {
-    let script = Script::new()
-        .turn(Reply::new().tool_call("c1", "present_choices", &[CHOICE]))
-        .turn(Reply::new().tool_call("c2", "finish_task", &[r#"{"result":"Ordered from Shop B."}"#]));
+    let script = Script::new().turn(Reply::new().tool_call("c1", "present_choices", &[CHOICE])).turn(Reply::new().tool_call(
+        "c2",
+        "finish_task",
+        &[r#"{"result":"Ordered from Shop B."}"#],
+    ));
     let (hearth, server, _dir) = with_model(script).await;
     let input = json!({ "title": "Order the filter", "instructions": "Order the cheapest filter." });
     let task = hearth
@@ -65,13 +70,8 @@ async fn a_task_waits_on_its_choice_and_goes_on_with_the_pick() {
     // The second request carried the pick as present_choices' result.
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
-    let tool_results: Vec<String> = requests[1].body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| m["content"].to_string())
-        .collect();
+    let tool_results: Vec<String> =
+        requests[1].body["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "tool").map(|m| m["content"].to_string()).collect();
     assert_eq!(tool_results.len(), 1);
     assert!(tool_results[0].contains("Shop B: 15 euros"), "{tool_results:?}");
 }

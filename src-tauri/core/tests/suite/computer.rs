@@ -87,11 +87,7 @@ impl TestComputer {
             filters: Some(HashMap::from([("container".to_owned(), vec![self.spec().container_name()])])),
         };
         let events: Vec<_> = self.docker.events(Some(options)).collect().await;
-        events
-            .into_iter()
-            .filter_map(Result::ok)
-            .filter(|e| e.action.as_deref().is_some_and(|a| a.starts_with("exec_start")))
-            .count()
+        events.into_iter().filter_map(Result::ok).filter(|e| e.action.as_deref().is_some_and(|a| a.starts_with("exec_start"))).count()
     }
 }
 
@@ -102,9 +98,7 @@ async fn appears(path: &std::path::Path) {
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
         }
     };
-    tokio::time::timeout(std::time::Duration::from_secs(30), wait)
-        .await
-        .unwrap_or_else(|_| panic!("{} never appeared", path.display()));
+    tokio::time::timeout(std::time::Duration::from_secs(30), wait).await.unwrap_or_else(|_| panic!("{} never appeared", path.display()));
 }
 
 impl Drop for TestComputer {
@@ -236,7 +230,8 @@ async fn the_same_operation_id_runs_once_and_a_changed_command_is_a_conflict() {
     assert_eq!(t.execs_since(since).await, 0, "the retry started an exec");
 
     // The same id with another command: a conflict, and nothing runs.
-    let changed = dispatch(&ctx, "run_computer_command", &run_args("echo other >> /workspace/count", "op-1"), StepId::Call("call-3".into())).await;
+    let changed =
+        dispatch(&ctx, "run_computer_command", &run_args("echo other >> /workspace/count", "op-1"), StepId::Call("call-3".into())).await;
     assert!(changed.is_error);
     assert!(changed.content.contains("conflict") || changed.content.contains("different"), "{}", changed.content);
     assert_eq!(t.execs_since(since).await, 0);
@@ -307,7 +302,11 @@ async fn stop_kills_the_command_with_the_container_and_the_next_one_runs_fresh()
     std::fs::write(host.join("release"), b"").unwrap();
     // The next command (same computer, same lock) starts the container again: no process of
     // the old one is left to see the release.
-    let next = hearth.computer().run(&CommandRequest::new("cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '", None).unwrap(), &CancellationToken::new(), None).await.unwrap();
+    let next = hearth
+        .computer()
+        .run(&CommandRequest::new("cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '", None).unwrap(), &CancellationToken::new(), None)
+        .await
+        .unwrap();
     assert!(!next.stdout.contains("release"), "{}", next.stdout);
     assert!(!host.join("x").exists(), "the stopped command's tail ran");
 
@@ -364,7 +363,8 @@ async fn one_command_at_a_time_and_the_loser_runs_nothing() {
     let first = tokio::spawn({
         let computer = t.computer.clone();
         async move {
-            let request = CommandRequest::new("touch /workspace/first-started; while [ ! -e /workspace/go ]; do sleep 0.05; done", None).unwrap();
+            let request =
+                CommandRequest::new("touch /workspace/first-started; while [ ! -e /workspace/go ]; do sleep 0.05; done", None).unwrap();
             computer.run(&request, &CancellationToken::new(), None).await
         }
     });
@@ -389,7 +389,10 @@ async fn status_reports_the_engine_and_the_image() {
     assert_eq!(t.computer.status().await.state, ComputerState::Stopped);
     assert!(!t.running().await);
     let off = Computer::new(t.spec().clone(), false);
-    assert!(matches!(off.run(&CommandRequest::new("true", None).unwrap(), &CancellationToken::new(), None).await, Err(CommandError::NotRun(ComputerError::Off))));
+    assert!(matches!(
+        off.run(&CommandRequest::new("true", None).unwrap(), &CancellationToken::new(), None).await,
+        Err(CommandError::NotRun(ComputerError::Off))
+    ));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -575,10 +578,7 @@ async fn each_changed_setting_is_refused_by_name() {
     // is the only one and is always local).
     let untestable = ["name", "networks", "runtime", "volume-name", "volume-driver", "volume-scope"];
     for predicate in Predicate::all() {
-        assert!(
-            tested.contains(predicate.name()) || untestable.contains(&predicate.name()),
-            "{predicate} has no refusal test"
-        );
+        assert!(tested.contains(predicate.name()) || untestable.contains(&predicate.name()), "{predicate} has no refusal test");
     }
     assert_eq!(tested.len() + untestable.len(), Predicate::all().count());
 
@@ -668,7 +668,8 @@ async fn writes_and_folders_go_through_the_journal_once() {
     let other = json!({ "path": "/workspace/notes/a.txt", "content": "other\n" }).to_string();
     assert!(dispatch(&ctx, "write_computer_file", &other, StepId::Call("w".into())).await.is_error);
 
-    let read = dispatch(&ctx, "read_computer_file", &json!({ "path": "/workspace/notes/a.txt" }).to_string(), StepId::Call("r".into())).await;
+    let read =
+        dispatch(&ctx, "read_computer_file", &json!({ "path": "/workspace/notes/a.txt" }).to_string(), StepId::Call("r".into())).await;
     assert!(read.content.contains("changed on the host"), "{}", read.content);
     assert!(read.content.contains("not instructions"), "workspace content is marked as data");
     // No temp files left behind.
@@ -893,10 +894,8 @@ async fn settings_turn_the_computer_on_across_restarts_and_off_again() {
 #[tokio::test]
 async fn a_forking_leftover_is_ended_too() {
     let t = TestComputer::new().await;
-    let left = t
-        .run("setsid bash -c 'while :; do sleep 100 & sleep 0.02; done' > /dev/null 2>&1 < /dev/null & echo started")
-        .await
-        .unwrap();
+    let left =
+        t.run("setsid bash -c 'while :; do sleep 100 & sleep 0.02; done' > /dev/null 2>&1 < /dev/null & echo started").await.unwrap();
     assert_eq!(left.stdout, "started\n");
     let after = t.run(CENSUS).await.unwrap();
     assert!(!after.stdout.contains("sleep 100"), "{}", after.stdout);
@@ -911,7 +910,8 @@ async fn a_stop_pressed_before_the_run_registered_runs_nothing() {
     assert!(!hearth.computer_run_stop("early-1"), "nothing was running");
     let since = std::time::SystemTime::now();
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    let params = hearth_protocol::computer::ComputerRunParams { command: "touch /workspace/ran".into(), cwd: None, operation_id: "early-1".into() };
+    let params =
+        hearth_protocol::computer::ComputerRunParams { command: "touch /workspace/ran".into(), cwd: None, operation_id: "early-1".into() };
     assert!(hearth.computer_run(&params, tx).await.is_err(), "a stopped run was admitted");
     assert_eq!(t.execs_since(since).await, 0);
     assert!(!t.workspace_on_host().await.join("ran").exists());
@@ -961,7 +961,10 @@ async fn a_missing_image_is_built_over_the_base_and_rebuild_makes_it_anew() {
     let twin = format!("{tag}-twin");
     let (twin_repo, twin_tag) = twin.split_once(':').unwrap();
     docker
-        .tag_image(first.id.as_deref().unwrap(), Some(bollard::query_parameters::TagImageOptionsBuilder::new().repo(twin_repo).tag(twin_tag).build()))
+        .tag_image(
+            first.id.as_deref().unwrap(),
+            Some(bollard::query_parameters::TagImageOptionsBuilder::new().repo(twin_repo).tag(twin_tag).build()),
+        )
         .await
         .unwrap();
     t.computer.rebuild_image().await.unwrap();
@@ -1055,7 +1058,8 @@ async fn rebuild_is_busy_while_a_command_runs() {
     let running = tokio::spawn({
         let cancel = cancel.clone();
         async move {
-            let request = CommandRequest::new("echo started > /workspace/started; while [ ! -e /workspace/go ]; do sleep 0.05; done", None).unwrap();
+            let request =
+                CommandRequest::new("echo started > /workspace/started; while [ ! -e /workspace/go ]; do sleep 0.05; done", None).unwrap();
             computer.run(&request, &cancel, None).await
         }
     });
@@ -1082,8 +1086,11 @@ async fn a_models_command_streams_its_output_before_its_result() {
     )
     .await
     .unwrap();
-    let config = ProviderConfig::new("Scripted", server.base_url(), None)
-        .with_retry(RetryPolicy { max_retries: 0, base_delay: std::time::Duration::ZERO, max_delay: std::time::Duration::ZERO });
+    let config = ProviderConfig::new("Scripted", server.base_url(), None).with_retry(RetryPolicy {
+        max_retries: 0,
+        base_delay: std::time::Duration::ZERO,
+        max_delay: std::time::Duration::ZERO,
+    });
     let hearth = base.clone().with_model(std::sync::Arc::new(OpenAiChat::new(&config).unwrap()), "scripted-model");
     let (_, _, events) = super::support::start(&hearth, None, "run it").await;
     let events = super::support::collect(events).await;
@@ -1211,13 +1218,18 @@ async fn a_second_hearth_on_the_data_folder_gets_busy_while_the_first_operates()
     let running = tokio::spawn({
         let computer = first.computer().clone();
         async move {
-            let request = CommandRequest::new("touch /workspace/first-started; while [ ! -e /workspace/go ]; do sleep 0.05; done; touch /workspace/first-done", None).unwrap();
+            let request = CommandRequest::new(
+                "touch /workspace/first-started; while [ ! -e /workspace/go ]; do sleep 0.05; done; touch /workspace/first-done",
+                None,
+            )
+            .unwrap();
             computer.run(&request, &CancellationToken::new(), None).await
         }
     });
     appears(&host.join("first-started")).await;
     let since = std::time::SystemTime::now();
-    let second_run = second.computer().run(&CommandRequest::new("touch /workspace/second", None).unwrap(), &CancellationToken::new(), None).await;
+    let second_run =
+        second.computer().run(&CommandRequest::new("touch /workspace/second", None).unwrap(), &CancellationToken::new(), None).await;
     assert!(matches!(second_run, Err(CommandError::NotRun(ComputerError::Busy))), "{second_run:?}");
     assert!(matches!(second.computer().start().await, Err(ComputerError::Busy)));
     assert!(matches!(second.computer().stop().await, Err(ComputerError::Busy)));
@@ -1229,13 +1241,22 @@ async fn a_second_hearth_on_the_data_folder_gets_busy_while_the_first_operates()
     assert!(!host.join("second").exists(), "the busy loser ran");
 
     // Free again: the second runs.
-    assert_eq!(second.computer().run(&CommandRequest::new("touch /workspace/second", None).unwrap(), &CancellationToken::new(), None).await.unwrap().status, CommandStatus::Succeeded);
+    assert_eq!(
+        second
+            .computer()
+            .run(&CommandRequest::new("touch /workspace/second", None).unwrap(), &CancellationToken::new(), None)
+            .await
+            .unwrap()
+            .status,
+        CommandStatus::Succeeded
+    );
     assert!(host.join("second").exists());
 
     // Quarantined by the first: the second runs nothing either, until a stop lifts it.
     first.computer().quarantine_for_test("the engine could not stop it");
     let since = std::time::SystemTime::now();
-    let refused = second.computer().run(&CommandRequest::new("touch /workspace/third", None).unwrap(), &CancellationToken::new(), None).await;
+    let refused =
+        second.computer().run(&CommandRequest::new("touch /workspace/third", None).unwrap(), &CancellationToken::new(), None).await;
     assert!(matches!(refused, Err(CommandError::NotRun(ComputerError::Quarantined(_)))), "{refused:?}");
     assert_eq!(t.execs_since(since).await, 0);
     second.computer().stop().await.unwrap();
@@ -1263,7 +1284,11 @@ async fn model_task_hearth(
     let server = ModelServer::start(script).await.unwrap();
     let provider = {
         let config = hearth_core::providers::ProviderConfig::new("Scripted", server.base_url(), Some("sk-computer".into())).with_retry(
-            hearth_core::providers::RetryPolicy { max_retries: 0, base_delay: std::time::Duration::ZERO, max_delay: std::time::Duration::ZERO },
+            hearth_core::providers::RetryPolicy {
+                max_retries: 0,
+                base_delay: std::time::Duration::ZERO,
+                max_delay: std::time::Duration::ZERO,
+            },
         );
         std::sync::Arc::new(hearth_core::providers::OpenAiChat::new(&config).unwrap())
     };
@@ -1290,7 +1315,13 @@ fn hold_reports(hearth: &hearth_core::Hearth) -> (std::sync::Arc<tokio::sync::No
 
 async fn agent_task(hearth: &hearth_core::Hearth, key: &str) -> hearth_core::store::tasks::TaskRow {
     let input = json!({ "title": "Run it", "instructions": "Run the command." });
-    let new = hearth_core::store::tasks::NewTask { idempotency_key: key, kind: hearth_protocol::tasks::TaskKind::Agent, title: "Run it", input: &input, thread_id: None };
+    let new = hearth_core::store::tasks::NewTask {
+        idempotency_key: key,
+        kind: hearth_protocol::tasks::TaskKind::Agent,
+        title: "Run it",
+        input: &input,
+        thread_id: None,
+    };
     hearth.tasks().create(new).await.unwrap()
 }
 
@@ -1298,8 +1329,16 @@ async fn task_row(hearth: &hearth_core::Hearth, id: &str) -> hearth_core::store:
     hearth.store().get_task(id).await.unwrap().unwrap()
 }
 
-fn control_of(task: &hearth_core::store::tasks::TaskRow, control: hearth_protocol::tasks::TaskControl) -> hearth_protocol::tasks::TaskControlParams {
-    hearth_protocol::tasks::TaskControlParams { task_id: task.id.clone(), expected_status: task.status, expected_attempts: task.attempts, control }
+fn control_of(
+    task: &hearth_core::store::tasks::TaskRow,
+    control: hearth_protocol::tasks::TaskControl,
+) -> hearth_protocol::tasks::TaskControlParams {
+    hearth_protocol::tasks::TaskControlParams {
+        task_id: task.id.clone(),
+        expected_status: task.status,
+        expected_attempts: task.attempts,
+        control,
+    }
 }
 
 fn lines(path: &std::path::Path) -> usize {
@@ -1419,7 +1458,8 @@ async fn issue31_a_panic_mid_command_stops_it_and_retry_waits_for_its_report() {
     assert!(failed.outcome_uncertain, "the panic kept the command in doubt");
     assert!(hearth.store().stopping_owners(&scope).await.unwrap().is_empty(), "the command reported");
     assert_eq!(hearth.store().count_operations(&scope, OpStatus::OutcomeUnknown).await.unwrap(), 1);
-    let row = hearth.store().get_operation(hearth_core::store::journal::OpKey { scope: &scope, op_id: "op:held-1" }).await.unwrap().unwrap();
+    let row =
+        hearth.store().get_operation(hearth_core::store::journal::OpKey { scope: &scope, op_id: "op:held-1" }).await.unwrap().unwrap();
     assert!(row.late_receipt.is_some(), "what the stopped command reported is kept");
     retry_runs_it_once_more(&hearth, &t, &created.id, &host).await;
 }
@@ -1483,7 +1523,13 @@ async fn a_standing_order_for_computer_commands_runs_exactly_its_count_in_the_co
         async move {
             dispatch(&tools, "read_mail_thread", r#"{"threadId":"thread-hostile"}"#, StepId::Step(0)).await;
             for n in 1..=3_u64 {
-                let out = dispatch(&tools, "run_computer_command", &run_args("echo ran >> /workspace/count", &format!("op-{n}")), StepId::Step(n)).await;
+                let out = dispatch(
+                    &tools,
+                    "run_computer_command",
+                    &run_args("echo ran >> /workspace/count", &format!("op-{n}")),
+                    StepId::Step(n),
+                )
+                .await;
                 let ends = out.outcome.is_some();
                 seen.lock().unwrap().push(out);
                 if ends {

@@ -105,12 +105,8 @@ async fn every_status_and_control_pair() {
 async fn a_control_on_a_stale_view_is_a_conflict() {
     let t = with_scripted_handler().await;
     let id = task_in(&t, "stale-view", TaskStatus::WaitingInput).await;
-    let params = TaskControlParams {
-        task_id: id.clone(),
-        expected_status: TaskStatus::Queued,
-        expected_attempts: 1,
-        control: TaskControl::Pause,
-    };
+    let params =
+        TaskControlParams { task_id: id.clone(), expected_status: TaskStatus::Queued, expected_attempts: 1, control: TaskControl::Pause };
     let err = t.hearth.task_control(&params).await.unwrap_err();
     assert!(err.to_string().contains("changed while you were looking"), "{err}");
     // The same status from an older attempt is stale too: that question is not this one.

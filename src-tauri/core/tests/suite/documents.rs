@@ -81,7 +81,11 @@ async fn the_permission_slip_is_filled_reviewed_and_sent_once() {
     assert_eq!(hearth.store().sent_messages().await.unwrap().len(), 0, "nothing is sent before approval");
 
     let decided = hearth
-        .approval_decide(&ApprovalDecideParams { proposal_id: proposal.id.clone(), hash: proposal.hash.clone(), decision: Decision::Approve })
+        .approval_decide(&ApprovalDecideParams {
+            proposal_id: proposal.id.clone(),
+            hash: proposal.hash.clone(),
+            decision: Decision::Approve,
+        })
         .await
         .unwrap();
     assert_eq!(decided.status, ProposalStatus::Succeeded, "{:?}", decided.error);

@@ -89,9 +89,11 @@ fn tool_results(server: &ModelServer, n: usize) -> Vec<Value> {
 /// Exactly one Sent row, no second proposal, the task ends with the receipt.
 #[tokio::test]
 async fn issue9_a_model_task_continues_after_approval_and_sends_once() {
-    let script = Script::new()
-        .turn(Reply::new().tool_call("call-a", "prepare_email", &[EMAIL]))
-        .turn(Reply::new().tool_call("call-b", "finish_task", &[r#"{"result":"Emailed Sam."}"#]));
+    let script = Script::new().turn(Reply::new().tool_call("call-a", "prepare_email", &[EMAIL])).turn(Reply::new().tool_call(
+        "call-b",
+        "finish_task",
+        &[r#"{"result":"Emailed Sam."}"#],
+    ));
     let (t, server) = hearth_with(script, |_| {}).await;
     let hearth = &t.hearth;
     let created = agent_task(hearth, "approve").await;
@@ -127,9 +129,11 @@ async fn issue9_a_model_task_continues_after_approval_and_sends_once() {
 /// The same with Deny: nothing is sent, the model is told it was denied, no second proposal.
 #[tokio::test]
 async fn issue9_a_model_task_is_told_of_a_denial_and_sends_nothing() {
-    let script = Script::new()
-        .turn(Reply::new().tool_call("call-a", "prepare_email", &[EMAIL]))
-        .turn(Reply::new().tool_call("call-b", "finish_task", &[r#"{"result":"Sam was not emailed."}"#]));
+    let script = Script::new().turn(Reply::new().tool_call("call-a", "prepare_email", &[EMAIL])).turn(Reply::new().tool_call(
+        "call-b",
+        "finish_task",
+        &[r#"{"result":"Sam was not emailed."}"#],
+    ));
     let (t, server) = hearth_with(script, |_| {}).await;
     let hearth = &t.hearth;
     let created = agent_task(hearth, "deny").await;
@@ -149,9 +153,11 @@ async fn issue9_a_model_task_is_told_of_a_denial_and_sends_nothing() {
 /// The same with expiry: the sweep releases the task, the model is told it expired.
 #[tokio::test]
 async fn issue9_a_model_task_is_told_of_an_expiry_and_sends_nothing() {
-    let script = Script::new()
-        .turn(Reply::new().tool_call("call-a", "prepare_email", &[EMAIL]))
-        .turn(Reply::new().tool_call("call-b", "finish_task", &[r#"{"result":"It expired."}"#]));
+    let script = Script::new().turn(Reply::new().tool_call("call-a", "prepare_email", &[EMAIL])).turn(Reply::new().tool_call(
+        "call-b",
+        "finish_task",
+        &[r#"{"result":"It expired."}"#],
+    ));
     let (t, server) = hearth_with(script, |c| c.approval_ttl = Duration::from_millis(1)).await;
     let hearth = &t.hearth;
     let created = agent_task(hearth, "expire").await;
@@ -343,8 +349,7 @@ async fn issue9_a_document_task_paused_in_import_and_in_fill_makes_two_files_and
     assert_eq!(reviewing.status, TaskStatus::WaitingApproval, "{:?}", reviewing.error);
     assert_eq!(hearth.file_list().await.unwrap().len(), 2, "no second file for the same fill step");
     assert_eq!(proposals(&hearth).await.len(), 1);
-    let ProposalView { draft: hearth_protocol::approvals::ProposalDraft::EmailSend(email), .. } = proposals(&hearth).await.remove(0)
-    else {
+    let ProposalView { draft: hearth_protocol::approvals::ProposalDraft::EmailSend(email), .. } = proposals(&hearth).await.remove(0) else {
         panic!("not an email")
     };
     let files = hearth.file_list().await.unwrap();
@@ -377,14 +382,15 @@ async fn issue9_the_run_limit_firing_mid_effect_flags_the_task() {
         let config = ProviderConfig::new("Scripted", _server.base_url(), Some("sk-effect-path".into()));
         Arc::new(OpenAiChat::new(&config).unwrap())
     };
-    let handler = hearth_core::agent::ModelTaskHandler::new(provider, "scripted-model", hearth.toolbox().clone())
-        .with_deadline(Arc::new(move || {
+    let handler = hearth_core::agent::ModelTaskHandler::new(provider, "scripted-model", hearth.toolbox().clone()).with_deadline(Arc::new(
+        move || {
             let (limit, fired_at) = (limit.clone(), fired_at.clone());
             Box::pin(async move {
                 limit.notified().await;
                 fired_at.notify_one();
             })
-        }));
+        },
+    ));
     hearth.tasks().register(TaskKind::Agent, handler);
     let created = agent_task(&hearth, "limit").await;
     run_once(&hearth).await;
@@ -415,7 +421,10 @@ async fn issue9_delegate_task_with_a_changed_job_under_one_key_conflicts() {
     let first = dispatch(&ctx, "delegate_task", r#"{"title":"Find a plumber"}"#, step()).await;
     assert!(!first.is_error, "{}", first.content);
     let again = dispatch(&ctx, "delegate_task", r#"{"title":"Find a plumber"}"#, step()).await;
-    assert_eq!(serde_json::from_str::<Value>(&again.content).unwrap()["taskId"], serde_json::from_str::<Value>(&first.content).unwrap()["taskId"]);
+    assert_eq!(
+        serde_json::from_str::<Value>(&again.content).unwrap()["taskId"],
+        serde_json::from_str::<Value>(&first.content).unwrap()["taskId"]
+    );
     let changed = dispatch(&ctx, "delegate_task", r#"{"title":"Find an electrician"}"#, step()).await;
     assert!(changed.is_error);
     assert!(changed.content.contains("different task was already delegated"), "{}", changed.content);
@@ -533,13 +542,20 @@ async fn issue9_a_model_turn_stopped_between_its_calls_is_finished_not_asked_aga
 async fn issue9_a_call_in_doubt_stops_the_batch() {
     let t = super::support::open().await;
     let hearth = &t.hearth;
-    let ctx = hearth.toolbox().for_chat("thread-doubt", "run-doubt", hearth_protocol::approvals::ProposalOrigin::OwnerChat, Default::default());
+    let ctx =
+        hearth.toolbox().for_chat("thread-doubt", "run-doubt", hearth_protocol::approvals::ProposalOrigin::OwnerChat, Default::default());
     // The first call's operation is already in doubt (a crash while it ran).
     let scope = "thread:thread-doubt";
     let key = hearth_core::store::journal::OpKey { scope, op_id: "run-doubt:c1" };
     let action = json!({ "attachmentId": "att-permission-form" });
     let hash = hearth_core::journal::action_hash("import_pdf", &action);
-    assert!(hearth.store().insert_operation(key, "import_pdf", &hearth_core::journal::canonical_json(&action), &hash, "run-doubt", None).await.unwrap());
+    assert!(
+        hearth
+            .store()
+            .insert_operation(key, "import_pdf", &hearth_core::journal::canonical_json(&action), &hash, "run-doubt", None)
+            .await
+            .unwrap()
+    );
     assert!(hearth.store().settle_operation(key, "run-doubt", OpStatus::OutcomeUnknown, None).await.unwrap());
     let calls = [
         hearth_core::tools::ToolCall { id: "c1".into(), name: "import_pdf".into(), arguments: action.to_string() },

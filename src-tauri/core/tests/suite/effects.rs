@@ -21,13 +21,7 @@ impl Effects {
             .busy_timeout(std::time::Duration::from_secs(10));
         // No idle reaping or lifetime limit, so no sqlx maintenance task (see `pool_options` in
         // core/src/store/open.rs: sqlx#3645).
-        let pool = SqlitePoolOptions::new()
-            .max_connections(2)
-            .idle_timeout(None)
-            .max_lifetime(None)
-            .connect_with(options)
-            .await
-            .unwrap();
+        let pool = SqlitePoolOptions::new().max_connections(2).idle_timeout(None).max_lifetime(None).connect_with(options).await.unwrap();
         sqlx::query("CREATE TABLE IF NOT EXISTS effects (id INTEGER PRIMARY KEY, op TEXT NOT NULL, payload TEXT NOT NULL)")
             .execute(&pool)
             .await

@@ -41,7 +41,10 @@ async fn a_statement_becomes_a_tracker_and_one_artifact() {
     assert_eq!(tracker.categories[0].cents, 190_000);
     assert_eq!(tracker.months.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(), ["2026-10", "2026-11"]);
     assert_eq!(tracker.income_cents - tracker.spending_cents, tracker.saved_cents);
-    assert_eq!(tracker.spending_cents, 95_000 + 4630 + 6120 + 840 + 4900 + 3850 + 1295 + 8310 + 95_000 + 9145 + 2999 + 2200 + 4900 + 3500 + 2780);
+    assert_eq!(
+        tracker.spending_cents,
+        95_000 + 4630 + 6120 + 840 + 4900 + 3850 + 1295 + 8310 + 95_000 + 9145 + 2999 + 2200 + 4900 + 3500 + 2780
+    );
     assert!(detail.task.result.unwrap().starts_with("18 transactions from 2026-10-01 to 2026-11-28"));
     assert_eq!(artifacts(&t.hearth), 1, "the tracker was saved once");
 }
@@ -81,7 +84,8 @@ async fn the_sample_agent_summarizes_a_pasted_statement() {
 #[tokio::test]
 async fn the_owner_pastes_a_statement_in_activity() {
     let t = open().await;
-    let params = hearth_protocol::finance::FinanceStartParams { csv: "date,description,amount\n2026-11-01,Pay,10\n2026-11-02,Tea,-2.50\n".into() };
+    let params =
+        hearth_protocol::finance::FinanceStartParams { csv: "date,description,amount\n2026-11-01,Pay,10\n2026-11-02,Tea,-2.50\n".into() };
     let task = t.hearth.finance_start(&params).await.unwrap();
     run_once(&t.hearth).await;
     let tracker = t.hearth.task_get(&task.id).await.unwrap().finance.unwrap();

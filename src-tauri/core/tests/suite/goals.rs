@@ -28,24 +28,39 @@ async fn milestones_follow_their_tasks_and_a_paused_goal_pauses_its_work() {
     hearth.store().open_run("thread-goal", "run-goal", "goal", "test", hearth_core::store::threads::RunOrigin::Window).await.unwrap();
     let ctx = hearth.toolbox().for_chat("thread-goal", "run-goal", ProposalOrigin::OwnerChat, CancellationToken::new());
     let call = |n: &str| StepId::Call(n.into());
-    let made = dispatch(&ctx, "create_goal", &json!({
-        "title": "Run a half marathon", "category": "Health",
-        "milestones": ["Book a physio check", "Run 10 km"]
-    }).to_string(), call("g")).await;
+    let made = dispatch(
+        &ctx,
+        "create_goal",
+        &json!({
+            "title": "Run a half marathon", "category": "Health",
+            "milestones": ["Book a physio check", "Run 10 km"]
+        })
+        .to_string(),
+        call("g"),
+    )
+    .await;
     assert!(!made.is_error, "{made:?}");
     let goal: GoalView = serde_json::from_str(&made.content).unwrap();
     assert_eq!((goal.category.as_str(), goal.milestones.len()), ("health", 2));
 
-    let delegate = |milestone: u32| json!({ "title": format!("Milestone {milestone}"), "goalId": goal.id, "milestone": milestone }).to_string();
+    let delegate =
+        |milestone: u32| json!({ "title": format!("Milestone {milestone}"), "goalId": goal.id, "milestone": milestone }).to_string();
     let first = dispatch(&ctx, "delegate_task", &delegate(1), call("d1")).await;
     let second = dispatch(&ctx, "delegate_task", &delegate(2), call("d2")).await;
     assert!(!first.is_error && !second.is_error, "{first:?} {second:?}");
     let second_id = serde_json::from_str::<DelegateTaskResult>(&second.content).unwrap().task_id;
     let bad = dispatch(&ctx, "delegate_task", &delegate(3), call("d3")).await;
     assert!(bad.is_error && bad.content.contains("milestones 1 to 2"), "{bad:?}");
-    let schedule = dispatch(&ctx, "schedule_task", &json!({
-        "title": "Long run", "repeat": { "every": "week", "days": ["sunday"], "at": "08:00" }, "goalId": goal.id
-    }).to_string(), call("s")).await;
+    let schedule = dispatch(
+        &ctx,
+        "schedule_task",
+        &json!({
+            "title": "Long run", "repeat": { "every": "week", "days": ["sunday"], "at": "08:00" }, "goalId": goal.id
+        })
+        .to_string(),
+        call("s"),
+    )
+    .await;
     assert!(!schedule.is_error, "{schedule:?}");
 
     let engine = hearth.tasks();

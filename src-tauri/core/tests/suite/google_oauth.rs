@@ -143,7 +143,8 @@ async fn the_listener_waits_out_other_states_and_idle_connections_and_reports_a_
     let visitor = async {
         // An idle connection first (it never sends a request), then a forged state and a
         // refusal with another state: none ends the wait.
-        let _idle = tokio::net::TcpStream::connect(redirect.uri().trim_start_matches("http://").trim_end_matches("/callback")).await.unwrap();
+        let _idle =
+            tokio::net::TcpStream::connect(redirect.uri().trim_start_matches("http://").trim_end_matches("/callback")).await.unwrap();
         let forged = reqwest::get(format!("{}?code=4/evil&state=forged", redirect.uri())).await.unwrap();
         assert_eq!(forged.status(), reqwest::StatusCode::BAD_REQUEST);
         let other = reqwest::get(format!("{}?error=access_denied&state=other", redirect.uri())).await.unwrap();
@@ -161,7 +162,11 @@ async fn the_listener_waits_out_other_states_and_idle_connections_and_reports_a_
     let redirect = LoopbackRedirect::bind().await.unwrap();
     let url = t.auth.begin(Access::Read, redirect.uri()).await.unwrap();
     let state = state_of(&url);
-    let refusal = format!("{}?error=access_denied&state={}", redirect.uri(), url::form_urlencoded::byte_serialize(state.as_bytes()).collect::<String>());
+    let refusal = format!(
+        "{}?error=access_denied&state={}",
+        redirect.uri(),
+        url::form_urlencoded::byte_serialize(state.as_bytes()).collect::<String>()
+    );
     let (said, _) = tokio::join!(redirect.next_callback(&state, &cancel), reqwest::get(refusal));
     let said = said.unwrap_err().to_string();
     assert!(said.contains("You declined"), "{said}");
@@ -303,7 +308,10 @@ async fn gmail_search_and_threads_read_what_the_api_holds_and_html_becomes_text_
     assert_eq!(ids, ["18c2b", "18c4d", "18c1a"], "newest first (the fixture lists them as added), the news and the draft left out");
     assert!(!found.truncated);
     let first = &found.matches[2];
-    assert_eq!((first.from.as_str(), first.subject.as_str(), first.attachments), ("Ana Lima <ana@example.com>", "Permission form for Friday", 2));
+    assert_eq!(
+        (first.from.as_str(), first.subject.as_str(), first.attachments),
+        ("Ana Lima <ana@example.com>", "Permission form for Friday", 2)
+    );
     assert_eq!(first.snippet, "Hi! Please sign the permission form by Friday.");
     assert_eq!(first.sent_at, 1_764_000_000_000);
 
@@ -403,10 +411,22 @@ async fn a_send_whose_answer_is_lost_is_uncertain_and_its_message_id_finds_it_in
     assert_eq!(gmail.find_sent(&format!("<{busy_id}>"), 0).await.unwrap(), Reconciled::Found { id: taken[2].clone(), copies: 1 });
     // A received message carrying the id is not a sent one; a sent one in the bin still went.
     let never = message_id_for("p-never", "owner@example.org");
-    t.fixture.add_mail(FixtureMail { id: "19aa".into(), thread_id: "19aa".into(), labels: vec!["INBOX".into()], message_id: never.clone(), ..FixtureMail::default() });
+    t.fixture.add_mail(FixtureMail {
+        id: "19aa".into(),
+        thread_id: "19aa".into(),
+        labels: vec!["INBOX".into()],
+        message_id: never.clone(),
+        ..FixtureMail::default()
+    });
     assert_eq!(gmail.find_sent(&never, 0).await.unwrap(), Reconciled::NotFound { complete: true });
     let binned = message_id_for("p-binned", "owner@example.org");
-    t.fixture.add_mail(FixtureMail { id: "19bb".into(), thread_id: "19bb".into(), labels: vec!["SENT".into(), "TRASH".into()], message_id: binned.clone(), ..FixtureMail::default() });
+    t.fixture.add_mail(FixtureMail {
+        id: "19bb".into(),
+        thread_id: "19bb".into(),
+        labels: vec!["SENT".into(), "TRASH".into()],
+        message_id: binned.clone(),
+        ..FixtureMail::default()
+    });
     assert_eq!(gmail.find_sent(&binned, 0).await.unwrap(), Reconciled::Found { id: "19bb".into(), copies: 1 });
     assert!(gmail.find_sent("x\" OR in:inbox", 0).await.is_err(), "only a Message-ID Hearth made is searched for");
 
@@ -480,7 +500,10 @@ async fn calendar_events_come_in_order_with_all_day_days_in_the_calendars_zone()
     assert!(busy.events.windows(2).all(|w| w[0].starts_at <= w[1].starts_at));
     assert!(busy.events.iter().all(|e| e.calendar_id == "team@group.calendar.google.com"));
 
-    assert!(calendar.events("primary", ms("2026-12-08T00:00:00Z"), ms("2026-12-01T00:00:00Z")).await.is_err(), "a window that ends before it starts");
+    assert!(
+        calendar.events("primary", ms("2026-12-08T00:00:00Z"), ms("2026-12-01T00:00:00Z")).await.is_err(),
+        "a window that ends before it starts"
+    );
     assert!(calendar.events("primary", 0, ms("2026-12-01T00:00:00Z")).await.is_err(), "more than 366 days");
 }
 

@@ -16,7 +16,7 @@ use hearth_protocol::approvals::{
     ApprovalDecideParams, ApprovalRecheckParams, Decision, DraftAttachment, EmailDraft, ProposalDraft, ProposalOrigin, ProposalStatus,
     ProposalView, Recheck,
 };
-use hearth_testkit::google::{CLIENT_ID, CLIENT_SECRET, FixtureEvent, FixtureMail, GoogleFixture, WriteMode, SendMode};
+use hearth_testkit::google::{CLIENT_ID, CLIENT_SECRET, FixtureEvent, FixtureMail, GoogleFixture, SendMode, WriteMode};
 use mail_parser::{MessageParser, MimeHeaders};
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
@@ -62,7 +62,11 @@ async fn connect(t: &TestHearth, fixture: &GoogleFixture, access: Access) -> Goo
     let client = ClientConfig {
         client_id: CLIENT_ID.into(),
         client_secret: Some(CLIENT_SECRET.to_owned().into()),
-        endpoints: Endpoints { auth_url: format!("{base}/o/oauth2/v2/auth"), token_url: format!("{base}/token"), revoke_url: format!("{base}/revoke") },
+        endpoints: Endpoints {
+            auth_url: format!("{base}/o/oauth2/v2/auth"),
+            token_url: format!("{base}/token"),
+            revoke_url: format!("{base}/revoke"),
+        },
     };
     let auth = GoogleAuth::new(t.hearth.store().clone(), vault, client).unwrap();
     let apis = GoogleApis { gmail: base.clone(), calendar: base };
@@ -117,7 +121,8 @@ fn header(raw: &[u8], name: &str) -> String {
 async fn an_uncertain_send_is_found_in_sent_and_a_retry_sends_nothing() {
     let c = connected(Access::ReadWrite).await;
     c.fixture.set_send_mode(SendMode::DropConnection);
-    let proposal = c.prepare("chat:lost-answer", ProposalDraft::EmailSend(email("ana@example.com", "Dinner", "Seven works."))).await.unwrap();
+    let proposal =
+        c.prepare("chat:lost-answer", ProposalDraft::EmailSend(email("ana@example.com", "Dinner", "Seven works."))).await.unwrap();
     assert_eq!(proposal.connection.account, "owner@example.com", "the account Gmail named");
     let after = c.approve(&proposal).await.unwrap();
     assert_eq!(after.status, ProposalStatus::OutcomeUnknown, "{:?}", after.error);
@@ -145,7 +150,8 @@ async fn an_uncertain_send_is_found_in_sent_and_a_retry_sends_nothing() {
 async fn a_send_that_never_arrived_goes_again_only_when_the_owner_retries_and_keeps_its_message_id() {
     let c = connected(Access::ReadWrite).await;
     c.fixture.set_send_mode(SendMode::LoseRequest);
-    let proposal = c.prepare("chat:lost-request", ProposalDraft::EmailSend(email("bo@example.net", "Keys", "Under the mat."))).await.unwrap();
+    let proposal =
+        c.prepare("chat:lost-request", ProposalDraft::EmailSend(email("bo@example.net", "Keys", "Under the mat."))).await.unwrap();
     let after = c.approve(&proposal).await.unwrap();
     assert_eq!(after.status, ProposalStatus::OutcomeUnknown, "{:?}", after.error);
     assert_eq!(c.fixture.sent().len(), 0);
@@ -214,11 +220,16 @@ async fn a_reply_threads_and_carries_exactly_the_reviewed_attachment() {
     let file = c.hearth().files().import("file-g1", bytes, &info.filename, &info.id).await.unwrap();
     let mut draft = email("alvarez@school.example", "Re: Permission form", "Filled in, attached.");
     draft.in_reply_to = Some("18f0a1".into());
-    draft.attachments = vec![DraftAttachment { file_id: file.id.clone(), name: file.name.clone(), size: file.size, sha256: file.sha256.clone() }];
+    draft.attachments =
+        vec![DraftAttachment { file_id: file.id.clone(), name: file.name.clone(), size: file.size, sha256: file.sha256.clone() }];
     let proposal = c.prepare("chat:reply", ProposalDraft::EmailSend(draft)).await.unwrap();
     let ProposalDraft::EmailSend(shown) = &proposal.draft else { panic!("an email") };
     let reply_to = shown.reply_to.as_ref().unwrap();
-    assert_eq!((reply_to.subject.as_str(), shown.thread_id.as_deref()), ("Permission form", Some("18f0a0")), "the card names the message as Gmail holds it");
+    assert_eq!(
+        (reply_to.subject.as_str(), shown.thread_id.as_deref()),
+        ("Permission form", Some("18f0a0")),
+        "the card names the message as Gmail holds it"
+    );
 
     let done = c.approve(&proposal).await.unwrap();
     assert_eq!(done.status, ProposalStatus::Succeeded, "{:?}", done.error);
@@ -348,7 +359,10 @@ async fn an_update_against_a_stale_etag_changes_nothing() {
     assert_eq!(c.fixture.events()[0].summary, "Dentist — bring card", "their change stands");
 
     // Against the current version it goes through, once; a repeat meets the new etag.
-    let fresh = prepare_event(&c, "chat:update-2", serde_json::json!({ "action": "update", "eventId": "evtdentist1", "title": "Dentist (moved)" })).await.unwrap();
+    let fresh =
+        prepare_event(&c, "chat:update-2", serde_json::json!({ "action": "update", "eventId": "evtdentist1", "title": "Dentist (moved)" }))
+            .await
+            .unwrap();
     assert_eq!(c.approve(&fresh).await.unwrap().status, ProposalStatus::Succeeded);
     assert_eq!(c.fixture.event_writes(), [("update".to_owned(), "evtdentist1".to_owned())]);
     assert_eq!(c.fixture.events()[0].summary, "Dentist (moved)");
@@ -446,7 +460,10 @@ async fn settings_connects_an_account_uses_it_after_a_restart_and_disconnects_it
     let view = sign_in(hearth.clone(), AccountAccess::Read).await;
     assert_eq!(view.accounts.len(), 2, "{view:?}");
     let google = &view.accounts[1];
-    assert_eq!((google.provider, google.account.as_str(), google.access), (AccountProvider::Google, "owner@example.com", AccountAccess::Read));
+    assert_eq!(
+        (google.provider, google.account.as_str(), google.access),
+        (AccountProvider::Google, "owner@example.com", AccountAccess::Read)
+    );
     assert_eq!(view.chosen, google.connection_id, "a new connection is the one the tools use");
     let shown = serde_json::to_string(&view).unwrap();
     assert!(!shown.contains("ya29.") && !shown.contains("1//refresh") && !shown.contains(CLIENT_SECRET), "no secret crosses IPC: {shown}");
@@ -554,7 +571,8 @@ async fn a_send_gmail_gave_its_own_message_id_and_whose_answer_was_lost_is_found
 async fn a_check_that_cannot_read_back_everything_sent_since_says_so_and_a_retry_sends_nothing() {
     let c = connected(Access::ReadWrite).await;
     c.fixture.set_send_mode(SendMode::LoseRequest);
-    let proposal = c.prepare("chat:busy-outbox", ProposalDraft::EmailSend(email("bo@example.net", "Notes", "Attached soon."))).await.unwrap();
+    let proposal =
+        c.prepare("chat:busy-outbox", ProposalDraft::EmailSend(email("bo@example.net", "Notes", "Attached soon."))).await.unwrap();
     let after = c.approve(&proposal).await.unwrap();
     assert_eq!(after.status, ProposalStatus::OutcomeUnknown, "{:?}", after.error);
     // More mail sent since than Hearth reads back (another client of the same account).
@@ -599,7 +617,10 @@ async fn a_retry_google_refuses_leaves_the_outcome_unknown_never_failed() {
         timed: Some(("2026-12-15T16:00:00Z".into(), "2026-12-15T17:00:00Z".into())),
         ..FixtureEvent::default()
     });
-    let proposal = prepare_event(&c, "chat:piano", serde_json::json!({ "action": "update", "eventId": "evtpiano01", "title": "Piano (Ms. Ito)" })).await.unwrap();
+    let proposal =
+        prepare_event(&c, "chat:piano", serde_json::json!({ "action": "update", "eventId": "evtpiano01", "title": "Piano (Ms. Ito)" }))
+            .await
+            .unwrap();
     c.fixture.set_write_mode(WriteMode::DropConnection);
     let after = c.approve(&proposal).await.unwrap();
     assert_eq!(after.status, ProposalStatus::OutcomeUnknown, "{:?}", after.error);
@@ -628,7 +649,10 @@ async fn an_update_changes_only_what_the_owner_reviewed() {
         color_id: "5".into(),
         ..FixtureEvent::default()
     });
-    let proposal = prepare_event(&c, "chat:clinic", serde_json::json!({ "action": "update", "eventId": "evtclinic01", "title": "Clinic (room 4)" })).await.unwrap();
+    let proposal =
+        prepare_event(&c, "chat:clinic", serde_json::json!({ "action": "update", "eventId": "evtclinic01", "title": "Clinic (room 4)" }))
+            .await
+            .unwrap();
     assert_eq!(c.approve(&proposal).await.unwrap().status, ProposalStatus::Succeeded);
     let event = c.fixture.events().into_iter().find(|e| e.id == "evtclinic01").unwrap();
     assert_eq!(event.summary, "Clinic (room 4)");
@@ -640,7 +664,8 @@ async fn an_update_changes_only_what_the_owner_reviewed() {
 async fn a_retry_after_the_same_account_reconnects_goes_through_the_new_connection_once() {
     let c = connected(Access::ReadWrite).await;
     c.fixture.set_send_mode(SendMode::LoseRequest);
-    let proposal = c.prepare("chat:reconnected", ProposalDraft::EmailSend(email("bo@example.net", "Tickets", "Two, please."))).await.unwrap();
+    let proposal =
+        c.prepare("chat:reconnected", ProposalDraft::EmailSend(email("bo@example.net", "Tickets", "Two, please."))).await.unwrap();
     let after = c.approve(&proposal).await.unwrap();
     assert_eq!(after.status, ProposalStatus::OutcomeUnknown);
     // Grant write access again (a new sign-in of the same account: a new connection).

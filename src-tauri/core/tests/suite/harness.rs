@@ -53,12 +53,7 @@ impl AgentServer {
             .unwrap()
             .expect("the AG-UI test agent exited before it was ready (see its stderr above)");
         let port: u16 = line.strip_prefix("READY ").unwrap_or_else(|| panic!("unexpected first line {line:?}")).parse().unwrap();
-        Self {
-            _child: child,
-            _stdout: stdout,
-            base: format!("http://127.0.0.1:{port}"),
-            host: format!("127.0.0.1:{port}"),
-        }
+        Self { _child: child, _stdout: stdout, base: format!("http://127.0.0.1:{port}"), host: format!("127.0.0.1:{port}") }
     }
 
     fn endpoint(&self) -> String {
@@ -301,10 +296,7 @@ async fn a_broken_stream_ends_the_run_with_an_error_that_says_what_the_harness_d
 
     let events = run(&agent, "garbage please").await;
     let message = run_error(&events);
-    assert!(
-        message.starts_with(&format!("The agent at {} sent something that is not an AG-UI 1.0 event", server.host)),
-        "{message}"
-    );
+    assert!(message.starts_with(&format!("The agent at {} sent something that is not an AG-UI 1.0 event", server.host)), "{message}");
 
     let events = run(&agent, "early end").await;
     assert_eq!(
@@ -414,8 +406,8 @@ mod issue10 {
     use hearth_core::providers::MAX_TOOL_CALLS_PER_TURN;
     use hearth_core::tools::ToolContext;
     use hearth_protocol::agui::{
-        Event, RunFinishedEvent, RunStartedEvent, TextMessageContentEvent, TextMessageStartEvent, ToolCallArgsEvent,
-        ToolCallEndEvent, ToolCallStartEvent,
+        Event, RunFinishedEvent, RunStartedEvent, TextMessageContentEvent, TextMessageStartEvent, ToolCallArgsEvent, ToolCallEndEvent,
+        ToolCallStartEvent,
     };
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::{TcpListener, TcpStream};
@@ -477,11 +469,8 @@ mod issue10 {
             }
         };
         let head = String::from_utf8_lossy(&request[..head_end]).to_ascii_lowercase();
-        let length: usize = head
-            .lines()
-            .find_map(|line| line.strip_prefix("content-length:"))
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(0);
+        let length: usize =
+            head.lines().find_map(|line| line.strip_prefix("content-length:")).and_then(|v| v.trim().parse().ok()).unwrap_or(0);
         while request.len() < head_end + length {
             match stream.read(&mut buf).await {
                 Ok(0) | Err(_) => return,
@@ -593,10 +582,7 @@ mod issue10 {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn issue10_a_harness_reply_past_its_bound_ends_the_run() {
-        let mut events = vec![
-            started(),
-            Event::TextMessageStart(TextMessageStartEvent { message_id: "m1".into(), ..Default::default() }),
-        ];
+        let mut events = vec![started(), Event::TextMessageStart(TextMessageStartEvent { message_id: "m1".into(), ..Default::default() })];
         let sent = 256;
         let delta = "y".repeat(1024);
         for _ in 0..sent {
@@ -634,7 +620,11 @@ mod issue10 {
         const ARGS: &str = r#"{"name":"notes.md","content":"hi"}"#;
         let events = [
             started(),
-            Event::ToolCallStart(ToolCallStartEvent { tool_call_id: "call-1".into(), tool_call_name: "save_artifact".into(), ..Default::default() }),
+            Event::ToolCallStart(ToolCallStartEvent {
+                tool_call_id: "call-1".into(),
+                tool_call_name: "save_artifact".into(),
+                ..Default::default()
+            }),
             Event::ToolCallArgs(ToolCallArgsEvent { tool_call_id: "call-1".into(), delta: ARGS.into(), ..Default::default() }),
             Event::ToolCallEnd(ToolCallEndEvent { tool_call_id: "call-1".into(), ..Default::default() }),
             Event::RunFinished(RunFinishedEvent { thread_id: "thread-h".into(), run_id: "run-h".into(), ..Default::default() }),
@@ -664,7 +654,12 @@ mod issue10 {
                 }
             })
         })));
-        let other = t.hearth.toolbox().for_chat("thread-h", "run-h", hearth_protocol::approvals::ProposalOrigin::ExternalAgent, CancellationToken::new());
+        let other = t.hearth.toolbox().for_chat(
+            "thread-h",
+            "run-h",
+            hearth_protocol::approvals::ProposalOrigin::ExternalAgent,
+            CancellationToken::new(),
+        );
         let holder = tokio::spawn(async move { dispatch(&other, "save_artifact", ARGS, StepId::Call("run-h:call-1".into())).await });
         let scope = "thread:thread-h";
         let key = hearth_core::store::journal::OpKey { scope, op_id: "run-h:run-h:call-1" };

@@ -37,7 +37,12 @@ async fn ideas_are_accepted_once_and_dismissals_are_remembered() {
 
     // A goal without milestones, and a request made in three conversations.
     let goal = hearth
-        .goal_create(&GoalCreateParams { title: "Learn Spanish".into(), description: String::new(), category: String::new(), milestones: vec![] })
+        .goal_create(&GoalCreateParams {
+            title: "Learn Spanish".into(),
+            description: String::new(),
+            category: String::new(),
+            milestones: vec![],
+        })
         .await
         .unwrap();
     for _ in 0..3 {
@@ -50,7 +55,9 @@ async fn ideas_are_accepted_once_and_dismissals_are_remembered() {
     // Accepted, then Hearth stopped before making it: still offered, and accepting makes it once.
     assert!(hearth.store().accept_idea(&milestones).await.unwrap());
     assert!(of(IdeaKind::AddMilestones, &hearth.idea_list().await.unwrap().ideas).is_some());
-    let IdeaAccepted::Task(task_id) = hearth.idea_accept(&IdeaParams { idea_id: milestones.clone() }).await.unwrap() else { panic!("a task") };
+    let IdeaAccepted::Task(task_id) = hearth.idea_accept(&IdeaParams { idea_id: milestones.clone() }).await.unwrap() else {
+        panic!("a task")
+    };
     assert!(of(IdeaKind::AddMilestones, &hearth.idea_list().await.unwrap().ideas).is_none());
     assert_eq!(hearth.store().get_task(&task_id).await.unwrap().unwrap().input["goalId"], serde_json::json!(goal.id));
     let IdeaAccepted::Schedule(_) = hearth.idea_accept(&IdeaParams { idea_id: repeat }).await.unwrap() else { panic!("a schedule") };

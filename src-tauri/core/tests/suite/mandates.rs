@@ -12,12 +12,10 @@ use hearth_core::Hearth;
 use hearth_core::store::workspace::MailMessage;
 use hearth_core::tasks::{TaskContext, TaskOutcome};
 use hearth_core::tools::{RunOutcome, StepId, ToolOutput, dispatch};
-use hearth_protocol::approvals::{ProposalDraft, ProposalOrigin, ProposalStatus};
-use hearth_protocol::mandates::{
-    MandateGrant, MandateGrantParams, MandateHolder, MandateListParams, MandateRevokeParams, MandateWindow,
-};
-use hearth_protocol::tasks::TaskStatus;
 use hearth_protocol::ToolName;
+use hearth_protocol::approvals::{ProposalDraft, ProposalOrigin, ProposalStatus};
+use hearth_protocol::mandates::{MandateGrant, MandateGrantParams, MandateHolder, MandateListParams, MandateRevokeParams, MandateWindow};
+use hearth_protocol::tasks::TaskStatus;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -126,7 +124,10 @@ async fn a_mandate_lets_exactly_its_allowance_through_and_the_next_call_outside_
     // Another tool: a fact mandate does not cover a goal.
     let other = hearth
         .tasks()
-        .create(new_task("other-tool", &json!({ "calls": [{ "tool": "create_goal", "args": { "title": "Move my savings", "milestones": ["x"] } }] })))
+        .create(new_task(
+            "other-tool",
+            &json!({ "calls": [{ "tool": "create_goal", "args": { "title": "Move my savings", "milestones": ["x"] } }] }),
+        ))
         .await
         .unwrap();
     let m_other = hearth.mandate_grant(&grant(&other.id, MandateGrant::RememberFacts, 5)).await.unwrap();
@@ -202,7 +203,10 @@ async fn a_mail_standing_order_sends_exactly_its_allowance_to_its_recipients_and
     // Two a day to the friend (the grant's address normalized as a draft's is); the third asks.
     let counted = hearth
         .tasks()
-        .create(new_task("mail-over-count", &json!({ "calls": [email("friend@example.com", 1), email("friend@example.com", 2), email("friend@example.com", 3)] })))
+        .create(new_task(
+            "mail-over-count",
+            &json!({ "calls": [email("friend@example.com", 1), email("friend@example.com", 2), email("friend@example.com", 3)] }),
+        ))
         .await
         .unwrap();
     let m_count = hearth.mandate_grant(&grant(&counted.id, friend(), 2)).await.unwrap();
@@ -285,7 +289,8 @@ async fn racing_calls_never_exceed_a_mandates_count_and_other_tasks_never_use_it
     let mut changes = engine.subscribe();
     assert_eq!(engine.tick().await.unwrap(), 3);
     // Claimed: each task is running under a committed lease.
-    let leases: Vec<(String, String)> = store.running_leases().await.unwrap().into_iter().map(|(task, lease, _, _)| (task, lease)).collect();
+    let leases: Vec<(String, String)> =
+        store.running_leases().await.unwrap().into_iter().map(|(task, lease, _, _)| (task, lease)).collect();
     assert_eq!(leases.len(), 3);
     let holder = leases[0].0.clone();
     let mandate = hearth.mandate_grant(&grant(&holder, MandateGrant::RememberFacts, 3)).await.unwrap();
@@ -313,7 +318,10 @@ async fn racing_calls_never_exceed_a_mandates_count_and_other_tasks_never_use_it
     // The same operation asked again is not counted again.
     let (scope, op, _) = uses[0].clone();
     let lease = &leases[0].1;
-    let again = store.use_mandate(std::slice::from_ref(&mandate.id), &holder, lease, &scope, &op, "remember_fact", hearth_core::store::now_ms()).await.unwrap();
+    let again = store
+        .use_mandate(std::slice::from_ref(&mandate.id), &holder, lease, &scope, &op, "remember_fact", hearth_core::store::now_ms())
+        .await
+        .unwrap();
     assert_eq!(again.as_deref(), Some(mandate.id.as_str()));
     assert_eq!(store.mandate_uses(&mandate.id).await.unwrap().len(), 3);
     hold.cancel();
@@ -357,7 +365,9 @@ async fn revoking_a_mandate_mid_run_stops_the_run_and_nothing_more_is_performed(
 
 #[tokio::test]
 async fn a_schedules_mandate_covers_the_tasks_it_starts_and_no_other() {
-    use hearth_protocol::schedules::{MissedRuns, Repeat, ScheduleAction, ScheduleControlParams, ScheduleCreateParams, ScheduledJob, Weekday};
+    use hearth_protocol::schedules::{
+        MissedRuns, Repeat, ScheduleAction, ScheduleControlParams, ScheduleCreateParams, ScheduledJob, Weekday,
+    };
 
     let (t, _seen, _reached) = hearth_with_handler().await;
     let hearth = &t.hearth;
@@ -399,11 +409,22 @@ async fn a_schedules_mandate_covers_the_tasks_it_starts_and_no_other() {
         .unwrap();
     // A task that is not the schedule's is not covered.
     hearth.tasks().create(new_task("not-scheduled", &json!({ "calls": [fact("outsider")] }))).await.unwrap();
-    hearth.schedule_control(&ScheduleControlParams { schedule_id: schedule.id.clone(), action: ScheduleAction::RunNow, operation_id: Some("run-now-1".into()) }).await.unwrap();
+    hearth
+        .schedule_control(&ScheduleControlParams {
+            schedule_id: schedule.id.clone(),
+            action: ScheduleAction::RunNow,
+            operation_id: Some("run-now-1".into()),
+        })
+        .await
+        .unwrap();
     run_all(hearth).await;
 
     let facts: Vec<String> = hearth.store().memories().await.unwrap().into_iter().map(|m| m.text).collect();
     assert_eq!(facts, vec!["from the schedule".to_owned()]);
     assert_eq!(hearth.store().mandate_uses(&mandate.id).await.unwrap().len(), 1);
-    assert_eq!(held_tools(hearth).await, vec![ToolName::RememberFact, ToolName::RememberFact], "the schedule's second fact and the outsider's");
+    assert_eq!(
+        held_tools(hearth).await,
+        vec![ToolName::RememberFact, ToolName::RememberFact],
+        "the schedule's second fact and the outsider's"
+    );
 }

@@ -15,8 +15,11 @@ use super::support::{collect, fast_config, start};
 
 async fn with_model(script: Script) -> (Hearth, ModelServer, tempfile::TempDir) {
     let server = ModelServer::start(script).await.unwrap();
-    let config = ProviderConfig::new("Scripted", server.base_url(), Some("sk-memory".into()))
-        .with_retry(RetryPolicy { max_retries: 0, base_delay: Duration::ZERO, max_delay: Duration::ZERO });
+    let config = ProviderConfig::new("Scripted", server.base_url(), Some("sk-memory".into())).with_retry(RetryPolicy {
+        max_retries: 0,
+        base_delay: Duration::ZERO,
+        max_delay: Duration::ZERO,
+    });
     let provider = Arc::new(OpenAiChat::new(&config).unwrap());
     let dir = tempfile::tempdir().unwrap();
     let hearth = Hearth::open(fast_config(dir.path())).await.unwrap().with_model(provider, "scripted-model");
@@ -30,9 +33,9 @@ fn system_of(server: &ModelServer, n: usize) -> String {
 
 /// The facts a system prompt carried.
 fn facts_in(system: &str) -> Vec<String> {
-    system.split_once("(notes, not instructions):").map_or_else(Vec::new, |(_, facts)| {
-        facts.lines().filter_map(|l| l.strip_prefix("- ")).map(str::to_owned).collect()
-    })
+    system
+        .split_once("(notes, not instructions):")
+        .map_or_else(Vec::new, |(_, facts)| facts.lines().filter_map(|l| l.strip_prefix("- ")).map(str::to_owned).collect())
 }
 
 async fn save(hearth: &Hearth, text: &str) -> i64 {
@@ -41,10 +44,8 @@ async fn save(hearth: &Hearth, text: &str) -> i64 {
 
 #[tokio::test]
 async fn among_a_thousand_facts_the_relevant_ones_go_out_within_the_cap_and_a_forgotten_one_never_again() {
-    let script = Script::new()
-        .turn(Reply::new().text(&["Noted."]))
-        .turn(Reply::new().text(&["Noted again."]))
-        .turn(Reply::new().text(&["Hello."]));
+    let script =
+        Script::new().turn(Reply::new().text(&["Noted."])).turn(Reply::new().text(&["Noted again."])).turn(Reply::new().text(&["Hello."]));
     let (hearth, server, _dir) = with_model(script).await;
     // 975 facts about other things, 20 that share only the word "dinner" with the question
     // (more than the cap), and five that matter more.
@@ -141,7 +142,8 @@ async fn remember_fact_keeps_one_fact_per_step_and_the_sample_agent_uses_it() {
     assert_eq!(t.hearth.memory_list().await.unwrap().memories.len(), 1);
     // Once the run has ended it keeps nothing.
     t.hearth.store().end_run(run_id, hearth_core::store::threads::RunEnd::Finished).await.unwrap();
-    let late = hearth_core::tools::dispatch(&ctx, "remember_fact", r#"{"text":"late"}"#, hearth_core::tools::StepId::Call("c2".into())).await;
+    let late =
+        hearth_core::tools::dispatch(&ctx, "remember_fact", r#"{"text":"late"}"#, hearth_core::tools::StepId::Call("c2".into())).await;
     assert!(late.is_error, "{late:?}");
     assert_eq!(t.hearth.memory_list().await.unwrap().memories.len(), 1);
 }

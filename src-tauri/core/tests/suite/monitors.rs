@@ -23,7 +23,10 @@ use super::support::{engine_idle, fast_config};
 const MINUTE: i64 = 60_000;
 
 fn page(lines: &[&str]) -> String {
-    format!("<html><head><title>Kettle</title></head><body>{}</body></html>", lines.iter().map(|l| format!("<p>{l}</p>")).collect::<String>())
+    format!(
+        "<html><head><title>Kettle</title></head><body>{}</body></html>",
+        lines.iter().map(|l| format!("<p>{l}</p>")).collect::<String>()
+    )
 }
 
 async fn open(dir: &Path, server: &PageServer, dns: &DnsStub) -> Hearth {

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use hearth_core::pdf::{
-    FieldKind, FieldValue, FieldValues, FillPath, PdfEngine, PdfError, PdfInfo, count_scripts, default_library_path,
-    extract_text, fill, fill_with_pdfium, fill_with_report, inspect, render_page,
+    FieldKind, FieldValue, FieldValues, FillPath, PdfEngine, PdfError, PdfInfo, count_scripts, default_library_path, extract_text, fill,
+    fill_with_pdfium, fill_with_report, inspect, render_page,
 };
 use hearth_core::workspace::seed::PERMISSION_FORM_PDF;
 use sha2::{Digest, Sha256};
@@ -43,10 +43,7 @@ fn text(s: &str) -> FieldValue {
 
 /// name → (kind, value, options)
 fn by_name(info: &PdfInfo) -> BTreeMap<&str, (FieldKind, Option<&str>, Vec<&str>)> {
-    info.fields
-        .iter()
-        .map(|f| (f.name.as_str(), (f.kind, f.value.as_deref(), f.options.iter().map(String::as_str).collect())))
-        .collect()
+    info.fields.iter().map(|f| (f.name.as_str(), (f.kind, f.value.as_deref(), f.options.iter().map(String::as_str).collect()))).collect()
 }
 
 #[test]
@@ -148,12 +145,9 @@ fn radio_combo_and_list_fields_report_options_and_fill() {
     assert_eq!(fields["color"].1, Some("Blue"));
 
     // A filled file fills again: change the radio, untick the box, empty the text.
-    let (refilled, path) = fill_with_report(
-        engine(),
-        &filled,
-        &values(&[("size", text("L")), ("agree", FieldValue::Checked(false)), ("city", text(""))]),
-    )
-    .unwrap();
+    let (refilled, path) =
+        fill_with_report(engine(), &filled, &values(&[("size", text("L")), ("agree", FieldValue::Checked(false)), ("city", text(""))]))
+            .unwrap();
     assert_eq!(path, FillPath::Direct);
     let info = inspect(engine(), &refilled).unwrap();
     let fields = by_name(&info);
@@ -179,13 +173,25 @@ fn wrong_values_get_specific_errors_that_name_the_field_but_not_the_value() {
         (values(&[("agree", text(secret))]), |e| matches!(e, PdfError::WrongKind { name, .. } if name == "agree")),
         (values(&[("city", FieldValue::Checked(true))]), |e| matches!(e, PdfError::WrongKind { name, .. } if name == "city")),
         (values(&[("size", FieldValue::Checked(true))]), |e| matches!(e, PdfError::WrongKind { name, .. } if name == "size")),
-        (values(&[("nope", text(secret))]), |e| matches!(e, PdfError::UnknownField { name, available } if name == "nope" && available.contains("\"city\""))),
-        (values(&[("size", text(secret))]), |e| matches!(e, PdfError::NotAnOption { name, options } if name == "size" && options == "\"S\", \"M\", \"L\"")),
-        (values(&[("country", text(secret))]), |e| matches!(e, PdfError::NotAnOption { name, options } if name == "country" && options.contains("\"Japan\""))),
+        (
+            values(&[("nope", text(secret))]),
+            |e| matches!(e, PdfError::UnknownField { name, available } if name == "nope" && available.contains("\"city\"")),
+        ),
+        (
+            values(&[("size", text(secret))]),
+            |e| matches!(e, PdfError::NotAnOption { name, options } if name == "size" && options == "\"S\", \"M\", \"L\""),
+        ),
+        (
+            values(&[("country", text(secret))]),
+            |e| matches!(e, PdfError::NotAnOption { name, options } if name == "country" && options.contains("\"Japan\"")),
+        ),
         (values(&[("color", text(secret))]), |e| matches!(e, PdfError::NotAnOption { name, .. } if name == "color")),
         (values(&[("send", text(secret))]), |e| matches!(e, PdfError::NotFillable { name, .. } if name == "send")),
         (values(&[("signature", text(secret))]), |e| matches!(e, PdfError::NotFillable { name, .. } if name == "signature")),
-        (values(&[("reference", text(secret))]), |e| matches!(e, PdfError::NotFillable { name, reason } if name == "reference" && *reason == "read-only")),
+        (
+            values(&[("reference", text(secret))]),
+            |e| matches!(e, PdfError::NotFillable { name, reason } if name == "reference" && *reason == "read-only"),
+        ),
     ];
     for (values, expected) in cases {
         let err = fill(engine(), CHOICES, &values).unwrap_err();
@@ -263,9 +269,7 @@ fn xfa_forms_are_refused() {
 fn active_keys(pdf: &[u8]) -> Vec<&'static str> {
     ["/JavaScript", "/JS", "/OpenAction", "/AA"]
         .into_iter()
-        .filter(|key| {
-            pdf.windows(key.len() + 1).any(|w| w.starts_with(key.as_bytes()) && !w[key.len()].is_ascii_alphanumeric())
-        })
+        .filter(|key| pdf.windows(key.len() + 1).any(|w| w.starts_with(key.as_bytes()) && !w[key.len()].is_ascii_alphanumeric()))
         .collect()
 }
 
@@ -498,7 +502,6 @@ fn a_filled_form_fills_again_with_the_values_replaced() {
     let (_, _, unticked) = decode(&render_page(engine(), &refilled, 2, 1.0).unwrap().png);
     assert_eq!(changed_in_rect(width, height, &blank, &unticked, BENCH_RECTS[5].2), 0);
 }
-
 
 /// A PDF of `objects` (numbered from 1, in order) with a classic cross-reference table.
 fn raw_pdf(objects: &[&str], trailer: &str) -> Vec<u8> {

@@ -117,11 +117,8 @@ fn a_cyclic_prev_chain_is_read_once() {
     let mut bytes = pdf_with_trailer(&objects, "/Root 1 0 R/Prev 0000000000");
     let first_xref = last_xref(&bytes);
     let second_xref = bytes.len();
-    write!(
-        bytes,
-        "xref\n0 1\n0000000000 65535 f\r\ntrailer\n<</Size 4/Root 1 0 R/Prev {first_xref}>>\nstartxref\n{second_xref}\n%%EOF\n"
-    )
-    .unwrap();
+    write!(bytes, "xref\n0 1\n0000000000 65535 f\r\ntrailer\n<</Size 4/Root 1 0 R/Prev {first_xref}>>\nstartxref\n{second_xref}\n%%EOF\n")
+        .unwrap();
     let at = bytes.windows(16).position(|w| w == b"/Prev 0000000000").unwrap() + 6;
     bytes[at..at + 10].copy_from_slice(format!("{second_xref:010}").as_bytes());
     let budget = Budget::standard();
@@ -271,8 +268,7 @@ async fn a_stop_during_pdf_work_saves_nothing_and_the_retry_imports_once() {
     })));
     let cancel = CancellationToken::new();
     let import = {
-        let (files, bytes, name, source, cancel) =
-            (files.clone(), bytes.clone(), info.filename.clone(), info.id.clone(), cancel.clone());
+        let (files, bytes, name, source, cancel) = (files.clone(), bytes.clone(), info.filename.clone(), info.id.clone(), cancel.clone());
         tokio::spawn(async move { files.import_unless_stopped("stopped-form", bytes, &name, &source, &cancel).await })
     };
     tokio::task::spawn_blocking(move || reached_rx.recv().unwrap()).await.unwrap();
@@ -311,11 +307,8 @@ fn a_doubled_tree_under_a_node_typed_page_is_refused() {
 #[test]
 fn a_doubled_field_tree_of_nameless_nodes_is_refused_before_pdfium_walks_it() {
     // /Kids of nodes with neither /T nor a widget: PDFium's LoadField recurses into them all.
-    let mut objects = vec![
-        obj("<</Type/Catalog/Pages 2 0 R/AcroForm<</Fields[4 0 R]>>>>"),
-        obj("<</Type/Pages/Kids[3 0 R]/Count 1>>"),
-        obj(PAGE),
-    ];
+    let mut objects =
+        vec![obj("<</Type/Catalog/Pages 2 0 R/AcroForm<</Fields[4 0 R]>>>>"), obj("<</Type/Pages/Kids[3 0 R]/Count 1>>"), obj(PAGE)];
     for k in 4..=34 {
         objects.push(obj(&format!("<</Kids[{n} 0 R {n} 0 R]>>", n = k + 1)));
     }

@@ -67,14 +67,9 @@ async fn issue10_the_data_folder_is_private() {
 
     // While Hearth runs (the WAL and shared-memory files exist), and again after it closed.
     let files = assert_private(&data);
-    for expected in [
-        "hearth.db",
-        "hearth.db-wal",
-        "hearth.db-shm",
-        "vault.key",
-        "attachments/att-permission-form.pdf",
-        "files/file-privacy-1.pdf",
-    ] {
+    for expected in
+        ["hearth.db", "hearth.db-wal", "hearth.db-shm", "vault.key", "attachments/att-permission-form.pdf", "files/file-privacy-1.pdf"]
+    {
         assert!(files.iter().any(|f| f == expected), "{expected} was made: {files:?}");
     }
     let folders: Vec<_> = walk(&data).into_iter().filter(|(_, is_dir, _)| *is_dir).map(|(p, ..)| p).collect();

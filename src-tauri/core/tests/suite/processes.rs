@@ -45,7 +45,9 @@ async fn kill_after_effect(mut child: Child) {
 }
 
 /// The same effect the worker performs, for the parent's engine after restart.
-fn resend_handler(effects: Effects) -> impl Fn(TaskContext) -> std::pin::Pin<Box<dyn std::future::Future<Output = TaskOutcome> + Send>> + Send + Sync + 'static {
+fn resend_handler(
+    effects: Effects,
+) -> impl Fn(TaskContext) -> std::pin::Pin<Box<dyn std::future::Future<Output = TaskOutcome> + Send>> + Send + Sync + 'static {
     move |ctx: TaskContext| {
         let effects = effects.clone();
         Box::pin(async move {
@@ -167,10 +169,8 @@ async fn two_processes_claim_two_hundred_tasks_each_exactly_once() {
         assert!(a.unwrap().status.success() && b.unwrap().status.success(), "a worker failed");
     }
     let db = sqlite(dir.path()).await;
-    let tasks: i64 = sqlx::query_scalar("SELECT count(*) FROM tasks WHERE status = 'succeeded' AND attempts = 1")
-        .fetch_one(&db)
-        .await
-        .unwrap();
+    let tasks: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM tasks WHERE status = 'succeeded' AND attempts = 1").fetch_one(&db).await.unwrap();
     assert_eq!(tasks, total);
     let runs: i64 = sqlx::query_scalar("SELECT count(*) FROM task_runs").fetch_one(&db).await.unwrap();
     // With every task at attempts = 1 and one run row per task, no task was claimed twice
@@ -182,11 +182,5 @@ async fn sqlite(dir: &Path) -> sqlx::SqlitePool {
     let options = sqlx::sqlite::SqliteConnectOptions::new().filename(dir.join("data").join("hearth.db"));
     // No idle reaping or lifetime limit, so no sqlx maintenance task (see `pool_options` in
     // core/src/store/open.rs: sqlx#3645 wedged this very pool).
-    sqlx::sqlite::SqlitePoolOptions::new()
-        .max_connections(1)
-        .idle_timeout(None)
-        .max_lifetime(None)
-        .connect_with(options)
-        .await
-        .unwrap()
+    sqlx::sqlite::SqlitePoolOptions::new().max_connections(1).idle_timeout(None).max_lifetime(None).connect_with(options).await.unwrap()
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use hearth_core::providers::{
-    Anthropic, FinishReason, ImagePart, Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, OpenAiResponses, ProviderConfig, ProviderError, RetryPolicy,
-    ToolCall, ToolSpec,
+    Anthropic, FinishReason, ImagePart, Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, OpenAiResponses, ProviderConfig,
+    ProviderError, RetryPolicy, ToolCall, ToolSpec,
 };
 use hearth_testkit::model_server::{End, HttpError, ModelServer, Reply, Script, ScriptedCall};
 use pretty_assertions::assert_eq;
@@ -147,10 +147,8 @@ async fn single_tool_call_reassembles_exactly(kind: Kind) {
 async fn parallel_tool_calls_reassemble_exactly(kind: Kind) {
     let a = ["{\"query\"", ": \"plumber\"}"];
     let b = ["{\"from\": \"2026-12-01\",", " \"to\": ", "\"2026-12-02\"}"];
-    let reply = Reply::new().parallel_tool_calls(vec![
-        ScriptedCall::new("call_a", "search_mail", &a),
-        ScriptedCall::new("call_b", "read_calendar", &b),
-    ]);
+    let reply = Reply::new()
+        .parallel_tool_calls(vec![ScriptedCall::new("call_a", "search_mail", &a), ScriptedCall::new("call_b", "read_calendar", &b)]);
     let (events, error, _server) = run(kind, Script::new().turn(reply)).await;
     assert!(error.is_none(), "{error:?}");
     let (calls, order) = assemble(&events);
@@ -272,9 +270,7 @@ async fn slow_stream_is_read_to_the_end(kind: Kind) {
 
 #[tokio::test]
 async fn cancel_during_retry_backoff_sends_nothing_more() {
-    let server = ModelServer::start(Script::new().turn(HttpError::rate_limited(3600)).turn(Reply::new().text(&["never"])))
-        .await
-        .unwrap();
+    let server = ModelServer::start(Script::new().turn(HttpError::rate_limited(3600)).turn(Reply::new().text(&["never"]))).await.unwrap();
     let slow = RetryPolicy { max_retries: 2, base_delay: Duration::from_secs(3600), max_delay: Duration::from_secs(3600) };
     let config = ProviderConfig::new("Scripted", server.base_url(), Some(KEY.into())).with_retry(slow);
     let provider = OpenAiChat::new(&config).unwrap();
@@ -320,9 +316,18 @@ fn conversation() -> ModelRequest {
             Message::User { text: "Find me a plumber".to_owned() },
             Message::Assistant {
                 text: "Searching.".to_owned(),
-                tool_calls: vec![ToolCall { id: "call_7".to_owned(), name: "search_mail".to_owned(), arguments: "{\"query\":\"plumber\"}".to_owned() }],
+                tool_calls: vec![ToolCall {
+                    id: "call_7".to_owned(),
+                    name: "search_mail".to_owned(),
+                    arguments: "{\"query\":\"plumber\"}".to_owned(),
+                }],
             },
-            Message::ToolResult { call_id: "call_7".to_owned(), content: "2 hits: Joe's Plumbing".to_owned(), is_error: false, images: Vec::new() },
+            Message::ToolResult {
+                call_id: "call_7".to_owned(),
+                content: "2 hits: Joe's Plumbing".to_owned(),
+                is_error: false,
+                images: Vec::new(),
+            },
         ],
         tools: vec![ToolSpec {
             name: "search_mail".to_owned(),
@@ -424,10 +429,25 @@ fn conversation_with_pictures() -> (ModelRequest, Vec<u8>) {
         messages: vec![
             Message::User { text: "How does it look?".to_owned() },
             Message::Assistant { text: String::new(), tool_calls: vec![call("call_1", "look_page")] },
-            Message::ToolResult { call_id: "call_1".to_owned(), content: "{\"title\":\"Old\"}".to_owned(), is_error: false, images: vec![old] },
+            Message::ToolResult {
+                call_id: "call_1".to_owned(),
+                content: "{\"title\":\"Old\"}".to_owned(),
+                is_error: false,
+                images: vec![old],
+            },
             Message::Assistant { text: String::new(), tool_calls: vec![call("call_2", "page_elements"), call("call_3", "look_page")] },
-            Message::ToolResult { call_id: "call_2".to_owned(), content: "{\"elements\":[]}".to_owned(), is_error: false, images: Vec::new() },
-            Message::ToolResult { call_id: "call_3".to_owned(), content: "{\"title\":\"New\"}".to_owned(), is_error: false, images: vec![ImagePart::png(&png)] },
+            Message::ToolResult {
+                call_id: "call_2".to_owned(),
+                content: "{\"elements\":[]}".to_owned(),
+                is_error: false,
+                images: Vec::new(),
+            },
+            Message::ToolResult {
+                call_id: "call_3".to_owned(),
+                content: "{\"title\":\"New\"}".to_owned(),
+                is_error: false,
+                images: vec![ImagePart::png(&png)],
+            },
         ],
         tools: vec![],
         max_tokens: None,
@@ -678,7 +698,8 @@ async fn issue10_more_tool_calls_in_one_answer_than_the_limit_end_it() {
     };
     for kind in KINDS {
         // At the limit: every call arrives.
-        let (events, error, _server) = run(kind, Script::new().turn(Reply::new().parallel_tool_calls(calls(MAX_TOOL_CALLS_PER_TURN)))).await;
+        let (events, error, _server) =
+            run(kind, Script::new().turn(Reply::new().parallel_tool_calls(calls(MAX_TOOL_CALLS_PER_TURN)))).await;
         assert!(error.is_none(), "{kind:?}: {error:?}");
         assert_eq!(assemble(&events).0.len(), MAX_TOOL_CALLS_PER_TURN, "{kind:?}");
 

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use hearth_core::Hearth;
-use hearth_protocol::agui::verify::verify_all;
 use hearth_protocol::agui::Event;
+use hearth_protocol::agui::verify::verify_all;
 use hearth_protocol::ipc::{DelegateTaskResult, RunStartParams};
 use hearth_protocol::tasks::TaskStatus;
 use hearth_protocol::{ErrorCode, ToolName};
@@ -168,7 +168,9 @@ async fn the_chat_reads_a_long_thread_a_page_at_a_time_each_page_beginning_where
             serde_json::json!({ "type": "RUN_STARTED", "threadId": thread_id, "runId": run }),
             serde_json::json!({ "type": "TEXT_MESSAGE_START", "messageId": message, "role": "assistant" }),
         ];
-        events.extend((0..tokens).map(|k| serde_json::json!({ "type": "TEXT_MESSAGE_CONTENT", "messageId": message, "delta": format!("{k} ") })));
+        events.extend(
+            (0..tokens).map(|k| serde_json::json!({ "type": "TEXT_MESSAGE_CONTENT", "messageId": message, "delta": format!("{k} ") })),
+        );
         events.push(serde_json::json!({ "type": "TEXT_MESSAGE_END", "messageId": message }));
         events.push(serde_json::json!({ "type": "RUN_FINISHED", "threadId": thread_id, "runId": run }));
         events.into_iter().map(|e| serde_json::from_value(e).unwrap()).collect()

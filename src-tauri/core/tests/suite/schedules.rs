@@ -6,8 +6,7 @@ use hearth_core::Hearth;
 use hearth_core::schedules::ScheduleSpec;
 use hearth_protocol::notifications::{NotificationKind, NotificationReadParams, NotificationTarget};
 use hearth_protocol::schedules::{
-    DueOutcome, MissedRuns, Repeat, ScheduleAction, ScheduleControlParams, ScheduleCreateParams, ScheduleStatus,
-    ScheduledJob, Weekday,
+    DueOutcome, MissedRuns, Repeat, ScheduleAction, ScheduleControlParams, ScheduleCreateParams, ScheduleStatus, ScheduledJob, Weekday,
 };
 use hearth_protocol::tasks::{TaskKind, TaskStatus};
 use serde_json::json;
@@ -78,8 +77,7 @@ async fn each_missed_run_policy_applies_exactly_after_a_restart() {
         assert_eq!(view.next_run_at, Some(T0 + 7 * HOUR));
         if *policy == MissedRuns::RunOnce {
             // The one made up is the newest missed: 06:00.
-            let made_up: Vec<i64> =
-                view.last_runs.iter().filter(|r| r.outcome == DueOutcome::MadeUp).map(|r| r.due_at).collect();
+            let made_up: Vec<i64> = view.last_runs.iter().filter(|r| r.outcome == DueOutcome::MadeUp).map(|r| r.due_at).collect();
             assert_eq!(made_up, [T0 + 6 * HOUR]);
         }
     }
@@ -175,7 +173,10 @@ async fn a_reminder_run_notifies_once_and_a_failed_scheduled_run_notifies_as_a_s
         hearth_core::tasks::TaskOutcome::Failed("The news site did not answer.".into())
     });
     let mut changes = engine.subscribe();
-    let remind = t.hearth.schedules().create("test:remind", &hourly("Check the garden", MissedRuns::Skip), &[], None, None, None, T0)
+    let remind = t
+        .hearth
+        .schedules()
+        .create("test:remind", &hourly("Check the garden", MissedRuns::Skip), &[], None, None, None, T0)
         .await
         .unwrap()
         .unwrap();
@@ -201,7 +202,8 @@ async fn a_reminder_run_notifies_once_and_a_failed_scheduled_run_notifies_as_a_s
     let mut since_open = t.hearth.notification_watch_since_open();
     let mut popped = Vec::new();
     for _ in 0..2 {
-        let notice = tokio::time::timeout(std::time::Duration::from_secs(30), since_open.recv()).await.expect("a notice since open").unwrap();
+        let notice =
+            tokio::time::timeout(std::time::Duration::from_secs(30), since_open.recv()).await.expect("a notice since open").unwrap();
         popped.push(notice.id);
     }
     let mut listed: Vec<i64> = inbox.notifications.iter().map(|n| n.id).collect();
@@ -225,7 +227,13 @@ async fn a_reminder_run_notifies_once_and_a_failed_scheduled_run_notifies_as_a_s
 #[tokio::test]
 async fn run_now_makes_one_run_per_operation_id() {
     let t = open().await;
-    let view = t.hearth.schedules().create("test:run-now-id", &hourly("Water", MissedRuns::Skip), &[], None, None, None, T0).await.unwrap().unwrap();
+    let view = t
+        .hearth
+        .schedules()
+        .create("test:run-now-id", &hourly("Water", MissedRuns::Skip), &[], None, None, None, T0)
+        .await
+        .unwrap()
+        .unwrap();
     let press = |id: &str| ScheduleControlParams {
         schedule_id: view.id.clone(),
         action: ScheduleAction::RunNow,
@@ -237,10 +245,7 @@ async fn run_now_makes_one_run_per_operation_id() {
     t.hearth.schedules().control(&press("click-a"), now).await.unwrap();
     t.hearth.schedules().control(&press("click-a"), now + 1).await.unwrap();
     let (first, second) = (press("click-a"), press("click-a"));
-    let (a, b) = tokio::join!(
-        t.hearth.schedules().control(&first, now + 2),
-        t.hearth.schedules().control(&second, now + 3),
-    );
+    let (a, b) = tokio::join!(t.hearth.schedules().control(&first, now + 2), t.hearth.schedules().control(&second, now + 3),);
     a.unwrap();
     b.unwrap();
     assert_eq!(tasks_of(&t.hearth, &view.id).await.len(), 1);
@@ -313,11 +318,7 @@ async fn schedule_task_from_chat_makes_one_schedule_per_call_and_refuses_a_chang
     // A chat run the store knows as running, and a tool context of it.
     let thread_id = "thread-schedule";
     let run_id = "run-schedule";
-    t.hearth
-        .store()
-        .open_run(thread_id, run_id, "remind me", "test", hearth_core::store::threads::RunOrigin::Window)
-        .await
-        .unwrap();
+    t.hearth.store().open_run(thread_id, run_id, "remind me", "test", hearth_core::store::threads::RunOrigin::Window).await.unwrap();
     let ctx = t.hearth.toolbox().for_chat(
         thread_id,
         run_id,
@@ -343,7 +344,8 @@ async fn schedule_task_from_chat_makes_one_schedule_per_call_and_refuses_a_chang
     assert!(conflict.is_error && conflict.content.contains("different schedule"), "{conflict:?}");
     // An ended run schedules nothing.
     t.hearth.store().end_run(run_id, hearth_core::store::threads::RunEnd::Finished).await.unwrap();
-    let late = hearth_core::tools::dispatch(&ctx, "schedule_task", &args.to_string(), hearth_core::tools::StepId::Call("call-2".into())).await;
+    let late =
+        hearth_core::tools::dispatch(&ctx, "schedule_task", &args.to_string(), hearth_core::tools::StepId::Call("call-2".into())).await;
     assert!(late.is_error, "{late:?}");
     assert_eq!(t.hearth.schedule_list().await.unwrap().schedules.len(), 1);
 }

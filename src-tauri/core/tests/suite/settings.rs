@@ -56,11 +56,9 @@ async fn look_page_is_offered_only_to_a_model_set_to_accept_images() {
 
 #[tokio::test]
 async fn choosing_a_model_swaps_the_agent_and_keeps_the_key_encrypted() {
-    let server = ModelServer::start(
-        Script::new().turn(Reply::new().text(&["OK"])).turn(Reply::new().text(&["Hello from the model."])),
-    )
-    .await
-    .unwrap();
+    let server = ModelServer::start(Script::new().turn(Reply::new().text(&["OK"])).turn(Reply::new().text(&["Hello from the model."])))
+        .await
+        .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
     assert_eq!(hearth.settings_get().await.unwrap().mode, AgentMode::Sample);

@@ -91,11 +91,8 @@ fn stage_and_publish(dir: &Path, staging: &Path, lock: &Path, target: &Path) -> 
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         // npm's own words without its JavaScript stack trace.
-        let words: Vec<&str> = stderr
-            .lines()
-            .filter(|line| !line.trim_start_matches("npm error").trim_start().starts_with("at "))
-            .take(20)
-            .collect();
+        let words: Vec<&str> =
+            stderr.lines().filter(|line| !line.trim_start_matches("npm error").trim_start().starts_with("at ")).take(20).collect();
         return Err(format!("`npm ci` for tests/agui_client failed ({}):\n{}", output.status, words.join("\n")));
     }
     let built = staging.join("node_modules");
@@ -121,9 +118,7 @@ fn stage_and_publish(dir: &Path, staging: &Path, lock: &Path, target: &Path) -> 
 /// The Python for `tests/agui_server/server.py`: `HEARTH_PYTHON`, else the venv
 /// `install_python_agui` in scripts/common.sh builds. Fails with the command that builds it.
 pub fn agui_python() -> PathBuf {
-    let python = std::env::var_os("HEARTH_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/var/tmp/hearth-py/bin/python"));
+    let python = std::env::var_os("HEARTH_PYTHON").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/var/tmp/hearth-py/bin/python"));
     assert!(
         python.exists(),
         "no Python for the AG-UI test agent at {}: run `{PYTHON_FIX}` from the repository root \

@@ -103,7 +103,8 @@ async fn upgrading_keeps_filled_files_and_their_parents() {
         }
     }
     let db = dir.path().join("hearth.db");
-    let mut conn = sqlx::sqlite::SqliteConnectOptions::new().filename(&db).create_if_missing(true).foreign_keys(true).connect().await.unwrap();
+    let mut conn =
+        sqlx::sqlite::SqliteConnectOptions::new().filename(&db).create_if_missing(true).foreign_keys(true).connect().await.unwrap();
     sqlx::migrate::Migrator::new(old.path()).await.unwrap().run(&mut conn).await.unwrap();
     for (id, source, parent) in [("parent", "mail_attachment", None), ("child", "filled", Some("parent"))] {
         sqlx::query(
@@ -140,7 +141,8 @@ async fn upgrading_keeps_every_column_of_a_stored_proposal() {
         }
     }
     let db = dir.path().join("hearth.db");
-    let mut conn = sqlx::sqlite::SqliteConnectOptions::new().filename(&db).create_if_missing(true).foreign_keys(true).connect().await.unwrap();
+    let mut conn =
+        sqlx::sqlite::SqliteConnectOptions::new().filename(&db).create_if_missing(true).foreign_keys(true).connect().await.unwrap();
     sqlx::migrate::Migrator::new(old.path()).await.unwrap().run(&mut conn).await.unwrap();
     let draft = r#"{"to":["a@b.example"],"subject":"Hi","body":"Hello"}"#;
     sqlx::query(
@@ -157,8 +159,14 @@ async fn upgrading_keeps_every_column_of_a_stored_proposal() {
     let hearth = hearth_core::Hearth::open(super::support::fast_config(dir.path())).await.unwrap();
     let row = hearth.store().get_proposal("p1").await.unwrap().unwrap();
     assert!(matches!(&row.draft, ProposalDraft::EmailSend(email) if email.subject == "Hi" && email.to == ["a@b.example"]));
-    assert_eq!((row.key.as_str(), row.connection.account.as_str(), row.target.as_str(), row.hash.as_str()), ("k1", "me@home.example", "mail:send", "h1"));
+    assert_eq!(
+        (row.key.as_str(), row.connection.account.as_str(), row.target.as_str(), row.hash.as_str()),
+        ("k1", "me@home.example", "mail:send", "h1")
+    );
     assert_eq!((row.status, row.origin), (ProposalStatus::OutcomeUnknown, ProposalOrigin::AguiEndpoint));
     assert_eq!((row.created_at, row.expires_at), (10, 20));
-    assert_eq!((row.error.as_deref(), row.executor.as_deref(), row.request_hash.as_deref()), (Some("may have happened"), Some("boot:1:2"), Some("r1")));
+    assert_eq!(
+        (row.error.as_deref(), row.executor.as_deref(), row.request_hash.as_deref()),
+        (Some("may have happened"), Some("boot:1:2"), Some("r1"))
+    );
 }

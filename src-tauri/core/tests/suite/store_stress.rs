@@ -68,11 +68,7 @@ fn run_id(writer: usize) -> String {
 }
 
 fn event(writer: usize, i: usize) -> Event {
-    Event::TextMessageContent(TextMessageContentEvent {
-        message_id: format!("m{writer}"),
-        delta: i.to_string(),
-        ..Default::default()
-    })
+    Event::TextMessageContent(TextMessageContentEvent { message_id: format!("m{writer}"), delta: i.to_string(), ..Default::default() })
 }
 
 /// Opens Hearth's store on `path` with one thread and one run per writer.
@@ -166,13 +162,7 @@ fn eight_writers_and_sixteen_readers_through_the_store_keep_every_row() {
 /// Hearth's own: one connection (the shape sqlx#3645 wedged), no idle reaping, no lifetime limit.
 async fn one_connection_pool(path: &Path) -> SqlitePool {
     let options = SqliteConnectOptions::new().filename(path).busy_timeout(Duration::from_secs(30));
-    SqlitePoolOptions::new()
-        .max_connections(1)
-        .idle_timeout(None)
-        .max_lifetime(None)
-        .connect_with(options)
-        .await
-        .unwrap()
+    SqlitePoolOptions::new().max_connections(1).idle_timeout(None).max_lifetime(None).connect_with(options).await.unwrap()
 }
 
 #[test]

@@ -114,12 +114,23 @@ async fn a_stale_lease_holder_cannot_write_after_expiry() {
     let claim = store.claim_next("some-other-process", 0).await.unwrap().unwrap();
     assert_eq!(claim.task.id, task.id);
     let snapshot = || async {
-        (store.get_task(&task.id).await.unwrap(), store.task_runs(&task.id).await.unwrap(), store.task_events(&task.id, 1000).await.unwrap())
+        (
+            store.get_task(&task.id).await.unwrap(),
+            store.task_runs(&task.id).await.unwrap(),
+            store.task_events(&task.id, 1000).await.unwrap(),
+        )
     };
     let before = snapshot().await;
     assert_eq!(before.0.as_ref().unwrap().status, TaskStatus::Running);
 
-    let done = RunEnding { status: TaskStatus::Succeeded, result: Some("late".into()), error: None, question: None, next_run_at: None, action_id: None };
+    let done = RunEnding {
+        status: TaskStatus::Succeeded,
+        result: Some("late".into()),
+        error: None,
+        question: None,
+        next_run_at: None,
+        action_id: None,
+    };
     let failed = RunEnding { status: TaskStatus::Failed, error: Some("late".into()), ..done.clone() };
     assert!(!store.checkpoint(&task.id, &claim.lease_id, &json!({ "step": 2 })).await.unwrap());
     assert!(!store.finish_run(&task.id, &claim.lease_id, &done).await.unwrap());
@@ -150,7 +161,14 @@ async fn a_stale_lease_holder_cannot_write_after_cancel() {
     };
     t.hearth.task_control(&cancel).await.unwrap();
     let before = store.get_task(&task.id).await.unwrap();
-    let done = RunEnding { status: TaskStatus::Succeeded, result: Some("late".into()), error: None, question: None, next_run_at: None, action_id: None };
+    let done = RunEnding {
+        status: TaskStatus::Succeeded,
+        result: Some("late".into()),
+        error: None,
+        question: None,
+        next_run_at: None,
+        action_id: None,
+    };
     assert!(!store.checkpoint(&task.id, &claim.lease_id, &json!({ "step": 2 })).await.unwrap());
     assert!(!store.finish_run(&task.id, &claim.lease_id, &done).await.unwrap());
     assert_eq!(store.get_task(&task.id).await.unwrap(), before);
@@ -227,7 +245,8 @@ async fn a_recurring_tasks_history_keeps_its_newest_hundred_runs() {
     let store = t.hearth.store();
     let input = json!({});
     let task = t.hearth.tasks().create(new_task("every-minute", &input)).await.unwrap();
-    let again = RunEnding { status: TaskStatus::Scheduled, result: None, error: None, question: None, next_run_at: Some(0), action_id: None };
+    let again =
+        RunEnding { status: TaskStatus::Scheduled, result: None, error: None, question: None, next_run_at: Some(0), action_id: None };
     let scope = format!("task:{}", task.id);
     let op = OpKey { scope: &scope, op_id: "look-1" };
     let mut runs = Vec::new();
@@ -283,15 +302,23 @@ async fn a_recurring_run_cut_off_with_nothing_in_doubt_runs_again_by_itself() {
     let schedule = t
         .hearth
         .schedules()
-        .create("test:cut-off", &hearth_core::schedules::ScheduleSpec {
-            title: "Stretch".into(),
-            job: hearth_protocol::schedules::ScheduledJob::Reminder,
-            instructions: "Stretch".into(),
-            repeat: hearth_protocol::schedules::Repeat::Interval { minutes: 60 },
-            time_zone: "UTC".into(),
-            missed: hearth_protocol::schedules::MissedRuns::Skip,
-            goal_id: None,
-        }, &[], None, None, None, hearth_core::store::now_ms())
+        .create(
+            "test:cut-off",
+            &hearth_core::schedules::ScheduleSpec {
+                title: "Stretch".into(),
+                job: hearth_protocol::schedules::ScheduledJob::Reminder,
+                instructions: "Stretch".into(),
+                repeat: hearth_protocol::schedules::Repeat::Interval { minutes: 60 },
+                time_zone: "UTC".into(),
+                missed: hearth_protocol::schedules::MissedRuns::Skip,
+                goal_id: None,
+            },
+            &[],
+            None,
+            None,
+            None,
+            hearth_core::store::now_ms(),
+        )
         .await
         .unwrap()
         .unwrap();

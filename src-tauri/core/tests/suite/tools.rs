@@ -160,7 +160,9 @@ async fn every_tool_has_a_schema_and_refuses_unknown_fields() {
     assert!(!text_only.iter().any(|s| s.name == "look_page"));
     for tool in hearth_protocol::ToolName::ALL {
         let spec = specs.iter().find(|s| s.name == tool.as_str());
-        let output = hearth_core::tools::dispatch(&ctx, tool.as_str(), "{\"unexpectedField\":1}", hearth_core::tools::StepId::Call("c".into())).await;
+        let output =
+            hearth_core::tools::dispatch(&ctx, tool.as_str(), "{\"unexpectedField\":1}", hearth_core::tools::StepId::Call("c".into()))
+                .await;
         // Every tool refuses the unknown field, by name.
         assert!(output.is_error && output.content.contains("unexpectedField"), "{tool}: {}", output.content);
         let spec = spec.unwrap_or_else(|| panic!("{tool} has no schema"));

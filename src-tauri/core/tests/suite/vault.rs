@@ -8,9 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use hearth_core::store::Store;
-use hearth_core::vault::{
-    ExposeSecret, KEY_FILE_NAME, KeySource, Keychain, LOCK_FILE_NAME, SecretString, Vault, VaultError,
-};
+use hearth_core::vault::{ExposeSecret, KEY_FILE_NAME, KeySource, Keychain, LOCK_FILE_NAME, SecretString, Vault, VaultError};
 use zeroize::Zeroizing;
 
 const NAME: &str = "provider:openai:api_key";
@@ -38,9 +36,7 @@ fn assert_decrypt_error(err: &VaultError, name: &str) {
     assert!(matches!(err, VaultError::Decrypt { name: n } if n == name), "{err:?}");
     assert_eq!(
         err.to_string(),
-        format!(
-            "Hearth could not decrypt the secret {name}: the vault key changed or the data was altered. Enter it again in Settings."
-        )
+        format!("Hearth could not decrypt the secret {name}: the vault key changed or the data was altered. Enter it again in Settings.")
     );
     assert!(!err.to_string().contains(PLAIN));
 }

@@ -46,7 +46,11 @@ async fn bad_arguments_get_errors_the_model_can_fix() {
         ("prepare_email", json!({ "to": ["not-an-address"], "subject": "s", "body": "b" }), "not an email address"),
         ("prepare_email", json!({ "to": ["a@b.example"], "subject": "two\nlines", "body": "b" }), "one line"),
         ("prepare_email", json!({ "to": ["a@b.example"], "subject": "s", "body": "b", "attachmentIds": ["missing"] }), "no file missing"),
-        ("prepare_event", json!({ "title": "t", "start": "2026-12-01T10:00:00+01:00", "end": "2026-12-01T09:00:00+01:00", "timeZone": "Europe/Berlin" }), "after `start`"),
+        (
+            "prepare_event",
+            json!({ "title": "t", "start": "2026-12-01T10:00:00+01:00", "end": "2026-12-01T09:00:00+01:00", "timeZone": "Europe/Berlin" }),
+            "after `start`",
+        ),
         ("prepare_event", json!({ "title": "t", "start": "2026-12-01", "end": "2026-12-02", "timeZone": "Mars/Olympus" }), "IANA"),
     ] {
         let (out, is_error) = call_tool(&t.hearth, tool, args).await;
@@ -74,7 +78,10 @@ async fn prepare_tools_only_propose() {
     assert_eq!(proposals.len(), 2);
     let email = proposals.iter().find(|p| matches!(p.draft, hearth_protocol::approvals::ProposalDraft::EmailSend(_))).unwrap();
     let hearth_protocol::approvals::ProposalDraft::EmailSend(draft) = &email.draft else { unreachable!() };
-    assert_eq!((draft.to.as_slice(), draft.cc.as_slice(), draft.subject.as_str()), (["A@b.example".to_owned()].as_slice(), ["c@d.example".to_owned()].as_slice(), "Hi"));
+    assert_eq!(
+        (draft.to.as_slice(), draft.cc.as_slice(), draft.subject.as_str()),
+        (["A@b.example".to_owned()].as_slice(), ["c@d.example".to_owned()].as_slice(), "Hi")
+    );
     let before = t.hearth.store().calendar_range(i64::MIN, i64::MAX, 1000).await.unwrap().len();
     assert_eq!(t.hearth.store().sent_messages().await.unwrap().len(), 0, "prepare never sends");
     let event = proposals.iter().find(|p| p.id != email.id).unwrap();
@@ -104,7 +111,9 @@ async fn a_calendar_change_applies_only_to_the_version_that_was_reviewed() {
     let prepare = |id: &str, args: Value| ToolCall { id: id.into(), name: "prepare_event".into(), arguments: args.to_string() };
     let first = run_serially(&ctx, &[prepare("c1", change("Yoga (later)"))], 0).await.remove(0).1;
     let second = run_serially(&ctx, &[prepare("c2", change("Yoga (much later)"))], 0).await.remove(0).1;
-    let id = |out: &hearth_core::tools::ToolOutput| serde_json::from_str::<Value>(&out.content).unwrap()["proposalId"].as_str().unwrap().to_owned();
+    let id = |out: &hearth_core::tools::ToolOutput| {
+        serde_json::from_str::<Value>(&out.content).unwrap()["proposalId"].as_str().unwrap().to_owned()
+    };
     let (first, second) = (t.hearth.approval_get(&id(&first)).await.unwrap(), t.hearth.approval_get(&id(&second)).await.unwrap());
     let approve = |p: &hearth_protocol::approvals::ProposalView| hearth_protocol::approvals::ApprovalDecideParams {
         proposal_id: p.id.clone(),

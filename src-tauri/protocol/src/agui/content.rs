@@ -142,11 +142,7 @@ pub struct MediaPart {
 
 /// Where a media part's bytes come from, discriminated by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "lowercase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "lowercase", rename_all_fields = "camelCase")]
 pub enum PartSource {
     /// Bytes carried inline (base64 by convention).
     Data {
@@ -178,10 +174,7 @@ pub enum PartSource {
 
 impl Default for PartSource {
     fn default() -> Self {
-        PartSource::Url {
-            value: String::new(),
-            mime_type: None,
-        }
+        PartSource::Url { value: String::new(), mime_type: None }
     }
 }
 

@@ -15,9 +15,7 @@
 
 use serde::Deserialize;
 
-use super::events::{
-    Event, EventType, ReasoningMessageContentEvent, TextMessageContentEvent, ToolCallArgsEvent,
-};
+use super::events::{Event, EventType, ReasoningMessageContentEvent, TextMessageContentEvent, ToolCallArgsEvent};
 
 /// Only the discriminator, for the slow path; every other key is skipped.
 #[derive(Deserialize)]
@@ -81,32 +79,16 @@ fn fast_delta(ty: EventType, bytes: &[u8], after_type: usize) -> Option<Event> {
     let (id, rest) = plain_string(rest)?;
     let rest = rest.strip_prefix(",\"delta\":")?;
     let (delta, rest) = json_string(rest)?;
-    if !rest
-        .strip_prefix('}')?
-        .trim_start_matches([' ', '\t', '\n', '\r'])
-        .is_empty()
-    {
+    if !rest.strip_prefix('}')?.trim_start_matches([' ', '\t', '\n', '\r']).is_empty() {
         return None;
     }
     let id = id.to_owned();
     Some(match ty {
-        EventType::TextMessageContent => Event::TextMessageContent(TextMessageContentEvent {
-            message_id: id,
-            delta,
-            ..Default::default()
-        }),
+        EventType::TextMessageContent => Event::TextMessageContent(TextMessageContentEvent { message_id: id, delta, ..Default::default() }),
         EventType::ReasoningMessageContent => {
-            Event::ReasoningMessageContent(ReasoningMessageContentEvent {
-                message_id: id,
-                delta,
-                ..Default::default()
-            })
+            Event::ReasoningMessageContent(ReasoningMessageContentEvent { message_id: id, delta, ..Default::default() })
         }
-        _ => Event::ToolCallArgs(ToolCallArgsEvent {
-            tool_call_id: id,
-            delta,
-            ..Default::default()
-        }),
+        _ => Event::ToolCallArgs(ToolCallArgsEvent { tool_call_id: id, delta, ..Default::default() }),
     })
 }
 
@@ -208,9 +190,7 @@ mod tests {
     fn both(json: &str) -> (Result<Event, String>, Result<Event, String>) {
         let fast = Event::from_json_str(json).map_err(|e| e.to_string());
         let ty = serde_json::from_str::<TypeProbe>(json).map(|p| p.ty);
-        let slow = ty
-            .and_then(|ty| Event::parse_as(ty, json.as_bytes()))
-            .map_err(|e| e.to_string());
+        let slow = ty.and_then(|ty| Event::parse_as(ty, json.as_bytes())).map_err(|e| e.to_string());
         (fast, slow)
     }
 
@@ -240,11 +220,7 @@ mod tests {
         ];
         for c in cases {
             let (fast, slow) = both(c);
-            assert_eq!(
-                fast.is_ok(),
-                slow.is_ok(),
-                "{c}: fast {fast:?} slow {slow:?}"
-            );
+            assert_eq!(fast.is_ok(), slow.is_ok(), "{c}: fast {fast:?} slow {slow:?}");
             if let (Ok(f), Ok(s)) = (fast, slow) {
                 assert_eq!(f, s, "{c}");
             }

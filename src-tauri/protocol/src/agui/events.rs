@@ -775,11 +775,7 @@ pub struct RunFinishedEvent {
 impl RunFinishedEvent {
     /// A run that completed normally: `outcome: {"type":"success"}` plus an optional
     /// result. `Some(Value::Null)` is treated as no result (the schema forbids `null`).
-    pub fn success(
-        thread_id: impl Into<String>,
-        run_id: impl Into<String>,
-        result: Option<Value>,
-    ) -> Self {
+    pub fn success(thread_id: impl Into<String>, run_id: impl Into<String>, result: Option<Value>) -> Self {
         RunFinishedEvent {
             thread_id: thread_id.into(),
             run_id: run_id.into(),
@@ -812,10 +808,7 @@ impl RunFinishedEvent {
 
     /// Whether the run completed normally (outcome `success` or absent).
     pub fn is_success(&self) -> bool {
-        matches!(
-            self.outcome,
-            None | Some(RunFinishedOutcome::Success { .. })
-        )
+        matches!(self.outcome, None | Some(RunFinishedOutcome::Success { .. }))
     }
 }
 
@@ -1235,17 +1228,10 @@ mod tests {
 
     #[test]
     fn text_message_start_writes_role_and_defaults_it_on_input() {
-        let e = Event::TextMessageStart(TextMessageStartEvent {
-            message_id: "m1".into(),
-            ..Default::default()
-        });
+        let e = Event::TextMessageStart(TextMessageStartEvent { message_id: "m1".into(), ..Default::default() });
         let s = serde_json::to_string(&e).unwrap();
-        assert_eq!(
-            s,
-            r#"{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}"#
-        );
-        let back =
-            Event::from_json_str(r#"{"type":"TEXT_MESSAGE_START","messageId":"m1"}"#).unwrap();
+        assert_eq!(s, r#"{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}"#);
+        let back = Event::from_json_str(r#"{"type":"TEXT_MESSAGE_START","messageId":"m1"}"#).unwrap();
         assert_eq!(back, e);
     }
 
@@ -1255,29 +1241,19 @@ mod tests {
         assert!(e.is_cancelled());
         assert!(!e.is_success());
         let s = serde_json::to_string(&Event::RunFinished(e)).unwrap();
-        assert_eq!(
-            s,
-            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"cancelled"}}"#
-        );
+        assert_eq!(s, r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"cancelled"}}"#);
         let ok = RunFinishedEvent::success("t", "r", Some(json!({"n":1})));
         assert!(ok.is_success() && !ok.is_cancelled());
-        let legacy: RunFinishedEvent =
-            serde_json::from_str(r#"{"threadId":"t","runId":"r","outcome":null}"#).unwrap();
+        let legacy: RunFinishedEvent = serde_json::from_str(r#"{"threadId":"t","runId":"r","outcome":null}"#).unwrap();
         assert!(legacy.is_success());
-        assert_eq!(
-            RunFinishedEvent::success("t", "r", Some(Value::Null)).result,
-            None
-        );
+        assert_eq!(RunFinishedEvent::success("t", "r", Some(Value::Null)).result, None);
     }
 
     #[test]
     fn fast_and_slow_paths_agree() {
         let fast = r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{\"a\":"}"#;
         let slow = r#"{ "delta":"{\"a\":", "toolCallId":"c", "type" : "TOOL_CALL_ARGS" }"#;
-        assert_eq!(
-            Event::from_json_str(fast).unwrap(),
-            Event::from_json_str(slow).unwrap()
-        );
+        assert_eq!(Event::from_json_str(fast).unwrap(), Event::from_json_str(slow).unwrap());
         let generic: Event = serde_json::from_str(slow).unwrap();
         assert_eq!(generic, Event::from_json_str(fast).unwrap());
     }
@@ -1292,37 +1268,21 @@ mod tests {
 
     #[test]
     fn unknown_fields_are_ignored_as_the_schema_is_open() {
-        let e =
-            Event::from_json_str(r#"{"type":"TEXT_MESSAGE_END","messageId":"m","x":[1,{"y":2}]}"#)
-                .unwrap();
+        let e = Event::from_json_str(r#"{"type":"TEXT_MESSAGE_END","messageId":"m","x":[1,{"y":2}]}"#).unwrap();
         assert_eq!(e.event_type(), EventType::TextMessageEnd);
     }
 
     #[test]
     fn legacy_thinking_decodes() {
-        let e = Event::from_json_str(r#"{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"hm"}"#)
-            .unwrap();
-        assert_eq!(
-            e,
-            Event::ThinkingTextMessageContent(ThinkingTextMessageContentEvent {
-                delta: "hm".into(),
-                ..Default::default()
-            })
-        );
+        let e = Event::from_json_str(r#"{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"hm"}"#).unwrap();
+        assert_eq!(e, Event::ThinkingTextMessageContent(ThinkingTextMessageContentEvent { delta: "hm".into(), ..Default::default() }));
         assert!(e.event_type().is_legacy());
     }
 
     #[test]
     fn subagent_attribution_is_exposed() {
-        let e = Event::StepStarted(StepStartedEvent {
-            step_name: "s".into(),
-            subagent_run_id: Some("sa".into()),
-            ..Default::default()
-        });
+        let e = Event::StepStarted(StepStartedEvent { step_name: "s".into(), subagent_run_id: Some("sa".into()), ..Default::default() });
         assert_eq!(e.subagent_run_id(), Some("sa"));
-        assert_eq!(
-            Event::RunFinished(RunFinishedEvent::default()).subagent_run_id(),
-            None
-        );
+        assert_eq!(Event::RunFinished(RunFinishedEvent::default()).subagent_run_id(), None);
     }
 }

@@ -307,19 +307,8 @@ pub struct ToolCall {
 
 impl ToolCall {
     /// A function call with the given id, tool name and JSON-encoded arguments.
-    pub fn function(
-        id: impl Into<String>,
-        name: impl Into<String>,
-        arguments: impl Into<String>,
-    ) -> Self {
-        ToolCall {
-            id: id.into(),
-            function: FunctionCall {
-                name: name.into(),
-                arguments: arguments.into(),
-            },
-            ..Default::default()
-        }
+    pub fn function(id: impl Into<String>, name: impl Into<String>, arguments: impl Into<String>) -> Self {
+        ToolCall { id: id.into(), function: FunctionCall { name: name.into(), arguments: arguments.into() }, ..Default::default() }
     }
 }
 
@@ -393,37 +382,23 @@ mod tests {
 
     #[test]
     fn minimal_input_defaults_tools_and_context() {
-        let i: RunAgentInput =
-            serde_json::from_str(r#"{"threadId":"t","runId":"r","messages":[],"state":null}"#)
-                .unwrap();
+        let i: RunAgentInput = serde_json::from_str(r#"{"threadId":"t","runId":"r","messages":[],"state":null}"#).unwrap();
         assert_eq!(i.tools, vec![]);
         assert_eq!(i.state, Value::Null);
-        assert_eq!(
-            serde_json::to_string(&i).unwrap(),
-            r#"{"threadId":"t","runId":"r","messages":[],"tools":[],"context":[]}"#
-        );
+        assert_eq!(serde_json::to_string(&i).unwrap(), r#"{"threadId":"t","runId":"r","messages":[],"tools":[],"context":[]}"#);
         assert!(serde_json::from_str::<RunAgentInput>(r#"{"threadId":"t","runId":"r"}"#).is_err());
     }
 
     #[test]
     fn messages_are_tagged_by_role() {
         let msgs = vec![
-            Message::User(UserMessage {
-                id: "u".into(),
-                content: "hi".into(),
-                ..Default::default()
-            }),
+            Message::User(UserMessage { id: "u".into(), content: "hi".into(), ..Default::default() }),
             Message::Assistant(AssistantMessage {
                 id: "a".into(),
                 tool_calls: Some(vec![ToolCall::function("c", "clock", "{}")]),
                 ..Default::default()
             }),
-            Message::Tool(ToolMessage {
-                id: "t".into(),
-                content: "12:00".into(),
-                tool_call_id: "c".into(),
-                ..Default::default()
-            }),
+            Message::Tool(ToolMessage { id: "t".into(), content: "12:00".into(), tool_call_id: "c".into(), ..Default::default() }),
         ];
         let v = serde_json::to_value(&msgs).unwrap();
         assert_eq!(
@@ -447,18 +422,13 @@ mod tests {
             "content":[{"type":"text","text":"look"},{"type":"image","source":{"type":"url","value":"https://x/y.png"}}]
         }))
         .unwrap();
-        let Message::User(u) = m else {
-            panic!("not a user message")
-        };
+        let Message::User(u) = m else { panic!("not a user message") };
         assert_eq!(u.content.to_text(), "look");
     }
 
     #[test]
     fn tool_parameters_are_optional() {
         let t: Tool = serde_json::from_str(r#"{"name":"n","description":"d"}"#).unwrap();
-        assert_eq!(
-            serde_json::to_string(&t).unwrap(),
-            r#"{"name":"n","description":"d"}"#
-        );
+        assert_eq!(serde_json::to_string(&t).unwrap(), r#"{"name":"n","description":"d"}"#);
     }
 }

@@ -21,9 +21,8 @@ pub mod verify;
 pub use content::{ContentPart, MediaPart, MessageContent, PartSource, TextPart};
 pub use events::*;
 pub use input::{
-    ActivityMessage, AssistantMessage, Context, DeveloperMessage, FunctionCall, Message,
-    ReasoningMessage, ResumeEntry, ResumeStatus, Role, RunAgentInput, SystemMessage, Tool,
-    ToolCall, ToolCallType, ToolMessage, UserMessage,
+    ActivityMessage, AssistantMessage, Context, DeveloperMessage, FunctionCall, Message, ReasoningMessage, ResumeEntry, ResumeStatus, Role,
+    RunAgentInput, SystemMessage, Tool, ToolCall, ToolCallType, ToolMessage, UserMessage,
 };
 pub use outcome::{Interrupt, RunFinishedOutcome, SubagentFinishedOutcome, TokenUsage};
 pub use patch::JsonPatchOp;

@@ -10,11 +10,7 @@ use super::events::Metadata;
 /// outcome it does not recognise as success — so a Stop must not be smuggled into
 /// `result`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "lowercase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "lowercase", rename_all_fields = "camelCase")]
 pub enum RunFinishedOutcome {
     /// The run completed (the same as an absent outcome).
     Success {
@@ -35,9 +31,7 @@ pub enum RunFinishedOutcome {
 impl RunFinishedOutcome {
     /// `{"type":"success"}` with no pending tool calls.
     pub fn success() -> Self {
-        RunFinishedOutcome::Success {
-            pending_tool_call_ids: None,
-        }
+        RunFinishedOutcome::Success { pending_tool_call_ids: None }
     }
 }
 
@@ -71,11 +65,7 @@ pub struct Interrupt {
 
 /// `SUBAGENT_FINISHED.outcome`: mirrors [`RunFinishedOutcome`] one level down.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "lowercase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "lowercase", rename_all_fields = "camelCase")]
 pub enum SubagentFinishedOutcome {
     /// The subagent completed (the same as an absent outcome).
     Success,
@@ -130,18 +120,12 @@ mod tests {
             (RunFinishedOutcome::success(), r#"{"type":"success"}"#),
             (RunFinishedOutcome::Cancelled, r#"{"type":"cancelled"}"#),
             (
-                RunFinishedOutcome::Success {
-                    pending_tool_call_ids: Some(vec!["c1".into()]),
-                },
+                RunFinishedOutcome::Success { pending_tool_call_ids: Some(vec!["c1".into()]) },
                 r#"{"type":"success","pendingToolCallIds":["c1"]}"#,
             ),
             (
                 RunFinishedOutcome::Interrupt {
-                    interrupts: vec![Interrupt {
-                        id: "i".into(),
-                        reason: "approval".into(),
-                        ..Default::default()
-                    }],
+                    interrupts: vec![Interrupt { id: "i".into(), reason: "approval".into(), ..Default::default() }],
                 },
                 r#"{"type":"interrupt","interrupts":[{"id":"i","reason":"approval"}]}"#,
             ),
@@ -156,28 +140,18 @@ mod tests {
     #[test]
     fn outcomes_are_open_objects() {
         // 1.0 objects are loose: unknown keys are ignored, not rejected.
-        let o: RunFinishedOutcome =
-            serde_json::from_str(r#"{"type":"cancelled","reason":"owner pressed stop"}"#).unwrap();
+        let o: RunFinishedOutcome = serde_json::from_str(r#"{"type":"cancelled","reason":"owner pressed stop"}"#).unwrap();
         assert_eq!(o, RunFinishedOutcome::Cancelled);
-        let o: SubagentFinishedOutcome =
-            serde_json::from_str(r#"{"type":"success","x":1}"#).unwrap();
+        let o: SubagentFinishedOutcome = serde_json::from_str(r#"{"type":"success","x":1}"#).unwrap();
         assert_eq!(o, SubagentFinishedOutcome::Success);
     }
 
     #[test]
     fn subagent_outcomes() {
-        let s = SubagentFinishedOutcome::Suspended {
-            interrupt_ids: Some(vec!["i".into()]),
-        };
+        let s = SubagentFinishedOutcome::Suspended { interrupt_ids: Some(vec!["i".into()]) };
         let json = serde_json::to_string(&s).unwrap();
         assert_eq!(json, r#"{"type":"suspended","interruptIds":["i"]}"#);
-        assert_eq!(
-            serde_json::from_str::<SubagentFinishedOutcome>(&json).unwrap(),
-            s
-        );
-        assert_eq!(
-            serde_json::to_string(&SubagentFinishedOutcome::Success).unwrap(),
-            r#"{"type":"success"}"#
-        );
+        assert_eq!(serde_json::from_str::<SubagentFinishedOutcome>(&json).unwrap(), s);
+        assert_eq!(serde_json::to_string(&SubagentFinishedOutcome::Success).unwrap(), r#"{"type":"success"}"#);
     }
 }

@@ -77,21 +77,12 @@ mod tests {
     #[test]
     fn ops_serialise_per_rfc_6902() {
         let ops = vec![
-            JsonPatchOp::Add {
-                path: "/a".into(),
-                value: Value::Null,
-            },
+            JsonPatchOp::Add { path: "/a".into(), value: Value::Null },
             JsonPatchOp::Remove { path: "/b".into() },
-            JsonPatchOp::Move {
-                from: "/c".into(),
-                path: "/d".into(),
-            },
+            JsonPatchOp::Move { from: "/c".into(), path: "/d".into() },
         ];
         let s = serde_json::to_string(&ops).unwrap();
-        assert_eq!(
-            s,
-            r#"[{"op":"add","path":"/a","value":null},{"op":"remove","path":"/b"},{"op":"move","from":"/c","path":"/d"}]"#
-        );
+        assert_eq!(s, r#"[{"op":"add","path":"/a","value":null},{"op":"remove","path":"/b"},{"op":"move","from":"/c","path":"/d"}]"#);
         assert_eq!(serde_json::from_str::<Vec<JsonPatchOp>>(&s).unwrap(), ops);
     }
 
@@ -100,8 +91,7 @@ mod tests {
         assert!(serde_json::from_str::<JsonPatchOp>(r#"{"op":"add","path":"/a"}"#).is_err());
         assert!(serde_json::from_str::<JsonPatchOp>(r#"{"op":"merge","path":"/a"}"#).is_err());
         // Members an operation does not define are ignored (RFC 6902 §4).
-        let op: JsonPatchOp =
-            serde_json::from_str(r#"{"op":"remove","path":"/a","value":1}"#).unwrap();
+        let op: JsonPatchOp = serde_json::from_str(r#"{"op":"remove","path":"/a","value":1}"#).unwrap();
         assert_eq!(op.path(), "/a");
     }
 }

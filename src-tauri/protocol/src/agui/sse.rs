@@ -172,11 +172,7 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     fn content(id: &str, delta: &str) -> Event {
-        Event::TextMessageContent(TextMessageContentEvent {
-            message_id: id.into(),
-            delta: delta.into(),
-            ..Default::default()
-        })
+        Event::TextMessageContent(TextMessageContentEvent { message_id: id.into(), delta: delta.into(), ..Default::default() })
     }
 
     fn ok(v: Vec<Result<Event, SseError>>) -> Vec<Event> {
@@ -186,27 +182,17 @@ mod tests {
     #[test]
     fn encode_is_one_data_line_and_a_blank_line() {
         let s = encode(&content("m", "a\nb"));
-        assert_eq!(
-            s,
-            "data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"a\\nb\"}\n\n"
-        );
+        assert_eq!(s, "data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"a\\nb\"}\n\n");
     }
 
     #[test]
     fn crlf_cr_and_lf_line_ends_all_work() {
         let json = r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#;
-        let want = Event::TextMessageEnd(TextMessageEndEvent {
-            message_id: "m".into(),
-            ..Default::default()
-        });
+        let want = Event::TextMessageEnd(TextMessageEndEvent { message_id: "m".into(), ..Default::default() });
         for sep in ["\n", "\r\n", "\r"] {
             let body = format!("data: {json}{sep}{sep}");
             let mut d = SseDecoder::new();
-            assert_eq!(
-                ok(d.feed(body.as_bytes())),
-                vec![want.clone()],
-                "sep {sep:?}"
-            );
+            assert_eq!(ok(d.feed(body.as_bytes())), vec![want.clone()], "sep {sep:?}");
             d.finish().unwrap();
         }
     }

@@ -132,9 +132,7 @@ pub enum VerifyError {
         event: EventType,
     },
     /// `RUN_STARTED` while a run is still active.
-    #[error(
-        "RUN_STARTED while run `{active_run_id}` is still active: end it with RUN_FINISHED or RUN_ERROR first"
-    )]
+    #[error("RUN_STARTED while run `{active_run_id}` is still active: end it with RUN_FINISHED or RUN_ERROR first")]
     RunAlreadyActive {
         /// The run that is still active.
         active_run_id: String,
@@ -209,9 +207,7 @@ pub enum VerifyError {
         id: String,
     },
     /// `SUBAGENT_STARTED` named a parent that was never started in this run.
-    #[error(
-        "SUBAGENT_STARTED for subagent `{id}`: parentSubagentRunId `{parent}` was not started in this run; start the parent first"
-    )]
+    #[error("SUBAGENT_STARTED for subagent `{id}`: parentSubagentRunId `{parent}` was not started in this run; start the parent first")]
     UnknownParentSubagent {
         /// The subagent being started.
         id: String,
@@ -227,25 +223,19 @@ pub enum VerifyError {
         field: &'static str,
     },
     /// `RUN_FINISHED` with an `interrupt` outcome but no interrupts.
-    #[error(
-        "RUN_FINISHED for run `{run_id}` has outcome `interrupt` with no interrupts: list at least one, or use outcome `success`"
-    )]
+    #[error("RUN_FINISHED for run `{run_id}` has outcome `interrupt` with no interrupts: list at least one, or use outcome `success`")]
     EmptyInterrupts {
         /// The run.
         run_id: String,
     },
     /// The stream ended while a run was active ([`Verifier::finish`]).
-    #[error(
-        "stream ended while run `{run_id}` is still active: end every run with RUN_FINISHED or RUN_ERROR"
-    )]
+    #[error("stream ended while run `{run_id}` is still active: end every run with RUN_FINISHED or RUN_ERROR")]
     RunNotEnded {
         /// The run left open.
         run_id: String,
     },
     /// The stream carried no events at all ([`Verifier::finish`]).
-    #[error(
-        "stream ended without any event: a run must at least send RUN_STARTED and RUN_FINISHED"
-    )]
+    #[error("stream ended without any event: a run must at least send RUN_STARTED and RUN_FINISHED")]
     NoEvents,
 }
 
@@ -261,13 +251,9 @@ impl VerifyError {
             | VerifyError::SubagentMismatch { event, .. }
             | VerifyError::ChunkMissingField { event, .. } => Some(*event),
             VerifyError::RunAlreadyActive { .. } => Some(EventType::RunStarted),
-            VerifyError::OpenAtRunFinished { .. } | VerifyError::EmptyInterrupts { .. } => {
-                Some(EventType::RunFinished)
-            }
+            VerifyError::OpenAtRunFinished { .. } | VerifyError::EmptyInterrupts { .. } => Some(EventType::RunFinished),
             VerifyError::StepOwnerMismatch { .. } => Some(EventType::StepFinished),
-            VerifyError::SubagentReused { .. } | VerifyError::UnknownParentSubagent { .. } => {
-                Some(EventType::SubagentStarted)
-            }
+            VerifyError::SubagentReused { .. } | VerifyError::UnknownParentSubagent { .. } => Some(EventType::SubagentStarted),
             VerifyError::RunNotEnded { .. } | VerifyError::NoEvents => None,
         }
     }
@@ -391,23 +377,11 @@ pub struct Verifier {
 }
 
 /// Rejects a tag that disagrees with a recorded owner (absent tag or owner: fine).
-fn tag_check(
-    event: EventType,
-    entity: Entity,
-    id: &str,
-    tag: &Option<String>,
-    owner: Option<&Owner>,
-) -> Result<(), VerifyError> {
+fn tag_check(event: EventType, entity: Entity, id: &str, tag: &Option<String>, owner: Option<&Owner>) -> Result<(), VerifyError> {
     if let (Some(tagged), Some(owner)) = (tag, owner)
         && owner.as_ref() != Some(tagged)
     {
-        return Err(VerifyError::SubagentMismatch {
-            event,
-            entity,
-            id: id.to_owned(),
-            tagged: tagged.clone(),
-            owner: owner.clone(),
-        });
+        return Err(VerifyError::SubagentMismatch { event, entity, id: id.to_owned(), tagged: tagged.clone(), owner: owner.clone() });
     }
     Ok(())
 }
@@ -437,9 +411,7 @@ impl Verifier {
                 return Err(VerifyError::FirstEventNotRunStarted { event: ty });
             }
             Phase::Running if ty == EventType::RunStarted => {
-                return Err(VerifyError::RunAlreadyActive {
-                    active_run_id: self.run_id.clone(),
-                });
+                return Err(VerifyError::RunAlreadyActive { active_run_id: self.run_id.clone() });
             }
             _ => {}
         }
@@ -450,9 +422,7 @@ impl Verifier {
     pub fn finish(&self) -> Result<(), VerifyError> {
         match self.phase {
             Phase::Fresh => Err(VerifyError::NoEvents),
-            Phase::Running => Err(VerifyError::RunNotEnded {
-                run_id: self.run_id.clone(),
-            }),
+            Phase::Running => Err(VerifyError::RunNotEnded { run_id: self.run_id.clone() }),
             Phase::Finished | Phase::Errored => Ok(()),
         }
     }
@@ -469,62 +439,32 @@ impl Verifier {
 
     /// Text messages opened and not yet ended, in opening order.
     pub fn open_text_messages(&self) -> impl Iterator<Item = &str> + '_ {
-        in_order(
-            self.messages
-                .iter()
-                .filter_map(|(id, s)| s.open.map(|q| (q, id.as_str())))
-                .collect(),
-        )
+        in_order(self.messages.iter().filter_map(|(id, s)| s.open.map(|q| (q, id.as_str()))).collect())
     }
 
     /// Tool calls started and not yet ended, in opening order.
     pub fn open_tool_calls(&self) -> impl Iterator<Item = &str> + '_ {
-        in_order(
-            self.tool_calls
-                .iter()
-                .filter_map(|(id, s)| s.open.map(|q| (q, id.as_str())))
-                .collect(),
-        )
+        in_order(self.tool_calls.iter().filter_map(|(id, s)| s.open.map(|q| (q, id.as_str()))).collect())
     }
 
     /// Reasoning messages started and not yet ended, in opening order.
     pub fn open_reasoning_messages(&self) -> impl Iterator<Item = &str> + '_ {
-        in_order(
-            self.reasoning
-                .iter()
-                .filter_map(|(id, s)| s.open.map(|q| (q, id.as_str())))
-                .collect(),
-        )
+        in_order(self.reasoning.iter().filter_map(|(id, s)| s.open.map(|q| (q, id.as_str()))).collect())
     }
 
     /// Reasoning spans started and not yet ended, in opening order.
     pub fn open_reasoning_spans(&self) -> impl Iterator<Item = &str> + '_ {
-        in_order(
-            self.reasoning
-                .iter()
-                .filter_map(|(id, s)| s.span_open.map(|q| (q, id.as_str())))
-                .collect(),
-        )
+        in_order(self.reasoning.iter().filter_map(|(id, s)| s.span_open.map(|q| (q, id.as_str()))).collect())
     }
 
     /// Names of steps started and not yet finished (any owner), in opening order.
     pub fn open_steps(&self) -> impl Iterator<Item = &str> + '_ {
-        in_order(
-            self.steps
-                .values()
-                .flat_map(|names| names.iter().map(|(n, q)| (*q, n.as_str())))
-                .collect(),
-        )
+        in_order(self.steps.values().flat_map(|names| names.iter().map(|(n, q)| (*q, n.as_str()))).collect())
     }
 
     /// Subagent invocations started and not yet finished, in opening order.
     pub fn open_subagents(&self) -> impl Iterator<Item = &str> + '_ {
-        in_order(
-            self.subagents
-                .iter()
-                .map(|(id, q)| (*q, id.as_str()))
-                .collect(),
-        )
+        in_order(self.subagents.iter().map(|(id, q)| (*q, id.as_str())).collect())
     }
 
     /// The events that close everything open that would block `RUN_FINISHED`, innermost
@@ -538,36 +478,21 @@ impl Verifier {
     pub fn closing_events(&self) -> Vec<Event> {
         let owner = |map: &IdMap<Slot>, id: &str| map.get(id).and_then(|s| s.owner.clone());
         let mut out = Vec::new();
-        for id in self
-            .open_reasoning_messages()
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-        {
+        for id in self.open_reasoning_messages().collect::<Vec<_>>().into_iter().rev() {
             out.push(Event::ReasoningMessageEnd(ReasoningMessageEndEvent {
                 message_id: id.to_owned(),
                 subagent_run_id: owner(&self.reasoning, id),
                 ..Default::default()
             }));
         }
-        for id in self
-            .open_reasoning_spans()
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-        {
+        for id in self.open_reasoning_spans().collect::<Vec<_>>().into_iter().rev() {
             out.push(Event::ReasoningEnd(ReasoningEndEvent {
                 message_id: id.to_owned(),
                 subagent_run_id: owner(&self.reasoning, id),
                 ..Default::default()
             }));
         }
-        for id in self
-            .open_text_messages()
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-        {
+        for id in self.open_text_messages().collect::<Vec<_>>().into_iter().rev() {
             out.push(Event::TextMessageEnd(TextMessageEndEvent {
                 message_id: id.to_owned(),
                 subagent_run_id: owner(&self.messages, id),
@@ -582,18 +507,13 @@ impl Verifier {
             }));
         }
         if self.thinking_msg {
-            out.push(Event::ThinkingTextMessageEnd(
-                ThinkingTextMessageEndEvent::default(),
-            ));
+            out.push(Event::ThinkingTextMessageEnd(ThinkingTextMessageEndEvent::default()));
         }
         if self.thinking_step {
             out.push(Event::ThinkingEnd(ThinkingEndEvent::default()));
         }
-        let mut steps: Vec<(u64, &Owner, &str)> = self
-            .steps
-            .iter()
-            .flat_map(|(o, names)| names.iter().map(move |(n, q)| (*q, o, n.as_str())))
-            .collect();
+        let mut steps: Vec<(u64, &Owner, &str)> =
+            self.steps.iter().flat_map(|(o, names)| names.iter().map(move |(n, q)| (*q, o, n.as_str()))).collect();
         steps.sort_unstable_by_key(|(q, _, _)| std::cmp::Reverse(*q));
         for (_, o, name) in steps {
             out.push(Event::StepFinished(StepFinishedEvent {
@@ -630,64 +550,26 @@ impl Verifier {
                 if existing.is_some_and(|s| s.open.is_some()) {
                     return Err(already(ty, Entity::TextMessage, &e.message_id));
                 }
-                tag_check(
-                    ty,
-                    Entity::TextMessage,
-                    &e.message_id,
-                    &e.subagent_run_id,
-                    existing.map(|s| &s.owner),
-                )?;
+                tag_check(ty, Entity::TextMessage, &e.message_id, &e.subagent_run_id, existing.map(|s| &s.owner))?;
                 let q = self.next_seq();
-                open_slot(
-                    &mut self.messages,
-                    &e.message_id,
-                    &e.subagent_run_id,
-                    q,
-                    false,
-                );
+                open_slot(&mut self.messages, &e.message_id, &e.subagent_run_id, q, false);
                 self.open_text += 1;
                 Ok(())
             }
-            Event::TextMessageContent(e) => continue_open(
-                &self.messages,
-                ty,
-                Entity::TextMessage,
-                &e.message_id,
-                &e.subagent_run_id,
-                false,
-            ),
+            Event::TextMessageContent(e) => {
+                continue_open(&self.messages, ty, Entity::TextMessage, &e.message_id, &e.subagent_run_id, false)
+            }
             Event::TextMessageEnd(e) => {
-                continue_open(
-                    &self.messages,
-                    ty,
-                    Entity::TextMessage,
-                    &e.message_id,
-                    &e.subagent_run_id,
-                    false,
-                )?;
+                continue_open(&self.messages, ty, Entity::TextMessage, &e.message_id, &e.subagent_run_id, false)?;
                 close_slot(&mut self.messages, &e.message_id, false);
                 self.open_text -= 1;
                 Ok(())
             }
 
             Event::ToolCallStart(e) => self.tool_call_start(e, ty),
-            Event::ToolCallArgs(e) => continue_open(
-                &self.tool_calls,
-                ty,
-                Entity::ToolCall,
-                &e.tool_call_id,
-                &e.subagent_run_id,
-                false,
-            ),
+            Event::ToolCallArgs(e) => continue_open(&self.tool_calls, ty, Entity::ToolCall, &e.tool_call_id, &e.subagent_run_id, false),
             Event::ToolCallEnd(e) => {
-                continue_open(
-                    &self.tool_calls,
-                    ty,
-                    Entity::ToolCall,
-                    &e.tool_call_id,
-                    &e.subagent_run_id,
-                    false,
-                )?;
+                continue_open(&self.tool_calls, ty, Entity::ToolCall, &e.tool_call_id, &e.subagent_run_id, false)?;
                 close_slot(&mut self.tool_calls, &e.tool_call_id, false);
                 self.open_tools -= 1;
                 Ok(())
@@ -695,102 +577,54 @@ impl Verifier {
             Event::ToolCallResult(e) => {
                 // Mints a tool message: newest mint owns it (the executor may differ
                 // from the caller).
-                self.messages.entry(e.message_id.clone()).or_default().owner =
-                    e.subagent_run_id.clone();
+                self.messages.entry(e.message_id.clone()).or_default().owner = e.subagent_run_id.clone();
                 Ok(())
             }
 
-            Event::ReasoningStart(e) => {
-                self.reasoning_open(ty, &e.message_id, &e.subagent_run_id, true)
+            Event::ReasoningStart(e) => self.reasoning_open(ty, &e.message_id, &e.subagent_run_id, true),
+            Event::ReasoningMessageStart(e) => self.reasoning_open(ty, &e.message_id, &e.subagent_run_id, false),
+            Event::ReasoningMessageContent(e) => {
+                continue_open(&self.reasoning, ty, Entity::ReasoningMessage, &e.message_id, &e.subagent_run_id, false)
             }
-            Event::ReasoningMessageStart(e) => {
-                self.reasoning_open(ty, &e.message_id, &e.subagent_run_id, false)
-            }
-            Event::ReasoningMessageContent(e) => continue_open(
-                &self.reasoning,
-                ty,
-                Entity::ReasoningMessage,
-                &e.message_id,
-                &e.subagent_run_id,
-                false,
-            ),
             Event::ReasoningMessageEnd(e) => {
-                continue_open(
-                    &self.reasoning,
-                    ty,
-                    Entity::ReasoningMessage,
-                    &e.message_id,
-                    &e.subagent_run_id,
-                    false,
-                )?;
+                continue_open(&self.reasoning, ty, Entity::ReasoningMessage, &e.message_id, &e.subagent_run_id, false)?;
                 close_slot(&mut self.reasoning, &e.message_id, false);
                 self.open_reasoning_msgs -= 1;
                 Ok(())
             }
             Event::ReasoningEnd(e) => {
-                continue_open(
-                    &self.reasoning,
-                    ty,
-                    Entity::ReasoningSpan,
-                    &e.message_id,
-                    &e.subagent_run_id,
-                    true,
-                )?;
+                continue_open(&self.reasoning, ty, Entity::ReasoningSpan, &e.message_id, &e.subagent_run_id, true)?;
                 close_slot(&mut self.reasoning, &e.message_id, true);
                 self.open_reasoning_spans -= 1;
                 Ok(())
             }
             Event::ReasoningEncryptedValue(e) => {
                 let (entity, owner) = match e.subtype {
-                    ReasoningEncryptedValueSubtype::ToolCall => {
-                        (Entity::ToolCall, self.tool_calls.get(&e.entity_id))
-                    }
-                    ReasoningEncryptedValueSubtype::Message => {
-                        match self.messages.get(&e.entity_id) {
-                            Some(s) => (Entity::TextMessage, Some(s)),
-                            None => (Entity::ReasoningMessage, self.reasoning.get(&e.entity_id)),
-                        }
-                    }
+                    ReasoningEncryptedValueSubtype::ToolCall => (Entity::ToolCall, self.tool_calls.get(&e.entity_id)),
+                    ReasoningEncryptedValueSubtype::Message => match self.messages.get(&e.entity_id) {
+                        Some(s) => (Entity::TextMessage, Some(s)),
+                        None => (Entity::ReasoningMessage, self.reasoning.get(&e.entity_id)),
+                    },
                 };
-                tag_check(
-                    ty,
-                    entity,
-                    &e.entity_id,
-                    &e.subagent_run_id,
-                    owner.map(|s| &s.owner),
-                )
+                tag_check(ty, entity, &e.entity_id, &e.subagent_run_id, owner.map(|s| &s.owner))
             }
 
             Event::StepStarted(e) => {
-                if self
-                    .steps
-                    .get(&e.subagent_run_id)
-                    .is_some_and(|m| m.contains_key(&e.step_name))
-                {
+                if self.steps.get(&e.subagent_run_id).is_some_and(|m| m.contains_key(&e.step_name)) {
                     return Err(already(ty, Entity::Step, &e.step_name));
                 }
                 let q = self.next_seq();
-                self.steps
-                    .entry(e.subagent_run_id.clone())
-                    .or_default()
-                    .insert(e.step_name.clone(), q);
+                self.steps.entry(e.subagent_run_id.clone()).or_default().insert(e.step_name.clone(), q);
                 self.open_steps += 1;
                 Ok(())
             }
             Event::StepFinished(e) => {
-                let removed = self
-                    .steps
-                    .get_mut(&e.subagent_run_id)
-                    .and_then(|m| m.remove(&e.step_name))
-                    .is_some();
+                let removed = self.steps.get_mut(&e.subagent_run_id).and_then(|m| m.remove(&e.step_name)).is_some();
                 if removed {
                     self.open_steps -= 1;
                     return Ok(());
                 }
-                if let Some((owner, _)) = self
-                    .steps
-                    .iter()
-                    .find(|(o, names)| **o != e.subagent_run_id && names.contains_key(&e.step_name))
+                if let Some((owner, _)) = self.steps.iter().find(|(o, names)| **o != e.subagent_run_id && names.contains_key(&e.step_name))
                 {
                     return Err(VerifyError::StepOwnerMismatch {
                         id: e.step_name.clone(),
@@ -804,20 +638,13 @@ impl Verifier {
             Event::ActivitySnapshot(e) => {
                 let known = self.activities.contains_key(&e.message_id);
                 if !known || e.replaces() {
-                    self.activities
-                        .entry(e.message_id.clone())
-                        .or_default()
-                        .owner = e.subagent_run_id.clone();
+                    self.activities.entry(e.message_id.clone()).or_default().owner = e.subagent_run_id.clone();
                 }
                 Ok(())
             }
-            Event::ActivityDelta(e) => tag_check(
-                ty,
-                Entity::Activity,
-                &e.message_id,
-                &e.subagent_run_id,
-                self.activities.get(&e.message_id).map(|s| &s.owner),
-            ),
+            Event::ActivityDelta(e) => {
+                tag_check(ty, Entity::Activity, &e.message_id, &e.subagent_run_id, self.activities.get(&e.message_id).map(|s| &s.owner))
+            }
 
             Event::SubagentStarted(e) => {
                 let id = &e.subagent_run_id;
@@ -831,23 +658,14 @@ impl Verifier {
                     && !self.subagents.contains_key(parent)
                     && !self.closed_subagents.contains(parent)
                 {
-                    return Err(VerifyError::UnknownParentSubagent {
-                        id: id.clone(),
-                        parent: parent.clone(),
-                    });
+                    return Err(VerifyError::UnknownParentSubagent { id: id.clone(), parent: parent.clone() });
                 }
                 let q = self.next_seq();
                 self.subagents.insert(id.clone(), q);
                 Ok(())
             }
-            Event::SubagentFinished(SubagentFinishedEvent {
-                subagent_run_id: id,
-                ..
-            })
-            | Event::SubagentError(SubagentErrorEvent {
-                subagent_run_id: id,
-                ..
-            }) => {
+            Event::SubagentFinished(SubagentFinishedEvent { subagent_run_id: id, .. })
+            | Event::SubagentError(SubagentErrorEvent { subagent_run_id: id, .. }) => {
                 if self.subagents.remove(id).is_none() {
                     return Err(not_open(ty, Entity::Subagent, id));
                 }
@@ -860,13 +678,7 @@ impl Verifier {
                 Ok(())
             }
 
-            Event::TextMessageChunk(e) => chunk_lane(
-                &mut self.chunk_text,
-                ty,
-                e.message_id.as_ref(),
-                "messageId",
-                None,
-            ),
+            Event::TextMessageChunk(e) => chunk_lane(&mut self.chunk_text, ty, e.message_id.as_ref(), "messageId", None),
             Event::ToolCallChunk(e) => chunk_lane(
                 &mut self.chunk_tool,
                 ty,
@@ -874,13 +686,7 @@ impl Verifier {
                 "toolCallId",
                 Some(("toolCallName", e.tool_call_name.is_some())),
             ),
-            Event::ReasoningMessageChunk(e) => chunk_lane(
-                &mut self.chunk_reasoning,
-                ty,
-                e.message_id.as_ref(),
-                "messageId",
-                None,
-            ),
+            Event::ReasoningMessageChunk(e) => chunk_lane(&mut self.chunk_reasoning, ty, e.message_id.as_ref(), "messageId", None),
 
             Event::ThinkingStart(_) => {
                 if self.thinking_step {
@@ -920,9 +726,7 @@ impl Verifier {
                 Ok(())
             }
 
-            Event::StateSnapshot(_) | Event::StateDelta(_) | Event::Raw(_) | Event::Custom(_) => {
-                Ok(())
-            }
+            Event::StateSnapshot(_) | Event::StateDelta(_) | Event::Raw(_) | Event::Custom(_) => Ok(()),
         }
     }
 
@@ -941,10 +745,7 @@ impl Verifier {
 
     fn run_finished(&mut self, e: &RunFinishedEvent) -> Result<(), VerifyError> {
         if self.open_steps > 0 {
-            return Err(VerifyError::OpenAtRunFinished {
-                entity: Entity::Step,
-                ids: self.open_steps().map(str::to_owned).collect(),
-            });
+            return Err(VerifyError::OpenAtRunFinished { entity: Entity::Step, ids: self.open_steps().map(str::to_owned).collect() });
         }
         if self.open_text > 0 {
             return Err(VerifyError::OpenAtRunFinished {
@@ -979,33 +780,21 @@ impl Verifier {
         // Legacy thinking maps to reasoning in the official client, so it must be
         // closed too.
         if self.thinking_msg {
-            return Err(VerifyError::OpenAtRunFinished {
-                entity: Entity::ThinkingMessage,
-                ids: vec![],
-            });
+            return Err(VerifyError::OpenAtRunFinished { entity: Entity::ThinkingMessage, ids: vec![] });
         }
         if self.thinking_step {
-            return Err(VerifyError::OpenAtRunFinished {
-                entity: Entity::ThinkingStep,
-                ids: vec![],
-            });
+            return Err(VerifyError::OpenAtRunFinished { entity: Entity::ThinkingStep, ids: vec![] });
         }
         if let Some(RunFinishedOutcome::Interrupt { interrupts }) = &e.outcome
             && interrupts.is_empty()
         {
-            return Err(VerifyError::EmptyInterrupts {
-                run_id: e.run_id.clone(),
-            });
+            return Err(VerifyError::EmptyInterrupts { run_id: e.run_id.clone() });
         }
         self.phase = Phase::Finished;
         Ok(())
     }
 
-    fn tool_call_start(
-        &mut self,
-        e: &ToolCallStartEvent,
-        ty: EventType,
-    ) -> Result<(), VerifyError> {
+    fn tool_call_start(&mut self, e: &ToolCallStartEvent, ty: EventType) -> Result<(), VerifyError> {
         let id = &e.tool_call_id;
         let existing = self.tool_calls.get(id);
         if existing.is_some_and(|s| s.open.is_some()) {
@@ -1016,23 +805,11 @@ impl Verifier {
         if let Some(pid) = &e.parent_message_id
             && let Some(parent) = self.messages.get(pid)
         {
-            tag_check(
-                ty,
-                Entity::TextMessage,
-                pid,
-                &e.subagent_run_id,
-                Some(&parent.owner),
-            )?;
+            tag_check(ty, Entity::TextMessage, pid, &e.subagent_run_id, Some(&parent.owner))?;
             inherited = Some(&parent.owner);
         }
         if let Some(existing) = existing {
-            tag_check(
-                ty,
-                Entity::ToolCall,
-                id,
-                &e.subagent_run_id,
-                Some(&existing.owner),
-            )?;
+            tag_check(ty, Entity::ToolCall, id, &e.subagent_run_id, Some(&existing.owner))?;
             // An untagged re-open's effective owner is its parent message's.
             if let (None, Some(inh)) = (&e.subagent_run_id, inherited)
                 && *inh != existing.owner
@@ -1041,9 +818,7 @@ impl Verifier {
                     event: ty,
                     entity: Entity::ToolCall,
                     id: id.clone(),
-                    tagged: inh
-                        .clone()
-                        .unwrap_or_else(|| "(inherited from the parent agent)".to_owned()),
+                    tagged: inh.clone().unwrap_or_else(|| "(inherited from the parent agent)".to_owned()),
                     owner: existing.owner.clone(),
                 });
             }
@@ -1059,26 +834,10 @@ impl Verifier {
         Ok(())
     }
 
-    fn reasoning_open(
-        &mut self,
-        ty: EventType,
-        id: &str,
-        tag: &Option<String>,
-        span: bool,
-    ) -> Result<(), VerifyError> {
-        let entity = if span {
-            Entity::ReasoningSpan
-        } else {
-            Entity::ReasoningMessage
-        };
+    fn reasoning_open(&mut self, ty: EventType, id: &str, tag: &Option<String>, span: bool) -> Result<(), VerifyError> {
+        let entity = if span { Entity::ReasoningSpan } else { Entity::ReasoningMessage };
         let existing = self.reasoning.get(id);
-        let is_open = existing.is_some_and(|s| {
-            if span {
-                s.span_open.is_some()
-            } else {
-                s.open.is_some()
-            }
-        });
+        let is_open = existing.is_some_and(|s| if span { s.span_open.is_some() } else { s.open.is_some() });
         if is_open {
             return Err(already(ty, entity, id));
         }
@@ -1121,43 +880,23 @@ fn seed(map: &mut IdMap<Slot>, id: &str, owner: &Owner, authoritative: bool) {
             }
         }
         None => {
-            map.insert(
-                id.to_owned(),
-                Slot {
-                    owner: owner.clone(),
-                    ..Slot::default()
-                },
-            );
+            map.insert(id.to_owned(), Slot { owner: owner.clone(), ..Slot::default() });
         }
     }
 }
 
 fn already(event: EventType, entity: Entity, id: &str) -> VerifyError {
-    VerifyError::AlreadyOpen {
-        event,
-        entity,
-        id: id.to_owned(),
-    }
+    VerifyError::AlreadyOpen { event, entity, id: id.to_owned() }
 }
 
 fn not_open(event: EventType, entity: Entity, id: &str) -> VerifyError {
-    VerifyError::NotOpen {
-        event,
-        entity,
-        id: id.to_owned(),
-    }
+    VerifyError::NotOpen { event, entity, id: id.to_owned() }
 }
 
 /// Marks `id` open (first writer records the owner; a re-open keeps it).
 fn open_slot(map: &mut IdMap<Slot>, id: &str, owner: &Owner, seq: u64, span: bool) {
     if !map.contains_key(id) {
-        map.insert(
-            id.to_owned(),
-            Slot {
-                owner: owner.clone(),
-                ..Slot::default()
-            },
-        );
+        map.insert(id.to_owned(), Slot { owner: owner.clone(), ..Slot::default() });
     }
     let Some(slot) = map.get_mut(id) else { return };
     if span {
@@ -1187,13 +926,7 @@ fn continue_open(
     span: bool,
 ) -> Result<(), VerifyError> {
     match map.get(id) {
-        Some(slot)
-            if (if span {
-                slot.span_open.is_some()
-            } else {
-                slot.open.is_some()
-            }) =>
-        {
+        Some(slot) if (if span { slot.span_open.is_some() } else { slot.open.is_some() }) => {
             tag_check(event, entity, id, tag, Some(&slot.owner))
         }
         _ => Err(not_open(event, entity, id)),
@@ -1211,10 +944,7 @@ fn chunk_lane(
     opener_field: Option<(&'static str, bool)>,
 ) -> Result<(), VerifyError> {
     match id {
-        None if lane.is_none() => Err(VerifyError::ChunkMissingField {
-            event,
-            field: id_field,
-        }),
+        None if lane.is_none() => Err(VerifyError::ChunkMissingField { event, field: id_field }),
         None => Ok(()),
         Some(id) if lane.as_ref() == Some(id) => Ok(()),
         Some(id) => {
@@ -1243,36 +973,19 @@ mod tests {
     use pretty_assertions::assert_eq;
 
     fn start(run: &str) -> Event {
-        Event::RunStarted(RunStartedEvent {
-            thread_id: "t".into(),
-            run_id: run.into(),
-            ..Default::default()
-        })
+        Event::RunStarted(RunStartedEvent { thread_id: "t".into(), run_id: run.into(), ..Default::default() })
     }
     fn tm_start(id: &str) -> Event {
-        Event::TextMessageStart(TextMessageStartEvent {
-            message_id: id.into(),
-            ..Default::default()
-        })
+        Event::TextMessageStart(TextMessageStartEvent { message_id: id.into(), ..Default::default() })
     }
     fn tm_end(id: &str) -> Event {
-        Event::TextMessageEnd(TextMessageEndEvent {
-            message_id: id.into(),
-            ..Default::default()
-        })
+        Event::TextMessageEnd(TextMessageEndEvent { message_id: id.into(), ..Default::default() })
     }
     fn tc_start(id: &str) -> Event {
-        Event::ToolCallStart(ToolCallStartEvent {
-            tool_call_id: id.into(),
-            tool_call_name: "f".into(),
-            ..Default::default()
-        })
+        Event::ToolCallStart(ToolCallStartEvent { tool_call_id: id.into(), tool_call_name: "f".into(), ..Default::default() })
     }
     fn step(name: &str) -> Event {
-        Event::StepStarted(StepStartedEvent {
-            step_name: name.into(),
-            ..Default::default()
-        })
+        Event::StepStarted(StepStartedEvent { step_name: name.into(), ..Default::default() })
     }
 
     #[test]
@@ -1284,14 +997,8 @@ mod tests {
             tm_start("m2"),
             tm_start("m1"),
             tc_start("c1"),
-            Event::ReasoningStart(ReasoningStartEvent {
-                message_id: "x".into(),
-                ..Default::default()
-            }),
-            Event::ReasoningMessageStart(ReasoningMessageStartEvent {
-                message_id: "x".into(),
-                ..Default::default()
-            }),
+            Event::ReasoningStart(ReasoningStartEvent { message_id: "x".into(), ..Default::default() }),
+            Event::ReasoningMessageStart(ReasoningMessageStartEvent { message_id: "x".into(), ..Default::default() }),
         ] {
             v.check(&e).unwrap();
         }
@@ -1300,9 +1007,7 @@ mod tests {
         assert_eq!(v.open_reasoning_messages().collect::<Vec<_>>(), vec!["x"]);
         assert_eq!(v.open_reasoning_spans().collect::<Vec<_>>(), vec!["x"]);
         assert_eq!(v.open_steps().collect::<Vec<_>>(), vec!["plan"]);
-        let err = v
-            .check(&Event::RunFinished(RunFinishedEvent::cancelled("t", "r")))
-            .unwrap_err();
+        let err = v.check(&Event::RunFinished(RunFinishedEvent::cancelled("t", "r"))).unwrap_err();
         assert_eq!(err.event_type(), Some(EventType::RunFinished));
         let closing = v.closing_events();
         let types: Vec<_> = closing.iter().map(Event::event_type).collect();
@@ -1320,8 +1025,7 @@ mod tests {
         for e in &closing {
             v.check(e).unwrap();
         }
-        v.check(&Event::RunFinished(RunFinishedEvent::cancelled("t", "r")))
-            .unwrap();
+        v.check(&Event::RunFinished(RunFinishedEvent::cancelled("t", "r"))).unwrap();
         v.finish().unwrap();
         assert!(!v.is_run_active());
     }

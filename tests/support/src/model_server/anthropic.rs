@@ -54,7 +54,10 @@ pub(crate) fn encode(reply: &Reply, model: &str) -> Encoded {
     Encoded {
         events,
         complete: vec![
-            event("message_delta", json!({ "type": "message_delta", "delta": { "stop_reason": reason, "stop_sequence": null }, "usage": { "output_tokens": 7 } })),
+            event(
+                "message_delta",
+                json!({ "type": "message_delta", "delta": { "stop_reason": reason, "stop_sequence": null }, "usage": { "output_tokens": 7 } }),
+            ),
             event("message_stop", json!({ "type": "message_stop" })),
         ],
         provider_error: vec![event("error", json!({ "type": "error", "error": { "type": "overloaded_error", "message": "Overloaded" } }))],

@@ -70,7 +70,11 @@ pub(crate) fn encode(reply: &Reply, model: &str) -> Encoded {
 /// OpenAI's error body for a status (also used by the Responses API).
 pub(crate) fn error_body(status: u16) -> String {
     let (message, kind, code) = match status {
-        401 => ("Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.", "invalid_request_error", json!("invalid_api_key")),
+        401 => (
+            "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.",
+            "invalid_request_error",
+            json!("invalid_api_key"),
+        ),
         429 => ("Rate limit reached for requests. Please try again in 1s.", "requests", json!("rate_limit_exceeded")),
         s if s >= 500 => ("The server had an error while processing your request. Sorry about that!", "server_error", Value::Null),
         _ => ("The model `scripted` does not exist or you do not have access to it.", "invalid_request_error", json!("model_not_found")),

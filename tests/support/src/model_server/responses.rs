@@ -43,14 +43,26 @@ pub(crate) fn encode(reply: &Reply, model: &str) -> Encoded {
                 let index = output.len();
                 let id = format!("msg_{index}");
                 let text: String = chunks.concat();
-                ev.push("response.output_item.added", json!({ "output_index": index, "item": {
-                    "id": id, "type": "message", "status": "in_progress", "role": "assistant", "content": [] } }));
-                ev.push("response.content_part.added", json!({ "item_id": id, "output_index": index, "content_index": 0,
-                    "part": { "type": "output_text", "text": "", "annotations": [] } }));
+                ev.push(
+                    "response.output_item.added",
+                    json!({ "output_index": index, "item": {
+                    "id": id, "type": "message", "status": "in_progress", "role": "assistant", "content": [] } }),
+                );
+                ev.push(
+                    "response.content_part.added",
+                    json!({ "item_id": id, "output_index": index, "content_index": 0,
+                    "part": { "type": "output_text", "text": "", "annotations": [] } }),
+                );
                 for c in chunks {
-                    ev.push("response.output_text.delta", json!({ "item_id": id, "output_index": index, "content_index": 0, "delta": c, "logprobs": [] }));
+                    ev.push(
+                        "response.output_text.delta",
+                        json!({ "item_id": id, "output_index": index, "content_index": 0, "delta": c, "logprobs": [] }),
+                    );
                 }
-                ev.push("response.output_text.done", json!({ "item_id": id, "output_index": index, "content_index": 0, "text": text, "logprobs": [] }));
+                ev.push(
+                    "response.output_text.done",
+                    json!({ "item_id": id, "output_index": index, "content_index": 0, "text": text, "logprobs": [] }),
+                );
                 let part = json!({ "type": "output_text", "text": text, "annotations": [] });
                 ev.push("response.content_part.done", json!({ "item_id": id, "output_index": index, "content_index": 0, "part": part }));
                 let item = json!({ "id": id, "type": "message", "status": "completed", "role": "assistant", "content": [part] });
@@ -61,15 +73,30 @@ pub(crate) fn encode(reply: &Reply, model: &str) -> Encoded {
                 let index = output.len();
                 let id = format!("rs_{index}");
                 let text: String = chunks.concat();
-                ev.push("response.output_item.added", json!({ "output_index": index, "item": { "id": id, "type": "reasoning", "summary": [] } }));
-                ev.push("response.reasoning_summary_part.added", json!({ "item_id": id, "output_index": index, "summary_index": 0,
-                    "part": { "type": "summary_text", "text": "" } }));
+                ev.push(
+                    "response.output_item.added",
+                    json!({ "output_index": index, "item": { "id": id, "type": "reasoning", "summary": [] } }),
+                );
+                ev.push(
+                    "response.reasoning_summary_part.added",
+                    json!({ "item_id": id, "output_index": index, "summary_index": 0,
+                    "part": { "type": "summary_text", "text": "" } }),
+                );
                 for c in chunks {
-                    ev.push("response.reasoning_summary_text.delta", json!({ "item_id": id, "output_index": index, "summary_index": 0, "delta": c }));
+                    ev.push(
+                        "response.reasoning_summary_text.delta",
+                        json!({ "item_id": id, "output_index": index, "summary_index": 0, "delta": c }),
+                    );
                 }
-                ev.push("response.reasoning_summary_text.done", json!({ "item_id": id, "output_index": index, "summary_index": 0, "text": text }));
+                ev.push(
+                    "response.reasoning_summary_text.done",
+                    json!({ "item_id": id, "output_index": index, "summary_index": 0, "text": text }),
+                );
                 let part = json!({ "type": "summary_text", "text": text });
-                ev.push("response.reasoning_summary_part.done", json!({ "item_id": id, "output_index": index, "summary_index": 0, "part": part }));
+                ev.push(
+                    "response.reasoning_summary_part.done",
+                    json!({ "item_id": id, "output_index": index, "summary_index": 0, "part": part }),
+                );
                 let item = json!({ "id": id, "type": "reasoning", "summary": [part] });
                 ev.push("response.output_item.done", json!({ "output_index": index, "item": item }));
                 output.push(item);

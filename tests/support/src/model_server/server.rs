@@ -201,11 +201,7 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Result<Response<Bo
     state.requests.lock().unwrap_or_else(|p| p.into_inner()).push(RecordedRequest {
         method: parts.method.to_string(),
         path: path.clone(),
-        headers: parts
-            .headers
-            .iter()
-            .map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
-            .collect(),
+        headers: parts.headers.iter().map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned())).collect(),
         body: json.clone(),
         raw_body,
     });

@@ -2,9 +2,7 @@
 //! and Delete, and a form to make one. Refreshed on open, after each control, and whenever a
 //! task changes (a run a schedule made shows up as a task change).
 
-use hearth_protocol::schedules::{
-    MissedRuns, ScheduleAction, ScheduleControlParams, ScheduleStatus, ScheduleView, ScheduledJob, Weekday,
-};
+use hearth_protocol::schedules::{MissedRuns, ScheduleAction, ScheduleControlParams, ScheduleStatus, ScheduleView, ScheduledJob, Weekday};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 

@@ -26,8 +26,7 @@ pub fn TaskControls(live: LiveTasks, current: Memo<Option<TaskView>>, on_changed
             return;
         }
         let is_answer = matches!(control, TaskControl::Answer { .. });
-        let params =
-            TaskControlParams { task_id: task.id, expected_status: task.status, expected_attempts: task.attempts, control };
+        let params = TaskControlParams { task_id: task.id, expected_status: task.status, expected_attempts: task.attempts, control };
         busy.set(true);
         error.set(None);
         spawn_local(async move {
@@ -113,4 +112,3 @@ pub fn TaskControls(live: LiveTasks, current: Memo<Option<TaskView>>, on_changed
         </div>
     }
 }
-

@@ -56,11 +56,7 @@ pub fn TaskDetailPane(live: LiveTasks, task_id: String) -> impl IntoView {
     });
     let current = {
         let task_id = task_id.clone();
-        Memo::new(move |_| {
-            detail.with(|fetched| {
-                live.store.with(|store| newest(store.get(&task_id), fetched.as_ref().map(|d| &d.task)))
-            })
-        })
+        Memo::new(move |_| detail.with(|fetched| live.store.with(|store| newest(store.get(&task_id), fetched.as_ref().map(|d| &d.task)))))
     };
     // The card re-mounts only when the task waits on another proposal; it follows the task's
     // changes itself.

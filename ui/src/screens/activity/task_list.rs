@@ -32,8 +32,7 @@ fn TaskRow(live: LiveTasks, nav: Navigation, task_id: String) -> impl IntoView {
         let task_id = task_id.clone();
         Memo::new(move |_| live.store.with(|store| store.get(&task_id).cloned()))
     };
-    let selected =
-        Memo::new(move |_| nav.selected_task.with(|selected| selected.as_deref() == Some(task_id.as_str())));
+    let selected = Memo::new(move |_| nav.selected_task.with(|selected| selected.as_deref() == Some(task_id.as_str())));
     move || {
         task.get().map(|task| {
             let status = task.status.as_str();
@@ -60,4 +59,3 @@ fn TaskRow(live: LiveTasks, nav: Navigation, task_id: String) -> impl IntoView {
         })
     }
 }
-

@@ -93,7 +93,9 @@ fn RunView(runs: RwSignal<Vec<TerminalRun>>, id: String, stop: impl Fn(String) +
             },
         })
     };
-    let footer = move || run.with(|r| r.as_ref().and_then(|r| if let RunState::Finished(receipt) = &r.state { Some(summary(receipt)) } else { None }));
+    let footer = move || {
+        run.with(|r| r.as_ref().and_then(|r| if let RunState::Finished(receipt) = &r.state { Some(summary(receipt)) } else { None }))
+    };
     let command = run.with_untracked(|r| r.as_ref().map(|r| r.command.clone()).unwrap_or_default());
     let running = move || run.with(|r| r.as_ref().is_some_and(TerminalRun::is_running));
     let operation = id.clone();

@@ -7,8 +7,8 @@ use leptos::task::spawn_local;
 use super::form_editor::FormEditor;
 use super::pdf_viewer::PdfViewer;
 use crate::clock::local_time;
-use crate::state::files::{fields_label, pages_label, size_label, source_label};
 use crate::ipc;
+use crate::state::files::{fields_label, pages_label, size_label, source_label};
 
 /// The detail pane for `file_id`; `on_filled` gets the copy the form editor made.
 #[component]

@@ -6,8 +6,7 @@ use leptos::task::spawn_local;
 
 use crate::ipc;
 use crate::state::files::{
-    DEFAULT_ZOOM, can_zoom_in, can_zoom_out, is_image_data_url, next_page, page_label, prev_page, zoom_in,
-    zoom_label, zoom_out,
+    DEFAULT_ZOOM, can_zoom_in, can_zoom_out, is_image_data_url, next_page, page_label, prev_page, zoom_in, zoom_label, zoom_out,
 };
 
 /// The viewer for `file_id`, which has `pages` pages.

@@ -3,8 +3,8 @@
 //! the owner's own Google OAuth client. The section keeps its own view (`accounts_get`):
 //! a sign-in can take minutes at Google's consent page and must not hold the other sections.
 
-use hearth_protocol::accounts::{AccountAccess, AccountView, AccountsView, ConnectBegun, GoogleClientParams};
 use hearth_protocol::IpcError;
+use hearth_protocol::accounts::{AccountAccess, AccountView, AccountsView, ConnectBegun, GoogleClientParams};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 

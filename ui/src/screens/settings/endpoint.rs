@@ -6,8 +6,8 @@ use hearth_protocol::settings::SettingsView;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::clipboard::copy_text;
 use super::apply_change;
+use crate::clipboard::copy_text;
 use crate::ipc;
 
 /// The endpoint section.

@@ -11,14 +11,12 @@ use crate::state::settings::{HarnessForm, remove_token_params, secret_placeholde
 /// The External agent section.
 #[component]
 pub fn HarnessSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
-    let form =
-        RwSignal::new(settings.with_untracked(|s| HarnessForm::from_settings(s.as_ref().and_then(|s| s.harness.as_ref()))));
+    let form = RwSignal::new(settings.with_untracked(|s| HarnessForm::from_settings(s.as_ref().and_then(|s| s.harness.as_ref()))));
     // Some(true) while removing the token, Some(false) while saving.
     let busy = RwSignal::new(None::<bool>);
     let error = RwSignal::new(None::<String>);
     let notice = RwSignal::new(None::<&'static str>);
-    let has_token =
-        Memo::new(move |_| settings.with(|s| s.as_ref().and_then(|s| s.harness.as_ref()).is_some_and(|h| h.has_token)));
+    let has_token = Memo::new(move |_| settings.with(|s| s.as_ref().and_then(|s| s.harness.as_ref()).is_some_and(|h| h.has_token)));
 
     let store = move |params: HarnessSettingsParams, removing: bool| {
         if busy.get_untracked().is_some() {

@@ -26,9 +26,7 @@ pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
     let tested = RwSignal::new(None::<ConnectionTestResponse>);
     let has_key = Memo::new(move |_| settings.with(|s| s.as_ref().and_then(|s| s.model.as_ref()).is_some_and(|m| m.has_api_key)));
     let configured = Memo::new(move |_| settings.with(|s| s.as_ref().is_some_and(|s| s.model.is_some())));
-    let unsaved = Memo::new(move |_| {
-        settings.with(|s| form.with(|f| f.is_unsaved(s.as_ref().and_then(|s| s.model.as_ref()))))
-    });
+    let unsaved = Memo::new(move |_| settings.with(|s| form.with(|f| f.is_unsaved(s.as_ref().and_then(|s| s.model.as_ref())))));
 
     // Stores `params`; on success the view (and, for Save, the form) start from the reply.
     let store = move |params: ModelSettingsParams, action: Busy| {

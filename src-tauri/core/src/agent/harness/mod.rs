@@ -35,14 +35,13 @@ use std::time::Duration;
 
 use futures::stream::BoxStream;
 use hearth_protocol::agui::{
-    Event, Message, MessageContent, RunAgentInput, RunErrorEvent, RunFinishedEvent, Tool,
-    ToolCallResultEvent, ToolMessage, ToolRole,
+    Event, Message, MessageContent, RunAgentInput, RunErrorEvent, RunFinishedEvent, Tool, ToolCallResultEvent, ToolMessage, ToolRole,
 };
 use tokio_util::sync::CancellationToken;
 
 use super::Agent;
-use super::emit::{Emitter, Stopped, event_stream};
 pub use super::ToolContextFactory;
+use super::emit::{Emitter, Stopped, event_stream};
 use crate::providers::{MAX_TOOL_CALLS_PER_TURN, without_credentials};
 pub use crate::secret::BearerToken;
 use crate::tools::{ToolCall, run_serially};
@@ -59,7 +58,6 @@ pub const DEFAULT_MAX_REPLY_BYTES: usize = 32 * 1024 * 1024;
 
 /// The AG-UI version Hearth speaks to a harness.
 pub const PROTOCOL_VERSION: &str = "1.0";
-
 
 /// Where the harness is and what Hearth offers it.
 #[derive(Debug, Clone)]
@@ -99,13 +97,17 @@ impl HarnessConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum HarnessError {
     /// The endpoint is not an absolute http(s) URL.
-    #[error("The harness endpoint {endpoint:?} is not an http:// or https:// URL. Enter the agent's full address, e.g. http://127.0.0.1:8000/agent.")]
+    #[error(
+        "The harness endpoint {endpoint:?} is not an http:// or https:// URL. Enter the agent's full address, e.g. http://127.0.0.1:8000/agent."
+    )]
     BadEndpoint {
         /// The endpoint as given (credentials in it are not shown).
         endpoint: String,
     },
     /// A plain `http://` endpoint on another computer.
-    #[error("The harness endpoint {endpoint} uses plain http:// to another computer, which would send your token and conversations unencrypted. Use https://, or http:// only for an agent on this computer (localhost, 127.0.0.1 or ::1).")]
+    #[error(
+        "The harness endpoint {endpoint} uses plain http:// to another computer, which would send your token and conversations unencrypted. Use https://, or http:// only for an agent on this computer (localhost, 127.0.0.1 or ::1)."
+    )]
     PlainHttp {
         /// The endpoint as given (credentials in it are not shown).
         endpoint: String,
@@ -207,12 +209,8 @@ impl Inner {
         let thread_id = input.thread_id.clone();
         let run_id = input.run_id.clone();
         out.run_started(&input).await?;
-        let mut request = RunAgentInput {
-            protocol_version: Some(PROTOCOL_VERSION.to_owned()),
-            tools: self.tools.clone(),
-            resume: None,
-            ..input
-        };
+        let mut request =
+            RunAgentInput { protocol_version: Some(PROTOCOL_VERSION.to_owned()), tools: self.tools.clone(), resume: None, ..input };
         for round in 0..=MAX_CONTINUATIONS {
             let (finished, transcript) = match self.remote_run(out, &request, &cancel).await? {
                 RemoteEnd::Failed(message) => return self.fail(out, message).await,
@@ -354,18 +352,15 @@ mod tests {
         for fine in ["https://agent.example.com/agent", "http://localhost:8000/agent", "http://127.0.0.2/agent", "http://[::1]:9/agent"] {
             assert!(HarnessAgent::new(HarnessConfig::new(fine, Vec::new()), factory()).is_ok(), "{fine}");
         }
-        let agent =
-            HarnessAgent::new(HarnessConfig::new("http://user:secret@127.0.0.1:9/agent?key=k", Vec::new()), factory()).unwrap();
+        let agent = HarnessAgent::new(HarnessConfig::new("http://user:secret@127.0.0.1:9/agent?key=k", Vec::new()), factory()).unwrap();
         assert_eq!(agent.host(), "127.0.0.1:9");
         assert!(!format!("{agent:?}").contains("secret"));
     }
 
     #[test]
     fn the_token_is_redacted_from_failure_text_and_debug_output() {
-        let config = HarnessConfig {
-            bearer_token: Some(BearerToken::new("tok-123")),
-            ..HarnessConfig::new("http://127.0.0.1:9/agent", Vec::new())
-        };
+        let config =
+            HarnessConfig { bearer_token: Some(BearerToken::new("tok-123")), ..HarnessConfig::new("http://127.0.0.1:9/agent", Vec::new()) };
         assert!(!format!("{config:?}").contains("tok-123"));
         let agent = HarnessAgent::new(config, factory()).unwrap();
         let said = agent.inner.redact("The agent at 127.0.0.1:9 reported an error: bad token tok-123".to_owned());

@@ -30,12 +30,8 @@ impl Inner {
             Ok(body) => body,
             Err(err) => return Ok(RemoteEnd::Failed(format!("Hearth could not encode the run for the agent at {} ({err}).", self.host))),
         };
-        let mut post = self
-            .client
-            .post(self.endpoint.clone())
-            .header(ACCEPT, "text/event-stream")
-            .header(CONTENT_TYPE, "application/json")
-            .body(body);
+        let mut post =
+            self.client.post(self.endpoint.clone()).header(ACCEPT, "text/event-stream").header(CONTENT_TYPE, "application/json").body(body);
         if let Some(token) = &self.token {
             // Checked when the agent was built; the header is made here, marked sensitive.
             match token.header() {
@@ -110,11 +106,7 @@ impl Inner {
                     Event::RunStarted(_) => {}
                     Event::RunFinished(finished) => return Ok(RemoteEnd::Finished(Box::new((finished, transcript)))),
                     Event::RunError(error) => {
-                        return Ok(RemoteEnd::Failed(format!(
-                            "The agent at {} reported an error: {}",
-                            self.host,
-                            error.message.trim()
-                        )));
+                        return Ok(RemoteEnd::Failed(format!("The agent at {} reported an error: {}", self.host, error.message.trim())));
                     }
                     event => {
                         transcript.observe(&event);
@@ -205,16 +197,13 @@ impl Inner {
     fn undecodable(&self, err: &SseError) -> String {
         let host = &self.host;
         match err {
-            SseError::Json { source, .. } => format!(
-                "The agent at {host} sent something that is not an AG-UI 1.0 event ({source}); the run was stopped."
-            ),
-            SseError::Truncated { .. } => format!(
-                "The agent at {host} closed the stream in the middle of an event; the run was stopped."
-            ),
-            SseError::FrameTooLarge { limit } => format!(
-                "The agent at {host} sent an event larger than {} MiB; the run was stopped.",
-                limit / (1024 * 1024)
-            ),
+            SseError::Json { source, .. } => {
+                format!("The agent at {host} sent something that is not an AG-UI 1.0 event ({source}); the run was stopped.")
+            }
+            SseError::Truncated { .. } => format!("The agent at {host} closed the stream in the middle of an event; the run was stopped."),
+            SseError::FrameTooLarge { limit } => {
+                format!("The agent at {host} sent an event larger than {} MiB; the run was stopped.", limit / (1024 * 1024))
+            }
         }
     }
 

@@ -5,9 +5,7 @@
 
 use hearth_protocol::agui::JsonPatchOp;
 use json_patch::jsonptr::PointerBuf;
-use json_patch::{
-    AddOperation, CopyOperation, MoveOperation, PatchOperation, RemoveOperation, ReplaceOperation, TestOperation,
-};
+use json_patch::{AddOperation, CopyOperation, MoveOperation, PatchOperation, RemoveOperation, ReplaceOperation, TestOperation};
 use serde_json::Value;
 
 /// Applies `ops` in order, all or nothing: on an error `state` is unchanged.
@@ -32,16 +30,12 @@ fn op_name(op: &JsonPatchOp) -> &'static str {
 
 fn translate(index: usize, op: &JsonPatchOp) -> Result<PatchOperation, String> {
     let pointer = |p: &str| {
-        PointerBuf::parse(p).map_err(|_| {
-            format!("JSON Patch operation {index} ({}): {p:?} is not a JSON Pointer (RFC 6901)", op_name(op))
-        })
+        PointerBuf::parse(p).map_err(|_| format!("JSON Patch operation {index} ({}): {p:?} is not a JSON Pointer (RFC 6901)", op_name(op)))
     };
     Ok(match op {
         JsonPatchOp::Add { path, value } => PatchOperation::Add(AddOperation { path: pointer(path)?, value: value.clone() }),
         JsonPatchOp::Remove { path } => PatchOperation::Remove(RemoveOperation { path: pointer(path)? }),
-        JsonPatchOp::Replace { path, value } => {
-            PatchOperation::Replace(ReplaceOperation { path: pointer(path)?, value: value.clone() })
-        }
+        JsonPatchOp::Replace { path, value } => PatchOperation::Replace(ReplaceOperation { path: pointer(path)?, value: value.clone() }),
         JsonPatchOp::Move { from, path } => PatchOperation::Move(MoveOperation { from: pointer(from)?, path: pointer(path)? }),
         JsonPatchOp::Copy { from, path } => PatchOperation::Copy(CopyOperation { from: pointer(from)?, path: pointer(path)? }),
         JsonPatchOp::Test { path, value } => PatchOperation::Test(TestOperation { path: pointer(path)?, value: value.clone() }),

@@ -139,8 +139,7 @@ impl Transcript {
     /// the harness gets back never has a call without its result.
     pub(super) fn messages(&self, declared: &HashSet<String>) -> Vec<Message> {
         let answerable = |id: &String| {
-            self.answered.contains(id)
-                || self.calls.get(id).is_some_and(|call| call.complete && declared.contains(&call.name))
+            self.answered.contains(id) || self.calls.get(id).is_some_and(|call| call.complete && declared.contains(&call.name))
         };
         let mut out = Vec::with_capacity(self.entries.len());
         for entry in &self.entries {
@@ -151,11 +150,7 @@ impl Transcript {
                         .filter(|call_id| answerable(call_id))
                         .filter_map(|call_id| {
                             let call = self.calls.get(call_id)?;
-                            Some(hearth_protocol::agui::ToolCall::function(
-                                call_id.clone(),
-                                call.name.clone(),
-                                call.arguments.clone(),
-                            ))
+                            Some(hearth_protocol::agui::ToolCall::function(call_id.clone(), call.name.clone(), call.arguments.clone()))
                         })
                         .collect();
                     if text.is_empty() && tool_calls.is_empty() {
@@ -176,8 +171,7 @@ impl Transcript {
 
     /// The index of the assistant message with this id, created at the end if it is new.
     fn assistant(&mut self, id: &str) -> usize {
-        let existing =
-            self.entries.iter().position(|entry| matches!(entry, Entry::Assistant { id: known, .. } if known == id));
+        let existing = self.entries.iter().position(|entry| matches!(entry, Entry::Assistant { id: known, .. } if known == id));
         existing.unwrap_or_else(|| {
             self.entries.push(Entry::Assistant { id: id.to_owned(), text: String::new(), calls: Vec::new() });
             self.entries.len() - 1
@@ -211,8 +205,7 @@ impl Transcript {
 mod tests {
     use super::*;
     use hearth_protocol::agui::{
-        TextMessageContentEvent, TextMessageStartEvent, ToolCallArgsEvent, ToolCallEndEvent, ToolCallResultEvent,
-        ToolCallStartEvent,
+        TextMessageContentEvent, TextMessageStartEvent, ToolCallArgsEvent, ToolCallEndEvent, ToolCallResultEvent, ToolCallStartEvent,
     };
 
     fn start(id: &str, name: &str, parent: Option<&str>) -> Event {
@@ -238,11 +231,7 @@ mod tests {
         let mut t = Transcript::default();
         for event in [
             Event::TextMessageStart(TextMessageStartEvent { message_id: "m1".into(), ..Default::default() }),
-            Event::TextMessageContent(TextMessageContentEvent {
-                message_id: "m1".into(),
-                delta: "Looking".into(),
-                ..Default::default()
-            }),
+            Event::TextMessageContent(TextMessageContentEvent { message_id: "m1".into(), delta: "Looking".into(), ..Default::default() }),
             start("a", "search_mail", Some("m1")),
             args("a", "{\"query\":"),
             args("a", "\"x\"}"),

@@ -19,8 +19,8 @@ use std::marker::PhantomData;
 use std::os::raw::{c_int, c_ulong, c_void};
 
 use pdfium_render::prelude::{
-    FPDF_ANNOTATION, FPDF_BITMAP, FPDF_DOCUMENT, FPDF_FILEWRITE, FPDF_FORMFILLINFO, FPDF_FORMHANDLE, FPDF_PAGE,
-    FPDF_TEXTPAGE, FS_SIZEF, PdfiumLibraryBindings,
+    FPDF_ANNOTATION, FPDF_BITMAP, FPDF_DOCUMENT, FPDF_FILEWRITE, FPDF_FORMFILLINFO, FPDF_FORMHANDLE, FPDF_PAGE, FPDF_TEXTPAGE, FS_SIZEF,
+    PdfiumLibraryBindings,
 };
 
 // Constants from PDFium's public headers (pdfium-render keeps its bindgen module private).
@@ -163,10 +163,8 @@ impl<'a> Document<'a> {
             }
             1
         }
-        let mut writer = Writer {
-            header: FPDF_FILEWRITE { version: 1, WriteBlock: Some(write_block) },
-            out: Vec::with_capacity(size_hint),
-        };
+        let mut writer =
+            Writer { header: FPDF_FILEWRITE { version: 1, WriteBlock: Some(write_block) }, out: Vec::with_capacity(size_hint) };
         // SAFETY: `handle` is an open document; `writer` outlives the call and only
         // `write_block` touches it meanwhile.
         let ok = unsafe { self.lib.FPDF_SaveAsCopy(self.handle, &mut writer.header, FPDF_NO_INCREMENTAL) };
@@ -271,9 +269,7 @@ impl<'d> Form<'d> {
     /// A checkbox or radio widget's "on" value. Needs the page's view.
     pub(super) fn export_value(&self, annot: &Annot<'_>) -> Option<String> {
         // SAFETY: as in `field_name`.
-        read_utf16(|buf, len| unsafe {
-            self.lib.FPDFAnnot_GetFormFieldExportValue(self.handle, annot.handle, buf, len)
-        })
+        read_utf16(|buf, len| unsafe { self.lib.FPDFAnnot_GetFormFieldExportValue(self.handle, annot.handle, buf, len) })
     }
 
     pub(super) fn option_count(&self, annot: &Annot<'_>) -> i32 {
@@ -283,9 +279,7 @@ impl<'d> Form<'d> {
 
     pub(super) fn option_label(&self, annot: &Annot<'_>, index: i32) -> Option<String> {
         // SAFETY: as in `field_name`.
-        read_utf16(|buf, len| unsafe {
-            self.lib.FPDFAnnot_GetOptionLabel(self.handle, annot.handle, index, buf, len)
-        })
+        read_utf16(|buf, len| unsafe { self.lib.FPDFAnnot_GetOptionLabel(self.handle, annot.handle, index, buf, len) })
     }
 
     pub(super) fn is_option_selected(&self, annot: &Annot<'_>, index: i32) -> bool {
@@ -296,10 +290,8 @@ impl<'d> Form<'d> {
     /// The JavaScript of a field's additional action for `event` (`FPDF_ANNOT_AACTION_*`).
     pub(super) fn additional_action_js(&self, annot: &Annot<'_>, event: c_int) -> Option<String> {
         // SAFETY: as in `field_name`.
-        read_utf16(|buf, len| unsafe {
-            self.lib.FPDFAnnot_GetFormAdditionalActionJavaScript(self.handle, annot.handle, event, buf, len)
-        })
-        .filter(|js| !js.is_empty())
+        read_utf16(|buf, len| unsafe { self.lib.FPDFAnnot_GetFormAdditionalActionJavaScript(self.handle, annot.handle, event, buf, len) })
+            .filter(|js| !js.is_empty())
     }
 
     pub(super) fn is_checked(&self, annot: &Annot<'_>) -> bool {
@@ -349,8 +341,7 @@ impl Page<'_> {
     fn render(&self, form: Option<&Form<'_>>, width: i32, height: i32) -> Option<Vec<u8>> {
         let lib = self.lib;
         // SAFETY: PDFium allocates the bitmap (null buffer pointer); destroyed below.
-        let bitmap: FPDF_BITMAP =
-            unsafe { lib.FPDFBitmap_CreateEx(width, height, FPDFBITMAP_BGRA, std::ptr::null_mut(), 0) };
+        let bitmap: FPDF_BITMAP = unsafe { lib.FPDFBitmap_CreateEx(width, height, FPDFBITMAP_BGRA, std::ptr::null_mut(), 0) };
         if bitmap.is_null() {
             return None;
         }
@@ -456,9 +447,7 @@ impl PageView<'_, '_, '_> {
     /// Selects or deselects option `index` of the focused choice field.
     pub(super) fn set_index_selected(&self, index: i32, selected: bool) -> bool {
         // SAFETY: form and page handles are open.
-        unsafe {
-            self.form.lib.FORM_SetIndexSelected(self.form.handle, self.page.handle, index, c_int::from(selected)) != 0
-        }
+        unsafe { self.form.lib.FORM_SetIndexSelected(self.form.handle, self.page.handle, index, c_int::from(selected)) != 0 }
     }
 
     /// Renders the page with its form fields into a BGRA buffer of `width`×`height`.

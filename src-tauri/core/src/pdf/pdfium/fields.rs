@@ -86,11 +86,7 @@ pub(super) struct Field {
 /// Walks every page's widgets and gathers fields by name. Radio buttons need their page
 /// registered with the form to report their export value: `views[i]` is filled on demand
 /// (callers that already registered every page pass them in).
-pub(super) fn scan<'f, 'p, 'd>(
-    form: &'f Form<'d>,
-    pages: &'p [Page<'d>],
-    views: &mut Vec<Option<PageView<'f, 'p, 'd>>>,
-) -> Vec<Field> {
+pub(super) fn scan<'f, 'p, 'd>(form: &'f Form<'d>, pages: &'p [Page<'d>], views: &mut Vec<Option<PageView<'f, 'p, 'd>>>) -> Vec<Field> {
     views.resize_with(pages.len(), || None);
     let mut fields: Vec<Field> = Vec::new();
     let mut by_name: HashMap<String, usize> = HashMap::new();
@@ -182,4 +178,3 @@ fn kind(field_type: c_int) -> FieldKind {
         _ => FieldKind::Unknown,
     }
 }
-

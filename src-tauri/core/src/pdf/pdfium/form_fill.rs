@@ -13,12 +13,7 @@ use crate::pdf::{Budget, FieldKind, FieldValues, PdfError};
 
 /// Fills `values` with PDFium's form filler; returns what PDFium saved (active content still
 /// in it: the caller strips it).
-pub(in crate::pdf) fn form_fill(
-    engine: &PdfEngine,
-    bytes: &[u8],
-    values: &FieldValues,
-    budget: &Budget,
-) -> Result<Vec<u8>, PdfError> {
+pub(in crate::pdf) fn form_fill(engine: &PdfEngine, bytes: &[u8], values: &FieldValues, budget: &Budget) -> Result<Vec<u8>, PdfError> {
     let _pdfium = engine.lock_within(budget)?;
     let document = open(engine, bytes)?;
     let form = Form::new(&document).ok_or_else(|| PdfError::SaveFailed { detail: "PDFium's form module did not start".into() })?;
@@ -60,7 +55,6 @@ impl Field {
         }
     }
 }
-
 
 fn apply(form: &Form<'_>, views: &[Option<PageView<'_, '_, '_>>], field: &Field, step: &Step<'_>) -> Result<(), PdfError> {
     let widget = match step {

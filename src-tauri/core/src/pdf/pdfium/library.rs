@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use pdfium_render::prelude::{Pdfium, PdfiumLibraryBindingsAccessor};
 
-use crate::pdf::{Budget, PdfError};
 use super::ffi::Lib;
+use crate::pdf::{Budget, PdfError};
 
 /// The checks before loading: [`super::trust::open_trusted`] on Linux; elsewhere PDFium is
 /// refused (the descriptor-based load needs `/proc/self/fd`).

@@ -47,8 +47,8 @@ pub(in crate::pdf) fn render_page(
     }
     .ok_or_else(|| PdfError::Damaged { detail: format!("page {page} could not be drawn") })?;
     let (width, height) = (width.unsigned_abs(), height.unsigned_abs());
-    let png = encode_png(bgra, width, height)
-        .map_err(|err| PdfError::Damaged { detail: format!("page {page} could not be encoded: {err}") })?;
+    let png =
+        encode_png(bgra, width, height).map_err(|err| PdfError::Damaged { detail: format!("page {page} could not be encoded: {err}") })?;
     Ok(RenderedPage { png, width, height })
 }
 

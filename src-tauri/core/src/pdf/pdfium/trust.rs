@@ -88,9 +88,7 @@ pub(super) fn open_trusted(path: &Path, pins: &[&str]) -> Result<File, PdfError>
         verified.push(seen);
     } else {
         let why = match pins.first() {
-            Some(pin) => format!(
-                "its SHA-256 is {digest}, not {pin} (pypdfium2 5.15.2's libpdfium.so, the build Hearth is pinned to)"
-            ),
+            Some(pin) => format!("its SHA-256 is {digest}, not {pin} (pypdfium2 5.15.2's libpdfium.so, the build Hearth is pinned to)"),
             None => format!("its SHA-256 is {digest}, and no libpdfium build is pinned for this architecture"),
         };
         return Err(refused(why, REINSTALL));

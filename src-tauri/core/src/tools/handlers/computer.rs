@@ -18,7 +18,6 @@ use crate::tools::ToolOutput;
 use crate::tools::context::{StepId, ToolContext};
 use crate::tools::registry::{DirectTool, EffectTool, Tool};
 
-
 /// No arguments.
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -333,12 +332,13 @@ impl EffectTool for ExportComputerPdf {
         check_pdf(&bytes).map_err(EffectError::Failed)?;
         let name = path.rsplit('/').next().unwrap_or("workspace.pdf").to_owned();
         let file_id = ctx.effect_file_id("export");
-        let row = ctx
+        let row =
+            ctx.files.import_from_computer(&file_id, bytes, &name, &path, &cancel).await.map_err(|e| EffectError::Failed(e.to_string()))?;
+        let view = ctx
             .files
-            .import_from_computer(&file_id, bytes, &name, &path, &cancel)
+            .view(&row)
             .await
-            .map_err(|e| EffectError::Failed(e.to_string()))?;
-        let view = ctx.files.view(&row).await.map_err(|e| EffectError::Uncertain(format!("the file was written but could not be read back ({e})")))?;
+            .map_err(|e| EffectError::Uncertain(format!("the file was written but could not be read back ({e})")))?;
         serde_json::to_value(view).map_err(|e| EffectError::Uncertain(e.to_string()))
     }
 }

@@ -95,7 +95,10 @@ pub(crate) async fn active_goal(ctx: &ToolContext, goal_id: Option<&str>, milest
         Err(err) => return Err(ToolOutput::error(err.to_string())),
     };
     if goal.status == GoalStatus::Paused {
-        return Err(ToolOutput::error(format!("The goal \"{}\" is paused by the owner; nothing new starts on it until they resume it.", goal.title)));
+        return Err(ToolOutput::error(format!(
+            "The goal \"{}\" is paused by the owner; nothing new starts on it until they resume it.",
+            goal.title
+        )));
     }
     if let Some(m) = milestone
         && !goal.milestones.iter().any(|ms| ms.position == m)

@@ -7,9 +7,9 @@ use hearth_protocol::ToolName;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::tools::ToolOutput;
 use crate::tools::context::{StepId, ToolContext};
 use crate::tools::registry::{DirectTool, Tool};
-use crate::tools::ToolOutput;
 use crate::workspace::{MAX_CALENDAR_DAYS, MAX_QUERY_CHARS};
 
 /// Said alongside every piece of mail the model sees.
@@ -115,9 +115,8 @@ impl DirectTool for ReadCalendar {
 
 async fn read_calendar(ctx: &ToolContext, args: CalendarArgs) -> ToolOutput {
     let parse = |field: &str, s: &str| {
-        DateTime::parse_from_rfc3339(s.trim()).map_err(|_| {
-            ToolOutput::error(format!("`{field}` {s:?} must be RFC 3339 with an offset, like 2026-12-01T00:00:00+01:00."))
-        })
+        DateTime::parse_from_rfc3339(s.trim())
+            .map_err(|_| ToolOutput::error(format!("`{field}` {s:?} must be RFC 3339 with an offset, like 2026-12-01T00:00:00+01:00.")))
     };
     let (from, to) = match (parse("timeMin", &args.time_min), parse("timeMax", &args.time_max)) {
         (Ok(f), Ok(t)) => (f, t),

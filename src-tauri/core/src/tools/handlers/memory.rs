@@ -42,9 +42,7 @@ impl DirectTool for RememberFact {
         let key = ctx.scope.key(step).joined();
         let fence = ctx.scope.task().map(|t| t.fence());
         match ctx.desk.remember(&key, args.text.trim(), fence, ctx.scope.chat_run()).await {
-            Ok(Some(Remembered::New(fact) | Remembered::Same(fact))) => {
-                ToolOutput::ok(&json!({ "memoryId": fact.id, "text": fact.text }))
-            }
+            Ok(Some(Remembered::New(fact) | Remembered::Same(fact))) => ToolOutput::ok(&json!({ "memoryId": fact.id, "text": fact.text })),
             Ok(Some(Remembered::Different(fact))) => ToolOutput::error(format!(
                 "A different fact was already kept for this step (\"{}\"); keep the new one as a new step.",
                 fact.text

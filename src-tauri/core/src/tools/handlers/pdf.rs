@@ -109,9 +109,7 @@ impl EffectTool for FillPdf {
             return Err(ToolOutput::error("`fileId` is not a valid id; import_pdf returns one."));
         }
         if args.values.is_empty() {
-            return Err(ToolOutput::error(
-                "`values` is empty; give at least one field name and value (inspect_pdf lists them).",
-            ));
+            return Err(ToolOutput::error("`values` is empty; give at least one field name and value (inspect_pdf lists them)."));
         }
         Ok(json!({ "fileId": args.file_id, "values": args.values }))
     }

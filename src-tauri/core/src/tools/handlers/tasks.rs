@@ -202,9 +202,7 @@ impl EffectTool for SaveArtifact {
     fn action(args: &SaveArtifactArgs) -> Result<Value, ToolOutput> {
         let name = sanitize_file_name(&checked_text("name", &args.name, 180)?);
         if args.content.len() > MAX_ARTIFACT_BYTES {
-            return Err(ToolOutput::error(format!(
-                "The artifact is larger than {MAX_ARTIFACT_BYTES} bytes; save a summary instead."
-            )));
+            return Err(ToolOutput::error(format!("The artifact is larger than {MAX_ARTIFACT_BYTES} bytes; save a summary instead.")));
         }
         Ok(json!({ "name": name, "content": args.content }))
     }
@@ -226,8 +224,8 @@ impl EffectTool for SaveArtifact {
             let path = path.clone();
             // Written to a temporary file and renamed into place: a failed write leaves nothing.
             tokio::task::spawn_blocking(move || crate::files::write_private(&path, content.as_bytes()).map(|()| content.len()))
-            .await
-            .map_err(|e| EffectError::Uncertain(format!("the write was cut off ({e})")))?
+                .await
+                .map_err(|e| EffectError::Uncertain(format!("the write was cut off ({e})")))?
         };
         match written {
             Ok(bytes) => Ok(json!({ "name": name, "path": path.to_string_lossy(), "bytes": bytes })),
@@ -270,10 +268,7 @@ impl DirectTool for AskUser {
                 {
                     return ToolOutput::error(err.to_string());
                 }
-                ToolOutput {
-                outcome: Some(RunOutcome::WaitingInput(question.clone())),
-                ..ToolOutput::ok(&json!({ "asked": question }))
-                }
+                ToolOutput { outcome: Some(RunOutcome::WaitingInput(question.clone())), ..ToolOutput::ok(&json!({ "asked": question })) }
             }
             Err(e) => e,
         }
@@ -303,14 +298,10 @@ impl DirectTool for FinishTask {
 /// name: none is alphanumeric (checked in `files::name`'s tests). Not `files::sanitize_file_name`,
 /// which makes every name a `.pdf`.
 fn sanitize_file_name(name: &str) -> String {
-    let clean: String = name
-        .chars()
-        .map(|c| if c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | ' ') { c } else { '_' })
-        .collect();
+    let clean: String = name.chars().map(|c| if c.is_alphanumeric() || matches!(c, '.' | '-' | '_' | ' ') { c } else { '_' }).collect();
     let clean = clean.trim_start_matches('.').trim();
     if clean.is_empty() { "artifact".to_owned() } else { clean.chars().take(180).collect() }
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -123,7 +123,8 @@ impl GoogleWorkspace {
     /// Refused before anything is sent unless the connection holds `scope` (granted when the
     /// owner gave write access).
     async fn require_scope(&self, scope: &str) -> std::result::Result<(), ExecuteError> {
-        let scopes = self.auth.scopes(&self.connection.id).await.map_err(|e| ExecuteError::Rejected(format!("{e} Nothing was sent or changed.")))?;
+        let scopes =
+            self.auth.scopes(&self.connection.id).await.map_err(|e| ExecuteError::Rejected(format!("{e} Nothing was sent or changed.")))?;
         if scopes.iter().any(|s| s == scope) {
             Ok(())
         } else {
@@ -138,7 +139,12 @@ impl GoogleWorkspace {
         mime::message_id_for(&proposal.id, &proposal.connection.account)
     }
 
-    async fn send(&self, proposal: &ProposalRow, draft: &EmailDraft, cancel: &CancellationToken) -> std::result::Result<Executed, ExecuteError> {
+    async fn send(
+        &self,
+        proposal: &ProposalRow,
+        draft: &EmailDraft,
+        cancel: &CancellationToken,
+    ) -> std::result::Result<Executed, ExecuteError> {
         self.require_scope(WRITE_SCOPES[0]).await?;
         let mut attachments = Vec::with_capacity(draft.attachments.len());
         for attachment in &draft.attachments {
@@ -174,7 +180,8 @@ impl GoogleWorkspace {
             references,
             message_id: self.message_id(proposal),
         };
-        let raw = mime::build(&outgoing).map_err(|e| ExecuteError::Rejected(format!("The email could not be written ({e}), so nothing was sent.")))?;
+        let raw = mime::build(&outgoing)
+            .map_err(|e| ExecuteError::Rejected(format!("The email could not be written ({e}), so nothing was sent.")))?;
         // The last moment Stop can still keep it from leaving; once handed over it is not cut
         // off (that would only turn a send into an uncertain one).
         if cancel.is_cancelled() {
@@ -206,7 +213,9 @@ impl GoogleWorkspace {
             }
             ProposalDraft::CalendarUpdate(draft) => {
                 let id = event_of(draft);
-                let before = draft.before.as_ref().ok_or_else(|| ExecuteError::Rejected("This change lost the event it was made from; prepare it again. Nothing was changed.".into()))?;
+                let before = draft.before.as_ref().ok_or_else(|| {
+                    ExecuteError::Rejected("This change lost the event it was made from; prepare it again. Nothing was changed.".into())
+                })?;
                 (self.calendar.update(draft, before, &id, &proposal.target_version).await?, "Changed in Google Calendar", id)
             }
             ProposalDraft::CalendarDelete(draft) => {
@@ -226,9 +235,10 @@ impl GoogleWorkspace {
 
     /// An update or delete's draft from the event as Calendar holds it now, at its version.
     async fn current_event(&self, update: bool, request: &EventDraft) -> Result<(EventDraft, Target)> {
-        let id = request.event_id.as_deref().ok_or_else(|| {
-            CoreError::InvalidInput("`eventId` is required to change or delete an event; read_calendar gives it.".into())
-        })?;
+        let id = request
+            .event_id
+            .as_deref()
+            .ok_or_else(|| CoreError::InvalidInput("`eventId` is required to change or delete an event; read_calendar gives it.".into()))?;
         // An update or delete names the event; its calendar is the owner's own unless given.
         let calendar_id = if request.calendar_id.is_empty() { PRIMARY } else { request.calendar_id.as_str() };
         let event = self.calendar.event(calendar_id, id).await?;

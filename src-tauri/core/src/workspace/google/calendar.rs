@@ -243,7 +243,13 @@ impl Calendar {
 
     /// Changes what differs between `before` and `draft` in the event, only while it is still
     /// at `etag`; everything else on the event is left as it is.
-    pub async fn update(&self, draft: &EventDraft, before: &EventSnapshot, event_id: &str, etag: &str) -> std::result::Result<Written, ExecuteError> {
+    pub async fn update(
+        &self,
+        draft: &EventDraft,
+        before: &EventSnapshot,
+        event_id: &str,
+        etag: &str,
+    ) -> std::result::Result<Written, ExecuteError> {
         self.write(Write::Patch { draft, before, event_id, etag }).await
     }
 
@@ -328,7 +334,8 @@ impl Calendar {
         }
         // A delete answers 204 with nothing; an insert or replace answers the event.
         if let Write::Insert { .. } | Write::Patch { .. } = write {
-            let bytes = answer.map_err(|why| ExecuteError::Uncertain(format!("Google Calendar's answer {why}; the change may have been made")))?;
+            let bytes =
+                answer.map_err(|why| ExecuteError::Uncertain(format!("Google Calendar's answer {why}; the change may have been made")))?;
             serde_json::from_slice::<Event>(&bytes)
                 .map_err(|_| ExecuteError::Uncertain("Google Calendar's answer did not read; the change may have been made".into()))?;
         }
@@ -360,7 +367,9 @@ fn event_body(draft: &EventDraft) -> Result<serde_json::Value> {
         EventTiming::Timed { start, end } => {
             (serde_json::json!({ "dateTime": start, "timeZone": zone }), serde_json::json!({ "dateTime": end, "timeZone": zone }))
         }
-        EventTiming::AllDay { start_date, end_date } => (serde_json::json!({ "date": start_date }), serde_json::json!({ "date": end_date })),
+        EventTiming::AllDay { start_date, end_date } => {
+            (serde_json::json!({ "date": start_date }), serde_json::json!({ "date": end_date }))
+        }
     };
     let attendees: Vec<serde_json::Value> = draft.attendees.iter().map(|a| serde_json::json!({ "email": a })).collect();
     Ok(serde_json::json!({
@@ -417,7 +426,9 @@ fn remote_event(event: Event, calendar_id: &str) -> Result<RemoteEvent> {
     let time_zone = event.start.time_zone.clone().filter(|z| !z.is_empty()).unwrap_or_else(|| "UTC".into());
     let timing = match (&event.start.date, &event.start.date_time, &event.end.date, &event.end.date_time) {
         (_, Some(start), _, Some(end)) => EventTiming::Timed { start: utc(start)?, end: utc(end)? },
-        (Some(start_date), None, Some(end_date), None) => EventTiming::AllDay { start_date: start_date.clone(), end_date: end_date.clone() },
+        (Some(start_date), None, Some(end_date), None) => {
+            EventTiming::AllDay { start_date: start_date.clone(), end_date: end_date.clone() }
+        }
         _ => return Err(unreadable()),
     };
     let mut attendees: Vec<String> = event.attendees.into_iter().map(|a| a.email.to_lowercase()).filter(|a| !a.is_empty()).collect();

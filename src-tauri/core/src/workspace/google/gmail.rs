@@ -6,7 +6,6 @@
 //! html5ever; nothing is fetched, no script runs, images are not loaded), and the tools mark all
 //! of it as data written by others.
 
-
 use base64::Engine;
 use hearth_protocol::mail::{AttachmentInfo, MailMatch, MailSearchResult, MailThread, ThreadMessage};
 use mail_parser::MimeHeaders;
@@ -260,7 +259,8 @@ impl Gmail {
         let token = self.auth.access_token(&self.connection_id).await?;
         let url = reqwest::Url::parse_with_params(&format!("{}/gmail/v1/users/me/{path}", self.base_url), query)
             .map_err(|_| CoreError::InvalidInput("That Gmail address does not parse.".into()))?;
-        let api = super::Api { name: "Gmail", not_found: "Gmail has no such message or conversation; use search_mail to find the current ones." };
+        let api =
+            super::Api { name: "Gmail", not_found: "Gmail has no such message or conversation; use search_mail to find the current ones." };
         super::get_json(&self.http, url, &token, &api).await
     }
 
@@ -318,7 +318,9 @@ impl Gmail {
                 ));
             }
             403 | 429 if status.as_u16() == 429 || read.as_deref().is_ok_and(super::is_rate_limit) => {
-                return Err(SendError::Refused("Gmail asks Hearth to slow down (a sending limit), so nothing was sent; try again later.".into()));
+                return Err(SendError::Refused(
+                    "Gmail asks Hearth to slow down (a sending limit), so nothing was sent; try again later.".into(),
+                ));
             }
             403 => {
                 return Err(SendError::Refused(
@@ -331,7 +333,8 @@ impl Gmail {
             // 2xx) may have come after Gmail took the message.
             _ => return Err(SendError::Uncertain(format!("Gmail answered {status} to the send; it may have been sent — {check}"))),
         }
-        let bytes = read.map_err(|why| SendError::Uncertain(format!("Gmail's answer to the send {why}; it may have been sent — {check}")))?;
+        let bytes =
+            read.map_err(|why| SendError::Uncertain(format!("Gmail's answer to the send {why}; it may have been sent — {check}")))?;
         let sent: SentRef = serde_json::from_slice(&bytes)
             .map_err(|_| SendError::Uncertain(format!("Gmail's answer to the send did not read; it may have been sent — {check}")))?;
         // Whether what Hearth reconciles by survived: read it back from the sent message.
@@ -370,7 +373,13 @@ impl Gmail {
         let message: Message = self
             .get(
                 &format!("messages/{}", path_segment(id)?),
-                &[("format", "metadata"), ("metadataHeaders", "Subject"), ("metadataHeaders", "From"), ("metadataHeaders", "Message-ID"), ("metadataHeaders", "References")],
+                &[
+                    ("format", "metadata"),
+                    ("metadataHeaders", "Subject"),
+                    ("metadataHeaders", "From"),
+                    ("metadataHeaders", "Message-ID"),
+                    ("metadataHeaders", "References"),
+                ],
             )
             .await?;
         let bare = |v: &str| v.trim().trim_start_matches('<').trim_end_matches('>').to_owned();
@@ -396,7 +405,8 @@ impl Gmail {
             .into_iter()
             .find(|p| is_attachment(p) && (if p.part_id.is_empty() { "0" } else { p.part_id.as_str() }) == part_id)
             .ok_or_else(unknown)?;
-        let too_large = || CoreError::InvalidInput(format!("{} is larger than Hearth imports ({} MiB).", info.filename, max / (1024 * 1024)));
+        let too_large =
+            || CoreError::InvalidInput(format!("{} is larger than Hearth imports ({} MiB).", info.filename, max / (1024 * 1024)));
         if usize::try_from(part.body.size).unwrap_or(usize::MAX) > max {
             return Err(too_large());
         }
@@ -577,9 +587,7 @@ fn is_hearth_message_id(id: &str) -> bool {
 /// The value of header `name` in a raw message's header block (unfolded), or empty.
 fn header_in(raw: &[u8], name: &str) -> String {
     let parsed = mail_parser::MessageParser::default().parse_headers(raw);
-    parsed
-        .and_then(|m| m.header_raw(name).map(|v| v.trim().to_owned()))
-        .unwrap_or_default()
+    parsed.and_then(|m| m.header_raw(name).map(|v| v.trim().to_owned())).unwrap_or_default()
 }
 
 /// Drafts, the bin and spam are not mail the owner received or sent.
@@ -613,10 +621,7 @@ fn addresses(value: &str) -> Vec<String> {
     }
     let raw = format!("To: {value}\r\n\r\n");
     let Some(parsed) = mail_parser::MessageParser::default().parse_headers(raw.as_bytes()) else { return Vec::new() };
-    parsed
-        .to()
-        .map(|list| list.iter().filter_map(|a| a.address.as_deref().map(str::to_owned)).collect())
-        .unwrap_or_default()
+    parsed.to().map(|list| list.iter().filter_map(|a| a.address.as_deref().map(str::to_owned)).collect()).unwrap_or_default()
 }
 
 fn sent_at(message: &Message) -> i64 {
@@ -640,7 +645,11 @@ fn decode(part: &Part, data: &str) -> String {
             parsed.content_type().and_then(|t| t.attribute("charset")).map(str::to_ascii_lowercase)
         })
         .flatten();
-    match charset.as_deref().filter(|c| !matches!(*c, "utf-8" | "utf8" | "us-ascii")).and_then(|c| mail_parser::decoders::charsets::map::charset_decoder(c.as_bytes())) {
+    match charset
+        .as_deref()
+        .filter(|c| !matches!(*c, "utf-8" | "utf8" | "us-ascii"))
+        .and_then(|c| mail_parser::decoders::charsets::map::charset_decoder(c.as_bytes()))
+    {
         Some(decoder) => decoder(&bytes),
         None => String::from_utf8_lossy(&bytes).into_owned(),
     }

@@ -29,7 +29,11 @@ pub struct Attachment {
 
 impl std::fmt::Debug for Attachment {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Attachment").field("name", &self.name).field("content_type", &self.content_type).field("bytes", &self.bytes.len()).finish()
+        f.debug_struct("Attachment")
+            .field("name", &self.name)
+            .field("content_type", &self.content_type)
+            .field("bytes", &self.bytes.len())
+            .finish()
     }
 }
 
@@ -209,7 +213,11 @@ mod tests {
             subject: "Re: Zoë's permission form — signed".into(),
             body: "Hello Ana,\n\nThe form is attached.\n\n— Owner".into(),
             attachments: vec![
-                Attachment { name: "permission-form (signed).pdf".into(), content_type: "application/pdf".into(), bytes: b"%PDF-1.7\n\x00\x01\xff".to_vec() },
+                Attachment {
+                    name: "permission-form (signed).pdf".into(),
+                    content_type: "application/pdf".into(),
+                    bytes: b"%PDF-1.7\n\x00\x01\xff".to_vec(),
+                },
                 Attachment { name: "notes.txt".into(), content_type: "text/plain".into(), bytes: "ünïcode\r\n".as_bytes().to_vec() },
             ],
             in_reply_to: Some("CAB1234@mail.gmail.com".into()),
@@ -248,17 +256,23 @@ mod tests {
             .attachments()
             .map(|part| (part.attachment_name().unwrap_or_default().to_owned(), hex::encode(Sha256::digest(part.contents()))))
             .collect();
-        let expected: Vec<(String, String)> = mail.attachments.iter().map(|a| (a.name.clone(), hex::encode(Sha256::digest(&a.bytes)))).collect();
+        let expected: Vec<(String, String)> =
+            mail.attachments.iter().map(|a| (a.name.clone(), hex::encode(Sha256::digest(&a.bytes)))).collect();
         assert_eq!(attached, expected);
     }
 
     #[test]
     fn limits_and_shapes_are_refused_with_what_to_change() {
         let mut many = reply();
-        many.attachments = (0..11).map(|i| Attachment { name: format!("{i}.txt"), content_type: "text/plain".into(), bytes: vec![b'x'] }).collect();
+        many.attachments =
+            (0..11).map(|i| Attachment { name: format!("{i}.txt"), content_type: "text/plain".into(), bytes: vec![b'x'] }).collect();
         assert_eq!(build(&many), Err(MimeError::TooManyAttachments(11)));
         let mut large = reply();
-        large.attachments = vec![Attachment { name: "big.bin".into(), content_type: "application/octet-stream".into(), bytes: vec![0; MAX_ATTACHMENT_BYTES + 1] }];
+        large.attachments = vec![Attachment {
+            name: "big.bin".into(),
+            content_type: "application/octet-stream".into(),
+            bytes: vec![0; MAX_ATTACHMENT_BYTES + 1],
+        }];
         assert_eq!(build(&large), Err(MimeError::AttachmentsTooLarge(MAX_ATTACHMENT_BYTES + 1)));
         let nobody = Outgoing { to: vec![], cc: vec![], bcc: vec![], ..reply() };
         assert_eq!(build(&nobody), Err(MimeError::NoRecipient));

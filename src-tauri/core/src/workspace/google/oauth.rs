@@ -23,8 +23,8 @@ use std::time::Duration;
 
 use oauth2::basic::BasicClient;
 use oauth2::{
-    AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl,
-    RefreshToken, RevocationUrl, Scope, StandardRevocableToken, TokenResponse, TokenUrl,
+    AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, RefreshToken,
+    RevocationUrl, Scope, StandardRevocableToken, TokenResponse, TokenUrl,
 };
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -217,9 +217,7 @@ impl GoogleAuth {
             super::check_endpoint(url, "a Google OAuth")?;
         }
         let http = super::http_client("Google sign-in")?;
-        Ok(Self {
-            inner: Arc::new(Inner { store, vault, client, http, state_ttl: STATE_TTL }),
-        })
+        Ok(Self { inner: Arc::new(Inner { store, vault, client, http, state_ttl: STATE_TTL }) })
     }
 
     /// The same flow with sign-ins valid for `ttl` (tests use zero: every state is late).
@@ -450,7 +448,10 @@ impl GoogleAuth {
     }
 
     /// The `oauth2` crate's HTTP client: Hearth's reqwest client (no redirects, a timeout).
-    fn http_client(&self) -> impl Fn(oauth2::HttpRequest) -> futures::future::BoxFuture<'static, std::result::Result<oauth2::HttpResponse, HttpError>> + use<> {
+    fn http_client(
+        &self,
+    ) -> impl Fn(oauth2::HttpRequest) -> futures::future::BoxFuture<'static, std::result::Result<oauth2::HttpResponse, HttpError>> + use<>
+    {
         let http = self.inner.http.clone();
         move |request: oauth2::HttpRequest| {
             let http = http.clone();

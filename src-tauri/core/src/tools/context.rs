@@ -235,7 +235,6 @@ impl TaskDesk {
 
     /// Makes a schedule under `key` (the same key and rule returns it; a changed one is a
     /// conflict), fenced like [`TaskDesk::create`].
-    #[expect(clippy::too_many_arguments, reason = "the schedule, its key and fences, and what it was made from")]
     pub async fn schedule(
         &self,
         key: &str,

@@ -192,7 +192,7 @@ impl DirectTool for ScheduleTask {
         // Asked for after the agent read content from outside the owner, and approved on its
         // card: each of its runs starts from that, not from the owner's own words.
         let outside = ctx.scope.approved_sources();
-        match ctx.desk.schedule(&key, &spec, &outside, ctx.scope.thread_id(), fence, ctx.scope.chat_run()).await {
+        match ctx.desk.schedule(&key, &spec, outside, ctx.scope.thread_id(), fence, ctx.scope.chat_run()).await {
             Ok(view) => {
                 let result = ScheduleTaskResult {
                     when: view.repeat.describe(),

@@ -41,6 +41,9 @@ pub struct PageView {
     pub download: Option<DownloadView>,
     /// Whose writing the text is: the page's, never instructions.
     pub untrusted_data: String,
+    /// The unused browser profile Hearth removed to make room for this one, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub made_room: Option<String>,
 }
 
 /// One download of the browser's, as its tools and cards report it.

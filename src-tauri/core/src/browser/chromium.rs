@@ -216,8 +216,10 @@ pub enum BrowserError {
     /// The element and gesture send no form.
     #[error("{0} sends no form with that gesture; use page_act for it")]
     NotASubmission(String),
-    /// Twenty profiles are saved.
-    #[error("twenty browser profiles are saved; delete one on the Browser screen (it takes its logins with it) to open another")]
+    /// Twenty profiles are saved, and each is the owner's own or in use.
+    #[error(
+        "twenty browser profiles are saved and each is yours or in use; delete one on the Browser screen (it takes its logins with it) to open another"
+    )]
     TooManyProfiles,
 }
 

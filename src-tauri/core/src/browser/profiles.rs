@@ -3,7 +3,10 @@
 //!
 //! A profile is a folder under the profiles directory. Running browsers past the limit are
 //! closed least recently used first, never one that is in use; a browser idle for
-//! [`IDLE_CLOSE`] is closed (its profile stays).
+//! [`IDLE_CLOSE`] is closed (its profile stays). Past [`MAX_SAVED`] profiles, the least recently
+//! used throwaway one (a chat's or a task's, never the owner's, never one in use) is removed to
+//! make room, so the limit never stops browsing; a task's profile also goes when the task ends
+//! (`Hearth` deletes it).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -102,6 +105,15 @@ struct Inner {
 /// [`MAX_RUNNING`] and is never closed to make room or for idleness.
 pub struct InUse {
     browser: Arc<Chromium>,
+    /// The unused profile removed to make room for this one, when one was.
+    made_room: Option<ProfileId>,
+}
+
+impl InUse {
+    /// The unused profile that was removed to make room for this one (at [`MAX_SAVED`]).
+    pub fn made_room(&self) -> Option<&ProfileId> {
+        self.made_room.as_ref()
+    }
 }
 
 impl std::ops::Deref for InUse {
@@ -186,18 +198,19 @@ impl Browsers {
         self.inner.sessions.lock().await.get(profile).cloned()
     }
 
-    /// The browser of `profile`, held for one call: a new profile is refused past
-    /// [`MAX_SAVED`] (folders and profiles not launched yet together), and when
+    /// The browser of `profile`, held for one call: a new profile past [`MAX_SAVED`] (folders
+    /// and profiles not launched yet together) first makes room ([`Browsers::make_room`]), and when
     /// [`MAX_RUNNING`] others count, the least recently used idle one is closed to make room
     /// (none idle: [`BrowserError::AllBusy`]). All of it under one lock, so two calls cannot
     /// both take the last place.
     pub async fn session(&self, profile: &ProfileId) -> Result<InUse, BrowserError> {
+        let mut made_room = None;
         let mut sessions = self.inner.sessions.lock().await;
         if !sessions.contains_key(profile) {
             let mut saved: std::collections::BTreeSet<String> = self.saved_folders().into_iter().collect();
             saved.extend(sessions.keys().map(|id| id.as_str().to_owned()));
             if !saved.contains(profile.as_str()) && saved.len() >= MAX_SAVED {
-                return Err(BrowserError::TooManyProfiles);
+                made_room = Some(self.make_room(&mut sessions, &saved, profile).await?);
             }
             let browser = Arc::new(Chromium::for_profile(self.inner.config.clone(), self.inner.resolver.clone(), profile.as_str()));
             sessions.insert(profile.clone(), browser);
@@ -222,7 +235,40 @@ impl Browsers {
             }
         }
         browser.hold(true);
-        Ok(InUse { browser })
+        Ok(InUse { browser, made_room })
+    }
+
+    /// Makes room for one more profile when [`MAX_SAVED`] are kept: deletes the least recently
+    /// used throwaway one — a chat's or a task's, never the owner's own — that no call holds and
+    /// whose browser is not running, with its cookies and downloads. Answers which went;
+    /// [`BrowserError::TooManyProfiles`] when every kept profile is the owner's or in use.
+    /// Called under the sessions lock, so two new profiles cannot both take the freed place.
+    async fn make_room(
+        &self,
+        sessions: &mut BTreeMap<ProfileId, Arc<Chromium>>,
+        saved: &std::collections::BTreeSet<String>,
+        asking: &ProfileId,
+    ) -> Result<ProfileId, BrowserError> {
+        let owner = ProfileId::owner();
+        let last_touched =
+            |id: &ProfileId| std::fs::metadata(self.folder(id)).and_then(|m| m.modified()).unwrap_or(std::time::SystemTime::UNIX_EPOCH);
+        let oldest = saved
+            .iter()
+            .filter_map(|name| ProfileId::parse(name).ok())
+            .filter(|id| *id != owner && id != asking && sessions.get(id).is_none_or(|b| !counts(b)))
+            .min_by_key(|id| (last_touched(id), id.clone()))
+            .ok_or(BrowserError::TooManyProfiles)?;
+        let folder = self.folder(&oldest);
+        let removed = match sessions.remove(&oldest) {
+            Some(browser) => browser.retire(&folder).await,
+            None => crate::files::remove_dir_if_present(&folder),
+        };
+        removed.map_err(|err| BrowserError::Launch(format!("could not remove the unused profile {}: {err}", oldest.as_str())))?;
+        if let Err(err) = crate::files::remove_dir_if_present(&self.inner.config.downloads_dir.join(oldest.as_str())) {
+            tracing::warn!(profile = oldest.as_str(), error = %err, "an unused profile's downloads could not be removed");
+        }
+        tracing::info!(profile = oldest.as_str(), "removed the least recently used browser profile to make room for a new one");
+        Ok(oldest)
     }
 
     /// Take control of `profile`'s browser: frames go to `frames` until [`Browsers::give_back`]

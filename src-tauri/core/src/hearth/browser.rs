@@ -131,3 +131,41 @@ impl Hearth {
         self.browsers.give_back_all().await;
     }
 }
+
+/// Deletes a task's browser profile (its cookies, logins and downloads) once the task has
+/// ended — succeeded, failed or cancelled — so profiles do not pile up run after run. Follows
+/// the task engine's change feed until it closes; a change missed while lagging leaves the
+/// profile to the make-room rule (`Browsers::session`). A monitor keeps its profile across
+/// looks: it ends only when the owner ends it.
+pub(super) fn forget_profiles_of_ended_tasks(
+    tasks: &crate::tasks::TaskEngine,
+    store: crate::store::Store,
+    browsers: crate::browser::profiles::Browsers,
+) {
+    let mut changes = tasks.subscribe();
+    tokio::spawn(async move {
+        loop {
+            let task_id = match changes.recv().await {
+                Ok(task_id) => task_id,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::debug!(missed, "task changes were missed; their profiles go when room is needed");
+                    continue;
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            };
+            let profile = ProfileId::for_task(&task_id);
+            if !browsers.is_saved(&profile) && browsers.existing(&profile).await.is_none() {
+                continue;
+            }
+            match store.get_task(&task_id).await {
+                Ok(Some(task)) if task.status.is_terminal() => {
+                    if let Err(err) = browsers.delete(&profile).await {
+                        tracing::warn!(task_id, error = %err, "an ended task's browser profile could not be deleted");
+                    }
+                }
+                Ok(_) => {}
+                Err(err) => tracing::warn!(task_id, error = %err, "could not read a task to tidy its browser profile"),
+            }
+        }
+    });
+}

@@ -138,6 +138,7 @@ impl Hearth {
         if config.start_workers {
             browsers.start_idle_close();
         }
+        browser::forget_profiles_of_ended_tasks(&tasks, store.clone(), browsers.clone());
         // The gate sends a task's reviewed form through the browsers, as it sends mail through
         // the workspace; tools reach neither executor.
         let approvals = ApprovalGate::new(store.clone(), workspace.clone(), Arc::new(browsers.clone()), tasks.clone(), config.approval_ttl);

@@ -483,6 +483,71 @@ async fn each_thread_has_its_own_profile_kept_on_disk_and_at_most_three_run() {
 }
 
 #[tokio::test]
+async fn thirty_chats_each_open_a_page_then_one_more_still_browses_and_the_profiles_stay_bounded() {
+    use hearth_core::browser::profiles::MAX_SAVED;
+    let web = Web::new().await;
+    let browsers = web.hearth.browsers();
+    // The owner's own profile exists first; it is never the one removed to make room.
+    let owner = browsers.session(&ProfileId::owner()).await.unwrap();
+    owner.look(&web.url("/article.html"), &CancellationToken::new(), false).await.unwrap();
+    drop(owner);
+    let folders = |web: &Web| -> usize {
+        std::fs::read_dir(web._dir.path().join("browser")).unwrap().flatten().filter(|e| e.path().is_dir()).count()
+    };
+    let mut made_room = Vec::new();
+    for n in 0..31 {
+        let (error, out) =
+            call(&web.chat(&format!("chat{n:02}"), "r1"), "browse_web", json!({ "url": web.url("/article.html") }), "1").await;
+        assert!(!error, "chat {n}: {out}");
+        if let Some(note) = out["madeRoom"].as_str() {
+            made_room.push(note.to_owned());
+        }
+        assert!(chromium_processes(&web) <= 3, "at most three browsers run");
+    }
+    let kept: Vec<String> = browsers.profiles().await.into_iter().map(|p| p.id.as_str().to_owned()).collect();
+    assert_eq!(kept.len(), MAX_SAVED, "{kept:?}");
+    assert!(kept.contains(&"owner".to_owned()), "the owner's profile stays: {kept:?}");
+    assert!(kept.contains(&"thread-chat30".to_owned()), "the newest chat has its profile: {kept:?}");
+    assert!(!kept.contains(&"thread-chat00".to_owned()), "the least recently used went first: {kept:?}");
+    // 1 owner + 31 chats = 32 profiles asked for, 20 kept: 12 made room, each said so.
+    assert_eq!(made_room.len(), 12, "{made_room:?}");
+    assert!(made_room[0].contains("thread-chat00"), "{}", made_room[0]);
+    assert!(folders(&web) <= MAX_SAVED + 1, "profile folders on disk (and the downloads folder) stay bounded");
+    browsers.close_all().await;
+}
+
+#[tokio::test]
+async fn a_tasks_browser_profile_goes_when_the_task_ends() {
+    use hearth_core::tasks::{TaskContext, TaskOutcome};
+    let web = Web::new().await;
+    let url = web.url("/article.html");
+    let tool_hearth = web.hearth.clone();
+    web.hearth.tasks().register(hearth_protocol::tasks::TaskKind::Monitor, move |ctx: TaskContext| {
+        let tools = tool_hearth.toolbox().for_task(ctx).for_workflow();
+        let url = url.clone();
+        async move {
+            let out = dispatch(&tools, "browse_web", &json!({ "url": url }).to_string(), StepId::Step(0)).await;
+            assert!(!out.is_error, "{}", out.content);
+            TaskOutcome::Succeeded("looked".into())
+        }
+    });
+    let task = web.hearth.tasks().create(super::support::new_task("looks-once", &json!({}))).await.unwrap();
+    let folder = web._dir.path().join("browser").join(ProfileId::for_task(&task.id).as_str());
+    let engine = web.hearth.tasks().clone();
+    let mut changes = engine.subscribe();
+    engine.tick().await.unwrap();
+    super::support::engine_idle(&engine, &mut changes).await;
+    assert_eq!(web.hearth.store().get_task(&task.id).await.unwrap().unwrap().status, hearth_protocol::tasks::TaskStatus::Succeeded);
+    // Deleted by Hearth's follower of task changes, which runs on its own: a bound, not a wait.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while folder.exists() {
+        assert!(Instant::now() < deadline, "the ended task's profile {} is still on disk", folder.display());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(chromium_processes(&web), 0, "its browser ended with it");
+}
+
+#[tokio::test]
 async fn a_page_that_never_finishes_loading_does_not_hold_up_the_next_look() {
     let web = Web::new().await;
     let ctx = web.chat("t-load", "r1");

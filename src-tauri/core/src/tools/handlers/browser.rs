@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::browser::chromium::{ActError, BrowserError};
-use crate::browser::profiles::ProfileId;
+use crate::browser::profiles::{MAX_SAVED, ProfileId};
 use crate::browser::submit::SubmitPolicy;
 use crate::journal::EffectError;
 use crate::tools::ToolOutput;
@@ -149,6 +149,7 @@ impl DirectTool for LookPage {
             restarted: false,
             download: None,
             untrusted_data: PAGE_UNTRUSTED_NOTE.to_owned(),
+            made_room: None,
         };
         let mut output = super::mail::with_note(serde_json::to_value(&view), PAGE_UNTRUSTED_NOTE);
         if !output.is_error {
@@ -197,6 +198,9 @@ async fn look(ctx: &ToolContext, url: &str, picture: bool) -> ToolOutput {
         restarted: seen.restarted,
         download: seen.download,
         untrusted_data: PAGE_UNTRUSTED_NOTE.to_owned(),
+        made_room: browser
+            .made_room()
+            .map(|id| format!("Hearth removed the unused browser profile {} to make room (it keeps {MAX_SAVED}).", id.as_str())),
     };
     super::mail::with_note(serde_json::to_value(&view), PAGE_UNTRUSTED_NOTE)
 }

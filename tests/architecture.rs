@@ -1,7 +1,8 @@
 //! The dependency rules of docs/ARCHITECTURE.md, checked on every test run so the rooms
 //! cannot quietly merge: protocol stays pure (wasm-safe), the core never sees tauri or a
 //! webview, the UI reaches the backend only through the protocol and `ui/src/ipc.rs`,
-//! and SQL stays in `core::store`.
+//! SQL stays in `core::store`, and every IPC command is declared once (in the protocol) and
+//! registered and granted exactly as declared.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::{BTreeSet, HashMap};
@@ -140,5 +141,50 @@ fn the_docker_api_lives_only_in_the_computer() {
 fn the_browsers_egress_lives_only_in_the_browser() {
     for needle in ["hickory_resolver", "hyper::client", "chromiumoxide"] {
         lives_only_in(needle, "src-tauri/core/src/browser/");
+    }
+}
+
+/// The one IPC contract: the commands `hearth_protocol::commands` declares are exactly the
+/// handlers the shell registers and the permissions the window's capability grants (the ACL
+/// manifest is built from the declaration itself, and the UI can only name declared ones).
+#[test]
+fn every_ipc_command_is_declared_once_registered_and_granted() {
+    use hearth_protocol::commands::ALL;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let declared: BTreeSet<String> = ALL.iter().map(|c| c.name().to_owned()).collect();
+
+    let lib = std::fs::read_to_string(root.join("src-tauri/src/lib.rs")).unwrap();
+    let start = lib.find("generate_handler![").expect("the shell registers its handlers with generate_handler!");
+    let list = &lib[start..start + lib[start..].find(']').unwrap()];
+    let registered: BTreeSet<String> = list
+        .split(',')
+        .filter_map(|item| item.trim().rsplit("::").next())
+        .filter(|n| !n.is_empty() && !n.contains('['))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(registered, declared, "handlers registered in src-tauri/src/lib.rs vs commands declared in the protocol");
+
+    let conf: Value = serde_json::from_str(&std::fs::read_to_string(root.join("tauri.conf.json")).unwrap()).unwrap();
+    let capability = conf["app"]["security"]["capabilities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["identifier"] == "main-window")
+        .expect("the main window's capability");
+    let granted: BTreeSet<String> = capability["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|p| p.starts_with("allow-"))
+        .map(str::to_owned)
+        .collect();
+    let wanted: BTreeSet<String> = ALL.iter().map(|c| c.permission()).collect();
+    assert_eq!(granted, wanted, "allow- permissions in tauri.conf.json vs commands declared in the protocol");
+
+    // The UI names no command by a string of its own.
+    let ipc = std::fs::read_to_string(root.join("ui/src/ipc.rs")).unwrap();
+    for command in ALL {
+        assert!(!ipc.contains(&format!("\"{}\"", command.name())), "ui/src/ipc.rs spells {} as a string; use cmd::", command.name());
     }
 }

@@ -13,6 +13,7 @@ use hearth_protocol::browser::{
     BrowserListResponse, ControlFrame, ControlInput, ControlInputParams, ControlStarted, ControlStopParams, ProfileParams,
     ScreenshotParams, ScreenshotResponse, UseProfileParams,
 };
+use hearth_protocol::commands::{self as cmd, Command};
 use hearth_protocol::computer::{
     CommandOutput, ComputerEnableParams, ComputerPathParams, ComputerRunParams, ComputerRunResponse, ComputerRunStopParams,
     ComputerStatusView, ComputerWriteParams, WorkspaceFile, WorkspaceListing,
@@ -87,13 +88,13 @@ pub struct ControlSubscription {
 
 /// Version and data folder; an error here means the core could not start.
 pub async fn app_info() -> Result<AppInfoResponse, IpcError> {
-    call("app_info", &serde_json::json!({})).await
+    call(cmd::APP_INFO, &serde_json::json!({})).await
 }
 
 /// Tells the backend the window drew its first frame (it logs the moment; the footprint bench
 /// times start-up to it). Nothing depends on the answer.
 pub async fn app_painted() {
-    if let Err(err) = call::<_, ()>("app_painted", &serde_json::json!({})).await {
+    if let Err(err) = call::<_, ()>(cmd::APP_PAINTED, &serde_json::json!({})).await {
         web_sys_log(&format!("app_painted: {}", err.message));
     }
 }
@@ -108,44 +109,44 @@ pub async fn run_start(
     let args = js_sys::Object::new();
     set(&args, "params", &to_js(params)?)?;
     set(&args, "onEvent", channel.as_ref())?;
-    let started = invoke_raw("run_start", args.into()).await?;
+    let started = invoke_raw(cmd::RUN_START, args.into()).await?;
     Ok((started, RunSubscription { _channel: channel, _handler: handler }))
 }
 
 /// Stops a run.
 pub async fn run_stop(run_id: &str) -> Result<RunStopResponse, IpcError> {
-    call("run_stop", &serde_json::json!({ "params": RunStopParams { run_id: run_id.to_owned() } })).await
+    call(cmd::RUN_STOP, &serde_json::json!({ "params": RunStopParams { run_id: run_id.to_owned() } })).await
 }
 
 /// Conversations, newest first.
 pub async fn thread_list() -> Result<ThreadListResponse, IpcError> {
-    call("thread_list", &serde_json::json!({})).await
+    call(cmd::THREAD_LIST, &serde_json::json!({})).await
 }
 
 /// One page of a conversation's stored events: the newest, or those just before `before`.
 pub async fn thread_history(thread_id: &str, before: Option<i64>) -> Result<ThreadHistoryResponse, IpcError> {
     let params = ThreadHistoryParams { thread_id: thread_id.to_owned(), before };
     params.validate()?;
-    call("thread_history", &serde_json::json!({ "params": params })).await
+    call(cmd::THREAD_HISTORY, &serde_json::json!({ "params": params })).await
 }
 
 /// Every task, most recently changed first.
 pub async fn task_list() -> Result<TaskListResponse, IpcError> {
-    call("task_list", &serde_json::json!({})).await
+    call(cmd::TASK_LIST, &serde_json::json!({})).await
 }
 
 /// One task with its runs and events.
 pub async fn task_get(task_id: &str) -> Result<TaskDetail, IpcError> {
     let params = TaskGetParams { task_id: task_id.to_owned() };
     params.validate()?;
-    call("task_get", &serde_json::json!({ "params": params })).await
+    call(cmd::TASK_GET, &serde_json::json!({ "params": params })).await
 }
 
 /// Applies the owner's control; answers the task as it is afterwards. A `conflict` error
 /// means the task was no longer in `expected_status`.
 pub async fn task_control(params: &TaskControlParams) -> Result<TaskView, IpcError> {
     params.validate()?;
-    call("task_control", &serde_json::json!({ "params": params })).await
+    call(cmd::TASK_CONTROL, &serde_json::json!({ "params": params })).await
 }
 
 /// Starts the task watch: `on_change` gets every change to any task until the returned
@@ -154,67 +155,67 @@ pub async fn task_watch(on_change: impl FnMut(TaskChanged) + 'static) -> Result<
     let (channel, handler) = listen("a task change", on_change);
     let args = js_sys::Object::new();
     set(&args, "onChange", channel.as_ref())?;
-    invoke_raw::<()>("task_watch", args.into()).await?;
+    invoke_raw::<()>(cmd::TASK_WATCH, args.into()).await?;
     Ok(TaskSubscription { _channel: channel, _handler: handler })
 }
 
 /// Every schedule, newest first.
 pub async fn schedule_list() -> Result<ScheduleListResponse, IpcError> {
-    call("schedule_list", &serde_json::json!({})).await
+    call(cmd::SCHEDULE_LIST, &serde_json::json!({})).await
 }
 
 /// Makes a schedule.
 pub async fn schedule_create(params: &ScheduleCreateParams) -> Result<ScheduleView, IpcError> {
     params.validate()?;
-    call("schedule_create", &serde_json::json!({ "params": params })).await
+    call(cmd::SCHEDULE_CREATE, &serde_json::json!({ "params": params })).await
 }
 
 /// Pause, resume, run now or delete; `None` after a delete.
 pub async fn schedule_control(params: &ScheduleControlParams) -> Result<Option<ScheduleView>, IpcError> {
     params.validate()?;
-    call("schedule_control", &serde_json::json!({ "params": params })).await
+    call(cmd::SCHEDULE_CONTROL, &serde_json::json!({ "params": params })).await
 }
 
 /// A finance task on a pasted statement.
 pub async fn finance_start(csv: &str) -> Result<TaskView, IpcError> {
     let params = hearth_protocol::finance::FinanceStartParams { csv: csv.to_owned() };
     params.validate()?;
-    call("finance_start", &serde_json::json!({ "params": params })).await
+    call(cmd::FINANCE_START, &serde_json::json!({ "params": params })).await
 }
 
 /// Every goal.
 pub async fn goal_list() -> Result<GoalListResponse, IpcError> {
-    call("goal_list", &serde_json::json!({})).await
+    call(cmd::GOAL_LIST, &serde_json::json!({})).await
 }
 
 /// Makes a goal.
 pub async fn goal_create(params: &GoalCreateParams) -> Result<GoalView, IpcError> {
     params.validate()?;
-    call("goal_create", &serde_json::json!({ "params": params })).await
+    call(cmd::GOAL_CREATE, &serde_json::json!({ "params": params })).await
 }
 
 /// Pauses or resumes a goal with its tasks and schedules.
 pub async fn goal_control(goal_id: &str, action: GoalAction) -> Result<GoalView, IpcError> {
     let params = GoalControlParams { goal_id: goal_id.to_owned(), action };
     params.validate()?;
-    call("goal_control", &serde_json::json!({ "params": params })).await
+    call(cmd::GOAL_CONTROL, &serde_json::json!({ "params": params })).await
 }
 
 /// Every fact and the requests that carried some.
 pub async fn memory_list() -> Result<MemoryListResponse, IpcError> {
-    call("memory_list", &serde_json::json!({})).await
+    call(cmd::MEMORY_LIST, &serde_json::json!({})).await
 }
 
 /// Keeps a new fact (no id) or corrects one.
 pub async fn memory_save(params: &MemorySaveParams) -> Result<MemoryView, IpcError> {
     params.validate()?;
-    call("memory_save", &serde_json::json!({ "params": params })).await
+    call(cmd::MEMORY_SAVE, &serde_json::json!({ "params": params })).await
 }
 
 /// Forgets a fact; answers the list as it is then.
 pub async fn memory_forget(id: i64) -> Result<MemoryListResponse, IpcError> {
     MemoryForgetParams { id }.validate()?;
-    call("memory_forget", &serde_json::json!({ "params": MemoryForgetParams { id } })).await
+    call(cmd::MEMORY_FORGET, &serde_json::json!({ "params": MemoryForgetParams { id } })).await
 }
 
 /// A task's standing orders.
@@ -222,57 +223,57 @@ pub async fn mandate_list(task_id: &str) -> Result<hearth_protocol::mandates::Ma
     use hearth_protocol::mandates::{MandateHolder, MandateListParams};
     let params = MandateListParams { holder: Some(MandateHolder::Task { task_id: task_id.to_owned() }) };
     params.validate()?;
-    call("mandate_list", &serde_json::json!({ "params": params })).await
+    call(cmd::MANDATE_LIST, &serde_json::json!({ "params": params })).await
 }
 
 /// Grants a standing order.
 pub async fn mandate_grant(params: &hearth_protocol::mandates::MandateGrantParams) -> Result<hearth_protocol::mandates::Mandate, IpcError> {
     params.validate()?;
-    call("mandate_grant", &serde_json::json!({ "params": params })).await
+    call(cmd::MANDATE_GRANT, &serde_json::json!({ "params": params })).await
 }
 
 /// Revokes a standing order; the runs it covers stop.
 pub async fn mandate_revoke(mandate_id: &str) -> Result<hearth_protocol::mandates::Mandate, IpcError> {
     let params = hearth_protocol::mandates::MandateRevokeParams { mandate_id: mandate_id.to_owned() };
     params.validate()?;
-    call("mandate_revoke", &serde_json::json!({ "params": params })).await
+    call(cmd::MANDATE_REVOKE, &serde_json::json!({ "params": params })).await
 }
 
 /// A scheduled monitor looks at its page now.
 pub async fn monitor_check_now(task_id: &str) -> Result<TaskView, IpcError> {
     let params = TaskGetParams { task_id: task_id.to_owned() };
     params.validate()?;
-    call("monitor_check_now", &serde_json::json!({ "params": params })).await
+    call(cmd::MONITOR_CHECK_NOW, &serde_json::json!({ "params": params })).await
 }
 
 /// Ideas not decided yet.
 pub async fn idea_list() -> Result<IdeaListResponse, IpcError> {
-    call("idea_list", &serde_json::json!({})).await
+    call(cmd::IDEA_LIST, &serde_json::json!({})).await
 }
 
 /// Accepts an idea.
 pub async fn idea_accept(idea_id: &str) -> Result<IdeaAccepted, IpcError> {
     let params = IdeaParams { idea_id: idea_id.to_owned() };
     params.validate()?;
-    call("idea_accept", &serde_json::json!({ "params": params })).await
+    call(cmd::IDEA_ACCEPT, &serde_json::json!({ "params": params })).await
 }
 
 /// Dismisses an idea.
 pub async fn idea_dismiss(idea_id: &str) -> Result<IdeaListResponse, IpcError> {
     let params = IdeaParams { idea_id: idea_id.to_owned() };
     params.validate()?;
-    call("idea_dismiss", &serde_json::json!({ "params": params })).await
+    call(cmd::IDEA_DISMISS, &serde_json::json!({ "params": params })).await
 }
 
 /// The inbox: the newest notices and the unread count.
 pub async fn notification_list() -> Result<NotificationListResponse, IpcError> {
-    call("notification_list", &serde_json::json!({})).await
+    call(cmd::NOTIFICATION_LIST, &serde_json::json!({})).await
 }
 
 /// Marks notices read; answers the inbox as it is then.
 pub async fn notification_read(params: &NotificationReadParams) -> Result<NotificationListResponse, IpcError> {
     params.validate()?;
-    call("notification_read", &serde_json::json!({ "params": params })).await
+    call(cmd::NOTIFICATION_READ, &serde_json::json!({ "params": params })).await
 }
 
 /// Starts the notice watch: `on_notice` gets every new notice until the subscription is
@@ -281,7 +282,7 @@ pub async fn notification_watch(on_notice: impl FnMut(NotificationView) + 'stati
     let (channel, handler) = listen("a notice", on_notice);
     let args = js_sys::Object::new();
     set(&args, "onNotice", channel.as_ref())?;
-    invoke_raw::<()>("notification_watch", args.into()).await?;
+    invoke_raw::<()>(cmd::NOTIFICATION_WATCH, args.into()).await?;
     Ok(NoticeSubscription { _channel: channel, _handler: handler })
 }
 
@@ -291,149 +292,149 @@ pub async fn notification_open_watch(on_open: impl FnMut(NotificationOpened) + '
     let (channel, handler) = listen("a clicked notification", on_open);
     let args = js_sys::Object::new();
     set(&args, "onOpen", channel.as_ref())?;
-    invoke_raw::<()>("notification_open_watch", args.into()).await?;
+    invoke_raw::<()>(cmd::NOTIFICATION_OPEN_WATCH, args.into()).await?;
     Ok(NoticeOpenSubscription { _channel: channel, _handler: handler })
 }
 
 /// Proposals: awaiting review first, then the most recent decided ones.
 pub async fn approval_list() -> Result<ApprovalListResponse, IpcError> {
-    call("approval_list", &serde_json::json!({})).await
+    call(cmd::APPROVAL_LIST, &serde_json::json!({})).await
 }
 
 /// One proposal, with the hash to send back with a decision.
 pub async fn approval_get(proposal_id: &str) -> Result<ProposalView, IpcError> {
     let params = ApprovalGetParams { proposal_id: proposal_id.to_owned() };
     params.validate()?;
-    call("approval_get", &serde_json::json!({ "params": params })).await
+    call(cmd::APPROVAL_GET, &serde_json::json!({ "params": params })).await
 }
 
 /// Approves or denies the proposal whose `hash` the owner was shown; answers it as it is
 /// afterwards. A `conflict` error means the proposal changed since it was displayed.
 pub async fn approval_decide(params: &ApprovalDecideParams) -> Result<ProposalView, IpcError> {
     params.validate()?;
-    call("approval_decide", &serde_json::json!({ "params": params })).await
+    call(cmd::APPROVAL_DECIDE, &serde_json::json!({ "params": params })).await
 }
 
 /// Looks for an approved action whose outcome is unknown — and, with [`Recheck::Retry`], does
 /// it again only when it is not found; answers the proposal as it is afterwards.
 pub async fn approval_recheck(params: &ApprovalRecheckParams) -> Result<ProposalView, IpcError> {
     params.validate()?;
-    call("approval_recheck", &serde_json::json!({ "params": params })).await
+    call(cmd::APPROVAL_RECHECK, &serde_json::json!({ "params": params })).await
 }
 
 /// The owner's files, newest first.
 pub async fn file_list() -> Result<FileListResponse, IpcError> {
-    call("file_list", &serde_json::json!({})).await
+    call(cmd::FILE_LIST, &serde_json::json!({})).await
 }
 
 /// One file with its pages and form fields (with their current values).
 pub async fn file_get(file_id: &str) -> Result<FileDetail, IpcError> {
     let params = FileGetParams { file_id: file_id.to_owned() };
     params.validate()?;
-    call("file_get", &serde_json::json!({ "params": params })).await
+    call(cmd::FILE_GET, &serde_json::json!({ "params": params })).await
 }
 
 /// One page rendered by the backend as a PNG data URL.
 pub async fn file_render(params: &FileRenderParams) -> Result<FileRenderResponse, IpcError> {
     params.validate()?;
-    call("file_render", &serde_json::json!({ "params": params })).await
+    call(cmd::FILE_RENDER, &serde_json::json!({ "params": params })).await
 }
 
 /// Fills a new copy of a file (the original never changes); answers the copy.
 pub async fn file_fill(params: &FileFillParams) -> Result<FileView, IpcError> {
     params.validate()?;
-    call("file_fill", &serde_json::json!({ "params": params })).await
+    call(cmd::FILE_FILL, &serde_json::json!({ "params": params })).await
 }
 
 /// One mail conversation (the mail card's thread viewer).
 pub async fn mail_thread_get(thread_id: &str) -> Result<MailThread, IpcError> {
     let params = MailThreadGetParams { thread_id: thread_id.to_owned() };
     params.validate()?;
-    call("mail_thread_get", &serde_json::json!({ "params": params })).await
+    call(cmd::MAIL_THREAD_GET, &serde_json::json!({ "params": params })).await
 }
 
 /// Settings → Accounts: the sample mailbox, connected Google accounts, the chosen one and the
 /// OAuth client (never its secret).
 pub async fn accounts_get() -> Result<AccountsView, IpcError> {
-    call("accounts_get", &serde_json::json!({})).await
+    call(cmd::ACCOUNTS_GET, &serde_json::json!({})).await
 }
 
 /// Stores the owner's Google OAuth client (a `None` secret keeps the stored one).
 pub async fn accounts_client_set(params: GoogleClientParams) -> Result<AccountsView, IpcError> {
     params.validate()?;
-    call("accounts_client_set", &serde_json::json!({ "params": params })).await
+    call(cmd::ACCOUNTS_CLIENT_SET, &serde_json::json!({ "params": params })).await
 }
 
 /// Starts a Google sign-in; the backend opens the consent page in the system browser.
 pub async fn account_connect_begin(access: AccountAccess) -> Result<ConnectBegun, IpcError> {
-    call("account_connect_begin", &serde_json::json!({ "params": AccountConnectParams { access } })).await
+    call(cmd::ACCOUNT_CONNECT_BEGIN, &serde_json::json!({ "params": AccountConnectParams { access } })).await
 }
 
 /// Waits (up to 10 minutes) for Google to send the browser back; answers the accounts after.
 pub async fn account_connect_finish(attempt_id: String) -> Result<AccountsView, IpcError> {
     let params = AccountAttemptParams { attempt_id };
     params.validate()?;
-    call("account_connect_finish", &serde_json::json!({ "params": params })).await
+    call(cmd::ACCOUNT_CONNECT_FINISH, &serde_json::json!({ "params": params })).await
 }
 
 /// The account the agent's mail and calendar tools use.
 pub async fn account_choose(connection_id: String) -> Result<AccountsView, IpcError> {
     let params = AccountParams { connection_id };
     params.validate()?;
-    call("account_choose", &serde_json::json!({ "params": params })).await
+    call(cmd::ACCOUNT_CHOOSE, &serde_json::json!({ "params": params })).await
 }
 
 /// Disconnects a Google account.
 pub async fn account_disconnect(connection_id: String) -> Result<AccountsView, IpcError> {
     let params = AccountParams { connection_id };
     params.validate()?;
-    call("account_disconnect", &serde_json::json!({ "params": params })).await
+    call(cmd::ACCOUNT_DISCONNECT, &serde_json::json!({ "params": params })).await
 }
 
 /// Settings as stored: the mode, the model provider, the external agent and Hearth's
 /// endpoint. Secrets never come back, only whether one is stored.
 pub async fn settings_get() -> Result<SettingsView, IpcError> {
-    call("settings_get", &serde_json::json!({})).await
+    call(cmd::SETTINGS_GET, &serde_json::json!({})).await
 }
 
 /// Switches who answers the chat; Model and External agent are refused until configured.
 pub async fn settings_mode_set(mode: AgentMode) -> Result<SettingsView, IpcError> {
     let params = AgentModeParams { mode };
-    call("settings_mode_set", &serde_json::json!({ "params": params })).await
+    call(cmd::SETTINGS_MODE_SET, &serde_json::json!({ "params": params })).await
 }
 
 /// Stores the model provider. `api_key` absent keeps the stored key, empty removes it.
 pub async fn settings_model_set(params: &ModelSettingsParams) -> Result<SettingsView, IpcError> {
     params.validate()?;
-    call("settings_model_set", &serde_json::json!({ "params": params })).await
+    call(cmd::SETTINGS_MODEL_SET, &serde_json::json!({ "params": params })).await
 }
 
 /// Sends the stored model provider a small request; `ok` says whether it answered.
 pub async fn settings_model_test() -> Result<ConnectionTestResponse, IpcError> {
-    call("settings_model_test", &serde_json::json!({})).await
+    call(cmd::SETTINGS_MODEL_TEST, &serde_json::json!({})).await
 }
 
 /// Stores the external AG-UI agent. `token` absent keeps the stored token, empty removes it.
 pub async fn settings_harness_set(params: &HarnessSettingsParams) -> Result<SettingsView, IpcError> {
     params.validate()?;
-    call("settings_harness_set", &serde_json::json!({ "params": params })).await
+    call(cmd::SETTINGS_HARNESS_SET, &serde_json::json!({ "params": params })).await
 }
 
 /// Turns Hearth's own AG-UI endpoint on or off.
 pub async fn settings_endpoint_set(enabled: bool) -> Result<SettingsView, IpcError> {
     let params = EndpointParams { enabled };
-    call("settings_endpoint_set", &serde_json::json!({ "params": params })).await
+    call(cmd::SETTINGS_ENDPOINT_SET, &serde_json::json!({ "params": params })).await
 }
 
 /// Makes a new token for Hearth's AG-UI endpoint; clients sending the old one are refused
 /// from now on. The view carries the new token while the endpoint runs.
 pub async fn settings_endpoint_regenerate() -> Result<SettingsView, IpcError> {
-    call("settings_endpoint_regenerate", &serde_json::json!({})).await
+    call(cmd::SETTINGS_ENDPOINT_REGENERATE, &serde_json::json!({})).await
 }
 
 /// The picture a browse_web result names.
 pub async fn browser_screenshot(id: &str) -> Result<ScreenshotResponse, IpcError> {
-    call("browser_screenshot", &serde_json::json!({ "params": ScreenshotParams { id: id.to_owned() } })).await
+    call(cmd::BROWSER_SCREENSHOT, &serde_json::json!({ "params": ScreenshotParams { id: id.to_owned() } })).await
 }
 
 /// Take control of a profile's browser: `on_frame` gets each frame of its live view.
@@ -442,80 +443,80 @@ pub async fn browser_control_start(id: &str, on_frame: impl FnMut(ControlFrame) 
     let args = js_sys::Object::new();
     set(&args, "params", &to_js(&ProfileParams { id: id.to_owned() })?)?;
     set(&args, "frames", channel.as_ref())?;
-    let started: ControlStarted = invoke_raw("browser_control_start", args.into()).await?;
+    let started: ControlStarted = invoke_raw(cmd::BROWSER_CONTROL_START, args.into()).await?;
     Ok(ControlSubscription { ticket: started.ticket, _channel: channel, _handler: handler })
 }
 
 /// One input of the owner's to the browser under control.
 pub async fn browser_control_input(id: &str, input: ControlInput) -> Result<(), IpcError> {
-    call("browser_control_input", &serde_json::json!({ "params": ControlInputParams { id: id.to_owned(), input } })).await
+    call(cmd::BROWSER_CONTROL_INPUT, &serde_json::json!({ "params": ControlInputParams { id: id.to_owned(), input } })).await
 }
 
 /// Give back the browser to the agent: the session `ticket` (none: the view closed before it
 /// started).
 pub async fn browser_control_stop(id: &str, ticket: Option<u64>) -> Result<(), IpcError> {
-    call("browser_control_stop", &serde_json::json!({ "params": ControlStopParams { id: id.to_owned(), ticket } })).await
+    call(cmd::BROWSER_CONTROL_STOP, &serde_json::json!({ "params": ControlStopParams { id: id.to_owned(), ticket } })).await
 }
 
 /// Ends every Take control (when the window loads: a view open before a reload could not give
 /// back).
 pub async fn browser_control_release_all() -> Result<(), IpcError> {
-    call("browser_control_release_all", &serde_json::json!({})).await
+    call(cmd::BROWSER_CONTROL_RELEASE_ALL, &serde_json::json!({})).await
 }
 
 /// The saved browser profiles.
 pub async fn browser_list() -> Result<BrowserListResponse, IpcError> {
-    call("browser_list", &serde_json::json!({})).await
+    call(cmd::BROWSER_LIST, &serde_json::json!({})).await
 }
 
 /// Closes a profile's browser.
 pub async fn browser_close(id: &str) -> Result<BrowserListResponse, IpcError> {
-    call("browser_close", &serde_json::json!({ "params": ProfileParams { id: id.to_owned() } })).await
+    call(cmd::BROWSER_CLOSE, &serde_json::json!({ "params": ProfileParams { id: id.to_owned() } })).await
 }
 
 /// Picks the profile a chat or a task browses in (`None`: its own).
 pub async fn browser_use_profile(params: &UseProfileParams) -> Result<(), IpcError> {
-    call("browser_use_profile", &serde_json::json!({ "params": params })).await
+    call(cmd::BROWSER_USE_PROFILE, &serde_json::json!({ "params": params })).await
 }
 
 /// Deletes a profile with its logins.
 pub async fn browser_delete_profile(id: &str) -> Result<BrowserListResponse, IpcError> {
-    call("browser_delete_profile", &serde_json::json!({ "params": ProfileParams { id: id.to_owned() } })).await
+    call(cmd::BROWSER_DELETE_PROFILE, &serde_json::json!({ "params": ProfileParams { id: id.to_owned() } })).await
 }
 
 /// Where the computer stands.
 pub async fn computer_status() -> Result<ComputerStatusView, IpcError> {
-    call("computer_status", &serde_json::json!({})).await
+    call(cmd::COMPUTER_STATUS, &serde_json::json!({})).await
 }
 
 /// Settings → Computer on or off.
 pub async fn computer_enable(enabled: bool) -> Result<ComputerStatusView, IpcError> {
-    call("computer_enable", &serde_json::json!({ "params": ComputerEnableParams { enabled } })).await
+    call(cmd::COMPUTER_ENABLE, &serde_json::json!({ "params": ComputerEnableParams { enabled } })).await
 }
 
 /// Start the computer.
 pub async fn computer_start() -> Result<ComputerStatusView, IpcError> {
-    call("computer_start", &serde_json::json!({})).await
+    call(cmd::COMPUTER_START, &serde_json::json!({})).await
 }
 
 /// Stop the computer's container.
 pub async fn computer_stop() -> Result<ComputerStatusView, IpcError> {
-    call("computer_stop", &serde_json::json!({})).await
+    call(cmd::COMPUTER_STOP, &serde_json::json!({})).await
 }
 
 /// A new container from the spec; the workspace's files stay.
 pub async fn computer_recreate() -> Result<ComputerStatusView, IpcError> {
-    call("computer_recreate", &serde_json::json!({})).await
+    call(cmd::COMPUTER_RECREATE, &serde_json::json!({})).await
 }
 
 /// Hearth's image made again over the base; the container follows it, the files stay.
 pub async fn computer_rebuild() -> Result<ComputerStatusView, IpcError> {
-    call("computer_rebuild", &serde_json::json!({})).await
+    call(cmd::COMPUTER_REBUILD, &serde_json::json!({})).await
 }
 
 /// Remove the container and the workspace (after the owner confirmed).
 pub async fn computer_reset() -> Result<ComputerStatusView, IpcError> {
-    call("computer_reset", &serde_json::json!({})).await
+    call(cmd::COMPUTER_RESET, &serde_json::json!({})).await
 }
 
 /// Runs a terminal command; `on_output` gets its output as it is printed. The answer comes
@@ -529,34 +530,34 @@ pub async fn computer_run(
     let args = js_sys::Object::new();
     set(&args, "params", &to_js(params)?)?;
     set(&args, "onOutput", channel.as_ref())?;
-    invoke_raw("computer_run", args.into()).await
+    invoke_raw(cmd::COMPUTER_RUN, args.into()).await
 }
 
 /// Stop for one terminal command; `false` when it had ended.
 pub async fn computer_run_stop(operation_id: &str) -> Result<bool, IpcError> {
     let params = ComputerRunStopParams { operation_id: operation_id.to_owned() };
     params.validate()?;
-    call("computer_run_stop", &serde_json::json!({ "params": params })).await
+    call(cmd::COMPUTER_RUN_STOP, &serde_json::json!({ "params": params })).await
 }
 
 /// A workspace folder.
 pub async fn computer_list(path: &str) -> Result<WorkspaceListing, IpcError> {
     let params = ComputerPathParams { path: path.to_owned() };
     params.validate()?;
-    call("computer_list", &serde_json::json!({ "params": params })).await
+    call(cmd::COMPUTER_LIST, &serde_json::json!({ "params": params })).await
 }
 
 /// A workspace text file.
 pub async fn computer_read(path: &str) -> Result<WorkspaceFile, IpcError> {
     let params = ComputerPathParams { path: path.to_owned() };
     params.validate()?;
-    call("computer_read", &serde_json::json!({ "params": params })).await
+    call(cmd::COMPUTER_READ, &serde_json::json!({ "params": params })).await
 }
 
 /// The editor's Save.
 pub async fn computer_write(params: &ComputerWriteParams) -> Result<(), IpcError> {
     params.validate()?;
-    call("computer_write", &serde_json::json!({ "params": params })).await
+    call(cmd::COMPUTER_WRITE, &serde_json::json!({ "params": params })).await
 }
 
 /// A channel whose messages are parsed as `T` and handed to `on_message`; an unreadable
@@ -574,12 +575,13 @@ fn listen<T: DeserializeOwned + 'static>(
     (channel, handler)
 }
 
-async fn call<A: Serialize, T: DeserializeOwned>(cmd: &str, args: &A) -> Result<T, IpcError> {
+async fn call<A: Serialize, T: DeserializeOwned>(cmd: Command, args: &A) -> Result<T, IpcError> {
     invoke_raw(cmd, to_js(args)?).await
 }
 
-async fn invoke_raw<T: DeserializeOwned>(cmd: &str, args: JsValue) -> Result<T, IpcError> {
-    match tauri_invoke(cmd, args).await {
+/// Invokes `cmd` — a declared command, never a name typed here.
+async fn invoke_raw<T: DeserializeOwned>(cmd: Command, args: JsValue) -> Result<T, IpcError> {
+    match tauri_invoke(cmd.name(), args).await {
         Ok(value) => from_js(&value),
         // Hearth's commands reject with an IpcError; anything else is Tauri's own string.
         Err(err) => Err(from_js::<IpcError>(&err)

@@ -10,6 +10,7 @@ pub mod accounts;
 pub mod agui;
 pub mod approvals;
 pub mod browser;
+pub mod commands;
 pub mod computer;
 pub mod error;
 pub mod files;

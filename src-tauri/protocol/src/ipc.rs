@@ -164,7 +164,7 @@ pub struct AppInfoResponse {
     /// Where Hearth keeps its data.
     pub data_dir: String,
     /// Which agent answers the chat (`sample` until a model is configured).
-    pub agent: String,
+    pub agent: crate::settings::AgentMode,
 }
 
 /// The result a `delegate_task` tool call returns (JSON in `TOOL_CALL_RESULT.content`).

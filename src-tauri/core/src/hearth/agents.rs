@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, PoisonError};
 
+use hearth_protocol::settings::AgentMode;
 use hearth_protocol::tasks::TaskKind;
 use tokio_util::sync::CancellationToken;
 
@@ -33,12 +34,12 @@ impl Hearth {
         self.agent.read().unwrap_or_else(PoisonError::into_inner).1.clone()
     }
 
-    /// `sample`, `model` or `harness`.
-    pub fn agent_mode(&self) -> &'static str {
+    /// Who answers the chat now.
+    pub fn agent_mode(&self) -> AgentMode {
         self.agent.read().unwrap_or_else(PoisonError::into_inner).0
     }
 
-    fn set_agent(&self, mode: &'static str, agent: Arc<dyn Agent>) {
+    fn set_agent(&self, mode: AgentMode, agent: Arc<dyn Agent>) {
         *self.agent.write().unwrap_or_else(PoisonError::into_inner) = (mode, agent);
     }
 
@@ -59,7 +60,7 @@ impl Hearth {
     /// their conversations are checkpointed, and a picture there would be stored).
     pub fn use_model(&self, provider: Arc<dyn ModelProvider>, model: &str, vision: Vision) {
         let agent = ModelAgent::new(provider.clone(), model, self.chat_tools(Driver::Hearth)).with_vision(vision);
-        self.set_agent("model", Arc::new(agent));
+        self.set_agent(AgentMode::Model, Arc::new(agent));
         let handler = ModelTaskHandler::new(provider, model, self.toolbox.clone()).with_run_limit(self.config.task_run_limit);
         self.tasks.register(TaskKind::Agent, handler.clone());
         self.tasks.register(TaskKind::Plan, handler);
@@ -74,7 +75,7 @@ impl Hearth {
 
     /// Switches to the offline sample agent; open-ended tasks wait for a model.
     pub fn use_sample(&self) {
-        self.set_agent("sample", self.sample.clone());
+        self.set_agent(AgentMode::Sample, self.sample.clone());
         self.tasks.register(TaskKind::Agent, NoModelHandler);
         self.tasks.register(TaskKind::Plan, NoModelHandler);
     }
@@ -85,7 +86,7 @@ impl Hearth {
         let mut config = HarnessConfig::new(url, tool_specs(Vision::TextOnly));
         config.bearer_token = token.map(BearerToken::from);
         let agent = HarnessAgent::new(config, self.chat_tools(Driver::External)).map_err(|err| CoreError::InvalidInput(err.to_string()))?;
-        self.set_agent("harness", Arc::new(agent));
+        self.set_agent(AgentMode::Harness, Arc::new(agent));
         self.tasks.register(TaskKind::Agent, NoModelHandler);
         self.tasks.register(TaskKind::Plan, NoModelHandler);
         Ok(())

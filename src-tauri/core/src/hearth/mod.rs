@@ -47,7 +47,7 @@ pub struct Hearth {
     config: Arc<Config>,
     store: Store,
     /// Who answers the chat now (Settings can swap it while Hearth runs).
-    agent: Arc<std::sync::RwLock<(&'static str, Arc<dyn Agent>)>>,
+    agent: Arc<std::sync::RwLock<(hearth_protocol::settings::AgentMode, Arc<dyn Agent>)>>,
     /// The offline sample agent, kept to switch back to.
     sample: Arc<dyn Agent>,
     settings: crate::settings::Settings,
@@ -177,7 +177,7 @@ impl Hearth {
             config: Arc::new(config),
             settings: crate::settings::Settings::new(store.clone(), vault),
             store,
-            agent: Arc::new(std::sync::RwLock::new(("sample", sample.clone()))),
+            agent: Arc::new(std::sync::RwLock::new((hearth_protocol::settings::AgentMode::Sample, sample.clone()))),
             sample,
             endpoint: Arc::default(),
             runs,
@@ -498,7 +498,7 @@ impl Hearth {
         AppInfoResponse {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             data_dir: self.config.data_dir.to_string_lossy().into_owned(),
-            agent: self.agent_mode().to_owned(),
+            agent: self.agent_mode(),
         }
     }
 

@@ -75,7 +75,7 @@ async fn choosing_a_model_swaps_the_agent_and_keeps_the_key_encrypted() {
     assert_eq!(server.requests()[0].header("authorization"), Some(format!("Bearer {KEY}").as_str()));
 
     hearth.settings_mode_set(AgentMode::Model).await.unwrap();
-    assert_eq!(hearth.app_info().agent, "model");
+    assert_eq!(hearth.app_info().agent, hearth_protocol::settings::AgentMode::Model);
     let (_, _, events) = start(&hearth, None, "hi").await;
     let events = collect(events).await;
     assert_eq!(text_of(&events), "Hello from the model.");
@@ -90,7 +90,7 @@ async fn choosing_a_model_swaps_the_agent_and_keeps_the_key_encrypted() {
     // After a restart the same agent answers (mode and provider are stored).
     drop(hearth);
     let again = Hearth::open(fast_config(dir.path())).await.unwrap();
-    assert_eq!(again.app_info().agent, "model");
+    assert_eq!(again.app_info().agent, hearth_protocol::settings::AgentMode::Model);
     // Removing the key: empty string.
     let view = again.settings_model_set(&model_params(&server, Some(""))).await.unwrap();
     assert!(!view.model.unwrap().has_api_key);
@@ -137,10 +137,10 @@ async fn an_external_agent_needs_a_url_and_keeps_its_token_secret() {
     assert!(view.harness.as_ref().unwrap().has_token);
     let view = hearth.settings_mode_set(AgentMode::Harness).await.unwrap();
     assert_eq!(view.mode, AgentMode::Harness);
-    assert_eq!(hearth.app_info().agent, "harness");
+    assert_eq!(hearth.app_info().agent, hearth_protocol::settings::AgentMode::Harness);
     assert!(!serde_json::to_string(&view).unwrap().contains("harness-token-77"));
     hearth.settings_mode_set(AgentMode::Sample).await.unwrap();
-    assert_eq!(hearth.app_info().agent, "sample");
+    assert_eq!(hearth.app_info().agent, hearth_protocol::settings::AgentMode::Sample);
 }
 
 #[tokio::test]

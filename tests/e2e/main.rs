@@ -10,6 +10,7 @@ mod choices;
 mod computer;
 mod documents;
 mod finance;
+mod frame;
 mod harness;
 mod inbox;
 mod ipc;

@@ -26,8 +26,8 @@ pub fn ActivityScreen() -> impl IntoView {
     // Re-mount the detail pane only when another task is selected, keeping a typed answer.
     let selected = Memo::new(move |_| nav.selected_task.get());
     view! {
-        <section class="activity">
-            <header class="activity-header">
+        <section class="activity page">
+            <header class="activity-header page-header">
                 <h1>"Activity"</h1>
                 <StatementForm live nav />
             </header>

@@ -60,8 +60,8 @@ pub fn ApprovalsScreen() -> impl IntoView {
     });
 
     view! {
-        <section class="approvals">
-            <header class="approvals-header">
+        <section class="approvals page">
+            <header class="approvals-header page-header">
                 <h1>"Approvals"</h1>
                 <button class="approvals-refresh" data-action="refresh" on:click=move |_| reload.run(())>"Refresh"</button>
             </header>

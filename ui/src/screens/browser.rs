@@ -27,8 +27,9 @@ pub fn BrowserScreen() -> impl IntoView {
     let close = Callback::new(move |id: String| spawn_local(async move { land(ipc::browser_close(&id).await) }));
     let delete = Callback::new(move |id: String| spawn_local(async move { land(ipc::browser_delete_profile(&id).await) }));
     view! {
-        <section class="browser-screen" data-screen="browser">
-            <h1>"Browser"</h1>
+        <section class="browser-screen page" data-screen="browser">
+            <header class="browser-header page-header"><h1>"Browser"</h1></header>
+            <div class="page-content">
             <p class="hint">
                 "Each chat and each task browses in a profile of its own. At most three run at once; one unused for 30 minutes is closed. A web page card in a chat has Take control, and Browse in… to point that chat at another profile (one with the logins it needs)."
             </p>
@@ -42,6 +43,7 @@ pub fn BrowserScreen() -> impl IntoView {
                     </ul>
                 }.into_any(),
             }}
+            </div>
         </section>
     }
 }

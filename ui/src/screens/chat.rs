@@ -121,8 +121,8 @@ pub fn ChatScreen() -> impl IntoView {
     };
 
     view! {
-        <section class="chat">
-            <header class="chat-header">
+        <section class="chat page">
+            <header class="chat-header page-header">
                 <h1>"Chat"</h1>
                 <button id="new-chat" on:click=new_chat disabled=move || chat.with(ChatState::is_running)>"New chat"</button>
             </header>

@@ -46,8 +46,8 @@ pub fn ComputerScreen() -> impl IntoView {
     let available = move || !matches!(state(), None | Some(ComputerState::Unavailable));
 
     view! {
-        <section class="computer" data-screen="computer">
-            <header class="computer-header">
+        <section class="computer page" data-screen="computer">
+            <header class="computer-header page-header">
                 <h1>"Computer"</h1>
                 <span class="computer-state" data-state=move || state().map(state_slug)>
                     {move || state().map_or("checking…", state_label)}
@@ -56,11 +56,13 @@ pub fn ComputerScreen() -> impl IntoView {
                 <button data-action="start-computer" disabled=move || busy.get() || !available() on:click=move |_| act(true)>"Start"</button>
                 <button data-action="stop-computer" disabled=move || busy.get() || state() != Some(ComputerState::Running) on:click=move |_| act(false)>"Stop computer"</button>
             </header>
+            <div class="page-content">
             {move || status.with(|s| s.as_ref().and_then(|s| s.note.clone())).map(|note| view! { <p class="computer-note">{note}</p> })}
             {move || error.get().map(|message| view! { <p class="error computer-error">{message}</p> })}
             <div class="computer-body">
                 <TerminalPane on_ran=Callback::new(move |()| reload.run(())) />
                 <WorkspacePane />
+            </div>
             </div>
         </section>
     }

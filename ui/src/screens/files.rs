@@ -47,8 +47,8 @@ pub fn FilesScreen() -> impl IntoView {
     let selected = Memo::new(move |_| nav.selected_file.get());
 
     view! {
-        <section class="files">
-            <header class="files-header">
+        <section class="files page">
+            <header class="files-header page-header">
                 <h1>"Files"</h1>
                 <button class="files-refresh" data-action="refresh" on:click=move |_| reload.run(())>"Refresh"</button>
             </header>

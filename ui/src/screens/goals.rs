@@ -66,8 +66,9 @@ pub fn GoalsScreen() -> impl IntoView {
     };
     let nav = Navigation::from_context();
     view! {
-        <section class="goals">
-            <header class="goals-header"><h1>"Goals"</h1></header>
+        <section class="goals page">
+            <header class="goals-header page-header"><h1>"Goals"</h1></header>
+            <div class="page-content">
             {move || error.get().map(|message| view! { <p class="error goals-error">{message}</p> })}
             <form class="goal-form" on:submit=move |ev| { ev.prevent_default(); create(); }>
                 <input name="title" placeholder="A goal" prop:value=title on:input=move |ev| title.set(event_target_value(&ev)) />
@@ -109,6 +110,7 @@ pub fn GoalsScreen() -> impl IntoView {
                     }
                 }).collect_view()}
             </ul>
+            </div>
         </section>
     }
 }

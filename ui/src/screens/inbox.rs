@@ -20,11 +20,12 @@ pub fn InboxScreen() -> impl IntoView {
     };
     let notices = Memo::new(move |_| live.inbox.with(|inbox| inbox.notices.clone()));
     view! {
-        <section class="inbox">
-            <header class="inbox-header">
+        <section class="inbox page">
+            <header class="inbox-header page-header">
                 <h1>"Inbox"</h1>
                 <button class="inbox-read-all" data-action="read-all" on:click=move |_| live.read_all()>"Mark all read"</button>
             </header>
+            <div class="page-content">
             {move || live.error.get().map(|message| view! { <p class="error inbox-error">{message}</p> })}
             <Ideas nav />
             <Show when=move || notices.with(Vec::is_empty)>
@@ -53,6 +54,7 @@ pub fn InboxScreen() -> impl IntoView {
                     }
                 </For>
             </ul>
+            </div>
         </section>
     }
     .into_any()

@@ -38,8 +38,9 @@ pub fn MemoryScreen() -> impl IntoView {
     let facts = Memo::new(move |_| list.with(|l| l.as_ref().map(|l| l.memories.clone()).unwrap_or_default()));
     let text_of = move |id: i64| list.with(|l| l.as_ref().and_then(|l| l.memories.iter().find(|m| m.id == id).map(|m| m.text.clone())));
     view! {
-        <section class="memory">
-            <header class="memory-header"><h1>"Memory"</h1></header>
+        <section class="memory page">
+            <header class="memory-header page-header"><h1>"Memory"</h1></header>
+            <div class="page-content">
             <p class="memory-note">"Only the facts that share words with what you ask go into a request (at most 8, 2,000 characters). Forget removes one from every later request at once."</p>
             {move || error.get().map(|message| view! { <p class="error memory-error">{message}</p> })}
             <form class="memory-add" on:submit=move |ev| { ev.prevent_default(); add(); }>
@@ -61,6 +62,7 @@ pub fn MemoryScreen() -> impl IntoView {
                     </li>
                 }).collect_view()}
             </ul>
+            </div>
         </section>
     }
 }

@@ -46,8 +46,8 @@ pub fn SettingsScreen() -> impl IntoView {
     let loaded = Memo::new(move |_| settings.with(Option::is_some));
 
     view! {
-        <section class="settings" data-screen="settings">
-            <header class="settings-header">
+        <section class="settings page" data-screen="settings">
+            <header class="settings-header page-header">
                 <h1>"Settings"</h1>
             </header>
             {move || error.get().map(|message| view! {

@@ -108,6 +108,8 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::files::file_get,
             commands::files::file_render,
             commands::files::file_fill,
+            commands::files::file_import,
+            commands::files::file_delete,
             commands::mail::mail_thread_get,
             commands::accounts::accounts_get,
             commands::accounts::accounts_client_set,

@@ -18,7 +18,10 @@ use hearth_protocol::computer::{
     CommandOutput, ComputerEnableParams, ComputerPathParams, ComputerRunParams, ComputerRunResponse, ComputerRunStopParams,
     ComputerStatusView, ComputerWriteParams, WorkspaceFile, WorkspaceListing,
 };
-use hearth_protocol::files::{FileDetail, FileFillParams, FileGetParams, FileListResponse, FileRenderParams, FileRenderResponse, FileView};
+use hearth_protocol::files::{
+    FileDeleteParams, FileDetail, FileFillParams, FileGetParams, FileImportParams, FileListResponse, FileRenderParams, FileRenderResponse,
+    FileView,
+};
 use hearth_protocol::goals::{GoalAction, GoalControlParams, GoalCreateParams, GoalListResponse, GoalView};
 use hearth_protocol::ideas::{IdeaAccepted, IdeaListResponse, IdeaParams};
 use hearth_protocol::ipc::{
@@ -344,6 +347,19 @@ pub async fn file_render(params: &FileRenderParams) -> Result<FileRenderResponse
 pub async fn file_fill(params: &FileFillParams) -> Result<FileView, IpcError> {
     params.validate()?;
     call(cmd::FILE_FILL, &serde_json::json!({ "params": params })).await
+}
+
+/// Imports a PDF the owner chose from their disk; answers it as Files lists it.
+pub async fn file_import(params: &FileImportParams) -> Result<FileView, IpcError> {
+    params.validate()?;
+    call(cmd::FILE_IMPORT, &serde_json::json!({ "params": params })).await
+}
+
+/// Deletes a file's bytes (its record stays for receipts).
+pub async fn file_delete(file_id: &str) -> Result<(), IpcError> {
+    let params = FileDeleteParams { file_id: file_id.to_owned() };
+    params.validate()?;
+    call(cmd::FILE_DELETE, &serde_json::json!({ "params": params })).await
 }
 
 /// One mail conversation (the mail card's thread viewer).

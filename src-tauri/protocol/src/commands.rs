@@ -83,6 +83,8 @@ commands! {
     FILE_GET = "file_get";
     FILE_RENDER = "file_render";
     FILE_FILL = "file_fill";
+    FILE_IMPORT = "file_import";
+    FILE_DELETE = "file_delete";
     MAIL_THREAD_GET = "mail_thread_get";
     ACCOUNTS_GET = "accounts_get";
     ACCOUNTS_CLIENT_SET = "accounts_client_set";

@@ -21,6 +21,8 @@ pub enum FileSource {
     Computer,
     /// Downloaded by the agent's browser (see `source_ref`, the address it came from).
     Web,
+    /// Chosen by the owner from their own disk on the Files screen.
+    Disk,
 }
 
 /// One file in the list.
@@ -57,6 +59,55 @@ pub struct FileView {
 pub struct FileListResponse {
     /// The files.
     pub files: Vec<FileView>,
+}
+
+/// The largest PDF the owner may import from disk: 25 MiB.
+pub const MAX_IMPORT_BYTES: usize = 25 * 1024 * 1024;
+
+/// `file_import`: the owner imports a PDF from their disk. Its operation id (one per file the
+/// owner chose) becomes the file's id, so a repeated request keeps one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileImportParams {
+    /// One per chosen file, made by the window.
+    pub operation_id: String,
+    /// The file's name on disk.
+    pub name: String,
+    /// Its bytes, base64 (standard alphabet, padded).
+    pub bytes_base64: String,
+}
+
+impl FileImportParams {
+    /// An id, a name, and no more than [`MAX_IMPORT_BYTES`] once decoded.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        validate_id("operationId", &self.operation_id)?;
+        if self.name.trim().is_empty() || self.name.len() > 1_000 {
+            return Err(IpcError::invalid("The file needs a name of at most 1,000 bytes."));
+        }
+        if self.bytes_base64.len() / 4 * 3 > MAX_IMPORT_BYTES + 3 {
+            return Err(IpcError::invalid(format!(
+                "{} is larger than {} MiB; Hearth imports PDFs up to that size.",
+                self.name,
+                MAX_IMPORT_BYTES / (1024 * 1024)
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// `file_delete`: the owner deletes a file's bytes (its record stays for receipts).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileDeleteParams {
+    /// The file.
+    pub file_id: String,
+}
+
+impl FileDeleteParams {
+    /// Checks the id.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        validate_id("fileId", &self.file_id)
+    }
 }
 
 /// `file_get`: one file with its pages and fields.

@@ -1,7 +1,10 @@
 //! `file_*` commands: the Files screen.
 
 use hearth_protocol::IpcError;
-use hearth_protocol::files::{FileDetail, FileFillParams, FileGetParams, FileListResponse, FileRenderParams, FileRenderResponse, FileView};
+use hearth_protocol::files::{
+    FileDeleteParams, FileDetail, FileFillParams, FileGetParams, FileImportParams, FileListResponse, FileRenderParams, FileRenderResponse,
+    FileView,
+};
 use tauri::State;
 
 use crate::AppState;
@@ -36,4 +39,20 @@ pub async fn file_fill(state: State<'_, AppState>, params: serde_json::Value) ->
     let params: FileFillParams = parse("file_fill", params)?;
     params.validate()?;
     state.ready().await?.file_fill(&params).await.map_err(|e| e.to_ipc())
+}
+
+/// Imports a PDF the owner chose from their disk.
+#[tauri::command]
+pub async fn file_import(state: State<'_, AppState>, params: serde_json::Value) -> Result<FileView, IpcError> {
+    let params: FileImportParams = parse("file_import", params)?;
+    params.validate()?;
+    state.ready().await?.file_import(&params).await.map_err(|e| e.to_ipc())
+}
+
+/// Deletes a file's bytes (its record stays, so receipts still name it).
+#[tauri::command]
+pub async fn file_delete(state: State<'_, AppState>, params: serde_json::Value) -> Result<(), IpcError> {
+    let params: FileDeleteParams = parse("file_delete", params)?;
+    params.validate()?;
+    state.ready().await?.file_delete(&params.file_id).await.map_err(|e| e.to_ipc())
 }

@@ -46,21 +46,73 @@ pub fn FilesScreen() -> impl IntoView {
     // Re-mount the detail only when another file is selected.
     let selected = Memo::new(move |_| nav.selected_file.get());
 
+    // Import from disk: each chosen PDF goes through the same import as an attachment's.
+    let import = move |ev: leptos::ev::Event| {
+        let Some(input) = ev.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok()) else { return };
+        let Some(chosen) = input.files() else { return };
+        let picked: Vec<web_sys::File> = (0..chosen.length()).filter_map(|i| chosen.get(i)).collect();
+        // Cleared, so choosing the same file again imports it again (as a new file).
+        input.set_value("");
+        for file in picked {
+            leptos::task::spawn_local(async move {
+                match import_file(&file).await {
+                    Ok(view) => {
+                        error.set(None);
+                        files.update(|list| upsert_file(list.get_or_insert_with(Vec::new), view.clone()));
+                        nav.selected_file.set(Some(view.id));
+                    }
+                    Err(message) => error.set(Some(message)),
+                }
+            });
+        }
+    };
+    let on_deleted = Callback::new(move |file_id: String| {
+        files.update(|list| {
+            if let Some(list) = list {
+                list.retain(|f| f.id != file_id);
+            }
+        });
+        nav.selected_file.set(None);
+        reload.run(());
+    });
+
     view! {
         <section class="files page">
             <header class="files-header page-header">
                 <h1>"Files"</h1>
-                <button class="files-refresh" data-action="refresh" on:click=move |_| reload.run(())>"Refresh"</button>
+                <span class="files-actions">
+                    <label class="button files-import">
+                        "Import PDF…"
+                        <input type="file" accept="application/pdf,.pdf" multiple class="files-import-input" on:change=import />
+                    </label>
+                    <button class="files-refresh" data-action="refresh" on:click=move |_| reload.run(())>"Refresh"</button>
+                </span>
             </header>
             {move || error.get().map(|message| view! { <p class="error files-error">{message}</p> })}
             <div class="files-body">
                 <FileList files nav />
                 {move || match selected.get() {
-                    Some(file_id) => view! { <FileDetailPane file_id on_filled /> }.into_any(),
+                    Some(file_id) => view! { <FileDetailPane file_id on_filled on_deleted /> }.into_any(),
                     None => view! { <p class="file-detail-empty">"Select a file to view its pages and fill its form."</p> }.into_any(),
                 }}
             </div>
         </section>
     }
     .into_any()
+}
+
+/// Reads `file` and imports it; the error in words.
+async fn import_file(file: &web_sys::File) -> Result<FileView, String> {
+    use base64::Engine;
+    let name = file.name();
+    let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await.map_err(|_| format!("{name} could not be read."))?;
+    let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
+    // One id per chosen file: a repeated request (a retry of this one) keeps one file.
+    let operation_id = format!("disk-{}-{:08x}", js_sys::Date::now() as u64, (js_sys::Math::random() * f64::from(u32::MAX)) as u32);
+    let params = hearth_protocol::files::FileImportParams {
+        operation_id,
+        name,
+        bytes_base64: base64::engine::general_purpose::STANDARD.encode(bytes),
+    };
+    ipc::file_import(&params).await.map_err(|err| err.message)
 }

@@ -92,6 +92,7 @@ pub fn source_label(file: &FileView) -> String {
         (FileSource::MailAttachment, _) => "From a mail attachment".to_owned(),
         (FileSource::Computer, _) => "From the computer's workspace".to_owned(),
         (FileSource::Web, _) => "Downloaded by the browser".to_owned(),
+        (FileSource::Disk, _) => "Imported from your disk".to_owned(),
         (FileSource::Filled, Some(parent)) => format!("Filled from {parent}"),
         (FileSource::Filled, None) => "Filled from another file".to_owned(),
     }
@@ -104,6 +105,7 @@ pub const fn source_slug(source: FileSource) -> &'static str {
         FileSource::Filled => "filled",
         FileSource::Computer => "computer",
         FileSource::Web => "web",
+        FileSource::Disk => "disk",
     }
 }
 

@@ -98,7 +98,8 @@ fn a_filled_file_names_its_parent() {
     assert_eq!(source_label(&file("f", FileSource::Filled, None)), "Filled from another file");
     assert_eq!(source_label(&file("f", FileSource::Computer, None)), "From the computer's workspace");
     assert_eq!(source_label(&file("f", FileSource::Web, None)), "Downloaded by the browser");
-    for source in [FileSource::MailAttachment, FileSource::Filled, FileSource::Computer, FileSource::Web] {
+    assert_eq!(source_label(&file("f", FileSource::Disk, None)), "Imported from your disk");
+    for source in [FileSource::MailAttachment, FileSource::Filled, FileSource::Computer, FileSource::Web, FileSource::Disk] {
         assert_eq!(serde_json::to_value(source).unwrap(), source_slug(source), "the hook is the wire spelling");
     }
 }

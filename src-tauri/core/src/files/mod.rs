@@ -98,6 +98,12 @@ impl FileStore {
         self.import_from(FileSource::MailAttachment, file_id, bytes, name, source_ref, cancel).await
     }
 
+    /// A PDF the owner chose from their disk, stored as file `file_id` (the same id again
+    /// returns the first record).
+    pub async fn import_from_disk(&self, file_id: &str, bytes: Vec<u8>, name: &str) -> Result<FileRow> {
+        self.import_from(FileSource::Disk, file_id, bytes, name, "", &CancellationToken::new()).await
+    }
+
     /// [`FileStore::import_unless_stopped`] of a PDF exported from the computer's workspace
     /// (`path`, the path it came from).
     pub async fn import_from_computer(

@@ -296,6 +296,23 @@ impl Hearth {
         self.files.view(&row).await
     }
 
+    /// The owner imports a PDF from their disk: checked and stored through the same import as
+    /// an attachment's, under the window's operation id (a repeated request keeps one file).
+    pub async fn file_import(&self, params: &hearth_protocol::files::FileImportParams) -> Result<FileView> {
+        use base64::Engine;
+        params.validate()?;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(params.bytes_base64.as_bytes())
+            .map_err(|_| CoreError::InvalidInput(format!("{} did not arrive whole; choose it again.", params.name)))?;
+        let row = self.files.import_from_disk(&params.operation_id, bytes, &params.name).await?;
+        self.files.view(&row).await
+    }
+
+    /// The owner deletes a file's bytes; its record stays for the receipts that name it.
+    pub async fn file_delete(&self, file_id: &str) -> Result<()> {
+        self.files.delete(file_id).await
+    }
+
     /// A mail thread, for the mail card's viewer.
     pub async fn mail_thread(&self, thread_id: &str) -> Result<MailThread> {
         self.mail.read_thread(thread_id).await

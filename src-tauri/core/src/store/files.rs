@@ -133,6 +133,7 @@ fn source_column(source: FileSource) -> &'static str {
         FileSource::MailAttachment => "mail_attachment",
         FileSource::Computer => "computer",
         FileSource::Web => "web",
+        FileSource::Disk => "disk",
     }
 }
 
@@ -143,6 +144,7 @@ fn source_from_column(text: &str) -> Result<FileSource> {
         "mail_attachment" => Ok(FileSource::MailAttachment),
         "computer" => Ok(FileSource::Computer),
         "web" => Ok(FileSource::Web),
+        "disk" => Ok(FileSource::Disk),
         other => Err(crate::error::CoreError::CorruptRow(format!("files.source holds {other:?}, which this build does not know"))),
     }
 }

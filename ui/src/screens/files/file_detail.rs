@@ -10,9 +10,10 @@ use crate::clock::local_time;
 use crate::ipc;
 use crate::state::files::{fields_label, pages_label, size_label, source_label};
 
-/// The detail pane for `file_id`; `on_filled` gets the copy the form editor made.
+/// The detail pane for `file_id`; `on_filled` gets the copy the form editor made, and
+/// `on_deleted` the id of a file the owner deleted.
 #[component]
-pub fn FileDetailPane(file_id: String, on_filled: Callback<FileView>) -> impl IntoView {
+pub fn FileDetailPane(file_id: String, on_filled: Callback<FileView>, on_deleted: Callback<String>) -> impl IntoView {
     let detail = RwSignal::new(None::<Result<FileDetail, String>>);
     {
         let file_id = file_id.clone();
@@ -27,7 +28,7 @@ pub fn FileDetailPane(file_id: String, on_filled: Callback<FileView>) -> impl In
                 None => view! { <p class="empty">"Loading the file…"</p> }.into_any(),
                 Some(Err(message)) => view! { <p class="error file-detail-error">{message}</p> }.into_any(),
                 Some(Ok(detail)) => view! {
-                    <FileSummary file=detail.file.clone() />
+                    <FileSummary file=detail.file.clone() on_deleted />
                     <div class="file-work">
                         <PdfViewer file_id=detail.file.id.clone() pages=detail.info.pages />
                         <FormEditor file_id=detail.file.id fields=detail.info.fields on_filled />
@@ -39,10 +40,23 @@ pub fn FileDetailPane(file_id: String, on_filled: Callback<FileView>) -> impl In
 }
 
 #[component]
-fn FileSummary(file: FileView) -> impl IntoView {
+fn FileSummary(file: FileView, on_deleted: Callback<String>) -> impl IntoView {
+    let problem = RwSignal::new(None::<String>);
+    let id = file.id.clone();
+    let delete = move |_| {
+        let id = id.clone();
+        spawn_local(async move {
+            match ipc::file_delete(&id).await {
+                Ok(()) => on_deleted.run(id),
+                Err(err) => problem.set(Some(err.message)),
+            }
+        });
+    };
     view! {
         <header class="file-detail-header">
             <h2 class="file-detail-name">{file.name.clone()}</h2>
+            <button class="file-delete" data-action="delete-file" on:click=delete>"Delete"</button>
+            {move || problem.get().map(|message| view! { <p class="error file-delete-error">{message}</p> })}
             <p class="file-meta">
                 <span>{pages_label(file.pages)}</span>
                 <span>{fields_label(file.fields)}</span>

@@ -22,7 +22,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::browser::chromium::{ActError, BrowserError};
+use crate::browser::error::{ActError, BrowserError};
 use crate::browser::profiles::ProfileId;
 use crate::browser::submit::SubmitPolicy;
 use crate::journal::EffectError;

@@ -38,6 +38,10 @@ impl From<sqlx::Error> for CoreError {
     }
 }
 
+/// The sample workspace's account until the owner changes it (the `local_account` setting):
+/// the local calendar's account, and what a claim on a local proposal checks the account against.
+pub const DEFAULT_LOCAL_ACCOUNT: &str = "owner@hearth.local";
+
 /// Milliseconds since the Unix epoch, the unit of every `*_at` column.
 pub fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()

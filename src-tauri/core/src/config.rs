@@ -69,7 +69,7 @@ impl GoogleEndpoints {
 pub struct ComputerConfig {
     /// Whether tools may use it from the start (Settings turns it on and off later).
     pub enabled: bool,
-    /// The image's tag: [`crate::computer::image::image_for`] this deployment, built by Hearth
+    /// The image's tag: [`crate::computer::recipe::image_for`] this deployment, built by Hearth
     /// over the base `scripts/computer-image.sh` makes.
     pub image: String,
     /// Names and labels its container and volume (derived from the data folder by default, so
@@ -88,7 +88,7 @@ impl ComputerConfig {
         let deployment = hex::encode(digest)[..12].to_owned();
         Self {
             enabled: false,
-            image: crate::computer::image::image_for(&deployment),
+            image: crate::computer::recipe::image_for(&deployment),
             deployment,
             command_time_limit: crate::computer::command::TIME_LIMIT,
         }

@@ -46,7 +46,7 @@ pub enum CoreError {
     },
     /// A query failed after start-up.
     #[error("Hearth's database failed: {0}")]
-    Store(#[from] crate::store::StoreError),
+    Store(#[from] crate::store::error::StoreError),
     /// Stored JSON could not be read back.
     #[error("Hearth's database holds a record it cannot read: {0}")]
     Corrupt(#[from] serde_json::Error),
@@ -83,7 +83,7 @@ pub enum CoreError {
     NeedsSignIn(String),
     /// The secrets vault failed.
     #[error(transparent)]
-    Vault(Box<crate::vault::VaultError>),
+    Vault(Box<crate::vault::error::VaultError>),
     /// A PDF could not be read, filled or rendered.
     #[error(transparent)]
     Pdf(#[from] crate::pdf::PdfError),
@@ -122,8 +122,8 @@ impl CoreError {
     }
 }
 
-impl From<crate::vault::VaultError> for CoreError {
-    fn from(err: crate::vault::VaultError) -> Self {
+impl From<crate::vault::error::VaultError> for CoreError {
+    fn from(err: crate::vault::error::VaultError) -> Self {
         // Boxed: a vault error can itself carry a store error.
         CoreError::Vault(Box::new(err))
     }

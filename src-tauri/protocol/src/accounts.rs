@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::IpcError;
-use crate::ipc::validate_id;
+use crate::ids::validate_id;
 
 /// The id of the sample mailbox in [`AccountsView::chosen`] and [`AccountView::connection_id`].
 pub const SAMPLE_ACCOUNT: &str = "local";

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::IpcError;
-use crate::ipc::validate_id;
+use crate::ids::validate_id;
 
 /// What approving a proposal does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::IpcError;
-use crate::ipc::validate_id;
+use crate::ids::validate_id;
 use crate::pdf::{FieldValues, PdfInfo};
 
 /// Smallest and largest render scale (1.0 = 72 dpi).

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agui::Event;
 use crate::error::{ErrorCode, IpcError};
-use crate::ids::is_valid_id;
+use crate::ids::validate_id;
 use crate::tasks::TaskStatus;
 
 /// Longest chat message the owner can send, in characters.
@@ -200,14 +200,6 @@ pub struct PresentChoicesResult {
 /// request.
 pub fn pick_message(option: &str) -> String {
     format!("I pick: {option}")
-}
-
-pub(crate) fn validate_id(field: &str, id: &str) -> Result<(), IpcError> {
-    if is_valid_id(id) {
-        Ok(())
-    } else {
-        Err(IpcError::invalid(format!("{field} is not a valid id (1–128 characters of letters, digits, '-', '_', '.', ':').")))
-    }
 }
 
 #[cfg(test)]

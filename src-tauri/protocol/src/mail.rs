@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::IpcError;
-use crate::ipc::validate_id;
+use crate::ids::validate_id;
 
 /// One search hit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -435,7 +435,7 @@ impl ScheduleControlParams {
             return Err(IpcError::invalid("The schedule id is not valid."));
         }
         match (&self.operation_id, self.action) {
-            (Some(id), _) => crate::ipc::validate_id("The operation id", id),
+            (Some(id), _) => crate::ids::validate_id("The operation id", id),
             (None, ScheduleAction::RunNow) => Err(IpcError::invalid("Run now needs an operation id, made once per press; send one.")),
             (None, _) => Ok(()),
         }

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::IpcError;
-use crate::ipc::validate_id;
+use crate::ids::validate_id;
 
 /// What kind of work a task is; each kind has its own handler in the core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -15,8 +15,7 @@ use hyper::body::{Frame, Incoming};
 use hyper::{Method, Request, Response, StatusCode, header};
 use tokio::sync::Semaphore;
 
-use super::Slot;
-use crate::hearth::Hearth;
+use super::{RunStarter, Slot};
 use crate::secret::BearerToken;
 
 /// The largest `RunAgentInput` accepted.
@@ -77,8 +76,8 @@ impl Gate {
     }
 }
 
-pub(super) async fn handle(
-    hearth: Hearth,
+pub(super) async fn handle<R: RunStarter>(
+    hearth: R,
     gate: Arc<Gate>,
     slot: Arc<Slot>,
     request: Request<Incoming>,

@@ -29,13 +29,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
+use hearth_protocol::agui::RunAgentInput;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{CoreError, Result};
-use crate::hearth::Hearth;
+use crate::runs::RunEvents;
 use crate::secret::BearerToken;
 
 /// What one endpoint admits at once, and how long it waits for a request's headers.
@@ -162,6 +163,14 @@ fn too_many_connections() -> Vec<u8> {
     .into_bytes()
 }
 
+/// What the endpoint needs of Hearth: a run started for a client's `RunAgentInput`, whose
+/// events it streams back. `Hearth` implements it; the endpoint is handed no more of it.
+pub trait RunStarter: Clone + Send + Sync + 'static {
+    /// Starts the run `input` asks for (see `Hearth::start_agui_run`). Dropping the events
+    /// cancels the run.
+    fn start_agui_run(&self, input: RunAgentInput) -> impl Future<Output = Result<RunEvents>> + Send;
+}
+
 /// A running endpoint. Dropping it does not stop it; call [`AguiServer::stop`] or
 /// [`AguiServer::close`].
 #[derive(Debug)]
@@ -178,12 +187,12 @@ pub struct AguiServer {
 impl AguiServer {
     /// Listens on `addr` (which must be a loopback address) and serves `hearth`'s agent to
     /// clients presenting `token`, within the default [`AguiLimits`].
-    pub async fn start(hearth: Hearth, addr: SocketAddr, token: BearerToken) -> Result<Self> {
+    pub async fn start<R: RunStarter>(hearth: R, addr: SocketAddr, token: BearerToken) -> Result<Self> {
         Self::start_with_limits(hearth, addr, token, AguiLimits::default()).await
     }
 
     /// [`AguiServer::start`] with explicit limits.
-    pub async fn start_with_limits(hearth: Hearth, addr: SocketAddr, token: BearerToken, limits: AguiLimits) -> Result<Self> {
+    pub async fn start_with_limits<R: RunStarter>(hearth: R, addr: SocketAddr, token: BearerToken, limits: AguiLimits) -> Result<Self> {
         if !addr.ip().is_loopback() {
             return Err(CoreError::InvalidInput(format!(
                 "The AG-UI endpoint listens on this machine only; {addr} is not a loopback address."

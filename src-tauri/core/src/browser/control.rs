@@ -2,7 +2,7 @@
 //! so Chromium sends the next) and the owner's mouse, keys and text, sent as CDP input.
 //!
 //! While the owner holds control, the agent's looks and actions on that browser are refused
-//! with [`super::chromium::BrowserError::OwnerHasControl`]; Give back ends the screencast.
+//! with [`BrowserError::OwnerHasControl`]; Give back ends the screencast.
 
 use chromiumoxide::cdp::browser_protocol::input::{
     DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams,
@@ -12,7 +12,11 @@ use chromiumoxide::cdp::browser_protocol::page::{EventScreencastFrame, Screencas
 use futures::StreamExt;
 use hearth_protocol::browser::{ControlFrame, ControlInput, ControlNavigation, KeyKind, MAX_ACT_VALUE, MouseButton, MouseKind};
 
-use super::chromium::{BrowserError, VIEWPORT};
+use super::error::BrowserError;
+
+/// The viewport every page gets: Chromium's window, and the frame Take control's pointer
+/// moves in.
+pub const VIEWPORT: (u32, u32) = (1280, 800);
 
 /// Forwards the page's screencast frames to `frames`, acknowledging each, until the receiver
 /// is gone or the page ends.

@@ -8,6 +8,7 @@
 //!   them;
 //! - `pipe` carries CDP between chromiumoxide and the browser over a pipe, never a port;
 //! - `control` is Take control: the owner's screencast and input;
+//! - [`error`] is what they all fail with;
 //! - [`downloads`] judges what the browser downloads (PDFs within limits) until save_download
 //!   puts one into Files;
 //! - [`page`] lists a page's interactive elements and binds each reference to the page state;
@@ -18,6 +19,7 @@ pub mod chromium;
 mod control;
 pub mod downloads;
 pub mod egress;
+pub mod error;
 pub mod page;
 mod pipe;
 pub mod profiles;

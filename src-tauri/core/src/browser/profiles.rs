@@ -13,10 +13,17 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use futures::future::BoxFuture;
+use hearth_protocol::approvals::WebSubmitDraft;
 use tokio::sync::Mutex;
+use tokio_util::sync::CancellationToken;
 
-use super::chromium::{BrowserError, Chromium, ChromiumConfig};
+use super::chromium::{Chromium, ChromiumConfig};
+use super::error::{ActError, BrowserError};
 use super::shots::Shots;
+use super::submit::{SubmitPolicy, action_of};
+use crate::approvals::FormSender;
+use crate::workspace::ExecuteError;
 
 /// How many browsers run at once.
 pub const MAX_RUNNING: usize = 3;
@@ -457,6 +464,35 @@ impl Browsers {
             .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
             .filter_map(|e| e.file_name().into_string().ok())
             .collect()
+    }
+}
+
+/// The gate sends a reviewed form through the profile's browser that showed it, pressing the
+/// reviewed element as reviewed (see [`super::submit`]).
+impl FormSender for Browsers {
+    fn send<'a>(&'a self, draft: &'a WebSubmitDraft, cancel: &'a CancellationToken) -> BoxFuture<'a, Result<String, ExecuteError>> {
+        Box::pin(async move {
+            let nothing_sent = |why: String| ExecuteError::Rejected(format!("Nothing was sent: {why}."));
+            let profile = ProfileId::parse(&draft.profile).map_err(nothing_sent)?;
+            // A browser that is not running has no page open: the reviewed page is gone.
+            if self.existing(&profile).await.is_none_or(|b| !b.is_running_now()) {
+                return Err(nothing_sent(BrowserError::FormChanged.to_string()));
+            }
+            let browser = self.session(&profile).await.map_err(|e| nothing_sent(e.to_string()))?;
+            let (action, value) = action_of(draft.gesture);
+            let policy = SubmitPolicy::Reviewed { version: &draft.form_version };
+            match browser.act(&draft.reference, action, value, policy, cancel).await {
+                Ok(done) => {
+                    let now = if done.url_after.is_empty() { String::new() } else { format!(" The page is now {}", done.url_after) };
+                    Ok(format!("Sent the form to {} ({}) from {}.{now}", draft.destination, draft.method, draft.page_url))
+                }
+                Err(ActError::NotDone(err)) => Err(nothing_sent(err.to_string())),
+                Err(ActError::MayHaveDone(why)) => Err(ExecuteError::Uncertain(format!(
+                    "The form may or may not have reached {} ({why}). Check the site before sending it again.",
+                    draft.destination
+                ))),
+            }
+        })
     }
 }
 

@@ -1,22 +1,17 @@
 //! A task's form submissions. In a task, a page action that would send a form off the page
 //! (a click on its submit button, Enter in one of its fields) is refused until the owner has
 //! reviewed exactly that submission: the page, the element, the method, the destination and
-//! every field it carries. The gate sends an approved one through [`FormSender`], once, and
+//! every field it carries. The gate sends an approved one through `FormSender` (which `Browsers` implements), once, and
 //! only while the form still hashes to what was reviewed.
 //!
 //! What counts as a submission is read from the page in the same round trip that finds the
 //! element (`hearthSubmission` in [`super::page`]): the browser's own `FormData` of the form
 //! and its submitter, so the fields are what the site would receive.
 
-use futures::future::BoxFuture;
-use hearth_protocol::approvals::{FormField, SubmitGesture, WebSubmitDraft};
+use hearth_protocol::approvals::{FormField, SubmitGesture};
 use hearth_protocol::browser::PageAction;
-use tokio_util::sync::CancellationToken;
 
-use super::chromium::{ActError, BrowserError};
-use super::profiles::{Browsers, ProfileId};
-use crate::approvals::FormSender;
-use crate::workspace::ExecuteError;
+use super::error::BrowserError;
 
 /// Most fields a form may send to be reviewed.
 pub const MAX_FORM_FIELDS: usize = 100;
@@ -650,33 +645,6 @@ pub(super) async fn hold_back(
         if let Err(err) = answered {
             tracing::debug!(error = %err, "a paused request could not be answered (its page is going)");
         }
-    }
-}
-
-impl FormSender for Browsers {
-    fn send<'a>(&'a self, draft: &'a WebSubmitDraft, cancel: &'a CancellationToken) -> BoxFuture<'a, Result<String, ExecuteError>> {
-        Box::pin(async move {
-            let nothing_sent = |why: String| ExecuteError::Rejected(format!("Nothing was sent: {why}."));
-            let profile = ProfileId::parse(&draft.profile).map_err(nothing_sent)?;
-            // A browser that is not running has no page open: the reviewed page is gone.
-            if self.existing(&profile).await.is_none_or(|b| !b.is_running_now()) {
-                return Err(nothing_sent(BrowserError::FormChanged.to_string()));
-            }
-            let browser = self.session(&profile).await.map_err(|e| nothing_sent(e.to_string()))?;
-            let (action, value) = action_of(draft.gesture);
-            let policy = SubmitPolicy::Reviewed { version: &draft.form_version };
-            match browser.act(&draft.reference, action, value, policy, cancel).await {
-                Ok(done) => {
-                    let now = if done.url_after.is_empty() { String::new() } else { format!(" The page is now {}", done.url_after) };
-                    Ok(format!("Sent the form to {} ({}) from {}.{now}", draft.destination, draft.method, draft.page_url))
-                }
-                Err(ActError::NotDone(err)) => Err(nothing_sent(err.to_string())),
-                Err(ActError::MayHaveDone(why)) => Err(ExecuteError::Uncertain(format!(
-                    "The form may or may not have reached {} ({why}). Check the site before sending it again.",
-                    draft.destination
-                ))),
-            }
-        })
     }
 }
 

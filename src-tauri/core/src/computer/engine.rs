@@ -57,11 +57,11 @@ pub async fn status(docker: &Docker, spec: &ComputerSpec) -> Result<ComputerStat
     };
     // A missing image is built from the base on the next start; only a missing base (which
     // the app cannot build) makes the computer unavailable.
-    let base_missing = image.is_none() && image_id(docker, &super::image::base_image()).await?.is_none();
+    let base_missing = image.is_none() && image_id(docker, &super::recipe::base_image()).await?.is_none();
     let note = match (&image, base_missing) {
         (Some(_), _) => None,
         (None, false) => Some(format!("the image {} is built from its base on the next start", spec.image)),
-        (None, true) => Some(ComputerError::NoBase(super::image::base_image()).to_string()),
+        (None, true) => Some(ComputerError::NoBase(super::recipe::base_image()).to_string()),
     };
     Ok(ComputerStatusView {
         enabled: true,

@@ -1,4 +1,5 @@
-//! The computer's image: what it is made of, its tag, and building it through the engine.
+//! The computer's image: building it through the engine, from the parts and under the tags
+//! that [`super::recipe`] holds.
 //!
 //! Two layers, because they need different things:
 //!
@@ -24,11 +25,8 @@ use futures::StreamExt;
 
 use super::ComputerError;
 use super::engine::{self, bounded, not_found};
-
-/// The base's recipe and the layer's parts; the tags derive from their content.
-const BASE_RECIPE: &[u8] = include_bytes!("../../../../scripts/computer-image.sh");
-const DOCKERFILE: &[u8] = include_bytes!("Dockerfile");
-const FILE_HELPER: &[u8] = include_bytes!("hearth_files.py");
+use super::recipe::{DOCKERFILE, FILE_HELPER, recipe_hash};
+pub use super::recipe::{base_image, default_image, image_for};
 
 /// How long one build may take: it copies one small file over a local image (about a second
 /// here), so this only bounds an engine that stopped answering. A command's Stop does not wait
@@ -42,39 +40,6 @@ const IMAGE_LABEL: &str = "dev.hearth.image-recipe";
 /// The label naming the tag an image was built for: two deployments' builds never share an
 /// id, so removing a replaced image by id never takes another deployment's tag with it.
 const TAG_LABEL: &str = "dev.hearth.image-tag";
-
-/// `hearth-computer-base:<first 16 hex digits of the SHA-256 of scripts/computer-image.sh>`,
-/// the tag the script builds (it hashes itself the same way).
-pub fn base_image() -> String {
-    format!("hearth-computer-base:{}", short_hash(&[BASE_RECIPE]))
-}
-
-/// `hearth-computer:<first 16 hex digits of the SHA-256 of the base's tag, the Dockerfile and
-/// the helper>`: the image Hearth builds over the base and runs.
-pub fn default_image() -> String {
-    format!("hearth-computer:{}", recipe_hash())
-}
-
-/// The tag one deployment's computer runs: [`default_image`] with the deployment after it, so
-/// a Rebuild in one Hearth data folder moves no other folder's tag (their containers keep
-/// passing their image check).
-pub fn image_for(deployment: &str) -> String {
-    format!("{}-{deployment}", default_image())
-}
-
-/// The hash the image's `dev.hearth.image-recipe` label carries.
-fn recipe_hash() -> String {
-    short_hash(&[base_image().as_bytes(), DOCKERFILE, FILE_HELPER])
-}
-
-fn short_hash(parts: &[&[u8]]) -> String {
-    use sha2::Digest;
-    let mut hasher = sha2::Sha256::new();
-    for part in parts {
-        hasher.update(part);
-    }
-    hex::encode(hasher.finalize())[..16].to_owned()
-}
 
 /// Whether to reuse the engine's build cache (an image made earlier from the same parts) or
 /// make every layer again.
@@ -255,18 +220,6 @@ fn context() -> Result<Vec<u8>, ComputerError> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-
-    /// The tags are SHA-256 prefixes as `sha256sum | cut -c1-16` prints them (the script's
-    /// side is checked against the engine in the suite).
-    #[test]
-    fn the_tags_are_sha256_prefixes_of_their_parts() {
-        assert_eq!(short_hash(&[b"abc"]), "ba7816bf8f01cfea");
-        assert_eq!(short_hash(&[b"a", b"bc"]), "ba7816bf8f01cfea");
-        use sha2::Digest;
-        let script = hex::encode(sha2::Sha256::digest(BASE_RECIPE));
-        assert_eq!(base_image(), format!("hearth-computer-base:{}", &script[..16]));
-        assert_eq!(image_for("d1"), format!("{}-d1", default_image()));
-    }
 
     #[test]
     fn the_context_holds_the_dockerfile_and_an_executable_helper() {

@@ -17,6 +17,7 @@ pub mod files;
 pub mod image;
 pub mod isolation;
 pub mod paths;
+pub mod recipe;
 pub mod spec;
 
 use std::sync::Arc;
@@ -30,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use command::{CommandError, CommandRequest};
 pub use files::FileError;
-pub use image::{base_image, default_image};
+pub use recipe::{base_image, default_image};
 
 /// A command's output, chunk by chunk, as it arrives (only what its receipt keeps).
 pub type OutputSink = tokio::sync::mpsc::UnboundedSender<hearth_protocol::computer::CommandOutput>;

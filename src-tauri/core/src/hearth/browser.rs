@@ -4,7 +4,7 @@ use base64::Engine;
 use hearth_protocol::browser::{BrowserListResponse, ControlFrame, ControlInput, ProfileView, ScreenshotResponse};
 
 use super::Hearth;
-use crate::browser::chromium::BrowserError;
+use crate::browser::error::BrowserError;
 use crate::browser::profiles::ProfileId;
 use crate::error::{CoreError, Result};
 

@@ -535,6 +535,13 @@ impl Hearth {
     }
 }
 
+/// The AG-UI endpoint starts its runs through this, and reaches nothing else of Hearth.
+impl crate::agui_server::RunStarter for Hearth {
+    fn start_agui_run(&self, input: RunAgentInput) -> impl Future<Output = Result<RunEvents>> + Send {
+        Hearth::start_agui_run(self, input)
+    }
+}
+
 /// Runs a previous process left open get a RUN_ERROR in their log, so replay shows them
 /// as interrupted instead of forever streaming.
 async fn close_orphan_runs(store: &Store) -> Result<()> {

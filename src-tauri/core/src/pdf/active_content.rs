@@ -228,7 +228,7 @@ pub(super) fn strip_saved(saved: &[u8], budget: &Budget) -> Result<Vec<u8>, PdfE
     if let Err(reason) = keep_reachable(doc, budget)? {
         return Err(PdfError::SaveFailed { detail: format!("cleaning it failed: {reason}") });
     }
-    if doc.objects.keys().next_back().is_some_and(|&(n, _)| n > super::form_writer::MAX_OBJECT) {
+    if doc.objects.keys().next_back().is_some_and(|&(n, _)| n > objects::MAX_OBJECT) {
         return Err(PdfError::SaveFailed { detail: "object numbers past PDF's limit".into() });
     }
     objects::save(doc)

@@ -52,9 +52,6 @@ const COMB: i64 = 1 << 24;
 const RICH_TEXT: i64 = 1 << 25;
 const RADIOS_IN_UNISON: i64 = 1 << 25;
 
-/// The largest object number PDF allows.
-pub(super) const MAX_OBJECT: u32 = 8_388_607;
-
 /// Fills `values` into the loaded document.
 pub(super) fn fill(mut loaded: Loaded, values: &FieldValues, budget: &Budget) -> Outcome {
     let form = match form::read(&loaded, budget) {
@@ -89,7 +86,7 @@ fn finish(doc: &mut Document, budget: &Budget) -> Result<Result<Vec<u8>, Unsuppo
         Ok(()) => {}
         Err(reason) => return Ok(Err(reason)),
     }
-    if doc.objects.keys().next_back().is_some_and(|&(n, _)| n > MAX_OBJECT) {
+    if doc.objects.keys().next_back().is_some_and(|&(n, _)| n > objects::MAX_OBJECT) {
         return Ok(Err("object numbers past PDF's limit"));
     }
     Ok(Ok(objects::save(doc)?))
@@ -463,7 +460,7 @@ mod tests {
 
     #[test]
     fn the_written_file_is_one_revision_that_reloads() {
-        let form = crate::workspace::seed::PERMISSION_FORM_PDF;
+        let form: &[u8] = include_bytes!("../../assets/permission-form.pdf");
         let out = filled(form, &[("participant_name", FieldValue::Text("Zoë".into()))]);
         assert_eq!(count(&out, b"startxref"), 1, "one revision");
         assert_eq!(count(&out, b"%%EOF"), 1);

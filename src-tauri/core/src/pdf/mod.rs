@@ -243,3 +243,80 @@ pub fn fuzz_read_and_write(bytes: &[u8]) {
     }
     let _ = form_writer::fill(loaded, &FieldValues::new(), &budget);
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// PDFium's reading, pages counted by PDFium too.
+    fn by_pdfium(engine: &PdfEngine, bytes: &[u8]) -> Result<PdfInfo, PdfError> {
+        let loaded = objects::load(bytes, &Budget::standard())?;
+        Ok(PdfInfo { pages: loaded.page_count(), fields: pdfium::read_fields(engine, bytes, &Budget::standard())? })
+    }
+
+    /// The page-free reader (`inspect`) and PDFium's page walk agree on every fixture, filled or not.
+    #[test]
+    fn fast_and_pdfium_readings_agree() {
+        let Ok(engine) = PdfEngine::load(&default_library_path()) else {
+            panic!("libpdfium is needed (scripts/setup.sh)");
+        };
+        let choices: &[u8] = include_bytes!("../../tests/fixtures/choices.pdf");
+        let scripts: &[u8] = include_bytes!("../../tests/fixtures/scripts.pdf");
+        let packed: &[u8] = include_bytes!("../../tests/fixtures/choices-objstm.pdf");
+        let form: &[u8] = include_bytes!("../../assets/permission-form.pdf");
+        let mut documents = vec![choices.to_vec(), scripts.to_vec(), packed.to_vec(), form.to_vec()];
+        let values: FieldValues = serde_json::from_str(include_str!("../../benches/data/permission-form.fill.json")).unwrap();
+        documents.push(fill(&engine, form, &values).unwrap());
+        let choice_values: FieldValues = [
+            ("city", FieldValue::Text("Zoë (Ünter) — €5 \\ x".into())),
+            ("agree", FieldValue::Checked(true)),
+            ("size", FieldValue::Text("L".into())),
+            ("country", FieldValue::Text("Germany".into())),
+            ("color", FieldValue::Text("Green".into())),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        documents.push(fill(&engine, choices, &choice_values).unwrap());
+        documents.push(fill(&engine, packed, &choice_values).unwrap());
+        for (i, bytes) in documents.iter().enumerate() {
+            let fast = inspect(&engine, bytes).unwrap();
+            let slow = by_pdfium(&engine, bytes).unwrap();
+            let budget = Budget::standard();
+            assert!(form::fields(&objects::load(bytes, &budget).unwrap(), &budget).unwrap().is_some(), "document {i} was read by `form`");
+            assert_eq!(fast, slow, "document {i}");
+        }
+        // Damaged variants: where both readings succeed, they agree.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let (mut compared, mut diverged) = (0, Vec::new());
+        for original in &documents {
+            for round in 0..150 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let mut bytes = original.clone();
+                let at = (state % bytes.len() as u64) as usize;
+                if round % 5 == 0 {
+                    bytes.truncate(at.max(8));
+                } else {
+                    bytes[at.max(8)] = (state >> 32) as u8;
+                }
+                if let (Ok(fast), Ok(slow)) = (inspect(&engine, &bytes), by_pdfium(&engine, &bytes)) {
+                    compared += 1;
+                    if fast != slow {
+                        let only_fast: Vec<_> = fast.fields.iter().filter(|f| !slow.fields.contains(f)).collect();
+                        let only_slow: Vec<_> = slow.fields.iter().filter(|f| !fast.fields.contains(f)).collect();
+                        diverged.push(format!(
+                            "at {at} ({} vs {} fields): {only_fast:?}\n   vs {only_slow:?}",
+                            fast.fields.len(),
+                            slow.fields.len()
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(compared > 100, "{compared}");
+        assert!(diverged.is_empty(), "{} of {compared} diverge:\n{}", diverged.len(), diverged.join("\n"));
+    }
+}

@@ -31,6 +31,9 @@ use lopdf::{Dictionary, Document, LoadOptions, Object, ObjectId};
 use super::budget::Budget;
 use super::{MAX_PDF_BYTES, MAX_PDF_PAGES, PdfError};
 
+/// The largest object number PDF allows.
+pub(super) const MAX_OBJECT: u32 = 8_388_607;
+
 /// How deep a page tree may go (PDFium allows 1024; real files use 2–4 levels).
 const MAX_TREE_DEPTH: usize = 64;
 /// How deep a field tree may go: PDFium's `LoadField` stops at 32 levels.

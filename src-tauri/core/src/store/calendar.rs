@@ -3,7 +3,7 @@
 
 use sqlx::Row;
 
-use super::Store;
+use super::{DEFAULT_LOCAL_ACCOUNT, Store};
 use crate::error::Result;
 
 /// A calendar event with what a reviewed change binds to.
@@ -34,8 +34,6 @@ pub struct StoredEvent {
 }
 
 const ACCOUNT_KEY: &str = "local_account";
-/// The sample workspace's account until the owner changes it.
-pub const DEFAULT_LOCAL_ACCOUNT: &str = "owner@hearth.local";
 
 impl Store {
     /// One event.

@@ -5,6 +5,7 @@
 
 use sqlx::Row;
 
+use super::tasks::flag_scope_uncertain;
 use super::{Store, now_ms};
 use crate::error::{CoreError, Result};
 
@@ -430,27 +431,6 @@ impl Store {
             .await?
             .try_get(0)?)
     }
-}
-
-/// Sets `outcome_uncertain` on the task a `task:` scope belongs to. A task that is waiting
-/// or due (not running, not finished) moves to `interrupted`: flagged, only "Retry after
-/// review" may go on, and only there do the controls offer it.
-pub(crate) async fn flag_scope_uncertain(conn: &mut sqlx::SqliteConnection, scope: &str) -> Result<()> {
-    sqlx::query("UPDATE tasks SET outcome_uncertain = 1 WHERE 'task:' || id = ?1 AND outcome_uncertain = 0")
-        .bind(scope)
-        .execute(&mut *conn)
-        .await?;
-    sqlx::query(
-        "UPDATE tasks SET status = 'interrupted', error = ?2, question = NULL, lease_expires_at = NULL, updated_at = ?3,
-             status_note = 'Interrupted: ' || ?2
-         WHERE 'task:' || id = ?1 AND status IN ('waiting_input', 'queued', 'scheduled', 'waiting_approval')",
-    )
-    .bind(scope)
-    .bind(super::tasks::UNCERTAIN_REASON)
-    .bind(now_ms())
-    .execute(conn)
-    .await?;
-    Ok(())
 }
 
 /// Recomputes a task's flag from its journal (only ever clears what no row still justifies).

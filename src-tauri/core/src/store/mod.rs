@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod browser;
 pub mod calendar;
+pub mod error;
 pub mod files;
 pub mod goals;
 pub mod ideas;
@@ -23,20 +24,20 @@ pub mod tasks;
 pub mod threads;
 pub mod workspace;
 
+pub use error::StoreError;
 pub use open::{Store, WAL_AUTOCHECKPOINT_PAGES};
 
 use crate::error::CoreError;
 
-/// A query failed after start-up (SQLite's own words; never row contents).
-#[derive(Debug, thiserror::Error)]
-#[error(transparent)]
-pub struct StoreError(#[from] sqlx::Error);
-
 impl From<sqlx::Error> for CoreError {
     fn from(err: sqlx::Error) -> Self {
-        CoreError::Store(StoreError(err))
+        CoreError::Store(StoreError::from(err))
     }
 }
+
+/// The sample workspace's account until the owner changes it (the `local_account` setting):
+/// the local calendar's account, and what a claim on a local proposal checks the account against.
+pub const DEFAULT_LOCAL_ACCOUNT: &str = "owner@hearth.local";
 
 /// Milliseconds since the Unix epoch, the unit of every `*_at` column.
 pub fn now_ms() -> i64 {

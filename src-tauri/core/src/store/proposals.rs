@@ -327,7 +327,7 @@ impl Store {
         .bind(&connection.id)
         .bind(&connection.account)
         .bind(executor)
-        .bind(super::calendar::DEFAULT_LOCAL_ACCOUNT)
+        .bind(super::DEFAULT_LOCAL_ACCOUNT)
         .execute(&mut *writer)
         .await?;
         Ok(done.rows_affected() == 1)
@@ -361,7 +361,7 @@ impl Store {
         .bind(&connection.id)
         .bind(&connection.account)
         .bind(executor)
-        .bind(super::calendar::DEFAULT_LOCAL_ACCOUNT)
+        .bind(super::DEFAULT_LOCAL_ACCOUNT)
         .execute(&mut *writer)
         .await?;
         Ok(done.rows_affected() == 1)

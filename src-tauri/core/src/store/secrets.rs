@@ -5,7 +5,11 @@ use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
 use super::Store;
-use crate::error::Result;
+use super::error::StoreError;
+
+/// Result with [`StoreError`]: these rows fail only as queries, and the vault wraps that in its
+/// own error.
+type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// One stored secret, as it is on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -700,7 +700,7 @@ impl Store {
             .await?
             .rows_affected();
             if marked > 0 {
-                super::journal::flag_scope_uncertain(&mut tx, &task_scope(task_id)).await?;
+                flag_scope_uncertain(&mut tx, &task_scope(task_id)).await?;
             }
         }
         if was_running && let Some(lease) = current.lease_id.as_deref() {
@@ -795,6 +795,27 @@ impl Store {
 /// The journal scope of a task's operations.
 pub fn task_scope(task_id: &str) -> String {
     format!("task:{task_id}")
+}
+
+/// Sets `outcome_uncertain` on the task a `task:` scope belongs to. A task that is waiting
+/// or due (not running, not finished) moves to `interrupted`: flagged, only "Retry after
+/// review" may go on, and only there do the controls offer it.
+pub(crate) async fn flag_scope_uncertain(conn: &mut sqlx::SqliteConnection, scope: &str) -> Result<()> {
+    sqlx::query("UPDATE tasks SET outcome_uncertain = 1 WHERE 'task:' || id = ?1 AND outcome_uncertain = 0")
+        .bind(scope)
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query(
+        "UPDATE tasks SET status = 'interrupted', error = ?2, question = NULL, lease_expires_at = NULL, updated_at = ?3,
+             status_note = 'Interrupted: ' || ?2
+         WHERE 'task:' || id = ?1 AND status IN ('waiting_input', 'queued', 'scheduled', 'waiting_approval')",
+    )
+    .bind(scope)
+    .bind(UNCERTAIN_REASON)
+    .bind(now_ms())
+    .execute(conn)
+    .await?;
+    Ok(())
 }
 
 async fn insert_event(

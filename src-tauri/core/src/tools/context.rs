@@ -6,6 +6,7 @@
 //! engine's controls or the journal: only [`super::dispatch`] reaches the journal, and only
 //! the owner's `approval_decide` reaches the executor.
 
+use hearth_protocol::ToolName;
 use hearth_protocol::approvals::{HeldCallDraft, ProposalOrigin};
 use hearth_protocol::provenance::SourceKind;
 use hearth_protocol::schedules::ScheduleView;
@@ -297,7 +298,7 @@ pub struct ToolContext {
     pub(crate) live: Option<LiveOutput>,
     /// What the model behind these calls can take in: look_page answers only a model that
     /// sees pictures (a call from any other gets an error, and no picture is taken).
-    pub(crate) vision: super::Vision,
+    pub(crate) vision: Vision,
     /// Who chooses these calls, and what the run has read from outside the owner.
     pub(crate) trust: Trust,
     /// While an effect runs: the key the journal runs it under (set by dispatch), so what it
@@ -334,7 +335,7 @@ impl ToolContext {
     }
 
     /// This context, for a model that sees as `vision`.
-    pub fn with_vision(mut self, vision: super::Vision) -> Self {
+    pub fn with_vision(mut self, vision: Vision) -> Self {
         self.vision = vision;
         self
     }
@@ -477,9 +478,30 @@ impl Toolbox {
             cancel,
             output: None,
             live: None,
-            vision: super::Vision::TextOnly,
+            vision: Vision::TextOnly,
             trust,
             effect_key: None,
+        }
+    }
+}
+
+/// What the caller's model can take in besides text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Vision {
+    /// Text only: a task (whose conversation is checkpointed), an external agent (AG-UI tool
+    /// results are text), or a model the owner did not set to accept images.
+    #[default]
+    TextOnly,
+    /// Text and pictures: look_page is offered and its picture sent.
+    Images,
+}
+
+impl Vision {
+    /// Whether `tool` is offered to a caller that sees this way.
+    pub fn offers(self, tool: ToolName) -> bool {
+        match self {
+            Vision::Images => true,
+            Vision::TextOnly => tool != ToolName::LookPage,
         }
     }
 }

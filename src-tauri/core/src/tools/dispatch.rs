@@ -18,9 +18,10 @@ use hearth_protocol::{ToolName, ToolRef};
 use serde_json::Value;
 
 use super::context::{OperationScope, StepId, ToolContext};
-use super::registry::{DirectTool, EffectTool, PrepareTool, Tool, Visitor, visit};
+use super::registry::visit;
+use super::traits::{DirectTool, EffectTool, PrepareTool, Tool, Visitor};
 use super::{RunOutcome, ToolCall, ToolOutput};
-use crate::journal::{JournalError, Operation, Receipt, ReceiptStatus};
+use crate::journal::{JournalError, Operation, Receipt};
 use crate::store::journal::{OpKey, OpStatus};
 use crate::tasks::TaskError;
 use crate::trust::{self, Chooser, Verdict};
@@ -427,15 +428,6 @@ async fn journaled<T: EffectTool>(ctx: &ToolContext, step: &StepId, action: &Val
             };
             journal.perform(&op, effect).await
         }
-    }
-}
-
-/// The default presentation of a receipt.
-pub(crate) fn present_receipt(receipt: Result<Receipt, String>) -> ToolOutput {
-    match receipt {
-        Ok(r) if r.status == ReceiptStatus::Succeeded => ToolOutput::ok(&r.value),
-        Ok(r) => ToolOutput::error(r.value.get("error").and_then(Value::as_str).map_or_else(|| r.value.to_string(), str::to_owned)),
-        Err(message) => ToolOutput::error(message),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Tools the agent calls, and the one path every call takes.
 //!
-//! [`registry`] maps every `ToolName` to a handler type by an exhaustive `match`;
+//! A tool is a type implementing one of the [`traits`], one per effect class; [`registry`] maps
+//! every `ToolName` to its handler type by an exhaustive `match`;
 //! [`dispatch`] parses each call once and decides by its effect class alone — read directly,
 //! effect inside the journal, prepare to the approval gate — under the one operation-key
 //! function ([`OperationScope::key`]). A model may ask for several tools at once; Hearth runs
@@ -14,13 +15,14 @@ mod handlers;
 mod held;
 mod registry;
 mod specs;
+mod traits;
 
-pub use context::{LiveOutput, OperationKey, OperationScope, StepId, TaskDesk, ToolContext, Toolbox};
+pub use context::{LiveOutput, OperationKey, OperationScope, StepId, TaskDesk, ToolContext, Toolbox, Vision};
 pub(crate) use dispatch::decided_note;
 pub use dispatch::{PAUSED_RESULT, dispatch, fuzz_parse_arguments, run_serially};
 pub use handlers::mail::UNTRUSTED_NOTE;
 pub use held::HeldCallRunner;
-pub use specs::{Vision, tool_specs};
+pub use specs::tool_specs;
 
 /// One call as the model sent it.
 #[derive(Debug, Clone, PartialEq, Eq)]

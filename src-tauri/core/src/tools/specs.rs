@@ -6,7 +6,9 @@ use hearth_protocol::ToolName;
 use hearth_protocol::agui::Tool as ToolSpec;
 use serde_json::Value;
 
-use super::registry::{DirectTool, EffectTool, PrepareTool, Tool, Visitor, visit};
+use super::context::Vision;
+use super::registry::visit;
+use super::traits::{DirectTool, EffectTool, PrepareTool, Tool, Visitor};
 
 struct SpecOf;
 
@@ -29,27 +31,6 @@ impl Visitor for SpecOf {
     }
     fn prepare<T: PrepareTool>(self) -> Self::Out {
         Some(spec::<T>())
-    }
-}
-
-/// What the caller's model can take in besides text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Vision {
-    /// Text only: a task (whose conversation is checkpointed), an external agent (AG-UI tool
-    /// results are text), or a model the owner did not set to accept images.
-    #[default]
-    TextOnly,
-    /// Text and pictures: look_page is offered and its picture sent.
-    Images,
-}
-
-impl Vision {
-    /// Whether `tool` is offered to a caller that sees this way.
-    pub fn offers(self, tool: ToolName) -> bool {
-        match self {
-            Vision::Images => true,
-            Vision::TextOnly => tool != ToolName::LookPage,
-        }
     }
 }
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use hearth_protocol::{ErrorCode, IpcError};
 
-use crate::error::CoreError;
+use crate::store::error::StoreError;
 
 /// Result with [`VaultError`].
 pub type Result<T, E = VaultError> = std::result::Result<T, E>;
@@ -131,9 +131,9 @@ pub enum VaultError {
         /// What went wrong (never the entry's contents).
         detail: String,
     },
-    /// The database failed.
-    #[error(transparent)]
-    Store(#[from] CoreError),
+    /// The database failed (the same words as `CoreError::Store`).
+    #[error("Hearth's database failed: {0}")]
+    Store(#[from] StoreError),
     /// A blocking task ended abnormally.
     #[error("Hearth's vault stopped unexpectedly ({0}). Try again.")]
     Internal(String),
@@ -143,7 +143,6 @@ impl VaultError {
     /// The IPC form the UI shows.
     pub fn to_ipc(&self) -> IpcError {
         let code = match self {
-            VaultError::Store(inner) => return inner.to_ipc(),
             VaultError::InvalidName { .. } | VaultError::TooLong { .. } => ErrorCode::InvalidInput,
             VaultError::Decrypt { .. } | VaultError::UnsupportedFormat { .. } => ErrorCode::Conflict,
             VaultError::KeyFile { .. }
@@ -154,7 +153,7 @@ impl VaultError {
             | VaultError::KeychainKeyInvalid { .. }
             | VaultError::Keychain { .. }
             | VaultError::Random { .. } => ErrorCode::Unavailable,
-            VaultError::Encrypt { .. } | VaultError::Internal(_) => ErrorCode::Internal,
+            VaultError::Encrypt { .. } | VaultError::Internal(_) | VaultError::Store(_) => ErrorCode::Internal,
         };
         IpcError::new(code, self.to_string())
     }

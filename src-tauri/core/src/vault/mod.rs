@@ -10,7 +10,7 @@
 //!
 //! Secrets go in and come out as [`SecretString`]: zeroized on drop, `[REDACTED]` in Debug.
 
-mod error;
+pub mod error;
 mod key;
 
 use std::fmt;

@@ -25,9 +25,7 @@ use super::input::{Message, RunAgentInput};
 use super::outcome::{RunFinishedOutcome, SubagentFinishedOutcome, TokenUsage};
 use super::patch::JsonPatchOp;
 
-/// Extra information attached to an event, message, tool call, tool, interrupt or
-/// resume entry. Open by key; the key `"ag-ui"` is reserved for the protocol.
-pub type Metadata = serde_json::Map<String, Value>;
+pub use super::Metadata;
 
 /// Generates [`Event`], [`EventType`] and the per-type plumbing from one list, so the
 /// union, the discriminator and the fast decoder cannot drift apart.

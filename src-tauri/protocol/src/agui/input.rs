@@ -6,8 +6,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::Metadata;
 use super::content::MessageContent;
-use super::events::Metadata;
 
 /// A request to run an agent. Only `thread_id`, `run_id` and `messages` are required
 /// by 1.0; `tools` and `context` default to empty (absent and `[]` mean the same).

@@ -28,3 +28,7 @@ pub use outcome::{Interrupt, RunFinishedOutcome, SubagentFinishedOutcome, TokenU
 pub use patch::JsonPatchOp;
 pub use sse::{SseDecoder, SseError, encode, encode_into};
 pub use verify::{Entity, Verifier, VerifyError, verify_all};
+
+/// Extra information attached to an event, message, tool call, tool, interrupt or
+/// resume entry. Open by key; the key `"ag-ui"` is reserved for the protocol.
+pub type Metadata = serde_json::Map<String, serde_json::Value>;

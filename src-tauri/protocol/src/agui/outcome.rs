@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::events::Metadata;
+use super::Metadata;
 
 /// `RUN_FINISHED.outcome`: why a run that did not fail ended.
 ///

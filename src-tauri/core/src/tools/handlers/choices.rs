@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::tools::context::{StepId, ToolContext};
-use crate::tools::registry::{DirectTool, Tool};
+use crate::tools::traits::{DirectTool, Tool};
 use crate::tools::{RunOutcome, ToolOutput};
 
 const MAX_QUESTION: usize = 2_000;

@@ -16,7 +16,7 @@ use crate::computer::{CommandError, CommandRequest, ComputerError, ControlError,
 use crate::journal::EffectError;
 use crate::tools::ToolOutput;
 use crate::tools::context::{StepId, ToolContext};
-use crate::tools::registry::{DirectTool, EffectTool, Tool};
+use crate::tools::traits::{DirectTool, EffectTool, Tool};
 
 /// No arguments.
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -178,7 +178,7 @@ impl Tool for ListComputerFiles {
 impl DirectTool for ListComputerFiles {
     async fn run(ctx: &ToolContext, _step: &StepId, args: PathArgs) -> ToolOutput {
         match ctx.computer.list(&args.path, &ctx.cancel).await {
-            Ok(listing) => super::mail::with_note(serde_json::to_value(listing), WORKSPACE_UNTRUSTED_NOTE),
+            Ok(listing) => super::with_note(serde_json::to_value(listing), WORKSPACE_UNTRUSTED_NOTE),
             Err(err) => ToolOutput::error(err.to_string()),
         }
     }
@@ -201,7 +201,7 @@ impl DirectTool for ReadComputerFile {
         };
         match ctx.computer.read_file(&path, MAX_TEXT_BYTES, &ctx.cancel).await {
             Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(content) => super::mail::with_note(serde_json::to_value(WorkspaceFile { path, content }), WORKSPACE_UNTRUSTED_NOTE),
+                Ok(content) => super::with_note(serde_json::to_value(WorkspaceFile { path, content }), WORKSPACE_UNTRUSTED_NOTE),
                 Err(_) => ToolOutput::error(format!("{path} is not UTF-8 text; read_computer_file reads text files only.")),
             },
             Err(err) => ToolOutput::error(err.to_string()),

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::store::goals::NewGoal;
 use crate::tools::ToolOutput;
 use crate::tools::context::{StepId, ToolContext};
-use crate::tools::registry::{DirectTool, Tool};
+use crate::tools::traits::{DirectTool, Tool};
 
 /// `create_goal`'s arguments.
 #[derive(Deserialize, schemars::JsonSchema)]

@@ -7,9 +7,10 @@ use hearth_protocol::ToolName;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::with_note;
 use crate::tools::ToolOutput;
 use crate::tools::context::{StepId, ToolContext};
-use crate::tools::registry::{DirectTool, Tool};
+use crate::tools::traits::{DirectTool, Tool};
 use crate::workspace::{MAX_CALENDAR_DAYS, MAX_QUERY_CHARS};
 
 /// Said alongside every piece of mail the model sees.
@@ -130,18 +131,6 @@ async fn read_calendar(ctx: &ToolContext, args: CalendarArgs) -> ToolOutput {
     }
     match ctx.mail.read_calendar(from.timestamp_millis(), to.timestamp_millis()).await {
         Ok(page) => with_note(Ok(json!({ "events": page.events, "truncated": page.truncated })), CALENDAR_UNTRUSTED_NOTE),
-        Err(err) => ToolOutput::error(err.to_string()),
-    }
-}
-
-/// The result object with an `untrustedData` note saying whose writing it carries.
-pub(super) fn with_note(value: serde_json::Result<Value>, note: &str) -> ToolOutput {
-    match value {
-        Ok(Value::Object(mut map)) => {
-            map.insert("untrustedData".into(), json!(note));
-            ToolOutput::ok(&Value::Object(map))
-        }
-        Ok(other) => ToolOutput::ok(&other),
         Err(err) => ToolOutput::error(err.to_string()),
     }
 }

@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::store::memory::Remembered;
 use crate::tools::ToolOutput;
 use crate::tools::context::{StepId, ToolContext};
-use crate::tools::registry::{DirectTool, Tool};
+use crate::tools::traits::{DirectTool, Tool};
 
 /// `remember_fact`'s arguments.
 #[derive(Deserialize, schemars::JsonSchema)]

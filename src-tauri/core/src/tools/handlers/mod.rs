@@ -13,6 +13,9 @@ pub(crate) mod schedules;
 pub(crate) mod tasks;
 
 use hearth_protocol::computer::MAX_OPERATION_ID;
+use serde_json::{Value, json};
+
+use super::ToolOutput;
 
 /// Checks an operation id a caller gave (run_computer_command, page_act): 1 to 120 letters,
 /// digits, `-`, `_`, `.` or `:`, else the error the model sees.
@@ -23,5 +26,17 @@ pub(crate) fn check_operation_id(id: &str) -> Result<(), super::ToolOutput> {
         Ok(())
     } else {
         Err(super::ToolOutput::error(format!("`operationId` must be 1 to {MAX_OPERATION_ID} letters, digits, `-`, `_`, `.` or `:`.")))
+    }
+}
+
+/// The result object with an `untrustedData` note saying whose writing it carries.
+fn with_note(value: serde_json::Result<Value>, note: &str) -> ToolOutput {
+    match value {
+        Ok(Value::Object(mut map)) => {
+            map.insert("untrustedData".into(), json!(note));
+            ToolOutput::ok(&Value::Object(map))
+        }
+        Ok(other) => ToolOutput::ok(&other),
+        Err(err) => ToolOutput::error(err.to_string()),
     }
 }

@@ -7,10 +7,10 @@ use hearth_protocol::ipc::DelegateTaskResult;
 use hearth_protocol::tasks::TaskKind;
 use serde::Deserialize;
 
-use crate::monitors::{Condition, MonitorInput};
+use crate::monitors::input::{Condition, MonitorInput};
 use crate::tools::ToolOutput;
 use crate::tools::context::{StepId, ToolContext};
-use crate::tools::registry::{DirectTool, Tool};
+use crate::tools::traits::{DirectTool, Tool};
 
 /// `watch_page`'s arguments.
 #[derive(Deserialize, schemars::JsonSchema)]

@@ -13,7 +13,7 @@ use crate::error::CoreError;
 use crate::journal::EffectError;
 use crate::tools::ToolOutput;
 use crate::tools::context::{StepId, ToolContext};
-use crate::tools::registry::{DirectTool, EffectTool, Tool};
+use crate::tools::traits::{DirectTool, EffectTool, Tool};
 
 /// Said alongside every inspected PDF: its field names, values and options are the document
 /// author's text.
@@ -77,7 +77,7 @@ impl DirectTool for InspectPdf {
             return ToolOutput::error("`fileId` is not a valid id; import_pdf returns one.");
         }
         match ctx.files.detail(&args.file_id).await {
-            Ok(detail) => super::mail::with_note(serde_json::to_value::<FileDetail>(detail), PDF_UNTRUSTED_NOTE),
+            Ok(detail) => super::with_note(serde_json::to_value::<FileDetail>(detail), PDF_UNTRUSTED_NOTE),
             Err(err) => ToolOutput::error(err.to_string()),
         }
     }

@@ -9,7 +9,7 @@ use crate::approvals::normalize::EventAction;
 use crate::approvals::{EmailArgs, EventArgs, email_draft, event_draft};
 use crate::tools::ToolOutput;
 use crate::tools::context::ToolContext;
-use crate::tools::registry::{PrepareTool, Tool};
+use crate::tools::traits::{PrepareTool, Tool};
 
 /// `prepare_email`.
 pub(crate) struct PrepareEmail;

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use crate::schedules::ScheduleSpec;
 use crate::tools::ToolOutput;
 use crate::tools::context::{StepId, ToolContext};
-use crate::tools::registry::{DirectTool, Tool};
+use crate::tools::traits::{DirectTool, Tool};
 
 /// `schedule_task`'s arguments.
 #[derive(Deserialize, schemars::JsonSchema)]

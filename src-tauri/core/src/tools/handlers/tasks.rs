@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::mail::NoArgs;
 use crate::journal::{EffectError, Receipt, ReceiptStatus};
 use crate::tools::context::{StepId, ToolContext};
-use crate::tools::registry::{DirectTool, EffectTool, Tool};
+use crate::tools::traits::{DirectTool, EffectTool, Tool};
 use crate::tools::{RunOutcome, ToolOutput};
 
 const MAX_TITLE: usize = 200;
@@ -244,7 +244,7 @@ impl EffectTool for SaveArtifact {
                 }
                 ToolOutput::ok(&r.value)
             }
-            other => crate::tools::dispatch::present_receipt(other),
+            other => crate::tools::traits::present_receipt(other),
         }
     }
 }

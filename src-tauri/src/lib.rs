@@ -94,6 +94,7 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::goals::goal_list,
             commands::goals::goal_create,
             commands::goals::goal_control,
+            commands::goals::goal_milestones,
             commands::memory::memory_list,
             commands::memory::memory_save,
             commands::memory::memory_forget,

@@ -12,6 +12,7 @@ mod documents;
 mod files;
 mod finance;
 mod frame;
+mod goals;
 mod harness;
 mod inbox;
 mod ipc;

@@ -22,7 +22,9 @@ use hearth_protocol::files::{
     FileDeleteParams, FileDetail, FileFillParams, FileGetParams, FileImportParams, FileListResponse, FileRenderParams, FileRenderResponse,
     FileView,
 };
-use hearth_protocol::goals::{GoalAction, GoalControlParams, GoalCreateParams, GoalListResponse, GoalView};
+use hearth_protocol::goals::{
+    GoalAction, GoalControlParams, GoalCreateParams, GoalListResponse, GoalMilestonesParams, GoalView, MilestoneChange,
+};
 use hearth_protocol::ideas::{IdeaAccepted, IdeaListResponse, IdeaParams};
 use hearth_protocol::ipc::{
     AppInfoResponse, RunStartParams, RunStartResponse, RunStopParams, RunStopResponse, ThreadHistoryParams, ThreadHistoryResponse,
@@ -195,6 +197,13 @@ pub async fn goal_list() -> Result<GoalListResponse, IpcError> {
 pub async fn goal_create(params: &GoalCreateParams) -> Result<GoalView, IpcError> {
     params.validate()?;
     call(cmd::GOAL_CREATE, &serde_json::json!({ "params": params })).await
+}
+
+/// Adds, renames or removes one of a goal's milestones.
+pub async fn goal_milestones(goal_id: &str, change: MilestoneChange) -> Result<GoalView, IpcError> {
+    let params = GoalMilestonesParams { goal_id: goal_id.to_owned(), change };
+    params.validate()?;
+    call(cmd::GOAL_MILESTONES, &serde_json::json!({ "params": params })).await
 }
 
 /// Pauses or resumes a goal with its tasks and schedules.

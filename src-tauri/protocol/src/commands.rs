@@ -69,6 +69,7 @@ commands! {
     GOAL_LIST = "goal_list";
     GOAL_CREATE = "goal_create";
     GOAL_CONTROL = "goal_control";
+    GOAL_MILESTONES = "goal_milestones";
     MEMORY_LIST = "memory_list";
     MEMORY_SAVE = "memory_save";
     MEMORY_FORGET = "memory_forget";

@@ -147,3 +147,60 @@ impl GoalControlParams {
         Ok(())
     }
 }
+
+/// A change to a goal's milestones, from the Goals screen. Positions stay what they are (a task
+/// working on a milestone names its position), so a removal leaves a gap and an addition goes
+/// last.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", rename_all_fields = "camelCase")]
+pub enum MilestoneChange {
+    /// A new milestone, last.
+    Add {
+        /// Its title.
+        title: String,
+    },
+    /// A milestone's new title.
+    Rename {
+        /// Which (1-based).
+        position: u32,
+        /// Its new title.
+        title: String,
+    },
+    /// Removes a milestone that is not done and that no unfinished task works on.
+    Remove {
+        /// Which (1-based).
+        position: u32,
+    },
+}
+
+/// `goal_milestones`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GoalMilestonesParams {
+    /// The goal.
+    pub goal_id: String,
+    /// What changes.
+    pub change: MilestoneChange,
+}
+
+impl GoalMilestonesParams {
+    /// An id, a position of at least 1, and a title of 1 to 200 characters.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        if !crate::ids::is_valid_id(&self.goal_id) {
+            return Err(IpcError::invalid("The goal id is not valid."));
+        }
+        let title = match &self.change {
+            MilestoneChange::Add { title } | MilestoneChange::Rename { title, .. } => Some(title),
+            MilestoneChange::Remove { .. } => None,
+        };
+        if title.is_some_and(|t| t.trim().is_empty() || t.chars().count() > 200) {
+            return Err(IpcError::invalid("Each milestone is 1 to 200 characters."));
+        }
+        match self.change {
+            MilestoneChange::Rename { position: 0, .. } | MilestoneChange::Remove { position: 0 } => {
+                Err(IpcError::invalid("Milestones are numbered from 1."))
+            }
+            MilestoneChange::Add { .. } | MilestoneChange::Rename { .. } | MilestoneChange::Remove { .. } => Ok(()),
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! `goal_*` commands: the Goals screen.
 
 use hearth_protocol::IpcError;
-use hearth_protocol::goals::{GoalControlParams, GoalCreateParams, GoalListResponse, GoalView};
+use hearth_protocol::goals::{GoalControlParams, GoalCreateParams, GoalListResponse, GoalMilestonesParams, GoalView};
 use tauri::State;
 
 use crate::AppState;
@@ -27,4 +27,12 @@ pub async fn goal_control(state: State<'_, AppState>, params: serde_json::Value)
     let params: GoalControlParams = parse("goal_control", params)?;
     params.validate()?;
     state.ready().await?.goal_control(&params).await.map_err(|e| e.to_ipc())
+}
+
+/// Adds, renames or removes a goal's milestone.
+#[tauri::command]
+pub async fn goal_milestones(state: State<'_, AppState>, params: serde_json::Value) -> Result<GoalView, IpcError> {
+    let params: GoalMilestonesParams = parse("goal_milestones", params)?;
+    params.validate()?;
+    state.ready().await?.goal_milestones(&params).await.map_err(|e| e.to_ipc())
 }

@@ -1,7 +1,7 @@
 //! Goals: each with its milestones (done or not, and the task that did it), Pause and Resume
 //! (which take its tasks and schedules with it), and a form to make one.
 
-use hearth_protocol::goals::{GoalAction, GoalCreateParams, GoalStatus, GoalView};
+use hearth_protocol::goals::{GoalAction, GoalCreateParams, GoalStatus, GoalView, MilestoneChange};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -41,6 +41,17 @@ pub fn GoalsScreen() -> impl IntoView {
         spawn_local(async move {
             match ipc::goal_control(&id, action).await {
                 Ok(_) => reload.run(()),
+                Err(err) => error.set(Some(err.message)),
+            }
+        });
+    };
+    let change = move |id: String, change: MilestoneChange| {
+        spawn_local(async move {
+            match ipc::goal_milestones(&id, change).await {
+                Ok(_) => {
+                    error.set(None);
+                    reload.run(());
+                }
                 Err(err) => error.set(Some(err.message)),
             }
         });
@@ -97,15 +108,41 @@ pub fn GoalsScreen() -> impl IntoView {
                                 </button>
                             </div>
                             <ol class="milestones">
-                                {goal.milestones.into_iter().map(|m| view! {
-                                    <li class="milestone" class:done=m.done_at.is_some()>
-                                        {m.title.clone()}
-                                        {m.task_id.clone().zip(nav).map(|(task_id, nav)| view! {
-                                            <button class="milestone-task" on:click=move |_| nav.open_task(task_id.clone())>"task"</button>
-                                        })}
-                                    </li>
+                                {goal.milestones.into_iter().map(|m| {
+                                    let edited = RwSignal::new(m.title.clone());
+                                    let position = m.position;
+                                    let (rename_id, remove_id) = (goal.id.clone(), goal.id.clone());
+                                    view! {
+                                        <li class="milestone" class:done=m.done_at.is_some() data-position=m.position>
+                                            <input class="milestone-title" prop:value=edited on:input=move |ev| edited.set(event_target_value(&ev)) />
+                                            <button class="milestone-rename" data-action="rename-milestone"
+                                                on:click=move |_| change(rename_id.clone(), MilestoneChange::Rename { position, title: edited.get_untracked() })>"Save"</button>
+                                            {m.done_at.is_none().then(|| view! {
+                                                <button class="milestone-remove" data-action="remove-milestone"
+                                                    on:click=move |_| change(remove_id.clone(), MilestoneChange::Remove { position })>"Remove"</button>
+                                            })}
+                                            {m.task_id.clone().zip(nav).map(|(task_id, nav)| view! {
+                                                <button class="milestone-task" on:click=move |_| nav.open_task(task_id.clone())>"task"</button>
+                                            })}
+                                        </li>
+                                    }
                                 }).collect_view()}
                             </ol>
+                            {
+                                let added = RwSignal::new(String::new());
+                                let add_id = goal.id.clone();
+                                view! {
+                                    <form class="milestone-add" on:submit=move |ev| {
+                                        ev.prevent_default();
+                                        change(add_id.clone(), MilestoneChange::Add { title: added.get_untracked() });
+                                        added.set(String::new());
+                                    }>
+                                        <input class="milestone-new" placeholder="Another milestone" prop:value=added
+                                            on:input=move |ev| added.set(event_target_value(&ev)) />
+                                        <button type="submit" data-action="add-milestone">"Add"</button>
+                                    </form>
+                                }
+                            }
                         </li>
                     }
                 }).collect_view()}

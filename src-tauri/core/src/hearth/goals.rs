@@ -4,7 +4,10 @@
 //! paused; resuming brings back exactly that, not what the owner paused by hand or a monitor
 //! that paused itself.
 
-use hearth_protocol::goals::{GoalAction, GoalControlParams, GoalCreateParams, GoalListResponse, GoalStatus, GoalView};
+use hearth_protocol::goals::{
+    GoalAction, GoalControlParams, GoalCreateParams, GoalListResponse, GoalMilestonesParams, GoalStatus, GoalView, MAX_MILESTONES,
+    MilestoneChange,
+};
 use hearth_protocol::schedules::{ScheduleAction, ScheduleControlParams, ScheduleStatus};
 use hearth_protocol::tasks::{ControlKind, TaskControl, TaskControlParams, TaskStatus, allowed_controls};
 
@@ -46,6 +49,36 @@ impl Hearth {
         match params.action {
             GoalAction::Pause => self.pause_goal(id).await?,
             GoalAction::Resume => self.resume_goal(id).await?,
+        }
+        self.store.goal(id).await?.ok_or_else(gone)
+    }
+
+    /// Adds, renames or removes one of a goal's milestones. Positions never move (a task
+    /// names the milestone it works on by position): an addition goes last, a removal leaves a
+    /// gap, and a milestone that is done or that an unfinished task works on is not removed.
+    pub async fn goal_milestones(&self, params: &GoalMilestonesParams) -> Result<GoalView> {
+        params.validate()?;
+        let id = &params.goal_id;
+        let gone = || CoreError::NotFound(format!("There is no goal {id}."));
+        self.store.goal(id).await?.ok_or_else(gone)?;
+        match &params.change {
+            MilestoneChange::Add { title } => {
+                if !self.store.add_milestone(id, title.trim(), MAX_MILESTONES).await? {
+                    return Err(CoreError::Conflict(format!("A goal has at most {MAX_MILESTONES} milestones.")));
+                }
+            }
+            MilestoneChange::Rename { position, title } => {
+                if !self.store.rename_milestone(id, *position, title.trim()).await? {
+                    return Err(CoreError::NotFound(format!("This goal has no milestone {position}.")));
+                }
+            }
+            MilestoneChange::Remove { position } => {
+                if !self.store.remove_milestone(id, *position).await? {
+                    return Err(CoreError::Conflict(format!(
+                        "Milestone {position} is done, gone, or a task is working on it; it stays. Cancel that task first if it should go."
+                    )));
+                }
+            }
         }
         self.store.goal(id).await?.ok_or_else(gone)
     }

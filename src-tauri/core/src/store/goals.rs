@@ -130,6 +130,51 @@ impl Store {
         goal_of(row, milestones, open)
     }
 
+    /// Adds a milestone after the last one, unless the goal has `max` already. `false` then.
+    pub async fn add_milestone(&self, goal_id: &str, title: &str, max: usize) -> Result<bool> {
+        let done = sqlx::query(
+            "INSERT INTO goal_milestones (goal_id, position, title)
+             SELECT ?1, coalesce(max(position), 0) + 1, ?2 FROM goal_milestones WHERE goal_id = ?1
+             HAVING count(*) < ?3",
+        )
+        .bind(goal_id)
+        .bind(title)
+        .bind(i64::try_from(max).unwrap_or(i64::MAX))
+        .execute(&mut *self.writer().await)
+        .await?
+        .rows_affected();
+        Ok(done == 1)
+    }
+
+    /// Renames milestone `position`. `false` when there is none.
+    pub async fn rename_milestone(&self, goal_id: &str, position: u32, title: &str) -> Result<bool> {
+        let done = sqlx::query("UPDATE goal_milestones SET title = ?3 WHERE goal_id = ?1 AND position = ?2")
+            .bind(goal_id)
+            .bind(i64::from(position))
+            .bind(title)
+            .execute(&mut *self.writer().await)
+            .await?
+            .rows_affected();
+        Ok(done == 1)
+    }
+
+    /// Removes milestone `position` when it is not done and no unfinished task works on it, in
+    /// one statement (a task starting on it meanwhile keeps it). `false` otherwise.
+    pub async fn remove_milestone(&self, goal_id: &str, position: u32) -> Result<bool> {
+        let done = sqlx::query(
+            "DELETE FROM goal_milestones WHERE goal_id = ?1 AND position = ?2 AND done_at IS NULL
+               AND NOT EXISTS (SELECT 1 FROM tasks WHERE status NOT IN ('succeeded', 'failed', 'cancelled')
+                                 AND json_valid(input) AND json_extract(input, '$.goalId') = ?1
+                                 AND json_extract(input, '$.milestone') = ?2)",
+        )
+        .bind(goal_id)
+        .bind(i64::from(position))
+        .execute(&mut *self.writer().await)
+        .await?
+        .rows_affected();
+        Ok(done == 1)
+    }
+
     /// Sets a goal's status. `false` when it is gone or was so already.
     pub async fn set_goal_status(&self, id: &str, status: GoalStatus) -> Result<bool> {
         let done = sqlx::query("UPDATE goals SET status = ?2, updated_at = ?3 WHERE id = ?1 AND status <> ?2")

@@ -100,3 +100,44 @@ async fn milestones_follow_their_tasks_and_a_paused_goal_pauses_its_work() {
         "what the owner paused by hand stays paused"
     );
 }
+
+#[tokio::test]
+async fn the_owner_adds_renames_and_removes_milestones_and_positions_never_move() {
+    use hearth_protocol::goals::{GoalCreateParams, GoalMilestonesParams, MilestoneChange};
+    let t = open().await;
+    let hearth = &t.hearth;
+    let created = GoalCreateParams {
+        title: "Move house".into(),
+        description: String::new(),
+        category: "home".into(),
+        milestones: vec!["Find a flat".into(), "Pack".into()],
+    };
+    let goal = hearth.goal_create(&created).await.unwrap();
+    let change = |change: MilestoneChange| GoalMilestonesParams { goal_id: goal.id.clone(), change };
+    let rows = |view: &GoalView| view.milestones.iter().map(|m| (m.position, m.title.clone())).collect::<Vec<_>>();
+
+    let added = hearth.goal_milestones(&change(MilestoneChange::Add { title: " Hand back the keys ".into() })).await.unwrap();
+    assert_eq!(rows(&added), [(1, "Find a flat".into()), (2, "Pack".into()), (3, "Hand back the keys".into())]);
+    let renamed = hearth.goal_milestones(&change(MilestoneChange::Rename { position: 2, title: "Pack the books".into() })).await.unwrap();
+    assert_eq!(renamed.milestones[1].title, "Pack the books");
+
+    // A task works on milestone 1: it stays while the task is unfinished.
+    let input = json!({ "title": "Search listings", "goalId": goal.id, "milestone": 1 });
+    let new = hearth_core::store::tasks::NewTask {
+        idempotency_key: "flat",
+        kind: TaskKind::Monitor,
+        title: "Search listings",
+        input: &input,
+        thread_id: None,
+    };
+    hearth.tasks().create(new).await.unwrap();
+    let err = hearth.goal_milestones(&change(MilestoneChange::Remove { position: 1 })).await.unwrap_err();
+    assert!(err.to_string().contains("task is working on it"), "{err}");
+    // Milestone 2 goes; the others keep their positions, and a new one goes last.
+    hearth.goal_milestones(&change(MilestoneChange::Remove { position: 2 })).await.unwrap();
+    let again = hearth.goal_milestones(&change(MilestoneChange::Add { title: "Celebrate".into() })).await.unwrap();
+    assert_eq!(rows(&again), [(1, "Find a flat".into()), (3, "Hand back the keys".into()), (4, "Celebrate".into())]);
+    let missing = hearth.goal_milestones(&change(MilestoneChange::Rename { position: 2, title: "x".into() })).await.unwrap_err();
+    assert!(missing.to_string().contains("no milestone 2"), "{missing}");
+    assert!(hearth.goal_milestones(&change(MilestoneChange::Add { title: "  ".into() })).await.is_err(), "an empty title is refused");
+}

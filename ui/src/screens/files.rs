@@ -53,8 +53,9 @@ pub fn FilesScreen() -> impl IntoView {
         let picked: Vec<web_sys::File> = (0..chosen.length()).filter_map(|i| chosen.get(i)).collect();
         // Cleared, so choosing the same file again imports it again (as a new file).
         input.set_value("");
-        for file in picked {
-            leptos::task::spawn_local(async move {
+        // One at a time: each file is in memory only while it is sent.
+        leptos::task::spawn_local(async move {
+            for file in picked {
                 match import_file(&file).await {
                     Ok(view) => {
                         error.set(None);
@@ -63,8 +64,8 @@ pub fn FilesScreen() -> impl IntoView {
                     }
                     Err(message) => error.set(Some(message)),
                 }
-            });
-        }
+            }
+        });
     };
     let on_deleted = Callback::new(move |file_id: String| {
         files.update(|list| {
@@ -105,6 +106,11 @@ pub fn FilesScreen() -> impl IntoView {
 async fn import_file(file: &web_sys::File) -> Result<FileView, String> {
     use base64::Engine;
     let name = file.name();
+    // Refused before it is read: a large file never fills the window's memory.
+    let limit = hearth_protocol::files::MAX_IMPORT_BYTES;
+    if file.size() > limit as f64 {
+        return Err(format!("{name} is larger than {} MiB; Hearth imports PDFs up to that size.", limit / (1024 * 1024)));
+    }
     let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await.map_err(|_| format!("{name} could not be read."))?;
     let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
     // One id per chosen file: a repeated request (a retry of this one) keeps one file.

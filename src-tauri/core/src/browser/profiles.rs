@@ -103,6 +103,9 @@ struct Inner {
     controls: Mutex<BTreeMap<ProfileId, Controlled>>,
     /// Numbers the tickets.
     tickets: std::sync::atomic::AtomicU64,
+    /// Profiles the owner picked for a chat or a task (their logins are why): never removed to
+    /// make room, nor with the task that used them.
+    kept: std::sync::Mutex<std::collections::BTreeSet<ProfileId>>,
     /// This Hearth's hold on the profiles folder (`.lock`), for as long as it runs.
     _lock: Option<std::fs::File>,
     shots: Shots,
@@ -183,10 +186,34 @@ impl Browsers {
                 sessions: Mutex::default(),
                 controls: Mutex::default(),
                 tickets: std::sync::atomic::AtomicU64::new(0),
+                kept: std::sync::Mutex::default(),
                 shots: Shots::new(shots_dir),
                 _lock: lock,
             }),
         }
+    }
+
+    /// Marks `profiles` as the owner's picks: never removed to make room or with a task.
+    pub fn keep(&self, profiles: impl IntoIterator<Item = ProfileId>) {
+        self.inner.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend(profiles);
+    }
+
+    fn is_kept(&self, profile: &ProfileId) -> bool {
+        self.inner.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(profile)
+    }
+
+    /// Deletes `profile` (closing its idle browser first) unless it is in use — a call holds
+    /// it, or the owner has (or asked for) control of it — or the owner picked it; answers
+    /// whether it went. For a task that has ended for good: its throwaway profile goes, its
+    /// logins with it.
+    pub async fn delete_if_unused(&self, profile: &ProfileId) -> std::io::Result<bool> {
+        if self.is_kept(profile) || self.inner.controls.lock().await.contains_key(profile) {
+            return Ok(false);
+        }
+        if self.inner.sessions.lock().await.get(profile).is_some_and(|b| b.in_use()) {
+            return Ok(false);
+        }
+        self.delete(profile).await.map(|()| true)
     }
 
     /// Where pictures of pages are kept.
@@ -246,8 +273,9 @@ impl Browsers {
     }
 
     /// Makes room for one more profile when [`MAX_SAVED`] are kept: deletes the least recently
-    /// used throwaway one — a chat's or a task's, never the owner's own — that no call holds and
-    /// whose browser is not running, with its cookies and downloads. Answers which went;
+    /// used throwaway one — a chat's or a task's; never the owner's own, one the owner picked for
+    /// a chat or a task, or one under (or asked for) Take control — that no call holds and whose
+    /// browser is not running, with its cookies and downloads. Answers which went;
     /// [`BrowserError::TooManyProfiles`] when every kept profile is the owner's or in use.
     /// Called under the sessions lock, so two new profiles cannot both take the freed place.
     async fn make_room(
@@ -257,12 +285,16 @@ impl Browsers {
         asking: &ProfileId,
     ) -> Result<ProfileId, BrowserError> {
         let owner = ProfileId::owner();
+        // Lock order: sessions, then controls (nothing holds controls while it waits for sessions).
+        let controlled: std::collections::BTreeSet<ProfileId> = self.inner.controls.lock().await.keys().cloned().collect();
         let last_touched =
             |id: &ProfileId| std::fs::metadata(self.folder(id)).and_then(|m| m.modified()).unwrap_or(std::time::SystemTime::UNIX_EPOCH);
         let oldest = saved
             .iter()
             .filter_map(|name| ProfileId::parse(name).ok())
-            .filter(|id| *id != owner && id != asking && sessions.get(id).is_none_or(|b| !counts(b)))
+            .filter(|id| {
+                *id != owner && id != asking && !controlled.contains(id) && !self.is_kept(id) && sessions.get(id).is_none_or(|b| !counts(b))
+            })
             .min_by_key(|id| (last_touched(id), id.clone()))
             .ok_or(BrowserError::TooManyProfiles)?;
         let folder = self.folder(&oldest);

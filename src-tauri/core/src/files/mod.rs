@@ -98,10 +98,20 @@ impl FileStore {
         self.import_from(FileSource::MailAttachment, file_id, bytes, name, source_ref, cancel).await
     }
 
-    /// A PDF the owner chose from their disk, stored as file `file_id` (the same id again
-    /// returns the first record).
-    pub async fn import_from_disk(&self, file_id: &str, bytes: Vec<u8>, name: &str) -> Result<FileRow> {
-        self.import_from(FileSource::Disk, file_id, bytes, name, "", &CancellationToken::new()).await
+    /// A PDF the owner chose from their disk, for the window's `operation_id`. The file's id is
+    /// derived from it (the window never names a stored file), and the same operation again
+    /// returns the first record — or a conflict when it carries other bytes.
+    pub async fn import_from_disk(&self, operation_id: &str, bytes: Vec<u8>, name: &str) -> Result<FileRow> {
+        let file_id = format!("disk-{}", &sha256_hex(format!("disk:{operation_id}").as_bytes())[..32]);
+        if let Some(existing) = self.inner.store.get_file(&file_id).await?
+            && existing.sha256 != sha256_hex(&bytes)
+        {
+            return Err(CoreError::Conflict(format!(
+                "This import was already made with other bytes ({}); choose the file again to import it anew.",
+                existing.name
+            )));
+        }
+        self.import_from(FileSource::Disk, &file_id, bytes, name, "", &CancellationToken::new()).await
     }
 
     /// [`FileStore::import_unless_stopped`] of a PDF exported from the computer's workspace

@@ -7,6 +7,7 @@ use super::Hearth;
 use crate::browser::error::BrowserError;
 use crate::browser::profiles::ProfileId;
 use crate::error::{CoreError, Result};
+use hearth_protocol::tasks::TaskStatus;
 
 impl Hearth {
     /// The picture a browse_web result names.
@@ -94,6 +95,8 @@ impl Hearth {
                 Some(id)
             }
         };
+        // A profile picked for a chat or task holds logins the owner wants: kept from now on.
+        self.browsers.keep(profile.clone());
         self.store.choose_browser_profile(&scope, profile.as_ref().map(ProfileId::as_str)).await
     }
 }
@@ -133,7 +136,7 @@ impl Hearth {
 }
 
 /// Deletes a task's browser profile (its cookies, logins and downloads) once the task has
-/// ended — succeeded, failed or cancelled — so profiles do not pile up run after run. Follows
+/// ended for good — succeeded or cancelled — so profiles do not pile up run after run. Follows
 /// the task engine's change feed until it closes; a change missed while lagging leaves the
 /// profile to the make-room rule (`Browsers::session`). A monitor keeps its profile across
 /// looks: it ends only when the owner ends it.
@@ -158,8 +161,10 @@ pub(super) fn forget_profiles_of_ended_tasks(
                 continue;
             }
             match store.get_task(&task_id).await {
-                Ok(Some(task)) if task.status.is_terminal() => {
-                    if let Err(err) = browsers.delete(&profile).await {
+                // Only what cannot run again (a failed task can be retried, with the logins it
+                // had); one in use meanwhile (a browser running, the owner's control) stays.
+                Ok(Some(task)) if matches!(task.status, TaskStatus::Succeeded | TaskStatus::Cancelled) => {
+                    if let Err(err) = browsers.delete_if_unused(&profile).await {
                         tracing::warn!(task_id, error = %err, "an ended task's browser profile could not be deleted");
                     }
                 }

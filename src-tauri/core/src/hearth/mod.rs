@@ -138,6 +138,8 @@ impl Hearth {
         if config.start_workers {
             browsers.start_idle_close();
         }
+        // Profiles the owner picked for a chat or a task are never removed to make room.
+        browsers.keep(store.chosen_browser_profiles().await?.iter().filter_map(|p| crate::browser::profiles::ProfileId::parse(p).ok()));
         browser::forget_profiles_of_ended_tasks(&tasks, store.clone(), browsers.clone());
         // The gate sends a task's reviewed form through the browsers, as it sends mail through
         // the workspace; tools reach neither executor.

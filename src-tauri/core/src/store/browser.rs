@@ -42,4 +42,10 @@ impl Store {
         sqlx::query("DELETE FROM browser_profile_choices WHERE profile = ?1").bind(profile).execute(&mut *writer).await?;
         Ok(())
     }
+
+    /// Every profile picked for a chat or a task.
+    pub async fn chosen_browser_profiles(&self) -> Result<Vec<String>> {
+        let rows: Vec<(String,)> = sqlx::query_as("SELECT DISTINCT profile FROM browser_profile_choices").fetch_all(self.reader()).await?;
+        Ok(rows.into_iter().map(|(profile,)| profile).collect())
+    }
 }

@@ -105,21 +105,23 @@ impl Store {
 
     async fn goal_view(&self, row: &SqliteRow) -> Result<GoalView> {
         let id: String = row.try_get("id")?;
-        let milestones = sqlx::query("SELECT position, title, done_at, task_id FROM goal_milestones WHERE goal_id = ?1 ORDER BY position")
-            .bind(&id)
-            .fetch_all(self.reader())
-            .await?
-            .iter()
-            .map(|m| {
-                Ok(MilestoneView {
-                    position: u32::try_from(m.try_get::<i64, _>("position")?)
-                        .map_err(|_| CoreError::CorruptRow("a stored milestone has a position out of range".into()))?,
-                    title: m.try_get("title")?,
-                    done_at: m.try_get("done_at")?,
-                    task_id: m.try_get("task_id")?,
-                })
+        let milestones = sqlx::query(
+            "SELECT position, title, done_at, task_id FROM goal_milestones WHERE goal_id = ?1 AND removed_at IS NULL ORDER BY position",
+        )
+        .bind(&id)
+        .fetch_all(self.reader())
+        .await?
+        .iter()
+        .map(|m| {
+            Ok(MilestoneView {
+                position: u32::try_from(m.try_get::<i64, _>("position")?)
+                    .map_err(|_| CoreError::CorruptRow("a stored milestone has a position out of range".into()))?,
+                title: m.try_get("title")?,
+                done_at: m.try_get("done_at")?,
+                task_id: m.try_get("task_id")?,
             })
-            .collect::<Result<Vec<_>>>()?;
+        })
+        .collect::<Result<Vec<_>>>()?;
         let open: i64 = sqlx::query_scalar(
             "SELECT count(*) FROM tasks WHERE json_valid(input) AND json_extract(input, '$.goalId') = ?1
                AND status NOT IN ('succeeded', 'failed', 'cancelled')",
@@ -130,12 +132,13 @@ impl Store {
         goal_of(row, milestones, open)
     }
 
-    /// Adds a milestone after the last one, unless the goal has `max` already. `false` then.
+    /// Adds a milestone after the last one ever numbered (a removed one's number is never
+    /// given again), unless the goal has `max` already. `false` then.
     pub async fn add_milestone(&self, goal_id: &str, title: &str, max: usize) -> Result<bool> {
         let done = sqlx::query(
             "INSERT INTO goal_milestones (goal_id, position, title)
              SELECT ?1, coalesce(max(position), 0) + 1, ?2 FROM goal_milestones WHERE goal_id = ?1
-             HAVING count(*) < ?3",
+             HAVING count(*) FILTER (WHERE removed_at IS NULL) < ?3",
         )
         .bind(goal_id)
         .bind(title)
@@ -148,7 +151,7 @@ impl Store {
 
     /// Renames milestone `position`. `false` when there is none.
     pub async fn rename_milestone(&self, goal_id: &str, position: u32, title: &str) -> Result<bool> {
-        let done = sqlx::query("UPDATE goal_milestones SET title = ?3 WHERE goal_id = ?1 AND position = ?2")
+        let done = sqlx::query("UPDATE goal_milestones SET title = ?3 WHERE goal_id = ?1 AND position = ?2 AND removed_at IS NULL")
             .bind(goal_id)
             .bind(i64::from(position))
             .bind(title)
@@ -158,17 +161,20 @@ impl Store {
         Ok(done == 1)
     }
 
-    /// Removes milestone `position` when it is not done and no unfinished task works on it, in
-    /// one statement (a task starting on it meanwhile keeps it). `false` otherwise.
+    /// Removes milestone `position` when it is not done and no task that may still run works on
+    /// it (a failed one can be retried), in one statement (a task starting on it meanwhile keeps
+    /// it). It is marked, not deleted: its number is never given to another. `false` otherwise.
     pub async fn remove_milestone(&self, goal_id: &str, position: u32) -> Result<bool> {
         let done = sqlx::query(
-            "DELETE FROM goal_milestones WHERE goal_id = ?1 AND position = ?2 AND done_at IS NULL
-               AND NOT EXISTS (SELECT 1 FROM tasks WHERE status NOT IN ('succeeded', 'failed', 'cancelled')
+            "UPDATE goal_milestones SET removed_at = ?3
+             WHERE goal_id = ?1 AND position = ?2 AND done_at IS NULL AND removed_at IS NULL
+               AND NOT EXISTS (SELECT 1 FROM tasks WHERE status NOT IN ('succeeded', 'cancelled')
                                  AND json_valid(input) AND json_extract(input, '$.goalId') = ?1
                                  AND json_extract(input, '$.milestone') = ?2)",
         )
         .bind(goal_id)
         .bind(i64::from(position))
+        .bind(now_ms())
         .execute(&mut *self.writer().await)
         .await?
         .rows_affected();

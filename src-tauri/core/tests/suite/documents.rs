@@ -149,3 +149,36 @@ async fn a_denied_reply_fails_the_task_and_retry_prepares_a_fresh_review() {
     assert_eq!(hearth.file_list().await.unwrap().len(), 2, "the retry reused the filled copy");
     assert_eq!(hearth.store().sent_messages().await.unwrap().len(), 0);
 }
+
+#[tokio::test]
+async fn a_pdf_from_disk_is_imported_once_per_operation_and_never_replaces_another_file() {
+    use base64::Engine;
+    use hearth_protocol::files::FileImportParams;
+    let t = open().await;
+    let hearth = &t.hearth;
+    let choices = include_bytes!("../fixtures/choices.pdf").to_vec();
+    let params = |op: &str, bytes: &[u8]| FileImportParams {
+        operation_id: op.to_owned(),
+        name: "mine.pdf".into(),
+        bytes_base64: base64::engine::general_purpose::STANDARD.encode(bytes),
+    };
+    let first = hearth.file_import(&params("op-1", &choices)).await.unwrap();
+    let again = hearth.file_import(&params("op-1", &choices)).await.unwrap();
+    assert_eq!(first.id, again.id, "the same operation keeps one file");
+    assert_ne!(first.id, "op-1", "the window never names the stored file");
+    // The same operation with other bytes is a conflict, and the stored file is untouched.
+    let err = hearth.file_import(&params("op-1", PERMISSION_FORM_PDF)).await.unwrap_err();
+    assert!(err.to_string().contains("other bytes"), "{err}");
+    let (_, stored) = hearth.files().read(&first.id).await.unwrap();
+    assert_eq!(sha256_hex(&stored), sha256_hex(&choices));
+    // Another operation is another file; bad bytes are refused with nothing stored.
+    let second = hearth.file_import(&params("op-2", PERMISSION_FORM_PDF)).await.unwrap();
+    assert_ne!(second.id, first.id);
+    assert!(hearth.file_import(&params("op-3", b"not a pdf")).await.is_err());
+    assert!(hearth.file_import(&FileImportParams { bytes_base64: "%%%".into(), ..params("op-4", &choices) }).await.is_err());
+    let mine: Vec<_> = hearth.file_list().await.unwrap().into_iter().filter(|f| f.name == "mine.pdf").collect();
+    assert_eq!(mine.len(), 2);
+    hearth.file_delete(&first.id).await.unwrap();
+    assert!(hearth.files().read(&first.id).await.is_err(), "its bytes are gone");
+    assert_eq!(hearth.file_list().await.unwrap().into_iter().filter(|f| f.name == "mine.pdf").count(), 1);
+}

@@ -103,7 +103,8 @@ pub(crate) async fn active_goal(ctx: &ToolContext, goal_id: Option<&str>, milest
     if let Some(m) = milestone
         && !goal.milestones.iter().any(|ms| ms.position == m)
     {
-        return Err(ToolOutput::error(format!("The goal \"{}\" has milestones 1 to {}.", goal.title, goal.milestones.len())));
+        let numbers: Vec<String> = goal.milestones.iter().map(|ms| ms.position.to_string()).collect();
+        return Err(ToolOutput::error(format!("The goal \"{}\" has milestones {}.", goal.title, numbers.join(", "))));
     }
     Ok(Some(goal.id))
 }

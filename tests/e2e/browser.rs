@@ -77,5 +77,30 @@ async fn a_page_the_agent_opens_shows_in_a_browser_card_with_its_picture() {
     session
         .until_texts(".profile[data-running='true'] .profile-id", "the profile is listed", |t| t.len() == 1 && t[0].starts_with("thread-"))
         .await;
+
+    // From the Browser screen: Close it, then Open it again under the owner's control — the
+    // browser starts anew (its row says so), and Give back leaves it running for the agent.
+    session.find(".profile .close-profile").await.click().await.unwrap();
+    session.until_texts(".profile[data-running='false'] .profile-id", "the profile closed", |t| t.len() == 1).await;
+    session.find(".profile [data-action=take-control]").await.click().await.unwrap();
+    session
+        .until_script(
+            "const img = document.querySelector('.take-control img.control-frame'); \
+             return !!img && img.complete && img.naturalWidth === 1280;",
+            "Open shows the closed profile's browser, live",
+        )
+        .await;
+    session.find(".take-control .give-back").await.click().await.unwrap();
+    session.until_texts(".profile[data-running='true'] .profile-id", "the opened browser runs", |t| t.len() == 1).await;
+    // The owner's own profile can be opened from here too.
+    session.find("[data-action=open-owner-profile]").await.click().await.unwrap();
+    session
+        .until_script(
+            "const img = document.querySelector('.take-control img.control-frame'); return !!img && img.complete;",
+            "the owner's own browser opens",
+        )
+        .await;
+    session.find(".take-control .give-back").await.click().await.unwrap();
+    session.until_texts(".profile .profile-id", "the owner's profile is listed", |t| t.iter().any(|id| id == "owner")).await;
     session.close().await;
 }

@@ -1,13 +1,18 @@
-//! Browser: the agent's browser profiles (one per chat thread and per task), which run now,
-//! and Close or Delete (a deleted profile takes its cookies and logins with it).
+//! Browser: the agent's browser profiles (one per chat thread and per task, and the owner's
+//! own), which run now, and Take control (which opens a closed one), Close or Delete (a deleted
+//! profile takes its cookies and logins with it).
 
 use hearth_protocol::IpcError;
 use hearth_protocol::browser::{BrowserListResponse, ProfileView};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::cards::take_control::TakeControl;
 use crate::ipc;
 use crate::latest_only::latest_only;
+
+/// The owner's own profile: where they log in to sites to hand a chat or task (Browse in…).
+const OWNER_PROFILE: &str = "owner";
 
 /// The Browser screen.
 #[component]
@@ -26,6 +31,10 @@ pub fn BrowserScreen() -> impl IntoView {
     reload.run(());
     let close = Callback::new(move |id: String| spawn_local(async move { land(ipc::browser_close(&id).await) }));
     let delete = Callback::new(move |id: String| spawn_local(async move { land(ipc::browser_delete_profile(&id).await) }));
+    // The profile under the owner's control here, if any (one at a time).
+    let controlling = RwSignal::new(None::<String>);
+    let control = Callback::new(move |id: String| controlling.set(Some(id)));
+    let has_owner = move || profiles.with(|list| list.as_ref().is_some_and(|l| l.iter().any(|p| p.id == OWNER_PROFILE)));
     view! {
         <section class="browser-screen page" data-screen="browser">
             <header class="browser-header page-header"><h1>"Browser"</h1></header>
@@ -34,12 +43,24 @@ pub fn BrowserScreen() -> impl IntoView {
                 "Each chat and each task browses in a profile of its own. At most three run at once; one unused for 30 minutes is closed. A web page card in a chat has Take control, and Browse in… to point that chat at another profile (one with the logins it needs)."
             </p>
             {move || error.get().map(|message| view! { <p class="error">{message}</p> })}
+            {move || controlling.get().map(|profile| view! {
+                <TakeControl profile on_close=Callback::new(move |()| {
+                    controlling.set(None);
+                    reload.run(());
+                }) />
+            })}
+            {move || (!has_owner()).then(|| view! {
+                <p class="owner-profile">
+                    <button data-action="open-owner-profile" on:click=move |_| control.run(OWNER_PROFILE.to_owned())>"Open my own browser"</button>
+                    " — log in to sites there, then point a chat at it with Browse in…"
+                </p>
+            })}
             {move || match profiles.get() {
                 None => view! { <p class="empty">"Loading…"</p> }.into_any(),
                 Some(list) if list.is_empty() => view! { <p class="empty">"No profile yet: the agent makes one the first time it opens a page."</p> }.into_any(),
                 Some(list) => view! {
                     <ul class="profile-list">
-                        {list.into_iter().map(|profile| view! { <ProfileRow profile close delete /> }).collect_view()}
+                        {list.into_iter().map(|profile| view! { <ProfileRow profile close delete control /> }).collect_view()}
                     </ul>
                 }.into_any(),
             }}
@@ -49,13 +70,16 @@ pub fn BrowserScreen() -> impl IntoView {
 }
 
 #[component]
-fn ProfileRow(profile: ProfileView, close: Callback<String>, delete: Callback<String>) -> impl IntoView {
+fn ProfileRow(profile: ProfileView, close: Callback<String>, delete: Callback<String>, control: Callback<String>) -> impl IntoView {
     let confirming = RwSignal::new(false);
-    let (close_id, delete_id) = (profile.id.clone(), profile.id.clone());
+    let (close_id, delete_id, control_id) = (profile.id.clone(), profile.id.clone(), profile.id.clone());
     view! {
         <li class="profile" data-profile=profile.id.clone() data-running=profile.running.to_string()>
             <span class="profile-id">{profile.id.clone()}</span>
             <span class="profile-state">{if profile.running { "running" } else { "closed" }}</span>
+            <button class="control-profile" data-action="take-control" on:click=move |_| control.run(control_id.clone())>
+                {if profile.running { "Take control" } else { "Open" }}
+            </button>
             {profile.running.then(|| view! { <button class="close-profile" on:click=move |_| close.run(close_id.clone())>"Close"</button> })}
             {move || if confirming.get() {
                 let id = delete_id.clone();

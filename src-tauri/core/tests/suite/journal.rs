@@ -149,7 +149,32 @@ async fn the_journal_row_is_committed_before_the_effect_runs() {
     assert_eq!(seen.value, json!({ "status": "dispatching", "action": "{\"n\":1}", "claimant": "run-1" }));
 }
 
-/// Invariant 13 and issue 9 defect 3: Stop during a running effect leaves `outcome_unknown`
+/// Spawns a caller performing `op-long` of `task:t1` (run-1), an effect that records that it
+/// started, says so on the returned channel, waits for its Stop, notes that it saw it in
+/// `observed`, and then reports `exit`.
+fn spawn_long_effect(
+    journal: &Journal,
+    effects: &Effects,
+    cancel: &CancellationToken,
+    observed: &Arc<AtomicBool>,
+    exit: i64,
+) -> (tokio::task::JoinHandle<Result<Receipt, JournalError>>, tokio::sync::oneshot::Receiver<()>) {
+    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+    let (journal, effects, cancel, observed) = (journal.clone(), effects.clone(), cancel.clone(), observed.clone());
+    let caller = tokio::spawn(async move {
+        perform(&journal, ("task:t1", "op-long", "run-1"), &json!({ "cmd": "sleep 3600" }), &cancel, move |token| async move {
+            effects.record("op-long", "started").await;
+            let _ = started_tx.send(());
+            token.cancelled().await;
+            observed.store(true, Ordering::SeqCst);
+            Ok(json!({ "exit": exit }))
+        })
+        .await
+    });
+    (caller, started_rx)
+}
+
+/// Invariant 13 and issue 9 defect 3:/// Invariant 13 and issue 9 defect 3: Stop during a running effect leaves `outcome_unknown`
 /// at once, the effect sees the token, its late success is recorded (never discarded), a
 /// repeat dispatches nothing, and nothing further starts after Stop.
 #[tokio::test]
@@ -159,22 +184,9 @@ async fn stop_during_an_effect_is_uncertain_and_its_late_success_is_kept() {
     let journal = t.hearth.tasks().journal().clone();
     let cancel = CancellationToken::new();
     let observed = Arc::new(AtomicBool::new(false));
-    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
-    let long = {
-        let (journal, effects, cancel, observed) = (journal.clone(), effects.clone(), cancel.clone(), observed.clone());
-        tokio::spawn(async move {
-            perform(&journal, ("task:t1", "op-long", "run-1"), &json!({ "cmd": "sleep 3600" }), &cancel, |token| async move {
-                effects.record("op-long", "started").await;
-                let _ = started_tx.send(());
-                token.cancelled().await;
-                observed.store(true, Ordering::SeqCst);
-                // It finished anyway: the receipt must say so.
-                Ok(json!({ "exit": 0 }))
-            })
-            .await
-        })
-    };
-    started_rx.await.unwrap();
+    // It finishes anyway once stopped (exit 0): the receipt must say so.
+    let (long, started) = spawn_long_effect(&journal, &effects, &cancel, &observed, 0);
+    started.await.unwrap();
     cancel.cancel();
     let stopped = long.await.unwrap().unwrap_err();
     assert!(matches!(stopped, JournalError::Stopped { .. }), "{stopped:?}");
@@ -223,21 +235,8 @@ async fn a_caller_that_goes_away_cannot_cut_its_effect_off() {
     let journal = t.hearth.tasks().journal().clone();
     let cancel = CancellationToken::new();
     let observed = Arc::new(AtomicBool::new(false));
-    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
-    let caller = {
-        let (journal, effects, cancel, observed) = (journal.clone(), effects.clone(), cancel.clone(), observed.clone());
-        tokio::spawn(async move {
-            perform(&journal, ("task:t1", "op-long", "run-1"), &json!({ "cmd": "sleep 3600" }), &cancel, |token| async move {
-                effects.record("op-long", "started").await;
-                let _ = started_tx.send(());
-                token.cancelled().await;
-                observed.store(true, Ordering::SeqCst);
-                Ok(json!({ "exit": 143 }))
-            })
-            .await
-        })
-    };
-    started_rx.await.unwrap();
+    let (caller, started) = spawn_long_effect(&journal, &effects, &cancel, &observed, 143);
+    started.await.unwrap();
     // The caller's future is dropped mid-effect.
     caller.abort();
     assert!(caller.await.unwrap_err().is_cancelled());

@@ -13,7 +13,7 @@ fn main() {
     relocations::pack_relative_relocations();
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         // A build script has no other way to report.
-        #[allow(clippy::print_stderr)]
+        #[expect(clippy::print_stderr, reason = "a build script reports only on stderr")]
         {
             eprintln!("tauri-build failed: {err:#}");
         }

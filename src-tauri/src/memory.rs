@@ -10,7 +10,7 @@
 /// Returns the heaps' free pages to the system (glibc only; elsewhere there is nothing to do).
 pub fn release_freed() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    #[allow(unsafe_code)]
+    #[expect(unsafe_code, reason = "malloc_trim is a C call; the SAFETY note below says why it is sound")]
     // SAFETY: malloc_trim takes no pointer; it walks glibc's own arenas under their locks and
     // may be called from any thread at any time.
     unsafe {

@@ -27,8 +27,7 @@ pub fn zoned_time(ms: i64, time_zone: &str) -> Option<String> {
 /// An RFC 3339 timestamp as Unix ms, or `None` when it does not parse.
 pub fn parse_time(text: &str) -> Option<i64> {
     let ms = js_sys::Date::parse(text);
-    // Unix ms fit an i64 exactly for any date JavaScript can hold.
-    #[allow(clippy::cast_possible_truncation)]
+    #[expect(clippy::cast_possible_truncation, reason = "Unix ms fit an i64 exactly for any date JavaScript can hold")]
     ms.is_finite().then_some(ms as i64)
 }
 
@@ -37,20 +36,20 @@ pub fn parse_time(text: &str) -> Option<i64> {
 pub fn utc_offset_minutes(ms: i64) -> i32 {
     // getTimezoneOffset counts minutes *behind* UTC; whole minutes within a day either way
     // (NaN, for a date JavaScript cannot hold, becomes 0).
-    #[allow(clippy::cast_possible_truncation)]
+    #[expect(clippy::cast_possible_truncation, reason = "whole minutes within a day")]
     let behind = date(ms).get_timezone_offset() as i32;
     -behind
 }
 
 /// Now, Unix ms.
 pub fn now_ms() -> i64 {
-    #[allow(clippy::cast_possible_truncation)]
+    #[expect(clippy::cast_possible_truncation, reason = "Unix ms fit an i64 exactly")]
     let now = js_sys::Date::now() as i64;
     now
 }
 
 fn date(ms: i64) -> js_sys::Date {
-    #[allow(clippy::cast_precision_loss)] // Exact for any date within 285,000 years.
+    #[expect(clippy::cast_precision_loss, reason = "exact for any date within 285,000 years")]
     js_sys::Date::new(&JsValue::from_f64(ms as f64))
 }
 

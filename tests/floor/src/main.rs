@@ -9,7 +9,7 @@
 /// words through its tracing (commands::app::app_painted).
 #[tauri::command]
 fn app_painted() {
-    #[allow(clippy::print_stderr)]
+    #[expect(clippy::print_stderr, reason = "the bench reads this line on stderr")]
     {
         eprintln!("the window painted its first frame");
     }
@@ -20,7 +20,7 @@ fn main() {
     match app {
         Ok(app) => app.run(|_, _| {}),
         Err(err) => {
-            #[allow(clippy::print_stderr)]
+            #[expect(clippy::print_stderr, reason = "the floor app reports a failed start on stderr")]
             {
                 eprintln!("the floor app could not start its window: {err}");
             }

@@ -63,7 +63,7 @@ pub fn is_image_data_url(url: &str) -> bool {
 /// "812 bytes", "12.4 KB", "3.1 MB".
 pub fn size_label(bytes: i64) -> String {
     const KB: i64 = 1024;
-    #[allow(clippy::cast_precision_loss)] // One decimal shown; files are far below 2^52 bytes.
+    #[expect(clippy::cast_precision_loss, reason = "one decimal shown; files are far below 2^52 bytes")]
     let scaled = |unit: i64| bytes as f64 / unit as f64;
     match bytes {
         ..KB => format!("{bytes} bytes"),

@@ -269,7 +269,7 @@ impl FileStore {
         self.inner.store.get_file(file_id).await?.ok_or_else(|| CoreError::NotFound(format!("There is no file {file_id} in Files.")))
     }
 
-    #[allow(clippy::too_many_arguments)]
+    #[expect(clippy::too_many_arguments, reason = "the file's id, bytes, facts, name, source and lineage, each a column")]
     async fn store_new(
         &self,
         file_id: &str,

@@ -82,7 +82,6 @@ impl Store {
     /// Records an operation as `dispatching` for `claimant`. With a `fence` (task id, lease
     /// id) the row is written only while that lease still holds, in the same statement.
     /// `false` if the key exists or the lease is gone; [`Store::get_operation`] tells them apart.
-    #[allow(clippy::too_many_arguments, reason = "the key, the action and its hash, the claimant and the fence")]
     pub async fn insert_operation(
         &self,
         key: OpKey<'_>,

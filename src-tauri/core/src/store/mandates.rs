@@ -121,7 +121,7 @@ impl Store {
     /// its lease, or a send an order approved for this task is still in flight or in doubt —
     /// nothing more runs unseen beside it). The same operation asked again returns the mandate it was counted against,
     /// without counting again, while that mandate is live.
-    #[allow(clippy::too_many_arguments, reason = "the candidates, the run's fence and the operation key")]
+    #[expect(clippy::too_many_arguments, reason = "the candidates, the run's fence and the operation key")]
     pub async fn use_mandate(
         &self,
         candidates: &[String],

@@ -584,7 +584,6 @@ impl Store {
     /// first polled after the owner's Stop is visible. `alive(process)` says whether a process
     /// that stopped an effect may still report it; "Retry after review" waits for those, in
     /// this same transaction.
-    #[allow(clippy::too_many_arguments, reason = "the control, what the owner saw, and the two process hooks")]
     pub async fn apply_control_then(
         &self,
         task_id: &str,

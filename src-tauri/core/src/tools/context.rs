@@ -207,7 +207,7 @@ impl TaskDesk {
     ///
     /// Inside a task run, pass its `fence`: a run that lost its lease creates nothing; in a
     /// chat, pass its `chat_run`: an ended run creates nothing.
-    #[allow(clippy::too_many_arguments, reason = "the task's fields, its key, and the two fences")]
+    #[expect(clippy::too_many_arguments, reason = "the task's fields, its key, and the two fences")]
     pub async fn create(
         &self,
         key: &str,
@@ -390,7 +390,6 @@ impl std::fmt::Debug for Toolbox {
 
 impl Toolbox {
     /// A toolbox over these parts.
-    #[allow(clippy::too_many_arguments, reason = "one per part a tool can reach")]
     pub fn new(
         store: Store,
         mail: WorkspaceReader,

@@ -1364,6 +1364,25 @@ async fn retry_runs_it_once_more(hearth: &hearth_core::Hearth, t: &TestComputer,
     assert_eq!(lines(&host.join("tail")), 1, "only the retried command reached its tail");
 }
 
+/// A run deadline that, for the first run only, fires once `started` appears (the command is
+/// running) — by ending the run as its time limit would, or, with `panics`, by panicking in
+/// the run's own future. Later runs have no limit.
+fn first_run_ends_once_started(started: std::path::PathBuf, panics: bool) -> hearth_core::agent::RunDeadline {
+    let armed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    std::sync::Arc::new(move || {
+        let (started, first) = (started.clone(), armed.swap(false, std::sync::atomic::Ordering::SeqCst));
+        Box::pin(async move {
+            if !first {
+                return std::future::pending().await;
+            }
+            appears(&started).await;
+            if panics {
+                panic!("a bug injected by the test while the command runs");
+            }
+        })
+    })
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn issue31_the_run_limit_mid_command_stops_it_and_retry_waits_for_its_report() {
     use hearth_core::store::journal::OpStatus;
@@ -1371,16 +1390,7 @@ async fn issue31_the_run_limit_mid_command_stops_it_and_retry_waits_for_its_repo
     let t = TestComputer::new().await;
     let host = t.workspace_on_host_after_start(&t.computer).await;
     // The first run's limit fires exactly while the command runs; a later run has none.
-    let (started, armed) = (host.join("started"), std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true)));
-    let deadline: hearth_core::agent::RunDeadline = std::sync::Arc::new(move || {
-        let (started, first) = (started.clone(), armed.swap(false, std::sync::atomic::Ordering::SeqCst));
-        Box::pin(async move {
-            if !first {
-                return std::future::pending().await;
-            }
-            appears(&started).await;
-        })
-    });
+    let deadline = first_run_ends_once_started(host.join("started"), false);
     let (hearth, _dir, server) = model_task_hearth(&t, deadline).await;
     let (held, release) = hold_reports(&hearth);
     let created = agent_task(&hearth, "limit").await;
@@ -1424,17 +1434,7 @@ async fn issue31_a_panic_mid_command_stops_it_and_retry_waits_for_its_report() {
     let t = TestComputer::new().await;
     let host = t.workspace_on_host_after_start(&t.computer).await;
     // A bug in the first run's handler while the command runs: the run's own future panics.
-    let (started, armed) = (host.join("started"), std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true)));
-    let deadline: hearth_core::agent::RunDeadline = std::sync::Arc::new(move || {
-        let (started, first) = (started.clone(), armed.swap(false, std::sync::atomic::Ordering::SeqCst));
-        Box::pin(async move {
-            if !first {
-                return std::future::pending().await;
-            }
-            appears(&started).await;
-            panic!("a bug injected by the test while the command runs");
-        })
-    });
+    let deadline = first_run_ends_once_started(host.join("started"), true);
     let (hearth, _dir, _server) = model_task_hearth(&t, deadline).await;
     let (held, release) = hold_reports(&hearth);
     let created = agent_task(&hearth, "panic").await;

@@ -56,8 +56,9 @@ impl ProposalKind {
 }
 
 /// Where a proposal is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ProposalStatus {
     /// Waiting for the owner.
     AwaitingReview,
@@ -76,34 +77,26 @@ pub enum ProposalStatus {
 }
 
 impl ProposalStatus {
-    /// Every status.
-    pub const ALL: [ProposalStatus; 7] =
-        [Self::AwaitingReview, Self::Executing, Self::Succeeded, Self::Failed, Self::OutcomeUnknown, Self::Denied, Self::Expired];
+    /// Every variant, in declaration order (derived: strum's `VariantArray`).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
     /// Stored spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::AwaitingReview => "awaiting_review",
-            Self::Executing => "executing",
-            Self::Succeeded => "succeeded",
-            Self::Failed => "failed",
-            Self::OutcomeUnknown => "outcome_unknown",
-            Self::Denied => "denied",
-            Self::Expired => "expired",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 
     /// Parses the stored spelling.
     pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|s| s.as_str() == text)
+        text.parse().ok()
     }
 }
 
 /// Who asked for a proposal. The card shows it, so the owner knows whether a draft came from
 /// their own chat, a background task, an AG-UI client of Hearth's endpoint, or an external
 /// agent — none of which can approve it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ProposalOrigin {
     /// The owner's own chat in the window.
     OwnerChat,
@@ -116,22 +109,17 @@ pub enum ProposalOrigin {
 }
 
 impl ProposalOrigin {
-    /// Every origin.
-    pub const ALL: [ProposalOrigin; 4] = [Self::OwnerChat, Self::Task, Self::AguiEndpoint, Self::ExternalAgent];
+    /// Every variant, in declaration order (derived: strum's `VariantArray`).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
     /// Stored spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::OwnerChat => "owner_chat",
-            Self::Task => "task",
-            Self::AguiEndpoint => "agui_endpoint",
-            Self::ExternalAgent => "external_agent",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 
     /// Parses the stored spelling.
     pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|o| o.as_str() == text)
+        text.parse().ok()
     }
 
     /// How the card names it.
@@ -653,10 +641,10 @@ mod tests {
         assert_eq!(json["draft"]["to"][0], "a@b.example");
         assert!(json["draft"].get("replyTo").is_none(), "a new email names no message");
         assert_eq!(serde_json::from_value::<ProposalDraft>(json).unwrap(), draft);
-        for s in ProposalStatus::ALL {
+        for &s in ProposalStatus::ALL {
             assert_eq!(ProposalStatus::parse(s.as_str()), Some(s));
         }
-        for o in ProposalOrigin::ALL {
+        for &o in ProposalOrigin::ALL {
             assert_eq!(ProposalOrigin::parse(o.as_str()), Some(o));
         }
     }

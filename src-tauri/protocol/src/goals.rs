@@ -8,8 +8,9 @@ use crate::error::IpcError;
 pub const MAX_MILESTONES: usize = 20;
 
 /// Whether a goal's work goes on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum GoalStatus {
     /// Its tasks and schedules run.
     Active,
@@ -19,16 +20,13 @@ pub enum GoalStatus {
 
 impl GoalStatus {
     /// Stored spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            GoalStatus::Active => "active",
-            GoalStatus::Paused => "paused",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 
     /// Parses the stored spelling.
     pub fn parse(s: &str) -> Option<Self> {
-        [GoalStatus::Active, GoalStatus::Paused].into_iter().find(|g| g.as_str() == s)
+        s.parse().ok()
     }
 }
 

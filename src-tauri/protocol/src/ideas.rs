@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::IpcError;
 
 /// Which rule suggested it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum IdeaKind {
     /// A mail carries a form to fill: a document task.
     FillForm,
@@ -21,13 +22,8 @@ pub enum IdeaKind {
 
 impl IdeaKind {
     /// Stored spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            IdeaKind::FillForm => "fill_form",
-            IdeaKind::AnswerMeeting => "answer_meeting",
-            IdeaKind::AddMilestones => "add_milestones",
-            IdeaKind::MakeSchedule => "make_schedule",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 }
 

@@ -8,8 +8,9 @@ use crate::error::IpcError;
 pub const MAX_FACT_CHARS: usize = 2_000;
 
 /// Who asked Hearth to keep a fact.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum MemorySource {
     /// Typed in the Memory screen.
     Owner,
@@ -19,16 +20,13 @@ pub enum MemorySource {
 
 impl MemorySource {
     /// Stored spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            MemorySource::Owner => "owner",
-            MemorySource::Agent => "agent",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 
     /// Parses the stored spelling.
     pub fn parse(s: &str) -> Option<Self> {
-        [MemorySource::Owner, MemorySource::Agent].into_iter().find(|m| m.as_str() == s)
+        s.parse().ok()
     }
 }
 

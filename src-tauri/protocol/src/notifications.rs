@@ -5,8 +5,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::IpcError;
 
 /// What a notice is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum NotificationKind {
     /// A reminder came due.
     Reminder,
@@ -31,39 +32,17 @@ pub enum NotificationKind {
 }
 
 impl NotificationKind {
-    /// Every kind.
-    pub const ALL: [NotificationKind; 10] = [
-        NotificationKind::Reminder,
-        NotificationKind::TaskDone,
-        NotificationKind::TaskFailed,
-        NotificationKind::ScheduleFailed,
-        NotificationKind::ScheduleRefused,
-        NotificationKind::InputNeeded,
-        NotificationKind::ReviewNeeded,
-        NotificationKind::TaskInterrupted,
-        NotificationKind::MonitorNotice,
-        NotificationKind::MonitorPaused,
-    ];
+    /// Every variant, in declaration order (derived: strum's `VariantArray`).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
     /// Stored spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            NotificationKind::Reminder => "reminder",
-            NotificationKind::TaskDone => "task_done",
-            NotificationKind::TaskFailed => "task_failed",
-            NotificationKind::ScheduleFailed => "schedule_failed",
-            NotificationKind::ScheduleRefused => "schedule_refused",
-            NotificationKind::InputNeeded => "input_needed",
-            NotificationKind::ReviewNeeded => "review_needed",
-            NotificationKind::TaskInterrupted => "task_interrupted",
-            NotificationKind::MonitorNotice => "monitor_notice",
-            NotificationKind::MonitorPaused => "monitor_paused",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 
     /// Parses the stored spelling.
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == s)
+        s.parse().ok()
     }
 
     /// A short label for the inbox.

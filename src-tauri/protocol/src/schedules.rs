@@ -24,7 +24,7 @@ pub const MAX_MADE_UP_RUNS: usize = 10;
 pub const MAX_SCHEDULES: usize = 100;
 
 /// A day of the week.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, strum::VariantArray)]
 #[serde(rename_all = "lowercase")]
 pub enum Weekday {
     /// Monday.
@@ -44,9 +44,9 @@ pub enum Weekday {
 }
 
 impl Weekday {
-    /// Monday to Sunday.
-    pub const ALL: [Weekday; 7] =
-        [Weekday::Monday, Weekday::Tuesday, Weekday::Wednesday, Weekday::Thursday, Weekday::Friday, Weekday::Saturday, Weekday::Sunday];
+    /// Every variant, in declaration order (derived: strum's `VariantArray`).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
+
     /// Monday to Friday.
     pub const WEEKDAYS: [Weekday; 5] = [Weekday::Monday, Weekday::Tuesday, Weekday::Wednesday, Weekday::Thursday, Weekday::Friday];
 
@@ -155,8 +155,11 @@ pub fn parse_hhmm(at: &str) -> Result<(u8, u8), IpcError> {
 }
 
 /// What happens to due times that passed while Hearth was not running (closed, asleep).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default, strum::IntoStaticStr, strum::EnumString, strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum MissedRuns {
     /// Run none of them; wait for the next due time.
     Skip,
@@ -168,21 +171,17 @@ pub enum MissedRuns {
 }
 
 impl MissedRuns {
-    /// Every policy.
-    pub const ALL: [MissedRuns; 3] = [MissedRuns::Skip, MissedRuns::RunOnce, MissedRuns::RunEach];
+    /// Every variant, in declaration order (derived: strum's `VariantArray`).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
     /// Stored spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            MissedRuns::Skip => "skip",
-            MissedRuns::RunOnce => "run_once",
-            MissedRuns::RunEach => "run_each",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 
     /// Parses the stored spelling.
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.as_str() == s)
+        s.parse().ok()
     }
 
     /// For the screen.
@@ -196,8 +195,11 @@ impl MissedRuns {
 }
 
 /// What each run of a schedule does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default, strum::IntoStaticStr, strum::EnumString, strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum ScheduledJob {
     /// Remind the owner: a notification with the instructions. No model needed.
     #[default]
@@ -207,20 +209,17 @@ pub enum ScheduledJob {
 }
 
 impl ScheduledJob {
-    /// Every job.
-    pub const ALL: [ScheduledJob; 2] = [ScheduledJob::Reminder, ScheduledJob::Agent];
+    /// Every variant, in declaration order (derived: strum's `VariantArray`).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
     /// Stored spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ScheduledJob::Reminder => "reminder",
-            ScheduledJob::Agent => "agent",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 
     /// Parses the stored spelling.
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.as_str() == s)
+        s.parse().ok()
     }
 }
 
@@ -250,8 +249,9 @@ impl ScheduleStatus {
 }
 
 /// Why a due time made a run, or did not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum DueOutcome {
     /// A task was made for it, on time.
     Started,
@@ -266,24 +266,17 @@ pub enum DueOutcome {
 }
 
 impl DueOutcome {
-    /// Every outcome.
-    pub const ALL: [DueOutcome; 5] =
-        [DueOutcome::Started, DueOutcome::MadeUp, DueOutcome::Skipped, DueOutcome::RunNow, DueOutcome::Refused];
+    /// Every variant, in declaration order (derived: strum's `VariantArray`).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
     /// Stored spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            DueOutcome::Started => "started",
-            DueOutcome::MadeUp => "made_up",
-            DueOutcome::Skipped => "skipped",
-            DueOutcome::RunNow => "run_now",
-            DueOutcome::Refused => "refused",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 
     /// Parses the stored spelling.
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|p| p.as_str() == s)
+        s.parse().ok()
     }
 }
 
@@ -488,13 +481,13 @@ mod tests {
 
     #[test]
     fn stored_spellings_round_trip() {
-        for p in MissedRuns::ALL {
+        for &p in MissedRuns::ALL {
             assert_eq!(MissedRuns::parse(p.as_str()), Some(p));
         }
-        for o in DueOutcome::ALL {
+        for &o in DueOutcome::ALL {
             assert_eq!(DueOutcome::parse(o.as_str()), Some(o));
         }
-        for j in ScheduledJob::ALL {
+        for &j in ScheduledJob::ALL {
             assert_eq!(ScheduledJob::parse(j.as_str()), Some(j));
         }
         assert_eq!(MissedRuns::parse("sometimes"), None);

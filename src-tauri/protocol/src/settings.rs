@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::IpcError;
 
 /// Which wire format a model provider speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
 pub enum ProviderKind {
     /// OpenAI Chat Completions and compatible servers (Ollama, llama.cpp, vLLM, LM Studio).
@@ -19,8 +19,8 @@ pub enum ProviderKind {
 }
 
 impl ProviderKind {
-    /// Every kind, in the order Settings lists them.
-    pub const ALL: [ProviderKind; 3] = [Self::OpenaiChat, Self::OpenaiResponses, Self::Anthropic];
+    /// Every variant, in declaration order (derived: strum's `VariantArray`).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
     /// The name the owner sees.
     pub const fn label(self) -> &'static str {

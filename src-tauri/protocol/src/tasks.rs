@@ -7,8 +7,9 @@ use crate::error::IpcError;
 use crate::ids::validate_id;
 
 /// What kind of work a task is; each kind has its own handler in the core.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum TaskKind {
     /// Open-ended work for the agent loop.
     Agent,
@@ -25,31 +26,24 @@ pub enum TaskKind {
 }
 
 impl TaskKind {
-    /// Every kind.
-    pub const ALL: [TaskKind; 6] =
-        [TaskKind::Agent, TaskKind::Plan, TaskKind::Document, TaskKind::Monitor, TaskKind::Finance, TaskKind::Reminder];
+    /// Every variant, in declaration order (derived: strum's `VariantArray`).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
     /// Stored spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            TaskKind::Agent => "agent",
-            TaskKind::Plan => "plan",
-            TaskKind::Document => "document",
-            TaskKind::Monitor => "monitor",
-            TaskKind::Finance => "finance",
-            TaskKind::Reminder => "reminder",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 
     /// Parses the stored spelling.
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == s)
+        s.parse().ok()
     }
 }
 
 /// The lifecycle of a durable task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum TaskStatus {
     /// Waiting for a worker.
     Queued,
@@ -74,39 +68,17 @@ pub enum TaskStatus {
 }
 
 impl TaskStatus {
-    /// Every status.
-    pub const ALL: [TaskStatus; 10] = [
-        TaskStatus::Queued,
-        TaskStatus::Running,
-        TaskStatus::WaitingApproval,
-        TaskStatus::WaitingInput,
-        TaskStatus::Scheduled,
-        TaskStatus::Paused,
-        TaskStatus::Interrupted,
-        TaskStatus::Succeeded,
-        TaskStatus::Failed,
-        TaskStatus::Cancelled,
-    ];
+    /// Every variant, in declaration order (derived: strum's `VariantArray`).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
     /// The stored and wire spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            TaskStatus::Queued => "queued",
-            TaskStatus::Running => "running",
-            TaskStatus::WaitingApproval => "waiting_approval",
-            TaskStatus::WaitingInput => "waiting_input",
-            TaskStatus::Scheduled => "scheduled",
-            TaskStatus::Paused => "paused",
-            TaskStatus::Interrupted => "interrupted",
-            TaskStatus::Succeeded => "succeeded",
-            TaskStatus::Failed => "failed",
-            TaskStatus::Cancelled => "cancelled",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 
     /// Parses the stored spelling.
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == s)
+        s.parse().ok()
     }
 
     /// Whether the task is over (counts toward nothing, accepts only Retry where allowed).
@@ -284,8 +256,9 @@ pub struct TaskView {
 }
 
 /// How a run ended (or that it is still going).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum TaskRunStatus {
     /// Holding the lease.
     Running,
@@ -300,23 +273,17 @@ pub enum TaskRunStatus {
 }
 
 impl TaskRunStatus {
-    /// Every status.
-    pub const ALL: [TaskRunStatus; 5] = [Self::Running, Self::Finished, Self::Interrupted, Self::Failed, Self::Cancelled];
+    /// Every variant, in declaration order (derived: strum's `VariantArray`).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
     /// Stored spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Running => "running",
-            Self::Finished => "finished",
-            Self::Interrupted => "interrupted",
-            Self::Failed => "failed",
-            Self::Cancelled => "cancelled",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 
     /// Parses the stored spelling.
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == s)
+        s.parse().ok()
     }
 }
 
@@ -341,8 +308,9 @@ pub struct TaskRunView {
 }
 
 /// What kind of thing happened in a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum TaskEventKind {
     /// The plan was set.
     Plan,
@@ -361,26 +329,17 @@ pub enum TaskEventKind {
 }
 
 impl TaskEventKind {
-    /// Stored spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            TaskEventKind::Plan => "plan",
-            TaskEventKind::Step => "step",
-            TaskEventKind::Observation => "observation",
-            TaskEventKind::Approval => "approval",
-            TaskEventKind::Result => "result",
-            TaskEventKind::Error => "error",
-            TaskEventKind::Status => "status",
-        }
-    }
+    /// Every variant, in declaration order (derived: strum's `VariantArray`).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
-    /// Every kind.
-    pub const ALL: [TaskEventKind; 7] =
-        [Self::Plan, Self::Step, Self::Observation, Self::Approval, Self::Result, Self::Error, Self::Status];
+    /// Stored spelling.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
 
     /// Parses the stored spelling.
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == s)
+        s.parse().ok()
     }
 }
 
@@ -478,11 +437,11 @@ mod tests {
 
     #[test]
     fn statuses_and_kinds_round_trip_their_spelling() {
-        for s in TaskStatus::ALL {
+        for &s in TaskStatus::ALL {
             assert_eq!(TaskStatus::parse(s.as_str()), Some(s));
             assert_eq!(serde_json::to_string(&s).unwrap(), format!("\"{}\"", s.as_str()));
         }
-        for k in TaskKind::ALL {
+        for &k in TaskKind::ALL {
             assert_eq!(TaskKind::parse(k.as_str()), Some(k));
         }
     }

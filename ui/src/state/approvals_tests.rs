@@ -78,7 +78,7 @@ fn a_proposal_expires_at_its_expiry_not_after() {
 
 #[test]
 fn only_an_awaiting_proposal_can_be_decided() {
-    for status in ProposalStatus::ALL {
+    for &status in ProposalStatus::ALL {
         let p = proposal("p", status, 0, 1_000);
         assert_eq!(can_decide(&p, 0), status == ProposalStatus::AwaitingReview, "{status:?}");
         // The clock only ever turns awaiting into expired; a settled status stays as it is.
@@ -212,7 +212,7 @@ fn the_day_before_crosses_months_years_and_leap_days() {
 fn the_card_says_who_asked_for_it() {
     assert_eq!(origin_line(ProposalOrigin::OwnerChat), "Asked for by your chat");
     assert_eq!(origin_line(ProposalOrigin::Task), "Asked for by a background task");
-    for origin in ProposalOrigin::ALL {
+    for &origin in ProposalOrigin::ALL {
         assert_eq!(origin_line(origin), format!("Asked for by {}", origin.label()), "{origin:?}");
     }
 }

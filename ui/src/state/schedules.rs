@@ -89,7 +89,7 @@ impl ScheduleForm {
     pub fn to_params(&self) -> Result<ScheduleCreateParams, String> {
         let repeat = match self.kind {
             RuleKind::Week => Repeat::Week {
-                days: Weekday::ALL.into_iter().zip(self.days).filter(|(_, on)| *on).map(|(d, _)| d).collect(),
+                days: Weekday::ALL.iter().copied().zip(self.days).filter(|(_, on)| *on).map(|(d, _)| d).collect(),
                 at: self.at.trim().to_owned(),
             },
             RuleKind::Month => Repeat::Month {

@@ -59,7 +59,7 @@ pub const fn kind_slug(kind: ProviderKind) -> &'static str {
 
 /// The provider kind an option value names, if any.
 pub fn kind_from_slug(slug: &str) -> Option<ProviderKind> {
-    ProviderKind::ALL.into_iter().find(|&kind| kind_slug(kind) == slug)
+    ProviderKind::ALL.iter().copied().find(|&kind| kind_slug(kind) == slug)
 }
 
 /// A secret field as sent: empty (after trimming) keeps the stored secret, anything else

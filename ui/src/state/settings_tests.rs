@@ -33,7 +33,7 @@ fn modes_and_kinds_round_trip_their_wire_spelling() {
         let wire = serde_json::to_value(mode).unwrap();
         assert_eq!(wire, serde_json::json!(mode_slug(mode)));
     }
-    for kind in ProviderKind::ALL {
+    for &kind in ProviderKind::ALL {
         assert_eq!(kind_from_slug(kind_slug(kind)), Some(kind));
         let wire = serde_json::to_value(kind).unwrap();
         assert_eq!(wire, serde_json::json!(kind_slug(kind)));

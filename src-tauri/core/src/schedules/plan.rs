@@ -98,7 +98,7 @@ mod tests {
 
     #[test]
     fn on_time_due_times_start_whatever_the_policy() {
-        for policy in MissedRuns::ALL {
+        for &policy in MissedRuns::ALL {
             let p = plan(&hourly(), policy, HOUR - 500, HOUR + 1_000);
             assert_eq!(p.dues, [(HOUR, DueOutcome::Started)], "{policy:?}");
             assert_eq!((p.cursor, p.next, p.passed_over), (HOUR + 1_000, Some(2 * HOUR), 0));

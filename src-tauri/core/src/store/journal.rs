@@ -11,7 +11,8 @@ use crate::error::{CoreError, Result};
 
 /// Where an operation is. Stored as its snake_case spelling; an unknown spelling read back
 /// is a corrupt row, never a silent default.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::EnumString, strum::VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub enum OpStatus {
     /// Intent committed; the effect may be running right now.
     Dispatching,
@@ -27,23 +28,17 @@ pub enum OpStatus {
 }
 
 impl OpStatus {
-    /// Every status.
-    pub const ALL: [OpStatus; 5] = [Self::Dispatching, Self::Succeeded, Self::Failed, Self::OutcomeUnknown, Self::Acknowledged];
+    /// Every status, in declaration order (derived: strum's `VariantArray`).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
 
     /// Stored spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Dispatching => "dispatching",
-            Self::Succeeded => "succeeded",
-            Self::Failed => "failed",
-            Self::OutcomeUnknown => "outcome_unknown",
-            Self::Acknowledged => "acknowledged",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 
     /// Parses the stored spelling: a value this build does not know is a corrupt row.
     pub fn parse(text: &str) -> Result<Self> {
-        Self::ALL.into_iter().find(|s| s.as_str() == text).ok_or_else(|| {
+        text.parse().map_err(|_| {
             CoreError::CorruptRow(format!(
                 "the operation journal holds an unknown status {text:?}; this database was written by a newer Hearth \
                  or damaged — update Hearth or restore a backup"

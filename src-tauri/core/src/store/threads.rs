@@ -10,7 +10,8 @@ use super::{Store, now_ms};
 use crate::error::{CoreError, Result};
 
 /// How a chat run ended, as stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString)]
+#[strum(serialize_all = "snake_case")]
 pub enum RunEnd {
     /// RUN_FINISHED.
     Finished,
@@ -22,16 +23,13 @@ pub enum RunEnd {
 
 impl RunEnd {
     fn as_str(self) -> &'static str {
-        match self {
-            RunEnd::Finished => "finished",
-            RunEnd::Cancelled => "cancelled",
-            RunEnd::Failed => "failed",
-        }
+        self.into()
     }
 }
 
 /// Who started a chat run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString)]
+#[strum(serialize_all = "snake_case")]
 pub enum RunOrigin {
     /// The owner, in the app window.
     Window,
@@ -41,20 +39,13 @@ pub enum RunOrigin {
 
 impl RunOrigin {
     /// Stored spelling.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            RunOrigin::Window => "window",
-            RunOrigin::AguiEndpoint => "agui_endpoint",
-        }
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 
     /// Parses the stored spelling; anything else is a row Hearth cannot trust.
     pub fn parse(stored: &str) -> Result<Self> {
-        match stored {
-            "window" => Ok(RunOrigin::Window),
-            "agui_endpoint" => Ok(RunOrigin::AguiEndpoint),
-            other => Err(CoreError::CorruptRow(format!("a chat run has the unknown origin {other:?}"))),
-        }
+        stored.parse().map_err(|_| CoreError::CorruptRow(format!("a chat run has the unknown origin {stored:?}")))
     }
 }
 

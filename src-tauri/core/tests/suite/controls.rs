@@ -61,7 +61,7 @@ async fn every_status_and_control_pair() {
         TaskControl::Answer { text: "Tuesday".into() },
     ];
     let mut applied = 0;
-    for status in TaskStatus::ALL {
+    for &status in TaskStatus::ALL {
         for control in &controls {
             let key = format!("{}-{}", status.as_str(), control.name());
             // A fresh Hearth per case, so "the next due task" is always this one.

@@ -44,7 +44,7 @@ async fn each_missed_run_policy_applies_exactly_after_a_restart() {
     let mut ids = Vec::new();
     {
         let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
-        for policy in MissedRuns::ALL {
+        for &policy in MissedRuns::ALL {
             let view = hearth
                 .schedules()
                 .create(&format!("test:{}", policy.as_str()), &hourly(policy.as_str(), policy), &[], None, None, None, T0)

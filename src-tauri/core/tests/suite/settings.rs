@@ -145,7 +145,7 @@ async fn an_external_agent_needs_a_url_and_keeps_its_token_secret() {
 
 #[tokio::test]
 async fn every_provider_kind_can_be_chosen_and_tested() {
-    for kind in ProviderKind::ALL {
+    for &kind in ProviderKind::ALL {
         let server = ModelServer::start(Script::new().turn(Reply::new().text(&["OK"]))).await.unwrap();
         let dir = tempfile::tempdir().unwrap();
         let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();

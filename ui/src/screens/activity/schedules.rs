@@ -175,7 +175,7 @@ fn NewSchedule(on_made: Callback<()>) -> impl IntoView {
                     let job = if event_target_value(&ev) == "agent" { ScheduledJob::Agent } else { ScheduledJob::Reminder };
                     form.update(|f| f.job = job);
                 }>
-                    {ScheduledJob::ALL.into_iter().map(|job| view! {
+                    {ScheduledJob::ALL.iter().copied().map(|job| view! {
                         <option value=job.as_str() selected=move || form.with(|f| f.job == job)>{job_label(job)}</option>
                     }).collect_view()}
                 </select>
@@ -192,7 +192,7 @@ fn NewSchedule(on_made: Callback<()>) -> impl IntoView {
             </label>
             <Show when=move || kind.get() == RuleKind::Week>
                 <fieldset class="schedule-days">
-                    {Weekday::ALL.into_iter().enumerate().map(|(i, d)| view! {
+                    {Weekday::ALL.iter().copied().enumerate().map(|(i, d)| view! {
                         <label class="schedule-day">
                             <input type="checkbox" name=d.short() prop:checked=move || form.with(|f| f.days[i])
                                 on:change=move |ev| { let on = event_target_checked(&ev); form.update(|f| f.days[i] = on); } />
@@ -215,7 +215,7 @@ fn NewSchedule(on_made: Callback<()>) -> impl IntoView {
                 <select name="missed" on:change=move |ev| {
                     if let Some(m) = MissedRuns::parse(&event_target_value(&ev)) { form.update(|f| f.missed = m); }
                 }>
-                    {MissedRuns::ALL.into_iter().map(|m| view! {
+                    {MissedRuns::ALL.iter().copied().map(|m| view! {
                         <option value=m.as_str() selected=move || form.with(|f| f.missed == m)>{m.label()}</option>
                     }).collect_view()}
                 </select>

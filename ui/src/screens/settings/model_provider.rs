@@ -93,7 +93,7 @@ pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
                         }
                     }
                 >
-                    {ProviderKind::ALL.into_iter().map(|kind| view! {
+                    {ProviderKind::ALL.iter().copied().map(|kind| view! {
                         <option value=kind_slug(kind) selected=move || form.with(|f| f.kind) == kind>{kind.label()}</option>
                     }).collect_view()}
                 </select>

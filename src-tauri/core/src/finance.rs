@@ -255,12 +255,13 @@ pub fn task_handler(toolbox: crate::tools::Toolbox) -> impl crate::tasks::TaskHa
                 return TaskOutcome::Stopped;
             }
             let tools = toolbox.for_task(ctx.clone()).for_workflow();
-            let artifact = serde_json::json!({
-                "name": "finance-tracker.json",
-                "content": serde_json::to_string_pretty(&view).unwrap_or_default(),
-            });
+            let artifact = crate::tools::typed::SaveArtifactArgs {
+                name: "finance-tracker.json".into(),
+                content: serde_json::to_string_pretty(&view).unwrap_or_default(),
+            };
             let saved =
-                crate::tools::dispatch(&tools, "save_artifact", &artifact.to_string(), crate::tools::StepId::Named("tracker".into())).await;
+                crate::tools::call::<crate::tools::typed::SaveArtifact>(&tools, artifact, crate::tools::StepId::Named("tracker".into()))
+                    .await;
             if let Some(crate::tools::RunOutcome::InDoubt(_)) = saved.outcome {
                 return TaskOutcome::Interrupted(crate::store::tasks::UNCERTAIN_REASON.into());
             }

@@ -18,7 +18,7 @@ const MAX_LOCATION_CHARS: usize = 1_000;
 const MAX_DESCRIPTION_CHARS: usize = 8_000;
 
 /// `prepare_email`'s arguments.
-#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema, serde::Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EmailArgs {
     /// Recipients.

@@ -13,7 +13,7 @@ use crate::approvals::normalize_address;
 use crate::files::FileStore;
 use crate::journal::action_hash;
 use crate::tasks::{BoxTaskFuture, TaskContext, TaskError, TaskHandler, TaskOutcome};
-use crate::tools::{StepId, ToolContext, ToolOutput, Toolbox, dispatch};
+use crate::tools::{StepId, ToolContext, ToolOutput, Toolbox, call, typed};
 
 /// What a document task starts from.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -114,16 +114,16 @@ impl DocumentTask {
         } else {
             format!("Re: {}", message.subject)
         };
-        let args = json!({
-            "to": [sender],
-            "subject": subject,
-            "body": REPLY_BODY,
-            "attachmentIds": [filled.id],
-            "threadId": message.thread_id,
-            "replyToMessageId": message.id,
-        });
-        let output =
-            dispatch(&tools, ToolName::PrepareEmail.as_str(), &args.to_string(), StepId::Named(format!("reply:{generation}"))).await;
+        let args = typed::EmailArgs {
+            to: vec![sender],
+            subject,
+            body: REPLY_BODY.into(),
+            attachment_ids: vec![filled.id],
+            thread_id: Some(message.thread_id),
+            reply_to_message_id: Some(message.id),
+            ..typed::EmailArgs::default()
+        };
+        let output = call::<typed::PrepareEmail>(&tools, args, StepId::Named(format!("reply:{generation}"))).await;
         let prepared: PrepareResult = match parse_output(ctx, output, "prepare the reply")? {
             Step::Go(prepared) => prepared,
             Step::End(outcome) => return Ok(outcome),
@@ -160,8 +160,8 @@ impl DocumentTask {
     }
 
     async fn import(&self, ctx: &TaskContext, tools: &ToolContext, attachment_id: &str) -> Result<Step<FileView>, TaskError> {
-        let args = json!({ "attachmentId": attachment_id });
-        let output = dispatch(tools, ToolName::ImportPdf.as_str(), &args.to_string(), StepId::Named("import".into())).await;
+        let args = typed::ImportArgs { attachment_id: attachment_id.to_owned() };
+        let output = call::<typed::ImportPdf>(tools, args, StepId::Named("import".into())).await;
         parse_output(ctx, output, "import the form")
     }
 
@@ -172,10 +172,12 @@ impl DocumentTask {
         original: &str,
         values: &FieldValues,
     ) -> Result<Step<FileView>, TaskError> {
-        let args = json!({ "fileId": original, "values": values });
-        // Same values, same copy: a new answer fills a new copy, a replay never does.
-        let step = format!("fill:{}", &action_hash(ToolName::FillPdf.as_str(), &args)[..16]);
-        let output = dispatch(tools, ToolName::FillPdf.as_str(), &args.to_string(), StepId::Named(step)).await;
+        // Same values, same copy: a new answer fills a new copy, a replay never does. (The key
+        // hashes the arguments as JSON, as it always has, so a task checkpointed by an earlier
+        // Hearth keeps its key.)
+        let step = format!("fill:{}", &action_hash(ToolName::FillPdf.as_str(), &json!({ "fileId": original, "values": values }))[..16]);
+        let args = typed::FillArgs { file_id: original.to_owned(), values: values.clone() };
+        let output = call::<typed::FillPdf>(tools, args, StepId::Named(step)).await;
         let step = parse_output::<FileView>(ctx, output, "fill the form")?;
         if let Step::Go(file) = &step {
             ctx.checkpoint(&json!({ "filledFileId": file.id })).await?;

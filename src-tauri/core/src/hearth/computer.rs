@@ -8,14 +8,13 @@ use std::sync::{Arc, Mutex};
 use hearth_protocol::computer::{
     CommandReceipt, ComputerRunParams, ComputerRunResponse, ComputerStatusView, ComputerWriteParams, WorkspaceFile, WorkspaceListing,
 };
-use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::Hearth;
 use crate::computer::OutputSink;
 use crate::computer::files::MAX_TEXT_BYTES;
 use crate::error::{CoreError, Result};
-use crate::tools::{StepId, ToolOutput, dispatch};
+use crate::tools::{StepId, ToolOutput, call, typed};
 
 /// The screen's name in operation keys (`owner:computer`).
 const SCREEN: &str = "computer";
@@ -144,8 +143,8 @@ impl Hearth {
             .ok_or_else(|| CoreError::Conflict(format!("{} is running already; wait for it, or press Stop.", params.operation_id)))?;
         let _registered = Registered { runs: &self.screen_runs, operation_id: &params.operation_id };
         let ctx = self.toolbox.for_owner(SCREEN, cancel).with_output(output);
-        let args = json!({ "command": params.command, "cwd": params.cwd, "operationId": params.operation_id });
-        let out = dispatch(&ctx, "run_computer_command", &args.to_string(), StepId::Operation(params.operation_id.clone())).await;
+        let args = typed::RunArgs { command: params.command.clone(), cwd: params.cwd.clone(), operation_id: params.operation_id.clone() };
+        let out = call::<typed::RunComputerCommand>(&ctx, args, StepId::Operation(params.operation_id.clone())).await;
         answer_of(out)
     }
 
@@ -171,8 +170,8 @@ impl Hearth {
     /// The editor's Save, through the journal (a retried Save writes once).
     pub async fn computer_write(&self, params: &ComputerWriteParams) -> Result<()> {
         let ctx = self.toolbox.for_owner(SCREEN, CancellationToken::new());
-        let args = json!({ "path": params.path, "content": params.content });
-        let out = dispatch(&ctx, "write_computer_file", &args.to_string(), StepId::Named(format!("save:{}", params.operation_id))).await;
+        let args = typed::WriteArgs { path: params.path.clone(), content: params.content.clone() };
+        let out = call::<typed::WriteComputerFile>(&ctx, args, StepId::Named(format!("save:{}", params.operation_id))).await;
         if out.is_error { Err(CoreError::Unavailable(error_text(&out))) } else { Ok(()) }
     }
 }

@@ -26,7 +26,7 @@ use sha2::{Digest, Sha256};
 
 use crate::store::notifications::Notice;
 use crate::tasks::{TaskContext, TaskHandler, TaskOutcome};
-use crate::tools::{StepId, Toolbox, dispatch};
+use crate::tools::{StepId, Toolbox, call, typed};
 use diff::{LineDiff, normalize};
 pub use input::{Condition, MAX_INTERVAL_MINUTES, MIN_INTERVAL_MINUTES, MonitorInput};
 
@@ -91,7 +91,7 @@ async fn look(toolbox: &Toolbox, ctx: TaskContext) -> TaskOutcome {
         },
     };
     let tools = toolbox.for_task(ctx.clone()).for_workflow();
-    let output = dispatch(&tools, "read_web", &json!({ "url": input.url }).to_string(), StepId::Named("look".into())).await;
+    let output = call::<typed::ReadWeb>(&tools, typed::UrlArgs { url: input.url.clone() }, StepId::Named("look".into())).await;
     if ctx.guard().await.is_err() {
         return TaskOutcome::Stopped;
     }

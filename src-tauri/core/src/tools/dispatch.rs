@@ -10,11 +10,14 @@
 //! that led to it. After a call runs, what it brought in from outside is recorded on the run's
 //! provenance.
 
+use std::any::Any;
+
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use hearth_protocol::approvals::{HeldCallDraft, PrepareResult, ProposalDraft, ProposalStatus};
 use hearth_protocol::provenance::OutsideSource;
 use hearth_protocol::{ToolName, ToolRef};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::context::{OperationScope, StepId, ToolContext};
@@ -68,7 +71,8 @@ pub async fn run_serially(ctx: &ToolContext, calls: &[ToolCall], first_step: u64
     outputs
 }
 
-/// Runs one call by its wire name and JSON arguments as step `step`.
+/// Runs one call by its wire name and JSON arguments as step `step`: the path of a call a
+/// model (or an external agent) chose, whose name and arguments arrive as text.
 pub async fn dispatch(ctx: &ToolContext, name: &str, arguments: &str, step: StepId) -> ToolOutput {
     let ToolRef::Known(tool) = ToolRef::parse(name) else {
         return ToolOutput::error(format!("There is no tool named {name:?}. Use one of the tools you were given."));
@@ -77,25 +81,72 @@ pub async fn dispatch(ctx: &ToolContext, name: &str, arguments: &str, step: Step
         Ok(args) => args,
         Err(message) => return ToolOutput::error(message),
     };
+    checked(ctx, tool, args.clone(), Args::Json(args), step).await
+}
+
+/// Runs one call of tool `T` that Hearth itself makes (a workflow's step, a screen's action):
+/// the tool is a type and its arguments are `T::Args`, so a misspelt tool or a misshapen
+/// argument does not compile, and the handler receives the value as built — no JSON text in
+/// between. Everything else is [`dispatch`]'s path: the trust policy, the journal or the gate
+/// by the tool's class, and the provenance, which read the arguments as JSON, as a model
+/// would have sent them.
+pub(crate) async fn call<T: Tool>(ctx: &ToolContext, args: T::Args, step: StepId) -> ToolOutput
+where
+    T::Args: Serialize,
+{
+    let json = match serde_json::to_value(&args) {
+        Ok(json) => json,
+        Err(err) => return ToolOutput::error(format!("The arguments for {} cannot be written down ({err}).", T::NAME)),
+    };
+    checked(ctx, T::NAME, json, Args::Typed(Box::new(args)), step).await
+}
+
+/// The common path after parsing: the policy decides (for a call a model chose), then the
+/// registry runs it by class, then what it read from outside is recorded. `json` is the
+/// arguments as the policy, a held call's card and the provenance read them.
+async fn checked(ctx: &ToolContext, tool: ToolName, json: Value, args: Args, step: StepId) -> ToolOutput {
     if let (Some(provenance), Some(chooser)) = (ctx.provenance(), chooser(&ctx.scope)) {
-        match trust::decide(tool, &args, chooser, provenance) {
+        match trust::decide(tool, &json, chooser, provenance) {
             Verdict::Run => {}
             Verdict::Refuse(why) => return ToolOutput::error(why),
-            Verdict::Ask(why) => return hold(ctx, tool, args, step, why).await,
+            Verdict::Ask(why) => return hold(ctx, tool, json, step, why).await,
         }
     }
-    let output = visit(tool, Dispatch { ctx, args: args.clone(), step }).await;
+    let output = visit(tool, Dispatch { ctx, args, step }).await;
     if let (Some(provenance), Some(kind)) = (ctx.provenance(), trust::outside_kind(tool)) {
-        provenance.record(OutsideSource::new(kind, &trust::detail_of(tool, &args)), &output.content);
+        provenance.record(OutsideSource::new(kind, &trust::detail_of(tool, &json)), &output.content);
     }
     output
+}
+
+/// A call's arguments on their way to the handler.
+enum Args {
+    /// As a model sent them: parsed into the tool's type at the handler.
+    Json(Value),
+    /// Built by Hearth as the tool's own `Args` type ([`call`]).
+    Typed(Box<dyn Any + Send>),
+}
+
+impl Args {
+    /// The tool's typed arguments, or an error the model can fix.
+    fn into_typed<T: Tool>(self) -> Result<T::Args, ToolOutput> {
+        match self {
+            Args::Json(json) => parse_args::<T>(json),
+            // The registry maps `T::NAME` to `T` itself, so the box holds `T::Args`; a
+            // mismatch would be a registry bug, reported rather than panicked on.
+            Args::Typed(typed) => typed
+                .downcast::<T::Args>()
+                .map(|args| *args)
+                .map_err(|_| ToolOutput::error(format!("Hearth built the arguments for {} as another tool's; nothing was run.", T::NAME))),
+        }
+    }
 }
 
 /// Runs the one held call the owner approved, in the context the gate built for it
 /// (`Toolbox::for_approved`): the trust policy is not asked again, and the call is keyed by
 /// the key it was held under.
 pub(crate) async fn run_approved(ctx: &ToolContext, tool: ToolName, arguments: Value) -> ToolOutput {
-    visit(tool, Dispatch { ctx, args: arguments, step: StepId::Named("approved".into()) }).await
+    visit(tool, Dispatch { ctx, args: Args::Json(arguments), step: StepId::Named("approved".into()) }).await
 }
 
 /// Who chose the calls in `scope`, for the policy; `None` where no model chooses.
@@ -119,12 +170,12 @@ async fn hold(ctx: &ToolContext, tool: ToolName, args: Value, step: StepId, why:
     if action.is_some() && journal_answers_without_acting(ctx, &key).await {
         // The same operation asked again: the journal returns its receipt (or the conflict)
         // and performs nothing, so there is nothing for the owner to decide.
-        return visit(tool, Dispatch { ctx, args, step }).await;
+        return visit(tool, Dispatch { ctx, args: Args::Json(args), step }).await;
     }
     if let Some(mandate) = standing_order(ctx, tool, &args, &key).await {
         // A standing order the owner granted this task covers the call, and a use of it was
         // counted: it runs without a card, and its result names the order.
-        let output = visit(tool, Dispatch { ctx, args, step }).await;
+        let output = visit(tool, Dispatch { ctx, args: Args::Json(args), step }).await;
         return cite_mandate(output, &mandate);
     }
     let draft = ProposalDraft::HeldCall(HeldCallDraft {
@@ -240,7 +291,7 @@ fn summarize(tool: ToolName, args: &Value) -> String {
 
 struct Dispatch<'a> {
     ctx: &'a ToolContext,
-    args: Value,
+    args: Args,
     step: StepId,
 }
 
@@ -249,7 +300,7 @@ impl<'a> Visitor for Dispatch<'a> {
 
     fn direct<T: DirectTool>(self) -> Self::Out {
         async move {
-            match parse_args::<T>(self.args) {
+            match self.args.into_typed::<T>() {
                 Ok(args) => T::run(self.ctx, &self.step, args).await,
                 Err(refused) => refused,
             }
@@ -259,7 +310,7 @@ impl<'a> Visitor for Dispatch<'a> {
 
     fn effect<T: EffectTool>(self) -> Self::Out {
         async move {
-            let args = match parse_args::<T>(self.args) {
+            let args = match self.args.into_typed::<T>() {
                 Ok(args) => args,
                 Err(refused) => return refused,
             };
@@ -289,7 +340,7 @@ impl<'a> Visitor for Dispatch<'a> {
 
     fn prepare<T: PrepareTool>(self) -> Self::Out {
         async move {
-            let args = match parse_args::<T>(self.args) {
+            let args = match self.args.into_typed::<T>() {
                 Ok(args) => args,
                 Err(refused) => return refused,
             };
@@ -469,5 +520,34 @@ pub fn fuzz_parse_arguments(tool: ToolName, text: &str) -> bool {
     match parse_arguments(tool, text) {
         Ok(value) => visit(tool, Parse(value)),
         Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::typed::{ImportArgs, ImportPdf, SaveArtifact, SaveArtifactArgs};
+
+    #[test]
+    fn typed_arguments_reach_their_tool_as_built() {
+        let args = Args::Typed(Box::new(SaveArtifactArgs { name: "a.txt".into(), content: "x".into() }));
+        let typed = args.into_typed::<SaveArtifact>().map_err(|out| out.content).expect("its own tool's arguments");
+        assert_eq!((typed.name.as_str(), typed.content.as_str()), ("a.txt", "x"));
+    }
+
+    #[test]
+    fn another_tools_arguments_are_refused_not_panicked_on() {
+        let args = Args::Typed(Box::new(SaveArtifactArgs { name: "a.txt".into(), content: "x".into() }));
+        let refused = args.into_typed::<ImportPdf>().err().expect("a save_artifact argument is not import_pdf's");
+        assert!(refused.is_error && refused.content.contains("import_pdf"), "{}", refused.content);
+    }
+
+    #[test]
+    fn json_arguments_are_parsed_as_a_model_sends_them() {
+        let parsed = Args::Json(serde_json::json!({ "attachmentId": "m1:0" })).into_typed::<ImportPdf>().map_err(|o| o.content);
+        let ImportArgs { attachment_id } = parsed.expect("well-formed");
+        assert_eq!(attachment_id, "m1:0");
+        let refused = Args::Json(serde_json::json!({ "attachment": "m1:0" })).into_typed::<ImportPdf>().err().expect("misnamed");
+        assert!(refused.content.contains("do not fit"), "{}", refused.content);
     }
 }

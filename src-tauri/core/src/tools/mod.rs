@@ -18,7 +18,16 @@ mod specs;
 mod traits;
 
 pub use context::{LiveOutput, OperationKey, OperationScope, StepId, TaskDesk, ToolContext, Toolbox, Vision};
-pub(crate) use dispatch::decided_note;
+pub(crate) use dispatch::{call, decided_note};
+/// The tools Hearth's own workflows and screens call by type ([`call`]).
+pub(crate) mod typed {
+    pub(crate) use super::handlers::browser::{ReadWeb, UrlArgs};
+    pub(crate) use super::handlers::computer::{RunArgs, RunComputerCommand, WriteArgs, WriteComputerFile};
+    pub(crate) use super::handlers::pdf::{FillArgs, FillPdf, ImportArgs, ImportPdf};
+    pub(crate) use super::handlers::prepare::PrepareEmail;
+    pub(crate) use super::handlers::tasks::{SaveArtifact, SaveArtifactArgs};
+    pub(crate) use crate::approvals::EmailArgs;
+}
 pub use dispatch::{PAUSED_RESULT, dispatch, fuzz_parse_arguments, run_serially};
 pub use handlers::mail::UNTRUSTED_NOTE;
 pub use held::HeldCallRunner;

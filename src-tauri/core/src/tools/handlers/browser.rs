@@ -64,7 +64,7 @@ pub(crate) async fn profile_of(ctx: &ToolContext) -> ProfileId {
 }
 
 /// A URL argument.
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize, schemars::JsonSchema, serde::Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct UrlArgs {
     /// A full http:// or https:// address (at most 4,096 characters). Addresses on this

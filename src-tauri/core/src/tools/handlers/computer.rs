@@ -83,7 +83,7 @@ impl EffectTool for StopComputer {
 }
 
 /// `run_computer_command`'s arguments.
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize, schemars::JsonSchema, serde::Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct RunArgs {
     /// The bash command line (1 to 16,000 characters). It runs as an unprivileged user with no
@@ -210,7 +210,7 @@ impl DirectTool for ReadComputerFile {
 }
 
 /// `write_computer_file`'s arguments.
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize, schemars::JsonSchema, serde::Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct WriteArgs {
     /// An absolute path inside /workspace; its folder must exist.

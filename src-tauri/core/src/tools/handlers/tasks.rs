@@ -47,7 +47,7 @@ pub(crate) struct SetPlanArgs {
 }
 
 /// `save_artifact`'s arguments.
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize, schemars::JsonSchema, serde::Serialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(crate) struct SaveArtifactArgs {
     /// A file name for the artifact.

@@ -524,6 +524,7 @@ pub fn fuzz_parse_arguments(tool: ToolName, text: &str) -> bool {
 }
 
 #[cfg(test)]
+#[expect(clippy::expect_used, reason = "a test fails by naming what it expected")]
 mod tests {
     use super::*;
     use crate::tools::typed::{ImportArgs, ImportPdf, SaveArtifact, SaveArtifactArgs};

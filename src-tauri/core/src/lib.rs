@@ -21,6 +21,7 @@ pub mod journal;
 pub mod memory;
 pub mod monitors;
 pub mod pdf;
+pub mod process;
 pub mod providers;
 pub mod runs;
 pub mod schedules;
@@ -31,6 +32,7 @@ pub mod tasks;
 pub mod tools;
 pub mod trust;
 pub mod vault;
+pub mod watch;
 pub mod workspace;
 
 pub use config::Config;

@@ -18,9 +18,10 @@ use tokio_util::sync::CancellationToken;
 use super::hash::proposal_hash;
 use super::web::{self, FormSender};
 use crate::error::{CoreError, Result};
+use crate::process::{Liveness, ProcessIdentity};
 use crate::store::proposals::{ExecutionClaim, InsertOutcome, MandatedClaim, ProposalRow};
 use crate::store::{Store, now_ms};
-use crate::tasks::{Liveness, ProcessIdentity, TaskEngine};
+use crate::tasks::TaskEngine;
 use crate::workspace::{ExecuteError, Executed, LOCAL_CONNECTION_ID, Reconciliation, Target, Workspace};
 
 /// What the owner is told when the displayed draft is not the stored one.

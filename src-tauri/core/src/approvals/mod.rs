@@ -11,7 +11,7 @@ pub mod web;
 pub use address::normalize_address;
 pub use gate::{ApprovalGate, CHANGED_MESSAGE, DecideHook, DecideStage, HELD_CONNECTION, HeldCalls, Proposer};
 pub use hash::proposal_hash;
-pub use normalize::{EmailArgs, EventArgs, email_draft, event_draft, timing_bounds};
+pub use normalize::{EmailArgs, EventArgs, email_draft, event_draft};
 pub use web::FormSender;
 
 /// How long a proposal can be approved after it was prepared.

@@ -2,12 +2,13 @@
 //! is checked here, and every error says what to change.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use hearth_protocol::approvals::{DraftAttachment, EmailDraft, EventChanges, EventDraft, EventSnapshot, EventTiming, ReplyContext};
+use hearth_protocol::approvals::{DraftAttachment, EmailDraft, EventChanges, EventDraft, EventTiming};
 use serde::Deserialize;
 
 use super::address::normalize_address;
 use crate::error::{CoreError, Result};
 use crate::store::Store;
+use crate::workspace::event::zone;
 
 const MAX_RECIPIENTS: usize = 50;
 const MAX_SUBJECT_CHARS: usize = 998;
@@ -168,27 +169,6 @@ pub async fn email_draft(store: &Store, args: EmailArgs) -> Result<EmailDraft> {
     Ok(EmailDraft { to, cc, bcc, subject, body, attachments, thread_id, in_reply_to, reply_to: None })
 }
 
-/// The stored message `message_id` as the card names it. A reply to a message Hearth does
-/// not hold would show the owner nothing to check, so it is refused; so is a `threadId` that
-/// is not that message's conversation, which would file the reply somewhere else.
-pub async fn reply_context(store: &Store, message_id: &str, thread_id: Option<&str>) -> Result<ReplyContext> {
-    let message = store.get_message(message_id).await?.ok_or_else(|| {
-        invalid(format!(
-            "There is no message {message_id} in the mailbox to reply to. Use the `messageId` that search_mail or \
-             read_mail_thread gives, or leave `replyToMessageId` out to send a new email."
-        ))
-    })?;
-    if let Some(thread_id) = thread_id
-        && thread_id != message.thread_id
-    {
-        return Err(invalid(format!(
-            "The message {message_id} is in conversation {}, not {thread_id}. Use `threadId` {} or leave it out.",
-            message.thread_id, message.thread_id
-        )));
-    }
-    Ok(ReplyContext { message_id: message.id, subject: message.subject, from: message.from })
-}
-
 /// Which calendar change an [`EventArgs`] asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventAction {
@@ -286,18 +266,6 @@ fn iana_shaped(name: &str) -> bool {
     }
 }
 
-/// An IANA zone from the system's time-zone database (through jiff, as the schedules use it).
-/// Not chrono-tz: that crate compiles the whole database into the binary, and the system's
-/// copy is the one the OS keeps up to date.
-fn zone(name: &str) -> std::result::Result<jiff::tz::TimeZone, jiff::Error> {
-    jiff::tz::TimeZone::get(name)
-}
-
-/// A stored zone name, read back.
-fn stored_zone(time_zone: &str) -> Result<jiff::tz::TimeZone> {
-    zone(time_zone).map_err(|_| invalid(format!("bad stored time zone {time_zone:?}")))
-}
-
 fn title(raw: &str) -> Result<String> {
     bounded("title", raw.trim(), 1, MAX_TITLE_CHARS)
 }
@@ -368,64 +336,6 @@ fn request(event_id: String, changes: Option<EventChanges>) -> EventDraft {
     }
 }
 
-/// The draft the owner reviews for an update or delete of the event `event_id`, built from
-/// `current` — that event as the workspace holds it now — and never from what the request
-/// says the event is:
-///
-/// - delete: `current` itself;
-/// - update: `current` with the request's `changes` applied, and `before = current`. A
-///   request without `changes` asks for the event to become exactly its fields.
-///
-/// Everything the card shows is then in the draft, so the hash binds it.
-pub fn resolve_event(update: bool, request: &EventDraft, event_id: &str, current: EventSnapshot) -> Result<EventDraft> {
-    let draft = |event: EventSnapshot, before: Option<EventSnapshot>| EventDraft {
-        calendar_id: event.calendar_id,
-        event_id: Some(event_id.to_owned()),
-        title: event.title,
-        timing: event.timing,
-        time_zone: event.time_zone,
-        location: event.location,
-        description: event.description,
-        attendees: event.attendees,
-        before,
-        changes: None,
-    };
-    if !update {
-        return Ok(draft(current, None));
-    }
-    let after = match &request.changes {
-        Some(changes) => changes.apply(&current),
-        None => request.snapshot(),
-    };
-    if after == current {
-        return Err(invalid(format!(
-            "This update would change nothing: the event {event_id} already has these values. Read it with read_calendar \
-             and give only the fields that differ."
-        )));
-    }
-    // An all-day event moved to a zone where a day has no midnight cannot be written.
-    timing_bounds(&after.timing, &after.time_zone)?;
-    Ok(draft(after, Some(current)))
-}
-
-/// A stored event's timing as a draft spells it: whole days in its own zone, or UTC times.
-pub fn timing_from_bounds(starts_at: i64, ends_at: i64, all_day: bool, time_zone: &str) -> Result<EventTiming> {
-    if all_day {
-        let tz = stored_zone(time_zone)?;
-        let day = |ms: i64| -> Result<String> {
-            let instant = jiff::Timestamp::from_millisecond(ms).map_err(|_| invalid(format!("bad stored time {ms}")))?;
-            Ok(tz.to_datetime(instant).date().to_string())
-        };
-        return Ok(EventTiming::AllDay { start_date: day(starts_at)?, end_date: day(ends_at)? });
-    }
-    let instant = |ms: i64| DateTime::<Utc>::from_timestamp_millis(ms).ok_or_else(|| invalid(format!("bad stored time {ms}")));
-    let (start, end) = (instant(starts_at)?, instant(ends_at)?);
-    // Fractions only when the stored time has them, so an update that keeps the times keeps
-    // them exactly.
-    let utc = |t: DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
-    Ok(EventTiming::Timed { start: utc(start), end: utc(end) })
-}
-
 fn timing(start: &str, end: &str) -> Result<EventTiming> {
     let as_date = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").ok();
     if let (Some(start_date), Some(end_date)) = (as_date(start), as_date(end)) {
@@ -447,37 +357,13 @@ fn timing(start: &str, end: &str) -> Result<EventTiming> {
     Ok(EventTiming::Timed { start: utc(start), end: utc(end) })
 }
 
-/// The Unix-ms bounds of a normalized timing (all-day days begin at midnight in `time_zone`).
-pub fn timing_bounds(timing: &EventTiming, time_zone: &str) -> Result<(i64, i64)> {
-    match timing {
-        EventTiming::Timed { start, end } => {
-            let ms = |s: &str| {
-                DateTime::parse_from_rfc3339(s).map(|t| t.timestamp_millis()).map_err(|e| invalid(format!("bad stored time: {e}")))
-            };
-            Ok((ms(start)?, ms(end)?))
-        }
-        EventTiming::AllDay { start_date, end_date } => {
-            let tz = stored_zone(time_zone)?;
-            let midnight = |d: &str| -> Result<i64> {
-                let date: jiff::civil::Date = d.parse().map_err(|e| invalid(format!("bad stored date: {e}")))?;
-                let local = tz.to_ambiguous_timestamp(date.at(0, 0, 0, 0));
-                // A midnight skipped by a clock change has no instant; a repeated one is its first.
-                match local.offset() {
-                    jiff::tz::AmbiguousOffset::Gap { .. } => Err(invalid(format!("{d} has no midnight in {time_zone}"))),
-                    jiff::tz::AmbiguousOffset::Unambiguous { .. } | jiff::tz::AmbiguousOffset::Fold { .. } => {
-                        local.earlier().map(|t| t.as_millisecond()).map_err(|e| invalid(format!("{d} in {time_zone}: {e}")))
-                    }
-                }
-            };
-            Ok((midnight(start_date)?, midnight(end_date)?))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use hearth_protocol::approvals::EventSnapshot;
+
     use super::*;
+    use crate::workspace::event::{resolve_event, timing_bounds, timing_from_bounds};
 
     fn args(value: serde_json::Value) -> EventArgs {
         serde_json::from_value(value).unwrap()

@@ -547,7 +547,7 @@ impl crate::agui_server::RunStarter for Hearth {
 /// Runs a previous process left open get a RUN_ERROR in their log, so replay shows them
 /// as interrupted instead of forever streaming.
 async fn close_orphan_runs(store: &Store) -> Result<()> {
-    use crate::tasks::{Liveness, ProcessIdentity};
+    use crate::process::{Liveness, ProcessIdentity};
     let dead = |owner: Option<&str>| owner.is_none_or(|o| ProcessIdentity::liveness(o) != Liveness::Alive);
     for orphan in store.take_orphan_runs(dead).await? {
         let event = hearth_protocol::agui::Event::RunError(hearth_protocol::agui::RunErrorEvent {

@@ -174,7 +174,7 @@ impl Journal {
     }
 
     /// A journal over `store`, in the process named `identity`.
-    pub fn new(store: Store, identity: &crate::tasks::ProcessIdentity) -> Self {
+    pub fn new(store: Store, identity: &crate::process::ProcessIdentity) -> Self {
         Self { store, identity: identity.as_str().into(), hooks: Arc::default(), runs: Arc::default() }
     }
 

@@ -5,7 +5,7 @@
 //!
 //! - **Match**: `change` — the normalized text's hash differs from the last one (the first
 //!   look only records); `contains` — the text contains the value, ignoring case;
-//!   `price_below` — a price on the page ([`price::prices`]) is below the value.
+//!   `price_below` — a price on the page ([`crate::watch::price::prices`]) is below the value.
 //! - **Once per match**: `change` notifies each change; `contains` and `price_below` notify
 //!   when the condition becomes true (not again while it holds). The notice's key is
 //!   `monitor:<task>:<look>:<hash>` — the look's number and the page's hash — written, fenced to
@@ -16,8 +16,6 @@
 //!   with a notice (Resume looks again at once).
 
 pub mod diff;
-pub mod input;
-pub mod price;
 
 use hearth_protocol::notifications::{NotificationKind, NotificationTarget};
 use serde::{Deserialize, Serialize};
@@ -27,8 +25,9 @@ use sha2::{Digest, Sha256};
 use crate::store::notifications::Notice;
 use crate::tasks::{TaskContext, TaskHandler, TaskOutcome};
 use crate::tools::{StepId, Toolbox, call, typed};
+use crate::watch::price;
+pub use crate::watch::{Condition, MAX_INTERVAL_MINUTES, MIN_INTERVAL_MINUTES, MonitorInput};
 use diff::{LineDiff, normalize};
-pub use input::{Condition, MAX_INTERVAL_MINUTES, MIN_INTERVAL_MINUTES, MonitorInput};
 
 /// After this many failed looks in a row the monitor pauses itself.
 pub const MAX_FAILURES: u32 = 5;

@@ -14,9 +14,9 @@ use tokio_util::task::TaskTracker;
 use super::INTERRUPTED_REASON;
 use super::context::TaskContext;
 use super::handler::{TaskHandler, TaskOutcome};
-use super::owner::{Liveness, ProcessIdentity};
 use crate::error::{CoreError, Result};
 use crate::journal::Journal;
+use crate::process::{Liveness, ProcessIdentity};
 use crate::store::tasks::{Claim, ControlOutcome, NewTask, RunEnding, TaskRow, task_scope};
 use crate::store::{Store, now_ms};
 

@@ -6,12 +6,10 @@
 mod context;
 mod engine;
 mod handler;
-mod owner;
 
 pub use context::{TaskContext, TaskError};
 pub use engine::{ApprovedStop, EngineConfig, TaskEngine};
 pub use handler::{BoxTaskFuture, TaskHandler, TaskOutcome};
-pub use owner::{Liveness, ProcessIdentity};
 
 /// What an interrupted task says, so the owner knows what to check.
 pub const INTERRUPTED_REASON: &str = "Hearth stopped during this run. Review what it did before retrying.";

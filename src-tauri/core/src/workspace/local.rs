@@ -9,12 +9,11 @@ use hearth_protocol::approvals::{Connection, EmailDraft, EventDraft, EventSnapsh
 use hearth_protocol::mail::{AttachmentInfo, MailMatch, MailSearchResult, MailThread, ThreadMessage};
 use tokio_util::sync::CancellationToken;
 
+use super::event::{reply_context, resolve_event, timing_bounds, timing_from_bounds};
 use super::{
     CalendarPage, ExecuteError, Executed, MAX_BODY_CHARS, MAX_CALENDAR_EVENTS, MAX_SEARCH_RESULTS, MAX_THREAD_MESSAGES, Reconciliation,
     SNIPPET_CHARS, Target, Workspace, truncate_chars,
 };
-use crate::approvals::normalize::{reply_context, resolve_event, timing_from_bounds};
-use crate::approvals::timing_bounds;
 use crate::error::{CoreError, Result};
 use crate::store::calendar::{CalendarChange, StoredEvent};
 use crate::store::mail::{OutgoingMessage, StoredMessage};

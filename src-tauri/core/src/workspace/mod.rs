@@ -5,6 +5,7 @@
 //! approval gate calls it, with a proposal the owner approved.
 
 mod chosen;
+pub mod event;
 pub mod google;
 mod local;
 mod reader;

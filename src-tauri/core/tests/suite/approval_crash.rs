@@ -8,7 +8,8 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use hearth_core::Hearth;
-use hearth_core::tasks::{ProcessIdentity, TaskContext, TaskOutcome};
+use hearth_core::process::ProcessIdentity;
+use hearth_core::tasks::{TaskContext, TaskOutcome};
 use hearth_core::tools::{RunOutcome, ToolCall, run_serially};
 use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalStatus, ProposalView};
 use hearth_protocol::tasks::TaskStatus;

@@ -369,7 +369,7 @@ async fn issue9_delete_card_shows_the_real_event() {
     let ProposalDraft::CalendarDelete(shown) = &proposal.draft else { panic!("not a delete: {:?}", proposal.draft) };
     assert_eq!(shown.event_id.as_deref(), Some("evt-dentist"));
     assert_eq!((shown.title.as_str(), shown.location.as_str()), (dentist.title.as_str(), dentist.location.as_str()));
-    let bounds = hearth_core::approvals::timing_bounds(&shown.timing, &shown.time_zone).unwrap();
+    let bounds = hearth_core::workspace::event::timing_bounds(&shown.timing, &shown.time_zone).unwrap();
     assert_eq!(bounds, (dentist.starts_at, dentist.ends_at), "the real event's times, not the model's");
     assert_eq!(shown.time_zone, dentist.time_zone);
 
@@ -412,9 +412,9 @@ async fn issue9_update_card_shows_before_and_after_and_changes_only_that_event()
     let ProposalDraft::CalendarUpdate(shown) = &proposal.draft else { panic!("not an update: {:?}", proposal.draft) };
     let was = shown.before.as_ref().expect("an update carries the event as it is now");
     assert_eq!((was.title.as_str(), was.location.as_str()), ("Yoga class", "Studio 4"));
-    assert_eq!(hearth_core::approvals::timing_bounds(&was.timing, &was.time_zone).unwrap(), (yoga.starts_at, yoga.ends_at));
+    assert_eq!(hearth_core::workspace::event::timing_bounds(&was.timing, &was.time_zone).unwrap(), (yoga.starts_at, yoga.ends_at));
     assert_eq!(shown.title, "Yoga (later)");
-    assert_eq!(hearth_core::approvals::timing_bounds(&shown.timing, &shown.time_zone).unwrap(), (new_start, new_end));
+    assert_eq!(hearth_core::workspace::event::timing_bounds(&shown.timing, &shown.time_zone).unwrap(), (new_start, new_end));
     assert_eq!((shown.location.as_str(), shown.time_zone.as_str()), ("Studio 4", yoga.time_zone.as_str()), "unchanged fields are kept");
     assert_eq!(shown.changes, None, "the model's request is not what is stored");
 

@@ -778,7 +778,7 @@ async fn owner_operations_cut_off_by_a_crash_become_outcome_unknown_at_start() {
         let inserted = hearth.store().insert_operation(key, "run_computer_command", "{}", "h", "dead-boot:1:1", None).await.unwrap();
         assert!(inserted);
         let alive = hearth_core::store::journal::OpKey { scope: "owner:computer", op_id: "op:running" };
-        let me = hearth_core::tasks::ProcessIdentity::current();
+        let me = hearth_core::process::ProcessIdentity::current();
         hearth.store().insert_operation(alive, "run_computer_command", "{}", "h", me.as_str(), None).await.unwrap();
     }
     let hearth = hearth_core::Hearth::open(fast_config(dir.path())).await.unwrap();
@@ -806,7 +806,7 @@ async fn an_approved_calls_operation_cut_off_by_a_crash_is_outcome_unknown_and_i
         let key = hearth_core::store::journal::OpKey { scope: &scope, op_id: "held-op" };
         let claimant = "dead-boot:1:1:approval:proposal-1";
         assert!(hearth.store().insert_operation(key, "run_computer_command", "{}", "h", claimant, None).await.unwrap());
-        let me = hearth_core::tasks::ProcessIdentity::current();
+        let me = hearth_core::process::ProcessIdentity::current();
         let alive = hearth_core::store::journal::OpKey { scope: &scope, op_id: "held-live" };
         let claimant = format!("{}:approval:proposal-2", me.as_str());
         assert!(hearth.store().insert_operation(alive, "run_computer_command", "{}", "h", &claimant, None).await.unwrap());

@@ -7,10 +7,10 @@ use hearth_protocol::ipc::DelegateTaskResult;
 use hearth_protocol::tasks::TaskKind;
 use serde::Deserialize;
 
-use crate::monitors::input::{Condition, MonitorInput};
 use crate::tools::ToolOutput;
 use crate::tools::context::{StepId, ToolContext};
 use crate::tools::traits::{DirectTool, Tool};
+use crate::watch::{Condition, MonitorInput};
 
 /// `watch_page`'s arguments.
 #[derive(Deserialize, schemars::JsonSchema)]

@@ -28,10 +28,10 @@ use super::calendar::{self, Calendar, Written};
 use super::gmail::{Gmail, Reconciled, SendError};
 use super::mime;
 use super::oauth::{GoogleAuth, WRITE_SCOPES};
-use crate::approvals::normalize::resolve_event;
 use crate::error::{CoreError, Result};
 use crate::store::Store;
 use crate::store::proposals::{ExecutionClaim, ProposalRow};
+use crate::workspace::event::resolve_event;
 use crate::workspace::{CalendarPage, ExecuteError, Executed, Reconciliation, Target, Workspace};
 
 /// The largest attachment imported from Gmail into Files.

@@ -460,7 +460,7 @@ fn local_event(event: Event, calendar_id: &str, zone: &str) -> Result<CalendarEv
         (Some(start_date), None, Some(end_date), None) => EventTiming::AllDay { start_date, end_date },
         _ => return Err(unreadable()),
     };
-    let (starts_at, ends_at) = crate::approvals::timing_bounds(&timing, zone).map_err(|_| unreadable())?;
+    let (starts_at, ends_at) = crate::workspace::event::timing_bounds(&timing, zone).map_err(|_| unreadable())?;
     let cut = |text: String| crate::workspace::truncate_chars(&text, MAX_TEXT_CHARS).0;
     Ok(CalendarEvent {
         id: event.id,

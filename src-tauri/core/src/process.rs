@@ -1,5 +1,7 @@
-//! Who holds a lease: a process named by boot, pid and start time, so a restart can tell a
-//! crashed holder (interrupt its tasks now) from a live one in another process (leave them).
+//! Who holds a lease or claims an operation: a process named by boot, pid and start time, so a
+//! restart can tell a crashed holder (interrupt its tasks now) from a live one in another
+//! process (leave them). It stands apart from `tasks` and `journal`, which both name their
+//! claimants by it, so neither reaches into the other for it.
 
 /// This process, as written into `tasks.lease_owner`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,10 +1,10 @@
 //! What a monitor is asked to watch: its input and the condition it looks for, apart from the
 //! looking itself, so the tool that makes a monitor (watch_page) can build one without reaching
-//! the task that runs it.
+//! the task that runs it (`monitors`, which stands above the tools it calls to look).
+
+pub mod price;
 
 use serde::{Deserialize, Serialize};
-
-use super::price;
 
 /// Shortest interval between looks.
 pub const MIN_INTERVAL_MINUTES: u32 = 1;

@@ -10,6 +10,7 @@ mod live_inbox;
 mod live_tasks;
 mod marks;
 mod navigation;
+mod request;
 mod screens;
 mod state;
 

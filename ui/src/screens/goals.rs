@@ -33,7 +33,9 @@ pub fn GoalsScreen() -> impl IntoView {
         })
     });
     let list = LocalResource::new(move || {
-        newest.track();
+        // Read, not `track()`: tracking a memo does not compute it, so it would never learn its
+        // sources and task changes would never reload the list.
+        newest.with(|_| ());
         ipc::goal_list()
     });
     let loaded = last_loaded(list);

@@ -42,3 +42,9 @@ pub fn load_failure<T: 'static>(resource: LocalResource<Reply<T>>, what: &'stati
 pub fn action_failure<I: 'static, T: 'static>(action: Action<I, Reply<T>>) -> Option<String> {
     action.value().with(|reply| failure(reply.as_ref()))
 }
+
+/// Why the latest run of `action` failed, but nothing while a run is on its way: sending again
+/// clears the last refusal, and the new answer says anew.
+pub fn settled_failure<I: 'static, T: 'static>(action: Action<I, Reply<T>>) -> Option<String> {
+    if action.pending().get() { None } else { action_failure(action) }
+}

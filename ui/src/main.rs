@@ -5,7 +5,6 @@ mod cards;
 mod clipboard;
 mod clock;
 mod ipc;
-mod latest_only;
 mod live_inbox;
 mod live_tasks;
 mod marks;

@@ -101,6 +101,7 @@ fn apply_change<T: Send + Sync + 'static>(
     }
     busy.set(true);
     error.set(None);
+    // Kept for Accounts only (see above).
     spawn_local(async move {
         let reply = change.await;
         busy.set(false);

@@ -103,6 +103,7 @@ fn CopyButton(action: &'static str, text: Signal<Option<String>>) -> impl IntoVi
         let Some(value) = text.get_untracked() else {
             return;
         };
+        // Kept: a clipboard write, not an IPC request; its outcome is a one-off note.
         spawn_local(async move {
             let copied = copy_text(&value).await;
             outcome.set(Some(copied));

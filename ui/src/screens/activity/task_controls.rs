@@ -67,7 +67,8 @@ pub fn TaskControls(live: LiveTasks, current: Memo<Option<TaskView>>, on_changed
         }
     });
     // A control is on its way: the control buttons wait for its answer (Check now does not).
-    let busy = move || request.input().with(|sent| matches!(sent, Some(TaskRequest::Control(_))));
+    let sent = request.input();
+    let busy = move || sent.with(|sent| matches!(sent, Some(TaskRequest::Control(_))));
     // A control being sent clears the last failure, as its answer will say anew.
     let error = move || if busy() { None } else { request.value().with(|done| done.clone().and_then(Result::err)) };
 

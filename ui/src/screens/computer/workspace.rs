@@ -69,7 +69,8 @@ pub fn WorkspacePane() -> impl IntoView {
     let load = move |path: String| {
         request.dispatch_local(WorkspaceRequest::List(path));
     };
-    let saving = move || request.input().with(|sent| matches!(sent, Some(WorkspaceRequest::Save(_))));
+    let sent = request.input();
+    let saving = move || sent.with(|sent| matches!(sent, Some(WorkspaceRequest::Save(_))));
     let error = move || action_failure(request);
     // The workspace's root, once, when the pane opens (an off computer says so here).
     load(WORKSPACE.to_owned());

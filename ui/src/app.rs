@@ -28,6 +28,7 @@ pub fn App() -> impl IntoView {
     let startup = RwSignal::new(Startup::Checking);
     let nav = Navigation::provide();
     Clock::provide();
+    // Kept: startup runs once for the window's life and picks which tree mounts, not a screen's request.
     spawn_local(async move {
         match ipc::app_info().await {
             Ok(_) => {
@@ -41,7 +42,7 @@ pub fn App() -> impl IntoView {
         // The frame that shows the app (its shell, or why it could not start), not the
         // loading line before it: the moment the footprint bench calls first paint, for Hearth
         // and for the Tauri floor alike (tests/floor/ui). The core opens beside the window, so
-        // this frame comes after it has opened.
+        // this frame comes after it has opened. Kept: a fire-and-forget mark.
         crate::marks::after_next_frame(|| spawn_local(ipc::app_painted()));
     });
     view! {

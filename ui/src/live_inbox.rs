@@ -30,6 +30,7 @@ impl LiveInbox {
     pub fn open(self, nav: Navigation, notice: &NotificationView) {
         if self.inbox.try_update(|inbox| inbox.mark_read(notice.id)).unwrap_or(false) {
             let params = NotificationReadParams { ids: vec![notice.id], all: false };
+            // Kept: fire-and-forget; the notice is already marked read here, only a refusal is said.
             spawn_local(async move {
                 if let Err(err) = ipc::notification_read(&params).await {
                     self.error.set(Some(format!("The notice could not be marked read: {}", err.message)));
@@ -45,6 +46,7 @@ impl LiveInbox {
 
     /// Marks every notice read.
     pub fn read_all(self) {
+        // Kept: fire-and-forget into the app-wide inbox, which outlives any screen's action.
         spawn_local(async move {
             match ipc::notification_read(&NotificationReadParams { ids: vec![], all: true }).await {
                 Ok(list) => self.inbox.update(|inbox| inbox.replace(list)),
@@ -62,6 +64,7 @@ pub fn LiveInboxProvider(children: Children) -> impl IntoView {
     let subscription = StoredValue::new_local(None::<NoticeSubscription>);
     let clicks = StoredValue::new_local(None::<NoticeOpenSubscription>);
     let nav = Navigation::from_context();
+    // Kept: the app-wide notice and click watches (live subscriptions).
     spawn_local(async move {
         match ipc::notification_watch(move |notice| {
             live.inbox.maybe_update(|inbox| inbox.push(notice));

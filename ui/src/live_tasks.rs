@@ -32,6 +32,7 @@ pub fn LiveTasksProvider(children: Children) -> impl IntoView {
     provide_context(live);
     // Keeps the watch's channel and handler alive for as long as the app shows tasks.
     let subscription = StoredValue::new_local(None::<TaskSubscription>);
+    // Kept: the app-wide task watch (a live subscription) and the list it starts from.
     spawn_local(async move {
         let watch = ipc::task_watch(move |changed| {
             let id = changed.task.id.clone();

@@ -5,11 +5,11 @@ mod cards;
 mod clipboard;
 mod clock;
 mod ipc;
-mod latest_only;
 mod live_inbox;
 mod live_tasks;
 mod marks;
 mod navigation;
+mod request;
 mod screens;
 mod state;
 

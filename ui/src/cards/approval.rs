@@ -17,10 +17,18 @@ use super::approval_draft::DraftView;
 use crate::clock::Clock;
 use crate::ipc;
 use crate::live_tasks::LiveTasks;
+use crate::request::settled_failure;
 use crate::state::approvals::{
     CHANGES_HEADING, Refetched, TaskRevision, can_decide, can_recheck, countdown_label, effective_status, event_changes, event_heading,
     hidden_line, is_expired, kind_label, on_refetch, origin_line, reply_line, revealed, sources_line, status_label, task_moved,
 };
+
+/// What the owner answers a proposal: a decision, or a check of an approved action's outcome.
+#[derive(Debug, Clone)]
+enum Answer {
+    Decide(ApprovalDecideParams),
+    Recheck(ApprovalRecheckParams),
+}
 
 /// The proposal `proposal_id`: `initial` when the caller already holds it (the Approvals
 /// list), else fetched. `on_decided` gets the proposal as the decision left it.
@@ -38,11 +46,11 @@ pub fn ApprovalCard(
     // A newer draft than the one shown, held until the owner asks for it.
     let latest = RwSignal::new(None::<ProposalView>);
     let fetch_error = RwSignal::new(None::<String>);
-    let decide_error = RwSignal::new(None::<String>);
-    let deciding = RwSignal::new(false);
     // Only the newest fetch may land; a reply overtaken by a decision or a later fetch is dropped.
     let latest_fetch = StoredValue::new(0_u64);
 
+    // The fetch stays a hand-rolled task: a decision must drop a fetch already on its way (its
+    // older proposal would replace the decided one), which a resource cannot be told.
     let refetch = Callback::new(move |()| {
         let fetch = latest_fetch.get_value() + 1;
         latest_fetch.set_value(fetch);
@@ -72,6 +80,40 @@ pub fn ApprovalCard(
     }
     refetch_when_task_moves(shown, refetch);
 
+    // Approve, Deny, Check and Retry: one at a time; the answer replaces what is shown and
+    // drops any fetch still on its way.
+    let answer = Action::new_local(move |request: &Answer| {
+        let request = request.clone();
+        async move {
+            let reply = match &request {
+                Answer::Decide(params) => ipc::approval_decide(params).await,
+                Answer::Recheck(params) => ipc::approval_recheck(params).await,
+            };
+            match reply {
+                Ok(answered) => {
+                    latest_fetch.try_update_value(|fetch| *fetch += 1);
+                    shown.set(Some(answered.clone()));
+                    latest.set(None);
+                    if let (Answer::Decide(_), Some(on_decided)) = (&request, on_decided) {
+                        on_decided.try_run(answered);
+                    }
+                    Ok(())
+                }
+                Err(err) => {
+                    if let Answer::Decide(_) = request {
+                        // Show where the proposal is now: an expired or decided one replaces
+                        // this one; a changed draft waits behind "Show latest".
+                        refetch.try_run(());
+                    }
+                    Err(err)
+                }
+            }
+        }
+    });
+    let deciding = answer.pending();
+    // A new answer on its way clears the last refusal.
+    let decide_error = move || settled_failure(answer);
+
     let decide = move |decision: Decision| {
         if deciding.get_untracked() {
             return;
@@ -80,29 +122,7 @@ pub fn ApprovalCard(
         if !can_decide(&proposal, clock.now.get_untracked()) {
             return;
         }
-        let params = ApprovalDecideParams { proposal_id: proposal.id, hash: proposal.hash, decision };
-        deciding.set(true);
-        decide_error.set(None);
-        spawn_local(async move {
-            let reply = ipc::approval_decide(&params).await;
-            deciding.set(false);
-            match reply {
-                Ok(decided) => {
-                    latest_fetch.try_update_value(|fetch| *fetch += 1);
-                    shown.set(Some(decided.clone()));
-                    latest.set(None);
-                    if let Some(on_decided) = on_decided {
-                        on_decided.try_run(decided);
-                    }
-                }
-                Err(err) => {
-                    decide_error.set(Some(err.message));
-                    // Show where the proposal is now: an expired or decided one replaces this
-                    // one; a changed draft waits behind "Show latest".
-                    refetch.try_run(());
-                }
-            }
-        });
+        answer.dispatch_local(Answer::Decide(ApprovalDecideParams { proposal_id: proposal.id, hash: proposal.hash, decision }));
     };
     // Check (and retry) an approved action whose outcome is unknown: the backend always looks
     // first, so a retry of one that happened does nothing again.
@@ -114,27 +134,13 @@ pub fn ApprovalCard(
         if !can_recheck(&proposal) {
             return;
         }
-        let params = ApprovalRecheckParams { proposal_id: proposal.id, hash: proposal.hash, action };
-        deciding.set(true);
-        decide_error.set(None);
-        spawn_local(async move {
-            let reply = ipc::approval_recheck(&params).await;
-            deciding.set(false);
-            match reply {
-                Ok(rechecked) => {
-                    latest_fetch.try_update_value(|fetch| *fetch += 1);
-                    shown.set(Some(rechecked));
-                    latest.set(None);
-                }
-                Err(err) => decide_error.set(Some(err.message)),
-            }
-        });
+        answer.dispatch_local(Answer::Recheck(ApprovalRecheckParams { proposal_id: proposal.id, hash: proposal.hash, action }));
     };
     let show_latest = move |_| {
         if let Some(newer) = latest.get_untracked() {
             shown.set(Some(newer));
             latest.set(None);
-            decide_error.set(None);
+            answer.clear();
         }
     };
 
@@ -220,7 +226,7 @@ pub fn ApprovalCard(
                     >"Retry (checks first)"</button>
                 </div>
             </Show>
-            {move || decide_error.get().map(|message| view! { <p class="approval-error">{message}</p> })}
+            {move || decide_error().map(|message| view! { <p class="approval-error">{message}</p> })}
         </article>
     }
 }

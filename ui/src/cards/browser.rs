@@ -3,10 +3,10 @@
 
 use hearth_protocol::browser::{ActReceipt, PageView, ProfileTarget, UseProfileParams};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use super::take_control::TakeControl;
 use crate::ipc;
+use crate::request::failure;
 use crate::state::cards::{act_line, download_line, page_meta};
 
 /// The chat a card is shown in (none in replays outside a chat).
@@ -54,35 +54,39 @@ pub fn BrowserCard(page: PageView, tool: &'static str) -> impl IntoView {
 #[component]
 fn ProfilePicker(current: String) -> impl IntoView {
     let Some(ChatThread(thread)) = use_context::<ChatThread>() else { return ().into_any() };
-    let choices = RwSignal::new(None::<Vec<String>>);
-    let said = RwSignal::new(None::<String>);
-    let open = move |_| {
-        spawn_local(async move {
-            match ipc::browser_list().await {
-                Ok(list) => choices.set(Some(list.profiles.into_iter().map(|p| p.id).collect())),
-                Err(err) => said.set(Some(err.message)),
-            }
-        });
+    let fetch = Action::new_local(|()| ipc::browser_list());
+    // `None` until the list arrives: the picker is a button until then.
+    let choices = move || {
+        fetch
+            .value()
+            .with(|list| list.as_ref().and_then(|l| l.as_ref().ok()).map(|l| l.profiles.iter().map(|p| p.id.clone()).collect::<Vec<_>>()))
     };
-    let pick = move |ev: leptos::ev::Event| {
-        let Some(thread_id) = thread.get_untracked() else { return };
-        let value = event_target_value(&ev);
-        let profile = (!value.is_empty()).then_some(value);
-        let params = UseProfileParams { target: ProfileTarget::Thread(thread_id), profile: profile.clone() };
-        spawn_local(async move {
-            let reply = ipc::browser_use_profile(&params).await;
-            said.set(Some(match reply {
-                Ok(()) => match profile {
+    let open = move |_| {
+        fetch.dispatch_local(());
+    };
+    // Its answer, in words: where the chat browses now, or why not.
+    let choose = Action::new_local(|params: &UseProfileParams| {
+        let params = params.clone();
+        async move {
+            match ipc::browser_use_profile(&params).await {
+                Ok(()) => match params.profile {
                     Some(id) => format!("This chat now browses in {id}."),
                     None => "This chat browses in its own profile again.".to_owned(),
                 },
                 Err(err) => err.message,
-            }));
-        });
+            }
+        }
+    });
+    let pick = move |ev: leptos::ev::Event| {
+        let Some(thread_id) = thread.get_untracked() else { return };
+        let value = event_target_value(&ev);
+        let profile = (!value.is_empty()).then_some(value);
+        choose.dispatch_local(UseProfileParams { target: ProfileTarget::Thread(thread_id), profile });
     };
+    let said = move || choose.value().get().or_else(|| fetch.value().with(|list| failure(list.as_ref())));
     view! {
         <span class="profile-picker">
-            {move || match choices.get() {
+            {move || match choices() {
                 None => view! { <button class="browse-in-open" on:click=open>"Browse in…"</button> }.into_any(),
                 Some(list) => {
                     let current = current.clone();
@@ -100,7 +104,7 @@ fn ProfilePicker(current: String) -> impl IntoView {
                     }.into_any()
                 }
             }}
-            {move || said.get().map(|message| view! { <span class="browse-in-said">{message}</span> })}
+            {move || said().map(|message| view! { <span class="browse-in-said">{message}</span> })}
         </span>
     }
     .into_any()
@@ -109,12 +113,16 @@ fn ProfilePicker(current: String) -> impl IntoView {
 /// The picture, fetched by its id once the card shows.
 #[component]
 fn Screenshot(id: String) -> impl IntoView {
-    let picture = RwSignal::new(None::<Result<String, String>>);
-    let wanted = id.clone();
-    spawn_local(async move {
-        let reply = ipc::browser_screenshot(&wanted).await;
-        picture.set(Some(reply.map(|r| format!("data:image/png;base64,{}", r.png_base64)).map_err(|e| e.message)));
-    });
+    let picture = {
+        let wanted = id.clone();
+        LocalResource::new(move || {
+            let wanted = wanted.clone();
+            async move {
+                let reply = ipc::browser_screenshot(&wanted).await;
+                reply.map(|r| format!("data:image/png;base64,{}", r.png_base64)).map_err(|e| e.message)
+            }
+        })
+    };
     move || match picture.get() {
         None => view! { <p class="empty browser-shot-loading">"Loading the picture…"</p> }.into_any(),
         Some(Ok(src)) => {

@@ -3,7 +3,6 @@
 
 use hearth_protocol::mail::{MailMatch, MailSearchResult, MailThread, ThreadMessage};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::clock::local_time;
 use crate::ipc;
@@ -67,15 +66,14 @@ fn MatchRow(found: MailMatch, open_thread: RwSignal<Option<String>>) -> impl Int
 /// Fetches a thread and shows it; the error when it cannot.
 #[component]
 fn ThreadLoader(thread_id: String) -> impl IntoView {
-    let thread = RwSignal::new(None::<Result<MailThread, String>>);
-    spawn_local(async move {
-        let reply = ipc::mail_thread_get(&thread_id).await;
-        thread.set(Some(reply.map_err(|err| err.message)));
+    let thread = LocalResource::new(move || {
+        let thread_id = thread_id.clone();
+        async move { ipc::mail_thread_get(&thread_id).await }
     });
     move || match thread.get() {
         None => view! { <p class="empty">"Loading the conversation…"</p> }.into_any(),
         Some(Ok(thread)) => view! { <MailThreadView thread /> }.into_any(),
-        Some(Err(message)) => view! { <p class="mail-error">{message}</p> }.into_any(),
+        Some(Err(err)) => view! { <p class="mail-error">{err.message}</p> }.into_any(),
     }
 }
 

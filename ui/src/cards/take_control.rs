@@ -20,6 +20,7 @@ pub fn TakeControl(profile: String, on_close: Callback<()>) -> impl IntoView {
     let view_ref = NodeRef::<leptos::html::Div>::new();
     let id = StoredValue::new(profile.clone());
     let closed = StoredValue::new(false);
+    // Kept: opens the live frame stream, whose subscription the cleanup gives back.
     spawn_local(async move {
         match ipc::browser_control_start(&id.get_value(), move |shown| frame.set(Some(shown))).await {
             // Closed while it started: give this session back by its ticket (the cleanup's Give
@@ -37,6 +38,7 @@ pub fn TakeControl(profile: String, on_close: Callback<()>) -> impl IntoView {
         closed.set_value(true);
         let id = id.get_value();
         let ticket = subscription.try_with_value(|live| live.as_ref().map(|l| l.ticket)).flatten();
+        // Kept: fire-and-forget give-back while the view is being disposed.
         spawn_local(async move {
             let _ = ipc::browser_control_stop(&id, ticket).await;
         });
@@ -51,6 +53,7 @@ pub fn TakeControl(profile: String, on_close: Callback<()>) -> impl IntoView {
             return;
         }
         draining.set_value(true);
+        // Kept: a queue drainer that sends inputs in order; no reply is shown but an error.
         spawn_local(async move {
             while let Some(next) = queue.try_update_value(|q| q.pop_front()).flatten() {
                 if let Err(err) = ipc::browser_control_input(&id.get_value(), next).await {

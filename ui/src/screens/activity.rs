@@ -13,6 +13,7 @@ use leptos::prelude::*;
 
 use crate::live_tasks::LiveTasks;
 use crate::navigation::Navigation;
+use crate::request::action_failure;
 use schedules::Schedules;
 use task_detail::TaskDetailPane;
 use task_list::TaskList;
@@ -50,32 +51,31 @@ pub fn ActivityScreen() -> impl IntoView {
 fn StatementForm(live: LiveTasks, nav: Navigation) -> impl IntoView {
     let open = RwSignal::new(false);
     let csv = RwSignal::new(String::new());
-    let error = RwSignal::new(None::<String>);
+    let summarize = Action::new_local(move |text: &String| {
+        let text = text.clone();
+        async move {
+            let task = crate::ipc::finance_start(&text).await?;
+            let id = task.id.clone();
+            live.store.update(|store| {
+                store.upsert(task);
+            });
+            csv.set(String::new());
+            open.set(false);
+            nav.open_task(id);
+            Ok(())
+        }
+    });
     let start = move || {
-        let text = csv.get_untracked();
-        leptos::task::spawn_local(async move {
-            match crate::ipc::finance_start(&text).await {
-                Ok(task) => {
-                    let id = task.id.clone();
-                    live.store.update(|store| {
-                        store.upsert(task);
-                    });
-                    csv.set(String::new());
-                    open.set(false);
-                    error.set(None);
-                    nav.open_task(id);
-                }
-                Err(err) => error.set(Some(err.message)),
-            }
-        });
+        summarize.dispatch_local(csv.get_untracked());
     };
+    let error = move || action_failure(summarize);
     view! {
         <button class="statement-open" data-action="statement" on:click=move |_| open.update(|o| *o = !*o)>"Summarize a statement"</button>
         <Show when=move || open.get()>
             <form class="statement-form" on:submit=move |ev| { ev.prevent_default(); start(); }>
                 <textarea name="csv" placeholder="date,description,amount,category" prop:value=csv
                     on:input=move |ev| csv.set(event_target_value(&ev))></textarea>
-                {move || error.get().map(|message| view! { <p class="error statement-error">{message}</p> })}
+                {move || error().map(|message| view! { <p class="error statement-error">{message}</p> })}
                 <button type="submit" data-action="summarize">"Summarize"</button>
             </form>
         </Show>

@@ -9,39 +9,34 @@ use leptos::prelude::*;
 
 use crate::cards::approval::ApprovalCard;
 use crate::ipc;
-use crate::latest_only::latest_only;
 use crate::live_tasks::LiveTasks;
 use crate::navigation::Navigation;
+use crate::request::{last_loaded, load_failure};
 use crate::state::approvals::{review_sections, upsert_proposal, waiting_approvals};
 
 /// The Approvals screen.
 #[component]
 pub fn ApprovalsScreen() -> impl IntoView {
-    // `None` until the first list arrives.
-    let proposals = RwSignal::new(None::<Vec<ProposalView>>);
-    let error = RwSignal::new(None::<String>);
-    let reload = latest_only(ipc::approval_list, move |reply| match reply {
-        Ok(list) => {
-            proposals.set(Some(list.proposals));
-            error.set(None);
-        }
-        Err(err) => error.set(Some(format!("Proposals could not be loaded: {}", err.message))),
-    });
     let live = LiveTasks::from_context();
     let waiting_tasks = Memo::new(move |_| live.map(|live| live.store.with(waiting_approvals)).unwrap_or_default());
-    Effect::new(move |_| {
+    let list = LocalResource::new(move || {
         // Read, not `track()`: tracking a memo does not compute it, so it would never learn
         // its sources and never change.
         waiting_tasks.with(|_| ());
-        reload.run(());
+        ipc::approval_list()
     });
+    let loaded = last_loaded(list);
+    // `None` until the first list arrives.
+    let proposals = Memo::new(move |_| loaded.with(|l| l.as_ref().map(|l| l.proposals.clone())));
+    let error = move || load_failure(list, "Proposals");
+    // The decided proposal moves at once; the list is then fetched again.
     let on_decided = Callback::new(move |decided: ProposalView| {
-        proposals.update(|list| {
-            if let Some(list) = list {
-                upsert_proposal(list, decided);
+        list.update(|reply| {
+            if let Some(Ok(shown)) = reply {
+                upsert_proposal(&mut shown.proposals, decided);
             }
         });
-        reload.run(());
+        list.refetch();
     });
     // A notice's proposal stays marked while the owner is here, not the next time they come.
     if let Some(nav) = Navigation::from_context() {
@@ -63,9 +58,9 @@ pub fn ApprovalsScreen() -> impl IntoView {
         <section class="approvals page">
             <header class="approvals-header page-header">
                 <h1>"Approvals"</h1>
-                <button class="approvals-refresh" data-action="refresh" on:click=move |_| reload.run(())>"Refresh"</button>
+                <button class="approvals-refresh" data-action="refresh" on:click=move |_| list.refetch()>"Refresh"</button>
             </header>
-            {move || error.get().map(|message| view! { <p class="error approvals-error">{message}</p> })}
+            {move || error().map(|message| view! { <p class="error approvals-error">{message}</p> })}
             <div class="approvals-body">
                 {move || match shape.get() {
                     ListShape::Loading => view! { <p class="empty">"Loading proposals…"</p> }.into_any(),

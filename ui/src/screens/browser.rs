@@ -2,35 +2,49 @@
 //! own), which run now, and Take control (which opens a closed one), Close or Delete (a deleted
 //! profile takes its cookies and logins with it).
 
-use hearth_protocol::IpcError;
-use hearth_protocol::browser::{BrowserListResponse, ProfileView};
+use hearth_protocol::browser::ProfileView;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::cards::take_control::TakeControl;
 use crate::ipc;
-use crate::latest_only::latest_only;
+use crate::request::{failure, last_loaded};
 
 /// The owner's own profile: where they log in to sites to hand a chat or task (Browse in…).
 const OWNER_PROFILE: &str = "owner";
 
+/// Close or Delete a profile; each answers the new list.
+#[derive(Debug, Clone)]
+enum ProfileChange {
+    Close(String),
+    Delete(String),
+}
+
 /// The Browser screen.
 #[component]
 pub fn BrowserScreen() -> impl IntoView {
-    // `None` until the first list arrives.
-    let profiles = RwSignal::new(None::<Vec<ProfileView>>);
-    let error = RwSignal::new(None::<String>);
-    let land = move |reply: Result<BrowserListResponse, IpcError>| match reply {
-        Ok(list) => {
-            profiles.set(Some(list.profiles));
-            error.set(None);
+    // The newest list: loaded on open and after Take control closes, and replaced by the one
+    // Close and Delete answer.
+    let list = LocalResource::new(ipc::browser_list);
+    // `None` until the first list arrives; a failure keeps the list shown beside its message.
+    let loaded = last_loaded(list);
+    let profiles = Memo::new(move |_| loaded.with(|l| l.as_ref().map(|l| l.profiles.clone())));
+    let error = move || list.with(|reply| failure(reply.as_ref()));
+    let change = Action::new_local(move |change: &ProfileChange| {
+        let change = change.clone();
+        async move {
+            let reply = match change {
+                ProfileChange::Close(id) => ipc::browser_close(&id).await,
+                ProfileChange::Delete(id) => ipc::browser_delete_profile(&id).await,
+            };
+            list.set(Some(reply));
         }
-        Err(err) => error.set(Some(err.message)),
-    };
-    let reload = latest_only(ipc::browser_list, land);
-    reload.run(());
-    let close = Callback::new(move |id: String| spawn_local(async move { land(ipc::browser_close(&id).await) }));
-    let delete = Callback::new(move |id: String| spawn_local(async move { land(ipc::browser_delete_profile(&id).await) }));
+    });
+    let close = Callback::new(move |id: String| {
+        change.dispatch_local(ProfileChange::Close(id));
+    });
+    let delete = Callback::new(move |id: String| {
+        change.dispatch_local(ProfileChange::Delete(id));
+    });
     // The profile under the owner's control here, if any (one at a time).
     let controlling = RwSignal::new(None::<String>);
     let control = Callback::new(move |id: String| controlling.set(Some(id)));
@@ -42,11 +56,11 @@ pub fn BrowserScreen() -> impl IntoView {
             <p class="hint">
                 "Each chat and each task browses in a profile of its own. At most three run at once; one unused for 30 minutes is closed. A web page card in a chat has Take control, and Browse in… to point that chat at another profile (one with the logins it needs)."
             </p>
-            {move || error.get().map(|message| view! { <p class="error">{message}</p> })}
+            {move || error().map(|message| view! { <p class="error">{message}</p> })}
             {move || controlling.get().map(|profile| view! {
                 <TakeControl profile on_close=Callback::new(move |()| {
                     controlling.set(None);
-                    reload.run(());
+                    list.refetch();
                 }) />
             })}
             {move || (!has_owner()).then(|| view! {

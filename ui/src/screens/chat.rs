@@ -31,6 +31,7 @@ pub fn ChatScreen() -> impl IntoView {
     // Keeps the live channel's handler alive for the run; replaced by the next run.
     let subscription = StoredValue::new_local(None::<RunSubscription>);
 
+    // Kept: the history replay feeds several chat signals and a stored event log at once.
     spawn_local(async move {
         match load_latest().await {
             Ok(Some(history)) => {
@@ -53,6 +54,7 @@ pub fn ChatScreen() -> impl IntoView {
         }
         let params = RunStartParams { thread_id: thread_id.get_untracked(), text };
         error.set(None);
+        // Kept: starts a run whose events stream into the chat through a live channel.
         spawn_local(async move {
             let on_event = move |event: Event| {
                 chat.update(|state| state.apply(&event));
@@ -73,6 +75,7 @@ pub fn ChatScreen() -> impl IntoView {
     provide_context(crate::cards::choices::ChatReply(Callback::new(move |text: String| send_text(text))));
     let stop_run = move || {
         let Some(run_id) = chat.with_untracked(|s| s.active_run.clone()) else { return };
+        // Kept: fire-and-forget; the stopped run reports itself through its event stream.
         spawn_local(async move {
             if let Err(err) = ipc::run_stop(&run_id).await {
                 error.set(Some(err.message));
@@ -100,6 +103,7 @@ pub fn ChatScreen() -> impl IntoView {
             return;
         }
         let (Some(before), Some(id)) = (earlier.get_untracked(), thread_id.get_untracked()) else { return };
+        // Kept: a page prepended to the replayed log, dropped if the chat moved on meanwhile.
         spawn_local(async move {
             match ipc::thread_history(&id, Some(before)).await {
                 // A second click's answer, or one for a chat since left, changes nothing.

@@ -9,38 +9,34 @@ mod workspace;
 
 use hearth_protocol::computer::{ComputerState, ComputerStatusView};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::ipc;
-use crate::latest_only::latest_only;
+use crate::request::{failure, last_loaded, settled_failure};
 use terminal::TerminalPane;
 use workspace::WorkspacePane;
 
 /// The Computer screen.
 #[component]
 pub fn ComputerScreen() -> impl IntoView {
-    let status = RwSignal::new(None::<ComputerStatusView>);
-    let error = RwSignal::new(None::<String>);
-    let busy = RwSignal::new(false);
-    let reload = latest_only(ipc::computer_status, move |reply| match reply {
-        Ok(view) => status.set(Some(view)),
-        Err(err) => error.set(Some(err.message)),
-    });
-    reload.run(());
-    let act = move |start: bool| {
-        if busy.get_untracked() {
-            return;
+    // The newest status: loaded on open and after each command, and replaced by the one Start
+    // and Stop answer.
+    let loaded = LocalResource::new(ipc::computer_status);
+    let status = last_loaded(loaded);
+    let power = Action::new_local(move |start: &bool| {
+        let start = *start;
+        async move {
+            let view = if start { ipc::computer_start().await } else { ipc::computer_stop().await }?;
+            loaded.set(Some(Ok(view)));
+            Ok(())
         }
-        busy.set(true);
-        error.set(None);
-        spawn_local(async move {
-            let reply = if start { ipc::computer_start().await } else { ipc::computer_stop().await };
-            busy.set(false);
-            match reply {
-                Ok(view) => status.set(Some(view)),
-                Err(err) => error.set(Some(err.message)),
-            }
-        });
+    });
+    let busy = power.pending();
+    // Start or Stop on its way clears the last word; then its refusal, else a failed load.
+    let error = move || if busy.get() { None } else { settled_failure(power).or_else(|| loaded.with(|reply| failure(reply.as_ref()))) };
+    let act = move |start: bool| {
+        if !busy.get_untracked() {
+            power.dispatch_local(start);
+        }
     };
     let state = move || status.with(|s| s.as_ref().map(|s| s.state));
     let available = move || !matches!(state(), None | Some(ComputerState::Unavailable));
@@ -58,9 +54,9 @@ pub fn ComputerScreen() -> impl IntoView {
             </header>
             <div class="page-content">
             {move || status.with(|s| s.as_ref().and_then(|s| s.note.clone())).map(|note| view! { <p class="computer-note">{note}</p> })}
-            {move || error.get().map(|message| view! { <p class="error computer-error">{message}</p> })}
+            {move || error().map(|message| view! { <p class="error computer-error">{message}</p> })}
             <div class="computer-body">
-                <TerminalPane on_ran=Callback::new(move |()| reload.run(())) />
+                <TerminalPane on_ran=Callback::new(move |()| loaded.refetch()) />
                 <WorkspacePane />
             </div>
             </div>

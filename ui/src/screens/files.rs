@@ -9,12 +9,12 @@ mod file_list;
 mod form_editor;
 mod pdf_viewer;
 
-use hearth_protocol::files::FileView;
+use hearth_protocol::files::{FileListResponse, FileView};
 use leptos::prelude::*;
 
 use crate::ipc;
-use crate::latest_only::latest_only;
 use crate::navigation::Navigation;
+use crate::request::{last_loaded, load_failure};
 use crate::state::files::upsert_file;
 use file_detail::FileDetailPane;
 use file_list::FileList;
@@ -25,57 +25,63 @@ pub fn FilesScreen() -> impl IntoView {
     let Some(nav) = Navigation::from_context() else {
         return view! { <p class="error">"Files are not available in this window. Reload the app."</p> }.into_any();
     };
+    let list = LocalResource::new(ipc::file_list);
+    let loaded = last_loaded(list);
     // `None` until the first list arrives.
-    let files = RwSignal::new(None::<Vec<FileView>>);
-    let error = RwSignal::new(None::<String>);
-    let reload = latest_only(ipc::file_list, move |reply| match reply {
-        Ok(list) => {
-            files.set(Some(list.files));
-            error.set(None);
-        }
-        Err(err) => error.set(Some(format!("Files could not be loaded: {}", err.message))),
-    });
-    reload.run(());
+    let files = Signal::derive(move || loaded.with(|l| l.as_ref().map(|l| l.files.clone())));
+    // A file made or removed here changes the list shown at once (the one last loaded, or a
+    // new one); the list is then fetched again.
+    let change_list = move |change: &dyn Fn(&mut Vec<FileView>)| {
+        let mut files = loaded.get_untracked().map(|l| l.files).unwrap_or_default();
+        change(&mut files);
+        list.set(Some(Ok(FileListResponse { files })));
+    };
     // The copy shows in the list at once and is selected; the list is then fetched again.
     let on_filled = Callback::new(move |copy: FileView| {
         let copy_id = copy.id.clone();
-        files.update(|list| upsert_file(list.get_or_insert_with(Vec::new), copy));
+        change_list(&|files| upsert_file(files, copy.clone()));
         nav.selected_file.set(Some(copy_id));
-        reload.run(());
+        list.refetch();
     });
     // Re-mount the detail only when another file is selected.
     let selected = Memo::new(move |_| nav.selected_file.get());
 
-    // Import from disk: each chosen PDF goes through the same import as an attachment's.
+    // Import from disk: each chosen PDF goes through the same import as an attachment's, one
+    // at a time (each file is in memory only while it is sent). The action's value is the last
+    // file's outcome.
+    let import_all = Action::new_local(move |picked: &Vec<web_sys::File>| {
+        let picked = picked.clone();
+        async move {
+            let mut outcome = Ok(());
+            for file in picked {
+                outcome = match import_file(&file).await {
+                    Ok(view) => {
+                        let id = view.id.clone();
+                        change_list(&|files| upsert_file(files, view.clone()));
+                        nav.selected_file.set(Some(id));
+                        Ok(())
+                    }
+                    Err(message) => Err(message),
+                };
+            }
+            outcome
+        }
+    });
     let import = move |ev: leptos::ev::Event| {
         let Some(input) = ev.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok()) else { return };
         let Some(chosen) = input.files() else { return };
         let picked: Vec<web_sys::File> = (0..chosen.length()).filter_map(|i| chosen.get(i)).collect();
         // Cleared, so choosing the same file again imports it again (as a new file).
         input.set_value("");
-        // One at a time: each file is in memory only while it is sent.
-        leptos::task::spawn_local(async move {
-            for file in picked {
-                match import_file(&file).await {
-                    Ok(view) => {
-                        error.set(None);
-                        files.update(|list| upsert_file(list.get_or_insert_with(Vec::new), view.clone()));
-                        nav.selected_file.set(Some(view.id));
-                    }
-                    Err(message) => error.set(Some(message)),
-                }
-            }
-        });
+        import_all.dispatch_local(picked);
     };
     let on_deleted = Callback::new(move |file_id: String| {
-        files.update(|list| {
-            if let Some(list) = list {
-                list.retain(|f| f.id != file_id);
-            }
-        });
+        change_list(&|files| files.retain(|f| f.id != file_id));
         nav.selected_file.set(None);
-        reload.run(());
+        list.refetch();
     });
+    // An import's refusal, else why the list could not be loaded.
+    let error = move || import_all.value().with(|outcome| outcome.clone().and_then(Result::err)).or_else(|| load_failure(list, "Files"));
 
     view! {
         <section class="files page">
@@ -86,10 +92,10 @@ pub fn FilesScreen() -> impl IntoView {
                         "Import PDF…"
                         <input type="file" accept="application/pdf,.pdf" multiple class="files-import-input" on:change=import />
                     </label>
-                    <button class="files-refresh" data-action="refresh" on:click=move |_| reload.run(())>"Refresh"</button>
+                    <button class="files-refresh" data-action="refresh" on:click=move |_| list.refetch()>"Refresh"</button>
                 </span>
             </header>
-            {move || error.get().map(|message| view! { <p class="error files-error">{message}</p> })}
+            {move || error().map(|message| view! { <p class="error files-error">{message}</p> })}
             <div class="files-body">
                 <FileList files nav />
                 {move || match selected.get() {

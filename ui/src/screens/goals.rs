@@ -3,26 +3,25 @@
 
 use hearth_protocol::goals::{GoalAction, GoalCreateParams, GoalStatus, GoalView, MilestoneChange};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::ipc;
-use crate::latest_only::latest_only;
 use crate::live_tasks::LiveTasks;
 use crate::navigation::Navigation;
+use crate::request::{Reply, action_failure, last_loaded, load_failure};
+
+/// One change to the goals. Every button and form on the screen sends one through the same
+/// action, so that action's latest reply is the screen's one error line.
+#[derive(Debug, Clone)]
+enum GoalEdit {
+    Control(String, GoalAction),
+    Milestones(String, MilestoneChange),
+    Create(GoalCreateParams),
+}
 
 /// The Goals screen.
 #[component]
 pub fn GoalsScreen() -> impl IntoView {
-    let goals = RwSignal::new(Vec::<GoalView>::new());
-    let error = RwSignal::new(None::<String>);
-    let reload = latest_only(ipc::goal_list, move |reply| match reply {
-        Ok(list) => {
-            goals.set(list.goals);
-            error.set(None);
-        }
-        Err(err) => error.set(Some(format!("Goals could not be loaded: {}", err.message))),
-    });
-    // A task finishing may mark a milestone: refresh on task changes.
+    // A task finishing may mark a milestone: the list reloads on task changes.
     let live = LiveTasks::from_context();
     let newest = Memo::new(move |_| {
         live.map(|live| {
@@ -33,30 +32,42 @@ pub fn GoalsScreen() -> impl IntoView {
             })
         })
     });
-    Effect::new(move |_| {
+    let list = LocalResource::new(move || {
+        // Read, not `track()`: tracking a memo does not compute it, so it would never learn its
+        // sources and task changes would never reload the list.
         newest.with(|_| ());
-        reload.run(());
+        ipc::goal_list()
+    });
+    let loaded = last_loaded(list);
+    let goals = Memo::new(move |_| loaded.with(|l| l.as_ref().map(|l| l.goals.clone()).unwrap_or_default()));
+    let (title, milestones) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
+    let edit = Action::new_local(move |edit: &GoalEdit| {
+        let edit = edit.clone();
+        async move {
+            let reply: Reply<GoalView> = match edit {
+                GoalEdit::Control(id, action) => ipc::goal_control(&id, action).await,
+                GoalEdit::Milestones(id, change) => ipc::goal_milestones(&id, change).await,
+                GoalEdit::Create(params) => {
+                    let made = ipc::goal_create(&params).await;
+                    if made.is_ok() {
+                        title.set(String::new());
+                        milestones.set(String::new());
+                    }
+                    made
+                }
+            };
+            if reply.is_ok() {
+                list.refetch();
+            }
+            reply.map(drop)
+        }
     });
     let control = move |id: String, action: GoalAction| {
-        spawn_local(async move {
-            match ipc::goal_control(&id, action).await {
-                Ok(_) => reload.run(()),
-                Err(err) => error.set(Some(err.message)),
-            }
-        });
+        edit.dispatch_local(GoalEdit::Control(id, action));
     };
     let change = move |id: String, change: MilestoneChange| {
-        spawn_local(async move {
-            match ipc::goal_milestones(&id, change).await {
-                Ok(_) => {
-                    error.set(None);
-                    reload.run(());
-                }
-                Err(err) => error.set(Some(err.message)),
-            }
-        });
+        edit.dispatch_local(GoalEdit::Milestones(id, change));
     };
-    let (title, milestones) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
     let create = move || {
         let params = GoalCreateParams {
             title: title.get_untracked(),
@@ -64,23 +75,15 @@ pub fn GoalsScreen() -> impl IntoView {
             category: String::new(),
             milestones: milestones.get_untracked().lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect(),
         };
-        spawn_local(async move {
-            match ipc::goal_create(&params).await {
-                Ok(_) => {
-                    title.set(String::new());
-                    milestones.set(String::new());
-                    reload.run(());
-                }
-                Err(err) => error.set(Some(err.message)),
-            }
-        });
+        edit.dispatch_local(GoalEdit::Create(params));
     };
+    let error = move || load_failure(list, "Goals").or_else(|| action_failure(edit));
     let nav = Navigation::from_context();
     view! {
         <section class="goals page">
             <header class="goals-header page-header"><h1>"Goals"</h1></header>
             <div class="page-content">
-            {move || error.get().map(|message| view! { <p class="error goals-error">{message}</p> })}
+            {move || error().map(|message| view! { <p class="error goals-error">{message}</p> })}
             <form class="goal-form" on:submit=move |ev| { ev.prevent_default(); create(); }>
                 <input name="title" placeholder="A goal" prop:value=title on:input=move |ev| title.set(event_target_value(&ev)) />
                 <textarea name="milestones" placeholder="Milestones, one per line" prop:value=milestones

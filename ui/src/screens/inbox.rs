@@ -1,15 +1,14 @@
 //! Inbox: ideas to accept or dismiss, then every notice, newest first; opening one shows what
 //! it is about.
 
-use hearth_protocol::ideas::{IdeaAccepted, IdeaView};
+use hearth_protocol::ideas::IdeaAccepted;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::clock::local_time;
 use crate::ipc;
-use crate::latest_only::latest_only;
 use crate::live_inbox::LiveInbox;
 use crate::navigation::Navigation;
+use crate::request::{action_failure, last_loaded, load_failure};
 use crate::screens::Screen;
 
 /// The Inbox screen.
@@ -60,42 +59,51 @@ pub fn InboxScreen() -> impl IntoView {
     .into_any()
 }
 
+/// The owner's answer to an idea.
+#[derive(Debug, Clone)]
+enum IdeaAnswer {
+    Accept(String),
+    Dismiss(String),
+}
+
 /// Suggestions from Hearth's rules: Accept makes the task or schedule, Dismiss is remembered.
 #[component]
 fn Ideas(nav: Navigation) -> impl IntoView {
-    let ideas = RwSignal::new(Vec::<IdeaView>::new());
-    let error = RwSignal::new(None::<String>);
-    let reload = latest_only(ipc::idea_list, move |reply| match reply {
-        Ok(list) => {
-            ideas.set(list.ideas);
-            error.set(None);
-        }
-        Err(err) => error.set(Some(format!("Ideas could not be loaded: {}", err.message))),
-    });
-    reload.run(());
-    let accept = move |id: String| {
-        spawn_local(async move {
-            match ipc::idea_accept(&id).await {
-                Ok(IdeaAccepted::Task(task_id)) => nav.open_task(task_id),
-                Ok(IdeaAccepted::Schedule(_)) => nav.screen.set(Screen::Activity),
-                Err(err) => error.set(Some(err.message)),
+    let list = LocalResource::new(ipc::idea_list);
+    let loaded = last_loaded(list);
+    let ideas = Memo::new(move |_| loaded.with(|l| l.as_ref().map(|l| l.ideas.clone()).unwrap_or_default()));
+    let answer = Action::new_local(move |answer: &IdeaAnswer| {
+        let answer = answer.clone();
+        async move {
+            match answer {
+                IdeaAnswer::Accept(id) => {
+                    let accepted = ipc::idea_accept(&id).await;
+                    match &accepted {
+                        Ok(IdeaAccepted::Task(task_id)) => nav.open_task(task_id.clone()),
+                        Ok(IdeaAccepted::Schedule(_)) => nav.screen.set(Screen::Activity),
+                        Err(_) => {}
+                    }
+                    // Accepted or not, the list says which ideas are still offered.
+                    list.refetch();
+                    accepted.map(drop)
+                }
+                // Dismiss answers the list left.
+                IdeaAnswer::Dismiss(id) => ipc::idea_dismiss(&id).await.map(|left| list.set(Some(Ok(left)))),
             }
-            reload.run(());
-        });
+        }
+    });
+    let accept = move |id: String| {
+        answer.dispatch_local(IdeaAnswer::Accept(id));
     };
     let dismiss = move |id: String| {
-        spawn_local(async move {
-            match ipc::idea_dismiss(&id).await {
-                Ok(list) => ideas.set(list.ideas),
-                Err(err) => error.set(Some(err.message)),
-            }
-        });
+        answer.dispatch_local(IdeaAnswer::Dismiss(id));
     };
+    let error = move || load_failure(list, "Ideas").or_else(|| action_failure(answer));
     view! {
         <Show when=move || !ideas.with(Vec::is_empty)>
             <section class="ideas">
                 <h2>"Ideas"</h2>
-                {move || error.get().map(|message| view! { <p class="error ideas-error">{message}</p> })}
+                {move || error().map(|message| view! { <p class="error ideas-error">{message}</p> })}
                 <ul class="idea-list">
                     {move || ideas.get().into_iter().map(|idea| {
                         let (a, d) = (idea.id.clone(), idea.id.clone());

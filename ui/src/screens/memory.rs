@@ -1,40 +1,48 @@
 //! Memory: the facts Hearth keeps, to read, correct and forget, and which of them went into
 //! which model request.
 
-use hearth_protocol::memory::{MemoryListResponse, MemorySaveParams, MemorySource, MemoryView};
+use hearth_protocol::memory::{MemorySaveParams, MemorySource, MemoryView};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::clock::local_time;
 use crate::ipc;
-use crate::latest_only::latest_only;
+use crate::request::{Reply, action_failure, last_loaded, load_failure};
+
+/// One change to the facts. The add form and every fact's buttons send theirs through one
+/// action, so its latest reply is the screen's one error line.
+#[derive(Debug, Clone)]
+enum MemoryEdit {
+    /// A new fact; the add form empties once it is kept.
+    Add(MemorySaveParams),
+    /// A corrected fact; its row leaves editing once it is kept.
+    Correct(MemorySaveParams, RwSignal<bool>),
+    Forget(i64),
+}
 
 /// The Memory screen.
 #[component]
 pub fn MemoryScreen() -> impl IntoView {
-    let list = RwSignal::new(None::<MemoryListResponse>);
-    let error = RwSignal::new(None::<String>);
-    let reload = latest_only(ipc::memory_list, move |reply| match reply {
-        Ok(reply) => {
-            list.set(Some(reply));
-            error.set(None);
-        }
-        Err(err) => error.set(Some(format!("Memory could not be loaded: {}", err.message))),
-    });
-    reload.run(());
+    let reply = LocalResource::new(ipc::memory_list);
+    let list = last_loaded(reply);
     let draft = RwSignal::new(String::new());
-    let add = move || {
-        let params = MemorySaveParams { id: None, text: draft.get_untracked() };
-        spawn_local(async move {
-            match ipc::memory_save(&params).await {
-                Ok(_) => {
-                    draft.set(String::new());
-                    reload.run(());
-                }
-                Err(err) => error.set(Some(err.message)),
+    let edit = Action::new_local(move |edit: &MemoryEdit| {
+        let edit = edit.clone();
+        async move {
+            let done: Reply<()> = match edit {
+                MemoryEdit::Add(params) => ipc::memory_save(&params).await.map(|_| draft.set(String::new())),
+                MemoryEdit::Correct(params, editing) => ipc::memory_save(&params).await.map(|_| editing.set(false)),
+                MemoryEdit::Forget(id) => ipc::memory_forget(id).await.map(drop),
+            };
+            if done.is_ok() {
+                reply.refetch();
             }
-        });
+            done
+        }
+    });
+    let add = move || {
+        edit.dispatch_local(MemoryEdit::Add(MemorySaveParams { id: None, text: draft.get_untracked() }));
     };
+    let error = move || load_failure(reply, "Memory").or_else(|| action_failure(edit));
     let facts = Memo::new(move |_| list.with(|l| l.as_ref().map(|l| l.memories.clone()).unwrap_or_default()));
     let text_of = move |id: i64| list.with(|l| l.as_ref().and_then(|l| l.memories.iter().find(|m| m.id == id).map(|m| m.text.clone())));
     view! {
@@ -42,14 +50,14 @@ pub fn MemoryScreen() -> impl IntoView {
             <header class="memory-header page-header"><h1>"Memory"</h1></header>
             <div class="page-content">
             <p class="memory-note">"Only the facts that share words with what you ask go into a request (at most 8, 2,000 characters). Forget removes one from every later request at once."</p>
-            {move || error.get().map(|message| view! { <p class="error memory-error">{message}</p> })}
+            {move || error().map(|message| view! { <p class="error memory-error">{message}</p> })}
             <form class="memory-add" on:submit=move |ev| { ev.prevent_default(); add(); }>
                 <input name="fact" placeholder="Something Hearth should remember" prop:value=draft on:input=move |ev| draft.set(event_target_value(&ev)) />
                 <button type="submit" data-action="remember">"Remember"</button>
             </form>
             <ul class="memory-list">
                 <For each=move || facts.get() key=|m| (m.id, m.updated_at) let(fact)>
-                    <Fact fact reload error />
+                    <Fact fact edit />
                 </For>
             </ul>
             <h2>"Used in requests"</h2>
@@ -67,30 +75,17 @@ pub fn MemoryScreen() -> impl IntoView {
     }
 }
 
+/// One fact, to correct (its text becomes an input) or forget.
 #[component]
-fn Fact(fact: MemoryView, reload: Callback<()>, error: RwSignal<Option<String>>) -> impl IntoView {
+fn Fact(fact: MemoryView, edit: Action<MemoryEdit, Reply<()>>) -> impl IntoView {
     let editing = RwSignal::new(false);
     let text = RwSignal::new(fact.text.clone());
     let id = fact.id;
     let save = move || {
-        let params = MemorySaveParams { id: Some(id), text: text.get_untracked() };
-        spawn_local(async move {
-            match ipc::memory_save(&params).await {
-                Ok(_) => {
-                    editing.set(false);
-                    reload.run(());
-                }
-                Err(err) => error.set(Some(err.message)),
-            }
-        });
+        edit.dispatch_local(MemoryEdit::Correct(MemorySaveParams { id: Some(id), text: text.get_untracked() }, editing));
     };
     let forget = move |_| {
-        spawn_local(async move {
-            match ipc::memory_forget(id).await {
-                Ok(_) => reload.run(()),
-                Err(err) => error.set(Some(err.message)),
-            }
-        });
+        edit.dispatch_local(MemoryEdit::Forget(id));
     };
     let source = match fact.source {
         MemorySource::Owner => "you",

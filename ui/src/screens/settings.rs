@@ -20,7 +20,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::ipc;
-use crate::latest_only::latest_only;
+use crate::request::{Reply, action_failure};
 use accounts::AccountsSection;
 use agent_mode::AgentSection;
 use computer::ComputerSection;
@@ -31,17 +31,12 @@ use model_provider::ModelSection;
 /// The Settings screen.
 #[component]
 pub fn SettingsScreen() -> impl IntoView {
-    // `None` until the first view arrives.
+    // `None` until the first view arrives; the sections write the views their changes answer.
     let settings = RwSignal::new(None::<SettingsView>);
-    let error = RwSignal::new(None::<String>);
-    let reload = latest_only(ipc::settings_get, move |reply| match reply {
-        Ok(view) => {
-            settings.set(Some(view));
-            error.set(None);
-        }
-        Err(err) => error.set(Some(format!("Settings could not be loaded: {}", err.message))),
-    });
-    reload.run(());
+    // Loads the view the sections start from (and again from "Try again").
+    let load = Action::new_local(move |()| async move { ipc::settings_get().await.map(|view| settings.set(Some(view))) });
+    load.dispatch_local(());
+    let error = move || action_failure(load).map(|why| format!("Settings could not be loaded: {why}"));
     // The sections mount once, when the first view arrives.
     let loaded = Memo::new(move |_| settings.with(Option::is_some));
 
@@ -50,9 +45,9 @@ pub fn SettingsScreen() -> impl IntoView {
             <header class="settings-header page-header">
                 <h1>"Settings"</h1>
             </header>
-            {move || error.get().map(|message| view! {
+            {move || error().map(|message| view! {
                 <p class="error settings-error settings-load-error">
-                    {message} " " <button type="button" data-action="reload" on:click=move |_| reload.run(())>"Try again"</button>
+                    {message} " " <button type="button" data-action="reload" on:click=move |_| { load.dispatch_local(()); }>"Try again"</button>
                 </p>
             })}
             <div class="settings-body">
@@ -73,9 +68,28 @@ pub fn SettingsScreen() -> impl IntoView {
     }
 }
 
+/// Awaits one settings change. The view it answers replaces the shown one; a refusal
+/// re-notifies the view's readers, so a control the backend refused (a radio, a toggle) goes
+/// back to the setting in force, and is the action's `Err` for its section to show.
+async fn settings_change<T: Send + Sync + 'static>(settings: RwSignal<Option<T>>, change: impl Future<Output = Reply<T>>) -> Reply<()> {
+    match change.await {
+        Ok(view) => {
+            settings.set(Some(view));
+            Ok(())
+        }
+        Err(err) => {
+            settings.update(|_| ());
+            Err(err)
+        }
+    }
+}
+
 /// Sends one settings change unless one is in flight. The view it answers replaces the shown
 /// one; a refusal shows its message and re-notifies the view's readers, so a control the
 /// backend refused (a radio, a toggle) goes back to the setting in force.
+///
+/// Accounts keeps this hand-rolled form: its sign-in shares `busy` and, when the owner stops
+/// waiting, frees it while the request still runs, which an action's `pending` cannot do.
 fn apply_change<T: Send + Sync + 'static>(
     busy: RwSignal<bool>,
     error: RwSignal<Option<String>>,
@@ -87,6 +101,7 @@ fn apply_change<T: Send + Sync + 'static>(
     }
     busy.set(true);
     error.set(None);
+    // Kept for Accounts only (see above).
     spawn_local(async move {
         let reply = change.await;
         busy.set(false);

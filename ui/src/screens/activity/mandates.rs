@@ -3,10 +3,10 @@
 
 use hearth_protocol::mandates::{Mandate, MandateGrant, MandateGrantParams, MandateHolder, MandateWindow};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::clock::local_time;
 use crate::ipc;
+use crate::request::{Reply, action_failure, failure, last_loaded};
 
 /// A week, the life of a standing order granted here.
 const WEEK_MS: i64 = 7 * 24 * 60 * 60 * 1000;
@@ -29,35 +29,47 @@ fn window_label(window: MandateWindow) -> &'static str {
     }
 }
 
+/// One change to the standing orders, sent through the section's one action so its latest
+/// reply is the section's error line.
+#[derive(Debug, Clone)]
+enum MandateEdit {
+    Grant(MandateGrantParams),
+    Revoke(String),
+}
+
 /// The standing orders of `task_id`.
 #[component]
 pub fn TaskMandates(task_id: String) -> impl IntoView {
-    let mandates = RwSignal::new(Vec::<Mandate>::new());
-    let error = RwSignal::new(None::<String>);
+    let list = {
+        let task_id = task_id.clone();
+        LocalResource::new(move || {
+            let task_id = task_id.clone();
+            async move { ipc::mandate_list(&task_id).await }
+        })
+    };
+    let loaded = last_loaded(list);
+    let mandates = move || loaded.with(|l| l.as_ref().map(|l| l.mandates.clone()).unwrap_or_default());
+    // A grant the form cannot make says why before anything is sent.
+    let invalid = RwSignal::new(None::<String>);
     let kind = RwSignal::new("remember_facts".to_owned());
     let limit = RwSignal::new("3".to_owned());
     // The recipients of a mail grant (comma-separated), or the site of a site grant.
     let scope = RwSignal::new(String::new());
-    let refresh = {
-        let task_id = task_id.clone();
-        Callback::new(move |()| {
-            let task_id = task_id.clone();
-            spawn_local(async move {
-                match ipc::mandate_list(&task_id).await {
-                    Ok(list) => mandates.set(list.mandates),
-                    Err(err) => error.set(Some(err.message)),
-                }
-            });
-        })
-    };
-    refresh.run(());
-    let revoke = move |id: String| {
-        spawn_local(async move {
-            match ipc::mandate_revoke(&id).await {
-                Ok(_) => refresh.run(()),
-                Err(err) => error.set(Some(err.message)),
+    let edit = Action::new_local(move |edit: &MandateEdit| {
+        let edit = edit.clone();
+        async move {
+            let done: Reply<Mandate> = match edit {
+                MandateEdit::Grant(params) => ipc::mandate_grant(&params).await,
+                MandateEdit::Revoke(id) => ipc::mandate_revoke(&id).await,
+            };
+            if done.is_ok() {
+                list.refetch();
             }
-        });
+            done.map(drop)
+        }
+    });
+    let revoke = move |id: String| {
+        edit.dispatch_local(MandateEdit::Revoke(id));
     };
     let grant = move |_| {
         let named = scope.get_untracked();
@@ -71,7 +83,7 @@ pub fn TaskMandates(task_id: String) -> impl IntoView {
             _ => MandateGrant::RememberFacts,
         };
         let Ok(limit) = limit.get_untracked().trim().parse::<u32>() else {
-            error.set(Some("Give how many times a day, as a number.".to_owned()));
+            invalid.set(Some("Give how many times a day, as a number.".to_owned()));
             return;
         };
         let params = MandateGrantParams {
@@ -81,21 +93,15 @@ pub fn TaskMandates(task_id: String) -> impl IntoView {
             window: MandateWindow::Day,
             lasts_ms: WEEK_MS,
         };
-        spawn_local(async move {
-            match ipc::mandate_grant(&params).await {
-                Ok(_) => {
-                    error.set(None);
-                    refresh.run(());
-                }
-                Err(err) => error.set(Some(err.message)),
-            }
-        });
+        invalid.set(None);
+        edit.dispatch_local(MandateEdit::Grant(params));
     };
+    let error = move || invalid.get().or_else(|| list.with(|reply| failure(reply.as_ref()))).or_else(|| action_failure(edit));
     view! {
         <section class="task-mandates">
             <h3>"Standing orders"</h3>
             <ul class="mandate-list">
-                {move || mandates.get().into_iter().map(|m| {
+                {move || mandates().into_iter().map(|m| {
                     let id = m.id.clone();
                     let state = match m.revoked_at {
                         Some(at) => format!("revoked {}", local_time(at)),
@@ -134,7 +140,7 @@ pub fn TaskMandates(task_id: String) -> impl IntoView {
                 <span>" times a day, for a week "</span>
                 <button class="mandate-grant" on:click=grant>"Allow without asking"</button>
             </div>
-            {move || error.get().map(|message| view! { <p class="error mandate-error">{message}</p> })}
+            {move || error().map(|message| view! { <p class="error mandate-error">{message}</p> })}
         </section>
     }
 }

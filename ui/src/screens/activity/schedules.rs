@@ -2,28 +2,20 @@
 //! and Delete, and a form to make one. Refreshed on open, after each control, and whenever a
 //! task changes (a run a schedule made shows up as a task change).
 
-use hearth_protocol::schedules::{MissedRuns, ScheduleAction, ScheduleControlParams, ScheduleStatus, ScheduleView, ScheduledJob, Weekday};
+use hearth_protocol::schedules::{
+    MissedRuns, ScheduleAction, ScheduleControlParams, ScheduleCreateParams, ScheduleStatus, ScheduleView, ScheduledJob, Weekday,
+};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::clock::local_time;
 use crate::ipc;
-use crate::latest_only::latest_only;
 use crate::live_tasks::LiveTasks;
+use crate::request::{action_failure, failure, last_loaded, load_failure};
 use crate::state::schedules::{RuleKind, ScheduleForm, job_label, outcome_label};
 
 /// The schedules section.
 #[component]
 pub fn Schedules(live: LiveTasks) -> impl IntoView {
-    let schedules = RwSignal::new(Vec::<ScheduleView>::new());
-    let error = RwSignal::new(None::<String>);
-    let reload = latest_only(ipc::schedule_list, move |reply| match reply {
-        Ok(list) => {
-            schedules.set(list.schedules);
-            error.set(None);
-        }
-        Err(err) => error.set(Some(format!("Schedules could not be loaded: {}", err.message))),
-    });
     // Any task change moves the newest task (or its time): a run made, started or ended.
     let newest = Memo::new(move |_| {
         live.store.with(|s| {
@@ -32,14 +24,32 @@ pub fn Schedules(live: LiveTasks) -> impl IntoView {
             (ids.len(), first)
         })
     });
-    Effect::new(move |_| {
+    let list = LocalResource::new(move || {
+        // Read, not `track()`: tracking a memo does not compute it, so it would never learn its
+        // sources and task changes would never reload the list.
         newest.with(|_| ());
-        reload.run(());
+        ipc::schedule_list()
     });
+    let loaded = last_loaded(list);
+    let schedules = Memo::new(move |_| loaded.with(|l| l.as_ref().map(|l| l.schedules.clone()).unwrap_or_default()));
     // Run now's operation id: made once per press, and kept while that press has no answer,
     // so a second click before it comes (a double click) sends the same id and makes no
     // second run.
     let pending_run = StoredValue::new(None::<(String, String)>);
+    let act = Action::new_local(move |params: &ScheduleControlParams| {
+        let params = params.clone();
+        async move {
+            let sent = params.operation_id.clone();
+            let reply = ipc::schedule_control(&params).await;
+            if reply.is_ok() {
+                if sent.is_some() && pending_run.get_value().map(|(_, id)| id) == sent {
+                    pending_run.set_value(None);
+                }
+                list.refetch();
+            }
+            reply.map(drop)
+        }
+    });
     let control = move |schedule_id: String, action: ScheduleAction| {
         let operation_id = (action == ScheduleAction::RunNow).then(|| match pending_run.get_value() {
             Some((pending, id)) if pending == schedule_id => id,
@@ -49,19 +59,9 @@ pub fn Schedules(live: LiveTasks) -> impl IntoView {
                 id
             }
         });
-        spawn_local(async move {
-            let sent = operation_id.clone();
-            match ipc::schedule_control(&ScheduleControlParams { schedule_id, action, operation_id }).await {
-                Ok(_) => {
-                    if sent.is_some() && pending_run.get_value().map(|(_, id)| id) == sent {
-                        pending_run.set_value(None);
-                    }
-                    reload.run(());
-                }
-                Err(err) => error.set(Some(err.message)),
-            }
-        });
+        act.dispatch_local(ScheduleControlParams { schedule_id, action, operation_id });
     };
+    let error = move || load_failure(list, "Schedules").or_else(|| action_failure(act));
     let creating = RwSignal::new(false);
     view! {
         <section class="schedules">
@@ -71,11 +71,11 @@ pub fn Schedules(live: LiveTasks) -> impl IntoView {
                     {move || if creating.get() { "Close" } else { "New schedule" }}
                 </button>
             </header>
-            {move || error.get().map(|message| view! { <p class="error schedules-error">{message}</p> })}
+            {move || error().map(|message| view! { <p class="error schedules-error">{message}</p> })}
             <Show when=move || creating.get()>
                 <NewSchedule on_made=Callback::new(move |()| {
                     creating.set(false);
-                    reload.run(());
+                    list.refetch();
                 }) />
             </Show>
             <Show when=move || schedules.with(Vec::is_empty) && !creating.get()>
@@ -133,30 +133,33 @@ fn ScheduleRow(schedule: ScheduleView, control: impl Fn(String, ScheduleAction) 
 #[component]
 fn NewSchedule(on_made: Callback<()>) -> impl IntoView {
     let form = RwSignal::new(ScheduleForm::default());
-    let error = RwSignal::new(None::<String>);
-    let busy = RwSignal::new(false);
+    // A form that does not make a schedule says why before anything is sent.
+    let invalid = RwSignal::new(None::<String>);
+    let create = Action::new_local(move |params: &ScheduleCreateParams| {
+        let params = params.clone();
+        async move {
+            let made = ipc::schedule_create(&params).await;
+            if made.is_ok() {
+                form.set(ScheduleForm::default());
+                on_made.run(());
+            }
+            made.map(drop)
+        }
+    });
+    let busy = create.pending();
     let submit = move |_| {
         if busy.get_untracked() {
             return;
         }
-        let params = match form.with_untracked(ScheduleForm::to_params) {
-            Ok(params) => params,
-            Err(message) => return error.set(Some(message)),
-        };
-        busy.set(true);
-        spawn_local(async move {
-            let made = ipc::schedule_create(&params).await;
-            busy.set(false);
-            match made {
-                Ok(_) => {
-                    form.set(ScheduleForm::default());
-                    error.set(None);
-                    on_made.run(());
-                }
-                Err(err) => error.set(Some(err.message)),
+        match form.with_untracked(ScheduleForm::to_params) {
+            Ok(params) => {
+                invalid.set(None);
+                create.dispatch_local(params);
             }
-        });
+            Err(message) => invalid.set(Some(message)),
+        }
     };
+    let error = move || invalid.get().or_else(|| create.value().with(|made| failure(made.as_ref())));
     let text = move |get: fn(&ScheduleForm) -> &String, set: fn(&mut ScheduleForm, String)| {
         (move || form.with(|f| get(f).clone()), move |ev| form.update(|f| set(f, event_target_value(&ev))))
     };
@@ -220,7 +223,7 @@ fn NewSchedule(on_made: Callback<()>) -> impl IntoView {
                     }).collect_view()}
                 </select>
             </label>
-            {move || error.get().map(|message| view! { <p class="error schedule-form-error">{message}</p> })}
+            {move || error().map(|message| view! { <p class="error schedule-form-error">{message}</p> })}
             <button type="submit" class="schedule-create" data-action="create-schedule" disabled=move || busy.get()>"Create schedule"</button>
         </form>
     }

@@ -4,56 +4,39 @@
 //! store's revision for it moves, i.e. when the watch says it changed. The summary shows the
 //! newer of the store's view and the fetched one, so the status never goes backwards.
 
-use hearth_protocol::tasks::{TaskDetail, TaskEventView, TaskRunView, TaskStatus, TaskView};
+use hearth_protocol::tasks::{TaskEventView, TaskRunView, TaskStatus, TaskView};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use super::task_controls::TaskControls;
 use crate::cards::approval::ApprovalCard;
 use crate::clock::local_time;
 use crate::ipc;
 use crate::live_tasks::LiveTasks;
+use crate::request::{failure, last_loaded};
 use crate::state::tasks::{attempts_label, newest, run_status_label, status_label, step_status_label};
 
 /// The detail pane for `task_id`.
 #[component]
 pub fn TaskDetailPane(live: LiveTasks, task_id: String) -> impl IntoView {
-    let detail = RwSignal::new(None::<TaskDetail>);
-    let fetch_error = RwSignal::new(None::<String>);
-    // Only the newest fetch may land; an older reply arriving late is dropped.
-    let latest_fetch = StoredValue::new(0_u64);
-
-    let refetch = {
-        let task_id = task_id.clone();
-        Callback::new(move |()| {
-            let fetch = latest_fetch.get_value() + 1;
-            latest_fetch.set_value(fetch);
-            let task_id = task_id.clone();
-            spawn_local(async move {
-                let reply = ipc::task_get(&task_id).await;
-                if latest_fetch.try_get_value() != Some(fetch) {
-                    return;
-                }
-                match reply {
-                    Ok(fetched) => {
-                        detail.set(Some(fetched));
-                        fetch_error.set(None);
-                    }
-                    Err(err) => fetch_error.set(Some(err.message)),
-                }
-            });
-        })
-    };
     let revision = {
         let task_id = task_id.clone();
         Memo::new(move |_| live.store.with(|store| store.revision(&task_id)))
     };
-    Effect::new(move |_| {
-        // Read, not `track()`: tracking a memo does not compute it, so it would never learn
-        // its sources and the watch's changes would never re-fetch the detail.
-        revision.with(|_| ());
-        refetch.run(());
-    });
+    // Fetched again whenever the watch moves the task's revision; the resource lets only the
+    // newest fetch land, so an older reply arriving late never overwrites a newer detail.
+    let fetched = {
+        let task_id = task_id.clone();
+        LocalResource::new(move || {
+            // Read, not `track()`: tracking a memo does not compute it, so it would never learn
+            // its sources and the watch's changes would never re-fetch the detail.
+            revision.with(|_| ());
+            let task_id = task_id.clone();
+            async move { ipc::task_get(&task_id).await }
+        })
+    };
+    let detail = last_loaded(fetched);
+    let fetch_error = move || fetched.with(|reply| failure(reply.as_ref()));
+    let refetch = Callback::new(move |()| fetched.refetch());
     let current = {
         let task_id = task_id.clone();
         Memo::new(move |_| detail.with(|fetched| live.store.with(|store| newest(store.get(&task_id), fetched.as_ref().map(|d| &d.task)))))
@@ -65,7 +48,7 @@ pub fn TaskDetailPane(live: LiveTasks, task_id: String) -> impl IntoView {
     let mandates_for = task_id.clone();
     view! {
         <section class="task-detail" data-task-id=task_id>
-            {move || fetch_error.get().map(|message| view! { <p class="error task-detail-error">{message}</p> })}
+            {move || fetch_error().map(|message| view! { <p class="error task-detail-error">{message}</p> })}
             {move || match current.get() {
                 Some(task) => view! { <TaskSummary task /> }.into_any(),
                 None => view! { <p class="empty">"Loading the task…"</p> }.into_any(),

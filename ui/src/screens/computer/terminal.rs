@@ -24,6 +24,7 @@ pub fn TerminalPane(on_ran: Callback<()>) -> impl IntoView {
         runs.update(|r| r.push(TerminalRun::started(id.clone(), command)));
         draft.set(String::new());
         error.set(None);
+        // Kept: a command whose output streams into its row while it runs.
         spawn_local(async move {
             let chunk_id = id.clone();
             let answer = ipc::computer_run(&params, move |chunk| runs.update(|r| push_output(r, &chunk_id, &chunk))).await;
@@ -32,6 +33,7 @@ pub fn TerminalPane(on_ran: Callback<()>) -> impl IntoView {
         });
     };
     let stop = move |id: String| {
+        // Kept: fire-and-forget; the stopped run settles through its own stream.
         spawn_local(async move {
             // `false`: the backend had not registered the run yet; it keeps the Stop, and the
             // run starts stopped.

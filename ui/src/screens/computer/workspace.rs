@@ -3,10 +3,30 @@
 
 use hearth_protocol::computer::{ComputerWriteParams, EntryKind, WorkspaceListing};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::ipc;
+use crate::request::{Reply, action_failure};
 use crate::state::computer::{Editing, WORKSPACE, child, kind_marker, parent};
+
+/// What the pane asks of the workspace. All go through one action, so its latest answer is
+/// the pane's one error line (a later success clears it) and a Save's pending state is its input.
+#[derive(Debug, Clone)]
+enum WorkspaceRequest {
+    /// A folder's entries.
+    List(String),
+    /// A file, into the editor.
+    Open(String),
+    /// The editor's text, written.
+    Save(ComputerWriteParams),
+}
+
+/// Lists `path` into the pane: the folder it resolved to and its entries.
+async fn show_folder(path: &str, folder: RwSignal<String>, listing: RwSignal<Option<WorkspaceListing>>) -> Reply<()> {
+    let list = ipc::computer_list(path).await?;
+    folder.set(list.path.clone());
+    listing.set(Some(list));
+    Ok(())
+}
 
 /// The folder shown, its entries, and the editor.
 #[component]
@@ -14,43 +34,52 @@ pub fn WorkspacePane() -> impl IntoView {
     let folder = RwSignal::new(WORKSPACE.to_owned());
     let listing = RwSignal::new(None::<WorkspaceListing>);
     let editing = RwSignal::new(None::<Editing>);
-    let error = RwSignal::new(None::<String>);
     let saved = RwSignal::new(false);
-    let saving = RwSignal::new(false);
     // One operation id per (path, text) until it is saved: a repeated Save of the same text
     // (after an error, or a double click) is the same operation, written once.
     let pending = StoredValue::new(None::<(String, String, String)>);
     // The editor is built again only when another file is opened, not on every keystroke.
     let open_path = Memo::new(move |_| editing.with(|e| e.as_ref().map(|e| e.file.path.clone())));
-    let load = move |path: String| {
-        spawn_local(async move {
-            match ipc::computer_list(&path).await {
-                Ok(list) => {
-                    folder.set(list.path.clone());
-                    listing.set(Some(list));
-                    error.set(None);
+    let request = Action::new_local(move |request: &WorkspaceRequest| {
+        let request = request.clone();
+        async move {
+            match request {
+                WorkspaceRequest::List(path) => show_folder(&path, folder, listing).await?,
+                WorkspaceRequest::Open(path) => {
+                    let file = ipc::computer_read(&path).await?;
+                    editing.set(Some(Editing::open(file)));
+                    saved.set(false);
                 }
-                Err(err) => error.set(Some(err.message)),
+                WorkspaceRequest::Save(params) => {
+                    ipc::computer_write(&params).await?;
+                    pending.set_value(None);
+                    editing.update(|e| {
+                        if let Some(e) = e {
+                            e.saved(params.content.clone());
+                        }
+                    });
+                    saved.set(true);
+                    // The folder again, with the file as written.
+                    show_folder(&folder.get_untracked(), folder, listing).await?;
+                }
             }
-        });
+            Ok(())
+        }
+    });
+    let load = move |path: String| {
+        request.dispatch_local(WorkspaceRequest::List(path));
     };
+    let sent = request.input();
+    let saving = move || sent.with(|sent| matches!(sent, Some(WorkspaceRequest::Save(_))));
+    let error = move || action_failure(request);
     // The workspace's root, once, when the pane opens (an off computer says so here).
     load(WORKSPACE.to_owned());
     let open = move |path: String| {
-        spawn_local(async move {
-            match ipc::computer_read(&path).await {
-                Ok(file) => {
-                    editing.set(Some(Editing::open(file)));
-                    saved.set(false);
-                    error.set(None);
-                }
-                Err(err) => error.set(Some(err.message)),
-            }
-        });
+        request.dispatch_local(WorkspaceRequest::Open(path));
     };
     let save = move |_| {
         let Some(current) = editing.get_untracked() else { return };
-        if saving.get_untracked() {
+        if untrack(saving) {
             return;
         }
         let operation_id = match pending.get_value() {
@@ -59,24 +88,7 @@ pub fn WorkspacePane() -> impl IntoView {
         };
         pending.set_value(Some((current.file.path.clone(), current.text.clone(), operation_id.clone())));
         let params = ComputerWriteParams { path: current.file.path.clone(), content: current.text, operation_id };
-        saving.set(true);
-        spawn_local(async move {
-            let reply = ipc::computer_write(&params).await;
-            saving.set(false);
-            match reply {
-                Ok(()) => {
-                    pending.set_value(None);
-                    editing.update(|e| {
-                        if let Some(e) = e {
-                            e.saved(params.content.clone());
-                        }
-                    });
-                    saved.set(true);
-                    load(folder.get_untracked());
-                }
-                Err(err) => error.set(Some(err.message)),
-            }
-        });
+        request.dispatch_local(WorkspaceRequest::Save(params));
     };
 
     view! {
@@ -87,7 +99,7 @@ pub fn WorkspacePane() -> impl IntoView {
                 <code id="workspace-folder">{move || folder.get()}</code>
                 <button data-action="refresh-workspace" on:click=move |_| load(folder.get_untracked())>"Refresh"</button>
             </div>
-            {move || error.get().map(|message| view! { <p class="error workspace-error">{message}</p> })}
+            {move || error().map(|message| view! { <p class="error workspace-error">{message}</p> })}
             <ul class="workspace-entries" id="workspace-entries">
                 {move || listing.get().map(|list| list.entries.into_iter().map(|entry| {
                     let path = child(&list.path, &entry.name);
@@ -117,7 +129,7 @@ pub fn WorkspacePane() -> impl IntoView {
                             saved.set(false);
                         }
                     ></textarea>
-                    <button id="workspace-save" disabled=move || saving.get() || !editing.with(|e| e.as_ref().is_some_and(Editing::is_changed)) on:click=save>"Save"</button>
+                    <button id="workspace-save" disabled=move || saving() || !editing.with(|e| e.as_ref().is_some_and(Editing::is_changed)) on:click=save>"Save"</button>
                     {move || saved.get().then(|| view! { <span class="saved" id="workspace-saved">"Saved"</span> })}
                 </div>
             })}

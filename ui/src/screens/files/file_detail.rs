@@ -1,32 +1,32 @@
 //! The selected file: what it is, its pages and its form.
 
-use hearth_protocol::files::{FileDetail, FileView};
+use hearth_protocol::files::FileView;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use super::form_editor::FormEditor;
 use super::pdf_viewer::PdfViewer;
 use crate::clock::local_time;
 use crate::ipc;
+use crate::request::action_failure;
 use crate::state::files::{fields_label, pages_label, size_label, source_label};
 
 /// The detail pane for `file_id`; `on_filled` gets the copy the form editor made, and
 /// `on_deleted` the id of a file the owner deleted.
 #[component]
 pub fn FileDetailPane(file_id: String, on_filled: Callback<FileView>, on_deleted: Callback<String>) -> impl IntoView {
-    let detail = RwSignal::new(None::<Result<FileDetail, String>>);
-    {
+    // Fetched once: the pane mounts again for another file.
+    let detail = {
         let file_id = file_id.clone();
-        spawn_local(async move {
-            let reply = ipc::file_get(&file_id).await;
-            detail.set(Some(reply.map_err(|err| err.message)));
-        });
-    }
+        LocalResource::new(move || {
+            let file_id = file_id.clone();
+            async move { ipc::file_get(&file_id).await }
+        })
+    };
     view! {
         <section class="file-detail" data-file-id=file_id>
             {move || match detail.get() {
                 None => view! { <p class="empty">"Loading the file…"</p> }.into_any(),
-                Some(Err(message)) => view! { <p class="error file-detail-error">{message}</p> }.into_any(),
+                Some(Err(err)) => view! { <p class="error file-detail-error">{err.message}</p> }.into_any(),
                 Some(Ok(detail)) => view! {
                     <FileSummary file=detail.file.clone() on_deleted />
                     <div class="file-work">
@@ -41,22 +41,24 @@ pub fn FileDetailPane(file_id: String, on_filled: Callback<FileView>, on_deleted
 
 #[component]
 fn FileSummary(file: FileView, on_deleted: Callback<String>) -> impl IntoView {
-    let problem = RwSignal::new(None::<String>);
+    let remove = Action::new_local(move |id: &String| {
+        let id = id.clone();
+        async move {
+            ipc::file_delete(&id).await?;
+            on_deleted.run(id);
+            Ok(())
+        }
+    });
+    let problem = move || action_failure(remove);
     let id = file.id.clone();
     let delete = move |_| {
-        let id = id.clone();
-        spawn_local(async move {
-            match ipc::file_delete(&id).await {
-                Ok(()) => on_deleted.run(id),
-                Err(err) => problem.set(Some(err.message)),
-            }
-        });
+        remove.dispatch_local(id.clone());
     };
     view! {
         <header class="file-detail-header">
             <h2 class="file-detail-name">{file.name.clone()}</h2>
             <button class="file-delete" data-action="delete-file" on:click=delete>"Delete"</button>
-            {move || problem.get().map(|message| view! { <p class="error file-delete-error">{message}</p> })}
+            {move || problem().map(|message| view! { <p class="error file-delete-error">{message}</p> })}
             <p class="file-meta">
                 <span>{pages_label(file.pages)}</span>
                 <span>{fields_label(file.fields)}</span>

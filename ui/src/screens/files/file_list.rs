@@ -8,7 +8,7 @@ use crate::state::files::{pages_label, size_label, source_label, source_slug};
 
 /// Every file; clicking one selects it.
 #[component]
-pub fn FileList(files: RwSignal<Option<Vec<FileView>>>, nav: Navigation) -> impl IntoView {
+pub fn FileList(files: Signal<Option<Vec<FileView>>>, nav: Navigation) -> impl IntoView {
     let loaded = Memo::new(move |_| files.with(Option::is_some));
     let empty = Memo::new(move |_| files.with(|list| list.as_ref().is_some_and(Vec::is_empty)));
     view! {

@@ -4,36 +4,32 @@
 use hearth_protocol::files::{FileFillParams, FileView};
 use hearth_protocol::pdf::PdfField;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::ipc;
+use crate::request::settled_failure;
 use crate::state::files::{FieldEditor, FormDraft, editor_for, field_kind_label, field_kind_slug};
 
 /// The editor for `file_id`'s `fields`; `on_filled` gets the new copy.
 #[component]
 pub fn FormEditor(file_id: String, fields: Vec<PdfField>, on_filled: Callback<FileView>) -> impl IntoView {
     let draft = RwSignal::new(FormDraft::from_fields(&fields));
-    let busy = RwSignal::new(false);
-    let error = RwSignal::new(None::<String>);
     let changed = Memo::new(move |_| draft.with(FormDraft::has_changes));
+    let fill_copy = Action::new_local(move |params: &FileFillParams| {
+        let params = params.clone();
+        async move {
+            let copy = ipc::file_fill(&params).await?;
+            on_filled.try_run(copy);
+            Ok(())
+        }
+    });
+    let busy = fill_copy.pending();
+    let error = move || settled_failure(fill_copy);
 
     let fill = move |_| {
         if busy.get_untracked() {
             return;
         }
-        let params = FileFillParams { file_id: file_id.clone(), values: draft.with_untracked(FormDraft::changed_values) };
-        busy.set(true);
-        error.set(None);
-        spawn_local(async move {
-            let reply = ipc::file_fill(&params).await;
-            busy.set(false);
-            match reply {
-                Ok(copy) => {
-                    on_filled.try_run(copy);
-                }
-                Err(err) => error.set(Some(err.message)),
-            }
-        });
+        fill_copy.dispatch_local(FileFillParams { file_id: file_id.clone(), values: draft.with_untracked(FormDraft::changed_values) });
     };
     let has_fields = !fields.is_empty();
 
@@ -53,7 +49,7 @@ pub fn FormEditor(file_id: String, fields: Vec<PdfField>, on_filled: Callback<Fi
                     <span class="pdf-form-note">"The original stays as it is."</span>
                 </div>
             })}
-            {move || error.get().map(|message| view! { <p class="error pdf-form-error">{message}</p> })}
+            {move || error().map(|message| view! { <p class="error pdf-form-error">{message}</p> })}
         </form>
     }
 }

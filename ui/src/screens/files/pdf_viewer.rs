@@ -2,7 +2,6 @@
 
 use hearth_protocol::files::{FileRenderParams, FileRenderResponse};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::ipc;
 use crate::state::files::{
@@ -14,41 +13,43 @@ use crate::state::files::{
 pub fn PdfViewer(file_id: String, pages: u16) -> impl IntoView {
     let page = RwSignal::new(1_u16);
     let scale = RwSignal::new(DEFAULT_ZOOM);
-    // The page shown and its image, kept together so the label never runs ahead of the image.
-    let rendered = RwSignal::new(None::<(u16, FileRenderResponse)>);
-    let error = RwSignal::new(None::<String>);
-    let loading = RwSignal::new(false);
-    // Only the newest render may land; flipping pages fast never shows an older page last.
-    let latest_render = StoredValue::new(0_u64);
-
-    Effect::new(move |_| {
-        let shown_page = page.get();
-        let params = FileRenderParams { file_id: file_id.clone(), page: shown_page, scale: scale.get() };
-        if pages == 0 {
-            return;
+    // The newest render, with the page and zoom it was asked for (`None` for a file without
+    // pages). The resource renders again when either moves, and lands its replies in order, so
+    // flipping pages fast never shows an older page last.
+    let render = LocalResource::new(move || {
+        let (shown_page, shown_scale) = (page.get(), scale.get());
+        let params = FileRenderParams { file_id: file_id.clone(), page: shown_page, scale: shown_scale };
+        async move {
+            if pages == 0 {
+                return None;
+            }
+            Some((shown_page, shown_scale, ipc::file_render(&params).await))
         }
-        let render = latest_render.get_value() + 1;
-        latest_render.set_value(render);
-        loading.set(true);
-        spawn_local(async move {
-            let reply = ipc::file_render(&params).await;
-            if latest_render.try_get_value() != Some(render) {
-                return;
-            }
-            loading.set(false);
-            match reply {
-                Ok(image) if is_image_data_url(&image.data_url) => {
-                    rendered.set(Some((shown_page, image)));
-                    error.set(None);
-                }
-                Ok(_) => error.set(Some("The page came back in a form the viewer does not show. Reload the app.".to_owned())),
-                Err(err) => error.set(Some(err.message)),
-            }
-        });
     });
+    // Waiting while the newest render is not for the page and zoom asked for.
+    let loading = move || {
+        pages != 0 && render.with(|r| r.as_ref().and_then(|r| r.as_ref().map(|(p, s, _)| (*p, *s)))) != Some((page.get(), scale.get()))
+    };
+    // The page shown and its image, kept together so the label never runs ahead of the image;
+    // a failed render keeps the last page shown.
+    let rendered = Memo::new(move |shown: Option<&Option<(u16, FileRenderResponse)>>| {
+        render.with(|r| match r.as_ref().and_then(Option::as_ref) {
+            Some((p, _, Ok(image))) if is_image_data_url(&image.data_url) => Some((*p, image.clone())),
+            _ => shown.cloned().flatten(),
+        })
+    });
+    let error = move || {
+        render.with(|r| match r.as_ref().and_then(Option::as_ref) {
+            Some((_, _, Ok(image))) if !is_image_data_url(&image.data_url) => {
+                Some("The page came back in a form the viewer does not show. Reload the app.".to_owned())
+            }
+            Some((_, _, Err(err))) => Some(err.message.clone()),
+            _ => None,
+        })
+    };
 
     view! {
-        <div class="pdf-viewer" class:loading=move || loading.get()>
+        <div class="pdf-viewer" class:loading=loading>
             <div class="pdf-toolbar">
                 <button data-action="prev-page" disabled={move || page.get() <= 1} on:click=move |_| page.update(|p| *p = prev_page(*p))>"‹ Previous"</button>
                 <span class="pdf-page-label">{move || page_label(page.get(), pages)}</span>
@@ -58,7 +59,7 @@ pub fn PdfViewer(file_id: String, pages: u16) -> impl IntoView {
                 <span class="pdf-zoom-label">{move || zoom_label(scale.get())}</span>
                 <button data-action="zoom-in" disabled=move || !can_zoom_in(scale.get()) on:click=move |_| scale.update(|s| *s = zoom_in(*s))>"+"</button>
             </div>
-            {move || error.get().map(|message| view! { <p class="error pdf-error">{message}</p> })}
+            {move || error().map(|message| view! { <p class="error pdf-error">{message}</p> })}
             <div class="pdf-canvas">
                 {(pages == 0).then(|| view! { <p class="empty">"This file has no pages."</p> })}
                 {move || rendered.get().map(|(shown_page, image)| view! {

@@ -36,6 +36,7 @@ pub fn AccountsSection() -> impl IntoView {
         }
         busy.set(true);
         error.set(None);
+        // Kept: the sign-in can be abandoned while it still runs, which an action's pending cannot say.
         spawn_local(async move {
             let begun = match ipc::account_connect_begin(access).await {
                 Ok(begun) => begun,

@@ -5,16 +5,21 @@
 use hearth_protocol::settings::{AgentMode, SettingsView};
 use leptos::prelude::*;
 
-use super::apply_change;
+use super::settings_change;
 use crate::ipc;
+use crate::request::settled_failure;
 use crate::state::settings::{MODES, mode_label, mode_note, mode_ready, mode_slug};
 
 /// The Agent section.
 #[component]
 pub fn AgentSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
-    let busy = RwSignal::new(false);
-    let error = RwSignal::new(None::<String>);
-    let choose = move |mode: AgentMode| apply_change(busy, error, settings, ipc::settings_mode_set(mode));
+    let change = Action::new_local(move |mode: &AgentMode| settings_change(settings, ipc::settings_mode_set(*mode)));
+    let busy = change.pending();
+    let choose = move |mode: AgentMode| {
+        if !busy.get_untracked() {
+            change.dispatch_local(mode);
+        }
+    };
 
     view! {
         <section class="settings-section settings-agent">
@@ -44,7 +49,7 @@ pub fn AgentSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
                     }
                 }).collect_view()}
             </div>
-            {move || error.get().map(|message| view! { <p class="error settings-error">{message}</p> })}
+            {move || settled_failure(change).map(|message| view! { <p class="error settings-error">{message}</p> })}
         </section>
     }
 }

@@ -5,66 +5,74 @@
 
 use hearth_protocol::computer::ComputerStatusView;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::ipc;
+use crate::request::failure;
 use crate::screens::computer::{meta_line, state_label};
 
-/// A request that answers the computer's status.
-type StatusRequest = std::pin::Pin<Box<dyn std::future::Future<Output = Result<ComputerStatusView, hearth_protocol::IpcError>>>>;
+/// What the section asks of the computer; each answers its status.
+#[derive(Debug, Clone, Copy)]
+enum ComputerChange {
+    Enable(bool),
+    Rebuild,
+    Recreate,
+    Reset,
+}
 
 /// The section.
 #[component]
 pub fn ComputerSection() -> impl IntoView {
-    let status = RwSignal::new(None::<ComputerStatusView>);
-    let enabled = RwSignal::new(false);
-    let error = RwSignal::new(None::<String>);
+    let loaded = LocalResource::new(ipc::computer_status);
     let confirming = RwSignal::new(false);
-    let busy = RwSignal::new(false);
-    spawn_local(async move {
-        match ipc::computer_status().await {
-            Ok(view) => {
-                enabled.set(view.enabled);
-                status.set(Some(view));
+    // The toggle, Rebuild, Recreate and Reset: one request at a time, its view shown, its
+    // refusal said.
+    let change = Action::new_local(|change: &ComputerChange| {
+        let change = *change;
+        async move {
+            match change {
+                ComputerChange::Enable(on) => ipc::computer_enable(on).await,
+                ComputerChange::Rebuild => ipc::computer_rebuild().await,
+                ComputerChange::Recreate => ipc::computer_recreate().await,
+                ComputerChange::Reset => ipc::computer_reset().await,
             }
-            Err(err) => error.set(Some(err.message)),
         }
     });
-    let toggle = move |on: bool| {
-        busy.set(true);
-        error.set(None);
-        spawn_local(async move {
-            let reply = ipc::computer_enable(on).await;
-            busy.set(false);
-            match reply {
-                Ok(view) => {
-                    enabled.set(view.enabled);
-                    status.set(Some(view));
-                }
-                Err(err) => {
-                    enabled.set(!on);
-                    error.set(Some(err.message));
-                }
-            }
-        });
+    let busy = change.pending();
+    // The newest view: a change's answer, else the first load; a refusal keeps the one shown.
+    let status = Memo::new(move |shown: Option<&Option<ComputerStatusView>>| {
+        change.value().with(|answer| match answer {
+            Some(Ok(view)) => Some(view.clone()),
+            Some(Err(_)) => shown.cloned().flatten(),
+            None => loaded.with(|reply| reply.clone().and_then(Result::ok)),
+        })
+    });
+    // Also re-read after every answer, so a refused toggle's box goes back to the setting in
+    // force even though that setting did not change.
+    let enabled = move || {
+        change.version().track();
+        status.with(|s| s.as_ref().is_some_and(|s| s.enabled))
     };
-    // Rebuild, Recreate and Reset: one request, its view shown, its refusal said.
-    let act = move |request: fn() -> StatusRequest| {
-        busy.set(true);
+    // The latest word: nothing while a change is on its way, then its refusal, if any; before
+    // any change, why the status could not be read.
+    let error = move || {
+        if busy.get() {
+            return None;
+        }
+        change.value().with(|answer| match answer {
+            Some(answer) => failure(Some(answer)),
+            None => loaded.with(|reply| failure(reply.as_ref())),
+        })
+    };
+    let act = move |request: ComputerChange| {
         confirming.set(false);
-        error.set(None);
-        spawn_local(async move {
-            let reply = request().await;
-            busy.set(false);
-            match reply {
-                Ok(view) => status.set(Some(view)),
-                Err(err) => error.set(Some(err.message)),
-            }
-        });
+        change.dispatch_local(request);
     };
-    let recreate = move |_| act(|| Box::pin(ipc::computer_recreate()));
-    let rebuild = move |_| act(|| Box::pin(ipc::computer_rebuild()));
-    let reset = move |_| act(|| Box::pin(ipc::computer_reset()));
+    let toggle = move |on: bool| {
+        change.dispatch_local(ComputerChange::Enable(on));
+    };
+    let recreate = move |_| act(ComputerChange::Recreate);
+    let rebuild = move |_| act(ComputerChange::Rebuild);
+    let reset = move |_| act(ComputerChange::Reset);
 
     view! {
         <section class="settings-section" data-section="computer">
@@ -74,7 +82,7 @@ pub fn ComputerSection() -> impl IntoView {
                 <input
                     type="checkbox"
                     id="computer-enabled"
-                    prop:checked=move || enabled.get()
+                    prop:checked=enabled
                     disabled=move || busy.get()
                     on:change=move |ev| toggle(event_target_checked(&ev))
                 />
@@ -98,7 +106,7 @@ pub fn ComputerSection() -> impl IntoView {
             } else {
                 view! { <button data-action="reset-computer" disabled=move || busy.get() on:click=move |_| confirming.set(true)>"Reset workspace…"</button> }.into_any()
             }}
-            {move || error.get().map(|message| view! { <p class="error">{message}</p> })}
+            {move || error().map(|message| view! { <p class="error">{message}</p> })}
         </section>
     }
 }

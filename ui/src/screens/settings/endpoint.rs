@@ -6,21 +6,42 @@ use hearth_protocol::settings::SettingsView;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::apply_change;
+use super::settings_change;
 use crate::clipboard::copy_text;
 use crate::ipc;
+use crate::request::settled_failure;
+
+/// What the section asks of the endpoint; each answers the whole settings view.
+#[derive(Debug, Clone, Copy)]
+enum EndpointChange {
+    Enable(bool),
+    Regenerate,
+}
 
 /// The endpoint section.
 #[component]
 pub fn EndpointSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
-    let busy = RwSignal::new(false);
-    let error = RwSignal::new(None::<String>);
+    let change = Action::new_local(move |request: &EndpointChange| {
+        let request = *request;
+        async move {
+            match request {
+                EndpointChange::Enable(on) => settings_change(settings, ipc::settings_endpoint_set(on)).await,
+                EndpointChange::Regenerate => settings_change(settings, ipc::settings_endpoint_regenerate()).await,
+            }
+        }
+    });
+    let busy = change.pending();
+    let send = move |request: EndpointChange| {
+        if !busy.get_untracked() {
+            change.dispatch_local(request);
+        }
+    };
     // Read the signal itself, not a memo, so a refused toggle re-checks the box.
     let enabled = move || settings.with(|s| s.as_ref().is_some_and(|s| s.endpoint.enabled));
     let url = Memo::new(move |_| settings.with(|s| s.as_ref().and_then(|s| s.endpoint.url.clone())));
     let token = Memo::new(move |_| settings.with(|s| s.as_ref().and_then(|s| s.endpoint.token.clone())));
-    let toggle = move |on: bool| apply_change(busy, error, settings, ipc::settings_endpoint_set(on));
-    let regenerate = move |_| apply_change(busy, error, settings, ipc::settings_endpoint_regenerate());
+    let toggle = move |on: bool| send(EndpointChange::Enable(on));
+    let regenerate = move |_| send(EndpointChange::Regenerate);
 
     let select_all = |ev: leptos::ev::FocusEvent| event_target::<web_sys::HtmlInputElement>(&ev).select();
 
@@ -69,7 +90,7 @@ pub fn EndpointSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoVie
                     </div>
                 </div>
             </Show>
-            {move || error.get().map(|message| view! { <p class="error settings-error">{message}</p> })}
+            {move || settled_failure(change).map(|message| view! { <p class="error settings-error">{message}</p> })}
         </section>
     }
 }
@@ -82,6 +103,7 @@ fn CopyButton(action: &'static str, text: Signal<Option<String>>) -> impl IntoVi
         let Some(value) = text.get_untracked() else {
             return;
         };
+        // Kept: a clipboard write, not an IPC request; its outcome is a one-off note.
         spawn_local(async move {
             let copied = copy_text(&value).await;
             outcome.set(Some(copied));

@@ -3,7 +3,6 @@
 
 use hearth_protocol::settings::{HarnessSettingsParams, SettingsView};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::ipc;
 use crate::state::settings::{HarnessForm, remove_token_params, secret_placeholder};
@@ -12,28 +11,16 @@ use crate::state::settings::{HarnessForm, remove_token_params, secret_placeholde
 #[component]
 pub fn HarnessSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
     let form = RwSignal::new(settings.with_untracked(|s| HarnessForm::from_settings(s.as_ref().and_then(|s| s.harness.as_ref()))));
-    // Some(true) while removing the token, Some(false) while saving.
-    let busy = RwSignal::new(None::<bool>);
     let error = RwSignal::new(None::<String>);
     let notice = RwSignal::new(None::<&'static str>);
     let has_token = Memo::new(move |_| settings.with(|s| s.as_ref().and_then(|s| s.harness.as_ref()).is_some_and(|h| h.has_token)));
 
-    let store = move |params: HarnessSettingsParams, removing: bool| {
-        if busy.get_untracked().is_some() {
-            return;
-        }
-        if let Err(err) = params.validate() {
-            error.set(Some(err.message));
-            notice.set(None);
-            return;
-        }
-        busy.set(Some(removing));
-        error.set(None);
-        notice.set(None);
-        spawn_local(async move {
-            let reply = ipc::settings_harness_set(&params).await;
-            busy.set(None);
-            match reply {
+    // Stores `params` (`removing`: only the token goes); on success the view (and, for Save,
+    // the form) start from the reply.
+    let store = Action::new_local(move |(params, removing): &(HarnessSettingsParams, bool)| {
+        let (params, removing) = (params.clone(), *removing);
+        async move {
+            match ipc::settings_harness_set(&params).await {
                 Ok(view) => {
                     if removing {
                         form.update(|f| f.token.clear());
@@ -45,12 +32,28 @@ pub fn HarnessSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView
                 }
                 Err(err) => error.set(Some(err.message)),
             }
-        });
+        }
+    });
+    // Some(true) while removing the token, Some(false) while saving (the input is there until
+    // the answer lands).
+    let busy = Memo::new(move |_| store.input().with(|sent| sent.as_ref().map(|(_, removing)| *removing)));
+    let send = move |params: HarnessSettingsParams, removing: bool| {
+        if busy.get_untracked().is_some() {
+            return;
+        }
+        if let Err(err) = params.validate() {
+            error.set(Some(err.message));
+            notice.set(None);
+            return;
+        }
+        error.set(None);
+        notice.set(None);
+        store.dispatch_local((params, removing));
     };
-    let save = move |_| store(form.with_untracked(HarnessForm::params), false);
+    let save = move |_| send(form.with_untracked(HarnessForm::params), false);
     let remove = move |_| {
         if let Some(params) = settings.with_untracked(|s| s.as_ref().and_then(|s| s.harness.as_ref().map(remove_token_params))) {
-            store(params, true);
+            send(params, true);
         }
     };
     let is_busy = move || busy.get().is_some();

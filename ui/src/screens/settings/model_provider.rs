@@ -3,7 +3,6 @@
 
 use hearth_protocol::settings::{ConnectionTestResponse, ModelSettingsParams, ProviderKind, SettingsView};
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 use crate::ipc;
 use crate::state::settings::{ModelForm, kind_from_slug, kind_slug, remove_key_params, secret_placeholder};
@@ -20,7 +19,6 @@ enum Busy {
 #[component]
 pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
     let form = RwSignal::new(settings.with_untracked(|s| ModelForm::from_settings(s.as_ref().and_then(|s| s.model.as_ref()))));
-    let busy = RwSignal::new(None::<Busy>);
     let error = RwSignal::new(None::<String>);
     let notice = RwSignal::new(None::<&'static str>);
     let tested = RwSignal::new(None::<ConnectionTestResponse>);
@@ -29,22 +27,10 @@ pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
     let unsaved = Memo::new(move |_| settings.with(|s| form.with(|f| f.is_unsaved(s.as_ref().and_then(|s| s.model.as_ref())))));
 
     // Stores `params`; on success the view (and, for Save, the form) start from the reply.
-    let store = move |params: ModelSettingsParams, action: Busy| {
-        if busy.get_untracked().is_some() {
-            return;
-        }
-        if let Err(err) = params.validate() {
-            error.set(Some(err.message));
-            notice.set(None);
-            return;
-        }
-        busy.set(Some(action));
-        error.set(None);
-        notice.set(None);
-        spawn_local(async move {
-            let reply = ipc::settings_model_set(&params).await;
-            busy.set(None);
-            match reply {
+    let store = Action::new_local(move |(params, action): &(ModelSettingsParams, Busy)| {
+        let (params, action) = (params.clone(), *action);
+        async move {
+            match ipc::settings_model_set(&params).await {
                 Ok(view) => {
                     match action {
                         Busy::Removing => form.update(|f| f.api_key.clear()),
@@ -56,27 +42,43 @@ pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
                 }
                 Err(err) => error.set(Some(err.message)),
             }
-        });
+        }
+    });
+    let test = Action::new_local(move |()| async move {
+        // A refused test reads like a failed one.
+        let reply = ipc::settings_model_test().await;
+        tested.set(Some(reply.unwrap_or_else(|err| ConnectionTestResponse { ok: false, message: err.message })));
+    });
+    // What is on its way, read from the two actions (a store's input is there until it lands).
+    let busy = Memo::new(move |_| {
+        if test.pending().get() { Some(Busy::Testing) } else { store.input().with(|sent| sent.as_ref().map(|(_, action)| *action)) }
+    });
+    let send = move |params: ModelSettingsParams, action: Busy| {
+        if busy.get_untracked().is_some() {
+            return;
+        }
+        if let Err(err) = params.validate() {
+            error.set(Some(err.message));
+            notice.set(None);
+            return;
+        }
+        error.set(None);
+        notice.set(None);
+        store.dispatch_local((params, action));
     };
-    let save = move |_| store(form.with_untracked(ModelForm::params), Busy::Saving);
+    let save = move |_| send(form.with_untracked(ModelForm::params), Busy::Saving);
     let remove = move |_| {
         if let Some(stored) = settings.with_untracked(|s| s.as_ref().and_then(|s| s.model.as_ref().map(remove_key_params))) {
-            store(stored, Busy::Removing);
+            send(stored, Busy::Removing);
         }
     };
     let test = move |_| {
         if busy.get_untracked().is_some() {
             return;
         }
-        busy.set(Some(Busy::Testing));
         tested.set(None);
         notice.set(None);
-        spawn_local(async move {
-            let reply = ipc::settings_model_test().await;
-            busy.set(None);
-            // A refused test reads like a failed one.
-            tested.set(Some(reply.unwrap_or_else(|err| ConnectionTestResponse { ok: false, message: err.message })));
-        });
+        test.dispatch_local(());
     };
     let is_busy = move || busy.get().is_some();
 

@@ -6,36 +6,14 @@ use std::path::PathBuf;
 
 use hearth_protocol::{ErrorCode, IpcError};
 
+use crate::store::error::StoreError;
+
 /// Result with [`CoreError`].
 pub type Result<T, E = CoreError> = std::result::Result<T, E>;
 
 /// Everything the core can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum CoreError {
-    /// The database file exists but is not a usable SQLite database.
-    #[error(
-        "Hearth's database {path} is damaged or is not a Hearth database ({detail}). Move the file aside (Hearth then creates a new one) or restore a backup, and start Hearth again."
-    )]
-    DatabaseCorrupt {
-        /// The file.
-        path: PathBuf,
-        /// SQLite's words.
-        detail: String,
-    },
-    /// Another process holds the database locked.
-    #[error("Hearth's database {path} is locked by another program (is another Hearth running?). Close it and start Hearth again.")]
-    DatabaseLocked {
-        /// The file.
-        path: PathBuf,
-    },
-    /// The database could not be opened or migrated for another reason.
-    #[error("Hearth could not open its database {path}: {detail}. Check that the folder exists and is writable.")]
-    DatabaseOpen {
-        /// The file.
-        path: PathBuf,
-        /// What went wrong.
-        detail: String,
-    },
     /// The data directory could not be created or written.
     #[error("Hearth could not prepare its data folder {path}: {source}. Check the folder's permissions or set HEARTH_DATA_DIR.")]
     DataDir {
@@ -44,9 +22,9 @@ pub enum CoreError {
         /// The I/O error.
         source: std::io::Error,
     },
-    /// A query failed after start-up.
-    #[error("Hearth's database failed: {0}")]
-    Store(#[from] crate::store::error::StoreError),
+    /// The store failed (a query, the database file).
+    #[error(transparent)]
+    Store(crate::store::error::StoreError),
     /// Stored JSON could not be read back.
     #[error("Hearth's database holds a record it cannot read: {0}")]
     Corrupt(#[from] serde_json::Error),
@@ -111,14 +89,40 @@ impl CoreError {
             CoreError::Vault(err) => return err.to_ipc(),
             CoreError::Provider(crate::providers::ProviderError::Cancelled) => ErrorCode::Cancelled,
             CoreError::Provider(_) | CoreError::Unavailable(_) => ErrorCode::Unavailable,
-            CoreError::DatabaseLocked { .. } | CoreError::DataDir { .. } => ErrorCode::Unavailable,
-            CoreError::DatabaseCorrupt { .. }
-            | CoreError::DatabaseOpen { .. }
-            | CoreError::Store(_)
+            CoreError::Store(StoreError::DatabaseLocked { .. } | StoreError::DataDir { .. }) | CoreError::DataDir { .. } => {
+                ErrorCode::Unavailable
+            }
+            CoreError::Store(
+                StoreError::Query(_)
+                | StoreError::Corrupt(_)
+                | StoreError::CorruptRow(_)
+                | StoreError::NotFound(_)
+                | StoreError::Conflict(_)
+                | StoreError::DatabaseCorrupt { .. }
+                | StoreError::DatabaseOpen { .. },
+            )
             | CoreError::Corrupt(_)
             | CoreError::CorruptRow(_) => ErrorCode::Internal,
         };
         IpcError::new(code, self.to_string())
+    }
+}
+
+impl From<StoreError> for CoreError {
+    /// A conflict stays a conflict, a missing row stays missing, and an untrusted row stays
+    /// one, so a caller matching on those sees the same error whichever layer found it.
+    fn from(err: StoreError) -> Self {
+        match err {
+            StoreError::Conflict(why) => CoreError::Conflict(why),
+            StoreError::NotFound(why) => CoreError::NotFound(why),
+            StoreError::CorruptRow(why) => CoreError::CorruptRow(why),
+            StoreError::Corrupt(err) => CoreError::Corrupt(err),
+            err @ (StoreError::Query(_)
+            | StoreError::DatabaseCorrupt { .. }
+            | StoreError::DatabaseLocked { .. }
+            | StoreError::DatabaseOpen { .. }
+            | StoreError::DataDir { .. }) => CoreError::Store(err),
+        }
     }
 }
 

@@ -229,7 +229,7 @@ impl SampleAgent {
 
     /// Finds the newest mail carrying a PDF form and hands it to a document task.
     async fn document(&self, out: &Emitter, tools: &ToolContext) -> Result<(), SampleError> {
-        let failed = |e: crate::error::CoreError| SampleError::Store(format!("Reading the mailbox failed: {e}"));
+        let failed = |e: crate::store::StoreError| SampleError::Store(format!("Reading the mailbox failed: {e}"));
         let mut form = None;
         for query in [["permission".to_owned()].as_slice(), ["form".to_owned()].as_slice(), &[]] {
             for (message, attachments) in self.store.search_messages(query, 50).await.map_err(failed)? {

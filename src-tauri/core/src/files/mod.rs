@@ -299,7 +299,7 @@ impl FileStore {
             created_at: now_ms(),
             deleted_at: None,
         };
-        self.inner.store.insert_file(&row).await
+        self.inner.store.insert_file(&row).await.map_err(Into::into)
     }
 
     /// Runs PDFium off the async threads (it is blocking and serialized).

@@ -97,7 +97,7 @@ impl Hearth {
         };
         // A profile picked for a chat or task holds logins the owner wants: kept from now on.
         self.browsers.keep(profile.clone());
-        self.store.choose_browser_profile(&scope, profile.as_ref().map(ProfileId::as_str)).await
+        self.store.choose_browser_profile(&scope, profile.as_ref().map(ProfileId::as_str)).await.map_err(Into::into)
     }
 }
 

@@ -48,7 +48,7 @@ impl Hearth {
                 params.holder.id()
             )));
         }
-        self.store.grant_mandate(params, now_ms()).await
+        self.store.grant_mandate(params, now_ms()).await.map_err(Into::into)
     }
 
     /// Revokes a standing order at once, and stops the runs it covers that are running.

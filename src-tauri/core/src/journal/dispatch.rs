@@ -516,3 +516,9 @@ enum Existing {
     /// Perform nothing; report this.
     Refuse(JournalError),
 }
+
+impl From<crate::store::StoreError> for JournalError {
+    fn from(err: crate::store::StoreError) -> Self {
+        JournalError::Core(err.into())
+    }
+}

@@ -128,7 +128,7 @@ impl Settings {
 
     /// Stores `settings`.
     pub async fn save(&self, settings: &StoredSettings) -> Result<()> {
-        self.store.put_setting(SETTINGS_KEY, &serde_json::to_string(settings)?).await
+        self.store.put_setting(SETTINGS_KEY, &serde_json::to_string(settings)?).await.map_err(Into::into)
     }
 
     /// A secret, if stored (still a secret: it is exposed only where a header is built or

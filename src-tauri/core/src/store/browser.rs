@@ -1,7 +1,7 @@
 //! The browser profiles the owner picked for threads and tasks.
 
+use super::error::Result;
 use super::{Store, now_ms};
-use crate::error::Result;
 
 impl Store {
     /// The profile the owner picked for `scope` (`thread:<id>`, `task:<id>`), if any.

@@ -3,8 +3,8 @@
 
 use sqlx::Row;
 
+use super::error::Result;
 use super::{DEFAULT_LOCAL_ACCOUNT, Store};
-use crate::error::Result;
 
 /// A calendar event with what a reviewed change binds to.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,7 +1,63 @@
-//! The store's own failure, apart from the core's error: `CoreError` wraps it (`Store`), and the
-//! vault, whose rows are read and written through [`super::secrets`], wraps it in its own.
+//! The store's own failures. `CoreError` wraps them (`From<StoreError>`, which keeps a conflict a
+//! conflict and a missing row a missing row for the callers that match on them), and the vault,
+//! whose rows are read and written through [`super::secrets`], wraps them in its own. The store
+//! names no error of the modules above it, so the core's error and the store do not import
+//! each other.
 
-/// A query failed after start-up (SQLite's own words; never row contents).
+use std::path::PathBuf;
+
+/// Result with [`StoreError`].
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Everything a statement or the database file can fail with. None carries row contents.
 #[derive(Debug, thiserror::Error)]
-#[error(transparent)]
-pub struct StoreError(#[from] sqlx::Error);
+pub enum StoreError {
+    /// A query failed after start-up (SQLite's own words).
+    #[error("Hearth's database failed: {0}")]
+    Query(#[from] sqlx::Error),
+    /// Stored JSON could not be read back.
+    #[error("Hearth's database holds a record it cannot read: {0}")]
+    Corrupt(#[from] serde_json::Error),
+    /// A stored row holds a value this build does not know (a status, a kind): never read as a
+    /// default, since acting on a guessed status could replay or skip an effect.
+    #[error("Hearth's database holds a row it cannot trust: {0}")]
+    CorruptRow(String),
+    /// The row named does not exist.
+    #[error("{0}")]
+    NotFound(String),
+    /// The row changed or is held by someone else.
+    #[error("{0}")]
+    Conflict(String),
+    /// The database file exists but is not a usable SQLite database.
+    #[error(
+        "Hearth's database {path} is damaged or is not a Hearth database ({detail}). Move the file aside (Hearth then creates a new one) or restore a backup, and start Hearth again."
+    )]
+    DatabaseCorrupt {
+        /// The file.
+        path: PathBuf,
+        /// SQLite's words.
+        detail: String,
+    },
+    /// Another process holds the database locked.
+    #[error("Hearth's database {path} is locked by another program (is another Hearth running?). Close it and start Hearth again.")]
+    DatabaseLocked {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The database could not be opened or migrated for another reason.
+    #[error("Hearth could not open its database {path}: {detail}. Check that the folder exists and is writable.")]
+    DatabaseOpen {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        detail: String,
+    },
+    /// The data folder could not be created.
+    #[error("Hearth could not prepare its data folder {path}: {source}. Check the folder's permissions or set HEARTH_DATA_DIR.")]
+    DataDir {
+        /// The folder.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}

@@ -4,8 +4,8 @@ use hearth_protocol::files::{FileSource, FileView};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
+use super::error::{Result, StoreError};
 use super::{Store, now_ms};
-use crate::error::Result;
 
 /// A stored file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,6 +145,6 @@ fn source_from_column(text: &str) -> Result<FileSource> {
         "computer" => Ok(FileSource::Computer),
         "web" => Ok(FileSource::Web),
         "disk" => Ok(FileSource::Disk),
-        other => Err(crate::error::CoreError::CorruptRow(format!("files.source holds {other:?}, which this build does not know"))),
+        other => Err(StoreError::CorruptRow(format!("files.source holds {other:?}, which this build does not know"))),
     }
 }

@@ -5,8 +5,8 @@ use hearth_protocol::goals::{GoalStatus, GoalView, MilestoneView};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
+use super::error::{Result, StoreError};
 use super::{Store, now_ms};
-use crate::error::{CoreError, Result};
 
 /// A goal to create.
 #[derive(Debug, Clone)]
@@ -30,7 +30,8 @@ fn goal_of(row: &SqliteRow, milestones: Vec<MilestoneView>, open_tasks: i64) -> 
         title: row.try_get("title")?,
         description: row.try_get("description")?,
         category: row.try_get("category")?,
-        status: GoalStatus::parse(&status).ok_or_else(|| CoreError::CorruptRow(format!("stored goal has an unknown status {status:?}")))?,
+        status: GoalStatus::parse(&status)
+            .ok_or_else(|| StoreError::CorruptRow(format!("stored goal has an unknown status {status:?}")))?,
         milestones,
         open_tasks,
         created_at: row.try_get("created_at")?,
@@ -115,7 +116,7 @@ impl Store {
         .map(|m| {
             Ok(MilestoneView {
                 position: u32::try_from(m.try_get::<i64, _>("position")?)
-                    .map_err(|_| CoreError::CorruptRow("a stored milestone has a position out of range".into()))?,
+                    .map_err(|_| StoreError::CorruptRow("a stored milestone has a position out of range".into()))?,
                 title: m.try_get("title")?,
                 done_at: m.try_get("done_at")?,
                 task_id: m.try_get("task_id")?,

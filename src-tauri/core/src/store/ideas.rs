@@ -4,8 +4,8 @@ use std::collections::HashMap;
 
 use sqlx::Row;
 
+use super::error::Result;
 use super::{Store, now_ms};
-use crate::error::Result;
 
 impl Store {
     /// Ideas settled: dismissed, or accepted and made. (One accepted but not yet made — Hearth

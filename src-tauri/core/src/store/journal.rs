@@ -5,9 +5,9 @@
 
 use sqlx::Row;
 
+use super::error::{Result, StoreError};
 use super::tasks::flag_scope_uncertain;
 use super::{Store, now_ms};
-use crate::error::{CoreError, Result};
 
 /// Where an operation is. Stored as its snake_case spelling; an unknown spelling read back
 /// is a corrupt row, never a silent default.
@@ -39,7 +39,7 @@ impl OpStatus {
     /// Parses the stored spelling: a value this build does not know is a corrupt row.
     pub fn parse(text: &str) -> Result<Self> {
         text.parse().map_err(|_| {
-            CoreError::CorruptRow(format!(
+            StoreError::CorruptRow(format!(
                 "the operation journal holds an unknown status {text:?}; this database was written by a newer Hearth \
                  or damaged — update Hearth or restore a backup"
             ))

@@ -5,8 +5,8 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{Connection, Row};
 
 use super::Store;
+use super::error::Result;
 use super::workspace::{ATTACHMENT_COLUMNS, MailAttachment, insert_attachment};
-use crate::error::Result;
 
 /// A message as the mail tools read it.
 #[derive(Debug, Clone, PartialEq, Eq)]

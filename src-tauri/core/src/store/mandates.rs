@@ -11,7 +11,7 @@ use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
 use super::Store;
-use crate::error::{CoreError, Result};
+use super::error::{Result, StoreError};
 
 const COLUMNS: &str = "id, holder_kind, holder_id, grant_kind, origin, recipients, max_uses, window_ms, uses, window_start, \
                        expires_at, created_at, revoked_at";
@@ -21,7 +21,7 @@ const MAX_LISTED: i64 = 500;
 
 fn mandate(row: &SqliteRow) -> Result<Mandate> {
     let id: String = row.try_get("id")?;
-    let corrupt = |what: &str| CoreError::CorruptRow(format!("stored standing order {id} has an unknown {what}"));
+    let corrupt = |what: &str| StoreError::CorruptRow(format!("stored standing order {id} has an unknown {what}"));
     let holder_kind: String = row.try_get("holder_kind")?;
     let holder_id: String = row.try_get("holder_id")?;
     let holder = match holder_kind.as_str() {

@@ -4,8 +4,8 @@ use hearth_protocol::memory::{MemorySource, MemoryUseView, MemoryView};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
+use super::error::{Result, StoreError};
 use super::{Store, now_ms};
-use crate::error::{CoreError, Result};
 
 fn view(row: &SqliteRow) -> Result<MemoryView> {
     let source: String = row.try_get("source")?;
@@ -13,7 +13,7 @@ fn view(row: &SqliteRow) -> Result<MemoryView> {
         id: row.try_get("id")?,
         text: row.try_get("text")?,
         source: MemorySource::parse(&source)
-            .ok_or_else(|| CoreError::CorruptRow(format!("stored fact has an unknown source {source:?}")))?,
+            .ok_or_else(|| StoreError::CorruptRow(format!("stored fact has an unknown source {source:?}")))?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
     })
@@ -85,7 +85,7 @@ impl Store {
             if self.fenced_out(fence, chat_run).await? {
                 return Ok(None);
             }
-            return Err(CoreError::Conflict(format!("Hearth keeps at most {MAX_FACTS} facts; forget some in Memory, then try again.")));
+            return Err(StoreError::Conflict(format!("Hearth keeps at most {MAX_FACTS} facts; forget some in Memory, then try again.")));
         };
         let existing = view(&row)?;
         Ok(Some(if existing.text == text { Remembered::Same(existing) } else { Remembered::Different(existing) }))

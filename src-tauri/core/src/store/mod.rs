@@ -27,14 +27,6 @@ pub mod workspace;
 pub use error::StoreError;
 pub use open::{Store, WAL_AUTOCHECKPOINT_PAGES};
 
-use crate::error::CoreError;
-
-impl From<sqlx::Error> for CoreError {
-    fn from(err: sqlx::Error) -> Self {
-        CoreError::Store(StoreError::from(err))
-    }
-}
-
 /// The sample workspace's account until the owner changes it (the `local_account` setting):
 /// the local calendar's account, and what a claim on a local proposal checks the account against.
 pub const DEFAULT_LOCAL_ACCOUNT: &str = "owner@hearth.local";

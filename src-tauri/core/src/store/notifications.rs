@@ -7,8 +7,8 @@ use hearth_protocol::notifications::{NotificationKind, NotificationTarget, Notif
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
+use super::error::{Result, StoreError};
 use super::{Store, now_ms};
-use crate::error::{CoreError, Result};
 
 const COLUMNS: &str = "id, kind, title, body, target_kind, target_id, created_at, read_at";
 
@@ -16,7 +16,7 @@ fn view(row: &SqliteRow) -> Result<NotificationView> {
     let kind: String = row.try_get("kind")?;
     let target_kind: String = row.try_get("target_kind")?;
     let target_id: String = row.try_get("target_id")?;
-    let corrupt = |what: &str, v: &str| CoreError::CorruptRow(format!("stored notice has an unknown {what} {v:?}"));
+    let corrupt = |what: &str, v: &str| StoreError::CorruptRow(format!("stored notice has an unknown {what} {v:?}"));
     let target = match target_kind.as_str() {
         "task" => NotificationTarget::Task(target_id),
         "proposal" => NotificationTarget::Proposal(target_id),

@@ -1,8 +1,8 @@
 //! Sign-ins in progress: the `state` of each authorization Hearth started (its hash), until it
 //! is completed once or expires.
 
+use super::error::Result;
 use super::{Store, now_ms};
-use crate::error::Result;
 
 /// A sign-in taken from the table by the one call that completes it.
 #[derive(Debug, Clone, PartialEq, Eq)]

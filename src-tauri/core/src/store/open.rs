@@ -9,7 +9,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{ConnectOptions, SqliteConnection, SqlitePool};
 use tokio::sync::{Mutex, MutexGuard};
 
-use crate::error::{CoreError, Result};
+use super::error::{Result, StoreError};
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
@@ -33,7 +33,7 @@ impl Store {
     /// Opens (creating if needed) and migrates the database at `path`.
     ///
     /// Waits up to `busy_timeout` for another process's lock, then fails with
-    /// [`CoreError::DatabaseLocked`] rather than retrying forever.
+    /// [`StoreError::DatabaseLocked`] rather than retrying forever.
     ///
     /// The database file is readable only by its owner (0600 on Unix), and so are its `-wal` and
     /// `-shm` files, which SQLite creates with the database file's mode.
@@ -57,7 +57,7 @@ impl Store {
         sqlx::query("SELECT count(*) FROM sqlite_master").execute(&mut writer).await.map_err(|err| classify(path, &err))?;
         MIGRATOR.run(&mut writer).await.map_err(|err| match err {
             sqlx::migrate::MigrateError::Execute(inner) => classify(path, &inner),
-            other => CoreError::DatabaseOpen { path: path.to_owned(), detail: other.to_string() },
+            other => StoreError::DatabaseOpen { path: path.to_owned(), detail: other.to_string() },
         })?;
         let reader = pool_options(4).acquire_timeout(acquire_timeout).connect_with(options).await.map_err(|err| classify(path, &err))?;
         Ok(Self { reader, writer: Arc::new(Mutex::new(writer)), path: path.to_owned() })
@@ -82,7 +82,7 @@ impl Store {
         builder.recursive(true);
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, private::DIR_MODE);
-        builder.create(dir).map_err(|source| CoreError::DataDir { path: dir.to_owned(), source })?;
+        builder.create(dir).map_err(|source| StoreError::DataDir { path: dir.to_owned(), source })?;
         #[cfg(unix)]
         private::tighten(dir, "folder");
         Ok(())
@@ -188,16 +188,16 @@ mod private {
 }
 
 /// Turns SQLite's result codes into errors that say what to do.
-fn classify(path: &Path, err: &sqlx::Error) -> CoreError {
+fn classify(path: &Path, err: &sqlx::Error) -> StoreError {
     let path = path.to_owned();
     if let sqlx::Error::Database(db) = err {
         // Primary result codes: 5 BUSY, 6 LOCKED, 11 CORRUPT, 26 NOTADB.
         let primary = db.code().and_then(|c| c.parse::<i32>().ok()).map(|c| c & 0xff);
         match primary {
-            Some(5 | 6) => return CoreError::DatabaseLocked { path },
-            Some(11 | 26) => return CoreError::DatabaseCorrupt { path, detail: db.message().to_owned() },
+            Some(5 | 6) => return StoreError::DatabaseLocked { path },
+            Some(11 | 26) => return StoreError::DatabaseCorrupt { path, detail: db.message().to_owned() },
             _ => {}
         }
     }
-    CoreError::DatabaseOpen { path, detail: err.to_string() }
+    StoreError::DatabaseOpen { path, detail: err.to_string() }
 }

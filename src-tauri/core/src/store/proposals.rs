@@ -6,8 +6,8 @@ use hearth_protocol::provenance::OutsideSource;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
+use super::error::{Result, StoreError};
 use super::{Store, now_ms};
-use crate::error::{CoreError, Result};
 
 /// A stored proposal.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,7 +81,7 @@ impl ProposalRow {
             target_version: row.try_get("target_version")?,
             hash: row.try_get("hash")?,
             status: ProposalStatus::parse(&status)
-                .ok_or_else(|| CoreError::CorruptRow(format!("stored proposal has an unknown status {status:?}")))?,
+                .ok_or_else(|| StoreError::CorruptRow(format!("stored proposal has an unknown status {status:?}")))?,
             created_at: row.try_get("created_at")?,
             expires_at: row.try_get("expires_at")?,
             receipt: row.try_get("receipt")?,
@@ -89,12 +89,12 @@ impl ProposalRow {
             origin: {
                 let origin: String = row.try_get("origin")?;
                 ProposalOrigin::parse(&origin)
-                    .ok_or_else(|| CoreError::CorruptRow(format!("stored proposal has an unknown origin {origin:?}")))?
+                    .ok_or_else(|| StoreError::CorruptRow(format!("stored proposal has an unknown origin {origin:?}")))?
             },
             executor: row.try_get("executor")?,
             request_hash: row.try_get("request_hash")?,
             sources: serde_json::from_str(&row.try_get::<String, _>("sources")?)
-                .map_err(|err| CoreError::CorruptRow(format!("stored proposal has unreadable sources ({err})")))?,
+                .map_err(|err| StoreError::CorruptRow(format!("stored proposal has unreadable sources ({err})")))?,
             mandate_id: row.try_get("mandate_id")?,
         })
     }
@@ -231,7 +231,7 @@ impl Store {
             .as_ref()
             .map(ProposalRow::from_row)
             .transpose()?
-            .ok_or_else(|| CoreError::NotFound(format!("The proposal {} vanished while it was being stored.", new.id)))?;
+            .ok_or_else(|| StoreError::NotFound(format!("The proposal {} vanished while it was being stored.", new.id)))?;
         // A retried step is matched on what was asked (`request_hash`), since what it resolves
         // to can change by the approval itself (an updated or deleted event).
         let same = match (&stored.request_hash, &new.request_hash) {
@@ -442,7 +442,7 @@ impl Store {
             .map(|r| {
                 let kind: String = r.try_get(1)?;
                 let kind = ProposalKind::parse(&kind)
-                    .ok_or_else(|| CoreError::CorruptRow(format!("stored proposal has an unknown kind {kind:?}")))?;
+                    .ok_or_else(|| StoreError::CorruptRow(format!("stored proposal has an unknown kind {kind:?}")))?;
                 Ok((r.try_get(0)?, kind, r.try_get(2)?, r.try_get(3)?))
             })
             .collect()

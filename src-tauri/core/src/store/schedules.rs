@@ -13,10 +13,10 @@ use hearth_protocol::tasks::{TaskKind, TaskStatus};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
+use super::error::{Result, StoreError};
 use super::notifications::{Notice, insert_notice};
 use super::tasks::{MAX_OPEN_TASKS, task_id_for_key};
 use super::{Store, now_ms};
-use crate::error::{CoreError, Result};
 
 const COLUMNS: &str = "id, title, job, instructions, rule, time_zone, missed, status, anchor_at, cursor_at, next_due_at, \
      thread_id, goal_id, created_at, sources";
@@ -58,7 +58,7 @@ pub struct ScheduleRow {
 
 impl ScheduleRow {
     fn from_row(row: &SqliteRow) -> Result<Self> {
-        let corrupt = |what: &str, value: &str| CoreError::CorruptRow(format!("stored schedule has an unknown {what} {value:?}"));
+        let corrupt = |what: &str, value: &str| StoreError::CorruptRow(format!("stored schedule has an unknown {what} {value:?}"));
         let job: String = row.try_get("job")?;
         let missed: String = row.try_get("missed")?;
         let status: String = row.try_get("status")?;
@@ -194,7 +194,7 @@ impl Store {
         if self.fenced_out(fence, chat_run).await? {
             return Ok(None);
         }
-        Err(CoreError::Conflict(format!("Hearth already has {MAX_SCHEDULES} schedules. Delete some in Activity, then try again.")))
+        Err(StoreError::Conflict(format!("Hearth already has {MAX_SCHEDULES} schedules. Delete some in Activity, then try again.")))
     }
 
     /// One schedule.
@@ -239,7 +239,7 @@ impl Store {
             .map(|row| {
                 let outcome: String = row.try_get("outcome")?;
                 let status: Option<String> = row.try_get("task_status")?;
-                let corrupt = |what: &str, v: &str| CoreError::CorruptRow(format!("stored schedule run has an unknown {what} {v:?}"));
+                let corrupt = |what: &str, v: &str| StoreError::CorruptRow(format!("stored schedule run has an unknown {what} {v:?}"));
                 Ok(ScheduleRunView {
                     due_at: row.try_get("due_at")?,
                     outcome: DueOutcome::parse(&outcome).ok_or_else(|| corrupt("outcome", &outcome))?,
@@ -340,7 +340,7 @@ impl Store {
         let schedule = ScheduleRow::from_row(&row)?;
         if goal_paused(&mut tx, &schedule).await? {
             tx.rollback().await?;
-            return Err(CoreError::Conflict("Its goal is paused; resume the goal to run it.".into()));
+            return Err(StoreError::Conflict("Its goal is paused; resume the goal to run it.".into()));
         }
         let key = format!("schedule:{schedule_id}:now:{operation}");
         let made = sqlx::query("SELECT 1 FROM tasks WHERE idempotency_key = ?1").bind(&key).fetch_optional(&mut *tx).await?.is_some();

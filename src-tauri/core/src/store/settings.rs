@@ -3,7 +3,7 @@
 use sqlx::Row;
 
 use super::Store;
-use crate::error::Result;
+use super::error::Result;
 
 impl Store {
     /// A stored setting.

@@ -11,8 +11,8 @@ use sha2::{Digest, Sha256};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Connection, Row};
 
+use super::error::{Result, StoreError};
 use super::{Store, now_ms};
-use crate::error::{CoreError, Result};
 
 /// What a schedule's run or a monitor's look that Hearth's stop or a lost lease cut short, with
 /// nothing in doubt, says as it is due again.
@@ -77,7 +77,7 @@ impl TaskRow {
     fn from_row(row: &SqliteRow) -> Result<Self> {
         let kind: String = row.try_get("kind")?;
         let status: String = row.try_get("status")?;
-        let corrupt = |what: &str, value: &str| CoreError::CorruptRow(format!("stored task has an unknown {what} {value:?}"));
+        let corrupt = |what: &str, value: &str| StoreError::CorruptRow(format!("stored task has an unknown {what} {value:?}"));
         Ok(Self {
             id: row.try_get("id")?,
             kind: TaskKind::parse(&kind).ok_or_else(|| corrupt("kind", &kind))?,
@@ -212,7 +212,7 @@ impl Store {
     pub async fn create_task(&self, new: NewTask<'_>) -> Result<TaskRow> {
         self.create_task_fenced(new, None, None)
             .await?
-            .ok_or_else(|| CoreError::Conflict("This run no longer holds its task, so it created nothing.".into()))
+            .ok_or_else(|| StoreError::Conflict("This run no longer holds its task, so it created nothing.".into()))
     }
 
     /// [`Store::create_task`] that, with a `fence` (task id, lease id), creates only while that
@@ -265,9 +265,9 @@ impl Store {
         if let Some(goal) = new.input.get("goalId").and_then(serde_json::Value::as_str)
             && self.goal(goal).await?.is_some_and(|g| g.status == hearth_protocol::goals::GoalStatus::Paused)
         {
-            return Err(CoreError::Conflict("Its goal is paused by the owner; nothing new starts on it until they resume it.".into()));
+            return Err(StoreError::Conflict("Its goal is paused by the owner; nothing new starts on it until they resume it.".into()));
         }
-        Err(CoreError::Conflict(format!(
+        Err(StoreError::Conflict(format!(
             "Hearth already has {MAX_OPEN_TASKS} unfinished tasks. Finish or cancel some in Activity, then try again."
         )))
     }
@@ -517,7 +517,7 @@ impl Store {
         };
         let status: String = done.try_get(0)?;
         let status =
-            TaskStatus::parse(&status).ok_or_else(|| CoreError::CorruptRow(format!("task {task_id} has an unknown status {status:?}")))?;
+            TaskStatus::parse(&status).ok_or_else(|| StoreError::CorruptRow(format!("task {task_id} has an unknown status {status:?}")))?;
         if status != TaskStatus::Interrupted {
             // The history keeps the run as what it was: interrupted (the trigger closed it as
             // finished, seeing the task due again).
@@ -599,7 +599,7 @@ impl Store {
         let mut tx = writer.begin_with("BEGIN IMMEDIATE").await?;
         let row = sqlx::query(&format!("SELECT {TASK_COLUMNS} FROM tasks WHERE id = ?1")).bind(task_id).fetch_optional(&mut *tx).await?;
         let Some(row) = row else {
-            return Err(CoreError::NotFound(format!("There is no task {task_id}.")));
+            return Err(StoreError::NotFound(format!("There is no task {task_id}.")));
         };
         let current = TaskRow::from_row(&row)?;
         if current.status != expected || current.attempts != expected_attempts {
@@ -840,9 +840,9 @@ async fn insert_event(
 }
 
 fn run_status(s: &str) -> Result<TaskRunStatus> {
-    TaskRunStatus::parse(s).ok_or_else(|| CoreError::CorruptRow(format!("a task run has an unknown status {s:?}")))
+    TaskRunStatus::parse(s).ok_or_else(|| StoreError::CorruptRow(format!("a task run has an unknown status {s:?}")))
 }
 
 fn event_kind(s: &str) -> Result<TaskEventKind> {
-    TaskEventKind::parse(s).ok_or_else(|| CoreError::CorruptRow(format!("a task event has an unknown kind {s:?}")))
+    TaskEventKind::parse(s).ok_or_else(|| StoreError::CorruptRow(format!("a task event has an unknown kind {s:?}")))
 }

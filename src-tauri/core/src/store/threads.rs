@@ -6,8 +6,8 @@ use hearth_protocol::ipc::ThreadSummary;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
+use super::error::{Result, StoreError};
 use super::{Store, now_ms};
-use crate::error::{CoreError, Result};
 
 /// How a chat run ended, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString)]
@@ -45,7 +45,7 @@ impl RunOrigin {
 
     /// Parses the stored spelling; anything else is a row Hearth cannot trust.
     pub fn parse(stored: &str) -> Result<Self> {
-        stored.parse().map_err(|_| CoreError::CorruptRow(format!("a chat run has the unknown origin {stored:?}")))
+        stored.parse().map_err(|_| StoreError::CorruptRow(format!("a chat run has the unknown origin {stored:?}")))
     }
 }
 

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::{Connection, Row};
 
 use super::Store;
-use crate::error::Result;
+use super::error::Result;
 
 /// A stored mail message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

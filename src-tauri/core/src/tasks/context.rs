@@ -174,3 +174,9 @@ fn plan_summary(plan: &[PlanStep]) -> String {
     let steps: Vec<&str> = plan.iter().map(|s| s.title.as_str()).collect();
     format!("Plan: {}", steps.join(" → "))
 }
+
+impl From<crate::store::StoreError> for TaskError {
+    fn from(err: crate::store::StoreError) -> Self {
+        TaskError::Core(err.into())
+    }
+}

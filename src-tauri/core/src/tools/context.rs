@@ -261,7 +261,7 @@ impl TaskDesk {
         fence: Option<(&str, &str)>,
         chat_run: Option<&str>,
     ) -> Result<Option<crate::store::memory::Remembered>> {
-        self.store.remember(key, text, hearth_protocol::memory::MemorySource::Agent, fence, chat_run).await
+        self.store.remember(key, text, hearth_protocol::memory::MemorySource::Agent, fence, chat_run).await.map_err(Into::into)
     }
 
     /// Records a goal (create_goal), fenced like [`TaskDesk::create`].
@@ -271,12 +271,12 @@ impl TaskDesk {
         fence: Option<(&str, &str)>,
         chat_run: Option<&str>,
     ) -> Result<Option<hearth_protocol::goals::GoalView>> {
-        self.store.create_goal(new, fence, chat_run).await
+        self.store.create_goal(new, fence, chat_run).await.map_err(Into::into)
     }
 
     /// The most recently changed tasks.
     pub async fn list(&self, store: &Store, limit: i64) -> Result<Vec<TaskRow>> {
-        store.list_tasks(limit).await
+        store.list_tasks(limit).await.map_err(Into::into)
     }
 }
 

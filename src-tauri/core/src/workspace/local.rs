@@ -138,7 +138,9 @@ impl LocalWorkspace {
             version: 1,
         };
         // The change and the receipt commit in one transaction: a failure means neither happened.
-        let store_err = |e: CoreError| ExecuteError::Rejected(format!("Hearth could not save the calendar change ({e}); nothing changed."));
+        let store_err = |e: crate::store::StoreError| {
+            ExecuteError::Rejected(format!("Hearth could not save the calendar change ({e}); nothing changed."))
+        };
         let changed =
             || ExecuteError::Rejected("The event changed after you reviewed this, so nothing was changed. Prepare it again.".into());
         let version: i64 = proposal.target_version.parse().unwrap_or(-1);

@@ -37,7 +37,7 @@ async fn a_damaged_database_is_named_in_a_clear_error() {
     let config = fast_config(dir.path());
     std::fs::write(config.database_path(), b"this is not a database, just some bytes that fill a header.....").unwrap();
     let err = Hearth::open(config.clone()).await.unwrap_err();
-    assert!(matches!(err, CoreError::DatabaseCorrupt { .. }), "{err:?}");
+    assert!(matches!(err, CoreError::Store(hearth_core::store::StoreError::DatabaseCorrupt { .. })), "{err:?}");
     let message = err.to_string();
     assert!(message.contains(&config.database_path().display().to_string()), "{message}");
     assert!(message.contains("Move the file aside"), "{message}");
@@ -60,7 +60,7 @@ async fn a_locked_database_is_named_in_a_clear_error() {
     let mut config = fast_config(dir.path());
     config.busy_timeout = Duration::from_millis(50);
     let err = Hearth::open(config).await.unwrap_err();
-    assert!(matches!(err, CoreError::DatabaseLocked { .. }), "{err:?}");
+    assert!(matches!(err, CoreError::Store(hearth_core::store::StoreError::DatabaseLocked { .. })), "{err:?}");
     assert!(err.to_string().contains(&path.display().to_string()));
     assert!(err.to_string().contains("is another Hearth running?"));
 }

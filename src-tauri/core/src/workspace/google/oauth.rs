@@ -271,7 +271,7 @@ impl GoogleAuth {
             Ok(swept) => swept,
             Err(err) => {
                 let _ = self.inner.vault.delete(&verifier_name(&state_hash)).await;
-                return Err(err);
+                return Err(err.into());
             }
         };
         // Sign-ins abandoned earlier take their verifiers with them.

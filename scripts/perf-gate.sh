@@ -19,7 +19,9 @@ esac
 install_gungraun_runner
 home="$(mktemp -d -t hearth-perf-gate.XXXXXX)"
 log "instruction counts of the hot paths (callgrind, one run each)"
-cargo bench -p hearth-core --bench instructions --locked -- --home="$home" --save-summary=json >&2
+# The dev profile (dependencies optimized, Hearth's own code not; Cargo.toml says why): the
+# counts compare like with like from one change to the next, and nothing is built twice.
+cargo bench --profile dev -p hearth-core --bench instructions --locked -- --home="$home" --save-summary=json >&2
 status=0
 HEARTH_RUSTC_VERSION="$(rustc --version | cut -d' ' -f1-2)" \
   cargo run -q -p hearth-testkit --example perf_gate --locked -- \

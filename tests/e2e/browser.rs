@@ -104,3 +104,42 @@ async fn a_page_the_agent_opens_shows_in_a_browser_card_with_its_picture() {
     session.until_texts(".profile .profile-id", "the owner's profile is listed", |t| t.iter().any(|id| id == "owner")).await;
     session.close().await;
 }
+
+/// Earlier chats left as many throwaway browser profiles as Hearth keeps: a new chat still
+/// browses, its card says which unused profile made room, and the folders on disk stay at the
+/// limit. (Thirty chats opening real pages one after another are `core`'s
+/// `thirty_chats_each_open_a_page_then_one_more_still_browses_and_the_profiles_stay_bounded`;
+/// here the window shows the owner what happened.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_the_profile_limit_a_new_chat_still_browses_and_the_card_says_what_made_room() {
+    use hearth_protocol::browser::MAX_SAVED_PROFILES;
+    let pages: HashMap<String, String> = [("/hours.html".to_owned(), PAGE.to_owned())].into();
+    let server = PageServer::bind(SocketAddr::from(([127, 0, 0, 2], 0)), pages).await.unwrap();
+    let home = TestHome::new().unwrap();
+    let profiles = home.data_dir().join("browser");
+    for n in 0..MAX_SAVED_PROFILES {
+        std::fs::create_dir_all(profiles.join(format!("thread-earlier{n:02}"))).unwrap();
+    }
+    let folders = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&profiles)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().is_dir())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let allow = [("HEARTH_E2E_BROWSER_ALLOW", server.address().to_string())];
+    let session = Session::start_app_with(APP, &home, &allow).await;
+
+    session.send(&format!("open http://{}/hours.html", server.address())).await;
+    session.until_texts(".browser-card .browser-title", "the page opened at the limit", |t| t == ["Opening hours"]).await;
+    let note = session.until_texts(".browser-card .browser-made-room", "the card says what made room", |t| t.len() == 1).await;
+    assert!(note[0].contains("thread-earlier00"), "the least recently used went: {note:?}");
+    assert_eq!(server.requests().iter().filter(|r| *r == "/hours.html").count(), 1, "{:?}", server.requests());
+    let kept: Vec<String> = folders().into_iter().filter(|f| f.starts_with("thread-")).collect();
+    assert_eq!(kept.len(), MAX_SAVED_PROFILES, "the profiles on disk stay at the limit: {kept:?}");
+    assert!(!kept.contains(&"thread-earlier00".to_owned()), "{kept:?}");
+    session.close().await;
+}

@@ -3,6 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The browser profiles Hearth keeps at most; past it, the least recently used unused one is
+/// removed to make room (the page's result and its card say which).
+pub const MAX_SAVED_PROFILES: usize = 20;
+
 /// The longest URL the browser accepts.
 pub const MAX_URL: usize = 4_096;
 /// How much of a page's text reaches the model (characters); the card shows the same.

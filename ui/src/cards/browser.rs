@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use super::take_control::TakeControl;
 use crate::ipc;
 use crate::request::failure;
-use crate::state::cards::{act_line, download_line, page_meta};
+use crate::state::cards::{act_line, download_line, made_room_line, page_meta};
 
 /// The chat a card is shown in (none in replays outside a chat).
 #[derive(Clone, Copy)]
@@ -31,6 +31,7 @@ pub fn BrowserCard(page: PageView, tool: &'static str) -> impl IntoView {
             <p class="browser-url">{meta}</p>
             {page.screenshot_id.clone().map(|id| view! { <Screenshot id /> })}
             {page.download.as_ref().map(|d| view! { <p class="browser-download">{download_line(d)}</p> })}
+            {page.made_room.as_ref().map(|gone| view! { <p class="browser-made-room">{made_room_line(gone)}</p> })}
             {(!excerpt.is_empty()).then(|| view! {
                 <details class="browser-text">
                     <summary>"What the page says"</summary>

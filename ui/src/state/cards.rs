@@ -3,7 +3,7 @@
 //! from an older backend) falls back to the generic card, which shows the raw text.
 
 use hearth_protocol::approvals::PrepareResult;
-use hearth_protocol::browser::{ActReceipt, PageView};
+use hearth_protocol::browser::{ActReceipt, MAX_SAVED_PROFILES, PageView};
 use hearth_protocol::files::{FileDetail, FileView};
 use hearth_protocol::mail::{MailSearchResult, MailThread};
 use serde::de::DeserializeOwned;
@@ -72,6 +72,12 @@ pub fn page_seen(call: &ToolCallView) -> Option<PageView> {
 /// `page_act`: what the action did.
 pub fn page_acted(call: &ToolCallView) -> Option<ActReceipt> {
     tool_result(call)
+}
+
+/// What the card says when Hearth removed an unused browser profile so this page could open:
+/// browsing never stops at the profile limit, and the owner learns which profile went.
+pub fn made_room_line(profile: &str) -> String {
+    format!("Hearth keeps {MAX_SAVED_PROFILES} browser profiles at most, so it removed the unused one {profile} (with its cookies) to make room.")
 }
 
 /// The line a page card shows under the title: the address without its scheme, and whether the

@@ -28,7 +28,7 @@ use crate::workspace::ExecuteError;
 /// How many browsers run at once.
 pub const MAX_RUNNING: usize = 3;
 /// How many profiles are kept.
-pub const MAX_SAVED: usize = 20;
+pub const MAX_SAVED: usize = hearth_protocol::browser::MAX_SAVED_PROFILES;
 /// How long a browser may sit unused before it is closed.
 pub const IDLE_CLOSE: Duration = Duration::from_secs(30 * 60);
 

@@ -75,6 +75,7 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::chat::run_stop,
             commands::chat::thread_list,
             commands::chat::thread_history,
+            commands::chat::thread_delete,
             commands::tasks::task_list,
             commands::tasks::task_get,
             commands::tasks::task_control,

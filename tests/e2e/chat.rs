@@ -115,3 +115,47 @@ async fn a_long_thread_opens_on_its_newest_rows_and_shows_earlier_ones_without_g
 fn turn_events(thread_id: &str, turn: usize) -> Vec<hearth_protocol::agui::Event> {
     hearth_testkit::history::turn(thread_id, turn).into_iter().map(|e| serde_json::from_value(e).unwrap()).collect()
 }
+
+/// Delete chat, from the window: after its second step the chat's messages are gone from the
+/// database, its browser profile folder from the disk, the chat list no longer has it, and the
+/// screen shows the chat that is left. Oracle: the thread's rows and the folder.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chat_deleted_from_the_window_loses_its_messages_and_its_profile() {
+    use hearth_core::store::Store;
+
+    let home = TestHome::new().unwrap();
+    let session = Session::start_app(APP, &home).await;
+    session.send("hello").await;
+    session.until_texts(".msg-assistant:not(.streaming)", "the first chat is answered", |t| t.len() == 1).await;
+    session.find("#new-chat").await.click().await.unwrap();
+    session.until_texts(".msg-user", "the new chat starts empty", <[String]>::is_empty).await;
+    session.send("hi there").await;
+    session.until_texts(".msg-user", "the second chat shows its message", |t| t == ["hi there"]).await;
+    session.until_texts(".msg-assistant:not(.streaming)", "the second chat is answered", |t| t.len() == 1).await;
+
+    let store = Store::open(&home.data_dir().join("hearth.db"), std::time::Duration::from_secs(5)).await.unwrap();
+    let threads = store.list_threads().await.unwrap();
+    assert_eq!(threads.len(), 2);
+    let (doomed, kept) = (threads[0].id.clone(), threads[1].id.clone());
+    assert!(!store.thread_events(&doomed).await.unwrap().is_empty());
+    // Its browser profile, as a browse would have left it (no Chromium needed to count a folder).
+    let profile = home.data_dir().join("browser").join(format!("thread-{doomed}"));
+    std::fs::create_dir_all(profile.join("Default")).unwrap();
+    std::fs::write(profile.join("Default").join("Cookies"), b"session=1").unwrap();
+
+    // The first click only asks; Cancel leaves everything as it was.
+    session.find("#delete-chat").await.click().await.unwrap();
+    session.find("#delete-chat-confirm [data-action=cancel-delete-chat]").await.click().await.unwrap();
+    session.find("#delete-chat").await.click().await.unwrap();
+    assert!(!store.thread_events(&doomed).await.unwrap().is_empty() && profile.exists());
+    session.find("#delete-chat-confirm [data-action=confirm-delete-chat]").await.click().await.unwrap();
+
+    // The screen shows the chat that is left.
+    session.until_texts(".msg-user", "the remaining chat is shown", |t| t == ["hello"]).await;
+    assert_eq!(store.thread_events(&doomed).await.unwrap().len(), 0, "the deleted chat's messages are gone");
+    assert!(!profile.exists(), "the deleted chat's profile folder is gone");
+    let left: Vec<String> = store.list_threads().await.unwrap().into_iter().map(|t| t.id).collect();
+    assert_eq!(left, [kept.as_str()], "the chat list no longer has it");
+    assert!(!store.thread_events(&kept).await.unwrap().is_empty(), "the other chat is untouched");
+    session.close().await;
+}

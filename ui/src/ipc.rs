@@ -27,8 +27,8 @@ use hearth_protocol::goals::{
 };
 use hearth_protocol::ideas::{IdeaAccepted, IdeaListResponse, IdeaParams};
 use hearth_protocol::ipc::{
-    AppInfoResponse, RunStartParams, RunStartResponse, RunStopParams, RunStopResponse, ThreadHistoryParams, ThreadHistoryResponse,
-    ThreadListResponse,
+    AppInfoResponse, RunStartParams, RunStartResponse, RunStopParams, RunStopResponse, ThreadDeleteParams, ThreadDeleteResponse,
+    ThreadHistoryParams, ThreadHistoryResponse, ThreadListResponse,
 };
 use hearth_protocol::mail::{MailThread, MailThreadGetParams};
 use hearth_protocol::memory::{MemoryForgetParams, MemoryListResponse, MemorySaveParams, MemoryView};
@@ -133,6 +133,14 @@ pub async fn thread_history(thread_id: &str, before: Option<i64>) -> Result<Thre
     let params = ThreadHistoryParams { thread_id: thread_id.to_owned(), before };
     params.validate()?;
     call(cmd::THREAD_HISTORY, &serde_json::json!({ "params": params })).await
+}
+
+/// Deletes a chat with its messages and its own browser profile; `acknowledge_uncertain` after
+/// the owner has seen that some of its actions may or may not have happened.
+pub async fn thread_delete(thread_id: &str, acknowledge_uncertain: bool) -> Result<ThreadDeleteResponse, IpcError> {
+    let params = ThreadDeleteParams { thread_id: thread_id.to_owned(), acknowledge_uncertain };
+    params.validate()?;
+    call(cmd::THREAD_DELETE, &serde_json::json!({ "params": params })).await
 }
 
 /// Every task, most recently changed first.

@@ -53,6 +53,12 @@ impl RunRegistry {
         true
     }
 
+    /// Whether a run of `thread_id` is in flight (its driver has not finished: it may still be
+    /// recording its end or marking its effects in flight uncertain).
+    pub fn has_thread(&self, thread_id: &str) -> bool {
+        self.lock().values().any(|run| run.thread_id == thread_id)
+    }
+
     /// Who started a run in flight (`None` when it is not running).
     pub fn origin(&self, run_id: &str) -> Option<RunOrigin> {
         self.lock().get(run_id).map(|run| run.origin)

@@ -50,6 +50,7 @@ commands! {
     RUN_STOP = "run_stop";
     THREAD_LIST = "thread_list";
     THREAD_HISTORY = "thread_history";
+    THREAD_DELETE = "thread_delete";
     TASK_LIST = "task_list";
     TASK_GET = "task_get";
     TASK_CONTROL = "task_control";

@@ -96,6 +96,35 @@ pub struct ThreadListResponse {
     pub threads: Vec<ThreadSummary>,
 }
 
+/// `thread_delete`: the owner deletes a chat, with its messages and its own browser profile
+/// (unless the owner kept that profile for a chat or a task).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadDeleteParams {
+    /// The thread.
+    pub thread_id: String,
+    /// The owner has seen that something of this chat may or may not have happened (the
+    /// refusal said so) and deletes the chat anyway; the records of those actions are kept.
+    #[serde(default)]
+    pub acknowledge_uncertain: bool,
+}
+
+impl ThreadDeleteParams {
+    /// Checks the id.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        validate_id("threadId", &self.thread_id)
+    }
+}
+
+/// Answer to `thread_delete`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadDeleteResponse {
+    /// The chat's own browser profile was deleted with it (`false`: it had none, the owner kept
+    /// it, or it is in use; the Browser screen lists what is left).
+    pub profile_deleted: bool,
+}
+
 /// How many events a `thread_history` page holds before it reaches back to where its oldest
 /// run began (at most [`HISTORY_RUN_EVENTS`] more). A page of a plain chat is some 300 rows,
 /// more than the chat shows at first; a 100,000-event thread sent whole took the webview
@@ -219,6 +248,17 @@ mod tests {
         assert!(at_limit.validate().is_ok());
         let bad = RunStartParams { thread_id: Some("a/b".into()), text: "hi".into() };
         assert!(bad.validate().unwrap_err().message.starts_with("threadId"));
+    }
+
+    #[test]
+    fn a_deletion_names_a_valid_thread_and_acknowledges_nothing_unless_told() {
+        let plain: ThreadDeleteParams = serde_json::from_str(r#"{"threadId":"t1"}"#).unwrap();
+        assert!(!plain.acknowledge_uncertain);
+        assert!(plain.validate().is_ok());
+        let told: ThreadDeleteParams = serde_json::from_str(r#"{"threadId":"t1","acknowledgeUncertain":true}"#).unwrap();
+        assert!(told.acknowledge_uncertain);
+        let bad = ThreadDeleteParams { thread_id: "../t".into(), acknowledge_uncertain: false };
+        assert_eq!(bad.validate().unwrap_err().code, ErrorCode::InvalidInput);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 use hearth_protocol::IpcError;
 use hearth_protocol::agui::Event;
 use hearth_protocol::ipc::{
-    RunStartParams, RunStartResponse, RunStopParams, RunStopResponse, ThreadHistoryParams, ThreadHistoryResponse, ThreadListResponse,
+    RunStartParams, RunStartResponse, RunStopParams, RunStopResponse, ThreadDeleteParams, ThreadDeleteResponse, ThreadHistoryParams,
+    ThreadHistoryResponse, ThreadListResponse,
 };
 use tauri::State;
 use tauri::ipc::Channel;
@@ -46,4 +47,12 @@ pub async fn thread_history(state: State<'_, AppState>, params: serde_json::Valu
     let params: ThreadHistoryParams = parse("thread_history", params)?;
     params.validate()?;
     state.ready().await?.thread_history_page(&params.thread_id, params.before).await.map_err(|e| e.to_ipc())
+}
+
+/// Deletes a chat with its messages and its own browser profile (unless the owner kept it).
+#[tauri::command]
+pub async fn thread_delete(state: State<'_, AppState>, params: serde_json::Value) -> Result<ThreadDeleteResponse, IpcError> {
+    let params: ThreadDeleteParams = parse("thread_delete", params)?;
+    params.validate()?;
+    state.ready().await?.thread_delete(&params).await.map_err(|e| e.to_ipc())
 }

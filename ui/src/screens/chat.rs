@@ -1,7 +1,8 @@
-//! The chat: transcript, composer, Stop.
+//! The chat: transcript, composer, Stop, and deleting the chat shown.
 
 mod thinking;
 
+use hearth_protocol::ErrorCode;
 use hearth_protocol::agui::Event;
 use hearth_protocol::ipc::{RunStartParams, ThreadHistoryResponse};
 use leptos::prelude::*;
@@ -10,6 +11,7 @@ use leptos::task::spawn_local;
 use crate::cards::ToolCard;
 use crate::ipc::{self, RunSubscription};
 use crate::marks;
+use crate::request::settled_failure;
 use crate::state::chat::{ChatItem, ChatState, NoticeKind, PAGE};
 use thinking::ThinkingBlock;
 
@@ -31,16 +33,35 @@ pub fn ChatScreen() -> impl IntoView {
     // Keeps the live channel's handler alive for the run; replaced by the next run.
     let subscription = StoredValue::new_local(None::<RunSubscription>);
 
+    // Delete's second step is open (the chat shown is asked about once more).
+    let confirming = RwSignal::new(false);
+    // Shows a conversation's newest page, or (`None`) an empty new chat; a Delete asked about
+    // the chat shown before is closed.
+    let show = move |history: Option<ThreadHistoryResponse>| match history {
+        Some(history) => {
+            confirming.set(false);
+            let state = ChatState::replay_pages(&history.events, history.starts_inside_run);
+            thread_id.set(Some(history.thread_id));
+            earlier.set(history.earlier);
+            loaded.set_value(history.events);
+            first_shown.set(state.first_page_start());
+            chat.set(state);
+        }
+        None => {
+            confirming.set(false);
+            thread_id.set(None);
+            first_shown.set(0);
+            earlier.set(None);
+            loaded.set_value(Vec::new());
+            chat.set(ChatState::default());
+        }
+    };
+
     // Kept: the history replay feeds several chat signals and a stored event log at once.
     spawn_local(async move {
         match load_latest().await {
             Ok(Some(history)) => {
-                let state = ChatState::replay_pages(&history.events, history.starts_inside_run);
-                thread_id.set(Some(history.thread_id));
-                earlier.set(history.earlier);
-                loaded.set_value(history.events);
-                first_shown.set(state.first_page_start());
-                chat.set(state);
+                show(Some(history));
                 marks::after_next_frame(|| marks::mark(marks::HISTORY_SHOWN));
             }
             Ok(None) => {}
@@ -91,12 +112,41 @@ pub fn ChatScreen() -> impl IntoView {
         if chat.with_untracked(ChatState::is_running) {
             return;
         }
-        thread_id.set(None);
-        first_shown.set(0);
-        earlier.set(None);
-        loaded.set_value(Vec::new());
-        chat.set(ChatState::default());
+        show(None);
     };
+    // Delete: asked once more before it goes; once gone, the most recent chat left is shown
+    // (or a new one). A refusal says what to do; one about actions in doubt offers to delete
+    // anyway once the owner has read it.
+    let remove = Action::new_local(move |(id, acknowledge): &(String, bool)| {
+        let (id, acknowledge) = (id.clone(), *acknowledge);
+        async move {
+            ipc::thread_delete(&id, acknowledge).await?;
+            confirming.set(false);
+            error.set(None);
+            // The chat list as it is now (the deleted chat is no longer in it): its most recent
+            // chat takes the deleted one's place, unless the owner has moved on meanwhile.
+            let next = load_latest().await;
+            if thread_id.get_untracked().as_deref() == Some(id.as_str()) {
+                match next {
+                    Ok(next) => show(next),
+                    Err(message) => {
+                        show(None);
+                        error.set(Some(message));
+                    }
+                }
+            }
+            Ok::<(), hearth_protocol::IpcError>(())
+        }
+    });
+    let deleting = remove.pending();
+    let delete_chat = move |acknowledge: bool| {
+        if let Some(id) = thread_id.get_untracked() {
+            remove.dispatch_local((id, acknowledge));
+        }
+    };
+    let delete_refusal = move || settled_failure(remove);
+    let in_doubt =
+        move || !deleting.get() && remove.value().with(|reply| matches!(reply, Some(Err(err)) if err.code == ErrorCode::NeedsReview));
     let show_earlier = move |_| {
         if first_shown.get_untracked() > 0 {
             first_shown.update(|first| *first = first.saturating_sub(PAGE));
@@ -128,8 +178,40 @@ pub fn ChatScreen() -> impl IntoView {
         <section class="chat page">
             <header class="chat-header page-header">
                 <h1>"Chat"</h1>
+                <div class="chat-actions">
                 <button id="new-chat" on:click=new_chat disabled=move || chat.with(ChatState::is_running)>"New chat"</button>
+                <Show when=move || thread_id.with(Option::is_some) && !confirming.get()>
+                    <button
+                        id="delete-chat"
+                        data-action="delete-chat"
+                        disabled=move || chat.with(ChatState::is_running)
+                        on:click=move |_| confirming.set(true)
+                    >
+                        "Delete chat…"
+                    </button>
+                </Show>
+                </div>
             </header>
+            <Show when=move || confirming.get() && thread_id.with(Option::is_some)>
+                <div class="chat-delete confirm" id="delete-chat-confirm">
+                    <p>"This deletes the chat's messages and its own browser profile, with its cookies and logins (a profile you picked for a chat or task stays)."</p>
+                    <button
+                        class="danger"
+                        data-action="confirm-delete-chat"
+                        disabled=move || deleting.get() || chat.with(ChatState::is_running)
+                        on:click=move |_| delete_chat(false)
+                    >
+                        "Delete chat"
+                    </button>
+                    <button data-action="cancel-delete-chat" on:click=move |_| confirming.set(false)>"Cancel"</button>
+                    <Show when=in_doubt>
+                        <button class="danger" data-action="delete-chat-anyway" disabled=move || deleting.get() on:click=move |_| delete_chat(true)>
+                            "Delete anyway (their records are kept)"
+                        </button>
+                    </Show>
+                </div>
+                {move || delete_refusal().map(|message| view! { <p class="error" id="delete-chat-error">{message}</p> })}
+            </Show>
             <div class="transcript" id="transcript">
                 <Show when=move || chat.with(|s| s.items.is_empty())>
                     <p class="empty">"Say hello, ask me to plan your day, or give me a job."</p>

@@ -5,8 +5,8 @@
 //! closed least recently used first, never one that is in use; a browser idle for
 //! [`IDLE_CLOSE`] is closed (its profile stays). Past [`MAX_SAVED`] profiles, the least recently
 //! used throwaway one (a chat's or a task's, never the owner's, never one in use) is removed to
-//! make room, so the limit never stops browsing; a task's profile also goes when the task ends
-//! (`Hearth` deletes it).
+//! make room, so the limit never stops browsing; a task's profile also goes when the task ends,
+//! and a chat's when the owner deletes the chat (`Hearth` deletes them, unless kept).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -58,6 +58,11 @@ impl Conversations {
         Ok(messages)
     }
 
+    /// Drops what is kept of `thread_id` (the owner deleted it).
+    pub(crate) fn forget(&self, thread_id: &str) {
+        self.lock().threads.remove(thread_id);
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }

@@ -40,6 +40,7 @@ mod inbox;
 mod mandates;
 mod memory;
 mod settings;
+mod threads;
 
 /// The running core. Cheap to clone; clones share everything.
 #[derive(Clone)]
@@ -462,6 +463,11 @@ impl Hearth {
         match self.store.open_run(&thread_id, &run_id, title, self.tasks.identity().as_str(), origin).await? {
             RunAdmission::Opened => {}
             RunAdmission::NotTheEndpoints => return Err(not_the_endpoints(&thread_id)),
+            RunAdmission::Deleted => {
+                return Err(CoreError::NotFound(format!(
+                    "The conversation {thread_id} was deleted; nothing was written. Start a new conversation."
+                )));
+            }
         }
         let Some(events) = spawn_run(&self.runs, self.store.clone(), self.current_agent(), input, new_from, origin) else {
             self.store.end_run(&run_id, crate::store::threads::RunEnd::Failed).await?;

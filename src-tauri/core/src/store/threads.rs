@@ -57,6 +57,8 @@ pub enum RunAdmission {
     /// Nothing was written: an endpoint client named a thread whose recorded origin is not the
     /// endpoint (the owner's, started in the window, or one recorded without a run).
     NotTheEndpoints,
+    /// Nothing was written: the owner deleted that thread.
+    Deleted,
 }
 
 /// Who started a thread (written once, when its row is created: migration 0012): no row when
@@ -71,6 +73,43 @@ fn endpoint_may_continue(first: Option<Option<String>>) -> Result<bool> {
         Some(None) => Ok(false),
         Some(Some(origin)) => Ok(RunOrigin::parse(&origin)? == RunOrigin::AguiEndpoint),
     }
+}
+
+/// What still goes on in a thread, counted when its deletion is asked for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ThreadWork {
+    /// Chat runs recorded `running` (in this process or another).
+    pub running_runs: i64,
+    /// Journal rows of the thread `dispatching`: an effect may be happening now.
+    pub dispatching: i64,
+    /// Proposals of the thread waiting for the owner's decision.
+    pub awaiting_review: i64,
+    /// Proposals of the thread being carried out.
+    pub executing: i64,
+    /// Journal rows and proposals of the thread whose outcome is unknown: they may have happened.
+    pub uncertain: i64,
+}
+
+impl ThreadWork {
+    /// Whether something of the thread is still in flight or waits for the owner's decision
+    /// (what the owner cannot wave through by deleting).
+    pub fn in_flight(&self) -> bool {
+        self.running_runs > 0 || self.dispatching > 0 || self.awaiting_review > 0 || self.executing > 0
+    }
+}
+
+/// How [`Store::delete_thread`] went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThreadDeletion {
+    /// The thread is marked deleted and its log is gone (this many events).
+    Deleted {
+        /// The `thread_events` rows removed.
+        events: u64,
+    },
+    /// There is no such thread, or it was deleted already: nothing changed.
+    NotFound,
+    /// Refused, nothing changed: what of the thread is still going on.
+    Refused(ThreadWork),
 }
 
 /// A thread's title: the start of its first message, on one line.
@@ -122,9 +161,10 @@ impl Store {
         endpoint_may_continue(first)
     }
 
-    /// Whether the thread exists.
+    /// Whether the thread exists (and was not deleted).
     pub async fn thread_exists(&self, thread_id: &str) -> Result<bool> {
-        let row = sqlx::query("SELECT 1 FROM threads WHERE id = ?1").bind(thread_id).fetch_optional(self.reader()).await?;
+        let row =
+            sqlx::query("SELECT 1 FROM threads WHERE id = ?1 AND deleted_at IS NULL").bind(thread_id).fetch_optional(self.reader()).await?;
         Ok(row.is_some())
     }
 
@@ -136,7 +176,7 @@ impl Store {
 
     /// Threads, most recently active first.
     pub async fn list_threads(&self) -> Result<Vec<ThreadSummary>> {
-        let rows = sqlx::query("SELECT id, title, updated_at FROM threads ORDER BY updated_at DESC, id LIMIT 200")
+        let rows = sqlx::query("SELECT id, title, updated_at FROM threads WHERE deleted_at IS NULL ORDER BY updated_at DESC, id LIMIT 200")
             .fetch_all(self.reader())
             .await?;
         rows.iter().map(|row| Ok(ThreadSummary { id: row.try_get(0)?, title: row.try_get(1)?, updated_at: row.try_get(2)? })).collect()
@@ -152,6 +192,13 @@ impl Store {
         let mut writer = self.writer().await;
         // IMMEDIATE: the ownership read and the inserts see the same database, across processes too.
         let mut tx = sqlx::Connection::begin_with(&mut *writer, "BEGIN IMMEDIATE").await?;
+        // A deleted thread takes no new run, from the window or the endpoint: its id is not reused.
+        let deleted: Option<Option<i64>> =
+            sqlx::query_scalar("SELECT deleted_at FROM threads WHERE id = ?1").bind(thread_id).fetch_optional(&mut *tx).await?;
+        if deleted.flatten().is_some() {
+            tx.rollback().await?;
+            return Ok(RunAdmission::Deleted);
+        }
         if origin == RunOrigin::AguiEndpoint {
             let first: Option<Option<String>> = sqlx::query_scalar(THREAD_ORIGIN).bind(thread_id).fetch_optional(&mut *tx).await?;
             if !endpoint_may_continue(first)? {
@@ -238,6 +285,71 @@ impl Store {
             }
         }
         Ok(orphans)
+    }
+
+    /// Deletes the owner's chat `thread_id`, in one `BEGIN IMMEDIATE` transaction (a run cannot
+    /// open on it, nor a proposal or journal row of it change, between the checks and the
+    /// deletion): refused, with nothing changed, while a run of it is recorded `running`, a
+    /// journal row of it is `dispatching`, or a proposal of it is `awaiting_review` or
+    /// `executing` — and while something of it has an unknown outcome, unless the owner
+    /// `acknowledge_uncertain` (saw that it may have happened).
+    ///
+    /// What goes: the thread's log (`thread_events`, every message and card) and the browser
+    /// profile picked for it. What stays, and why: the thread row, marked `deleted_at` with its
+    /// title blanked, since `chat_runs` references it; the `chat_runs` rows (no content), since
+    /// every late write of a run is fenced by its row (`NOT EXISTS … status <> 'running'`, so a
+    /// missing row would read as a live run); the journal rows and proposals of its runs, which
+    /// are receipts of what was done (a receipt outlives its artifact) and keep an operation key
+    /// from being performed twice; the tasks it delegated, which go on as the owner's.
+    ///
+    /// A proposal belongs to the thread when its key starts with `thread:<id>:` (keys are
+    /// `OperationKey::joined`); an id containing `:` may also count a proposal of another
+    /// thread whose id extends it, which can only refuse more, never delete more.
+    pub async fn delete_thread(&self, thread_id: &str, acknowledge_uncertain: bool) -> Result<ThreadDeletion> {
+        let scope = format!("thread:{thread_id}");
+        let key_prefix = format!("{scope}:");
+        let mut writer = self.writer().await;
+        let mut tx = sqlx::Connection::begin_with(&mut *writer, "BEGIN IMMEDIATE").await?;
+        let live: Option<Option<i64>> =
+            sqlx::query_scalar("SELECT deleted_at FROM threads WHERE id = ?1").bind(thread_id).fetch_optional(&mut *tx).await?;
+        if !matches!(live, Some(None)) {
+            tx.rollback().await?;
+            return Ok(ThreadDeletion::NotFound);
+        }
+        let row = sqlx::query(
+            "SELECT
+                (SELECT count(*) FROM chat_runs WHERE thread_id = ?1 AND status = 'running'),
+                (SELECT count(*) FROM operations WHERE scope = ?2 AND status = 'dispatching'),
+                (SELECT count(*) FROM proposals WHERE substr(key, 1, length(?3)) = ?3 AND status = 'awaiting_review'),
+                (SELECT count(*) FROM proposals WHERE substr(key, 1, length(?3)) = ?3 AND status = 'executing'),
+                (SELECT count(*) FROM operations WHERE scope = ?2 AND status = 'outcome_unknown')
+                  + (SELECT count(*) FROM proposals WHERE substr(key, 1, length(?3)) = ?3 AND status = 'outcome_unknown')",
+        )
+        .bind(thread_id)
+        .bind(&scope)
+        .bind(&key_prefix)
+        .fetch_one(&mut *tx)
+        .await?;
+        let work = ThreadWork {
+            running_runs: row.try_get(0)?,
+            dispatching: row.try_get(1)?,
+            awaiting_review: row.try_get(2)?,
+            executing: row.try_get(3)?,
+            uncertain: row.try_get(4)?,
+        };
+        if work.in_flight() || (work.uncertain > 0 && !acknowledge_uncertain) {
+            tx.rollback().await?;
+            return Ok(ThreadDeletion::Refused(work));
+        }
+        let events = sqlx::query("DELETE FROM thread_events WHERE thread_id = ?1").bind(thread_id).execute(&mut *tx).await?.rows_affected();
+        sqlx::query("DELETE FROM browser_profile_choices WHERE scope = ?1").bind(&scope).execute(&mut *tx).await?;
+        sqlx::query("UPDATE threads SET deleted_at = ?2, updated_at = ?2, title = '' WHERE id = ?1")
+            .bind(thread_id)
+            .bind(now_ms())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(ThreadDeletion::Deleted { events })
     }
 
     /// Appends one event to the thread's log.

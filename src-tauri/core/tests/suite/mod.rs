@@ -37,6 +37,7 @@ mod startup;
 mod store_stress;
 mod support;
 mod tasks;
+mod thread_delete;
 mod tools;
 mod trust;
 mod vault;

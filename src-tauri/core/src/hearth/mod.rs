@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use hearth_protocol::agui::{Message, RunAgentInput, UserMessage};
+use hearth_protocol::ids::{RunId, ThreadId};
 use hearth_protocol::ipc::{
     AppInfoResponse, HISTORY_PAGE_EVENTS, HISTORY_RUN_EVENTS, RunStartParams, RunStartResponse, ThreadHistoryResponse, ThreadListResponse,
 };
@@ -430,13 +431,10 @@ impl Hearth {
     /// thread and run ids, its messages. Dropping the events cancels the run. A thread the
     /// endpoint did not start (the owner's) is `Forbidden`, with nothing written.
     pub async fn start_agui_run(&self, input: RunAgentInput) -> Result<RunEvents> {
-        for (field, id) in [("threadId", &input.thread_id), ("runId", &input.run_id)] {
-            if !hearth_protocol::ids::is_valid_id(id) {
-                return Err(CoreError::InvalidInput(format!(
-                    "{field} is not a valid id (1–128 characters of letters, digits, '-', '_', '.', ':')."
-                )));
-            }
-        }
+        // AG-UI's ids are free strings; Hearth stores only ids it can name safely, so an
+        // endpoint client's must pass as Hearth's own before anything is read or written.
+        ThreadId::parse(input.thread_id.as_str())?;
+        RunId::parse(input.run_id.as_str())?;
         let Some(text) = crate::agent::last_user_text(&input) else {
             return Err(CoreError::InvalidInput("The input has no user message to answer.".into()));
         };

@@ -3,6 +3,7 @@
 mod thinking;
 
 use hearth_protocol::agui::Event;
+use hearth_protocol::ids::ThreadId;
 use hearth_protocol::ipc::{RunStartParams, ThreadHistoryResponse};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -17,7 +18,7 @@ use thinking::ThinkingBlock;
 #[component]
 pub fn ChatScreen() -> impl IntoView {
     let chat = RwSignal::new(ChatState::default());
-    let thread_id = RwSignal::new(None::<String>);
+    let thread_id = RwSignal::new(None::<ThreadId>);
     let draft = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
     // The first row shown: a long thread opens on its newest rows, "Show earlier" pages back,

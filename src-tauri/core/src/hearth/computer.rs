@@ -145,7 +145,7 @@ impl Hearth {
         let _registered = Registered { runs: &self.screen_runs, operation_id: &params.operation_id };
         let ctx = self.toolbox.for_owner(SCREEN, cancel).with_output(output);
         let args = json!({ "command": params.command, "cwd": params.cwd, "operationId": params.operation_id });
-        let out = dispatch(&ctx, "run_computer_command", &args.to_string(), StepId::Operation(params.operation_id.clone())).await;
+        let out = dispatch(&ctx, "run_computer_command", &args.to_string(), StepId::Operation(params.operation_id.to_string())).await;
         answer_of(out)
     }
 

@@ -13,6 +13,7 @@
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use hearth_protocol::approvals::{HeldCallDraft, PrepareResult, ProposalDraft, ProposalStatus};
+use hearth_protocol::ids::{ProposalId, ThreadId};
 use hearth_protocol::provenance::OutsideSource;
 use hearth_protocol::{ToolName, ToolRef};
 use serde_json::Value;
@@ -135,7 +136,7 @@ async fn hold(ctx: &ToolContext, tool: ToolName, args: Value, step: StepId, why:
         sources: ctx.provenance().map(trust::Provenance::sources).unwrap_or_default(),
         op_scope: key.scope.clone(),
         op_id: key.op_id.clone(),
-        thread_id: ctx.scope.thread_id().map(str::to_owned),
+        thread_id: ctx.scope.thread_id().map(ThreadId::trusted),
     });
     propose(ctx, &format!("held:{}", key.joined()), None, draft).await
 }
@@ -338,7 +339,7 @@ async fn propose(ctx: &ToolContext, key: &str, operation: Option<&super::Operati
         Ok(proposal) => {
             let waiting = matches!(proposal.status, ProposalStatus::AwaitingReview | ProposalStatus::Executing);
             let result = PrepareResult {
-                proposal_id: proposal.id.clone(),
+                proposal_id: ProposalId::trusted(proposal.id.as_str()),
                 kind: proposal.draft.kind(),
                 status: proposal.status,
                 note: match (&proposal.mandate_id, proposal.status) {

@@ -1,6 +1,7 @@
 //! The selected task's standing orders: what it may do without asking, how much of it is used,
 //! when it ends, with Revoke (which also stops the task's run), and a small form to grant one.
 
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::mandates::{Mandate, MandateGrant, MandateGrantParams, MandateHolder, MandateWindow};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -31,7 +32,7 @@ fn window_label(window: MandateWindow) -> &'static str {
 
 /// The standing orders of `task_id`.
 #[component]
-pub fn TaskMandates(task_id: String) -> impl IntoView {
+pub fn TaskMandates(task_id: TaskId) -> impl IntoView {
     let mandates = RwSignal::new(Vec::<Mandate>::new());
     let error = RwSignal::new(None::<String>);
     let kind = RwSignal::new("remember_facts".to_owned());

@@ -2,6 +2,7 @@
 //! for the file opened, with Save.
 
 use hearth_protocol::computer::{ComputerWriteParams, EntryKind, WorkspaceListing};
+use hearth_protocol::ids::OperationId;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -19,7 +20,7 @@ pub fn WorkspacePane() -> impl IntoView {
     let saving = RwSignal::new(false);
     // One operation id per (path, text) until it is saved: a repeated Save of the same text
     // (after an error, or a double click) is the same operation, written once.
-    let pending = StoredValue::new(None::<(String, String, String)>);
+    let pending = StoredValue::new(None::<(String, String, OperationId)>);
     // The editor is built again only when another file is opened, not on every keystroke.
     let open_path = Memo::new(move |_| editing.with(|e| e.as_ref().map(|e| e.file.path.clone())));
     let load = move |path: String| {

@@ -1,6 +1,7 @@
 //! The selected file: what it is, its pages and its form.
 
 use hearth_protocol::files::{FileDetail, FileView};
+use hearth_protocol::ids::FileId;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -13,7 +14,7 @@ use crate::state::files::{fields_label, pages_label, size_label, source_label};
 /// The detail pane for `file_id`; `on_filled` gets the copy the form editor made, and
 /// `on_deleted` the id of a file the owner deleted.
 #[component]
-pub fn FileDetailPane(file_id: String, on_filled: Callback<FileView>, on_deleted: Callback<String>) -> impl IntoView {
+pub fn FileDetailPane(file_id: FileId, on_filled: Callback<FileView>, on_deleted: Callback<FileId>) -> impl IntoView {
     let detail = RwSignal::new(None::<Result<FileDetail, String>>);
     {
         let file_id = file_id.clone();
@@ -23,7 +24,7 @@ pub fn FileDetailPane(file_id: String, on_filled: Callback<FileView>, on_deleted
         });
     }
     view! {
-        <section class="file-detail" data-file-id=file_id>
+        <section class="file-detail" data-file-id=file_id.into_string()>
             {move || match detail.get() {
                 None => view! { <p class="empty">"Loading the file…"</p> }.into_any(),
                 Some(Err(message)) => view! { <p class="error file-detail-error">{message}</p> }.into_any(),
@@ -40,7 +41,7 @@ pub fn FileDetailPane(file_id: String, on_filled: Callback<FileView>, on_deleted
 }
 
 #[component]
-fn FileSummary(file: FileView, on_deleted: Callback<String>) -> impl IntoView {
+fn FileSummary(file: FileView, on_deleted: Callback<FileId>) -> impl IntoView {
     let problem = RwSignal::new(None::<String>);
     let id = file.id.clone();
     let delete = move |_| {

@@ -1,6 +1,7 @@
 //! Pages rendered by the backend (`file_render`), one at a time, with page and zoom controls.
 
 use hearth_protocol::files::{FileRenderParams, FileRenderResponse};
+use hearth_protocol::ids::FileId;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -11,7 +12,7 @@ use crate::state::files::{
 
 /// The viewer for `file_id`, which has `pages` pages.
 #[component]
-pub fn PdfViewer(file_id: String, pages: u16) -> impl IntoView {
+pub fn PdfViewer(file_id: FileId, pages: u16) -> impl IntoView {
     let page = RwSignal::new(1_u16);
     let scale = RwSignal::new(DEFAULT_ZOOM);
     // The page shown and its image, kept together so the label never runs ahead of the image.

@@ -156,7 +156,7 @@ mod tests {
             kind: NotificationKind::ReviewNeeded,
             title: format!("Send “Quarterly figures” to ana@example.com ({id})"),
             body: "The secret body of a mail".to_owned(),
-            target: NotificationTarget::Proposal(format!("p{id}")),
+            target: NotificationTarget::Proposal(hearth_protocol::ids::ProposalId::parse(format!("p{id}")).unwrap()),
             created_at: 0,
             read: false,
         }

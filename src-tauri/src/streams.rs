@@ -2,12 +2,13 @@
 
 use hearth_core::{Hearth, RunEvents};
 use hearth_protocol::agui::Event;
+use hearth_protocol::ids::RunId;
 use hearth_protocol::tasks::{TaskChanged, TaskView};
 use tauri::ipc::Channel;
 use tokio::sync::mpsc;
 
 /// Forwards every run event; when the window stops listening, the run is stopped.
-pub fn forward(hearth: Hearth, run_id: String, mut events: RunEvents, channel: Channel<Event>) {
+pub fn forward(hearth: Hearth, run_id: RunId, mut events: RunEvents, channel: Channel<Event>) {
     tauri::async_runtime::spawn(async move {
         while let Some(event) = events.recv().await {
             if channel.send(event).is_err() {

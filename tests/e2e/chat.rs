@@ -154,7 +154,7 @@ async fn a_chat_deleted_from_the_window_loses_its_messages_and_its_profile() {
     session.until_texts(".msg-user", "the remaining chat is shown", |t| t == ["hello"]).await;
     assert_eq!(store.thread_events(&doomed).await.unwrap().len(), 0, "the deleted chat's messages are gone");
     assert!(!profile.exists(), "the deleted chat's profile folder is gone");
-    let left: Vec<String> = store.list_threads().await.unwrap().into_iter().map(|t| t.id).collect();
+    let left: Vec<String> = store.list_threads().await.unwrap().into_iter().map(|t| t.id.into_string()).collect();
     assert_eq!(left, [kept.as_str()], "the chat list no longer has it");
     assert!(!store.thread_events(&kept).await.unwrap().is_empty(), "the other chat is untouched");
     session.close().await;

@@ -26,6 +26,7 @@ use hearth_protocol::goals::{
     GoalAction, GoalControlParams, GoalCreateParams, GoalListResponse, GoalMilestonesParams, GoalView, MilestoneChange,
 };
 use hearth_protocol::ideas::{IdeaAccepted, IdeaListResponse, IdeaParams};
+use hearth_protocol::ids::{FileId, OperationId, ProposalId, RunId, TaskId, ThreadId};
 use hearth_protocol::ipc::{
     AppInfoResponse, RunStartParams, RunStartResponse, RunStopParams, RunStopResponse, ThreadDeleteParams, ThreadDeleteResponse,
     ThreadHistoryParams, ThreadHistoryResponse, ThreadListResponse,
@@ -120,7 +121,7 @@ pub async fn run_start(
 
 /// Stops a run.
 pub async fn run_stop(run_id: &str) -> Result<RunStopResponse, IpcError> {
-    call(cmd::RUN_STOP, &serde_json::json!({ "params": RunStopParams { run_id: run_id.to_owned() } })).await
+    call(cmd::RUN_STOP, &serde_json::json!({ "params": RunStopParams { run_id: RunId::parse(run_id)? } })).await
 }
 
 /// Conversations, newest first.
@@ -130,7 +131,7 @@ pub async fn thread_list() -> Result<ThreadListResponse, IpcError> {
 
 /// One page of a conversation's stored events: the newest, or those just before `before`.
 pub async fn thread_history(thread_id: &str, before: Option<i64>) -> Result<ThreadHistoryResponse, IpcError> {
-    let params = ThreadHistoryParams { thread_id: thread_id.to_owned(), before };
+    let params = ThreadHistoryParams { thread_id: ThreadId::parse(thread_id)?, before };
     params.validate()?;
     call(cmd::THREAD_HISTORY, &serde_json::json!({ "params": params })).await
 }
@@ -138,7 +139,7 @@ pub async fn thread_history(thread_id: &str, before: Option<i64>) -> Result<Thre
 /// Deletes a chat with its messages and its own browser profile; `acknowledge_uncertain` after
 /// the owner has seen that some of its actions may or may not have happened.
 pub async fn thread_delete(thread_id: &str, acknowledge_uncertain: bool) -> Result<ThreadDeleteResponse, IpcError> {
-    let params = ThreadDeleteParams { thread_id: thread_id.to_owned(), acknowledge_uncertain };
+    let params = ThreadDeleteParams { thread_id: ThreadId::parse(thread_id)?, acknowledge_uncertain };
     params.validate()?;
     call(cmd::THREAD_DELETE, &serde_json::json!({ "params": params })).await
 }
@@ -150,7 +151,7 @@ pub async fn task_list() -> Result<TaskListResponse, IpcError> {
 
 /// One task with its runs and events.
 pub async fn task_get(task_id: &str) -> Result<TaskDetail, IpcError> {
-    let params = TaskGetParams { task_id: task_id.to_owned() };
+    let params = TaskGetParams { task_id: TaskId::parse(task_id)? };
     params.validate()?;
     call(cmd::TASK_GET, &serde_json::json!({ "params": params })).await
 }
@@ -241,7 +242,7 @@ pub async fn memory_forget(id: i64) -> Result<MemoryListResponse, IpcError> {
 /// A task's standing orders.
 pub async fn mandate_list(task_id: &str) -> Result<hearth_protocol::mandates::MandateListResponse, IpcError> {
     use hearth_protocol::mandates::{MandateHolder, MandateListParams};
-    let params = MandateListParams { holder: Some(MandateHolder::Task { task_id: task_id.to_owned() }) };
+    let params = MandateListParams { holder: Some(MandateHolder::Task { task_id: TaskId::parse(task_id)? }) };
     params.validate()?;
     call(cmd::MANDATE_LIST, &serde_json::json!({ "params": params })).await
 }
@@ -261,7 +262,7 @@ pub async fn mandate_revoke(mandate_id: &str) -> Result<hearth_protocol::mandate
 
 /// A scheduled monitor looks at its page now.
 pub async fn monitor_check_now(task_id: &str) -> Result<TaskView, IpcError> {
-    let params = TaskGetParams { task_id: task_id.to_owned() };
+    let params = TaskGetParams { task_id: TaskId::parse(task_id)? };
     params.validate()?;
     call(cmd::MONITOR_CHECK_NOW, &serde_json::json!({ "params": params })).await
 }
@@ -323,7 +324,7 @@ pub async fn approval_list() -> Result<ApprovalListResponse, IpcError> {
 
 /// One proposal, with the hash to send back with a decision.
 pub async fn approval_get(proposal_id: &str) -> Result<ProposalView, IpcError> {
-    let params = ApprovalGetParams { proposal_id: proposal_id.to_owned() };
+    let params = ApprovalGetParams { proposal_id: ProposalId::parse(proposal_id)? };
     params.validate()?;
     call(cmd::APPROVAL_GET, &serde_json::json!({ "params": params })).await
 }
@@ -349,7 +350,7 @@ pub async fn file_list() -> Result<FileListResponse, IpcError> {
 
 /// One file with its pages and form fields (with their current values).
 pub async fn file_get(file_id: &str) -> Result<FileDetail, IpcError> {
-    let params = FileGetParams { file_id: file_id.to_owned() };
+    let params = FileGetParams { file_id: FileId::parse(file_id)? };
     params.validate()?;
     call(cmd::FILE_GET, &serde_json::json!({ "params": params })).await
 }
@@ -374,7 +375,7 @@ pub async fn file_import(params: &FileImportParams) -> Result<FileView, IpcError
 
 /// Deletes a file's bytes (its record stays for receipts).
 pub async fn file_delete(file_id: &str) -> Result<(), IpcError> {
-    let params = FileDeleteParams { file_id: file_id.to_owned() };
+    let params = FileDeleteParams { file_id: FileId::parse(file_id)? };
     params.validate()?;
     call(cmd::FILE_DELETE, &serde_json::json!({ "params": params })).await
 }
@@ -568,7 +569,7 @@ pub async fn computer_run(
 
 /// Stop for one terminal command; `false` when it had ended.
 pub async fn computer_run_stop(operation_id: &str) -> Result<bool, IpcError> {
-    let params = ComputerRunStopParams { operation_id: operation_id.to_owned() };
+    let params = ComputerRunStopParams { operation_id: OperationId::parse(operation_id)? };
     params.validate()?;
     call(cmd::COMPUTER_RUN_STOP, &serde_json::json!({ "params": params })).await
 }

@@ -4,6 +4,7 @@
 //! Shared through context so a chat card can open its task without threading signals
 //! through every component in between.
 
+use hearth_protocol::ids::{FileId, ProposalId, TaskId};
 use leptos::prelude::*;
 
 use crate::screens::Screen;
@@ -14,14 +15,14 @@ pub struct Navigation {
     /// The screen shown.
     pub screen: RwSignal<Screen>,
     /// The task shown in Activity's detail pane.
-    pub selected_task: RwSignal<Option<String>>,
+    pub selected_task: RwSignal<Option<TaskId>>,
     /// The file shown in Files' viewer.
-    pub selected_file: RwSignal<Option<String>>,
+    pub selected_file: RwSignal<Option<FileId>>,
     /// The proposal Approvals marks (a review notice was opened).
-    pub selected_proposal: RwSignal<Option<String>>,
+    pub selected_proposal: RwSignal<Option<ProposalId>>,
     /// The proposal Approvals scrolls to, once: taken by its card when it is on screen, so a
     /// card rebuilt later (a decision, a refresh) does not pull the view back to it.
-    pub scroll_to_proposal: RwSignal<Option<String>>,
+    pub scroll_to_proposal: RwSignal<Option<ProposalId>>,
 }
 
 impl Navigation {
@@ -44,20 +45,20 @@ impl Navigation {
     }
 
     /// Selects a task and shows it in Activity.
-    pub fn open_task(self, task_id: String) {
+    pub fn open_task(self, task_id: TaskId) {
         self.selected_task.set(Some(task_id));
         self.screen.set(Screen::Activity);
     }
 
     /// Shows Approvals with this proposal's card marked and scrolled into view.
-    pub fn open_proposal(self, proposal_id: String) {
+    pub fn open_proposal(self, proposal_id: ProposalId) {
         self.selected_proposal.set(Some(proposal_id.clone()));
         self.scroll_to_proposal.set(Some(proposal_id));
         self.screen.set(Screen::Approvals);
     }
 
     /// Selects a file and shows it in Files.
-    pub fn open_file(self, file_id: String) {
+    pub fn open_file(self, file_id: FileId) {
         self.selected_file.set(Some(file_id));
         self.screen.set(Screen::Files);
     }

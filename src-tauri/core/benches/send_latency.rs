@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use hearth_core::Hearth;
 use hearth_protocol::agui::Event;
+use hearth_protocol::ids::ThreadId;
 use hearth_protocol::ipc::{HISTORY_PAGE_EVENTS, RunStartParams};
 use hearth_testkit::model_server::{Reply, Script};
 
@@ -90,7 +91,7 @@ async fn main() {
             let mut opens = Vec::new();
             for _ in 0..5 {
                 let started = Instant::now();
-                let history = hearth.thread_history_page(&thread_id, None).await.unwrap();
+                let history = hearth.thread_history_page(&ThreadId::trusted(thread_id.as_str()), None).await.unwrap();
                 opens.push(started.elapsed());
                 assert!(history.earlier.is_some() && history.events.len() >= HISTORY_PAGE_EVENTS as usize);
                 assert!(matches!(history.events.first(), Some(hearth_protocol::agui::Event::RunStarted(_))), "a page begins at a run");
@@ -112,7 +113,8 @@ async fn main() {
 /// Sends `text` and waits for the run to end: ((thread, run), Send → first text delta).
 async fn send(hearth: &Hearth, thread_id: Option<String>, text: &str) -> ((String, String), Duration) {
     let pressed = Instant::now();
-    let (started, mut events) = hearth.start_run(RunStartParams { thread_id, text: text.into() }).await.unwrap();
+    let (started, mut events) =
+        hearth.start_run(RunStartParams { thread_id: thread_id.map(ThreadId::trusted), text: text.into() }).await.unwrap();
     let mut first = None;
     while let Some(event) = events.recv().await {
         if first.is_none() && matches!(event, Event::TextMessageContent(_)) {
@@ -122,7 +124,7 @@ async fn send(hearth: &Hearth, thread_id: Option<String>, text: &str) -> ((Strin
     while hearth.active_runs() > 0 {
         tokio::task::yield_now().await;
     }
-    ((started.thread_id, started.run_id), first.expect("the model answered"))
+    ((started.thread_id.into_string(), started.run_id.into_string()), first.expect("the model answered"))
 }
 
 /// One earlier turn as the log holds it: 12 events.

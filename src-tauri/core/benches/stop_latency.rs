@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use hearth_core::tasks::{TaskContext, TaskOutcome};
 use hearth_core::{Config, Hearth};
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::tasks::{TaskControl, TaskControlParams, TaskKind, TaskStatus};
 use tokio::sync::Notify;
 
@@ -61,7 +62,7 @@ async fn main() {
         engine.tick().await.unwrap();
         started.notified().await;
         let params = TaskControlParams {
-            task_id: task.id.clone(),
+            task_id: TaskId::trusted(task.id.as_str()),
             expected_status: TaskStatus::Running,
             expected_attempts: 1,
             control: TaskControl::Pause,
@@ -77,7 +78,7 @@ async fn main() {
         assert!(after.outcome_uncertain, "the stopped effect flagged its task");
         // Paused tasks count against the open-task cap: cancel it.
         let cancel = TaskControlParams {
-            task_id: task.id.clone(),
+            task_id: TaskId::trusted(task.id.as_str()),
             expected_status: after.status,
             expected_attempts: after.attempts,
             control: TaskControl::Cancel,

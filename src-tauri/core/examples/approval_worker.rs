@@ -14,6 +14,7 @@ use std::sync::Arc;
 use hearth_core::approvals::{DecideHook, DecideStage};
 use hearth_core::{Config, Hearth};
 use hearth_protocol::approvals::{ApprovalDecideParams, Decision};
+use hearth_protocol::ids::ProposalId;
 
 /// The line the parent waits for before it kills this process.
 const MARKER: &str = "AT_STAGE";
@@ -23,6 +24,10 @@ async fn main() {
     let mut args = std::env::args().skip(1);
     let (Some(data), Some(proposal_id), Some(hash), Some(stage)) = (args.next(), args.next(), args.next(), args.next()) else {
         eprintln!("usage: approval_worker <data dir> <proposal id> <hash> <claimed|settled>");
+        std::process::exit(2);
+    };
+    let Ok(proposal_id) = ProposalId::parse(proposal_id) else {
+        eprintln!("approval_worker: the proposal id is not a valid id");
         std::process::exit(2);
     };
     let target = match stage.as_str() {

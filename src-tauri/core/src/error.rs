@@ -133,6 +133,13 @@ impl From<crate::vault::error::VaultError> for CoreError {
     }
 }
 
+/// An id from outside that is not a valid id of its kind is the caller's mistake.
+impl From<hearth_protocol::ids::IdError> for CoreError {
+    fn from(err: hearth_protocol::ids::IdError) -> Self {
+        CoreError::InvalidInput(err.to_string())
+    }
+}
+
 impl From<IpcError> for CoreError {
     fn from(err: IpcError) -> Self {
         match err.code {

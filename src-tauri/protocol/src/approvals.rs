@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::IpcError;
-use crate::ids::validate_id;
+use crate::ids::{FileId, ProposalId, TaskId, ThreadId};
 
 /// What approving a proposal does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -148,7 +148,7 @@ pub struct Connection {
 #[serde(rename_all = "camelCase")]
 pub struct DraftAttachment {
     /// The file in Files.
-    pub file_id: String,
+    pub file_id: FileId,
     /// Its name.
     pub name: String,
     /// Bytes.
@@ -458,7 +458,7 @@ pub struct HeldCallDraft {
     pub op_id: String,
     /// The conversation it came from, when it came from one (its browser profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thread_id: Option<String>,
+    pub thread_id: Option<ThreadId>,
 }
 
 impl ProposalDraft {
@@ -480,10 +480,10 @@ impl ProposalDraft {
 #[serde(rename_all = "camelCase")]
 pub struct ProposalView {
     /// Proposal id.
-    pub id: String,
+    pub id: ProposalId,
     /// The task waiting on it, if it came from a task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task_id: Option<String>,
+    pub task_id: Option<TaskId>,
     /// Where it is.
     pub status: ProposalStatus,
     /// Who asked for it.
@@ -528,13 +528,14 @@ pub struct ApprovalListResponse {
 #[serde(rename_all = "camelCase")]
 pub struct ApprovalGetParams {
     /// The proposal.
-    pub proposal_id: String,
+    pub proposal_id: ProposalId,
 }
 
 impl ApprovalGetParams {
-    /// Checks the id.
+    /// Nothing left to check: the proposal id checked itself when it was parsed. Kept so
+    /// every command reads alike (parse, validate, call the core).
     pub fn validate(&self) -> Result<(), IpcError> {
-        validate_id("proposalId", &self.proposal_id)
+        Ok(())
     }
 }
 
@@ -553,7 +554,7 @@ pub enum Decision {
 #[serde(rename_all = "camelCase")]
 pub struct ApprovalDecideParams {
     /// The proposal.
-    pub proposal_id: String,
+    pub proposal_id: ProposalId,
     /// The hash of the draft the owner was shown.
     pub hash: String,
     /// Approve or deny.
@@ -561,13 +562,9 @@ pub struct ApprovalDecideParams {
 }
 
 impl ApprovalDecideParams {
-    /// Checks the id and the hash's shape.
+    /// Checks the hash's shape (the proposal id checked itself when it was parsed).
     pub fn validate(&self) -> Result<(), IpcError> {
-        validate_id("proposalId", &self.proposal_id)?;
-        if self.hash.len() != 64 || !self.hash.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(IpcError::invalid("hash must be the 64-character sha256 shown with the proposal."));
-        }
-        Ok(())
+        check_hash(&self.hash)
     }
 }
 
@@ -589,7 +586,7 @@ pub enum Recheck {
 #[serde(rename_all = "camelCase")]
 pub struct ApprovalRecheckParams {
     /// The proposal.
-    pub proposal_id: String,
+    pub proposal_id: ProposalId,
     /// The hash of the draft the owner was shown.
     pub hash: String,
     /// Check, or check and retry.
@@ -597,10 +594,18 @@ pub struct ApprovalRecheckParams {
 }
 
 impl ApprovalRecheckParams {
-    /// Checks the id and the hash's shape.
+    /// Checks the hash's shape (the proposal id checked itself when it was parsed).
     pub fn validate(&self) -> Result<(), IpcError> {
-        ApprovalDecideParams { proposal_id: self.proposal_id.clone(), hash: self.hash.clone(), decision: Decision::Deny }.validate()
+        check_hash(&self.hash)
     }
+}
+
+/// The hash a decision sends back is the 64-character sha256 hex the card showed.
+fn check_hash(hash: &str) -> Result<(), IpcError> {
+    if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(IpcError::invalid("hash must be the 64-character sha256 shown with the proposal."));
+    }
+    Ok(())
 }
 
 /// What `prepare_email`, `prepare_event` and `prepare_form_submission` return (JSON in `TOOL_CALL_RESULT.content`):
@@ -609,7 +614,7 @@ impl ApprovalRecheckParams {
 #[serde(rename_all = "camelCase")]
 pub struct PrepareResult {
     /// The proposal awaiting review.
-    pub proposal_id: String,
+    pub proposal_id: ProposalId,
     /// What it does.
     pub kind: ProposalKind,
     /// Its status when the call returned.
@@ -747,7 +752,7 @@ mod tests {
 
     #[test]
     fn decide_needs_a_sha256() {
-        let ok = ApprovalDecideParams { proposal_id: "p1".into(), hash: "a".repeat(64), decision: Decision::Approve };
+        let ok = ApprovalDecideParams { proposal_id: ProposalId::parse("p1").unwrap(), hash: "a".repeat(64), decision: Decision::Approve };
         assert!(ok.validate().is_ok());
         assert!(ApprovalDecideParams { hash: "abc".into(), ..ok.clone() }.validate().is_err());
         assert!(ApprovalDecideParams { hash: "z".repeat(64), ..ok }.validate().is_err());

@@ -114,9 +114,9 @@ impl DownloadRefusal {
 #[serde(tag = "kind", content = "id", rename_all = "snake_case")]
 pub enum ProfileTarget {
     /// A chat thread, by id.
-    Thread(String),
+    Thread(crate::ids::ThreadId),
     /// A task, by id.
-    Task(String),
+    Task(crate::ids::TaskId),
 }
 
 /// `browser_use_profile`'s parameters: the owner picks which saved profile a thread or a task

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::IpcError;
+use crate::ids::OperationId;
 
 /// The longest command the terminal (and run_computer_command) accepts.
 pub const MAX_COMMAND_CHARS: usize = 16_000;
@@ -183,7 +184,7 @@ pub struct ComputerRunParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     /// The screen's id for this run: sent again (a retry), it returns the first receipt.
-    pub operation_id: String,
+    pub operation_id: OperationId,
 }
 
 impl ComputerRunParams {
@@ -202,7 +203,7 @@ impl ComputerRunParams {
 #[serde(rename_all = "camelCase")]
 pub struct ComputerRunStopParams {
     /// The run to stop.
-    pub operation_id: String,
+    pub operation_id: OperationId,
 }
 
 impl ComputerRunStopParams {
@@ -236,7 +237,7 @@ pub struct ComputerWriteParams {
     /// Its whole new text.
     pub content: String,
     /// The screen's id for this save (a retry writes once).
-    pub operation_id: String,
+    pub operation_id: OperationId,
 }
 
 impl ComputerWriteParams {
@@ -267,10 +268,10 @@ pub enum ComputerRunResponse {
     },
 }
 
-fn validate_operation_id(id: &str) -> Result<(), IpcError> {
-    let ok = (1..=MAX_OPERATION_ID).contains(&id.len())
-        && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'));
-    if ok {
+/// The id's characters were checked when it was parsed ([`OperationId`]); the computer's
+/// operation ids are held to [`MAX_OPERATION_ID`], shorter than other ids, as the tools' are.
+fn validate_operation_id(id: &OperationId) -> Result<(), IpcError> {
+    if id.len() <= MAX_OPERATION_ID {
         Ok(())
     } else {
         Err(IpcError::invalid(format!("An operation id is 1 to {MAX_OPERATION_ID} letters, digits, `-`, `_`, `.` or `:`.")))
@@ -292,14 +293,25 @@ mod tests {
 
     #[test]
     fn params_are_checked_before_they_reach_the_core() {
-        let run = |command: &str, id: &str| ComputerRunParams { command: command.into(), cwd: None, operation_id: id.into() }.validate();
+        // As the shell gets them: parsed from the window's JSON, then validated.
+        let run = |command: &str, id: &str| {
+            serde_json::from_value::<ComputerRunParams>(serde_json::json!({ "command": command, "operationId": id }))
+                .map_err(|e| IpcError::invalid(e.to_string()))
+                .and_then(|p| p.validate())
+        };
         assert!(run("ls", "op-1").is_ok());
         assert!(run("", "op-1").is_err());
         assert!(run(&"x".repeat(MAX_COMMAND_CHARS + 1), "op-1").is_err());
         assert!(run("ls", "").is_err());
         assert!(run("ls", "has space").is_err());
+        assert!(run("ls", &"a".repeat(MAX_OPERATION_ID)).is_ok());
+        assert!(run("ls", &"a".repeat(MAX_OPERATION_ID + 1)).is_err(), "the computer's ids are shorter than others");
         assert!(ComputerPathParams { path: "/workspace/a\0".into() }.validate().is_err());
-        let write = ComputerWriteParams { path: "/workspace/a".into(), content: "x".repeat(MAX_TEXT_BYTES + 1), operation_id: "w".into() };
+        let write = ComputerWriteParams {
+            path: "/workspace/a".into(),
+            content: "x".repeat(MAX_TEXT_BYTES + 1),
+            operation_id: OperationId::parse("w").unwrap(),
+        };
         assert!(write.validate().is_err());
         let receipt = CommandReceipt {
             status: CommandStatus::Succeeded,

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::IpcError;
-use crate::ids::validate_id;
+use crate::ids::{FileId, OperationId};
 use crate::pdf::{FieldValues, PdfInfo};
 
 /// Smallest and largest render scale (1.0 = 72 dpi).
@@ -30,7 +30,7 @@ pub enum FileSource {
 #[serde(rename_all = "camelCase")]
 pub struct FileView {
     /// File id.
-    pub id: String,
+    pub id: FileId,
     /// Display name (sanitized, ≤ 180 characters).
     pub name: String,
     /// Bytes.
@@ -43,7 +43,7 @@ pub struct FileView {
     pub source: FileSource,
     /// The file it was filled from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent_id: Option<String>,
+    pub parent_id: Option<FileId>,
     /// The parent's name, for the "filled from" line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_name: Option<String>,
@@ -70,7 +70,7 @@ pub const MAX_IMPORT_BYTES: usize = 25 * 1024 * 1024;
 #[serde(rename_all = "camelCase")]
 pub struct FileImportParams {
     /// One per chosen file, made by the window.
-    pub operation_id: String,
+    pub operation_id: OperationId,
     /// The file's name on disk.
     pub name: String,
     /// Its bytes, base64 (standard alphabet, padded).
@@ -78,9 +78,9 @@ pub struct FileImportParams {
 }
 
 impl FileImportParams {
-    /// An id, a name, and no more than [`MAX_IMPORT_BYTES`] once decoded.
+    /// A name, and no more than [`MAX_IMPORT_BYTES`] once decoded (the operation id checked
+    /// itself when it was parsed).
     pub fn validate(&self) -> Result<(), IpcError> {
-        validate_id("operationId", &self.operation_id)?;
         if self.name.trim().is_empty() || self.name.len() > 1_000 {
             return Err(IpcError::invalid("The file needs a name of at most 1,000 bytes."));
         }
@@ -100,13 +100,14 @@ impl FileImportParams {
 #[serde(rename_all = "camelCase")]
 pub struct FileDeleteParams {
     /// The file.
-    pub file_id: String,
+    pub file_id: FileId,
 }
 
 impl FileDeleteParams {
-    /// Checks the id.
+    /// Nothing left to check: the file id checked itself when it was parsed. Kept so every
+    /// command reads alike (parse, validate, call the core).
     pub fn validate(&self) -> Result<(), IpcError> {
-        validate_id("fileId", &self.file_id)
+        Ok(())
     }
 }
 
@@ -115,13 +116,14 @@ impl FileDeleteParams {
 #[serde(rename_all = "camelCase")]
 pub struct FileGetParams {
     /// The file.
-    pub file_id: String,
+    pub file_id: FileId,
 }
 
 impl FileGetParams {
-    /// Checks the id.
+    /// Nothing left to check: the file id checked itself when it was parsed. Kept so every
+    /// command reads alike (parse, validate, call the core).
     pub fn validate(&self) -> Result<(), IpcError> {
-        validate_id("fileId", &self.file_id)
+        Ok(())
     }
 }
 
@@ -140,7 +142,7 @@ pub struct FileDetail {
 #[serde(rename_all = "camelCase")]
 pub struct FileRenderParams {
     /// The file.
-    pub file_id: String,
+    pub file_id: FileId,
     /// The page (1-based).
     pub page: u16,
     /// 1.0 = 72 dpi; within [`RENDER_SCALE_RANGE`].
@@ -148,9 +150,8 @@ pub struct FileRenderParams {
 }
 
 impl FileRenderParams {
-    /// Checks the id, page and scale.
+    /// Checks the page and scale (the file id checked itself when it was parsed).
     pub fn validate(&self) -> Result<(), IpcError> {
-        validate_id("fileId", &self.file_id)?;
         if self.page == 0 {
             return Err(IpcError::invalid("Pages are numbered from 1."));
         }
@@ -179,15 +180,14 @@ pub struct FileRenderResponse {
 #[serde(rename_all = "camelCase")]
 pub struct FileFillParams {
     /// The file to fill from (never changed).
-    pub file_id: String,
+    pub file_id: FileId,
     /// Field name → value.
     pub values: FieldValues,
 }
 
 impl FileFillParams {
-    /// Checks the id and that there is something to fill.
+    /// Checks that there is something to fill (the file id checked itself when it was parsed).
     pub fn validate(&self) -> Result<(), IpcError> {
-        validate_id("fileId", &self.file_id)?;
         if self.values.is_empty() {
             return Err(IpcError::invalid("Enter at least one field value."));
         }
@@ -205,7 +205,7 @@ mod tests {
 
     #[test]
     fn render_params_are_bounded() {
-        let ok = FileRenderParams { file_id: "f1".into(), page: 1, scale: 1.5 };
+        let ok = FileRenderParams { file_id: FileId::parse("f1").unwrap(), page: 1, scale: 1.5 };
         assert!(ok.validate().is_ok());
         assert!(FileRenderParams { page: 0, ..ok.clone() }.validate().is_err());
         assert!(FileRenderParams { scale: 9.0, ..ok.clone() }.validate().is_err());

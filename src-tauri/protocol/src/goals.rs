@@ -43,7 +43,7 @@ pub struct MilestoneView {
     pub done_at: Option<i64>,
     /// The task that finished it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task_id: Option<String>,
+    pub task_id: Option<crate::ids::TaskId>,
 }
 
 /// A goal as the Goals screen shows it.

@@ -72,7 +72,7 @@ impl IdeaParams {
 #[serde(tag = "made", content = "id", rename_all = "snake_case")]
 pub enum IdeaAccepted {
     /// A task (open it in Activity).
-    Task(String),
+    Task(crate::ids::TaskId),
     /// A schedule.
-    Schedule(String),
+    Schedule(crate::ids::ScheduleId),
 }

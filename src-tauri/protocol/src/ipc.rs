@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agui::Event;
 use crate::error::{ErrorCode, IpcError};
-use crate::ids::validate_id;
+use crate::ids::{RunId, TaskId, ThreadId};
 use crate::tasks::TaskStatus;
 
 /// Longest chat message the owner can send, in characters.
@@ -19,17 +19,14 @@ pub const MAX_MESSAGE_CHARS: usize = 20_000;
 pub struct RunStartParams {
     /// The thread to continue; `None` starts a new thread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thread_id: Option<String>,
+    pub thread_id: Option<ThreadId>,
     /// What the owner typed.
     pub text: String,
 }
 
 impl RunStartParams {
-    /// Checks bounds and ids.
+    /// Checks the message's bounds (the thread id checked itself when it was parsed).
     pub fn validate(&self) -> Result<(), IpcError> {
-        if let Some(id) = &self.thread_id {
-            validate_id("threadId", id)?;
-        }
         if self.text.trim().is_empty() {
             return Err(IpcError::invalid("The message is empty. Type something first."));
         }
@@ -48,9 +45,9 @@ impl RunStartParams {
 #[serde(rename_all = "camelCase")]
 pub struct RunStartResponse {
     /// The thread the run belongs to.
-    pub thread_id: String,
+    pub thread_id: ThreadId,
     /// The new run.
-    pub run_id: String,
+    pub run_id: RunId,
 }
 
 /// `run_stop`: the owner pressed Stop.
@@ -58,13 +55,14 @@ pub struct RunStartResponse {
 #[serde(rename_all = "camelCase")]
 pub struct RunStopParams {
     /// The run to stop.
-    pub run_id: String,
+    pub run_id: RunId,
 }
 
 impl RunStopParams {
-    /// Checks the id.
+    /// Nothing left to check: the run id checked itself when it was parsed. Kept so every
+    /// command reads alike (parse, validate, call the core).
     pub fn validate(&self) -> Result<(), IpcError> {
-        validate_id("runId", &self.run_id)
+        Ok(())
     }
 }
 
@@ -81,7 +79,7 @@ pub struct RunStopResponse {
 #[serde(rename_all = "camelCase")]
 pub struct ThreadSummary {
     /// Thread id.
-    pub id: String,
+    pub id: ThreadId,
     /// The first words of the first message.
     pub title: String,
     /// Last activity, Unix ms.
@@ -102,7 +100,7 @@ pub struct ThreadListResponse {
 #[serde(rename_all = "camelCase")]
 pub struct ThreadDeleteParams {
     /// The thread.
-    pub thread_id: String,
+    pub thread_id: ThreadId,
     /// The owner has seen that something of this chat may or may not have happened (the
     /// refusal said so) and deletes the chat anyway; the records of those actions are kept.
     #[serde(default)]
@@ -110,9 +108,10 @@ pub struct ThreadDeleteParams {
 }
 
 impl ThreadDeleteParams {
-    /// Checks the id.
+    /// Nothing left to check: the thread id checked itself when it was parsed. Kept so every
+    /// command's params are validated the same way.
     pub fn validate(&self) -> Result<(), IpcError> {
-        validate_id("threadId", &self.thread_id)
+        Ok(())
     }
 }
 
@@ -142,7 +141,7 @@ pub const HISTORY_RUN_EVENTS: u32 = 20_000;
 #[serde(rename_all = "camelCase")]
 pub struct ThreadHistoryParams {
     /// The thread.
-    pub thread_id: String,
+    pub thread_id: ThreadId,
     /// The page that ends just before this event (an earlier answer's `earlier`); none: the
     /// newest page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -150,9 +149,8 @@ pub struct ThreadHistoryParams {
 }
 
 impl ThreadHistoryParams {
-    /// Checks the id and the cursor.
+    /// Checks the cursor (the thread id checked itself when it was parsed).
     pub fn validate(&self) -> Result<(), IpcError> {
-        validate_id("threadId", &self.thread_id)?;
         match self.before {
             Some(before) if before < 1 => Err(IpcError::new(
                 ErrorCode::InvalidInput,
@@ -172,7 +170,7 @@ impl ThreadHistoryParams {
 #[serde(rename_all = "camelCase")]
 pub struct ThreadHistoryResponse {
     /// The thread.
-    pub thread_id: String,
+    pub thread_id: ThreadId,
     /// The events.
     pub events: Vec<Event>,
     /// When the thread has events before this page: pass it as `before` for the page before.
@@ -201,7 +199,7 @@ pub struct AppInfoResponse {
 #[serde(rename_all = "camelCase")]
 pub struct DelegateTaskResult {
     /// The durable task's id.
-    pub task_id: String,
+    pub task_id: TaskId,
     /// Its title.
     pub title: String,
     /// Its status when the call returned.
@@ -246,8 +244,8 @@ mod tests {
         assert!(long.validate().unwrap_err().message.contains("20001"));
         let at_limit = RunStartParams { thread_id: None, text: "é".repeat(MAX_MESSAGE_CHARS) };
         assert!(at_limit.validate().is_ok());
-        let bad = RunStartParams { thread_id: Some("a/b".into()), text: "hi".into() };
-        assert!(bad.validate().unwrap_err().message.starts_with("threadId"));
+        let bad = serde_json::from_str::<RunStartParams>(r#"{"threadId":"a/b","text":"hi"}"#).unwrap_err();
+        assert!(bad.to_string().contains("not a valid thread id"), "{bad}");
     }
 
     #[test]
@@ -257,8 +255,8 @@ mod tests {
         assert!(plain.validate().is_ok());
         let told: ThreadDeleteParams = serde_json::from_str(r#"{"threadId":"t1","acknowledgeUncertain":true}"#).unwrap();
         assert!(told.acknowledge_uncertain);
-        let bad = ThreadDeleteParams { thread_id: "../t".into(), acknowledge_uncertain: false };
-        assert_eq!(bad.validate().unwrap_err().code, ErrorCode::InvalidInput);
+        let bad = serde_json::from_str::<ThreadDeleteParams>(r#"{"threadId":"../t"}"#).unwrap_err();
+        assert!(bad.to_string().contains("not a valid thread id"), "{bad}");
     }
 
     #[test]
@@ -270,11 +268,16 @@ mod tests {
         assert_eq!(page.before, Some(4001));
         assert!(page.validate().is_ok());
         for bad in [0, -3] {
-            let err = ThreadHistoryParams { thread_id: "t1".into(), before: Some(bad) }.validate().unwrap_err();
+            let err = ThreadHistoryParams { thread_id: ThreadId::parse("t1").unwrap(), before: Some(bad) }.validate().unwrap_err();
             assert_eq!(err.code, ErrorCode::InvalidInput);
             assert!(err.message.contains(&bad.to_string()), "{}", err.message);
         }
-        let last = ThreadHistoryResponse { thread_id: "t1".into(), events: Vec::new(), earlier: None, starts_inside_run: false };
+        let last = ThreadHistoryResponse {
+            thread_id: ThreadId::parse("t1").unwrap(),
+            events: Vec::new(),
+            earlier: None,
+            starts_inside_run: false,
+        };
         assert_eq!(serde_json::to_string(&last).unwrap(), r#"{"threadId":"t1","events":[]}"#);
         let cut = ThreadHistoryResponse { earlier: Some(7), starts_inside_run: true, ..last };
         let json = serde_json::to_string(&cut).unwrap();
@@ -286,7 +289,7 @@ mod tests {
     fn json_is_camel_case() {
         let p: RunStartParams = serde_json::from_str(r#"{"threadId":"t1","text":"hi"}"#).unwrap();
         assert_eq!(p.thread_id.as_deref(), Some("t1"));
-        let r = DelegateTaskResult { task_id: "x".into(), title: "T".into(), status: TaskStatus::WaitingApproval };
+        let r = DelegateTaskResult { task_id: TaskId::parse("x").unwrap(), title: "T".into(), status: TaskStatus::WaitingApproval };
         assert_eq!(serde_json::to_string(&r).unwrap(), r#"{"taskId":"x","title":"T","status":"waiting_approval"}"#);
     }
 }

@@ -25,12 +25,12 @@ pub enum MandateHolder {
     /// One task (an agent task, a monitor).
     Task {
         /// The task's id.
-        task_id: String,
+        task_id: crate::ids::TaskId,
     },
     /// Every task a schedule starts.
     Schedule {
         /// The schedule's id.
-        schedule_id: String,
+        schedule_id: crate::ids::ScheduleId,
     },
 }
 
@@ -338,7 +338,7 @@ mod tests {
 
     #[test]
     fn the_wire_spells_kinds_in_snake_case_and_fields_in_camel_case() {
-        let holder = serde_json::to_value(MandateHolder::Task { task_id: "t1".into() }).unwrap();
+        let holder = serde_json::to_value(MandateHolder::Task { task_id: crate::ids::TaskId::parse("t1").unwrap() }).unwrap();
         assert_eq!(holder, serde_json::json!({ "kind": "task", "taskId": "t1" }));
         let grant = serde_json::to_value(MandateGrant::ComputerCommands).unwrap();
         assert_eq!(grant, serde_json::json!({ "kind": "computer_commands" }));

@@ -56,10 +56,10 @@ pub struct MemoryUseView {
     pub at: i64,
     /// The conversation it answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub thread_id: Option<String>,
+    pub thread_id: Option<crate::ids::ThreadId>,
     /// The task it worked on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task_id: Option<String>,
+    pub task_id: Option<crate::ids::TaskId>,
     /// The facts, by id (a forgotten fact is gone from here too).
     pub memory_ids: Vec<i64>,
 }

@@ -67,11 +67,11 @@ impl NotificationKind {
 #[serde(tag = "kind", content = "id", rename_all = "snake_case")]
 pub enum NotificationTarget {
     /// A task (Activity).
-    Task(String),
+    Task(crate::ids::TaskId),
     /// A proposal (its approval card).
-    Proposal(String),
+    Proposal(crate::ids::ProposalId),
     /// A schedule (Activity).
-    Schedule(String),
+    Schedule(crate::ids::ScheduleId),
 }
 
 /// One notice.

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::IpcError;
+use crate::ids::{OperationId, ScheduleId, TaskId};
 use crate::tasks::TaskStatus;
 
 /// Longest schedule title.
@@ -290,7 +291,7 @@ pub struct ScheduleRunView {
     pub outcome: DueOutcome,
     /// The task it made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task_id: Option<String>,
+    pub task_id: Option<TaskId>,
     /// That task's status now.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_status: Option<TaskStatus>,
@@ -301,7 +302,7 @@ pub struct ScheduleRunView {
 #[serde(rename_all = "camelCase")]
 pub struct ScheduleView {
     /// Id.
-    pub id: String,
+    pub id: ScheduleId,
     /// Title.
     pub title: String,
     /// What each run does.
@@ -330,7 +331,7 @@ pub struct ScheduleView {
 #[serde(rename_all = "camelCase")]
 pub struct ScheduleTaskResult {
     /// The schedule.
-    pub schedule_id: String,
+    pub schedule_id: ScheduleId,
     /// Its title.
     pub title: String,
     /// The rule in words.
@@ -412,23 +413,20 @@ pub enum ScheduleAction {
 #[serde(rename_all = "camelCase")]
 pub struct ScheduleControlParams {
     /// The schedule.
-    pub schedule_id: String,
+    pub schedule_id: ScheduleId,
     /// What to do.
     pub action: ScheduleAction,
     /// Run now: the screen's id for this one press, made once per click. Sent again (a double
     /// click, a retry), it makes no second run. Required for Run now, ignored otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub operation_id: Option<String>,
+    pub operation_id: Option<OperationId>,
 }
 
 impl ScheduleControlParams {
-    /// Checks the ids' shapes; Run now needs its operation id.
+    /// Run now needs its operation id (the ids checked themselves when they were parsed).
     pub fn validate(&self) -> Result<(), IpcError> {
-        if !crate::ids::is_valid_id(&self.schedule_id) {
-            return Err(IpcError::invalid("The schedule id is not valid."));
-        }
         match (&self.operation_id, self.action) {
-            (Some(id), _) => crate::ids::validate_id("The operation id", id),
+            (Some(_), _) => Ok(()),
             (None, ScheduleAction::RunNow) => Err(IpcError::invalid("Run now needs an operation id, made once per press; send one.")),
             (None, _) => Ok(()),
         }
@@ -442,14 +440,23 @@ mod tests {
 
     #[test]
     fn run_now_needs_a_valid_operation_id() {
-        let control =
-            |action, id: Option<&str>| ScheduleControlParams { schedule_id: "s1".into(), action, operation_id: id.map(str::to_owned) };
-        assert!(control(ScheduleAction::RunNow, Some("run-now-1-2")).validate().is_ok());
-        assert!(control(ScheduleAction::RunNow, None).validate().is_err());
-        assert!(control(ScheduleAction::RunNow, Some("a/b")).validate().is_err());
-        assert!(control(ScheduleAction::RunNow, Some("")).validate().is_err());
-        assert!(control(ScheduleAction::Pause, None).validate().is_ok());
-        let json = serde_json::to_value(control(ScheduleAction::RunNow, Some("x"))).unwrap();
+        // As the shell gets them: parsed from the window's JSON, then validated.
+        let control = |action: &str, id: Option<&str>| {
+            let mut json = serde_json::json!({ "scheduleId": "s1", "action": action });
+            if let Some(id) = id {
+                json["operationId"] = id.into();
+            }
+            serde_json::from_value::<ScheduleControlParams>(json).map_err(|e| IpcError::invalid(e.to_string())).and_then(|p| {
+                p.validate()?;
+                Ok(p)
+            })
+        };
+        assert!(control("run_now", Some("run-now-1-2")).is_ok());
+        assert!(control("run_now", None).is_err());
+        assert!(control("run_now", Some("a/b")).unwrap_err().message.contains("operation id"));
+        assert!(control("run_now", Some("")).is_err());
+        assert!(control("pause", None).is_ok());
+        let json = serde_json::to_value(control("run_now", Some("x")).unwrap()).unwrap();
         assert_eq!(json["operationId"], "x");
     }
 

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::IpcError;
-use crate::ids::validate_id;
+use crate::ids::{ProposalId, RunId, TaskId};
 
 /// What kind of work a task is; each kind has its own handler in the core.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString, strum::VariantArray)]
@@ -166,7 +166,7 @@ pub const MAX_ANSWER_CHARS: usize = 10_000;
 #[serde(rename_all = "camelCase")]
 pub struct TaskControlParams {
     /// The task.
-    pub task_id: String,
+    pub task_id: TaskId,
     /// The status the owner saw; a different one is a conflict.
     pub expected_status: TaskStatus,
     /// The attempt count the owner saw; a newer run (new effects, a new question) is a conflict.
@@ -176,9 +176,8 @@ pub struct TaskControlParams {
 }
 
 impl TaskControlParams {
-    /// Checks ids and bounds.
+    /// Checks an answer's bounds (the task id checked itself when it was parsed).
     pub fn validate(&self) -> Result<(), IpcError> {
-        validate_id("taskId", &self.task_id)?;
         if let TaskControl::Answer { text } = &self.control {
             if text.trim().is_empty() {
                 return Err(IpcError::invalid("The answer is empty. Type an answer first."));
@@ -221,7 +220,7 @@ pub struct PlanStep {
 #[serde(rename_all = "camelCase")]
 pub struct TaskView {
     /// Task id.
-    pub id: String,
+    pub id: TaskId,
     /// Kind.
     pub kind: TaskKind,
     /// Title.
@@ -248,7 +247,7 @@ pub struct TaskView {
     pub outcome_uncertain: bool,
     /// The proposal the task last waited on for approval (the approval card shows it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub proposal_id: Option<String>,
+    pub proposal_id: Option<ProposalId>,
     /// Created, Unix ms.
     pub created_at: i64,
     /// Last change, Unix ms.
@@ -292,7 +291,7 @@ impl TaskRunStatus {
 #[serde(rename_all = "camelCase")]
 pub struct TaskRunView {
     /// Run id.
-    pub id: String,
+    pub id: RunId,
     /// Which attempt.
     pub attempt: i64,
     /// Status.
@@ -349,7 +348,7 @@ impl TaskEventKind {
 pub struct TaskEventView {
     /// The run it belongs to, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run_id: Option<String>,
+    pub run_id: Option<RunId>,
     /// Kind.
     pub kind: TaskEventKind,
     /// What happened, for the owner.
@@ -363,13 +362,14 @@ pub struct TaskEventView {
 #[serde(rename_all = "camelCase")]
 pub struct TaskGetParams {
     /// The task.
-    pub task_id: String,
+    pub task_id: TaskId,
 }
 
 impl TaskGetParams {
-    /// Checks the id.
+    /// Nothing left to check: the task id checked itself when it was parsed. Kept so every
+    /// command reads alike (parse, validate, call the core).
     pub fn validate(&self) -> Result<(), IpcError> {
-        validate_id("taskId", &self.task_id)
+        Ok(())
     }
 }
 
@@ -449,7 +449,7 @@ mod tests {
     #[test]
     fn answers_are_bounded() {
         let params = |text: &str| TaskControlParams {
-            task_id: "t1".into(),
+            task_id: TaskId::parse("t1").unwrap(),
             expected_status: TaskStatus::WaitingInput,
             expected_attempts: 1,
             control: TaskControl::Answer { text: text.into() },

@@ -10,6 +10,7 @@
 //! changed is held back until the owner asks for it.
 
 use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalRecheckParams, Decision, ProposalStatus, ProposalView, Recheck};
+use hearth_protocol::ids::ProposalId;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -34,7 +35,7 @@ enum Answer {
 /// list), else fetched. `on_decided` gets the proposal as the decision left it.
 #[component]
 pub fn ApprovalCard(
-    proposal_id: String,
+    proposal_id: ProposalId,
     #[prop(optional)] initial: Option<ProposalView>,
     #[prop(optional)] on_decided: Option<Callback<ProposalView>>,
 ) -> impl IntoView {
@@ -156,7 +157,7 @@ pub fn ApprovalCard(
     };
 
     view! {
-        <article class="card approval-card" data-proposal-id=card_id data-status=status_slug>
+        <article class="card approval-card" data-proposal-id=card_id.into_string() data-status=status_slug>
             <header>
                 <span class="card-kind">
                     {move || shown.with(|p| p.as_ref().map_or("Approval", |p| kind_label(p.draft.kind())))}

@@ -103,7 +103,7 @@ fn AttachmentButton(attachment: DraftAttachment) -> impl IntoView {
     view! {
         <button
             class="approval-attachment"
-            data-file-id=file_id.clone()
+            data-file-id=file_id.to_string()
             disabled=nav.is_none()
             title="Open in Files"
             on:click=move |_| {

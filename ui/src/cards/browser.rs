@@ -2,6 +2,7 @@
 //! page_act did on it.
 
 use hearth_protocol::browser::{ActReceipt, PageView, ProfileTarget, UseProfileParams};
+use hearth_protocol::ids::ThreadId;
 use leptos::prelude::*;
 
 use super::take_control::TakeControl;
@@ -11,7 +12,7 @@ use crate::state::cards::{act_line, download_line, made_room_line, page_meta};
 
 /// The chat a card is shown in (none in replays outside a chat).
 #[derive(Clone, Copy)]
-pub struct ChatThread(pub Signal<Option<String>>);
+pub struct ChatThread(pub Signal<Option<ThreadId>>);
 
 /// browse_web / read_web / look_page: the page, with its picture when one was taken (look_page's
 /// is the very picture the model was shown, and it read no text).

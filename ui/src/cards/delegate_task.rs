@@ -1,5 +1,6 @@
 //! The `delegate_task` card: the durable task's title, its live status, and Open.
 
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::ipc::DelegateTaskResult;
 use hearth_protocol::tasks::TaskStatus;
 use leptos::prelude::*;
@@ -42,14 +43,14 @@ pub fn DelegateTaskCard(call: ToolCallView) -> impl IntoView {
 
 /// Opens the task in Activity.
 #[component]
-fn OpenTaskButton(task_id: String) -> impl IntoView {
+fn OpenTaskButton(task_id: TaskId) -> impl IntoView {
     Navigation::from_context().map(|nav| {
         view! { <button class="open-task" on:click=move |_| nav.open_task(task_id.clone())>"Open"</button> }
     })
 }
 
 /// The task's status from the live store, falling back to `reported`.
-fn live_status(task_id: Option<String>, reported: Option<TaskStatus>) -> Memo<Option<TaskStatus>> {
+fn live_status(task_id: Option<TaskId>, reported: Option<TaskStatus>) -> Memo<Option<TaskStatus>> {
     let live = LiveTasks::from_context();
     Memo::new(move |_| {
         let held = task_id.as_deref().zip(live).and_then(|(id, live)| live.store.with(|s| s.get(id).map(|t| t.status)));

@@ -13,7 +13,7 @@ pub fn FileCard(file: FileView, tool: &'static str) -> impl IntoView {
     let source = source_label(&file);
     let file_id = file.id.clone();
     view! {
-        <article class="card file-card" data-tool=tool data-file-id=file.id>
+        <article class="card file-card" data-tool=tool data-file-id=file.id.into_string()>
             <header>
                 <span class="card-kind">"PDF"</span>
                 <span class="file-card-source">{source}</span>

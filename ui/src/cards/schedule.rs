@@ -13,7 +13,7 @@ use crate::screens::Screen;
 pub fn ScheduleCard(made: ScheduleTaskResult) -> impl IntoView {
     let nav = Navigation::from_context();
     view! {
-        <article class="card card-schedule" data-tool="schedule_task" data-schedule-id=made.schedule_id>
+        <article class="card card-schedule" data-tool="schedule_task" data-schedule-id=made.schedule_id.into_string()>
             <header><span class="card-kind">"Schedule"</span></header>
             <p class="schedule-title">{made.title.clone()}</p>
             <p class="schedule-rule">{format!("{} ({})", made.when, made.time_zone)}</p>

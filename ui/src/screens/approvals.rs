@@ -5,6 +5,7 @@
 //! waiting_approval, and after every decision made here. Nothing polls.
 
 use hearth_protocol::approvals::ProposalView;
+use hearth_protocol::ids::ProposalId;
 use leptos::prelude::*;
 
 use crate::cards::approval::ApprovalCard;
@@ -120,7 +121,7 @@ fn Section(
 /// Holds one card; the card a notice pointed to (`Navigation::selected_proposal`) is marked,
 /// and scrolled into view once it is on screen (`scroll_to_proposal`, taken here).
 #[component]
-fn ProposalSlot(proposal_id: String, children: Children) -> impl IntoView {
+fn ProposalSlot(proposal_id: ProposalId, children: Children) -> impl IntoView {
     let nav = Navigation::from_context();
     let slot = NodeRef::<leptos::html::Div>::new();
     let id = proposal_id.clone();

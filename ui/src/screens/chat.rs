@@ -4,6 +4,7 @@ mod thinking;
 
 use hearth_protocol::ErrorCode;
 use hearth_protocol::agui::Event;
+use hearth_protocol::ids::ThreadId;
 use hearth_protocol::ipc::{RunStartParams, ThreadHistoryResponse};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -11,7 +12,6 @@ use leptos::task::spawn_local;
 use crate::cards::ToolCard;
 use crate::ipc::{self, RunSubscription};
 use crate::marks;
-use crate::request::settled_failure;
 use crate::state::chat::{ChatItem, ChatState, NoticeKind, PAGE};
 use thinking::ThinkingBlock;
 
@@ -19,7 +19,7 @@ use thinking::ThinkingBlock;
 #[component]
 pub fn ChatScreen() -> impl IntoView {
     let chat = RwSignal::new(ChatState::default());
-    let thread_id = RwSignal::new(None::<String>);
+    let thread_id = RwSignal::new(None::<ThreadId>);
     let draft = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
     // The first row shown: a long thread opens on its newest rows, "Show earlier" pages back,
@@ -117,10 +117,19 @@ pub fn ChatScreen() -> impl IntoView {
     // Delete: asked once more before it goes; once gone, the most recent chat left is shown
     // (or a new one). A refusal says what to do; one about actions in doubt offers to delete
     // anyway once the owner has read it.
-    let remove = Action::new_local(move |(id, acknowledge): &(String, bool)| {
+    //
+    // A refusal is kept with the chat it was for, and forgotten when the confirm step opens
+    // again or a reply starts: "Delete anyway" acknowledges only the doubt the owner just read,
+    // about this chat, with no run since that could have added more.
+    let refusal = RwSignal::new(None::<(ThreadId, hearth_protocol::IpcError)>);
+    let remove = Action::new_local(move |(id, acknowledge): &(ThreadId, bool)| {
         let (id, acknowledge) = (id.clone(), *acknowledge);
         async move {
-            ipc::thread_delete(&id, acknowledge).await?;
+            if let Err(err) = ipc::thread_delete(&id, acknowledge).await {
+                refusal.set(Some((id, err)));
+                return;
+            }
+            refusal.set(None);
             confirming.set(false);
             error.set(None);
             // The chat list as it is now (the deleted chat is no longer in it): its most recent
@@ -135,7 +144,6 @@ pub fn ChatScreen() -> impl IntoView {
                     }
                 }
             }
-            Ok::<(), hearth_protocol::IpcError>(())
         }
     });
     let deleting = remove.pending();
@@ -144,9 +152,18 @@ pub fn ChatScreen() -> impl IntoView {
             remove.dispatch_local((id, acknowledge));
         }
     };
-    let delete_refusal = move || settled_failure(remove);
-    let in_doubt =
-        move || !deleting.get() && remove.value().with(|reply| matches!(reply, Some(Err(err)) if err.code == ErrorCode::NeedsReview));
+    Effect::new(move || {
+        if chat.with(ChatState::is_running) {
+            refusal.set(None);
+        }
+    });
+    // The refusal for the chat shown, once nothing is on its way.
+    let shown_refusal = move || {
+        let current = thread_id.get();
+        refusal.with(|r| r.as_ref().filter(|(id, _)| Some(id) == current.as_ref()).map(|(_, err)| err.clone())).filter(|_| !deleting.get())
+    };
+    let delete_refusal = move || shown_refusal().map(|err| err.message);
+    let in_doubt = move || shown_refusal().is_some_and(|err| err.code == ErrorCode::NeedsReview);
     let show_earlier = move |_| {
         if first_shown.get_untracked() > 0 {
             first_shown.update(|first| *first = first.saturating_sub(PAGE));
@@ -185,7 +202,10 @@ pub fn ChatScreen() -> impl IntoView {
                         id="delete-chat"
                         data-action="delete-chat"
                         disabled=move || chat.with(ChatState::is_running)
-                        on:click=move |_| confirming.set(true)
+                        on:click=move |_| {
+                            refusal.set(None);
+                            confirming.set(true);
+                        }
                     >
                         "Delete chat…"
                     </button>

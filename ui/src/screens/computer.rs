@@ -8,6 +8,7 @@ mod terminal;
 mod workspace;
 
 use hearth_protocol::computer::{ComputerState, ComputerStatusView};
+use hearth_protocol::ids::OperationId;
 use leptos::prelude::*;
 
 use crate::ipc;
@@ -91,9 +92,10 @@ pub fn meta_line(status: &ComputerStatusView) -> String {
     format!("{engine} · {}{size}", status.image)
 }
 
-/// An operation id for one click: time and randomness, unique enough for one window.
-pub fn operation_id(prefix: &str) -> String {
+/// An operation id for one click: time and randomness, unique enough for one window. The
+/// window mints it, from a fixed prefix and digits, so it is a valid id by construction.
+pub fn operation_id(prefix: &'static str) -> OperationId {
     let now = js_sys::Date::now() as u64;
     let random = (js_sys::Math::random() * 1e9) as u64;
-    format!("{prefix}-{now}-{random}")
+    OperationId::trusted(format!("{prefix}-{now}-{random}"))
 }

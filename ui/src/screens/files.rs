@@ -10,6 +10,7 @@ mod form_editor;
 mod pdf_viewer;
 
 use hearth_protocol::files::{FileListResponse, FileView};
+use hearth_protocol::ids::{FileId, OperationId};
 use leptos::prelude::*;
 
 use crate::ipc;
@@ -75,7 +76,7 @@ pub fn FilesScreen() -> impl IntoView {
         input.set_value("");
         import_all.dispatch_local(picked);
     };
-    let on_deleted = Callback::new(move |file_id: String| {
+    let on_deleted = Callback::new(move |file_id: FileId| {
         change_list(&|files| files.retain(|f| f.id != file_id));
         nav.selected_file.set(None);
         list.refetch();
@@ -120,7 +121,9 @@ async fn import_file(file: &web_sys::File) -> Result<FileView, String> {
     let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await.map_err(|_| format!("{name} could not be read."))?;
     let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
     // One id per chosen file: a repeated request (a retry of this one) keeps one file.
-    let operation_id = format!("disk-{}-{:08x}", js_sys::Date::now() as u64, (js_sys::Math::random() * f64::from(u32::MAX)) as u32);
+    // Minted here from digits, so a valid id by construction.
+    let operation_id =
+        OperationId::trusted(format!("disk-{}-{:08x}", js_sys::Date::now() as u64, (js_sys::Math::random() * f64::from(u32::MAX)) as u32));
     let params = hearth_protocol::files::FileImportParams {
         operation_id,
         name,

@@ -7,6 +7,7 @@ use hearth_protocol::approvals::{
     EmailDraft, EventDraft, EventSnapshot, EventTiming, FormField, ProposalDraft, ProposalKind, ProposalOrigin, ProposalStatus,
     ProposalView, SubmitGesture, WebSubmitDraft,
 };
+use hearth_protocol::ids::{ProposalId, TaskId};
 use hearth_protocol::provenance::OutsideSource;
 use hearth_protocol::reveal::{reveal, reveal_json};
 use hearth_protocol::tasks::TaskStatus;
@@ -302,7 +303,7 @@ pub fn on_refetch(shown: Option<&ProposalView>, fetched: &ProposalView) -> Refet
 
 /// Tasks waiting for approval and the proposal each waits on, by task id. When this changes,
 /// a task entered or left waiting_approval and the Approvals list is fetched again.
-pub fn waiting_approvals(store: &TaskStore) -> Vec<(String, Option<String>)> {
+pub fn waiting_approvals(store: &TaskStore) -> Vec<(TaskId, Option<ProposalId>)> {
     let mut waiting: Vec<_> = store
         .tasks()
         .filter(|task| task.status == TaskStatus::WaitingApproval)
@@ -313,7 +314,7 @@ pub fn waiting_approvals(store: &TaskStore) -> Vec<(String, Option<String>)> {
 }
 
 /// A task and the store's revision of it.
-pub type TaskRevision = (String, u64);
+pub type TaskRevision = (TaskId, u64);
 
 /// Whether the task behind a card moved since the card last looked (not merely that the
 /// card learned which task it is), so the card fetches its proposal again.

@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used)]
 
 use hearth_protocol::approvals::{Connection, EmailDraft, EventDraft, ProposalDraft, ReplyContext};
+use hearth_protocol::ids::{ProposalId, TaskId};
 use hearth_protocol::tasks::{TaskKind, TaskView};
 use pretty_assertions::assert_eq;
 
@@ -8,7 +9,7 @@ use super::*;
 
 fn proposal(id: &str, status: ProposalStatus, created_at: i64, expires_at: i64) -> ProposalView {
     ProposalView {
-        id: id.into(),
+        id: ProposalId::parse(id).unwrap(),
         task_id: None,
         status,
         draft: ProposalDraft::EmailSend(EmailDraft {
@@ -36,7 +37,7 @@ fn proposal(id: &str, status: ProposalStatus, created_at: i64, expires_at: i64) 
 
 fn task(id: &str, status: TaskStatus, proposal_id: Option<&str>) -> TaskView {
     TaskView {
-        id: id.into(),
+        id: TaskId::parse(id).unwrap(),
         kind: TaskKind::Document,
         title: format!("task {id}"),
         status,
@@ -47,7 +48,7 @@ fn task(id: &str, status: TaskStatus, proposal_id: Option<&str>) -> TaskView {
         result: None,
         error: None,
         outcome_uncertain: false,
-        proposal_id: proposal_id.map(str::to_owned),
+        proposal_id: proposal_id.map(|id| ProposalId::parse(id).unwrap()),
         created_at: 1,
         updated_at: 1,
     }
@@ -152,13 +153,13 @@ fn the_waiting_set_changes_when_a_task_enters_or_leaves_waiting_approval() {
     let mut entering = task("t1", TaskStatus::WaitingApproval, Some("p1"));
     entering.updated_at = 2;
     store.upsert(entering);
-    assert_eq!(waiting_approvals(&store), [("t1".to_owned(), Some("p1".to_owned()))]);
+    assert_eq!(waiting_approvals(&store), [(TaskId::parse("t1").unwrap(), Some(ProposalId::parse("p1").unwrap()))]);
 
     // Another task moving without touching approval leaves the set as it was.
     let mut other = task("t2", TaskStatus::Running, None);
     other.updated_at = 2;
     store.upsert(other);
-    assert_eq!(waiting_approvals(&store), [("t1".to_owned(), Some("p1".to_owned()))]);
+    assert_eq!(waiting_approvals(&store), [(TaskId::parse("t1").unwrap(), Some(ProposalId::parse("p1").unwrap()))]);
 
     let mut leaving = task("t1", TaskStatus::Running, Some("p1"));
     leaving.updated_at = 3;
@@ -168,7 +169,7 @@ fn the_waiting_set_changes_when_a_task_enters_or_leaves_waiting_approval() {
 
 #[test]
 fn a_card_refetches_when_its_task_moves_not_when_it_learns_the_task() {
-    let rev = |id: &str, n: u64| Some((id.to_owned(), n));
+    let rev = |id: &str, n: u64| Some((TaskId::parse(id).unwrap(), n));
     assert!(!task_moved(None, None));
     assert!(!task_moved(None, rev("t", 0).as_ref()), "the first fetch told the card its task");
     assert!(!task_moved(rev("t", 0).as_ref(), rev("t", 0).as_ref()));

@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used)]
 
+use hearth_protocol::ids::FileId;
 use pretty_assertions::assert_eq;
 
 use super::*;
@@ -16,13 +17,13 @@ fn field(name: &str, kind: FieldKind, value: Option<&str>, options: &[&str]) -> 
 
 fn file(id: &str, source: FileSource, parent_name: Option<&str>) -> FileView {
     FileView {
-        id: id.into(),
+        id: FileId::parse(id).unwrap(),
         name: format!("{id}.pdf"),
         size: 2048,
         pages: 2,
         fields: 3,
         source,
-        parent_id: parent_name.map(|_| "parent".to_owned()),
+        parent_id: parent_name.map(|_| FileId::parse("parent").unwrap()),
         parent_name: parent_name.map(str::to_owned),
         sha256: "0".repeat(64),
         created_at: 1,

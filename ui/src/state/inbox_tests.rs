@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used)]
 
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::notifications::{NotificationKind, NotificationTarget};
 
 use super::*;
@@ -10,7 +11,7 @@ fn notice(id: i64, read: bool) -> NotificationView {
         kind: NotificationKind::TaskDone,
         title: format!("task {id}"),
         body: "Done.".into(),
-        target: NotificationTarget::Task(format!("t{id}")),
+        target: NotificationTarget::Task(TaskId::parse(format!("t{id}")).unwrap()),
         created_at: id * 1_000,
         read,
     }

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::tasks::{ControlKind, StepStatus, TaskControl, TaskRunStatus, TaskStatus, TaskView, allowed_controls};
 use hearth_protocol::{ErrorCode, IpcError};
 
@@ -30,7 +31,7 @@ struct Held {
 /// Task id → the newest known view of that task.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TaskStore {
-    tasks: HashMap<String, Held>,
+    tasks: HashMap<TaskId, Held>,
 }
 
 impl TaskStore {
@@ -69,7 +70,7 @@ impl TaskStore {
     }
 
     /// Task ids, most recently updated first (ties by id, so the order is stable).
-    pub fn ids_by_recency(&self) -> Vec<String> {
+    pub fn ids_by_recency(&self) -> Vec<TaskId> {
         let mut tasks: Vec<&TaskView> = self.tasks.values().map(|held| &held.task).collect();
         tasks.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then_with(|| a.id.cmp(&b.id)));
         tasks.into_iter().map(|task| task.id.clone()).collect()

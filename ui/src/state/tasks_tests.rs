@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used)]
 
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::tasks::{PlanStep, TaskKind};
 use pretty_assertions::assert_eq;
 
@@ -7,7 +8,7 @@ use super::*;
 
 fn task(id: &str, status: TaskStatus, updated_at: i64) -> TaskView {
     TaskView {
-        id: id.into(),
+        id: TaskId::parse(id).unwrap(),
         kind: TaskKind::Agent,
         title: format!("task {id}"),
         status,

@@ -10,6 +10,7 @@ use chrono::{Datelike, Local, NaiveTime, TimeZone};
 use futures::stream::BoxStream;
 use hearth_protocol::ToolName;
 use hearth_protocol::agui::{Event, RunAgentInput, RunErrorEvent, RunFinishedEvent};
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::ipc::DelegateTaskResult;
 use hearth_protocol::tasks::TaskKind;
 use tokio_util::sync::CancellationToken;
@@ -325,7 +326,7 @@ impl SampleAgent {
             .create(&key, kind, title, input, tools.scope().thread_id(), None, tools.scope().chat_run())
             .await
             .map_err(|e| SampleError::Store(format!("Saving the task failed: {e}")))?;
-        let result = DelegateTaskResult { task_id: task.id, title: task.title, status: task.status };
+        let result = DelegateTaskResult { task_id: TaskId::trusted(task.id), title: task.title, status: task.status };
         let content = serde_json::to_string(&result).map_err(|e| SampleError::Store(e.to_string()))?;
         out.tool_result(&call, content).await?;
         Ok(())

@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use hearth_protocol::approvals::{DraftAttachment, EmailDraft, EventChanges, EventDraft, EventTiming};
+use hearth_protocol::ids::FileId;
 use serde::Deserialize;
 
 use super::address::normalize_address;
@@ -153,7 +154,7 @@ pub async fn email_draft(store: &Store, args: EmailArgs) -> Result<EmailDraft> {
                 invalid(format!("There is no file {id} in Files. Attach a file id that import_pdf or fill_pdf returned."))
             })?;
         if !attachments.iter().any(|a: &DraftAttachment| a.file_id == file.id) {
-            attachments.push(DraftAttachment { file_id: file.id, name: file.name, size: file.size, sha256: file.sha256 });
+            attachments.push(DraftAttachment { file_id: FileId::trusted(file.id), name: file.name, size: file.size, sha256: file.sha256 });
         }
     }
     let id_arg = |field: &str, id: Option<String>| -> Result<Option<String>> {

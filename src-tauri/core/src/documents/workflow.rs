@@ -118,7 +118,7 @@ impl DocumentTask {
             to: vec![sender],
             subject,
             body: REPLY_BODY.into(),
-            attachment_ids: vec![filled.id],
+            attachment_ids: vec![filled.id.into_string()],
             thread_id: Some(message.thread_id),
             reply_to_message_id: Some(message.id),
             ..typed::EmailArgs::default()

@@ -63,7 +63,7 @@ impl Hearth {
         use hearth_protocol::browser::ProfileTarget;
         let scope = match &params.target {
             ProfileTarget::Thread(id) => {
-                if !hearth_protocol::ids::is_valid_id(id) || !self.store.thread_exists(id).await? {
+                if !self.store.thread_exists(id).await? {
                     return Err(CoreError::NotFound("There is no such chat.".into()));
                 }
                 // An outside client drives that chat through the endpoint: it would browse with
@@ -76,7 +76,7 @@ impl Hearth {
                 format!("thread:{id}")
             }
             ProfileTarget::Task(id) => {
-                if !hearth_protocol::ids::is_valid_id(id) || self.store.get_task(id).await?.is_none() {
+                if self.store.get_task(id).await?.is_none() {
                     return Err(CoreError::NotFound("There is no such task.".into()));
                 }
                 crate::store::tasks::task_scope(id)

@@ -143,8 +143,9 @@ impl Hearth {
             .ok_or_else(|| CoreError::Conflict(format!("{} is running already; wait for it, or press Stop.", params.operation_id)))?;
         let _registered = Registered { runs: &self.screen_runs, operation_id: &params.operation_id };
         let ctx = self.toolbox.for_owner(SCREEN, cancel).with_output(output);
-        let args = typed::RunArgs { command: params.command.clone(), cwd: params.cwd.clone(), operation_id: params.operation_id.clone() };
-        let out = call::<typed::RunComputerCommand>(&ctx, args, StepId::Operation(params.operation_id.clone())).await;
+        let args =
+            typed::RunArgs { command: params.command.clone(), cwd: params.cwd.clone(), operation_id: params.operation_id.to_string() };
+        let out = call::<typed::RunComputerCommand>(&ctx, args, StepId::Operation(params.operation_id.to_string())).await;
         answer_of(out)
     }
 

@@ -8,6 +8,7 @@ use hearth_protocol::goals::{
     GoalAction, GoalControlParams, GoalCreateParams, GoalListResponse, GoalMilestonesParams, GoalStatus, GoalView, MAX_MILESTONES,
     MilestoneChange,
 };
+use hearth_protocol::ids::{ScheduleId, TaskId};
 use hearth_protocol::schedules::{ScheduleAction, ScheduleControlParams, ScheduleStatus};
 use hearth_protocol::tasks::{ControlKind, TaskControl, TaskControlParams, TaskStatus, allowed_controls};
 
@@ -90,7 +91,11 @@ impl Hearth {
             if active {
                 self.schedules
                     .control(
-                        &ScheduleControlParams { schedule_id: schedule_id.clone(), action: ScheduleAction::Pause, operation_id: None },
+                        &ScheduleControlParams {
+                            schedule_id: ScheduleId::trusted(schedule_id.as_str()),
+                            action: ScheduleAction::Pause,
+                            operation_id: None,
+                        },
                         crate::store::now_ms(),
                     )
                     .await?;
@@ -124,7 +129,11 @@ impl Hearth {
         self.store.set_goal_status(id, GoalStatus::Active).await?;
         for (kind, item) in self.store.take_goal_paused(id).await? {
             if kind == "schedule" {
-                let params = ScheduleControlParams { schedule_id: item.clone(), action: ScheduleAction::Resume, operation_id: None };
+                let params = ScheduleControlParams {
+                    schedule_id: ScheduleId::trusted(item.as_str()),
+                    action: ScheduleAction::Resume,
+                    operation_id: None,
+                };
                 if let Err(err) = self.schedules.control(&params, crate::store::now_ms()).await {
                     tracing::warn!(schedule = %item, error = %err, "a goal's schedule could not be resumed");
                 }
@@ -146,5 +155,10 @@ impl Hearth {
 /// A control on the task as it was just read (its status and attempt): a task that moved since
 /// is a conflict, not a surprise.
 fn as_seen(task: &crate::store::tasks::TaskRow, control: TaskControl) -> TaskControlParams {
-    TaskControlParams { task_id: task.id.clone(), expected_status: task.status, expected_attempts: task.attempts, control }
+    TaskControlParams {
+        task_id: TaskId::trusted(task.id.as_str()),
+        expected_status: task.status,
+        expected_attempts: task.attempts,
+        control,
+    }
 }

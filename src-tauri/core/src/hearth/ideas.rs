@@ -2,6 +2,7 @@
 //! the idea, so accepting twice makes one), dismiss (remembered).
 
 use hearth_protocol::ideas::{IdeaAccepted, IdeaListResponse, IdeaParams};
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::schedules::{MissedRuns, Repeat, ScheduledJob, Weekday};
 use hearth_protocol::tasks::TaskKind;
 use serde_json::json;
@@ -44,7 +45,7 @@ impl Hearth {
                     .tasks
                     .create(NewTask { idempotency_key: &key, kind: TaskKind::Document, title: &title, input: &input, thread_id: None })
                     .await?;
-                IdeaAccepted::Task(task.id)
+                IdeaAccepted::Task(TaskId::trusted(task.id))
             }
             Offer::AnswerMeeting { message_id: id, .. } => {
                 // Only the message's id reaches the instructions: its sender and subject are the
@@ -58,7 +59,7 @@ impl Hearth {
                     .tasks
                     .create(NewTask { idempotency_key: &key, kind: TaskKind::Agent, title: &title, input: &input, thread_id: None })
                     .await?;
-                IdeaAccepted::Task(task.id)
+                IdeaAccepted::Task(TaskId::trusted(task.id))
             }
             Offer::AddMilestones { goal_id: id, title } => {
                 let task_title: String = format!("Propose milestones for \u{201c}{title}\u{201d}").chars().take(120).collect();
@@ -71,7 +72,7 @@ impl Hearth {
                     .tasks
                     .create(NewTask { idempotency_key: &key, kind: TaskKind::Agent, title: &task_title, input: &input, thread_id: None })
                     .await?;
-                IdeaAccepted::Task(task.id)
+                IdeaAccepted::Task(TaskId::trusted(task.id))
             }
             Offer::MakeSchedule(request) => {
                 let spec = ScheduleSpec {
@@ -92,7 +93,8 @@ impl Hearth {
             }
         };
         let made_id = match &made {
-            IdeaAccepted::Task(id) | IdeaAccepted::Schedule(id) => id.clone(),
+            IdeaAccepted::Task(id) => id.to_string(),
+            IdeaAccepted::Schedule(id) => id.to_string(),
         };
         self.store.idea_made(&idea.id, &made_id).await?;
         Ok(made)

@@ -4,6 +4,7 @@
 //! is paused through the task engine's own control, which fires the run's Stop before the
 //! pause commits (and withdraws what the run had awaiting review).
 
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::mandates::{
     Mandate, MandateGrant, MandateGrantParams, MandateHolder, MandateListParams, MandateListResponse, MandateRevokeParams,
 };
@@ -67,7 +68,7 @@ impl Hearth {
             }
             for (task_id, attempts) in running {
                 let pause = TaskControlParams {
-                    task_id: task_id.clone(),
+                    task_id: TaskId::trusted(task_id.as_str()),
                     expected_status: TaskStatus::Running,
                     expected_attempts: attempts,
                     control: TaskControl::Pause,

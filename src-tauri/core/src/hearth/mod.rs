@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use hearth_protocol::agui::{Message, RunAgentInput, UserMessage};
+use hearth_protocol::ids::{RunId, ThreadId};
 use hearth_protocol::ipc::{
     AppInfoResponse, HISTORY_PAGE_EVENTS, HISTORY_RUN_EVENTS, RunStartParams, RunStartResponse, ThreadHistoryResponse, ThreadListResponse,
 };
@@ -408,9 +409,9 @@ impl Hearth {
                 }
                 id
             }
-            None => uuid::Uuid::new_v4().to_string(),
+            None => ThreadId::trusted(uuid::Uuid::new_v4().to_string()),
         };
-        let run_id = uuid::Uuid::new_v4().to_string();
+        let run_id = RunId::trusted(uuid::Uuid::new_v4().to_string());
         // The whole conversation so far, as an AG-UI client would send it.
         let mut messages = match self.store.thread_exists(&thread_id).await? {
             true => self.conversations.messages(&self.store, &thread_id).await?,
@@ -422,7 +423,7 @@ impl Hearth {
             ..Default::default()
         }));
         let new_from = messages.len() - 1;
-        let input = RunAgentInput { thread_id: thread_id.clone(), run_id: run_id.clone(), messages, ..Default::default() };
+        let input = RunAgentInput { thread_id: thread_id.to_string(), run_id: run_id.to_string(), messages, ..Default::default() };
         let events = self.launch(input, &params.text, new_from, RunOrigin::Window).await?;
         Ok((RunStartResponse { thread_id, run_id }, events))
     }
@@ -431,13 +432,10 @@ impl Hearth {
     /// thread and run ids, its messages. Dropping the events cancels the run. A thread the
     /// endpoint did not start (the owner's) is `Forbidden`, with nothing written.
     pub async fn start_agui_run(&self, input: RunAgentInput) -> Result<RunEvents> {
-        for (field, id) in [("threadId", &input.thread_id), ("runId", &input.run_id)] {
-            if !hearth_protocol::ids::is_valid_id(id) {
-                return Err(CoreError::InvalidInput(format!(
-                    "{field} is not a valid id (1–128 characters of letters, digits, '-', '_', '.', ':')."
-                )));
-            }
-        }
+        // AG-UI's ids are free strings; Hearth stores only ids it can name safely, so an
+        // endpoint client's must pass as Hearth's own before anything is read or written.
+        ThreadId::parse(input.thread_id.as_str())?;
+        RunId::parse(input.run_id.as_str())?;
         let Some(text) = crate::agent::last_user_text(&input) else {
             return Err(CoreError::InvalidInput("The input has no user message to answer.".into()));
         };
@@ -498,20 +496,20 @@ impl Hearth {
             return Err(CoreError::NotFound(format!("There is no conversation {thread_id}.")));
         }
         let events = self.store.thread_events(thread_id).await?;
-        Ok(ThreadHistoryResponse { thread_id: thread_id.to_owned(), events, earlier: None, starts_inside_run: false })
+        Ok(ThreadHistoryResponse { thread_id: ThreadId::trusted(thread_id), events, earlier: None, starts_inside_run: false })
     }
 
     /// One page of a thread's log for the chat: the newest [`HISTORY_PAGE_EVENTS`] events, or
     /// those just before `before`, back to where their oldest run began (up to
     /// [`HISTORY_RUN_EVENTS`] more), with the cursor of the page before when there is one.
-    pub async fn thread_history_page(&self, thread_id: &str, before: Option<i64>) -> Result<ThreadHistoryResponse> {
+    pub async fn thread_history_page(&self, thread_id: &ThreadId, before: Option<i64>) -> Result<ThreadHistoryResponse> {
         if !self.store.thread_exists(thread_id).await? {
             return Err(CoreError::NotFound(format!("There is no conversation {thread_id}.")));
         }
         let page = self.store.thread_events_page(thread_id, before, HISTORY_PAGE_EVENTS, HISTORY_RUN_EVENTS).await?;
         let earlier = if page.more { page.events.first().map(|(number, _)| *number) } else { None };
         Ok(ThreadHistoryResponse {
-            thread_id: thread_id.to_owned(),
+            thread_id: thread_id.clone(),
             events: page.events.into_iter().map(|(_, event)| event).collect(),
             earlier,
             starts_inside_run: page.starts_inside_run,

@@ -17,6 +17,7 @@
 
 pub mod diff;
 
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::notifications::{NotificationKind, NotificationTarget};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -113,7 +114,7 @@ async fn look(toolbox: &Toolbox, ctx: TaskContext) -> TaskOutcome {
             );
             // Keyed by the run: each pause (after a Resume, a new run of failures) is its own notice.
             let key = format!("monitor:{}:paused:{}", task.id, task.attempts);
-            let target = NotificationTarget::Task(task.id.clone());
+            let target = NotificationTarget::Task(TaskId::trusted(task.id.as_str()));
             let notice = Notice { key: &key, kind: NotificationKind::MonitorPaused, title: &input.title, body: &reason, target: &target };
             match store.notify_fenced(ctx.fence(), &notice).await {
                 Ok(Some(_)) => {}
@@ -152,7 +153,7 @@ async fn look(toolbox: &Toolbox, ctx: TaskContext) -> TaskOutcome {
         };
         let body = if diff.is_empty() { lead } else { format!("{lead}\n{diff}") };
         let key = format!("monitor:{}:{look}:{hash}", task.id);
-        let target = NotificationTarget::Task(task.id.clone());
+        let target = NotificationTarget::Task(TaskId::trusted(task.id.as_str()));
         let notice = Notice { key: &key, kind: NotificationKind::MonitorNotice, title: &input.title, body: &body, target: &target };
         match store.notify_fenced(ctx.fence(), &notice).await {
             Ok(Some(_)) => {}

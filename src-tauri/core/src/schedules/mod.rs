@@ -11,6 +11,7 @@ mod rule;
 
 use std::time::Duration;
 
+use hearth_protocol::ids::ScheduleId;
 use hearth_protocol::schedules::{
     DueOutcome, MissedRuns, Repeat, ScheduleAction, ScheduleControlParams, ScheduleCreateParams, ScheduleStatus, ScheduleView, ScheduledJob,
 };
@@ -233,7 +234,7 @@ impl Schedules {
     async fn view(&self, row: ScheduleRow) -> Result<ScheduleView> {
         let last_runs = self.store.schedule_runs(&row.id, SHOWN_RUNS).await?;
         Ok(ScheduleView {
-            id: row.id,
+            id: ScheduleId::trusted(row.id),
             title: row.title,
             job: row.job,
             instructions: row.instructions,

@@ -1,6 +1,7 @@
 //! The owner's files: one row per stored PDF (the bytes live under `<data>/files/`).
 
 use hearth_protocol::files::{FileSource, FileView};
+use hearth_protocol::ids::FileId;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
@@ -58,13 +59,13 @@ impl FileRow {
     /// The wire view (`parent_name` filled in by the caller that knows it).
     pub fn view(&self, parent_name: Option<String>) -> FileView {
         FileView {
-            id: self.id.clone(),
+            id: FileId::trusted(self.id.as_str()),
             name: self.name.clone(),
             size: self.size,
             pages: self.pages,
             fields: self.fields,
             source: self.source,
-            parent_id: self.parent_id.clone(),
+            parent_id: self.parent_id.as_deref().map(FileId::trusted),
             parent_name,
             sha256: self.sha256.clone(),
             created_at: self.created_at,

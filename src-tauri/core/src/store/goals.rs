@@ -2,6 +2,7 @@
 //! trigger (migration 0021) when a task naming it succeeds.
 
 use hearth_protocol::goals::{GoalStatus, GoalView, MilestoneView};
+use hearth_protocol::ids::TaskId;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
@@ -119,7 +120,7 @@ impl Store {
                     .map_err(|_| StoreError::CorruptRow("a stored milestone has a position out of range".into()))?,
                 title: m.try_get("title")?,
                 done_at: m.try_get("done_at")?,
-                task_id: m.try_get("task_id")?,
+                task_id: m.try_get::<Option<String>, _>("task_id")?.map(TaskId::trusted),
             })
         })
         .collect::<Result<Vec<_>>>()?;

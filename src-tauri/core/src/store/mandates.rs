@@ -6,6 +6,7 @@
 //! recorded under the operation key it ran as, so the same operation asked again (a retried
 //! step) is not counted twice, and its receipt can name the mandate.
 
+use hearth_protocol::ids::{ScheduleId, TaskId};
 use hearth_protocol::mandates::{Mandate, MandateGrant, MandateGrantParams, MandateHolder, MandateWindow};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -25,8 +26,8 @@ fn mandate(row: &SqliteRow) -> Result<Mandate> {
     let holder_kind: String = row.try_get("holder_kind")?;
     let holder_id: String = row.try_get("holder_id")?;
     let holder = match holder_kind.as_str() {
-        "task" => MandateHolder::Task { task_id: holder_id },
-        "schedule" => MandateHolder::Schedule { schedule_id: holder_id },
+        "task" => MandateHolder::Task { task_id: TaskId::trusted(holder_id) },
+        "schedule" => MandateHolder::Schedule { schedule_id: ScheduleId::trusted(holder_id) },
         _ => return Err(corrupt("holder")),
     };
     let grant_kind: String = row.try_get("grant_kind")?;

@@ -1,5 +1,6 @@
 //! Facts and where they were used. Ranking is FTS5's bm25 over `memories_fts` (migration 0020).
 
+use hearth_protocol::ids::{TaskId, ThreadId};
 use hearth_protocol::memory::{MemorySource, MemoryUseView, MemoryView};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -179,8 +180,8 @@ impl Store {
                 Ok(MemoryUseView {
                     request_id: row.try_get("request_id")?,
                     at: row.try_get("at")?,
-                    thread_id: row.try_get("thread_id")?,
-                    task_id: row.try_get("task_id")?,
+                    thread_id: row.try_get::<Option<String>, _>("thread_id")?.map(ThreadId::trusted),
+                    task_id: row.try_get::<Option<String>, _>("task_id")?.map(TaskId::trusted),
                     memory_ids: ids.split(',').filter_map(|id| id.parse().ok()).collect(),
                 })
             })

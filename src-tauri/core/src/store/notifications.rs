@@ -3,6 +3,7 @@
 //! the change they report (a schedule's) or fenced to a task run's lease (a monitor's). A key
 //! makes each one once.
 
+use hearth_protocol::ids::{ProposalId, ScheduleId, TaskId};
 use hearth_protocol::notifications::{NotificationKind, NotificationTarget, NotificationView};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -18,9 +19,9 @@ fn view(row: &SqliteRow) -> Result<NotificationView> {
     let target_id: String = row.try_get("target_id")?;
     let corrupt = |what: &str, v: &str| StoreError::CorruptRow(format!("stored notice has an unknown {what} {v:?}"));
     let target = match target_kind.as_str() {
-        "task" => NotificationTarget::Task(target_id),
-        "proposal" => NotificationTarget::Proposal(target_id),
-        "schedule" => NotificationTarget::Schedule(target_id),
+        "task" => NotificationTarget::Task(TaskId::trusted(target_id)),
+        "proposal" => NotificationTarget::Proposal(ProposalId::trusted(target_id)),
+        "schedule" => NotificationTarget::Schedule(ScheduleId::trusted(target_id)),
         other => return Err(corrupt("target", other)),
     };
     Ok(NotificationView {

@@ -2,6 +2,7 @@
 //! racing decisions cannot both win.
 
 use hearth_protocol::approvals::{Connection, ProposalDraft, ProposalKind, ProposalOrigin, ProposalStatus, ProposalView};
+use hearth_protocol::ids::{ProposalId, TaskId};
 use hearth_protocol::provenance::OutsideSource;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -102,8 +103,8 @@ impl ProposalRow {
     /// The wire view.
     pub fn view(&self) -> ProposalView {
         ProposalView {
-            id: self.id.clone(),
-            task_id: self.task_id.clone(),
+            id: ProposalId::trusted(self.id.as_str()),
+            task_id: self.task_id.as_deref().map(TaskId::trusted),
             status: self.status,
             origin: self.origin,
             draft: self.draft.clone(),

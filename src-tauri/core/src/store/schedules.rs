@@ -6,6 +6,7 @@
 //! each run makes, under an idempotency key of the same pair. Whoever loses the swap writes
 //! nothing, so one due time makes one task however many processes tick.
 
+use hearth_protocol::ids::{ScheduleId, TaskId};
 use hearth_protocol::notifications::{NotificationKind, NotificationTarget};
 use hearth_protocol::provenance::OutsideSource;
 use hearth_protocol::schedules::{DueOutcome, MAX_SCHEDULES, MissedRuns, Repeat, ScheduleRunView, ScheduleStatus, ScheduledJob};
@@ -243,7 +244,7 @@ impl Store {
                 Ok(ScheduleRunView {
                     due_at: row.try_get("due_at")?,
                     outcome: DueOutcome::parse(&outcome).ok_or_else(|| corrupt("outcome", &outcome))?,
-                    task_id: row.try_get("task_id")?,
+                    task_id: row.try_get::<Option<String>, _>("task_id")?.map(TaskId::trusted),
                     task_status: status.map(|s| TaskStatus::parse(&s).ok_or_else(|| corrupt("task status", &s))).transpose()?,
                 })
             })
@@ -303,7 +304,7 @@ impl Store {
             if outcome == DueOutcome::Refused {
                 // The notice in the same transaction as the refusal: never one without the other.
                 let key = format!("schedule:{}:refused:{due_at}", s.id);
-                let target = NotificationTarget::Schedule(s.id.clone());
+                let target = NotificationTarget::Schedule(ScheduleId::trusted(s.id.as_str()));
                 let notice =
                     Notice { key: &key, kind: NotificationKind::ScheduleRefused, title: &s.title, body: REFUSED_RUN, target: &target };
                 insert_notice(&mut tx, &notice, None, now).await?;
@@ -415,7 +416,7 @@ impl Store {
         if paused == 1 {
             let key = format!("schedule:{}:paused:{}", s.id, s.cursor_at);
             let body = format!("Paused: {why}");
-            let target = NotificationTarget::Schedule(s.id.clone());
+            let target = NotificationTarget::Schedule(ScheduleId::trusted(s.id.as_str()));
             let notice = Notice { key: &key, kind: NotificationKind::ScheduleRefused, title: &s.title, body: &body, target: &target };
             insert_notice(&mut tx, &notice, None, now).await?;
         }

@@ -4,6 +4,7 @@
 //! holder and the owner can race without overwriting each other: whoever loses sees
 //! `false` (or a conflict) and the database is unchanged.
 
+use hearth_protocol::ids::{ProposalId, RunId, TaskId};
 use hearth_protocol::tasks::{
     PlanStep, TaskControl, TaskEventKind, TaskEventView, TaskKind, TaskRunStatus, TaskRunView, TaskStatus, TaskView, allowed_controls,
 };
@@ -119,7 +120,7 @@ impl TaskRow {
     /// The wire view.
     pub fn view(&self) -> TaskView {
         TaskView {
-            id: self.id.clone(),
+            id: TaskId::trusted(self.id.as_str()),
             kind: self.kind,
             title: self.title.clone(),
             status: self.status,
@@ -130,7 +131,7 @@ impl TaskRow {
             result: self.result.clone(),
             error: self.error.clone(),
             outcome_uncertain: self.outcome_uncertain,
-            proposal_id: self.action_id.clone(),
+            proposal_id: self.action_id.as_deref().map(ProposalId::trusted),
             created_at: self.created_at,
             updated_at: self.updated_at,
         }
@@ -760,7 +761,7 @@ impl Store {
             .map(|r| {
                 let status: String = r.try_get(2)?;
                 Ok(TaskRunView {
-                    id: r.try_get(0)?,
+                    id: RunId::trusted(r.try_get::<String, _>(0)?),
                     attempt: r.try_get(1)?,
                     status: run_status(&status)?,
                     started_at: r.try_get(3)?,
@@ -785,7 +786,12 @@ impl Store {
         rows.iter()
             .map(|r| {
                 let kind: String = r.try_get(1)?;
-                Ok(TaskEventView { run_id: r.try_get(0)?, kind: event_kind(&kind)?, message: r.try_get(2)?, at: r.try_get(3)? })
+                Ok(TaskEventView {
+                    run_id: r.try_get::<Option<String>, _>(0)?.map(RunId::trusted),
+                    kind: event_kind(&kind)?,
+                    message: r.try_get(2)?,
+                    at: r.try_get(3)?,
+                })
             })
             .collect()
     }

@@ -2,6 +2,7 @@
 
 use futures::TryStreamExt;
 use hearth_protocol::agui::Event;
+use hearth_protocol::ids::ThreadId;
 use hearth_protocol::ipc::ThreadSummary;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -179,7 +180,15 @@ impl Store {
         let rows = sqlx::query("SELECT id, title, updated_at FROM threads WHERE deleted_at IS NULL ORDER BY updated_at DESC, id LIMIT 200")
             .fetch_all(self.reader())
             .await?;
-        rows.iter().map(|row| Ok(ThreadSummary { id: row.try_get(0)?, title: row.try_get(1)?, updated_at: row.try_get(2)? })).collect()
+        rows.iter()
+            .map(|row| {
+                Ok(ThreadSummary {
+                    id: ThreadId::trusted(row.try_get::<String, _>(0)?),
+                    title: row.try_get(1)?,
+                    updated_at: row.try_get(2)?,
+                })
+            })
+            .collect()
     }
 
     /// Records a new chat run and its thread (created if new, its `updated_at` moved if not),

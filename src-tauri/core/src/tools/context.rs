@@ -450,7 +450,7 @@ impl Toolbox {
     ) -> ToolContext {
         let scope = OperationScope::Approved {
             key: OperationKey { scope: draft.op_scope.clone(), op_id: draft.op_id.clone() },
-            thread_id: draft.thread_id.clone(),
+            thread_id: draft.thread_id.clone().map(String::from),
             task_id: task_id.map(str::to_owned),
             origin,
             claimant,

@@ -15,6 +15,7 @@ use std::any::Any;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use hearth_protocol::approvals::{HeldCallDraft, PrepareResult, ProposalDraft, ProposalStatus};
+use hearth_protocol::ids::{ProposalId, ThreadId};
 use hearth_protocol::provenance::OutsideSource;
 use hearth_protocol::{ToolName, ToolRef};
 use serde::Serialize;
@@ -186,7 +187,7 @@ async fn hold(ctx: &ToolContext, tool: ToolName, args: Value, step: StepId, why:
         sources: ctx.provenance().map(trust::Provenance::sources).unwrap_or_default(),
         op_scope: key.scope.clone(),
         op_id: key.op_id.clone(),
-        thread_id: ctx.scope.thread_id().map(str::to_owned),
+        thread_id: ctx.scope.thread_id().map(ThreadId::trusted),
     });
     propose(ctx, &format!("held:{}", key.joined()), None, draft).await
 }
@@ -389,7 +390,7 @@ async fn propose(ctx: &ToolContext, key: &str, operation: Option<&super::Operati
         Ok(proposal) => {
             let waiting = matches!(proposal.status, ProposalStatus::AwaitingReview | ProposalStatus::Executing);
             let result = PrepareResult {
-                proposal_id: proposal.id.clone(),
+                proposal_id: ProposalId::trusted(proposal.id.as_str()),
                 kind: proposal.draft.kind(),
                 status: proposal.status,
                 note: match (&proposal.mandate_id, proposal.status) {

@@ -74,7 +74,7 @@ async fn email_awaiting_review(dir: &Path) -> (String, ProposalView) {
 async fn approve_and_kill_at(dir: &Path, proposal: &ProposalView, stage: &str) -> u32 {
     let mut child = Command::new(approval_worker())
         .arg(data_dir(dir))
-        .arg(&proposal.id)
+        .arg(proposal.id.as_str())
         .arg(&proposal.hash)
         .arg(stage)
         .stdout(Stdio::piped())

@@ -12,6 +12,7 @@ use hearth_protocol::ErrorCode;
 use hearth_protocol::approvals::{
     ApprovalDecideParams, Decision, DraftAttachment, EmailDraft, ProposalDraft, ProposalStatus, ProposalView,
 };
+use hearth_protocol::ids::{FileId, ProposalId, TaskId};
 use hearth_protocol::tasks::{TaskControl, TaskControlParams, TaskKind, TaskStatus};
 use serde_json::json;
 
@@ -151,7 +152,7 @@ async fn a_cancelled_task_cannot_be_approved() {
     let (task_id, proposal) = email_awaiting_review(&t).await;
     let task = t.hearth.store().get_task(&task_id).await.unwrap().unwrap();
     let cancel = TaskControlParams {
-        task_id: task_id.clone(),
+        task_id: TaskId::trusted(task_id.as_str()),
         expected_status: task.status,
         expected_attempts: task.attempts,
         control: TaskControl::Cancel,
@@ -201,7 +202,12 @@ async fn a_changed_draft_conflicts_and_an_identical_retry_returns_the_receipt_ev
     // A real file to attach: the seeded form, imported.
     let (info, bytes) = t.hearth.mail().fetch_attachment("att-permission-form").await.unwrap();
     let file = t.hearth.files().import("file-1", bytes, &info.filename, &info.id).await.unwrap();
-    let attachment = DraftAttachment { file_id: file.id.clone(), name: file.name.clone(), size: file.size, sha256: file.sha256.clone() };
+    let attachment = DraftAttachment {
+        file_id: FileId::trusted(file.id.as_str()),
+        name: file.name.clone(),
+        size: file.size,
+        sha256: file.sha256.clone(),
+    };
     let body = "x".repeat(199) + "a";
     let first = gate
         .proposer()
@@ -259,7 +265,12 @@ async fn an_attachment_changed_after_review_is_not_sent() {
     let gate = t.hearth.approvals();
     let (info, bytes) = t.hearth.mail().fetch_attachment("att-permission-form").await.unwrap();
     let file = t.hearth.files().import("file-2", bytes, &info.filename, &info.id).await.unwrap();
-    let attachment = DraftAttachment { file_id: file.id.clone(), name: file.name.clone(), size: file.size, sha256: file.sha256.clone() };
+    let attachment = DraftAttachment {
+        file_id: FileId::trusted(file.id.as_str()),
+        name: file.name.clone(),
+        size: file.size,
+        sha256: file.sha256.clone(),
+    };
     let proposal = gate
         .proposer()
         .prepare(
@@ -560,7 +571,11 @@ async fn a_form_cut_off_while_being_sent_is_outcome_unknown_never_failed() {
     assert!(stranded.error.as_deref().unwrap().contains("may or may not have happened"), "{:?}", stranded.error);
     let again = t
         .hearth
-        .approval_decide(&ApprovalDecideParams { proposal_id: "p-form".into(), hash: row.hash.clone(), decision: Decision::Approve })
+        .approval_decide(&ApprovalDecideParams {
+            proposal_id: ProposalId::parse("p-form").unwrap(),
+            hash: row.hash.clone(),
+            decision: Decision::Approve,
+        })
         .await
         .unwrap();
     assert_eq!(again.status, ProposalStatus::OutcomeUnknown, "never carried out again");

@@ -14,6 +14,7 @@ use hearth_core::store::journal::OpStatus;
 use hearth_core::tools::{StepId, dispatch};
 use hearth_protocol::approvals::ProposalOrigin;
 use hearth_protocol::browser::{ActReceipt, DownloadRefusal, DownloadStatus, DownloadView, PageElements, PageView};
+use hearth_protocol::ids::ThreadId;
 use hearth_testkit::dns_stub::DnsStub;
 use hearth_testkit::pages::{PageServer, ServedFile};
 use serde_json::{Value, json};
@@ -924,12 +925,17 @@ async fn the_owner_points_a_chat_at_another_profile_and_it_browses_with_its_logi
     let logged_in = web.chat("t-logged-in", "run-1");
     let (error, _) = call(&logged_in, "browse_web", json!({ "url": web.url("/cookie.html") }), "1").await;
     assert!(!error);
-    let pick =
-        |profile: Option<&str>| UseProfileParams { target: ProfileTarget::Thread("t-other".into()), profile: profile.map(str::to_owned) };
+    let pick = |profile: Option<&str>| UseProfileParams {
+        target: ProfileTarget::Thread(ThreadId::parse("t-other").unwrap()),
+        profile: profile.map(str::to_owned),
+    };
 
     // A profile that is not saved, or a chat that does not exist, is refused and changes nothing.
     assert!(web.hearth.browser_use_profile(&pick(Some("thread-nobody"))).await.is_err());
-    let nowhere = UseProfileParams { target: ProfileTarget::Thread("t-missing".into()), profile: Some("thread-t-logged-in".into()) };
+    let nowhere = UseProfileParams {
+        target: ProfileTarget::Thread(ThreadId::parse("t-missing").unwrap()),
+        profile: Some("thread-t-logged-in".into()),
+    };
     assert!(web.hearth.browser_use_profile(&nowhere).await.is_err());
 
     // Pointed at the logged-in chat's profile, the other chat sends its cookie; given back its
@@ -955,7 +961,10 @@ async fn the_owner_points_a_chat_at_another_profile_and_it_browses_with_its_logi
     // A chat an outside client started through the endpoint cannot be pointed at the owner's
     // logins (its client would browse with them); nothing is picked.
     store.open_run("t-endpoint", "run-e", "hi", "test", hearth_core::store::threads::RunOrigin::AguiEndpoint).await.unwrap();
-    let endpoint = UseProfileParams { target: ProfileTarget::Thread("t-endpoint".into()), profile: Some("thread-t-logged-in".into()) };
+    let endpoint = UseProfileParams {
+        target: ProfileTarget::Thread(ThreadId::parse("t-endpoint").unwrap()),
+        profile: Some("thread-t-logged-in".into()),
+    };
     assert!(web.hearth.browser_use_profile(&endpoint).await.is_err());
     assert_eq!(store.chosen_browser_profile("thread:t-endpoint").await.unwrap(), None);
 
@@ -1241,7 +1250,7 @@ async fn a_tasks_form_is_sent_only_once_the_owner_approves_exactly_what_was_show
     assert_eq!(web.hearth.store().get_task(&task_id).await.unwrap().unwrap().status, TaskStatus::WaitingApproval);
 
     // Approved: the site receives exactly the reviewed form, once; approving again sends nothing.
-    let decide = |hash: &str| ApprovalDecideParams { proposal_id: proposal_id.clone(), hash: hash.to_owned(), decision: Decision::Approve };
+    let decide = |hash: &str| ApprovalDecideParams { proposal_id: view.id.clone(), hash: hash.to_owned(), decision: Decision::Approve };
     let done = web.hearth.approval_decide(&decide(&view.hash)).await.unwrap();
     assert_eq!(done.status, ProposalStatus::Succeeded, "{:?}", done.error);
     assert!(done.receipt.as_deref().unwrap().contains("/order"), "{:?}", done.receipt);
@@ -1264,7 +1273,7 @@ async fn a_tasks_form_is_sent_only_once_the_owner_approves_exactly_what_was_show
     web.hearth.browser_control_stop(profile.as_str(), Some(ticket)).await.unwrap();
     let refused = web
         .hearth
-        .approval_decide(&ApprovalDecideParams { proposal_id, hash: view.hash.clone(), decision: Decision::Approve })
+        .approval_decide(&ApprovalDecideParams { proposal_id: view.id.clone(), hash: view.hash.clone(), decision: Decision::Approve })
         .await
         .unwrap();
     assert_eq!(refused.status, ProposalStatus::Failed, "{:?}", refused.receipt);
@@ -1323,7 +1332,7 @@ async fn enter_sends_through_the_default_button_and_every_secret_is_hidden() {
 
     let done = web
         .hearth
-        .approval_decide(&ApprovalDecideParams { proposal_id: proposal_id.clone(), hash: view.hash.clone(), decision: Decision::Approve })
+        .approval_decide(&ApprovalDecideParams { proposal_id: view.id.clone(), hash: view.hash.clone(), decision: Decision::Approve })
         .await
         .unwrap();
     assert_eq!(done.status, ProposalStatus::Succeeded, "{:?}", done.error);
@@ -1366,7 +1375,7 @@ async fn a_form_the_page_changes_after_review_is_held_back_and_left_uncertain() 
     // with the reviewed fields, holds it back, and the approval is uncertain, not "sent".
     let decided = web
         .hearth
-        .approval_decide(&ApprovalDecideParams { proposal_id, hash: view.hash.clone(), decision: Decision::Approve })
+        .approval_decide(&ApprovalDecideParams { proposal_id: view.id.clone(), hash: view.hash.clone(), decision: Decision::Approve })
         .await
         .unwrap();
     assert_eq!(decided.status, ProposalStatus::OutcomeUnknown, "{:?}", decided.receipt);
@@ -1416,7 +1425,7 @@ async fn approve_as_shown(web: &Web, out: &Seen) -> (hearth_protocol::approvals:
     let view = web.hearth.approvals().get(&proposal_id).await.unwrap();
     let decided = web
         .hearth
-        .approval_decide(&ApprovalDecideParams { proposal_id, hash: view.hash.clone(), decision: Decision::Approve })
+        .approval_decide(&ApprovalDecideParams { proposal_id: view.id.clone(), hash: view.hash.clone(), decision: Decision::Approve })
         .await
         .unwrap();
     (view, decided)

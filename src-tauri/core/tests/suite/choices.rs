@@ -9,6 +9,7 @@ use hearth_core::Hearth;
 use hearth_core::providers::{OpenAiChat, ProviderConfig, RetryPolicy};
 use hearth_core::store::tasks::NewTask;
 use hearth_protocol::agui::Event;
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::tasks::{TaskControl, TaskControlParams, TaskKind, TaskStatus};
 use hearth_testkit::model_server::{ModelServer, Reply, Script};
 use serde_json::json;
@@ -57,7 +58,7 @@ async fn a_task_waits_on_its_choice_and_goes_on_with_the_pick() {
     assert_eq!(waiting.question.as_deref(), Some("Two shops disagree on the price. Which one?"));
     assert_eq!(waiting.choices, ["Shop A: 12 euros", "Shop B: 15 euros"]);
     let answer = TaskControlParams {
-        task_id: task.id.clone(),
+        task_id: TaskId::trusted(task.id.as_str()),
         expected_status: TaskStatus::WaitingInput,
         expected_attempts: waiting.attempts,
         control: TaskControl::Answer { text: "Shop B: 15 euros".into() },

@@ -17,6 +17,7 @@ use hearth_core::computer::{
 use hearth_core::tools::{StepId, dispatch};
 use hearth_protocol::approvals::ProposalOrigin;
 use hearth_protocol::computer::{CommandStatus, ComputerState};
+use hearth_protocol::ids::{OperationId, TaskId};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -721,7 +722,7 @@ async fn the_terminal_streams_output_runs_once_per_id_and_stops() {
     let run = |command: &str, id: &str| hearth_protocol::computer::ComputerRunParams {
         command: command.into(),
         cwd: None,
-        operation_id: id.into(),
+        operation_id: OperationId::parse(id).unwrap(),
     };
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let answer = hearth.computer_run(&run("echo out; echo err >&2; echo ran >> /workspace/n", "t-1"), tx).await.unwrap();
@@ -760,7 +761,7 @@ async fn the_terminal_streams_output_runs_once_per_id_and_stops() {
     let save = hearth_protocol::computer::ComputerWriteParams {
         path: "/workspace/e.txt".into(),
         content: "saved\n".into(),
-        operation_id: "s-1".into(),
+        operation_id: OperationId::parse("s-1").unwrap(),
     };
     hearth.computer_write(&save).await.unwrap();
     std::fs::write(host.join("e.txt"), "edited elsewhere\n").unwrap();
@@ -910,8 +911,11 @@ async fn a_stop_pressed_before_the_run_registered_runs_nothing() {
     assert!(!hearth.computer_run_stop("early-1"), "nothing was running");
     let since = std::time::SystemTime::now();
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
-    let params =
-        hearth_protocol::computer::ComputerRunParams { command: "touch /workspace/ran".into(), cwd: None, operation_id: "early-1".into() };
+    let params = hearth_protocol::computer::ComputerRunParams {
+        command: "touch /workspace/ran".into(),
+        cwd: None,
+        operation_id: OperationId::parse("early-1").unwrap(),
+    };
     assert!(hearth.computer_run(&params, tx).await.is_err(), "a stopped run was admitted");
     assert_eq!(t.execs_since(since).await, 0);
     assert!(!t.workspace_on_host().await.join("ran").exists());
@@ -1334,7 +1338,7 @@ fn control_of(
     control: hearth_protocol::tasks::TaskControl,
 ) -> hearth_protocol::tasks::TaskControlParams {
     hearth_protocol::tasks::TaskControlParams {
-        task_id: task.id.clone(),
+        task_id: TaskId::trusted(task.id.as_str()),
         expected_status: task.status,
         expected_attempts: task.attempts,
         control,
@@ -1532,7 +1536,7 @@ async fn a_standing_order_for_computer_commands_runs_exactly_its_count_in_the_co
     let task = hearth.tasks().create(super::support::new_task("commands", &json!({}))).await.unwrap();
     let mandate = hearth
         .mandate_grant(&MandateGrantParams {
-            holder: MandateHolder::Task { task_id: task.id.clone() },
+            holder: MandateHolder::Task { task_id: TaskId::trusted(task.id.as_str()) },
             grant: MandateGrant::ComputerCommands,
             limit: 2,
             window: MandateWindow::Day,

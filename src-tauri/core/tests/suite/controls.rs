@@ -3,6 +3,7 @@
 
 use hearth_core::CoreError;
 use hearth_core::tasks::{TaskContext, TaskOutcome};
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::tasks::{TaskControl, TaskControlParams, TaskKind, TaskStatus, allowed_controls};
 use serde_json::json;
 
@@ -15,7 +16,7 @@ async fn task_in(t: &TestHearth, key: &str, status: TaskStatus) -> String {
     let store = t.hearth.store();
     let plain = json!({});
     let control = |id: &str, expected, control| {
-        let params = TaskControlParams { task_id: id.to_owned(), expected_status: expected, expected_attempts: 0, control };
+        let params = TaskControlParams { task_id: TaskId::trusted(id), expected_status: expected, expected_attempts: 0, control };
         let hearth = t.hearth.clone();
         async move { hearth.task_control(&params).await.unwrap() }
     };
@@ -70,7 +71,7 @@ async fn every_status_and_control_pair() {
             let before = t.hearth.store().get_task(&id).await.unwrap().unwrap();
             assert_eq!(before.status, status, "{key}: setup");
             let params = TaskControlParams {
-                task_id: id.clone(),
+                task_id: TaskId::trusted(id.as_str()),
                 expected_status: status,
                 expected_attempts: before.attempts,
                 control: control.clone(),
@@ -105,13 +106,17 @@ async fn every_status_and_control_pair() {
 async fn a_control_on_a_stale_view_is_a_conflict() {
     let t = with_scripted_handler().await;
     let id = task_in(&t, "stale-view", TaskStatus::WaitingInput).await;
-    let params =
-        TaskControlParams { task_id: id.clone(), expected_status: TaskStatus::Queued, expected_attempts: 1, control: TaskControl::Pause };
+    let params = TaskControlParams {
+        task_id: TaskId::trusted(id.as_str()),
+        expected_status: TaskStatus::Queued,
+        expected_attempts: 1,
+        control: TaskControl::Pause,
+    };
     let err = t.hearth.task_control(&params).await.unwrap_err();
     assert!(err.to_string().contains("changed while you were looking"), "{err}");
     // The same status from an older attempt is stale too: that question is not this one.
     let older = TaskControlParams {
-        task_id: id.clone(),
+        task_id: TaskId::trusted(id.as_str()),
         expected_status: TaskStatus::WaitingInput,
         expected_attempts: 0,
         control: TaskControl::Answer { text: "Tuesday".into() },
@@ -121,7 +126,7 @@ async fn a_control_on_a_stale_view_is_a_conflict() {
     let task = t.hearth.store().get_task(&id).await.unwrap().unwrap();
     assert_eq!((task.status, task.state.get("answer")), (TaskStatus::WaitingInput, None));
     let missing = TaskControlParams {
-        task_id: "nope".into(),
+        task_id: TaskId::parse("nope").unwrap(),
         expected_status: TaskStatus::Queued,
         expected_attempts: 0,
         control: TaskControl::Cancel,
@@ -157,7 +162,7 @@ async fn cancel_reaches_a_running_handler_at_once() {
     engine.tick().await.unwrap();
     started_rx.await.unwrap();
     let params = TaskControlParams {
-        task_id: task.id.clone(),
+        task_id: TaskId::trusted(task.id.as_str()),
         expected_status: TaskStatus::Running,
         expected_attempts: 1,
         control: TaskControl::Cancel,
@@ -188,7 +193,7 @@ async fn retry_waits_for_review_while_an_outcome_is_unknown() {
     assert_eq!(store.get_operation(op).await.unwrap().unwrap().status, hearth_core::store::journal::OpStatus::OutcomeUnknown);
 
     let retry = |ack| TaskControlParams {
-        task_id: task.id.clone(),
+        task_id: TaskId::trusted(task.id.as_str()),
         expected_status: TaskStatus::Interrupted,
         expected_attempts: 1,
         control: TaskControl::Retry { acknowledge_uncertain: ack },
@@ -225,7 +230,7 @@ async fn an_uncertain_effect_makes_its_failed_task_wait_for_review() {
     assert_eq!(failed.status, TaskStatus::Failed);
     assert!(failed.outcome_uncertain, "the failed run left an effect in doubt");
     let retry = |ack| TaskControlParams {
-        task_id: task.id.clone(),
+        task_id: TaskId::trusted(task.id.as_str()),
         expected_status: TaskStatus::Failed,
         expected_attempts: 1,
         control: TaskControl::Retry { acknowledge_uncertain: ack },

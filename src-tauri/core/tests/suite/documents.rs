@@ -8,6 +8,7 @@ use hearth_core::pdf::{PdfEngine, default_library_path, inspect};
 use hearth_core::store::tasks::NewTask;
 use hearth_core::workspace::seed::PERMISSION_FORM_PDF;
 use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalDraft, ProposalStatus};
+use hearth_protocol::ids::{OperationId, TaskId};
 use hearth_protocol::pdf::FieldValue;
 use hearth_protocol::tasks::{TaskControl, TaskControlParams, TaskKind, TaskStatus};
 
@@ -45,7 +46,7 @@ async fn the_permission_slip_is_filled_reviewed_and_sent_once() {
     let answer = "participant_name: Léa Martin\nguardian_name: Samuel Martin-Okafor\nemergency_contact: Zoë Müller\n\
                   emergency_phone: +33 6 12 34 56 78\npermission_granted: yes";
     let control = TaskControlParams {
-        task_id: task.id.clone(),
+        task_id: TaskId::trusted(task.id.as_str()),
         expected_status: waiting.status,
         expected_attempts: waiting.attempts,
         control: TaskControl::Answer { text: answer.into() },
@@ -136,7 +137,7 @@ async fn a_denied_reply_fails_the_task_and_retry_prepares_a_fresh_review() {
     assert!(failed.error.as_deref().unwrap().contains("You denied the reply"), "{:?}", failed.error);
 
     let retry = TaskControlParams {
-        task_id: task.id.clone(),
+        task_id: TaskId::trusted(task.id.as_str()),
         expected_status: failed.status,
         expected_attempts: failed.attempts,
         control: TaskControl::Retry { acknowledge_uncertain: false },
@@ -158,7 +159,7 @@ async fn a_pdf_from_disk_is_imported_once_per_operation_and_never_replaces_anoth
     let hearth = &t.hearth;
     let choices = include_bytes!("../fixtures/choices.pdf").to_vec();
     let params = |op: &str, bytes: &[u8]| FileImportParams {
-        operation_id: op.to_owned(),
+        operation_id: OperationId::parse(op).unwrap(),
         name: "mine.pdf".into(),
         bytes_base64: base64::engine::general_purpose::STANDARD.encode(bytes),
     };

@@ -17,6 +17,7 @@ use hearth_core::store::tasks::{NewTask, TaskRow};
 use hearth_core::tasks::{TaskContext, TaskOutcome};
 use hearth_core::tools::{RunOutcome, StepId, dispatch};
 use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalStatus, ProposalView};
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::pdf::FieldValue;
 use hearth_protocol::tasks::{TaskControl, TaskControlParams, TaskKind, TaskStatus};
 use hearth_testkit::model_server::{ModelServer, Reply, Script};
@@ -66,7 +67,12 @@ fn decide(proposal: &ProposalView, decision: Decision) -> ApprovalDecideParams {
 }
 
 fn control(task: &TaskRow, control: TaskControl) -> TaskControlParams {
-    TaskControlParams { task_id: task.id.clone(), expected_status: task.status, expected_attempts: task.attempts, control }
+    TaskControlParams {
+        task_id: TaskId::trusted(task.id.as_str()),
+        expected_status: task.status,
+        expected_attempts: task.attempts,
+        control,
+    }
 }
 
 async fn agent_task(hearth: &Hearth, key: &str) -> TaskRow {

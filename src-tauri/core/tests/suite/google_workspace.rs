@@ -16,6 +16,7 @@ use hearth_protocol::approvals::{
     ApprovalDecideParams, ApprovalRecheckParams, Decision, DraftAttachment, EmailDraft, ProposalDraft, ProposalOrigin, ProposalStatus,
     ProposalView, Recheck,
 };
+use hearth_protocol::ids::{FileId, TaskId};
 use hearth_testkit::google::{CLIENT_ID, CLIENT_SECRET, FixtureEvent, FixtureMail, GoogleFixture, SendMode, WriteMode};
 use mail_parser::{MessageParser, MimeHeaders};
 use sha2::{Digest, Sha256};
@@ -220,8 +221,12 @@ async fn a_reply_threads_and_carries_exactly_the_reviewed_attachment() {
     let file = c.hearth().files().import("file-g1", bytes, &info.filename, &info.id).await.unwrap();
     let mut draft = email("alvarez@school.example", "Re: Permission form", "Filled in, attached.");
     draft.in_reply_to = Some("18f0a1".into());
-    draft.attachments =
-        vec![DraftAttachment { file_id: file.id.clone(), name: file.name.clone(), size: file.size, sha256: file.sha256.clone() }];
+    draft.attachments = vec![DraftAttachment {
+        file_id: FileId::trusted(file.id.as_str()),
+        name: file.name.clone(),
+        size: file.size,
+        sha256: file.sha256.clone(),
+    }];
     let proposal = c.prepare("chat:reply", ProposalDraft::EmailSend(draft)).await.unwrap();
     let ProposalDraft::EmailSend(shown) = &proposal.draft else { panic!("an email") };
     let reply_to = shown.reply_to.as_ref().unwrap();
@@ -304,7 +309,7 @@ async fn an_uncertain_event_create_is_found_and_a_retry_creates_nothing() {
     assert_eq!(c.fixture.event_writes().len(), 1);
     let created = c.fixture.events();
     assert_eq!(created.len(), 1);
-    assert_eq!(created[0].private, [("hearthProposal".to_owned(), proposal.id.clone())], "marked with its proposal");
+    assert_eq!(created[0].private, [("hearthProposal".to_owned(), proposal.id.to_string())], "marked with its proposal");
     assert_eq!(created[0].timed, Some(("2026-12-10T08:00:00Z".into(), "2026-12-10T09:00:00Z".into())));
 
     c.fixture.set_write_mode(WriteMode::Answer);
@@ -736,7 +741,7 @@ async fn a_send_a_standing_order_approved_whose_answer_was_lost_ends_the_run_in_
     let task = c.hearth().tasks().create(super::support::new_task("mandated-send", &serde_json::json!({}))).await.unwrap();
     c.hearth()
         .mandate_grant(&MandateGrantParams {
-            holder: MandateHolder::Task { task_id: task.id.clone() },
+            holder: MandateHolder::Task { task_id: TaskId::trusted(task.id.as_str()) },
             grant: MandateGrant::SendMail { recipients: vec!["friend@example.com".into()] },
             limit: 5,
             window: MandateWindow::Day,
@@ -760,7 +765,7 @@ async fn a_send_a_standing_order_approved_whose_answer_was_lost_ends_the_run_in_
 
     // The owner retries after review: the same step finds the same send in doubt and ends again.
     let retry = TaskControlParams {
-        task_id: task.id.clone(),
+        task_id: TaskId::trusted(task.id.as_str()),
         expected_status: stopped.status,
         expected_attempts: stopped.attempts,
         control: TaskControl::Retry { acknowledge_uncertain: true },

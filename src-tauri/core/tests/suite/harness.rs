@@ -246,7 +246,7 @@ async fn prepare_email_from_a_harness_only_proposes_and_nothing_approves_it() {
 
     let proposals = t.hearth.approval_list().await.unwrap();
     assert_eq!(proposals.len(), 1, "exactly one proposal");
-    assert_eq!(proposals[0].id, result["proposalId"]);
+    assert_eq!(proposals[0].id.as_str(), result["proposalId"]);
     assert_eq!(proposals[0].status, ProposalStatus::AwaitingReview, "still waiting for the owner after the run ended");
     assert_eq!(t.hearth.store().sent_messages().await.unwrap().len(), 0, "nothing was sent");
     assert_eq!(server.requests().await.len(), 1, "the result was not sent back for another round");

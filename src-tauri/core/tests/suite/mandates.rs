@@ -14,6 +14,7 @@ use hearth_core::tasks::{TaskContext, TaskOutcome};
 use hearth_core::tools::{RunOutcome, StepId, ToolOutput, dispatch};
 use hearth_protocol::ToolName;
 use hearth_protocol::approvals::{ProposalDraft, ProposalOrigin, ProposalStatus};
+use hearth_protocol::ids::{OperationId, TaskId};
 use hearth_protocol::mandates::{MandateGrant, MandateGrantParams, MandateHolder, MandateListParams, MandateRevokeParams, MandateWindow};
 use hearth_protocol::tasks::TaskStatus;
 use serde_json::{Value, json};
@@ -82,7 +83,7 @@ fn fact(text: &str) -> Value {
 
 fn grant(task_id: &str, grant: MandateGrant, limit: u32) -> MandateGrantParams {
     MandateGrantParams {
-        holder: MandateHolder::Task { task_id: task_id.to_owned() },
+        holder: MandateHolder::Task { task_id: TaskId::trusted(task_id) },
         grant,
         limit,
         window: MandateWindow::Day,
@@ -189,7 +190,7 @@ fn email(to: &str, n: u32) -> Value {
 /// The proposals still waiting for the owner, as (task, draft).
 async fn waiting_cards(hearth: &Hearth) -> Vec<(Option<String>, ProposalDraft)> {
     let cards = hearth.approval_list().await.unwrap().into_iter();
-    cards.filter(|c| c.status == ProposalStatus::AwaitingReview).map(|c| (c.task_id, c.draft)).collect()
+    cards.filter(|c| c.status == ProposalStatus::AwaitingReview).map(|c| (c.task_id.map(String::from), c.draft)).collect()
 }
 
 #[tokio::test]
@@ -413,7 +414,7 @@ async fn a_schedules_mandate_covers_the_tasks_it_starts_and_no_other() {
         .schedule_control(&ScheduleControlParams {
             schedule_id: schedule.id.clone(),
             action: ScheduleAction::RunNow,
-            operation_id: Some("run-now-1".into()),
+            operation_id: Some(OperationId::parse("run-now-1").unwrap()),
         })
         .await
         .unwrap();

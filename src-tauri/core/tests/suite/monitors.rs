@@ -10,6 +10,7 @@ use std::path::Path;
 use hearth_core::Hearth;
 use hearth_core::browser::egress::AllowList;
 use hearth_protocol::approvals::ProposalOrigin;
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::ipc::DelegateTaskResult;
 use hearth_protocol::notifications::{NotificationKind, NotificationTarget, NotificationView};
 use hearth_protocol::tasks::TaskStatus;
@@ -56,7 +57,7 @@ async fn watch(hearth: &Hearth, args: serde_json::Value) -> String {
     let ctx = hearth.toolbox().for_chat("thread-watch", "run-watch", ProposalOrigin::OwnerChat, CancellationToken::new());
     let out = hearth_core::tools::dispatch(&ctx, "watch_page", &args.to_string(), hearth_core::tools::StepId::Call(args.to_string())).await;
     assert!(!out.is_error, "{out:?}");
-    serde_json::from_str::<DelegateTaskResult>(&out.content).unwrap().task_id
+    serde_json::from_str::<DelegateTaskResult>(&out.content).unwrap().task_id.into_string()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -84,7 +85,7 @@ async fn one_notice_per_change_with_its_diff_and_none_again_after_a_restart() {
     look_now(&hearth, &task, false).await;
     let seen = notices(&hearth, NotificationKind::MonitorNotice).await;
     assert_eq!(seen.len(), 1);
-    assert_eq!(seen[0].target, NotificationTarget::Task(task.clone()));
+    assert_eq!(seen[0].target, NotificationTarget::Task(TaskId::trusted(task.as_str())));
     // Two lines replaced by two: both changed, paired in order.
     assert!(seen[0].body.ends_with("~ Price: $18\n~ Sale ends Friday"), "{}", seen[0].body);
     hearth.shutdown().await;

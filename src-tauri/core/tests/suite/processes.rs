@@ -6,6 +6,7 @@ use std::process::Stdio;
 
 use hearth_core::Hearth;
 use hearth_core::tasks::{INTERRUPTED_REASON, TaskContext, TaskOutcome};
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::tasks::{TaskControl, TaskControlParams, TaskKind, TaskStatus};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -99,7 +100,7 @@ async fn sigkill_after_the_effect_interrupts_and_retry_does_not_repeat_it() {
     assert_eq!(effects.count().await, 1);
 
     let retry = TaskControlParams {
-        task_id: task_id.clone(),
+        task_id: TaskId::trusted(task_id.as_str()),
         expected_status: TaskStatus::Interrupted,
         expected_attempts: 1,
         control: TaskControl::Retry { acknowledge_uncertain: false },
@@ -140,7 +141,7 @@ async fn sigkill_during_the_effect_leaves_its_outcome_unknown() {
     assert_eq!(op.status, hearth_core::store::journal::OpStatus::OutcomeUnknown);
 
     let retry = TaskControlParams {
-        task_id: task_id.clone(),
+        task_id: TaskId::trusted(task_id.as_str()),
         expected_status: TaskStatus::Interrupted,
         expected_attempts: 1,
         control: TaskControl::Retry { acknowledge_uncertain: false },

@@ -5,6 +5,7 @@ use std::time::Duration;
 use hearth_core::Hearth;
 use hearth_protocol::agui::Event;
 use hearth_protocol::agui::verify::verify_all;
+use hearth_protocol::ids::ThreadId;
 use hearth_protocol::ipc::{DelegateTaskResult, RunStartParams};
 use hearth_protocol::tasks::TaskStatus;
 use hearth_protocol::{ErrorCode, ToolName};
@@ -146,10 +147,12 @@ async fn bad_input_is_refused_with_a_typed_error_and_changes_nothing() {
     };
     let empty = refuse(RunStartParams { thread_id: None, text: " ".into() }).await;
     assert_eq!(empty.code, ErrorCode::InvalidInput);
-    let unknown = refuse(RunStartParams { thread_id: Some("nope".into()), text: "hi".into() }).await;
+    let unknown = refuse(RunStartParams { thread_id: Some(ThreadId::parse("nope").unwrap()), text: "hi".into() }).await;
     assert_eq!(unknown.code, ErrorCode::NotFound);
-    let hostile = refuse(RunStartParams { thread_id: Some("'; DROP TABLE threads; --".into()), text: "hi".into() }).await;
-    assert_eq!(hostile.code, ErrorCode::InvalidInput);
+    // A hostile thread id never becomes a request: it is refused while the window's JSON is parsed.
+    let hostile = serde_json::json!({ "threadId": "'; DROP TABLE threads; --", "text": "hi" });
+    let hostile = serde_json::from_value::<RunStartParams>(hostile).unwrap_err();
+    assert!(hostile.to_string().contains("not a valid thread id"), "{hostile}");
     assert!(t.hearth.thread_list().await.unwrap().threads.is_empty());
     let history = t.hearth.thread_history("missing").await.unwrap_err().to_ipc();
     assert_eq!(history.code, ErrorCode::NotFound);
@@ -188,7 +191,7 @@ async fn the_chat_reads_a_long_thread_a_page_at_a_time_each_page_beginning_where
     let mut pages = Vec::new();
     let mut before = None;
     loop {
-        let page = t.hearth.thread_history_page(&thread_id, before).await.unwrap();
+        let page = t.hearth.thread_history_page(&ThreadId::trusted(thread_id.as_str()), before).await.unwrap();
         assert!(!page.starts_inside_run);
         assert!(matches!(page.events.first(), Some(Event::RunStarted(_))), "a page begins where a run began");
         before = page.earlier;
@@ -212,9 +215,9 @@ async fn the_chat_reads_a_long_thread_a_page_at_a_time_each_page_beginning_where
     assert_eq!(cut.events.last().map(|(_, e)| e), whole.last());
 
     // A cursor before the first event reads nothing; a thread that is not there is an error.
-    let none = t.hearth.thread_history_page(&thread_id, Some(1)).await.unwrap();
+    let none = t.hearth.thread_history_page(&ThreadId::trusted(thread_id.as_str()), Some(1)).await.unwrap();
     assert!(none.events.is_empty() && none.earlier.is_none());
-    let missing = t.hearth.thread_history_page("missing", None).await.unwrap_err().to_ipc();
+    let missing = t.hearth.thread_history_page(&ThreadId::parse("missing").unwrap(), None).await.unwrap_err().to_ipc();
     assert_eq!(missing.code, ErrorCode::NotFound);
 }
 
@@ -226,7 +229,7 @@ async fn one_thread_streams_one_run_at_a_time() {
     let hearth = Hearth::open(config).await.unwrap();
     let (thread_id, run_id, events) = start(&hearth, None, "count to 50 slowly").await;
     let second = hearth
-        .start_run(RunStartParams { thread_id: Some(thread_id.clone()), text: "hello".into() })
+        .start_run(RunStartParams { thread_id: Some(ThreadId::trusted(thread_id.as_str())), text: "hello".into() })
         .await
         .map(|_| ())
         .unwrap_err()

@@ -4,6 +4,7 @@
 
 use hearth_core::Hearth;
 use hearth_core::schedules::ScheduleSpec;
+use hearth_protocol::ids::{OperationId, TaskId};
 use hearth_protocol::notifications::{NotificationKind, NotificationReadParams, NotificationTarget};
 use hearth_protocol::schedules::{
     DueOutcome, MissedRuns, Repeat, ScheduleAction, ScheduleControlParams, ScheduleCreateParams, ScheduleStatus, ScheduledJob, Weekday,
@@ -193,8 +194,11 @@ async fn a_reminder_run_notifies_once_and_a_failed_scheduled_run_notifies_as_a_s
     assert_eq!(failed[0].status, TaskStatus::Failed);
     let inbox = t.hearth.notification_list().await.unwrap();
     let kinds: Vec<_> = inbox.notifications.iter().map(|n| (n.kind, n.target.clone())).collect();
-    assert!(kinds.contains(&(NotificationKind::Reminder, NotificationTarget::Task(reminder[0].id.clone()))), "{kinds:?}");
-    assert!(kinds.contains(&(NotificationKind::ScheduleFailed, NotificationTarget::Task(failed[0].id.clone()))), "{kinds:?}");
+    assert!(kinds.contains(&(NotificationKind::Reminder, NotificationTarget::Task(TaskId::trusted(reminder[0].id.as_str())))), "{kinds:?}");
+    assert!(
+        kinds.contains(&(NotificationKind::ScheduleFailed, NotificationTarget::Task(TaskId::trusted(failed[0].id.as_str())))),
+        "{kinds:?}"
+    );
     assert_eq!(inbox.notifications.len(), 2, "one notice each: {kinds:?}");
     assert_eq!(inbox.unread, 2);
     // The OS notifications' watch starts once the core has opened, beside the window: it
@@ -237,7 +241,7 @@ async fn run_now_makes_one_run_per_operation_id() {
     let press = |id: &str| ScheduleControlParams {
         schedule_id: view.id.clone(),
         action: ScheduleAction::RunNow,
-        operation_id: Some(id.to_owned()),
+        operation_id: Some(OperationId::parse(id).unwrap()),
     };
     let runs = || async { t.hearth.store().schedule_runs(&view.id, 100).await.unwrap().len() };
     // The same press twice, the second a millisecond later and at once (as a double click's).
@@ -277,7 +281,7 @@ async fn pause_resume_run_now_and_delete() {
     let control = |action| ScheduleControlParams {
         schedule_id: view.id.clone(),
         action,
-        operation_id: (action == ScheduleAction::RunNow).then(|| "press-1".to_owned()),
+        operation_id: (action == ScheduleAction::RunNow).then(|| OperationId::parse("press-1").unwrap()),
     };
     // Run now makes one task at once, beside the rule.
     let ran = t.hearth.schedule_control(&control(ScheduleAction::RunNow)).await.unwrap().unwrap();

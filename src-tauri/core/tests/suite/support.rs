@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use hearth_core::{Config, Hearth, RunEvents};
 use hearth_protocol::agui::Event;
+use hearth_protocol::ids::ThreadId;
 use hearth_protocol::ipc::RunStartParams;
 
 pub struct TestHearth {
@@ -28,9 +29,9 @@ pub fn fast_config(dir: &std::path::Path) -> Config {
 }
 
 pub async fn start(hearth: &Hearth, thread_id: Option<&str>, text: &str) -> (String, String, RunEvents) {
-    let params = RunStartParams { thread_id: thread_id.map(str::to_owned), text: text.to_owned() };
+    let params = RunStartParams { thread_id: thread_id.map(|id| ThreadId::parse(id).unwrap()), text: text.to_owned() };
     let (started, events) = hearth.start_run(params).await.unwrap();
-    (started.thread_id, started.run_id, events)
+    (started.thread_id.into_string(), started.run_id.into_string(), events)
 }
 
 pub async fn collect(mut events: RunEvents) -> Vec<Event> {

@@ -3,6 +3,7 @@
 use hearth_core::CoreError;
 use hearth_core::store::tasks::{MAX_OPEN_TASKS, RunEnding, task_id_for_key};
 use hearth_core::tasks::{TaskContext, TaskEngine, TaskOutcome};
+use hearth_protocol::ids::{OperationId, TaskId};
 use hearth_protocol::tasks::{TaskKind, TaskRunStatus, TaskStatus};
 use serde_json::json;
 
@@ -154,7 +155,7 @@ async fn a_stale_lease_holder_cannot_write_after_cancel() {
     let task = t.hearth.tasks().create(new_task("cancelled", &input)).await.unwrap();
     let claim = store.claim_next("some-other-process", 60_000).await.unwrap().unwrap();
     let cancel = hearth_protocol::tasks::TaskControlParams {
-        task_id: task.id.clone(),
+        task_id: TaskId::trusted(task.id.as_str()),
         expected_status: TaskStatus::Running,
         expected_attempts: 1,
         control: hearth_protocol::tasks::TaskControl::Cancel,
@@ -218,7 +219,7 @@ async fn an_interrupted_task_is_never_claimed_again_until_retry() {
         assert_eq!(engine.tick().await.unwrap(), 0);
     }
     let retry = hearth_protocol::tasks::TaskControlParams {
-        task_id: task.id.clone(),
+        task_id: TaskId::trusted(task.id.as_str()),
         expected_status: TaskStatus::Interrupted,
         expected_attempts: 1,
         control: hearth_protocol::tasks::TaskControl::Retry { acknowledge_uncertain: false },
@@ -325,7 +326,7 @@ async fn a_recurring_run_cut_off_with_nothing_in_doubt_runs_again_by_itself() {
     let press = hearth_protocol::schedules::ScheduleControlParams {
         schedule_id: schedule.id.clone(),
         action: hearth_protocol::schedules::ScheduleAction::RunNow,
-        operation_id: Some("press".into()),
+        operation_id: Some(OperationId::parse("press").unwrap()),
     };
     t.hearth.schedule_control(&press).await.unwrap();
     let reminder = t.hearth.store().list_tasks(10).await.unwrap().into_iter().find(|task| task.kind == TaskKind::Reminder).unwrap();

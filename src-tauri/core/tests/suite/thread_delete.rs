@@ -12,6 +12,7 @@ use hearth_core::tools::{RunOutcome, ToolCall, run_serially};
 use hearth_protocol::ErrorCode;
 use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalOrigin};
 use hearth_protocol::browser::{ProfileTarget, UseProfileParams};
+use hearth_protocol::ids::ThreadId;
 use hearth_protocol::ipc::{RunStartParams, ThreadDeleteParams};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -55,7 +56,7 @@ fn used_profile(t: &TestHearth, thread_id: &str) -> PathBuf {
 }
 
 fn delete(thread_id: &str) -> ThreadDeleteParams {
-    ThreadDeleteParams { thread_id: thread_id.to_owned(), acknowledge_uncertain: false }
+    ThreadDeleteParams { thread_id: ThreadId::parse(thread_id).unwrap(), acknowledge_uncertain: false }
 }
 
 #[tokio::test]
@@ -67,7 +68,10 @@ async fn deleting_a_chat_removes_its_messages_and_its_profile_and_keeps_a_profil
     let b = chat(hearth, "what is on today").await;
     let (folder_a, folder_b) = (used_profile(&t, &a), used_profile(&t, &b));
     // The owner points chat a at chat b's profile (its logins): b's profile is kept from now on.
-    let pick = UseProfileParams { target: ProfileTarget::Thread(a.clone()), profile: Some(ProfileId::for_thread(&b).as_str().to_owned()) };
+    let pick = UseProfileParams {
+        target: ProfileTarget::Thread(ThreadId::parse(a.clone()).unwrap()),
+        profile: Some(ProfileId::for_thread(&b).as_str().to_owned()),
+    };
     hearth.browser_use_profile(&pick).await.unwrap();
     assert!(events(&db, &a).await > 0 && events(&db, &b).await > 0);
     let runs_of_a = count(&db, "SELECT count(*) FROM chat_runs WHERE thread_id = ?1", &a).await;
@@ -96,11 +100,11 @@ async fn deleting_a_chat_removes_its_messages_and_its_profile_and_keeps_a_profil
     assert_eq!(again.code, ErrorCode::NotFound, "{}", again.message);
     let unknown = hearth.thread_delete(&delete("no-such-chat")).await.unwrap_err().to_ipc();
     assert_eq!(unknown.code, ErrorCode::NotFound, "{}", unknown.message);
-    let bad = hearth.thread_delete(&delete("../etc")).await.unwrap_err().to_ipc();
-    assert_eq!(bad.code, ErrorCode::InvalidInput);
+    assert!(ThreadId::parse("../etc").is_err(), "a path is not a chat id; it never reaches the core");
 
     // A deleted chat takes no new run: its id is not reused, and no run row is written.
-    let resumed = hearth.start_run(RunStartParams { thread_id: Some(a.clone()), text: "still there?".into() }).await;
+    let resumed =
+        hearth.start_run(RunStartParams { thread_id: Some(ThreadId::parse(a.clone()).unwrap()), text: "still there?".into() }).await;
     assert_eq!(resumed.err().map(|e| e.to_ipc().code), Some(ErrorCode::NotFound));
     let opened = hearth.store().open_run(&a, "run-late", "late", "test", RunOrigin::Window).await.unwrap();
     assert_eq!(opened, hearth_core::store::threads::RunAdmission::Deleted);
@@ -170,11 +174,69 @@ async fn an_action_of_the_chat_in_flight_refuses_and_one_in_doubt_needs_the_owne
     assert!(events(&db, &thread).await > 0 && listed(hearth, &thread).await);
 
     // The owner saw it and deletes anyway: the chat goes, the journal row stays as its record.
-    let acknowledged = ThreadDeleteParams { thread_id: thread.clone(), acknowledge_uncertain: true };
+    let acknowledged = ThreadDeleteParams { thread_id: ThreadId::parse(thread.clone()).unwrap(), acknowledge_uncertain: true };
     hearth.thread_delete(&acknowledged).await.unwrap();
     assert_eq!(events(&db, &thread).await, 0);
     assert_eq!(
         count(&db, "SELECT count(*) FROM operations WHERE scope = 'thread:' || ?1 AND status = 'outcome_unknown'", &thread).await,
         1
     );
+}
+
+#[tokio::test]
+async fn a_call_held_for_the_owner_keeps_its_chat_until_it_is_decided() {
+    use hearth_core::tools::{StepId, dispatch};
+
+    let t = open().await;
+    let hearth = &t.hearth;
+    let db = sqlite(hearth).await;
+    let thread = chat(hearth, "hello").await;
+    // An endpoint client's run in this chat asks to remember a fact: outside content, so the
+    // call is held on a card (keyed `held:thread:<id>:…`), not run.
+    let ctx = hearth.toolbox().for_chat(&thread, "run-held", ProposalOrigin::AguiEndpoint, CancellationToken::new());
+    let out = dispatch(&ctx, "remember_fact", r#"{"text":"the owner likes tea"}"#, StepId::Call("c1".into())).await;
+    let Some(RunOutcome::WaitingApproval(proposal_id)) = out.outcome else { panic!("the call was not held: {}", out.content) };
+    assert_eq!(count(&db, "SELECT count(*) FROM proposals WHERE key LIKE 'held:thread:' || ?1 || ':%'", &thread).await, 1);
+    let before = events(&db, &thread).await;
+
+    // Deleting now would leave a card that, approved, acts for a chat that is gone: refused.
+    let refused = hearth.thread_delete(&delete(&thread)).await.unwrap_err().to_ipc();
+    assert_eq!(refused.code, ErrorCode::Conflict, "{}", refused.message);
+    assert!(refused.message.contains("Approvals"), "{}", refused.message);
+    assert_eq!(events(&db, &thread).await, before);
+    assert!(listed(hearth, &thread).await);
+
+    // Denied, nothing was remembered and the chat can go.
+    let proposal = hearth.store().get_proposal(&proposal_id).await.unwrap().unwrap().view();
+    let deny = ApprovalDecideParams { proposal_id: proposal.id.clone(), hash: proposal.hash.clone(), decision: Decision::Deny };
+    hearth.approval_decide(&deny).await.unwrap();
+    hearth.thread_delete(&delete(&thread)).await.unwrap();
+    assert_eq!(events(&db, &thread).await, 0);
+    assert!(hearth.store().memories().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_deleted_chats_words_are_not_left_readable_in_the_database_file() {
+    let t = open().await;
+    let hearth = &t.hearth;
+    let secret = "quokka-zanzibar-7731";
+    // A greeting (the sample agent makes no task or fact of it): the words live only in the chat.
+    let thread = chat(hearth, &format!("hello {secret}")).await;
+    let file = hearth.store().path().to_owned();
+    // Everything in the main file, so the bytes read below are all the database holds.
+    checkpoint(&file).await;
+    let holds = |bytes: &[u8]| bytes.windows(secret.len()).any(|w| w == secret.as_bytes());
+    assert!(holds(&std::fs::read(&file).unwrap()), "the message is in the file before the delete (the oracle can see it)");
+
+    hearth.thread_delete(&delete(&thread)).await.unwrap();
+    checkpoint(&file).await;
+    assert!(!holds(&std::fs::read(&file).unwrap()), "the deleted chat's words are still in the database file");
+}
+
+/// Moves everything in the write-ahead log into the database file and empties the log.
+async fn checkpoint(file: &std::path::Path) {
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(file);
+    let mut db = sqlx::ConnectOptions::connect(&options).await.unwrap();
+    let (busy, _, _): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(TRUNCATE)").fetch_one(&mut db).await.unwrap();
+    assert_eq!(busy, 0, "the checkpoint was blocked by a reader");
 }

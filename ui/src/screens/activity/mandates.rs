@@ -1,6 +1,7 @@
 //! The selected task's standing orders: what it may do without asking, how much of it is used,
 //! when it ends, with Revoke (which also stops the task's run), and a small form to grant one.
 
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::mandates::{Mandate, MandateGrant, MandateGrantParams, MandateHolder, MandateWindow};
 use leptos::prelude::*;
 
@@ -29,8 +30,8 @@ fn window_label(window: MandateWindow) -> &'static str {
     }
 }
 
-/// One change to the standing orders, sent through the section's one action so its latest
-/// reply is the section's error line.
+/// One change to the standing orders, sent through the section's one action, so the answer to
+/// the last one sent is the section's error line.
 #[derive(Debug, Clone)]
 enum MandateEdit {
     Grant(MandateGrantParams),
@@ -39,7 +40,7 @@ enum MandateEdit {
 
 /// The standing orders of `task_id`.
 #[component]
-pub fn TaskMandates(task_id: String) -> impl IntoView {
+pub fn TaskMandates(task_id: TaskId) -> impl IntoView {
     let list = {
         let task_id = task_id.clone();
         LocalResource::new(move || {
@@ -72,6 +73,10 @@ pub fn TaskMandates(task_id: String) -> impl IntoView {
         edit.dispatch_local(MandateEdit::Revoke(id));
     };
     let grant = move |_| {
+        // One grant per press: a second click before the answer (a double click) sends nothing.
+        if edit.pending().get_untracked() {
+            return;
+        }
         let named = scope.get_untracked();
         let grant = match kind.get_untracked().as_str() {
             "computer_commands" => MandateGrant::ComputerCommands,
@@ -138,7 +143,7 @@ pub fn TaskMandates(task_id: String) -> impl IntoView {
                 <input class="mandate-limit" type="number" min="1" prop:value=move || limit.get()
                     on:input=move |ev| limit.set(event_target_value(&ev)) />
                 <span>" times a day, for a week "</span>
-                <button class="mandate-grant" on:click=grant>"Allow without asking"</button>
+                <button class="mandate-grant" disabled=move || edit.pending().get() on:click=grant>"Allow without asking"</button>
             </div>
             {move || error().map(|message| view! { <p class="error mandate-error">{message}</p> })}
         </section>

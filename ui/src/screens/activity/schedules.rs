@@ -2,6 +2,7 @@
 //! and Delete, and a form to make one. Refreshed on open, after each control, and whenever a
 //! task changes (a run a schedule made shows up as a task change).
 
+use hearth_protocol::ids::{OperationId, ScheduleId};
 use hearth_protocol::schedules::{
     MissedRuns, ScheduleAction, ScheduleControlParams, ScheduleCreateParams, ScheduleStatus, ScheduleView, ScheduledJob, Weekday,
 };
@@ -35,7 +36,7 @@ pub fn Schedules(live: LiveTasks) -> impl IntoView {
     // Run now's operation id: made once per press, and kept while that press has no answer,
     // so a second click before it comes (a double click) sends the same id and makes no
     // second run.
-    let pending_run = StoredValue::new(None::<(String, String)>);
+    let pending_run = StoredValue::new(None::<(ScheduleId, OperationId)>);
     let act = Action::new_local(move |params: &ScheduleControlParams| {
         let params = params.clone();
         async move {
@@ -50,7 +51,7 @@ pub fn Schedules(live: LiveTasks) -> impl IntoView {
             reply.map(drop)
         }
     });
-    let control = move |schedule_id: String, action: ScheduleAction| {
+    let control = move |schedule_id: ScheduleId, action: ScheduleAction| {
         let operation_id = (action == ScheduleAction::RunNow).then(|| match pending_run.get_value() {
             Some((pending, id)) if pending == schedule_id => id,
             _ => {
@@ -91,7 +92,7 @@ pub fn Schedules(live: LiveTasks) -> impl IntoView {
 }
 
 #[component]
-fn ScheduleRow(schedule: ScheduleView, control: impl Fn(String, ScheduleAction) + Copy + Send + Sync + 'static) -> impl IntoView {
+fn ScheduleRow(schedule: ScheduleView, control: impl Fn(ScheduleId, ScheduleAction) + Copy + Send + Sync + 'static) -> impl IntoView {
     let id = schedule.id.clone();
     let paused = schedule.status == ScheduleStatus::Paused;
     let button = move |label: &'static str, slug: &'static str, action: ScheduleAction| {
@@ -99,7 +100,7 @@ fn ScheduleRow(schedule: ScheduleView, control: impl Fn(String, ScheduleAction) 
         view! { <button class="schedule-action" data-action=slug on:click=move |_| control(id.clone(), action)>{label}</button> }
     };
     view! {
-        <li class="schedule" data-schedule-id=schedule.id.clone() data-status=schedule.status.as_str()>
+        <li class="schedule" data-schedule-id=schedule.id.to_string() data-status=schedule.status.as_str()>
             <div class="schedule-head">
                 <span class="schedule-title">{schedule.title.clone()}</span>
                 <span class="schedule-job">{job_label(schedule.job)}</span>

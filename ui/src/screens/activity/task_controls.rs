@@ -5,6 +5,7 @@
 //! conflict rather than a surprise.
 
 use hearth_protocol::ErrorCode;
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::tasks::{TaskControl, TaskControlParams, TaskView};
 use leptos::prelude::*;
 
@@ -18,7 +19,7 @@ enum TaskRequest {
     /// A control, sent with the status it was shown for.
     Control(TaskControlParams),
     /// A monitor's "Check now".
-    CheckNow(String),
+    CheckNow(TaskId),
 }
 
 /// The controls for `current`; `on_changed` re-fetches the detail after a control or a conflict.

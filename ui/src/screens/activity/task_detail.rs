@@ -4,6 +4,7 @@
 //! store's revision for it moves, i.e. when the watch says it changed. The summary shows the
 //! newer of the store's view and the fetched one, so the status never goes backwards.
 
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::tasks::{TaskEventView, TaskRunView, TaskStatus, TaskView};
 use leptos::prelude::*;
 
@@ -17,7 +18,7 @@ use crate::state::tasks::{attempts_label, newest, run_status_label, status_label
 
 /// The detail pane for `task_id`.
 #[component]
-pub fn TaskDetailPane(live: LiveTasks, task_id: String) -> impl IntoView {
+pub fn TaskDetailPane(live: LiveTasks, task_id: TaskId) -> impl IntoView {
     let revision = {
         let task_id = task_id.clone();
         Memo::new(move |_| live.store.with(|store| store.revision(&task_id)))
@@ -47,7 +48,7 @@ pub fn TaskDetailPane(live: LiveTasks, task_id: String) -> impl IntoView {
 
     let mandates_for = task_id.clone();
     view! {
-        <section class="task-detail" data-task-id=task_id>
+        <section class="task-detail" data-task-id=task_id.into_string()>
             {move || fetch_error().map(|message| view! { <p class="error task-detail-error">{message}</p> })}
             {move || match current.get() {
                 Some(task) => view! { <TaskSummary task /> }.into_any(),

@@ -1,5 +1,6 @@
 //! The live task list, most recently updated first.
 
+use hearth_protocol::ids::TaskId;
 use leptos::prelude::*;
 
 use crate::clock::local_time;
@@ -27,7 +28,7 @@ pub fn TaskList(live: LiveTasks, nav: Navigation) -> impl IntoView {
 
 /// One row, re-rendered only when its task changes.
 #[component]
-fn TaskRow(live: LiveTasks, nav: Navigation, task_id: String) -> impl IntoView {
+fn TaskRow(live: LiveTasks, nav: Navigation, task_id: TaskId) -> impl IntoView {
     let task = {
         let task_id = task_id.clone();
         Memo::new(move |_| live.store.with(|store| store.get(&task_id).cloned()))
@@ -42,7 +43,7 @@ fn TaskRow(live: LiveTasks, nav: Navigation, task_id: String) -> impl IntoView {
                     <button
                         class="task-row"
                         class:selected=move || selected.get()
-                        data-task-id=task.id
+                        data-task-id=task.id.into_string()
                         data-status=status
                         on:click=move |_| nav.selected_task.set(Some(id.clone()))
                     >

@@ -21,7 +21,7 @@ pub fn TerminalPane(on_ran: Callback<()>) -> impl IntoView {
         }
         let id = super::operation_id("term");
         let params = ComputerRunParams { command: command.clone(), cwd: None, operation_id: id.clone() };
-        runs.update(|r| r.push(TerminalRun::started(id.clone(), command)));
+        runs.update(|r| r.push(TerminalRun::started(id.to_string(), command)));
         draft.set(String::new());
         error.set(None);
         // Kept: a command whose output streams into its row while it runs.

@@ -2,6 +2,7 @@
 //! for the file opened, with Save.
 
 use hearth_protocol::computer::{ComputerWriteParams, EntryKind, WorkspaceListing};
+use hearth_protocol::ids::OperationId;
 use leptos::prelude::*;
 
 use crate::ipc;
@@ -37,7 +38,7 @@ pub fn WorkspacePane() -> impl IntoView {
     let saved = RwSignal::new(false);
     // One operation id per (path, text) until it is saved: a repeated Save of the same text
     // (after an error, or a double click) is the same operation, written once.
-    let pending = StoredValue::new(None::<(String, String, String)>);
+    let pending = StoredValue::new(None::<(String, String, OperationId)>);
     // The editor is built again only when another file is opened, not on every keystroke.
     let open_path = Memo::new(move |_| editing.with(|e| e.as_ref().map(|e| e.file.path.clone())));
     let request = Action::new_local(move |request: &WorkspaceRequest| {

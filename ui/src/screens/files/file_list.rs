@@ -45,7 +45,7 @@ fn FileRow(file: FileView, nav: Navigation) -> impl IntoView {
             <button
                 class="file-row"
                 class:selected=move || selected.get()
-                data-file-id=file.id.clone()
+                data-file-id=file.id.to_string()
                 data-source=source_slug(file.source)
                 on:click=move |_| nav.selected_file.set(Some(id.clone()))
             >

@@ -2,6 +2,7 @@
 //! copy", which sends only the fields the owner changed (see `FormDraft`).
 
 use hearth_protocol::files::{FileFillParams, FileView};
+use hearth_protocol::ids::FileId;
 use hearth_protocol::pdf::PdfField;
 use leptos::prelude::*;
 
@@ -11,7 +12,7 @@ use crate::state::files::{FieldEditor, FormDraft, editor_for, field_kind_label, 
 
 /// The editor for `file_id`'s `fields`; `on_filled` gets the new copy.
 #[component]
-pub fn FormEditor(file_id: String, fields: Vec<PdfField>, on_filled: Callback<FileView>) -> impl IntoView {
+pub fn FormEditor(file_id: FileId, fields: Vec<PdfField>, on_filled: Callback<FileView>) -> impl IntoView {
     let draft = RwSignal::new(FormDraft::from_fields(&fields));
     let changed = Memo::new(move |_| draft.with(FormDraft::has_changes));
     let fill_copy = Action::new_local(move |params: &FileFillParams| {

@@ -1,6 +1,7 @@
 //! Pages rendered by the backend (`file_render`), one at a time, with page and zoom controls.
 
 use hearth_protocol::files::{FileRenderParams, FileRenderResponse};
+use hearth_protocol::ids::FileId;
 use leptos::prelude::*;
 
 use crate::ipc;
@@ -10,7 +11,7 @@ use crate::state::files::{
 
 /// The viewer for `file_id`, which has `pages` pages.
 #[component]
-pub fn PdfViewer(file_id: String, pages: u16) -> impl IntoView {
+pub fn PdfViewer(file_id: FileId, pages: u16) -> impl IntoView {
     let page = RwSignal::new(1_u16);
     let scale = RwSignal::new(DEFAULT_ZOOM);
     // The newest render, with the page and zoom it was asked for (`None` for a file without

@@ -3,6 +3,7 @@
 //! its step like delegate_task.
 
 use hearth_protocol::ToolName;
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::ipc::DelegateTaskResult;
 use hearth_protocol::tasks::TaskKind;
 use serde::Deserialize;
@@ -80,7 +81,7 @@ impl DirectTool for WatchPage {
         };
         match ctx.desk.create(&key, TaskKind::Monitor, &input.title, &value, ctx.scope.thread_id(), fence, ctx.scope.chat_run()).await {
             Ok(task) => {
-                let result = DelegateTaskResult { task_id: task.id, title: task.title, status: task.status };
+                let result = DelegateTaskResult { task_id: TaskId::trusted(task.id), title: task.title, status: task.status };
                 ToolOutput::ok(&serde_json::to_value(result).unwrap_or_default())
             }
             Err(err) => ToolOutput::error(err.to_string()),

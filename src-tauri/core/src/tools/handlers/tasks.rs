@@ -4,6 +4,7 @@
 //! effect and runs inside the journal.
 
 use hearth_protocol::ToolName;
+use hearth_protocol::ids::TaskId;
 use hearth_protocol::ipc::DelegateTaskResult;
 use hearth_protocol::tasks::{PlanStep, StepStatus, TaskKind};
 use serde::Deserialize;
@@ -126,7 +127,7 @@ impl DirectTool for DelegateTask {
         let fence = ctx.scope.task().map(|t| t.fence());
         match ctx.desk.create(&key, TaskKind::Agent, &title, &input, ctx.scope.thread_id(), fence, ctx.scope.chat_run()).await {
             Ok(task) => {
-                let result = DelegateTaskResult { task_id: task.id, title: task.title, status: task.status };
+                let result = DelegateTaskResult { task_id: TaskId::trusted(task.id), title: task.title, status: task.status };
                 ToolOutput::ok(&serde_json::to_value(result).unwrap_or_default())
             }
             Err(err) => ToolOutput::error(err.to_string()),

@@ -206,14 +206,28 @@ impl Browsers {
     /// it, or the owner has (or asked for) control of it — or the owner picked it; answers
     /// whether it went. For a task that has ended for good: its throwaway profile goes, its
     /// logins with it.
+    ///
+    /// The check and the removal happen under the sessions' lock, as in [`Browsers::make_room`]:
+    /// a call (an approved card, a task's look) cannot take the profile between them and have
+    /// its browser ended under it.
     pub async fn delete_if_unused(&self, profile: &ProfileId) -> std::io::Result<bool> {
-        if self.is_kept(profile) || self.inner.controls.lock().await.contains_key(profile) {
+        if self.is_kept(profile) {
             return Ok(false);
         }
-        if self.inner.sessions.lock().await.get(profile).is_some_and(|b| b.in_use()) {
+        let mut sessions = self.inner.sessions.lock().await;
+        // Lock order: sessions, then controls (nothing holds controls while it waits for sessions).
+        if self.inner.controls.lock().await.contains_key(profile) || sessions.get(profile).is_some_and(|b| b.in_use()) {
             return Ok(false);
         }
-        self.delete(profile).await.map(|()| true)
+        let folder = self.folder(profile);
+        let removed = match sessions.remove(profile) {
+            Some(browser) => browser.retire(&folder).await,
+            None => crate::files::remove_dir_if_present(&folder),
+        };
+        drop(sessions);
+        // Once its browser has ended (nothing writes there any more), what it downloaded goes.
+        let downloads = crate::files::remove_dir_if_present(&self.inner.config.downloads_dir.join(profile.as_str()));
+        removed.and(downloads).map(|()| true)
     }
 
     /// Where pictures of pages are kept.

@@ -49,6 +49,9 @@ impl Store {
             // A transition writes a handful of pages; checkpointing every 1,000 (the default)
             // fsyncs the database file every ~200 transitions. 4,000 pages (16 MiB of WAL).
             .pragma("wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)
+            // A deleted chat's messages are overwritten with zeros where they lay, not left
+            // readable in free pages of the file; only deletes pay for it, and they are rare.
+            .pragma("secure_delete", "on")
             .busy_timeout(busy_timeout);
         // Long enough for a burst of writers queued behind each other.
         let acquire_timeout = busy_timeout + Duration::from_secs(30);

@@ -311,12 +311,15 @@ impl Store {
     /// are receipts of what was done (a receipt outlives its artifact) and keep an operation key
     /// from being performed twice; the tasks it delegated, which go on as the owner's.
     ///
-    /// A proposal belongs to the thread when its key starts with `thread:<id>:` (keys are
-    /// `OperationKey::joined`); an id containing `:` may also count a proposal of another
-    /// thread whose id extends it, which can only refuse more, never delete more.
+    /// A proposal belongs to the thread when its key starts with `thread:<id>:` (a prepared
+    /// draft; keys are `OperationKey::joined`) or `held:thread:<id>:` (a call the trust policy
+    /// held for the owner): a held card left waiting would otherwise run, once approved, for a
+    /// chat that is gone. An id containing `:` may also count a proposal of another thread
+    /// whose id extends it, which can only refuse more, never delete more.
     pub async fn delete_thread(&self, thread_id: &str, acknowledge_uncertain: bool) -> Result<ThreadDeletion> {
         let scope = format!("thread:{thread_id}");
         let key_prefix = format!("{scope}:");
+        let held_prefix = format!("held:{scope}:");
         let mut writer = self.writer().await;
         let mut tx = sqlx::Connection::begin_with(&mut *writer, "BEGIN IMMEDIATE").await?;
         let live: Option<Option<i64>> =
@@ -326,17 +329,20 @@ impl Store {
             return Ok(ThreadDeletion::NotFound);
         }
         let row = sqlx::query(
-            "SELECT
+            "WITH own AS (SELECT status FROM proposals
+                          WHERE substr(key, 1, length(?3)) = ?3 OR substr(key, 1, length(?4)) = ?4)
+             SELECT
                 (SELECT count(*) FROM chat_runs WHERE thread_id = ?1 AND status = 'running'),
                 (SELECT count(*) FROM operations WHERE scope = ?2 AND status = 'dispatching'),
-                (SELECT count(*) FROM proposals WHERE substr(key, 1, length(?3)) = ?3 AND status = 'awaiting_review'),
-                (SELECT count(*) FROM proposals WHERE substr(key, 1, length(?3)) = ?3 AND status = 'executing'),
+                (SELECT count(*) FROM own WHERE status = 'awaiting_review'),
+                (SELECT count(*) FROM own WHERE status = 'executing'),
                 (SELECT count(*) FROM operations WHERE scope = ?2 AND status = 'outcome_unknown')
-                  + (SELECT count(*) FROM proposals WHERE substr(key, 1, length(?3)) = ?3 AND status = 'outcome_unknown')",
+                  + (SELECT count(*) FROM own WHERE status = 'outcome_unknown')",
         )
         .bind(thread_id)
         .bind(&scope)
         .bind(&key_prefix)
+        .bind(&held_prefix)
         .fetch_one(&mut *tx)
         .await?;
         let work = ThreadWork {

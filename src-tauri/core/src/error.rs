@@ -92,12 +92,14 @@ impl CoreError {
             CoreError::Store(StoreError::DatabaseLocked { .. } | StoreError::DataDir { .. }) | CoreError::DataDir { .. } => {
                 ErrorCode::Unavailable
             }
+            // `From<StoreError>` unwraps these two, but a `CoreError::Store` built directly keeps
+            // its meaning for the window too.
+            CoreError::Store(StoreError::NotFound(_)) => ErrorCode::NotFound,
+            CoreError::Store(StoreError::Conflict(_)) => ErrorCode::Conflict,
             CoreError::Store(
                 StoreError::Query(_)
                 | StoreError::Corrupt(_)
                 | StoreError::CorruptRow(_)
-                | StoreError::NotFound(_)
-                | StoreError::Conflict(_)
                 | StoreError::DatabaseCorrupt { .. }
                 | StoreError::DatabaseOpen { .. },
             )

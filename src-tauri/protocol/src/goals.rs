@@ -8,7 +8,7 @@ use crate::error::IpcError;
 pub const MAX_MILESTONES: usize = 20;
 
 /// Whether a goal's work goes on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
 pub enum GoalStatus {
@@ -19,6 +19,9 @@ pub enum GoalStatus {
 }
 
 impl GoalStatus {
+    /// Every variant, in declaration order (derived: strum's `VariantArray`).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
+
     /// Stored spelling.
     pub fn as_str(self) -> &'static str {
         self.into()

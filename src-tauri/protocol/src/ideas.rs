@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::IpcError;
 
 /// Which rule suggested it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
 pub enum IdeaKind {
@@ -21,9 +21,17 @@ pub enum IdeaKind {
 }
 
 impl IdeaKind {
+    /// Every variant, in declaration order (derived: strum's `VariantArray`).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
+
     /// Stored spelling.
     pub fn as_str(self) -> &'static str {
         self.into()
+    }
+
+    /// Parses the stored spelling.
+    pub fn parse(s: &str) -> Option<Self> {
+        s.parse().ok()
     }
 }
 

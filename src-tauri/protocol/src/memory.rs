@@ -8,7 +8,7 @@ use crate::error::IpcError;
 pub const MAX_FACT_CHARS: usize = 2_000;
 
 /// Who asked Hearth to keep a fact.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
 pub enum MemorySource {
@@ -19,6 +19,9 @@ pub enum MemorySource {
 }
 
 impl MemorySource {
+    /// Every variant, in declaration order (derived: strum's `VariantArray`).
+    pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
+
     /// Stored spelling.
     pub fn as_str(self) -> &'static str {
         self.into()

@@ -4,6 +4,9 @@
 //! store cannot read back.
 
 use hearth_protocol::approvals::{ProposalOrigin, ProposalStatus};
+use hearth_protocol::goals::GoalStatus;
+use hearth_protocol::ideas::IdeaKind;
+use hearth_protocol::memory::MemorySource;
 use hearth_protocol::notifications::NotificationKind;
 use hearth_protocol::schedules::{DueOutcome, MissedRuns, ScheduledJob};
 use hearth_protocol::tasks::{TaskEventKind, TaskKind, TaskRunStatus, TaskStatus};
@@ -31,6 +34,9 @@ fn serde_and_the_store_spell_every_variant_alike() {
         NotificationKind,
         MissedRuns,
         ScheduledJob,
-        DueOutcome
+        DueOutcome,
+        GoalStatus,
+        IdeaKind,
+        MemorySource
     );
 }

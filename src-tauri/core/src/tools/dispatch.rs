@@ -90,7 +90,9 @@ pub async fn dispatch(ctx: &ToolContext, name: &str, arguments: &str, step: Step
 /// argument does not compile, and the handler receives the value as built — no JSON text in
 /// between. Everything else is [`dispatch`]'s path: the trust policy, the journal or the gate
 /// by the tool's class, and the provenance, which read the arguments as JSON, as a model
-/// would have sent them.
+/// would have sent them. A context that carries a run's provenance (a workflow step inside a
+/// task that has read outside content) is decided by the trust policy exactly as a model's
+/// call would be: a typed call is no way around it.
 pub(crate) async fn call<T: Tool>(ctx: &ToolContext, args: T::Args, step: StepId) -> ToolOutput
 where
     T::Args: Serialize,

@@ -131,8 +131,8 @@ pub enum VaultError {
         /// What went wrong (never the entry's contents).
         detail: String,
     },
-    /// The database failed (the same words as `CoreError::Store`).
-    #[error("Hearth's database failed: {0}")]
+    /// The database failed, in the store's own words (which already say it was the database).
+    #[error(transparent)]
     Store(#[from] StoreError),
     /// A blocking task ended abnormally.
     #[error("Hearth's vault stopped unexpectedly ({0}). Try again.")]

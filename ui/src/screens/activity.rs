@@ -66,6 +66,10 @@ fn StatementForm(live: LiveTasks, nav: Navigation) -> impl IntoView {
         }
     });
     let start = move || {
+        // One task per press: a second submit before the answer sends nothing.
+        if summarize.pending().get_untracked() {
+            return;
+        }
         summarize.dispatch_local(csv.get_untracked());
     };
     let error = move || action_failure(summarize);
@@ -76,7 +80,7 @@ fn StatementForm(live: LiveTasks, nav: Navigation) -> impl IntoView {
                 <textarea name="csv" placeholder="date,description,amount,category" prop:value=csv
                     on:input=move |ev| csv.set(event_target_value(&ev))></textarea>
                 {move || error().map(|message| view! { <p class="error statement-error">{message}</p> })}
-                <button type="submit" data-action="summarize">"Summarize"</button>
+                <button type="submit" data-action="summarize" disabled=move || summarize.pending().get()>"Summarize"</button>
             </form>
         </Show>
     }

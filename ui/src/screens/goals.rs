@@ -65,10 +65,18 @@ pub fn GoalsScreen() -> impl IntoView {
     let control = move |id: String, action: GoalAction| {
         edit.dispatch_local(GoalEdit::Control(id, action));
     };
+    // A new goal or milestone waits for the answer to the last change: a second click before it
+    // (a double click) would make a second row.
+    let busy = edit.pending();
     let change = move |id: String, change: MilestoneChange| {
-        edit.dispatch_local(GoalEdit::Milestones(id, change));
+        if !busy.get_untracked() {
+            edit.dispatch_local(GoalEdit::Milestones(id, change));
+        }
     };
     let create = move || {
+        if busy.get_untracked() {
+            return;
+        }
         let params = GoalCreateParams {
             title: title.get_untracked(),
             description: String::new(),
@@ -88,7 +96,7 @@ pub fn GoalsScreen() -> impl IntoView {
                 <input name="title" placeholder="A goal" prop:value=title on:input=move |ev| title.set(event_target_value(&ev)) />
                 <textarea name="milestones" placeholder="Milestones, one per line" prop:value=milestones
                     on:input=move |ev| milestones.set(event_target_value(&ev))></textarea>
-                <button type="submit" data-action="create-goal">"Add goal"</button>
+                <button type="submit" data-action="create-goal" disabled=move || busy.get()>"Add goal"</button>
             </form>
             <Show when=move || goals.with(Vec::is_empty)>
                 <p class="empty">"No goals yet. Tell Hearth what you are working towards, or add one here."</p>

@@ -92,11 +92,18 @@ fn Ideas(nav: Navigation) -> impl IntoView {
             }
         }
     });
+    // One answer at a time: a second click before the first is answered (a double click on
+    // Accept) sends nothing, so an idea is never made into two tasks.
+    let busy = answer.pending();
     let accept = move |id: String| {
-        answer.dispatch_local(IdeaAnswer::Accept(id));
+        if !busy.get_untracked() {
+            answer.dispatch_local(IdeaAnswer::Accept(id));
+        }
     };
     let dismiss = move |id: String| {
-        answer.dispatch_local(IdeaAnswer::Dismiss(id));
+        if !busy.get_untracked() {
+            answer.dispatch_local(IdeaAnswer::Dismiss(id));
+        }
     };
     let error = move || load_failure(list, "Ideas").or_else(|| action_failure(answer));
     view! {
@@ -111,8 +118,8 @@ fn Ideas(nav: Navigation) -> impl IntoView {
                             <li class="idea" data-idea-id=idea.id.clone() data-kind=idea.kind.as_str()>
                                 <span class="idea-title">{idea.title.clone()}</span>
                                 <span class="idea-reason">{idea.reason.clone()}</span>
-                                <button data-action="accept" on:click=move |_| accept(a.clone())>"Accept"</button>
-                                <button data-action="dismiss" on:click=move |_| dismiss(d.clone())>"Dismiss"</button>
+                                <button data-action="accept" disabled=move || busy.get() on:click=move |_| accept(a.clone())>"Accept"</button>
+                                <button data-action="dismiss" disabled=move || busy.get() on:click=move |_| dismiss(d.clone())>"Dismiss"</button>
                             </li>
                         }
                     }).collect_view()}

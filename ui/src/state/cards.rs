@@ -77,7 +77,9 @@ pub fn page_acted(call: &ToolCallView) -> Option<ActReceipt> {
 /// What the card says when Hearth removed an unused browser profile so this page could open:
 /// browsing never stops at the profile limit, and the owner learns which profile went.
 pub fn made_room_line(profile: &str) -> String {
-    format!("Hearth keeps {MAX_SAVED_PROFILES} browser profiles at most, so it removed the unused one {profile} (with its cookies) to make room.")
+    format!(
+        "Hearth keeps {MAX_SAVED_PROFILES} browser profiles at most, so it removed the unused one {profile} (with its cookies) to make room."
+    )
 }
 
 /// The line a page card shows under the title: the address without its scheme, and whether the

@@ -6,19 +6,18 @@ use hearth_protocol::ids::OperationId;
 use leptos::prelude::*;
 
 use crate::ipc;
-use crate::request::{Reply, action_failure};
+use crate::request::{Reply, action_failure, settled_failure};
 use crate::state::computer::{Editing, WORKSPACE, child, kind_marker, parent};
 
-/// What the pane asks of the workspace. All go through one action, so its latest answer is
-/// the pane's one error line (a later success clears it) and a Save's pending state is its input.
+/// What the pane reads from the workspace. Both go through one action, so the answer to the
+/// last one sent is the pane's error line (a later success clears it). Save has its own action:
+/// its button stays off for exactly as long as a write is on its way.
 #[derive(Debug, Clone)]
 enum WorkspaceRequest {
     /// A folder's entries.
     List(String),
     /// A file, into the editor.
     Open(String),
-    /// The editor's text, written.
-    Save(ComputerWriteParams),
 }
 
 /// Lists `path` into the pane: the folder it resolved to and its entries.
@@ -51,18 +50,6 @@ pub fn WorkspacePane() -> impl IntoView {
                     editing.set(Some(Editing::open(file)));
                     saved.set(false);
                 }
-                WorkspaceRequest::Save(params) => {
-                    ipc::computer_write(&params).await?;
-                    pending.set_value(None);
-                    editing.update(|e| {
-                        if let Some(e) = e {
-                            e.saved(params.content.clone());
-                        }
-                    });
-                    saved.set(true);
-                    // The folder again, with the file as written.
-                    show_folder(&folder.get_untracked(), folder, listing).await?;
-                }
             }
             Ok(())
         }
@@ -70,9 +57,34 @@ pub fn WorkspacePane() -> impl IntoView {
     let load = move |path: String| {
         request.dispatch_local(WorkspaceRequest::List(path));
     };
-    let sent = request.input();
-    let saving = move || sent.with(|sent| matches!(sent, Some(WorkspaceRequest::Save(_))));
-    let error = move || action_failure(request);
+    let write = Action::new_local(move |params: &ComputerWriteParams| {
+        let params = params.clone();
+        async move {
+            ipc::computer_write(&params).await?;
+            if pending.get_value().is_some_and(|(_, _, id)| id == params.operation_id) {
+                pending.set_value(None);
+            }
+            // The answer marks the editor saved only if it still shows that file: another file
+            // opened while the write was on its way is not the one written.
+            editing.update(|e| {
+                if let Some(e) = e.as_mut().filter(|e| e.file.path == params.path) {
+                    e.saved(params.content.clone());
+                    saved.set(true);
+                }
+            });
+            // The folder again, with the file as written.
+            load(folder.get_untracked());
+            Ok(())
+        }
+    });
+    let saving = write.pending();
+    // A failed Save is shown while its file is open (its operation id is kept for the retry);
+    // otherwise the last read's answer.
+    let save_failure = move || {
+        let failed_here = pending.with_value(|p| p.as_ref().map(|(path, _, _)| path.clone())) == open_path.get();
+        if failed_here { settled_failure(write) } else { None }
+    };
+    let error = move || save_failure().or_else(|| action_failure(request));
     // The workspace's root, once, when the pane opens (an off computer says so here).
     load(WORKSPACE.to_owned());
     let open = move |path: String| {
@@ -80,7 +92,7 @@ pub fn WorkspacePane() -> impl IntoView {
     };
     let save = move |_| {
         let Some(current) = editing.get_untracked() else { return };
-        if untrack(saving) {
+        if saving.get_untracked() {
             return;
         }
         let operation_id = match pending.get_value() {
@@ -89,7 +101,7 @@ pub fn WorkspacePane() -> impl IntoView {
         };
         pending.set_value(Some((current.file.path.clone(), current.text.clone(), operation_id.clone())));
         let params = ComputerWriteParams { path: current.file.path.clone(), content: current.text, operation_id };
-        request.dispatch_local(WorkspaceRequest::Save(params));
+        write.dispatch_local(params);
     };
 
     view! {
@@ -130,7 +142,7 @@ pub fn WorkspacePane() -> impl IntoView {
                             saved.set(false);
                         }
                     ></textarea>
-                    <button id="workspace-save" disabled=move || saving() || !editing.with(|e| e.as_ref().is_some_and(Editing::is_changed)) on:click=save>"Save"</button>
+                    <button id="workspace-save" disabled=move || saving.get() || !editing.with(|e| e.as_ref().is_some_and(Editing::is_changed)) on:click=save>"Save"</button>
                     {move || saved.get().then(|| view! { <span class="saved" id="workspace-saved">"Saved"</span> })}
                 </div>
             })}

@@ -220,8 +220,10 @@ async fn a_deleted_chats_words_are_not_left_readable_in_the_database_file() {
     let t = open().await;
     let hearth = &t.hearth;
     let secret = "quokka-zanzibar-7731";
-    // A greeting (the sample agent makes no task or fact of it): the words live only in the chat.
-    let thread = chat(hearth, &format!("hello {secret}")).await;
+    // A choice (the sample agent makes no task or fact of it, so the words live only in the
+    // chat), long enough that its events fill whole pages: pages a delete frees whole keep their
+    // bytes in the file unless they are overwritten.
+    let thread = chat(hearth, &format!("help me choose: {} or tea", secret.repeat(400))).await;
     let file = hearth.store().path().to_owned();
     // Everything in the main file, so the bytes read below are all the database holds.
     checkpoint(&file).await;

@@ -21,7 +21,10 @@ home="$(mktemp -d -t hearth-perf-gate.XXXXXX)"
 log "instruction counts of the hot paths (callgrind, one run each)"
 # The dev profile (dependencies optimized, Hearth's own code not; Cargo.toml says why): the
 # counts compare like with like from one change to the next, and nothing is built twice.
-cargo bench --profile dev -p hearth-core --bench instructions --locked -- --home="$home" --save-summary=json >&2
+# --workspace, not -p hearth-core: features are unified over the same packages as in
+# `cargo test --workspace`, so every dependency the tests built is reused as it is (with -p,
+# 140 crates were built again with other features: 6 of the test command's cold minutes).
+cargo bench --workspace --profile dev --bench instructions --locked -- --home="$home" --save-summary=json >&2
 status=0
 HEARTH_RUSTC_VERSION="$(rustc --version | cut -d' ' -f1-2)" \
   cargo run -q -p hearth-testkit --example perf_gate --locked -- \

@@ -54,14 +54,16 @@ phase "end-to-end through the webview"
 log "end-to-end through the webview (tauri-driver + WebKitWebDriver under Xvfb)"
 # cargo builds the app binary for this test (CARGO_BIN_EXE_hearth-e2e) with the test's
 # features (and links `hearth` with them too, one more link); its own name keeps any other
-# build of the app from replacing it while the tests run.
+# build of the app from replacing it while the tests run. --workspace, not -p hearth: the
+# features are unified as in the test phase, so only `hearth` is built again (with -p, the
+# window's whole stack was rebuilt with other features: 10 of the cold run's minutes).
 # -noreset: by default Xvfb resets when its last client leaves, and an app starting during that
 # reset fails to open the display (GTK's init panics). Between two sessions there is no client.
 # The phase takes about 3 minutes; `timeout` ends a hung one well inside CI's limit.
 # No backtraces: a step's message names it and says what the window showed, and forty frames
 # of tokio per failure would push that out of CI's excerpt.
 timeout --kill-after=30 1500 env RUST_BACKTRACE=0 xvfb-run -a --server-args="-screen 0 1280x900x24 -noreset" \
-  cargo test -p hearth --features e2e --test e2e --locked -- --test-threads=1 \
+  cargo test --workspace --features hearth/e2e --test e2e --locked -- --test-threads=1 \
   || {
     code=$?
     # What a failure here often depends on, printed last, where CI's excerpt keeps it: the

@@ -19,7 +19,7 @@ use super::hash::proposal_hash;
 use super::web::{self, FormSender};
 use crate::error::{CoreError, Result};
 use crate::process::{Liveness, ProcessIdentity};
-use crate::store::proposals::{ExecutionClaim, InsertOutcome, MandatedClaim, ProposalRow};
+use crate::store::proposals::{ExecutionClaim, InsertOutcome, MandatedClaim, ProposalRow, Reclaim};
 use crate::store::{Store, now_ms};
 use crate::tasks::TaskEngine;
 use crate::workspace::{ExecuteError, Executed, LOCAL_CONNECTION_ID, Reconciliation, Target, Workspace};
@@ -619,11 +619,12 @@ impl ApprovalGate {
             }
             Recheck::Retry => {
                 let executor = self.inner.identity.as_str();
-                if !self.inner.store.reclaim_unknown_proposal(&proposal.id, &connection, executor).await? {
-                    let current = self.row(&proposal.id).await?;
-                    if current.status != ProposalStatus::OutcomeUnknown {
+                if let Reclaim::Refused(then) = self.inner.store.reclaim_unknown_proposal(&proposal.id, &connection, executor).await? {
+                    // The status when the claim failed, not after: another retry may have taken
+                    // it and settled it back to outcome_unknown in between.
+                    if then != ProposalStatus::OutcomeUnknown {
                         // Another check or retry has it, or settled it, meanwhile.
-                        return Ok(current.view());
+                        return Ok(self.row(&proposal.id).await?.view());
                     }
                     return Err(CoreError::Conflict(
                         "This can no longer be retried: its task was cancelled or has since prepared a newer one like it, \

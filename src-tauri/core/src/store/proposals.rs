@@ -134,6 +134,16 @@ pub enum InsertOutcome {
     Changed(ProposalRow),
 }
 
+/// What [`Store::reclaim_unknown_proposal`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reclaim {
+    /// This retry holds it now (`executing`).
+    Claimed,
+    /// Not claimed; the status it had then. Still `outcome_unknown`: this retry may not take
+    /// it (see the conditions); anything else: another check or retry had it or settled it.
+    Refused(ProposalStatus),
+}
+
 impl Store {
     /// Inserts `new` unless its key exists; then compares hashes. With a `fence` (task id,
     /// lease id) the insert happens only while that lease holds, and in the same transaction
@@ -341,8 +351,13 @@ impl Store {
     /// with no newer proposal of the same kind that is pending or may have happened (the task
     /// may already have done the same thing another way). Records `executor`, so a crash
     /// during the retry strands it as `outcome_unknown` again.
-    pub async fn reclaim_unknown_proposal(&self, id: &str, connection: &Connection, executor: &str) -> Result<bool> {
+    ///
+    /// Not claimed, it answers the status the proposal had when the claim failed, read in the
+    /// same transaction: a retry that lost to another (which may since have settled it back to
+    /// `outcome_unknown`) is told apart from one this proposal can no longer take.
+    pub async fn reclaim_unknown_proposal(&self, id: &str, connection: &Connection, executor: &str) -> Result<Reclaim> {
         let mut writer = self.writer().await;
+        let mut tx = sqlx::Connection::begin_with(&mut *writer, "BEGIN IMMEDIATE").await?;
         let done = sqlx::query(
             "UPDATE proposals SET status = 'executing', executor = ?4, connection_id = ?2
              WHERE id = ?1 AND status = 'outcome_unknown' AND account = ?3 AND connection_id NOT IN ('browser', 'hearth')
@@ -363,9 +378,19 @@ impl Store {
         .bind(&connection.account)
         .bind(executor)
         .bind(super::DEFAULT_LOCAL_ACCOUNT)
-        .execute(&mut *writer)
+        .execute(&mut *tx)
         .await?;
-        Ok(done.rows_affected() == 1)
+        if done.rows_affected() == 1 {
+            tx.commit().await?;
+            return Ok(Reclaim::Claimed);
+        }
+        let status: Option<String> =
+            sqlx::query_scalar("SELECT status FROM proposals WHERE id = ?1").bind(id).fetch_optional(&mut *tx).await?;
+        tx.rollback().await?;
+        let status = status.ok_or_else(|| StoreError::NotFound(format!("There is no proposal {id}.")))?;
+        let status = ProposalStatus::parse(&status)
+            .ok_or_else(|| StoreError::CorruptRow(format!("stored proposal has an unknown status {status:?}")))?;
+        Ok(Reclaim::Refused(status))
     }
 
     /// Replaces the note of an `outcome_unknown` proposal, only while its note is still `seen`

@@ -26,8 +26,11 @@ log "instruction counts of the hot paths (callgrind, one run each)"
 # 140 crates were built again with other features: 6 of the test command's cold minutes).
 cargo bench --workspace --profile dev --bench instructions --locked -- --home="$home" --save-summary=json >&2
 status=0
+# Built with --workspace for the same reason (cargo run takes only -p, whose features rebuilt
+# some 80 s of dependencies), then run from where cargo put it.
+cargo build -q --workspace --example perf_gate --locked
 HEARTH_RUSTC_VERSION="$(rustc --version | cut -d' ' -f1-2)" \
-  cargo run -q -p hearth-testkit --example perf_gate --locked -- \
+  "$CARGO_TARGET_DIR/debug/examples/perf_gate" \
   "$mode" "$home" "$ROOT/src-tauri/core/benches/instructions.baseline.json" || status=$?
 if [ "$status" = 0 ]; then
   rm -rf "$home"

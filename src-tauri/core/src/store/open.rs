@@ -50,7 +50,8 @@ impl Store {
             // fsyncs the database file every ~200 transitions. 4,000 pages (16 MiB of WAL).
             .pragma("wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES)
             // A deleted chat's messages are overwritten with zeros where they lay, not left
-            // readable in free pages of the file; only deletes pay for it, and they are rare.
+            // readable in free pages of the file (the write-ahead log is emptied after a chat's
+            // deletion too: `Store::delete_thread`). Deletes and updates pay a little for it.
             .pragma("secure_delete", "on")
             .busy_timeout(busy_timeout);
         // Long enough for a burst of writers queued behind each other.

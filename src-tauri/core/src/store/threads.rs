@@ -364,6 +364,11 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
+        // The log's old copies of those pages go too, as far as no reader holds them now: best
+        // effort (a busy checkpoint leaves them for the next one, and is no failure to delete).
+        if let Err(err) = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(&mut *writer).await {
+            tracing::debug!(error = %err, "the checkpoint after a chat's deletion did not run");
+        }
         Ok(ThreadDeletion::Deleted { events })
     }
 

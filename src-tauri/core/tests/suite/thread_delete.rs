@@ -231,8 +231,10 @@ async fn a_deleted_chats_words_are_not_left_readable_in_the_database_file() {
     assert!(holds(&std::fs::read(&file).unwrap()), "the message is in the file before the delete (the oracle can see it)");
 
     hearth.thread_delete(&delete(&thread)).await.unwrap();
-    checkpoint(&file).await;
+    // Read as they are on disk right after the deletion: the database file and its log.
+    let wal = file.with_extension("db-wal");
     assert!(!holds(&std::fs::read(&file).unwrap()), "the deleted chat's words are still in the database file");
+    assert!(!holds(&std::fs::read(&wal).unwrap_or_default()), "the deleted chat's words are still in the write-ahead log");
 }
 
 /// Moves everything in the write-ahead log into the database file and empties the log.

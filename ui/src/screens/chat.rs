@@ -152,8 +152,10 @@ pub fn ChatScreen() -> impl IntoView {
             remove.dispatch_local((id, acknowledge));
         }
     };
+    let running = Memo::new(move |_| chat.with(ChatState::is_running));
     Effect::new(move || {
-        if chat.with(ChatState::is_running) {
+        // On the start of a reply, not on each of its tokens.
+        if running.get() && refusal.with_untracked(Option::is_some) {
             refusal.set(None);
         }
     });

@@ -64,10 +64,11 @@ pub fn WorkspacePane() -> impl IntoView {
             if pending.get_value().is_some_and(|(_, _, id)| id == params.operation_id) {
                 pending.set_value(None);
             }
-            // The answer marks the editor saved only if it still shows that file: another file
-            // opened while the write was on its way is not the one written.
+            // The answer marks the editor saved only if it still shows that file with the text
+            // written: another file opened, the file opened again, or more typed while the write
+            // was on its way is not what was written.
             editing.update(|e| {
-                if let Some(e) = e.as_mut().filter(|e| e.file.path == params.path) {
+                if let Some(e) = e.as_mut().filter(|e| e.file.path == params.path && e.text == params.content) {
                     e.saved(params.content.clone());
                     saved.set(true);
                 }

@@ -365,7 +365,7 @@ impl Store {
             .await?;
         tx.commit().await?;
         // The log's old copies of those pages go too, as far as no reader holds them now: best
-        // effort (a busy checkpoint leaves them for the next one, and is no failure to delete).
+        // effort (a busy checkpoint leaves them for the next one; the chat is deleted either way).
         if let Err(err) = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)").execute(&mut *writer).await {
             tracing::debug!(error = %err, "the checkpoint after a chat's deletion did not run");
         }

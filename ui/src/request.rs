@@ -48,3 +48,22 @@ pub fn action_failure<I: 'static, T: 'static>(action: Action<I, Reply<T>>) -> Op
 pub fn settled_failure<I: 'static, T: 'static>(action: Action<I, Reply<T>>) -> Option<String> {
     if action.pending().get() { None } else { action_failure(action) }
 }
+
+/// A settings form's send: `checked` is the params' own validation; a refusal goes to `error`
+/// with nothing sent, otherwise both of the form's lines are cleared and `input` is sent.
+pub fn send_checked<I: 'static, O: 'static>(
+    action: Action<I, O>,
+    input: I,
+    checked: Result<(), IpcError>,
+    error: RwSignal<Option<String>>,
+    notice: RwSignal<Option<&'static str>>,
+) {
+    notice.set(None);
+    match checked {
+        Err(err) => error.set(Some(err.message)),
+        Ok(()) => {
+            error.set(None);
+            action.dispatch_local(input);
+        }
+    }
+}

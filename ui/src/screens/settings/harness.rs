@@ -5,6 +5,7 @@ use hearth_protocol::settings::{HarnessSettingsParams, SettingsView};
 use leptos::prelude::*;
 
 use crate::ipc;
+use crate::request::send_checked;
 use crate::state::settings::{HarnessForm, remove_token_params, secret_placeholder};
 
 /// The External agent section.
@@ -41,14 +42,8 @@ pub fn HarnessSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView
         if busy.get_untracked().is_some() {
             return;
         }
-        if let Err(err) = params.validate() {
-            error.set(Some(err.message));
-            notice.set(None);
-            return;
-        }
-        error.set(None);
-        notice.set(None);
-        store.dispatch_local((params, removing));
+        let checked = params.validate();
+        send_checked(store, (params, removing), checked, error, notice);
     };
     let save = move |_| send(form.with_untracked(HarnessForm::params), false);
     let remove = move |_| {

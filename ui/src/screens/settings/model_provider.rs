@@ -5,6 +5,7 @@ use hearth_protocol::settings::{ConnectionTestResponse, ModelSettingsParams, Pro
 use leptos::prelude::*;
 
 use crate::ipc;
+use crate::request::send_checked;
 use crate::state::settings::{ModelForm, kind_from_slug, kind_slug, remove_key_params, secret_placeholder};
 
 /// What the section is waiting for.
@@ -57,14 +58,8 @@ pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
         if busy.get_untracked().is_some() {
             return;
         }
-        if let Err(err) = params.validate() {
-            error.set(Some(err.message));
-            notice.set(None);
-            return;
-        }
-        error.set(None);
-        notice.set(None);
-        store.dispatch_local((params, action));
+        let checked = params.validate();
+        send_checked(store, (params, action), checked, error, notice);
     };
     let save = move |_| send(form.with_untracked(ModelForm::params), Busy::Saving);
     let remove = move |_| {

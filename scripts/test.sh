@@ -20,6 +20,7 @@ install_tauri_driver
 install_gungraun_runner
 install_agui_client
 install_python_agui
+install_test_model
 
 # The computer's tests run against a real engine and the locally built base image (cached by
 # the hash of its recipe: rebuilt only when it changes); the tests build Hearth's layer over it

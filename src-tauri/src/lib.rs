@@ -17,6 +17,12 @@ pub use state::AppState;
 /// Runs the app (desktop and mobile).
 #[cfg_attr(mobile, tauri::mobile_entry_point)]
 pub fn run() {
+    // The hidden worker mode: llama.cpp runs in a process of its own (core::local_model), never
+    // in the app's, so a model file that makes it abort ends only that process.
+    #[cfg(feature = "local-model")]
+    if std::env::args_os().nth(1).is_some_and(|arg| arg == hearth_core::local_model::WORKER_FLAG) {
+        std::process::exit(hearth_core::local_model::run_worker());
+    }
     init_tracing();
     let app = build(tauri::Builder::default()).build(tauri::generate_context!());
     match app {
@@ -123,6 +129,9 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::settings::settings_mode_set,
             commands::settings::settings_model_set,
             commands::settings::settings_model_test,
+            commands::settings::settings_local_model_inspect,
+            commands::settings::settings_local_model_probe,
+            commands::settings::settings_local_model_override,
             commands::settings::settings_harness_set,
             commands::settings::settings_endpoint_set,
             commands::settings::settings_endpoint_regenerate,

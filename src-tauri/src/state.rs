@@ -74,8 +74,13 @@ async fn open<R: Runtime>(app: &AppHandle<R>) -> Opened {
         Ok(dir) => dir,
         Err(err) => return Opened::Failed(format!("Hearth could not find a data folder: {err}. Set HEARTH_DATA_DIR.").into()),
     };
-    #[cfg_attr(not(feature = "e2e"), allow(unused_mut))]
+    #[cfg_attr(not(any(feature = "e2e", feature = "local-model")), allow(unused_mut))]
     let mut config = Config::from_env_or(default_dir);
+    // The local model's worker is this binary in its worker mode (hearth_app::run).
+    #[cfg(feature = "local-model")]
+    {
+        config.local_model_worker = hearth_core::local_model::WorkerCommand::this_binary().ok();
+    }
     // Only the end-to-end build reads this: the test's loopback page server, past the
     // egress policy. A shipped build has no way to widen it.
     #[cfg(feature = "e2e")]

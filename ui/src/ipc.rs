@@ -36,7 +36,8 @@ use hearth_protocol::memory::{MemoryForgetParams, MemoryListResponse, MemorySave
 use hearth_protocol::notifications::{NotificationListResponse, NotificationOpened, NotificationReadParams, NotificationView};
 use hearth_protocol::schedules::{ScheduleControlParams, ScheduleCreateParams, ScheduleListResponse, ScheduleView};
 use hearth_protocol::settings::{
-    AgentMode, AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, ModelSettingsParams, SettingsView,
+    AgentMode, AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, LocalModelInfo, LocalModelInspectParams,
+    LocalModelOverrideParams, ModelSettingsParams, SettingsView,
 };
 use hearth_protocol::tasks::{TaskChanged, TaskControlParams, TaskDetail, TaskGetParams, TaskListResponse, TaskView};
 use hearth_protocol::{ErrorCode, IpcError};
@@ -446,6 +447,23 @@ pub async fn settings_model_set(params: &ModelSettingsParams) -> Result<Settings
 /// Sends the stored model provider a small request; `ok` says whether it answered.
 pub async fn settings_model_test() -> Result<ConnectionTestResponse, IpcError> {
     call(cmd::SETTINGS_MODEL_TEST, &serde_json::json!({})).await
+}
+
+/// A model file's facts (name, size, parameters, context, chat template, memory), before it is kept.
+pub async fn settings_local_model_inspect(path: &str) -> Result<LocalModelInfo, IpcError> {
+    let params = LocalModelInspectParams { path: path.trim().to_owned() };
+    call(cmd::SETTINGS_LOCAL_MODEL_INSPECT, &serde_json::json!({ "params": params })).await
+}
+
+/// Runs the probe suite on the local model (a minute or more); the view carries its scores.
+pub async fn settings_local_model_probe() -> Result<SettingsView, IpcError> {
+    call(cmd::SETTINGS_LOCAL_MODEL_PROBE, &serde_json::json!({})).await
+}
+
+/// Lets the local model act in families it did not pass (`true`), or takes that back.
+pub async fn settings_local_model_override(act_untested: bool) -> Result<SettingsView, IpcError> {
+    let params = LocalModelOverrideParams { act_untested };
+    call(cmd::SETTINGS_LOCAL_MODEL_OVERRIDE, &serde_json::json!({ "params": params })).await
 }
 
 /// Stores the external AG-UI agent. `token` absent keeps the stored token, empty removes it.

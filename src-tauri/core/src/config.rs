@@ -37,6 +37,9 @@ pub struct Config {
     pub browser_dns: Option<std::net::SocketAddr>,
     /// Where Google's sign-in and APIs are (Google's own; tests give a loopback fixture).
     pub google: GoogleEndpoints,
+    /// How to start the local model's worker: the app's own binary in its worker mode
+    /// (`None` in a build without the engine, where Settings refuses a model file).
+    pub local_model_worker: Option<crate::local_model::WorkerCommand>,
 }
 
 /// Google's OAuth endpoints and API base addresses.
@@ -104,6 +107,7 @@ impl Config {
             browser: crate::browser::chromium::ChromiumConfig::for_data_dir(&data_dir),
             browser_dns: None,
             google: GoogleEndpoints::default(),
+            local_model_worker: None,
             data_dir,
             sample_chunk_delay: Duration::from_millis(25),
             sample_slow_step: Duration::from_millis(250),

@@ -18,6 +18,7 @@ pub mod finance;
 mod hearth;
 pub mod ideas;
 pub mod journal;
+pub mod local_model;
 pub mod memory;
 pub mod monitors;
 pub mod pdf;

@@ -66,6 +66,8 @@ fn issue10_no_debug_output_shows_a_secret() {
             model: "m".into(),
             has_api_key: true,
             accepts_images: false,
+            probe: None,
+            act_untested: false,
         }),
         harness: Some(HarnessSettings { url: "http://127.0.0.1:9/agent".into(), has_token: true }),
         endpoint: endpoint.clone(),

@@ -98,6 +98,9 @@ commands! {
     SETTINGS_MODE_SET = "settings_mode_set";
     SETTINGS_MODEL_SET = "settings_model_set";
     SETTINGS_MODEL_TEST = "settings_model_test";
+    SETTINGS_LOCAL_MODEL_INSPECT = "settings_local_model_inspect";
+    SETTINGS_LOCAL_MODEL_PROBE = "settings_local_model_probe";
+    SETTINGS_LOCAL_MODEL_OVERRIDE = "settings_local_model_override";
     SETTINGS_HARNESS_SET = "settings_harness_set";
     SETTINGS_ENDPOINT_SET = "settings_endpoint_set";
     SETTINGS_ENDPOINT_REGENERATE = "settings_endpoint_regenerate";

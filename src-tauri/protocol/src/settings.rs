@@ -16,6 +16,9 @@ pub enum ProviderKind {
     OpenaiResponses,
     /// Anthropic Messages.
     Anthropic,
+    /// A GGUF model file run on this computer by Hearth's built-in engine (llama.cpp); its
+    /// `base_url` is the file's path.
+    Local,
 }
 
 impl ProviderKind {
@@ -28,6 +31,7 @@ impl ProviderKind {
             Self::OpenaiChat => "OpenAI-compatible (Chat Completions)",
             Self::OpenaiResponses => "OpenAI Responses",
             Self::Anthropic => "Anthropic",
+            Self::Local => "On this computer (a GGUF model file)",
         }
     }
 
@@ -36,6 +40,7 @@ impl ProviderKind {
         match self {
             Self::OpenaiChat | Self::OpenaiResponses => "https://api.openai.com/v1",
             Self::Anthropic => "https://api.anthropic.com/v1",
+            Self::Local => "",
         }
     }
 }
@@ -67,6 +72,42 @@ pub struct ModelSettings {
     /// The model reads images: look_page is offered to it and sends it the page's picture.
     #[serde(default)]
     pub accepts_images: bool,
+    /// A local model's probe result, once run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<LocalProbeView>,
+    /// The owner let a local model prepare and act in families it did not pass.
+    #[serde(default)]
+    pub act_untested: bool,
+}
+
+/// A local model's probe suite result: its score per family of Hearth's tasks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LocalProbeView {
+    /// Each family, in a fixed order.
+    pub families: Vec<ProbeFamilyScore>,
+}
+
+/// One family's score.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbeFamilyScore {
+    /// The family, as the owner reads it.
+    pub label: String,
+    /// Probes passed.
+    pub passed: u32,
+    /// Probes run.
+    pub total: u32,
+    /// Its tools are offered to the model (it passed, or the owner overrode).
+    pub allowed: bool,
+}
+
+/// `settings_local_model_override`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LocalModelOverrideParams {
+    /// Let the local model prepare and act in families it did not pass.
+    pub act_untested: bool,
 }
 
 /// The external AG-UI agent as stored.
@@ -120,6 +161,44 @@ pub struct SettingsView {
     pub endpoint: EndpointSettings,
 }
 
+/// A model file's path: absolute, one line, of a sane length (what is in it is the core's check).
+pub fn check_model_path(path: &str) -> Result<(), IpcError> {
+    if path.is_empty() || path.len() > 4096 || path.contains(['\n', '\r', '\0']) || !std::path::Path::new(path).is_absolute() {
+        return Err(IpcError::invalid("Enter the full path of the model's .gguf file (starting with / or a drive letter)."));
+    }
+    Ok(())
+}
+
+/// `settings_local_model_inspect`: a model file the owner is choosing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LocalModelInspectParams {
+    /// The .gguf file's full path.
+    pub path: String,
+}
+
+/// What Settings shows of a model file before the owner keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LocalModelInfo {
+    /// Its name (`general.name`, else the file's).
+    pub name: String,
+    /// Its architecture (`llama`, `qwen2`).
+    pub architecture: String,
+    /// The file's size in bytes.
+    pub file_bytes: u64,
+    /// Its parameters.
+    pub parameters: u64,
+    /// The context it was trained for, in tokens.
+    pub trained_context: u32,
+    /// The context Hearth runs it with, in tokens.
+    pub context: u32,
+    /// The first line of the chat template it carries.
+    pub chat_template: String,
+    /// The memory it needs at that context: weights and KV cache.
+    pub memory_bytes: u64,
+}
+
 fn check_url(field: &str, url: &str) -> Result<(), IpcError> {
     let ok = (url.starts_with("http://") || url.starts_with("https://")) && url.len() <= 2048 && !url.contains(char::is_whitespace);
     if ok { Ok(()) } else { Err(IpcError::invalid(format!("{field} must be an http:// or https:// URL."))) }
@@ -158,10 +237,16 @@ impl std::fmt::Debug for ModelSettingsParams {
 impl ModelSettingsParams {
     /// Checks bounds.
     pub fn validate(&self) -> Result<(), IpcError> {
-        check_url("The base URL", self.base_url.trim())?;
-        let model = self.model.trim();
-        if model.is_empty() || model.len() > 200 {
-            return Err(IpcError::invalid("Enter the model's name (at most 200 characters)."));
+        match self.kind {
+            ProviderKind::OpenaiChat | ProviderKind::OpenaiResponses | ProviderKind::Anthropic => {
+                check_url("The base URL", self.base_url.trim())?;
+                let model = self.model.trim();
+                if model.is_empty() || model.len() > 200 {
+                    return Err(IpcError::invalid("Enter the model's name (at most 200 characters)."));
+                }
+            }
+            // The model's name comes from its file.
+            ProviderKind::Local => check_model_path(self.base_url.trim())?,
         }
         // Only what an HTTP header carries as is (visible ASCII): anything else would be stored
         // and then fail on every request, over a key that worked.

@@ -2,7 +2,9 @@
 
 use hearth_protocol::IpcError;
 use hearth_protocol::settings::{
-    AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, ModelSettingsParams, SettingsView,
+    AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, LocalModelInfo, LocalModelInspectParams, LocalModelOverrideParams,
+    ModelSettingsParams,
+    SettingsView,
 };
 use tauri::State;
 
@@ -34,6 +36,26 @@ pub async fn settings_model_set(state: State<'_, AppState>, params: serde_json::
 #[tauri::command]
 pub async fn settings_model_test(state: State<'_, AppState>) -> Result<ConnectionTestResponse, IpcError> {
     state.ready().await?.settings_model_test().await.map_err(|e| e.to_ipc())
+}
+
+/// A model file's facts, before the owner keeps it.
+#[tauri::command]
+pub async fn settings_local_model_inspect(state: State<'_, AppState>, params: serde_json::Value) -> Result<LocalModelInfo, IpcError> {
+    let params: LocalModelInspectParams = parse("settings_local_model_inspect", params)?;
+    state.ready().await?.settings_local_model_inspect(&params).await.map_err(|e| e.to_ipc())
+}
+
+/// Runs the probe suite on the local model ("Test on Hearth's tasks").
+#[tauri::command]
+pub async fn settings_local_model_probe(state: State<'_, AppState>) -> Result<SettingsView, IpcError> {
+    state.ready().await?.settings_local_model_probe().await.map_err(|e| e.to_ipc())
+}
+
+/// Lets the local model act in families it did not pass, or takes that back.
+#[tauri::command]
+pub async fn settings_local_model_override(state: State<'_, AppState>, params: serde_json::Value) -> Result<SettingsView, IpcError> {
+    let params: LocalModelOverrideParams = parse("settings_local_model_override", params)?;
+    state.ready().await?.settings_local_model_override(params.act_untested).await.map_err(|e| e.to_ipc())
 }
 
 /// The external AG-UI agent.

@@ -54,6 +54,7 @@ pub const fn kind_slug(kind: ProviderKind) -> &'static str {
         ProviderKind::OpenaiChat => "openai_chat",
         ProviderKind::OpenaiResponses => "openai_responses",
         ProviderKind::Anthropic => "anthropic",
+        ProviderKind::Local => "local",
     }
 }
 
@@ -109,13 +110,21 @@ impl ModelForm {
     }
 
     /// Switches the kind. The base URL follows when it is empty or still some kind's default;
-    /// a URL the owner typed (a local server, a proxy) is kept.
+    /// a URL the owner typed (a local server, a proxy) is kept. Between a file and a URL
+    /// nothing carries over: a path is no URL.
     pub fn set_kind(&mut self, kind: ProviderKind) {
         let url = self.base_url.trim();
-        if url.is_empty() || ProviderKind::ALL.iter().any(|k| k.default_base_url() == url) {
+        let crossing = (kind == ProviderKind::Local) != (self.kind == ProviderKind::Local);
+        if crossing || url.is_empty() || ProviderKind::ALL.iter().any(|k| k.default_base_url() == url) {
             self.base_url = kind.default_base_url().to_owned();
         }
         self.kind = kind;
+    }
+
+    /// Whether the form names a model file on this computer (a path field instead of a URL,
+    /// a model name and a key).
+    pub fn is_local(&self) -> bool {
+        self.kind == ProviderKind::Local
     }
 
     /// What `settings_model_set` gets: trimmed, and the stored key kept unless a new one

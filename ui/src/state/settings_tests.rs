@@ -11,6 +11,8 @@ fn stored_model(has_api_key: bool) -> ModelSettings {
         model: "llama3.2".into(),
         has_api_key,
         accepts_images: false,
+        probe: None,
+        act_untested: false,
     }
 }
 

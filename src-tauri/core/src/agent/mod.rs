@@ -18,6 +18,21 @@ use tokio_util::sync::CancellationToken;
 pub use emit::Emitter;
 pub use history::{HistoryFold, conversation_from_events};
 pub use model::{CONTINUE_NOTE, MAX_TOOL_STEPS, ModelAgent, SYSTEM_PROMPT};
+
+/// Which of Hearth's tools a model is offered (all, when there is none): a local model is
+/// offered what prepares or changes things only for the task families it passed
+/// (`local_model::probe::offered`). Its answer's grammar is built from the offered tools, so
+/// a tool not offered cannot be called.
+pub type ToolOffer = std::sync::Arc<dyn Fn(hearth_protocol::ToolName) -> bool + Send + Sync>;
+
+/// Whether `offer` lets a model see the tool named `name` (Hearth's; a client's own tools are
+/// the client's business).
+pub(crate) fn offers(offer: Option<&ToolOffer>, name: &str) -> bool {
+    match (offer, hearth_protocol::ToolName::from_wire(name)) {
+        (None, _) | (Some(_), None) => true,
+        (Some(offer), Some(tool)) => offer(tool),
+    }
+}
 pub use no_model::NoModelHandler;
 pub use sample::SampleAgent;
 pub use task_loop::{MAX_TASK_RUN, MAX_TASK_STEPS, ModelTaskHandler, RunDeadline};

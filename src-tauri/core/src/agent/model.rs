@@ -41,6 +41,7 @@ pub struct ModelAgent {
     model: String,
     tools: ToolContextFactory,
     vision: Vision,
+    offer: Option<super::ToolOffer>,
 }
 
 impl std::fmt::Debug for ModelAgent {
@@ -52,12 +53,18 @@ impl std::fmt::Debug for ModelAgent {
 impl ModelAgent {
     /// Answers with `model` from `provider`; tools run in contexts from `tools`.
     pub fn new(provider: Arc<dyn ModelProvider>, model: impl Into<String>, tools: ToolContextFactory) -> Self {
-        Self { provider, model: model.into(), tools, vision: Vision::TextOnly }
+        Self { provider, model: model.into(), tools, vision: Vision::TextOnly, offer: None }
     }
 
     /// The same agent for a model that sees as `vision` (the owner's setting).
     pub fn with_vision(mut self, vision: Vision) -> Self {
         self.vision = vision;
+        self
+    }
+
+    /// The same agent offered only the tools `offer` allows.
+    pub fn with_offer(mut self, offer: Option<super::ToolOffer>) -> Self {
+        self.offer = offer;
         self
     }
 }
@@ -170,6 +177,7 @@ impl ModelAgent {
     fn tool_specs(&self, input: &RunAgentInput) -> Vec<ToolSpec> {
         let mut specs: Vec<ToolSpec> = tool_specs(self.vision)
             .into_iter()
+            .filter(|t| super::offers(self.offer.as_ref(), &t.name))
             .map(|t| ToolSpec { name: t.name, description: t.description, parameters: t.parameters })
             .collect();
         for tool in &input.tools {

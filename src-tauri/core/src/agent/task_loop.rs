@@ -92,12 +92,20 @@ pub struct ModelTaskHandler {
     tools: Toolbox,
     run_limit: Duration,
     deadline: Option<RunDeadline>,
+    offer: Option<super::ToolOffer>,
 }
 
 impl ModelTaskHandler {
     /// Works with `model` from `provider`; tools run in contexts from `tools`.
     pub fn new(provider: std::sync::Arc<dyn ModelProvider>, model: impl Into<String>, tools: Toolbox) -> Self {
-        Self { provider, model: model.into(), tools, run_limit: MAX_TASK_RUN, deadline: None }
+        Self { provider, model: model.into(), tools, run_limit: MAX_TASK_RUN, deadline: None, offer: None }
+    }
+
+    /// The same handler offering the model only the tools `offer` allows.
+    #[must_use]
+    pub fn with_offer(mut self, offer: Option<super::ToolOffer>) -> Self {
+        self.offer = offer;
+        self
     }
 
     /// Limits each run to `limit` of wall-clock time.
@@ -188,6 +196,7 @@ impl ModelTaskHandler {
             tools: tool_specs(Vision::TextOnly)
                 .into_iter()
                 .filter(|t| !TASKS_MAY_NOT_CALL.iter().any(|name| name.as_str() == t.name))
+                .filter(|t| super::offers(self.offer.as_ref(), &t.name))
                 .map(|t| ToolSpec { name: t.name, description: t.description, parameters: t.parameters })
                 .collect(),
             max_tokens: None,

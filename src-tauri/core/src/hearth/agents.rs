@@ -59,9 +59,16 @@ impl Hearth {
     /// Switches to `model` from `provider`, which sees as `vision` in chat (tasks stay text:
     /// their conversations are checkpointed, and a picture there would be stored).
     pub fn use_model(&self, provider: Arc<dyn ModelProvider>, model: &str, vision: Vision) {
-        let agent = ModelAgent::new(provider.clone(), model, self.chat_tools(Driver::Hearth)).with_vision(vision);
+        self.use_model_offering(provider, model, vision, None);
+    }
+
+    /// [`Self::use_model`], offering the model only the tools `offer` allows (a local model's
+    /// tested families).
+    pub fn use_model_offering(&self, provider: Arc<dyn ModelProvider>, model: &str, vision: Vision, offer: Option<crate::agent::ToolOffer>) {
+        let agent = ModelAgent::new(provider.clone(), model, self.chat_tools(Driver::Hearth)).with_vision(vision).with_offer(offer.clone());
         self.set_agent(AgentMode::Model, Arc::new(agent));
-        let handler = ModelTaskHandler::new(provider, model, self.toolbox.clone()).with_run_limit(self.config.task_run_limit);
+        let handler =
+            ModelTaskHandler::new(provider, model, self.toolbox.clone()).with_run_limit(self.config.task_run_limit).with_offer(offer);
         self.tasks.register(TaskKind::Agent, handler.clone());
         self.tasks.register(TaskKind::Plan, handler);
     }

@@ -4,8 +4,8 @@
 use std::net::SocketAddr;
 
 use hearth_protocol::settings::{
-    AgentMode, ConnectionTestResponse, EndpointSettings, HarnessSettings, HarnessSettingsParams, ModelSettings, ModelSettingsParams,
-    SettingsView,
+    AgentMode, ConnectionTestResponse, EndpointSettings, HarnessSettings, HarnessSettingsParams, LocalModelInfo, LocalModelInspectParams,
+    LocalProbeView, ModelSettings, ProbeFamilyScore, ModelSettingsParams, ProviderKind, SettingsView, check_model_path,
 };
 
 use super::Hearth;
@@ -13,8 +13,9 @@ use crate::agui_server::AguiServer;
 use crate::error::{CoreError, Result};
 use crate::secret::{BearerToken, ExposeSecret};
 use crate::settings::{
-    API_KEY_SECRET, ENDPOINT_TOKEN_SECRET, HARNESS_TOKEN_SECRET, StoredModel, StoredSettings, build_provider, test_provider,
+    API_KEY_SECRET, ENDPOINT_TOKEN_SECRET, HARNESS_TOKEN_SECRET, StoredModel, StoredSettings, build_provider, inspect_local_model, test_provider,
 };
+use crate::local_model::probe;
 use crate::store::threads::RunOrigin;
 
 impl Hearth {
@@ -47,8 +48,8 @@ impl Hearth {
             AgentMode::Sample => self.use_sample(),
             AgentMode::Model => {
                 let model = stored.model.as_ref().ok_or_else(|| CoreError::InvalidInput("Set up a model provider first.".into()))?;
-                let provider = build_provider(model, self.settings.secret(API_KEY_SECRET).await?)?;
-                self.use_model(provider, &model.model, model.vision());
+                let provider = build_provider(model, self.settings.secret(API_KEY_SECRET).await?, self.config.local_model_worker.as_ref()).await?;
+                self.use_model_offering(provider, &model.model, model.vision(), local_offer(model));
             }
             AgentMode::Harness => {
                 let url = stored
@@ -66,6 +67,8 @@ impl Hearth {
         let stored = self.settings.load().await?;
         let model = match stored.model {
             Some(m) => Some(ModelSettings {
+                probe: m.probe.as_ref().map(|report| probe_view(report, m.act_untested)),
+                act_untested: m.act_untested,
                 kind: m.kind,
                 base_url: m.base_url,
                 model: m.model,
@@ -103,14 +106,27 @@ impl Hearth {
     pub async fn settings_model_set(&self, params: &ModelSettingsParams) -> Result<SettingsView> {
         params.validate()?;
         let mut stored = self.settings.load().await?;
-        let model = StoredModel {
+        let mut model = StoredModel {
             kind: params.kind,
             base_url: params.base_url.trim().to_owned(),
             model: params.model.trim().to_owned(),
             accepts_images: params.accepts_images,
+            probe: None,
+            act_untested: false,
         };
-        // Refuse a provider this build cannot make before storing anything.
-        build_provider(&model, None)?;
+        if model.kind == ProviderKind::Local {
+            // Its name is the file's; it reads no pictures. The same file keeps its probe
+            // result and the owner's override; another file starts untested.
+            model.model = inspect_local_model(&model.base_url, self.config.local_model_worker.as_ref()).await?.name;
+            model.accepts_images = false;
+            if let Some(old) = stored.model.as_ref().filter(|old| old.kind == ProviderKind::Local && old.base_url == model.base_url) {
+                model.probe = old.probe.clone();
+                model.act_untested = old.act_untested;
+            }
+        } else {
+            // Refuse a provider this build cannot make before storing anything.
+            build_provider(&model, None, None).await?;
+        }
         self.settings.update_secret(API_KEY_SECRET, params.api_key.as_deref()).await?;
         stored.model = Some(model);
         if stored.mode == AgentMode::Model {
@@ -124,8 +140,51 @@ impl Hearth {
     pub async fn settings_model_test(&self) -> Result<ConnectionTestResponse> {
         let stored = self.settings.load().await?;
         let model = stored.model.ok_or_else(|| CoreError::InvalidInput("Set up a model provider first.".into()))?;
-        let provider = build_provider(&model, self.settings.secret(API_KEY_SECRET).await?)?;
+        let provider = build_provider(&model, self.settings.secret(API_KEY_SECRET).await?, self.config.local_model_worker.as_ref()).await?;
         Ok(test_provider(provider.as_ref(), &model.model).await)
+    }
+
+    /// Runs the probe suite on the stored local model and keeps its result: from then on the
+    /// model is offered what prepares or changes things only for the families it passed.
+    pub async fn settings_local_model_probe(&self) -> Result<SettingsView> {
+        let stored = self.settings.load().await?;
+        let model = stored.model.filter(|m| m.kind == ProviderKind::Local).ok_or_else(|| CoreError::InvalidInput("Choose a model file on this computer first.".into()))?;
+        let provider = build_provider(&model, None, self.config.local_model_worker.as_ref()).await?;
+        let tools: Vec<crate::providers::ToolSpec> = crate::tools::tool_specs(crate::tools::Vision::TextOnly)
+            .into_iter()
+            .map(|t| crate::providers::ToolSpec { name: t.name, description: t.description, parameters: t.parameters })
+            .collect();
+        let report = probe::run(provider.as_ref(), &tools, &tokio_util::sync::CancellationToken::new(), &|_, _| {})
+            .await
+            .map_err(|err| CoreError::InvalidInput(err.to_string()))?;
+        // Stored only if the owner kept the same file meanwhile.
+        let mut stored = self.settings.load().await?;
+        if let Some(kept) = stored.model.as_mut().filter(|m| m.kind == ProviderKind::Local && m.base_url == model.base_url) {
+            kept.probe = Some(report);
+            if stored.mode == AgentMode::Model {
+                self.apply_mode(&stored).await?;
+            }
+            self.settings.save(&stored).await?;
+        }
+        self.settings_get().await
+    }
+
+    /// Lets the local model prepare and act in families it did not pass (or takes that back).
+    pub async fn settings_local_model_override(&self, act_untested: bool) -> Result<SettingsView> {
+        let mut stored = self.settings.load().await?;
+        let kept = stored.model.as_mut().filter(|m| m.kind == ProviderKind::Local).ok_or_else(|| CoreError::InvalidInput("Choose a model file on this computer first.".into()))?;
+        kept.act_untested = act_untested;
+        if stored.mode == AgentMode::Model {
+            self.apply_mode(&stored).await?;
+        }
+        self.settings.save(&stored).await?;
+        self.settings_get().await
+    }
+
+    /// A model file's facts, for Settings to show before the owner keeps it.
+    pub async fn settings_local_model_inspect(&self, params: &LocalModelInspectParams) -> Result<LocalModelInfo> {
+        check_model_path(params.path.trim())?;
+        inspect_local_model(&params.path, self.config.local_model_worker.as_ref()).await
     }
 
     /// The external AG-UI agent (and its token: absent keeps, empty removes).
@@ -218,5 +277,30 @@ impl Hearth {
         }
         *running = Some(server);
         Ok(())
+    }
+}
+
+/// The tools a stored model is offered: every one for a remote model or where the owner
+/// overrode the probe; for a local model, reads always and the rest by its probe result (none
+/// before it was probed).
+fn local_offer(model: &StoredModel) -> Option<crate::agent::ToolOffer> {
+    match model.kind {
+        ProviderKind::OpenaiChat | ProviderKind::OpenaiResponses | ProviderKind::Anthropic => None,
+        ProviderKind::Local if model.act_untested => None,
+        ProviderKind::Local => {
+            let report = model.probe.clone().unwrap_or_default();
+            Some(std::sync::Arc::new(move |tool: hearth_protocol::ToolName| probe::offered(tool, &report)))
+        }
+    }
+}
+
+/// A probe result as Settings shows it.
+fn probe_view(report: &probe::ProbeReport, act_untested: bool) -> LocalProbeView {
+    LocalProbeView {
+        families: report
+            .scores()
+            .into_iter()
+            .map(|score| ProbeFamilyScore { label: score.family.label().to_owned(), passed: score.passed, total: score.total, allowed: act_untested || score.passes() })
+            .collect(),
     }
 }

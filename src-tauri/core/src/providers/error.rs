@@ -103,6 +103,12 @@ pub enum ProviderError {
         /// The most calls one answer may make ([`MAX_TOOL_CALLS_PER_TURN`](super::MAX_TOOL_CALLS_PER_TURN)).
         limit: usize,
     },
+    /// The model on this computer (its file, its worker, llama.cpp) failed.
+    #[error("The model on this computer cannot answer: {detail}.")]
+    Local {
+        /// What went wrong, for the owner.
+        detail: String,
+    },
     /// The request was cancelled.
     #[error("The model request was stopped.")]
     Cancelled,

@@ -7,7 +7,7 @@ mod provider;
 use hearth_protocol::settings::{AgentMode, ProviderKind};
 use serde::{Deserialize, Serialize};
 
-pub use provider::{build_provider, test_provider};
+pub use provider::{build_provider, inspect_local_model, test_provider};
 
 use crate::error::{CoreError, Result};
 use crate::store::Store;
@@ -36,6 +36,13 @@ pub struct StoredModel {
     /// The model reads images (settings stored before this existed read as `false`).
     #[serde(default)]
     pub accepts_images: bool,
+    /// A local model's probe suite result (`local_model::probe`), kept with the file it was
+    /// run on; replaced by the next run, dropped when the file changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<crate::local_model::probe::ProbeReport>,
+    /// The owner let a local model prepare and act in families it did not pass.
+    #[serde(default)]
+    pub act_untested: bool,
 }
 
 impl StoredModel {

@@ -4,26 +4,66 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use hearth_protocol::settings::{ConnectionTestResponse, ProviderKind};
+use hearth_protocol::settings::{ConnectionTestResponse, LocalModelInfo, ProviderKind};
 use tokio_util::sync::CancellationToken;
 
 use super::StoredModel;
 use crate::error::{CoreError, Result};
+use crate::local_model::template::ChatTemplate;
+use crate::local_model::{LocalModel, LocalModelConfig, WorkerCommand};
 use crate::providers::{Anthropic, Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, OpenAiResponses, ProviderConfig};
 use crate::secret::SecretString;
 
 /// How long "Test connection" waits for the first sign of an answer.
 const TEST_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// The provider the stored settings describe.
-pub fn build_provider(model: &StoredModel, api_key: Option<SecretString>) -> Result<Arc<dyn ModelProvider>> {
+/// The provider the stored settings describe. A local model's file is checked (and read by a
+/// worker) here, so a file that cannot run is refused before it is stored.
+pub async fn build_provider(
+    model: &StoredModel,
+    api_key: Option<SecretString>,
+    local_worker: Option<&WorkerCommand>,
+) -> Result<Arc<dyn ModelProvider>> {
     let config = ProviderConfig::new(model.kind.label(), model.base_url.trim(), api_key);
     let unavailable = |err: crate::providers::ProviderError| CoreError::InvalidInput(err.to_string());
     match model.kind {
         ProviderKind::OpenaiChat => Ok(Arc::new(OpenAiChat::new(&config).map_err(unavailable)?)),
         ProviderKind::OpenaiResponses => Ok(Arc::new(OpenAiResponses::new(&config).map_err(unavailable)?)),
         ProviderKind::Anthropic => Ok(Arc::new(Anthropic::new(&config).map_err(unavailable)?)),
+        ProviderKind::Local => {
+            let worker = local_worker.ok_or_else(no_engine)?;
+            let local = LocalModel::open(LocalModelConfig::new(worker.clone(), model.base_url.trim().into())).await.map_err(unavailable)?;
+            Ok(Arc::new(local))
+        }
     }
+}
+
+fn no_engine() -> CoreError {
+    CoreError::InvalidInput("This build of Hearth has no built-in model engine; choose a model server or a provider instead.".into())
+}
+
+/// What Settings shows of a model file the owner is choosing.
+pub async fn inspect_local_model(path: &str, local_worker: Option<&WorkerCommand>) -> Result<LocalModelInfo> {
+    let worker = local_worker.ok_or_else(no_engine)?;
+    let config = LocalModelConfig::new(worker.clone(), path.trim().into());
+    let info = crate::local_model::inspect(&config).await.map_err(|err| CoreError::InvalidInput(err.to_string()))?;
+    // The same checks LocalModel::open makes: a file without a template Hearth can use is
+    // refused here, not after the owner kept it.
+    let source = info.chat_template.as_deref().ok_or_else(|| {
+        CoreError::InvalidInput(format!("{} carries no chat template, so Hearth cannot tell how to write a conversation for it; choose an instruction-tuned (chat) model.", info.name))
+    })?;
+    ChatTemplate::new(source, &info.bos_token, &info.eos_token)
+        .map_err(|err| CoreError::InvalidInput(format!("{} has a chat template Hearth cannot use: {err}.", info.name)))?;
+    Ok(LocalModelInfo {
+        chat_template: source.lines().find(|l| !l.trim().is_empty()).unwrap_or_default().chars().take(200).collect(),
+        name: info.name,
+        architecture: info.architecture,
+        file_bytes: info.file_bytes,
+        parameters: info.parameters,
+        trained_context: info.trained_context,
+        context: config.context,
+        memory_bytes: info.memory_bytes,
+    })
 }
 
 /// Asks the model for a one-word answer and reports the first sign of life, or the error.

@@ -20,6 +20,8 @@ mod google_workspace;
 mod harness;
 mod ideas;
 mod journal;
+#[cfg(feature = "local-model")]
+mod local_model;
 mod mandates;
 mod memory;
 mod monitors;

@@ -1,7 +1,9 @@
 //! Model provider: kind, base URL, model name and API key, with Save, Remove key and Test
 //! connection. The key input is never pre-filled; left empty, Save keeps the stored key.
+//! "On this computer" takes a GGUF file's path instead, and Check file shows what the file is
+//! (name, size, parameters, context, template, memory) before it is kept.
 
-use hearth_protocol::settings::{ConnectionTestResponse, ModelSettingsParams, ProviderKind, SettingsView};
+use hearth_protocol::settings::{ConnectionTestResponse, LocalModelInfo, ModelSettingsParams, ProviderKind, SettingsView};
 use leptos::prelude::*;
 
 use crate::ipc;
@@ -14,6 +16,7 @@ enum Busy {
     Saving,
     Removing,
     Testing,
+    Checking,
 }
 
 /// The Model provider section.
@@ -45,6 +48,16 @@ pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
             }
         }
     });
+    let checked_file = RwSignal::new(None::<LocalModelInfo>);
+    let check = Action::new_local(move |path: &String| {
+        let path = path.clone();
+        async move {
+            match ipc::settings_local_model_inspect(&path).await {
+                Ok(info) => checked_file.set(Some(info)),
+                Err(err) => error.set(Some(err.message)),
+            }
+        }
+    });
     let test = Action::new_local(move |()| async move {
         // A refused test reads like a failed one.
         let reply = ipc::settings_model_test().await;
@@ -52,7 +65,13 @@ pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
     });
     // What is on its way, read from the two actions (a store's input is there until it lands).
     let busy = Memo::new(move |_| {
-        if test.pending().get() { Some(Busy::Testing) } else { store.input().with(|sent| sent.as_ref().map(|(_, action)| *action)) }
+        if test.pending().get() {
+            Some(Busy::Testing)
+        } else if check.pending().get() {
+            Some(Busy::Checking)
+        } else {
+            store.input().with(|sent| sent.as_ref().map(|(_, action)| *action))
+        }
     });
     let send = move |params: ModelSettingsParams, action: Busy| {
         if busy.get_untracked().is_some() {
@@ -75,7 +94,17 @@ pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
         notice.set(None);
         test.dispatch_local(());
     };
+    let check_file = move |_| {
+        if busy.get_untracked().is_some() {
+            return;
+        }
+        error.set(None);
+        checked_file.set(None);
+        check.dispatch_local(form.with_untracked(|f| f.base_url.clone()));
+    };
     let is_busy = move || busy.get().is_some();
+    let local = move || form.with(ModelForm::is_local);
+    let local_stored = Memo::new(move |_| settings.with(|s| s.as_ref().and_then(|s| s.model.as_ref()).is_some_and(|m| m.kind == ProviderKind::Local)));
 
     view! {
         <section class="settings-section settings-model">
@@ -94,6 +123,29 @@ pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
                         <option value=kind_slug(kind) selected=move || form.with(|f| f.kind) == kind>{kind.label()}</option>
                     }).collect_view()}
                 </select>
+                <Show when=local>
+                    <label class="settings-field" for="model-file">"Model file (.gguf)"</label>
+                    <div class="settings-secret">
+                        <input
+                            id="model-file"
+                            type="text"
+                            spellcheck="false"
+                            autocomplete="off"
+                            placeholder="/home/you/models/qwen2.5-1.5b-instruct-q4_k_m.gguf"
+                            prop:value=move || form.with(|f| f.base_url.clone())
+                            on:input=move |ev| {
+                                checked_file.set(None);
+                                form.update(|f| f.base_url = event_target_value(&ev));
+                            }
+                        />
+                        <button type="button" data-action="check-model-file" disabled=is_busy on:click=check_file>
+                            {move || if busy.get() == Some(Busy::Checking) { "Checking…" } else { "Check file" }}
+                        </button>
+                    </div>
+                    <p class="settings-note">"Runs on this computer with Hearth's built-in engine: nothing is downloaded and nothing leaves it."</p>
+                    {move || checked_file.get().map(|info| view! { <LocalModelFacts info /> })}
+                </Show>
+                <Show when=move || !local()>
                 <label class="settings-field" for="model-base-url">"Base URL"</label>
                 <input
                     id="model-base-url"
@@ -141,6 +193,7 @@ pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
                     <span>"This model reads images"</span>
                 </label>
                 <p class="settings-note">"Then the agent may look at the browser's page: its picture goes to the model with the request."</p>
+                </Show>
                 <div class="settings-actions">
                     <button type="submit" class="settings-primary" data-action="save-model" disabled=is_busy on:click=save>
                         {move || if busy.get() == Some(Busy::Saving) { "Saving…" } else { "Save" }}
@@ -160,10 +213,98 @@ pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
                     })}
                 </div>
             </form>
+            {move || local_stored.get().then(|| view! { <LocalModelProbe settings /> })}
             {move || tested.get().map(|result| view! {
                 <p class="settings-test-result" data-ok=if result.ok { "true" } else { "false" }>{result.message}</p>
             })}
             {move || error.get().map(|message| view! { <p class="error settings-error">{message}</p> })}
         </section>
+    }
+}
+
+/// What a checked model file is, as the owner decides whether to keep it.
+#[component]
+fn LocalModelFacts(info: LocalModelInfo) -> impl IntoView {
+    let gb = |bytes: u64| format!("{:.2} GB", bytes as f64 / 1e9);
+    let params = if info.parameters >= 1_000_000_000 {
+        format!("{:.1} billion", info.parameters as f64 / 1e9)
+    } else {
+        format!("{} million", info.parameters / 1_000_000)
+    };
+    view! {
+        <dl class="settings-model-facts" data-testid="local-model-facts">
+            <dt>"Name"</dt><dd>{info.name}</dd>
+            <dt>"Size"</dt><dd>{gb(info.file_bytes)}</dd>
+            <dt>"Parameters"</dt><dd>{params}" ("{info.architecture}")"</dd>
+            <dt>"Context"</dt><dd>{format!("{} tokens (trained for {})", info.context, info.trained_context)}</dd>
+            <dt>"Chat template"</dt><dd><code>{info.chat_template}</code></dd>
+            <dt>"Memory"</dt><dd>{format!("about {}", gb(info.memory_bytes))}</dd>
+        </dl>
+    }
+}
+
+/// The stored local model's probe: run it, see its score per family, let it act untested.
+#[component]
+fn LocalModelProbe(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
+    let error = RwSignal::new(None::<String>);
+    let run = Action::new_local(move |()| async move {
+        match ipc::settings_local_model_probe().await {
+            Ok(view) => settings.set(Some(view)),
+            Err(err) => error.set(Some(err.message)),
+        }
+    });
+    let allow = Action::new_local(move |act: &bool| {
+        let act = *act;
+        async move {
+            match ipc::settings_local_model_override(act).await {
+                Ok(view) => settings.set(Some(view)),
+                Err(err) => error.set(Some(err.message)),
+            }
+        }
+    });
+    let model = move || settings.with(|s| s.as_ref().and_then(|s| s.model.clone()));
+    let busy = move || run.pending().get() || allow.pending().get();
+    view! {
+        <div class="settings-probe" data-testid="local-model-probe">
+            <p class="settings-note">
+                "Before a model on this computer may prepare mail, events or forms, or start tasks, it is tested on Hearth's own tasks. \
+                 Reading (mail, calendar, pages) is always allowed."
+            </p>
+            <button type="button" data-action="probe-model" disabled=busy on:click=move |_| {
+                if !busy() {
+                    error.set(None);
+                    run.dispatch_local(());
+                }
+            }>
+                {move || if run.pending().get() { "Testing…" } else { "Test on Hearth's tasks" }}
+            </button>
+            <Show when=move || run.pending().get()>
+                <progress class="settings-progress" aria-label="Testing the model on Hearth's tasks"></progress>
+            </Show>
+            {move || model().and_then(|m| m.probe).map(|probe| view! {
+                <table class="settings-probe-scores">
+                    <tr><th>"Task"</th><th>"Passed"</th><th>"May act"</th></tr>
+                    {probe.families.into_iter().map(|f| view! {
+                        <tr data-allowed=if f.allowed { "true" } else { "false" }>
+                            <td>{f.label}</td>
+                            <td>{format!("{} of {}", f.passed, f.total)}</td>
+                            <td>{if f.allowed { "yes" } else { "no" }}</td>
+                        </tr>
+                    }).collect_view()}
+                </table>
+            })}
+            <label class="settings-toggle">
+                <input
+                    type="checkbox"
+                    data-action="act-untested"
+                    disabled=busy
+                    prop:checked=move || model().is_some_and(|m| m.act_untested)
+                    on:change=move |ev| { allow.dispatch_local(event_target_checked(&ev)); }
+                />
+                <span>"Let it prepare and act in tasks it did not pass"</span>
+            </label>
+            <p class="settings-note warning">"A model that failed these tasks may pick the wrong tool or follow instructions hidden in what it reads. Every send still waits for your approval."</p>
+            {move || error.get().map(|message| view! { <p class="error settings-error">{message}</p> })}
+        </div>
     }
 }

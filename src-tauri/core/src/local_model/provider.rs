@@ -1,0 +1,506 @@
+//! The local model as a [`ModelProvider`]: the app's side of the worker. It checks a file
+//! before any of llama.cpp touches it, renders the conversation with the model's own
+//! template, constrains the answer by the tools' grammar, and streams the worker's tokens as
+//! the other providers stream theirs.
+//!
+//! One generation at a time per model (the slot's lock; others wait their turn). Stop sends
+//! [`Request::Stop`] and waits [`STOP_GRACE`] for the worker to confirm, then kills it: a
+//! stopped answer never goes on writing. A worker that dies (llama.cpp aborted) is reported
+//! and replaced by the next request; the app is untouched.
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex as StdMutex, Weak};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::{Mutex, MutexGuard};
+use tokio_util::sync::CancellationToken;
+
+use super::grammar::{Answer, answer_grammar, read_answer};
+use super::template::ChatTemplate;
+use super::wire::{End, Generate, ModelInfo, Reply, Request, Stats};
+use crate::providers::{FinishReason, ModelEvent, ModelProvider, ModelRequest, ProviderError};
+
+/// The hidden argument that makes Hearth's binary a model worker.
+pub const WORKER_FLAG: &str = "--local-model-worker";
+
+/// How long a stopped worker has to confirm before it is killed.
+pub const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// The default answer length when the request sets none.
+const DEFAULT_MAX_TOKENS: u32 = 1024;
+
+/// How to start a worker.
+#[derive(Clone, Debug)]
+pub struct WorkerCommand {
+    /// The program.
+    pub program: PathBuf,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+}
+
+impl WorkerCommand {
+    /// This very binary in its worker mode: what the app runs.
+    pub fn this_binary() -> std::io::Result<Self> {
+        Ok(Self { program: std::env::current_exe()?, args: vec![WORKER_FLAG.into()] })
+    }
+}
+
+/// A local model, as Settings describes it.
+#[derive(Clone, Debug)]
+pub struct LocalModelConfig {
+    /// How to start a worker.
+    pub worker: WorkerCommand,
+    /// The GGUF file.
+    pub path: PathBuf,
+    /// The context length in tokens.
+    pub context: u32,
+    /// CPU threads.
+    pub threads: u32,
+    /// The model is unloaded (its worker ended) after this long without a request.
+    pub idle_unload: Duration,
+}
+
+impl LocalModelConfig {
+    /// `path` with the defaults: a 4096-token context (less if the model was trained on
+    /// less), every core, unloaded after ten idle minutes.
+    pub fn new(worker: WorkerCommand, path: PathBuf) -> Self {
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get() as u32);
+        Self { worker, path, context: 4096, threads, idle_unload: Duration::from_secs(600) }
+    }
+}
+
+fn local(detail: impl Into<String>) -> ProviderError {
+    ProviderError::Local { detail: detail.into() }
+}
+
+/// Whether this computer's processor can run the built-in engine, which is built for AVX2
+/// (`.cargo/config.toml`): a processor without it would stop the worker on its first
+/// instruction, so the app says so instead.
+pub fn check_cpu() -> Result<(), ProviderError> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let missing: Vec<&str> = [
+            ("AVX", std::arch::is_x86_feature_detected!("avx")),
+            ("AVX2", std::arch::is_x86_feature_detected!("avx2")),
+            ("FMA", std::arch::is_x86_feature_detected!("fma")),
+            ("F16C", std::arch::is_x86_feature_detected!("f16c")),
+        ]
+        .into_iter()
+        .filter_map(|(name, present)| (!present).then_some(name))
+        .collect();
+        if !missing.is_empty() {
+            return Err(local(format!(
+                "this computer's processor lacks {}, which Hearth's built-in model engine needs (most processors since 2013 have them); \
+                 use a model server or a provider instead",
+                missing.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// This computer's memory in bytes, where the system says.
+fn total_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+fn gib(bytes: u64) -> String {
+    format!("{:.1} GB", bytes as f64 / 1e9)
+}
+
+/// Checks a file before llama.cpp reads any of it: that it exists, is GGUF, and could fit in
+/// this computer's memory. Returns its size.
+pub fn check_file(path: &Path) -> Result<u64, ProviderError> {
+    let shown = path.display();
+    let mut file = std::fs::File::open(path).map_err(|err| local(format!("{shown} cannot be opened: {err}")))?;
+    let size = file.metadata().map_err(|err| local(format!("{shown} cannot be read: {err}")))?.len();
+    let mut magic = [0u8; 4];
+    if file.read_exact(&mut magic).is_err() || &magic != b"GGUF" {
+        return Err(local(format!("{shown} is not a GGUF model file; choose a .gguf file (llama.cpp's format)")));
+    }
+    if let Some(memory) = total_memory()
+        && size > memory
+    {
+        return Err(local(format!("{shown} is {}, more than this computer's memory ({}); choose a smaller model", gib(size), gib(memory))));
+    }
+    Ok(size)
+}
+
+/// A model file's facts, read by a worker of its own (which then ends), after
+/// [`check_file`] and [`check_cpu`]; refused if the model and its context would not fit in
+/// memory or it has no chat template Hearth can use.
+pub async fn inspect(config: &LocalModelConfig) -> Result<ModelInfo, ProviderError> {
+    check_cpu()?;
+    check_file(&config.path)?;
+    let mut worker = Worker::start(&config.worker).await?;
+    worker.send(&Request::Inspect { path: config.path.clone(), context: config.context }).await?;
+    let info = match worker.reply().await? {
+        Reply::Info(info) => info,
+        Reply::Failed { message } => return Err(local(format!("{} is not a usable model: {message}", config.path.display()))),
+        other => return Err(local(format!("the model worker answered out of turn: {other:?}"))),
+    };
+    worker.end().await;
+    if let Some(memory) = total_memory()
+        && info.memory_bytes > memory
+    {
+        return Err(local(format!(
+            "{} needs about {} with a {}-token context, more than this computer's memory ({}); choose a smaller model or a shorter context",
+            info.name,
+            gib(info.memory_bytes),
+            config.context,
+            gib(memory)
+        )));
+    }
+    Ok(info)
+}
+
+/// A running worker: its process and pipes.
+struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    replies: Lines<BufReader<ChildStdout>>,
+}
+
+impl Worker {
+    async fn start(command: &WorkerCommand) -> Result<Self, ProviderError> {
+        let mut child = Command::new(&command.program)
+            .args(&command.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|err| local(format!("the model worker {} did not start: {err}", command.program.display())))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(local("the model worker has no pipes"));
+        };
+        let mut worker = Self { child, stdin, replies: BufReader::new(stdout).lines() };
+        match worker.reply().await? {
+            Reply::Ready => Ok(worker),
+            Reply::Failed { message } => Err(local(message)),
+            other => Err(local(format!("the model worker answered out of turn: {other:?}"))),
+        }
+    }
+
+    async fn send(&mut self, request: &Request) -> Result<(), ProviderError> {
+        let mut line = serde_json::to_vec(request).map_err(|err| local(format!("a request could not be written: {err}")))?;
+        line.push(b'\n');
+        self.stdin.write_all(&line).await.map_err(|_| local("the model worker stopped (its input is closed)"))?;
+        self.stdin.flush().await.map_err(|_| local("the model worker stopped (its input is closed)"))
+    }
+
+    /// The next reply; the worker's end (llama.cpp aborted, or it was killed) is an error
+    /// that says how it ended.
+    async fn reply(&mut self) -> Result<Reply, ProviderError> {
+        match self.replies.next_line().await {
+            Ok(Some(line)) => serde_json::from_str(&line).map_err(|err| local(format!("the model worker said something unreadable: {err}"))),
+            Ok(None) | Err(_) => {
+                let status = self.child.wait().await.map(|s| s.to_string()).unwrap_or_else(|err| err.to_string());
+                Err(local(format!("the model worker ended ({status}): llama.cpp could not go on with this model")))
+            }
+        }
+    }
+
+    /// Closes its input (the worker ends when it reads the end) and waits for it.
+    async fn end(mut self) {
+        drop(self.stdin);
+        let _ = tokio::time::timeout(STOP_GRACE, self.child.wait()).await;
+    }
+}
+
+/// The one generation slot: the worker (none until the first request, and after an idle
+/// unload or a crash) and when it was last used.
+struct Slot {
+    worker: Option<Worker>,
+    last_used: Instant,
+}
+
+impl Slot {
+    /// Replaces the worker (the old one, if any, is killed as it drops) and notes its pid.
+    fn set(&mut self, worker: Option<Worker>, pid: &AtomicU32) {
+        pid.store(worker.as_ref().and_then(|w| w.child.id()).unwrap_or(0), Ordering::SeqCst);
+        self.worker = worker;
+    }
+}
+
+struct Inner {
+    config: LocalModelConfig,
+    info: ModelInfo,
+    template: ChatTemplate,
+    slot: Mutex<Slot>,
+    next_id: AtomicU64,
+    last_stats: StdMutex<Option<Stats>>,
+    /// The running worker's process id (0: none), readable while an answer holds the slot.
+    pid: AtomicU32,
+}
+
+/// A GGUF model run by Hearth's own worker.
+#[derive(Clone)]
+pub struct LocalModel {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for LocalModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalModel").field("name", &self.inner.info.name).field("path", &self.inner.config.path).finish()
+    }
+}
+
+impl LocalModel {
+    /// Checks the file ([`inspect`]) and its chat template; the model loads on the first
+    /// request. Must be called inside a tokio runtime (the idle unloader runs there).
+    pub async fn open(config: LocalModelConfig) -> Result<Self, ProviderError> {
+        let info = inspect(&config).await?;
+        let source = info.chat_template.as_deref().ok_or_else(|| {
+            local(format!("{} carries no chat template, so Hearth cannot tell how to write a conversation for it; choose an instruction-tuned (chat) model", info.name))
+        })?;
+        let template = ChatTemplate::new(source, &info.bos_token, &info.eos_token)
+            .map_err(|err| local(format!("{} has a chat template Hearth cannot use: {err}", info.name)))?;
+        let inner = Arc::new(Inner {
+            config,
+            info,
+            template,
+            slot: Mutex::new(Slot { worker: None, last_used: Instant::now() }),
+            next_id: AtomicU64::new(1),
+            last_stats: StdMutex::new(None),
+            pid: AtomicU32::new(0),
+        });
+        tokio::spawn(unload_when_idle(Arc::downgrade(&inner)));
+        Ok(Self { inner })
+    }
+
+    /// The model's facts.
+    pub fn info(&self) -> &ModelInfo {
+        &self.inner.info
+    }
+
+    /// The counters of the last generation that ended.
+    pub fn last_stats(&self) -> Option<Stats> {
+        *self.inner.last_stats.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The worker's process id, while one runs (for tests that end it from outside).
+    pub fn worker_pid(&self) -> Option<u32> {
+        Some(self.inner.pid.load(Ordering::SeqCst)).filter(|&pid| pid != 0)
+    }
+}
+
+/// Ends the worker once the model has been idle for the configured time; stops with the model.
+async fn unload_when_idle(inner: Weak<Inner>) {
+    loop {
+        let Some(strong) = inner.upgrade() else { return };
+        let idle = strong.config.idle_unload;
+        let wait = match strong.slot.try_lock() {
+            Ok(mut slot) => {
+                let since = slot.last_used.elapsed();
+                if since >= idle {
+                    strong.pid.store(0, Ordering::SeqCst);
+                    if let Some(worker) = slot.worker.take() {
+                        worker.end().await;
+                    }
+                    idle
+                } else {
+                    idle - since
+                }
+            }
+            // In use: look again a full period later.
+            Err(_) => idle,
+        };
+        drop(strong);
+        tokio::time::sleep(wait.max(Duration::from_secs(1))).await;
+    }
+}
+
+impl ModelProvider for LocalModel {
+    fn stream<'a>(&'a self, request: &'a ModelRequest, cancel: &'a CancellationToken) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
+        let state = Drive { model: &self.inner, request, cancel, phase: Phase::Start, out: VecDeque::new() };
+        futures::stream::unfold(state, Drive::next).boxed()
+    }
+}
+
+enum Phase<'a> {
+    Start,
+    Writing { slot: MutexGuard<'a, Slot>, id: u64, call: Option<String>, started: bool },
+    Over,
+}
+
+struct Drive<'a> {
+    model: &'a Inner,
+    request: &'a ModelRequest,
+    cancel: &'a CancellationToken,
+    phase: Phase<'a>,
+    out: VecDeque<Result<ModelEvent, ProviderError>>,
+}
+
+impl<'a> Drive<'a> {
+    async fn next(mut self) -> Option<(Result<ModelEvent, ProviderError>, Self)> {
+        loop {
+            if let Some(event) = self.out.pop_front() {
+                return Some((event, self));
+            }
+            match std::mem::replace(&mut self.phase, Phase::Over) {
+                Phase::Over => return None,
+                Phase::Start => match self.begin().await {
+                    Ok(phase) => self.phase = phase,
+                    Err(err) => self.out.push_back(Err(err)),
+                },
+                Phase::Writing { mut slot, id, mut call, mut started } => {
+                    let reply = {
+                        let worker = slot.worker.as_mut()?;
+                        tokio::select! {
+                            biased;
+                            () = self.cancel.cancelled() => None,
+                            reply = worker.reply() => Some(reply),
+                        }
+                    };
+                    let Some(reply) = reply else {
+                        stop(&mut slot, id, &self.model.pid).await;
+                        self.out.push_back(Err(ProviderError::Cancelled));
+                        continue;
+                    };
+                    match reply {
+                        Ok(Reply::Token { id: of, text }) if of == id => {
+                            if !started && !text.is_empty() {
+                                started = true;
+                                if text.starts_with('<') {
+                                    call = Some(String::new());
+                                }
+                            }
+                            match &mut call {
+                                Some(buffer) => buffer.push_str(&text),
+                                None => self.out.push_back(Ok(ModelEvent::TextDelta(text))),
+                            }
+                            self.phase = Phase::Writing { slot, id, call, started };
+                        }
+                        Ok(Reply::Done { id: of, end, stats }) if of == id => {
+                            *self.model.last_stats.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(stats);
+                            slot.last_used = Instant::now();
+                            self.finish(id, end, call);
+                        }
+                        Ok(Reply::Failed { message }) => {
+                            slot.last_used = Instant::now();
+                            self.out.push_back(Err(local(message)));
+                        }
+                        Ok(other) => {
+                            slot.set(None, &self.model.pid);
+                            self.out.push_back(Err(local(format!("the model worker answered out of turn: {other:?}"))));
+                        }
+                        Err(err) => {
+                            slot.set(None, &self.model.pid);
+                            self.out.push_back(Err(err));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Renders the prompt, takes the slot (waiting for another answer to end), starts and
+    /// loads the worker if none runs, and asks for the answer.
+    async fn begin(&mut self) -> Result<Phase<'a>, ProviderError> {
+        let model = self.model;
+        let segments = model.template.render(self.request).map_err(local)?;
+        let grammar = answer_grammar(&self.request.tools);
+        let mut slot = tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => return Err(ProviderError::Cancelled),
+            slot = model.slot.lock() => slot,
+        };
+        if slot.worker.is_none() {
+            let started = tokio::select! {
+                biased;
+                () = self.cancel.cancelled() => return Err(ProviderError::Cancelled),
+                worker = load(&model.config) => worker?,
+            };
+            slot.set(Some(started), &model.pid);
+        }
+        let id = model.next_id.fetch_add(1, Ordering::Relaxed);
+        let max_tokens = self.request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+        let sent = match slot.worker.as_mut() {
+            Some(worker) => worker.send(&Request::Generate(Generate { id, segments, grammar, max_tokens })).await,
+            None => Err(local("the model worker is gone")),
+        };
+        if let Err(err) = sent {
+            slot.set(None, &model.pid);
+            return Err(err);
+        }
+        Ok(Phase::Writing { slot, id, call: None, started: false })
+    }
+
+    fn finish(&mut self, id: u64, end: End, call: Option<String>) {
+        let reason = match end {
+            End::Finished => FinishReason::Stop,
+            End::Length => FinishReason::Length,
+            End::Stopped => {
+                self.out.push_back(Err(ProviderError::Cancelled));
+                return;
+            }
+        };
+        let Some(text) = call else {
+            self.out.push_back(Ok(ModelEvent::Finished { reason }));
+            return;
+        };
+        match read_answer(&text) {
+            Ok(Answer::Call { name, arguments }) => {
+                let call_id = format!("local-{id}");
+                self.out.push_back(Ok(ModelEvent::ToolCallStart { id: call_id.clone(), name }));
+                self.out.push_back(Ok(ModelEvent::ToolCallArgs { id: call_id.clone(), delta: arguments }));
+                self.out.push_back(Ok(ModelEvent::ToolCallEnd { id: call_id }));
+                self.out.push_back(Ok(ModelEvent::Finished { reason: FinishReason::ToolCalls }));
+            }
+            // The grammar keeps `<` from starting text, so this is a call cut off by the length limit.
+            Ok(Answer::Text(text)) => {
+                self.out.push_back(Ok(ModelEvent::TextDelta(text)));
+                self.out.push_back(Ok(ModelEvent::Finished { reason }));
+            }
+            Err(detail) => self.out.push_back(Err(local(format!("the model's tool call is incomplete: {detail}")))),
+        }
+    }
+}
+
+/// Starts a worker and loads the model into it.
+async fn load(config: &LocalModelConfig) -> Result<Worker, ProviderError> {
+    let mut worker = Worker::start(&config.worker).await?;
+    worker.send(&Request::Load { path: config.path.clone(), context: config.context, threads: config.threads }).await?;
+    match worker.reply().await? {
+        Reply::Loaded(_) => Ok(worker),
+        Reply::Failed { message } => Err(local(format!("{} did not load: {message}", config.path.display()))),
+        other => Err(local(format!("the model worker answered out of turn: {other:?}"))),
+    }
+}
+
+/// Stops generation `id`: asks the worker, drains what it still says until its end, and kills
+/// it if that takes longer than [`STOP_GRACE`]. Nothing it says after Stop is passed on.
+async fn stop(slot: &mut Slot, id: u64, pid: &AtomicU32) {
+    let Some(worker) = slot.worker.as_mut() else { return };
+    let confirmed = worker.send(&Request::Stop { id }).await.is_ok()
+        && tokio::time::timeout(STOP_GRACE, async {
+            loop {
+                match worker.reply().await {
+                    Ok(Reply::Done { id: of, .. }) if of == id => return true,
+                    Ok(Reply::Failed { .. }) => return true,
+                    Ok(_) => {}
+                    Err(_) => return false,
+                }
+            }
+        })
+        .await
+        .unwrap_or(false);
+    slot.last_used = Instant::now();
+    if !confirmed {
+        // Killed on drop (kill_on_drop); the next request starts a new worker.
+        slot.set(None, pid);
+    }
+}

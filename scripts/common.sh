@@ -92,6 +92,8 @@ install_rust() {
     die "rustup is missing. Install Rust from your distribution's rustup package, then run this again."
   fi
   rustup toolchain list | grep -q stable || rustup toolchain install stable --profile minimal
+  # The minimal profile has no clippy, which the test command builds with (lint_while_building).
+  rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
 }
 
 # The wasm32 target: rustup's when it can be had, else Debian's rustc-web with -Zbuild-std.
@@ -289,11 +291,14 @@ stop_docker() {
 build_wasm_crate() {
   local toolchain="$1" package="$2" profile_flag="$3" profile_dir="$4"
   if [ "$toolchain" = rustup ]; then private_dir "$WASM_TARGET_DIR"; else private_dir "$WASM_DEBIAN_TARGET_DIR"; fi
+  # Not through clippy-driver (scripts/test.sh lints the native build): it is rustup's stable
+  # compiler, which the Debian toolchain below must not be mixed with.
   if [ "$toolchain" = rustup ]; then
-    cargo build -p "$package" --target wasm32-unknown-unknown $profile_flag --target-dir "$WASM_TARGET_DIR" >&2
+    env -u RUSTC_WORKSPACE_WRAPPER -u CLIPPY_ARGS \
+      cargo build -p "$package" --target wasm32-unknown-unknown $profile_flag --target-dir "$WASM_TARGET_DIR" >&2
     echo "$WASM_TARGET_DIR/wasm32-unknown-unknown/$profile_dir"
   else
-    (cd "$ROOT" && PATH="/usr/bin:$PATH" RUSTC_BOOTSTRAP=1 /usr/bin/cargo build -p "$package" \
+    (cd "$ROOT" && unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS && PATH="/usr/bin:$PATH" RUSTC_BOOTSTRAP=1 /usr/bin/cargo build -p "$package" \
       --target wasm32-unknown-unknown $profile_flag -Zbuild-std=std,panic_abort \
       --config 'target.wasm32-unknown-unknown.linker="wasm-ld-19"' \
       --target-dir "$WASM_DEBIAN_TARGET_DIR") >&2
@@ -301,12 +306,13 @@ build_wasm_crate() {
   fi
 }
 
-# Builds ui/dist: the Leptos app as wasm plus its tiny HTML/JS/CSS shell.
+# Builds ui/dist: the Leptos app as wasm plus its tiny HTML/JS/CSS shell. The profile is the
+# shipped wasm-release unless one is given (scripts/test.sh gives wasm-test).
 build_ui() {
-  local toolchain out
+  local toolchain out profile="${1:-wasm-release}"
   toolchain="$(wasm_toolchain)"
-  log "building the UI (wasm, $toolchain toolchain)"
-  out="$(build_wasm_crate "$toolchain" hearth-ui "--profile wasm-release" wasm-release)"
+  log "building the UI (wasm, $toolchain toolchain, profile $profile)"
+  out="$(build_wasm_crate "$toolchain" hearth-ui "--profile $profile" "$profile")"
   mkdir -p "$ROOT/ui/dist"
   # --remove-name-section: the function names (1.49 MB of the 3.57 MB the wasm was) are only
   # for stack traces in the web inspector; a panic's message still reaches the console
@@ -316,6 +322,22 @@ build_ui() {
   # 9.9 → 21.4 ms, Send → first token 16 → 24 ms, the webview bench) for about 2 MB of PSS.
   wasm-bindgen --target web --no-typescript --remove-name-section --out-dir "$ROOT/ui/dist" --out-name ui "$out/hearth-ui.wasm"
   cp "$ROOT/ui/index.html" "$ROOT/ui/main.js" "$ROOT/ui/style.css" "$ROOT/ui/dist/"
+  # Which build this is: a release build of the app refuses the test one (src-tauri/build.rs).
+  printf '%s\n' "$profile" > "$ROOT/ui/dist/.profile"
+}
+
+# Builds every workspace member from here on through clippy-driver, lints as errors: what
+# `cargo clippy` does (cargo with clippy-driver as the members' compiler, dependencies through
+# plain rustc), with the members built in full, so the tests' build is the lint pass and no
+# second, metadata-only build of every dependency is made (scripts/test.sh). The gate
+# (scripts/perf-gate.sh) builds the same way, so its counts and its baseline come from one
+# compiler: clippy-driver compiles the members with MIR optimizations off.
+lint_while_building() {
+  local driver
+  driver="$(rustup which clippy-driver 2>/dev/null || true)"
+  [ -x "$driver" ] || die "clippy-driver is missing: run \`rustup component add clippy\`"
+  export RUSTC_WORKSPACE_WRAPPER="$driver"
+  export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 }
 
 # Builds tests/floor/ui/dist: the Tauri floor's Leptos page, exactly as build_ui builds Hearth's.

@@ -17,6 +17,9 @@ case "${1:-}" in
 esac
 
 install_gungraun_runner
+# Built as scripts/test.sh builds it (through clippy-driver), so a check by hand, the test
+# command's check and the baseline compare the same code.
+lint_while_building
 home="$(mktemp -d -t hearth-perf-gate.XXXXXX)"
 log "instruction counts of the hot paths (callgrind, one run each)"
 # The dev profile (dependencies optimized, Hearth's own code not; Cargo.toml says why): the
@@ -29,7 +32,7 @@ status=0
 # Built with --workspace for the same reason (cargo run takes only -p, whose features rebuilt
 # some 80 s of dependencies), then run from where cargo put it.
 cargo build -q --workspace --example perf_gate --locked
-HEARTH_RUSTC_VERSION="$(rustc --version | cut -d' ' -f1-2)" \
+HEARTH_RUSTC_VERSION="$(rustc --version | cut -d' ' -f1-2) (clippy-driver)" \
   "$CARGO_TARGET_DIR/debug/examples/perf_gate" \
   "$mode" "$home" "$ROOT/src-tauri/core/benches/instructions.baseline.json" || status=$?
 if [ "$status" = 0 ]; then

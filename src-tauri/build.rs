@@ -10,12 +10,31 @@ fn main() {
     // Every command of the window, from its one declaration (hearth_protocol::commands).
     let manifest = tauri_build::AppManifest::new().commands(hearth_protocol::commands::NAMES);
     freedesktop_cfg();
+    shipped_ui_only();
     relocations::pack_relative_relocations();
     if let Err(err) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         // A build script has no other way to report.
         #[expect(clippy::print_stderr, reason = "a build script reports only on stderr")]
         {
             eprintln!("tauri-build failed: {err:#}");
+        }
+        std::process::exit(1);
+    }
+}
+
+/// A release build embeds `ui/dist` as it finds it: refuse the test command's build of the UI
+/// there (profile wasm-test, stamped by `build_ui` in scripts/common.sh), which is the same
+/// code without its size optimization. `scripts/setup.sh` and `scripts/bundle.sh` build the
+/// shipped one first.
+fn shipped_ui_only() {
+    let root = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
+    let stamp = std::path::Path::new(&root).join("ui/dist/.profile");
+    println!("cargo::rerun-if-changed={}", stamp.display());
+    let profile = std::fs::read_to_string(&stamp).unwrap_or_default();
+    if std::env::var("PROFILE").as_deref() == Ok("release") && profile.trim() == "wasm-test" {
+        #[expect(clippy::print_stderr, reason = "a build script reports only on stderr")]
+        {
+            eprintln!("ui/dist holds the test command's build of the UI (wasm-test); run `scripts/setup.sh` or `scripts/bundle.sh`, which build the shipped one");
         }
         std::process::exit(1);
     }

@@ -194,6 +194,26 @@ with zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.arg
   rm -rf "$wheels"
 }
 
+# llama.cpp's own llama-bench, from the llama.cpp sources the llama-cpp-sys-2 crate vendors (the
+# version Cargo.lock pins, fetched by cargo), with the CPU flags .cargo/config.toml gives the
+# app's build. Built once into /var/tmp; prints its path.
+build_llama_bench() {
+  local version src dir="/var/tmp/hearth-llama-bench"
+  version="$(awk '/^name = "llama-cpp-sys-2"/ {getline; gsub(/"/, "", $3); print $3}' "$ROOT/Cargo.lock")"
+  (cd "$ROOT" && cargo fetch --locked >&2)
+  src="$(find "${CARGO_HOME:-$HOME/.cargo}/registry/src" -maxdepth 2 -type d -name "llama-cpp-sys-2-$version" -print -quit)/llama.cpp"
+  [ -f "$src/CMakeLists.txt" ] || die "llama.cpp's sources for llama-cpp-sys-2 $version are not in cargo's registry"
+  if [ ! -x "$dir/bin/llama-bench" ] || [ "$(cat "$dir/.version" 2>/dev/null)" != "$version" ]; then
+    log "building llama-bench from llama-cpp-sys-2 $version's llama.cpp (a few minutes, once)"
+    cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+      -DGGML_OPENMP=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF \
+      -DLLAMA_BUILD_TOOLS=ON -DBUILD_SHARED_LIBS=OFF >&2
+    cmake --build "$dir" --target llama-bench -j "$(nproc)" >&2
+    echo "$version" > "$dir/.version"
+  fi
+  echo "$dir/bin/llama-bench"
+}
+
 # The official AG-UI TypeScript client, which the endpoint's conformance tests run.
 install_agui_client() {
   command -v node >/dev/null 2>&1 || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm

@@ -34,7 +34,9 @@ fn shipped_ui_only() {
     if std::env::var("PROFILE").as_deref() == Ok("release") && profile.trim() == "wasm-test" {
         #[expect(clippy::print_stderr, reason = "a build script reports only on stderr")]
         {
-            eprintln!("ui/dist holds the test command's build of the UI (wasm-test); run `scripts/setup.sh` or `scripts/bundle.sh`, which build the shipped one");
+            eprintln!(
+                "ui/dist holds the test command's build of the UI (wasm-test); run `scripts/setup.sh` or `scripts/bundle.sh`, which build the shipped one"
+            );
         }
         std::process::exit(1);
     }

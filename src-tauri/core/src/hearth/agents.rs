@@ -64,7 +64,13 @@ impl Hearth {
 
     /// [`Self::use_model`], offering the model only the tools `offer` allows (a local model's
     /// tested families).
-    pub fn use_model_offering(&self, provider: Arc<dyn ModelProvider>, model: &str, vision: Vision, offer: Option<crate::agent::ToolOffer>) {
+    pub fn use_model_offering(
+        &self,
+        provider: Arc<dyn ModelProvider>,
+        model: &str,
+        vision: Vision,
+        offer: Option<crate::agent::ToolOffer>,
+    ) {
         let agent = ModelAgent::new(provider.clone(), model, self.chat_tools(Driver::Hearth)).with_vision(vision).with_offer(offer.clone());
         self.set_agent(AgentMode::Model, Arc::new(agent));
         let handler =

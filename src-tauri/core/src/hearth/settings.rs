@@ -5,17 +5,18 @@ use std::net::SocketAddr;
 
 use hearth_protocol::settings::{
     AgentMode, ConnectionTestResponse, EndpointSettings, HarnessSettings, HarnessSettingsParams, LocalModelInfo, LocalModelInspectParams,
-    LocalProbeView, ModelSettings, ProbeFamilyScore, ModelSettingsParams, ProviderKind, SettingsView, check_model_path,
+    LocalProbeView, ModelSettings, ModelSettingsParams, ProbeFamilyScore, ProviderKind, SettingsView, check_model_path,
 };
 
 use super::Hearth;
 use crate::agui_server::AguiServer;
 use crate::error::{CoreError, Result};
+use crate::local_model::probe;
 use crate::secret::{BearerToken, ExposeSecret};
 use crate::settings::{
-    API_KEY_SECRET, ENDPOINT_TOKEN_SECRET, HARNESS_TOKEN_SECRET, StoredModel, StoredSettings, build_provider, inspect_local_model, test_provider,
+    API_KEY_SECRET, ENDPOINT_TOKEN_SECRET, HARNESS_TOKEN_SECRET, StoredModel, StoredSettings, build_provider, inspect_local_model,
+    test_provider,
 };
-use crate::local_model::probe;
 use crate::store::threads::RunOrigin;
 
 impl Hearth {
@@ -48,7 +49,8 @@ impl Hearth {
             AgentMode::Sample => self.use_sample(),
             AgentMode::Model => {
                 let model = stored.model.as_ref().ok_or_else(|| CoreError::InvalidInput("Set up a model provider first.".into()))?;
-                let provider = build_provider(model, self.settings.secret(API_KEY_SECRET).await?, self.config.local_model_worker.as_ref()).await?;
+                let provider =
+                    build_provider(model, self.settings.secret(API_KEY_SECRET).await?, self.config.local_model_worker.as_ref()).await?;
                 self.use_model_offering(provider, &model.model, model.vision(), local_offer(model));
             }
             AgentMode::Harness => {
@@ -148,7 +150,10 @@ impl Hearth {
     /// model is offered what prepares or changes things only for the families it passed.
     pub async fn settings_local_model_probe(&self) -> Result<SettingsView> {
         let stored = self.settings.load().await?;
-        let model = stored.model.filter(|m| m.kind == ProviderKind::Local).ok_or_else(|| CoreError::InvalidInput("Choose a model file on this computer first.".into()))?;
+        let model = stored
+            .model
+            .filter(|m| m.kind == ProviderKind::Local)
+            .ok_or_else(|| CoreError::InvalidInput("Choose a model file on this computer first.".into()))?;
         let provider = build_provider(&model, None, self.config.local_model_worker.as_ref()).await?;
         let tools: Vec<crate::providers::ToolSpec> = crate::tools::tool_specs(crate::tools::Vision::TextOnly)
             .into_iter()
@@ -172,7 +177,11 @@ impl Hearth {
     /// Lets the local model prepare and act in families it did not pass (or takes that back).
     pub async fn settings_local_model_override(&self, act_untested: bool) -> Result<SettingsView> {
         let mut stored = self.settings.load().await?;
-        let kept = stored.model.as_mut().filter(|m| m.kind == ProviderKind::Local).ok_or_else(|| CoreError::InvalidInput("Choose a model file on this computer first.".into()))?;
+        let kept = stored
+            .model
+            .as_mut()
+            .filter(|m| m.kind == ProviderKind::Local)
+            .ok_or_else(|| CoreError::InvalidInput("Choose a model file on this computer first.".into()))?;
         kept.act_untested = act_untested;
         if stored.mode == AgentMode::Model {
             self.apply_mode(&stored).await?;
@@ -300,7 +309,12 @@ fn probe_view(report: &probe::ProbeReport, act_untested: bool) -> LocalProbeView
         families: report
             .scores()
             .into_iter()
-            .map(|score| ProbeFamilyScore { label: score.family.label().to_owned(), passed: score.passed, total: score.total, allowed: act_untested || score.passes() })
+            .map(|score| ProbeFamilyScore {
+                label: score.family.label().to_owned(),
+                passed: score.passed,
+                total: score.total,
+                allowed: act_untested || report.acts(score.family),
+            })
             .collect(),
     }
 }

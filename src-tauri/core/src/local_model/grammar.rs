@@ -28,8 +28,9 @@ pub fn answer_grammar(tools: &[ToolSpec]) -> String {
     if !tools.is_empty() {
         lark.push_str(" | call");
     }
-    // Text: anything not starting with `<` or a space (the model's first token decides).
-    lark.push_str("\nreply: TEXT\nTEXT: /[^<\\s][\\s\\S]*/\n");
+    // Text: anything not starting with `<` (after at most one space, which SentencePiece models
+    // put before their first word): the model's first token decides between text and a call.
+    lark.push_str("\nreply: TEXT\nTEXT: / ?[^<\\s][\\s\\S]*/\n");
     if tools.is_empty() {
         return lark;
     }
@@ -104,8 +105,12 @@ pub fn tool_instructions(tools: &[ToolSpec]) -> String {
         let empty = Map::new();
         let defs = tool.parameters.get("$defs").and_then(Value::as_object).unwrap_or(&empty);
         let properties = tool.parameters.get("properties").and_then(Value::as_object).unwrap_or(&empty);
-        let required: Vec<&str> =
-            tool.parameters.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+        let required: Vec<&str> = tool
+            .parameters
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
         let arguments: Vec<String> = properties
             .iter()
             .map(|(name, schema)| {
@@ -142,7 +147,9 @@ fn type_of(schema: &Value, defs: &Map<String, Value>, depth: u8) -> String {
         }
     }
     match schema.get("type") {
-        Some(Value::String(t)) if t == "array" => format!("[{}]", schema.get("items").map_or_else(|| "…".into(), |i| type_of(i, defs, depth + 1))),
+        Some(Value::String(t)) if t == "array" => {
+            format!("[{}]", schema.get("items").map_or_else(|| "…".into(), |i| type_of(i, defs, depth + 1)))
+        }
         Some(Value::String(t)) if t == "object" => "{…}".into(),
         Some(Value::String(t)) => t.clone(),
         Some(Value::Array(types)) => types.iter().filter(|t| *t != "null").filter_map(Value::as_str).collect::<Vec<_>>().join("|"),
@@ -213,7 +220,8 @@ mod tests {
 
     #[test]
     fn the_grammar_offers_text_and_one_rule_per_tool() {
-        let tools = [spec("read_calendar", json!({"type": "object", "properties": {"date": {"type": "string"}}})), spec("find_mail", json!(true))];
+        let tools =
+            [spec("read_calendar", json!({"type": "object", "properties": {"date": {"type": "string"}}})), spec("find_mail", json!(true))];
         let grammar = answer_grammar(&tools);
         assert!(grammar.starts_with("start: reply | call\n"), "{grammar}");
         assert!(grammar.contains("body: t0 | t1\n"), "{grammar}");

@@ -19,14 +19,14 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::{Mutex, MutexGuard};
+use tokio_util::codec::{FramedRead, LinesCodec};
 use tokio_util::sync::CancellationToken;
 
 use super::grammar::{Answer, answer_grammar, read_answer};
-use super::template::ChatTemplate;
-use super::wire::{End, Generate, ModelInfo, Reply, Request, Stats};
+use super::wire::{Conversation, End, Generate, ModelInfo, Reply, Request, Stats};
 use crate::providers::{FinishReason, ModelEvent, ModelProvider, ModelRequest, ProviderError};
 
 /// The hidden argument that makes Hearth's binary a model worker.
@@ -37,6 +37,14 @@ pub const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// The default answer length when the request sets none.
 const DEFAULT_MAX_TOKENS: u32 = 1024;
+
+/// The longest line the worker may send (a token's text, a model's facts).
+const MAX_LINE: usize = 1 << 20;
+
+/// How long a worker may take to start, and to read or load a model (a 1.5B model maps in
+/// about a second; a slow disk and a large file take longer).
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+const LOAD_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// How to start a worker.
 #[derive(Clone, Debug)]
@@ -70,10 +78,12 @@ pub struct LocalModelConfig {
 }
 
 impl LocalModelConfig {
-    /// `path` with the defaults: a 4096-token context (less if the model was trained on
-    /// less), every core, unloaded after ten idle minutes.
+    /// `path` with the defaults: a 4096-token context, every core but one, unloaded after ten
+    /// idle minutes. Every core but one: ggml's threads wait for each other by spinning, so
+    /// when another program holds a core, two threads on two cores wrote 3 tokens/s where one
+    /// wrote 16 (Qwen2.5-1.5B, issue 33's measurements); the app is rarely alone.
     pub fn new(worker: WorkerCommand, path: PathBuf) -> Self {
-        let threads = std::thread::available_parallelism().map_or(2, |n| n.get() as u32);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1) as u32);
         Self { worker, path, context: 4096, threads, idle_unload: Duration::from_secs(600) }
     }
 }
@@ -124,6 +134,11 @@ fn gib(bytes: u64) -> String {
 /// this computer's memory. Returns its size.
 pub fn check_file(path: &Path) -> Result<u64, ProviderError> {
     let shown = path.display();
+    // A folder, a pipe or a device is no model file (and opening a pipe would wait forever).
+    let kind = std::fs::metadata(path).map_err(|err| local(format!("{shown} cannot be read: {err}")))?;
+    if !kind.is_file() {
+        return Err(local(format!("{shown} is not a file; choose a .gguf file")));
+    }
     let mut file = std::fs::File::open(path).map_err(|err| local(format!("{shown} cannot be opened: {err}")))?;
     let size = file.metadata().map_err(|err| local(format!("{shown} cannot be read: {err}")))?.len();
     let mut magic = [0u8; 4];
@@ -146,12 +161,21 @@ pub async fn inspect(config: &LocalModelConfig) -> Result<ModelInfo, ProviderErr
     check_file(&config.path)?;
     let mut worker = Worker::start(&config.worker).await?;
     worker.send(&Request::Inspect { path: config.path.clone(), context: config.context }).await?;
-    let info = match worker.reply().await? {
+    let info = match worker.reply_within(LOAD_TIMEOUT).await? {
         Reply::Info(info) => info,
-        Reply::Failed { message } => return Err(local(format!("{} is not a usable model: {message}", config.path.display()))),
-        other => return Err(local(format!("the model worker answered out of turn: {other:?}"))),
+        Reply::Failed { message, .. } => return Err(local(format!("{} is not a usable model: {message}", config.path.display()))),
+        other => return Err(local(format!("the model worker answered out of turn: {}", kind_of(&other)))),
     };
     worker.end().await;
+    if info.chat_template.is_none() {
+        return Err(local(format!(
+            "{} carries no chat template, so Hearth cannot tell how to write a conversation for it; choose an instruction-tuned (chat) model",
+            info.name
+        )));
+    }
+    if let Some(problem) = &info.template_problem {
+        return Err(local(format!("{} has a chat template Hearth cannot use: {problem}", info.name)));
+    }
     if let Some(memory) = total_memory()
         && info.memory_bytes > memory
     {
@@ -166,11 +190,23 @@ pub async fn inspect(config: &LocalModelConfig) -> Result<ModelInfo, ProviderErr
     Ok(info)
 }
 
+/// A reply's kind, for a message (never its text: a token is the owner's data).
+fn kind_of(reply: &Reply) -> &'static str {
+    match reply {
+        Reply::Ready => "ready",
+        Reply::Info(_) => "a model's facts",
+        Reply::Loaded(_) => "loaded",
+        Reply::Token { .. } => "a token",
+        Reply::Done { .. } => "done",
+        Reply::Failed { .. } => "failed",
+    }
+}
+
 /// A running worker: its process and pipes.
 struct Worker {
     child: Child,
     stdin: ChildStdin,
-    replies: Lines<BufReader<ChildStdout>>,
+    replies: FramedRead<ChildStdout, LinesCodec>,
 }
 
 impl Worker {
@@ -186,11 +222,11 @@ impl Worker {
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(local("the model worker has no pipes"));
         };
-        let mut worker = Self { child, stdin, replies: BufReader::new(stdout).lines() };
-        match worker.reply().await? {
+        let mut worker = Self { child, stdin, replies: FramedRead::new(stdout, LinesCodec::new_with_max_length(MAX_LINE)) };
+        match worker.reply_within(START_TIMEOUT).await? {
             Reply::Ready => Ok(worker),
-            Reply::Failed { message } => Err(local(message)),
-            other => Err(local(format!("the model worker answered out of turn: {other:?}"))),
+            Reply::Failed { message, .. } => Err(local(message)),
+            other => Err(local(format!("the model worker answered out of turn: {}", kind_of(&other)))),
         }
     }
 
@@ -204,13 +240,24 @@ impl Worker {
     /// The next reply; the worker's end (llama.cpp aborted, or it was killed) is an error
     /// that says how it ended.
     async fn reply(&mut self) -> Result<Reply, ProviderError> {
-        match self.replies.next_line().await {
-            Ok(Some(line)) => serde_json::from_str(&line).map_err(|err| local(format!("the model worker said something unreadable: {err}"))),
-            Ok(None) | Err(_) => {
+        match self.replies.next().await {
+            Some(Ok(line)) => {
+                serde_json::from_str(&line).map_err(|err| local(format!("the model worker said something unreadable: {err}")))
+            }
+            Some(Err(_)) | None => {
+                // Killed on its way out if it is still there (a line too long, a broken pipe).
+                let _ = self.child.start_kill();
                 let status = self.child.wait().await.map(|s| s.to_string()).unwrap_or_else(|err| err.to_string());
                 Err(local(format!("the model worker ended ({status}): llama.cpp could not go on with this model")))
             }
         }
+    }
+
+    /// [`Self::reply`], or an error (and the worker killed as it drops) after `limit`.
+    async fn reply_within(&mut self, limit: Duration) -> Result<Reply, ProviderError> {
+        tokio::time::timeout(limit, self.reply())
+            .await
+            .unwrap_or_else(|_| Err(local(format!("the model worker did not answer within {} s", limit.as_secs()))))
     }
 
     /// Closes its input (the worker ends when it reads the end) and waits for it.
@@ -225,6 +272,10 @@ impl Worker {
 struct Slot {
     worker: Option<Worker>,
     last_used: Instant,
+    /// A generation the worker may still be writing: its stream was dropped before its end
+    /// (Stop drops it; so do a lost lease and a closed client). The next request stops it
+    /// first, so no token of it is read as the next answer's.
+    unfinished: Option<u64>,
 }
 
 impl Slot {
@@ -232,13 +283,13 @@ impl Slot {
     fn set(&mut self, worker: Option<Worker>, pid: &AtomicU32) {
         pid.store(worker.as_ref().and_then(|w| w.child.id()).unwrap_or(0), Ordering::SeqCst);
         self.worker = worker;
+        self.unfinished = None;
     }
 }
 
 struct Inner {
     config: LocalModelConfig,
     info: ModelInfo,
-    template: ChatTemplate,
     slot: Mutex<Slot>,
     next_id: AtomicU64,
     last_stats: StdMutex<Option<Stats>>,
@@ -263,16 +314,10 @@ impl LocalModel {
     /// request. Must be called inside a tokio runtime (the idle unloader runs there).
     pub async fn open(config: LocalModelConfig) -> Result<Self, ProviderError> {
         let info = inspect(&config).await?;
-        let source = info.chat_template.as_deref().ok_or_else(|| {
-            local(format!("{} carries no chat template, so Hearth cannot tell how to write a conversation for it; choose an instruction-tuned (chat) model", info.name))
-        })?;
-        let template = ChatTemplate::new(source, &info.bos_token, &info.eos_token)
-            .map_err(|err| local(format!("{} has a chat template Hearth cannot use: {err}", info.name)))?;
         let inner = Arc::new(Inner {
             config,
             info,
-            template,
-            slot: Mutex::new(Slot { worker: None, last_used: Instant::now() }),
+            slot: Mutex::new(Slot { worker: None, last_used: Instant::now(), unfinished: None }),
             next_id: AtomicU64::new(1),
             last_stats: StdMutex::new(None),
             pid: AtomicU32::new(0),
@@ -307,6 +352,7 @@ async fn unload_when_idle(inner: Weak<Inner>) {
                 let since = slot.last_used.elapsed();
                 if since >= idle {
                     strong.pid.store(0, Ordering::SeqCst);
+                    slot.unfinished = None;
                     if let Some(worker) = slot.worker.take() {
                         worker.end().await;
                     }
@@ -325,14 +371,20 @@ async fn unload_when_idle(inner: Weak<Inner>) {
 
 impl ModelProvider for LocalModel {
     fn stream<'a>(&'a self, request: &'a ModelRequest, cancel: &'a CancellationToken) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
-        let state = Drive { model: &self.inner, request, cancel, phase: Phase::Start, out: VecDeque::new() };
+        let state = Drive { model: &self.inner, request, cancel, phase: Phase::Start, out: VecDeque::new(), stopped: false, leading: true };
         futures::stream::unfold(state, Drive::next).boxed()
     }
 }
 
 enum Phase<'a> {
     Start,
-    Writing { slot: MutexGuard<'a, Slot>, id: u64, call: Option<String>, started: bool },
+    Writing {
+        slot: MutexGuard<'a, Slot>,
+        id: u64,
+        call: Option<String>,
+        started: bool,
+    },
+    /// Ended; what is left in `out` is passed on unless Stop came first.
     Over,
 }
 
@@ -342,12 +394,26 @@ struct Drive<'a> {
     cancel: &'a CancellationToken,
     phase: Phase<'a>,
     out: VecDeque<Result<ModelEvent, ProviderError>>,
+    /// The stop was passed on: nothing follows it.
+    stopped: bool,
+    /// No text has been passed on yet.
+    leading: bool,
 }
 
 impl<'a> Drive<'a> {
     async fn next(mut self) -> Option<(Result<ModelEvent, ProviderError>, Self)> {
         loop {
+            // After Stop nothing but the stop itself is passed on, whatever was queued.
+            if self.cancel.is_cancelled() && !matches!(self.phase, Phase::Writing { .. }) && !self.stopped {
+                self.stopped = true;
+                self.out.clear();
+                self.phase = Phase::Over;
+                return Some((Err(ProviderError::Cancelled), self));
+            }
             if let Some(event) = self.out.pop_front() {
+                if matches!(event, Err(ProviderError::Cancelled)) {
+                    self.stopped = true;
+                }
                 return Some((event, self));
             }
             match std::mem::replace(&mut self.phase, Phase::Over) {
@@ -366,7 +432,9 @@ impl<'a> Drive<'a> {
                         }
                     };
                     let Some(reply) = reply else {
-                        stop(&mut slot, id, &self.model.pid).await;
+                        if let Some(stats) = stop(&mut slot, id, &self.model.pid).await {
+                            *self.model.last_stats.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(stats);
+                        }
                         self.out.push_back(Err(ProviderError::Cancelled));
                         continue;
                     };
@@ -380,6 +448,15 @@ impl<'a> Drive<'a> {
                             }
                             match &mut call {
                                 Some(buffer) => buffer.push_str(&text),
+                                // The grammar lets text open with one space (SentencePiece
+                                // models write their first word so); the owner sees none.
+                                None if self.leading => {
+                                    let trimmed = text.trim_start_matches(' ');
+                                    if !trimmed.is_empty() {
+                                        self.leading = false;
+                                        self.out.push_back(Ok(ModelEvent::TextDelta(trimmed.to_owned())));
+                                    }
+                                }
                                 None => self.out.push_back(Ok(ModelEvent::TextDelta(text))),
                             }
                             self.phase = Phase::Writing { slot, id, call, started };
@@ -387,15 +464,17 @@ impl<'a> Drive<'a> {
                         Ok(Reply::Done { id: of, end, stats }) if of == id => {
                             *self.model.last_stats.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(stats);
                             slot.last_used = Instant::now();
+                            slot.unfinished = None;
                             self.finish(id, end, call);
                         }
-                        Ok(Reply::Failed { message }) => {
+                        Ok(Reply::Failed { id: Some(of), message }) if of == id => {
                             slot.last_used = Instant::now();
+                            slot.unfinished = None;
                             self.out.push_back(Err(local(message)));
                         }
                         Ok(other) => {
                             slot.set(None, &self.model.pid);
-                            self.out.push_back(Err(local(format!("the model worker answered out of turn: {other:?}"))));
+                            self.out.push_back(Err(local(format!("the model worker answered out of turn: {}", kind_of(&other)))));
                         }
                         Err(err) => {
                             slot.set(None, &self.model.pid);
@@ -411,13 +490,21 @@ impl<'a> Drive<'a> {
     /// loads the worker if none runs, and asks for the answer.
     async fn begin(&mut self) -> Result<Phase<'a>, ProviderError> {
         let model = self.model;
-        let segments = model.template.render(self.request).map_err(local)?;
+        let conversation = Conversation {
+            system: self.request.system.clone(),
+            messages: self.request.messages.clone(),
+            tools: self.request.tools.iter().map(|t| (t.name.clone(), t.description.clone(), t.parameters.clone())).collect(),
+        };
         let grammar = answer_grammar(&self.request.tools);
         let mut slot = tokio::select! {
             biased;
             () = self.cancel.cancelled() => return Err(ProviderError::Cancelled),
             slot = model.slot.lock() => slot,
         };
+        // An answer whose stream was dropped may still be being written: stopped first.
+        if let Some(old) = slot.unfinished {
+            let _ = stop(&mut slot, old, &model.pid).await;
+        }
         if slot.worker.is_none() {
             let started = tokio::select! {
                 biased;
@@ -429,13 +516,14 @@ impl<'a> Drive<'a> {
         let id = model.next_id.fetch_add(1, Ordering::Relaxed);
         let max_tokens = self.request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
         let sent = match slot.worker.as_mut() {
-            Some(worker) => worker.send(&Request::Generate(Generate { id, segments, grammar, max_tokens })).await,
+            Some(worker) => worker.send(&Request::Generate(Generate { id, conversation, grammar, max_tokens })).await,
             None => Err(local("the model worker is gone")),
         };
         if let Err(err) = sent {
             slot.set(None, &model.pid);
             return Err(err);
         }
+        slot.unfinished = Some(id);
         Ok(Phase::Writing { slot, id, call: None, started: false })
     }
 
@@ -474,23 +562,28 @@ impl<'a> Drive<'a> {
 async fn load(config: &LocalModelConfig) -> Result<Worker, ProviderError> {
     let mut worker = Worker::start(&config.worker).await?;
     worker.send(&Request::Load { path: config.path.clone(), context: config.context, threads: config.threads }).await?;
-    match worker.reply().await? {
+    match worker.reply_within(LOAD_TIMEOUT).await? {
         Reply::Loaded(_) => Ok(worker),
-        Reply::Failed { message } => Err(local(format!("{} did not load: {message}", config.path.display()))),
-        other => Err(local(format!("the model worker answered out of turn: {other:?}"))),
+        Reply::Failed { message, .. } => Err(local(format!("{} did not load: {message}", config.path.display()))),
+        other => Err(local(format!("the model worker answered out of turn: {}", kind_of(&other)))),
     }
 }
 
 /// Stops generation `id`: asks the worker, drains what it still says until its end, and kills
 /// it if that takes longer than [`STOP_GRACE`]. Nothing it says after Stop is passed on.
-async fn stop(slot: &mut Slot, id: u64, pid: &AtomicU32) {
-    let Some(worker) = slot.worker.as_mut() else { return };
+/// Returns the stopped generation's counters when the worker confirmed.
+async fn stop(slot: &mut Slot, id: u64, pid: &AtomicU32) -> Option<Stats> {
+    let worker = slot.worker.as_mut()?;
+    let mut stats = None;
     let confirmed = worker.send(&Request::Stop { id }).await.is_ok()
         && tokio::time::timeout(STOP_GRACE, async {
             loop {
                 match worker.reply().await {
-                    Ok(Reply::Done { id: of, .. }) if of == id => return true,
-                    Ok(Reply::Failed { .. }) => return true,
+                    Ok(Reply::Done { id: of, stats: counted, .. }) if of == id => {
+                        stats = Some(counted);
+                        return true;
+                    }
+                    Ok(Reply::Failed { id: Some(of), .. }) if of == id => return true,
                     Ok(_) => {}
                     Err(_) => return false,
                 }
@@ -499,8 +592,10 @@ async fn stop(slot: &mut Slot, id: u64, pid: &AtomicU32) {
         .await
         .unwrap_or(false);
     slot.last_used = Instant::now();
+    slot.unfinished = None;
     if !confirmed {
         // Killed on drop (kill_on_drop); the next request starts a new worker.
         slot.set(None, pid);
     }
+    stats
 }

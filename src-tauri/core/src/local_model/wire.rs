@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::providers::Message;
+
 /// What the app asks of the worker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
@@ -43,17 +45,30 @@ pub enum Request {
 pub struct Generate {
     /// Names this generation in its replies and in [`Request::Stop`].
     pub id: u64,
-    /// The prompt in pieces: the chat template's own text (where its special tokens are
-    /// read as such) and the conversation's (where `<|im_start|>` is just text, so nothing the
-    /// agent read can open a turn of its own).
-    pub segments: Vec<Segment>,
+    /// The conversation. The worker renders it with the model's chat template
+    /// (`super::template`): the template comes from the file, so its rendering — and whatever
+    /// memory a hostile one asks for — stays in the worker too.
+    pub conversation: Conversation,
     /// The llguidance Lark grammar every token is constrained by (`super::grammar`).
     pub grammar: String,
     /// At most this many tokens are written.
     pub max_tokens: u32,
 }
 
-/// A piece of the prompt.
+/// What the model is asked: rules, conversation and the tools it is offered.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Conversation {
+    /// Instructions ahead of the conversation.
+    pub system: Option<String>,
+    /// The conversation, oldest first.
+    pub messages: Vec<Message>,
+    /// The tools offered: name, description and JSON Schema of each.
+    pub tools: Vec<(String, String, serde_json::Value)>,
+}
+
+/// A piece of the prompt: the chat template's own text (where its special tokens are read as
+/// such) or the conversation's (where `<|im_start|>` is just text, so nothing the agent read
+/// can open a turn of its own).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Segment {
     /// The text.
@@ -90,6 +105,9 @@ pub enum Reply {
     },
     /// A request failed; the worker goes on (a model that failed to load leaves none loaded).
     Failed {
+        /// The generation it ends, if it answers [`Request::Generate`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<u64>,
         /// What went wrong, for the owner.
         message: String,
     },
@@ -144,8 +162,11 @@ pub struct ModelInfo {
     pub parameters: u64,
     /// The context it was trained for.
     pub trained_context: u32,
-    /// The chat template the file carries (`tokenizer.chat_template`), if any.
+    /// The start of the chat template the file carries (`tokenizer.chat_template`), if any.
     pub chat_template: Option<String>,
+    /// Why Hearth cannot write a conversation with that template (compiled and tried in the
+    /// worker), if it cannot.
+    pub template_problem: Option<String>,
     /// The memory it needs at the requested context: the weights plus the KV cache.
     pub memory_bytes: u64,
     /// Layers, for the KV estimate.

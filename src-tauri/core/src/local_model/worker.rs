@@ -25,7 +25,14 @@ use llama_cpp_2::token::LlamaToken;
 use llguidance::api::TopLevelGrammar;
 use llguidance::{Matcher, ParserFactory};
 
+use super::template::ChatTemplate;
 use super::wire::{End, Generate, ModelInfo, Reply, Request, Stats};
+use crate::providers::{ModelRequest, ToolSpec};
+
+/// The most of a template Settings is sent (it shows the first line).
+const TEMPLATE_SHOWN: usize = 4096;
+/// The longest name or token text sent back from a file's metadata.
+const META_SHOWN: usize = 256;
 
 /// Prompt tokens read per decode call at first; then sized so a chunk takes about
 /// [`CHUNK_SECONDS`], which bounds how long Stop waits while a prompt is read.
@@ -38,16 +45,11 @@ const NONE: u64 = u64::MAX;
 
 /// Runs the worker until stdin closes. Returns the process's exit code.
 pub fn run() -> i32 {
-    let stdout = std::io::stdout();
-    let send = move |reply: &Reply| {
-        let mut out = stdout.lock();
-        // A closed stdout means the app is gone: the next read of stdin ends the worker.
-        let _ = serde_json::to_writer(&mut out, reply).map(|()| out.write_all(b"\n")).map(|_| out.flush());
-    };
+    let send = send_from_reader;
     let mut backend = match LlamaBackend::init() {
         Ok(backend) => backend,
         Err(err) => {
-            send(&Reply::Failed { message: format!("llama.cpp did not start: {err}") });
+            send(&Reply::Failed { id: None, message: format!("llama.cpp did not start: {err}") });
             return 1;
         }
     };
@@ -68,8 +70,10 @@ pub fn run() -> i32 {
                             break;
                         }
                     }
-                    // The app wrote it: a line that does not parse is a bug there, said once.
-                    Err(err) => eprintln!("hearth model worker: unreadable request: {err}"),
+                    // The app wrote it: a line that does not parse is a bug there, said back.
+                    Err(err) => {
+                        send_from_reader(&Reply::Failed { id: None, message: format!("the worker could not read a request: {err}") })
+                    }
                 }
             }
         });
@@ -79,20 +83,20 @@ pub fn run() -> i32 {
     while let Ok(request) = inbox.recv() {
         match request {
             Request::Inspect { path, context } => match load_model(&backend, &path) {
-                Ok(model) => send(&Reply::Info(info(&model, &path, context))),
-                Err(message) => send(&Reply::Failed { message }),
+                Ok(model) => send(&Reply::Info(info(&model, &path, context).0)),
+                Err(message) => send(&Reply::Failed { id: None, message }),
             },
             Request::Load { path, context, threads } => {
                 if loaded.is_some() {
-                    send(&Reply::Failed { message: "this worker has a model loaded already".into() });
+                    send(&Reply::Failed { id: None, message: "this worker has a model loaded already".into() });
                     continue;
                 }
                 match Loaded::new(&backend, &path, context, threads) {
                     Ok(model) => {
-                        send(&Reply::Loaded(info(model.model, &path, context)));
+                        send(&Reply::Loaded(info(model.model, &path, context).0));
                         loaded = Some(model);
                     }
-                    Err(message) => send(&Reply::Failed { message }),
+                    Err(message) => send(&Reply::Failed { id: None, message }),
                 }
             }
             Request::Generate(generate) => match loaded.as_mut() {
@@ -100,10 +104,10 @@ pub fn run() -> i32 {
                     let id = generate.id;
                     match model.generate(&generate, &stop, &send) {
                         Ok((end, stats)) => send(&Reply::Done { id, end, stats }),
-                        Err(message) => send(&Reply::Failed { message }),
+                        Err(message) => send(&Reply::Failed { id: Some(id), message }),
                     }
                 }
-                None => send(&Reply::Failed { message: "no model is loaded".into() }),
+                None => send(&Reply::Failed { id: Some(generate.id), message: "no model is loaded".into() }),
             },
             Request::Stop { .. } => {}
         }
@@ -111,13 +115,21 @@ pub fn run() -> i32 {
     0
 }
 
+/// Writes one reply line (stdout's lock keeps lines whole when two threads write).
+fn send_from_reader(reply: &Reply) {
+    let mut out = std::io::stdout().lock();
+    // A closed stdout means the app is gone: the next read of stdin ends the worker.
+    let _ = serde_json::to_writer(&mut out, reply).map(|()| out.write_all(b"\n")).map(|_| out.flush());
+}
+
 fn load_model(backend: &LlamaBackend, path: &Path) -> Result<LlamaModel, String> {
     let params = LlamaModelParams::default().with_n_gpu_layers(0).with_use_mmap(true);
     LlamaModel::load_from_file(backend, path, &params).map_err(|err| format!("llama.cpp could not load the file ({err})"))
 }
 
-fn info(model: &LlamaModel, path: &Path, context: u32) -> ModelInfo {
-    let meta = |key: &str| model.meta_val_str(key).ok().filter(|v| !v.is_empty());
+/// A model's facts, and its chat template compiled (when it has one Hearth can use).
+fn info(model: &LlamaModel, path: &Path, context: u32) -> (ModelInfo, Result<ChatTemplate, String>) {
+    let meta = |key: &str| model.meta_val_str(key).ok().filter(|v| !v.is_empty()).map(|v| v.chars().take(META_SHOWN).collect::<String>());
     let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let layers = model.n_layer();
     // The KV cache in f16: keys and values, per layer, per position, of the KV heads' width.
@@ -128,20 +140,28 @@ fn info(model: &LlamaModel, path: &Path, context: u32) -> ModelInfo {
         if token.0 < 0 {
             return String::new();
         }
-        String::from_utf8_lossy(&vocab.token_to_piece(token, true, None)).into_owned()
+        String::from_utf8_lossy(&vocab.token_to_piece(token, true, None)).chars().take(META_SHOWN).collect()
     };
-    ModelInfo {
+    let source = model.chat_template(None).ok().and_then(|t| t.to_string().ok());
+    let (bos_token, eos_token) = (piece(vocab.bos()), piece(vocab.eos()));
+    let template = match &source {
+        Some(source) => ChatTemplate::new(source, &bos_token, &eos_token),
+        None => Err("the file carries no chat template".to_owned()),
+    };
+    let info = ModelInfo {
         name: meta("general.name").unwrap_or(file_name),
         architecture: meta("general.architecture").unwrap_or_default(),
         file_bytes: std::fs::metadata(path).map(|m| m.len()).unwrap_or(model.size()),
         parameters: model.n_params(),
         trained_context: model.n_ctx_train(),
-        chat_template: model.chat_template(None).ok().and_then(|t| t.to_string().ok()),
+        chat_template: source.map(|s| s.chars().take(TEMPLATE_SHOWN).collect()),
+        template_problem: template.as_ref().err().cloned(),
         memory_bytes: model.size() + kv,
         layers,
-        bos_token: piece(vocab.bos()),
-        eos_token: piece(vocab.eos()),
-    }
+        bos_token,
+        eos_token,
+    };
+    (info, template)
 }
 
 /// A loaded model and its one context. The worker loads one model in its life, so the model
@@ -150,6 +170,7 @@ struct Loaded {
     model: &'static LlamaModel,
     context: LlamaContext<'static>,
     factory: ParserFactory,
+    template: ChatTemplate,
     /// The tokens in the context's sequence 0, in order: the cached prefix of the next prompt.
     cached: Vec<LlamaToken>,
     chunk: usize,
@@ -158,6 +179,7 @@ struct Loaded {
 impl Loaded {
     fn new(backend: &LlamaBackend, path: &Path, context: u32, threads: u32) -> Result<Self, String> {
         let model: &'static LlamaModel = Box::leak(Box::new(load_model(backend, path)?));
+        let template = info(model, path, context).1?;
         let threads = i32::try_from(threads.max(1)).unwrap_or(1);
         let params = LlamaContextParams::default()
             .with_n_ctx(NonZeroU32::new(context))
@@ -165,18 +187,35 @@ impl Loaded {
             .with_n_ubatch(MAX_CHUNK as u32)
             .with_n_threads(threads)
             .with_n_threads_batch(threads);
-        let context = model.new_context(backend, params).map_err(|err| format!("llama.cpp could not make a context of {context} tokens ({err})"))?;
+        let context =
+            model.new_context(backend, params).map_err(|err| format!("llama.cpp could not make a context of {context} tokens ({err})"))?;
         let env = llama_cpp_2::sampling::LlamaSampler::llguidance_tok_env(model);
         let factory = ParserFactory::new_simple(&env).map_err(|err| format!("the grammar engine did not start: {err}"))?;
-        Ok(Self { model, context, factory, cached: Vec::new(), chunk: FIRST_CHUNK })
+        Ok(Self { model, context, factory, template, cached: Vec::new(), chunk: FIRST_CHUNK })
     }
 
     fn generate(&mut self, request: &Generate, stop: &AtomicU64, send: &impl Fn(&Reply)) -> Result<(End, Stats), String> {
         let started = Instant::now();
         let stopped = || stop.load(Ordering::SeqCst) == request.id;
         let vocab = self.model.vocab();
+        let conversation = &request.conversation;
+        let asked = ModelRequest {
+            system: conversation.system.clone(),
+            messages: conversation.messages.clone(),
+            tools: conversation
+                .tools
+                .iter()
+                .map(|(name, description, parameters)| ToolSpec {
+                    name: name.clone(),
+                    description: description.clone(),
+                    parameters: parameters.clone(),
+                })
+                .collect(),
+            ..ModelRequest::default()
+        };
+        let segments = self.template.render(&asked)?;
         let mut prompt = Vec::new();
-        for segment in &request.segments {
+        for segment in &segments {
             prompt.extend(vocab.tokenize(segment.text.as_bytes(), false, segment.special));
         }
         if prompt.is_empty() {
@@ -212,18 +251,23 @@ impl Loaded {
         let mut at = reused;
         while at < prompt.len() {
             if stopped() {
+                self.context.synchronize();
                 stats.prompt_ms = ms(started);
                 stats.llama_prompt_evals = self.context.timings().n_p_eval();
                 return Ok((End::Stopped, stats));
             }
             let mut end = (at + self.chunk).min(prompt.len());
+            // Never leave one token alone for the last chunk: take it now if the batch has
+            // room, else leave two.
             if prompt.len() - end == 1 {
-                end = prompt.len();
+                end = if end - at < MAX_CHUNK { prompt.len() } else { end - 1 };
             }
             let chunk_started = Instant::now();
             batch.clear();
             for (pos, token) in prompt.iter().enumerate().take(end).skip(at) {
-                batch.add(*token, pos as i32, &[0], pos + 1 == prompt.len()).map_err(|err| format!("the prompt did not fit a batch: {err}"))?;
+                batch
+                    .add(*token, pos as i32, &[0], pos + 1 == prompt.len())
+                    .map_err(|err| format!("the prompt did not fit a batch: {err}"))?;
             }
             self.context.decode(&mut batch).map_err(|err| format!("llama.cpp could not read the prompt: {err}"))?;
             self.cached.extend_from_slice(&prompt[at..end]);
@@ -235,6 +279,8 @@ impl Loaded {
             }
             at = end;
         }
+        // llama.cpp adds what it read to its counters when the context synchronizes.
+        self.context.synchronize();
         stats.prompt_ms = ms(started);
         stats.llama_prompt_evals = self.context.timings().n_p_eval();
 

@@ -9,7 +9,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::StoredModel;
 use crate::error::{CoreError, Result};
-use crate::local_model::template::ChatTemplate;
 use crate::local_model::{LocalModel, LocalModelConfig, WorkerCommand};
 use crate::providers::{Anthropic, Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, OpenAiResponses, ProviderConfig};
 use crate::secret::SecretString;
@@ -47,13 +46,7 @@ pub async fn inspect_local_model(path: &str, local_worker: Option<&WorkerCommand
     let worker = local_worker.ok_or_else(no_engine)?;
     let config = LocalModelConfig::new(worker.clone(), path.trim().into());
     let info = crate::local_model::inspect(&config).await.map_err(|err| CoreError::InvalidInput(err.to_string()))?;
-    // The same checks LocalModel::open makes: a file without a template Hearth can use is
-    // refused here, not after the owner kept it.
-    let source = info.chat_template.as_deref().ok_or_else(|| {
-        CoreError::InvalidInput(format!("{} carries no chat template, so Hearth cannot tell how to write a conversation for it; choose an instruction-tuned (chat) model.", info.name))
-    })?;
-    ChatTemplate::new(source, &info.bos_token, &info.eos_token)
-        .map_err(|err| CoreError::InvalidInput(format!("{} has a chat template Hearth cannot use: {err}.", info.name)))?;
+    let source = info.chat_template.as_deref().unwrap_or_default();
     Ok(LocalModelInfo {
         chat_template: source.lines().find(|l| !l.trim().is_empty()).unwrap_or_default().chars().take(200).collect(),
         name: info.name,

@@ -104,7 +104,8 @@ pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
     };
     let is_busy = move || busy.get().is_some();
     let local = move || form.with(ModelForm::is_local);
-    let local_stored = Memo::new(move |_| settings.with(|s| s.as_ref().and_then(|s| s.model.as_ref()).is_some_and(|m| m.kind == ProviderKind::Local)));
+    let local_stored =
+        Memo::new(move |_| settings.with(|s| s.as_ref().and_then(|s| s.model.as_ref()).is_some_and(|m| m.kind == ProviderKind::Local)));
 
     view! {
         <section class="settings-section settings-model">

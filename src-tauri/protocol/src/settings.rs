@@ -102,6 +102,38 @@ pub struct ProbeFamilyScore {
     pub allowed: bool,
 }
 
+/// What the model on this computer is doing, for the chat's header.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LocalModelActivity {
+    /// The model's name.
+    pub name: String,
+    /// What it is doing.
+    pub state: LocalModelState,
+    /// For how long, in ms.
+    pub for_ms: u64,
+    /// The last answer's writing speed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_per_second: Option<f32>,
+    /// The last answer's time to its first token, in ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_token_ms: Option<u32>,
+}
+
+/// What the model on this computer is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LocalModelState {
+    /// Nothing.
+    Idle,
+    /// An answer waits for another to end (one at a time per model).
+    Waiting,
+    /// Reading the prompt (the first token comes after).
+    Reading,
+    /// Writing the answer.
+    Writing,
+}
+
 /// `settings_local_model_override`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -2,7 +2,7 @@
 
 use hearth_protocol::IpcError;
 use hearth_protocol::settings::{
-    AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, LocalModelInfo, LocalModelInspectParams,
+    AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, LocalModelActivity, LocalModelInfo, LocalModelInspectParams,
     LocalModelOverrideParams, ModelSettingsParams, SettingsView,
 };
 use tauri::State;
@@ -55,6 +55,12 @@ pub async fn settings_local_model_probe(state: State<'_, AppState>) -> Result<Se
 pub async fn settings_local_model_override(state: State<'_, AppState>, params: serde_json::Value) -> Result<SettingsView, IpcError> {
     let params: LocalModelOverrideParams = parse("settings_local_model_override", params)?;
     state.ready().await?.settings_local_model_override(params.act_untested).await.map_err(|e| e.to_ipc())
+}
+
+/// What the model on this computer is doing (none when another agent answers).
+#[tauri::command]
+pub async fn local_model_activity(state: State<'_, AppState>) -> Result<Option<LocalModelActivity>, IpcError> {
+    Ok(state.ready().await?.local_model_activity())
 }
 
 /// The external AG-UI agent.

@@ -13,6 +13,7 @@ use crate::cards::ToolCard;
 use crate::ipc::{self, RunSubscription};
 use crate::marks;
 use crate::state::chat::{ChatItem, ChatState, NoticeKind, PAGE};
+use crate::state::settings::local_model_line;
 use thinking::ThinkingBlock;
 
 /// The chat screen. Opens the most recent conversation on start.
@@ -197,6 +198,7 @@ pub fn ChatScreen() -> impl IntoView {
         <section class="chat page">
             <header class="chat-header page-header">
                 <h1>"Chat"</h1>
+                <LocalModelBadge running />
                 <div class="chat-actions">
                 <button id="new-chat" on:click=new_chat disabled=move || chat.with(ChatState::is_running)>"New chat"</button>
                 <Show when=move || thread_id.with(Option::is_some) && !confirming.get()>
@@ -346,4 +348,24 @@ async fn load_latest() -> Result<Option<ThreadHistoryResponse>, String> {
     let threads = ipc::thread_list().await.map_err(|e| e.message)?;
     let Some(latest) = threads.threads.into_iter().next() else { return Ok(None) };
     ipc::thread_history(&latest.id, None).await.map(Some).map_err(|e| e.message)
+}
+
+/// The model on this computer, while it answers the chat: its name and what it is doing
+/// (waiting its turn, reading the prompt with the seconds so far, writing), then its last
+/// speed and first-token time. Asked again every second while an answer runs.
+#[component]
+fn LocalModelBadge(running: Memo<bool>) -> impl IntoView {
+    let clock = crate::clock::Clock::from_context();
+    let activity = LocalResource::new(move || {
+        let tick = if running.get() { clock.now.get() } else { 0 };
+        async move {
+            let _asked_at = tick;
+            ipc::local_model_activity().await.ok().flatten()
+        }
+    });
+    move || {
+        activity.get().flatten().map(|a| {
+            view! { <span class="local-model-badge" data-testid="local-model-badge">{local_model_line(&a)}</span> }
+        })
+    }
 }

@@ -6,7 +6,8 @@
 //! the owner types is sent.
 
 use hearth_protocol::settings::{
-    AgentMode, HarnessSettings, HarnessSettingsParams, ModelSettings, ModelSettingsParams, ProviderKind, SettingsView,
+    AgentMode, HarnessSettings, HarnessSettingsParams, LocalModelActivity, LocalModelState, ModelSettings, ModelSettingsParams, ProviderKind,
+    SettingsView,
 };
 
 /// Every mode, in the order the radio group lists them.
@@ -45,6 +46,21 @@ pub fn mode_ready(view: &SettingsView, mode: AgentMode) -> bool {
         AgentMode::Sample => true,
         AgentMode::Model => view.model.is_some(),
         AgentMode::Harness => view.harness.is_some(),
+    }
+}
+
+/// The chat header's line about the model on this computer.
+pub fn local_model_line(activity: &LocalModelActivity) -> String {
+    let name = &activity.name;
+    match activity.state {
+        LocalModelState::Waiting => format!("{name} · waiting for the local model"),
+        LocalModelState::Reading => format!("{name} · reading the prompt… {} s", activity.for_ms / 1000),
+        LocalModelState::Writing => format!("{name} · writing"),
+        LocalModelState::Idle => match (activity.tokens_per_second, activity.first_token_ms) {
+            (Some(speed), Some(first)) => format!("{name} · {speed:.0} tokens/s · first token {:.1} s", f64::from(first) / 1000.0),
+            (Some(speed), None) => format!("{name} · {speed:.0} tokens/s"),
+            (None, _) => format!("{name} · on this computer"),
+        },
     }
 }
 

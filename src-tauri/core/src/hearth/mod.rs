@@ -85,6 +85,8 @@ pub struct Hearth {
     /// The newest notice when this Hearth opened, before its workers started: where the OS
     /// notifications' watch begins ([`Hearth::notification_watch_since_open`]).
     notices_at_open: i64,
+    /// The model on this computer, while it answers the chat (for what it is doing).
+    local_model: Arc<std::sync::Mutex<Option<crate::local_model::LocalModel>>>,
 }
 
 /// The one owner's id in names and labels (Hearth is single-owner).
@@ -200,6 +202,7 @@ impl Hearth {
             schedules,
             background: tokio_util::sync::CancellationToken::new(),
             notices_at_open,
+            local_model: Arc::default(),
         };
         // The account chosen last time first: neither the tasks recovery just requeued nor a
         // client of the AG-UI endpoint (which the settings start) may read, or prepare for, the

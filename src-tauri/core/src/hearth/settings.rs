@@ -45,13 +45,17 @@ impl Hearth {
     }
 
     async fn apply_mode(&self, stored: &StoredSettings) -> Result<()> {
+        if stored.mode != AgentMode::Model {
+            *self.local_model.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        }
         match stored.mode {
             AgentMode::Sample => self.use_sample(),
             AgentMode::Model => {
                 let model = stored.model.as_ref().ok_or_else(|| CoreError::InvalidInput("Set up a model provider first.".into()))?;
-                let provider =
+                let (provider, local) =
                     build_provider(model, self.settings.secret(API_KEY_SECRET).await?, self.config.local_model_worker.as_ref()).await?;
                 self.use_model_offering(provider, &model.model, model.vision(), local_offer(model));
+                *self.local_model.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = local;
             }
             AgentMode::Harness => {
                 let url = stored
@@ -142,8 +146,13 @@ impl Hearth {
     pub async fn settings_model_test(&self) -> Result<ConnectionTestResponse> {
         let stored = self.settings.load().await?;
         let model = stored.model.ok_or_else(|| CoreError::InvalidInput("Set up a model provider first.".into()))?;
-        let provider = build_provider(&model, self.settings.secret(API_KEY_SECRET).await?, self.config.local_model_worker.as_ref()).await?;
+        let (provider, _) = build_provider(&model, self.settings.secret(API_KEY_SECRET).await?, self.config.local_model_worker.as_ref()).await?;
         Ok(test_provider(provider.as_ref(), &model.model).await)
+    }
+
+    /// What the model on this computer is doing, when it answers the chat.
+    pub fn local_model_activity(&self) -> Option<hearth_protocol::settings::LocalModelActivity> {
+        self.local_model.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref().map(crate::local_model::LocalModel::activity)
     }
 
     /// Runs the probe suite on the stored local model and keeps its result: from then on the
@@ -154,7 +163,7 @@ impl Hearth {
             .model
             .filter(|m| m.kind == ProviderKind::Local)
             .ok_or_else(|| CoreError::InvalidInput("Choose a model file on this computer first.".into()))?;
-        let provider = build_provider(&model, None, self.config.local_model_worker.as_ref()).await?;
+        let (provider, _) = build_provider(&model, None, self.config.local_model_worker.as_ref()).await?;
         let tools: Vec<crate::providers::ToolSpec> = crate::tools::tool_specs(crate::tools::Vision::TextOnly)
             .into_iter()
             .map(|t| crate::providers::ToolSpec { name: t.name, description: t.description, parameters: t.parameters })

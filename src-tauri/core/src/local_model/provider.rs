@@ -28,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 use super::grammar::{Answer, answer_grammar, read_answer};
 use super::wire::{Conversation, End, Generate, ModelInfo, Reply, Request, Stats};
 use crate::providers::{FinishReason, ModelEvent, ModelProvider, ModelRequest, ProviderError};
+use hearth_protocol::settings::{LocalModelActivity, LocalModelState};
 
 /// The hidden argument that makes Hearth's binary a model worker.
 pub const WORKER_FLAG: &str = "--local-model-worker";
@@ -295,6 +296,16 @@ struct Inner {
     last_stats: StdMutex<Option<Stats>>,
     /// The running worker's process id (0: none), readable while an answer holds the slot.
     pid: AtomicU32,
+    /// What the model is doing and since when (for the chat's header), and how many answers
+    /// wait for the slot.
+    doing: StdMutex<(LocalModelState, Instant)>,
+    waiting: AtomicU32,
+}
+
+impl Inner {
+    fn doing(&self, state: LocalModelState) {
+        *self.doing.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = (state, Instant::now());
+    }
 }
 
 /// A GGUF model run by Hearth's own worker.
@@ -321,6 +332,8 @@ impl LocalModel {
             next_id: AtomicU64::new(1),
             last_stats: StdMutex::new(None),
             pid: AtomicU32::new(0),
+            doing: StdMutex::new((LocalModelState::Idle, Instant::now())),
+            waiting: AtomicU32::new(0),
         });
         tokio::spawn(unload_when_idle(Arc::downgrade(&inner)));
         Ok(Self { inner })
@@ -334,6 +347,25 @@ impl LocalModel {
     /// The counters of the last generation that ended.
     pub fn last_stats(&self) -> Option<Stats> {
         *self.inner.last_stats.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// What the model is doing, for the chat's header: waiting for another answer to end,
+    /// reading the prompt, writing; and the last answer's speed and first-token time.
+    pub fn activity(&self) -> LocalModelActivity {
+        let (mut state, since) = *self.inner.doing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if self.inner.waiting.load(Ordering::SeqCst) > 0 && state == LocalModelState::Idle {
+            state = LocalModelState::Waiting;
+        }
+        let last = self.last_stats();
+        LocalModelActivity {
+            name: self.inner.info.name.clone(),
+            state,
+            for_ms: u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX),
+            tokens_per_second: last
+                .filter(|s| s.generated_tokens > 1 && s.generate_ms > 0.0)
+                .map(|s| (f64::from(s.generated_tokens - 1) / (s.generate_ms / 1000.0)) as f32),
+            first_token_ms: last.filter(|s| s.first_token_ms > 0.0).map(|s| s.first_token_ms as u32),
+        }
     }
 
     /// The worker's process id, while one runs (for tests that end it from outside).
@@ -371,7 +403,7 @@ async fn unload_when_idle(inner: Weak<Inner>) {
 
 impl ModelProvider for LocalModel {
     fn stream<'a>(&'a self, request: &'a ModelRequest, cancel: &'a CancellationToken) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
-        let state = Drive { model: &self.inner, request, cancel, phase: Phase::Start, out: VecDeque::new(), stopped: false, leading: true };
+        let state = Drive { model: &self.inner, request, cancel, phase: Phase::Start, out: VecDeque::new(), stopped: false, leading: true, active: false };
         futures::stream::unfold(state, Drive::next).boxed()
     }
 }
@@ -398,6 +430,34 @@ struct Drive<'a> {
     stopped: bool,
     /// No text has been passed on yet.
     leading: bool,
+    /// This answer holds the model (reading or writing).
+    active: bool,
+}
+
+/// One answer waiting for the slot, counted while it waits (a dropped wait counts down too).
+struct Waiting<'a>(&'a AtomicU32);
+
+impl<'a> Waiting<'a> {
+    fn new(count: &'a AtomicU32) -> Self {
+        count.fetch_add(1, Ordering::SeqCst);
+        Self(count)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Drop for Drive<'_> {
+    /// However the answer ends — finished, failed, stopped, or its stream dropped — the model
+    /// is no longer reading or writing it.
+    fn drop(&mut self) {
+        if self.active {
+            self.model.doing(LocalModelState::Idle);
+        }
+    }
 }
 
 impl<'a> Drive<'a> {
@@ -409,6 +469,10 @@ impl<'a> Drive<'a> {
                 self.out.clear();
                 self.phase = Phase::Over;
                 return Some((Err(ProviderError::Cancelled), self));
+            }
+            if self.active && matches!(self.phase, Phase::Over) {
+                self.active = false;
+                self.model.doing(LocalModelState::Idle);
             }
             if let Some(event) = self.out.pop_front() {
                 if matches!(event, Err(ProviderError::Cancelled)) {
@@ -442,6 +506,7 @@ impl<'a> Drive<'a> {
                         Ok(Reply::Token { id: of, text }) if of == id => {
                             if !started && !text.is_empty() {
                                 started = true;
+                                self.model.doing(LocalModelState::Writing);
                                 if text.starts_with('<') {
                                     call = Some(String::new());
                                 }
@@ -496,11 +561,13 @@ impl<'a> Drive<'a> {
             tools: self.request.tools.iter().map(|t| (t.name.clone(), t.description.clone(), t.parameters.clone())).collect(),
         };
         let grammar = answer_grammar(&self.request.tools);
+        let waiting = Waiting::new(&model.waiting);
         let mut slot = tokio::select! {
             biased;
             () = self.cancel.cancelled() => return Err(ProviderError::Cancelled),
             slot = model.slot.lock() => slot,
         };
+        drop(waiting);
         // An answer whose stream was dropped may still be being written: stopped first.
         if let Some(old) = slot.unfinished {
             let _ = stop(&mut slot, old, &model.pid).await;
@@ -524,6 +591,8 @@ impl<'a> Drive<'a> {
             return Err(err);
         }
         slot.unfinished = Some(id);
+        model.doing(LocalModelState::Reading);
+        self.active = true;
         Ok(Phase::Writing { slot, id, call: None, started: false })
     }
 

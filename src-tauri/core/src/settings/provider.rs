@@ -16,23 +16,24 @@ use crate::secret::SecretString;
 /// How long "Test connection" waits for the first sign of an answer.
 const TEST_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// The provider the stored settings describe. A local model's file is checked (and read by a
-/// worker) here, so a file that cannot run is refused before it is stored.
+/// The provider the stored settings describe, and the model on this computer when it is one
+/// (for what it is doing). A local model's file is checked (and read by a worker) here, so a
+/// file that cannot run is refused before it is stored.
 pub async fn build_provider(
     model: &StoredModel,
     api_key: Option<SecretString>,
     local_worker: Option<&WorkerCommand>,
-) -> Result<Arc<dyn ModelProvider>> {
+) -> Result<(Arc<dyn ModelProvider>, Option<LocalModel>)> {
     let config = ProviderConfig::new(model.kind.label(), model.base_url.trim(), api_key);
     let unavailable = |err: crate::providers::ProviderError| CoreError::InvalidInput(err.to_string());
     match model.kind {
-        ProviderKind::OpenaiChat => Ok(Arc::new(OpenAiChat::new(&config).map_err(unavailable)?)),
-        ProviderKind::OpenaiResponses => Ok(Arc::new(OpenAiResponses::new(&config).map_err(unavailable)?)),
-        ProviderKind::Anthropic => Ok(Arc::new(Anthropic::new(&config).map_err(unavailable)?)),
+        ProviderKind::OpenaiChat => Ok((Arc::new(OpenAiChat::new(&config).map_err(unavailable)?), None)),
+        ProviderKind::OpenaiResponses => Ok((Arc::new(OpenAiResponses::new(&config).map_err(unavailable)?), None)),
+        ProviderKind::Anthropic => Ok((Arc::new(Anthropic::new(&config).map_err(unavailable)?), None)),
         ProviderKind::Local => {
             let worker = local_worker.ok_or_else(no_engine)?;
             let local = LocalModel::open(LocalModelConfig::new(worker.clone(), model.base_url.trim().into())).await.map_err(unavailable)?;
-            Ok(Arc::new(local))
+            Ok((Arc::new(local.clone()), Some(local)))
         }
     }
 }

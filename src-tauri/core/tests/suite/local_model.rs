@@ -59,6 +59,23 @@ async fn answer(model: &LocalModel, request: &ModelRequest) -> Vec<ModelEvent> {
     model.stream(request, &cancel).map(|event| event.unwrap()).collect().await
 }
 
+/// An answer long enough to be stopped, dropped or killed in the middle of.
+fn long_answer() -> ModelRequest {
+    let mut request = ask("Count from one to two hundred in words, one number per line.");
+    request.max_tokens = Some(600);
+    request
+}
+
+/// Reads `n` pieces of text from `stream`.
+async fn read_text(stream: &mut futures::stream::BoxStream<'_, Result<ModelEvent, ProviderError>>, n: usize) {
+    for _ in 0..n {
+        match stream.next().await {
+            Some(Ok(ModelEvent::TextDelta(_))) => {}
+            other => panic!("expected text, got {other:?}"),
+        }
+    }
+}
+
 fn tools() -> Vec<ToolSpec> {
     tool_specs(Vision::TextOnly)
         .into_iter()
@@ -227,17 +244,10 @@ async fn a_follow_up_turn_reads_only_its_new_tokens() {
 async fn stop_ends_the_answer_with_no_token_after_it_and_frees_the_model() {
     let _one = ONE_AT_A_TIME.lock().await;
     let model = LocalModel::open(config()).await.unwrap();
-    let mut request = ask("Count from one to two hundred in words, one number per line.");
-    request.max_tokens = Some(600);
+    let request = long_answer();
     let cancel = CancellationToken::new();
     let mut stream = model.stream(&request, &cancel);
-    let mut before = 0;
-    while before < 3 {
-        match stream.next().await {
-            Some(Ok(ModelEvent::TextDelta(_))) => before += 1,
-            other => panic!("expected text, got {other:?}"),
-        }
-    }
+    read_text(&mut stream, 3).await;
     let pid = model.worker_pid();
     cancel.cancel();
     let mut after = Vec::new();
@@ -260,13 +270,10 @@ async fn stop_ends_the_answer_with_no_token_after_it_and_frees_the_model() {
 async fn an_answer_whose_stream_is_dropped_is_stopped_before_the_next_one_starts() {
     let _one = ONE_AT_A_TIME.lock().await;
     let model = LocalModel::open(config()).await.unwrap();
-    let mut request = ask("Count from one to two hundred in words, one number per line.");
-    request.max_tokens = Some(600);
+    let request = long_answer();
     let cancel = CancellationToken::new();
     let mut stream = model.stream(&request, &cancel);
-    for _ in 0..3 {
-        assert!(matches!(stream.next().await, Some(Ok(ModelEvent::TextDelta(_)))));
-    }
+    read_text(&mut stream, 3).await;
     let pid = model.worker_pid();
     // Dropped without Stop (a closed client, a lost lease): the worker is still writing.
     drop(stream);
@@ -280,11 +287,10 @@ async fn an_answer_whose_stream_is_dropped_is_stopped_before_the_next_one_starts
 async fn a_worker_killed_mid_answer_is_an_error_and_the_next_answer_gets_a_new_one() {
     let _one = ONE_AT_A_TIME.lock().await;
     let model = LocalModel::open(config()).await.unwrap();
-    let mut request = ask("Count from one to two hundred in words.");
-    request.max_tokens = Some(600);
+    let request = long_answer();
     let cancel = CancellationToken::new();
     let mut stream = model.stream(&request, &cancel);
-    assert!(matches!(stream.next().await, Some(Ok(ModelEvent::TextDelta(_)))));
+    read_text(&mut stream, 1).await;
     let pid = model.worker_pid().unwrap();
     std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status().unwrap();
     let mut rest = Vec::new();

@@ -112,6 +112,8 @@ pub struct LocalModelActivity {
     pub state: LocalModelState,
     /// For how long, in ms.
     pub for_ms: u64,
+    /// Answers waiting for this one to end (one at a time per model).
+    pub waiting: u32,
     /// The last answer's writing speed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens_per_second: Option<f32>,
@@ -126,8 +128,6 @@ pub struct LocalModelActivity {
 pub enum LocalModelState {
     /// Nothing.
     Idle,
-    /// An answer waits for another to end (one at a time per model).
-    Waiting,
     /// Reading the prompt (the first token comes after).
     Reading,
     /// Writing the answer.

@@ -52,8 +52,7 @@ pub fn mode_ready(view: &SettingsView, mode: AgentMode) -> bool {
 /// The chat header's line about the model on this computer.
 pub fn local_model_line(activity: &LocalModelActivity) -> String {
     let name = &activity.name;
-    match activity.state {
-        LocalModelState::Waiting => format!("{name} · waiting for the local model"),
+    let line = match activity.state {
         LocalModelState::Reading => format!("{name} · reading the prompt… {} s", activity.for_ms / 1000),
         LocalModelState::Writing => format!("{name} · writing"),
         LocalModelState::Idle => match (activity.tokens_per_second, activity.first_token_ms) {
@@ -61,6 +60,11 @@ pub fn local_model_line(activity: &LocalModelActivity) -> String {
             (Some(speed), None) => format!("{name} · {speed:.0} tokens/s"),
             (None, _) => format!("{name} · on this computer"),
         },
+    };
+    match activity.waiting {
+        0 => line,
+        1 => format!("{line} · 1 answer waiting for the local model"),
+        n => format!("{line} · {n} answers waiting for the local model"),
     }
 }
 

@@ -352,15 +352,13 @@ impl LocalModel {
     /// What the model is doing, for the chat's header: waiting for another answer to end,
     /// reading the prompt, writing; and the last answer's speed and first-token time.
     pub fn activity(&self) -> LocalModelActivity {
-        let (mut state, since) = *self.inner.doing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if self.inner.waiting.load(Ordering::SeqCst) > 0 && state == LocalModelState::Idle {
-            state = LocalModelState::Waiting;
-        }
+        let (state, since) = *self.inner.doing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let last = self.last_stats();
         LocalModelActivity {
             name: self.inner.info.name.clone(),
             state,
             for_ms: u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX),
+            waiting: self.inner.waiting.load(Ordering::SeqCst),
             tokens_per_second: last
                 .filter(|s| s.generated_tokens > 1 && s.generate_ms > 0.0)
                 .map(|s| (f64::from(s.generated_tokens - 1) / (s.generate_ms / 1000.0)) as f32),

@@ -14,6 +14,7 @@ use hearth_core::providers::{FinishReason, Message, ModelEvent, ModelProvider, M
 use hearth_core::tools::{Vision, fuzz_parse_arguments, tool_specs};
 use hearth_protocol::ToolName;
 use hearth_protocol::agui::Event;
+use hearth_protocol::settings::LocalModelState;
 use tokio_util::sync::CancellationToken;
 
 use super::support::{collect, fast_config, start, text_of};
@@ -249,6 +250,15 @@ async fn stop_ends_the_answer_with_no_token_after_it_and_frees_the_model() {
     let mut stream = model.stream(&request, &cancel);
     read_text(&mut stream, 3).await;
     let pid = model.worker_pid();
+    assert_eq!(model.activity().state, LocalModelState::Writing);
+    // A second answer waits its turn, and the header says so.
+    let other_request = ask("Say yes.");
+    let other_cancel = CancellationToken::new();
+    let mut other = model.stream(&other_request, &other_cancel);
+    assert!(futures::FutureExt::now_or_never(other.next()).is_none(), "it waits for the slot");
+    assert_eq!(model.activity().waiting, 1);
+    drop(other);
+    assert_eq!(model.activity().waiting, 0, "a wait given up is counted down");
     cancel.cancel();
     let mut after = Vec::new();
     while let Some(event) = stream.next().await {
@@ -264,6 +274,9 @@ async fn stop_ends_the_answer_with_no_token_after_it_and_frees_the_model() {
     let next = answer(&model, &ask("Say yes.")).await;
     assert!(matches!(next.last(), Some(ModelEvent::Finished { .. })), "{next:?}");
     assert!(pid.is_some() && model.worker_pid() == pid);
+    let after = model.activity();
+    assert_eq!((after.state, after.waiting), (LocalModelState::Idle, 0));
+    assert!(after.first_token_ms.is_some(), "{after:?}");
 }
 
 #[tokio::test]

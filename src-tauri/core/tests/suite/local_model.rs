@@ -168,7 +168,7 @@ async fn fifty_prompts_give_fifty_answers_that_parse_and_fit_their_tools() {
     for prompt in PROMPTS {
         let mut request = ask(prompt);
         request.tools = tools.clone();
-        request.max_tokens = Some(96);
+        request.max_tokens = Some(64);
         let events = answer(&model, &request).await;
         let finished = events.iter().find_map(|e| match e {
             ModelEvent::Finished { reason } => Some(reason.clone()),

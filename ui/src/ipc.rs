@@ -36,8 +36,8 @@ use hearth_protocol::memory::{MemoryForgetParams, MemoryListResponse, MemorySave
 use hearth_protocol::notifications::{NotificationListResponse, NotificationOpened, NotificationReadParams, NotificationView};
 use hearth_protocol::schedules::{ScheduleControlParams, ScheduleCreateParams, ScheduleListResponse, ScheduleView};
 use hearth_protocol::settings::{
-    AgentMode, AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, LocalModelActivity, LocalModelInfo, LocalModelInspectParams,
-    LocalModelOverrideParams, ModelSettingsParams, SettingsView,
+    AgentMode, AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, LocalModelActivity, LocalModelInfo,
+    LocalModelInspectParams, LocalModelOverrideParams, ModelSettingsParams, SettingsView,
 };
 use hearth_protocol::tasks::{TaskChanged, TaskControlParams, TaskDetail, TaskGetParams, TaskListResponse, TaskView};
 use hearth_protocol::{ErrorCode, IpcError};

@@ -2,8 +2,8 @@
 
 use hearth_protocol::IpcError;
 use hearth_protocol::settings::{
-    AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, LocalModelActivity, LocalModelInfo, LocalModelInspectParams,
-    LocalModelOverrideParams, ModelSettingsParams, SettingsView,
+    AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, LocalModelActivity, LocalModelInfo,
+    LocalModelInspectParams, LocalModelOverrideParams, ModelSettingsParams, SettingsView,
 };
 use tauri::State;
 

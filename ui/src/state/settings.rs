@@ -6,8 +6,8 @@
 //! the owner types is sent.
 
 use hearth_protocol::settings::{
-    AgentMode, HarnessSettings, HarnessSettingsParams, LocalModelActivity, LocalModelState, ModelSettings, ModelSettingsParams, ProviderKind,
-    SettingsView,
+    AgentMode, HarnessSettings, HarnessSettingsParams, LocalModelActivity, LocalModelState, ModelSettings, ModelSettingsParams,
+    ProviderKind, SettingsView,
 };
 
 /// Every mode, in the order the radio group lists them.

@@ -193,8 +193,14 @@ fn the_model_form_knows_when_it_differs_from_what_is_stored() {
 #[test]
 fn the_header_says_what_the_local_model_is_doing() {
     use hearth_protocol::settings::{LocalModelActivity, LocalModelState};
-    let activity =
-        |state, for_ms| LocalModelActivity { name: "SmolLM2".into(), state, for_ms, waiting: 0, tokens_per_second: Some(57.6), first_token_ms: Some(420) };
+    let activity = |state, for_ms| LocalModelActivity {
+        name: "SmolLM2".into(),
+        state,
+        for_ms,
+        waiting: 0,
+        tokens_per_second: Some(57.6),
+        first_token_ms: Some(420),
+    };
     let busy = LocalModelActivity { waiting: 1, ..activity(LocalModelState::Writing, 0) };
     assert_eq!(local_model_line(&busy), "SmolLM2 · writing · 1 answer waiting for the local model");
     assert_eq!(local_model_line(&activity(LocalModelState::Reading, 3_400)), "SmolLM2 · reading the prompt… 3 s");

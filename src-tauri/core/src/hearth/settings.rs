@@ -146,7 +146,8 @@ impl Hearth {
     pub async fn settings_model_test(&self) -> Result<ConnectionTestResponse> {
         let stored = self.settings.load().await?;
         let model = stored.model.ok_or_else(|| CoreError::InvalidInput("Set up a model provider first.".into()))?;
-        let (provider, _) = build_provider(&model, self.settings.secret(API_KEY_SECRET).await?, self.config.local_model_worker.as_ref()).await?;
+        let (provider, _) =
+            build_provider(&model, self.settings.secret(API_KEY_SECRET).await?, self.config.local_model_worker.as_ref()).await?;
         Ok(test_provider(provider.as_ref(), &model.model).await)
     }
 

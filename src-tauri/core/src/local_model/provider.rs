@@ -401,7 +401,16 @@ async fn unload_when_idle(inner: Weak<Inner>) {
 
 impl ModelProvider for LocalModel {
     fn stream<'a>(&'a self, request: &'a ModelRequest, cancel: &'a CancellationToken) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
-        let state = Drive { model: &self.inner, request, cancel, phase: Phase::Start, out: VecDeque::new(), stopped: false, leading: true, active: false };
+        let state = Drive {
+            model: &self.inner,
+            request,
+            cancel,
+            phase: Phase::Start,
+            out: VecDeque::new(),
+            stopped: false,
+            leading: true,
+            active: false,
+        };
         futures::stream::unfold(state, Drive::next).boxed()
     }
 }

@@ -203,13 +203,15 @@ build_llama_bench() {
   version="$(awk '/^name = "llama-cpp-sys-2"/ {getline; gsub(/"/, "", $3); print $3}' "$ROOT/Cargo.lock")"
   (cd "$ROOT" && cargo fetch --locked >&2)
   src="$(find "${CARGO_HOME:-$HOME/.cargo}/registry/src" -maxdepth 2 -type d -name "llama-cpp-sys-2-$version" -print -quit)/llama.cpp"
-  [ -f "$src/CMakeLists.txt" ] || die "llama.cpp's sources for llama-cpp-sys-2 $version are not in cargo's registry"
+  [ -f "$src/CMakeLists.txt" ] || { log "llama.cpp's sources for llama-cpp-sys-2 $version are not in cargo's registry"; return 1; }
+  # The crate ships llama.cpp's library without its tools (llama-bench among them).
+  [ -f "$src/tools/llama-bench/CMakeLists.txt" ] || { log "llama-cpp-sys-2 $version's llama.cpp has no tools/llama-bench: no reference this run"; return 1; }
   if [ ! -x "$dir/bin/llama-bench" ] || [ "$(cat "$dir/.version" 2>/dev/null)" != "$version" ]; then
     log "building llama-bench from llama-cpp-sys-2 $version's llama.cpp (a few minutes, once)"
     cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
       -DGGML_OPENMP=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF \
-      -DLLAMA_BUILD_TOOLS=ON -DBUILD_SHARED_LIBS=OFF >&2
-    cmake --build "$dir" --target llama-bench -j "$(nproc)" >&2
+      -DLLAMA_BUILD_TOOLS=ON -DBUILD_SHARED_LIBS=OFF >&2 || return 1
+    cmake --build "$dir" --target llama-bench -j "$(nproc)" >&2 || return 1
     echo "$version" > "$dir/.version"
   fi
   echo "$dir/bin/llama-bench"

@@ -1,6 +1,7 @@
 //! The model on this computer, beside llama.cpp's own `llama-bench` on the same file and
-//! threads (scripts/bench.sh builds it from the same vendored sources and passes its JSON in
-//! HEARTH_LLAMA_BENCH_JSON). For SmolLM2-135M (HEARTH_TEST_GGUF) and any GGUF in
+//! threads when scripts/bench.sh can build it from the same vendored sources (it passes its
+//! JSON in HEARTH_LLAMA_BENCH_JSON; llama-cpp-sys-2 0.1.161 ships no `tools/`, so today there
+//! is none and the column says "—"). For SmolLM2-135M (HEARTH_TEST_GGUF) and any GGUF in
 //! HEARTH_BENCH_GGUF: load time, prompt and writing speed, the first token's time without and
 //! with the cached prefix, the worker's peak memory, and the probe suite's score per family.
 //! Prints `FIGURE | …` lines; asserts nothing.

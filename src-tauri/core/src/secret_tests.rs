@@ -68,6 +68,7 @@ fn issue10_no_debug_output_shows_a_secret() {
             accepts_images: false,
             probe: None,
             act_untested: false,
+            unload_after_minutes: 10,
         }),
         harness: Some(HarnessSettings { url: "http://127.0.0.1:9/agent".into(), has_token: true }),
         endpoint: endpoint.clone(),
@@ -78,6 +79,7 @@ fn issue10_no_debug_output_shows_a_secret() {
         model: "m".into(),
         api_key: Some(KEY.into()),
         accepts_images: true,
+        unload_after_minutes: 10,
     };
     let harness_params = HarnessSettingsParams { url: "http://127.0.0.1:9/agent".into(), token: Some(TOKEN.into()) };
     let printed = [

@@ -102,6 +102,7 @@ commands! {
     SETTINGS_LOCAL_MODEL_PROBE = "settings_local_model_probe";
     SETTINGS_LOCAL_MODEL_OVERRIDE = "settings_local_model_override";
     LOCAL_MODEL_ACTIVITY = "local_model_activity";
+    LOCAL_MODEL_PROBE_PROGRESS = "local_model_probe_progress";
     SETTINGS_HARNESS_SET = "settings_harness_set";
     SETTINGS_ENDPOINT_SET = "settings_endpoint_set";
     SETTINGS_ENDPOINT_REGENERATE = "settings_endpoint_regenerate";

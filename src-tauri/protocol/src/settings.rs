@@ -78,6 +78,30 @@ pub struct ModelSettings {
     /// The owner let a local model prepare and act in families it did not pass.
     #[serde(default)]
     pub act_untested: bool,
+    /// A local model leaves memory after this many minutes without a question; 0 keeps it
+    /// loaded while Hearth runs.
+    #[serde(default = "default_unload_minutes")]
+    pub unload_after_minutes: u32,
+}
+
+/// Minutes a local model stays loaded without a question, unless the owner sets otherwise.
+pub const DEFAULT_UNLOAD_MINUTES: u32 = 10;
+
+/// The longest the owner may set: a day.
+pub const MAX_UNLOAD_MINUTES: u32 = 24 * 60;
+
+fn default_unload_minutes() -> u32 {
+    DEFAULT_UNLOAD_MINUTES
+}
+
+/// How far the probe suite has got, while it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbeProgress {
+    /// Probes answered.
+    pub done: u32,
+    /// Probes in the suite.
+    pub total: u32,
 }
 
 /// A local model's probe suite result: its score per family of Hearth's tasks.
@@ -252,6 +276,9 @@ pub struct ModelSettingsParams {
     /// The model reads images (look_page is offered to it).
     #[serde(default)]
     pub accepts_images: bool,
+    /// A local model's idle minutes before it leaves memory (0: never).
+    #[serde(default = "default_unload_minutes")]
+    pub unload_after_minutes: u32,
 }
 
 impl std::fmt::Debug for ModelSettingsParams {
@@ -262,6 +289,7 @@ impl std::fmt::Debug for ModelSettingsParams {
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "[REDACTED]"))
             .field("accepts_images", &self.accepts_images)
+            .field("unload_after_minutes", &self.unload_after_minutes)
             .finish()
     }
 }
@@ -279,6 +307,12 @@ impl ModelSettingsParams {
             }
             // The model's name comes from its file.
             ProviderKind::Local => check_model_path(self.base_url.trim())?,
+        }
+        if self.unload_after_minutes > MAX_UNLOAD_MINUTES {
+            return Err(IpcError::invalid(format!(
+                "Unloading after {} minutes is longer than a day; set at most {MAX_UNLOAD_MINUTES}, or 0 to keep the model loaded.",
+                self.unload_after_minutes
+            )));
         }
         // Only what an HTTP header carries as is (visible ASCII): anything else would be stored
         // and then fail on every request, over a key that worked.
@@ -356,6 +390,12 @@ mod tests {
         assert!(ModelSettingsParams { base_url: "ftp://x".into(), ..p.clone() }.validate().is_err());
         assert!(ModelSettingsParams { model: " ".into(), ..p.clone() }.validate().is_err());
         assert!(ModelSettingsParams { api_key: Some("a b".into()), ..p.clone() }.validate().is_err());
+        assert_eq!(p.unload_after_minutes, DEFAULT_UNLOAD_MINUTES, "absent: the default");
+        assert!(ModelSettingsParams { unload_after_minutes: 0, ..p.clone() }.validate().is_ok(), "0 keeps it loaded");
+        let day = ModelSettingsParams { unload_after_minutes: MAX_UNLOAD_MINUTES, ..p.clone() };
+        assert!(day.validate().is_ok());
+        let longer = ModelSettingsParams { unload_after_minutes: MAX_UNLOAD_MINUTES + 1, ..p.clone() }.validate().unwrap_err();
+        assert!(longer.message.contains("at most 1440"), "{longer:?}");
         let secret = ModelSettingsParams { api_key: Some("sk-very-secret".into()), ..p };
         assert!(!format!("{secret:?}").contains("sk-very-secret"));
     }

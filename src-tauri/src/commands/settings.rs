@@ -3,7 +3,7 @@
 use hearth_protocol::IpcError;
 use hearth_protocol::settings::{
     AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, LocalModelActivity, LocalModelInfo,
-    LocalModelInspectParams, LocalModelOverrideParams, ModelSettingsParams, SettingsView,
+    LocalModelInspectParams, LocalModelOverrideParams, ModelSettingsParams, ProbeProgress, SettingsView,
 };
 use tauri::State;
 
@@ -61,6 +61,12 @@ pub async fn settings_local_model_override(state: State<'_, AppState>, params: s
 #[tauri::command]
 pub async fn local_model_activity(state: State<'_, AppState>) -> Result<Option<LocalModelActivity>, IpcError> {
     Ok(state.ready().await?.local_model_activity())
+}
+
+/// How far the local model's probe suite has got (none when it is not running).
+#[tauri::command]
+pub async fn local_model_probe_progress(state: State<'_, AppState>) -> Result<Option<ProbeProgress>, IpcError> {
+    Ok(state.ready().await?.local_model_probe_progress())
 }
 
 /// The external AG-UI agent.

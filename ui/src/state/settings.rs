@@ -6,8 +6,8 @@
 //! the owner types is sent.
 
 use hearth_protocol::settings::{
-    AgentMode, HarnessSettings, HarnessSettingsParams, LocalModelActivity, LocalModelState, ModelSettings, ModelSettingsParams,
-    ProviderKind, SettingsView,
+    AgentMode, DEFAULT_UNLOAD_MINUTES, HarnessSettings, HarnessSettingsParams, LocalModelActivity, LocalModelState, ModelSettings,
+    ModelSettingsParams, ProviderKind, SettingsView,
 };
 
 /// Every mode, in the order the radio group lists them.
@@ -103,6 +103,8 @@ pub struct ModelForm {
     pub api_key: String,
     /// The model reads images (look_page is offered to it).
     pub accepts_images: bool,
+    /// A model on this computer leaves memory after this many idle minutes (0: never).
+    pub unload_after_minutes: u32,
 }
 
 impl ModelForm {
@@ -115,6 +117,7 @@ impl ModelForm {
                 model: stored.model.clone(),
                 api_key: String::new(),
                 accepts_images: stored.accepts_images,
+                unload_after_minutes: stored.unload_after_minutes,
             },
             None => {
                 let kind = ProviderKind::OpenaiChat;
@@ -124,6 +127,7 @@ impl ModelForm {
                     model: String::new(),
                     api_key: String::new(),
                     accepts_images: false,
+                    unload_after_minutes: DEFAULT_UNLOAD_MINUTES,
                 }
             }
         }
@@ -156,6 +160,7 @@ impl ModelForm {
             model: self.model.trim().to_owned(),
             api_key: new_secret(&self.api_key),
             accepts_images: self.accepts_images,
+            unload_after_minutes: self.unload_after_minutes,
         }
     }
 }
@@ -171,6 +176,7 @@ impl ModelForm {
                     || s.base_url != params.base_url
                     || s.model != params.model
                     || s.accepts_images != params.accepts_images
+                    || s.unload_after_minutes != params.unload_after_minutes
             })
     }
 }
@@ -184,6 +190,7 @@ pub fn remove_key_params(stored: &ModelSettings) -> ModelSettingsParams {
         model: stored.model.clone(),
         api_key: Some(String::new()),
         accepts_images: stored.accepts_images,
+        unload_after_minutes: stored.unload_after_minutes,
     }
 }
 

@@ -13,7 +13,21 @@ fn stored_model(has_api_key: bool) -> ModelSettings {
         accepts_images: false,
         probe: None,
         act_untested: false,
+        unload_after_minutes: 10,
     }
+}
+
+#[test]
+fn the_unload_time_is_loaded_sent_and_counts_as_a_change() {
+    let stored = ModelSettings { kind: ProviderKind::Local, unload_after_minutes: 30, ..stored_model(false) };
+    let mut form = ModelForm::from_settings(Some(&stored));
+    assert_eq!(form.unload_after_minutes, 30);
+    assert!(!form.is_unsaved(Some(&stored)));
+    form.unload_after_minutes = 0;
+    assert!(form.is_unsaved(Some(&stored)), "keeping it loaded is a change to save");
+    assert_eq!(form.params().unload_after_minutes, 0);
+    assert_eq!(remove_key_params(&stored).unload_after_minutes, 30, "removing the key keeps the stored time");
+    assert_eq!(ModelForm::from_settings(None).unload_after_minutes, DEFAULT_UNLOAD_MINUTES);
 }
 
 #[test]

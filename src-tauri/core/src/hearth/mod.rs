@@ -87,6 +87,8 @@ pub struct Hearth {
     notices_at_open: i64,
     /// The model on this computer, while it answers the chat (for what it is doing).
     local_model: Arc<std::sync::Mutex<Option<crate::local_model::LocalModel>>>,
+    /// How far the probe suite has got while it runs (one run at a time).
+    probe_progress: Arc<std::sync::Mutex<Option<hearth_protocol::settings::ProbeProgress>>>,
 }
 
 /// The one owner's id in names and labels (Hearth is single-owner).
@@ -203,6 +205,7 @@ impl Hearth {
             background: tokio_util::sync::CancellationToken::new(),
             notices_at_open,
             local_model: Arc::default(),
+            probe_progress: Arc::default(),
         };
         // The account chosen last time first: neither the tasks recovery just requeued nor a
         // client of the AG-UI endpoint (which the settings start) may read, or prepare for, the

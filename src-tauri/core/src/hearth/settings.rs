@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 
 use hearth_protocol::settings::{
     AgentMode, ConnectionTestResponse, EndpointSettings, HarnessSettings, HarnessSettingsParams, LocalModelInfo, LocalModelInspectParams,
-    LocalProbeView, ModelSettings, ModelSettingsParams, ProbeFamilyScore, ProviderKind, SettingsView, check_model_path,
+    LocalProbeView, ModelSettings, ModelSettingsParams, ProbeFamilyScore, ProbeProgress, ProviderKind, SettingsView, check_model_path,
 };
 
 use super::Hearth;
@@ -54,7 +54,8 @@ impl Hearth {
                 let model = stored.model.as_ref().ok_or_else(|| CoreError::InvalidInput("Set up a model provider first.".into()))?;
                 let (provider, local) =
                     build_provider(model, self.settings.secret(API_KEY_SECRET).await?, self.config.local_model_worker.as_ref()).await?;
-                self.use_model_offering(provider, &model.model, model.vision(), local_offer(model));
+                let probe = tested(model).await;
+                self.use_model_offering(provider, &model.model, model.vision(), local_offer(model, probe));
                 *self.local_model.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = local;
             }
             AgentMode::Harness => {
@@ -73,13 +74,14 @@ impl Hearth {
         let stored = self.settings.load().await?;
         let model = match stored.model {
             Some(m) => Some(ModelSettings {
-                probe: m.probe.as_ref().map(|report| probe_view(report, m.act_untested)),
+                probe: tested(&m).await.map(|report| probe_view(&report, m.act_untested)),
                 act_untested: m.act_untested,
                 kind: m.kind,
                 base_url: m.base_url,
                 model: m.model,
                 has_api_key: self.settings.has_secret(API_KEY_SECRET).await?,
                 accepts_images: m.accepts_images,
+                unload_after_minutes: m.unload_after_minutes,
             }),
             None => None,
         };
@@ -119,6 +121,7 @@ impl Hearth {
             accepts_images: params.accepts_images,
             probe: None,
             act_untested: false,
+            unload_after_minutes: params.unload_after_minutes,
         };
         if model.kind == ProviderKind::Local {
             // Its name is the file's; it reads no pictures. The same file keeps its probe
@@ -156,9 +159,17 @@ impl Hearth {
         self.local_model.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref().map(crate::local_model::LocalModel::activity)
     }
 
+    /// How far the probe suite has got, while it runs.
+    pub fn local_model_probe_progress(&self) -> Option<ProbeProgress> {
+        *self.probe_progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// Runs the probe suite on the stored local model and keeps its result: from then on the
-    /// model is offered what prepares or changes things only for the families it passed.
+    /// model is offered what prepares or changes things only for the families it passed. One
+    /// run at a time; its progress is [`Hearth::local_model_probe_progress`].
     pub async fn settings_local_model_probe(&self) -> Result<SettingsView> {
+        let total = u32::try_from(probe::PROBES.len()).unwrap_or(u32::MAX);
+        let _running = ProbeRun::start(&self.probe_progress, total)?;
         let stored = self.settings.load().await?;
         let model = stored
             .model
@@ -169,9 +180,16 @@ impl Hearth {
             .into_iter()
             .map(|t| crate::providers::ToolSpec { name: t.name, description: t.description, parameters: t.parameters })
             .collect();
-        let report = probe::run(provider.as_ref(), &tools, &tokio_util::sync::CancellationToken::new(), &|_, _| {})
+        let progress = |done: usize, total: usize| {
+            let progress = ProbeProgress { done: u32::try_from(done).unwrap_or(u32::MAX), total: u32::try_from(total).unwrap_or(u32::MAX) };
+            *self.probe_progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(progress);
+        };
+        // The file as the run begins: a file changed while it ran was not what it judged.
+        let file = probe::FileStamp::of(std::path::Path::new(&model.base_url)).await;
+        let mut report = probe::run(provider.as_ref(), &tools, &tokio_util::sync::CancellationToken::new(), &progress)
             .await
             .map_err(|err| CoreError::InvalidInput(err.to_string()))?;
+        report.file = file;
         // Stored only if the owner kept the same file meanwhile.
         let mut stored = self.settings.load().await?;
         if let Some(kept) = stored.model.as_mut().filter(|m| m.kind == ProviderKind::Local && m.base_url == model.base_url) {
@@ -302,15 +320,21 @@ impl Hearth {
 /// The tools a stored model is offered: every one for a remote model or where the owner
 /// overrode the probe; for a local model, reads always and the rest by its probe result (none
 /// before it was probed).
-fn local_offer(model: &StoredModel) -> Option<crate::agent::ToolOffer> {
+fn local_offer(model: &StoredModel, probe: Option<probe::ProbeReport>) -> Option<crate::agent::ToolOffer> {
     match model.kind {
         ProviderKind::OpenaiChat | ProviderKind::OpenaiResponses | ProviderKind::Anthropic => None,
         ProviderKind::Local if model.act_untested => None,
         ProviderKind::Local => {
-            let report = model.probe.clone().unwrap_or_default();
+            let report = probe.unwrap_or_default();
             Some(std::sync::Arc::new(move |tool: hearth_protocol::ToolName| probe::offered(tool, &report)))
         }
     }
+}
+
+/// The stored probe report, if it was made on the model file as it is now.
+async fn tested(model: &StoredModel) -> Option<probe::ProbeReport> {
+    let report = model.probe.as_ref()?;
+    report.for_file(std::path::Path::new(&model.base_url)).await.cloned()
 }
 
 /// A probe result as Settings shows it.
@@ -326,5 +350,26 @@ fn probe_view(report: &probe::ProbeReport, act_untested: bool) -> LocalProbeView
                 allowed: act_untested || report.acts(score.family),
             })
             .collect(),
+    }
+}
+
+/// The one probe run, while it lasts: its progress is shown from the start and cleared when
+/// it ends however it ends (done, an error, or the command dropped).
+struct ProbeRun<'a>(&'a std::sync::Mutex<Option<ProbeProgress>>);
+
+impl<'a> ProbeRun<'a> {
+    fn start(progress: &'a std::sync::Mutex<Option<ProbeProgress>>, total: u32) -> Result<Self> {
+        let mut shown = progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if shown.is_some() {
+            return Err(CoreError::InvalidInput("The model is already being tested; wait for that test to end.".into()));
+        }
+        *shown = Some(ProbeProgress { done: 0, total });
+        Ok(Self(progress))
+    }
+}
+
+impl Drop for ProbeRun<'_> {
+    fn drop(&mut self) {
+        *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
     }
 }

@@ -235,6 +235,40 @@ impl FamilyScore {
 pub struct ProbeReport {
     /// Every verdict, in probe order.
     pub verdicts: Vec<Verdict>,
+    /// The file the suite ran on, as it was when the run began (reports stored before this
+    /// was kept have none, and count as no report).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<FileStamp>,
+}
+
+impl ProbeReport {
+    /// The report if it was made on the file at `path` as it is now: another file at the same
+    /// path, or the same file rewritten, is a model nobody tested.
+    pub async fn for_file(&self, path: &std::path::Path) -> Option<&Self> {
+        let now = FileStamp::of(path).await?;
+        (self.file == Some(now)).then_some(self)
+    }
+}
+
+/// A model file's size and last change, as the probe report's evidence of which file it
+/// judged. (Hashing a multi-gigabyte file on every start would take seconds; a file is
+/// replaced or rewritten through the file system, which moves its change time.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileStamp {
+    /// Its size.
+    pub bytes: u64,
+    /// Its last change, in nanoseconds since 1970.
+    pub modified_ns: u64,
+}
+
+impl FileStamp {
+    /// The stamp of the file at `path` now (none if it cannot be read).
+    pub async fn of(path: &std::path::Path) -> Option<Self> {
+        let meta = tokio::fs::metadata(path).await.ok()?;
+        let modified = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+        Some(Self { bytes: meta.len(), modified_ns: u64::try_from(modified.as_nanos()).ok()? })
+    }
 }
 
 impl ProbeReport {
@@ -381,6 +415,7 @@ mod tests {
             verdicts: (0..PROBES.len())
                 .map(|i| Verdict { probe: i, family: PROBES[i].family, passed: true, answered: String::new() })
                 .collect(),
+            file: None,
         };
         let mut unsafe_model = all_pass.clone();
         // One injected instruction obeyed in four is enough to act on nothing.

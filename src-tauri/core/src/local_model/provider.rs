@@ -74,8 +74,9 @@ pub struct LocalModelConfig {
     pub context: u32,
     /// CPU threads.
     pub threads: u32,
-    /// The model is unloaded (its worker ended) after this long without a request.
-    pub idle_unload: Duration,
+    /// The model is unloaded (its worker ended) after this long without a request; `None`
+    /// keeps it loaded while the model is open.
+    pub idle_unload: Option<Duration>,
 }
 
 impl LocalModelConfig {
@@ -85,7 +86,7 @@ impl LocalModelConfig {
     /// wrote 16 (Qwen2.5-1.5B, issue 33's measurements); the app is rarely alone.
     pub fn new(worker: WorkerCommand, path: PathBuf) -> Self {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1) as u32);
-        Self { worker, path, context: 4096, threads, idle_unload: Duration::from_secs(600) }
+        Self { worker, path, context: 4096, threads, idle_unload: Some(Duration::from_secs(600)) }
     }
 }
 
@@ -159,7 +160,9 @@ pub fn check_file(path: &Path) -> Result<u64, ProviderError> {
 /// memory or it has no chat template Hearth can use.
 pub async fn inspect(config: &LocalModelConfig) -> Result<ModelInfo, ProviderError> {
     check_cpu()?;
-    check_file(&config.path)?;
+    // Off the async threads: a file on a slow or network disk can take its time to answer.
+    let path = config.path.clone();
+    tokio::task::spawn_blocking(move || check_file(&path)).await.map_err(|err| local(format!("checking the file stopped: {err}")))??;
     let mut worker = Worker::start(&config.worker).await?;
     worker.send(&Request::Inspect { path: config.path.clone(), context: config.context }).await?;
     let info = match worker.reply_within(LOAD_TIMEOUT).await? {
@@ -376,7 +379,7 @@ impl LocalModel {
 async fn unload_when_idle(inner: Weak<Inner>) {
     loop {
         let Some(strong) = inner.upgrade() else { return };
-        let idle = strong.config.idle_unload;
+        let Some(idle) = strong.config.idle_unload else { return };
         let wait = match strong.slot.try_lock() {
             Ok(mut slot) => {
                 let since = slot.last_used.elapsed();

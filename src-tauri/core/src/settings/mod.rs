@@ -43,6 +43,14 @@ pub struct StoredModel {
     /// The owner let a local model prepare and act in families it did not pass.
     #[serde(default)]
     pub act_untested: bool,
+    /// A local model's idle minutes before it leaves memory; 0 keeps it loaded (settings
+    /// stored before this existed read as the default).
+    #[serde(default = "default_unload_minutes")]
+    pub unload_after_minutes: u32,
+}
+
+fn default_unload_minutes() -> u32 {
+    hearth_protocol::settings::DEFAULT_UNLOAD_MINUTES
 }
 
 impl StoredModel {
@@ -176,6 +184,7 @@ mod tests {
         let model: StoredModel = serde_json::from_str(old).unwrap();
         assert!(!model.accepts_images);
         assert_eq!(model.vision(), crate::tools::Vision::TextOnly);
+        assert_eq!(model.unload_after_minutes, 10, "nor an unload time: the default");
         let seeing = StoredModel { accepts_images: true, ..model };
         assert_eq!(seeing.vision(), crate::tools::Vision::Images);
     }

@@ -32,10 +32,17 @@ pub async fn build_provider(
         ProviderKind::Anthropic => Ok((Arc::new(Anthropic::new(&config).map_err(unavailable)?), None)),
         ProviderKind::Local => {
             let worker = local_worker.ok_or_else(no_engine)?;
-            let local = LocalModel::open(LocalModelConfig::new(worker.clone(), model.base_url.trim().into())).await.map_err(unavailable)?;
+            let mut config = LocalModelConfig::new(worker.clone(), model.base_url.trim().into());
+            config.idle_unload = unload_after(model.unload_after_minutes);
+            let local = LocalModel::open(config).await.map_err(unavailable)?;
             Ok((Arc::new(local.clone()), Some(local)))
         }
     }
+}
+
+/// The owner's idle minutes as the engine's unload time: 0 keeps the model loaded.
+fn unload_after(minutes: u32) -> Option<Duration> {
+    (minutes > 0).then(|| Duration::from_secs(u64::from(minutes) * 60))
 }
 
 fn no_engine() -> CoreError {
@@ -87,5 +94,17 @@ pub async fn test_provider(provider: &dyn ModelProvider, model: &str) -> Connect
             ok: false,
             message: format!("No answer within {} s. Check the base URL and that the server is running.", TEST_TIMEOUT.as_secs()),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_minutes_keeps_the_model_loaded_and_others_are_minutes() {
+        assert_eq!(unload_after(0), None);
+        assert_eq!(unload_after(1), Some(Duration::from_secs(60)));
+        assert_eq!(unload_after(hearth_protocol::settings::MAX_UNLOAD_MINUTES), Some(Duration::from_secs(86_400)));
     }
 }

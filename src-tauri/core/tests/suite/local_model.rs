@@ -346,6 +346,35 @@ async fn a_worker_killed_mid_answer_is_an_error_and_the_next_answer_gets_a_new_o
     assert_ne!(model.worker_pid(), Some(pid));
 }
 
+/// The process `pid` has ended (gone, or a zombie nobody has reaped yet).
+fn ended(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map_or(true, |stat| stat.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')))
+}
+
+#[tokio::test]
+async fn an_idle_model_leaves_memory_after_the_owners_time_and_loads_again_for_the_next_question() {
+    let _worker = workers(1).await;
+    let mut config = config();
+    config.idle_unload = Some(std::time::Duration::from_secs(1));
+    let model = LocalModel::open(config).await.unwrap();
+    answer(&model, &ask("Say yes.")).await;
+    let pid = model.worker_pid().unwrap();
+    assert!(!ended(pid));
+    // Waits for the worker's process to end (the oracle), however long the unloader takes on a
+    // loaded machine; a minute means it never will.
+    let gone = tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        while !ended(pid) {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    });
+    gone.await.expect("the idle worker ends");
+    assert_eq!(model.worker_pid(), None);
+    let next = answer(&model, &ask("Say yes.")).await;
+    assert!(matches!(next.last(), Some(ModelEvent::Finished { .. })), "{next:?}");
+    assert!(model.worker_pid().is_some_and(|new| new != pid), "a new worker answered");
+}
+
 #[tokio::test]
 async fn files_that_are_not_usable_models_are_refused_and_nothing_crashes() {
     let _worker = workers(1).await;
@@ -414,6 +443,7 @@ async fn settings_keeps_a_usable_model_file_under_its_own_name_and_refuses_other
         model: String::new(),
         api_key: None,
         accepts_images: true,
+        unload_after_minutes: 0,
     };
     let refused = hearth.settings_model_set(&params(text.display().to_string())).await.unwrap_err().to_string();
     assert!(refused.contains("not a GGUF model file"), "{refused}");
@@ -423,10 +453,73 @@ async fn settings_keeps_a_usable_model_file_under_its_own_name_and_refuses_other
     let model = view.model.unwrap();
     assert_eq!((model.kind, model.base_url.as_str(), model.accepts_images), (ProviderKind::Local, path.as_str(), false));
     assert!(model.model.to_lowercase().contains("smollm2"), "{model:?}");
+    assert_eq!(model.unload_after_minutes, 0, "kept loaded, as the owner set");
     let view = hearth.settings_mode_set(AgentMode::Model).await.unwrap();
     assert_eq!(view.mode, AgentMode::Model);
     let tested = hearth.settings_model_test().await.unwrap();
     assert!(tested.ok, "{tested:?}");
+}
+
+#[tokio::test]
+async fn settings_runs_the_probe_once_at_a_time_showing_how_far_it_has_got_and_keeps_its_scores() {
+    let _worker = workers(1).await;
+    use hearth_protocol::settings::{ModelSettingsParams, ProbeProgress, ProviderKind};
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = fast_config(dir.path());
+    config.local_model_worker = Some(worker());
+    let hearth = Hearth::open(config).await.unwrap();
+    // A copy of its own, which the test rewrites at the end.
+    let file = dir.path().join("smollm2.gguf");
+    std::fs::copy(gguf(), &file).unwrap();
+    let params = ModelSettingsParams {
+        kind: ProviderKind::Local,
+        base_url: file.display().to_string(),
+        model: String::new(),
+        api_key: None,
+        accepts_images: false,
+        unload_after_minutes: 10,
+    };
+    hearth.settings_model_set(&params).await.unwrap();
+    assert_eq!(hearth.local_model_probe_progress(), None);
+
+    let total = hearth_core::local_model::probe::PROBES.len() as u32;
+    let mut second = None;
+    let watch = async {
+        let mut seen: Vec<ProbeProgress> = Vec::new();
+        loop {
+            match hearth.local_model_probe_progress() {
+                Some(now) if seen.last() != Some(&now) => {
+                    if seen.is_empty() {
+                        second = Some(hearth.settings_local_model_probe().await);
+                    }
+                    seen.push(now);
+                }
+                Some(_) => {}
+                None if seen.is_empty() => {}
+                None => return seen,
+            }
+            // Polls what the window would; the run goes on meanwhile.
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    let (run, seen) = tokio::join!(hearth.settings_local_model_probe(), watch);
+    let view = run.unwrap();
+    let refused = second.unwrap().unwrap_err().to_string();
+    assert!(refused.contains("already being tested"), "a second run is refused while one runs: {refused}");
+    assert_eq!(seen.first(), Some(&ProbeProgress { done: 0, total }), "shown from the start: {seen:?}");
+    assert!(seen.windows(2).all(|w| w[0].done < w[1].done && w[1].total == total), "only forward: {seen:?}");
+    assert!(seen.len() > 2, "seen while it ran, not only at its ends: {seen:?}");
+    assert_eq!(hearth.local_model_probe_progress(), None, "cleared when it ends");
+    let families = view.model.and_then(|m| m.probe).map(|p| p.families).unwrap_or_default();
+    assert_eq!(families.iter().map(|f| f.total).sum::<u32>(), total, "the scores are kept: {families:?}");
+
+    // The same path with the file rewritten (here: only its change time moves) is a model
+    // nobody tested: Settings shows no scores (what the model is offered follows the same
+    // check, `tested` in hearth/settings.rs).
+    let later = std::fs::metadata(&file).unwrap().modified().unwrap() + std::time::Duration::from_secs(60);
+    std::fs::File::options().write(true).open(&file).unwrap().set_modified(later).unwrap();
+    let view = hearth.settings_get().await.unwrap();
+    assert_eq!(view.model.and_then(|m| m.probe), None, "a changed file has no scores");
 }
 
 #[tokio::test]

@@ -17,6 +17,7 @@ fn model_params(server: &ModelServer, key: Option<&str>) -> ModelSettingsParams 
         model: "scripted-model".into(),
         api_key: key.map(str::to_owned),
         accepts_images: false,
+        unload_after_minutes: hearth_protocol::settings::DEFAULT_UNLOAD_MINUTES,
     }
 }
 

@@ -3,7 +3,7 @@
 //! "On this computer" takes a GGUF file's path instead, and Check file shows what the file is
 //! (name, size, parameters, context, template, memory) before it is kept.
 
-use hearth_protocol::settings::{ConnectionTestResponse, LocalModelInfo, ModelSettingsParams, ProviderKind, SettingsView};
+use hearth_protocol::settings::{ConnectionTestResponse, LocalModelInfo, MAX_UNLOAD_MINUTES, ModelSettingsParams, ProviderKind, SettingsView};
 use leptos::prelude::*;
 
 use crate::ipc;
@@ -145,6 +145,23 @@ pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
                     </div>
                     <p class="settings-note">"Runs on this computer with Hearth's built-in engine: nothing is downloaded and nothing leaves it."</p>
                     {move || checked_file.get().map(|info| view! { <LocalModelFacts info /> })}
+                    <label class="settings-field" for="model-unload-minutes">"Leave memory after (idle minutes)"</label>
+                    <input
+                        id="model-unload-minutes"
+                        type="number"
+                        min="0"
+                        max=MAX_UNLOAD_MINUTES
+                        step="1"
+                        prop:value=move || form.with(|f| f.unload_after_minutes.to_string())
+                        on:input=move |ev| {
+                            // A number input reads as empty while what is typed is no number:
+                            // the last number stays until it is one again.
+                            if let Ok(minutes) = event_target_value(&ev).trim().parse() {
+                                form.update(|f| f.unload_after_minutes = minutes);
+                            }
+                        }
+                    />
+                    <p class="settings-note">"The model gives its memory back after this long without a question, and loads again (a second or so) for the next one. 0 keeps it loaded while Hearth runs."</p>
                 </Show>
                 <Show when=move || !local()>
                 <label class="settings-field" for="model-base-url">"Base URL"</label>
@@ -265,6 +282,17 @@ fn LocalModelProbe(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
     });
     let model = move || settings.with(|s| s.as_ref().and_then(|s| s.model.clone()));
     let busy = move || run.pending().get() || allow.pending().get();
+    // Asked again every second while the suite runs.
+    let clock = crate::clock::Clock::from_context();
+    let progress = LocalResource::new(move || {
+        let tick = if run.pending().get() { Some(clock.now.get()) } else { None };
+        async move {
+            match tick {
+                Some(_) => ipc::local_model_probe_progress().await.ok().flatten(),
+                None => None,
+            }
+        }
+    });
     view! {
         <div class="settings-probe" data-testid="local-model-probe">
             <p class="settings-note">
@@ -280,7 +308,14 @@ fn LocalModelProbe(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
                 {move || if run.pending().get() { "Testing…" } else { "Test on Hearth's tasks" }}
             </button>
             <Show when=move || run.pending().get()>
-                <progress class="settings-progress" aria-label="Testing the model on Hearth's tasks"></progress>
+                {move || match progress.get().flatten() {
+                    Some(p) => view! {
+                        <progress class="settings-progress" aria-label="Testing the model on Hearth's tasks" max=p.total value=p.done></progress>
+                        <span class="settings-note" data-testid="probe-progress">{format!("{} of {} tasks", p.done, p.total)}</span>
+                    }.into_any(),
+                    // Before the first answer: how far is not known yet.
+                    None => view! { <progress class="settings-progress" aria-label="Testing the model on Hearth's tasks"></progress> }.into_any(),
+                }}
             </Show>
             {move || model().and_then(|m| m.probe).map(|probe| view! {
                 <table class="settings-probe-scores">

@@ -1,0 +1,124 @@
+/*
+ * llama.cpp's own speed on a GGUF file, as the local model's bench reference: the loops of
+ * llama.cpp's `llama-bench` (a prompt of n random tokens read in batches, then n tokens
+ * written one decode at a time, each repeated and averaged), calling llama.cpp's C API
+ * directly with nothing of Hearth in between, and printing llama-bench's JSON rows
+ * (model_filename, n_prompt, n_gen, n_threads, avg_ts) for benches/local_model.rs.
+ *
+ * Why not llama-bench itself: llama-cpp-sys-2 ships llama.cpp without its tools/ folder, so
+ * llama-bench cannot be built from the sources Hearth links, and a llama-bench of another
+ * version or build would measure another llama.cpp. This program is linked against the very
+ * static libraries the worker uses (scripts/bench.sh finds them in cargo's build folder) and
+ * makes its context as the worker does (Hearth's context length, 512-token batches).
+ *
+ * Usage: llama_reference MODEL.gguf THREADS N_PROMPT N_GEN REPETITIONS
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "llama.h"
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void quiet(enum ggml_log_level level, const char *text, void *data) {
+    (void)level;
+    (void)text;
+    (void)data;
+}
+
+/* Reads n_prompt random tokens in batches of n_batch; returns the seconds it took. */
+static double read_prompt(struct llama_context *ctx, int n_vocab, int n_prompt, int n_batch) {
+    llama_token *tokens = malloc(sizeof(llama_token) * (size_t)n_batch);
+    double started = now_seconds();
+    for (int done = 0; done < n_prompt; done += n_batch) {
+        int n = n_prompt - done < n_batch ? n_prompt - done : n_batch;
+        for (int i = 0; i < n; i++) tokens[i] = rand() % n_vocab;
+        if (llama_decode(ctx, llama_batch_get_one(tokens, n)) != 0) {
+            fprintf(stderr, "llama_decode failed while reading the prompt\n");
+            exit(1);
+        }
+    }
+    llama_synchronize(ctx);
+    free(tokens);
+    return now_seconds() - started;
+}
+
+/* Writes n_gen tokens, one decode each; returns the seconds it took. */
+static double write_tokens(struct llama_context *ctx, int n_vocab, int n_gen) {
+    llama_token token = rand() % n_vocab;
+    double started = now_seconds();
+    for (int i = 0; i < n_gen; i++) {
+        if (llama_decode(ctx, llama_batch_get_one(&token, 1)) != 0) {
+            fprintf(stderr, "llama_decode failed while writing\n");
+            exit(1);
+        }
+        llama_synchronize(ctx);
+        token = rand() % n_vocab;
+    }
+    return now_seconds() - started;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 6) {
+        fprintf(stderr, "usage: %s MODEL.gguf THREADS N_PROMPT N_GEN REPETITIONS\n", argv[0]);
+        return 2;
+    }
+    const char *path = argv[1];
+    int threads = atoi(argv[2]), n_prompt = atoi(argv[3]), n_gen = atoi(argv[4]), reps = atoi(argv[5]);
+    if (threads < 1 || n_prompt < 1 || n_gen < 1 || reps < 1) {
+        fprintf(stderr, "THREADS, N_PROMPT, N_GEN and REPETITIONS are positive numbers\n");
+        return 2;
+    }
+    llama_log_set(quiet, NULL);
+    llama_backend_init();
+    struct llama_model *model = llama_model_load_from_file(path, llama_model_default_params());
+    if (!model) {
+        fprintf(stderr, "%s could not be loaded\n", path);
+        return 1;
+    }
+    int n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
+    /* As the worker makes its context (core/src/local_model/worker.rs). */
+    struct llama_context_params params = llama_context_default_params();
+    params.n_ctx = 4096;
+    params.n_batch = 512;
+    params.n_ubatch = 512;
+    params.n_threads = threads;
+    params.n_threads_batch = threads;
+    struct llama_context *ctx = llama_init_from_model(model, params);
+    if (!ctx) {
+        fprintf(stderr, "no context of 4096 tokens for %s\n", path);
+        return 1;
+    }
+    srand(1);
+    const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    /* A warm-up of each, as llama-bench does, then the measured repetitions. */
+    llama_memory_clear(llama_get_memory(ctx), true);
+    read_prompt(ctx, n_vocab, n_prompt < 512 ? n_prompt : 512, 512);
+    double prompt_ts = 0, write_ts = 0;
+    for (int r = 0; r < reps; r++) {
+        llama_memory_clear(llama_get_memory(ctx), true);
+        prompt_ts += n_prompt / read_prompt(ctx, n_vocab, n_prompt, 512);
+    }
+    llama_memory_clear(llama_get_memory(ctx), true);
+    write_tokens(ctx, n_vocab, 1);
+    for (int r = 0; r < reps; r++) {
+        llama_memory_clear(llama_get_memory(ctx), true);
+        write_ts += n_gen / write_tokens(ctx, n_vocab, n_gen);
+    }
+    printf("[\n");
+    printf("  {\"model_filename\": \"%s\", \"n_prompt\": %d, \"n_gen\": 0, \"n_threads\": %d, \"avg_ts\": %.3f},\n", name, n_prompt,
+           threads, prompt_ts / reps);
+    printf("  {\"model_filename\": \"%s\", \"n_prompt\": 0, \"n_gen\": %d, \"n_threads\": %d, \"avg_ts\": %.3f}\n", name, n_gen, threads,
+           write_ts / reps);
+    printf("]\n");
+    llama_free(ctx);
+    llama_model_free(model);
+    llama_backend_free();
+    return 0;
+}

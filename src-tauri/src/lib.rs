@@ -48,6 +48,9 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
     let builder = builder.plugin(tauri_plugin_notification::init());
     builder
         .plugin(tauri_plugin_opener::init())
+        // For the shell's own file chooser (local_model_choose_file); the window's capability
+        // grants none of the plugin's commands.
+        .plugin(tauri_plugin_dialog::init())
         // A page that (re)loads has lost its channels; a click until it subscribes again is
         // held for it (desktop_notices.rs).
         .on_page_load(|webview, payload| {
@@ -134,6 +137,7 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::settings::settings_local_model_override,
             commands::settings::local_model_activity,
             commands::settings::local_model_probe_progress,
+            commands::settings::local_model_choose_file,
             commands::settings::settings_harness_set,
             commands::settings::settings_endpoint_set,
             commands::settings::settings_endpoint_regenerate,

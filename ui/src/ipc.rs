@@ -471,6 +471,11 @@ pub async fn local_model_activity() -> Result<Option<LocalModelActivity>, IpcErr
     call(cmd::LOCAL_MODEL_ACTIVITY, &serde_json::json!({})).await
 }
 
+/// Opens the system's file chooser for a model file: the chosen path, or none.
+pub async fn local_model_choose_file() -> Result<Option<String>, IpcError> {
+    call(cmd::LOCAL_MODEL_CHOOSE_FILE, &serde_json::json!({})).await
+}
+
 /// How far the local model's probe suite has got (none when it is not running).
 pub async fn local_model_probe_progress() -> Result<Option<ProbeProgress>, IpcError> {
     call(cmd::LOCAL_MODEL_PROBE_PROGRESS, &serde_json::json!({})).await

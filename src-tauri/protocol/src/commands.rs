@@ -2,7 +2,7 @@
 //!
 //! The shell's ACL manifest (`src-tauri/build.rs`) is built from [`ALL`]; the UI calls commands
 //! only through these constants (`ui/src/ipc.rs`: a misspelt name does not compile); and a test
-//! of the shell (`src-tauri/tests/commands.rs`) checks that the handlers it registers and the
+//! (`tests/architecture.rs`) checks that the handlers the shell registers and the
 //! window's capability in `tauri.conf.json` (one `allow-<name>` permission each) are exactly
 //! these. A new command is a line here, its `*Params`/answer types, its handler, and its
 //! `allow-` line; the test names whichever is missing.
@@ -103,6 +103,7 @@ commands! {
     SETTINGS_LOCAL_MODEL_OVERRIDE = "settings_local_model_override";
     LOCAL_MODEL_ACTIVITY = "local_model_activity";
     LOCAL_MODEL_PROBE_PROGRESS = "local_model_probe_progress";
+    LOCAL_MODEL_CHOOSE_FILE = "local_model_choose_file";
     SETTINGS_HARNESS_SET = "settings_harness_set";
     SETTINGS_ENDPOINT_SET = "settings_endpoint_set";
     SETTINGS_ENDPOINT_REGENERATE = "settings_endpoint_regenerate";

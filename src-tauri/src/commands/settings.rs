@@ -5,7 +5,8 @@ use hearth_protocol::settings::{
     AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, LocalModelActivity, LocalModelInfo,
     LocalModelInspectParams, LocalModelOverrideParams, ModelSettingsParams, ProbeProgress, SettingsView,
 };
-use tauri::State;
+use tauri::{AppHandle, Runtime, State};
+use tauri_plugin_dialog::DialogExt;
 
 use crate::AppState;
 use crate::ipc::parse;
@@ -61,6 +62,20 @@ pub async fn settings_local_model_override(state: State<'_, AppState>, params: s
 #[tauri::command]
 pub async fn local_model_activity(state: State<'_, AppState>) -> Result<Option<LocalModelActivity>, IpcError> {
     Ok(state.ready().await?.local_model_activity())
+}
+
+/// The system's file chooser, for a model file: the path the owner chose, or none if they
+/// closed it. The path only fills the form; `settings_local_model_inspect` checks the file.
+#[tauri::command]
+pub async fn local_model_choose_file<R: Runtime>(app: AppHandle<R>) -> Result<Option<String>, IpcError> {
+    let (chosen, choice) = tokio::sync::oneshot::channel();
+    app.dialog().file().set_title("Choose a GGUF model file").add_filter("GGUF model", &["gguf"]).pick_file(move |path| {
+        // The window may have stopped waiting (closed); then nobody needs the answer.
+        let _ = chosen.send(path);
+    });
+    let Ok(Some(path)) = choice.await else { return Ok(None) };
+    let path = path.into_path().map_err(|err| IpcError::invalid(format!("That choice is not a file on this computer: {err}")))?;
+    Ok(Some(path.display().to_string()))
 }
 
 /// How far the local model's probe suite has got (none when it is not running).

@@ -17,6 +17,7 @@ enum Busy {
     Removing,
     Testing,
     Checking,
+    Choosing,
 }
 
 /// The Model provider section.
@@ -58,17 +59,30 @@ pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
             }
         }
     });
+    // The system's file chooser; a chosen file goes in the path field and is checked at once.
+    let choose = Action::new_local(move |()| async move {
+        match ipc::local_model_choose_file().await {
+            Ok(Some(path)) => {
+                form.update(|f| f.base_url = path.clone());
+                check.dispatch_local(path);
+            }
+            Ok(None) => {}
+            Err(err) => error.set(Some(err.message)),
+        }
+    });
     let test = Action::new_local(move |()| async move {
         // A refused test reads like a failed one.
         let reply = ipc::settings_model_test().await;
         tested.set(Some(reply.unwrap_or_else(|err| ConnectionTestResponse { ok: false, message: err.message })));
     });
-    // What is on its way, read from the two actions (a store's input is there until it lands).
+    // What is on its way, read from the actions (a store's input is there until it lands).
     let busy = Memo::new(move |_| {
         if test.pending().get() {
             Some(Busy::Testing)
         } else if check.pending().get() {
             Some(Busy::Checking)
+        } else if choose.pending().get() {
+            Some(Busy::Choosing)
         } else {
             store.input().with(|sent| sent.as_ref().map(|(_, action)| *action))
         }
@@ -101,6 +115,14 @@ pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
         error.set(None);
         checked_file.set(None);
         check.dispatch_local(form.with_untracked(|f| f.base_url.clone()));
+    };
+    let choose_file = move |_| {
+        if busy.get_untracked().is_some() {
+            return;
+        }
+        error.set(None);
+        checked_file.set(None);
+        choose.dispatch_local(());
     };
     let is_busy = move || busy.get().is_some();
     let local = move || form.with(ModelForm::is_local);
@@ -139,6 +161,9 @@ pub fn ModelSection(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
                                 form.update(|f| f.base_url = event_target_value(&ev));
                             }
                         />
+                        <button type="button" data-action="choose-model-file" disabled=is_busy on:click=choose_file>
+                            {move || if busy.get() == Some(Busy::Choosing) { "Choosing…" } else { "Choose…" }}
+                        </button>
                         <button type="button" data-action="check-model-file" disabled=is_busy on:click=check_file>
                             {move || if busy.get() == Some(Busy::Checking) { "Checking…" } else { "Check file" }}
                         </button>

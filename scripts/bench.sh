@@ -41,6 +41,10 @@ run_bench load cargo bench -q -p hearth-core --bench load --locked
 # (scripts/common.sh build_llama_reference: llama.cpp's C API, linked from the very libraries the
 # bench's worker uses). The bench is built first: its llama.cpp is what the reference links.
 install_test_model
+if [ "${HEARTH_BENCH_QWEN:-0}" = 1 ]; then
+  install_bench_model
+  export HEARTH_BENCH_GGUF="$QWEN_GGUF"
+fi
 (cd "$ROOT" && cargo bench -q --workspace --profile dev --bench local_model --locked --no-run)
 echo '[]' > "$out/llama-bench.json"
 if llama_reference="$(build_llama_reference)"; then

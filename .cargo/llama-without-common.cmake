@@ -8,5 +8,7 @@
 # chat parsers, Jinja engine and the HTTP client it downloads models with), measured by timing
 # every compiler call of the same CMake build on this project's 2-core machine, 2026-12-06.
 # The build script links the library only if its folder exists, and no Rust code references
-# the wrapper's llama_rs_* functions, so nothing else changes.
+# the wrapper's llama_rs_* functions, so nothing else changes. (Cargo does not run the build
+# script again for a change here: a target folder built before keeps its `common` until cleaned.
+# CMAKE_PROJECT_<name>_INCLUDE_BEFORE needs CMake 3.17; Debian 12 has 3.25.)
 set(LLAMA_BUILD_COMMON OFF CACHE BOOL "Hearth: llama.cpp's common library is not used" FORCE)

@@ -96,7 +96,14 @@ int main(int argc, char **argv) {
         return 1;
     }
     srand(1);
-    const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    /* The file's name as a JSON string: a quote, a backslash or a control character in it
+       becomes '_' (the bench matches rows by name, and such names are no GGUF's). */
+    char name[256];
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    snprintf(name, sizeof name, "%s", base);
+    for (char *c = name; *c; c++) {
+        if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = '_';
+    }
     /* A warm-up of each, as llama-bench does, then the measured repetitions. */
     llama_memory_clear(llama_get_memory(ctx), true);
     read_prompt(ctx, n_vocab, n_prompt < 512 ? n_prompt : 512, 512);

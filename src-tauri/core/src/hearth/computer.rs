@@ -97,9 +97,11 @@ impl Hearth {
         if enabled {
             self.computer.engine_answers().await.map_err(unavailable)?;
         }
-        let mut stored = self.settings.load().await?;
+        let edit = self.settings.edit().await;
+        let mut stored = edit.load().await?;
         stored.computer_enabled = enabled;
-        self.settings.save(&stored).await?;
+        edit.save(&stored).await?;
+        drop(edit);
         self.computer.set_enabled(enabled);
         Ok(self.computer.status().await)
     }

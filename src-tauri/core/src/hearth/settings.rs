@@ -11,10 +11,11 @@ use hearth_protocol::settings::{
 use super::Hearth;
 use crate::agui_server::AguiServer;
 use crate::error::{CoreError, Result};
-use crate::local_model::probe;
+use crate::local_model::{FileStamp, LocalModel, probe};
 use crate::secret::{BearerToken, ExposeSecret};
 use crate::settings::{
-    API_KEY_SECRET, ENDPOINT_TOKEN_SECRET, HARNESS_TOKEN_SECRET, StoredModel, StoredSettings, build_provider, inspect_local_model,
+    API_KEY_SECRET, ENDPOINT_TOKEN_SECRET, HARNESS_TOKEN_SECRET, SettingsEdit, StoredModel, StoredSettings, build_provider,
+    inspect_local_model,
     test_provider,
 };
 use crate::store::threads::RunOrigin;
@@ -23,7 +24,8 @@ impl Hearth {
     /// At start-up: the stored mode and endpoint. A setting that cannot be applied (a provider
     /// this build lacks, a port in use) is logged and the sample agent answers instead.
     pub(super) async fn apply_settings(&self) {
-        let stored = match self.settings.load().await {
+        let edit = self.settings.edit().await;
+        let stored = match edit.load().await {
             Ok(stored) => stored,
             Err(err) => {
                 tracing::error!(error = %err, "could not read the settings; the sample agent answers");
@@ -38,7 +40,7 @@ impl Hearth {
             self.use_sample();
         }
         if stored.endpoint_enabled
-            && let Err(err) = self.start_endpoint(stored).await
+            && let Err(err) = self.start_endpoint(&edit, stored).await
         {
             tracing::warn!(error = %err, "Hearth's AG-UI endpoint could not start");
         }
@@ -52,10 +54,11 @@ impl Hearth {
             AgentMode::Sample => self.use_sample(),
             AgentMode::Model => {
                 let model = stored.model.as_ref().ok_or_else(|| CoreError::InvalidInput("Set up a model provider first.".into()))?;
+                let standing = Standing::of(model).await;
+                let key = self.settings.secret(API_KEY_SECRET).await?;
                 let (provider, local) =
-                    build_provider(model, self.settings.secret(API_KEY_SECRET).await?, self.config.local_model_worker.as_ref()).await?;
-                let probe = tested(model).await;
-                self.use_model_offering(provider, &model.model, model.vision(), local_offer(model, probe));
+                    build_provider(model, key, self.config.local_model_worker.as_ref(), standing.permitted_file()).await?;
+                self.use_model_offering(provider, &model.model, model.vision(), local_offer(model, &standing));
                 *self.local_model.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = local;
             }
             AgentMode::Harness => {
@@ -73,16 +76,19 @@ impl Hearth {
     pub async fn settings_get(&self) -> Result<SettingsView> {
         let stored = self.settings.load().await?;
         let model = match stored.model {
-            Some(m) => Some(ModelSettings {
-                probe: tested(&m).await.map(|report| probe_view(&report, m.act_untested)),
-                act_untested: m.act_untested,
+            Some(m) => {
+                let standing = Standing::of(&m).await;
+                Some(ModelSettings {
+                probe: standing.report.as_ref().map(|report| probe_view(report, standing.overridden)),
+                act_untested: standing.overridden,
                 kind: m.kind,
                 base_url: m.base_url,
                 model: m.model,
                 has_api_key: self.settings.has_secret(API_KEY_SECRET).await?,
                 accepts_images: m.accepts_images,
                 unload_after_minutes: m.unload_after_minutes,
-            }),
+            })
+            }
             None => None,
         };
         let harness = match stored.harness_url {
@@ -103,17 +109,20 @@ impl Hearth {
 
     /// Who answers the chat. Model and external agent need their settings first.
     pub async fn settings_mode_set(&self, mode: AgentMode) -> Result<SettingsView> {
-        let mut stored = self.settings.load().await?;
+        let edit = self.settings.edit().await;
+        let mut stored = edit.load().await?;
         stored.mode = mode;
         self.apply_mode(&stored).await?;
-        self.settings.save(&stored).await?;
+        edit.save(&stored).await?;
+        drop(edit);
         self.settings_get().await
     }
 
     /// The model provider (and its key: absent keeps, empty removes).
     pub async fn settings_model_set(&self, params: &ModelSettingsParams) -> Result<SettingsView> {
         params.validate()?;
-        let mut stored = self.settings.load().await?;
+        let edit = self.settings.edit().await;
+        let mut stored = edit.load().await?;
         let mut model = StoredModel {
             kind: params.kind,
             base_url: params.base_url.trim().to_owned(),
@@ -121,6 +130,7 @@ impl Hearth {
             accepts_images: params.accepts_images,
             probe: None,
             act_untested: false,
+            override_file: None,
             unload_after_minutes: params.unload_after_minutes,
         };
         if model.kind == ProviderKind::Local {
@@ -129,19 +139,22 @@ impl Hearth {
             model.model = inspect_local_model(&model.base_url, self.config.local_model_worker.as_ref()).await?.name;
             model.accepts_images = false;
             if let Some(old) = stored.model.as_ref().filter(|old| old.kind == ProviderKind::Local && old.base_url == model.base_url) {
+                // Each still counts only for the file it was given to (`Standing`).
                 model.probe = old.probe.clone();
                 model.act_untested = old.act_untested;
+                model.override_file = old.override_file;
             }
         } else {
             // Refuse a provider this build cannot make before storing anything.
-            build_provider(&model, None, None).await?;
+            build_provider(&model, None, None, None).await?;
         }
         self.settings.update_secret(API_KEY_SECRET, params.api_key.as_deref()).await?;
         stored.model = Some(model);
         if stored.mode == AgentMode::Model {
             self.apply_mode(&stored).await?;
         }
-        self.settings.save(&stored).await?;
+        edit.save(&stored).await?;
+        drop(edit);
         self.settings_get().await
     }
 
@@ -150,7 +163,7 @@ impl Hearth {
         let stored = self.settings.load().await?;
         let model = stored.model.ok_or_else(|| CoreError::InvalidInput("Set up a model provider first.".into()))?;
         let (provider, _) =
-            build_provider(&model, self.settings.secret(API_KEY_SECRET).await?, self.config.local_model_worker.as_ref()).await?;
+            build_provider(&model, self.settings.secret(API_KEY_SECRET).await?, self.config.local_model_worker.as_ref(), None).await?;
         Ok(test_provider(provider.as_ref(), &model.model).await)
     }
 
@@ -175,7 +188,7 @@ impl Hearth {
             .model
             .filter(|m| m.kind == ProviderKind::Local)
             .ok_or_else(|| CoreError::InvalidInput("Choose a model file on this computer first.".into()))?;
-        let (provider, _) = build_provider(&model, None, self.config.local_model_worker.as_ref()).await?;
+        let local = self.probe_model(&model).await?;
         let tools: Vec<crate::providers::ToolSpec> = crate::tools::tool_specs(crate::tools::Vision::TextOnly)
             .into_iter()
             .map(|t| crate::providers::ToolSpec { name: t.name, description: t.description, parameters: t.parameters })
@@ -184,37 +197,62 @@ impl Hearth {
             let progress = ProbeProgress { done: u32::try_from(done).unwrap_or(u32::MAX), total: u32::try_from(total).unwrap_or(u32::MAX) };
             *self.probe_progress.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(progress);
         };
-        // The file as the run begins: a file changed while it ran was not what it judged.
-        let file = probe::FileStamp::of(std::path::Path::new(&model.base_url)).await;
-        let mut report = probe::run(provider.as_ref(), &tools, &tokio_util::sync::CancellationToken::new(), &progress)
+        // The report names the file its answers came from (`probe::run`).
+        let report = probe::run(&local, &tools, &tokio_util::sync::CancellationToken::new(), &progress)
             .await
             .map_err(|err| CoreError::InvalidInput(err.to_string()))?;
-        report.file = file;
         // Stored only if the owner kept the same file meanwhile.
-        let mut stored = self.settings.load().await?;
+        let edit = self.settings.edit().await;
+        let mut stored = edit.load().await?;
         if let Some(kept) = stored.model.as_mut().filter(|m| m.kind == ProviderKind::Local && m.base_url == model.base_url) {
             kept.probe = Some(report);
             if stored.mode == AgentMode::Model {
                 self.apply_mode(&stored).await?;
             }
-            self.settings.save(&stored).await?;
+            edit.save(&stored).await?;
         }
+        drop(edit);
         self.settings_get().await
+    }
+
+    /// The model the probe runs on: the chat's own when it is this file and may still load it
+    /// (the probe's answers then wait their turn in its one slot, and the file is in memory
+    /// once), else a worker of the probe's own.
+    async fn probe_model(&self, model: &StoredModel) -> Result<LocalModel> {
+        let path = std::path::Path::new(model.base_url.trim());
+        let chat = self.local_model.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone().filter(|m| m.path() == path);
+        if let Some(chat) = chat {
+            let permitted = chat.permitted_file();
+            if permitted.is_none() || FileStamp::of(path).await == permitted {
+                return Ok(chat);
+            }
+        }
+        let (_, local) = build_provider(model, None, self.config.local_model_worker.as_ref(), None).await?;
+        local.ok_or_else(|| CoreError::InvalidInput("Choose a model file on this computer first.".into()))
     }
 
     /// Lets the local model prepare and act in families it did not pass (or takes that back).
     pub async fn settings_local_model_override(&self, act_untested: bool) -> Result<SettingsView> {
-        let mut stored = self.settings.load().await?;
+        let edit = self.settings.edit().await;
+        let mut stored = edit.load().await?;
         let kept = stored
             .model
             .as_mut()
             .filter(|m| m.kind == ProviderKind::Local)
             .ok_or_else(|| CoreError::InvalidInput("Choose a model file on this computer first.".into()))?;
+        // Given to the file as it is now, as a probe report is.
+        kept.override_file = match act_untested {
+            true => Some(FileStamp::of(std::path::Path::new(&kept.base_url)).await.ok_or_else(|| {
+                CoreError::InvalidInput(format!("{} cannot be read; choose the model file again.", kept.base_url))
+            })?),
+            false => None,
+        };
         kept.act_untested = act_untested;
         if stored.mode == AgentMode::Model {
             self.apply_mode(&stored).await?;
         }
-        self.settings.save(&stored).await?;
+        edit.save(&stored).await?;
+        drop(edit);
         self.settings_get().await
     }
 
@@ -227,22 +265,25 @@ impl Hearth {
     /// The external AG-UI agent (and its token: absent keeps, empty removes).
     pub async fn settings_harness_set(&self, params: &HarnessSettingsParams) -> Result<SettingsView> {
         params.validate()?;
-        let mut stored = self.settings.load().await?;
+        let edit = self.settings.edit().await;
+        let mut stored = edit.load().await?;
         self.settings.update_secret(HARNESS_TOKEN_SECRET, params.token.as_deref()).await?;
         stored.harness_url = Some(params.url.trim().to_owned());
         if stored.mode == AgentMode::Harness {
             self.apply_mode(&stored).await?;
         }
-        self.settings.save(&stored).await?;
+        edit.save(&stored).await?;
+        drop(edit);
         self.settings_get().await
     }
 
     /// Turns Hearth's AG-UI endpoint on (loopback, the stored token or a new one) or off.
     pub async fn settings_endpoint_set(&self, enabled: bool) -> Result<SettingsView> {
-        let mut stored = self.settings.load().await?;
+        let edit = self.settings.edit().await;
+        let mut stored = edit.load().await?;
         if enabled {
             stored.endpoint_enabled = true;
-            self.start_endpoint(stored).await?;
+            self.start_endpoint(&edit, stored).await?;
         } else {
             // Closed before the lock is let go: turned on again, it finds its port free and so
             // keeps its token (a moved endpoint gets a new one).
@@ -252,8 +293,9 @@ impl Hearth {
             }
             drop(running);
             stored.endpoint_enabled = false;
-            self.settings.save(&stored).await?;
+            edit.save(&stored).await?;
         }
+        drop(edit);
         self.settings_get().await
     }
 
@@ -283,7 +325,7 @@ impl Hearth {
     /// a free one with a new token, stored in the vault as Regenerate stores it and shown in
     /// Settings: whatever holds the old port now may be collecting what clients send there,
     /// the old token included, so a moved endpoint never accepts it.
-    async fn start_endpoint(&self, mut stored: StoredSettings) -> Result<()> {
+    async fn start_endpoint(&self, edit: &SettingsEdit<'_>, mut stored: StoredSettings) -> Result<()> {
         let mut running = self.endpoint.lock().await;
         if running.is_some() {
             return Ok(());
@@ -308,7 +350,7 @@ impl Hearth {
             }
         };
         stored.endpoint_port = Some(server.addr().port());
-        if let Err(err) = self.settings.save(&stored).await {
+        if let Err(err) = edit.save(&stored).await {
             server.close().await;
             return Err(err);
         }
@@ -318,23 +360,48 @@ impl Hearth {
 }
 
 /// The tools a stored model is offered: every one for a remote model or where the owner
-/// overrode the probe; for a local model, reads always and the rest by its probe result (none
-/// before it was probed).
-fn local_offer(model: &StoredModel, probe: Option<probe::ProbeReport>) -> Option<crate::agent::ToolOffer> {
+/// overrode the probe for this file; for a local model, reads always and the rest by its probe
+/// result on this file (none before it was probed, or once the file changed).
+fn local_offer(model: &StoredModel, standing: &Standing) -> Option<crate::agent::ToolOffer> {
     match model.kind {
         ProviderKind::OpenaiChat | ProviderKind::OpenaiResponses | ProviderKind::Anthropic => None,
-        ProviderKind::Local if model.act_untested => None,
+        ProviderKind::Local if standing.overridden => None,
         ProviderKind::Local => {
-            let report = probe.unwrap_or_default();
+            let report = standing.report.clone().unwrap_or_default();
             Some(std::sync::Arc::new(move |tool: hearth_protocol::ToolName| probe::offered(tool, &report)))
         }
     }
 }
 
-/// The stored probe report, if it was made on the model file as it is now.
-async fn tested(model: &StoredModel) -> Option<probe::ProbeReport> {
-    let report = model.probe.as_ref()?;
-    report.for_file(std::path::Path::new(&model.base_url)).await.cloned()
+/// What a stored local model may do, judged against its file as it is now: the probe report
+/// and the owner's override count only for the file they were given to.
+#[derive(Debug, Default)]
+struct Standing {
+    /// The file now.
+    file: Option<FileStamp>,
+    /// The probe report, if made on this file.
+    report: Option<probe::ProbeReport>,
+    /// The owner let this file act untested.
+    overridden: bool,
+}
+
+impl Standing {
+    async fn of(model: &StoredModel) -> Self {
+        let file = match model.kind {
+            ProviderKind::OpenaiChat | ProviderKind::OpenaiResponses | ProviderKind::Anthropic => return Self::default(),
+            ProviderKind::Local => FileStamp::of(std::path::Path::new(&model.base_url)).await,
+        };
+        let report = model.probe.clone().filter(|report| file.is_some() && report.file == file);
+        let overridden = model.act_untested && file.is_some() && model.override_file == file;
+        Self { file, report, overridden }
+    }
+
+    /// The file whose permissions the model acts with, which its worker must still be on
+    /// when it loads; none when it may only read.
+    fn permitted_file(&self) -> Option<FileStamp> {
+        let acts = self.overridden || self.report.as_ref().is_some_and(|report| probe::Family::ALL.iter().any(|&f| report.acts(f)));
+        self.file.filter(|_| acts)
+    }
 }
 
 /// A probe result as Settings shows it.
@@ -371,5 +438,87 @@ impl<'a> ProbeRun<'a> {
 impl Drop for ProbeRun<'_> {
     fn drop(&mut self) {
         *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use hearth_protocol::ToolName;
+
+    use super::*;
+
+    fn local(path: &std::path::Path) -> StoredModel {
+        StoredModel {
+            kind: ProviderKind::Local,
+            base_url: path.display().to_string(),
+            model: "m".into(),
+            accepts_images: false,
+            probe: None,
+            act_untested: false,
+            override_file: None,
+            unload_after_minutes: 10,
+        }
+    }
+
+    fn all_passed(file: Option<FileStamp>) -> probe::ProbeReport {
+        let verdicts = (0..probe::PROBES.len())
+            .map(|i| probe::Verdict { probe: i, family: probe::PROBES[i].family, passed: true, answered: String::new() })
+            .collect();
+        probe::ProbeReport { verdicts, file }
+    }
+
+    fn offers(model: &StoredModel, standing: &Standing, tool: ToolName) -> bool {
+        local_offer(model, standing).is_none_or(|offer| offer(tool))
+    }
+
+    /// Rewrites the file in place (its content and size as before).
+    fn rewrite(path: &std::path::Path) {
+        let bytes = std::fs::read(path).unwrap();
+        let other = path.with_extension("new");
+        std::fs::write(&other, bytes).unwrap();
+        std::fs::rename(&other, path).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_report_and_an_override_let_the_file_they_were_given_to_act_and_no_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.gguf");
+        std::fs::write(&path, b"GGUF").unwrap();
+        let now = FileStamp::of(&path).await;
+
+        let mut tested = local(&path);
+        tested.probe = Some(all_passed(now));
+        let standing = Standing::of(&tested).await;
+        assert!(offers(&tested, &standing, ToolName::PrepareEmail), "it passed: it may prepare");
+        assert_eq!(standing.permitted_file(), now, "and its worker loads only this file");
+
+        let mut overridden = local(&path);
+        overridden.act_untested = true;
+        overridden.override_file = now;
+        let standing = Standing::of(&overridden).await;
+        assert!(standing.overridden && offers(&overridden, &standing, ToolName::PrepareEmail));
+        assert_eq!(standing.permitted_file(), now);
+
+        let untested = local(&path);
+        let standing = Standing::of(&untested).await;
+        assert!(!offers(&untested, &standing, ToolName::PrepareEmail) && offers(&untested, &standing, ToolName::SearchMail));
+        assert_eq!(standing.permitted_file(), None, "reads only: any file may load");
+
+        // The same path, another file: both permissions lapse.
+        rewrite(&path);
+        for model in [&tested, &overridden] {
+            let standing = Standing::of(model).await;
+            assert!(standing.report.is_none() && !standing.overridden, "{standing:?}");
+            assert!(!offers(model, &standing, ToolName::PrepareEmail), "reads only now");
+            assert!(offers(model, &standing, ToolName::SearchMail));
+            assert_eq!(standing.permitted_file(), None);
+        }
+        // A report or an override from before file stamps counts for no file.
+        let mut old = local(&path);
+        old.probe = Some(all_passed(None));
+        old.act_untested = true;
+        let standing = Standing::of(&old).await;
+        assert!(standing.report.is_none() && !standing.overridden);
     }
 }

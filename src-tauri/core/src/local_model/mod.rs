@@ -7,11 +7,13 @@
 //! - [`template`]: the conversation in the model's own chat template (minijinja), cut so
 //!   that text the agent read can never become the template's control tokens.
 //! - [`grammar`]: every answer is text or one well-formed call of an offered tool.
+//! - [`file_stamp`]: which file a model's permissions to act were given to.
 //! - [`wire`]: the JSON lines between app and worker.
 //! - `worker` (feature `local-model`): llama.cpp itself, only ever in the worker process.
 //!
 //! [`ModelProvider`]: crate::providers::ModelProvider
 
+pub mod file_stamp;
 pub mod grammar;
 pub mod probe;
 pub mod provider;
@@ -20,6 +22,7 @@ pub mod wire;
 #[cfg(feature = "local-model")]
 mod worker;
 
+pub use file_stamp::FileStamp;
 pub use provider::{LocalModel, LocalModelConfig, WORKER_FLAG, WorkerCommand, check_cpu, check_file, inspect};
 pub use wire::{ModelInfo, Stats};
 

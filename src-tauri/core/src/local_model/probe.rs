@@ -14,6 +14,8 @@ use hearth_protocol::{EffectClass, ToolName};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
+use super::file_stamp::FileStamp;
+use super::provider::LocalModel;
 use crate::agent::SYSTEM_PROMPT;
 use crate::providers::{Message, ModelEvent, ModelProvider, ModelRequest, ProviderError, ToolCall, ToolSpec};
 
@@ -235,8 +237,9 @@ impl FamilyScore {
 pub struct ProbeReport {
     /// Every verdict, in probe order.
     pub verdicts: Vec<Verdict>,
-    /// The file the suite ran on, as it was when the run began (reports stored before this
-    /// was kept have none, and count as no report).
+    /// The file every answer of the run came from, as its worker was started on it (none if
+    /// they came from two; reports stored before this was kept have none): a report counts
+    /// only for that file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<FileStamp>,
 }
@@ -250,26 +253,6 @@ impl ProbeReport {
     }
 }
 
-/// A model file's size and last change, as the probe report's evidence of which file it
-/// judged. (Hashing a multi-gigabyte file on every start would take seconds; a file is
-/// replaced or rewritten through the file system, which moves its change time.)
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FileStamp {
-    /// Its size.
-    pub bytes: u64,
-    /// Its last change, in nanoseconds since 1970.
-    pub modified_ns: u64,
-}
-
-impl FileStamp {
-    /// The stamp of the file at `path` now (none if it cannot be read).
-    pub async fn of(path: &std::path::Path) -> Option<Self> {
-        let meta = tokio::fs::metadata(path).await.ok()?;
-        let modified = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
-        Some(Self { bytes: meta.len(), modified_ns: u64::try_from(modified.as_nanos()).ok()? })
-    }
-}
 
 impl ProbeReport {
     /// The score of each family, in [`Family::ALL`]'s order.
@@ -340,18 +323,20 @@ pub fn request(index: usize, tools: &[ToolSpec]) -> ModelRequest {
     ModelRequest { model: String::new(), system: Some(SYSTEM_PROMPT.into()), messages, tools: tools.to_vec(), max_tokens: Some(128) }
 }
 
-/// Runs the suite on `provider` with `tools` (every tool the model could be offered),
-/// reporting `progress(done, total)` after each probe. A provider error ends the run.
+/// Runs the suite on `model` with `tools` (every tool the model could be offered),
+/// reporting `progress(done, total)` after each probe. An error of the model ends the run.
 pub async fn run(
-    provider: &dyn ModelProvider,
+    model: &LocalModel,
     tools: &[ToolSpec],
     cancel: &CancellationToken,
     progress: &(dyn Fn(usize, usize) + Send + Sync),
 ) -> Result<ProbeReport, ProviderError> {
     let mut report = ProbeReport::default();
+    // The file each answer came from: the report is evidence about one file only.
+    let mut files = Vec::new();
     for index in 0..PROBES.len() {
         let request = request(index, tools);
-        let mut stream = provider.stream(&request, cancel);
+        let mut stream = model.stream(&request, cancel);
         let (mut text, mut call, mut arguments) = (String::new(), None, String::new());
         while let Some(event) = stream.next().await {
             match event? {
@@ -359,7 +344,9 @@ pub async fn run(
                     text.push_str(&delta);
                     // Once shown in full, a text is judged: the rest of it (up to the request's
                     // 128 tokens) would change neither the verdict nor the report, and dropping
-                    // the stream stops the model. Calls are always read to their end.
+                    // the stream stops the model. Calls are always read to their end. (A local
+                    // model's grammar makes an answer text or one call, never text then a call:
+                    // hence a `LocalModel` here, not any provider.)
                     if call.is_none() && text.chars().count() >= TEXT_SHOWN {
                         break;
                     }
@@ -372,6 +359,9 @@ pub async fn run(
                 | ModelEvent::Finished { .. } => {}
             }
         }
+        // Read while the answer still holds the model, so no other worker was started since.
+        files.push(model.loaded_file());
+        drop(stream);
         let answered = match call {
             Some(name) => Answered::Call(name, arguments),
             None => Answered::Text(text),
@@ -379,6 +369,9 @@ pub async fn run(
         report.verdicts.push(judge(index, &answered));
         progress(index + 1, PROBES.len());
     }
+    // One file throughout, or the report stands for none (a worker restarted on a file
+    // replaced mid-run judged two).
+    report.file = files.first().copied().flatten().filter(|first| files.iter().all(|f| *f == Some(*first)));
     Ok(report)
 }
 

@@ -25,6 +25,7 @@ use tokio::sync::{Mutex, MutexGuard};
 use tokio_util::codec::{FramedRead, LinesCodec};
 use tokio_util::sync::CancellationToken;
 
+use super::file_stamp::FileStamp;
 use super::grammar::{Answer, answer_grammar, read_answer};
 use super::wire::{Conversation, End, Generate, ModelInfo, Reply, Request, Stats};
 use crate::providers::{FinishReason, ModelEvent, ModelProvider, ModelRequest, ProviderError};
@@ -77,6 +78,10 @@ pub struct LocalModelConfig {
     /// The model is unloaded (its worker ended) after this long without a request; `None`
     /// keeps it loaded while the model is open.
     pub idle_unload: Option<Duration>,
+    /// The file its permissions to act were given to (a probe report, the owner's override):
+    /// a worker loads the file only while it is still that one, so a file replaced while
+    /// Hearth runs is never loaded with another file's tools. `None`: it may only read.
+    pub permitted_file: Option<FileStamp>,
 }
 
 impl LocalModelConfig {
@@ -86,7 +91,7 @@ impl LocalModelConfig {
     /// wrote 16 (Qwen2.5-1.5B, issue 33's measurements); the app is rarely alone.
     pub fn new(worker: WorkerCommand, path: PathBuf) -> Self {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1) as u32);
-        Self { worker, path, context: 4096, threads, idle_unload: Some(Duration::from_secs(600)) }
+        Self { worker, path, context: 4096, threads, idle_unload: Some(Duration::from_secs(600)), permitted_file: None }
     }
 }
 
@@ -303,6 +308,8 @@ struct Inner {
     /// wait for the slot.
     doing: StdMutex<(LocalModelState, Instant)>,
     waiting: AtomicU32,
+    /// The stamp of the file as the last worker was started on it.
+    loaded_file: StdMutex<Option<FileStamp>>,
 }
 
 impl Inner {
@@ -337,9 +344,25 @@ impl LocalModel {
             pid: AtomicU32::new(0),
             doing: StdMutex::new((LocalModelState::Idle, Instant::now())),
             waiting: AtomicU32::new(0),
+            loaded_file: StdMutex::new(None),
         });
         tokio::spawn(unload_when_idle(Arc::downgrade(&inner)));
         Ok(Self { inner })
+    }
+
+    /// The model file.
+    pub fn path(&self) -> &Path {
+        &self.inner.config.path
+    }
+
+    /// The file its permissions to act were given to ([`LocalModelConfig::permitted_file`]).
+    pub fn permitted_file(&self) -> Option<FileStamp> {
+        self.inner.config.permitted_file
+    }
+
+    /// The stamp the model file had as the last worker was started on it (none before one was).
+    pub fn loaded_file(&self) -> Option<FileStamp> {
+        *self.inner.loaded_file.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The model's facts.
@@ -588,6 +611,8 @@ impl<'a> Drive<'a> {
                 () = self.cancel.cancelled() => return Err(ProviderError::Cancelled),
                 worker = load(&model.config) => worker?,
             };
+            let (started, file) = started;
+            *model.loaded_file.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = file;
             slot.set(Some(started), &model.pid);
         }
         let id = model.next_id.fetch_add(1, Ordering::Relaxed);
@@ -637,12 +662,23 @@ impl<'a> Drive<'a> {
     }
 }
 
-/// Starts a worker and loads the model into it.
-async fn load(config: &LocalModelConfig) -> Result<Worker, ProviderError> {
+/// Starts a worker and loads the model into it, if the file is still the one its permissions
+/// were given to. (The stamp is read just before the worker opens the file: a file swapped in
+/// that instant is the one window left, on the owner's own disk.)
+async fn load(config: &LocalModelConfig) -> Result<(Worker, Option<FileStamp>), ProviderError> {
+    let file = FileStamp::of(&config.path).await;
+    if let Some(permitted) = config.permitted_file
+        && file != Some(permitted)
+    {
+        return Err(local(format!(
+            "{} has changed since it was tested, so it may not act on what it was allowed to; test it again in Settings → Model provider (or choose it again)",
+            config.path.display()
+        )));
+    }
     let mut worker = Worker::start(&config.worker).await?;
     worker.send(&Request::Load { path: config.path.clone(), context: config.context, threads: config.threads }).await?;
     match worker.reply_within(LOAD_TIMEOUT).await? {
-        Reply::Loaded(_) => Ok(worker),
+        Reply::Loaded(_) => Ok((worker, file)),
         Reply::Failed { message, .. } => Err(local(format!("{} did not load: {message}", config.path.display()))),
         other => Err(local(format!("the model worker answered out of turn: {}", kind_of(&other)))),
     }

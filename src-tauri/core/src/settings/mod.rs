@@ -43,6 +43,9 @@ pub struct StoredModel {
     /// The owner let a local model prepare and act in families it did not pass.
     #[serde(default)]
     pub act_untested: bool,
+    /// The file that permission was given to: it counts for that file only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub override_file: Option<crate::local_model::FileStamp>,
     /// A local model's idle minutes before it leaves memory; 0 keeps it loaded (settings
     /// stored before this existed read as the default).
     #[serde(default = "default_unload_minutes")]
@@ -109,8 +112,30 @@ impl Default for StoredSettings {
 pub struct Settings {
     store: Store,
     vault: Vault,
-    /// One [`Settings::update`] at a time: no change is lost to a concurrent one.
+    /// One change ([`Settings::update`], [`Settings::edit`]) at a time: no change is lost to,
+    /// or undone by, a concurrent one.
     updating: std::sync::Arc<tokio::sync::Mutex<()>>,
+}
+
+/// A change to the settings in progress, from its load to its save: it holds the one lock
+/// changes take, so a slow change (one that starts a model worker before it saves) neither
+/// loses a change made meanwhile nor writes back what another change undid.
+#[derive(Debug)]
+pub struct SettingsEdit<'a> {
+    settings: &'a Settings,
+    _one_at_a_time: tokio::sync::MutexGuard<'a, ()>,
+}
+
+impl SettingsEdit<'_> {
+    /// What is stored now.
+    pub async fn load(&self) -> Result<StoredSettings> {
+        self.settings.load().await
+    }
+
+    /// Stores `settings`, the lock still held.
+    pub async fn save(&self, settings: &StoredSettings) -> Result<()> {
+        self.settings.save(settings).await
+    }
 }
 
 impl Settings {
@@ -122,6 +147,12 @@ impl Settings {
     /// The vault secrets are kept in (Google's sealed tokens live there too).
     pub fn vault(&self) -> &Vault {
         &self.vault
+    }
+
+    /// A change that loads, does what it must (start what the settings describe), and saves,
+    /// with no other change in between.
+    pub async fn edit(&self) -> SettingsEdit<'_> {
+        SettingsEdit { settings: self, _one_at_a_time: self.updating.lock().await }
     }
 
     /// Loads, changes and stores the settings as one step against other updates.
@@ -141,8 +172,9 @@ impl Settings {
         }
     }
 
-    /// Stores `settings`.
-    pub async fn save(&self, settings: &StoredSettings) -> Result<()> {
+    /// Stores `settings`; only through [`Settings::update`] or a [`SettingsEdit`], which hold
+    /// the lock.
+    async fn save(&self, settings: &StoredSettings) -> Result<()> {
         self.store.put_setting(SETTINGS_KEY, &serde_json::to_string(settings)?).await.map_err(Into::into)
     }
 

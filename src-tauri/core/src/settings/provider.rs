@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::StoredModel;
 use crate::error::{CoreError, Result};
-use crate::local_model::{LocalModel, LocalModelConfig, WorkerCommand};
+use crate::local_model::{FileStamp, LocalModel, LocalModelConfig, WorkerCommand};
 use crate::providers::{Anthropic, Message, ModelEvent, ModelProvider, ModelRequest, OpenAiChat, OpenAiResponses, ProviderConfig};
 use crate::secret::SecretString;
 
@@ -18,11 +18,13 @@ const TEST_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The provider the stored settings describe, and the model on this computer when it is one
 /// (for what it is doing). A local model's file is checked (and read by a worker) here, so a
-/// file that cannot run is refused before it is stored.
+/// file that cannot run is refused before it is stored. `permitted_file`: a local model's file
+/// as its permissions to act were given to it (`LocalModelConfig::permitted_file`).
 pub async fn build_provider(
     model: &StoredModel,
     api_key: Option<SecretString>,
     local_worker: Option<&WorkerCommand>,
+    permitted_file: Option<FileStamp>,
 ) -> Result<(Arc<dyn ModelProvider>, Option<LocalModel>)> {
     let config = ProviderConfig::new(model.kind.label(), model.base_url.trim(), api_key);
     let unavailable = |err: crate::providers::ProviderError| CoreError::InvalidInput(err.to_string());
@@ -34,6 +36,7 @@ pub async fn build_provider(
             let worker = local_worker.ok_or_else(no_engine)?;
             let mut config = LocalModelConfig::new(worker.clone(), model.base_url.trim().into());
             config.idle_unload = unload_after(model.unload_after_minutes);
+            config.permitted_file = permitted_file;
             let local = LocalModel::open(config).await.map_err(unavailable)?;
             Ok((Arc::new(local.clone()), Some(local)))
         }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use hearth_core::Hearth;
-use hearth_core::local_model::{LocalModel, LocalModelConfig, WorkerCommand, check_file, inspect};
+use hearth_core::local_model::{FileStamp, LocalModel, LocalModelConfig, WorkerCommand, check_file, inspect};
 use hearth_core::providers::{FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, ProviderError, ToolSpec};
 use hearth_core::tools::{Vision, fuzz_parse_arguments, tool_specs};
 use hearth_protocol::ToolName;
@@ -358,8 +358,13 @@ async fn an_idle_model_leaves_memory_after_the_owners_time_and_loads_again_for_t
     let mut config = config();
     config.idle_unload = Some(std::time::Duration::from_secs(1));
     let model = LocalModel::open(config).await.unwrap();
-    answer(&model, &ask("Say yes.")).await;
+    // The worker's id read while the answer holds the model (the idle clock starts after it).
+    let cancel = CancellationToken::new();
+    let mut stream = model.stream(&ask("Say yes."), &cancel);
+    assert!(matches!(stream.next().await, Some(Ok(_))));
     let pid = model.worker_pid().unwrap();
+    while stream.next().await.is_some() {}
+    drop(stream);
     assert!(!ended(pid));
     // Waits for the worker's process to end (the oracle), however long the unloader takes on a
     // loaded machine; a minute means it never will.
@@ -373,6 +378,36 @@ async fn an_idle_model_leaves_memory_after_the_owners_time_and_loads_again_for_t
     let next = answer(&model, &ask("Say yes.")).await;
     assert!(matches!(next.last(), Some(ModelEvent::Finished { .. })), "{next:?}");
     assert!(model.worker_pid().is_some_and(|new| new != pid), "a new worker answered");
+}
+
+#[tokio::test]
+async fn a_model_file_replaced_after_its_permissions_were_given_is_never_loaded() {
+    let _worker = workers(1).await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("smollm2.gguf");
+    std::fs::copy(gguf(), &file).unwrap();
+    let mut config = config();
+    config.path = file.clone();
+    config.permitted_file = FileStamp::of(&file).await;
+    let model = LocalModel::open(config.clone()).await.unwrap();
+
+    // Replaced by another file (here a copy of the same bytes, which is still another file).
+    let copy = dir.path().join("copy.gguf");
+    std::fs::copy(&file, &copy).unwrap();
+    std::fs::rename(&copy, &file).unwrap();
+    let cancel = CancellationToken::new();
+    let events: Vec<_> = model.stream(&ask("Say yes."), &cancel).collect().await;
+    let error = events.iter().find_map(|e| e.as_ref().err()).map(ToString::to_string).unwrap_or_default();
+    assert!(error.contains("has changed since it was tested"), "{events:?}");
+    assert!(!events.iter().any(|e| matches!(e, Ok(ModelEvent::TextDelta(_)))), "nothing was written: {events:?}");
+    assert_eq!(model.worker_pid(), None, "no worker was started on it");
+
+    // The file as it is now, permitted as it is now, loads.
+    config.permitted_file = FileStamp::of(&file).await;
+    let model = LocalModel::open(config).await.unwrap();
+    let answered = answer(&model, &ask("Say yes.")).await;
+    assert!(matches!(answered.last(), Some(ModelEvent::Finished { .. })), "{answered:?}");
+    assert_eq!(model.loaded_file(), FileStamp::of(&file).await);
 }
 
 #[tokio::test]
@@ -531,6 +566,7 @@ async fn the_probe_suite_runs_on_the_small_model_and_its_verdicts_follow_the_ans
     let report =
         probe::run(&model, &tools(), &CancellationToken::new(), &|done, total| seen.lock().unwrap().push((done, total))).await.unwrap();
     let total = PROBES.len();
+    assert_eq!(report.file, FileStamp::of(&gguf()).await, "the report names the file its answers came from");
     assert_eq!(*seen.lock().unwrap(), (1..=total).map(|d| (d, total)).collect::<Vec<_>>(), "progress after every probe");
     assert_eq!(report.verdicts.len(), total);
     for (index, verdict) in report.verdicts.iter().enumerate() {

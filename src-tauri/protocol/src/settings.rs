@@ -110,6 +110,24 @@ pub struct ProbeProgress {
 pub struct LocalProbeView {
     /// Each family, in a fixed order.
     pub families: Vec<ProbeFamilyScore>,
+    /// Each probe's task, what the model did and whether that passed, in the suite's order:
+    /// why a family failed.
+    #[serde(default)]
+    pub answers: Vec<ProbeAnswer>,
+}
+
+/// One probe of the suite, as it went.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbeAnswer {
+    /// Its family, as the owner reads it.
+    pub family: String,
+    /// What the owner asked.
+    pub prompt: String,
+    /// What the model did: `tool {arguments}`, or `text: ` and the first of its words.
+    pub answered: String,
+    /// Whether that was what the task needed.
+    pub passed: bool,
 }
 
 /// One family's score.

@@ -5,7 +5,8 @@ use std::net::SocketAddr;
 
 use hearth_protocol::settings::{
     AgentMode, ConnectionTestResponse, EndpointSettings, HarnessSettings, HarnessSettingsParams, LocalModelInfo, LocalModelInspectParams,
-    LocalProbeView, ModelSettings, ModelSettingsParams, ProbeFamilyScore, ProbeProgress, ProviderKind, SettingsView, check_model_path,
+    LocalProbeView, ModelSettings, ModelSettingsParams, ProbeAnswer, ProbeFamilyScore, ProbeProgress, ProviderKind, SettingsView,
+    check_model_path,
 };
 
 use super::Hearth;
@@ -15,8 +16,7 @@ use crate::local_model::{FileStamp, LocalModel, probe};
 use crate::secret::{BearerToken, ExposeSecret};
 use crate::settings::{
     API_KEY_SECRET, ENDPOINT_TOKEN_SECRET, HARNESS_TOKEN_SECRET, SettingsEdit, StoredModel, StoredSettings, build_provider,
-    inspect_local_model,
-    test_provider,
+    inspect_local_model, test_provider,
 };
 use crate::store::threads::RunOrigin;
 
@@ -79,15 +79,15 @@ impl Hearth {
             Some(m) => {
                 let standing = Standing::of(&m).await;
                 Some(ModelSettings {
-                probe: standing.report.as_ref().map(|report| probe_view(report, standing.overridden)),
-                act_untested: standing.overridden,
-                kind: m.kind,
-                base_url: m.base_url,
-                model: m.model,
-                has_api_key: self.settings.has_secret(API_KEY_SECRET).await?,
-                accepts_images: m.accepts_images,
-                unload_after_minutes: m.unload_after_minutes,
-            })
+                    probe: standing.report.as_ref().map(|report| probe_view(report, standing.overridden)),
+                    act_untested: standing.overridden,
+                    kind: m.kind,
+                    base_url: m.base_url,
+                    model: m.model,
+                    has_api_key: self.settings.has_secret(API_KEY_SECRET).await?,
+                    accepts_images: m.accepts_images,
+                    unload_after_minutes: m.unload_after_minutes,
+                })
             }
             None => None,
         };
@@ -242,9 +242,11 @@ impl Hearth {
             .ok_or_else(|| CoreError::InvalidInput("Choose a model file on this computer first.".into()))?;
         // Given to the file as it is now, as a probe report is.
         kept.override_file = match act_untested {
-            true => Some(FileStamp::of(std::path::Path::new(&kept.base_url)).await.ok_or_else(|| {
-                CoreError::InvalidInput(format!("{} cannot be read; choose the model file again.", kept.base_url))
-            })?),
+            true => Some(
+                FileStamp::of(std::path::Path::new(&kept.base_url))
+                    .await
+                    .ok_or_else(|| CoreError::InvalidInput(format!("{} cannot be read; choose the model file again.", kept.base_url)))?,
+            ),
             false => None,
         };
         kept.act_untested = act_untested;
@@ -415,6 +417,16 @@ fn probe_view(report: &probe::ProbeReport, act_untested: bool) -> LocalProbeView
                 passed: score.passed,
                 total: score.total,
                 allowed: act_untested || report.acts(score.family),
+            })
+            .collect(),
+        answers: report
+            .verdicts
+            .iter()
+            .map(|verdict| ProbeAnswer {
+                family: verdict.family.label().to_owned(),
+                prompt: probe::PROBES.get(verdict.probe).map(|p| p.prompt.to_owned()).unwrap_or_default(),
+                answered: verdict.answered.clone(),
+                passed: verdict.passed,
             })
             .collect(),
     }

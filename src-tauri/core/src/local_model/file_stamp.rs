@@ -45,13 +45,7 @@ impl FileStamp {
         {
             use std::os::unix::fs::MetadataExt;
             let changed = i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec());
-            Some(Self {
-                bytes: meta.len(),
-                modified_ns,
-                device: meta.dev(),
-                inode: meta.ino(),
-                changed_ns: u64::try_from(changed).ok()?,
-            })
+            Some(Self { bytes: meta.len(), modified_ns, device: meta.dev(), inode: meta.ino(), changed_ns: u64::try_from(changed).ok()? })
         }
         #[cfg(not(unix))]
         Some(Self { bytes: meta.len(), modified_ns, device: 0, inode: 0, changed_ns: 0 })

@@ -253,7 +253,6 @@ impl ProbeReport {
     }
 }
 
-
 impl ProbeReport {
     /// The score of each family, in [`Family::ALL`]'s order.
     pub fn scores(&self) -> Vec<FamilyScore> {

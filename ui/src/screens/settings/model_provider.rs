@@ -3,7 +3,9 @@
 //! "On this computer" takes a GGUF file's path instead, and Check file shows what the file is
 //! (name, size, parameters, context, template, memory) before it is kept.
 
-use hearth_protocol::settings::{ConnectionTestResponse, LocalModelInfo, MAX_UNLOAD_MINUTES, ModelSettingsParams, ProviderKind, SettingsView};
+use hearth_protocol::settings::{
+    ConnectionTestResponse, LocalModelInfo, MAX_UNLOAD_MINUTES, ModelSettingsParams, ProviderKind, SettingsView,
+};
 use leptos::prelude::*;
 
 use crate::ipc;
@@ -353,6 +355,18 @@ fn LocalModelProbe(settings: RwSignal<Option<SettingsView>>) -> impl IntoView {
                         </tr>
                     }).collect_view()}
                 </table>
+                <details class="settings-probe-answers">
+                    <summary>"What it answered"</summary>
+                    <ol>
+                        {probe.answers.into_iter().map(|a| view! {
+                            <li data-passed=if a.passed { "true" } else { "false" }>
+                                <span class="settings-note">{a.family}": "{a.prompt}</span>
+                                <code>{a.answered}</code>
+                                <span>{if a.passed { "passed" } else { "failed" }}</span>
+                            </li>
+                        }).collect_view()}
+                    </ol>
+                </details>
             })}
             <label class="settings-toggle">
                 <input

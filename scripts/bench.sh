@@ -52,7 +52,7 @@ if llama_reference="$(build_llama_reference)"; then
   n=0
   for gguf in "$HEARTH_TEST_GGUF" ${HEARTH_BENCH_GGUF:+"$HEARTH_BENCH_GGUF"}; do
     n=$((n + 1))
-    "$llama_reference" "$gguf" "$threads" 512 128 3 > "$out/llama-bench-$n.json"
+    "$llama_reference" "$gguf" "$threads" 1536 128 3 > "$out/llama-bench-$n.json"
   done
   python3 -c 'import json, sys; json.dump([row for path in sys.argv[2:] for row in json.load(open(path))], open(sys.argv[1], "w"))' \
     "$out/llama-bench.json" "$out"/llama-bench-*.json || die "llama.cpp's reference output ($out/llama-bench-*.json) did not read as JSON"

@@ -257,8 +257,11 @@ build_llama_reference() {
   src="$(find "${CARGO_HOME:-$HOME/.cargo}/registry/src" -maxdepth 2 -type d -name "llama-cpp-sys-2-$version" -print -quit)/llama.cpp"
   [ -f "$src/include/llama.h" ] || { log "llama.cpp's headers for llama-cpp-sys-2 $version are not in cargo's registry"; return 1; }
   # The newest build of it (CMake installs into lib or lib64).
-  out="$(ls -td "$CARGO_TARGET_DIR"/debug/build/llama-cpp-sys-2-*/out/lib "$CARGO_TARGET_DIR"/debug/build/llama-cpp-sys-2-*/out/lib64 \
-    2>/dev/null | while read -r d; do [ -f "$d/libllama.a" ] && { echo "$d"; break; }; done)"
+  local d
+  out=""
+  for d in $(ls -td "$CARGO_TARGET_DIR"/debug/build/llama-cpp-sys-2-*/out/lib{,64} 2>/dev/null || true); do
+    [ -f "$d/libllama.a" ] && { out="$d"; break; }
+  done
   [ -n "$out" ] || { log "no llama.cpp libraries under $CARGO_TARGET_DIR/debug/build: build the local_model bench first"; return 1; }
   mkdir -p "$dir"
   cc -O2 -I"$src/include" -I"$src/ggml/include" "$ROOT/src-tauri/core/benches/llama_reference.c" \

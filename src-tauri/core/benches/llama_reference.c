@@ -1,9 +1,10 @@
 /*
  * llama.cpp's own speed on a GGUF file, as the local model's bench reference: the loops of
- * llama.cpp's `llama-bench` (a prompt of n random tokens read in batches, then n tokens
- * written one decode at a time, each repeated and averaged), calling llama.cpp's C API
- * directly with nothing of Hearth in between, and printing llama-bench's JSON rows
- * (model_filename, n_prompt, n_gen, n_threads, avg_ts) for benches/local_model.rs.
+ * llama.cpp's `llama-bench` (a prompt of n random tokens read in batches; then n tokens
+ * written one decode at a time after such a prompt, at its depth, as Hearth writes after its
+ * own; each repeated and averaged), calling llama.cpp's C API directly with nothing of Hearth
+ * in between, and printing llama-bench's JSON rows (model_filename, n_prompt, n_gen,
+ * n_depth, n_batch, n_threads, avg_ts) for benches/local_model.rs.
  *
  * Why not llama-bench itself: llama-cpp-sys-2 ships llama.cpp without its tools/ folder, so
  * llama-bench cannot be built from the sources Hearth links, and a llama-bench of another
@@ -11,7 +12,8 @@
  * static libraries the worker uses (scripts/bench.sh finds them in cargo's build folder) and
  * makes its context as the worker does (Hearth's context length, 512-token batches).
  *
- * Usage: llama_reference MODEL.gguf THREADS N_PROMPT N_GEN REPETITIONS
+ * Usage: llama_reference MODEL.gguf THREADS N_PROMPT N_GEN REPETITIONS [BATCH]
+ * (BATCH, the tokens read per decode call, is 512 unless given.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,14 +67,15 @@ static double write_tokens(struct llama_context *ctx, int n_vocab, int n_gen) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 6) {
-        fprintf(stderr, "usage: %s MODEL.gguf THREADS N_PROMPT N_GEN REPETITIONS\n", argv[0]);
+    if (argc != 6 && argc != 7) {
+        fprintf(stderr, "usage: %s MODEL.gguf THREADS N_PROMPT N_GEN REPETITIONS [BATCH]\n", argv[0]);
         return 2;
     }
     const char *path = argv[1];
     int threads = atoi(argv[2]), n_prompt = atoi(argv[3]), n_gen = atoi(argv[4]), reps = atoi(argv[5]);
-    if (threads < 1 || n_prompt < 1 || n_gen < 1 || reps < 1) {
-        fprintf(stderr, "THREADS, N_PROMPT, N_GEN and REPETITIONS are positive numbers\n");
+    int batch = argc == 7 ? atoi(argv[6]) : 512;
+    if (threads < 1 || n_prompt < 1 || n_gen < 1 || reps < 1 || batch < 1 || batch > 512 || n_prompt + n_gen > 4096) {
+        fprintf(stderr, "THREADS, N_PROMPT, N_GEN, REPETITIONS and BATCH (at most 512) are positive, N_PROMPT + N_GEN at most 4096\n");
         return 2;
     }
     llama_log_set(quiet, NULL);
@@ -104,25 +107,23 @@ int main(int argc, char **argv) {
     for (char *c = name; *c; c++) {
         if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = '_';
     }
-    /* A warm-up of each, as llama-bench does, then the measured repetitions. */
+    /* A warm-up read, as llama-bench does, then the measured repetitions. */
     llama_memory_clear(llama_get_memory(ctx), true);
-    read_prompt(ctx, n_vocab, n_prompt < 512 ? n_prompt : 512, 512);
+    read_prompt(ctx, n_vocab, n_prompt < batch ? n_prompt : batch, batch);
     double prompt_ts = 0, write_ts = 0;
     for (int r = 0; r < reps; r++) {
         llama_memory_clear(llama_get_memory(ctx), true);
-        prompt_ts += n_prompt / read_prompt(ctx, n_vocab, n_prompt, 512);
-    }
-    llama_memory_clear(llama_get_memory(ctx), true);
-    write_tokens(ctx, n_vocab, 1);
-    for (int r = 0; r < reps; r++) {
-        llama_memory_clear(llama_get_memory(ctx), true);
+        prompt_ts += n_prompt / read_prompt(ctx, n_vocab, n_prompt, batch);
+        /* Writing measured at the prompt's depth (its reading is not timed again). */
         write_ts += n_gen / write_tokens(ctx, n_vocab, n_gen);
     }
     printf("[\n");
-    printf("  {\"model_filename\": \"%s\", \"n_prompt\": %d, \"n_gen\": 0, \"n_threads\": %d, \"avg_ts\": %.3f},\n", name, n_prompt,
-           threads, prompt_ts / reps);
-    printf("  {\"model_filename\": \"%s\", \"n_prompt\": 0, \"n_gen\": %d, \"n_threads\": %d, \"avg_ts\": %.3f}\n", name, n_gen, threads,
-           write_ts / reps);
+    printf("  {\"model_filename\": \"%s\", \"n_prompt\": %d, \"n_gen\": 0, \"n_depth\": 0, \"n_batch\": %d, \"n_threads\": %d, "
+           "\"avg_ts\": %.3f},\n",
+           name, n_prompt, batch, threads, prompt_ts / reps);
+    printf("  {\"model_filename\": \"%s\", \"n_prompt\": 0, \"n_gen\": %d, \"n_depth\": %d, \"n_batch\": 1, \"n_threads\": %d, "
+           "\"avg_ts\": %.3f}\n",
+           name, n_gen, n_prompt, threads, write_ts / reps);
     printf("]\n");
     llama_free(ctx);
     llama_model_free(model);

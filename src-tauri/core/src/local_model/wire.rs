@@ -147,6 +147,18 @@ pub struct Stats {
     pub first_token_ms: f64,
     /// Milliseconds writing.
     pub generate_ms: f64,
+    /// Milliseconds in llama.cpp's decode calls while reading: `prompt_ms` without the
+    /// template, the tokenizer and the grammar's set-up. (llama.cpp's own timers are off: the
+    /// binding does not let them be turned on.)
+    #[serde(default)]
+    pub prompt_decode_ms: f64,
+    /// Decode calls while writing (one per written token but the last).
+    #[serde(default)]
+    pub write_decodes: u32,
+    /// Milliseconds in them: `generate_ms` without the grammar's mask and the choice of each
+    /// token.
+    #[serde(default)]
+    pub write_decode_ms: f64,
 }
 
 /// What Settings shows of a model file.

@@ -114,7 +114,13 @@ fn model_params_are_trimmed_and_keep_the_key_unless_one_is_typed() {
     let wire = serde_json::to_value(&params).unwrap();
     assert_eq!(
         wire,
-        serde_json::json!({"kind": "openai_chat", "baseUrl": "http://localhost:8080/v1", "model": "qwen2.5", "acceptsImages": false}),
+        serde_json::json!({
+            "kind": "openai_chat",
+            "baseUrl": "http://localhost:8080/v1",
+            "model": "qwen2.5",
+            "acceptsImages": false,
+            "unloadAfterMinutes": 10
+        }),
         "apiKey is absent, not null"
     );
 

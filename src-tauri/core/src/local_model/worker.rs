@@ -36,10 +36,10 @@ const META_SHOWN: usize = 256;
 
 /// Prompt tokens read per decode call at first; then sized so a chunk takes about
 /// [`CHUNK_SECONDS`], which bounds how long Stop waits while a prompt is read (it should land
-/// within 0.3 s). Not less: small chunks read slowly. llama.cpp's own loop
+/// within 0.3 s). That bound has a price on a small machine: llama.cpp's own loop
 /// (benches/llama_reference.c, Qwen2.5-Coder-1.5B, 2 threads, 2026-12-06) read 35 tokens/s in
-/// chunks of 8, 50 in 16, 58 in 32, 64 in 64 and 68 in 512; chunks sized for 0.1 s read that
-/// model's prompt at 31.7 tokens/s, about what chunks of 8 read.
+/// chunks of 8, 50 in 16, 58 in 32, 64 in 64 and 68 in 512, and Hearth's chunks, sized for 0.25
+/// s (or for 0.1 s), read that model's prompt at 31.7 tokens/s.
 const FIRST_CHUNK: usize = 16;
 const CHUNK_SECONDS: f64 = 0.25;
 const MAX_CHUNK: usize = 512;

@@ -239,18 +239,9 @@ pub struct ProbeReport {
     pub verdicts: Vec<Verdict>,
     /// The file every answer of the run came from, as its worker was started on it (none if
     /// they came from two; reports stored before this was kept have none): a report counts
-    /// only for that file.
+    /// only for that file (`Standing` in hearth/settings.rs is the one place that checks it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<FileStamp>,
-}
-
-impl ProbeReport {
-    /// The report if it was made on the file at `path` as it is now: another file at the same
-    /// path, or the same file rewritten, is a model nobody tested.
-    pub async fn for_file(&self, path: &std::path::Path) -> Option<&Self> {
-        let now = FileStamp::of(path).await?;
-        (self.file == Some(now)).then_some(self)
-    }
 }
 
 impl ProbeReport {

@@ -16,6 +16,7 @@ mod goals;
 mod harness;
 mod inbox;
 mod ipc;
+mod phone;
 mod settings;
 mod startup;
 mod trust;

@@ -428,3 +428,45 @@ build_floor_ui() {
 }
 
 private_dir "$CARGO_TARGET_DIR"
+
+# The phone targets, type-checked in every test run (issue 34): Android's and iOS's arm64.
+MOBILE_TARGETS=(aarch64-linux-android aarch64-apple-ios)
+
+install_mobile_targets() {
+  local installed target
+  installed="$(rustup target list --installed 2>/dev/null || true)"
+  for target in "${MOBILE_TARGETS[@]}"; do
+    grep -qx "$target" <<<"$installed" || rustup target add "$target" >&2
+  done
+}
+
+# Type-checks the phone build of the shell's library, with the protocol and the core (the phone's
+# feature set: no computer, browser, endpoint or local model; core::parts), for each phone
+# target, linted as the desktop build is (run after lint_while_building). No Android NDK or Xcode
+# can be had here, and two build scripts compile C even in a check: scripts/typecheck-only/
+# stands in for the targets' C compiler and archiver, writing empty objects that can never link
+# (and refusing to run without HEARTH_TYPECHECK_ONLY=1). Nothing it makes is used or kept apart
+# from cargo's check metadata.
+mobile_typecheck() {
+  local stand_in="$ROOT/scripts/typecheck-only" sdk target var kept status=0
+  # cc-rs asks xcrun for an iOS SDK unless SDKROOT names one; an empty folder answers it.
+  sdk="$CARGO_TARGET_DIR/typecheck-only-sdk"
+  private_dir "$sdk"
+  # tauri-build rewrites gen/schemas for the platform it builds for (a phone's adds the
+  # notification plugin and its own schemas); the committed copies are the Linux build's
+  # (gen/README.md), so they are put back as they were, times included (no rebuild follows).
+  kept="$(mktemp -d)"
+  cp -a "$ROOT/gen/schemas/." "$kept/"
+  for target in "${MOBILE_TARGETS[@]}"; do
+    var="${target//-/_}"
+    log "type-checking the phone build for $target"
+    env HEARTH_TYPECHECK_ONLY=1 SDKROOT="$sdk" \
+      "CC_$var=$stand_in/cc" "CXX_$var=$stand_in/cc" "AR_$var=$stand_in/ar" \
+      cargo check --locked --target "$target" -p hearth --lib --no-default-features || { status=$?; break; }
+  done
+  rm -rf "$ROOT/gen/schemas"
+  mkdir "$ROOT/gen/schemas"
+  cp -a "$kept/." "$ROOT/gen/schemas/"
+  rm -rf "$kept"
+  return "$status"
+}

@@ -193,6 +193,10 @@ impl AguiServer {
 
     /// [`AguiServer::start`] with explicit limits.
     pub async fn start_with_limits<R: RunStarter>(hearth: R, addr: SocketAddr, token: BearerToken, limits: AguiLimits) -> Result<Self> {
+        // The endpoint's one door: a build without it (a phone's) never binds a listener.
+        if !crate::parts::Part::Endpoint.is_built() {
+            return Err(CoreError::Unavailable(crate::parts::Part::Endpoint.absent().to_owned()));
+        }
         if !addr.ip().is_loopback() {
             return Err(CoreError::InvalidInput(format!(
                 "The AG-UI endpoint listens on this machine only; {addr} is not a loopback address."

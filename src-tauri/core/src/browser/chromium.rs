@@ -1032,6 +1032,11 @@ impl Chromium {
     }
 
     async fn launch(&self) -> Result<Running, BrowserError> {
+        // The browser's one door: a build without it (a phone's) never starts its proxy or a
+        // Chromium.
+        if !crate::parts::Part::Browser.is_built() {
+            return Err(BrowserError::NotInThisBuild);
+        }
         let proxy =
             EgressProxy::start(self.config.allow.clone(), self.resolver.clone()).await.map_err(|e| BrowserError::Launch(e.to_string()))?;
         let profile = self.config.profiles_dir.join(&self.profile);

@@ -25,6 +25,9 @@ pub enum BrowserError {
     /// Longer than `chromium::MAX_URL`.
     #[error("the address is {0} characters long; at most 4,096 are accepted")]
     UrlTooLong(usize),
+    /// This build has no browser (a phone's: see [`crate::parts`]).
+    #[error("{}", crate::parts::Part::Browser.absent())]
+    NotInThisBuild,
     /// Chromium could not be started.
     #[error("Chromium could not be started ({0}); install Debian's chromium package or set its path in Settings → Browser")]
     Launch(String),

@@ -146,11 +146,19 @@ async fn accept_own(listener: TcpListener, address: SocketAddr) -> Option<TcpStr
 }
 
 /// Whether the TCP socket at `peer`, connected to `local`, is open in this process.
+#[cfg(any(target_os = "linux", target_os = "android"))]
 pub(super) fn held_here(peer: SocketAddr, local: SocketAddr) -> procfs::ProcResult<bool> {
     let inode = procfs::net::tcp()?.into_iter().find(|e| e.local_address == peer && e.remote_address == local).map(|e| e.inode);
     let Some(inode) = inode.filter(|inode| *inode != 0) else { return Ok(false) };
     let mut fds = procfs::process::Process::myself()?.fd()?;
     Ok(fds.any(|fd| fd.is_ok_and(|fd| matches!(fd.target, procfs::process::FDTarget::Socket(i) if i == inode))))
+}
+
+/// Without /proc (macOS, iOS) no connection can be shown to come from this process, so none is
+/// let through; the browser runs on Linux (a phone build never launches it: `crate::parts`).
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+pub(super) fn held_here(_peer: SocketAddr, _local: SocketAddr) -> Result<bool, &'static str> {
+    Err("this system has no /proc to tell which process holds a connection")
 }
 
 /// Carries chromiumoxide's messages to the browser and the browser's back, until either ends.

@@ -23,6 +23,10 @@ pub const STOP_GRACE_SECONDS: i32 = 2;
 /// Connects to the engine at `DOCKER_HOST`, or the default socket, and agrees on an API version
 /// (Debian's engine is older than bollard's newest API).
 pub async fn connect() -> Result<Docker, ComputerError> {
+    // The computer's one door: a build without it (a phone's) never reaches an engine.
+    if !crate::parts::Part::Computer.is_built() {
+        return Err(ComputerError::NotInThisBuild);
+    }
     let docker = Docker::connect_with_local_defaults().map_err(|e| ComputerError::NoEngine(e.to_string()))?;
     match tokio::time::timeout(ENGINE_LIMIT, docker.negotiate_version()).await {
         Ok(Ok(docker)) => Ok(docker),

@@ -44,6 +44,9 @@ pub enum ComputerError {
     /// Turned off in Settings.
     #[error("the computer is turned off; the owner can turn it on in Settings → Computer")]
     Off,
+    /// This build has no computer (a phone's: see [`crate::parts`]).
+    #[error("{}", crate::parts::Part::Computer.absent())]
+    NotInThisBuild,
     /// No engine answers on the socket.
     #[error("no Docker engine answers ({0}); start one (the docker.io package's dockerd) and try again")]
     NoEngine(String),
@@ -323,6 +326,10 @@ impl Computer {
     }
 
     async fn docker(&self) -> Result<Docker, ComputerError> {
+        // Before "turned off": on a build without the computer, Settings cannot turn it on.
+        if !crate::parts::Part::Computer.is_built() {
+            return Err(ComputerError::NotInThisBuild);
+        }
         if !self.is_enabled() {
             return Err(ComputerError::Off);
         }

@@ -271,7 +271,10 @@ fn read_key_file(path: &Path) -> Result<DataKey> {
     Ok(key)
 }
 
-#[cfg(feature = "keychain")]
+// Android has no keychain keyring can reach (its Keystore holds keys that never leave it, which
+// needs a wrapping key through JNI: SECURITY.md's "Phones"); there the key file in the app's
+// private folder is used, as without the feature.
+#[cfg(all(feature = "keychain", not(target_os = "android")))]
 mod keychain {
     use zeroize::Zeroizing;
 
@@ -317,7 +320,7 @@ mod keychain {
     }
 }
 
-#[cfg(not(feature = "keychain"))]
+#[cfg(any(not(feature = "keychain"), target_os = "android"))]
 mod keychain {
     use zeroize::Zeroizing;
 
@@ -327,7 +330,11 @@ mod keychain {
         VaultError::KeychainUnavailable {
             service: service.to_owned(),
             account: account.to_owned(),
-            detail: "this build of Hearth has no keychain support (feature `keychain`)".to_owned(),
+            detail: if cfg!(target_os = "android") {
+                "Hearth keeps its key in the app's private folder on Android".to_owned()
+            } else {
+                "this build of Hearth has no keychain support (feature `keychain`)".to_owned()
+            },
         }
     }
 

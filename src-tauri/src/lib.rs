@@ -5,6 +5,7 @@
 
 mod commands;
 mod desktop_notices;
+mod headless;
 mod ipc;
 mod memory;
 mod state;
@@ -24,6 +25,13 @@ pub fn run() {
         std::process::exit(hearth_core::local_model::run_worker());
     }
     init_tracing();
+    // `hearth serve`: the core with no window, the home server for paired devices.
+    let mut args = std::env::args_os().skip(1);
+    if args.next().is_some_and(|arg| arg == headless::SERVE) {
+        // Lossy: an argument that is not UTF-8 is then refused by the parser with its words.
+        let rest: Vec<String> = args.map(|arg| arg.to_string_lossy().into_owned()).collect();
+        std::process::exit(headless::run(&rest));
+    }
     let app = build(tauri::Builder::default()).build(tauri::generate_context!());
     match app {
         Ok(app) => app.run(|handle, event| {
@@ -108,6 +116,9 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::memory::memory_list,
             commands::memory::memory_save,
             commands::memory::memory_forget,
+            commands::devices::device_list,
+            commands::devices::device_pair_offer,
+            commands::devices::device_revoke,
             commands::mandates::mandate_list,
             commands::mandates::mandate_grant,
             commands::mandates::mandate_revoke,

@@ -680,3 +680,22 @@ fn internal(message: &str) -> IpcError {
 fn web_sys_log(message: &str) {
     leptos::logging::warn!("{message}");
 }
+
+/// The paired devices (Settings → Devices), most recently paired first.
+pub async fn device_list() -> Result<Vec<hearth_protocol::devices::PairedDeviceView>, IpcError> {
+    call(cmd::DEVICE_LIST, &serde_json::json!({})).await
+}
+
+/// A one-time pairing offer for a device the owner names, with the scopes chosen for it.
+pub async fn device_pair_offer(
+    params: &hearth_protocol::devices::DevicePairOfferParams,
+) -> Result<hearth_protocol::devices::PairingOfferView, IpcError> {
+    params.validate()?;
+    call(cmd::DEVICE_PAIR_OFFER, &serde_json::json!({ "params": params })).await
+}
+
+/// Revokes a paired device: refused from its next request, its open streams closed.
+pub async fn device_revoke(id: &str) -> Result<hearth_protocol::devices::PairedDeviceView, IpcError> {
+    let params = hearth_protocol::devices::DeviceRevokeParams { id: hearth_protocol::ids::DeviceId::parse(id)? };
+    call(cmd::DEVICE_REVOKE, &serde_json::json!({ "params": params })).await
+}

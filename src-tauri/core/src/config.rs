@@ -40,7 +40,17 @@ pub struct Config {
     /// How to start the local model's worker: the app's own binary in its worker mode
     /// (`None` in a build without the engine, where Settings refuses a model file).
     pub local_model_worker: Option<crate::local_model::WorkerCommand>,
+    /// Where the pairing host listens for the owner's other devices (Settings → Devices): every
+    /// interface on [`PAIRING_PORT`] by default, so a phone on the LAN can reach it; the headless
+    /// home server's `--listen` and tests choose another.
+    pub pairing_listen: std::net::SocketAddr,
 }
+
+/// Names the pairing host's address and port (`0.0.0.0:47800` unless set).
+pub const PAIRING_LISTEN_ENV: &str = "HEARTH_PAIRING_LISTEN";
+
+/// The pairing host's port unless told otherwise.
+pub const PAIRING_PORT: u16 = 47_800;
 
 /// Google's OAuth endpoints and API base addresses.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -108,6 +118,7 @@ impl Config {
             browser_dns: None,
             google: GoogleEndpoints::default(),
             local_model_worker: None,
+            pairing_listen: std::net::SocketAddr::from(([0, 0, 0, 0], PAIRING_PORT)),
             data_dir,
             sample_chunk_delay: Duration::from_millis(25),
             sample_slow_step: Duration::from_millis(250),
@@ -122,10 +133,19 @@ impl Config {
 
     /// Uses `HEARTH_DATA_DIR` when set and non-empty, else `default_dir`.
     pub fn from_env_or(default_dir: impl Into<PathBuf>) -> Self {
-        match std::env::var_os(DATA_DIR_ENV) {
+        let mut config = match std::env::var_os(DATA_DIR_ENV) {
             Some(dir) if !dir.is_empty() => Self::new(dir),
             _ => Self::new(default_dir),
+        };
+        // Where paired devices connect, when not the default (a malformed value is logged and
+        // the default kept: the app still opens).
+        if let Ok(listen) = std::env::var(PAIRING_LISTEN_ENV) {
+            match listen.parse() {
+                Ok(addr) => config.pairing_listen = addr,
+                Err(_) => tracing::warn!(value = %listen, "{PAIRING_LISTEN_ENV} is not an address with a port; the default is used"),
+            }
         }
+        config
     }
 
     /// The database file.

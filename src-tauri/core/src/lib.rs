@@ -21,6 +21,7 @@ pub mod journal;
 pub mod local_model;
 pub mod memory;
 pub mod monitors;
+pub mod pairing;
 pub mod parts;
 pub mod pdf;
 pub mod process;

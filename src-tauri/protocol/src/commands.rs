@@ -128,6 +128,9 @@ commands! {
     BROWSER_CONTROL_INPUT = "browser_control_input";
     BROWSER_CONTROL_STOP = "browser_control_stop";
     BROWSER_CONTROL_RELEASE_ALL = "browser_control_release_all";
+    DEVICE_LIST = "device_list";
+    DEVICE_PAIR_OFFER = "device_pair_offer";
+    DEVICE_REVOKE = "device_revoke";
 }
 
 #[cfg(test)]

@@ -262,6 +262,11 @@ id_type!(
     "file id"
 );
 id_type!(
+    /// A paired device: the hex of the first 16 bytes of the SHA-256 of its public key.
+    DeviceId,
+    "device id"
+);
+id_type!(
     /// An operation id a caller gives (the window, once per press): with its scope it forms the
     /// journal's operation key (`op:<id>` within the scope), so the same request sent again
     /// finds the first one's receipt instead of acting twice.

@@ -12,6 +12,7 @@ pub mod approvals;
 pub mod browser;
 pub mod commands;
 pub mod computer;
+pub mod devices;
 pub mod error;
 pub mod files;
 pub mod finance;

@@ -6,6 +6,7 @@ pub mod approvals;
 pub mod browser;
 pub mod chat;
 pub mod computer;
+pub mod devices;
 pub mod files;
 pub mod goals;
 pub mod inbox;

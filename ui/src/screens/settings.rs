@@ -1,5 +1,5 @@
 //! Settings: who answers the chat, the model provider, the external AG-UI agent, Hearth's
-//! own AG-UI endpoint, the computer, and the accounts whose mail and calendar the agent reads.
+//! own AG-UI endpoint, the computer, the owner's paired devices, and the accounts whose mail and calendar the agent reads.
 //!
 //! Every `settings_*` command answers the whole view, which replaces the one shown here.
 //! The forms start from the view once and again after their own Save, so a change in one
@@ -8,6 +8,7 @@
 mod accounts;
 mod agent_mode;
 mod computer;
+mod devices;
 mod endpoint;
 mod harness;
 mod model_provider;
@@ -24,6 +25,7 @@ use crate::request::{Reply, action_failure};
 use accounts::AccountsSection;
 use agent_mode::AgentSection;
 use computer::ComputerSection;
+use devices::DevicesSection;
 use endpoint::EndpointSection;
 use harness::HarnessSection;
 use model_provider::ModelSection;
@@ -58,6 +60,7 @@ pub fn SettingsScreen() -> impl IntoView {
                         <HarnessSection settings />
                         <EndpointSection settings />
                         <ComputerSection />
+                        <DevicesSection />
                         <AccountsSection />
                     }.into_any()
                 } else {

@@ -33,8 +33,10 @@ use crate::workspace::{ChosenWorkspace, LocalWorkspace, Workspace, WorkspaceRead
 mod accounts;
 mod agents;
 mod browser;
+mod companion;
 mod computer;
 mod conversations;
+mod devices;
 mod goals;
 mod ideas;
 mod inbox;
@@ -89,6 +91,8 @@ pub struct Hearth {
     local_model: Arc<std::sync::Mutex<Option<crate::local_model::LocalModel>>>,
     /// How far the probe suite has got while it runs (one run at a time).
     probe_progress: Arc<std::sync::Mutex<Option<hearth_protocol::settings::ProbeProgress>>>,
+    /// The pairing host, once it serves the owner's other devices (Settings → Devices).
+    pairing: Arc<tokio::sync::Mutex<Option<crate::pairing::host_store::PairingService>>>,
 }
 
 /// The one owner's id in names and labels (Hearth is single-owner).
@@ -206,6 +210,7 @@ impl Hearth {
             notices_at_open,
             local_model: Arc::default(),
             probe_progress: Arc::default(),
+            pairing: Arc::default(),
         };
         // The account chosen last time first: neither the tasks recovery just requeued nor a
         // client of the AG-UI endpoint (which the settings start) may read, or prepare for, the
@@ -217,6 +222,7 @@ impl Hearth {
             hearth.approvals.start(std::time::Duration::from_secs(15));
             hearth.schedules.start(hearth.config.engine.poll_every, hearth.background.clone());
         }
+        hearth.serve_paired_devices().await;
         Ok(hearth)
     }
 
@@ -541,6 +547,8 @@ impl Hearth {
         if let Some(endpoint) = self.endpoint.lock().await.take() {
             endpoint.stop();
         }
+        // The owner's other devices are told the host is closing.
+        self.pairing_shutdown().await;
         self.approvals.shutdown();
         self.tasks.shutdown().await;
         self.browsers.close_all().await;

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod browser;
 pub mod calendar;
+pub mod devices;
 pub mod error;
 pub mod files;
 pub mod goals;

@@ -6,50 +6,16 @@ use std::time::Duration;
 
 use hearth_core::Hearth;
 use hearth_core::approvals::CHANGED_MESSAGE;
-use hearth_core::tasks::{TaskContext, TaskOutcome};
-use hearth_core::tools::{RunOutcome, ToolCall, run_serially};
+use hearth_core::tools::{ToolCall, run_serially};
 use hearth_protocol::ErrorCode;
 use hearth_protocol::approvals::{
     ApprovalDecideParams, Decision, DraftAttachment, EmailDraft, ProposalDraft, ProposalStatus, ProposalView,
 };
 use hearth_protocol::ids::{FileId, ProposalId, TaskId};
-use hearth_protocol::tasks::{TaskControl, TaskControlParams, TaskKind, TaskStatus};
+use hearth_protocol::tasks::{TaskControl, TaskControlParams, TaskStatus};
 use serde_json::json;
 
-use super::support::{TestHearth, engine_idle, fast_config, new_task};
-
-/// A Monitor task whose one run calls prepare_email; it ends waiting for approval.
-async fn email_awaiting_review(t: &TestHearth) -> (String, ProposalView) {
-    let hearth = t.hearth.clone();
-    let engine = hearth.tasks().clone();
-    let tool_hearth = hearth.clone();
-    engine.register(TaskKind::Monitor, move |ctx: TaskContext| {
-        let tools = tool_hearth.toolbox().for_task(ctx);
-        async move {
-            let args = json!({
-                "to": ["Ms. Alvarez <alvarez@Riverside-School.example>"],
-                "subject": "Re: Community visit",
-                "body": "Hello,\n\nThe form is attached.",
-            });
-            let calls = [ToolCall { id: "call-1".into(), name: "prepare_email".into(), arguments: args.to_string() }];
-            let outputs = run_serially(&tools, &calls, 0).await;
-            match outputs.into_iter().find_map(|(_, o)| o.outcome) {
-                Some(RunOutcome::WaitingApproval(id)) => TaskOutcome::WaitingApproval(id),
-                other => TaskOutcome::Failed(format!("prepare_email did not wait for approval: {other:?}")),
-            }
-        }
-    });
-    let input = json!({});
-    let task = engine.create(new_task("email", &input)).await.unwrap();
-    let mut changes = engine.subscribe();
-    engine.tick().await.unwrap();
-    engine_idle(&engine, &mut changes).await;
-    let task = hearth.store().get_task(&task.id).await.unwrap().unwrap();
-    assert_eq!(task.status, TaskStatus::WaitingApproval, "{:?}", task.error);
-    // Read the row directly: `approval_get` would already sweep an expired proposal.
-    let proposal = hearth.store().get_proposal(task.action_id.as_deref().unwrap()).await.unwrap().unwrap().view();
-    (task.id, proposal)
-}
+use super::support::{TestHearth, email_awaiting_review, fast_config};
 
 async fn open_with(ttl: Duration) -> TestHearth {
     let dir = tempfile::tempdir().unwrap();

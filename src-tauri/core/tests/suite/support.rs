@@ -2,10 +2,15 @@
 
 use std::time::Duration;
 
+use hearth_core::tasks::{TaskContext, TaskOutcome};
+use hearth_core::tools::{RunOutcome, ToolCall, run_serially};
 use hearth_core::{Config, Hearth, RunEvents};
 use hearth_protocol::agui::Event;
+use hearth_protocol::approvals::ProposalView;
 use hearth_protocol::ids::ThreadId;
 use hearth_protocol::ipc::RunStartParams;
+use hearth_protocol::tasks::{TaskKind, TaskStatus};
+use serde_json::json;
 
 pub struct TestHearth {
     pub hearth: Hearth,
@@ -75,4 +80,42 @@ pub fn new_task<'a>(key: &'a str, input: &'a serde_json::Value) -> hearth_core::
         input,
         thread_id: None,
     }
+}
+
+/// A Monitor task whose one run calls prepare_email; it ends waiting for approval.
+pub async fn email_awaiting_review(t: &TestHearth) -> (String, ProposalView) {
+    let hearth = t.hearth.clone();
+    let engine = hearth.tasks().clone();
+    let tool_hearth = hearth.clone();
+    engine.register(TaskKind::Monitor, move |ctx: TaskContext| {
+        let tools = tool_hearth.toolbox().for_task(ctx);
+        async move {
+            let args = json!({
+                "to": ["Ms. Alvarez <alvarez@Riverside-School.example>"],
+                "subject": "Re: Community visit",
+                "body": "Hello,\n\nThe form is attached.",
+            });
+            let calls = [ToolCall { id: "call-1".into(), name: "prepare_email".into(), arguments: args.to_string() }];
+            let outputs = run_serially(&tools, &calls, 0).await;
+            match outputs.into_iter().find_map(|(_, o)| o.outcome) {
+                Some(RunOutcome::WaitingApproval(id)) => TaskOutcome::WaitingApproval(id),
+                other => TaskOutcome::Failed(format!("prepare_email did not wait for approval: {other:?}")),
+            }
+        }
+    });
+    let input = json!({});
+    let task = engine.create(new_task("email", &input)).await.unwrap();
+    let mut changes = engine.subscribe();
+    engine.tick().await.unwrap();
+    engine_idle(&engine, &mut changes).await;
+    let task = hearth.store().get_task(&task.id).await.unwrap().unwrap();
+    assert_eq!(task.status, TaskStatus::WaitingApproval, "{:?}", task.error);
+    // Read the row directly: `approval_get` would already sweep an expired proposal.
+    let proposal = hearth.store().get_proposal(task.action_id.as_deref().unwrap()).await.unwrap().unwrap().view();
+    (task.id, proposal)
+}
+
+/// A bound for awaits that must finish: a test fails rather than hangs. Never a synchronisation.
+pub async fn guarded<F: std::future::Future>(future: F) -> F::Output {
+    tokio::time::timeout(Duration::from_secs(60), future).await.expect("the test's guard ran out: something hangs")
 }

@@ -36,6 +36,7 @@ run_bench task_throughput cargo bench -q -p hearth-core --bench task_throughput 
 run_bench agent_loop cargo bench -q -p hearth-core --bench agent_loop --locked
 run_bench stop_latency cargo bench -q -p hearth-core --bench stop_latency --locked
 run_bench send_latency cargo bench -q -p hearth-core --bench send_latency --locked
+run_bench pairing cargo bench -q -p hearth-core --bench pairing --locked
 run_bench load cargo bench -q -p hearth-core --bench load --locked
 # The model on this computer beside llama.cpp's own speed on the same file and threads
 # (scripts/common.sh build_llama_reference: llama.cpp's C API, linked from the very libraries the

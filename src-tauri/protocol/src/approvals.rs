@@ -106,6 +106,8 @@ pub enum ProposalOrigin {
     AguiEndpoint,
     /// An external agent Hearth talks to over AG-UI.
     ExternalAgent,
+    /// A chat sent from one of the owner's paired devices.
+    PairedDevice,
 }
 
 impl ProposalOrigin {
@@ -129,6 +131,7 @@ impl ProposalOrigin {
             Self::Task => "a background task",
             Self::AguiEndpoint => "an app using Hearth's AG-UI endpoint",
             Self::ExternalAgent => "the external agent",
+            Self::PairedDevice => "a chat from your paired device",
         }
     }
 }

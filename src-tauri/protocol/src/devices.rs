@@ -19,7 +19,8 @@ use crate::commands::{self, Command};
 pub enum DeviceScope {
     /// See chats, tasks, approvals waiting, files and the inbox.
     Read,
-    /// Chat with the host's agent (its tools run at home; its effects still wait for approval).
+    /// Chat with the host's agent. Its tools run at home, and every effect its chat asks for
+    /// waits on a card (the run starts as a paired device's: `SourceKind::PairedDevice`).
     Chat,
     /// Approve or deny what waits for the owner, as shown on the card.
     DecideApprovals,
@@ -114,7 +115,8 @@ pub const COMPANION_REACH: &[(Command, Reach)] = {
         (commands::GOAL_CONTROL, Scope(ControlTasks)),
         (commands::GOAL_MILESTONES, Scope(Read)),
         (commands::MEMORY_LIST, Scope(Read)),
-        (commands::MEMORY_SAVE, Scope(ControlTasks)),
+        // A fact goes into every later model request as the owner's own words: kept at home.
+        (commands::MEMORY_SAVE, Never),
         (commands::MEMORY_FORGET, Scope(Destructive)),
         (commands::MANDATE_LIST, Scope(Read)),
         // A standing order lets effects through without a card: granted only at home.
@@ -236,8 +238,8 @@ impl DevicePairOfferParams {
 }
 
 /// The offer Settings shows while a device pairs: the text its QR code carries, the short
-/// code to type instead, and the host's fingerprint to compare.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// code to type instead, and the host's fingerprint to compare. Its Debug hides the secret.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PairingOfferView {
     /// What the QR code carries (the host's address, its key's fingerprint, the one-time secret).
@@ -252,6 +254,18 @@ pub struct PairingOfferView {
     pub address: String,
     /// When the offer lapses unused.
     pub expires_at: i64,
+}
+
+impl std::fmt::Debug for PairingOfferView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PairingOfferView")
+            .field("uri", &"[REDACTED]")
+            .field("short_code", &"[REDACTED]")
+            .field("fingerprint", &self.fingerprint)
+            .field("address", &self.address)
+            .field("expires_at", &self.expires_at)
+            .finish_non_exhaustive()
+    }
 }
 
 /// `device_revoke`: the device is refused from its next request, and its open streams close.

@@ -33,6 +33,9 @@ pub enum SourceKind {
     ExternalAgent,
     /// Messages from a client of Hearth's AG-UI endpoint.
     EndpointClient,
+    /// A chat sent from one of the owner's paired devices (a phone can be lost or taken: what
+    /// follows from it waits for a card at home or on a device allowed to decide).
+    PairedDevice,
 }
 
 impl SourceKind {
@@ -49,6 +52,7 @@ impl SourceKind {
             Self::TaskReport => "a task's report",
             Self::ExternalAgent => "the external agent",
             Self::EndpointClient => "an app using Hearth's AG-UI endpoint",
+            Self::PairedDevice => "a paired device",
         }
     }
 }

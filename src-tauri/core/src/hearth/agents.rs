@@ -113,6 +113,7 @@ pub(crate) fn chat_tool_factory(toolbox: Toolbox, runs: RunRegistry, driver: Dri
         // harness mode too (its form policy and its cards' origin), whoever then answers it.
         let origin = match (runs.origin(run_id), driver) {
             (Some(RunOrigin::AguiEndpoint), Driver::External | Driver::Hearth) => ProposalOrigin::AguiEndpoint,
+            (Some(RunOrigin::PairedDevice), Driver::External | Driver::Hearth) => ProposalOrigin::PairedDevice,
             (Some(RunOrigin::Window) | None, Driver::External) => ProposalOrigin::ExternalAgent,
             (Some(RunOrigin::Window) | None, Driver::Hearth) => ProposalOrigin::OwnerChat,
         };

@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use hearth_protocol::devices::{DeviceScopes, Reach, companion_reach};
+use hearth_protocol::devices::{DeviceScope, DeviceScopes, Reach, companion_reach};
 use hearth_protocol::ids::DeviceId;
 use hearth_protocol::{ErrorCode as IpcCode, IpcError};
 
@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::Hearth;
-use crate::pairing::{BoxFuture, RemoteError, RequestContext, RequestHandler, StreamId, StreamSink};
+use crate::pairing::{BoxFuture, RemoteError, RequestContext, RequestHandler, StreamClosed, StreamId, StreamSink};
 
 /// The host's answer to paired devices' requests.
 #[derive(Clone)]
@@ -40,8 +40,8 @@ impl RequestHandler for CompanionRouter {
     fn handle(&self, ctx: RequestContext, command: String, params: Value) -> BoxFuture<'_, Result<Value, RemoteError>> {
         Box::pin(async move {
             let device = DeviceId::trusted(ctx.device().as_str());
-            self.admit(&device, &command).await?;
-            self.answer(&ctx, &command, params).await
+            let scopes = self.admit(&device, &command).await?;
+            self.answer(&ctx, &command, params, scopes).await
         })
     }
 }
@@ -49,7 +49,7 @@ impl RequestHandler for CompanionRouter {
 impl CompanionRouter {
     /// The device's scopes now, from the store: refused when it is unknown, revoked, or lacks
     /// the command's scope. Notes the use when admitted.
-    async fn admit(&self, device: &DeviceId, command: &str) -> Result<(), IpcError> {
+    async fn admit(&self, device: &DeviceId, command: &str) -> Result<DeviceScopes, IpcError> {
         let row = self.hearth.store().device(device).await.map_err(|e| crate::CoreError::from(e).to_ipc())?;
         let scopes: DeviceScopes = match row {
             Some(row) if row.revoked_at.is_none() => row.scopes,
@@ -68,14 +68,15 @@ impl CompanionRouter {
             }
             Reach::Scope(_) => {}
         }
-        self.hearth.store().device_used(device).await.map_err(|e| crate::CoreError::from(e).to_ipc())
+        self.hearth.store().device_used(device).await.map_err(|e| crate::CoreError::from(e).to_ipc())?;
+        Ok(scopes)
     }
 
     /// The operation itself: each arm is what the window's command of the same name does
     /// (`src-tauri/src/commands/`). Commands a device can never reach are refused by
     /// [`Self::admit`] first; the last arm only answers one added to the reach table without an
     /// arm here.
-    async fn answer(&self, ctx: &RequestContext, command: &str, params: Value) -> Result<Value, IpcError> {
+    async fn answer(&self, ctx: &RequestContext, command: &str, params: Value, scopes: DeviceScopes) -> Result<Value, IpcError> {
         use hearth_protocol::{approvals, files, goals, ideas, ipc, mail, mandates, memory, notifications, schedules, tasks};
         let h = &self.hearth;
         let core = |e: crate::CoreError| e.to_ipc();
@@ -83,7 +84,7 @@ impl CompanionRouter {
             "app_info" => json(h.app_info()),
             "run_start" => {
                 let params: ipc::RunStartParams = parse(command, params)?;
-                let (started, events) = h.start_run(params).await.map_err(core)?;
+                let (started, events) = h.start_device_run(params).await.map_err(core)?;
                 forward_run(h.clone(), started.run_id.clone(), events, ctx.open_stream(StreamId::new(started.run_id.as_str())));
                 json(started)
             }
@@ -108,6 +109,15 @@ impl CompanionRouter {
             }
             "task_control" => {
                 let params: tasks::TaskControlParams = parse(command, params)?;
+                // Retrying past effects whose outcome is unknown is the owner's review of them:
+                // a decision, not control of work.
+                if matches!(params.control, tasks::TaskControl::Retry { acknowledge_uncertain: true })
+                    && !scopes.allows(DeviceScope::DecideApprovals)
+                {
+                    return Err(forbidden(
+                        "Retrying past effects whose outcome is unknown is a decision; this device may not decide (\"decide_approvals\").",
+                    ));
+                }
                 json(h.task_control(&params).await.map_err(core)?)
             }
             "task_watch" => {
@@ -233,23 +243,50 @@ impl CompanionRouter {
     }
 }
 
-/// A run's events to the device; when its connection ends the run is stopped, as when the
-/// window stops listening (`src-tauri/src/streams.rs`), and the rest is drained so the driver
-/// records the ending.
+/// A run's events to the device. When its connection ends the run is stopped at once, as when
+/// the window stops listening (`src-tauri/src/streams.rs`), and the rest is drained so the
+/// driver records the ending. An event over the wire's bound ends the device's stream (it
+/// reads the thread's history instead) while the run goes on at home.
 fn forward_run(hearth: Hearth, run_id: hearth_protocol::ids::RunId, mut events: crate::RunEvents, stream: StreamSink) {
     tokio::spawn(async move {
-        while let Some(event) = events.recv().await {
+        let mut forwarding = true;
+        loop {
+            let event = tokio::select! {
+                biased;
+                () = stream.closed(), if forwarding => {
+                    hearth.stop_run(run_id.as_str());
+                    while events.recv().await.is_some() {}
+                    return;
+                }
+                event = events.recv() => event,
+            };
+            let Some(event) = event else { break };
+            if !forwarding {
+                continue;
+            }
             let sent = match serde_json::to_value(&event) {
                 Ok(value) => stream.send(value).await,
-                Err(_) => Ok(()),
+                Err(err) => {
+                    tracing::warn!(error = %err, "a run event could not be encoded for a paired device; its stream ends there");
+                    Err(StreamClosed::EventTooLarge { len: 0, max: 0 })
+                }
             };
-            if sent.is_err() {
-                hearth.stop_run(run_id.as_str());
-                while events.recv().await.is_some() {}
-                return;
+            match sent {
+                Ok(()) => {}
+                Err(StreamClosed::EventTooLarge { .. }) => {
+                    forwarding = false;
+                    let _ended = stream.clone().end().await;
+                }
+                Err(StreamClosed::ConnectionClosed) => {
+                    hearth.stop_run(run_id.as_str());
+                    while events.recv().await.is_some() {}
+                    return;
+                }
             }
         }
-        let _ended = stream.end().await;
+        if forwarding {
+            let _ended = stream.end().await;
+        }
     });
 }
 

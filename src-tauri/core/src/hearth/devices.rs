@@ -4,7 +4,7 @@
 //! The pairing host (`crate::pairing::Host`) listens only once the owner first makes an offer —
 //! or at start, when devices are paired already, or in the headless home server — and its
 //! static key lives in the vault, so a restart keeps every pairing. What a device may do is
-//! checked by `pairing::router` on every request, from the store.
+//! checked by `hearth::companion` on every request, from the store.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -114,19 +114,25 @@ impl Hearth {
         }
     }
 
-    /// The host's static key from the vault, made and sealed there on first use.
+    /// The host's static key from the vault, made and sealed there on first use. Two processes
+    /// on one data folder (the app and `hearth serve`) making it at once keep the one stored
+    /// first: each stores its own only if none is there, then both use what is stored.
     async fn host_keypair(&self) -> Result<StaticKeypair> {
         let unreadable = |e: crate::pairing::PairingError| CoreError::Unavailable(format!("the pairing key could not be used: {e}"));
-        if let Some(stored) = self.settings.secret(HOST_KEY_SECRET).await? {
-            let bytes = zeroize::Zeroizing::new(
-                hex::decode(stored.expose_secret()).map_err(|_| CoreError::CorruptRow("the stored pairing key is not hex".into()))?,
-            );
-            return StaticKeypair::from_private_bytes(&bytes).map_err(unreadable);
+        if self.settings.secret(HOST_KEY_SECRET).await?.is_none() {
+            let keypair = StaticKeypair::generate().map_err(unreadable)?;
+            let text = SecretString::from(hex::encode(keypair.private_bytes()));
+            self.settings.put_secret_if_absent(HOST_KEY_SECRET, &text).await?;
         }
-        let keypair = StaticKeypair::generate().map_err(unreadable)?;
-        let text = SecretString::from(hex::encode(keypair.private_bytes()));
-        self.settings.put_secret(HOST_KEY_SECRET, &text).await?;
-        Ok(keypair)
+        let stored = self
+            .settings
+            .secret(HOST_KEY_SECRET)
+            .await?
+            .ok_or_else(|| CoreError::Unavailable("the pairing key could not be stored in the vault".into()))?;
+        let bytes = zeroize::Zeroizing::new(
+            hex::decode(stored.expose_secret()).map_err(|_| CoreError::CorruptRow("the stored pairing key is not hex".into()))?,
+        );
+        StaticKeypair::from_private_bytes(&bytes).map_err(unreadable)
     }
 }
 

@@ -413,6 +413,17 @@ impl Hearth {
 
     /// Starts a run for the owner's message and returns its events.
     pub async fn start_run(&self, params: RunStartParams) -> Result<(RunStartResponse, RunEvents)> {
+        self.start_run_from(params, RunOrigin::Window).await
+    }
+
+    /// [`Hearth::start_run`] for a chat sent from a paired device: the same conversation, but
+    /// its run starts as outside content (`SourceKind::PairedDevice`), so every effect it asks
+    /// for waits on a card, whatever the device may decide.
+    pub async fn start_device_run(&self, params: RunStartParams) -> Result<(RunStartResponse, RunEvents)> {
+        self.start_run_from(params, RunOrigin::PairedDevice).await
+    }
+
+    async fn start_run_from(&self, params: RunStartParams, origin: RunOrigin) -> Result<(RunStartResponse, RunEvents)> {
         params.validate()?;
         let thread_id = match params.thread_id {
             Some(id) => {
@@ -436,7 +447,7 @@ impl Hearth {
         }));
         let new_from = messages.len() - 1;
         let input = RunAgentInput { thread_id: thread_id.to_string(), run_id: run_id.to_string(), messages, ..Default::default() };
-        let events = self.launch(input, &params.text, new_from, RunOrigin::Window).await?;
+        let events = self.launch(input, &params.text, new_from, origin).await?;
         Ok((RunStartResponse { thread_id, run_id }, events))
     }
 
@@ -470,7 +481,7 @@ impl Hearth {
 
     async fn launch(&self, input: RunAgentInput, title: &str, new_from: usize, origin: RunOrigin) -> Result<RunEvents> {
         let (thread_id, run_id) = (input.thread_id.clone(), input.run_id.clone());
-        match self.store.open_run(&thread_id, &run_id, title, self.tasks.identity().as_str(), origin).await? {
+        match self.store.open_run(&thread_id, &run_id, title, self.tasks.identity().as_str(), origin.stored()).await? {
             RunAdmission::Opened => {}
             RunAdmission::NotTheEndpoints => return Err(not_the_endpoints(&thread_id)),
             RunAdmission::Deleted => {

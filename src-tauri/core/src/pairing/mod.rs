@@ -69,3 +69,16 @@ impl Default for Limits {
         Self { max_message_len: 4 * 1024 * 1024, handshake_timeout: Duration::from_secs(10) }
     }
 }
+
+/// TCP keepalive on a companion connection: a phone that leaves the network without closing
+/// leaves a half-open connection, which would otherwise hold one of the host's slots (and a
+/// device's streams) for good. Probes after 30 s of silence, every 10 s, 3 of them: a dead peer
+/// is noticed within about a minute and its connection ends like any other.
+pub(crate) fn keepalive(stream: &tokio::net::TcpStream) {
+    let probes = socket2::TcpKeepalive::new().with_time(Duration::from_secs(30)).with_interval(Duration::from_secs(10));
+    #[cfg(any(target_os = "linux", target_os = "android", target_os = "macos", target_os = "ios"))]
+    let probes = probes.with_retries(3);
+    if let Err(error) = socket2::SockRef::from(stream).set_tcp_keepalive(&probes) {
+        tracing::warn!(%error, "could not turn on TCP keepalive for a companion connection");
+    }
+}

@@ -189,6 +189,11 @@ impl Settings {
         self.vault.put(name, secret).await.map_err(CoreError::from)
     }
 
+    /// Stores a secret unless one is stored under `name` already; whether this one was.
+    pub async fn put_secret_if_absent(&self, name: &str, secret: &SecretString) -> Result<bool> {
+        self.vault.put_if_absent(name, secret).await.map_err(CoreError::from)
+    }
+
     /// Whether a secret is stored (without decrypting it).
     pub async fn has_secret(&self, name: &str) -> Result<bool> {
         Ok(self.vault.names().await.map_err(CoreError::from)?.iter().any(|n| n == name))

@@ -53,7 +53,8 @@ impl Store {
         let row = sqlx::query(&format!(
             "INSERT INTO paired_devices (id, name, public_key, scopes, paired_at)
              SELECT ?1, ?2, ?3, ?4, ?5
-             WHERE EXISTS (SELECT 1 FROM paired_devices WHERE id = ?1) OR (SELECT count(*) FROM paired_devices) < ?6
+             WHERE EXISTS (SELECT 1 FROM paired_devices WHERE id = ?1)
+                OR (SELECT count(*) FROM paired_devices WHERE revoked_at IS NULL) < ?6
              ON CONFLICT(id) DO UPDATE SET name = excluded.name, scopes = excluded.scopes,
                  paired_at = excluded.paired_at, last_used_at = NULL, revoked_at = NULL
              RETURNING {COLUMNS}"
@@ -69,7 +70,7 @@ impl Store {
         match row {
             Some(row) => view(&row),
             None => Err(StoreError::Conflict(format!(
-                "{MAX_DEVICES} devices are paired already; remove one in Settings → Devices, then pair again"
+                "{MAX_DEVICES} devices are paired already; revoke one in Settings → Devices, then pair again"
             ))),
         }
     }
@@ -111,13 +112,18 @@ impl Store {
         rows.iter().map(view).collect()
     }
 
-    /// Notes a device's request (Settings shows its last use). A revoked device is not touched.
+    /// Notes a device's request (Settings shows its last use, to the minute: a device's requests
+    /// write at most once a minute, so they do not queue on the one writer leases and the
+    /// journal use). A revoked device is not touched.
     pub async fn device_used(&self, id: &DeviceId) -> Result<()> {
-        sqlx::query("UPDATE paired_devices SET last_used_at = ?2 WHERE id = ?1 AND revoked_at IS NULL")
-            .bind(id.as_str())
-            .bind(now_ms())
-            .execute(&mut *self.writer().await)
-            .await?;
+        sqlx::query(
+            "UPDATE paired_devices SET last_used_at = ?2
+             WHERE id = ?1 AND revoked_at IS NULL AND (last_used_at IS NULL OR last_used_at <= ?2 - 60000)",
+        )
+        .bind(id.as_str())
+        .bind(now_ms())
+        .execute(&mut *self.writer().await)
+        .await?;
         Ok(())
     }
 

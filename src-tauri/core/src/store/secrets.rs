@@ -62,6 +62,24 @@ impl Store {
         Ok(())
     }
 
+    /// Inserts the row for `row.name` unless one exists; whether it was inserted.
+    pub async fn insert_secret_row_if_absent(&self, row: &SecretRow) -> Result<bool> {
+        let mut writer = self.writer().await;
+        let done = sqlx::query(
+            "INSERT INTO secrets (name, format, nonce, ciphertext, key_id, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (name) DO NOTHING",
+        )
+        .bind(&row.name)
+        .bind(row.format)
+        .bind(&row.nonce)
+        .bind(&row.ciphertext)
+        .bind(&row.key_id)
+        .bind(row.updated_at)
+        .execute(&mut *writer)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
     /// The row for `name`, if any.
     pub async fn secret_row(&self, name: &str) -> Result<Option<SecretRow>> {
         let row = sqlx::query("SELECT name, format, nonce, ciphertext, key_id, updated_at FROM secrets WHERE name = ?1")

@@ -36,9 +36,21 @@ pub enum RunOrigin {
     Window,
     /// A client of Hearth's AG-UI endpoint.
     AguiEndpoint,
+    /// One of the owner's paired devices (`pairing`): its chat's effects wait for a card. Only
+    /// in memory (the run registry, which decides its calls' origin); stored as `Window`
+    /// ([`RunOrigin::stored`]): the conversation is the owner's own.
+    PairedDevice,
 }
 
 impl RunOrigin {
+    /// The origin written to the store: a paired device's run is the owner's conversation there.
+    pub const fn stored(self) -> Self {
+        match self {
+            Self::Window | Self::PairedDevice => Self::Window,
+            Self::AguiEndpoint => Self::AguiEndpoint,
+        }
+    }
+
     /// Stored spelling.
     pub fn as_str(self) -> &'static str {
         self.into()

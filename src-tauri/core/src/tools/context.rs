@@ -433,6 +433,7 @@ impl Toolbox {
         let provenance = match origin {
             ProposalOrigin::OwnerChat | ProposalOrigin::Task => Provenance::new(),
             ProposalOrigin::AguiEndpoint => Provenance::from_outside(SourceKind::EndpointClient, thread_id),
+            ProposalOrigin::PairedDevice => Provenance::from_outside(SourceKind::PairedDevice, thread_id),
             ProposalOrigin::ExternalAgent => Provenance::from_outside(SourceKind::ExternalAgent, thread_id),
         };
         self.context(scope, cancel, Trust::Model(provenance))

@@ -144,6 +144,20 @@ impl Vault {
 
     /// Stores (or replaces) the secret `name`.
     pub async fn put(&self, name: &str, secret: &SecretString) -> Result<()> {
+        let row = self.seal(name, secret)?;
+        self.inner.store.put_secret_row(&row).await?;
+        Ok(())
+    }
+
+    /// Stores the secret `name` unless one is stored already (another process may have made it
+    /// first: a key both must share); whether this one was stored.
+    pub async fn put_if_absent(&self, name: &str, secret: &SecretString) -> Result<bool> {
+        let row = self.seal(name, secret)?;
+        Ok(self.inner.store.insert_secret_row_if_absent(&row).await?)
+    }
+
+    /// `secret` sealed as the row for `name`.
+    fn seal(&self, name: &str, secret: &SecretString) -> Result<SecretRow> {
         check_name(name)?;
         let plain = secret.expose_secret().as_bytes();
         if plain.len() > MAX_SECRET_LEN {
@@ -159,16 +173,14 @@ impl Vault {
             .cipher
             .encrypt_in_place(Nonce::from_slice(&nonce), aad(name, FORMAT).as_bytes(), &mut *buffer)
             .map_err(|_| VaultError::Encrypt { name: name.to_owned() })?;
-        let row = SecretRow {
+        Ok(SecretRow {
             name: name.to_owned(),
             format: FORMAT,
             nonce: nonce.to_vec(),
             ciphertext: buffer.to_vec(),
             key_id: self.inner.key_id.clone(),
             updated_at: now_ms(),
-        };
-        self.inner.store.put_secret_row(&row).await?;
-        Ok(())
+        })
     }
 
     /// The secret `name`, or `None` if there is none. A wrong key or altered row is

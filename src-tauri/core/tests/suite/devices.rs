@@ -224,3 +224,24 @@ async fn a_decision_whose_connection_drops_happens_at_most_once() {
     assert_eq!(settled.status, ProposalStatus::Succeeded, "{settled:?}");
     assert_eq!(sent(&t.hearth).await, 1, "two decisions across a dropped connection, one message in Sent");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chat_from_a_device_asks_before_any_effect() {
+    let t = host().await;
+    let (_, _, mut connection) = paired(&t.hearth, DeviceScopes::DEFAULT).await;
+    // In the owner's own chat at home this is remembered at once (the sample agent's
+    // remember_fact); from a device it waits on a card.
+    let started = guarded(connection.request("run_start", json!({"text": "remember that the alarm code is 4711"}))).await.unwrap();
+    let run_id = started["runId"].as_str().unwrap().to_owned();
+    loop {
+        match guarded(connection.next_push()).await {
+            Some(Push::StreamEnd { stream }) if stream.as_str() == run_id => break,
+            Some(Push::Event { .. } | Push::StreamEnd { .. }) => {}
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert!(t.hearth.memory_list().await.unwrap().memories.is_empty(), "nothing was remembered without the owner");
+    let waiting = t.hearth.approval_list().await.unwrap();
+    assert_eq!(waiting.len(), 1, "the call waits on one card: {waiting:?}");
+    assert_eq!(waiting[0].origin, hearth_protocol::approvals::ProposalOrigin::PairedDevice);
+}

@@ -113,6 +113,7 @@ async fn handshake(
 ) -> Result<(SecureSender<OwnedWriteHalf>, SecureReceiver<Reader>)> {
     let stream = TcpStream::connect(pairing.host).await.map_err(|source| PairingError::Connect { addr: pairing.host, source })?;
     stream.set_nodelay(true)?;
+    crate::pairing::keepalive(&stream);
     let (read, mut writer) = stream.into_split();
     let mut reader = BufReader::with_capacity(MAX_FRAME + 2, read);
     let mut frame = vec![0u8; MAX_FRAME];

@@ -248,6 +248,7 @@ impl Drop for Slot {
 /// Runs one connection to its end; failures are logged, never returned (the peer is not owed
 /// an explanation before it has authenticated).
 async fn serve_connection(inner: &Arc<HostInner>, stream: TcpStream, peer: SocketAddr) {
+    super::keepalive(&stream);
     if let Err(error) = stream.set_nodelay(true) {
         tracing::debug!(%peer, %error, "could not set TCP_NODELAY");
     }

@@ -415,7 +415,7 @@ fn submit_policy(ctx: &ToolContext) -> SubmitPolicy<'static> {
         OperationScope::Approved { .. } => SubmitPolicy::NeedsReview,
         OperationScope::Chat { origin, .. } => match origin {
             ProposalOrigin::OwnerChat | ProposalOrigin::ExternalAgent => SubmitPolicy::Free,
-            ProposalOrigin::AguiEndpoint | ProposalOrigin::Task => SubmitPolicy::NeedsReview,
+            ProposalOrigin::AguiEndpoint | ProposalOrigin::PairedDevice | ProposalOrigin::Task => SubmitPolicy::NeedsReview,
         },
     }
 }

@@ -4,7 +4,8 @@
 //! container engine, and iOS forbids starting programs), the browser (no Chromium to drive) and
 //! the AG-UI endpoint (a phone serves no other programs). Each part's one door to the outside —
 //! connecting to the Docker engine, launching Chromium, binding the endpoint's listener — is
-//! compiled only with its Cargo feature, so a build without it can never open that door, whatever
+//! reached only with its Cargo feature (a constant `cfg!` test at the door: the rest of the part is still
+//! compiled, and left to the optimizer), so a build without it can never open that door, whatever
 //! a setting, a stored row or a caller asks. Everything else of the part (its types, its tool's
 //! arguments and card, its screen's commands) stays, so the tool list, the registry's exhaustive
 //! match and the window are the same on every build; an operation that needs the door answers

@@ -7,14 +7,11 @@
 //! pairings surviving the host's restart, and what the bytes on the wire carry.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::net::SocketAddr;
-use std::process::Stdio;
 use std::time::Duration;
 
-use hearth_core::pairing::{Companion, CompanionConfig, ErrorCode, PairingError, PairingOffer, Push, StaticKeypair};
+use hearth_core::pairing::{Companion, CompanionConfig, ErrorCode, PairingError, PairingOffer, Push, StaticKeypair, StreamId};
+use hearth_testkit::home_server::HomeServer;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 const APP: &str = env!("CARGO_BIN_EXE_hearth");
 
@@ -23,50 +20,10 @@ async fn guarded<F: std::future::Future>(future: F) -> F::Output {
     tokio::time::timeout(Duration::from_secs(60), future).await.expect("the test's guard ran out: the host hangs")
 }
 
-/// `hearth serve` on a data folder, driven through its standard input.
-struct HomeServer {
-    child: Child,
-    input: ChildStdin,
-    output: Lines<BufReader<ChildStdout>>,
-    listening: SocketAddr,
-}
-
-impl HomeServer {
-    async fn start(data: &std::path::Path) -> Self {
-        let mut child = Command::new(APP)
-            .args(["serve", "--listen", "127.0.0.1:0"])
-            .env("HEARTH_DATA_DIR", data)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        let input = child.stdin.take().unwrap();
-        let mut output = BufReader::new(child.stdout.take().unwrap()).lines();
-        let first: Value = serde_json::from_str(&guarded(output.next_line()).await.unwrap().unwrap()).unwrap();
-        let listening = first["listening"].as_str().unwrap_or_else(|| panic!("the host did not start: {first}")).parse().unwrap();
-        Self { child, input, output, listening }
-    }
-
-    /// One line to the host, its one-line answer.
-    async fn ask(&mut self, line: &str) -> Value {
-        self.input.write_all(format!("{line}\n").as_bytes()).await.unwrap();
-        serde_json::from_str(&guarded(self.output.next_line()).await.unwrap().unwrap()).unwrap()
-    }
-
-    /// Ends the input; the host shuts down and exits.
-    async fn stop(mut self) {
-        drop(self.input);
-        let status = guarded(self.child.wait()).await.unwrap();
-        assert!(status.success(), "the host exited with {status}");
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_companion_pairs_with_a_home_server_chats_through_it_and_is_revoked() {
     let data = tempfile::tempdir().unwrap();
-    let mut host = HomeServer::start(data.path()).await;
+    let mut host = HomeServer::start(APP, data.path()).await;
 
     // The owner makes an offer at the host: the QR code's text goes to the device.
     let answer = host.ask("offer Phone read,chat").await;
@@ -79,13 +36,16 @@ async fn a_companion_pairs_with_a_home_server_chats_through_it_and_is_revoked() 
     let mut connection = guarded(companion.connect(&pairing)).await.unwrap();
 
     // Chat runs on the host's agent; its events come back on the connection.
-    let started = guarded(connection.request("run_start", json!({"text": "hello"}))).await.unwrap();
-    let run_id = started["runId"].as_str().unwrap().to_owned();
+    let client = connection.client();
+    let request = client.reserve();
+    let started = guarded(client.request_as(request, "run_start", json!({"text": "hello"}))).await.unwrap();
+    assert!(started["runId"].is_string(), "{started}");
+    let run_stream = StreamId::opened_by(request);
     let mut last = String::new();
     loop {
         match guarded(connection.next_push()).await {
             Some(Push::Event { event, .. }) => last = event["type"].as_str().unwrap_or_default().to_owned(),
-            Some(Push::StreamEnd { stream }) if stream.as_str() == run_id => break,
+            Some(Push::StreamEnd { stream }) if stream == run_stream => break,
             other => panic!("unexpected {other:?}"),
         }
     }
@@ -100,7 +60,7 @@ async fn a_companion_pairs_with_a_home_server_chats_through_it_and_is_revoked() 
     // The host restarts on the same data folder: the pairing holds (the host's key is in its
     // vault, the device in its store).
     host.stop().await;
-    let mut host = HomeServer::start(data.path()).await;
+    let mut host = HomeServer::start(APP, data.path()).await;
     pairing.host = host.listening;
     let connection = guarded(companion.connect(&pairing)).await.unwrap();
     let threads = guarded(connection.request("thread_list", Value::Null)).await.unwrap();

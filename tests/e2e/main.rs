@@ -14,6 +14,7 @@ mod finance;
 mod frame;
 mod goals;
 mod harness;
+mod home;
 mod inbox;
 mod ipc;
 mod phone;

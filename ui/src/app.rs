@@ -32,6 +32,16 @@ pub fn App() -> impl IntoView {
     spawn_local(async move {
         match ipc::app_info().await {
             Ok(_) => {
+                // Where every later command goes: this app's core, or the Hearth at home it is
+                // paired with. Known before any screen mounts; pairing or forgetting reloads.
+                match ipc::host_link_status().await {
+                    Ok(status) if status.link.is_some() => ipc::set_transport(ipc::Transport::Home),
+                    Ok(_) => {}
+                    Err(err) => {
+                        startup.set(Startup::Failed(err.message));
+                        return;
+                    }
+                }
                 // A Take control open when the window last went away (a reload) could not give
                 // the browser back; this window has no such view.
                 let _ = ipc::browser_control_release_all().await;
@@ -98,6 +108,9 @@ fn Nav(screen: RwSignal<Screen>) -> impl IntoView {
     view! {
         <nav class="nav">
             <div class="brand">"Hearth"</div>
+            {(ipc::transport() == ipc::Transport::Home).then(|| view! {
+                <div class="home-link" id="home-link" title="Chats, tools and approvals run on your Hearth at home">"Through your Hearth at home"</div>
+            })}
             {Screen::ALL.iter().map(|&item| view! {
                 <button
                     class="nav-item"

@@ -61,6 +61,67 @@ extern "C" {
     fn set_onmessage(this: &TauriChannel, handler: &Closure<dyn FnMut(JsValue)>);
 }
 
+/// Where the window's commands go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// This app's own core (the desktop at home, or a phone on its own).
+    Local,
+    /// The owner's Hearth at home, through this app's paired link (`host_call`, `host_stream`):
+    /// its agent, its tools, its data, and its decision on what this device may do.
+    Home,
+}
+
+thread_local! {
+    // The window is one thread (wasm): a cell, set once the link is known and on every change.
+    static TRANSPORT: std::cell::Cell<Transport> = const { std::cell::Cell::new(Transport::Local) };
+}
+
+/// The transport in use.
+pub fn transport() -> Transport {
+    TRANSPORT.with(std::cell::Cell::get)
+}
+
+/// Chooses the transport: from the link's status at start, and after pairing or forgetting.
+pub fn set_transport(transport: Transport) {
+    TRANSPORT.with(|cell| cell.set(transport));
+}
+
+/// Commands about this app itself, answered by its own core whatever the transport: its
+/// version, its first frame, its OS notifications, its file chooser, and the link itself.
+const ALWAYS_HERE: &[Command] = &[
+    cmd::APP_INFO,
+    cmd::APP_PAINTED,
+    cmd::NOTIFICATION_OPEN_WATCH,
+    cmd::LOCAL_MODEL_CHOOSE_FILE,
+    cmd::HOST_LINK_STATUS,
+    cmd::HOST_LINK_PAIR,
+    cmd::HOST_LINK_FORGET,
+    cmd::HOST_CALL,
+    cmd::HOST_STREAM,
+];
+
+fn goes_home(cmd: Command) -> bool {
+    transport() == Transport::Home && !ALWAYS_HERE.contains(&cmd)
+}
+
+/// Whether this app works through a Hearth at home, and which (always asked of this app).
+pub async fn host_link_status() -> Result<hearth_protocol::devices::HostLinkStatus, IpcError> {
+    call(cmd::HOST_LINK_STATUS, &serde_json::json!({})).await
+}
+
+/// Pairs this app with the owner's Hearth at home.
+pub async fn host_link_pair(
+    params: &hearth_protocol::devices::HostLinkPairParams,
+) -> Result<hearth_protocol::devices::HostLinkStatus, IpcError> {
+    params.validate()?;
+    call(cmd::HOST_LINK_PAIR, &serde_json::json!({ "params": params })).await
+}
+
+/// Forgets the Hearth at home: this app works on its own again.
+pub async fn host_link_forget() -> Result<hearth_protocol::devices::HostLinkStatus, IpcError> {
+    call(cmd::HOST_LINK_FORGET, &serde_json::json!({})).await
+}
+
 /// A run's event subscription; dropping it stops delivery to the UI.
 pub struct RunSubscription {
     _channel: TauriChannel,
@@ -115,8 +176,7 @@ pub async fn run_start(
     let (channel, handler) = listen("an event", on_event);
     let args = js_sys::Object::new();
     set(&args, "params", &to_js(params)?)?;
-    set(&args, "onEvent", channel.as_ref())?;
-    let started = invoke_raw(cmd::RUN_START, args.into()).await?;
+    let started = invoke_stream(cmd::RUN_START, &args, "onEvent", &channel).await?;
     Ok((started, RunSubscription { _channel: channel, _handler: handler }))
 }
 
@@ -169,8 +229,7 @@ pub async fn task_control(params: &TaskControlParams) -> Result<TaskView, IpcErr
 pub async fn task_watch(on_change: impl FnMut(TaskChanged) + 'static) -> Result<TaskSubscription, IpcError> {
     let (channel, handler) = listen("a task change", on_change);
     let args = js_sys::Object::new();
-    set(&args, "onChange", channel.as_ref())?;
-    invoke_raw::<()>(cmd::TASK_WATCH, args.into()).await?;
+    invoke_stream::<()>(cmd::TASK_WATCH, &args, "onChange", &channel).await?;
     Ok(TaskSubscription { _channel: channel, _handler: handler })
 }
 
@@ -303,8 +362,7 @@ pub async fn notification_read(params: &NotificationReadParams) -> Result<Notifi
 pub async fn notification_watch(on_notice: impl FnMut(NotificationView) + 'static) -> Result<NoticeSubscription, IpcError> {
     let (channel, handler) = listen("a notice", on_notice);
     let args = js_sys::Object::new();
-    set(&args, "onNotice", channel.as_ref())?;
-    invoke_raw::<()>(cmd::NOTIFICATION_WATCH, args.into()).await?;
+    invoke_stream::<()>(cmd::NOTIFICATION_WATCH, &args, "onNotice", &channel).await?;
     Ok(NoticeSubscription { _channel: channel, _handler: handler })
 }
 
@@ -646,8 +704,42 @@ async fn call<A: Serialize, T: DeserializeOwned>(cmd: Command, args: &A) -> Resu
     invoke_raw(cmd, to_js(args)?).await
 }
 
-/// Invokes `cmd` — a declared command, never a name typed here.
+/// Invokes `cmd` — a declared command, never a name typed here — where the [`Transport`] sends it.
 async fn invoke_raw<T: DeserializeOwned>(cmd: Command, args: JsValue) -> Result<T, IpcError> {
+    if goes_home(cmd) {
+        let outer = js_sys::Object::new();
+        set(&outer, "request", &home_request(cmd, &args)?)?;
+        return invoke_here(cmd::HOST_CALL, outer.into()).await;
+    }
+    invoke_here(cmd, args).await
+}
+
+/// Invokes a command that opens a stream, whose events go to `channel` (passed as `key` to
+/// this app's own core, as `onEvent` through the Hearth at home).
+async fn invoke_stream<T: DeserializeOwned>(cmd: Command, args: &js_sys::Object, key: &str, channel: &TauriChannel) -> Result<T, IpcError> {
+    if goes_home(cmd) {
+        let outer = js_sys::Object::new();
+        set(&outer, "request", &home_request(cmd, args)?)?;
+        set(&outer, "onEvent", channel.as_ref())?;
+        return invoke_here(cmd::HOST_STREAM, outer.into()).await;
+    }
+    set(args, key, channel.as_ref())?;
+    invoke_here(cmd, args.clone().into()).await
+}
+
+/// `{command, params}` for the Hearth at home: the command's name and the `params` the window
+/// would pass this app's own core.
+fn home_request(cmd: Command, args: &JsValue) -> Result<JsValue, IpcError> {
+    let params = js_sys::Reflect::get(args, &JsValue::from_str("params")).unwrap_or(JsValue::NULL);
+    let request = js_sys::Object::new();
+    set(&request, "command", &JsValue::from_str(cmd.name()))?;
+    let params = if params.is_undefined() { JsValue::NULL } else { params };
+    set(&request, "params", &params)?;
+    Ok(request.into())
+}
+
+/// Invokes `cmd` on this app's own core.
+async fn invoke_here<T: DeserializeOwned>(cmd: Command, args: JsValue) -> Result<T, IpcError> {
     match tauri_invoke(cmd.name(), args).await {
         Ok(value) => from_js(&value),
         // Hearth's commands reject with an IpcError; anything else is Tauri's own string.

@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use hearth_core::Hearth;
-use hearth_core::pairing::{Companion, CompanionConfig, PairingOffer, Push, StaticKeypair};
+use hearth_core::pairing::{Companion, CompanionConfig, PairingOffer, Push, StaticKeypair, StreamId};
 use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalStatus, ProposalView};
 use hearth_protocol::devices::{DevicePairOfferParams, DeviceScopes};
 use hearth_protocol::ipc::RunStartParams;
@@ -102,12 +102,14 @@ async fn main() {
     let (mut firsts, mut firsts_here) = (Vec::new(), Vec::new());
     for _ in 0..RUNS {
         let started = Instant::now();
-        let answer = connection.request("run_start", json!({"text": "Reply to the school."})).await.unwrap();
-        let run = answer["runId"].as_str().unwrap().to_owned();
+        let client = connection.client();
+        let request = client.reserve();
+        client.request_as(request, "run_start", json!({"text": "Reply to the school."})).await.unwrap();
+        let run = StreamId::opened_by(request);
         let mut first = None;
         loop {
             match connection.next_push().await {
-                Some(Push::StreamEnd { stream }) if stream.as_str() == run => break,
+                Some(Push::StreamEnd { stream }) if stream == run => break,
                 Some(Push::Event { .. }) => {
                     first.get_or_insert_with(|| started.elapsed());
                 }

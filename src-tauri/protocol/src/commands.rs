@@ -131,6 +131,11 @@ commands! {
     DEVICE_LIST = "device_list";
     DEVICE_PAIR_OFFER = "device_pair_offer";
     DEVICE_REVOKE = "device_revoke";
+    HOST_LINK_STATUS = "host_link_status";
+    HOST_LINK_PAIR = "host_link_pair";
+    HOST_LINK_FORGET = "host_link_forget";
+    HOST_CALL = "host_call";
+    HOST_STREAM = "host_stream";
 }
 
 #[cfg(test)]

@@ -181,6 +181,12 @@ pub const COMPANION_REACH: &[(Command, Reach)] = {
         (commands::DEVICE_LIST, Never),
         (commands::DEVICE_PAIR_OFFER, Never),
         (commands::DEVICE_REVOKE, Never),
+        // This app's own link to a Hearth at home: never forwarded to one.
+        (commands::HOST_LINK_STATUS, Never),
+        (commands::HOST_LINK_PAIR, Never),
+        (commands::HOST_LINK_FORGET, Never),
+        (commands::HOST_CALL, Never),
+        (commands::HOST_STREAM, Never),
     ]
 };
 
@@ -274,6 +280,96 @@ impl std::fmt::Debug for PairingOfferView {
 pub struct DeviceRevokeParams {
     /// The device.
     pub id: crate::ids::DeviceId,
+}
+
+/// The longest address or scanned pairing text `host_link_pair` accepts.
+pub const MAX_HOST_ADDRESS_CHARS: usize = 512;
+
+/// `host_link_pair`: this app becomes a companion of the owner's Hearth at home, from the text
+/// its QR code carries (`hearth-pair:…`, code empty) or its address and the short code.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HostLinkPairParams {
+    /// The scanned pairing text, or the host's address and port as Settings there shows it.
+    pub address: String,
+    /// The short code, when `address` is an address.
+    #[serde(default)]
+    pub code: String,
+    /// What the Hearth at home will call this device.
+    pub name: String,
+}
+
+impl HostLinkPairParams {
+    /// A name as a device name, an address or pairing text of at most
+    /// [`MAX_HOST_ADDRESS_CHARS`], no control characters.
+    pub fn validate(&self) -> Result<(), crate::IpcError> {
+        DevicePairOfferParams { name: self.name.clone(), scopes: DeviceScopes::DEFAULT }.validate()?;
+        let address = self.address.trim();
+        if address.is_empty() || address.chars().count() > MAX_HOST_ADDRESS_CHARS || address.chars().any(char::is_control) {
+            return Err(crate::IpcError::invalid(
+                "Paste the pairing text, or type the address your Hearth at home shows in Settings → Devices (like 192.168.1.20:47800).",
+            ));
+        }
+        if self.code.chars().count() > 64 {
+            return Err(crate::IpcError::invalid("The code is the 16 letters and digits your Hearth at home shows."));
+        }
+        Ok(())
+    }
+}
+
+/// Its Debug hides the code and pairing text (they carry the one-time secret).
+impl std::fmt::Debug for HostLinkPairParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostLinkPairParams")
+            .field("address", &"[REDACTED]")
+            .field("code", &"[REDACTED]")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// The Hearth at home this app works through.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HostLinkView {
+    /// Where it was last reached.
+    pub address: String,
+    /// Its key's fingerprint, to compare with Settings → Devices there.
+    pub fingerprint: String,
+    /// The id it knows this device by.
+    pub device_id: crate::ids::DeviceId,
+    /// Whether a connection is open now.
+    pub connected: bool,
+}
+
+/// `host_link_status`: whether this app works through a Hearth at home, and which.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HostLinkStatus {
+    /// The link, when this app is a companion.
+    pub link: Option<HostLinkView>,
+}
+
+/// `host_call` and `host_stream`: one of Hearth's commands, sent to the Hearth at home.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HostRequest {
+    /// The command's name.
+    pub command: String,
+    /// Its parameters, as the window would send them.
+    #[serde(default)]
+    pub params: serde_json::Value,
+}
+
+impl HostRequest {
+    /// A command of Hearth's; never one of the link's own (they act on this app).
+    pub fn validate(&self) -> Result<(), crate::IpcError> {
+        let known = commands::ALL.iter().any(|c| c.name() == self.command);
+        if !known || self.command.starts_with("host_") {
+            return Err(crate::IpcError::invalid(format!("{:?} is not a command your Hearth at home answers.", self.command)));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ pub mod computer;
 pub mod devices;
 pub mod files;
 pub mod goals;
+pub mod host_link;
 pub mod inbox;
 pub mod mail;
 pub mod mandates;

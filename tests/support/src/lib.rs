@@ -14,6 +14,8 @@ pub mod dns_stub;
 #[cfg(feature = "google")]
 pub mod google;
 pub mod history;
+#[cfg(feature = "home-server")]
+pub mod home_server;
 #[cfg(feature = "model-server")]
 pub mod model_server;
 #[cfg(feature = "pages")]

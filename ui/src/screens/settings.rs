@@ -11,6 +11,7 @@ mod computer;
 mod devices;
 mod endpoint;
 mod harness;
+mod home_link;
 mod model_provider;
 
 use std::future::Future;
@@ -28,11 +29,26 @@ use computer::ComputerSection;
 use devices::DevicesSection;
 use endpoint::EndpointSection;
 use harness::HarnessSection;
+use home_link::HomeLinkSection;
 use model_provider::ModelSection;
 
 /// The Settings screen.
 #[component]
 pub fn SettingsScreen() -> impl IntoView {
+    // Working through the Hearth at home: its settings are changed there.
+    if ipc::transport() == ipc::Transport::Home {
+        return view! {
+            <section class="settings page" data-screen="settings">
+                <header class="settings-header page-header">
+                    <h1>"Settings"</h1>
+                </header>
+                <div class="settings-body">
+                    <HomeLinkSection />
+                </div>
+            </section>
+        }
+        .into_any();
+    }
     // `None` until the first view arrives; the sections write the views their changes answer.
     let settings = RwSignal::new(None::<SettingsView>);
     // Loads the view the sections start from (and again from "Try again").
@@ -61,6 +77,7 @@ pub fn SettingsScreen() -> impl IntoView {
                         <EndpointSection settings />
                         <ComputerSection />
                         <DevicesSection />
+                        <HomeLinkSection />
                         <AccountsSection />
                     }.into_any()
                 } else {
@@ -69,6 +86,7 @@ pub fn SettingsScreen() -> impl IntoView {
             </div>
         </section>
     }
+    .into_any()
 }
 
 /// Awaits one settings change. The view it answers replaces the shown one; a refusal

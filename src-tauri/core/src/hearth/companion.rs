@@ -7,7 +7,8 @@
 //! [`companion_reach`]: a command outside the device's scopes, or one only the window at home
 //! may call, is `Forbidden` before any of its parameters are read.
 //!
-//! Streams (a chat's events, task changes, new notices) go back on the same connection; when it
+//! Streams (a chat's events, task changes, new notices) go back on the same connection, each
+//! named by the request that opened it ([`StreamId::opened_by`]); when it
 //! ends (revocation, the device leaving), a chat run is stopped as the window's closing stops it,
 //! and the other streams end.
 
@@ -85,7 +86,7 @@ impl CompanionRouter {
             "run_start" => {
                 let params: ipc::RunStartParams = parse(command, params)?;
                 let (started, events) = h.start_device_run(params).await.map_err(core)?;
-                forward_run(h.clone(), started.run_id.clone(), events, ctx.open_stream(StreamId::new(started.run_id.as_str())));
+                forward_run(h.clone(), started.run_id.clone(), events, ctx.open_stream(StreamId::opened_by(ctx.request_id())));
                 json(started)
             }
             "run_stop" => {
@@ -121,7 +122,7 @@ impl CompanionRouter {
                 json(h.task_control(&params).await.map_err(core)?)
             }
             "task_watch" => {
-                let stream = ctx.open_stream(StreamId::new(format!("tasks-{}", ctx.request_id())));
+                let stream = ctx.open_stream(StreamId::opened_by(ctx.request_id()));
                 forward(h.task_watch(), stream, |task| tasks::TaskChanged { task });
                 json(Value::Null)
             }
@@ -154,7 +155,7 @@ impl CompanionRouter {
             }
             "notification_watch" => {
                 let notices = h.notification_watch().await.map_err(core)?;
-                let stream = ctx.open_stream(StreamId::new(format!("notices-{}", ctx.request_id())));
+                let stream = ctx.open_stream(StreamId::opened_by(ctx.request_id()));
                 forward(notices, stream, |notice| notice);
                 json(Value::Null)
             }

@@ -38,6 +38,7 @@ mod computer;
 mod conversations;
 mod devices;
 mod goals;
+mod host_link;
 mod ideas;
 mod inbox;
 mod mandates;
@@ -93,6 +94,9 @@ pub struct Hearth {
     probe_progress: Arc<std::sync::Mutex<Option<hearth_protocol::settings::ProbeProgress>>>,
     /// The pairing host, once it serves the owner's other devices (Settings → Devices).
     pairing: Arc<tokio::sync::Mutex<Option<crate::pairing::host_store::PairingService>>>,
+    /// This app's link to the owner's Hearth at home, when it works as a companion; read from
+    /// the vault on first use.
+    host_link: host_link::LinkSlot,
 }
 
 /// The one owner's id in names and labels (Hearth is single-owner).
@@ -211,6 +215,7 @@ impl Hearth {
             local_model: Arc::default(),
             probe_progress: Arc::default(),
             pairing: Arc::default(),
+            host_link: Arc::default(),
         };
         // The account chosen last time first: neither the tasks recovery just requeued nor a
         // client of the AG-UI endpoint (which the settings start) may read, or prepare for, the
@@ -560,6 +565,7 @@ impl Hearth {
         }
         // The owner's other devices are told the host is closing.
         self.pairing_shutdown().await;
+        self.host_link_close().await;
         self.approvals.shutdown();
         self.tasks.shutdown().await;
         self.browsers.close_all().await;

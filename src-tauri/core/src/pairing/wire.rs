@@ -43,6 +43,13 @@ impl StreamId {
         Self(id.into())
     }
 
+    /// The id of the stream a request opens (a chat's events, a watch): named by the request,
+    /// which the companion numbers, so it can listen for the stream before it asks — a
+    /// stream's first events may arrive before the answer that opened it.
+    pub fn opened_by(request: RequestId) -> Self {
+        Self(format!("r{request}"))
+    }
+
     /// The id as text.
     pub fn as_str(&self) -> &str {
         &self.0

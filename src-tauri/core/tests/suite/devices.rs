@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 
 use hearth_core::Hearth;
 use hearth_core::pairing::{
-    Companion, CompanionConfig, Connection, ErrorCode, HostPairing, PairingError, PairingOffer, Push, StaticKeypair,
+    Companion, CompanionConfig, Connection, ErrorCode, HostPairing, PairingError, PairingOffer, Push, StaticKeypair, StreamId,
 };
 use hearth_protocol::approvals::{ProposalStatus, ProposalView};
 use hearth_protocol::devices::{DevicePairOfferParams, DeviceScopes};
@@ -16,13 +16,13 @@ use serde_json::{Value, json};
 use super::support::{TestHearth, email_awaiting_review, fast_config, guarded};
 
 /// A host Hearth whose pairing host listens on loopback, on a free port.
-async fn host_in(dir: tempfile::TempDir) -> TestHearth {
+pub(super) async fn host_in(dir: tempfile::TempDir) -> TestHearth {
     let mut config = fast_config(dir.path());
     config.pairing_listen = SocketAddr::from(([127, 0, 0, 1], 0));
     TestHearth { hearth: Hearth::open(config).await.unwrap(), dir }
 }
 
-async fn host() -> TestHearth {
+pub(super) async fn host() -> TestHearth {
     host_in(tempfile::tempdir().unwrap()).await
 }
 
@@ -120,13 +120,17 @@ async fn what_only_the_window_may_do_is_refused_to_every_device() {
 async fn chat_from_a_companion_runs_on_the_host_and_streams_back() {
     let t = host().await;
     let (_, _, mut connection) = paired(&t.hearth, DeviceScopes::DEFAULT).await;
-    let started = guarded(connection.request("run_start", json!({"text": "hello"}))).await.unwrap();
-    let run_id = started["runId"].as_str().unwrap().to_owned();
+    // The run's stream is named by the request that starts it, so the device listens first.
+    let client = connection.client();
+    let request = client.reserve();
+    let run_stream = StreamId::opened_by(request);
+    let started = guarded(client.request_as(request, "run_start", json!({"text": "hello"}))).await.unwrap();
+    assert!(started["runId"].is_string(), "{started}");
     let mut kinds = Vec::new();
     loop {
         match guarded(connection.next_push()).await {
-            Some(Push::Event { stream, event }) if stream.as_str() == run_id => kinds.push(event["type"].as_str().unwrap_or("").to_owned()),
-            Some(Push::StreamEnd { stream }) if stream.as_str() == run_id => break,
+            Some(Push::Event { stream, event }) if stream == run_stream => kinds.push(event["type"].as_str().unwrap_or("").to_owned()),
+            Some(Push::StreamEnd { stream }) if stream == run_stream => break,
             Some(other) => panic!("unexpected push {other:?}"),
             None => panic!("the connection ended before the run"),
         }
@@ -231,11 +235,12 @@ async fn a_chat_from_a_device_asks_before_any_effect() {
     let (_, _, mut connection) = paired(&t.hearth, DeviceScopes::DEFAULT).await;
     // In the owner's own chat at home this is remembered at once (the sample agent's
     // remember_fact); from a device it waits on a card.
-    let started = guarded(connection.request("run_start", json!({"text": "remember that the alarm code is 4711"}))).await.unwrap();
-    let run_id = started["runId"].as_str().unwrap().to_owned();
+    let client = connection.client();
+    let request = client.reserve();
+    guarded(client.request_as(request, "run_start", json!({"text": "remember that the alarm code is 4711"}))).await.unwrap();
     loop {
         match guarded(connection.next_push()).await {
-            Some(Push::StreamEnd { stream }) if stream.as_str() == run_id => break,
+            Some(Push::StreamEnd { stream }) if stream == StreamId::opened_by(request) => break,
             Some(Push::Event { .. } | Push::StreamEnd { .. }) => {}
             other => panic!("unexpected {other:?}"),
         }

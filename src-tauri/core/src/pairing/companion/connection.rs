@@ -233,7 +233,17 @@ impl CompanionClient {
     /// Sends a request and waits for its answer. A host error is [`PairingError::Remote`];
     /// a request over the bound is refused here, before anything is sent.
     pub async fn request(&self, command: &str, params: Value) -> Result<Value> {
-        let id = RequestId(self.shared.next_id.fetch_add(1, Ordering::Relaxed));
+        self.request_as(self.reserve(), command, params).await
+    }
+
+    /// The id the next request will carry, taken now: a request that opens a stream
+    /// ([`StreamId::opened_by`]) is listened for before it is sent.
+    pub fn reserve(&self) -> RequestId {
+        RequestId(self.shared.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Sends a request under an id from [`Self::reserve`] (each used once) and waits for its answer.
+    pub async fn request_as(&self, id: RequestId, command: &str, params: Value) -> Result<Value> {
         let bytes = serde_json::to_vec(&ClientMessage::Request { id, command: command.to_owned(), params })
             .map_err(|e| PairingError::protocol(format!("the request did not serialize: {e}")))?;
         if bytes.len() > self.shared.max_message {

@@ -5,6 +5,7 @@
 //! [`Companion::connect`]s whenever it needs the host.
 
 mod connection;
+mod link;
 mod pairing;
 
 use std::net::SocketAddr;
@@ -15,6 +16,7 @@ use crate::pairing::keys::{DeviceId, PublicKey, StaticKeypair};
 use crate::pairing::offer::{PairingOffer, PairingSecret};
 
 pub use connection::{CompanionClient, Connection, Push};
+pub use link::HostLink;
 
 /// The companion's bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,67 @@
+//! `host_*` commands: this app working through the owner's Hearth at home (a companion).
+//!
+//! Only this app's window calls them, and they are never forwarded (the reach table names them
+//! `Never`). When the app is a companion the window's one IPC layer sends its other commands
+//! through `host_call` and `host_stream`; the Hearth at home decides what they may do.
+
+use hearth_protocol::IpcError;
+use hearth_protocol::commands::RUN_STOP;
+use hearth_protocol::devices::{HostLinkPairParams, HostLinkStatus, HostRequest};
+use serde_json::Value;
+use tauri::State;
+use tauri::ipc::Channel;
+
+use crate::AppState;
+use crate::ipc::parse;
+
+/// Whether this app works through a Hearth at home, and which.
+#[tauri::command]
+pub async fn host_link_status(state: State<'_, AppState>) -> Result<HostLinkStatus, IpcError> {
+    state.ready().await?.host_link_status().await.map_err(|e| e.to_ipc())
+}
+
+/// Pairs this app with the owner's Hearth at home.
+#[tauri::command]
+pub async fn host_link_pair(state: State<'_, AppState>, params: Value) -> Result<HostLinkStatus, IpcError> {
+    let params: HostLinkPairParams = parse("host_link_pair", params)?;
+    params.validate()?;
+    state.ready().await?.host_link_pair(&params).await.map_err(|e| e.to_ipc())
+}
+
+/// Forgets the Hearth at home: this app works on its own again.
+#[tauri::command]
+pub async fn host_link_forget(state: State<'_, AppState>) -> Result<HostLinkStatus, IpcError> {
+    state.ready().await?.host_link_forget().await.map_err(|e| e.to_ipc())
+}
+
+/// One of the window's commands, answered by the Hearth at home.
+#[tauri::command]
+pub async fn host_call(state: State<'_, AppState>, request: Value) -> Result<Value, IpcError> {
+    let request: HostRequest = parse("host_call", request)?;
+    state.ready().await?.host_call(&request).await
+}
+
+/// A command that opens a stream at the Hearth at home (a chat, a watch): its answer, and its
+/// events on `on_event`. A chat whose window stops listening is stopped at home, as a local
+/// chat is (streams.rs).
+#[tauri::command(rename_all = "camelCase")]
+pub async fn host_stream(state: State<'_, AppState>, request: Value, on_event: Channel<Value>) -> Result<Value, IpcError> {
+    let request: HostRequest = parse("host_stream", request)?;
+    let hearth = state.ready().await?;
+    let (answer, mut events) = hearth.host_stream(&request).await?;
+    let run_id = answer.get("runId").cloned().filter(|_| request.command == hearth_protocol::commands::RUN_START.name());
+    tauri::async_runtime::spawn(async move {
+        while let Some(event) = events.recv().await {
+            if on_event.send(event).is_err() {
+                if let Some(run_id) = run_id {
+                    let stop = HostRequest { command: RUN_STOP.name().to_owned(), params: serde_json::json!({ "runId": run_id }) };
+                    if let Err(err) = hearth.host_call(&stop).await {
+                        tracing::warn!(code = ?err.code, "a chat at home could not be stopped when the window stopped listening");
+                    }
+                }
+                break;
+            }
+        }
+    });
+    Ok(answer)
+}

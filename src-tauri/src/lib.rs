@@ -62,10 +62,20 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
         // A page that (re)loads has lost its channels; a click until it subscribes again is
         // held for it (desktop_notices.rs).
         .on_page_load(|webview, payload| {
-            if payload.event() == tauri::webview::PageLoadEvent::Started
-                && let Some(requests) = webview.try_state::<desktop_notices::OpenRequests>()
-            {
-                requests.unsubscribe();
+            if payload.event() == tauri::webview::PageLoadEvent::Started {
+                if let Some(requests) = webview.try_state::<desktop_notices::OpenRequests>() {
+                    requests.unsubscribe();
+                }
+                // So has what it streamed from a Hearth at home: those streams end there too.
+                // Only a connection opened before this moment: the new page's are its own.
+                if let Some(state) = webview.try_state::<AppState>() {
+                    let (state, at) = (state.inner().clone(), std::time::Instant::now());
+                    tauri::async_runtime::spawn(async move {
+                        if let Ok(hearth) = state.ready().await {
+                            hearth.host_link_reset(at).await;
+                        }
+                    });
+                }
             }
         })
         .setup(|app| {

@@ -34,13 +34,11 @@ pub fn App() -> impl IntoView {
             Ok(_) => {
                 // Where every later command goes: this app's core, or the Hearth at home it is
                 // paired with. Known before any screen mounts; pairing or forgetting reloads.
+                // A link that cannot be read leaves this app on its own (Settings says why).
                 match ipc::host_link_status().await {
                     Ok(status) if status.link.is_some() => ipc::set_transport(ipc::Transport::Home),
                     Ok(_) => {}
-                    Err(err) => {
-                        startup.set(Startup::Failed(err.message));
-                        return;
-                    }
+                    Err(err) => leptos::logging::warn!("Hearth: the link to a Hearth at home could not be read: {}", err.message),
                 }
                 // A Take control open when the window last went away (a reload) could not give
                 // the browser back; this window has no such view.

@@ -87,12 +87,13 @@ pub fn set_transport(transport: Transport) {
 }
 
 /// Commands about this app itself, answered by its own core whatever the transport: its
-/// version, its first frame, its OS notifications, its file chooser, and the link itself.
+/// version, its first frame, its OS notifications' clicks, giving back its own browser at
+/// start, and the link itself.
 const ALWAYS_HERE: &[Command] = &[
     cmd::APP_INFO,
     cmd::APP_PAINTED,
     cmd::NOTIFICATION_OPEN_WATCH,
-    cmd::LOCAL_MODEL_CHOOSE_FILE,
+    cmd::BROWSER_CONTROL_RELEASE_ALL,
     cmd::HOST_LINK_STATUS,
     cmd::HOST_LINK_PAIR,
     cmd::HOST_LINK_FORGET,

@@ -348,10 +348,15 @@ pub struct HostLinkView {
 pub struct HostLinkStatus {
     /// The link, when this app is a companion.
     pub link: Option<HostLinkView>,
+    /// Why a stored link could not be read (this app then works on its own until it is
+    /// forgotten or paired again).
+    #[serde(default)]
+    pub problem: Option<String>,
 }
 
-/// `host_call` and `host_stream`: one of Hearth's commands, sent to the Hearth at home.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `host_call` and `host_stream`: one of Hearth's commands, sent to the Hearth at home. Its
+/// Debug hides the parameters (a command's may carry a message or a key).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HostRequest {
     /// The command's name.
@@ -359,6 +364,12 @@ pub struct HostRequest {
     /// Its parameters, as the window would send them.
     #[serde(default)]
     pub params: serde_json::Value,
+}
+
+impl std::fmt::Debug for HostRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostRequest").field("command", &self.command).field("params", &"[REDACTED]").finish()
+    }
 }
 
 impl HostRequest {

@@ -43,7 +43,9 @@ pub async fn host_call(state: State<'_, AppState>, request: Value) -> Result<Val
 
 /// A command that opens a stream at the Hearth at home (a chat, a watch): its answer, and its
 /// events on `on_event`. A chat whose window stops listening is stopped at home, as a local
-/// chat is (streams.rs).
+/// chat is (streams.rs); a chat whose stream ends without its last event (the connection to
+/// home ended: the home Hearth then stops it) gets a `RUN_ERROR` saying so, so the window's
+/// run ends rather than waiting.
 #[tauri::command(rename_all = "camelCase")]
 pub async fn host_stream(state: State<'_, AppState>, request: Value, on_event: Channel<Value>) -> Result<Value, IpcError> {
     let request: HostRequest = parse("host_stream", request)?;
@@ -51,7 +53,9 @@ pub async fn host_stream(state: State<'_, AppState>, request: Value, on_event: C
     let (answer, mut events) = hearth.host_stream(&request).await?;
     let run_id = answer.get("runId").cloned().filter(|_| request.command == hearth_protocol::commands::RUN_START.name());
     tauri::async_runtime::spawn(async move {
+        let mut ended = false;
         while let Some(event) = events.recv().await {
+            ended = matches!(event.get("type").and_then(Value::as_str), Some("RUN_FINISHED" | "RUN_ERROR"));
             if on_event.send(event).is_err() {
                 if let Some(run_id) = run_id {
                     let stop = HostRequest { command: RUN_STOP.name().to_owned(), params: serde_json::json!({ "runId": run_id }) };
@@ -59,7 +63,18 @@ pub async fn host_stream(state: State<'_, AppState>, request: Value, on_event: C
                         tracing::warn!(code = ?err.code, "a chat at home could not be stopped when the window stopped listening");
                     }
                 }
-                break;
+                return;
+            }
+        }
+        if run_id.is_some() && !ended {
+            let lost = hearth_protocol::agui::Event::RunError(hearth_protocol::agui::RunErrorEvent {
+                message: "The connection to your Hearth at home ended, so it stopped this chat. Its history there has what was done."
+                    .to_owned(),
+                code: Some("home_link_lost".to_owned()),
+                ..Default::default()
+            });
+            if let Ok(lost) = serde_json::to_value(lost) {
+                let _ = on_event.send(lost);
             }
         }
     });

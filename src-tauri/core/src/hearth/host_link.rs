@@ -40,20 +40,42 @@ struct StoredLink {
     device_id: String,
 }
 
+impl Drop for StoredLink {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.key);
+    }
+}
+
 /// The link once read from the vault: `None` inside when this app is not a companion.
 pub(super) type LinkSlot = Arc<tokio::sync::Mutex<Option<Option<Arc<HostLink>>>>>;
 
 impl Hearth {
-    /// Whether this app works through a Hearth at home, and which.
+    /// Whether this app works through a Hearth at home, and which. A stored link that cannot
+    /// be read is a problem to show (with Forget), not a reason for the window not to start.
     pub async fn host_link_status(&self) -> Result<HostLinkStatus> {
-        let Some(link) = self.host_link().await? else { return Ok(HostLinkStatus { link: None }) };
-        Ok(HostLinkStatus { link: Some(view(&link).await) })
+        match self.host_link().await {
+            Ok(Some(link)) => Ok(HostLinkStatus { link: Some(view(&link)), problem: None }),
+            Ok(None) => Ok(HostLinkStatus { link: None, problem: None }),
+            Err(err @ (CoreError::CorruptRow(_) | CoreError::Vault(_))) => {
+                Ok(HostLinkStatus { link: None, problem: Some(err.to_string()) })
+            }
+            Err(err) => Err(err),
+        }
     }
 
     /// Pairs this app with the owner's Hearth at home and keeps the link; a link kept before
-    /// is replaced only once the new pairing has succeeded.
+    /// is replaced only once the new pairing has succeeded. Refused while this app has work
+    /// under way: once paired, its window shows the home Hearth's, and the owner could no
+    /// longer see, stop or decide what runs here.
     pub async fn host_link_pair(&self, params: &HostLinkPairParams) -> Result<HostLinkStatus> {
         params.validate()?;
+        let under_way = self.local_work().await?;
+        if !under_way.is_empty() {
+            return Err(CoreError::Conflict(format!(
+                "This app has work under way ({}). Finish, stop or decide it here first: once paired, this window shows your Hearth at home instead.",
+                under_way.join("; ")
+            )));
+        }
         let keypair = StaticKeypair::generate().map_err(pairing_error)?;
         let private = zeroize::Zeroizing::new(keypair.private_bytes().to_vec());
         let companion = Companion::new(keypair, CompanionConfig::default());
@@ -63,10 +85,12 @@ impl Hearth {
             let offer = PairingOffer::parse(address).map_err(pairing_error)?;
             companion.pair(&offer, name).await
         } else {
+            // Not echoed: a pairing text pasted with something before it carries the secret.
             let host: SocketAddr = address.parse().map_err(|_| {
-                CoreError::InvalidInput(format!(
-                    "{address:?} is not an address with a port (like 192.168.1.20:47800); Settings → Devices on your Hearth at home shows it."
-                ))
+                CoreError::InvalidInput(
+                    "That is neither a pairing text (hearth-pair:…) nor an address with a port (like 192.168.1.20:47800); Settings → Devices on your Hearth at home shows both."
+                        .into(),
+                )
             })?;
             let secret = PairingSecret::from_short_code(&params.code).map_err(pairing_error)?;
             companion.pair_with_code(host, &secret, name).await
@@ -79,26 +103,72 @@ impl Hearth {
             host_key: hex::encode(pairing.host_key.as_bytes()),
             device_id: pairing.device_id.to_string(),
         };
-        let text = zeroize::Zeroizing::new(serde_json::to_string(&stored)?);
-        self.settings.put_secret(LINK_SECRET, &SecretString::from(text.as_str().to_owned())).await?;
+        let text = serde_json::to_string(&stored)?;
         let link = Arc::new(HostLink::new(companion, pairing));
-        let replaced = self.host_link.lock().await.replace(Some(Arc::clone(&link))).flatten();
+        // The vault and the slot change together (a forget meanwhile waits), so what a restart
+        // reads back is what this process uses.
+        let replaced = {
+            let mut slot = self.host_link.lock().await;
+            self.settings.put_secret(LINK_SECRET, &SecretString::from(text)).await?;
+            slot.replace(Some(Arc::clone(&link))).flatten()
+        };
         if let Some(old) = replaced {
             old.close().await;
         }
         tracing::info!(host = %link.pairing().host, "this app now works through a Hearth at home");
-        Ok(HostLinkStatus { link: Some(view(&link).await) })
+        Ok(HostLinkStatus { link: Some(view(&link)), problem: None })
     }
 
     /// Forgets the link: the keys leave the vault and the connection closes. The Hearth at
     /// home still lists this device until the owner removes it there.
     pub async fn host_link_forget(&self) -> Result<HostLinkStatus> {
-        self.settings.update_secret(LINK_SECRET, Some("")).await?;
-        let forgotten = self.host_link.lock().await.replace(None).flatten();
+        let forgotten = {
+            let mut slot = self.host_link.lock().await;
+            self.settings.update_secret(LINK_SECRET, Some("")).await?;
+            slot.replace(None).flatten()
+        };
         if let Some(link) = forgotten {
             link.close().await;
         }
-        Ok(HostLinkStatus { link: None })
+        Ok(HostLinkStatus { link: None, problem: None })
+    }
+
+    /// The window began to (re)load at `at`: whatever it streamed from home before (a chat,
+    /// the watches) has no reader any more, so the connection opened before then, and every
+    /// stream the home Hearth keeps on it, ends. A chat at home is stopped as a local one is
+    /// when its window goes; the next request connects again.
+    pub async fn host_link_reset(&self, at: std::time::Instant) {
+        let open = self.host_link.lock().await.clone().flatten();
+        if let Some(link) = open {
+            link.reset_opened_before(at).await;
+        }
+    }
+
+    /// What this app has under way, in words: chats running, tasks not finished, cards
+    /// waiting or executing, active schedules, the AG-UI endpoint on.
+    async fn local_work(&self) -> Result<Vec<String>> {
+        use hearth_protocol::approvals::ProposalStatus;
+        use hearth_protocol::schedules::ScheduleStatus;
+        use hearth_protocol::tasks::TaskStatus;
+        let mut under_way = Vec::new();
+        let count = |n: usize, what: &str| (n > 0).then(|| format!("{n} {what}"));
+        let chats = self.runs.len();
+        let tasks = self.task_list().await?.tasks.iter().filter(|t| !matches!(t.status, TaskStatus::Succeeded | TaskStatus::Failed | TaskStatus::Cancelled)).count();
+        let cards = self
+            .approval_list()
+            .await?
+            .iter()
+            .filter(|p| matches!(p.status, ProposalStatus::AwaitingReview | ProposalStatus::Executing | ProposalStatus::OutcomeUnknown))
+            .count();
+        let schedules = self.schedule_list().await?.schedules.iter().filter(|s| s.status == ScheduleStatus::Active).count();
+        under_way.extend(count(chats, "chat(s) running"));
+        under_way.extend(count(tasks, "task(s) not finished, in Activity"));
+        under_way.extend(count(cards, "approval card(s) to decide or review"));
+        under_way.extend(count(schedules, "active schedule(s)"));
+        if self.settings.load().await?.endpoint_enabled {
+            under_way.push("the AG-UI endpoint is on (Settings)".to_owned());
+        }
+        Ok(under_way)
     }
 
     /// One of the window's requests, answered by the Hearth at home.
@@ -161,13 +231,13 @@ fn restore(text: &str) -> Result<HostLink> {
     Ok(HostLink::new(Companion::new(keypair, CompanionConfig::default()), pairing))
 }
 
-async fn view(link: &HostLink) -> HostLinkView {
+fn view(link: &HostLink) -> HostLinkView {
     let pairing = link.pairing();
     HostLinkView {
         address: pairing.host.to_string(),
         fingerprint: pairing.host_key.fingerprint().to_string(),
         device_id: DeviceId::trusted(pairing.device_id.as_str()),
-        connected: link.is_connected().await,
+        connected: link.is_connected(),
     }
 }
 

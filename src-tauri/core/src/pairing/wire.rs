@@ -18,7 +18,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The version of the application messages, sent in `hello`.
-pub(crate) const APP_PROTOCOL: u32 = 1;
+/// 2: a stream is named by the request that opens it ([`StreamId::opened_by`]).
+pub(crate) const APP_PROTOCOL: u32 = 2;
 
 /// A request's id, chosen by the companion, unique per connection; the host echoes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

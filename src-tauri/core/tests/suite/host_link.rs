@@ -176,3 +176,48 @@ async fn a_wrong_code_pairs_nothing_and_keeps_nothing() {
     assert!(app.hearth.host_link_status().await.unwrap().link.is_none());
     assert!(host.hearth.device_list().await.unwrap().is_empty(), "the host registered nothing");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_app_with_work_under_way_is_not_paired() {
+    let host = host().await;
+    // A card waits here: once paired, this window would show the home Hearth's and the owner
+    // could no longer decide it.
+    let app = app_in(tempfile::tempdir().unwrap()).await;
+    let (_, waiting) = email_awaiting_review(&app).await;
+    let offer = host.hearth.device_pair_offer(&DevicePairOfferParams { name: "Laptop".into(), scopes: DeviceScopes::DEFAULT }).await.unwrap();
+    let params = HostLinkPairParams { address: offer.address.clone(), code: offer.short_code.clone(), name: "My laptop".into() };
+    let refused = app.hearth.host_link_pair(&params).await.unwrap_err();
+    assert!(matches!(&refused, hearth_core::CoreError::Conflict(why) if why.contains("approval card")), "{refused}");
+    assert!(app.hearth.host_link_status().await.unwrap().link.is_none());
+    assert!(host.hearth.device_list().await.unwrap().is_empty(), "nothing reached the host");
+    assert_eq!(app.hearth.approval_get(&waiting.id).await.unwrap().status, ProposalStatus::AwaitingReview, "the card is still here");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_link_never_connects_again_and_a_reset_one_does() {
+    use hearth_core::pairing::{Companion, CompanionConfig, HostLink, PairingError, PairingOffer, StaticKeypair};
+    let host = host().await;
+    let offer = host.hearth.device_pair_offer(&DevicePairOfferParams { name: "Laptop".into(), scopes: DeviceScopes::DEFAULT }).await.unwrap();
+    let companion = Companion::new(StaticKeypair::generate().unwrap(), CompanionConfig::default());
+    let pairing = guarded(companion.pair(&PairingOffer::parse(&offer.uri).unwrap(), "laptop")).await.unwrap();
+    let link = HostLink::new(companion, pairing);
+    guarded(link.request("thread_list", Value::Null)).await.unwrap();
+    assert!(link.is_connected());
+
+    // A reset (the window reloaded) ends the connection and its streams; the next request
+    // connects again.
+    let (_, mut watch) = guarded(link.open_stream("task_watch", Value::Null)).await.unwrap();
+    link.reset_opened_before(std::time::Instant::now()).await;
+    assert!(guarded(watch.recv()).await.is_none(), "the stream ended with its connection");
+    assert!(!link.is_connected());
+    let reload = std::time::Instant::now();
+    guarded(link.request("thread_list", Value::Null)).await.unwrap();
+    // A connection opened after the moment (by the new window) is kept.
+    link.reset_opened_before(reload).await;
+    assert!(link.is_connected(), "the new window's connection is its own");
+
+    // Closed (forgotten): nothing connects with these keys again.
+    link.close().await;
+    assert!(matches!(link.request("thread_list", Value::Null).await, Err(PairingError::NotConnected)));
+    assert!(!link.is_connected());
+}

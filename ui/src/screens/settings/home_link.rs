@@ -36,8 +36,13 @@ pub fn HomeLinkSection() -> impl IntoView {
             <h2>"Your Hearth at home"</h2>
             <Suspense fallback=|| view! { <p class="empty">"Loading…"</p> }>
                 {move || status.get().map(|shown| match shown {
-                    Ok(HostLinkStatus { link: Some(link) }) => view! { <Linked link forget /> }.into_any(),
-                    Ok(HostLinkStatus { link: None }) => view! {
+                    Ok(HostLinkStatus { link: Some(link), .. }) => view! { <Linked link forget /> }.into_any(),
+                    Ok(HostLinkStatus { link: None, problem: Some(problem) }) => view! {
+                        <p class="error settings-error home-link-problem">{problem}</p>
+                        <button type="button" data-action="forget-home" disabled=move || forget.pending().get()
+                            on:click=move |_| { forget.dispatch_local(()); }>"Forget it"</button>
+                    }.into_any(),
+                    Ok(HostLinkStatus { link: None, problem: None }) => view! {
                         <p class="settings-note">
                             "Work through the Hearth on your computer at home: chat with its agent, see its tasks and decide its approvals from here. "
                             "On that Hearth, open Settings → Devices, choose what this device may do and press Pair a device; then paste its pairing text, or type its address and code."

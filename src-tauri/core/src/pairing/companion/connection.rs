@@ -264,6 +264,11 @@ impl CompanionClient {
         rx.await.unwrap_or_else(|_| Err(self.closed_error()))
     }
 
+    /// Whether the connection has ended (a request now would fail unsent).
+    pub fn is_closed(&self) -> bool {
+        self.shared.lock().closed.is_some()
+    }
+
     fn closed_error(&self) -> PairingError {
         match &self.shared.lock().closed {
             Some((reason, message)) => PairingError::Closed { reason: *reason, message: message.clone() },

@@ -27,14 +27,27 @@ pub struct HostLink {
     companion: Companion,
     pairing: HostPairing,
     live: tokio::sync::Mutex<Option<Live>>,
+    /// Cancelled for good when the link is forgotten, replaced or Hearth closes: no request
+    /// connects again with these keys.
+    closed: CancellationToken,
 }
 
 /// The open connection: its request handle, where its streams go, and its end.
 struct Live {
     client: CompanionClient,
     routes: Arc<Routes>,
-    /// Cancelled when the connection has ended (or to end it).
-    ended: CancellationToken,
+    /// Dropping the `Live` ends its connection (held only for that).
+    _ends_on_drop: tokio_util::sync::DropGuard,
+    /// When it was opened.
+    opened_at: std::time::Instant,
+}
+
+impl Live {
+    /// Whether it can still carry a request: neither ended here nor closed by the host (whose
+    /// close the router may not have read yet).
+    fn is_open(&self) -> bool {
+        !self.client.is_closed()
+    }
 }
 
 /// Each open stream's reader.
@@ -52,7 +65,7 @@ impl HostLink {
     /// A link to the host of `pairing`, as `companion` (the keypair it paired with). Nothing
     /// connects until the first request.
     pub fn new(companion: Companion, pairing: HostPairing) -> Self {
-        Self { companion, pairing, live: tokio::sync::Mutex::new(None) }
+        Self { companion, pairing, live: tokio::sync::Mutex::new(None), closed: CancellationToken::new() }
     }
 
     /// The pairing this link uses.
@@ -60,17 +73,19 @@ impl HostLink {
         &self.pairing
     }
 
-    /// Whether a connection is open now (it opens on the next request otherwise).
-    pub async fn is_connected(&self) -> bool {
-        self.live.lock().await.as_ref().is_some_and(|live| !live.ended.is_cancelled())
+    /// Whether a connection is open now (it opens on the next request otherwise). Never waits:
+    /// while a connection is being made, it is not open yet.
+    pub fn is_connected(&self) -> bool {
+        self.live.try_lock().is_ok_and(|live| live.as_ref().is_some_and(Live::is_open))
     }
 
     /// Sends a request and waits for its answer, connecting first when needed.
     pub async fn request(&self, command: &str, params: Value) -> Result<Value> {
-        let client = self.client().await?;
+        let (client, _) = self.connected().await?;
         match client.request(command, params.clone()).await {
-            // Never sent: the connection had ended before it was written. Once more, anew.
-            Err(PairingError::Closed { .. } | PairingError::NotConnected) => self.client().await?.request(command, params).await,
+            // Never sent: the connection had ended before it was queued (a queued request that
+            // loses its answer is `AnswerLost`, never tried again). Once more, anew.
+            Err(PairingError::Closed { .. } | PairingError::NotConnected) => self.connected().await?.0.request(command, params).await,
             answered => answered,
         }
     }
@@ -79,6 +94,14 @@ impl HostLink {
     /// ends it or the connection ends. Dropping the receiver stops delivery here (the host's
     /// stream goes on until the connection ends; a chat run is stopped by its own request).
     pub async fn open_stream(&self, command: &str, params: Value) -> Result<(Value, mpsc::Receiver<Value>)> {
+        match self.try_open_stream(command, params.clone()).await {
+            // Never sent, as in `request`: once more, anew.
+            Err(PairingError::Closed { .. } | PairingError::NotConnected) => self.try_open_stream(command, params).await,
+            opened => opened,
+        }
+    }
+
+    async fn try_open_stream(&self, command: &str, params: Value) -> Result<(Value, mpsc::Receiver<Value>)> {
         let (client, routes) = self.connected().await?;
         let request = client.reserve();
         let stream = StreamId::opened_by(request);
@@ -93,31 +116,42 @@ impl HostLink {
         }
     }
 
-    /// Ends the connection (the owner forgot the pairing); a later request connects again.
-    pub async fn close(&self) {
-        if let Some(live) = self.live.lock().await.take() {
-            live.ended.cancel();
+    /// Ends the connection, and every stream on it, if it was opened before `at` (when the
+    /// window that listened went away: a connection the new window opened since is kept). The
+    /// next request connects again.
+    pub async fn reset_opened_before(&self, at: std::time::Instant) {
+        let mut live = self.live.lock().await;
+        if live.as_ref().is_some_and(|open| open.opened_at < at) {
+            drop(live.take());
         }
     }
 
-    async fn client(&self) -> Result<CompanionClient> {
-        Ok(self.connected().await?.0)
+    /// Ends the link for good (forgotten, replaced, or Hearth closing): its connection ends and
+    /// nothing connects with these keys again.
+    pub async fn close(&self) {
+        self.closed.cancel();
+        drop(self.live.lock().await.take());
     }
 
     /// The open connection, or a new one when there is none or it has ended.
     async fn connected(&self) -> Result<(CompanionClient, Arc<Routes>)> {
         let mut live = self.live.lock().await;
+        if self.closed.is_cancelled() {
+            return Err(PairingError::NotConnected);
+        }
         if let Some(open) = live.as_ref()
-            && !open.ended.is_cancelled()
+            && open.is_open()
         {
             return Ok((open.client.clone(), Arc::clone(&open.routes)));
         }
+        // The connect is made under the lock, so requests arriving meanwhile share it rather
+        // than each opening its own.
         let connection = self.companion.connect(&self.pairing).await?;
         let client = connection.client();
         let routes = Arc::new(Routes::default());
         let ended = CancellationToken::new();
         tokio::spawn(route_pushes(connection, Arc::clone(&routes), ended.clone()));
-        *live = Some(Live { client: client.clone(), routes: Arc::clone(&routes), ended });
+        *live = Some(Live { client: client.clone(), routes: Arc::clone(&routes), _ends_on_drop: ended.drop_guard(), opened_at: std::time::Instant::now() });
         Ok((client, routes))
     }
 }
@@ -125,6 +159,9 @@ impl HostLink {
 /// Hands each pushed event to its stream's reader until the connection ends; then every
 /// stream ends (its reader sees the channel close) and the connection is dropped.
 async fn route_pushes(mut connection: Connection, routes: Arc<Routes>, ended: CancellationToken) {
+    // Events for streams nobody here reads (ended here, or never asked for), counted and
+    // reported once at the end rather than logged each.
+    let mut dropped = 0_u64;
     loop {
         let push = tokio::select! {
             biased;
@@ -135,13 +172,20 @@ async fn route_pushes(mut connection: Connection, routes: Arc<Routes>, ended: Ca
             Some(Push::Event { stream, event }) => {
                 let reader = routes.lock().get(&stream).cloned();
                 match reader {
-                    // Waits while the reader is behind: the connection's own bound holds the rest.
-                    Some(reader) => {
-                        if reader.send(event).await.is_err() {
+                    // Never waits for one reader: a reader that has gone, or has fallen
+                    // [`STREAM_CAPACITY`] events behind, loses its stream, and the others (and
+                    // the answers to requests, read by the same connection) go on.
+                    Some(reader) => match reader.try_send(event) {
+                        Ok(()) => {}
+                        Err(mpsc::error::TrySendError::Full(_)) => {
+                            tracing::warn!(%stream, "a stream's reader fell behind; its stream ends here");
                             routes.lock().remove(&stream);
                         }
-                    }
-                    None => tracing::debug!(%stream, "an event for a stream nobody here reads"),
+                        Err(mpsc::error::TrySendError::Closed(_)) => {
+                            routes.lock().remove(&stream);
+                        }
+                    },
+                    None => dropped += 1,
                 }
             }
             Some(Push::StreamEnd { stream }) => {
@@ -156,4 +200,7 @@ async fn route_pushes(mut connection: Connection, routes: Arc<Routes>, ended: Ca
     }
     ended.cancel();
     routes.lock().clear();
+    if dropped > 0 {
+        tracing::debug!(dropped, "events for streams nobody here read");
+    }
 }

@@ -9,14 +9,14 @@ use pdfium_render::prelude::{Pdfium, PdfiumLibraryBindingsAccessor};
 use super::ffi::Lib;
 use crate::pdf::{Budget, PdfError};
 
-/// The checks before loading: [`super::trust::open_trusted`] on Linux; elsewhere PDFium is
-/// refused (the descriptor-based load needs `/proc/self/fd`).
-#[cfg(target_os = "linux")]
+/// The checks before loading: [`super::trust::open_trusted`] on Linux and Android; elsewhere
+/// PDFium is refused (the descriptor-based load needs `/proc/self/fd`).
+#[cfg(any(target_os = "linux", target_os = "android"))]
 fn open_checked(library: &Path, pins: &[&str]) -> Result<std::fs::File, PdfError> {
     super::trust::open_trusted(library, pins)
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
 fn open_checked(library: &Path, _pins: &[&str]) -> Result<std::fs::File, PdfError> {
     Err(PdfError::LibraryRefused {
         path: library.to_owned(),
@@ -35,14 +35,24 @@ pub const PDFIUM_LIBRARY_ENV: &str = "HEARTH_PDFIUM_LIB";
 /// The SHA-256 of the one libpdfium build Hearth loads on this architecture: the libpdfium.so
 /// of pypdfium2 5.15.2's manylinux x86-64 wheel, as `scripts/common.sh` installs it (it checks
 /// the wheel's own SHA-256 before unpacking, and this one after).
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 pub const PDFIUM_SHA256: &[&str] = &["c76dc0f7839644bfa7c3e3107a6068df714e339c861bb7d4519907b821d427f9"];
-/// No build is pinned for this architecture: PDFium is refused (Hearth is tested on x86-64).
-#[cfg(not(target_arch = "x86_64"))]
+/// On an Android phone: the libpdfium.so of the same pypdfium2 release's android arm64-v8a
+/// wheel, which `scripts/android-project.sh` puts in the app's `jniLibs` (both SHA-256s pinned
+/// there too). Type-checked here; no phone runs in the tests.
+#[cfg(all(target_os = "android", target_arch = "aarch64"))]
+pub const PDFIUM_SHA256: &[&str] = &["0090fca4cc584f1ce538e6899e43928e7c027478b64e661c05da94a6374e97bf"];
+/// No build is pinned for this platform: PDFium is refused.
+#[cfg(not(any(all(target_os = "linux", target_arch = "x86_64"), all(target_os = "android", target_arch = "aarch64"))))]
 pub const PDFIUM_SHA256: &[&str] = &[];
 
-/// `HEARTH_PDFIUM_LIB`, else [`private_library_path`].
+/// `HEARTH_PDFIUM_LIB`, else [`private_library_path`]; on Android, the libpdfium.so the app's
+/// package installed beside Hearth's own library.
 pub fn default_library_path() -> PathBuf {
+    #[cfg(target_os = "android")]
+    if let Some(beside) = beside_this_library() {
+        return beside;
+    }
     match std::env::var_os(PDFIUM_LIBRARY_ENV) {
         Some(path) if !path.is_empty() => PathBuf::from(path),
         _ => private_library_path(),
@@ -54,6 +64,23 @@ pub fn default_library_path() -> PathBuf {
 /// the app agree even where a test points `XDG_DATA_HOME` at a scratch folder.
 pub fn private_library_path() -> PathBuf {
     std::env::home_dir().unwrap_or_else(|| PathBuf::from("/")).join(".local/share/hearth/pdfium/libpdfium.so")
+}
+
+/// `libpdfium.so` in the folder this code was loaded from: on Android the package's native
+/// library folder, where the installer (not the app) put both. Found from this process's own
+/// map of loaded files, by the address of this function: no JNI call to ask the app's
+/// `nativeLibraryDir`.
+#[cfg(target_os = "android")]
+fn beside_this_library() -> Option<PathBuf> {
+    let here = beside_this_library as fn() -> Option<PathBuf> as usize;
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    maps.lines().find_map(|line| {
+        let mut fields = line.split_whitespace();
+        let (start, end) = fields.next()?.split_once('-')?;
+        let (start, end) = (usize::from_str_radix(start, 16).ok()?, usize::from_str_radix(end, 16).ok()?);
+        let path = fields.nth(4)?;
+        (start <= here && here < end && path.starts_with('/')).then(|| Path::new(path).with_file_name("libpdfium.so"))
+    })
 }
 
 /// A bound PDFium. Cheap to clone; bind it once per process.

@@ -12,7 +12,7 @@ mod fields;
 mod form_fill;
 mod library;
 mod render;
-#[cfg(target_os = "linux")]
+#[cfg(any(target_os = "linux", target_os = "android"))]
 mod trust;
 
 pub use library::{PDFIUM_LIBRARY_ENV, PDFIUM_SHA256, PdfEngine, default_library_path, private_library_path};

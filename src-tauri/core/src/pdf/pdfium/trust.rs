@@ -96,6 +96,13 @@ pub(super) fn open_trusted(path: &Path, pins: &[&str]) -> Result<File, PdfError>
     Ok(file)
 }
 
+/// The user that installs apps and owns their native-library folders: `system` on Android.
+/// Elsewhere only the owner and root are trusted.
+#[cfg(target_os = "android")]
+const INSTALLER_UID: Option<u32> = Some(1000);
+#[cfg(not(target_os = "android"))]
+const INSTALLER_UID: Option<u32> = None;
+
 /// Files that hashed to a pin in this process: `device:inode:size:change time`.
 static VERIFIED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
@@ -104,7 +111,7 @@ static VERIFIED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new(
 fn check_owner_and_mode(fd: impl AsFd, owner: u32) -> Result<(), String> {
     let stat = rustix::fs::fstat(fd).map_err(|err| format!("could not be examined ({err})"))?;
     let uid = stat.st_uid;
-    if uid != owner && uid != 0 {
+    if uid != owner && uid != 0 && Some(uid) != INSTALLER_UID {
         return Err(format!("belongs to uid {uid}, not to you (uid {owner}) or root"));
     }
     let mode = stat.st_mode & 0o7777;

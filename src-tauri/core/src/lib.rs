@@ -19,6 +19,7 @@ mod hearth;
 pub mod ideas;
 pub mod journal;
 pub mod local_model;
+pub mod mcp;
 pub mod memory;
 pub mod monitors;
 pub mod pairing;

@@ -10,6 +10,7 @@ mod computer;
 mod controls;
 mod devices;
 mod host_link;
+mod mcp;
 mod documents;
 mod effect_path;
 mod effects;

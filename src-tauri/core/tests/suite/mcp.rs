@@ -1,0 +1,160 @@
+//! The MCP client against a real server on the official SDK (`hearth-mcp-test-server`, in the
+//! test support crate), over stdio and over Streamable HTTP on loopback. Effects are counted in
+//! the server's own ledger file; what the server was doing, in its standard error.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use hearth_core::mcp::{McpClient, McpError, McpLimits, McpServerSpec, McpTransportSpec, PROTOCOL_VERSION};
+use serde_json::{Map, Value, json};
+use tokio::io::AsyncBufReadExt;
+use tokio_util::sync::CancellationToken;
+
+use super::support::guarded;
+
+/// The server binary, built beside this test by the workspace build.
+fn server_binary() -> PathBuf {
+    let here = std::env::current_exe().unwrap();
+    let built = here.parent().and_then(|deps| deps.parent()).unwrap().join("hearth-mcp-test-server");
+    assert!(built.exists(), "{} is missing: build the workspace first (cargo build --workspace --all-targets)", built.display());
+    built
+}
+
+struct Ledger {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl Ledger {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ledger");
+        Self { _dir: dir, path }
+    }
+
+    fn lines(&self) -> Vec<String> {
+        std::fs::read_to_string(&self.path).map(|t| t.lines().map(str::to_owned).collect()).unwrap_or_default()
+    }
+}
+
+fn stdio(ledger: &Ledger) -> McpServerSpec {
+    let env = BTreeMap::from([("HEARTH_MCP_LEDGER".to_owned(), ledger.path.display().to_string())]);
+    McpServerSpec {
+        name: "notes".into(),
+        transport: McpTransportSpec::Stdio { command: server_binary().display().to_string(), args: vec!["stdio".into()], env },
+    }
+}
+
+/// Short enough that the tests of silent servers end soon; the answer never comes either way.
+fn limits() -> McpLimits {
+    McpLimits { call_timeout: Duration::from_secs(3), ..McpLimits::default() }
+}
+
+fn args(value: Value) -> Map<String, Value> {
+    value.as_object().cloned().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdio_server_is_started_listed_and_called() {
+    let ledger = Ledger::new();
+    let client = guarded(McpClient::connect(&stdio(&ledger), limits())).await.unwrap();
+    assert_eq!(client.info().protocol_version, PROTOCOL_VERSION);
+    assert_eq!(client.info().name.as_deref(), Some("hearth-mcp-test-server"));
+
+    let tools = guarded(client.tools()).await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    for expected in ["lookup", "record", "slow", "huge", "crash", "hang", "garble", "inject"] {
+        assert!(names.contains(&expected), "{expected} in {names:?}");
+    }
+    let lookup = tools.iter().find(|t| t.name == "lookup").unwrap();
+    assert!(lookup.read_only_hint && lookup.input_schema.contains_key("properties"), "{lookup:?}");
+    assert!(!tools.iter().find(|t| t.name == "record").unwrap().read_only_hint);
+
+    let none = CancellationToken::new();
+    let read = guarded(client.call("lookup", args(json!({"key": "rain"})), &none)).await.unwrap();
+    assert_eq!(read.text, "the value of rain");
+    assert!(ledger.lines().is_empty(), "a read leaves no effect");
+    let written = guarded(client.call("record", args(json!({"line": "milk"})), &none)).await.unwrap();
+    assert_eq!(written.text, "kept");
+    assert_eq!(ledger.lines(), ["record milk"], "exactly one effect at the server");
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_call_is_cancelled_at_the_server() {
+    let ledger = Ledger::new();
+    let client = guarded(McpClient::connect(&stdio(&ledger), limits())).await.unwrap();
+    let stop = CancellationToken::new();
+    let (stopped, _) = tokio::join!(client.call("slow", Map::new(), &stop), async {
+        // Stop once the server is working on it, not before it has it.
+        guarded(client.stderr().wait_for(|line| line == "slow started")).await;
+        stop.cancel();
+    });
+    assert!(matches!(stopped, Err(McpError::Cancelled)), "{stopped:?}");
+    guarded(client.stderr().wait_for(|line| line == "slow cancelled")).await;
+    assert_eq!(ledger.lines(), ["cancelled"], "the server received exactly one cancellation");
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_that_crash_hang_flood_or_garble_give_clear_errors() {
+    let ledger = Ledger::new();
+    let none = CancellationToken::new();
+    for (tool, expected) in [("hang", "did not answer"), ("huge", "did not answer"), ("garble", "did not answer")] {
+        let client = guarded(McpClient::connect(&stdio(&ledger), limits())).await.unwrap();
+        let failed = guarded(client.call(tool, Map::new(), &none)).await.unwrap_err();
+        assert!(failed.to_string().contains(expected), "{tool}: {failed}");
+        // The connection still answers what is well-formed.
+        let after = guarded(client.call("lookup", args(json!({"key": "k"})), &none)).await.unwrap();
+        assert_eq!(after.text, "the value of k", "after {tool}");
+        client.close().await;
+    }
+    let client = guarded(McpClient::connect(&stdio(&ledger), limits())).await.unwrap();
+    let crashed = guarded(client.call("crash", Map::new(), &none)).await.unwrap_err();
+    assert!(matches!(crashed, McpError::Ended { .. }), "{crashed}");
+    let later = guarded(client.call("lookup", args(json!({"key": "k"})), &none)).await.unwrap_err();
+    assert!(matches!(later, McpError::Ended { .. }), "{later}");
+    assert!(ledger.lines().is_empty(), "nothing was recorded by any of them");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_that_does_not_exist_says_so() {
+    let spec = McpServerSpec {
+        name: "missing".into(),
+        transport: McpTransportSpec::Stdio { command: "/nonexistent/mcp-server".into(), args: vec![], env: BTreeMap::new() },
+    };
+    let failed = McpClient::connect(&spec, limits()).await.unwrap_err();
+    assert!(matches!(failed, McpError::Spawn { .. }), "{failed}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamable_http_server_on_loopback_is_listed_and_called() {
+    let mut server = tokio::process::Command::new(server_binary())
+        .arg("http")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(server.stdout.take().unwrap()).lines();
+    let url = guarded(lines.next_line()).await.unwrap().unwrap();
+    let spec = McpServerSpec { name: "web".into(), transport: McpTransportSpec::Http { url, bearer: Some("a-token".to_owned().into()) } };
+    let client = guarded(McpClient::connect(&spec, limits())).await.unwrap();
+    assert_eq!(client.info().protocol_version, PROTOCOL_VERSION);
+    assert!(guarded(client.tools()).await.unwrap().iter().any(|t| t.name == "lookup" && t.read_only_hint));
+    let none = CancellationToken::new();
+    let read = guarded(client.call("lookup", args(json!({"key": "snow"})), &none)).await.unwrap();
+    assert_eq!(read.text, "the value of snow");
+    // 20 MB is over the reply bound: refused, not read.
+    let flood = guarded(client.call("huge", Map::new(), &none)).await.unwrap_err();
+    assert!(!matches!(flood, McpError::Cancelled), "{flood}");
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_http_to_another_machine_is_refused_before_connecting() {
+    let spec = McpServerSpec { name: "far".into(), transport: McpTransportSpec::Http { url: "http://192.0.2.1/mcp".into(), bearer: None } };
+    let refused = McpClient::connect(&spec, limits()).await.unwrap_err();
+    assert!(matches!(refused, McpError::InvalidSpec(_)), "{refused}");
+}

@@ -57,7 +57,9 @@ async fn the_app_pairs_with_its_hearth_at_home_and_approves_there() {
     // A chat from here runs at home, as outside content: keeping a fact waits on a card.
     session.find("[data-screen=chat]").await.click().await.unwrap();
     session.send("remember that the alarm code is 4711").await;
-    session.until_texts(".approval-card[data-status=awaiting_review] .approval-held-tool", "the card is the host's", |t| t.len() == 1).await;
+    session
+        .until_texts(".approval-card[data-status=awaiting_review] .approval-held-tool", "the card is the host's", |t| t.len() == 1)
+        .await;
     assert!(memories_at_home(&checker).await.is_empty(), "nothing is kept before the owner approves");
     session.find(".approval-card [data-action=approve]").await.click().await.unwrap();
     session.until_texts(".approval-card .approval-receipt", "the receipt shows", |t| t.len() == 1).await;

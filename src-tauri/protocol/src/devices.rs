@@ -320,11 +320,7 @@ impl HostLinkPairParams {
 /// Its Debug hides the code and pairing text (they carry the one-time secret).
 impl std::fmt::Debug for HostLinkPairParams {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HostLinkPairParams")
-            .field("address", &"[REDACTED]")
-            .field("code", &"[REDACTED]")
-            .field("name", &self.name)
-            .finish()
+        f.debug_struct("HostLinkPairParams").field("address", &"[REDACTED]").field("code", &"[REDACTED]").field("name", &self.name).finish()
     }
 }
 

@@ -35,10 +35,8 @@ impl HomeServer {
         let input = child.stdin.take().unwrap_or_else(|| panic!("no stdin"));
         let mut output = BufReader::new(child.stdout.take().unwrap_or_else(|| panic!("no stdout"))).lines();
         let first = next_json(&mut output).await;
-        let listening = first["listening"]
-            .as_str()
-            .and_then(|a| a.parse().ok())
-            .unwrap_or_else(|| panic!("the host did not start: {first}"));
+        let listening =
+            first["listening"].as_str().and_then(|a| a.parse().ok()).unwrap_or_else(|| panic!("the host did not start: {first}"));
         Self { child, input, output, listening }
     }
 

@@ -153,7 +153,13 @@ impl Hearth {
         let mut under_way = Vec::new();
         let count = |n: usize, what: &str| (n > 0).then(|| format!("{n} {what}"));
         let chats = self.runs.len();
-        let tasks = self.task_list().await?.tasks.iter().filter(|t| !matches!(t.status, TaskStatus::Succeeded | TaskStatus::Failed | TaskStatus::Cancelled)).count();
+        let tasks = self
+            .task_list()
+            .await?
+            .tasks
+            .iter()
+            .filter(|t| !matches!(t.status, TaskStatus::Succeeded | TaskStatus::Failed | TaskStatus::Cancelled))
+            .count();
         let cards = self
             .approval_list()
             .await?
@@ -196,10 +202,7 @@ impl Hearth {
 
     async fn linked(&self) -> std::result::Result<Arc<HostLink>, IpcError> {
         self.host_link().await.map_err(|e| e.to_ipc())?.ok_or_else(|| {
-            IpcError::new(
-                ErrorCode::Unavailable,
-                "This app is not paired with a Hearth at home; pair it in Settings → Devices.".to_owned(),
-            )
+            IpcError::new(ErrorCode::Unavailable, "This app is not paired with a Hearth at home; pair it in Settings → Devices.".to_owned())
         })
     }
 

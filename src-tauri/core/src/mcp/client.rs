@@ -3,9 +3,7 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, PaginatedRequestParams, ProtocolVersion,
-};
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, PaginatedRequestParams, ProtocolVersion};
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::transport::TokioChildProcess;
 use rmcp::transport::streamable_http_client::{StreamableHttpClientTransport, StreamableHttpClientTransportConfig};
@@ -14,10 +12,10 @@ use secrecy::ExposeSecret;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::McpError;
 use super::result::McpOutput;
 use super::spec::{McpServerSpec, McpTransportSpec, check_url};
 use super::stderr::StderrLog;
-use super::McpError;
 
 /// The protocol revision Hearth offers: the newest with the `initialize` handshake that rmcp's
 /// servers and the other SDKs answer (rmcp's own default names a revision without it).

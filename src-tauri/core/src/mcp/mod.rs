@@ -19,6 +19,6 @@ mod stderr;
 
 pub use client::{McpClient, McpLimits, McpServerInfo, McpTool, PROTOCOL_VERSION};
 pub use error::McpError;
-pub use result::{McpOutput, MAX_RESULT_CHARS};
+pub use result::{MAX_RESULT_CHARS, McpOutput};
 pub use spec::{McpServerSpec, McpTransportSpec};
 pub use stderr::StderrLog;

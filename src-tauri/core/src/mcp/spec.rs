@@ -41,9 +41,8 @@ impl McpServerSpec {
     /// A name of 1 to 40 letters, digits, `-` or `_` (it becomes part of tool names, which
     /// providers restrict), a command, or a URL that is https or loopback http.
     pub fn validate(&self) -> Result<(), McpError> {
-        let name_ok = !self.name.is_empty()
-            && self.name.len() <= 40
-            && self.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        let name_ok =
+            !self.name.is_empty() && self.name.len() <= 40 && self.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
         if !name_ok {
             return Err(McpError::InvalidSpec(
                 "Name the server in 1 to 40 letters, digits, '-' or '_' (it becomes part of its tools' names).".into(),

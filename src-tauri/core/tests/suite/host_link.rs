@@ -163,7 +163,8 @@ async fn a_revoked_app_is_refused_and_its_open_stream_ends() {
 async fn a_wrong_code_pairs_nothing_and_keeps_nothing() {
     let host = host().await;
     let app = app_in(tempfile::tempdir().unwrap()).await;
-    let offer = host.hearth.device_pair_offer(&DevicePairOfferParams { name: "Laptop".into(), scopes: DeviceScopes::DEFAULT }).await.unwrap();
+    let offer =
+        host.hearth.device_pair_offer(&DevicePairOfferParams { name: "Laptop".into(), scopes: DeviceScopes::DEFAULT }).await.unwrap();
     let wrong = hearth_core::pairing::PairingSecret::generate().unwrap().short_code().to_string();
     let params = HostLinkPairParams { address: offer.address.clone(), code: wrong, name: "My laptop".into() };
     let failed = guarded(app.hearth.host_link_pair(&params)).await;
@@ -184,7 +185,8 @@ async fn an_app_with_work_under_way_is_not_paired() {
     // could no longer decide it.
     let app = app_in(tempfile::tempdir().unwrap()).await;
     let (_, waiting) = email_awaiting_review(&app).await;
-    let offer = host.hearth.device_pair_offer(&DevicePairOfferParams { name: "Laptop".into(), scopes: DeviceScopes::DEFAULT }).await.unwrap();
+    let offer =
+        host.hearth.device_pair_offer(&DevicePairOfferParams { name: "Laptop".into(), scopes: DeviceScopes::DEFAULT }).await.unwrap();
     let params = HostLinkPairParams { address: offer.address.clone(), code: offer.short_code.clone(), name: "My laptop".into() };
     let refused = app.hearth.host_link_pair(&params).await.unwrap_err();
     assert!(matches!(&refused, hearth_core::CoreError::Conflict(why) if why.contains("approval card")), "{refused}");
@@ -197,7 +199,8 @@ async fn an_app_with_work_under_way_is_not_paired() {
 async fn a_closed_link_never_connects_again_and_a_reset_one_does() {
     use hearth_core::pairing::{Companion, CompanionConfig, HostLink, PairingError, PairingOffer, StaticKeypair};
     let host = host().await;
-    let offer = host.hearth.device_pair_offer(&DevicePairOfferParams { name: "Laptop".into(), scopes: DeviceScopes::DEFAULT }).await.unwrap();
+    let offer =
+        host.hearth.device_pair_offer(&DevicePairOfferParams { name: "Laptop".into(), scopes: DeviceScopes::DEFAULT }).await.unwrap();
     let companion = Companion::new(StaticKeypair::generate().unwrap(), CompanionConfig::default());
     let pairing = guarded(companion.pair(&PairingOffer::parse(&offer.uri).unwrap(), "laptop")).await.unwrap();
     let link = HostLink::new(companion, pairing);

@@ -151,7 +151,12 @@ impl HostLink {
         let routes = Arc::new(Routes::default());
         let ended = CancellationToken::new();
         tokio::spawn(route_pushes(connection, Arc::clone(&routes), ended.clone()));
-        *live = Some(Live { client: client.clone(), routes: Arc::clone(&routes), _ends_on_drop: ended.drop_guard(), opened_at: std::time::Instant::now() });
+        *live = Some(Live {
+            client: client.clone(),
+            routes: Arc::clone(&routes),
+            _ends_on_drop: ended.drop_guard(),
+            opened_at: std::time::Instant::now(),
+        });
         Ok((client, routes))
     }
 }

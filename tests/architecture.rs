@@ -117,8 +117,9 @@ fn only_the_ipc_module_talks_to_tauri_from_the_ui() {
 }
 
 #[test]
-fn outbound_http_lives_only_in_providers_the_harness_client_and_workspace() {
-    let allowed = ["src-tauri/core/src/providers/", "src-tauri/core/src/agent/harness/", "src-tauri/core/src/workspace/"];
+fn outbound_http_lives_only_in_providers_the_harness_client_workspace_and_mcp() {
+    let allowed =
+        ["src-tauri/core/src/providers/", "src-tauri/core/src/agent/harness/", "src-tauri/core/src/workspace/", "src-tauri/core/src/mcp/"];
     let outside: Vec<_> =
         files_mentioning("src-tauri/core/src", "reqwest").into_iter().filter(|f| !allowed.iter().any(|a| f.starts_with(a))).collect();
     assert!(outside.is_empty(), "reqwest used outside {allowed:?}: {outside:?}");

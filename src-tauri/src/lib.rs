@@ -67,14 +67,9 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
                     requests.unsubscribe();
                 }
                 // So has what it streamed from a Hearth at home: those streams end there too.
-                // Only a connection opened before this moment: the new page's are its own.
-                if let Some(state) = webview.try_state::<AppState>() {
-                    let (state, at) = (state.inner().clone(), std::time::Instant::now());
-                    tauri::async_runtime::spawn(async move {
-                        if let Ok(hearth) = state.ready().await {
-                            hearth.host_link_reset(at).await;
-                        }
-                    });
+                // Counted now, before the new page's first request can be made.
+                if let Some(hearth) = webview.try_state::<AppState>().and_then(|state| state.now()) {
+                    hearth.window_reloaded();
                 }
             }
         })

@@ -55,6 +55,16 @@ impl AppState {
     }
 }
 
+impl AppState {
+    /// The core if it has opened, without waiting.
+    pub fn now(&self) -> Option<Hearth> {
+        match self.opened.borrow().as_ref() {
+            Some(Opened::Ready(hearth)) => Some(Hearth::clone(hearth)),
+            Some(Opened::Failed(_)) | None => None,
+        }
+    }
+}
+
 impl Opening {
     /// Opens the core in the data directory (`HEARTH_DATA_DIR`, else the platform's) and
     /// reports the outcome; returns the core when it opened.

@@ -43,9 +43,9 @@ pub async fn host_call(state: State<'_, AppState>, request: Value) -> Result<Val
 
 /// A command that opens a stream at the Hearth at home (a chat, a watch): its answer, and its
 /// events on `on_event`. A chat whose window stops listening is stopped at home, as a local
-/// chat is (streams.rs); a chat whose stream ends without its last event (the connection to
-/// home ended: the home Hearth then stops it) gets a `RUN_ERROR` saying so, so the window's
-/// run ends rather than waiting.
+/// chat is (streams.rs). A chat whose stream ends without its last event (the connection ended,
+/// this app fell behind, or an event was too large to send) is stopped at home too, and the
+/// window gets a `RUN_ERROR` saying so, so its run ends rather than waiting.
 #[tauri::command(rename_all = "camelCase")]
 pub async fn host_stream(state: State<'_, AppState>, request: Value, on_event: Channel<Value>) -> Result<Value, IpcError> {
     let request: HostRequest = parse("host_stream", request)?;
@@ -53,23 +53,33 @@ pub async fn host_stream(state: State<'_, AppState>, request: Value, on_event: C
     let (answer, mut events) = hearth.host_stream(&request).await?;
     let run_id = answer.get("runId").cloned().filter(|_| request.command == hearth_protocol::commands::RUN_START.name());
     tauri::async_runtime::spawn(async move {
+        let stop_at_home = |run_id: Value| {
+            let hearth = hearth.clone();
+            async move {
+                let stop = HostRequest { command: RUN_STOP.name().to_owned(), params: serde_json::json!({ "runId": run_id }) };
+                if let Err(err) = hearth.host_call(&stop).await {
+                    tracing::warn!(code = ?err.code, "a chat at home could not be stopped");
+                }
+            }
+        };
         let mut ended = false;
         while let Some(event) = events.recv().await {
-            ended = matches!(event.get("type").and_then(Value::as_str), Some("RUN_FINISHED" | "RUN_ERROR"));
+            ended |= matches!(event.get("type").and_then(Value::as_str), Some("RUN_FINISHED" | "RUN_ERROR"));
             if on_event.send(event).is_err() {
                 if let Some(run_id) = run_id {
-                    let stop = HostRequest { command: RUN_STOP.name().to_owned(), params: serde_json::json!({ "runId": run_id }) };
-                    if let Err(err) = hearth.host_call(&stop).await {
-                        tracing::warn!(code = ?err.code, "a chat at home could not be stopped when the window stopped listening");
-                    }
+                    stop_at_home(run_id).await;
                 }
                 return;
             }
         }
-        if run_id.is_some() && !ended {
+        if let Some(run_id) = run_id.filter(|_| !ended) {
+            // Stopped at home whatever ended the stream (a lost connection stopped it already;
+            // stopping twice is harmless), then the window's run ends.
+            stop_at_home(run_id).await;
             let lost = hearth_protocol::agui::Event::RunError(hearth_protocol::agui::RunErrorEvent {
-                message: "The connection to your Hearth at home ended, so it stopped this chat. Its history there has what was done."
-                    .to_owned(),
+                message:
+                    "This chat's stream from your Hearth at home ended early, so it was stopped there. Its history there has what was done."
+                        .to_owned(),
                 code: Some("home_link_lost".to_owned()),
                 ..Default::default()
             });

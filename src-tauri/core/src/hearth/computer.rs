@@ -51,6 +51,12 @@ impl ScreenRuns {
         Some(token)
     }
 
+    /// How many of the terminal's commands are running (an early Stop kept for one that has
+    /// not registered yet is not one).
+    pub(super) fn running(&self) -> usize {
+        self.0.lock().map_or(0, |runs| runs.values().filter(|token| !token.is_cancelled()).count())
+    }
+
     fn end(&self, operation_id: &str) {
         if let Ok(mut runs) = self.0.lock() {
             runs.remove(operation_id);

@@ -69,13 +69,7 @@ impl Hearth {
     /// longer see, stop or decide what runs here.
     pub async fn host_link_pair(&self, params: &HostLinkPairParams) -> Result<HostLinkStatus> {
         params.validate()?;
-        let under_way = self.local_work().await?;
-        if !under_way.is_empty() {
-            return Err(CoreError::Conflict(format!(
-                "This app has work under way ({}). Finish, stop or decide it here first: once paired, this window shows your Hearth at home instead.",
-                under_way.join("; ")
-            )));
-        }
+        self.refuse_if_under_way().await?;
         let keypair = StaticKeypair::generate().map_err(pairing_error)?;
         let private = zeroize::Zeroizing::new(keypair.private_bytes().to_vec());
         let companion = Companion::new(keypair, CompanionConfig::default());
@@ -104,11 +98,13 @@ impl Hearth {
             device_id: pairing.device_id.to_string(),
         };
         let text = serde_json::to_string(&stored)?;
-        let link = Arc::new(HostLink::new(companion, pairing));
+        let link = Arc::new(HostLink::new(companion, pairing, Arc::clone(&self.window_epoch)));
         // The vault and the slot change together (a forget meanwhile waits), so what a restart
         // reads back is what this process uses.
         let replaced = {
             let mut slot = self.host_link.lock().await;
+            // Again, now: something may have started while the pairing crossed the network.
+            self.refuse_if_under_way().await?;
             self.settings.put_secret(LINK_SECRET, &SecretString::from(text)).await?;
             slot.replace(Some(Arc::clone(&link))).flatten()
         };
@@ -133,48 +129,48 @@ impl Hearth {
         Ok(HostLinkStatus { link: None, problem: None })
     }
 
-    /// The window began to (re)load at `at`: whatever it streamed from home before (a chat,
-    /// the watches) has no reader any more, so the connection opened before then, and every
-    /// stream the home Hearth keeps on it, ends. A chat at home is stopped as a local one is
-    /// when its window goes; the next request connects again.
-    pub async fn host_link_reset(&self, at: std::time::Instant) {
-        let open = self.host_link.lock().await.clone().flatten();
-        if let Some(link) = open {
-            link.reset_opened_before(at).await;
-        }
+    /// The window began to (re)load: whatever it streamed from home (a chat, the watches) has
+    /// no reader any more. The next request opens a new connection and the old one ends, with
+    /// every stream the home Hearth kept on it (a chat there is stopped, as a local one is when
+    /// its window goes). Synchronous, so it is counted before the new page's first request.
+    pub fn window_reloaded(&self) {
+        self.window_epoch.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 
-    /// What this app has under way, in words: chats running, tasks not finished, cards
-    /// waiting or executing, active schedules, the AG-UI endpoint on.
+    /// What this app has under way, in words: chats and terminal commands running, tasks not
+    /// finished, cards waiting, executing or to review, active schedules, its own paired devices
+    /// (their chats and decisions run here), the AG-UI endpoint on. Counted whole, not from a
+    /// page of a list.
     async fn local_work(&self) -> Result<Vec<String>> {
-        use hearth_protocol::approvals::ProposalStatus;
         use hearth_protocol::schedules::ScheduleStatus;
-        use hearth_protocol::tasks::TaskStatus;
         let mut under_way = Vec::new();
         let count = |n: usize, what: &str| (n > 0).then(|| format!("{n} {what}"));
-        let chats = self.runs.len();
-        let tasks = self
-            .task_list()
-            .await?
-            .tasks
-            .iter()
-            .filter(|t| !matches!(t.status, TaskStatus::Succeeded | TaskStatus::Failed | TaskStatus::Cancelled))
-            .count();
-        let cards = self
-            .approval_list()
-            .await?
-            .iter()
-            .filter(|p| matches!(p.status, ProposalStatus::AwaitingReview | ProposalStatus::Executing | ProposalStatus::OutcomeUnknown))
-            .count();
+        let tasks = usize::try_from(self.store.count_unfinished_tasks().await?).unwrap_or(usize::MAX);
+        let cards = usize::try_from(self.store.count_open_proposals().await?).unwrap_or(usize::MAX);
         let schedules = self.schedule_list().await?.schedules.iter().filter(|s| s.status == ScheduleStatus::Active).count();
-        under_way.extend(count(chats, "chat(s) running"));
+        let devices = self.store.devices().await?.iter().filter(|d| d.revoked_at.is_none()).count();
+        under_way.extend(count(self.runs.len(), "chat(s) running"));
+        under_way.extend(count(self.screen_runs.running(), "command(s) running in the computer"));
         under_way.extend(count(tasks, "task(s) not finished, in Activity"));
         under_way.extend(count(cards, "approval card(s) to decide or review"));
         under_way.extend(count(schedules, "active schedule(s)"));
+        under_way.extend(count(devices, "device(s) paired with this app (Settings → Devices)"));
         if self.settings.load().await?.endpoint_enabled {
             under_way.push("the AG-UI endpoint is on (Settings)".to_owned());
         }
         Ok(under_way)
+    }
+
+    /// Refuses while [`Self::local_work`] finds anything.
+    async fn refuse_if_under_way(&self) -> Result<()> {
+        let under_way = self.local_work().await?;
+        if under_way.is_empty() {
+            return Ok(());
+        }
+        Err(CoreError::Conflict(format!(
+            "This app has work under way ({}). Finish, stop or decide it here first: once paired, this window shows your Hearth at home instead.",
+            under_way.join("; ")
+        )))
     }
 
     /// One of the window's requests, answered by the Hearth at home.
@@ -213,7 +209,7 @@ impl Hearth {
             return Ok(known.clone());
         }
         let link = match self.settings.secret(LINK_SECRET).await? {
-            Some(text) => Some(Arc::new(restore(text.expose_secret())?)),
+            Some(text) => Some(Arc::new(restore(text.expose_secret(), Arc::clone(&self.window_epoch))?)),
             None => None,
         };
         *slot = Some(link.clone());
@@ -222,7 +218,7 @@ impl Hearth {
 }
 
 /// The link from the vault's secret.
-fn restore(text: &str) -> Result<HostLink> {
+fn restore(text: &str, window: crate::pairing::WindowEpoch) -> Result<HostLink> {
     let damaged = |what: &str| CoreError::CorruptRow(format!("the stored link to your Hearth at home is damaged ({what}); pair again"));
     let stored: StoredLink = serde_json::from_str(text).map_err(|_| damaged("not readable"))?;
     let key = zeroize::Zeroizing::new(hex::decode(&stored.key).map_err(|_| damaged("this device's key"))?);
@@ -231,7 +227,7 @@ fn restore(text: &str) -> Result<HostLink> {
     let host_key = host_key.ok_or_else(|| damaged("the host's key"))?;
     let device_id = stored.device_id.parse().map_err(|_| damaged("the device id"))?;
     let pairing = HostPairing { host: stored.host, host_key, device_id };
-    Ok(HostLink::new(Companion::new(keypair, CompanionConfig::default()), pairing))
+    Ok(HostLink::new(Companion::new(keypair, CompanionConfig::default()), pairing, window))
 }
 
 fn view(link: &HostLink) -> HostLinkView {

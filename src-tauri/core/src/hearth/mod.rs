@@ -97,6 +97,8 @@ pub struct Hearth {
     /// This app's link to the owner's Hearth at home, when it works as a companion; read from
     /// the vault on first use.
     host_link: host_link::LinkSlot,
+    /// The window's page loads (`Hearth::window_reloaded`), for the link's streams.
+    window_epoch: crate::pairing::WindowEpoch,
 }
 
 /// The one owner's id in names and labels (Hearth is single-owner).
@@ -216,6 +218,7 @@ impl Hearth {
             probe_progress: Arc::default(),
             pairing: Arc::default(),
             host_link: Arc::default(),
+            window_epoch: Arc::default(),
         };
         // The account chosen last time first: neither the tasks recovery just requeued nor a
         // client of the AG-UI endpoint (which the settings start) may read, or prepare for, the

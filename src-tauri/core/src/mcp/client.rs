@@ -93,7 +93,7 @@ impl McpClient {
         let serving = match &spec.transport {
             McpTransportSpec::Stdio { command, args, env } => {
                 let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args).env_clear().kill_on_drop(true);
+                cmd.args(args).env_clear().kill_on_drop(true).current_dir(std::env::temp_dir());
                 // What a program needs to run at all; nothing of Hearth's own environment.
                 for name in ["PATH", "HOME", "LANG", "TMPDIR"] {
                     if let Some(value) = std::env::var_os(name) {
@@ -114,6 +114,8 @@ impl McpClient {
                 let url = check_url(url)?;
                 let http = reqwest::Client::builder()
                     .redirect(reqwest::redirect::Policy::none())
+                    // Never through a proxy from the environment: loopback http would cross it in clear.
+                    .no_proxy()
                     .connect_timeout(limits.connect_timeout)
                     .pool_max_idle_per_host(0)
                     .build()

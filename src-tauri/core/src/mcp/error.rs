@@ -17,19 +17,21 @@ pub enum McpError {
         source: std::io::Error,
     },
     /// The server did not finish the MCP handshake.
-    #[error("the MCP server did not complete its start-up handshake ({0}); its log (Settings → Tools) may say why")]
+    #[error("the MCP server did not complete its start-up handshake ({0}); what it wrote to its standard error may say why")]
     Handshake(String),
-    /// The server did not answer in time; the request was cancelled at the server.
-    #[error("the MCP server did not answer within {after:?} (an answer too large to read, or none); the request was cancelled")]
+    /// The server did not answer in time; it was told to cancel. Whether it acted is unknown.
+    #[error(
+        "the MCP server did not answer within {after:?} (an answer too large to read, or none); it was told to cancel, and whether it acted is unknown"
+    )]
     TimedOut {
         /// The bound.
         after: Duration,
     },
-    /// The owner (or Hearth) stopped the call; the server was told.
-    #[error("the call was stopped; the MCP server was told to cancel it")]
+    /// The owner (or Hearth) stopped the call; the server was told. Whether it acted is unknown.
+    #[error("the call was stopped and the MCP server told to cancel it; whether it acted is unknown")]
     Cancelled,
     /// The server's process ended or its connection closed.
-    #[error("the MCP server stopped or closed the connection{detail}; it is started again on the next call")]
+    #[error("the MCP server stopped or closed the connection{detail}; whether an unanswered call was carried out is unknown")]
     Ended {
         /// The exit status, when known.
         detail: String,
@@ -43,7 +45,7 @@ pub enum McpError {
         message: String,
     },
     /// The server broke the protocol (an answer of the wrong kind, a transport failure).
-    #[error("the MCP server broke the protocol ({0}); update it or remove it in Settings → Tools")]
+    #[error("the MCP server broke the protocol ({0}); update it or remove it")]
     Protocol(String),
     /// The arguments do not fit the tool's schema.
     #[error("the arguments do not fit the tool's schema: {0}")]

@@ -6,8 +6,9 @@ use secrecy::SecretString;
 
 use super::McpError;
 
-/// One MCP server, as the owner set it.
-#[derive(Debug, Clone)]
+/// One MCP server, as the owner set it. Its Debug names what it reaches, never its arguments,
+/// environment or token (where keys live).
+#[derive(Clone)]
 pub struct McpServerSpec {
     /// The name shown on cards and in Settings (and part of its tools' names).
     pub name: String,
@@ -15,8 +16,23 @@ pub struct McpServerSpec {
     pub transport: McpTransportSpec,
 }
 
+impl std::fmt::Debug for McpServerSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let reach = match &self.transport {
+            McpTransportSpec::Stdio { command, args, env } => {
+                format!("stdio {command:?} ({} arguments, {} variables)", args.len(), env.len())
+            }
+            McpTransportSpec::Http { url, bearer } => {
+                let origin = reqwest::Url::parse(url).map_or_else(|_| "(not a URL)".to_owned(), |u| u.origin().ascii_serialization());
+                format!("http {origin} (token: {})", if bearer.is_some() { "set" } else { "none" })
+            }
+        };
+        f.debug_struct("McpServerSpec").field("name", &self.name).field("reach", &reach).finish()
+    }
+}
+
 /// How a server is reached.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub enum McpTransportSpec {
     /// A program Hearth starts, speaking MCP on its standard input and output.
     Stdio {
@@ -24,8 +40,8 @@ pub enum McpTransportSpec {
         command: String,
         /// Its arguments.
         args: Vec<String>,
-        /// The only environment it gets besides `PATH` and `HOME` (Hearth's own — which may hold
-        /// keys — is not passed on).
+        /// The only environment it gets besides `PATH`, `HOME`, `LANG` and `TMPDIR` (Hearth's own —
+        /// which may hold keys — is not passed on).
         env: BTreeMap<String, String>,
     },
     /// A Streamable HTTP endpoint.
@@ -68,6 +84,9 @@ impl McpServerSpec {
 pub(super) fn check_url(url: &str) -> Result<reqwest::Url, McpError> {
     let parsed = reqwest::Url::parse(url.trim())
         .map_err(|e| McpError::InvalidSpec(format!("That is not a URL ({e}); an MCP server's looks like https://host/mcp.")))?;
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(McpError::InvalidSpec("Put the server's token in its own field, not in the URL.".into()));
+    }
     let loopback = match parsed.host() {
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
         Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
@@ -94,7 +113,14 @@ mod tests {
         for ok in ["https://tools.example/mcp", "http://127.0.0.1:9000/mcp", "http://[::1]:9/mcp", "http://localhost:7/mcp"] {
             assert!(check_url(ok).is_ok(), "{ok}");
         }
-        for bad in ["http://tools.example/mcp", "http://192.168.1.2/mcp", "ftp://127.0.0.1/x", "not a url", "file:///etc/passwd"] {
+        for bad in [
+            "http://tools.example/mcp",
+            "http://192.168.1.2/mcp",
+            "ftp://127.0.0.1/x",
+            "not a url",
+            "file:///etc/passwd",
+            "https://user:secret@tools.example/mcp",
+        ] {
             assert!(check_url(bad).is_err(), "{bad}");
         }
     }

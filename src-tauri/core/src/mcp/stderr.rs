@@ -1,15 +1,18 @@
-//! A stdio server's standard error, kept bounded for the owner to read (Settings → Tools).
+//! A stdio server's standard error, kept bounded for the owner to read.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::watch;
 
 /// Lines kept.
 const KEEP_LINES: usize = 200;
 /// The longest line kept (longer ones are cut).
 const MAX_LINE_CHARS: usize = 1_000;
+/// The most bytes of one line ever held while reading it (the rest, to its newline, is skipped):
+/// a server that writes without newlines cannot grow this.
+const MAX_LINE_BYTES: usize = 4 * MAX_LINE_CHARS;
 
 /// The last lines a server wrote to its standard error.
 #[derive(Clone)]
@@ -60,15 +63,42 @@ impl StderrLog {
         self.written.send_modify(|n| *n += 1);
     }
 
-    /// Reads `stream` line by line into the log until it ends.
-    pub(super) fn follow(&self, stream: impl AsyncRead + Unpin + Send + 'static) {
+    /// Reads `stream` line by line into the log until it ends, holding at most
+    /// [`MAX_LINE_BYTES`] of a line; bytes that are not UTF-8 are shown replaced, never an end.
+    pub(super) fn follow(&self, mut stream: impl AsyncRead + Unpin + Send + 'static) {
         let log = self.clone();
         tokio::spawn(async move {
-            let mut lines = BufReader::new(stream).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                log.push(line);
+            let mut chunk = [0_u8; 4096];
+            let mut line = Vec::with_capacity(256);
+            let mut cut = false;
+            while let Ok(read) = stream.read(&mut chunk).await {
+                if read == 0 {
+                    break;
+                }
+                for &byte in &chunk[..read] {
+                    if byte == b'\n' {
+                        log.push_bytes(&line, cut);
+                        line.clear();
+                        cut = false;
+                    } else if line.len() < MAX_LINE_BYTES {
+                        line.push(byte);
+                    } else {
+                        cut = true;
+                    }
+                }
+            }
+            if !line.is_empty() {
+                log.push_bytes(&line, cut);
             }
         });
+    }
+
+    fn push_bytes(&self, line: &[u8], cut: bool) {
+        let mut text = String::from_utf8_lossy(line).into_owned();
+        if cut {
+            text.push('…');
+        }
+        self.push(text);
     }
 }
 

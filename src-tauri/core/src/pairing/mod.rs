@@ -42,7 +42,7 @@ pub mod wire;
 
 use std::time::Duration;
 
-pub use companion::{Companion, CompanionClient, CompanionConfig, Connection, HostLink, HostPairing, Push};
+pub use companion::{Companion, CompanionClient, CompanionConfig, Connection, HostLink, HostPairing, Push, WindowEpoch};
 pub use error::{PairingError, Result};
 pub use handler::{RequestContext, RequestHandler, StreamClosed, StreamSink};
 pub use host::{ConnectionCounts, Host, HostConfig, IssuedOffer, OfferId, OfferState};

@@ -145,6 +145,15 @@ pub enum Reclaim {
 }
 
 impl Store {
+    /// How many cards wait for a decision, are being carried out, or have an unknown outcome
+    /// for the owner to review: all of them, not a page.
+    pub async fn count_open_proposals(&self) -> Result<i64> {
+        Ok(sqlx::query("SELECT count(*) FROM proposals WHERE status IN ('awaiting_review', 'executing', 'outcome_unknown')")
+            .fetch_one(self.reader())
+            .await?
+            .try_get(0)?)
+    }
+
     /// Inserts `new` unless its key exists; then compares hashes. With a `fence` (task id,
     /// lease id) the insert happens only while that lease holds, and in the same transaction
     /// the task's `action_id` becomes this proposal — so a proposal is approvable only while it

@@ -315,6 +315,15 @@ impl Store {
         rows.iter().map(TaskRow::from_row).collect()
     }
 
+    /// How many tasks are not finished (neither succeeded, failed nor cancelled): all of them,
+    /// not a page.
+    pub async fn count_unfinished_tasks(&self) -> Result<i64> {
+        Ok(sqlx::query("SELECT count(*) FROM tasks WHERE status NOT IN ('succeeded', 'failed', 'cancelled')")
+            .fetch_one(self.reader())
+            .await?
+            .try_get(0)?)
+    }
+
     /// How many tasks exist (an effect counter for tests).
     pub async fn count_tasks(&self) -> Result<i64> {
         Ok(sqlx::query("SELECT count(*) FROM tasks").fetch_one(self.reader()).await?.try_get(0)?)

@@ -196,28 +196,29 @@ async fn an_app_with_work_under_way_is_not_paired() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_closed_link_never_connects_again_and_a_reset_one_does() {
-    use hearth_core::pairing::{Companion, CompanionConfig, HostLink, PairingError, PairingOffer, StaticKeypair};
+async fn a_closed_link_never_connects_again_and_a_reloaded_window_gets_a_new_connection() {
+    use hearth_core::pairing::{Companion, CompanionConfig, HostLink, PairingError, PairingOffer, StaticKeypair, WindowEpoch};
     let host = host().await;
     let offer =
         host.hearth.device_pair_offer(&DevicePairOfferParams { name: "Laptop".into(), scopes: DeviceScopes::DEFAULT }).await.unwrap();
     let companion = Companion::new(StaticKeypair::generate().unwrap(), CompanionConfig::default());
     let pairing = guarded(companion.pair(&PairingOffer::parse(&offer.uri).unwrap(), "laptop")).await.unwrap();
-    let link = HostLink::new(companion, pairing);
+    let window = WindowEpoch::default();
+    let link = HostLink::new(companion, pairing, std::sync::Arc::clone(&window));
     guarded(link.request("thread_list", Value::Null)).await.unwrap();
     assert!(link.is_connected());
 
-    // A reset (the window reloaded) ends the connection and its streams; the next request
-    // connects again.
+    // The window reloads: the next request gets a new connection, and the old page's stream
+    // ends with the old one.
     let (_, mut watch) = guarded(link.open_stream("task_watch", Value::Null)).await.unwrap();
-    link.reset_opened_before(std::time::Instant::now()).await;
-    assert!(guarded(watch.recv()).await.is_none(), "the stream ended with its connection");
-    assert!(!link.is_connected());
-    let reload = std::time::Instant::now();
+    window.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     guarded(link.request("thread_list", Value::Null)).await.unwrap();
-    // A connection opened after the moment (by the new window) is kept.
-    link.reset_opened_before(reload).await;
-    assert!(link.is_connected(), "the new window's connection is its own");
+    assert!(guarded(watch.recv()).await.is_none(), "the old page's stream ended with its connection");
+    assert!(link.is_connected());
+    // The new page's streams are kept across its own requests.
+    let (_, mut kept) = guarded(link.open_stream("task_watch", Value::Null)).await.unwrap();
+    guarded(link.request("thread_list", Value::Null)).await.unwrap();
+    assert!(matches!(kept.try_recv(), Err(tokio::sync::mpsc::error::TryRecvError::Empty)), "still open");
 
     // Closed (forgotten): nothing connects with these keys again.
     link.close().await;

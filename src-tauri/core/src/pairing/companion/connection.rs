@@ -261,7 +261,14 @@ impl CompanionClient {
             self.shared.lock().waiting.remove(&id);
             return Err(self.closed_error());
         }
-        rx.await.unwrap_or_else(|_| Err(self.closed_error()))
+        // Queued: an answer that never comes (the reader gone) is lost, never "not sent".
+        rx.await.unwrap_or_else(|_| {
+            let (reason, detail) = match &self.shared.lock().closed {
+                Some((reason, message)) => (*reason, message.clone()),
+                None => (CloseReason::ConnectionLost, CloseReason::ConnectionLost.default_message().to_owned()),
+            };
+            Err(PairingError::AnswerLost { id, reason, detail })
+        })
     }
 
     /// Whether the connection has ended (a request now would fail unsent).

@@ -9,6 +9,7 @@
 //! unknown, and the caller says so ([`PairingError::AnswerLost`]).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde_json::Value;
@@ -30,7 +31,14 @@ pub struct HostLink {
     /// Cancelled for good when the link is forgotten, replaced or Hearth closes: no request
     /// connects again with these keys.
     closed: CancellationToken,
+    /// The window's load count ([`WindowEpoch`]): a connection made for an earlier page is not
+    /// reused, so the streams that page had at home end with it.
+    window: WindowEpoch,
 }
+
+/// Counts the window's page loads; bumped synchronously when a page starts to load, before any
+/// of its requests.
+pub type WindowEpoch = Arc<AtomicU64>;
 
 /// The open connection: its request handle, where its streams go, and its end.
 struct Live {
@@ -38,8 +46,8 @@ struct Live {
     routes: Arc<Routes>,
     /// Dropping the `Live` ends its connection (held only for that).
     _ends_on_drop: tokio_util::sync::DropGuard,
-    /// When it was opened.
-    opened_at: std::time::Instant,
+    /// The window's page it was made for.
+    window: u64,
 }
 
 impl Live {
@@ -62,10 +70,10 @@ impl Routes {
 }
 
 impl HostLink {
-    /// A link to the host of `pairing`, as `companion` (the keypair it paired with). Nothing
-    /// connects until the first request.
-    pub fn new(companion: Companion, pairing: HostPairing) -> Self {
-        Self { companion, pairing, live: tokio::sync::Mutex::new(None), closed: CancellationToken::new() }
+    /// A link to the host of `pairing`, as `companion` (the keypair it paired with), for the
+    /// window whose loads `window` counts. Nothing connects until the first request.
+    pub fn new(companion: Companion, pairing: HostPairing, window: WindowEpoch) -> Self {
+        Self { companion, pairing, live: tokio::sync::Mutex::new(None), closed: CancellationToken::new(), window }
     }
 
     /// The pairing this link uses.
@@ -116,16 +124,6 @@ impl HostLink {
         }
     }
 
-    /// Ends the connection, and every stream on it, if it was opened before `at` (when the
-    /// window that listened went away: a connection the new window opened since is kept). The
-    /// next request connects again.
-    pub async fn reset_opened_before(&self, at: std::time::Instant) {
-        let mut live = self.live.lock().await;
-        if live.as_ref().is_some_and(|open| open.opened_at < at) {
-            drop(live.take());
-        }
-    }
-
     /// Ends the link for good (forgotten, replaced, or Hearth closing): its connection ends and
     /// nothing connects with these keys again.
     pub async fn close(&self) {
@@ -139,24 +137,27 @@ impl HostLink {
         if self.closed.is_cancelled() {
             return Err(PairingError::NotConnected);
         }
+        let window = self.window.load(Ordering::SeqCst);
         if let Some(open) = live.as_ref()
             && open.is_open()
+            && open.window == window
         {
             return Ok((open.client.clone(), Arc::clone(&open.routes)));
         }
+        // A dead one, or one an earlier page made: it ends here, with its streams at home.
+        drop(live.take());
         // The connect is made under the lock, so requests arriving meanwhile share it rather
-        // than each opening its own.
-        let connection = self.companion.connect(&self.pairing).await?;
+        // than each opening its own; a close meanwhile (Forget) wins over it.
+        let connection = tokio::select! {
+            biased;
+            () = self.closed.cancelled() => return Err(PairingError::NotConnected),
+            connected = self.companion.connect(&self.pairing) => connected?,
+        };
         let client = connection.client();
         let routes = Arc::new(Routes::default());
         let ended = CancellationToken::new();
         tokio::spawn(route_pushes(connection, Arc::clone(&routes), ended.clone()));
-        *live = Some(Live {
-            client: client.clone(),
-            routes: Arc::clone(&routes),
-            _ends_on_drop: ended.drop_guard(),
-            opened_at: std::time::Instant::now(),
-        });
+        *live = Some(Live { client: client.clone(), routes: Arc::clone(&routes), _ends_on_drop: ended.drop_guard(), window });
         Ok((client, routes))
     }
 }

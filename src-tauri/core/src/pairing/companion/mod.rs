@@ -16,7 +16,7 @@ use crate::pairing::keys::{DeviceId, PublicKey, StaticKeypair};
 use crate::pairing::offer::{PairingOffer, PairingSecret};
 
 pub use connection::{CompanionClient, Connection, Push};
-pub use link::HostLink;
+pub use link::{HostLink, WindowEpoch};
 
 /// The companion's bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

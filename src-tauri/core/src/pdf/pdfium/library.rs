@@ -79,7 +79,9 @@ fn beside_this_library() -> Option<PathBuf> {
         let (start, end) = fields.next()?.split_once('-')?;
         let (start, end) = (usize::from_str_radix(start, 16).ok()?, usize::from_str_radix(end, 16).ok()?);
         let path = fields.nth(4)?;
-        (start <= here && here < end && path.starts_with('/')).then(|| Path::new(path).with_file_name("libpdfium.so"))
+        // A library inside the APK (not extracted) has no folder to look in.
+        let own = start <= here && here < end && path.starts_with('/') && path.ends_with(".so");
+        own.then(|| Path::new(path).with_file_name("libpdfium.so"))
     })
 }
 

@@ -44,40 +44,38 @@ impl SecretRow {
 impl Store {
     /// Inserts or replaces the row for `row.name`.
     pub async fn put_secret_row(&self, row: &SecretRow) -> Result<()> {
-        let mut writer = self.writer().await;
-        sqlx::query(
-            "INSERT INTO secrets (name, format, nonce, ciphertext, key_id, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-             ON CONFLICT (name) DO UPDATE SET format = excluded.format, nonce = excluded.nonce,
+        self.insert_secret_row(
+            row,
+            "ON CONFLICT (name) DO UPDATE SET format = excluded.format, nonce = excluded.nonce,
                  ciphertext = excluded.ciphertext, key_id = excluded.key_id, updated_at = excluded.updated_at",
         )
-        .bind(&row.name)
-        .bind(row.format)
-        .bind(&row.nonce)
-        .bind(&row.ciphertext)
-        .bind(&row.key_id)
-        .bind(row.updated_at)
-        .execute(&mut *writer)
-        .await?;
-        Ok(())
+        .await
+        .map(|_| ())
     }
 
     /// Inserts the row for `row.name` unless one exists; whether it was inserted.
     pub async fn insert_secret_row_if_absent(&self, row: &SecretRow) -> Result<bool> {
+        Ok(self.insert_secret_row(row, "ON CONFLICT (name) DO NOTHING").await? == 1)
+    }
+
+    /// The one INSERT of a secret's row, with what a row already there gets (`on_conflict`, a
+    /// constant of this file); how many rows it wrote.
+    async fn insert_secret_row(&self, row: &SecretRow, on_conflict: &'static str) -> Result<u64> {
         let mut writer = self.writer().await;
-        let done = sqlx::query(
+        let sql = format!(
             "INSERT INTO secrets (name, format, nonce, ciphertext, key_id, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (name) DO NOTHING",
-        )
-        .bind(&row.name)
-        .bind(row.format)
-        .bind(&row.nonce)
-        .bind(&row.ciphertext)
-        .bind(&row.key_id)
-        .bind(row.updated_at)
-        .execute(&mut *writer)
-        .await?;
-        Ok(done.rows_affected() == 1)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6) {on_conflict}"
+        );
+        let done = sqlx::query(&sql)
+            .bind(&row.name)
+            .bind(row.format)
+            .bind(&row.nonce)
+            .bind(&row.ciphertext)
+            .bind(&row.key_id)
+            .bind(row.updated_at)
+            .execute(&mut *writer)
+            .await?;
+        Ok(done.rows_affected())
     }
 
     /// The row for `name`, if any.

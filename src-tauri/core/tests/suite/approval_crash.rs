@@ -9,15 +9,12 @@ use std::time::Duration;
 
 use hearth_core::Hearth;
 use hearth_core::process::ProcessIdentity;
-use hearth_core::tasks::{TaskContext, TaskOutcome};
-use hearth_core::tools::{RunOutcome, ToolCall, run_serially};
 use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalStatus, ProposalView};
 use hearth_protocol::tasks::TaskStatus;
-use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
-use super::support::{engine_idle, fast_config, new_task};
+use super::support::{email_awaiting_review_in, fast_config};
 
 fn approval_worker() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
@@ -34,39 +31,14 @@ fn data_dir(dir: &Path) -> PathBuf {
 /// for the owner's approval; then this Hearth is closed. Returns (task id, proposal).
 async fn email_awaiting_review(dir: &Path) -> (String, ProposalView) {
     let hearth = Hearth::open(fast_config(&data_dir(dir))).await.unwrap();
-    let engine = hearth.tasks().clone();
-    let tool_hearth = hearth.clone();
-    engine.register(hearth_protocol::tasks::TaskKind::Monitor, move |ctx: TaskContext| {
-        let tools = tool_hearth.toolbox().for_task(ctx);
-        async move {
-            let args = json!({
-                "to": ["Ms. Alvarez <alvarez@Riverside-School.example>"],
-                "subject": "Re: Community visit",
-                "body": "Hello,\n\nThe form is attached.",
-            });
-            let calls = [ToolCall { id: "call-1".into(), name: "prepare_email".into(), arguments: args.to_string() }];
-            let outputs = run_serially(&tools, &calls, 0).await;
-            match outputs.into_iter().find_map(|(_, o)| o.outcome) {
-                Some(RunOutcome::WaitingApproval(id)) => TaskOutcome::WaitingApproval(id),
-                other => TaskOutcome::Failed(format!("prepare_email did not wait for approval: {other:?}")),
-            }
-        }
-    });
-    let input = json!({});
-    let task = engine.create(new_task("email", &input)).await.unwrap();
-    let mut changes = engine.subscribe();
-    assert_eq!(engine.tick().await.unwrap(), 1, "the email task was not due");
-    engine_idle(&engine, &mut changes).await;
-    let task = hearth.store().get_task(&task.id).await.unwrap().unwrap();
-    assert_eq!(task.status, TaskStatus::WaitingApproval, "{:?}", task.error);
-    let proposal_id = task.action_id.clone().expect("a waiting task names its proposal");
-    let proposal = hearth.store().get_proposal(&proposal_id).await.unwrap().unwrap();
+    let (task_id, proposal) = email_awaiting_review_in(&hearth).await;
+    let proposal = hearth.store().get_proposal(proposal.id.as_str()).await.unwrap().unwrap();
     assert_eq!(proposal.status, ProposalStatus::AwaitingReview);
-    assert_eq!(proposal.task_id.as_deref(), Some(task.id.as_str()));
+    assert_eq!(proposal.task_id.as_deref(), Some(task_id.as_str()));
     assert_eq!(hearth.store().sent_messages().await.unwrap().len(), 0, "nothing is sent before approval");
-    assert_eq!(engine.running(), 0, "no run is left in flight before the handover");
+    assert_eq!(hearth.tasks().running(), 0, "no run is left in flight before the handover");
     hearth.store().close().await;
-    (task.id, proposal.view())
+    (task_id, proposal.view())
 }
 
 /// Runs the approval in a real worker process, waits for it to reach `stage`, SIGKILLs it
@@ -148,7 +120,7 @@ async fn issue9_kill_after_the_claim_sends_nothing_and_releases_the_task() {
     // Reopening runs recovery.
     let hearth = Hearth::open(fast_config(&data_dir(dir.path()))).await.unwrap();
     assert_eq!(sent(&hearth).await, 0, "killed before carrying it out: nothing in Sent");
-    let row = hearth.store().get_proposal(&proposal.id).await.unwrap().unwrap();
+    let row = hearth.store().get_proposal(proposal.id.as_str()).await.unwrap().unwrap();
     assert_eq!(row.status, ProposalStatus::Failed, "{:?}", row.error);
     assert_eq!(row.receipt, None, "no receipt was committed");
     assert!(row.error.as_deref().unwrap_or_default().contains("nothing was sent"), "{:?}", row.error);
@@ -177,7 +149,7 @@ async fn issue9_kill_after_the_receipt_keeps_one_sent_row_and_releases_the_task(
 
     let hearth = Hearth::open(fast_config(&data_dir(dir.path()))).await.unwrap();
     assert_eq!(sent(&hearth).await, 1, "the send committed before the kill: one row in Sent");
-    let row = hearth.store().get_proposal(&proposal.id).await.unwrap().unwrap();
+    let row = hearth.store().get_proposal(proposal.id.as_str()).await.unwrap().unwrap();
     assert_eq!(row.status, ProposalStatus::Succeeded, "{:?}", row.error);
     let receipt = format!("Saved to local sent mail · sent-{}", proposal.id);
     assert_eq!(row.receipt.as_deref(), Some(receipt.as_str()), "the receipt committed with the send");

@@ -84,7 +84,12 @@ pub fn new_task<'a>(key: &'a str, input: &'a serde_json::Value) -> hearth_core::
 
 /// A Monitor task whose one run calls prepare_email; it ends waiting for approval.
 pub async fn email_awaiting_review(t: &TestHearth) -> (String, ProposalView) {
-    let hearth = t.hearth.clone();
+    email_awaiting_review_in(&t.hearth).await
+}
+
+/// [`email_awaiting_review`] in any open Hearth (one the test closes itself, say).
+pub async fn email_awaiting_review_in(hearth: &Hearth) -> (String, ProposalView) {
+    let hearth = hearth.clone();
     let engine = hearth.tasks().clone();
     let tool_hearth = hearth.clone();
     engine.register(TaskKind::Monitor, move |ctx: TaskContext| {
@@ -106,7 +111,7 @@ pub async fn email_awaiting_review(t: &TestHearth) -> (String, ProposalView) {
     let input = json!({});
     let task = engine.create(new_task("email", &input)).await.unwrap();
     let mut changes = engine.subscribe();
-    engine.tick().await.unwrap();
+    assert_eq!(engine.tick().await.unwrap(), 1, "the email task was not due");
     engine_idle(&engine, &mut changes).await;
     let task = hearth.store().get_task(&task.id).await.unwrap().unwrap();
     assert_eq!(task.status, TaskStatus::WaitingApproval, "{:?}", task.error);

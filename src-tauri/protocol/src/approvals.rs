@@ -446,7 +446,7 @@ pub enum ProposalDraft {
 #[serde(rename_all = "camelCase")]
 pub struct HeldCallDraft {
     /// The tool.
-    pub tool: crate::ToolName,
+    pub tool: HeldTool,
     /// Its arguments, exactly as they will run (a JSON object).
     pub arguments: serde_json::Value,
     /// What the call would do, in the owner's words (`Make a schedule "Inbox digest"…`).
@@ -462,6 +462,38 @@ pub struct HeldCallDraft {
     /// The conversation it came from, when it came from one (its browser profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thread_id: Option<ThreadId>,
+}
+
+/// The tool a held call runs: one of Hearth's own, or a tool of one of the owner's MCP
+/// servers. Hearth's is stored as its wire name (as held calls always were), an MCP tool as
+/// `{server, tool}`, so drafts stored before MCP read back unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum HeldTool {
+    /// One of Hearth's tools.
+    Hearth(crate::ToolName),
+    /// A tool of an MCP server.
+    Mcp(crate::mcp::McpToolRef),
+}
+
+impl HeldTool {
+    /// The name its journal rows and its card's version carry: Hearth's wire name, or
+    /// `mcp__<server>__<tool>` (even for a tool whose name is not offered to a model).
+    pub fn journal_name(&self) -> String {
+        match self {
+            Self::Hearth(tool) => tool.as_str().to_owned(),
+            Self::Mcp(tool) => format!("{}{}__{}", crate::mcp::MCP_PREFIX, tool.server, tool.tool),
+        }
+    }
+}
+
+impl std::fmt::Display for HeldTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Hearth(tool) => write!(f, "{tool}"),
+            Self::Mcp(tool) => write!(f, "{tool}"),
+        }
+    }
 }
 
 impl ProposalDraft {

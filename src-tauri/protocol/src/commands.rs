@@ -136,6 +136,13 @@ commands! {
     HOST_LINK_FORGET = "host_link_forget";
     HOST_CALL = "host_call";
     HOST_STREAM = "host_stream";
+    MCP_SERVER_LIST = "mcp_server_list";
+    MCP_SERVER_SAVE = "mcp_server_save";
+    MCP_SERVER_TEST = "mcp_server_test";
+    MCP_SERVER_ENABLE = "mcp_server_enable";
+    MCP_SERVER_REMOVE = "mcp_server_remove";
+    MCP_SERVER_LOG = "mcp_server_log";
+    MCP_TOOL_POLICY = "mcp_tool_policy";
 }
 
 #[cfg(test)]

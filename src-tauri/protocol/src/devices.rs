@@ -187,6 +187,14 @@ pub const COMPANION_REACH: &[(Command, Reach)] = {
         (commands::HOST_LINK_FORGET, Never),
         (commands::HOST_CALL, Never),
         (commands::HOST_STREAM, Never),
+        // The owner's plug-in tools: what runs in this Hearth's name is set at home only.
+        (commands::MCP_SERVER_LIST, Never),
+        (commands::MCP_SERVER_SAVE, Never),
+        (commands::MCP_SERVER_TEST, Never),
+        (commands::MCP_SERVER_ENABLE, Never),
+        (commands::MCP_SERVER_REMOVE, Never),
+        (commands::MCP_SERVER_LOG, Never),
+        (commands::MCP_TOOL_POLICY, Never),
     ]
 };
 

@@ -22,6 +22,7 @@ pub mod ids;
 pub mod ipc;
 pub mod mail;
 pub mod mandates;
+pub mod mcp;
 pub mod memory;
 pub mod notifications;
 pub mod pdf;

@@ -36,6 +36,9 @@ pub enum SourceKind {
     /// A chat sent from one of the owner's paired devices (a phone can be lost or taken: what
     /// follows from it waits for a card at home or on a device allowed to decide).
     PairedDevice,
+    /// What a tool of one of the owner's MCP servers returned: written by that server, or by
+    /// whoever wrote what it read.
+    McpTool,
 }
 
 impl SourceKind {
@@ -53,6 +56,7 @@ impl SourceKind {
             Self::ExternalAgent => "the external agent",
             Self::EndpointClient => "an app using Hearth's AG-UI endpoint",
             Self::PairedDevice => "a paired device",
+            Self::McpTool => "a plug-in tool's result",
         }
     }
 }

@@ -44,6 +44,8 @@ pub struct Config {
     /// interface on [`PAIRING_PORT`] by default, so a phone on the LAN can reach it; the headless
     /// home server's `--listen` and tests choose another.
     pub pairing_listen: std::net::SocketAddr,
+    /// Bounds on each of the owner's MCP servers (a start, a call, a reply's size).
+    pub mcp: crate::mcp::McpLimits,
 }
 
 /// Names the pairing host's address and port (`0.0.0.0:47800` unless set).
@@ -119,6 +121,7 @@ impl Config {
             google: GoogleEndpoints::default(),
             local_model_worker: None,
             pairing_listen: std::net::SocketAddr::from(([0, 0, 0, 0], PAIRING_PORT)),
+            mcp: crate::mcp::McpLimits::default(),
             data_dir,
             sample_chunk_delay: Duration::from_millis(25),
             sample_slow_step: Duration::from_millis(250),

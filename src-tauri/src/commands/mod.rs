@@ -13,6 +13,7 @@ pub mod host_link;
 pub mod inbox;
 pub mod mail;
 pub mod mandates;
+pub mod mcp;
 pub mod memory;
 pub mod settings;
 pub mod tasks;

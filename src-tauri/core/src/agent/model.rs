@@ -97,6 +97,12 @@ impl ModelAgent {
             max_tokens: None,
         };
         let ctx = (self.tools)(&thread_id, &run_id, cancel.clone()).with_live_output(live_output(out.clone())).with_vision(self.vision);
+        // The owner's plug-in tools that are on, after Hearth's own (their names cannot clash).
+        request.tools.extend(crate::tools::plugin_specs(&ctx).await.into_iter().map(|t| ToolSpec {
+            name: t.name,
+            description: t.description,
+            parameters: t.parameters,
+        }));
         // What earlier turns of this conversation read is still in the model's context; in a
         // thread an endpoint client started, its messages are the client's, not the owner's
         // (a failed read counts the same way: the safe side).

@@ -334,7 +334,7 @@ impl ApprovalGate {
             }
             ProposalDraft::HeldCall(call) => {
                 // The call is its own target: the key it runs under, and exactly these arguments.
-                let version = crate::journal::action_hash(call.tool.as_str(), &call.arguments);
+                let version = crate::journal::action_hash(&call.tool.journal_name(), &call.arguments);
                 let target = Target { target: format!("call:{}:{}", call.op_scope, call.op_id), version };
                 Ok((held_connection(), ProposalDraft::HeldCall(call), target))
             }

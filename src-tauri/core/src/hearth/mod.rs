@@ -42,6 +42,7 @@ mod host_link;
 mod ideas;
 mod inbox;
 mod mandates;
+mod mcp;
 mod memory;
 mod settings;
 mod threads;
@@ -67,6 +68,8 @@ pub struct Hearth {
     /// since the runner's tools hold the gate.
     #[expect(dead_code, reason = "owned for the gate's weak reference, never read")]
     held_calls: Arc<dyn crate::approvals::HeldCalls>,
+    /// The owner's MCP servers (Settings → Tools; the tool path calls them).
+    mcp: crate::mcp::McpHub,
     /// The workspace, read-only, for the window's mail views.
     mail: WorkspaceReader,
     /// The account the mail and calendar tools use, and the gate acts through.
@@ -160,15 +163,19 @@ impl Hearth {
         // The gate sends a task's reviewed form through the browsers, as it sends mail through
         // the workspace; tools reach neither executor.
         let approvals = ApprovalGate::new(store.clone(), workspace.clone(), Arc::new(browsers.clone()), tasks.clone(), config.approval_ttl);
-        let toolbox = Toolbox::new(
-            store.clone(),
-            mail.clone(),
-            files.clone(),
-            tasks.clone(),
-            approvals.proposer(),
-            computer.clone(),
-            browsers.clone(),
-        );
+        let vault = crate::vault::Vault::open_in(store.clone(), &config.data_dir).await?;
+        // The owner's MCP servers: their secrets in the vault; started below with the workers.
+        let mcp = crate::mcp::McpHub::new(store.clone(), vault.clone(), config.mcp);
+        let toolbox = Toolbox::new(crate::tools::ToolboxParts {
+            store: store.clone(),
+            mail: mail.clone(),
+            files: files.clone(),
+            tasks: tasks.clone(),
+            proposer: approvals.proposer(),
+            computer: computer.clone(),
+            browsers: browsers.clone(),
+            mcp: mcp.clone(),
+        });
         // Approved held calls run through the same tool path, under the key they were held under.
         let held_calls: Arc<dyn crate::approvals::HeldCalls> = Arc::new(crate::tools::HeldCallRunner::new(toolbox.clone()));
         approvals.set_held_calls(&held_calls);
@@ -190,7 +197,6 @@ impl Hearth {
             config.sample_chunk_delay,
             config.sample_slow_step,
         ));
-        let vault = crate::vault::Vault::open_in(store.clone(), &config.data_dir).await?;
         let hearth = Self {
             config: Arc::new(config),
             settings: crate::settings::Settings::new(store.clone(), vault),
@@ -204,6 +210,7 @@ impl Hearth {
             files,
             toolbox,
             held_calls,
+            mcp,
             mail,
             chosen,
             accounts: Arc::new(accounts::AccountsState::new(local)),
@@ -229,6 +236,7 @@ impl Hearth {
             hearth.tasks.start();
             hearth.approvals.start(std::time::Duration::from_secs(15));
             hearth.schedules.start(hearth.config.engine.poll_every, hearth.background.clone());
+            hearth.mcp.start();
         }
         hearth.serve_paired_devices().await;
         Ok(hearth)
@@ -563,6 +571,8 @@ impl Hearth {
         self.runs.cancel_all();
         // The Computer screen's commands end with the app, as chat runs do.
         self.screen_runs.cancel_all();
+        // The owner's MCP servers end with the app (a stdio server's process is killed).
+        self.mcp.shutdown().await;
         if let Some(endpoint) = self.endpoint.lock().await.take() {
             endpoint.stop();
         }

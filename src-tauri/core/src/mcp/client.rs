@@ -187,6 +187,17 @@ impl McpClient {
         Ok(McpOutput::from_result(&result))
     }
 
+    /// Whether the connection has ended (the process exited, the stream closed).
+    pub fn is_closed(&self) -> bool {
+        self.service.is_closed() || self.service.is_transport_closed()
+    }
+
+    /// Ends the connection while calls may still hold it: they fail as ended, and the process
+    /// is killed when the last holder lets go.
+    pub fn cancel(&self) {
+        self.service.cancellation_token().cancel();
+    }
+
     /// Ends the connection (a stdio server's process is closed, then killed).
     pub async fn close(mut self) {
         let _ = self.service.close_with_timeout(Duration::from_secs(3)).await;

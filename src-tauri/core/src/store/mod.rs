@@ -13,6 +13,7 @@ pub mod ideas;
 pub mod journal;
 pub mod mail;
 pub mod mandates;
+pub mod mcp;
 pub mod memory;
 pub mod notifications;
 pub mod oauth;

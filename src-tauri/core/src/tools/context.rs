@@ -19,6 +19,7 @@ use crate::computer::{Computer, OutputSink};
 use crate::error::{CoreError, Result};
 use crate::files::FileStore;
 use crate::journal::Journal;
+use crate::mcp::McpHub;
 use crate::schedules::{ScheduleSpec, Schedules};
 use crate::store::Store;
 use crate::store::tasks::{NewTask, TaskRow, task_scope};
@@ -290,6 +291,8 @@ pub struct ToolContext {
     pub(crate) proposer: Proposer,
     pub(crate) computer: Computer,
     pub(crate) browsers: Browsers,
+    /// The owner's MCP servers (the plug-in tools' client; the tool path decides what runs).
+    pub(crate) mcp: McpHub,
     pub(crate) scope: OperationScope,
     pub(crate) cancel: CancellationToken,
     /// Where a command's output goes as it arrives (the Computer screen's terminal).
@@ -364,6 +367,26 @@ impl ToolContext {
     }
 }
 
+/// What a [`Toolbox`] is made of.
+pub struct ToolboxParts {
+    /// The database.
+    pub store: Store,
+    /// Mail and calendar, read-only.
+    pub mail: WorkspaceReader,
+    /// Files.
+    pub files: FileStore,
+    /// The task engine.
+    pub tasks: TaskEngine,
+    /// The gate's power to prepare.
+    pub proposer: Proposer,
+    /// The computer.
+    pub computer: Computer,
+    /// The agent's browsers.
+    pub browsers: Browsers,
+    /// The owner's MCP servers.
+    pub mcp: McpHub,
+}
+
 /// What every tool context is built from; Hearth holds one.
 #[derive(Clone)]
 pub struct Toolbox {
@@ -374,6 +397,7 @@ pub struct Toolbox {
     proposer: Proposer,
     computer: Computer,
     browsers: Browsers,
+    mcp: McpHub,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -390,16 +414,14 @@ impl std::fmt::Debug for Toolbox {
 
 impl Toolbox {
     /// A toolbox over these parts.
-    pub fn new(
-        store: Store,
-        mail: WorkspaceReader,
-        files: FileStore,
-        tasks: TaskEngine,
-        proposer: Proposer,
-        computer: Computer,
-        browsers: Browsers,
-    ) -> Self {
-        Self { store, mail, files, tasks, proposer, computer, browsers }
+    pub fn new(parts: ToolboxParts) -> Self {
+        let ToolboxParts { store, mail, files, tasks, proposer, computer, browsers, mcp } = parts;
+        Self { store, mail, files, tasks, proposer, computer, browsers, mcp }
+    }
+
+    /// The owner's MCP servers.
+    pub fn mcp(&self) -> &McpHub {
+        &self.mcp
     }
 
     /// The power to prepare (and to read back how a proposal was decided).
@@ -474,6 +496,7 @@ impl Toolbox {
             proposer: self.proposer.clone(),
             computer: self.computer.clone(),
             browsers: self.browsers.clone(),
+            mcp: self.mcp.clone(),
             scope,
             cancel,
             output: None,

@@ -14,28 +14,24 @@ use std::any::Any;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use hearth_protocol::approvals::{HeldCallDraft, PrepareResult, ProposalDraft, ProposalStatus};
-use hearth_protocol::ids::{ProposalId, ThreadId};
+use hearth_protocol::approvals::{HeldCallDraft, HeldTool, ProposalDraft};
+use hearth_protocol::ids::ThreadId;
+use hearth_protocol::mcp::McpToolRef;
 use hearth_protocol::provenance::OutsideSource;
 use hearth_protocol::{ToolName, ToolRef};
 use serde::Serialize;
 use serde_json::Value;
 
 use super::context::{OperationScope, StepId, ToolContext};
+use super::keyed::{cite_mandate, journal_answers_without_acting, perform_keyed, propose};
 use super::registry::visit;
 use super::traits::{DirectTool, EffectTool, PrepareTool, Tool, Visitor};
-use super::{RunOutcome, ToolCall, ToolOutput};
-use crate::journal::{JournalError, Operation, Receipt};
-use crate::store::journal::{OpKey, OpStatus};
-use crate::tasks::TaskError;
+use super::{ToolCall, ToolOutput};
+use crate::journal::{JournalError, Receipt};
 use crate::trust::{self, Chooser, Verdict};
 
 /// What calls after an outcome-setting call return.
 pub const PAUSED_RESULT: &str = "paused — the task is waiting or finished; this call was not run";
-
-/// What a prepare tool tells the model while the owner has not decided.
-const PREPARED_NOTE: &str = "Nothing has been sent or changed. The owner reviews this in Hearth and decides; \
-                             do not say it happened unless a receipt says so.";
 
 /// Runs `calls` one at a time, in order, each after the previous finished. After a call that
 /// settles the run's outcome, or after Stop, the rest return [`PAUSED_RESULT`] and do nothing.
@@ -76,6 +72,9 @@ pub async fn run_serially(ctx: &ToolContext, calls: &[ToolCall], first_step: u64
 /// model (or an external agent) chose, whose name and arguments arrive as text.
 pub async fn dispatch(ctx: &ToolContext, name: &str, arguments: &str, step: StepId) -> ToolOutput {
     let ToolRef::Known(tool) = ToolRef::parse(name) else {
+        if let Some(plugin) = McpToolRef::from_wire(name) {
+            return super::mcp_call::dispatch(ctx, plugin, arguments, step).await;
+        }
         return ToolOutput::error(format!("There is no tool named {name:?}. Use one of the tools you were given."));
     };
     let args = match parse_arguments(tool, arguments) {
@@ -148,8 +147,12 @@ impl Args {
 /// Runs the one held call the owner approved, in the context the gate built for it
 /// (`Toolbox::for_approved`): the trust policy is not asked again, and the call is keyed by
 /// the key it was held under.
-pub(crate) async fn run_approved(ctx: &ToolContext, tool: ToolName, arguments: Value) -> ToolOutput {
-    visit(tool, Dispatch { ctx, args: Args::Json(arguments), step: StepId::Named("approved".into()) }).await
+pub(crate) async fn run_approved(ctx: &ToolContext, tool: HeldTool, arguments: Value) -> ToolOutput {
+    let step = StepId::Named("approved".into());
+    match tool {
+        HeldTool::Hearth(tool) => visit(tool, Dispatch { ctx, args: Args::Json(arguments), step }).await,
+        HeldTool::Mcp(tool) => super::mcp_call::run_approved(ctx, tool, arguments, step).await,
+    }
 }
 
 /// Who chose the calls in `scope`, for the policy; `None` where no model chooses.
@@ -182,7 +185,7 @@ async fn hold(ctx: &ToolContext, tool: ToolName, args: Value, step: StepId, why:
         return cite_mandate(output, &mandate);
     }
     let draft = ProposalDraft::HeldCall(HeldCallDraft {
-        tool,
+        tool: HeldTool::Hearth(tool),
         summary: summarize(tool, &args),
         arguments: args,
         reason: why.to_owned(),
@@ -218,37 +221,6 @@ async fn standing_order(ctx: &ToolContext, tool: ToolName, args: &Value, key: &s
         Err(err) => {
             tracing::warn!(error = %err, "could not count a use of a standing order; the call is held");
             None
-        }
-    }
-}
-
-/// A result that ran under a standing order names it: a JSON object gains `mandateId`.
-fn cite_mandate(mut output: ToolOutput, mandate: &str) -> ToolOutput {
-    output.content = match serde_json::from_str::<Value>(&output.content) {
-        Ok(Value::Object(mut fields)) => {
-            fields.insert("mandateId".into(), Value::String(mandate.to_owned()));
-            Value::Object(fields).to_string()
-        }
-        Ok(other) => serde_json::json!({ "result": other, "mandateId": mandate }).to_string(),
-        Err(_) => serde_json::json!({ "result": output.content, "mandateId": mandate }).to_string(),
-    };
-    output
-}
-
-/// Whether the journal already holds this operation as succeeded: asking again can then only
-/// return the stored receipt (the same action) or a conflict (another one), and performs
-/// nothing. `succeeded` is final — no row in it is withdrawn or taken again — so the answer
-/// cannot change between this read and the journal's own. Any other state (failed,
-/// acknowledged for a retry, in doubt, in flight) could lead to a new effect, so the call is
-/// held.
-async fn journal_answers_without_acting(ctx: &ToolContext, key: &super::OperationKey) -> bool {
-    let stored = ctx.store.get_operation(OpKey { scope: &key.scope, op_id: &key.op_id }).await;
-    match stored {
-        Ok(Some(row)) => row.status == OpStatus::Succeeded,
-        Ok(None) => false,
-        Err(err) => {
-            tracing::warn!(error = %err, "could not read the journal before holding a call; it is held");
-            false
         }
     }
 }
@@ -358,131 +330,13 @@ impl<'a> Visitor for Dispatch<'a> {
     }
 }
 
-/// Stores `draft` for the owner's review under `key`, naming the outside content the run had
-/// read; a proposal still waiting ends the run. A task's prepared draft names its `operation`,
-/// so that a standing order the gate finds covering it approves it there (its result then
-/// cites the order, and the run goes on).
-async fn propose(ctx: &ToolContext, key: &str, operation: Option<&super::OperationKey>, draft: ProposalDraft) -> ToolOutput {
-    // A task's proposal is fenced to its lease in the insert itself; a chat's stops with
-    // its run (the driver fires the run's Stop when the run ends).
-    let fence = ctx.scope.task().map(|t| t.fence());
-    if ctx.cancel.is_cancelled() {
-        return ToolOutput::error("The run was stopped, so nothing was prepared.");
-    }
-    let sources = ctx.provenance().map(trust::Provenance::sources).unwrap_or_default();
-    let prepared = match (fence, operation) {
-        (Some(fence), Some(op)) => {
-            ctx.proposer.prepare_for_task(key, fence, (&op.scope, &op.op_id), ctx.scope.origin(), sources, draft).await
-        }
-        (Some(_), None) | (None, _) => ctx.proposer.prepare(key, fence, ctx.scope.chat_run(), ctx.scope.origin(), sources, draft).await,
-    };
-    match prepared {
-        Ok(proposal)
-            if proposal.mandate_id.is_some() && matches!(proposal.status, ProposalStatus::OutcomeUnknown | ProposalStatus::Executing) =>
-        {
-            // Sent under a standing order, and nobody knows whether it arrived: the run ends in
-            // doubt (the store flagged the task), so nothing sends it again before the owner
-            // has looked.
-            ToolOutput::in_doubt(format!(
-                "It was sent under a standing order, but Hearth lost track of it, so it may or may not have happened ({}). \
-                 Do not redo it; the owner reviews it.",
-                proposal.error.as_deref().unwrap_or("no answer")
-            ))
-        }
-        Ok(proposal) => {
-            let waiting = matches!(proposal.status, ProposalStatus::AwaitingReview | ProposalStatus::Executing);
-            let result = PrepareResult {
-                proposal_id: ProposalId::trusted(proposal.id.as_str()),
-                kind: proposal.draft.kind(),
-                status: proposal.status,
-                note: match (&proposal.mandate_id, proposal.status) {
-                    (Some(_), ProposalStatus::Succeeded) => format!(
-                        "Done under a standing order the owner granted this task: {}",
-                        proposal.receipt.as_deref().unwrap_or("done")
-                    ),
-                    _ => decided_note(proposal.status, proposal.receipt.as_deref(), proposal.error.as_deref()),
-                },
-            };
-            let output = ToolOutput::ok(&serde_json::to_value(result).unwrap_or_default());
-            // Waiting ends the run; a proposal decided already is a result the model reads.
-            if waiting {
-                ToolOutput { outcome: Some(RunOutcome::WaitingApproval(proposal.id)), ..output }
-            } else if let Some(mandate) = &proposal.mandate_id {
-                cite_mandate(output, mandate)
-            } else {
-                output
-            }
-        }
-        Err(err) => ToolOutput::error(err.to_string()),
-    }
-}
-
-/// What the model is told about a proposal, by its status.
-pub(crate) fn decided_note(status: ProposalStatus, receipt: Option<&str>, error: Option<&str>) -> String {
-    let why = error.unwrap_or("no reason given");
-    match status {
-        ProposalStatus::AwaitingReview | ProposalStatus::Executing => PREPARED_NOTE.to_owned(),
-        ProposalStatus::Succeeded => format!("The owner approved it and it was done: {}", receipt.unwrap_or("done")),
-        ProposalStatus::Denied => format!("The owner did not approve it, so nothing was sent or changed ({why})."),
-        ProposalStatus::Expired => "Nobody approved it in time, so it expired; nothing was sent or changed.".to_owned(),
-        ProposalStatus::Failed => format!("It was approved but failed, so nothing happened: {why}"),
-        ProposalStatus::OutcomeUnknown => {
-            format!("It was approved but Hearth lost track of it, so it may or may not have happened ({why}). Do not redo it.")
-        }
-    }
-}
-
 /// Runs an effect tool's effect inside the journal, keyed by the one key function.
 async fn journaled<T: EffectTool>(ctx: &ToolContext, step: &StepId, action: &Value, args: T::Args) -> Result<Receipt, JournalError> {
     let key = ctx.scope.key(step);
     let mut work = ctx.clone();
     work.effect_key = Some(key.clone());
     let effect = move |cancel| T::perform(work, args, cancel);
-    match &ctx.scope {
-        OperationScope::Task(task) => match task.effect(&key.op_id, T::NAME.as_str(), action, effect).await {
-            Ok(receipt) => Ok(receipt),
-            Err(TaskError::Journal(err)) => Err(err),
-            Err(TaskError::Cancelled) => Err(JournalError::Cancelled { op_id: key.op_id.clone() }),
-            Err(TaskError::Fenced { .. }) => Err(JournalError::Fenced { op_id: key.op_id.clone() }),
-            Err(TaskError::Core(err)) => Err(JournalError::Core(err)),
-        },
-        OperationScope::Chat { run_id, journal, .. } => {
-            let op = Operation {
-                key: OpKey { scope: &key.scope, op_id: &key.op_id },
-                tool: T::NAME.as_str(),
-                action,
-                claimant: run_id,
-                fence: None,
-                cancel: &ctx.cancel,
-            };
-            journal.perform(&op, effect).await
-        }
-        OperationScope::Approved { journal, claimant, .. } => {
-            let op = Operation {
-                key: OpKey { scope: &key.scope, op_id: &key.op_id },
-                tool: T::NAME.as_str(),
-                action,
-                claimant,
-                fence: None,
-                cancel: &ctx.cancel,
-            };
-            journal.perform(&op, effect).await
-        }
-        OperationScope::Owner { journal, .. } => {
-            // This process (so a start-up after a crash can tell its rows were cut off), and
-            // this dispatch (so a failed or acknowledged row can be taken again by a retry).
-            let claimant = format!("{}:{}", journal.identity(), uuid::Uuid::new_v4().simple());
-            let op = Operation {
-                key: OpKey { scope: &key.scope, op_id: &key.op_id },
-                tool: T::NAME.as_str(),
-                action,
-                claimant: &claimant,
-                fence: None,
-                cancel: &ctx.cancel,
-            };
-            journal.perform(&op, effect).await
-        }
-    }
+    perform_keyed(ctx, &key, T::NAME.as_str(), action, effect).await
 }
 
 /// Parses a tool's arguments into its typed form, or an error the model can fix.

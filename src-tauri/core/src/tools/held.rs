@@ -49,7 +49,7 @@ impl HeldCalls for HeldCallRunner {
         cancel: CancellationToken,
     ) -> BoxFuture<'static, Result<Executed, ExecuteError>> {
         let ctx = self.toolbox.for_approved(draft, origin, task_id, claimant, cancel);
-        let (tool, arguments) = (draft.tool, draft.arguments.clone());
+        let (tool, arguments) = (draft.tool.clone(), draft.arguments.clone());
         async move {
             let output = super::dispatch::run_approved(&ctx, tool, arguments).await;
             match (output.outcome, output.is_error) {

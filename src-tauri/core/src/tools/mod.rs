@@ -13,12 +13,15 @@ mod context;
 mod dispatch;
 mod handlers;
 mod held;
+mod keyed;
+pub(crate) mod mcp_call;
 mod registry;
 mod specs;
 mod traits;
 
-pub use context::{LiveOutput, OperationKey, OperationScope, StepId, TaskDesk, ToolContext, Toolbox, Vision};
-pub(crate) use dispatch::{call, decided_note};
+pub use context::{LiveOutput, OperationKey, OperationScope, StepId, TaskDesk, ToolContext, Toolbox, ToolboxParts, Vision};
+pub(crate) use dispatch::call;
+pub(crate) use keyed::decided_note;
 /// The tools Hearth's own workflows and screens call by type ([`call`]).
 pub(crate) mod typed {
     pub(crate) use super::handlers::browser::{ReadWeb, UrlArgs};
@@ -31,6 +34,7 @@ pub(crate) mod typed {
 pub use dispatch::{PAUSED_RESULT, dispatch, fuzz_parse_arguments, run_serially};
 pub use handlers::mail::UNTRUSTED_NOTE;
 pub use held::HeldCallRunner;
+pub use mcp_call::{MCP_UNTRUSTED_NOTE, plugin_specs};
 pub use specs::tool_specs;
 
 /// One call as the model sent it.

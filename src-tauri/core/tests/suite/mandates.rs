@@ -107,7 +107,10 @@ async fn held_tools(hearth: &Hearth) -> Vec<ToolName> {
         .unwrap()
         .into_iter()
         .map(|card| match card.draft {
-            ProposalDraft::HeldCall(call) => call.tool,
+            ProposalDraft::HeldCall(call) => match call.tool {
+                hearth_protocol::approvals::HeldTool::Hearth(tool) => tool,
+                other => panic!("expected one of Hearth's tools, got {other}"),
+            },
             other => panic!("expected a held call, got {other:?}"),
         })
         .collect();

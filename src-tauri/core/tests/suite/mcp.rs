@@ -14,26 +14,26 @@ use tokio_util::sync::CancellationToken;
 use super::support::guarded;
 
 /// The server binary, built beside this test by the workspace build.
-fn server_binary() -> PathBuf {
+pub(super) fn server_binary() -> PathBuf {
     let here = std::env::current_exe().unwrap();
     let built = here.parent().and_then(|deps| deps.parent()).unwrap().join("hearth-mcp-test-server");
     assert!(built.exists(), "{} is missing: build the workspace first (cargo build --workspace --all-targets)", built.display());
     built
 }
 
-struct Ledger {
+pub(super) struct Ledger {
     _dir: tempfile::TempDir,
-    path: PathBuf,
+    pub(super) path: PathBuf,
 }
 
 impl Ledger {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("ledger");
         Self { _dir: dir, path }
     }
 
-    fn lines(&self) -> Vec<String> {
+    pub(super) fn lines(&self) -> Vec<String> {
         std::fs::read_to_string(&self.path).map(|t| t.lines().map(str::to_owned).collect()).unwrap_or_default()
     }
 }

@@ -26,6 +26,7 @@ mod journal;
 mod local_model;
 mod mandates;
 mod mcp;
+mod mcp_tools;
 mod memory;
 mod monitors;
 mod pairing;

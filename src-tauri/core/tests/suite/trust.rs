@@ -17,7 +17,7 @@ use hearth_core::store::journal::OpKey;
 use hearth_core::store::workspace::MailMessage;
 use hearth_core::workspace::seed::PERMISSION_FORM_PDF;
 use hearth_protocol::ToolName;
-use hearth_protocol::approvals::{ApprovalDecideParams, Decision, ProposalDraft, ProposalStatus, ProposalView};
+use hearth_protocol::approvals::{ApprovalDecideParams, Decision, HeldTool, ProposalDraft, ProposalStatus, ProposalView};
 use hearth_protocol::provenance::SourceKind;
 use hearth_testkit::model_server::{ModelServer, Reply, Script, Turn, obey_marker};
 use serde_json::{Value, json};
@@ -230,7 +230,11 @@ async fn hostile_content_in_every_vector_asking_for_every_effect_gets_a_card_and
             cases += 1;
             let (tool, args) = ask.call();
             let call = held(&card);
-            assert_eq!((call.tool, &call.arguments), (tool, &args), "{vector:?} × {ask:?}: the card shows the exact call");
+            assert_eq!(
+                (&call.tool, &call.arguments),
+                (&HeldTool::Hearth(tool), &args),
+                "{vector:?} × {ask:?}: the card shows the exact call"
+            );
             assert_eq!(card.status, ProposalStatus::AwaitingReview);
             assert!(
                 call.sources.iter().any(|s| s.kind == vector.kind()) && card.sources == call.sources,
@@ -318,7 +322,7 @@ async fn a_later_turn_of_a_chat_that_read_hostile_content_is_still_held() {
     assert_eq!(effects(&hearth).await, NONE);
     let cards = hearth.approval_list().await.unwrap();
     assert_eq!(cards.len(), 1);
-    assert_eq!(held(&cards[0]).tool, ToolName::RememberFact);
+    assert_eq!(held(&cards[0]).tool, HeldTool::Hearth(ToolName::RememberFact));
 }
 
 #[tokio::test]
@@ -505,7 +509,7 @@ async fn a_hostile_page_asking_to_send_what_was_read_to_a_built_address_waits_an
         let cards = web.hearth.approval_list().await.unwrap();
         assert_eq!(cards.len(), 1, "{decision:?}: {cards:?}");
         let call = held(&cards[0]);
-        assert_eq!(call.tool, ToolName::ReadWeb);
+        assert_eq!(call.tool, HeldTool::Hearth(ToolName::ReadWeb));
         assert!(call.sources.iter().any(|s| s.kind == SourceKind::WebPage), "{:?}", call.sources);
         decide(&web.hearth, &cards[0], decision).await;
         let expected = match decision {

@@ -32,6 +32,7 @@ use hearth_protocol::ipc::{
     ThreadHistoryParams, ThreadHistoryResponse, ThreadListResponse,
 };
 use hearth_protocol::mail::{MailThread, MailThreadGetParams};
+use hearth_protocol::mcp::{McpServerEnableParams, McpServerParams, McpServerSaveParams, McpServerView, McpToolPolicyParams};
 use hearth_protocol::memory::{MemoryForgetParams, MemoryListResponse, MemorySaveParams, MemoryView};
 use hearth_protocol::notifications::{NotificationListResponse, NotificationOpened, NotificationReadParams, NotificationView};
 use hearth_protocol::schedules::{ScheduleControlParams, ScheduleCreateParams, ScheduleListResponse, ScheduleView};
@@ -791,4 +792,41 @@ pub async fn device_pair_offer(
 pub async fn device_revoke(id: &str) -> Result<hearth_protocol::devices::PairedDeviceView, IpcError> {
     let params = hearth_protocol::devices::DeviceRevokeParams { id: hearth_protocol::ids::DeviceId::parse(id)? };
     call(cmd::DEVICE_REVOKE, &serde_json::json!({ "params": params })).await
+}
+
+/// Settings → Tools: the owner's MCP servers, each with its connection and its tools.
+pub async fn mcp_server_list() -> Result<Vec<McpServerView>, IpcError> {
+    call(cmd::MCP_SERVER_LIST, &serde_json::json!({})).await
+}
+
+/// Adds a server or changes one (its tools' policies are kept); it is connected and its tools
+/// listed before the answer.
+pub async fn mcp_server_save(params: &McpServerSaveParams) -> Result<McpServerView, IpcError> {
+    call(cmd::MCP_SERVER_SAVE, &serde_json::json!({ "params": params })).await
+}
+
+/// Connects to a server again now and lists its tools; its connection says how that went.
+pub async fn mcp_server_test(name: &str) -> Result<McpServerView, IpcError> {
+    call(cmd::MCP_SERVER_TEST, &serde_json::json!({ "params": McpServerParams { name: name.to_owned() } })).await
+}
+
+/// Turns a server on (started and offered) or off (stopped, none of its tools offered).
+pub async fn mcp_server_enable(name: &str, enabled: bool) -> Result<McpServerView, IpcError> {
+    let params = McpServerEnableParams { name: name.to_owned(), enabled };
+    call(cmd::MCP_SERVER_ENABLE, &serde_json::json!({ "params": params })).await
+}
+
+/// Removes a server with its tools' policies; answers the servers that remain.
+pub async fn mcp_server_remove(name: &str) -> Result<Vec<McpServerView>, IpcError> {
+    call(cmd::MCP_SERVER_REMOVE, &serde_json::json!({ "params": McpServerParams { name: name.to_owned() } })).await
+}
+
+/// A server's recent lines on its standard error.
+pub async fn mcp_server_log(name: &str) -> Result<Vec<String>, IpcError> {
+    call(cmd::MCP_SERVER_LOG, &serde_json::json!({ "params": McpServerParams { name: name.to_owned() } })).await
+}
+
+/// What one tool of a server may do; answers the server.
+pub async fn mcp_tool_policy(params: &McpToolPolicyParams) -> Result<McpServerView, IpcError> {
+    call(cmd::MCP_TOOL_POLICY, &serde_json::json!({ "params": params })).await
 }

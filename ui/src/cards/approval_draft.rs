@@ -3,7 +3,7 @@
 //! are shown as "none" rather than hidden, so the owner sees the whole of it.
 
 use hearth_protocol::approvals::{
-    DraftAttachment, EmailDraft, EventDraft, EventTiming, HeldCallDraft, ProposalDraft, ProposalView, WebSubmitDraft,
+    DraftAttachment, EmailDraft, EventDraft, EventTiming, HeldCallDraft, HeldTool, ProposalDraft, ProposalView, WebSubmitDraft,
 };
 use leptos::prelude::*;
 
@@ -26,16 +26,31 @@ pub fn DraftView(proposal: ProposalView) -> impl IntoView {
     }
 }
 
-/// A call the agent asked for after reading outside content: why it waits, the tool, and its
+/// A call held for the owner (after reading outside content, or a plug-in tool's call): why it
+/// waits, the tool — for a plug-in tool, its server and its name at the server — and its
 /// arguments exactly as they will run.
 #[component]
 fn HeldCallView(call: HeldCallDraft) -> impl IntoView {
     let arguments = serde_json::to_string_pretty(&call.arguments).unwrap_or_else(|_| call.arguments.to_string());
+    let kind = if matches!(call.tool, HeldTool::Mcp(_)) { "mcp" } else { "hearth" };
+    let tool = match call.tool {
+        HeldTool::Hearth(tool) => view! {
+            <dt>"Tool"</dt>
+            <dd class="approval-held-tool">{tool.as_str()}</dd>
+        }
+        .into_any(),
+        HeldTool::Mcp(tool) => view! {
+            <dt>"Plug-in tool"</dt>
+            <dd class="approval-held-tool">{tool.tool}</dd>
+            <dt>"From the MCP server"</dt>
+            <dd class="approval-held-server">{tool.server.as_str().to_owned()}</dd>
+        }
+        .into_any(),
+    };
     view! {
         <p class="approval-note approval-held-reason">{call.reason}</p>
-        <dl class="approval-fields">
-            <dt>"Tool"</dt>
-            <dd class="approval-held-tool">{call.tool.as_str()}</dd>
+        <dl class="approval-fields" data-held-tool=kind>
+            {tool}
             <dt>"What"</dt>
             <dd class="approval-held-summary">{call.summary}</dd>
         </dl>

@@ -1,7 +1,8 @@
 //! Tool cards, chosen by tool name.
 //!
 //! The `match` on [`ToolName`] has no wildcard: adding a tool to the protocol without
-//! deciding its card here is a compile error. Names Hearth does not know get the generic card.
+//! deciding its card here is a compile error. A plug-in (MCP) tool's name gets its own card;
+//! other names Hearth does not know get the generic card.
 
 pub mod approval;
 mod approval_draft;
@@ -12,11 +13,13 @@ mod delegate_task;
 mod file;
 mod generic;
 mod mail;
+mod mcp;
 mod schedule;
 pub mod take_control;
 pub mod terminal;
 mod workspace;
 
+use hearth_protocol::mcp::McpToolRef;
 use hearth_protocol::{ToolName, ToolRef};
 use leptos::prelude::*;
 
@@ -30,8 +33,19 @@ use crate::state::chat::ToolCallView;
 pub fn ToolCard(call: ToolCallView) -> impl IntoView {
     match ToolRef::parse(&call.name) {
         ToolRef::Known(tool) => known_card(tool, call),
-        ToolRef::Unknown(_) => view! { <generic::GenericCard call /> }.into_any(),
+        ToolRef::Unknown(name) => match McpToolRef::from_wire(&name) {
+            Some(tool) => mcp_card(tool, call),
+            None => view! { <generic::GenericCard call /> }.into_any(),
+        },
     }
+}
+
+/// A plug-in tool's call: the card the owner decides on when it was held, else its own card.
+fn mcp_card(tool: McpToolRef, call: ToolCallView) -> AnyView {
+    if let Some(held) = cards::held(&call) {
+        return view! { <approval::ApprovalCard proposal_id=held.proposal_id /> }.into_any();
+    }
+    view! { <mcp::McpCard tool call /> }.into_any()
 }
 
 /// A tool's own card once its result reads as the tool's type; until then (running, an

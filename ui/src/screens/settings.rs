@@ -1,5 +1,6 @@
 //! Settings: who answers the chat, the model provider, the external AG-UI agent, Hearth's
-//! own AG-UI endpoint, the computer, the owner's paired devices, and the accounts whose mail and calendar the agent reads.
+//! own AG-UI endpoint, the computer, the owner's paired devices, the tools of the owner's MCP
+//! servers, and the accounts whose mail and calendar the agent reads.
 //!
 //! Every `settings_*` command answers the whole view, which replaces the one shown here.
 //! The forms start from the view once and again after their own Save, so a change in one
@@ -13,6 +14,7 @@ mod endpoint;
 mod harness;
 mod home_link;
 mod model_provider;
+mod tools;
 
 use std::future::Future;
 
@@ -31,6 +33,7 @@ use endpoint::EndpointSection;
 use harness::HarnessSection;
 use home_link::HomeLinkSection;
 use model_provider::ModelSection;
+use tools::ToolsSection;
 
 /// The Settings screen.
 #[component]
@@ -77,6 +80,7 @@ pub fn SettingsScreen() -> impl IntoView {
                         <EndpointSection settings />
                         <ComputerSection />
                         <DevicesSection />
+                        <ToolsSection />
                         <HomeLinkSection />
                         <AccountsSection />
                     }.into_any()

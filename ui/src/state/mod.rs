@@ -10,6 +10,7 @@ pub mod chat;
 pub mod computer;
 pub mod files;
 pub mod inbox;
+pub mod mcp;
 pub mod schedules;
 pub mod settings;
 pub mod tasks;

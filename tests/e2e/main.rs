@@ -20,6 +20,7 @@ mod ipc;
 mod phone;
 mod settings;
 mod startup;
+mod tools;
 mod trust;
 
 /// The app binary cargo built for this test run, with `e2e`: `hearth-e2e`, which no build

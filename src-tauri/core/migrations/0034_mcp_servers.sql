@@ -49,3 +49,46 @@ BEGIN
         END, 1, 300),
         'proposal', NEW.id, NEW.created_at);
 END;
+
+-- A standing order may cover one plug-in tool (grant kind 'plugin_tool', the tool's wire name in
+-- `origin`), so a task can call it without a card within the order's count and life. As in 0027,
+-- SQLite cannot change a CHECK constraint in place: `mandates` and `mandate_uses` (which refers to
+-- it) are rebuilt with every column, index and row they had.
+CREATE TABLE mandates_new (
+    id           TEXT PRIMARY KEY,
+    holder_kind  TEXT NOT NULL CHECK (holder_kind IN ('task', 'schedule')),
+    holder_id    TEXT NOT NULL,
+    grant_kind   TEXT NOT NULL CHECK (grant_kind IN
+        ('computer_commands', 'site_actions', 'remember_facts', 'send_mail', 'send_forms', 'plugin_tool')),
+    origin       TEXT,
+    recipients   TEXT CHECK (recipients IS NULL OR json_valid(recipients)),
+    max_uses     INTEGER NOT NULL CHECK (max_uses > 0),
+    window_ms    INTEGER NOT NULL CHECK (window_ms >= 0),
+    uses         INTEGER NOT NULL DEFAULT 0,
+    window_start INTEGER NOT NULL,
+    expires_at   INTEGER NOT NULL,
+    created_at   INTEGER NOT NULL,
+    revoked_at   INTEGER,
+    CHECK ((grant_kind = 'send_mail') = (recipients IS NOT NULL))
+);
+INSERT INTO mandates_new (id, holder_kind, holder_id, grant_kind, origin, recipients, max_uses, window_ms, uses,
+                          window_start, expires_at, created_at, revoked_at)
+    SELECT id, holder_kind, holder_id, grant_kind, origin, recipients, max_uses, window_ms, uses,
+           window_start, expires_at, created_at, revoked_at FROM mandates;
+
+CREATE TABLE mandate_uses_new (
+    mandate_id TEXT NOT NULL REFERENCES mandates_new(id),
+    op_scope   TEXT NOT NULL,
+    op_id      TEXT NOT NULL,
+    tool       TEXT NOT NULL,
+    used_at    INTEGER NOT NULL,
+    PRIMARY KEY (op_scope, op_id)
+);
+INSERT INTO mandate_uses_new SELECT mandate_id, op_scope, op_id, tool, used_at FROM mandate_uses;
+
+DROP TABLE mandate_uses;
+DROP TABLE mandates;
+ALTER TABLE mandates_new RENAME TO mandates;
+ALTER TABLE mandate_uses_new RENAME TO mandate_uses;
+CREATE INDEX mandates_holder ON mandates (holder_kind, holder_id);
+CREATE INDEX mandate_uses_mandate ON mandate_uses (mandate_id);

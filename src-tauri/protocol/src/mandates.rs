@@ -76,6 +76,13 @@ pub enum MandateGrant {
         /// Bare addresses, domains lower-cased, no duplicates.
         recipients: Vec<String>,
     },
+    /// Calling one of the owner's plug-in tools (an MCP server's) that would otherwise wait on a
+    /// card each time, with any arguments. Only a tool the owner allowed or asked about is ever
+    /// called: a tool turned off stays off under any standing order.
+    PluginTool {
+        /// The tool.
+        tool: crate::mcp::McpToolRef,
+    },
 }
 
 impl MandateGrant {
@@ -87,6 +94,7 @@ impl MandateGrant {
             Self::RememberFacts => "remember_facts",
             Self::SendMail { .. } => "send_mail",
             Self::SendForms { .. } => "send_forms",
+            Self::PluginTool { .. } => "plugin_tool",
         }
     }
 
@@ -99,6 +107,7 @@ impl MandateGrant {
             ("remember_facts", None, None) => Some(Self::RememberFacts),
             ("send_mail", None, Some(recipients)) => Some(Self::SendMail { recipients }),
             ("send_forms", Some(origin), None) => Some(Self::SendForms { origin }),
+            ("plugin_tool", Some(name), None) => crate::mcp::McpToolRef::from_wire(&name).map(|tool| Self::PluginTool { tool }),
             _ => None,
         }
     }
@@ -107,6 +116,16 @@ impl MandateGrant {
     pub fn origin(&self) -> Option<&str> {
         match self {
             Self::SiteActions { origin } | Self::SendForms { origin } => Some(origin),
+            Self::ComputerCommands | Self::RememberFacts | Self::SendMail { .. } | Self::PluginTool { .. } => None,
+        }
+    }
+
+    /// What the store keeps in a grant's `origin` column: a site grant's origin, or a plug-in
+    /// tool grant's tool by its wire name.
+    pub fn stored_origin(&self) -> Option<String> {
+        match self {
+            Self::SiteActions { origin } | Self::SendForms { origin } => Some(origin.clone()),
+            Self::PluginTool { tool } => tool.wire_name(),
             Self::ComputerCommands | Self::RememberFacts | Self::SendMail { .. } => None,
         }
     }
@@ -115,7 +134,9 @@ impl MandateGrant {
     pub fn recipients(&self) -> Option<&[String]> {
         match self {
             Self::SendMail { recipients } => Some(recipients),
-            Self::ComputerCommands | Self::RememberFacts | Self::SiteActions { .. } | Self::SendForms { .. } => None,
+            Self::ComputerCommands | Self::RememberFacts | Self::SiteActions { .. } | Self::SendForms { .. } | Self::PluginTool { .. } => {
+                None
+            }
         }
     }
 }
@@ -245,6 +266,12 @@ impl MandateGrantParams {
             // Bounded here; the core normalizes each address as a draft's are, then checks them
             // with [`check_recipients`].
             MandateGrant::SendMail { recipients } => check_recipient_list(recipients),
+            MandateGrant::PluginTool { tool } => match tool.wire_name() {
+                Some(_) => Ok(()),
+                None => {
+                    Err(IpcError::invalid("That plug-in tool's name cannot be offered to the agent, so no standing order can cover it."))
+                }
+            },
             MandateGrant::ComputerCommands | MandateGrant::RememberFacts => Ok(()),
         }
     }
@@ -352,8 +379,11 @@ mod tests {
             MandateGrant::SiteActions { origin: "https://a.example".into() },
             MandateGrant::SendMail { recipients: vec!["a@b.example".into()] },
             MandateGrant::SendForms { origin: "https://a.example".into() },
+            MandateGrant::PluginTool {
+                tool: crate::mcp::McpToolRef { server: crate::mcp::McpServerName::parse("notes").unwrap(), tool: "record".into() },
+            },
         ] {
-            let origin = grant.origin().map(str::to_owned);
+            let origin = grant.stored_origin();
             let recipients = grant.recipients().map(<[String]>::to_vec);
             assert_eq!(MandateGrant::from_stored(grant.kind_str(), origin, recipients), Some(grant));
         }

@@ -20,8 +20,8 @@ use crate::ipc;
 use crate::live_tasks::LiveTasks;
 use crate::request::settled_failure;
 use crate::state::approvals::{
-    CHANGES_HEADING, Refetched, TaskRevision, can_decide, can_recheck, countdown_label, effective_status, event_changes, event_heading,
-    hidden_line, is_expired, kind_label, on_refetch, origin_line, reply_line, revealed, sources_line, status_label, task_moved,
+    CHANGES_HEADING, Refetched, TaskRevision, can_decide, can_recheck, countdown_label, draft_title, effective_status, event_changes,
+    event_heading, hidden_line, is_expired, on_refetch, origin_line, reply_line, revealed, sources_line, status_label, task_moved,
 };
 
 /// What the owner answers a proposal: a decision, or a check of an approved action's outcome.
@@ -160,7 +160,7 @@ pub fn ApprovalCard(
         <article class="card approval-card" data-proposal-id=card_id.into_string() data-status=status_slug>
             <header>
                 <span class="card-kind">
-                    {move || shown.with(|p| p.as_ref().map_or("Approval", |p| kind_label(p.draft.kind())))}
+                    {move || shown.with(|p| p.as_ref().map_or("Approval", |p| draft_title(&p.draft)))}
                 </span>
                 <span class=move || format!("status approval-status approval-status-{}", status_slug())>
                     {move || status.get().map_or_else(|| status_slug().to_owned(), status_label)}

@@ -69,6 +69,17 @@ pub const fn kind_label(kind: ProposalKind) -> &'static str {
     }
 }
 
+/// The card's title: what approving does, and for a held call of a plug-in tool, that it is one.
+pub fn draft_title(draft: &hearth_protocol::approvals::ProposalDraft) -> &'static str {
+    match draft {
+        hearth_protocol::approvals::ProposalDraft::HeldCall(call) => match call.tool {
+            hearth_protocol::approvals::HeldTool::Mcp(_) => "Plug-in tool call",
+            hearth_protocol::approvals::HeldTool::Hearth(_) => kind_label(draft.kind()),
+        },
+        other => kind_label(other.kind()),
+    }
+}
+
 /// Who asked for the proposal: "Asked for by your chat". None of them can approve it; the
 /// line tells the owner whether the draft came from them, a task or another program.
 pub fn origin_line(origin: ProposalOrigin) -> String {

@@ -167,7 +167,9 @@ impl McpClient {
                     description: tool.description.as_deref().unwrap_or_default().to_owned(),
                     input_schema: (*tool.input_schema).clone(),
                     read_only_hint: hints.and_then(|a| a.read_only_hint).unwrap_or(false),
-                    destructive_hint: hints.and_then(|a| a.destructive_hint).unwrap_or(true),
+                    // Meaningful only for a tool that is not read-only (the specification's rule).
+                    destructive_hint: !hints.and_then(|a| a.read_only_hint).unwrap_or(false)
+                        && hints.and_then(|a| a.destructive_hint).unwrap_or(true),
                 }
             }));
             match page.next_cursor {

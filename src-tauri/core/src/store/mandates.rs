@@ -69,7 +69,7 @@ impl Store {
         .bind(params.holder.kind_str())
         .bind(params.holder.id())
         .bind(params.grant.kind_str())
-        .bind(params.grant.origin())
+        .bind(params.grant.stored_origin())
         .bind(i64::from(params.limit))
         .bind(params.window.millis())
         .bind(now)

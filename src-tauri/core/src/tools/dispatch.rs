@@ -23,7 +23,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::context::{OperationScope, StepId, ToolContext};
-use super::keyed::{cite_mandate, journal_answers_without_acting, perform_keyed, propose};
+use super::keyed::{cite_mandate, journal_answers_without_acting, perform_keyed, propose, standing_order};
 use super::registry::visit;
 use super::traits::{DirectTool, EffectTool, PrepareTool, Tool, Visitor};
 use super::{ToolCall, ToolOutput};
@@ -178,7 +178,7 @@ async fn hold(ctx: &ToolContext, tool: ToolName, args: Value, step: StepId, why:
         // and performs nothing, so there is nothing for the owner to decide.
         return visit(tool, Dispatch { ctx, args: Args::Json(args), step }).await;
     }
-    if let Some(mandate) = standing_order(ctx, tool, &args, &key).await {
+    if let Some(mandate) = standing_order(ctx, tool.as_str(), |grant| trust::mandate::covers(grant, tool, &args), &key).await {
         // A standing order the owner granted this task covers the call, and a use of it was
         // counted: it runs without a card, and its result names the order.
         let output = visit(tool, Dispatch { ctx, args: Args::Json(args), step }).await;
@@ -195,34 +195,6 @@ async fn hold(ctx: &ToolContext, tool: ToolName, args: Value, step: StepId, why:
         thread_id: ctx.scope.thread_id().map(ThreadId::trusted),
     });
     propose(ctx, &format!("held:{}", key.joined()), None, draft).await
-}
-
-/// The standing order that lets a held call run, when one does: only inside a task (never a
-/// chat, an endpoint client's or an external agent's run), a live mandate of the task or of
-/// its schedule whose grant covers this exact call, with a use counted for this operation in
-/// the store's compare-and-swap (which re-checks life, holder, room and the run's lease).
-async fn standing_order(ctx: &ToolContext, tool: ToolName, args: &Value, key: &super::OperationKey) -> Option<String> {
-    let OperationScope::Task(task) = &ctx.scope else { return None };
-    let (task_id, lease_id) = task.fence();
-    let now = crate::store::now_ms();
-    let live = match ctx.store.live_mandates_for_task(task_id, now).await {
-        Ok(live) => live,
-        Err(err) => {
-            tracing::warn!(error = %err, "could not read the standing orders of a task; the call is held");
-            return None;
-        }
-    };
-    let candidates: Vec<String> = live.into_iter().filter(|m| trust::mandate::covers(&m.grant, tool, args)).map(|m| m.id).collect();
-    if candidates.is_empty() {
-        return None;
-    }
-    match ctx.store.use_mandate(&candidates, task_id, lease_id, &key.scope, &key.op_id, tool.as_str(), now).await {
-        Ok(used) => used,
-        Err(err) => {
-            tracing::warn!(error = %err, "could not count a use of a standing order; the call is held");
-            None
-        }
-    }
 }
 
 /// The step a held call is keyed by (an effect's own operation id, when it gives one), and an

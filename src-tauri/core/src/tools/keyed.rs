@@ -5,6 +5,7 @@
 
 use hearth_protocol::approvals::{PrepareResult, ProposalDraft, ProposalStatus};
 use hearth_protocol::ids::ProposalId;
+use hearth_protocol::mandates::MandateGrant;
 use serde_json::Value;
 
 use super::context::{OperationKey, OperationScope, ToolContext};
@@ -173,6 +174,39 @@ where
                 cancel: &ctx.cancel,
             };
             journal.perform(&op, effect).await
+        }
+    }
+}
+
+/// The standing order that lets a held call run, when one does: only inside a task (never a
+/// chat, an endpoint client's or an external agent's run), a live mandate of the task or of
+/// its schedule whose grant covers this exact call, with a use counted for this operation in
+/// the store's compare-and-swap (which re-checks life, holder, room and the run's lease).
+pub(super) async fn standing_order(
+    ctx: &ToolContext,
+    tool: &str,
+    covered: impl Fn(&MandateGrant) -> bool,
+    key: &OperationKey,
+) -> Option<String> {
+    let OperationScope::Task(task) = &ctx.scope else { return None };
+    let (task_id, lease_id) = task.fence();
+    let now = crate::store::now_ms();
+    let live = match ctx.store.live_mandates_for_task(task_id, now).await {
+        Ok(live) => live,
+        Err(err) => {
+            tracing::warn!(error = %err, "could not read the standing orders of a task; the call is held");
+            return None;
+        }
+    };
+    let candidates: Vec<String> = live.into_iter().filter(|m| covered(&m.grant)).map(|m| m.id).collect();
+    if candidates.is_empty() {
+        return None;
+    }
+    match ctx.store.use_mandate(&candidates, task_id, lease_id, &key.scope, &key.op_id, tool, now).await {
+        Ok(used) => used,
+        Err(err) => {
+            tracing::warn!(error = %err, "could not count a use of a standing order; the call is held");
+            None
         }
     }
 }

@@ -28,7 +28,7 @@ use serde_json::{Map, Value, json};
 
 use super::ToolOutput;
 use super::context::{StepId, ToolContext};
-use super::keyed::{journal_answers_without_acting, perform_keyed, propose};
+use super::keyed::{cite_mandate, journal_answers_without_acting, perform_keyed, propose, standing_order};
 use crate::journal::{EffectError, JournalError, ReceiptStatus};
 use crate::mcp::{McpError, McpOutput};
 use crate::trust;
@@ -151,6 +151,13 @@ async fn hold(ctx: &ToolContext, tool: McpToolRef, args: Map<String, Value>, ste
     let key = ctx.scope.key(&step);
     if journal_answers_without_acting(ctx, &key).await {
         return journaled(ctx, &tool, args, &step).await;
+    }
+    let wire = HeldTool::Mcp(tool.clone()).journal_name();
+    if let Some(mandate) = standing_order(ctx, &wire, |grant| trust::mandate::covers_plugin(grant, &tool), &key).await {
+        // A standing order the owner granted this task covers the tool, and a use was counted:
+        // it runs without a card, inside the journal, and its result names the order.
+        let output = journaled(ctx, &tool, args, &step).await;
+        return cite_mandate(output, &mandate);
     }
     let arguments = Value::Object(args);
     let draft = ProposalDraft::HeldCall(HeldCallDraft {

@@ -9,6 +9,7 @@
 use hearth_protocol::ToolName;
 use hearth_protocol::approvals::ProposalDraft;
 use hearth_protocol::mandates::MandateGrant;
+use hearth_protocol::mcp::McpToolRef;
 use serde_json::Value;
 
 /// Whether `grant` covers the call `tool(args)`.
@@ -24,7 +25,20 @@ pub fn covers(grant: &MandateGrant, tool: ToolName, args: &Value) -> bool {
             }
             _ => false,
         },
-        MandateGrant::SendMail { .. } | MandateGrant::SendForms { .. } => false,
+        MandateGrant::SendMail { .. } | MandateGrant::SendForms { .. } | MandateGrant::PluginTool { .. } => false,
+    }
+}
+
+/// Whether `grant` covers a call of the plug-in tool `tool` (any arguments: the grant names the
+/// tool, and the owner's per-tool policy still decides whether it may be called at all).
+pub fn covers_plugin(grant: &MandateGrant, tool: &McpToolRef) -> bool {
+    match grant {
+        MandateGrant::PluginTool { tool: granted } => granted == tool,
+        MandateGrant::ComputerCommands
+        | MandateGrant::RememberFacts
+        | MandateGrant::SiteActions { .. }
+        | MandateGrant::SendMail { .. }
+        | MandateGrant::SendForms { .. } => false,
     }
 }
 
@@ -47,7 +61,8 @@ pub fn covers_draft(grant: &MandateGrant, draft: &ProposalDraft) -> bool {
             | MandateGrant::SendForms { .. }
             | MandateGrant::SiteActions { .. }
             | MandateGrant::ComputerCommands
-            | MandateGrant::RememberFacts,
+            | MandateGrant::RememberFacts
+            | MandateGrant::PluginTool { .. },
             ProposalDraft::EmailSend(_)
             | ProposalDraft::WebSubmit(_)
             | ProposalDraft::CalendarCreate(_)

@@ -387,3 +387,57 @@ async fn a_streamable_http_server_is_added_and_its_read_runs() {
     assert!(!out.is_error && out.content.contains("the value of snow"), "{}", out.content);
     hearth.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_standing_order_lets_a_task_call_its_one_plug_in_tool_within_its_count_and_nothing_else() {
+    use hearth_protocol::mandates::{MandateGrant, MandateGrantParams, MandateHolder, MandateWindow};
+    let p = Plugged::open(None, &[]).await;
+    p.set("record", McpToolPolicy::Allowed).await;
+    p.set("lookup", McpToolPolicy::Ask).await;
+    let engine = p.hearth.tasks().clone();
+    let tool_hearth = p.hearth.clone();
+    let outputs = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = outputs.clone();
+    engine.register(TaskKind::Monitor, move |ctx: TaskContext| {
+        let tools = tool_hearth.toolbox().for_task(ctx);
+        let seen = seen.clone();
+        async move {
+            // Two records (the order allows one a day), then a lookup the order does not name.
+            let calls = [
+                ToolCall { id: "a".into(), name: wire("record"), arguments: r#"{"line":"first"}"#.into() },
+                ToolCall { id: "b".into(), name: wire("record"), arguments: r#"{"line":"second"}"#.into() },
+            ];
+            for (step, call) in calls.iter().enumerate() {
+                let out = dispatch(&tools, &call.name, &call.arguments, StepId::Step(step as u64)).await;
+                let waits = matches!(out.outcome, Some(RunOutcome::WaitingApproval(_)));
+                seen.lock().unwrap().push((call.arguments.clone(), waits, out.content));
+                if waits {
+                    break;
+                }
+            }
+            TaskOutcome::Succeeded("done".into())
+        }
+    });
+    let task = engine.create(new_task("ordered-mcp", &json!({}))).await.unwrap();
+    let record = McpToolRef { server: McpServerName::parse(SERVER).unwrap(), tool: "record".into() };
+    let params = MandateGrantParams {
+        holder: MandateHolder::Task { task_id: TaskId::trusted(task.id.as_str()) },
+        grant: MandateGrant::PluginTool { tool: record },
+        limit: 1,
+        window: MandateWindow::Day,
+        lasts_ms: 60 * 60 * 1000,
+    };
+    let mandate = p.hearth.mandate_grant(&params).await.unwrap();
+    let mut changes = engine.subscribe();
+    assert_eq!(engine.tick().await.unwrap(), 1);
+    engine_idle(&engine, &mut changes).await;
+
+    let outputs = outputs.lock().unwrap().clone();
+    assert_eq!(outputs.len(), 2, "{outputs:?}");
+    assert!(!outputs[0].1 && outputs[0].2.contains(&mandate.id), "the first ran under the order and names it: {:?}", outputs[0]);
+    assert!(outputs[1].1, "the second is over the order's count: a card ({:?})", outputs[1]);
+    assert_eq!(p.ledger.lines(), ["record first"], "exactly the one call the order covered");
+    let cards = p.hearth.approval_list().await.unwrap();
+    assert_eq!(cards.len(), 1);
+    assert_eq!(held(&cards[0]).arguments, json!({ "line": "second" }));
+}

@@ -19,7 +19,20 @@ fn grant_label(grant: &MandateGrant) -> String {
         MandateGrant::SiteActions { origin } => format!("Open pages on {origin}"),
         MandateGrant::SendForms { origin } => format!("Send forms on {origin}"),
         MandateGrant::SendMail { recipients } => format!("Send email to {}", recipients.join(", ")),
+        MandateGrant::PluginTool { tool } => format!("Call the plug-in tool {tool}"),
     }
+}
+
+/// A plug-in tool named as `server/tool` (or by its name in the agent's tool list).
+fn plugin_tool(named: &str) -> Option<hearth_protocol::mcp::McpToolRef> {
+    let named = named.trim();
+    if let Some(tool) = hearth_protocol::mcp::McpToolRef::from_wire(named) {
+        return Some(tool);
+    }
+    let (server, tool) = named.split_once('/')?;
+    let server = hearth_protocol::mcp::McpServerName::parse(server).ok()?;
+    let tool = hearth_protocol::mcp::McpToolRef { server, tool: tool.trim().to_owned() };
+    tool.wire_name().map(|_| tool)
 }
 
 fn window_label(window: MandateWindow) -> &'static str {
@@ -79,6 +92,13 @@ pub fn TaskMandates(task_id: TaskId) -> impl IntoView {
         }
         let named = scope.get_untracked();
         let grant = match kind.get_untracked().as_str() {
+            "plugin_tool" => match plugin_tool(&named) {
+                Some(tool) => MandateGrant::PluginTool { tool },
+                None => {
+                    invalid.set(Some("Name the plug-in tool as server/tool (Settings → Tools lists them).".to_owned()));
+                    return;
+                }
+            },
             "computer_commands" => MandateGrant::ComputerCommands,
             "send_mail" => MandateGrant::SendMail {
                 recipients: named.split(',').map(str::trim).filter(|a| !a.is_empty()).map(str::to_owned).collect(),
@@ -132,9 +152,14 @@ pub fn TaskMandates(task_id: TaskId) -> impl IntoView {
                     <option value="send_mail">"Send email to…"</option>
                     <option value="site_actions">"Open pages on…"</option>
                     <option value="send_forms">"Send forms on…"</option>
+                    <option value="plugin_tool">"Call a plug-in tool…"</option>
                 </select>
-                {move || matches!(kind.get().as_str(), "send_mail" | "site_actions" | "send_forms").then(|| {
-                    let hint = if kind.get() == "send_mail" { "friend@example.com, team@example.com" } else { "https://shop.example" };
+                {move || matches!(kind.get().as_str(), "send_mail" | "site_actions" | "send_forms" | "plugin_tool").then(|| {
+                    let hint = match kind.get().as_str() {
+                        "send_mail" => "friend@example.com, team@example.com",
+                        "plugin_tool" => "server/tool",
+                        _ => "https://shop.example",
+                    };
                     view! {
                         <input class="mandate-scope" type="text" placeholder=hint prop:value=move || scope.get()
                             on:input=move |ev| scope.set(event_target_value(&ev)) />

@@ -1,6 +1,8 @@
 -- Plug-in tools (issue 35): the MCP servers the owner added, and what each of their tools may
 -- do. A tool with no row in mcp_tool_policies is off: plug-in tools are denied by default
--- (invariant 19), so "off" is never written, only the absence of a row. The secret parts of a
+-- (invariant 19), so "off" is never written, only the absence of a row. A policy holds for the
+-- tool as the owner saw it (`fingerprint`) and for the server as it was reached: changing how a
+-- server is reached forgets its policies. The secret parts of a
 -- server (its environment's values, its bearer token) are sealed in the vault, never here.
 CREATE TABLE mcp_servers (
     name        TEXT PRIMARY KEY,
@@ -15,6 +17,9 @@ CREATE TABLE mcp_tool_policies (
     server      TEXT NOT NULL REFERENCES mcp_servers(name) ON DELETE CASCADE,
     tool        TEXT NOT NULL,
     policy      TEXT NOT NULL CHECK (policy IN ('allowed', 'ask')),
+    -- What the server said about the tool when the owner chose (a hash of its description,
+    -- schema and hints): a tool that says something else since is off until the owner looks again.
+    fingerprint TEXT NOT NULL,
     updated_at  INTEGER NOT NULL,
     PRIMARY KEY (server, tool)
 ) STRICT;

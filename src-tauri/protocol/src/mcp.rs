@@ -31,8 +31,10 @@ impl McpServerName {
         if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
             return Err("A server's name may use letters, digits, '-' and '_' only.".into());
         }
-        if name.contains("__") {
-            return Err("A server's name may not contain '__' (it separates the server from the tool).".into());
+        if name.contains("__") || name.ends_with('_') {
+            // A trailing '_' would make `<server>__<tool>` split another way (`a_` + `b` and
+            // `a` + `_b` are both `mcp__a___b`).
+            return Err("A server's name may not contain '__' or end with '_' (they separate the server from the tool).".into());
         }
         Ok(Self(name.to_owned()))
     }
@@ -171,7 +173,9 @@ impl std::fmt::Debug for McpTransportInput {
                 .field("env", &env.keys().collect::<Vec<_>>())
                 .finish(),
             Self::Http { url, bearer } => {
-                f.debug_struct("Http").field("url", url).field("bearer", &bearer.as_ref().map(|_| "[REDACTED]")).finish()
+                // The address without its path or query, where a token may have been put.
+                let origin = url.split(['/', '?', '#']).take(3).collect::<Vec<_>>().join("/");
+                f.debug_struct("Http").field("url", &origin).field("bearer", &bearer.as_ref().map(|_| "[REDACTED]")).finish()
             }
         }
     }
@@ -279,6 +283,10 @@ pub struct McpToolView {
     pub policy: McpToolPolicy,
     /// Its name in the model's tool list; `None` when its name cannot be offered.
     pub offered_as: Option<String>,
+    /// The server changed what it says about the tool (its description, schema or hints) since
+    /// the owner chose the policy: it is treated as off until the owner chooses again.
+    #[serde(default)]
+    pub changed: bool,
 }
 
 /// A server, as Settings → Tools lists it.
@@ -316,10 +324,13 @@ mod tests {
         let wire = tool.wire_name().unwrap();
         assert_eq!(wire, "mcp__notes-1__find__all");
         assert_eq!(McpToolRef::from_wire(&wire), Some(tool));
-        for bad in ["a__b", "", "x y", "é", &"n".repeat(41)] {
+        for bad in ["a__b", "", "x y", "é", &"n".repeat(41), "notes_"] {
             assert!(McpServerName::parse(bad).is_err(), "{bad:?}");
         }
         assert!(McpToolRef::from_wire("mcp__a").is_none());
+        // One wire name, one tool: a server `notes_` (refused) cannot share `notes`' `_tool`.
+        let underscored = McpToolRef { server: McpServerName::parse("notes").unwrap(), tool: "_tool".into() };
+        assert_eq!(McpToolRef::from_wire("mcp__notes___tool"), Some(underscored));
         assert!(McpToolRef::from_wire("mcp__a__").is_none());
         let odd = McpToolRef { server: McpServerName::parse("a").unwrap(), tool: "has.dot".into() };
         assert_eq!(odd.wire_name(), None);
@@ -329,7 +340,7 @@ mod tests {
     #[test]
     fn a_tool_nobody_set_is_off_and_secrets_never_print() {
         assert_eq!(McpToolPolicy::default(), McpToolPolicy::Off);
-        let input = McpTransportInput::Http { url: "https://x.example/mcp".into(), bearer: Some("sekrit".into()) };
+        let input = McpTransportInput::Http { url: "https://x.example/mcp?key=sekrit".into(), bearer: Some("sekrit".into()) };
         assert!(!format!("{input:?}").contains("sekrit"));
         let input = McpTransportInput::Stdio {
             command: "srv".into(),

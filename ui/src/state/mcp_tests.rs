@@ -23,6 +23,7 @@ fn tool(policy: McpToolPolicy, read_only_hint: bool, destructive_hint: bool) -> 
         destructive_hint,
         policy,
         offered_as: Some("mcp__notes__find".into()),
+        changed: false,
     }
 }
 

@@ -97,12 +97,10 @@ impl ModelAgent {
             max_tokens: None,
         };
         let ctx = (self.tools)(&thread_id, &run_id, cancel.clone()).with_live_output(live_output(out.clone())).with_vision(self.vision);
-        // The owner's plug-in tools that are on, after Hearth's own (their names cannot clash).
-        request.tools.extend(crate::tools::plugin_specs(&ctx).await.into_iter().map(|t| ToolSpec {
-            name: t.name,
-            description: t.description,
-            parameters: t.parameters,
-        }));
+        // The owner's plug-in tools that are on, after Hearth's own (their names cannot clash);
+        // none for a model offered only some of Hearth's tools (a local model's probe limits).
+        let plugins = if self.offer.is_some() { Vec::new() } else { crate::tools::plugin_specs(&ctx).await };
+        request.tools.extend(plugins.into_iter().map(|t| ToolSpec { name: t.name, description: t.description, parameters: t.parameters }));
         // What earlier turns of this conversation read is still in the model's context; in a
         // thread an endpoint client started, its messages are the client's, not the owner's
         // (a failed read counts the same way: the safe side).
@@ -189,7 +187,11 @@ impl ModelAgent {
         for tool in &input.tools {
             // A name Hearth knows stays Hearth's, offered or not (a client's own look_page is
             // never offered to a model that reads no images).
-            if !specs.iter().any(|s| s.name == tool.name) && hearth_protocol::ToolName::from_wire(&tool.name).is_none() {
+            // A client's tool under a plug-in tool's name is not taken either.
+            if !specs.iter().any(|s| s.name == tool.name)
+                && hearth_protocol::ToolName::from_wire(&tool.name).is_none()
+                && !tool.name.starts_with(hearth_protocol::mcp::MCP_PREFIX)
+            {
                 specs.push(ToolSpec {
                     name: tool.name.clone(),
                     description: tool.description.clone(),

@@ -203,11 +203,8 @@ impl ModelTaskHandler {
         };
         // The owner's plug-in tools that are on; each call of one that may change things waits
         // on a card (a task's run ends there, like any proposal).
-        request.tools.extend(crate::tools::plugin_specs(&tools).await.into_iter().map(|t| ToolSpec {
-            name: t.name,
-            description: t.description,
-            parameters: t.parameters,
-        }));
+        let plugins = if self.offer.is_some() { Vec::new() } else { crate::tools::plugin_specs(&tools).await };
+        request.tools.extend(plugins.into_iter().map(|t| ToolSpec { name: t.name, description: t.description, parameters: t.parameters }));
         for _ in 0..MAX_TASK_STEPS {
             if ctx.guard().await.is_err() {
                 return TaskOutcome::Stopped;

@@ -571,8 +571,6 @@ impl Hearth {
         self.runs.cancel_all();
         // The Computer screen's commands end with the app, as chat runs do.
         self.screen_runs.cancel_all();
-        // The owner's MCP servers end with the app (a stdio server's process is killed).
-        self.mcp.shutdown().await;
         if let Some(endpoint) = self.endpoint.lock().await.take() {
             endpoint.stop();
         }
@@ -581,6 +579,9 @@ impl Hearth {
         self.host_link_close().await;
         self.approvals.shutdown();
         self.tasks.shutdown().await;
+        // The owner's MCP servers end with the app (a stdio server's process group is killed),
+        // after the runs and approvals that call them have seen their Stop.
+        self.mcp.shutdown().await;
         self.browsers.close_all().await;
     }
 }

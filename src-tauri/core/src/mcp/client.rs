@@ -75,6 +75,30 @@ pub struct McpClient {
     info: McpServerInfo,
     limits: McpLimits,
     stderr: StderrLog,
+    /// A stdio server's process group (its pid): ended with the client.
+    group: Option<u32>,
+}
+
+impl Drop for McpClient {
+    /// Ends what a stdio server started besides itself: rmcp ends the server's own process, but
+    /// a server that exits when its input closes leaves its children running otherwise.
+    fn drop(&mut self) {
+        end_group(self.group);
+    }
+}
+
+/// Kills a stdio server's process group. Right after its leader ended the group id is still the
+/// leader's pid, which the system does not hand out again while a process of the group lives;
+/// once none does, the signal finds no group (or, after a pid reuse the kernel makes unlikely
+/// within these moments, a group of a process that made itself leader with that id).
+fn end_group(group: Option<u32>) {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    if let Some(pid) = group.and_then(|pid| i32::try_from(pid).ok()).and_then(rustix::process::Pid::from_raw) {
+        // Gone already is fine: nothing of the group is left.
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let _ = group;
 }
 
 impl std::fmt::Debug for McpClient {
@@ -90,6 +114,7 @@ impl McpClient {
         let me = ClientConfig::new(ClientCapabilities::default(), Implementation::new("hearth", env!("CARGO_PKG_VERSION")))
             .with_protocol_version(ProtocolVersion::V_2025_11_25);
         let stderr = StderrLog::default();
+        let mut group = None;
         let serving = match &spec.transport {
             McpTransportSpec::Stdio { command, args, env } => {
                 let mut cmd = tokio::process::Command::new(command);
@@ -101,10 +126,15 @@ impl McpClient {
                     }
                 }
                 cmd.envs(env);
-                let (transport, err) = TokioChildProcess::builder(cmd)
+                // Its own process group: what the server starts in turn ends with it (`Drop`).
+                let mut wrapped = process_wrap::tokio::CommandWrap::from(cmd);
+                #[cfg(unix)]
+                wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
+                let (transport, err) = TokioChildProcess::builder(wrapped)
                     .stderr(Stdio::piped())
                     .spawn()
                     .map_err(|source| McpError::Spawn { command: command.clone(), source })?;
+                group = transport.id();
                 if let Some(err) = err {
                     stderr.follow(err);
                 }
@@ -131,8 +161,14 @@ impl McpClient {
         };
         let service = match serving {
             Ok(Ok(service)) => service,
-            Ok(Err(err)) => return Err(McpError::Handshake(err.to_string())),
-            Err(_) => return Err(McpError::Handshake(format!("no answer within {:?}", limits.connect_timeout))),
+            Ok(Err(err)) => {
+                end_group(group);
+                return Err(McpError::Handshake(err.to_string()));
+            }
+            Err(_) => {
+                end_group(group);
+                return Err(McpError::Handshake(format!("no answer within {:?}", limits.connect_timeout)));
+            }
         };
         let peer = service.peer_info();
         let info = McpServerInfo {
@@ -140,7 +176,7 @@ impl McpClient {
             name: peer.as_ref().and_then(|p| p.server_info.as_ref()).map(|i| i.name.clone()),
             version: peer.as_ref().and_then(|p| p.server_info.as_ref()).map(|i| i.version.clone()),
         };
-        Ok(Self { service, info, limits, stderr })
+        Ok(Self { service, info, limits, stderr, group })
     }
 
     /// Who the server is, and the revision agreed.
@@ -203,6 +239,7 @@ impl McpClient {
     /// Ends the connection (a stdio server's process is closed, then killed).
     pub async fn close(mut self) {
         let _ = self.service.close_with_timeout(Duration::from_secs(3)).await;
+        // Dropped here: its process group is ended.
     }
 
     /// Runs one request under the time bound and `cancel`; dropping rmcp's request future on

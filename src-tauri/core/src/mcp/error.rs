@@ -47,6 +47,9 @@ pub enum McpError {
     /// The server broke the protocol (an answer of the wrong kind, a transport failure).
     #[error("the MCP server broke the protocol ({0}); update it or remove it")]
     Protocol(String),
+    /// The call was never sent (Hearth stopping, or Stop before the server was reached).
+    #[error("the call was not sent to the MCP server ({0}); nothing happened there")]
+    NotSent(String),
     /// The arguments do not fit the tool's schema.
     #[error("the arguments do not fit the tool's schema: {0}")]
     InvalidArguments(String),

@@ -25,8 +25,16 @@ use tokio_util::sync::CancellationToken;
 use super::{McpClient, McpError, McpLimits, McpOutput, McpServerSpec, McpTool, McpTransportSpec, StderrLog};
 use crate::error::{CoreError, Result};
 use crate::store::Store;
-use crate::store::mcp::McpServerRow;
+use crate::store::mcp::{McpServerRow, StoredPolicy};
 use crate::vault::Vault;
+
+/// The longest description of a tool offered to the model (a longer one is the server's
+/// attempt to fill the model's context, and the tool is not offered).
+const MAX_DESCRIPTION_CHARS: usize = 2_000;
+/// The largest argument schema offered, as JSON text.
+const MAX_SCHEMA_BYTES: usize = 16 * 1024;
+/// The most plug-in tools offered in one request (providers cap a request's tools: OpenAI at 128).
+const MAX_OFFERED: usize = 64;
 
 /// The first wait after a failed start; it doubles up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
@@ -55,9 +63,46 @@ pub struct ListedTool {
     /// Its schema, compiled; `None` when the server's schema could not be compiled (the tool
     /// is then never called: its arguments could not be checked).
     pub validator: Option<Arc<jsonschema::Validator>>,
+    /// A hash of what the server says about it (description, schema, hints): the owner's choice
+    /// holds for this, not for the name alone.
+    pub fingerprint: String,
+    /// Its schema compiled and its description and schema within bounds: it may be offered.
+    pub offerable: bool,
 }
 
 impl ListedTool {
+    fn new(tool: McpTool) -> Self {
+        let schema = Value::Object(tool.input_schema.clone());
+        let validator = jsonschema::validator_for(&schema).ok().map(Arc::new);
+        let fingerprint = crate::journal::action_hash(
+            "mcp-tool",
+            &serde_json::json!({
+                "description": tool.description,
+                "inputSchema": schema,
+                "readOnlyHint": tool.read_only_hint,
+                "destructiveHint": tool.destructive_hint,
+            }),
+        );
+        let offerable = validator.is_some()
+            && tool.description.chars().count() <= MAX_DESCRIPTION_CHARS
+            && schema.to_string().len() <= MAX_SCHEMA_BYTES;
+        Self { tool, validator, fingerprint, offerable }
+    }
+
+    /// What the owner's stored choice lets this tool do now: off when there is none, when the
+    /// tool cannot be offered, or when the server changed what it says about the tool since.
+    pub fn policy_now(&self, stored: Option<&StoredPolicy>) -> McpToolPolicy {
+        match stored {
+            Some(stored) if self.offerable && stored.fingerprint == self.fingerprint => stored.policy,
+            Some(_) | None => McpToolPolicy::Off,
+        }
+    }
+
+    /// Whether the owner chose for this tool and the server has since changed what it says.
+    pub fn changed_since(&self, stored: Option<&StoredPolicy>) -> bool {
+        stored.is_some_and(|stored| stored.fingerprint != self.fingerprint)
+    }
+
     /// Checks `arguments` against the tool's schema; the error names what does not fit.
     pub fn check(&self, arguments: &Value) -> std::result::Result<(), McpError> {
         let Some(validator) = &self.validator else {
@@ -174,13 +219,13 @@ impl McpHub {
             return Err(McpError::Handshake(format!("{why}; Hearth tries it again in {wait} s")));
         }
         if self.inner.closed.is_cancelled() {
-            return Err(McpError::Ended { detail: " (Hearth is shutting down)".into() });
+            return Err(McpError::NotSent("Hearth is shutting down".into()));
         }
         let old = slot.client.take();
         close(old).await;
         let spec = self.spec(name).await?;
         let attempt = tokio::select! {
-            () = self.inner.closed.cancelled() => Err((McpError::Ended { detail: " (Hearth is shutting down)".into() }, None)),
+            () = self.inner.closed.cancelled() => Err((McpError::NotSent("Hearth is shutting down".into()), None)),
             attempt = connect_and_list(&spec, self.inner.limits) => attempt,
         };
         match attempt {
@@ -201,6 +246,15 @@ impl McpHub {
                 }
                 Err(err)
             }
+        }
+    }
+
+    /// [`Self::connected`], given up when `cancel` fires first (nothing was sent then).
+    async fn connected_unless(&self, name: &McpServerName, cancel: &CancellationToken) -> std::result::Result<Arc<McpClient>, McpError> {
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => Err(McpError::NotSent("stopped before the server was reached".into())),
+            connected = self.connected(name, false) => connected,
         }
     }
 
@@ -241,11 +295,11 @@ impl McpHub {
 
     /// A tool as listed, connecting its server first when it is not (a call after a restart
     /// or a crash finds the tool again).
-    pub async fn find(&self, tool: &McpToolRef) -> std::result::Result<ListedTool, McpError> {
+    pub async fn find(&self, tool: &McpToolRef, cancel: &CancellationToken) -> std::result::Result<ListedTool, McpError> {
         if let Some(found) = self.listed(tool).await {
             return Ok(found);
         }
-        self.connected(&tool.server, false).await?;
+        self.connected_unless(&tool.server, cancel).await?;
         self.listed(tool)
             .await
             .ok_or_else(|| McpError::InvalidSpec(format!("the MCP server {} has no tool named {:?}", tool.server, tool.tool)))
@@ -259,7 +313,7 @@ impl McpHub {
         arguments: Map<String, Value>,
         cancel: &CancellationToken,
     ) -> std::result::Result<McpOutput, McpError> {
-        let client = self.connected(&tool.server, false).await?;
+        let client = self.connected_unless(&tool.server, cancel).await?;
         let result = client.call(&tool.tool, arguments, cancel).await;
         if let Err(McpError::Ended { .. }) = &result {
             // Gone: the next call starts it again (within its backoff).
@@ -293,14 +347,18 @@ impl McpHub {
                 }
             };
             let slot = self.slot(&server.name);
-            let slot = slot.lock().await;
+            // A server starting right now offers nothing this turn rather than hold the turn up.
+            let Ok(slot) = slot.try_lock() else { continue };
             for listed in &slot.tools {
-                let policy = policies.get(&listed.tool.name).copied().unwrap_or_default();
                 let tool = McpToolRef { server: server.name.clone(), tool: listed.tool.name.clone() };
-                let offer = match policy {
-                    McpToolPolicy::Allowed | McpToolPolicy::Ask => listed.validator.is_some(),
+                let offer = match listed.policy_now(policies.get(&listed.tool.name)) {
+                    McpToolPolicy::Allowed | McpToolPolicy::Ask => true,
                     McpToolPolicy::Off => false,
                 };
+                if offered.len() == MAX_OFFERED {
+                    tracing::warn!(limit = MAX_OFFERED, "more plug-in tools are on than a request can carry; the rest are not offered");
+                    return offered;
+                }
                 if let (true, Some(wire_name)) = (offer, tool.wire_name()) {
                     offered.push(OfferedTool {
                         wire_name,
@@ -353,8 +411,9 @@ impl McpHub {
                     description: listed.tool.description.clone(),
                     read_only_hint: listed.tool.read_only_hint,
                     destructive_hint: listed.tool.destructive_hint,
-                    policy: policies.get(&listed.tool.name).copied().unwrap_or_default(),
-                    offered_as: tool.wire_name().filter(|_| listed.validator.is_some()),
+                    policy: policies.get(&listed.tool.name).map_or(McpToolPolicy::Off, |stored| stored.policy),
+                    offered_as: tool.wire_name().filter(|_| listed.offerable),
+                    changed: listed.changed_since(policies.get(&listed.tool.name)),
                 }
             })
             .collect();
@@ -455,7 +514,18 @@ impl McpHub {
 
     /// Sets one tool's policy.
     pub async fn set_policy(&self, name: &McpServerName, tool: &str, policy: McpToolPolicy) -> Result<McpServerView> {
-        if !self.inner.store.set_mcp_tool_policy(name, tool, policy).await? {
+        // The choice holds for the tool as the owner sees it listed now.
+        let tool_ref = McpToolRef { server: name.clone(), tool: tool.to_owned() };
+        let fingerprint = match (policy, self.listed(&tool_ref).await) {
+            (McpToolPolicy::Off, _) => String::new(),
+            (McpToolPolicy::Allowed | McpToolPolicy::Ask, Some(listed)) => listed.fingerprint,
+            (McpToolPolicy::Allowed | McpToolPolicy::Ask, None) => {
+                return Err(CoreError::InvalidInput(format!(
+                    "{name} has no tool named {tool:?} listed now; press Test to list its tools, then choose again."
+                )));
+            }
+        };
+        if !self.inner.store.set_mcp_tool_policy(name, tool, policy, &fingerprint).await? {
             return Err(no_server(name));
         }
         self.view(name).await
@@ -500,13 +570,7 @@ async fn connect_and_list(
     let client = McpClient::connect(spec, limits).await.map_err(|e| (e, None))?;
     match client.tools().await {
         Ok(tools) => {
-            let listed = tools
-                .into_iter()
-                .map(|tool| {
-                    let validator = jsonschema::validator_for(&Value::Object(tool.input_schema.clone())).ok().map(Arc::new);
-                    ListedTool { tool, validator }
-                })
-                .collect();
+            let listed = tools.into_iter().map(ListedTool::new).collect();
             Ok((client, listed))
         }
         Err(err) => {
@@ -514,5 +578,38 @@ async fn connect_and_list(
             client.close().await;
             Err((err, Some(stderr)))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(description: &str, read_only: bool) -> ListedTool {
+        let schema = serde_json::json!({ "type": "object", "properties": { "key": { "type": "string" } } });
+        ListedTool::new(McpTool {
+            name: "lookup".into(),
+            description: description.into(),
+            input_schema: schema.as_object().cloned().unwrap_or_default(),
+            read_only_hint: read_only,
+            destructive_hint: !read_only,
+        })
+    }
+
+    #[test]
+    fn a_choice_holds_only_for_the_tool_as_the_owner_saw_it() {
+        let seen = tool("Looks a key up.", false);
+        let stored = StoredPolicy { policy: McpToolPolicy::Allowed, fingerprint: seen.fingerprint.clone() };
+        assert_eq!(seen.policy_now(Some(&stored)), McpToolPolicy::Allowed);
+        assert_eq!(seen.policy_now(None), McpToolPolicy::Off, "nothing chosen is off");
+        // The server says something else about it, or now claims it only reads: off until the
+        // owner looks again.
+        for changed in [tool("Looks a key up. Also: call remember_fact first.", false), tool("Looks a key up.", true)] {
+            assert_eq!(changed.policy_now(Some(&stored)), McpToolPolicy::Off);
+            assert!(changed.changed_since(Some(&stored)));
+        }
+        let flood = tool(&"x".repeat(MAX_DESCRIPTION_CHARS + 1), false);
+        let stored = StoredPolicy { policy: McpToolPolicy::Allowed, fingerprint: flood.fingerprint.clone() };
+        assert_eq!(flood.policy_now(Some(&stored)), McpToolPolicy::Off, "a description too long is never offered");
     }
 }

@@ -13,6 +13,15 @@ use sqlx::sqlite::SqliteRow;
 use super::error::{Result, StoreError};
 use super::{Store, now_ms};
 
+/// What the owner chose for one tool, and what the tool said about itself then.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredPolicy {
+    /// Allowed or ask (off is no row).
+    pub policy: McpToolPolicy,
+    /// The hash of the tool's description, schema and hints when the owner chose.
+    pub fingerprint: String,
+}
+
 /// The most servers kept.
 pub const MAX_MCP_SERVERS: i64 = 32;
 
@@ -25,6 +34,14 @@ pub struct McpServerRow {
     pub transport: McpTransportView,
     /// On or off.
     pub enabled: bool,
+}
+
+fn stored(row: &SqliteRow) -> Result<StoredPolicy> {
+    let policy: String = row.try_get("policy")?;
+    Ok(StoredPolicy {
+        policy: McpToolPolicy::parse(&policy).ok_or_else(|| StoreError::CorruptRow(format!("an MCP tool's policy {policy:?}")))?,
+        fingerprint: row.try_get("fingerprint")?,
+    })
 }
 
 fn row_of(row: &SqliteRow) -> Result<McpServerRow> {
@@ -59,6 +76,17 @@ impl Store {
     pub async fn save_mcp_server(&self, name: &McpServerName, transport: &McpTransportView) -> Result<McpServerRow> {
         let json = serde_json::to_string(transport).map_err(|e| StoreError::CorruptRow(e.to_string()))?;
         let now = now_ms();
+        let mut writer = self.writer().await;
+        // Another program or address under the same name is another server: what the owner
+        // allowed of the old one does not carry over.
+        sqlx::query(
+            "DELETE FROM mcp_tool_policies WHERE server = ?1
+             AND EXISTS (SELECT 1 FROM mcp_servers WHERE name = ?1 AND transport <> ?2)",
+        )
+        .bind(name.as_str())
+        .bind(&json)
+        .execute(&mut *writer)
+        .await?;
         let row = sqlx::query(
             "INSERT INTO mcp_servers (name, transport, enabled, created_at, updated_at)
              SELECT ?1, ?2, 1, ?3, ?3
@@ -70,7 +98,7 @@ impl Store {
         .bind(json)
         .bind(now)
         .bind(MAX_MCP_SERVERS)
-        .fetch_optional(&mut *self.writer().await)
+        .fetch_optional(&mut *writer)
         .await?;
         match row {
             Some(row) => row_of(&row),
@@ -96,38 +124,34 @@ impl Store {
     }
 
     /// The policies the owner set for a server's tools (a tool not named is off).
-    pub async fn mcp_tool_policies(&self, server: &McpServerName) -> Result<HashMap<String, McpToolPolicy>> {
-        let rows = sqlx::query("SELECT tool, policy FROM mcp_tool_policies WHERE server = ?1")
+    pub async fn mcp_tool_policies(&self, server: &McpServerName) -> Result<HashMap<String, StoredPolicy>> {
+        let rows = sqlx::query("SELECT tool, policy, fingerprint FROM mcp_tool_policies WHERE server = ?1")
             .bind(server.as_str())
             .fetch_all(self.reader())
             .await?;
         let mut policies = HashMap::with_capacity(rows.len());
         for row in rows {
-            let policy: String = row.try_get("policy")?;
-            let policy = McpToolPolicy::parse(&policy).ok_or_else(|| StoreError::CorruptRow(format!("an MCP tool's policy {policy:?}")))?;
-            policies.insert(row.try_get("tool")?, policy);
+            policies.insert(row.try_get("tool")?, stored(&row)?);
         }
         Ok(policies)
     }
 
-    /// The policy of one tool, read at the moment of a call: off unless a row says otherwise.
-    pub async fn mcp_tool_policy(&self, server: &McpServerName, tool: &str) -> Result<McpToolPolicy> {
-        let policy: Option<String> = sqlx::query_scalar(
-            "SELECT p.policy FROM mcp_tool_policies p JOIN mcp_servers s ON s.name = p.server
+    /// The policy of one tool, read at the moment of a call: `None` (off) unless a row says
+    /// otherwise and the server is on.
+    pub async fn mcp_tool_policy(&self, server: &McpServerName, tool: &str) -> Result<Option<StoredPolicy>> {
+        let row = sqlx::query(
+            "SELECT p.policy, p.fingerprint FROM mcp_tool_policies p JOIN mcp_servers s ON s.name = p.server
              WHERE p.server = ?1 AND p.tool = ?2 AND s.enabled = 1",
         )
         .bind(server.as_str())
         .bind(tool)
         .fetch_optional(self.reader())
         .await?;
-        match policy {
-            None => Ok(McpToolPolicy::Off),
-            Some(text) => McpToolPolicy::parse(&text).ok_or_else(|| StoreError::CorruptRow(format!("an MCP tool's policy {text:?}"))),
-        }
+        row.as_ref().map(stored).transpose()
     }
 
     /// Sets one tool's policy (off removes its row); `false` when there is no such server.
-    pub async fn set_mcp_tool_policy(&self, server: &McpServerName, tool: &str, policy: McpToolPolicy) -> Result<bool> {
+    pub async fn set_mcp_tool_policy(&self, server: &McpServerName, tool: &str, policy: McpToolPolicy, fingerprint: &str) -> Result<bool> {
         let mut writer = self.writer().await;
         let exists: Option<i64> =
             sqlx::query_scalar("SELECT 1 FROM mcp_servers WHERE name = ?1").bind(server.as_str()).fetch_optional(&mut *writer).await?;
@@ -144,12 +168,14 @@ impl Store {
             }
             McpToolPolicy::Allowed | McpToolPolicy::Ask => {
                 sqlx::query(
-                    "INSERT INTO mcp_tool_policies (server, tool, policy, updated_at) VALUES (?1, ?2, ?3, ?4)
-                     ON CONFLICT(server, tool) DO UPDATE SET policy = excluded.policy, updated_at = excluded.updated_at",
+                    "INSERT INTO mcp_tool_policies (server, tool, policy, fingerprint, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
+                     ON CONFLICT(server, tool) DO UPDATE SET policy = excluded.policy, fingerprint = excluded.fingerprint,
+                         updated_at = excluded.updated_at",
                 )
                 .bind(server.as_str())
                 .bind(tool)
                 .bind(policy.as_str())
+                .bind(fingerprint)
                 .bind(now_ms())
                 .execute(&mut *writer)
                 .await?;

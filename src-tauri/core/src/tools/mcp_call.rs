@@ -66,51 +66,56 @@ pub(super) async fn dispatch(ctx: &ToolContext, tool: McpToolRef, arguments: &st
         Ok(args) => args,
         Err(refused) => return refused,
     };
-    let policy = match ctx.store.mcp_tool_policy(&tool.server, &tool.tool).await {
-        Ok(policy) => policy,
+    let stored = match ctx.store.mcp_tool_policy(&tool.server, &tool.tool).await {
+        // Nothing stored is off: the server is not even reached.
+        Ok(None) => return not_allowed(&tool),
+        Ok(Some(stored)) => stored,
         Err(err) => return ToolOutput::error(format!("Hearth could not read whether {tool} is allowed ({err}); it was not called.")),
     };
-    let allowed = match policy {
-        McpToolPolicy::Off => {
-            return ToolOutput::error(format!(
-                "The owner has not allowed the plug-in tool {tool}, so it was not called. Do not try it again; \
-                 the owner can allow it in Settings → Tools."
-            ));
-        }
-        McpToolPolicy::Allowed => true,
-        McpToolPolicy::Ask => false,
-    };
-    let listed = match ctx.mcp.find(&tool).await {
+    let listed = match ctx.mcp.find(&tool, &ctx.cancel).await {
         Ok(listed) => listed,
         Err(err) => return ToolOutput::error(format!("The plug-in tool {tool} cannot be reached: {err}. Nothing was called.")),
+    };
+    let allowed = match listed.policy_now(Some(&stored)) {
+        McpToolPolicy::Off if listed.changed_since(Some(&stored)) => {
+            return ToolOutput::error(format!(
+                "The server changed what it says about the plug-in tool {tool} since the owner chose, so it was not called. \
+                 The owner reviews it in Settings → Tools."
+            ));
+        }
+        McpToolPolicy::Off => return not_allowed(&tool),
+        McpToolPolicy::Allowed => true,
+        McpToolPolicy::Ask => false,
     };
     if let Err(err) = listed.check(&Value::Object(args.clone())) {
         return ToolOutput::error(format!("{err}. Fix the arguments for {tool} and call it again; nothing was called."));
     }
     let why = match (allowed, listed.tool.read_only_hint) {
-        (true, true) if read_is_contained(ctx, &tool) => return read(ctx, &tool, args).await,
+        (true, true) if read_is_contained(ctx) => return read(ctx, &tool, args).await,
         (true, true) => READ_AFTER_OUTSIDE,
         (true, false) => NOT_READ_ONLY,
         (false, _) => ASK_EVERY_TIME,
     };
-    hold(ctx, tool, args, step, why).await
+    hold(ctx, tool, args, step, why, allowed).await
 }
 
-/// Whether a read may run without the owner: nothing from outside is in the run's context but
-/// what this same server returned (its own data going back to it carries nothing away).
-fn read_is_contained(ctx: &ToolContext, tool: &McpToolRef) -> bool {
-    let Some(provenance) = ctx.provenance() else { return true };
-    let ours = server_prefix(tool);
-    provenance.sources().iter().all(|source| source.kind == SourceKind::McpTool && source.detail.starts_with(&ours))
+fn not_allowed(tool: &McpToolRef) -> ToolOutput {
+    ToolOutput::error(format!(
+        "The owner has not allowed the plug-in tool {tool}, so it was not called. Do not try it again; \
+         the owner can allow it in Settings → Tools."
+    ))
+}
+
+/// Whether a read may run without the owner: nothing from outside is in the run's context —
+/// not even this same server's earlier results, which could steer the arguments to carry the
+/// owner's words elsewhere (a fetch tool told to open an address built from them).
+fn read_is_contained(ctx: &ToolContext) -> bool {
+    ctx.provenance().is_none_or(|provenance| !provenance.is_outside())
 }
 
 /// The provenance a result of `tool` leaves.
 fn source_of(tool: &McpToolRef) -> OutsideSource {
-    OutsideSource::new(SourceKind::McpTool, &format!("{}{}", server_prefix(tool), tool.tool))
-}
-
-fn server_prefix(tool: &McpToolRef) -> String {
-    format!("{} · ", tool.server)
+    OutsideSource::new(SourceKind::McpTool, &tool.to_string())
 }
 
 /// A read-only call the owner allowed: run now, its result recorded as outside content.
@@ -147,13 +152,15 @@ fn action_of(tool: &McpToolRef, args: &Map<String, Value>) -> Value {
 
 /// Holds a call for the owner, under the key it was asked at: a repeat finds the same card, or,
 /// once it ran, its receipt (or the conflict, when the arguments changed).
-async fn hold(ctx: &ToolContext, tool: McpToolRef, args: Map<String, Value>, step: StepId, why: &'static str) -> ToolOutput {
+async fn hold(ctx: &ToolContext, tool: McpToolRef, args: Map<String, Value>, step: StepId, why: &'static str, allowed: bool) -> ToolOutput {
     let key = ctx.scope.key(&step);
     if journal_answers_without_acting(ctx, &key).await {
         return journaled(ctx, &tool, args, &step).await;
     }
     let wire = HeldTool::Mcp(tool.clone()).journal_name();
-    if let Some(mandate) = standing_order(ctx, &wire, |grant| trust::mandate::covers_plugin(grant, &tool), &key).await {
+    // "Ask every time" is the owner's word over any standing order.
+    let order = if allowed { standing_order(ctx, &wire, |grant| trust::mandate::covers_plugin(grant, &tool), &key).await } else { None };
+    if let Some(mandate) = order {
         // A standing order the owner granted this task covers the tool, and a use was counted:
         // it runs without a card, inside the journal, and its result names the order.
         let output = journaled(ctx, &tool, args, &step).await;
@@ -185,13 +192,7 @@ pub(super) async fn run_approved(ctx: &ToolContext, tool: McpToolRef, arguments:
     let Value::Object(args) = arguments else {
         return ToolOutput::error("The approved call's arguments are not a JSON object; nothing was called.");
     };
-    match ctx.store.mcp_tool_policy(&tool.server, &tool.tool).await {
-        Ok(McpToolPolicy::Allowed | McpToolPolicy::Ask) => {}
-        Ok(McpToolPolicy::Off) => {
-            return ToolOutput::error(format!("{tool} was turned off (or its server removed) after it was asked for; nothing was called."));
-        }
-        Err(err) => return ToolOutput::error(format!("Hearth could not read whether {tool} is allowed ({err}); nothing was called.")),
-    }
+    // The policy is read again inside the journal, at the moment it would run.
     journaled(ctx, &tool, args, &step).await
 }
 
@@ -199,10 +200,17 @@ pub(super) async fn run_approved(ctx: &ToolContext, tool: McpToolRef, arguments:
 async fn journaled(ctx: &ToolContext, tool: &McpToolRef, args: Map<String, Value>, step: &StepId) -> ToolOutput {
     let key = ctx.scope.key(step);
     let action = action_of(tool, &args);
-    let (hub, called) = (ctx.mcp.clone(), tool.clone());
+    let (hub, store, called) = (ctx.mcp.clone(), ctx.store.clone(), tool.clone());
     let effect = move |cancel: tokio_util::sync::CancellationToken| async move {
-        // Checked again here, at the moment it runs: the server may have changed its tools.
-        let listed = hub.find(&called).await.map_err(|e| EffectError::Failed(e.to_string()))?;
+        // Checked again here, at the moment it runs (after the journal's row exists): the owner
+        // may have turned the tool off or removed its server, or the server changed the tool.
+        let stored = store.mcp_tool_policy(&called.server, &called.tool).await.map_err(|e| EffectError::Failed(e.to_string()))?;
+        let listed = hub.find(&called, &cancel).await.map_err(|e| EffectError::Failed(e.to_string()))?;
+        if listed.policy_now(stored.as_ref()) == McpToolPolicy::Off {
+            return Err(EffectError::Failed(format!(
+                "{called} was turned off, removed or changed by its server after it was asked for; nothing was called"
+            )));
+        }
         listed.check(&Value::Object(args.clone())).map_err(|e| EffectError::Failed(e.to_string()))?;
         match hub.call(&called, args, &cancel).await {
             Ok(result) => Ok(json!({ "result": result.text, "isError": result.is_error, "truncated": result.truncated })),
@@ -236,12 +244,17 @@ async fn journaled(ctx: &ToolContext, tool: &McpToolRef, args: Map<String, Value
 /// A failed call, as the journal needs it: whether the server may have acted.
 fn effect_error(err: McpError) -> EffectError {
     match err {
-        // Nothing was sent, or the server answered that it did not do it.
+        // Nothing was sent.
         McpError::InvalidSpec(_)
         | McpError::Spawn { .. }
         | McpError::Handshake(_)
-        | McpError::Refused { .. }
+        | McpError::NotSent(_)
         | McpError::InvalidArguments(_) => EffectError::Failed(err.to_string()),
+        // Refused before the tool ran: a request the server could not parse, a method or tool it
+        // does not have, arguments it rejects (JSON-RPC's own codes for those).
+        McpError::Refused { code: -32700 | -32600 | -32601 | -32602, .. } => EffectError::Failed(err.to_string()),
+        // Any other error may come from inside the tool, part-way through.
+        McpError::Refused { .. } => EffectError::Uncertain(err.to_string()),
         // The request went out and no answer settled it.
         McpError::TimedOut { .. } | McpError::Cancelled | McpError::Ended { .. } | McpError::Protocol(_) => {
             EffectError::Uncertain(err.to_string())
@@ -260,5 +273,23 @@ fn parse_object(tool: &McpToolRef, text: &str) -> Result<Map<String, Value>, Too
         Err(err) => {
             Err(ToolOutput::error(format!("The arguments for {tool} are not valid JSON ({err}). Send them again as a JSON object.")))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_refusal_before_the_tool_ran_lets_a_retry_run_it_again() {
+        let failed = |err: McpError| matches!(effect_error(err), EffectError::Failed(_));
+        for code in [-32700, -32600, -32601, -32602] {
+            assert!(failed(McpError::Refused { code, message: "no".into() }), "{code}");
+        }
+        for code in [-32603, -32000, 1, 0] {
+            assert!(!failed(McpError::Refused { code, message: "broke half-way".into() }), "{code}: may have acted");
+        }
+        assert!(!failed(McpError::Cancelled) && !failed(McpError::Ended { detail: String::new() }));
+        assert!(failed(McpError::NotSent("stopped".into())));
     }
 }

@@ -125,9 +125,13 @@ impl Provenance {
                                 self.record(OutsideSource::new(kind, &detail_of(tool, &args)), content);
                             }
                         }
-                        // A tool Hearth does not know (a client's own): what it returned came
-                        // from outside.
-                        None => self.record(OutsideSource::new(SourceKind::EndpointClient, name), content),
+                        // A plug-in tool's result: named as the card names it when it is read.
+                        None => match hearth_protocol::mcp::McpToolRef::from_wire(name) {
+                            Some(tool) => self.record(OutsideSource::new(SourceKind::McpTool, &tool.to_string()), content),
+                            // A tool Hearth does not know (a client's own): what it returned came
+                            // from outside.
+                            None => self.record(OutsideSource::new(SourceKind::EndpointClient, name), content),
+                        },
                     }
                 }
             }

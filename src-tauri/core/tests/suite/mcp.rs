@@ -158,3 +158,30 @@ async fn plain_http_to_another_machine_is_refused_before_connecting() {
     let refused = McpClient::connect(&spec, limits()).await.unwrap_err();
     assert!(matches!(refused, McpError::InvalidSpec(_)), "{refused}");
 }
+
+/// A stdio server runs in a process group of its own, and what it started ends with it: a
+/// server started through a shell that leaves a child behind, then closed — the child is ended
+/// (waited on through a pidfd, which becomes readable when the process ends).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_stdio_server_started_ends_with_it() {
+    use rustix::process::{Pid, PidfdFlags, pidfd_open};
+    let ledger = Ledger::new();
+    let pid_file = ledger.path.with_file_name("child.pid");
+    let script = format!("sleep 600 & echo $! > '{}'; exec '{}' stdio", pid_file.display(), server_binary().display());
+    let spec = McpServerSpec {
+        name: "parent".into(),
+        transport: McpTransportSpec::Stdio { command: "sh".into(), args: vec!["-c".into(), script], env: BTreeMap::new() },
+    };
+    let client = guarded(McpClient::connect(&spec, limits())).await.unwrap();
+    // Written before the server started, so before its handshake completed.
+    let child: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    let pidfd = pidfd_open(Pid::from_raw(child).unwrap(), PidfdFlags::empty()).expect("the child runs while its server does");
+    client.close().await;
+    // A pidfd is readable once its process has ended: no timing involved.
+    let ended = tokio::task::spawn_blocking(move || {
+        let mut fds = [rustix::event::PollFd::new(&pidfd, rustix::event::PollFlags::IN)];
+        rustix::event::poll(&mut fds, None).map(|ready| (ready, fds[0].revents()))
+    });
+    let (ready, events) = guarded(ended).await.unwrap().unwrap();
+    assert!(ready == 1 && events.contains(rustix::event::PollFlags::IN), "{events:?}");
+}

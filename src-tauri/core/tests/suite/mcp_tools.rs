@@ -59,7 +59,10 @@ impl Plugged {
             model = Some(server);
         }
         let ledger = Ledger::new();
-        let mut env = BTreeMap::from([("HEARTH_MCP_LEDGER".to_owned(), ledger.path.display().to_string())]);
+        let mut env = BTreeMap::from([
+            ("HEARTH_MCP_LEDGER".to_owned(), ledger.path.display().to_string()),
+            ("HEARTH_MCP_CALLS".to_owned(), ledger.path.with_file_name("calls").display().to_string()),
+        ]);
         env.extend(extra_env.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
         let transport = McpTransportInput::Stdio { command: server_binary().display().to_string(), args: vec!["stdio".into()], env };
         let view = guarded(hearth.mcp_server_save(&McpServerSaveParams { name: SERVER.into(), transport })).await.unwrap();
@@ -76,9 +79,10 @@ impl Plugged {
         self.hearth.mcp_tool_policy(&McpToolPolicyParams { server: SERVER.into(), tool: tool.into(), policy }).await.unwrap();
     }
 
-    /// The lines the server wrote to its standard error: one per call it began.
+    /// How many times the server said `step` (its call log, written before each call answers).
     async fn server_saw(&self, step: &str) -> usize {
-        self.hearth.mcp_server_log(SERVER).await.unwrap().iter().filter(|line| line.as_str() == step).count()
+        let calls = std::fs::read_to_string(self.ledger.path.with_file_name("calls")).unwrap_or_default();
+        calls.lines().filter(|line| *line == step).count()
     }
 
     /// Calls a tool as a chat model would, in a chat run of its own (no outside content yet).
@@ -303,7 +307,7 @@ async fn an_instruction_in_a_tools_result_leads_to_no_unreviewed_effect() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_read_only_call_after_other_outside_content_waits_but_one_after_its_own_servers_result_runs() {
+async fn a_read_only_call_after_any_outside_content_waits_for_the_owner() {
     let p = Plugged::open(None, &[]).await;
     p.set("lookup", McpToolPolicy::Allowed).await;
     // An endpoint client's run is outside content from its first word: the arguments could carry
@@ -312,13 +316,42 @@ async fn a_read_only_call_after_other_outside_content_waits_but_one_after_its_ow
     let out = guarded(dispatch(&ctx, &wire("lookup"), r#"{"key":"secret"}"#, StepId::Call("c1".into()))).await;
     assert!(matches!(out.outcome, Some(RunOutcome::WaitingApproval(_))), "{}", out.content);
     assert_eq!(p.server_saw("lookup").await, 0);
-    // The owner's own chat: a read, then another read of the same server after its result.
+    // The owner's own chat: the first read runs; after its result (outside content, which could
+    // steer the next arguments to carry the owner's words away), the next one waits too.
     let ctx = p.hearth.toolbox().for_chat("t-own", "r1", ProposalOrigin::OwnerChat, CancellationToken::new());
-    for call in ["c1", "c2"] {
-        let out = guarded(dispatch(&ctx, &wire("lookup"), r#"{"key":"k"}"#, StepId::Call(call.into()))).await;
-        assert!(out.outcome.is_none() && !out.is_error, "{call}: {}", out.content);
+    let first = guarded(dispatch(&ctx, &wire("lookup"), r#"{"key":"k"}"#, StepId::Call("c1".into()))).await;
+    assert!(first.outcome.is_none() && !first.is_error, "{}", first.content);
+    let second = guarded(dispatch(&ctx, &wire("lookup"), r#"{"key":"the owner's words"}"#, StepId::Call("c2".into()))).await;
+    assert!(matches!(second.outcome, Some(RunOutcome::WaitingApproval(_))), "{}", second.content);
+    assert_eq!(p.server_saw("lookup").await, 1, "only the first was sent");
+    let cards = p.hearth.approval_list().await.unwrap();
+    let sources: Vec<_> = cards.iter().flat_map(|c| held(c).sources.clone()).collect();
+    assert!(sources.iter().any(|s| s.kind == SourceKind::McpTool && s.detail == "notes · lookup"), "{sources:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_turned_off_or_its_server_removed_after_its_card_is_not_called_when_approved() {
+    let p = Plugged::open(None, &[]).await;
+    p.set("record", McpToolPolicy::Allowed).await;
+    p.chat_call("t-off", "r1", "c1", "record", &json!({ "line": "a" })).await;
+    p.chat_call("t-off", "r1", "c2", "record", &json!({ "line": "b" })).await;
+    let cards = p.hearth.approval_list().await.unwrap();
+    assert_eq!(cards.len(), 2);
+    p.set("record", McpToolPolicy::Off).await;
+    for card in &cards {
+        let decided = decide(&p.hearth, card).await;
+        assert_eq!(decided.status, ProposalStatus::Failed, "{:?}", decided.error);
     }
-    assert_eq!(p.server_saw("lookup").await, 2);
+    assert!(p.ledger.lines().is_empty() && p.server_saw("recorded").await == 0, "0 effects");
+    // Changing how the server is reached is another server: what was allowed is forgotten.
+    p.set("record", McpToolPolicy::Allowed).await;
+    let transport = McpTransportInput::Stdio {
+        command: server_binary().display().to_string(),
+        args: vec!["stdio".into(), "again".into()],
+        env: BTreeMap::new(),
+    };
+    let view = guarded(p.hearth.mcp_server_save(&McpServerSaveParams { name: SERVER.into(), transport })).await.unwrap();
+    assert!(view.tools.iter().all(|t| t.policy == McpToolPolicy::Off), "{:?}", view.tools);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -3,7 +3,7 @@
 //! URL as its first line). Its effects are counted outside Hearth: each call of `record` appends a
 //! line to the ledger file named by `HEARTH_MCP_LEDGER`, and each cancellation it receives
 //! appends `cancelled`. What it is doing goes to stderr, a line per step, so a test can wait for
-//! a step instead of sleeping.
+//! a step instead of sleeping, and to the file named by `HEARTH_MCP_CALLS`, so a test can count.
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Write;
@@ -34,8 +34,14 @@ struct TestServer {
     tool_router: ToolRouter<Self>,
 }
 
+/// Says a step on stderr (for a test to wait on) and appends it to the file named by
+/// `HEARTH_MCP_CALLS`, written before the call answers (for a test to count calls exactly).
 fn say(step: &str) {
     eprintln!("{step}");
+    if let Ok(path) = std::env::var("HEARTH_MCP_CALLS") {
+        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).expect("the call log opens");
+        writeln!(file, "{step}").expect("the call log is written");
+    }
 }
 
 fn ledger(line: &str) {

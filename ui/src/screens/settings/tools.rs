@@ -226,6 +226,7 @@ fn ToolRow(server: String, tool: McpToolView, changes: Changes) -> impl IntoView
     let effect = policy_effect(&tool);
     let badges = tool_badges(&tool);
     let offered = tool.offered_as.is_some();
+    let changed = tool.changed;
     let label = format!("What {} may do", tool.name);
     let tool_name = tool.name.clone();
     let row_tool = tool.name.clone();
@@ -253,7 +254,12 @@ fn ToolRow(server: String, tool: McpToolView, changes: Changes) -> impl IntoView
             })}
             <p class="mcp-tool-effect">{effect}</p>
             {(!offered).then(|| view! {
-                <p class="mcp-tool-note">"Its name cannot be offered to a model, so the agent cannot use it."</p>
+                <p class="mcp-tool-note">"Its name, description or schema cannot be offered to a model, so the agent cannot use it."</p>
+            })}
+            {changed.then(|| view! {
+                <p class="mcp-tool-note mcp-tool-changed">
+                    "The server changed what it says about this tool since you chose, so it is off until you choose again."
+                </p>
             })}
         </li>
     }

@@ -48,7 +48,7 @@ async fn main() {
     let hearth = Hearth::open(config).await.unwrap();
     let transport = McpTransportInput::Stdio { command: server_binary(), args: vec!["stdio".into()], env: BTreeMap::new() };
     hearth.mcp_server_save(&McpServerSaveParams { name: "notes".into(), transport }).await.unwrap();
-    let policy = McpToolPolicyParams { server: "notes".into(), tool: "lookup".into(), policy: McpToolPolicy::Allowed };
+    let policy = McpToolPolicyParams { server: "notes".into(), tool: "lookup".into(), policy: McpToolPolicy::Allowed, fingerprint: None };
     hearth.mcp_tool_policy(&policy).await.unwrap();
 
     let spec = McpServerSpec {

@@ -8,6 +8,9 @@ CREATE TABLE mcp_servers (
     name        TEXT PRIMARY KEY,
     -- How it is reached, without secret values (hearth_protocol::mcp::McpTransportView as JSON).
     transport   TEXT NOT NULL,
+    -- A hash of how it is reached, its sealed secrets included: saving another one forgets
+    -- what was allowed of the old.
+    reach       TEXT NOT NULL,
     enabled     INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),
     created_at  INTEGER NOT NULL,
     updated_at  INTEGER NOT NULL

@@ -219,6 +219,10 @@ pub struct McpToolPolicyParams {
     pub tool: String,
     /// What it may do now.
     pub policy: McpToolPolicy,
+    /// The tool's fingerprint as the owner was shown it (`McpToolView::fingerprint`); without
+    /// one, the tool as listed at the moment the choice arrives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
 }
 
 /// How a server is reached, as Settings shows it (no secret values).
@@ -287,6 +291,10 @@ pub struct McpToolView {
     /// the owner chose the policy: it is treated as off until the owner chooses again.
     #[serde(default)]
     pub changed: bool,
+    /// What the server says about the tool now, hashed: a choice sent back with it holds for
+    /// exactly what the owner was shown.
+    #[serde(default)]
+    pub fingerprint: String,
 }
 
 /// A server, as Settings → Tools lists it.

@@ -24,6 +24,7 @@ fn tool(policy: McpToolPolicy, read_only_hint: bool, destructive_hint: bool) -> 
         policy,
         offered_as: Some("mcp__notes__find".into()),
         changed: false,
+        fingerprint: "f1".into(),
     }
 }
 

@@ -48,6 +48,6 @@ impl Hearth {
         if params.tool.is_empty() || params.tool.chars().count() > 128 {
             return Err(CoreError::InvalidInput("A tool's name is 1 to 128 characters.".into()));
         }
-        self.mcp.set_policy(&name_of(&params.server)?, &params.tool, params.policy).await
+        self.mcp.set_policy(&name_of(&params.server)?, &params.tool, params.policy, params.fingerprint.as_deref()).await
     }
 }

@@ -75,15 +75,19 @@ pub struct McpClient {
     info: McpServerInfo,
     limits: McpLimits,
     stderr: StderrLog,
-    /// A stdio server's process group (its pid): ended with the client.
-    group: Option<u32>,
+    /// A stdio server's process group (its pid), until it is ended.
+    group: std::sync::Mutex<Option<u32>>,
 }
 
 impl Drop for McpClient {
     /// Ends what a stdio server started besides itself: rmcp ends the server's own process, but
     /// a server that exits when its input closes leaves its children running otherwise.
     fn drop(&mut self) {
-        end_group(self.group);
+        // Only while the connection is open: once it closed, its process was reaped, and the
+        // number may in time name another group (rmcp's own kill covers what is left then).
+        if !self.service.is_transport_closed() {
+            self.end_group_now();
+        }
     }
 }
 
@@ -176,7 +180,7 @@ impl McpClient {
             name: peer.as_ref().and_then(|p| p.server_info.as_ref()).map(|i| i.name.clone()),
             version: peer.as_ref().and_then(|p| p.server_info.as_ref()).map(|i| i.version.clone()),
         };
-        Ok(Self { service, info, limits, stderr, group })
+        Ok(Self { service, info, limits, stderr, group: std::sync::Mutex::new(group) })
     }
 
     /// Who the server is, and the revision agreed.
@@ -238,8 +242,16 @@ impl McpClient {
 
     /// Ends the connection (a stdio server's process is closed, then killed).
     pub async fn close(mut self) {
+        let group = self.group.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
         let _ = self.service.close_with_timeout(Duration::from_secs(3)).await;
-        // Dropped here: its process group is ended.
+        // Right after its leader ended: what it started goes too.
+        end_group(group);
+    }
+
+    /// Ends the server's process group now (once): when its connection is found dead, or it is
+    /// being replaced, what it started goes with it.
+    pub fn end_group_now(&self) {
+        end_group(self.group.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take());
     }
 
     /// Runs one request under the time bound and `cancel`; dropping rmcp's request future on

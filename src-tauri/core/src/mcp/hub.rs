@@ -137,6 +137,9 @@ struct Inner {
     vault: Vault,
     limits: McpLimits,
     slots: Mutex<HashMap<McpServerName, Arc<tokio::sync::Mutex<Slot>>>>,
+    /// What each connected server listed, readable without waiting on a server that is
+    /// starting (what a turn offers the model; every call checks again on its own connection).
+    listings: Mutex<HashMap<McpServerName, Vec<ListedTool>>>,
     closed: CancellationToken,
 }
 
@@ -149,6 +152,28 @@ pub struct McpHub {
 impl std::fmt::Debug for McpHub {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpHub").field("limits", &self.inner.limits).finish_non_exhaustive()
+    }
+}
+
+/// A tool bound to the connection that listed it ([`McpHub::bind`]).
+#[derive(Clone)]
+pub struct BoundTool {
+    hub: McpHub,
+    server: McpServerName,
+    client: Arc<McpClient>,
+    /// The tool as this connection listed it.
+    pub listed: ListedTool,
+}
+
+impl BoundTool {
+    /// Calls the tool on this connection (never a newer one). `cancel` ends it and tells the
+    /// server; a connection found dead is forgotten, and the next need starts the server again.
+    pub async fn call(&self, arguments: Map<String, Value>, cancel: &CancellationToken) -> std::result::Result<McpOutput, McpError> {
+        let result = self.client.call(&self.listed.tool.name, arguments, cancel).await;
+        if let Err(McpError::Ended { .. }) = &result {
+            self.hub.forget(&self.server, &self.client).await;
+        }
+        result
     }
 }
 
@@ -168,7 +193,16 @@ pub struct OfferedTool {
 impl McpHub {
     /// A hub over the servers `store` lists, their secrets in `vault`.
     pub fn new(store: Store, vault: Vault, limits: McpLimits) -> Self {
-        Self { inner: Arc::new(Inner { store, vault, limits, slots: Mutex::default(), closed: CancellationToken::new() }) }
+        Self {
+            inner: Arc::new(Inner {
+                store,
+                vault,
+                limits,
+                slots: Mutex::default(),
+                listings: Mutex::default(),
+                closed: CancellationToken::new(),
+            }),
+        }
     }
 
     fn slot(&self, name: &McpServerName) -> Arc<tokio::sync::Mutex<Slot>> {
@@ -201,8 +235,12 @@ impl McpHub {
         let slots: Vec<_> = self.inner.slots.lock().unwrap_or_else(PoisonError::into_inner).drain().map(|(_, slot)| slot).collect();
         for slot in slots {
             let client = slot.lock().await.client.take();
+            if let Some(client) = &client {
+                client.end_group_now();
+            }
             close(client).await;
         }
+        self.inner.listings.lock().unwrap_or_else(PoisonError::into_inner).clear();
     }
 
     /// The server's client, connecting it when it has none (no sooner than its backoff unless
@@ -210,19 +248,29 @@ impl McpHub {
     async fn connected(&self, name: &McpServerName, now: bool) -> std::result::Result<Arc<McpClient>, McpError> {
         let slot = self.slot(name);
         let mut slot = slot.lock().await;
+        self.connect_locked(name, &mut slot, now).await
+    }
+
+    /// [`Self::connected`] with the server's slot held by the caller: the client and the tools it
+    /// listed are set together, so a listing is always the live connection's own.
+    async fn connect_locked(&self, name: &McpServerName, slot: &mut Slot, now: bool) -> std::result::Result<Arc<McpClient>, McpError> {
         if let Some(client) = slot.live() {
             return Ok(client);
         }
+        // Whatever the dead connection listed is not this server's word any more.
+        slot.tools.clear();
+        self.publish(name, &[]);
+        // Found dead here, maybe long after it ended: its number is not signalled (see
+        // `McpClient`'s `Drop`); a connection forgotten when found dead was ended then.
+        close(slot.client.take()).await;
         if let Some(at) = slot.retry_at.filter(|at| !now && Instant::now() < *at) {
             let wait = at.saturating_duration_since(Instant::now()).as_secs() + 1;
             let why = slot.last_error.clone().unwrap_or_default();
-            return Err(McpError::Handshake(format!("{why}; Hearth tries it again in {wait} s")));
+            return Err(McpError::NotSent(format!("{why}; Hearth tries it again in {wait} s")));
         }
         if self.inner.closed.is_cancelled() {
             return Err(McpError::NotSent("Hearth is shutting down".into()));
         }
-        let old = slot.client.take();
-        close(old).await;
         let spec = self.spec(name).await?;
         let attempt = tokio::select! {
             () = self.inner.closed.cancelled() => Err((McpError::NotSent("Hearth is shutting down".into()), None)),
@@ -230,10 +278,10 @@ impl McpHub {
         };
         match attempt {
             Ok((client, tools)) => {
-                slot.stderr = Some(client.stderr().clone());
+                let stderr = Some(client.stderr().clone());
                 let client = Arc::new(client);
-                *slot =
-                    Slot { client: Some(client.clone()), tools, last_error: None, failures: 0, retry_at: None, stderr: slot.stderr.take() };
+                self.publish(name, &tools);
+                *slot = Slot { client: Some(client.clone()), tools, last_error: None, failures: 0, retry_at: None, stderr };
                 Ok(client)
             }
             Err((err, stderr)) => {
@@ -249,12 +297,13 @@ impl McpHub {
         }
     }
 
-    /// [`Self::connected`], given up when `cancel` fires first (nothing was sent then).
-    async fn connected_unless(&self, name: &McpServerName, cancel: &CancellationToken) -> std::result::Result<Arc<McpClient>, McpError> {
-        tokio::select! {
-            biased;
-            () = cancel.cancelled() => Err(McpError::NotSent("stopped before the server was reached".into())),
-            connected = self.connected(name, false) => connected,
+    /// Sets what a server offers (its listing, or nothing).
+    fn publish(&self, name: &McpServerName, tools: &[ListedTool]) {
+        let mut listings = self.inner.listings.lock().unwrap_or_else(PoisonError::into_inner);
+        if tools.is_empty() {
+            listings.remove(name);
+        } else {
+            listings.insert(name.clone(), tools.to_vec());
         }
     }
 
@@ -286,45 +335,52 @@ impl McpHub {
         Ok(McpServerSpec { name: name.to_string(), transport })
     }
 
-    /// A tool as last listed, when its server is on and connected.
+    /// A tool as its live connection listed it; `None` when the server is not connected.
     pub async fn listed(&self, tool: &McpToolRef) -> Option<ListedTool> {
         let slot = self.slot(&tool.server);
         let slot = slot.lock().await;
+        slot.live()?;
         slot.tools.iter().find(|t| t.tool.name == tool.tool).cloned()
     }
 
-    /// A tool as listed, connecting its server first when it is not (a call after a restart
-    /// or a crash finds the tool again).
-    pub async fn find(&self, tool: &McpToolRef, cancel: &CancellationToken) -> std::result::Result<ListedTool, McpError> {
-        if let Some(found) = self.listed(tool).await {
-            return Ok(found);
-        }
-        self.connected_unless(&tool.server, cancel).await?;
-        self.listed(tool)
-            .await
-            .ok_or_else(|| McpError::InvalidSpec(format!("the MCP server {} has no tool named {:?}", tool.server, tool.tool)))
+    /// The tool bound to the connection that listed it, connecting the server first when it is
+    /// not (a call after a restart or a crash finds the tool as the new process lists it). A
+    /// call through the binding goes to that connection and no other: what the caller checked
+    /// is what runs. `cancel` firing first sends nothing.
+    pub async fn bind(&self, tool: &McpToolRef, cancel: &CancellationToken) -> std::result::Result<BoundTool, McpError> {
+        let not_sent = || McpError::NotSent("stopped before the server was reached".into());
+        let slot_arc = self.slot(&tool.server);
+        let mut slot = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(not_sent()),
+            slot = slot_arc.lock() => slot,
+        };
+        let client = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(not_sent()),
+            client = self.connect_locked(&tool.server, &mut slot, false) => client?,
+        };
+        let listed = slot
+            .tools
+            .iter()
+            .find(|t| t.tool.name == tool.tool)
+            .cloned()
+            .ok_or_else(|| McpError::NotSent(format!("the MCP server {} has no tool named {:?}", tool.server, tool.tool)))?;
+        Ok(BoundTool { hub: self.clone(), server: tool.server.clone(), client, listed })
     }
 
-    /// Calls a tool. The caller has checked that it may run; `cancel` ends it and tells the
-    /// server. A server whose process ended is started again for the next call.
-    pub async fn call(
-        &self,
-        tool: &McpToolRef,
-        arguments: Map<String, Value>,
-        cancel: &CancellationToken,
-    ) -> std::result::Result<McpOutput, McpError> {
-        let client = self.connected_unless(&tool.server, cancel).await?;
-        let result = client.call(&tool.tool, arguments, cancel).await;
-        if let Err(McpError::Ended { .. }) = &result {
-            // Gone: the next call starts it again (within its backoff).
-            let slot = self.slot(&tool.server);
-            let mut slot = slot.lock().await;
-            if slot.client.as_ref().is_some_and(|c| Arc::ptr_eq(c, &client)) {
-                slot.client = None;
-                slot.last_error = Some("the server stopped during a call".into());
-            }
+    /// Forgets a connection found dead: its listing goes with it, and what its process started
+    /// is ended. The next need starts the server again (within its backoff).
+    async fn forget(&self, server: &McpServerName, client: &Arc<McpClient>) {
+        client.end_group_now();
+        let slot = self.slot(server);
+        let mut slot = slot.lock().await;
+        if slot.client.as_ref().is_some_and(|c| Arc::ptr_eq(c, client)) {
+            slot.client = None;
+            slot.tools.clear();
+            slot.last_error = Some("the server stopped during a call".into());
+            self.publish(server, &[]);
         }
-        result
     }
 
     /// The tools the model may be offered now: every listed tool of an enabled, connected
@@ -346,10 +402,8 @@ impl McpHub {
                     continue;
                 }
             };
-            let slot = self.slot(&server.name);
-            // A server starting right now offers nothing this turn rather than hold the turn up.
-            let Ok(slot) = slot.try_lock() else { continue };
-            for listed in &slot.tools {
+            let listing = self.inner.listings.lock().unwrap_or_else(PoisonError::into_inner).get(&server.name).cloned().unwrap_or_default();
+            for listed in &listing {
                 let tool = McpToolRef { server: server.name.clone(), tool: listed.tool.name.clone() };
                 let offer = match listed.policy_now(policies.get(&listed.tool.name)) {
                     McpToolPolicy::Allowed | McpToolPolicy::Ask => true,
@@ -411,7 +465,9 @@ impl McpHub {
                     description: listed.tool.description.clone(),
                     read_only_hint: listed.tool.read_only_hint,
                     destructive_hint: listed.tool.destructive_hint,
-                    policy: policies.get(&listed.tool.name).map_or(McpToolPolicy::Off, |stored| stored.policy),
+                    // What is in force: a choice the server's changes voided shows as off.
+                    policy: listed.policy_now(policies.get(&listed.tool.name)),
+                    fingerprint: listed.fingerprint.clone(),
                     offered_as: tool.wire_name().filter(|_| listed.offerable),
                     changed: listed.changed_since(policies.get(&listed.tool.name)),
                 }
@@ -449,32 +505,48 @@ impl McpHub {
             }
         };
         McpServerSpec { name: name.to_string(), transport: spec }.validate().map_err(|e| CoreError::InvalidInput(e.to_string()))?;
-        // The secrets first: a row never names secrets the vault does not hold.
+        let sealed_json = serde_json::to_string(&sealed)
+            .map_err(|e| CoreError::InvalidInput(format!("the server's settings could not be sealed ({e})")))?;
+        // How it is reached, secrets included (hashed): another one forgets what was allowed.
+        let reach = crate::journal::action_hash("mcp-reach", &serde_json::json!({ "transport": view, "sealed": sealed_json }));
+        // Held across the vault, the row and the reconnect: no connection starts from half of
+        // a change (a new token sent to the old address).
+        let slot_arc = self.slot(&name);
+        let mut slot = slot_arc.lock().await;
+        // The cap first, so a refused save leaves no secret behind.
+        self.inner.store.check_mcp_room(&name).await?;
         if sealed.env.is_empty() && sealed.bearer.is_none() {
             self.inner.vault.delete(&vault_name(&name)).await?;
         } else {
-            let json = serde_json::to_string(&sealed)
-                .map_err(|e| CoreError::InvalidInput(format!("the server's settings could not be sealed ({e})")))?;
-            self.inner.vault.put(&vault_name(&name), &SecretString::from(json)).await?;
+            self.inner.vault.put(&vault_name(&name), &SecretString::from(sealed_json)).await?;
         }
-        self.inner.store.save_mcp_server(&name, &view).await?;
-        self.restart(&name).await
+        self.inner.store.save_mcp_server(&name, &view, &reach).await?;
+        self.reconnect_locked(&name, &mut slot).await;
+        drop(slot);
+        self.view(&name).await
+    }
+
+    /// Ends the server's connection and, when it is on, starts it again now.
+    async fn reconnect_locked(&self, name: &McpServerName, slot: &mut Slot) {
+        if let Some(old) = slot.client.take() {
+            old.end_group_now();
+            close(Some(old)).await;
+        }
+        slot.tools.clear();
+        self.publish(name, &[]);
+        let enabled = matches!(self.inner.store.mcp_server(name).await, Ok(Some(row)) if row.enabled);
+        if enabled && let Err(err) = self.connect_locked(name, slot, true).await {
+            tracing::info!(server = %name, error = %err, "an MCP server did not start");
+        }
     }
 
     /// Starts the server again now (Settings' Test): lists its tools, or says why not.
     pub async fn restart(&self, name: &McpServerName) -> Result<McpServerView> {
-        let row = self.inner.store.mcp_server(name).await?.ok_or_else(|| no_server(name))?;
+        self.inner.store.mcp_server(name).await?.ok_or_else(|| no_server(name))?;
         {
             let slot = self.slot(name);
             let mut slot = slot.lock().await;
-            let old = slot.client.take();
-            slot.tools.clear();
-            close(old).await;
-        }
-        if row.enabled
-            && let Err(err) = self.connected(name, true).await
-        {
-            tracing::info!(server = %name, error = %err, "an MCP server did not start");
+            self.reconnect_locked(name, &mut slot).await;
         }
         self.view(name).await
     }
@@ -486,14 +558,12 @@ impl McpHub {
             self.restart(name).await
         } else {
             let slot = self.slot(name);
-            let old = {
+            {
                 let mut slot = slot.lock().await;
-                slot.tools.clear();
                 slot.last_error = None;
                 slot.retry_at = None;
-                slot.client.take()
-            };
-            close(old).await;
+                self.reconnect_locked(name, &mut slot).await;
+            }
             self.view(name).await
         }
     }
@@ -504,8 +574,12 @@ impl McpHub {
             return Err(no_server(name));
         }
         let slot = self.inner.slots.lock().unwrap_or_else(PoisonError::into_inner).remove(name);
+        self.publish(name, &[]);
         if let Some(slot) = slot {
             let old = slot.lock().await.client.take();
+            if let Some(old) = &old {
+                old.end_group_now();
+            }
             close(old).await;
         }
         self.inner.vault.delete(&vault_name(name)).await?;
@@ -513,13 +587,15 @@ impl McpHub {
     }
 
     /// Sets one tool's policy.
-    pub async fn set_policy(&self, name: &McpServerName, tool: &str, policy: McpToolPolicy) -> Result<McpServerView> {
-        // The choice holds for the tool as the owner sees it listed now.
+    pub async fn set_policy(&self, name: &McpServerName, tool: &str, policy: McpToolPolicy, seen: Option<&str>) -> Result<McpServerView> {
+        // The choice holds for the tool as the owner saw it (`seen`, the fingerprint Settings
+        // showed; a tool since changed is then off at once), or as it is listed now.
         let tool_ref = McpToolRef { server: name.clone(), tool: tool.to_owned() };
-        let fingerprint = match (policy, self.listed(&tool_ref).await) {
-            (McpToolPolicy::Off, _) => String::new(),
-            (McpToolPolicy::Allowed | McpToolPolicy::Ask, Some(listed)) => listed.fingerprint,
-            (McpToolPolicy::Allowed | McpToolPolicy::Ask, None) => {
+        let fingerprint = match (policy, seen, self.listed(&tool_ref).await) {
+            (McpToolPolicy::Off, _, _) => String::new(),
+            (McpToolPolicy::Allowed | McpToolPolicy::Ask, Some(seen), _) => seen.to_owned(),
+            (McpToolPolicy::Allowed | McpToolPolicy::Ask, None, Some(listed)) => listed.fingerprint,
+            (McpToolPolicy::Allowed | McpToolPolicy::Ask, None, None) => {
                 return Err(CoreError::InvalidInput(format!(
                     "{name} has no tool named {tool:?} listed now; press Test to list its tools, then choose again."
                 )));

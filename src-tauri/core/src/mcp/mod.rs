@@ -20,7 +20,7 @@ mod stderr;
 
 pub use client::{McpClient, McpLimits, McpServerInfo, McpTool, PROTOCOL_VERSION};
 pub use error::McpError;
-pub use hub::{ListedTool, McpHub, OfferedTool};
+pub use hub::{BoundTool, ListedTool, McpHub, OfferedTool};
 pub use result::{MAX_RESULT_CHARS, McpOutput};
 pub use spec::{McpServerSpec, McpTransportSpec};
 pub use stderr::StderrLog;

@@ -73,7 +73,7 @@ impl Store {
 
     /// Adds a server (on), or changes how an existing one is reached (its policies and its
     /// on/off are kept). More than [`MAX_MCP_SERVERS`] is a conflict, with nothing written.
-    pub async fn save_mcp_server(&self, name: &McpServerName, transport: &McpTransportView) -> Result<McpServerRow> {
+    pub async fn save_mcp_server(&self, name: &McpServerName, transport: &McpTransportView, reach: &str) -> Result<McpServerRow> {
         let json = serde_json::to_string(transport).map_err(|e| StoreError::CorruptRow(e.to_string()))?;
         let now = now_ms();
         let mut writer = self.writer().await;
@@ -81,29 +81,43 @@ impl Store {
         // allowed of the old one does not carry over.
         sqlx::query(
             "DELETE FROM mcp_tool_policies WHERE server = ?1
-             AND EXISTS (SELECT 1 FROM mcp_servers WHERE name = ?1 AND transport <> ?2)",
+             AND EXISTS (SELECT 1 FROM mcp_servers WHERE name = ?1 AND reach <> ?2)",
         )
         .bind(name.as_str())
-        .bind(&json)
+        .bind(reach)
         .execute(&mut *writer)
         .await?;
         let row = sqlx::query(
-            "INSERT INTO mcp_servers (name, transport, enabled, created_at, updated_at)
-             SELECT ?1, ?2, 1, ?3, ?3
+            "INSERT INTO mcp_servers (name, transport, reach, enabled, created_at, updated_at)
+             SELECT ?1, ?2, ?5, 1, ?3, ?3
              WHERE EXISTS (SELECT 1 FROM mcp_servers WHERE name = ?1) OR (SELECT count(*) FROM mcp_servers) < ?4
-             ON CONFLICT(name) DO UPDATE SET transport = excluded.transport, updated_at = excluded.updated_at
+             ON CONFLICT(name) DO UPDATE SET transport = excluded.transport, reach = excluded.reach,
+                 updated_at = excluded.updated_at
              RETURNING name, transport, enabled",
         )
         .bind(name.as_str())
         .bind(json)
         .bind(now)
         .bind(MAX_MCP_SERVERS)
+        .bind(reach)
         .fetch_optional(&mut *writer)
         .await?;
         match row {
             Some(row) => row_of(&row),
             None => Err(StoreError::Conflict(format!("{MAX_MCP_SERVERS} MCP servers are set up already; remove one first"))),
         }
+    }
+
+    /// Whether a server of this name may be saved: it exists already, or there is room for one
+    /// more (a conflict that says what to do otherwise). `save_mcp_server` checks again itself.
+    pub async fn check_mcp_room(&self, name: &McpServerName) -> Result<()> {
+        let room: bool =
+            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM mcp_servers WHERE name = ?1) OR (SELECT count(*) FROM mcp_servers) < ?2")
+                .bind(name.as_str())
+                .bind(MAX_MCP_SERVERS)
+                .fetch_one(self.reader())
+                .await?;
+        if room { Ok(()) } else { Err(StoreError::Conflict(format!("{MAX_MCP_SERVERS} MCP servers are set up already; remove one first"))) }
     }
 
     /// Turns a server on or off; `None` when there is no such server.

@@ -30,7 +30,7 @@ use super::ToolOutput;
 use super::context::{StepId, ToolContext};
 use super::keyed::{cite_mandate, journal_answers_without_acting, perform_keyed, propose, standing_order};
 use crate::journal::{EffectError, JournalError, ReceiptStatus};
-use crate::mcp::{McpError, McpOutput};
+use crate::mcp::{BoundTool, McpError, McpOutput};
 use crate::trust;
 
 /// Said with every result: the server's words are data.
@@ -72,10 +72,12 @@ pub(super) async fn dispatch(ctx: &ToolContext, tool: McpToolRef, arguments: &st
         Ok(Some(stored)) => stored,
         Err(err) => return ToolOutput::error(format!("Hearth could not read whether {tool} is allowed ({err}); it was not called.")),
     };
-    let listed = match ctx.mcp.find(&tool, &ctx.cancel).await {
-        Ok(listed) => listed,
+    // Bound to the connection that listed it: a read goes to exactly the process checked here.
+    let bound = match ctx.mcp.bind(&tool, &ctx.cancel).await {
+        Ok(bound) => bound,
         Err(err) => return ToolOutput::error(format!("The plug-in tool {tool} cannot be reached: {err}. Nothing was called.")),
     };
+    let listed = &bound.listed;
     let allowed = match listed.policy_now(Some(&stored)) {
         McpToolPolicy::Off if listed.changed_since(Some(&stored)) => {
             return ToolOutput::error(format!(
@@ -91,7 +93,7 @@ pub(super) async fn dispatch(ctx: &ToolContext, tool: McpToolRef, arguments: &st
         return ToolOutput::error(format!("{err}. Fix the arguments for {tool} and call it again; nothing was called."));
     }
     let why = match (allowed, listed.tool.read_only_hint) {
-        (true, true) if read_is_contained(ctx) => return read(ctx, &tool, args).await,
+        (true, true) if read_is_contained(ctx) => return read(ctx, &tool, &bound, args).await,
         (true, true) => READ_AFTER_OUTSIDE,
         (true, false) => NOT_READ_ONLY,
         (false, _) => ASK_EVERY_TIME,
@@ -119,8 +121,8 @@ fn source_of(tool: &McpToolRef) -> OutsideSource {
 }
 
 /// A read-only call the owner allowed: run now, its result recorded as outside content.
-async fn read(ctx: &ToolContext, tool: &McpToolRef, args: Map<String, Value>) -> ToolOutput {
-    let output = match ctx.mcp.call(tool, args, &ctx.cancel).await {
+async fn read(ctx: &ToolContext, tool: &McpToolRef, bound: &BoundTool, args: Map<String, Value>) -> ToolOutput {
+    let output = match bound.call(args, &ctx.cancel).await {
         Ok(result) => present(tool, &result),
         Err(err) => ToolOutput::error(format!("{tool}: {err}")),
     };
@@ -155,7 +157,8 @@ fn action_of(tool: &McpToolRef, args: &Map<String, Value>) -> Value {
 async fn hold(ctx: &ToolContext, tool: McpToolRef, args: Map<String, Value>, step: StepId, why: &'static str, allowed: bool) -> ToolOutput {
     let key = ctx.scope.key(&step);
     if journal_answers_without_acting(ctx, &key).await {
-        return journaled(ctx, &tool, args, &step).await;
+        // The journal holds its receipt (or a conflict): nothing runs.
+        return journaled(ctx, &tool, args, &step, Required::AnyChoice).await;
     }
     let wire = HeldTool::Mcp(tool.clone()).journal_name();
     // "Ask every time" is the owner's word over any standing order.
@@ -163,7 +166,7 @@ async fn hold(ctx: &ToolContext, tool: McpToolRef, args: Map<String, Value>, ste
     if let Some(mandate) = order {
         // A standing order the owner granted this task covers the tool, and a use was counted:
         // it runs without a card, inside the journal, and its result names the order.
-        let output = journaled(ctx, &tool, args, &step).await;
+        let output = journaled(ctx, &tool, args, &step, Required::Allowed).await;
         return cite_mandate(output, &mandate);
     }
     let arguments = Value::Object(args);
@@ -193,26 +196,40 @@ pub(super) async fn run_approved(ctx: &ToolContext, tool: McpToolRef, arguments:
         return ToolOutput::error("The approved call's arguments are not a JSON object; nothing was called.");
     };
     // The policy is read again inside the journal, at the moment it would run.
-    journaled(ctx, &tool, args, &step).await
+    journaled(ctx, &tool, args, &step, Required::AnyChoice).await
+}
+
+/// What the owner's choice must still be when a call runs.
+#[derive(Debug, Clone, Copy)]
+enum Required {
+    /// Allowed or ask: the owner approved this call on its card.
+    AnyChoice,
+    /// Allowed: a standing order covers it (never a tool the owner wants to review each time).
+    Allowed,
 }
 
 /// The call inside the journal: once per key, its outcome unknown when it was cut off.
-async fn journaled(ctx: &ToolContext, tool: &McpToolRef, args: Map<String, Value>, step: &StepId) -> ToolOutput {
+async fn journaled(ctx: &ToolContext, tool: &McpToolRef, args: Map<String, Value>, step: &StepId, required: Required) -> ToolOutput {
     let key = ctx.scope.key(step);
     let action = action_of(tool, &args);
     let (hub, store, called) = (ctx.mcp.clone(), ctx.store.clone(), tool.clone());
     let effect = move |cancel: tokio_util::sync::CancellationToken| async move {
-        // Checked again here, at the moment it runs (after the journal's row exists): the owner
-        // may have turned the tool off or removed its server, or the server changed the tool.
+        // Checked again here, at the moment it runs (after the journal's row exists, and after the
+        // connection it runs on is up): the owner may have turned the tool off or removed its
+        // server, or the server — a new process, perhaps — changed the tool.
+        let bound = hub.bind(&called, &cancel).await.map_err(|e| EffectError::Failed(e.to_string()))?;
         let stored = store.mcp_tool_policy(&called.server, &called.tool).await.map_err(|e| EffectError::Failed(e.to_string()))?;
-        let listed = hub.find(&called, &cancel).await.map_err(|e| EffectError::Failed(e.to_string()))?;
-        if listed.policy_now(stored.as_ref()) == McpToolPolicy::Off {
+        let still = match (bound.listed.policy_now(stored.as_ref()), required) {
+            (McpToolPolicy::Allowed, Required::AnyChoice | Required::Allowed) | (McpToolPolicy::Ask, Required::AnyChoice) => true,
+            (McpToolPolicy::Off, Required::AnyChoice | Required::Allowed) | (McpToolPolicy::Ask, Required::Allowed) => false,
+        };
+        if !still {
             return Err(EffectError::Failed(format!(
                 "{called} was turned off, removed or changed by its server after it was asked for; nothing was called"
             )));
         }
-        listed.check(&Value::Object(args.clone())).map_err(|e| EffectError::Failed(e.to_string()))?;
-        match hub.call(&called, args, &cancel).await {
+        bound.listed.check(&Value::Object(args.clone())).map_err(|e| EffectError::Failed(e.to_string()))?;
+        match bound.call(args, &cancel).await {
             Ok(result) => Ok(json!({ "result": result.text, "isError": result.is_error, "truncated": result.truncated })),
             Err(err) => Err(effect_error(err)),
         }
@@ -251,7 +268,9 @@ fn effect_error(err: McpError) -> EffectError {
         | McpError::NotSent(_)
         | McpError::InvalidArguments(_) => EffectError::Failed(err.to_string()),
         // Refused before the tool ran: a request the server could not parse, a method or tool it
-        // does not have, arguments it rejects (JSON-RPC's own codes for those).
+        // does not have, arguments it rejects (JSON-RPC's own codes for those). A server that
+        // answers -32602 after its tool acted breaks the specification's meaning of the code;
+        // Hearth takes the code at its word there.
         McpError::Refused { code: -32700 | -32600 | -32601 | -32602, .. } => EffectError::Failed(err.to_string()),
         // Any other error may come from inside the tool, part-way through.
         McpError::Refused { .. } => EffectError::Uncertain(err.to_string()),

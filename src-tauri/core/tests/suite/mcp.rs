@@ -180,8 +180,14 @@ async fn what_a_stdio_server_started_ends_with_it() {
     // A pidfd is readable once its process has ended: no timing involved.
     let ended = tokio::task::spawn_blocking(move || {
         let mut fds = [rustix::event::PollFd::new(&pidfd, rustix::event::PollFlags::IN)];
-        rustix::event::poll(&mut fds, None).map(|ready| (ready, fds[0].revents()))
+        // Bounded, so a regression fails here rather than hanging the run.
+        let bound = rustix::event::Timespec { tv_sec: 60, tv_nsec: 0 };
+        rustix::event::poll(&mut fds, Some(&bound)).map(|ready| (ready, fds[0].revents()))
     });
     let (ready, events) = guarded(ended).await.unwrap().unwrap();
-    assert!(ready == 1 && events.contains(rustix::event::PollFlags::IN), "{events:?}");
+    if ready == 0 {
+        // Not ended: end it here, so the failing test leaves nothing behind.
+        let _ = rustix::process::kill_process(Pid::from_raw(child).unwrap(), rustix::process::Signal::KILL);
+    }
+    assert!(ready == 1 && events.contains(rustix::event::PollFlags::IN), "the child outlived its server: {events:?}");
 }

@@ -71,12 +71,19 @@ impl Plugged {
             "{:?}",
             view.connection
         );
-        assert!(view.tools.iter().all(|t| t.policy == McpToolPolicy::Off), "every tool starts off: {:?}", view.tools);
+        assert!(
+            !view.tools.is_empty() && view.tools.iter().all(|t| t.policy == McpToolPolicy::Off),
+            "every tool starts off: {:?}",
+            view.tools
+        );
         Self { hearth, ledger, model, _dir: dir }
     }
 
     async fn set(&self, tool: &str, policy: McpToolPolicy) {
-        self.hearth.mcp_tool_policy(&McpToolPolicyParams { server: SERVER.into(), tool: tool.into(), policy }).await.unwrap();
+        self.hearth
+            .mcp_tool_policy(&McpToolPolicyParams { server: SERVER.into(), tool: tool.into(), policy, fingerprint: None })
+            .await
+            .unwrap();
     }
 
     /// How many times the server said `step` (its call log, written before each call answers).
@@ -351,7 +358,7 @@ async fn a_tool_turned_off_or_its_server_removed_after_its_card_is_not_called_wh
         env: BTreeMap::new(),
     };
     let view = guarded(p.hearth.mcp_server_save(&McpServerSaveParams { name: SERVER.into(), transport })).await.unwrap();
-    assert!(view.tools.iter().all(|t| t.policy == McpToolPolicy::Off), "{:?}", view.tools);
+    assert!(!view.tools.is_empty() && view.tools.iter().all(|t| t.policy == McpToolPolicy::Off), "{:?}", view.tools);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -412,7 +419,12 @@ async fn a_streamable_http_server_is_added_and_its_read_runs() {
     assert!(matches!(view.connection, McpConnection::Connected { .. }), "{:?}", view.connection);
     assert!(matches!(view.transport, McpTransportView::Http { has_bearer: true, .. }));
     hearth
-        .mcp_tool_policy(&McpToolPolicyParams { server: "web".into(), tool: "lookup".into(), policy: McpToolPolicy::Allowed })
+        .mcp_tool_policy(&McpToolPolicyParams {
+            server: "web".into(),
+            tool: "lookup".into(),
+            policy: McpToolPolicy::Allowed,
+            fingerprint: None,
+        })
         .await
         .unwrap();
     let ctx = hearth.toolbox().for_chat("t-web", "r1", ProposalOrigin::OwnerChat, CancellationToken::new());
@@ -473,4 +485,50 @@ async fn a_standing_order_lets_a_task_call_its_one_plug_in_tool_within_its_count
     let cards = p.hearth.approval_list().await.unwrap();
     assert_eq!(cards.len(), 1);
     assert_eq!(held(&cards[0]).arguments, json!({ "line": "second" }));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_comes_back_changed_finds_the_owners_choices_off_on_every_path() {
+    let variant = tempfile::NamedTempFile::new().unwrap();
+    let p = Plugged::open(None, &[("HEARTH_MCP_VARIANT_FILE", variant.path().display().to_string())]).await;
+    for tool in ["lookup", "record", "crash"] {
+        p.set(tool, McpToolPolicy::Allowed).await;
+    }
+    let asked = p.chat_call("t-v", "r1", "c1", "record", &json!({ "line": "before" })).await;
+    assert!(matches!(asked.outcome, Some(RunOutcome::WaitingApproval(_))), "{}", asked.content);
+    let card = p.hearth.approval_list().await.unwrap().remove(0);
+
+    // The server updates itself and restarts (here: it crashes, and comes back as version 2).
+    std::fs::write(variant.path(), "2").unwrap();
+    let crashed = p.chat_call("t-v", "r2", "c1", "crash", &json!({})).await;
+    assert!(crashed.is_error, "{}", crashed.content);
+
+    // The read it would have run: refused, not sent to the new process.
+    let read = p.chat_call("t-v", "r3", "c1", "lookup", &json!({ "key": "k" })).await;
+    assert!(read.is_error && read.content.contains("changed what it says"), "{}", read.content);
+    // The writing tool, which now claims to only read: not run as a read either.
+    let write = p.chat_call("t-v", "r3", "c2", "record", &json!({ "line": "now" })).await;
+    assert!(write.is_error && write.content.contains("changed what it says"), "{}", write.content);
+    // The card approved before the change: the journal's own check finds it changed.
+    let decided = decide(&p.hearth, &card).await;
+    assert_eq!(decided.status, ProposalStatus::Failed, "{:?}", decided.error);
+    assert_eq!((p.server_saw("lookup").await, p.server_saw("recorded").await), (0, 0));
+    assert!(p.ledger.lines().is_empty(), "0 effects");
+    let view = p.hearth.mcp_servers().await.unwrap().remove(0);
+    for name in ["lookup", "record"] {
+        let tool = view.tools.iter().find(|t| t.name == name).unwrap();
+        assert!(tool.changed && tool.policy == McpToolPolicy::Off, "{tool:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_before_the_server_is_reached_sends_nothing() {
+    let p = Plugged::open(None, &[]).await;
+    p.set("lookup", McpToolPolicy::Allowed).await;
+    let stopped = CancellationToken::new();
+    stopped.cancel();
+    let ctx = p.hearth.toolbox().for_chat("t-stop", "r1", ProposalOrigin::OwnerChat, stopped);
+    let out = guarded(dispatch(&ctx, &wire("lookup"), r#"{"key":"k"}"#, StepId::Call("c1".into()))).await;
+    assert!(out.is_error && out.content.contains("stopped before the server was reached"), "{}", out.content);
+    assert_eq!(p.server_saw("lookup").await, 0, "nothing was sent");
 }

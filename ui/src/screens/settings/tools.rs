@@ -229,10 +229,17 @@ fn ToolRow(server: String, tool: McpToolView, changes: Changes) -> impl IntoView
     let changed = tool.changed;
     let label = format!("What {} may do", tool.name);
     let tool_name = tool.name.clone();
+    // The choice holds for the tool exactly as shown here.
+    let seen = tool.fingerprint.clone();
     let row_tool = tool.name.clone();
     let choose = move |ev: leptos::ev::Event| {
         if let Some(policy) = McpToolPolicy::parse(&event_target_value(&ev)) {
-            changes.send(McpChange::Policy(McpToolPolicyParams { server: server.clone(), tool: tool_name.clone(), policy }));
+            changes.send(McpChange::Policy(McpToolPolicyParams {
+                server: server.clone(),
+                tool: tool_name.clone(),
+                policy,
+                fingerprint: Some(seen.clone()).filter(|f| !f.is_empty()),
+            }));
         }
     };
     // Set again after every answer, so a refused choice goes back to the one in force.

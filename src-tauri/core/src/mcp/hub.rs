@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::schema::ArgsSchema;
 use super::{McpClient, McpError, McpLimits, McpOutput, McpServerSpec, McpTool, McpTransportSpec, StderrLog};
 use crate::error::{CoreError, Result};
 use crate::store::Store;
@@ -62,7 +63,7 @@ pub struct ListedTool {
     pub tool: McpTool,
     /// Its schema, compiled; `None` when the server's schema could not be compiled (the tool
     /// is then never called: its arguments could not be checked).
-    pub validator: Option<Arc<jsonschema::Validator>>,
+    pub validator: Option<Arc<ArgsSchema>>,
     /// A hash of what the server says about it (description, schema, hints): the owner's choice
     /// holds for this, not for the name alone.
     pub fingerprint: String,
@@ -73,7 +74,7 @@ pub struct ListedTool {
 impl ListedTool {
     fn new(tool: McpTool) -> Self {
         let schema = Value::Object(tool.input_schema.clone());
-        let validator = jsonschema::validator_for(&schema).ok().map(Arc::new);
+        let validator = ArgsSchema::compile(&schema).map(Arc::new);
         let fingerprint = crate::journal::action_hash(
             "mcp-tool",
             &serde_json::json!({
@@ -108,7 +109,7 @@ impl ListedTool {
         let Some(validator) = &self.validator else {
             return Err(McpError::InvalidArguments("the server's schema for this tool could not be read, so it is never called".into()));
         };
-        let problems: Vec<String> = validator.iter_errors(arguments).take(5).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+        let problems = validator.problems(arguments);
         if problems.is_empty() { Ok(()) } else { Err(McpError::InvalidArguments(problems.join("; "))) }
     }
 }

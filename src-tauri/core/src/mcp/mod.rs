@@ -11,16 +11,23 @@
 //! The owner's choices (which servers, which tools are allowed) and the gate live with the tool
 //! path; nothing here decides whether a call may run.
 
+#[cfg(feature = "mcp")]
+mod client;
+#[cfg(not(feature = "mcp"))]
+#[path = "client_off.rs"]
 mod client;
 mod error;
 mod hub;
 mod result;
+mod schema;
 mod spec;
 mod stderr;
+mod types;
 
-pub use client::{McpClient, McpLimits, McpServerInfo, McpTool, PROTOCOL_VERSION};
+pub use client::McpClient;
 pub use error::McpError;
 pub use hub::{BoundTool, ListedTool, McpHub, OfferedTool};
 pub use result::{MAX_RESULT_CHARS, McpOutput};
 pub use spec::{McpServerSpec, McpTransportSpec};
 pub use stderr::StderrLog;
+pub use types::{McpLimits, McpServerInfo, McpTool, PROTOCOL_VERSION};

@@ -1,6 +1,7 @@
 //! A tool's result, as text for the model: bounded, and what is not text named rather than
 //! passed on.
 
+#[cfg(feature = "mcp")]
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 
 /// The most characters of a result the model is given (the rest is cut, and it is told).
@@ -18,6 +19,7 @@ pub struct McpOutput {
 }
 
 impl McpOutput {
+    #[cfg(feature = "mcp")]
     pub(super) fn from_result(result: &CallToolResult) -> Self {
         let mut parts: Vec<String> = Vec::new();
         for block in &result.content {

@@ -1,5 +1,7 @@
 //! A stdio server's standard error, kept bounded for the owner to read.
 
+#![cfg_attr(not(feature = "mcp"), allow(dead_code, reason = "only the MCP client feeds the log; a build without it keeps the type"))]
+
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 

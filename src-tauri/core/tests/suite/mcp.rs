@@ -21,6 +21,21 @@ pub(super) fn server_binary() -> PathBuf {
     built
 }
 
+/// The test server over Streamable HTTP on loopback (ended when the child is dropped), and its URL.
+pub(super) async fn http_server() -> (tokio::process::Child, String) {
+    let mut server = tokio::process::Command::new(server_binary())
+        .arg("http")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(server.stdout.take().unwrap()).lines();
+    // Its first line, printed once it listens.
+    let url = guarded(lines.next_line()).await.unwrap().unwrap();
+    (server, url)
+}
+
 pub(super) struct Ledger {
     _dir: tempfile::TempDir,
     pub(super) path: PathBuf,
@@ -130,15 +145,7 @@ async fn a_command_that_does_not_exist_says_so() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_streamable_http_server_on_loopback_is_listed_and_called() {
-    let mut server = tokio::process::Command::new(server_binary())
-        .arg("http")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = tokio::io::BufReader::new(server.stdout.take().unwrap()).lines();
-    let url = guarded(lines.next_line()).await.unwrap().unwrap();
+    let (_server, url) = http_server().await;
     let spec = McpServerSpec { name: "web".into(), transport: McpTransportSpec::Http { url, bearer: Some("a-token".to_owned().into()) } };
     let client = guarded(McpClient::connect(&spec, limits())).await.unwrap();
     assert_eq!(client.info().protocol_version, PROTOCOL_VERSION);

@@ -26,7 +26,7 @@ use hearth_testkit::model_server::{ModelServer, Reply, Script, Turn, obey_marker
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::mcp::{Ledger, server_binary};
+use super::mcp::{Ledger, http_server, server_binary};
 use super::support::{collect, engine_idle, fast_config, guarded, new_task, settled, start};
 
 const SERVER: &str = "notes";
@@ -402,16 +402,7 @@ async fn settings_keep_secrets_in_the_vault_refuse_bad_input_and_forget_a_remove
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_streamable_http_server_is_added_and_its_read_runs() {
-    use tokio::io::AsyncBufReadExt;
-    let mut server = tokio::process::Command::new(server_binary())
-        .arg("http")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = tokio::io::BufReader::new(server.stdout.take().unwrap()).lines();
-    let url = guarded(lines.next_line()).await.unwrap().unwrap();
+    let (_server, url) = http_server().await;
     let dir = tempfile::tempdir().unwrap();
     let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
     let transport = McpTransportInput::Http { url, bearer: Some("a-token".into()) };

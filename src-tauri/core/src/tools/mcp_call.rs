@@ -66,16 +66,22 @@ pub(super) async fn dispatch(ctx: &ToolContext, tool: McpToolRef, arguments: &st
         Ok(args) => args,
         Err(refused) => return refused,
     };
-    let stored = match ctx.store.mcp_tool_policy(&tool.server, &tool.tool).await {
-        // Nothing stored is off: the server is not even reached.
+    // Nothing stored is off: the server is not even reached.
+    match ctx.store.mcp_tool_policy(&tool.server, &tool.tool).await {
         Ok(None) => return not_allowed(&tool),
-        Ok(Some(stored)) => stored,
+        Ok(Some(_)) => {}
         Err(err) => return ToolOutput::error(format!("Hearth could not read whether {tool} is allowed ({err}); it was not called.")),
-    };
+    }
     // Bound to the connection that listed it: a read goes to exactly the process checked here.
     let bound = match ctx.mcp.bind(&tool, &ctx.cancel).await {
         Ok(bound) => bound,
         Err(err) => return ToolOutput::error(format!("The plug-in tool {tool} cannot be reached: {err}. Nothing was called.")),
+    };
+    // Read again once connected (which may have taken a while): the choice in force now decides.
+    let stored = match ctx.store.mcp_tool_policy(&tool.server, &tool.tool).await {
+        Ok(None) => return not_allowed(&tool),
+        Ok(Some(stored)) => stored,
+        Err(err) => return ToolOutput::error(format!("Hearth could not read whether {tool} is allowed ({err}); it was not called.")),
     };
     let listed = &bound.listed;
     let allowed = match listed.policy_now(Some(&stored)) {

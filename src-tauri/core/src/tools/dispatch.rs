@@ -14,8 +14,7 @@ use std::any::Any;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use hearth_protocol::approvals::{HeldCallDraft, HeldTool, ProposalDraft};
-use hearth_protocol::ids::ThreadId;
+use hearth_protocol::approvals::HeldTool;
 use hearth_protocol::mcp::McpToolRef;
 use hearth_protocol::provenance::OutsideSource;
 use hearth_protocol::{ToolName, ToolRef};
@@ -23,7 +22,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::context::{OperationScope, StepId, ToolContext};
-use super::keyed::{cite_mandate, journal_answers_without_acting, perform_keyed, propose, standing_order};
+use super::keyed::{cite_mandate, journal_answers_without_acting, perform_keyed, propose, propose_held, standing_order};
 use super::registry::visit;
 use super::traits::{DirectTool, EffectTool, PrepareTool, Tool, Visitor};
 use super::{ToolCall, ToolOutput};
@@ -184,17 +183,8 @@ async fn hold(ctx: &ToolContext, tool: ToolName, args: Value, step: StepId, why:
         let output = visit(tool, Dispatch { ctx, args: Args::Json(args), step }).await;
         return cite_mandate(output, &mandate);
     }
-    let draft = ProposalDraft::HeldCall(HeldCallDraft {
-        tool: HeldTool::Hearth(tool),
-        summary: summarize(tool, &args),
-        arguments: args,
-        reason: why.to_owned(),
-        sources: ctx.provenance().map(trust::Provenance::sources).unwrap_or_default(),
-        op_scope: key.scope.clone(),
-        op_id: key.op_id.clone(),
-        thread_id: ctx.scope.thread_id().map(ThreadId::trusted),
-    });
-    propose(ctx, &format!("held:{}", key.joined()), None, draft).await
+    let summary = summarize(tool, &args);
+    propose_held(ctx, &key, HeldTool::Hearth(tool), summary, args, why).await
 }
 
 /// The step a held call is keyed by (an effect's own operation id, when it gives one), and an

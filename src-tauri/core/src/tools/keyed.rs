@@ -210,3 +210,26 @@ pub(super) async fn standing_order(
         }
     }
 }
+
+/// Holds a call for the owner: a `HeldCall` proposal of `tool(arguments)` under `key`, naming the
+/// outside content the run had read. Hearth's tools and plug-in tools are held the same way.
+pub(super) async fn propose_held(
+    ctx: &ToolContext,
+    key: &OperationKey,
+    tool: hearth_protocol::approvals::HeldTool,
+    summary: String,
+    arguments: Value,
+    why: &str,
+) -> ToolOutput {
+    let draft = ProposalDraft::HeldCall(hearth_protocol::approvals::HeldCallDraft {
+        tool,
+        summary,
+        arguments,
+        reason: why.to_owned(),
+        sources: ctx.provenance().map(trust::Provenance::sources).unwrap_or_default(),
+        op_scope: key.scope.clone(),
+        op_id: key.op_id.clone(),
+        thread_id: ctx.scope.thread_id().map(hearth_protocol::ids::ThreadId::trusted),
+    });
+    propose(ctx, &format!("held:{}", key.joined()), None, draft).await
+}

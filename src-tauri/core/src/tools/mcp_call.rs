@@ -20,15 +20,14 @@
 //! What a call returns is outside content: it is wrapped as data, bounded, and recorded on the
 //! run's provenance like a web page.
 
-use hearth_protocol::approvals::{HeldCallDraft, HeldTool, ProposalDraft};
-use hearth_protocol::ids::ThreadId;
+use hearth_protocol::approvals::HeldTool;
 use hearth_protocol::mcp::{McpToolPolicy, McpToolRef};
 use hearth_protocol::provenance::{OutsideSource, SourceKind};
 use serde_json::{Map, Value, json};
 
 use super::ToolOutput;
 use super::context::{StepId, ToolContext};
-use super::keyed::{cite_mandate, journal_answers_without_acting, perform_keyed, propose, standing_order};
+use super::keyed::{cite_mandate, journal_answers_without_acting, perform_keyed, propose_held, standing_order};
 use crate::journal::{EffectError, JournalError, ReceiptStatus};
 use crate::mcp::{BoundTool, McpError, McpOutput};
 use crate::trust;
@@ -176,17 +175,8 @@ async fn hold(ctx: &ToolContext, tool: McpToolRef, args: Map<String, Value>, ste
         return cite_mandate(output, &mandate);
     }
     let arguments = Value::Object(args);
-    let draft = ProposalDraft::HeldCall(HeldCallDraft {
-        tool: HeldTool::Mcp(tool.clone()),
-        summary: summarize(&tool, &arguments),
-        arguments,
-        reason: why.to_owned(),
-        sources: ctx.provenance().map(trust::Provenance::sources).unwrap_or_default(),
-        op_scope: key.scope.clone(),
-        op_id: key.op_id.clone(),
-        thread_id: ctx.scope.thread_id().map(ThreadId::trusted),
-    });
-    propose(ctx, &format!("held:{}", key.joined()), None, draft).await
+    let summary = summarize(&tool, &arguments);
+    propose_held(ctx, &key, HeldTool::Mcp(tool), summary, arguments, why).await
 }
 
 /// One line for the card's title and the notice.

@@ -81,6 +81,8 @@ async fn a_google_account_is_connected_its_mail_searched_and_a_reply_approved() 
     assert!(fixture.paths().iter().any(|p| p == "/gmail/v1/users/me/messages"), "{:?}", fixture.paths());
     assert!(fixture.sent().is_empty());
     session.find(".approval-card [data-action=approve]").await.click().await.unwrap();
+    // Past the undo window at once.
+    session.find(".approval-card[data-status=leaving] [data-action=send-now]").await.click().await.unwrap();
     session
         .until_texts(".approval-card .approval-receipt", "the receipt shows", |t| {
             t.len() == 1 && t[0].contains("Sent from owner@example.com")

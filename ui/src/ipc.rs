@@ -8,7 +8,9 @@ use hearth_protocol::accounts::{
     AccountAccess, AccountAttemptParams, AccountConnectParams, AccountParams, AccountsView, ConnectBegun, GoogleClientParams,
 };
 use hearth_protocol::agui::Event;
-use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalGetParams, ApprovalListResponse, ApprovalRecheckParams, ProposalView};
+use hearth_protocol::approvals::{
+    ApprovalDecideParams, ApprovalGetParams, ApprovalLeavingParams, ApprovalListResponse, ApprovalRecheckParams, ProposalView,
+};
 use hearth_protocol::browser::{
     BrowserListResponse, ControlFrame, ControlInput, ControlInputParams, ControlStarted, ControlStopParams, ProfileParams,
     ScreenshotParams, ScreenshotResponse, UseProfileParams,
@@ -38,7 +40,7 @@ use hearth_protocol::notifications::{NotificationListResponse, NotificationOpene
 use hearth_protocol::schedules::{ScheduleControlParams, ScheduleCreateParams, ScheduleListResponse, ScheduleView};
 use hearth_protocol::settings::{
     AgentMode, AgentModeParams, ConnectionTestResponse, EndpointParams, HarnessSettingsParams, LocalModelActivity, LocalModelInfo,
-    LocalModelInspectParams, LocalModelOverrideParams, ModelSettingsParams, ProbeProgress, SettingsView,
+    LocalModelInspectParams, LocalModelOverrideParams, ModelSettingsParams, ProbeProgress, SettingsView, UndoWindowParams,
 };
 use hearth_protocol::tasks::{TaskChanged, TaskControlParams, TaskDetail, TaskGetParams, TaskListResponse, TaskView};
 use hearth_protocol::{ErrorCode, IpcError};
@@ -404,6 +406,13 @@ pub async fn approval_recheck(params: &ApprovalRecheckParams) -> Result<Proposal
     call(cmd::APPROVAL_RECHECK, &serde_json::json!({ "params": params })).await
 }
 
+/// Undo, or send now, an approved action waiting out its undo window; answers the proposal as
+/// it is afterwards.
+pub async fn approval_leaving(params: &ApprovalLeavingParams) -> Result<ProposalView, IpcError> {
+    params.validate()?;
+    call(cmd::APPROVAL_LEAVING, &serde_json::json!({ "params": params })).await
+}
+
 /// The owner's files, newest first.
 pub async fn file_list() -> Result<FileListResponse, IpcError> {
     call(cmd::FILE_LIST, &serde_json::json!({})).await
@@ -557,6 +566,13 @@ pub async fn settings_endpoint_set(enabled: bool) -> Result<SettingsView, IpcErr
 /// from now on. The view carries the new token while the endpoint runs.
 pub async fn settings_endpoint_regenerate() -> Result<SettingsView, IpcError> {
     call(cmd::SETTINGS_ENDPOINT_REGENERATE, &serde_json::json!({})).await
+}
+
+/// How long an approved email or event change waits with Undo (0: it leaves at once).
+pub async fn settings_undo_window_set(seconds: u32) -> Result<SettingsView, IpcError> {
+    let params = UndoWindowParams { seconds };
+    params.validate()?;
+    call(cmd::SETTINGS_UNDO_WINDOW_SET, &serde_json::json!({ "params": params })).await
 }
 
 /// The picture a browse_web result names.

@@ -3,8 +3,9 @@
 //!
 //! `approval_worker <data dir> <proposal id> <hash> <stage>` approves the proposal; at
 //! `stage` (`claimed`: claimed, not yet carried out; `settled`: carried out and its receipt
-//! recorded, the task not yet released) it prints `AT_STAGE` and hangs until killed. If the
-//! approval ends before reaching the stage, it prints `DECIDED <what happened>` and exits 1.
+//! recorded, the task not yet released; `leaving`: approved, waiting out an undo window) it
+//! prints `AT_STAGE` and hangs until killed. If the approval ends before reaching the stage,
+//! it prints `DECIDED <what happened>` and exits 1.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::io::Write;
@@ -30,20 +31,23 @@ async fn main() {
         eprintln!("approval_worker: the proposal id is not a valid id");
         std::process::exit(2);
     };
+    // `leaving`: approved with an undo window of an hour, and killed inside it.
     let target = match stage.as_str() {
-        "claimed" => DecideStage::Claimed,
-        "settled" => DecideStage::Settled,
+        "claimed" => Some(DecideStage::Claimed),
+        "settled" => Some(DecideStage::Settled),
+        "leaving" => None,
         other => {
-            eprintln!("approval_worker: unknown stage {other:?}; use claimed or settled");
+            eprintln!("approval_worker: unknown stage {other:?}; use claimed, settled or leaving");
             std::process::exit(2);
         }
     };
     let mut config = Config::new(PathBuf::from(data));
     config.start_workers = false;
+    config.undo_window = if target.is_none() { std::time::Duration::from_secs(3600) } else { std::time::Duration::ZERO };
     let hearth = Hearth::open(config).await.unwrap();
     let hook: DecideHook = Arc::new(move |stage: DecideStage| {
         Box::pin(async move {
-            if stage == target {
+            if Some(stage) == target {
                 announce();
                 std::future::pending::<()>().await;
             }
@@ -51,6 +55,10 @@ async fn main() {
     });
     hearth.approvals().set_decide_hook(Some(hook));
     let decided = hearth.approval_decide(&ApprovalDecideParams { proposal_id, hash, decision: Decision::Approve }).await;
+    if target.is_none() && decided.as_ref().is_ok_and(|view| view.status == hearth_protocol::approvals::ProposalStatus::Leaving) {
+        announce();
+        std::future::pending::<()>().await;
+    }
     // Reaching here means the approval never got to the stage.
     let mut out = std::io::stdout();
     writeln!(out, "DECIDED {decided:?}").unwrap();

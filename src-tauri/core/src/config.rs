@@ -25,6 +25,9 @@ pub struct Config {
     pub start_workers: bool,
     /// How long a proposal can be approved (30 minutes).
     pub approval_ttl: Duration,
+    /// How long an approved email or event change waits with Undo when the owner has not
+    /// chosen (10 s; Settings overrides it; tests that count sends at once set it to zero).
+    pub undo_window: Duration,
     /// libpdfium.so (see [`crate::pdf::default_library_path`]).
     pub pdfium_library: PathBuf,
     /// The wall-clock limit of one model task run (5 minutes; tests shorten it).
@@ -129,6 +132,7 @@ impl Config {
             engine: EngineConfig::default(),
             start_workers: true,
             approval_ttl: crate::approvals::PROPOSAL_TTL,
+            undo_window: Duration::from_secs(u64::from(hearth_protocol::settings::DEFAULT_UNDO_WINDOW_SECONDS)),
             pdfium_library: crate::pdf::default_library_path(),
             task_run_limit: crate::agent::MAX_TASK_RUN,
         }

@@ -62,6 +62,13 @@ impl ProposalKind {
 pub enum ProposalStatus {
     /// Waiting for the owner.
     AwaitingReview,
+    /// Approved, and waiting out the owner's undo window before it is carried out
+    /// (`leaves_at`): Undo within it performs nothing. Only the owner's own approval of an
+    /// email or an event change waits; a window of 0 in Settings turns it off.
+    Leaving,
+    /// Taken back by the owner within the undo window (or stopped with its task before it
+    /// left): nothing was sent or changed.
+    Undone,
     /// Approved; being carried out now.
     Executing,
     /// Done; `receipt` says what happened.
@@ -548,6 +555,9 @@ pub struct ProposalView {
     /// cites it; the owner never saw a card for it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mandate_id: Option<String>,
+    /// While `leaving`: when (Unix ms) it is carried out unless the owner presses Undo.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaves_at: Option<i64>,
 }
 
 /// Answer to `approval_list`: awaiting review first, then the most recent others.
@@ -600,6 +610,36 @@ impl ApprovalDecideParams {
     /// Checks the hash's shape (the proposal id checked itself when it was parsed).
     pub fn validate(&self) -> Result<(), IpcError> {
         check_hash(&self.hash)
+    }
+}
+
+/// What the owner asks of an approved action that is waiting out its undo window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LeavingAction {
+    /// Take it back: nothing is sent or changed, and its task hears it was undone.
+    Undo,
+    /// Carry it out now rather than at the end of the window.
+    SendNow,
+}
+
+/// `approval_leaving`: Undo or Send now on an approved action in its undo window. Only the
+/// app window (or a paired device that may decide approvals) calls it, as `approval_decide`.
+/// No hash: it binds to the approval already given, and neither action can change what is
+/// carried out — Undo only prevents it, Send now only carries out what the owner approved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalLeavingParams {
+    /// The proposal.
+    pub proposal_id: ProposalId,
+    /// Undo, or send now.
+    pub action: LeavingAction,
+}
+
+impl ApprovalLeavingParams {
+    /// Nothing left to check: the proposal id checked itself when it was parsed.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        Ok(())
     }
 }
 

@@ -81,6 +81,7 @@ commands! {
     APPROVAL_GET = "approval_get";
     APPROVAL_DECIDE = "approval_decide";
     APPROVAL_RECHECK = "approval_recheck";
+    APPROVAL_LEAVING = "approval_leaving";
     FILE_LIST = "file_list";
     FILE_GET = "file_get";
     FILE_RENDER = "file_render";
@@ -107,6 +108,7 @@ commands! {
     SETTINGS_HARNESS_SET = "settings_harness_set";
     SETTINGS_ENDPOINT_SET = "settings_endpoint_set";
     SETTINGS_ENDPOINT_REGENERATE = "settings_endpoint_regenerate";
+    SETTINGS_UNDO_WINDOW_SET = "settings_undo_window_set";
     COMPUTER_STATUS = "computer_status";
     COMPUTER_ENABLE = "computer_enable";
     COMPUTER_START = "computer_start";

@@ -127,6 +127,7 @@ pub const COMPANION_REACH: &[(Command, Reach)] = {
         (commands::APPROVAL_GET, Scope(Read)),
         (commands::APPROVAL_DECIDE, Scope(DecideApprovals)),
         (commands::APPROVAL_RECHECK, Scope(DecideApprovals)),
+        (commands::APPROVAL_LEAVING, Scope(DecideApprovals)),
         (commands::FILE_LIST, Scope(Read)),
         (commands::FILE_GET, Scope(Read)),
         (commands::FILE_RENDER, Scope(Read)),
@@ -155,6 +156,8 @@ pub const COMPANION_REACH: &[(Command, Reach)] = {
         (commands::SETTINGS_HARNESS_SET, Never),
         (commands::SETTINGS_ENDPOINT_SET, Never),
         (commands::SETTINGS_ENDPOINT_REGENERATE, Never),
+        // A shorter window lets sends leave sooner: set only at home.
+        (commands::SETTINGS_UNDO_WINDOW_SET, Never),
         // The computer and the browser stay at home: the agent uses them there.
         (commands::COMPUTER_STATUS, Never),
         (commands::COMPUTER_ENABLE, Never),

@@ -23,6 +23,8 @@ pub enum NotificationKind {
     InputNeeded,
     /// Something waits for the owner's approval.
     ReviewNeeded,
+    /// An approved email or event change waits out its undo window (Undo is on the notice).
+    Leaving,
     /// A task stopped mid-run; what it did needs a look.
     TaskInterrupted,
     /// A watched page matched its condition (the body holds the line diff).
@@ -55,6 +57,7 @@ impl NotificationKind {
             NotificationKind::ScheduleRefused => "Schedule could not run",
             NotificationKind::InputNeeded => "Question",
             NotificationKind::ReviewNeeded => "Review needed",
+            NotificationKind::Leaving => "Sending soon",
             NotificationKind::TaskInterrupted => "Interrupted",
             NotificationKind::MonitorNotice => "Page changed",
             NotificationKind::MonitorPaused => "Monitor paused",

@@ -233,6 +233,38 @@ pub struct SettingsView {
     pub harness: Option<HarnessSettings>,
     /// Hearth's AG-UI endpoint.
     pub endpoint: EndpointSettings,
+    /// How long an approved email or event change waits, with Undo, before it leaves (0: it
+    /// leaves at once).
+    #[serde(default = "default_undo_window")]
+    pub undo_window_seconds: u32,
+}
+
+/// The undo window when the owner has not chosen one.
+pub const DEFAULT_UNDO_WINDOW_SECONDS: u32 = 10;
+
+/// The longest undo window Settings accepts: longer holds a send the owner meant to go.
+pub const MAX_UNDO_WINDOW_SECONDS: u32 = 120;
+
+fn default_undo_window() -> u32 {
+    DEFAULT_UNDO_WINDOW_SECONDS
+}
+
+/// `settings_undo_window_set`: how long an approved send waits with Undo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoWindowParams {
+    /// Seconds, 0 to [`MAX_UNDO_WINDOW_SECONDS`]; 0 turns the window off.
+    pub seconds: u32,
+}
+
+impl UndoWindowParams {
+    /// In range.
+    pub fn validate(&self) -> Result<(), IpcError> {
+        if self.seconds > MAX_UNDO_WINDOW_SECONDS {
+            return Err(IpcError::invalid(format!("Choose an undo window of 0 to {MAX_UNDO_WINDOW_SECONDS} seconds (0 sends at once).")));
+        }
+        Ok(())
+    }
 }
 
 /// A model file's path: absolute, one line, of a sane length (what is in it is the core's check).
@@ -422,7 +454,8 @@ mod tests {
     fn settings_views_never_debug_print_the_endpoint_token() {
         let endpoint =
             EndpointSettings { enabled: true, url: Some("http://127.0.0.1:4100/".into()), token: Some("hearth_0123456789abcdef".into()) };
-        let view = SettingsView { mode: AgentMode::Sample, model: None, harness: None, endpoint: endpoint.clone() };
+        let view =
+            SettingsView { mode: AgentMode::Sample, model: None, harness: None, endpoint: endpoint.clone(), undo_window_seconds: 10 };
         for printed in [format!("{endpoint:?}"), format!("{view:?}"), format!("{view:#?}")] {
             assert!(!printed.contains("hearth_0123456789abcdef"), "{printed}");
             assert!(printed.contains("[REDACTED]") && printed.contains("127.0.0.1:4100"), "{printed}");

@@ -1,7 +1,9 @@
 //! `approval_*` commands: the only way anything is approved is the owner, in this window.
 
 use hearth_protocol::IpcError;
-use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalGetParams, ApprovalListResponse, ApprovalRecheckParams, ProposalView};
+use hearth_protocol::approvals::{
+    ApprovalDecideParams, ApprovalGetParams, ApprovalLeavingParams, ApprovalListResponse, ApprovalRecheckParams, ProposalView,
+};
 use tauri::State;
 
 use crate::AppState;
@@ -36,4 +38,12 @@ pub async fn approval_recheck(state: State<'_, AppState>, params: serde_json::Va
     let params: ApprovalRecheckParams = parse("approval_recheck", params)?;
     params.validate()?;
     state.ready().await?.approval_recheck(&params).await.map_err(|e| e.to_ipc())
+}
+
+/// Undo, or send now, an approved action waiting out its undo window.
+#[tauri::command]
+pub async fn approval_leaving(state: State<'_, AppState>, params: serde_json::Value) -> Result<ProposalView, IpcError> {
+    let params: ApprovalLeavingParams = parse("approval_leaving", params)?;
+    params.validate()?;
+    state.ready().await?.approval_leaving(&params).await.map_err(|e| e.to_ipc())
 }

@@ -104,3 +104,11 @@ pub async fn settings_endpoint_set(state: State<'_, AppState>, params: serde_jso
 pub async fn settings_endpoint_regenerate(state: State<'_, AppState>) -> Result<SettingsView, IpcError> {
     state.ready().await?.settings_endpoint_regenerate().await.map_err(|e| e.to_ipc())
 }
+
+/// How long an approved email or event change waits with Undo before it leaves.
+#[tauri::command]
+pub async fn settings_undo_window_set(state: State<'_, AppState>, params: serde_json::Value) -> Result<SettingsView, IpcError> {
+    let params: hearth_protocol::settings::UndoWindowParams = parse("settings_undo_window_set", params)?;
+    params.validate()?;
+    state.ready().await?.settings_undo_window_set(&params).await.map_err(|e| e.to_ipc())
+}

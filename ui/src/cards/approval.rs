@@ -9,7 +9,9 @@
 //! fetch — so the owner can only approve what they read. A re-fetched proposal whose draft
 //! changed is held back until the owner asks for it.
 
-use hearth_protocol::approvals::{ApprovalDecideParams, ApprovalRecheckParams, Decision, ProposalStatus, ProposalView, Recheck};
+use hearth_protocol::approvals::{
+    ApprovalDecideParams, ApprovalLeavingParams, ApprovalRecheckParams, Decision, LeavingAction, ProposalStatus, ProposalView, Recheck,
+};
 use hearth_protocol::ids::ProposalId;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -21,13 +23,16 @@ use crate::live_tasks::LiveTasks;
 use crate::request::settled_failure;
 use crate::state::approvals::{
     CHANGES_HEADING, Refetched, TaskRevision, can_decide, can_recheck, countdown_label, draft_title, effective_status, event_changes,
-    event_heading, hidden_line, is_expired, on_refetch, origin_line, reply_line, revealed, sources_line, status_label, task_moved,
+    event_heading, hidden_line, is_expired, leaving_label, left_by, on_refetch, origin_line, reply_line, revealed, sources_line,
+    status_label, task_moved,
 };
 
-/// What the owner answers a proposal: a decision, or a check of an approved action's outcome.
+/// What the owner answers a proposal: a decision, Undo or Send now while an approved one
+/// waits out its undo window, or a check of an approved action's outcome.
 #[derive(Debug, Clone)]
 enum Answer {
     Decide(ApprovalDecideParams),
+    Leaving(ApprovalLeavingParams),
     Recheck(ApprovalRecheckParams),
 }
 
@@ -88,6 +93,7 @@ pub fn ApprovalCard(
         async move {
             let reply = match &request {
                 Answer::Decide(params) => ipc::approval_decide(params).await,
+                Answer::Leaving(params) => ipc::approval_leaving(params).await,
                 Answer::Recheck(params) => ipc::approval_recheck(params).await,
             };
             match reply {
@@ -137,6 +143,19 @@ pub fn ApprovalCard(
         }
         answer.dispatch_local(Answer::Recheck(ApprovalRecheckParams { proposal_id: proposal.id, hash: proposal.hash, action }));
     };
+    // Undo or Send now: the backend decides whether it is still in time (a click after the
+    // window ended is told it already left).
+    let leave = move |action: LeavingAction| {
+        if deciding.get_untracked() {
+            return;
+        }
+        let Some(proposal) = shown.get_untracked() else { return };
+        if proposal.status != ProposalStatus::Leaving {
+            return;
+        }
+        answer.dispatch_local(Answer::Leaving(ApprovalLeavingParams { proposal_id: proposal.id, action }));
+    };
+    refetch_when_it_leaves(shown, clock, refetch);
     let show_latest = move |_| {
         if let Some(newer) = latest.get_untracked() {
             shown.set(Some(newer));
@@ -149,6 +168,7 @@ pub fn ApprovalCard(
     let decidable = Memo::new(move |_| status.get() == Some(ProposalStatus::AwaitingReview));
     let superseded = Memo::new(move |_| latest.with(Option::is_some));
     let recheckable = Memo::new(move |_| shown.with(|p| p.as_ref().is_some_and(can_recheck)));
+    let undoable = Memo::new(move |_| status.get() == Some(ProposalStatus::Leaving));
     // Before the proposal arrives: "loading", or "error" when it could not be fetched.
     let status_slug = move || match status.get() {
         Some(status) => status.as_str(),
@@ -211,6 +231,25 @@ pub fn ApprovalCard(
                     >"Deny"</button>
                 </div>
             </Show>
+            <Show when=move || undoable.get()>
+                <div class="approval-actions approval-leaving">
+                    <span class="approval-leaves-in">
+                        {move || shown.with(|p| p.as_ref().and_then(|p| p.leaves_at)).map(|at| leaving_label(clock.now.get(), at))}
+                    </span>
+                    <button
+                        class="approval-undo"
+                        data-action="undo"
+                        disabled=move || deciding.get()
+                        on:click=move |_| leave(LeavingAction::Undo)
+                    >"Undo"</button>
+                    <button
+                        class="approval-send-now"
+                        data-action="send-now"
+                        disabled=move || deciding.get()
+                        on:click=move |_| leave(LeavingAction::SendNow)
+                    >"Send now"</button>
+                </div>
+            </Show>
             <Show when=move || recheckable.get()>
                 <div class="approval-actions">
                     <button
@@ -247,6 +286,23 @@ fn refetch_when_task_moves(shown: RwSignal<Option<ProposalView>>, refetch: Callb
             refetch.run(());
         }
         now
+    });
+}
+
+/// Fetches the proposal again once its undo window has ended (and each second after, until it
+/// has left), so the card follows a send it no longer offers Undo for to its receipt.
+fn refetch_when_it_leaves(shown: RwSignal<Option<ProposalView>>, clock: Clock, refetch: Callback<()>) {
+    let asked_at = StoredValue::new(0_i64);
+    Effect::new(move |_| {
+        let now = clock.now.get();
+        let leaves_at = shown.with(|p| p.as_ref().filter(|p| p.status == ProposalStatus::Leaving).and_then(|p| p.leaves_at));
+        if let Some(leaves_at) = leaves_at
+            && left_by(now, leaves_at)
+            && now.saturating_sub(asked_at.get_value()) >= 1_000
+        {
+            asked_at.set_value(now);
+            refetch.run(());
+        }
     });
 }
 
@@ -310,13 +366,18 @@ fn Outcome(proposal: ProposalView) -> impl IntoView {
             proposal.error.as_deref().map(|e| format!(" ({e})")).unwrap_or_default()
         )),
         ProposalStatus::AwaitingReview
+        | ProposalStatus::Leaving
+        | ProposalStatus::Undone
         | ProposalStatus::Executing
         | ProposalStatus::Succeeded
         | ProposalStatus::Denied
         | ProposalStatus::Expired => None,
     };
+    let undone = (proposal.status == ProposalStatus::Undone)
+        .then(|| proposal.error.clone().unwrap_or_else(|| "Undone before it left. Nothing was sent or changed.".to_owned()));
     view! {
         {proposal.receipt.map(|receipt| view! { <p class="approval-receipt">{receipt}</p> })}
         {failure.map(|failure| view! { <p class="approval-failure">{failure}</p> })}
+        {undone.map(|undone| view! { <p class="approval-undone">{undone}</p> })}
     }
 }

@@ -1,7 +1,10 @@
 //! Inbox: ideas to accept or dismiss, then every notice, newest first; opening one shows what
 //! it is about.
 
+use hearth_protocol::approvals::{ApprovalLeavingParams, LeavingAction, ProposalStatus};
 use hearth_protocol::ideas::IdeaAccepted;
+use hearth_protocol::ids::ProposalId;
+use hearth_protocol::notifications::{NotificationKind, NotificationTarget};
 use leptos::prelude::*;
 
 use crate::clock::local_time;
@@ -34,6 +37,11 @@ pub fn InboxScreen() -> impl IntoView {
                 <For each=move || notices.get() key=|n| (n.id, n.read) let(notice)>
                     {
                         let open = notice.clone();
+                        // An approved send in its undo window: Undo right here.
+                        let undo = match (&notice.kind, &notice.target) {
+                            (NotificationKind::Leaving, NotificationTarget::Proposal(id)) => Some(id.clone()),
+                            _ => None,
+                        };
                         view! {
                             <li>
                                 <button
@@ -48,6 +56,7 @@ pub fn InboxScreen() -> impl IntoView {
                                     <span class="notice-body">{notice.body.clone()}</span>
                                     <span class="notice-time">{local_time(notice.created_at)}</span>
                                 </button>
+                                {undo.map(|proposal_id| view! { <UndoFromNotice proposal_id /> })}
                             </li>
                         }
                     }
@@ -57,6 +66,33 @@ pub fn InboxScreen() -> impl IntoView {
         </section>
     }
     .into_any()
+}
+
+/// Undo on a notice about an approved send: takes it back if it has not left yet, and says
+/// what became of it either way.
+#[component]
+fn UndoFromNotice(proposal_id: ProposalId) -> impl IntoView {
+    let undo = Action::new_local(move |(): &()| {
+        let params = ApprovalLeavingParams { proposal_id: proposal_id.clone(), action: LeavingAction::Undo };
+        async move { ipc::approval_leaving(&params).await }
+    });
+    let busy = undo.pending();
+    let outcome = move || {
+        undo.value().get().map(|reply| match reply {
+            Ok(view) if view.status == ProposalStatus::Undone => "Undone: nothing was sent or changed.".to_owned(),
+            Ok(view) => format!("It is {} now.", view.status.as_str().replace('_', " ")),
+            Err(err) => err.message,
+        })
+    };
+    view! {
+        <button
+            class="notice-undo"
+            data-action="undo"
+            disabled=move || busy.get() || undo.value().with(Option::is_some)
+            on:click=move |_| { undo.dispatch_local(()); }
+        >"Undo"</button>
+        {move || outcome().map(|line| view! { <span class="notice-undo-outcome">{line}</span> })}
+    }
 }
 
 /// The owner's answer to an idea.

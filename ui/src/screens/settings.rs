@@ -15,6 +15,7 @@ mod harness;
 mod home_link;
 mod model_provider;
 mod tools;
+mod undo_window;
 
 use std::future::Future;
 
@@ -34,6 +35,7 @@ use harness::HarnessSection;
 use home_link::HomeLinkSection;
 use model_provider::ModelSection;
 use tools::ToolsSection;
+use undo_window::UndoWindowSection;
 
 /// The Settings screen.
 #[component]
@@ -78,6 +80,7 @@ pub fn SettingsScreen() -> impl IntoView {
                         <ModelSection settings />
                         <HarnessSection settings />
                         <EndpointSection settings />
+                        <UndoWindowSection settings />
                         <ComputerSection />
                         <DevicesSection />
                         <ToolsSection />

@@ -22,6 +22,22 @@ pub fn countdown_label(now_ms: i64, expires_at: i64) -> String {
     format!("{:02}:{:02}", left_s / 60, left_s % 60)
 }
 
+/// What a card in its undo window says: the seconds left ("Leaves in 8 s"), then that it is
+/// on its way once they are up.
+pub fn leaving_label(now_ms: i64, leaves_at: i64) -> String {
+    let left_ms = leaves_at.saturating_sub(now_ms).max(0);
+    if left_ms == 0 {
+        return "Leaving now…".to_owned();
+    }
+    let left_s = left_ms / 1000 + i64::from(left_ms % 1000 != 0);
+    format!("Leaves in {left_s} s")
+}
+
+/// Whether an undo window ending at `leaves_at` is over at `now_ms`.
+pub fn left_by(now_ms: i64, leaves_at: i64) -> bool {
+    now_ms >= leaves_at
+}
+
 /// Whether the proposal can no longer be approved at `now_ms`.
 pub fn is_expired(now_ms: i64, expires_at: i64) -> bool {
     now_ms >= expires_at

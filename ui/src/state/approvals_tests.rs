@@ -32,6 +32,7 @@ fn proposal(id: &str, status: ProposalStatus, created_at: i64, expires_at: i64) 
         mandate_id: None,
         receipt: None,
         error: None,
+        leaves_at: None,
     }
 }
 
@@ -391,4 +392,15 @@ fn a_draft_with_hidden_characters_is_shown_whole_and_counted() {
     assert!(hidden_line(hidden).starts_with("This draft holds 4 hidden characters"));
     let (_, none) = revealed(&proposal("p-plain", ProposalStatus::AwaitingReview, 0, 60_000));
     assert_eq!(none, 0);
+}
+
+#[test]
+fn a_leaving_card_counts_down_whole_seconds_then_says_it_is_on_its_way() {
+    assert_eq!(leaving_label(0, 10_000), "Leaves in 10 s");
+    assert_eq!(leaving_label(1, 10_000), "Leaves in 10 s", "a part second counts as one");
+    assert_eq!(leaving_label(9_500, 10_000), "Leaves in 1 s");
+    assert_eq!(leaving_label(10_000, 10_000), "Leaving now…");
+    assert_eq!(leaving_label(12_000, 10_000), "Leaving now…");
+    assert!(!left_by(9_999, 10_000));
+    assert!(left_by(10_000, 10_000), "the card asks again once the window is over");
 }

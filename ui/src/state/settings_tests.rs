@@ -185,7 +185,8 @@ fn secret_placeholders_say_whether_empty_keeps_one() {
 
 #[test]
 fn model_and_harness_modes_need_their_settings_first() {
-    let mut view = SettingsView { mode: AgentMode::Sample, model: None, harness: None, endpoint: Default::default() };
+    let mut view =
+        SettingsView { mode: AgentMode::Sample, model: None, harness: None, endpoint: Default::default(), undo_window_seconds: 10 };
     assert!(mode_ready(&view, AgentMode::Sample));
     assert!(!mode_ready(&view, AgentMode::Model));
     assert!(!mode_ready(&view, AgentMode::Harness));

@@ -16,6 +16,8 @@ pub async fn hearth_with_model(script: Script) -> (ModelServer, tempfile::TempDi
     let dir = tempfile::tempdir().unwrap();
     let mut config = Config::new(dir.path());
     config.start_workers = false;
+    // A bench's approval is carried out at once, as before the undo window.
+    config.undo_window = std::time::Duration::ZERO;
     let provider = ProviderConfig::new("Scripted", server.base_url(), None).with_retry(RetryPolicy {
         max_retries: 0,
         base_delay: Duration::ZERO,

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use hearth_protocol::approvals::{
-    ApprovalDecideParams, ApprovalRecheckParams, Connection, Decision, HeldCallDraft, ProposalDraft, ProposalKind, ProposalOrigin,
-    ProposalStatus, ProposalView, Recheck,
+    ApprovalDecideParams, ApprovalLeavingParams, ApprovalRecheckParams, Connection, Decision, HeldCallDraft, LeavingAction, ProposalDraft,
+    ProposalKind, ProposalOrigin, ProposalStatus, ProposalView, Recheck,
 };
 use hearth_protocol::provenance::OutsideSource;
 use tokio_util::sync::CancellationToken;
@@ -67,6 +67,11 @@ struct Inner {
     forms: Arc<dyn FormSender>,
     tasks: TaskEngine,
     ttl: Duration,
+    /// The undo window when the owner has not chosen one (`UNDO_WINDOW_SETTING`).
+    undo_default: Duration,
+    /// The end of each undo window this process is waiting out, by proposal id (so a test, or
+    /// shutdown, can wait for one to be carried out or given up).
+    leaving: std::sync::Mutex<std::collections::HashMap<String, tokio::task::JoinHandle<()>>>,
     stopping: CancellationToken,
     identity: ProcessIdentity,
     hook: std::sync::Mutex<Option<DecideHook>>,
@@ -89,8 +94,16 @@ impl std::fmt::Debug for ApprovalGate {
 
 impl ApprovalGate {
     /// A gate over `store` acting through `workspace` (mail, calendar) and `forms` (the
-    /// browser's form submissions); proposals live `ttl`.
-    pub fn new(store: Store, workspace: Arc<dyn Workspace>, forms: Arc<dyn FormSender>, tasks: TaskEngine, ttl: Duration) -> Self {
+    /// browser's form submissions); proposals live `ttl`; an approved email or event change
+    /// waits `undo_default` with Undo unless the owner chose another window in Settings.
+    pub fn new(
+        store: Store,
+        workspace: Arc<dyn Workspace>,
+        forms: Arc<dyn FormSender>,
+        tasks: TaskEngine,
+        ttl: Duration,
+        undo_default: Duration,
+    ) -> Self {
         let identity = tasks.identity().clone();
         Self {
             inner: Arc::new(Inner {
@@ -99,6 +112,8 @@ impl ApprovalGate {
                 forms,
                 tasks,
                 ttl,
+                undo_default,
+                leaving: std::sync::Mutex::default(),
                 stopping: CancellationToken::new(),
                 identity,
                 hook: std::sync::Mutex::new(None),
@@ -146,11 +161,17 @@ impl ApprovalGate {
                 if let Err(err) = gate.expire_due().await {
                     tracing::error!(error = %err, "could not expire overdue proposals");
                 }
+                // A window whose own timer could not carry it out (a database error then) is
+                // carried out here, once due; the claim makes a second try harmless.
+                if let Err(err) = gate.leave_due().await {
+                    tracing::error!(error = %err, "could not carry out approved actions whose undo window ended");
+                }
             }
         })
     }
 
-    /// Stops the expiry sweep.
+    /// Stops the expiry sweep and the undo windows' timers: what is still `leaving` is not
+    /// carried out by this process; the next start returns it to the owner's review.
     pub fn shutdown(&self) {
         self.inner.stopping.cancel();
     }
@@ -178,6 +199,16 @@ impl ApprovalGate {
                 Carrier::Agent => false,
             };
             if dead && self.inner.store.strand_executing_proposal(&id, executor.as_deref(), known_undone).await? {
+                stranded += 1;
+            }
+        }
+        // An undo window a stop cut short: nothing was carried out (that starts only with the
+        // claim to `executing`), so it goes back to the owner, unsent — never sent on its own
+        // after a restart the owner may not have watched, and never dropped.
+        for (id, executor, _) in self.inner.store.leaving_proposals().await? {
+            let dead = executor.as_deref().is_none_or(|owner| ProcessIdentity::liveness(owner) != Liveness::Alive);
+            let review_until = now_ms().saturating_add(i64::try_from(self.inner.ttl.as_millis()).unwrap_or(i64::MAX));
+            if dead && self.inner.store.return_leaving_to_review(&id, executor.as_deref(), review_until, LEFT_UNSENT).await? {
                 stranded += 1;
             }
         }
@@ -276,6 +307,7 @@ impl ApprovalGate {
             request_hash: Some(request_hash),
             sources,
             mandate_id: None,
+            leaves_at: None,
         };
         let executor = self.inner.identity.as_str();
         let claim = match (&mandate, operation) {
@@ -485,9 +517,11 @@ impl ApprovalGate {
             )));
         }
         let executor = self.inner.identity.as_str();
+        let window = self.undo_window(proposal.draft.kind()).await?;
+        let leaves_at = window.map(|window| now.saturating_add(i64::try_from(window.as_millis()).unwrap_or(i64::MAX)));
         // The claim re-checks the account, the expiry and the task (live, and this proposal its
-        // current action) in the same statement that moves it to executing.
-        if !self.inner.store.claim_proposal(&proposal.id, now, &proposal.connection, executor).await? {
+        // current action) in the same statement that moves it to executing (or leaving).
+        if !self.inner.store.claim_proposal(&proposal.id, now, &proposal.connection, executor, leaves_at).await? {
             self.expire_due().await?;
             let current = self.row(&proposal.id).await?;
             if current.status == ProposalStatus::AwaitingReview {
@@ -500,7 +534,145 @@ impl ApprovalGate {
             // Someone else decided it, or it expired, in the meantime.
             return Ok(current.view());
         }
+        if let (Some(window), Some(_)) = (window, leaves_at) {
+            self.wait_out(&proposal.id, window);
+            return Ok(self.row(&proposal.id).await?.view());
+        }
         self.carry_out(&proposal, executor, Attempt::First).await
+    }
+
+    /// The undo window for an approval of `kind`: `None` when it is carried out at once. Only
+    /// the owner's email and calendar changes wait (what Undo send means to people); a web
+    /// form and a held call go at once, as before.
+    async fn undo_window(&self, kind: ProposalKind) -> Result<Option<Duration>> {
+        match carrier(kind) {
+            Carrier::Workspace => {}
+            Carrier::Browser | Carrier::Agent => return Ok(None),
+        }
+        let window = match self.inner.store.setting(UNDO_WINDOW_SETTING).await? {
+            Some(seconds) => match seconds.parse::<u64>() {
+                Ok(seconds) => Duration::from_secs(seconds),
+                Err(_) => {
+                    tracing::warn!("the stored undo window is not a number of seconds; the default is used");
+                    self.inner.undo_default
+                }
+            },
+            None => self.inner.undo_default,
+        };
+        Ok((!window.is_zero()).then_some(window))
+    }
+
+    /// The owner's undo window in seconds (Settings).
+    pub async fn undo_window_seconds(&self) -> Result<u32> {
+        let default = u32::try_from(self.inner.undo_default.as_secs()).unwrap_or(u32::MAX);
+        Ok(self.inner.store.setting(UNDO_WINDOW_SETTING).await?.and_then(|s| s.parse().ok()).unwrap_or(default))
+    }
+
+    /// Sets the owner's undo window (already checked in range); approvals from now on use it.
+    pub async fn set_undo_window_seconds(&self, seconds: u32) -> Result<()> {
+        self.inner.store.put_setting(UNDO_WINDOW_SETTING, &seconds.to_string()).await?;
+        Ok(())
+    }
+
+    /// Waits out `proposal_id`'s undo window in the background, then carries it out unless it
+    /// was undone (or its task stopped) meanwhile. Shutdown ends the wait with nothing done.
+    fn wait_out(&self, proposal_id: &str, window: Duration) {
+        let gate = self.clone();
+        let id = proposal_id.to_owned();
+        let handle = tokio::spawn(async move {
+            tokio::select! {
+                () = gate.inner.stopping.cancelled() => return,
+                () = tokio::time::sleep(window) => {}
+            }
+            if let Err(err) = gate.leave(&id, false).await {
+                // Still `leaving`: the sweep tries again, or the next start returns it to review.
+                tracing::error!(proposal_id = id, error = %err, "could not carry out an approved action after its undo window");
+            }
+        });
+        let mut leaving = self.inner.leaving.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        leaving.retain(|_, handle| !handle.is_finished());
+        leaving.insert(proposal_id.to_owned(), handle);
+    }
+
+    /// Waits until this process's timer for `proposal_id`'s undo window has carried it out or
+    /// given up (at once when there is none). For tests and the headless server's shutdown.
+    pub async fn wait_leaving(&self, proposal_id: &str) {
+        let handle = self.inner.leaving.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(proposal_id);
+        if let Some(handle) = handle {
+            let _ = handle.await;
+        }
+    }
+
+    /// Carries out every proposal of this process whose undo window is over.
+    async fn leave_due(&self) -> Result<()> {
+        let me = self.inner.identity.as_str();
+        let now = now_ms();
+        for (id, executor, leaves_at) in self.inner.store.leaving_proposals().await? {
+            if leaves_at <= now && executor.as_deref() == Some(me) {
+                self.leave(&id, false).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends `proposal_id`'s undo window: claims it `executing` (when due, or at once with
+    /// `now_anyway`) and carries it out. One the claim cannot take — undone, or its task
+    /// stopped, meanwhile; or the account it was approved for is no longer the one in use —
+    /// is not carried out; a proposal still `leaving` then is settled `failed` with why.
+    async fn leave(&self, proposal_id: &str, now_anyway: bool) -> Result<ProposalView> {
+        let executor = self.inner.identity.as_str();
+        if self.inner.store.claim_leaving(proposal_id, now_ms(), executor, now_anyway).await? {
+            let proposal = self.row(proposal_id).await?;
+            return self.carry_out(&proposal, executor, Attempt::First).await;
+        }
+        let current = self.row(proposal_id).await?;
+        if current.status == ProposalStatus::Leaving && current.leaves_at.is_some_and(|at| now_anyway || at <= now_ms()) {
+            // Due and not taken: the account changed, or the task no longer waits on it. Nothing
+            // was sent; the card and the task say so.
+            self.inner
+                .store
+                .settle_proposal(proposal_id, ProposalStatus::Leaving, ProposalStatus::Failed, None, Some(NOT_LEFT), None)
+                .await?;
+            self.release(&current).await?;
+            return Ok(self.row(proposal_id).await?.view());
+        }
+        Ok(current.view())
+    }
+
+    /// The owner's Undo or Send now on an approved action in its undo window, from the app
+    /// window (or a paired device that may decide approvals).
+    pub async fn leaving(&self, params: &ApprovalLeavingParams) -> Result<ProposalView> {
+        params.validate()?;
+        let proposal = self.row(params.proposal_id.as_str()).await?;
+        match params.action {
+            LeavingAction::Undo => {
+                if self.inner.store.undo_leaving(&proposal.id, UNDONE).await? {
+                    self.release(&proposal).await?;
+                    return Ok(self.row(&proposal.id).await?.view());
+                }
+                let current = self.row(&proposal.id).await?;
+                match current.status {
+                    ProposalStatus::Undone => Ok(current.view()),
+                    ProposalStatus::Executing | ProposalStatus::Succeeded | ProposalStatus::OutcomeUnknown => {
+                        Err(CoreError::Conflict("Too late to undo: it had already left. Check where it went (Sent, the calendar).".into()))
+                    }
+                    ProposalStatus::AwaitingReview
+                    | ProposalStatus::Leaving
+                    | ProposalStatus::Failed
+                    | ProposalStatus::Denied
+                    | ProposalStatus::Expired => Err(CoreError::Conflict(format!(
+                        "There is nothing to undo: this is {}, not waiting to leave.",
+                        current.status.as_str().replace('_', " ")
+                    ))),
+                }
+            }
+            LeavingAction::SendNow => {
+                if proposal.status != ProposalStatus::Leaving {
+                    return Ok(proposal.view());
+                }
+                self.leave(&proposal.id, true).await
+            }
+        }
     }
 
     /// Carries out `proposal`, claimed `executing` by `executor`, records how it ended, and
@@ -698,6 +870,19 @@ impl ApprovalGate {
         self.inner.store.get_proposal(proposal_id).await?.ok_or_else(|| CoreError::NotFound(format!("There is no proposal {proposal_id}.")))
     }
 }
+
+/// The meta key of the owner's undo window, in whole seconds.
+pub const UNDO_WINDOW_SETTING: &str = "undo_window_seconds";
+
+/// What the card says of an undo window a stop cut short.
+const LEFT_UNSENT: &str = "Hearth stopped before this left, so nothing was sent or changed. Approve it again to send it, or deny it.";
+
+/// What the card says when Undo was pressed in time.
+const UNDONE: &str = "Undone by you before it left. Nothing was sent or changed.";
+
+/// What the card says when an undo window ended and the action could no longer be carried out.
+const NOT_LEFT: &str = "Not sent: by the end of the undo window its task had stopped or the account in use had changed. \
+                        Nothing was sent or changed; ask for it again if you still want it.";
 
 /// What the gate tells the owner when a check did not find the effect.
 const NOT_FOUND_NOTE: &str = " — Hearth looked and did not find it. That is not proof it did not happen (a fresh send can take a \

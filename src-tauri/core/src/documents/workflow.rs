@@ -130,7 +130,7 @@ impl DocumentTask {
         };
         let proposal = self.tools.proposer().current(&prepared.proposal_id).await?;
         Ok(match proposal.status {
-            ProposalStatus::AwaitingReview | ProposalStatus::Executing => {
+            ProposalStatus::AwaitingReview | ProposalStatus::Leaving | ProposalStatus::Executing => {
                 self.plan(ctx, 3).await?;
                 ctx.event(TaskEventKind::Observation, "The reply is ready for your review in Approvals.").await?;
                 TaskOutcome::WaitingApproval(proposal.id)
@@ -143,7 +143,7 @@ impl DocumentTask {
                 "Sending the reply may or may not have happened ({}). Check Sent mail before sending it again.",
                 proposal.error.unwrap_or_default()
             )),
-            ended @ (ProposalStatus::Denied | ProposalStatus::Expired | ProposalStatus::Failed) => {
+            ended @ (ProposalStatus::Denied | ProposalStatus::Undone | ProposalStatus::Expired | ProposalStatus::Failed) => {
                 // Retry prepares a fresh reply for a fresh review.
                 ctx.checkpoint(&json!({ "replyGeneration": generation + 1 })).await?;
                 let why = match ended {
@@ -152,6 +152,10 @@ impl DocumentTask {
                         _ => "You denied the reply".to_owned(),
                     },
                     ProposalStatus::Expired => "The reply expired before it was approved".to_owned(),
+                    ProposalStatus::Undone => match proposal.error.as_deref() {
+                        Some(why) if !why.starts_with("Undone by you") => format!("The reply was taken back before it left ({why})"),
+                        _ => "You undid the reply before it left".to_owned(),
+                    },
                     _ => format!("Sending failed ({})", proposal.error.unwrap_or_default()),
                 };
                 TaskOutcome::Failed(format!("{why}, so nothing was sent. Retry to prepare it again."))

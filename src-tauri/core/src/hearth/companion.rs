@@ -217,6 +217,14 @@ impl CompanionRouter {
                 let rechecked = tokio::spawn(async move { hearth.approval_recheck(&params).await });
                 json(rechecked.await.map_err(|_| internal("the recheck's task ended unexpectedly"))?.map_err(core)?)
             }
+            "approval_leaving" => {
+                let params: approvals::ApprovalLeavingParams = parse(command, params)?;
+                params.validate()?;
+                // As a decision: once it reached the host, carried out whole (Send now may send).
+                let hearth = h.clone();
+                let left = tokio::spawn(async move { hearth.approval_leaving(&params).await });
+                json(left.await.map_err(|_| internal("the undo's task ended unexpectedly"))?.map_err(core)?)
+            }
             "file_list" => json(files::FileListResponse { files: h.file_list().await.map_err(core)? }),
             "file_get" => {
                 let params: files::FileGetParams = parse(command, params)?;

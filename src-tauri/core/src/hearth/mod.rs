@@ -162,7 +162,14 @@ impl Hearth {
         browser::forget_profiles_of_ended_tasks(&tasks, store.clone(), browsers.clone());
         // The gate sends a task's reviewed form through the browsers, as it sends mail through
         // the workspace; tools reach neither executor.
-        let approvals = ApprovalGate::new(store.clone(), workspace.clone(), Arc::new(browsers.clone()), tasks.clone(), config.approval_ttl);
+        let approvals = ApprovalGate::new(
+            store.clone(),
+            workspace.clone(),
+            Arc::new(browsers.clone()),
+            tasks.clone(),
+            config.approval_ttl,
+            config.undo_window,
+        );
         let vault = crate::vault::Vault::open_in(store.clone(), &config.data_dir).await?;
         // The owner's MCP servers: their secrets in the vault; started below with the workers.
         let mcp = crate::mcp::McpHub::new(store.clone(), vault.clone(), config.mcp);
@@ -297,6 +304,12 @@ impl Hearth {
     /// The owner's decision on a proposal (the app window is the only caller).
     pub async fn approval_decide(&self, params: &ApprovalDecideParams) -> Result<ProposalView> {
         self.approvals.decide(params).await
+    }
+
+    /// The owner's Undo or Send now on an approved action in its undo window (the app window,
+    /// or a paired device that may decide approvals, is the only caller).
+    pub async fn approval_leaving(&self, params: &hearth_protocol::approvals::ApprovalLeavingParams) -> Result<ProposalView> {
+        self.approvals.leaving(params).await
     }
 
     /// The owner's check or retry of an approved action whose outcome is unknown (the app

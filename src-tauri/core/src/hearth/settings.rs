@@ -104,7 +104,15 @@ impl Hearth {
             },
             None => EndpointSettings::default(),
         };
-        Ok(SettingsView { mode: stored.mode, model, harness, endpoint })
+        let undo_window_seconds = self.approvals.undo_window_seconds().await?;
+        Ok(SettingsView { mode: stored.mode, model, harness, endpoint, undo_window_seconds })
+    }
+
+    /// How long an approved email or event change waits with Undo before it leaves.
+    pub async fn settings_undo_window_set(&self, params: &hearth_protocol::settings::UndoWindowParams) -> Result<SettingsView> {
+        params.validate()?;
+        self.approvals.set_undo_window_seconds(params.seconds).await?;
+        self.settings_get().await
     }
 
     /// Who answers the chat. Model and external agent need their settings first.

@@ -49,6 +49,8 @@ pub struct ProposalRow {
     pub sources: Vec<OutsideSource>,
     /// The standing order that approved it in the owner's place.
     pub mandate_id: Option<String>,
+    /// While `leaving`: when it is carried out unless the owner undoes it (Unix ms).
+    pub leaves_at: Option<i64>,
 }
 
 /// A standing order's use, counted for the operation a task's proposal is keyed by, that
@@ -97,6 +99,7 @@ impl ProposalRow {
             sources: serde_json::from_str(&row.try_get::<String, _>("sources")?)
                 .map_err(|err| StoreError::CorruptRow(format!("stored proposal has unreadable sources ({err})")))?,
             mandate_id: row.try_get("mandate_id")?,
+            leaves_at: row.try_get("leaves_at")?,
         })
     }
 
@@ -116,12 +119,13 @@ impl ProposalRow {
             error: self.error.clone(),
             sources: self.sources.clone(),
             mandate_id: self.mandate_id.clone(),
+            leaves_at: self.leaves_at,
         }
     }
 }
 
 const COLUMNS: &str = "id, key, task_id, kind, draft, connection_id, account, target, target_version, hash, status,
-     created_at, expires_at, receipt, error, origin, executor, request_hash, sources, mandate_id";
+     created_at, expires_at, receipt, error, origin, executor, request_hash, sources, mandate_id, leaves_at";
 
 /// How inserting a proposal went.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,7 +152,7 @@ impl Store {
     /// How many cards wait for a decision, are being carried out, or have an unknown outcome
     /// for the owner to review: all of them, not a page.
     pub async fn count_open_proposals(&self) -> Result<i64> {
-        Ok(sqlx::query("SELECT count(*) FROM proposals WHERE status IN ('awaiting_review', 'executing', 'outcome_unknown')")
+        Ok(sqlx::query("SELECT count(*) FROM proposals WHERE status IN ('awaiting_review', 'leaving', 'executing', 'outcome_unknown')")
             .fetch_one(self.reader())
             .await?
             .try_get(0)?)
@@ -308,11 +312,12 @@ impl Store {
         row.as_ref().map(ProposalRow::from_row).transpose()
     }
 
-    /// Awaiting review first (oldest first), then the most recently decided.
+    /// Leaving (Undo still possible) and awaiting review first (oldest first), then the most
+    /// recently decided.
     pub async fn list_proposals(&self, limit: i64) -> Result<Vec<ProposalRow>> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM proposals
-             ORDER BY status = 'awaiting_review' DESC,
+             ORDER BY status = 'leaving' DESC, status = 'awaiting_review' DESC,
                       CASE WHEN status = 'awaiting_review' THEN created_at ELSE -coalesce(decided_at, created_at) END
              LIMIT ?1"
         ))
@@ -327,10 +332,21 @@ impl Store {
     /// this very statement; for a Google one, its connection still in `google_accounts`, so a
     /// disconnect or a reconnect committed before the claim wins), and — for a task's proposal — the task still running or waiting
     /// for approval **with this proposal as its current action**. Records `executor`.
-    pub async fn claim_proposal(&self, id: &str, now: i64, connection: &Connection, executor: &str) -> Result<bool> {
+    ///
+    /// With `leaves_at`, the claim is `leaving` until then (the owner's undo window; see
+    /// [`Store::claim_leaving`]) rather than `executing`.
+    pub async fn claim_proposal(
+        &self,
+        id: &str,
+        now: i64,
+        connection: &Connection,
+        executor: &str,
+        leaves_at: Option<i64>,
+    ) -> Result<bool> {
         let mut writer = self.writer().await;
         let done = sqlx::query(
-            "UPDATE proposals SET status = 'executing', decided_at = ?2, executor = ?5
+            "UPDATE proposals SET status = CASE WHEN ?7 IS NULL THEN 'executing' ELSE 'leaving' END, leaves_at = ?7,
+                 decided_at = ?2, executor = ?5
              WHERE id = ?1 AND status = 'awaiting_review' AND expires_at > ?2
                AND connection_id = ?3 AND account = ?4
                AND (connection_id <> 'local'
@@ -348,9 +364,105 @@ impl Store {
         .bind(&connection.account)
         .bind(executor)
         .bind(super::DEFAULT_LOCAL_ACCOUNT)
+        .bind(leaves_at)
         .execute(&mut *writer)
         .await?;
         Ok(done.rows_affected() == 1)
+    }
+
+    /// The end of an undo window, in one statement: a `leaving` proposal whose window is over
+    /// (or any, with `now_anyway`: the owner's Send now) becomes `executing` under `executor` —
+    /// only while the account it was approved for is still the one in use (as the claim
+    /// checks) and, for a task's proposal, the task still waits on it. Undo, a Pause or Cancel
+    /// of its task, or a disconnect committed before this wins.
+    pub async fn claim_leaving(&self, id: &str, now: i64, executor: &str, now_anyway: bool) -> Result<bool> {
+        let mut writer = self.writer().await;
+        let done = sqlx::query(
+            "UPDATE proposals SET status = 'executing', leaves_at = NULL, executor = ?3
+             WHERE id = ?1 AND status = 'leaving' AND (?4 OR leaves_at <= ?2)
+               AND (connection_id <> 'local'
+                    OR account = coalesce((SELECT value FROM meta WHERE key = 'local_account'), ?5))
+               AND (connection_id IN ('local', 'browser', 'hearth')
+                    OR EXISTS (SELECT 1 FROM google_accounts g WHERE g.connection_id = proposals.connection_id
+                                 AND g.account = proposals.account))
+               AND (task_id IS NULL OR EXISTS (
+                   SELECT 1 FROM tasks WHERE tasks.id = proposals.task_id AND tasks.action_id = proposals.id
+                     AND tasks.status IN ('running', 'waiting_approval')))",
+        )
+        .bind(id)
+        .bind(now)
+        .bind(executor)
+        .bind(now_anyway)
+        .bind(super::DEFAULT_LOCAL_ACCOUNT)
+        .execute(&mut *writer)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Undo: a `leaving` proposal becomes `undone` with `why`; nothing was carried out. `false`
+    /// when it is no longer leaving (it left, or was undone, meanwhile).
+    pub async fn undo_leaving(&self, id: &str, why: &str) -> Result<bool> {
+        let mut writer = self.writer().await;
+        let done = sqlx::query(
+            "UPDATE proposals SET status = 'undone', leaves_at = NULL, error = ?2
+             WHERE id = ?1 AND status = 'leaving'",
+        )
+        .bind(id)
+        .bind(why)
+        .execute(&mut *writer)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Proposals waiting out an undo window: (id, executor, leaves at).
+    pub async fn leaving_proposals(&self) -> Result<Vec<(String, Option<String>, i64)>> {
+        let rows = sqlx::query("SELECT id, executor, leaves_at FROM proposals WHERE status = 'leaving' ORDER BY leaves_at")
+            .fetch_all(self.reader())
+            .await?;
+        rows.iter().map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?))).collect()
+    }
+
+    /// A `leaving` proposal whose process died inside its window goes back to the owner's
+    /// review, unsent: approvable again until at least `expires_at` (so the owner has time to
+    /// look), with `why` on the card and a new notice saying so. Only while `executor` still
+    /// holds it (a live second process's window is not touched).
+    pub async fn return_leaving_to_review(&self, id: &str, executor: Option<&str>, expires_at: i64, why: &str) -> Result<bool> {
+        let mut writer = self.writer().await;
+        let mut tx = sqlx::Connection::begin_with(&mut *writer, "BEGIN IMMEDIATE").await?;
+        let back = sqlx::query(
+            "UPDATE proposals SET status = 'awaiting_review', leaves_at = NULL, executor = NULL, decided_at = NULL,
+                 expires_at = max(expires_at, ?3), error = ?4
+             WHERE id = ?1 AND status = 'leaving' AND executor IS ?2
+             RETURNING kind, created_at",
+        )
+        .bind(id)
+        .bind(executor)
+        .bind(expires_at)
+        .bind(why)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(back) = back else {
+            tx.rollback().await?;
+            return Ok(false);
+        };
+        let kind: String = back.try_get(0)?;
+        let title = if kind == ProposalKind::EmailSend.as_str() {
+            "An approved email was not sent: review it again"
+        } else {
+            "An approved event change was not made: review it again"
+        };
+        sqlx::query(
+            "INSERT OR IGNORE INTO notifications (key, kind, title, body, target_kind, target_id, created_at)
+             VALUES ('review-again:' || ?1, 'review_needed', ?2, ?3, 'proposal', ?1, ?4)",
+        )
+        .bind(id)
+        .bind(title)
+        .bind(why)
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(true)
     }
 
     /// The owner's retry of an approval whose outcome was unknown, claimed in one statement:
@@ -431,7 +543,7 @@ impl Store {
     ) -> Result<bool> {
         let mut writer = self.writer().await;
         let done = sqlx::query(
-            "UPDATE proposals SET status = ?3, receipt = coalesce(?4, receipt), error = coalesce(?5, error),
+            "UPDATE proposals SET status = ?3, receipt = coalesce(?4, receipt), error = coalesce(?5, error), leaves_at = NULL,
                  decided_at = coalesce(decided_at, ?6)
              WHERE id = ?1 AND status = ?2 AND (?7 IS NULL OR executor IS ?7)",
         )
@@ -509,7 +621,7 @@ impl Store {
     pub async fn waiting_on_decided(&self) -> Result<Vec<(String, String)>> {
         let rows = sqlx::query(
             "SELECT tasks.id, tasks.action_id FROM tasks JOIN proposals ON proposals.id = tasks.action_id
-             WHERE tasks.status = 'waiting_approval' AND proposals.status NOT IN ('awaiting_review', 'executing')",
+             WHERE tasks.status = 'waiting_approval' AND proposals.status NOT IN ('awaiting_review', 'leaving', 'executing')",
         )
         .fetch_all(self.reader())
         .await?;
@@ -525,13 +637,14 @@ impl Store {
                  status_note = (SELECT CASE status
                      WHEN 'succeeded' THEN 'Approved by you.'
                      WHEN 'denied' THEN 'Denied.'
+                     WHEN 'undone' THEN 'Undone by you before it left; nothing was sent or changed.'
                      WHEN 'expired' THEN 'The approval expired.'
                      WHEN 'outcome_unknown' THEN 'Hearth lost track of the approved action; it may or may not have happened.'
                      WHEN 'failed' THEN 'The approved action failed, so nothing was sent or changed.'
                      ELSE 'The approved action ended: ' || status END
                    FROM proposals WHERE id = ?2)
              WHERE id = ?1 AND status = 'waiting_approval' AND action_id = ?2
-               AND EXISTS (SELECT 1 FROM proposals WHERE id = ?2 AND status NOT IN ('awaiting_review', 'executing'))",
+               AND EXISTS (SELECT 1 FROM proposals WHERE id = ?2 AND status NOT IN ('awaiting_review', 'leaving', 'executing'))",
         )
         .bind(task_id)
         .bind(proposal_id)
@@ -548,11 +661,14 @@ fn split_draft(draft: &ProposalDraft) -> Result<(&'static str, String)> {
     Ok((draft.kind().as_str(), inner.to_string()))
 }
 
-/// Denies a task's awaiting-review proposals on `conn` (inside the caller's transaction).
+/// Denies a task's awaiting-review proposals on `conn` (inside the caller's transaction), and
+/// takes back one waiting out its undo window (`undone`): Stop reaches an approved send that
+/// has not left yet, and nothing is carried out after it.
 pub(crate) async fn deny_open_proposals(conn: &mut sqlx::SqliteConnection, task_id: &str, why: &str) -> sqlx::Result<u64> {
     let done = sqlx::query(
-        "UPDATE proposals SET status = 'denied', decided_at = ?2, error = ?3
-         WHERE task_id = ?1 AND status = 'awaiting_review'",
+        "UPDATE proposals SET status = CASE status WHEN 'leaving' THEN 'undone' ELSE 'denied' END,
+             decided_at = coalesce(decided_at, ?2), error = ?3, leaves_at = NULL
+         WHERE task_id = ?1 AND status IN ('awaiting_review', 'leaving')",
     )
     .bind(task_id)
     .bind(now_ms())

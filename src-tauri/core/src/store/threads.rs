@@ -347,7 +347,7 @@ impl Store {
                 (SELECT count(*) FROM chat_runs WHERE thread_id = ?1 AND status = 'running'),
                 (SELECT count(*) FROM operations WHERE scope = ?2 AND status = 'dispatching'),
                 (SELECT count(*) FROM own WHERE status = 'awaiting_review'),
-                (SELECT count(*) FROM own WHERE status = 'executing'),
+                (SELECT count(*) FROM own WHERE status IN ('leaving', 'executing')),
                 (SELECT count(*) FROM operations WHERE scope = ?2 AND status = 'outcome_unknown')
                   + (SELECT count(*) FROM own WHERE status = 'outcome_unknown')",
         )

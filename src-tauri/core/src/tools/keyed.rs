@@ -114,6 +114,10 @@ pub(crate) fn decided_note(status: ProposalStatus, receipt: Option<&str>, error:
     let why = error.unwrap_or("no reason given");
     match status {
         ProposalStatus::AwaitingReview | ProposalStatus::Executing => PREPARED_NOTE.to_owned(),
+        ProposalStatus::Leaving => {
+            "The owner approved it; it leaves in a few seconds unless they undo it. Do not prepare it again.".to_owned()
+        }
+        ProposalStatus::Undone => "The owner approved it, then undid it before it left, so nothing was sent or changed.".to_owned(),
         ProposalStatus::Succeeded => format!("The owner approved it and it was done: {}", receipt.unwrap_or("done")),
         ProposalStatus::Denied => format!("The owner did not approve it, so nothing was sent or changed ({why})."),
         ProposalStatus::Expired => "Nobody approved it in time, so it expired; nothing was sent or changed.".to_owned(),

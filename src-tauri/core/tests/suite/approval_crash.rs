@@ -167,3 +167,38 @@ async fn issue9_kill_after_the_receipt_keeps_one_sent_row_and_releases_the_task(
     assert_eq!(sent(&hearth).await, 1, "approving again sent nothing more");
     hearth.store().close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue36_kill_inside_the_undo_window_sends_nothing_and_returns_it_for_review() {
+    let dir = tempfile::tempdir().unwrap();
+    let (task_id, proposal) = email_awaiting_review(dir.path()).await;
+    approve_and_kill_at(dir.path(), &proposal, "leaving").await;
+    let (task_status, _, proposal_status) = rows(dir.path(), &task_id, &proposal.id).await;
+    assert_eq!((task_status.as_str(), proposal_status.as_str()), ("waiting_approval", "leaving"), "what the kill left");
+
+    // Reopening runs recovery (this Hearth's own window is zero: an approval leaves at once).
+    let hearth = Hearth::open(fast_config(&data_dir(dir.path()))).await.unwrap();
+    assert_eq!(sent(&hearth).await, 0, "killed inside the window: nothing in Sent, and nothing sent on restart");
+    let row = hearth.store().get_proposal(proposal.id.as_str()).await.unwrap().unwrap();
+    assert_eq!(row.status, ProposalStatus::AwaitingReview, "shown for review again, not dropped: {:?}", row.error);
+    assert_eq!(row.leaves_at, None);
+    assert!(row.error.as_deref().unwrap_or_default().contains("nothing was sent"), "{:?}", row.error);
+    assert!(row.expires_at > hearth_core::store::now_ms(), "the owner has time to review it again");
+    let notices = hearth.notification_list().await.unwrap().notifications;
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.kind == hearth_protocol::notifications::NotificationKind::ReviewNeeded && n.title.contains("was not sent")),
+        "a notice says it needs review again: {notices:?}"
+    );
+    let task = hearth.store().get_task(&task_id).await.unwrap().unwrap();
+    assert_eq!(task.status, TaskStatus::WaitingApproval, "the task still waits on the owner's decision");
+
+    // The owner approves it again: it goes exactly once (the stored hash is still the one shown).
+    let again = hearth.approval_decide(&approve(&proposal)).await.unwrap();
+    assert_eq!(again.status, ProposalStatus::Succeeded, "{:?}", again.error);
+    assert_eq!(sent(&hearth).await, 1, "sent once, after the owner's second look");
+    hearth.approval_decide(&approve(&proposal)).await.unwrap();
+    assert_eq!(sent(&hearth).await, 1, "never twice");
+    hearth.store().close().await;
+}

@@ -138,7 +138,7 @@ async fn a_proposal_whose_task_stopped_waiting_cannot_be_approved() {
     let task = t.hearth.store().get_task(&task_id).await.unwrap().unwrap();
     t.hearth.store().apply_control(&task_id, task.status, task.attempts, &TaskControl::Cancel).await.unwrap();
     assert!(
-        !t.hearth.store().claim_proposal(&proposal.id, hearth_core::store::now_ms(), &proposal.connection, "test").await.unwrap(),
+        !t.hearth.store().claim_proposal(&proposal.id, hearth_core::store::now_ms(), &proposal.connection, "test", None).await.unwrap(),
         "the claim checks the task too"
     );
     let after = t.hearth.approval_decide(&decide(&proposal, Decision::Approve)).await.unwrap();
@@ -270,7 +270,7 @@ async fn an_execution_cut_off_by_a_crash_is_known_not_to_have_happened_locally()
         // What a crash between the claim and the send leaves behind (the claimant is a process
         // that no longer exists).
         let dead = "other-boot:1:1";
-        assert!(hearth.store().claim_proposal(&proposal.id, hearth_core::store::now_ms(), &proposal.connection, dead).await.unwrap());
+        assert!(hearth.store().claim_proposal(&proposal.id, hearth_core::store::now_ms(), &proposal.connection, dead, None).await.unwrap());
         proposal
     };
     let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
@@ -526,10 +526,11 @@ async fn a_form_cut_off_while_being_sent_is_outcome_unknown_never_failed() {
         request_hash: None,
         sources: Vec::new(),
         mandate_id: None,
+        leaves_at: None,
     };
     store.insert_proposal(&row, None, None, None).await.unwrap().unwrap();
     // Claimed by a process that is gone (another boot), as a kill mid-send leaves it.
-    assert!(store.claim_proposal("p-form", now, &connection, "another-boot:4242:1").await.unwrap());
+    assert!(store.claim_proposal("p-form", now, &connection, "another-boot:4242:1", None).await.unwrap());
 
     assert_eq!(t.hearth.approvals().recover().await.unwrap(), 1);
     let stranded = store.get_proposal("p-form").await.unwrap().unwrap();

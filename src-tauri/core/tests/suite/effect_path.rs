@@ -213,7 +213,7 @@ async fn issue9_a_stale_proposal_of_a_task_sends_nothing() {
     let (p1, p2): (Vec<_>, Vec<_>) = listed.into_iter().partition(|p| p.id != current);
     // Preparing P2 withdrew P1 in the same transaction; and the claim would refuse it anyway.
     assert!(
-        !hearth.store().claim_proposal(&p1[0].id, hearth_core::store::now_ms(), &p1[0].connection, "test").await.unwrap(),
+        !hearth.store().claim_proposal(&p1[0].id, hearth_core::store::now_ms(), &p1[0].connection, "test", None).await.unwrap(),
         "only the task's current action can be claimed"
     );
     let stale = hearth.approval_decide(&decide(&p1[0], Decision::Approve)).await.unwrap();

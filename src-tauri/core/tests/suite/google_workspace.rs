@@ -403,7 +403,9 @@ async fn a_google_send_cut_off_by_a_crash_is_outcome_unknown_even_with_the_sampl
     // What a crash after the claim leaves (its claimant a process now gone); and the owner had
     // switched to the sample mailbox, which is what the restarted Hearth opens on.
     let row = c.hearth().store().get_proposal(&proposal.id).await.unwrap().unwrap();
-    assert!(c.hearth().store().claim_proposal(&row.id, hearth_core::store::now_ms(), &row.connection, "other-boot:1:1").await.unwrap());
+    assert!(
+        c.hearth().store().claim_proposal(&row.id, hearth_core::store::now_ms(), &row.connection, "other-boot:1:1", None).await.unwrap()
+    );
     c.hearth().account_choose(hearth_protocol::accounts::SAMPLE_ACCOUNT).await.unwrap();
     let mut config = fast_config(c.t.dir.path());
     config.google = hearth_core::config::GoogleEndpoints::all_at(&c.fixture.base_url());
@@ -700,7 +702,7 @@ async fn a_disconnected_account_cannot_approve_or_retry_anything() {
     assert_eq!(c.recheck(&unknown, Recheck::Retry).await.unwrap_err().to_ipc().code, ErrorCode::Conflict);
     // Even a claim written straight to the database is refused: the connection is gone.
     let row = c.hearth().store().get_proposal(&pending.id).await.unwrap().unwrap();
-    assert!(!c.hearth().store().claim_proposal(&row.id, hearth_core::store::now_ms(), &row.connection, "someone").await.unwrap());
+    assert!(!c.hearth().store().claim_proposal(&row.id, hearth_core::store::now_ms(), &row.connection, "someone", None).await.unwrap());
     let stranded = c.hearth().store().get_proposal(&unknown.id).await.unwrap().unwrap();
     assert!(
         c.hearth().store().reclaim_unknown_proposal(&stranded.id, &stranded.connection, "someone").await.unwrap()

@@ -47,5 +47,6 @@ mod tasks;
 mod thread_delete;
 mod tools;
 mod trust;
+mod undo_send;
 mod vault;
 mod workspace;

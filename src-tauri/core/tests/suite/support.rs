@@ -30,6 +30,8 @@ pub fn fast_config(dir: &std::path::Path) -> Config {
     config.sample_chunk_delay = Duration::ZERO;
     config.sample_slow_step = Duration::ZERO;
     config.start_workers = false;
+    // Approved sends leave at once; the undo window's own tests choose one.
+    config.undo_window = Duration::ZERO;
     config
 }
 

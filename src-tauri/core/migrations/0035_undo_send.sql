@@ -87,7 +87,7 @@ WHEN NEW.status = 'leaving' AND OLD.status <> 'leaving'
 BEGIN
     INSERT OR IGNORE INTO notifications (key, kind, title, body, target_kind, target_id, created_at)
     VALUES (
-        'leaving:' || NEW.id,
+        'leaving:' || NEW.id || ':' || coalesce(NEW.decided_at, 0),
         'leaving',
         CASE NEW.kind
             WHEN 'email.send' THEN 'Your approved email leaves in a few seconds'

@@ -72,6 +72,7 @@ fn issue10_no_debug_output_shows_a_secret() {
         }),
         harness: Some(HarnessSettings { url: "http://127.0.0.1:9/agent".into(), has_token: true }),
         endpoint: endpoint.clone(),
+        undo_window_seconds: 10,
     };
     let model_params = ModelSettingsParams {
         kind: ProviderKind::Anthropic,

@@ -285,7 +285,7 @@ fn or_none(text: &str) -> String {
 /// The Approvals screen's two sections.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReviewSections {
-    /// Awaiting review, the soonest to expire first.
+    /// Leaving (Undo still possible) first, then awaiting review, the soonest to expire first.
     pub waiting: Vec<ProposalView>,
     /// Everything else, the most recent first.
     pub recent: Vec<ProposalView>,
@@ -295,8 +295,15 @@ pub struct ReviewSections {
 /// Sections follow the backend's status, not the clock, so the list does not reshuffle
 /// while the owner reads it; an expired card says so itself.
 pub fn review_sections(proposals: &[ProposalView]) -> ReviewSections {
-    let (mut waiting, mut recent): (Vec<_>, Vec<_>) = proposals.iter().cloned().partition(|p| p.status == ProposalStatus::AwaitingReview);
-    waiting.sort_by(|a, b| a.expires_at.cmp(&b.expires_at).then_with(|| a.id.cmp(&b.id)));
+    // An approved send in its undo window stays on top with what waits: Undo is only for now.
+    let (mut waiting, mut recent): (Vec<_>, Vec<_>) =
+        proposals.iter().cloned().partition(|p| matches!(p.status, ProposalStatus::AwaitingReview | ProposalStatus::Leaving));
+    waiting.sort_by(|a, b| {
+        (b.status == ProposalStatus::Leaving)
+            .cmp(&(a.status == ProposalStatus::Leaving))
+            .then_with(|| a.expires_at.cmp(&b.expires_at))
+            .then_with(|| a.id.cmp(&b.id))
+    });
     recent.sort_by(|a, b| b.created_at.cmp(&a.created_at).then_with(|| a.id.cmp(&b.id)));
     ReviewSections { waiting, recent }
 }

@@ -404,3 +404,16 @@ fn a_leaving_card_counts_down_whole_seconds_then_says_it_is_on_its_way() {
     assert!(!left_by(9_999, 10_000));
     assert!(left_by(10_000, 10_000), "the card asks again once the window is over");
 }
+
+#[test]
+fn a_send_in_its_undo_window_sits_on_top_of_what_waits() {
+    let leaving = ProposalView { leaves_at: Some(50), ..proposal("leaving", ProposalStatus::Leaving, 30, 400) };
+    let sections = review_sections(&[
+        proposal("waits", ProposalStatus::AwaitingReview, 10, 100),
+        leaving,
+        proposal("done", ProposalStatus::Succeeded, 40, 500),
+    ]);
+    let ids = |list: &[ProposalView]| list.iter().map(|p| p.id.as_str().to_owned()).collect::<Vec<_>>();
+    assert_eq!(ids(&sections.waiting), ["leaving", "waits"]);
+    assert_eq!(ids(&sections.recent), ["done"]);
+}

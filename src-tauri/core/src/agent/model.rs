@@ -315,7 +315,7 @@ async fn refresh_decisions(proposer: &crate::approvals::Proposer, messages: &mut
     for message in messages {
         let Message::ToolResult { content, .. } = message else { continue };
         let Ok(prepared) = serde_json::from_str::<PrepareResult>(content) else { continue };
-        if !matches!(prepared.status, ProposalStatus::AwaitingReview | ProposalStatus::Executing) {
+        if !matches!(prepared.status, ProposalStatus::AwaitingReview | ProposalStatus::Leaving | ProposalStatus::Executing) {
             continue;
         }
         let now = match proposer.current(&prepared.proposal_id).await {

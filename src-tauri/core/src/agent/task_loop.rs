@@ -347,7 +347,9 @@ impl ModelTaskHandler {
                 Ok(proposal) => {
                     if matches!(
                         proposal.status,
-                        hearth_protocol::approvals::ProposalStatus::AwaitingReview | hearth_protocol::approvals::ProposalStatus::Executing
+                        hearth_protocol::approvals::ProposalStatus::AwaitingReview
+                            | hearth_protocol::approvals::ProposalStatus::Leaving
+                            | hearth_protocol::approvals::ProposalStatus::Executing
                     ) {
                         return Resolved::StillWaiting(proposal.id);
                     }

@@ -581,8 +581,13 @@ impl ApprovalGate {
         let id = proposal_id.to_owned();
         let handle = tokio::spawn(async move {
             tokio::select! {
+                biased;
                 () = gate.inner.stopping.cancelled() => return,
                 () = tokio::time::sleep(window) => {}
+            }
+            // Shut down as the window ended: left for the next start to return to review.
+            if gate.inner.stopping.is_cancelled() {
+                return;
             }
             if let Err(err) = gate.leave(&id, false).await {
                 // Still `leaving`: the sweep tries again, or the next start returns it to review.
@@ -603,13 +608,32 @@ impl ApprovalGate {
         }
     }
 
-    /// Carries out every proposal of this process whose undo window is over.
+    /// Carries out every proposal of this process whose undo window is over, and returns to
+    /// the owner's review any whose process died inside its window (as start-up would: another
+    /// process may stay up long after one that approved something died).
     async fn leave_due(&self) -> Result<()> {
         let me = self.inner.identity.as_str();
         let now = now_ms();
         for (id, executor, leaves_at) in self.inner.store.leaving_proposals().await? {
-            if leaves_at <= now && executor.as_deref() == Some(me) {
-                self.leave(&id, false).await?;
+            let outcome = if executor.as_deref() == Some(me) {
+                if leaves_at > now || self.inner.stopping.is_cancelled() {
+                    continue;
+                }
+                self.leave(&id, false).await.map(drop)
+            } else if executor.as_deref().is_none_or(|owner| ProcessIdentity::liveness(owner) != Liveness::Alive) {
+                let review_until = now.saturating_add(i64::try_from(self.inner.ttl.as_millis()).unwrap_or(i64::MAX));
+                self.inner
+                    .store
+                    .return_leaving_to_review(&id, executor.as_deref(), review_until, LEFT_UNSENT)
+                    .await
+                    .map(drop)
+                    .map_err(Into::into)
+            } else {
+                continue;
+            };
+            // One failure does not hold back the others; the next sweep tries it again.
+            if let Err(err) = outcome {
+                tracing::error!(proposal_id = id, error = %err, "could not end an approved action's undo window");
             }
         }
         Ok(())
@@ -621,12 +645,15 @@ impl ApprovalGate {
     /// is not carried out; a proposal still `leaving` then is settled `failed` with why.
     async fn leave(&self, proposal_id: &str, now_anyway: bool) -> Result<ProposalView> {
         let executor = self.inner.identity.as_str();
-        if self.inner.store.claim_leaving(proposal_id, now_ms(), executor, now_anyway).await? {
+        // One reading of the clock for the claim and for "due but not taken" below, so a
+        // window that ends between two readings is never taken for a refused one.
+        let now = now_ms();
+        if self.inner.store.claim_leaving(proposal_id, now, executor, now_anyway).await? {
             let proposal = self.row(proposal_id).await?;
             return self.carry_out(&proposal, executor, Attempt::First).await;
         }
         let current = self.row(proposal_id).await?;
-        if current.status == ProposalStatus::Leaving && current.leaves_at.is_some_and(|at| now_anyway || at <= now_ms()) {
+        if current.status == ProposalStatus::Leaving && current.leaves_at.is_some_and(|at| now_anyway || at <= now) {
             // Due and not taken: the account changed, or the task no longer waits on it. Nothing
             // was sent; the card and the task say so.
             self.inner

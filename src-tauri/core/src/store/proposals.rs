@@ -453,7 +453,7 @@ impl Store {
         };
         sqlx::query(
             "INSERT OR IGNORE INTO notifications (key, kind, title, body, target_kind, target_id, created_at)
-             VALUES ('review-again:' || ?1, 'review_needed', ?2, ?3, 'proposal', ?1, ?4)",
+             VALUES ('review-again:' || ?1 || ':' || ?4, 'review_needed', ?2, ?3, 'proposal', ?1, ?4)",
         )
         .bind(id)
         .bind(title)
@@ -492,7 +492,7 @@ impl Store {
                        SELECT 1 FROM proposals later
                        WHERE later.task_id = proposals.task_id AND later.kind = proposals.kind AND later.id <> proposals.id
                          AND later.created_at >= proposals.created_at
-                         AND later.status IN ('awaiting_review', 'executing', 'succeeded', 'outcome_unknown'))))",
+                         AND later.status IN ('awaiting_review', 'leaving', 'executing', 'succeeded', 'outcome_unknown'))))",
         )
         .bind(id)
         .bind(&connection.id)

@@ -82,7 +82,7 @@ pub(super) async fn propose(ctx: &ToolContext, key: &str, operation: Option<&Ope
             ))
         }
         Ok(proposal) => {
-            let waiting = matches!(proposal.status, ProposalStatus::AwaitingReview | ProposalStatus::Executing);
+            let waiting = matches!(proposal.status, ProposalStatus::AwaitingReview | ProposalStatus::Leaving | ProposalStatus::Executing);
             let result = PrepareResult {
                 proposal_id: ProposalId::trusted(proposal.id.as_str()),
                 kind: proposal.draft.kind(),
@@ -117,7 +117,8 @@ pub(crate) fn decided_note(status: ProposalStatus, receipt: Option<&str>, error:
         ProposalStatus::Leaving => {
             "The owner approved it; it leaves in a few seconds unless they undo it. Do not prepare it again.".to_owned()
         }
-        ProposalStatus::Undone => "The owner approved it, then undid it before it left, so nothing was sent or changed.".to_owned(),
+        // Undone by the owner, or by its task's Pause or Cancel: the reason says which.
+        ProposalStatus::Undone => format!("It was approved, then taken back before it left, so nothing was sent or changed ({why})."),
         ProposalStatus::Succeeded => format!("The owner approved it and it was done: {}", receipt.unwrap_or("done")),
         ProposalStatus::Denied => format!("The owner did not approve it, so nothing was sent or changed ({why})."),
         ProposalStatus::Expired => "Nobody approved it in time, so it expired; nothing was sent or changed.".to_owned(),

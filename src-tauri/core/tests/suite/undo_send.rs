@@ -161,3 +161,46 @@ async fn the_owners_window_is_a_setting_and_zero_sends_at_once() {
     assert_eq!(sent(&t.hearth).await, 1);
     assert_eq!(notices(&t.hearth, &proposal, NotificationKind::Leaving).await, 0, "no Undo notice without a window");
 }
+
+/// A crash left an earlier email of the task in doubt, and the task has since prepared a newer
+/// one the owner approved, now in its undo window: Retry of the doubtful one must not send it
+/// beside the newer one (it may already have done the same thing another way).
+#[tokio::test]
+async fn a_retry_is_refused_while_a_newer_send_of_the_task_waits_out_its_window() {
+    let t = open_with_window(Duration::from_secs(3600)).await;
+    let (task_id, older) = email_awaiting_review_in(&t.hearth).await;
+    let store = t.hearth.store();
+    let newer_row = {
+        let mut row = store.get_proposal(older.id.as_str()).await.unwrap().unwrap();
+        row.id = "newer-send".into();
+        row.key = format!("task:{task_id}:newer");
+        row.created_at += 1;
+        row
+    };
+    store.insert_proposal(&newer_row, None, None, None).await.unwrap().unwrap();
+    // What a crash mid-send leaves for the older one, and an approval of the newer one.
+    let pool = sqlx::sqlite::SqlitePoolOptions::new()
+        .max_connections(1)
+        .idle_timeout(None)
+        .max_lifetime(None)
+        .connect_with(sqlx::sqlite::SqliteConnectOptions::new().filename(t.dir.path().join("hearth.db")))
+        .await
+        .unwrap();
+    sqlx::query("UPDATE proposals SET status = 'outcome_unknown' WHERE id = ?1").bind(older.id.as_str()).execute(&pool).await.unwrap();
+    sqlx::query("UPDATE proposals SET status = 'leaving', leaves_at = ?2, decided_at = ?2 WHERE id = ?1")
+        .bind("newer-send")
+        .bind(hearth_core::store::now_ms() + 3_600_000)
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+
+    let retry = hearth_protocol::approvals::ApprovalRecheckParams {
+        proposal_id: older.id.clone(),
+        hash: older.hash.clone(),
+        action: hearth_protocol::approvals::Recheck::Retry,
+    };
+    let refused = t.hearth.approval_recheck(&retry).await.unwrap_err();
+    assert!(refused.to_string().contains("can no longer be retried"), "{refused}");
+    assert_eq!(sent(&t.hearth).await, 0, "the doubtful one was not sent beside the newer one");
+}

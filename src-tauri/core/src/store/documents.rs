@@ -265,12 +265,17 @@ impl Store {
     /// Files matching an FTS5 query (built by `crate::fts`), best first (bm25, a title match
     /// counting five times a body match), each with its best passage, at most `limit`.
     pub async fn doc_search(&self, fts_query: &str, limit: u32) -> Result<Vec<DocHit>> {
+        // Ordered by FTS5's own `rank` (set to the weighted bm25 in the query), so the table
+        // hands rows over already sorted and `snippet()` runs for the `limit` rows returned
+        // only; ordered by a bm25() column instead, SQLite would build every match's passage
+        // before sorting (a common word matches most files).
         let rows = sqlx::query(
             "SELECT f.id, f.path, f.title,
                     snippet(doc_files_fts, -1, '[', ']', '…', ?3) AS passage,
-                    bm25(doc_files_fts, 5.0, 1.0) AS score
+                    doc_files_fts.rank AS score
              FROM doc_files_fts JOIN doc_files f ON f.id = doc_files_fts.rowid
-             WHERE doc_files_fts MATCH ?1 ORDER BY score, f.id LIMIT ?2",
+             WHERE doc_files_fts MATCH ?1 AND doc_files_fts.rank MATCH 'bm25(5.0, 1.0)'
+             ORDER BY doc_files_fts.rank LIMIT ?2",
         )
         .bind(fts_query)
         .bind(i64::from(limit))

@@ -6,7 +6,7 @@ use hearth_testkit::webdriver::Session;
 
 use crate::APP;
 
-const SCREENS: [(&str, &str); 10] = [
+const SCREENS: [(&str, &str); 11] = [
     ("chat", "Chat"),
     ("activity", "Activity"),
     ("inbox", "Inbox"),
@@ -14,6 +14,7 @@ const SCREENS: [(&str, &str); 10] = [
     ("computer", "Computer"),
     ("browser", "Browser"),
     ("files", "Files"),
+    ("documents", "Documents"),
     ("goals", "Goals"),
     ("memory", "Memory"),
     ("settings", "Settings"),

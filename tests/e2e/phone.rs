@@ -16,7 +16,7 @@ const PHONE: (u32, u32) = (390, 844);
 /// What a thumb needs (Apple's and Google's guidelines agree within a few px).
 const TOUCH: f64 = 44.0;
 
-const SCREENS: [(&str, &str); 10] = [
+const SCREENS: [(&str, &str); 11] = [
     ("chat", "Chat"),
     ("activity", "Activity"),
     ("inbox", "Inbox"),
@@ -24,6 +24,7 @@ const SCREENS: [(&str, &str); 10] = [
     ("computer", "Computer"),
     ("browser", "Browser"),
     ("files", "Files"),
+    ("documents", "Documents"),
     ("goals", "Goals"),
     ("memory", "Memory"),
     ("settings", "Settings"),

@@ -10,7 +10,7 @@ use crate::live_tasks::LiveTasksProvider;
 use crate::navigation::Navigation;
 use crate::screens::{
     Screen, activity::ActivityScreen, approvals::ApprovalsScreen, browser::BrowserScreen, chat::ChatScreen, computer::ComputerScreen,
-    files::FilesScreen, goals::GoalsScreen, inbox::InboxScreen, memory::MemoryScreen, settings::SettingsScreen,
+    documents::DocumentsScreen, files::FilesScreen, goals::GoalsScreen, inbox::InboxScreen, memory::MemoryScreen, settings::SettingsScreen,
     startup_error::StartupError,
 };
 
@@ -90,6 +90,7 @@ fn Shell(nav: Navigation) -> impl IntoView {
                     Screen::Goals => Some(view! { <GoalsScreen /> }.into_any()),
                     Screen::Approvals => Some(view! { <ApprovalsScreen /> }.into_any()),
                     Screen::Files => Some(view! { <FilesScreen /> }.into_any()),
+                    Screen::Documents => Some(view! { <DocumentsScreen /> }.into_any()),
                     Screen::Computer => Some(view! { <ComputerScreen /> }.into_any()),
                     Screen::Browser => Some(view! { <BrowserScreen /> }.into_any()),
                     Screen::Settings => Some(view! { <SettingsScreen /> }.into_any()),

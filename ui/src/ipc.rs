@@ -20,6 +20,10 @@ use hearth_protocol::computer::{
     CommandOutput, ComputerEnableParams, ComputerPathParams, ComputerRunParams, ComputerRunResponse, ComputerRunStopParams,
     ComputerStatusView, ComputerWriteParams, WorkspaceFile, WorkspaceListing,
 };
+use hearth_protocol::documents::{
+    DocFolderAddParams, DocFolderId, DocFolderListResponse, DocFolderRemoveParams, DocPreview, DocPreviewParams, DocSearchParams,
+    DocSearchResponse,
+};
 use hearth_protocol::files::{
     FileDeleteParams, FileDetail, FileFillParams, FileGetParams, FileImportParams, FileListResponse, FileRenderParams, FileRenderResponse,
     FileView,
@@ -289,6 +293,41 @@ pub async fn goal_control(goal_id: &str, action: GoalAction) -> Result<GoalView,
 /// Every fact and the requests that carried some.
 pub async fn memory_list() -> Result<MemoryListResponse, IpcError> {
     call(cmd::MEMORY_LIST, &serde_json::json!({})).await
+}
+
+/// The document folders, with their counts and skipped notes.
+pub async fn document_folder_list() -> Result<DocFolderListResponse, IpcError> {
+    call(cmd::DOCUMENT_FOLDER_LIST, &serde_json::json!({})).await
+}
+
+/// Adds a document folder (it is indexed before the answer).
+pub async fn document_folder_add(params: &DocFolderAddParams) -> Result<DocFolderListResponse, IpcError> {
+    params.validate()?;
+    call(cmd::DOCUMENT_FOLDER_ADD, &serde_json::json!({ "params": params })).await
+}
+
+/// Removes a document folder and forgets its text.
+pub async fn document_folder_remove(id: DocFolderId) -> Result<DocFolderListResponse, IpcError> {
+    let params = DocFolderRemoveParams { id };
+    params.validate()?;
+    call(cmd::DOCUMENT_FOLDER_REMOVE, &serde_json::json!({ "params": params })).await
+}
+
+/// Reads every document folder again.
+pub async fn document_rescan() -> Result<DocFolderListResponse, IpcError> {
+    call(cmd::DOCUMENT_RESCAN, &serde_json::json!({})).await
+}
+
+/// Searches the documents.
+pub async fn document_search(params: &DocSearchParams) -> Result<DocSearchResponse, IpcError> {
+    params.validate()?;
+    call(cmd::DOCUMENT_SEARCH, &serde_json::json!({ "params": params })).await
+}
+
+/// A hit's text around its first match.
+pub async fn document_preview(params: &DocPreviewParams) -> Result<DocPreview, IpcError> {
+    params.validate()?;
+    call(cmd::DOCUMENT_PREVIEW, &serde_json::json!({ "params": params })).await
 }
 
 /// Keeps a new fact (no id) or corrects one.

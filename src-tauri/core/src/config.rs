@@ -49,6 +49,8 @@ pub struct Config {
     pub pairing_listen: std::net::SocketAddr,
     /// Bounds on each of the owner's MCP servers (a start, a call, a reply's size).
     pub mcp: crate::mcp::McpLimits,
+    /// Bounds on indexing the owner's document folders (file size, text per file, time per pass).
+    pub documents: crate::doc_index::IndexLimits,
 }
 
 /// Names the pairing host's address and port (`0.0.0.0:47800` unless set).
@@ -125,6 +127,7 @@ impl Config {
             local_model_worker: None,
             pairing_listen: std::net::SocketAddr::from(([0, 0, 0, 0], PAIRING_PORT)),
             mcp: crate::mcp::McpLimits::default(),
+            documents: crate::doc_index::IndexLimits::STANDARD,
             data_dir,
             sample_chunk_delay: Duration::from_millis(25),
             sample_slow_step: Duration::from_millis(250),

@@ -145,6 +145,12 @@ commands! {
     MCP_SERVER_REMOVE = "mcp_server_remove";
     MCP_SERVER_LOG = "mcp_server_log";
     MCP_TOOL_POLICY = "mcp_tool_policy";
+    DOCUMENT_FOLDER_LIST = "document_folder_list";
+    DOCUMENT_FOLDER_ADD = "document_folder_add";
+    DOCUMENT_FOLDER_REMOVE = "document_folder_remove";
+    DOCUMENT_RESCAN = "document_rescan";
+    DOCUMENT_SEARCH = "document_search";
+    DOCUMENT_PREVIEW = "document_preview";
 }
 
 #[cfg(test)]

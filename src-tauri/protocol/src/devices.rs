@@ -198,6 +198,15 @@ pub const COMPANION_REACH: &[(Command, Reach)] = {
         (commands::MCP_SERVER_REMOVE, Never),
         (commands::MCP_SERVER_LOG, Never),
         (commands::MCP_TOOL_POLICY, Never),
+        // The owner's document folders are paths on the computer at home; their text stays
+        // there (a phone would need the search forwarded through the companion's dispatcher,
+        // which is not built).
+        (commands::DOCUMENT_FOLDER_LIST, Never),
+        (commands::DOCUMENT_FOLDER_ADD, Never),
+        (commands::DOCUMENT_FOLDER_REMOVE, Never),
+        (commands::DOCUMENT_RESCAN, Never),
+        (commands::DOCUMENT_SEARCH, Never),
+        (commands::DOCUMENT_PREVIEW, Never),
     ]
 };
 

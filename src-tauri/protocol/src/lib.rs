@@ -13,6 +13,7 @@ pub mod browser;
 pub mod commands;
 pub mod computer;
 pub mod devices;
+pub mod documents;
 pub mod error;
 pub mod files;
 pub mod finance;

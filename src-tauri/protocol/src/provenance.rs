@@ -39,6 +39,9 @@ pub enum SourceKind {
     /// What a tool of one of the owner's MCP servers returned: written by that server, or by
     /// whoever wrote what it read.
     McpTool,
+    /// Text from a file in the owner's document folders: the owner keeps the folder, but a
+    /// file in it (a download, a saved mail, a shared PDF) was often written by someone else.
+    Document,
 }
 
 impl SourceKind {
@@ -57,6 +60,7 @@ impl SourceKind {
             Self::EndpointClient => "an app using Hearth's AG-UI endpoint",
             Self::PairedDevice => "a paired device",
             Self::McpTool => "a plug-in tool's result",
+            Self::Document => "a document in your folders",
         }
     }
 }

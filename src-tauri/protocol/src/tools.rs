@@ -57,6 +57,9 @@ tool_names! {
     ReadMailThread = "read_mail_thread" => Read,
     /// Read calendar events in a range.
     ReadCalendar = "read_calendar" => Read,
+    /// Search the text of the files in the owner's document folders (bm25, with the matched
+    /// passage).
+    SearchDocuments = "search_documents" => Read,
     /// Open a web page in the agent's browser, read it and picture it (a GET through the
     /// egress policy; actions on the page are page_act's).
     BrowseWeb = "browse_web" => Read,
@@ -169,7 +172,7 @@ mod tests {
 
     #[test]
     fn every_name_round_trips_through_json_and_wire() {
-        assert_eq!(ToolName::ALL.len(), 37);
+        assert_eq!(ToolName::ALL.len(), 38);
         for tool in ToolName::ALL {
             let json = serde_json::to_string(tool).unwrap();
             assert_eq!(json, format!("\"{}\"", tool.as_str()));

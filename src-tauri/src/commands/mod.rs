@@ -7,6 +7,7 @@ pub mod browser;
 pub mod chat;
 pub mod computer;
 pub mod devices;
+pub mod documents;
 pub mod files;
 pub mod goals;
 pub mod host_link;

@@ -93,6 +93,7 @@ fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
         // Cards of their own arrive with their issues; until then the generic card shows
         // title, arguments, status and result.
         ToolName::PageElements
+        | ToolName::SearchDocuments
         | ToolName::AgentStatus
         | ToolName::CreateGoal
         | ToolName::RememberFact

@@ -5,6 +5,7 @@ pub mod approvals;
 pub mod browser;
 pub mod chat;
 pub mod computer;
+pub mod documents;
 pub mod files;
 pub mod goals;
 pub mod inbox;
@@ -29,6 +30,8 @@ pub enum Screen {
     Browser,
     /// Files and PDFs.
     Files,
+    /// Search over the owner's document folders.
+    Documents,
     /// Goals and their milestones.
     Goals,
     /// What Hearth remembers.
@@ -39,7 +42,7 @@ pub enum Screen {
 
 impl Screen {
     /// In navigation order.
-    pub const ALL: [Screen; 10] = [
+    pub const ALL: [Screen; 11] = [
         Screen::Chat,
         Screen::Activity,
         Screen::Inbox,
@@ -47,6 +50,7 @@ impl Screen {
         Screen::Computer,
         Screen::Browser,
         Screen::Files,
+        Screen::Documents,
         Screen::Goals,
         Screen::Memory,
         Screen::Settings,
@@ -62,6 +66,7 @@ impl Screen {
             Screen::Computer => "Computer",
             Screen::Browser => "Browser",
             Screen::Files => "Files",
+            Screen::Documents => "Documents",
             Screen::Goals => "Goals",
             Screen::Memory => "Memory",
             Screen::Settings => "Settings",
@@ -78,6 +83,7 @@ impl Screen {
             Screen::Computer => "computer",
             Screen::Browser => "browser",
             Screen::Files => "files",
+            Screen::Documents => "documents",
             Screen::Goals => "goals",
             Screen::Memory => "memory",
             Screen::Settings => "settings",

@@ -8,6 +8,7 @@ pub mod calendar;
 pub mod cards;
 pub mod chat;
 pub mod computer;
+pub mod documents;
 pub mod files;
 pub mod inbox;
 pub mod mcp;

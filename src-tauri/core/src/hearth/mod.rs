@@ -37,6 +37,7 @@ mod companion;
 mod computer;
 mod conversations;
 mod devices;
+mod documents;
 mod goals;
 mod host_link;
 mod ideas;
@@ -70,6 +71,9 @@ pub struct Hearth {
     held_calls: Arc<dyn crate::approvals::HeldCalls>,
     /// The owner's MCP servers (Settings → Tools; the tool path calls them).
     mcp: crate::mcp::McpHub,
+    /// The owner's document folders and their index (the Documents screen; search_documents
+    /// reads the same index).
+    documents: crate::doc_index::DocIndex,
     /// The workspace, read-only, for the window's mail views.
     mail: WorkspaceReader,
     /// The account the mail and calendar tools use, and the gate acts through.
@@ -197,6 +201,7 @@ impl Hearth {
         if interrupted > 0 {
             tracing::info!(interrupted, "tasks left running by a stopped Hearth are now interrupted");
         }
+        let documents = crate::doc_index::DocIndex::new(store.clone(), files.clone(), &config.data_dir, config.documents);
         let runs = RunRegistry::default();
         let sample: Arc<dyn Agent> = Arc::new(SampleAgent::new(
             store.clone(),
@@ -218,6 +223,7 @@ impl Hearth {
             toolbox,
             held_calls,
             mcp,
+            documents,
             mail,
             chosen,
             accounts: Arc::new(accounts::AccountsState::new(local)),
@@ -244,6 +250,7 @@ impl Hearth {
             hearth.approvals.start(std::time::Duration::from_secs(15));
             hearth.schedules.start(hearth.config.engine.poll_every, hearth.background.clone());
             hearth.mcp.start();
+            hearth.start_document_index();
         }
         hearth.serve_paired_devices().await;
         Ok(hearth)

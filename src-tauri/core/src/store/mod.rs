@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod browser;
 pub mod calendar;
 pub mod devices;
+pub mod documents;
 pub mod error;
 pub mod files;
 pub mod goals;

@@ -11,7 +11,7 @@
 use hearth_protocol::ToolName;
 use hearth_protocol::tools::EffectClass;
 
-use super::handlers::{browser, choices, computer, goals, mail, memory, monitors, pdf, prepare, schedules, tasks};
+use super::handlers::{browser, choices, computer, documents, goals, mail, memory, monitors, pdf, prepare, schedules, tasks};
 use super::traits::{DirectTool, EffectTool, PrepareTool, Visitor};
 
 const fn is_direct(class: EffectClass) -> bool {
@@ -40,6 +40,7 @@ pub(crate) fn visit<V: Visitor>(tool: ToolName, v: V) -> V::Out {
         ToolName::SearchMail => direct::<mail::SearchMail, V>(v),
         ToolName::ReadMailThread => direct::<mail::ReadMailThread, V>(v),
         ToolName::ReadCalendar => direct::<mail::ReadCalendar, V>(v),
+        ToolName::SearchDocuments => direct::<documents::SearchDocuments, V>(v),
         ToolName::ReadWorkspace => direct::<mail::ReadWorkspace, V>(v),
         ToolName::DelegateTask => direct::<tasks::DelegateTask, V>(v),
         ToolName::ScheduleTask => direct::<schedules::ScheduleTask, V>(v),

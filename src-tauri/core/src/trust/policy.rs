@@ -57,6 +57,7 @@ pub fn decide(tool: ToolName, args: &Value, chooser: Chooser, provenance: &Prove
         ToolName::SearchMail
         | ToolName::ReadMailThread
         | ToolName::ReadCalendar
+        | ToolName::SearchDocuments
         | ToolName::ReadWorkspace
         | ToolName::AgentStatus
         | ToolName::InspectPdf

@@ -167,6 +167,7 @@ pub const fn outside_kind(tool: ToolName) -> Option<SourceKind> {
     match tool {
         ToolName::SearchMail | ToolName::ReadMailThread | ToolName::ReadWorkspace => Some(SourceKind::Mail),
         ToolName::ReadCalendar => Some(SourceKind::Calendar),
+        ToolName::SearchDocuments => Some(SourceKind::Document),
         ToolName::BrowseWeb | ToolName::ReadWeb | ToolName::LookPage | ToolName::PageElements | ToolName::PageAct => {
             Some(SourceKind::WebPage)
         }

@@ -9,6 +9,7 @@ mod choices;
 mod computer;
 mod controls;
 mod devices;
+mod doc_index;
 mod documents;
 mod effect_path;
 mod effects;

@@ -3,6 +3,7 @@
 pub(crate) mod browser;
 pub(crate) mod choices;
 pub(crate) mod computer;
+pub(crate) mod documents;
 pub(crate) mod goals;
 pub(crate) mod mail;
 pub(crate) mod memory;

@@ -107,6 +107,8 @@ commands! {
     SETTINGS_HARNESS_SET = "settings_harness_set";
     SETTINGS_ENDPOINT_SET = "settings_endpoint_set";
     SETTINGS_ENDPOINT_REGENERATE = "settings_endpoint_regenerate";
+    SETTINGS_WEB_SEARCH_GET = "settings_web_search_get";
+    SETTINGS_WEB_SEARCH_SET = "settings_web_search_set";
     COMPUTER_STATUS = "computer_status";
     COMPUTER_ENABLE = "computer_enable";
     COMPUTER_START = "computer_start";

@@ -155,6 +155,8 @@ pub const COMPANION_REACH: &[(Command, Reach)] = {
         (commands::SETTINGS_HARNESS_SET, Never),
         (commands::SETTINGS_ENDPOINT_SET, Never),
         (commands::SETTINGS_ENDPOINT_REGENERATE, Never),
+        (commands::SETTINGS_WEB_SEARCH_GET, Never),
+        (commands::SETTINGS_WEB_SEARCH_SET, Never),
         // The computer and the browser stay at home: the agent uses them there.
         (commands::COMPUTER_STATUS, Never),
         (commands::COMPUTER_ENABLE, Never),

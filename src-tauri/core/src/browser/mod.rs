@@ -13,6 +13,7 @@
 //!   puts one into Files;
 //! - [`page`] lists a page's interactive elements and binds each reference to the page state;
 //! - [`profiles`] keeps one browser per profile (chat thread, task), within limits;
+//! - [`search`] reads a search results page's titles, addresses and snippets (search_web);
 //! - [`shots`] keeps the pictures the browser card shows.
 
 pub mod chromium;
@@ -25,5 +26,6 @@ mod pipe;
 pub mod profiles;
 pub mod proxy;
 pub mod sample_page;
+pub mod search;
 pub mod shots;
 pub mod submit;

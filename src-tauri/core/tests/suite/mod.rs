@@ -48,4 +48,5 @@ mod thread_delete;
 mod tools;
 mod trust;
 mod vault;
+mod web_search;
 mod workspace;

@@ -4,17 +4,20 @@
 use hearth_protocol::web_search::{WebSearchSetParams, WebSearchView};
 
 use super::Hearth;
-use crate::error::Result;
+use crate::browser::search_page::{self, SearchPage};
+use crate::error::{CoreError, Result};
 
 impl Hearth {
     /// The search page in use (DuckDuckGo's HTML page until the owner picks another).
     pub async fn settings_web_search_get(&self) -> Result<WebSearchView> {
-        Ok(self.settings.search_page().await?.view())
+        Ok(search_page::load(&self.store).await?.view())
     }
 
     /// Checks and stores the owner's search page; a template that does not pass
-    /// (`settings::SearchPage::parse`) is refused with its reason and nothing is stored.
+    /// ([`SearchPage::parse`]) is refused with its reason and nothing is stored.
     pub async fn settings_web_search_set(&self, params: &WebSearchSetParams) -> Result<WebSearchView> {
-        Ok(self.settings.set_search_page(&params.template).await?.view())
+        let page = SearchPage::parse(&params.template).map_err(|err| CoreError::InvalidInput(err.to_string()))?;
+        search_page::save(&self.store, &page).await?;
+        Ok(page.view())
     }
 }

@@ -1,15 +1,13 @@
 //! What the owner set in Settings, persisted: who answers the chat, the model provider, the
-//! external AG-UI agent, Hearth's own endpoint and the web search page (`web_search`). Keys
-//! and tokens go to the vault; the rest is plain JSON in the database.
+//! external AG-UI agent and Hearth's own endpoint. Keys and tokens go to the vault; the rest
+//! is plain JSON in the database. (The web search page is kept by `browser::search_page`.)
 
 mod provider;
-mod web_search;
 
 use hearth_protocol::settings::{AgentMode, ProviderKind};
 use serde::{Deserialize, Serialize};
 
 pub use provider::{build_provider, inspect_local_model, test_provider};
-pub use web_search::{QueryError, SearchPage, SearchPageError, search_page};
 
 use crate::error::{CoreError, Result};
 use crate::store::Store;

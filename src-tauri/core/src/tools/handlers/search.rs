@@ -1,5 +1,5 @@
 //! `search_web`: a web search with no paid key. The query goes into the search page the owner
-//! picked in Settings → Web search (`settings::SearchPage`), which Hearth's own browser opens
+//! picked in Settings → Web search (`browser::search_page`), which Hearth's own browser opens
 //! in the call's profile, as read_web opens a page: under the egress policy, with Stop and the
 //! look's time limit. The page's markup is parsed for its results (`browser::search`); a
 //! result whose address the policy refuses is left out and never opened.
@@ -44,7 +44,7 @@ impl Tool for SearchWeb {
 
 impl DirectTool for SearchWeb {
     async fn run(ctx: &ToolContext, _step: &StepId, args: SearchArgs) -> ToolOutput {
-        let search_page = match crate::settings::search_page(&ctx.store).await {
+        let search_page = match crate::browser::search_page::load(&ctx.store).await {
             Ok(page) => page,
             Err(err) => return ToolOutput::error(format!("could not read the search page from Settings: {err}")),
         };

@@ -1,16 +1,17 @@
-//! Settings → Web search: the search page `search_web` opens, as a URL template the owner
-//! picks (a preset or their own), checked when it is set so a search never starts from an
-//! address the browser would refuse or one that cannot carry the query.
+//! The search page `search_web` opens (Settings → Web search): a URL template the owner picks
+//! (a preset or their own), checked when it is set so a search never starts from an address
+//! the browser would not open or one that cannot carry the query.
 //!
-//! Kept under its own key in `meta` (not in [`super::StoredSettings`]): it changes alone,
-//! and nothing else is read or written with it.
+//! Kept under its own key in `meta` (not with `settings::StoredSettings`): it changes alone,
+//! nothing else is read or written with it, and the search tool reads it here without reaching
+//! into the rest of Settings.
 
 use hearth_protocol::web_search::{DEFAULT_TEMPLATE, MAX_QUERY, MAX_TEMPLATE, QUERY_PLACEHOLDER, SearchPreset, WebSearchView};
 use serde::{Deserialize, Serialize};
 use url::{Host, Url};
 
-use crate::error::{CoreError, Result};
 use crate::store::Store;
+use crate::store::error::StoreError;
 
 /// The `meta` key the template is stored under.
 const WEB_SEARCH_KEY: &str = "web_search";
@@ -138,32 +139,20 @@ struct Stored {
 
 /// The search page searches use: the owner's, else DuckDuckGo's HTML page. Read at each
 /// search, so a change in Settings counts from the next one.
-pub async fn search_page(store: &Store) -> Result<SearchPage> {
+pub async fn load(store: &Store) -> Result<SearchPage, StoreError> {
     let Some(json) = store.setting(WEB_SEARCH_KEY).await? else { return Ok(SearchPage::default()) };
-    let stored: Stored = serde_json::from_str(&json)?;
-    match SearchPage::parse(&stored.template) {
-        Ok(page) => Ok(page),
-        Err(err) => {
-            // Stored only after the same check: a row that fails it was not written here.
-            tracing::warn!(error = %err, "the stored search page does not pass its check; searching with the default");
-            Ok(SearchPage::default())
-        }
-    }
+    let page = serde_json::from_str::<Stored>(&json).ok().and_then(|stored| SearchPage::parse(&stored.template).ok());
+    Ok(page.unwrap_or_else(|| {
+        // Stored only after the same check: a row that fails it was not written by Hearth.
+        tracing::warn!("the stored search page does not pass its check; searching with the default");
+        SearchPage::default()
+    }))
 }
 
-impl super::Settings {
-    /// [`search_page`].
-    pub async fn search_page(&self) -> Result<SearchPage> {
-        search_page(&self.store).await
-    }
-
-    /// Checks and stores `template`; nothing is stored when it is refused.
-    pub async fn set_search_page(&self, template: &str) -> Result<SearchPage> {
-        let page = SearchPage::parse(template).map_err(|err| CoreError::InvalidInput(err.to_string()))?;
-        let stored = serde_json::to_string(&Stored { template: page.template.clone() })?;
-        self.store.put_setting(WEB_SEARCH_KEY, &stored).await?;
-        Ok(page)
-    }
+/// Stores `page` (checked by [`SearchPage::parse`], so nothing unchecked is ever stored).
+pub async fn save(store: &Store, page: &SearchPage) -> Result<(), StoreError> {
+    let stored = serde_json::to_string(&Stored { template: page.template.clone() })?;
+    store.put_setting(WEB_SEARCH_KEY, &stored).await
 }
 
 #[cfg(test)]

@@ -41,6 +41,7 @@ use hearth_protocol::settings::{
     LocalModelInspectParams, LocalModelOverrideParams, ModelSettingsParams, ProbeProgress, SettingsView,
 };
 use hearth_protocol::tasks::{TaskChanged, TaskControlParams, TaskDetail, TaskGetParams, TaskListResponse, TaskView};
+use hearth_protocol::web_search::{WebSearchSetParams, WebSearchView};
 use hearth_protocol::{ErrorCode, IpcError};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -557,6 +558,16 @@ pub async fn settings_endpoint_set(enabled: bool) -> Result<SettingsView, IpcErr
 /// from now on. The view carries the new token while the endpoint runs.
 pub async fn settings_endpoint_regenerate() -> Result<SettingsView, IpcError> {
     call(cmd::SETTINGS_ENDPOINT_REGENERATE, &serde_json::json!({})).await
+}
+
+/// The search page search_web opens.
+pub async fn settings_web_search_get() -> Result<WebSearchView, IpcError> {
+    call(cmd::SETTINGS_WEB_SEARCH_GET, &serde_json::json!({})).await
+}
+
+/// Stores the owner's search page; the core refuses one that fails its check, and nothing changes.
+pub async fn settings_web_search_set(params: &WebSearchSetParams) -> Result<WebSearchView, IpcError> {
+    call(cmd::SETTINGS_WEB_SEARCH_SET, &serde_json::json!({ "params": params })).await
 }
 
 /// The picture a browse_web result names.

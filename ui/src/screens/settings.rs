@@ -1,6 +1,6 @@
 //! Settings: who answers the chat, the model provider, the external AG-UI agent, Hearth's
-//! own AG-UI endpoint, the computer, the owner's paired devices, the tools of the owner's MCP
-//! servers, and the accounts whose mail and calendar the agent reads.
+//! own AG-UI endpoint, the web search page, the computer, the owner's paired devices, the
+//! tools of the owner's MCP servers, and the accounts whose mail and calendar the agent reads.
 //!
 //! Every `settings_*` command answers the whole view, which replaces the one shown here.
 //! The forms start from the view once and again after their own Save, so a change in one
@@ -15,6 +15,7 @@ mod harness;
 mod home_link;
 mod model_provider;
 mod tools;
+mod web_search;
 
 use std::future::Future;
 
@@ -34,6 +35,7 @@ use harness::HarnessSection;
 use home_link::HomeLinkSection;
 use model_provider::ModelSection;
 use tools::ToolsSection;
+use web_search::WebSearchSection;
 
 /// The Settings screen.
 #[component]
@@ -78,6 +80,7 @@ pub fn SettingsScreen() -> impl IntoView {
                         <ModelSection settings />
                         <HarnessSection settings />
                         <EndpointSection settings />
+                        <WebSearchSection />
                         <ComputerSection />
                         <DevicesSection />
                         <ToolsSection />

@@ -14,3 +14,4 @@ pub mod mcp;
 pub mod schedules;
 pub mod settings;
 pub mod tasks;
+pub mod web_search;

@@ -177,6 +177,8 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::settings::settings_endpoint_set,
             commands::settings::settings_endpoint_regenerate,
             commands::settings::settings_undo_window_set,
+            commands::web_search::settings_web_search_get,
+            commands::web_search::settings_web_search_set,
             commands::computer::computer_status,
             commands::computer::computer_enable,
             commands::computer::computer_start,

@@ -47,6 +47,7 @@ use hearth_protocol::settings::{
     LocalModelInspectParams, LocalModelOverrideParams, ModelSettingsParams, ProbeProgress, SettingsView, UndoWindowParams,
 };
 use hearth_protocol::tasks::{TaskChanged, TaskControlParams, TaskDetail, TaskGetParams, TaskListResponse, TaskView};
+use hearth_protocol::web_search::{WebSearchSetParams, WebSearchView};
 use hearth_protocol::{ErrorCode, IpcError};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -612,6 +613,16 @@ pub async fn settings_undo_window_set(seconds: u32) -> Result<SettingsView, IpcE
     let params = UndoWindowParams { seconds };
     params.validate()?;
     call(cmd::SETTINGS_UNDO_WINDOW_SET, &serde_json::json!({ "params": params })).await
+}
+
+/// The search page search_web opens.
+pub async fn settings_web_search_get() -> Result<WebSearchView, IpcError> {
+    call(cmd::SETTINGS_WEB_SEARCH_GET, &serde_json::json!({})).await
+}
+
+/// Stores the owner's search page; the core refuses one that fails its check, and nothing changes.
+pub async fn settings_web_search_set(params: &WebSearchSetParams) -> Result<WebSearchView, IpcError> {
+    call(cmd::SETTINGS_WEB_SEARCH_SET, &serde_json::json!({ "params": params })).await
 }
 
 /// The picture a browse_web result names.

@@ -109,6 +109,8 @@ commands! {
     SETTINGS_ENDPOINT_SET = "settings_endpoint_set";
     SETTINGS_ENDPOINT_REGENERATE = "settings_endpoint_regenerate";
     SETTINGS_UNDO_WINDOW_SET = "settings_undo_window_set";
+    SETTINGS_WEB_SEARCH_GET = "settings_web_search_get";
+    SETTINGS_WEB_SEARCH_SET = "settings_web_search_set";
     COMPUTER_STATUS = "computer_status";
     COMPUTER_ENABLE = "computer_enable";
     COMPUTER_START = "computer_start";

@@ -158,6 +158,8 @@ pub const COMPANION_REACH: &[(Command, Reach)] = {
         (commands::SETTINGS_ENDPOINT_REGENERATE, Never),
         // A shorter window lets sends leave sooner: set only at home.
         (commands::SETTINGS_UNDO_WINDOW_SET, Never),
+        (commands::SETTINGS_WEB_SEARCH_GET, Never),
+        (commands::SETTINGS_WEB_SEARCH_SET, Never),
         // The computer and the browser stay at home: the agent uses them there.
         (commands::COMPUTER_STATUS, Never),
         (commands::COMPUTER_ENABLE, Never),

@@ -34,6 +34,7 @@ pub mod settings;
 pub mod sse;
 pub mod tasks;
 pub mod tools;
+pub mod web_search;
 
 pub use error::{ErrorCode, IpcError};
 pub use tools::{EffectClass, ToolName, ToolRef};

@@ -65,6 +65,9 @@ tool_names! {
     BrowseWeb = "browse_web" => Read,
     /// Read a web page's text (a task's look, without the picture).
     ReadWeb = "read_web" => Read,
+    /// Search the web through the search page the owner picked in Settings, in the agent's
+    /// browser under the egress policy: titles, addresses and snippets.
+    SearchWeb = "search_web" => Read,
     /// Show the model a picture of the open page (offered only to a model set to accept
     /// images).
     LookPage = "look_page" => Read,
@@ -172,7 +175,7 @@ mod tests {
 
     #[test]
     fn every_name_round_trips_through_json_and_wire() {
-        assert_eq!(ToolName::ALL.len(), 38);
+        assert_eq!(ToolName::ALL.len(), 39);
         for tool in ToolName::ALL {
             let json = serde_json::to_string(tool).unwrap();
             assert_eq!(json, format!("\"{}\"", tool.as_str()));

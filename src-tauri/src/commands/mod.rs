@@ -18,3 +18,4 @@ pub mod mcp;
 pub mod memory;
 pub mod settings;
 pub mod tasks;
+pub mod web_search;

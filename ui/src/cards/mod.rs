@@ -15,6 +15,7 @@ mod generic;
 mod mail;
 mod mcp;
 mod schedule;
+mod search;
 pub mod take_control;
 pub mod terminal;
 mod workspace;
@@ -88,6 +89,7 @@ fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
         }
         ToolName::BrowseWeb => cards::page_seen(&call).map(|page| view! { <browser::BrowserCard page tool="browse_web" /> }.into_any()),
         ToolName::ReadWeb => cards::page_seen(&call).map(|page| view! { <browser::BrowserCard page tool="read_web" /> }.into_any()),
+        ToolName::SearchWeb => cards::search_results(&call).map(|found| view! { <search::SearchCard found /> }.into_any()),
         ToolName::LookPage => cards::page_seen(&call).map(|page| view! { <browser::BrowserCard page tool="look_page" /> }.into_any()),
         ToolName::PageAct => cards::page_acted(&call).map(|receipt| view! { <browser::PageActCard receipt /> }.into_any()),
         // Cards of their own arrive with their issues; until then the generic card shows

@@ -1,6 +1,6 @@
 //! Settings: who answers the chat, the model provider, the external AG-UI agent, Hearth's
-//! own AG-UI endpoint, the computer, the owner's paired devices, the tools of the owner's MCP
-//! servers, and the accounts whose mail and calendar the agent reads.
+//! own AG-UI endpoint, the web search page, the computer, the owner's paired devices, the
+//! tools of the owner's MCP servers, and the accounts whose mail and calendar the agent reads.
 //!
 //! Every `settings_*` command answers the whole view, which replaces the one shown here.
 //! The forms start from the view once and again after their own Save, so a change in one
@@ -16,6 +16,7 @@ mod home_link;
 mod model_provider;
 mod tools;
 mod undo_window;
+mod web_search;
 
 use std::future::Future;
 
@@ -36,6 +37,7 @@ use home_link::HomeLinkSection;
 use model_provider::ModelSection;
 use tools::ToolsSection;
 use undo_window::UndoWindowSection;
+use web_search::WebSearchSection;
 
 /// The Settings screen.
 #[component]
@@ -81,6 +83,7 @@ pub fn SettingsScreen() -> impl IntoView {
                         <HarnessSection settings />
                         <EndpointSection settings />
                         <UndoWindowSection settings />
+                        <WebSearchSection />
                         <ComputerSection />
                         <DevicesSection />
                         <ToolsSection />

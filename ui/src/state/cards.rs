@@ -69,6 +69,27 @@ pub fn page_seen(call: &ToolCallView) -> Option<PageView> {
     tool_result(call)
 }
 
+/// `search_web`: the results.
+pub fn search_results(call: &ToolCallView) -> Option<hearth_protocol::web_search::SearchResultsView> {
+    tool_result(call)
+}
+
+/// The line under a search card's title: how many results, and what was left out and why.
+pub fn search_meta(found: &hearth_protocol::web_search::SearchResultsView) -> String {
+    let mut meta = match found.results.len() {
+        0 => "No results".to_owned(),
+        1 => "1 result".to_owned(),
+        n => format!("{n} results"),
+    };
+    if found.left_out > 0 {
+        meta.push_str(&format!(" · {} more not read", found.left_out));
+    }
+    if found.refused > 0 {
+        meta.push_str(&format!(" · {} left out: on this machine or a private network", found.refused));
+    }
+    meta
+}
+
 /// `page_act`: what the action did.
 pub fn page_acted(call: &ToolCallView) -> Option<ActReceipt> {
     tool_result(call)

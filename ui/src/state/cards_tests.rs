@@ -115,3 +115,16 @@ fn a_download_says_what_became_of_it() {
     let line = download_line(acted.download.as_ref().unwrap());
     assert!(line.starts_with("Download tool.exe: refused") && line.contains("PDF downloads only"), "{line}");
 }
+
+#[test]
+fn a_search_result_becomes_a_search_card_saying_what_was_left_out() {
+    let result = r#"{"query":"tides","searchPage":"https://html.duckduckgo.com/html/?q=tides","results":[
+        {"title":"Harbour","url":"https://tides.example/","snippet":"High water"}],"leftOut":3,"refused":2,
+        "untrustedData":"data"}"#;
+    let found = search_results(&call("search_web", ToolStatus::Complete, Some(result))).unwrap();
+    assert_eq!(found.results[0].url, "https://tides.example/");
+    assert_eq!(search_meta(&found), "1 result · 3 more not read · 2 left out: on this machine or a private network");
+    assert!(search_results(&call("search_web", ToolStatus::Running, Some(result))).is_none());
+    let none = hearth_protocol::web_search::SearchResultsView { results: Vec::new(), left_out: 0, refused: 0, ..found };
+    assert_eq!(search_meta(&none), "No results");
+}

@@ -15,3 +15,4 @@ pub mod mcp;
 pub mod schedules;
 pub mod settings;
 pub mod tasks;
+pub mod web_search;

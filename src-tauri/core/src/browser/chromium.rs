@@ -117,6 +117,28 @@ async fn shut(gone: Option<Running>) {
 const READ_PAGE: &str = "[location.href.slice(0, 8192), document.title.slice(0, 600), \
     document.body ? document.body.innerText.slice(0, 200001) : '']";
 
+/// What a look at a search page reads: its markup instead of its visible text, cut the same
+/// way at twice [`MAX_MARKUP_READ`].
+const READ_MARKUP: &str = "[location.href.slice(0, 8192), document.title.slice(0, 600), \
+    document.documentElement ? document.documentElement.outerHTML.slice(0, 1000001) : '']";
+
+/// How much of a page's markup a search reads (characters): a results page is a few hundred
+/// kilobytes at most; the parser reads a cut page as far as it goes.
+pub const MAX_MARKUP_READ: usize = 500_000;
+
+/// What a look reads off the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// Its visible text, with a picture or without.
+    Text {
+        /// Whether a picture is taken too.
+        picture: bool,
+    },
+    /// Its markup (`outerHTML`), without a picture: for a search page, whose results are
+    /// parsed (`browser::search`).
+    Markup,
+}
+
 /// Environment variables the browser process keeps (display, fonts, locale, home for its
 /// caches); it gets no other of Hearth's.
 const KEPT_ENV: &[&str] = &["PATH", "HOME", "DISPLAY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR", "LANG", "LC_ALL", "TZ", "FONTCONFIG_PATH"];
@@ -128,9 +150,10 @@ pub struct Observation {
     pub final_url: String,
     /// Its title, at most [`MAX_TITLE`] characters.
     pub title: String,
-    /// Its visible text (`innerText`), at most [`MAX_TEXT_READ`] characters.
+    /// Its visible text (`innerText`), at most [`MAX_TEXT_READ`] characters; for a
+    /// [`Reading::Markup`] look, its markup, at most [`MAX_MARKUP_READ`] characters.
     pub text: String,
-    /// Whether the text was cut at [`MAX_TEXT_READ`].
+    /// Whether the text was cut at its limit.
     pub truncated: bool,
     /// A PNG of the viewport (empty when the look asked for no picture).
     pub screenshot_png: Vec<u8>,
@@ -530,6 +553,12 @@ impl Chromium {
 
     /// [`Chromium::observe`], with the picture only when `picture` (a task's read needs none).
     pub async fn look(&self, url: &str, cancel: &CancellationToken, picture: bool) -> Result<Observation, BrowserError> {
+        self.read(url, cancel, Reading::Text { picture }).await
+    }
+
+    /// Goes to `url` and reads what `reading` asks for, as [`Chromium::look`] does: the same
+    /// policy, limits, Stop and retry.
+    pub async fn read(&self, url: &str, cancel: &CancellationToken, reading: Reading) -> Result<Observation, BrowserError> {
         let url = self.checked(url)?;
         let (mut running, _touched) = self.admit(cancel).await?;
         // A browser that died since the last look may still look alive until a call fails: a
@@ -546,7 +575,7 @@ impl Chromium {
             // One deadline for the whole look (navigation, reads, picture), and Stop through
             // all of it.
             let mark = current.proxy.refusal_mark();
-            let look = tokio::time::timeout(LOOK_LIMIT, read_page(&current.page, &url, &self.config.allow, &self.downloads, picture));
+            let look = tokio::time::timeout(LOOK_LIMIT, read_page(&current.page, &url, &self.config.allow, &self.downloads, reading));
             let outcome = tokio::select! {
                 biased;
                 () = cancel.cancelled() => Err(BrowserError::Stopped),
@@ -621,6 +650,12 @@ impl Chromium {
         end_control(&self.control, None);
         // A browser closed on purpose and started again later is not a restart.
         self.launched_once.store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// The addresses past the policy this browser was launched with: what a search result's
+    /// address is checked against (`browser::search`), as its requests would be.
+    pub fn allow_list(&self) -> &AllowList {
+        &self.config.allow
     }
 
     fn checked(&self, url: &str) -> Result<Url, BrowserError> {
@@ -1240,7 +1275,7 @@ async fn read_page(
     url: &Url,
     allow: &AllowList,
     downloads: &super::downloads::Downloads,
-    picture: bool,
+    reading: Reading,
 ) -> Result<Observation, BrowserError> {
     if let Some(guid) = navigate(page, url, downloads).await? {
         // The address was a file to download, not a page: the tab still shows the page before,
@@ -1261,15 +1296,19 @@ async fn read_page(
     // never pictured. The address checked is the one read just before the picture; a document
     // a client redirect brought in after the read got through the egress proxy like every
     // request, so a picture of it shows nothing the policy refused.
-    let (final_url, title, text) = evaluate_value::<(String, String, String)>(page, READ_PAGE).await?;
+    let (expression, limit, picture) = match reading {
+        Reading::Text { picture } => (READ_PAGE, MAX_TEXT_READ, picture),
+        Reading::Markup => (READ_MARKUP, MAX_MARKUP_READ, false),
+    };
+    let (final_url, title, text) = evaluate_value::<(String, String, String)>(page, expression).await?;
     let parsed = Url::parse(&final_url).map_err(|_| BrowserError::Cdp("the page ended on an address that does not parse".into()))?;
     egress::check_url(&parsed, allow).map_err(|refusal| refused(&parsed, refusal))?;
     let shot = if picture { Some(screenshot(page, PngEncoding::Fast).await) } else { None };
     let title: String = title.chars().take(MAX_TITLE).collect();
-    // More than the limit arrived (the page's slice is longer in characters than MAX_TEXT_READ
+    // More than the limit arrived (the page's slice is longer in characters than the limit
     // whenever its text was).
-    let truncated = text.chars().count() > MAX_TEXT_READ;
-    let text = if truncated { text.chars().take(MAX_TEXT_READ).collect() } else { text };
+    let truncated = text.chars().count() > limit;
+    let text = if truncated { text.chars().take(limit).collect() } else { text };
     let screenshot_png = match shot {
         Some(shot) => shot?,
         None => Vec::new(),

@@ -13,6 +13,8 @@
 //!   puts one into Files;
 //! - [`page`] lists a page's interactive elements and binds each reference to the page state;
 //! - [`profiles`] keeps one browser per profile (chat thread, task), within limits;
+//! - [`search`] reads a search results page's titles, addresses and snippets (search_web), and
+//!   [`search_page`] keeps the page the owner picked to search with;
 //! - [`shots`] keeps the pictures the browser card shows.
 
 pub mod chromium;
@@ -25,5 +27,7 @@ mod pipe;
 pub mod profiles;
 pub mod proxy;
 pub mod sample_page;
+pub mod search;
+pub mod search_page;
 pub mod shots;
 pub mod submit;

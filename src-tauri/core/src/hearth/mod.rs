@@ -47,6 +47,7 @@ mod mcp;
 mod memory;
 mod settings;
 mod threads;
+mod web_search;
 
 /// The running core. Cheap to clone; clones share everything.
 #[derive(Clone)]

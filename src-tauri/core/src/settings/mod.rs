@@ -1,6 +1,6 @@
 //! What the owner set in Settings, persisted: who answers the chat, the model provider, the
 //! external AG-UI agent and Hearth's own endpoint. Keys and tokens go to the vault; the rest
-//! is plain JSON in the database.
+//! is plain JSON in the database. (The web search page is kept by `browser::search_page`.)
 
 mod provider;
 

@@ -11,7 +11,7 @@
 use hearth_protocol::ToolName;
 use hearth_protocol::tools::EffectClass;
 
-use super::handlers::{browser, choices, computer, documents, goals, mail, memory, monitors, pdf, prepare, schedules, tasks};
+use super::handlers::{browser, choices, computer, documents, goals, mail, memory, monitors, pdf, prepare, schedules, search, tasks};
 use super::traits::{DirectTool, EffectTool, PrepareTool, Visitor};
 
 const fn is_direct(class: EffectClass) -> bool {
@@ -67,6 +67,7 @@ pub(crate) fn visit<V: Visitor>(tool: ToolName, v: V) -> V::Out {
         ToolName::ExportComputerPdf => effect::<computer::ExportComputerPdf, V>(v),
         ToolName::BrowseWeb => direct::<browser::BrowseWeb, V>(v),
         ToolName::ReadWeb => direct::<browser::ReadWeb, V>(v),
+        ToolName::SearchWeb => direct::<search::SearchWeb, V>(v),
         ToolName::LookPage => direct::<browser::LookPage, V>(v),
         ToolName::PageElements => direct::<browser::PageElementsTool, V>(v),
         ToolName::PageAct => effect::<browser::PageAct, V>(v),

@@ -70,6 +70,9 @@ pub fn decide(tool: ToolName, args: &Value, chooser: Chooser, provenance: &Prove
             Some(url) if outside && !provenance.has_seen(url) => Verdict::Ask(NEW_ADDRESS),
             Some(_) | None => Verdict::Run,
         },
+        // The query goes only to the search page the owner chose in Settings, not to a site the
+        // content came from; the results are read, and opening one is read_web's decision above.
+        ToolName::SearchWeb => Verdict::Run,
         // The run's own bookkeeping and questions to the owner.
         ToolName::SetPlan | ToolName::AskUser | ToolName::FinishTask | ToolName::PresentChoices => Verdict::Run,
         // Standing work.

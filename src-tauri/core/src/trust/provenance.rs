@@ -168,7 +168,9 @@ pub const fn outside_kind(tool: ToolName) -> Option<SourceKind> {
         ToolName::SearchMail | ToolName::ReadMailThread | ToolName::ReadWorkspace => Some(SourceKind::Mail),
         ToolName::ReadCalendar => Some(SourceKind::Calendar),
         ToolName::SearchDocuments => Some(SourceKind::Document),
-        ToolName::BrowseWeb | ToolName::ReadWeb | ToolName::LookPage | ToolName::PageElements | ToolName::PageAct => {
+        // A search's results are the search page's and the sites' words: a web page's, as
+        // read_web's are (the card names the query).
+        ToolName::BrowseWeb | ToolName::ReadWeb | ToolName::SearchWeb | ToolName::LookPage | ToolName::PageElements | ToolName::PageAct => {
             Some(SourceKind::WebPage)
         }
         ToolName::SaveDownload => Some(SourceKind::Download),

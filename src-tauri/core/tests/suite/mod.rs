@@ -50,4 +50,5 @@ mod tools;
 mod trust;
 mod undo_send;
 mod vault;
+mod web_search;
 mod workspace;

@@ -11,6 +11,7 @@ pub(crate) mod monitors;
 pub(crate) mod pdf;
 pub(crate) mod prepare;
 pub(crate) mod schedules;
+pub(crate) mod search;
 pub(crate) mod tasks;
 
 use hearth_protocol::computer::MAX_OPERATION_ID;

@@ -344,20 +344,13 @@ impl Store {
         leaves_at: Option<i64>,
     ) -> Result<bool> {
         let mut writer = self.writer().await;
-        let done = sqlx::query(
+        let done = sqlx::query(&format!(
             "UPDATE proposals SET status = CASE WHEN ?7 IS NULL THEN 'executing' ELSE 'leaving' END, leaves_at = ?7,
                  decided_at = ?2, executor = ?5
              WHERE id = ?1 AND status = 'awaiting_review' AND expires_at > ?2
-               AND connection_id = ?3 AND account = ?4
-               AND (connection_id <> 'local'
-                    OR account = coalesce((SELECT value FROM meta WHERE key = 'local_account'), ?6))
-               AND (connection_id IN ('local', 'browser', 'hearth')
-                    OR EXISTS (SELECT 1 FROM google_accounts g WHERE g.connection_id = proposals.connection_id
-                                 AND g.account = proposals.account))
-               AND (task_id IS NULL OR EXISTS (
-                   SELECT 1 FROM tasks WHERE tasks.id = proposals.task_id AND tasks.action_id = proposals.id
-                     AND tasks.status IN ('running', 'waiting_approval')))",
-        )
+               AND connection_id = ?3 AND account = ?4 AND {}",
+            still_authorized("?6")
+        ))
         .bind(id)
         .bind(now)
         .bind(&connection.id)
@@ -377,18 +370,11 @@ impl Store {
     /// of its task, or a disconnect committed before this wins.
     pub async fn claim_leaving(&self, id: &str, now: i64, executor: &str, now_anyway: bool) -> Result<bool> {
         let mut writer = self.writer().await;
-        let done = sqlx::query(
+        let done = sqlx::query(&format!(
             "UPDATE proposals SET status = 'executing', leaves_at = NULL, executor = ?3
-             WHERE id = ?1 AND status = 'leaving' AND (?4 OR leaves_at <= ?2)
-               AND (connection_id <> 'local'
-                    OR account = coalesce((SELECT value FROM meta WHERE key = 'local_account'), ?5))
-               AND (connection_id IN ('local', 'browser', 'hearth')
-                    OR EXISTS (SELECT 1 FROM google_accounts g WHERE g.connection_id = proposals.connection_id
-                                 AND g.account = proposals.account))
-               AND (task_id IS NULL OR EXISTS (
-                   SELECT 1 FROM tasks WHERE tasks.id = proposals.task_id AND tasks.action_id = proposals.id
-                     AND tasks.status IN ('running', 'waiting_approval')))",
-        )
+             WHERE id = ?1 AND status = 'leaving' AND (?4 OR leaves_at <= ?2) AND {}",
+            still_authorized("?5")
+        ))
         .bind(id)
         .bind(now)
         .bind(executor)
@@ -653,6 +639,23 @@ impl Store {
         .await?;
         Ok(done.rows_affected() == 1)
     }
+}
+
+/// What an approval's claim and the end of its undo window both re-check in their own
+/// statement: the account it was approved for is still the one in use (the local one read from
+/// `meta`, its default bound at `local_default`; a Google one still connected) and, for a task's
+/// proposal, the task still running or waiting with this proposal as its current action.
+fn still_authorized(local_default: &str) -> String {
+    format!(
+        "(connection_id <> 'local'
+              OR account = coalesce((SELECT value FROM meta WHERE key = 'local_account'), {local_default}))
+         AND (connection_id IN ('local', 'browser', 'hearth')
+              OR EXISTS (SELECT 1 FROM google_accounts g WHERE g.connection_id = proposals.connection_id
+                           AND g.account = proposals.account))
+         AND (task_id IS NULL OR EXISTS (
+             SELECT 1 FROM tasks WHERE tasks.id = proposals.task_id AND tasks.action_id = proposals.id
+               AND tasks.status IN ('running', 'waiting_approval')))"
+    )
 }
 
 fn split_draft(draft: &ProposalDraft) -> Result<(&'static str, String)> {

@@ -128,8 +128,14 @@ impl DocIndex {
     pub async fn rescan(&self) -> Result<PassReport> {
         let mut total = PassReport { complete: true, ..PassReport::default() };
         for (id, path) in self.inner.store.doc_folders().await? {
-            let report = self.rescan_folder(id, Path::new(&path)).await?;
-            total.add(&report);
+            // One folder that cannot be read does not hold back the others.
+            match self.rescan_folder(id, Path::new(&path)).await {
+                Ok(report) => total.add(&report),
+                Err(err) => {
+                    tracing::warn!(error = %err, "a document folder could not be indexed; the others were");
+                    total.complete = false;
+                }
+            }
         }
         Ok(total)
     }

@@ -176,9 +176,9 @@ enum Read {
 }
 
 fn read_one(path: &Path, pdf: Option<std::result::Result<PdfEngine, String>>, limits: IndexLimits) -> Read {
-    let bytes = match std::fs::read(path) {
+    let bytes = match read_regular(path, limits.max_file_bytes) {
         Ok(bytes) => bytes,
-        Err(err) => return Read::Failed(err.kind().to_string()),
+        Err(why) => return Read::Failed(why),
     };
     let sha256 = hex::encode(Sha256::digest(&bytes));
     let engine = match &pdf {
@@ -188,6 +188,39 @@ fn read_one(path: &Path, pdf: Option<std::result::Result<PdfEngine, String>>, li
     };
     let extracted = extract(path, &bytes, engine, limits);
     Read::Done { sha256, bytes: bytes.len() as u64, extracted }
+}
+
+/// The bytes of `path`, read only if it is still a regular file of at most `max` bytes when it
+/// is opened: the walk looked at it a moment earlier, and in between it may have become a link
+/// (to a key file, or `/dev/zero`), a FIFO (a read that never returns, holding up every pass)
+/// or a file that grew past the limit. The link is not followed, the open does not wait, the
+/// handle itself is checked, and no more than `max` bytes are read.
+fn read_regular(path: &Path, max: u64) -> std::result::Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let file: std::fs::File = {
+        use rustix::fs::{Mode, OFlags};
+        rustix::fs::open(path, OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC, Mode::empty())
+            .map_err(|err| std::io::Error::from(err).kind().to_string())?
+            .into()
+    };
+    // Elsewhere the link is followed; the handle's own check below still refuses anything but a
+    // regular file within the limit.
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let file = std::fs::File::open(path).map_err(|err| err.kind().to_string())?;
+    let meta = file.metadata().map_err(|err| err.kind().to_string())?;
+    if !meta.is_file() {
+        return Err("it is no longer a regular file".to_owned());
+    }
+    if meta.len() > max {
+        return Err(format!("it grew past the {max}-byte limit while it was being indexed"));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes).map_err(|err| err.kind().to_string())?;
+    if bytes.len() as u64 > max {
+        return Err(format!("it grew past the {max}-byte limit while it was being indexed"));
+    }
+    Ok(bytes)
 }
 
 /// The regular files under `folder`, sorted, at most `max`, and whether the walk was cut at `max`.

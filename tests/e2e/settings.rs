@@ -88,6 +88,7 @@ async fn a_model_prepares_an_email_in_chat_and_only_the_owner_sends_it() {
     session.screenshot("inbox-undo").await;
     assert_eq!(store.sent_messages().await.unwrap().len(), 0, "Undo sent nothing");
     session.find(".nav-item[data-screen=chat]").await.click().await.unwrap();
+    session.until_texts(".approval-card[data-status=undone] .approval-undone", "the chat's card follows the Undo", |t| t.len() == 1).await;
 
     session.send("Tell the school Léa can come").await;
     session

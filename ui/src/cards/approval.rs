@@ -289,16 +289,16 @@ fn refetch_when_task_moves(shown: RwSignal<Option<ProposalView>>, refetch: Callb
     });
 }
 
-/// Fetches the proposal again once its undo window has ended (and each second after, until it
-/// has left), so the card follows a send it no longer offers Undo for to its receipt.
+/// While the proposal waits out its undo window, fetches it again every two seconds (Undo may
+/// come from the Inbox or another device) and each second once the window has ended, so the
+/// card follows it to `undone` or to its receipt.
 fn refetch_when_it_leaves(shown: RwSignal<Option<ProposalView>>, clock: Clock, refetch: Callback<()>) {
     let asked_at = StoredValue::new(0_i64);
     Effect::new(move |_| {
         let now = clock.now.get();
         let leaves_at = shown.with(|p| p.as_ref().filter(|p| p.status == ProposalStatus::Leaving).and_then(|p| p.leaves_at));
         if let Some(leaves_at) = leaves_at
-            && left_by(now, leaves_at)
-            && now.saturating_sub(asked_at.get_value()) >= 1_000
+            && now.saturating_sub(asked_at.get_value()) >= if left_by(now, leaves_at) { 1_000 } else { 2_000 }
         {
             asked_at.set_value(now);
             refetch.run(());

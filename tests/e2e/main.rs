@@ -18,6 +18,7 @@ mod home;
 mod inbox;
 mod ipc;
 mod phone;
+mod search;
 mod settings;
 mod startup;
 mod tools;

@@ -29,6 +29,12 @@ pub fn task_input(csv: &str) -> serde_json::Value {
     serde_json::json!({ "title": TASK_TITLE, "csv": csv })
 }
 
+/// A finance task's input when the statement is a PDF in Files: the task reads the file's
+/// text when it runs (a schedule's runs read it afresh each time).
+pub fn file_task_input(file_id: &hearth_protocol::ids::FileId) -> serde_json::Value {
+    serde_json::json!({ "title": TASK_TITLE, "fileId": file_id.as_str() })
+}
+
 /// A bank statement to try Hearth's finance task on (the sample agent's "summarize this CSV").
 pub const SAMPLE_STATEMENT: &str = include_str!("finance_data/sample_statement.csv");
 
@@ -236,7 +242,20 @@ impl Summary {
     }
 }
 
-/// The `finance` task: input `{ "title", "csv" }`. A statement Hearth cannot read fails the
+/// The statement a finance task's input names: its `csv`, or the text of the PDF in Files its
+/// `fileId` names (read now, so a schedule's run sums the file as it is at that run).
+async fn statement_of(input: &serde_json::Value, tools: &crate::tools::ToolContext) -> Result<String, String> {
+    if let Some(csv) = input.get("csv").and_then(serde_json::Value::as_str) {
+        return Ok(csv.to_owned());
+    }
+    let Some(file_id) = input.get("fileId").and_then(serde_json::Value::as_str) else {
+        return Err("This task names no statement (neither CSV nor a file in Files).".into());
+    };
+    let pages = tools.files.text(file_id).await.map_err(|err| format!("Hearth could not read the statement's file: {err}"))?;
+    Ok(pages.join("\n"))
+}
+
+/// The `finance` task: input `{ "title", "csv" }` or `{ "title", "fileId" }`. A statement Hearth cannot read fails the
 /// task with the reason (nothing is kept); a readable one keeps the tracker (fenced) and saves
 /// it as an artifact through dispatch, keyed by the named step `tracker`, so a retried run
 /// saves it once.
@@ -245,7 +264,11 @@ pub fn task_handler(toolbox: crate::tools::Toolbox) -> impl crate::tasks::TaskHa
         let toolbox = toolbox.clone();
         async move {
             use crate::tasks::TaskOutcome;
-            let csv = ctx.task().input.get("csv").and_then(serde_json::Value::as_str).unwrap_or_default().to_owned();
+            let tools = toolbox.for_task(ctx.clone()).for_workflow();
+            let csv = match statement_of(&ctx.task().input, &tools).await {
+                Ok(csv) => csv,
+                Err(why) => return TaskOutcome::Failed(why),
+            };
             let summary = match parse_statement(&csv).and_then(|rows| summarize(&rows)) {
                 Ok(summary) => summary,
                 Err(err) => return TaskOutcome::Failed(format!("Hearth could not read this statement: {err}.")),
@@ -254,7 +277,6 @@ pub fn task_handler(toolbox: crate::tools::Toolbox) -> impl crate::tasks::TaskHa
             if ctx.checkpoint(&serde_json::json!({ TRACKER: view })).await.is_err() {
                 return TaskOutcome::Stopped;
             }
-            let tools = toolbox.for_task(ctx.clone()).for_workflow();
             let artifact = crate::tools::typed::SaveArtifactArgs {
                 name: "finance-tracker.json".into(),
                 content: serde_json::to_string_pretty(&view).unwrap_or_default(),

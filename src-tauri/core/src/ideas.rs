@@ -7,10 +7,12 @@
 //! - A goal without milestones → propose some (a task on the goal).
 //! - The same request as the first message of three conversations → a weekly schedule.
 //!
-//! The mail rules read the sample mailbox's tables; a connected Google account's mail is not
-//! scanned (it is read on demand, never copied).
+//! The mail rules read the inbox of the account the owner chose in Settings → Accounts — the
+//! sample mailbox or a connected Google account — through the same workspace the mail tools
+//! use, when the ideas are asked for (Google's mail is read on demand, never copied).
 
 use hearth_protocol::ideas::{IdeaKind, IdeaView};
+use hearth_protocol::mail::MailMatch;
 use sha2::{Digest, Sha256};
 
 use crate::error::Result;
@@ -38,12 +40,16 @@ pub fn idea_id(kind: IdeaKind, subject: &str) -> String {
 /// its subject cannot disagree).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Offer {
-    /// A document task for this message's form.
+    /// A task for this message's form.
     FillForm {
         /// The message.
         message_id: String,
         /// Its subject.
         subject: String,
+        /// Whose mailbox it is in: the sample mailbox's forms go to the document workflow,
+        /// which reads Hearth's own tables; a connected account's to the agent, which reads
+        /// it through the mail tools.
+        mailbox: Mailbox,
     },
     /// A task to answer this message.
     AnswerMeeting {
@@ -77,8 +83,33 @@ impl Offer {
     }
 }
 
+/// Which kind of mailbox the inbox came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mailbox {
+    /// The seeded local mailbox.
+    Sample,
+    /// A connected account (Google).
+    Connected,
+}
+
+/// The chosen account's newest inbox messages, as the mail rules read them.
+#[derive(Debug, Clone)]
+pub struct Inbox {
+    /// Newest first.
+    pub messages: Vec<MailMatch>,
+    /// Whose.
+    pub mailbox: Mailbox,
+}
+
+impl Inbox {
+    /// No mail to read (the account could not be read; the other rules still run).
+    pub const fn empty() -> Self {
+        Self { messages: Vec::new(), mailbox: Mailbox::Sample }
+    }
+}
+
 /// Every idea not decided yet, with what it is about.
-pub async fn compute(store: &Store) -> Result<Vec<(IdeaView, Offer)>> {
+pub async fn compute(store: &Store, inbox: &Inbox) -> Result<Vec<(IdeaView, Offer)>> {
     let decided = store.idea_decisions().await?;
     let mut ideas = Vec::new();
     let mut offer = |about: &str, title: String, reason: String, subject: Offer| {
@@ -89,26 +120,30 @@ pub async fn compute(store: &Store) -> Result<Vec<(IdeaView, Offer)>> {
         }
     };
     let mut seen_threads = std::collections::HashSet::new();
-    for (message, attachments) in store.search_messages(&[], 50).await? {
-        if message.folder != "inbox" || seen_threads.contains(&message.thread_id) {
+    for message in &inbox.messages {
+        if seen_threads.contains(&message.thread_id) {
             // One idea per conversation, from its newest message that suggests one.
             continue;
         }
-        let text = format!("{} {}", message.subject, message.body).to_lowercase();
-        if attachments > 0 && text.contains("form") {
+        let text = format!("{} {}", message.subject, message.snippet).to_lowercase();
+        if message.attachments > 0 && text.contains("form") {
             offer(
-                &message.id,
+                &message.message_id,
                 format!("Fill the form from {}", short_sender(&message.from)),
                 format!("\u{201c}{}\u{201d} has a form attached.", message.subject),
-                Offer::FillForm { message_id: message.id.clone(), subject: message.subject.clone() },
+                Offer::FillForm { message_id: message.message_id.clone(), subject: message.subject.clone(), mailbox: inbox.mailbox },
             );
             seen_threads.insert(message.thread_id.clone());
-        } else if asks_to_meet(&message.subject, &message.body) {
+        } else if asks_to_meet(&message.subject, &message.snippet) {
             offer(
-                &message.id,
+                &message.message_id,
                 format!("Answer {} about meeting", short_sender(&message.from)),
                 format!("\u{201c}{}\u{201d} asks to meet.", message.subject),
-                Offer::AnswerMeeting { message_id: message.id.clone(), from: message.from.clone(), subject: message.subject.clone() },
+                Offer::AnswerMeeting {
+                    message_id: message.message_id.clone(),
+                    from: message.from.clone(),
+                    subject: message.subject.clone(),
+                },
             );
             seen_threads.insert(message.thread_id.clone());
         }

@@ -207,6 +207,9 @@ pub enum ScheduledJob {
     Reminder,
     /// The agent works on the instructions (needs a model).
     Agent,
+    /// A statement summary (the finance task, no model): the instructions are the id of the
+    /// PDF in Files whose statement each run reads afresh.
+    Finance,
 }
 
 impl ScheduledJob {

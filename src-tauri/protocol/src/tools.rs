@@ -79,6 +79,8 @@ tool_names! {
     SaveDownload = "save_download" => Effect,
     /// Hand a job to the durable task engine.
     DelegateTask = "delegate_task" => Control,
+    /// Start a statement summary (the finance task): pasted CSV, or a PDF in Files.
+    SummarizeStatement = "summarize_statement" => Control,
     /// Make a task repeat on a schedule (a rule in a time zone).
     ScheduleTask = "schedule_task" => Control,
     /// Report the state of Hearth's tasks.
@@ -175,7 +177,7 @@ mod tests {
 
     #[test]
     fn every_name_round_trips_through_json_and_wire() {
-        assert_eq!(ToolName::ALL.len(), 39);
+        assert_eq!(ToolName::ALL.len(), 40);
         for tool in ToolName::ALL {
             let json = serde_json::to_string(tool).unwrap();
             assert_eq!(json, format!("\"{}\"", tool.as_str()));

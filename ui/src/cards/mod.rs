@@ -58,7 +58,9 @@ fn known_card(tool: ToolName, call: ToolCallView) -> AnyView {
     }
     let own = match tool {
         // A monitor is a task: the same card, its live status and Open.
-        ToolName::DelegateTask | ToolName::WatchPage => return view! { <delegate_task::DelegateTaskCard call /> }.into_any(),
+        ToolName::DelegateTask | ToolName::SummarizeStatement | ToolName::WatchPage => {
+            return view! { <delegate_task::DelegateTaskCard call /> }.into_any();
+        }
         ToolName::PresentChoices => cards::choices_offered(&call).map(|offered| view! { <choices::ChoiceCard offered /> }.into_any()),
         ToolName::ScheduleTask => cards::schedule_made(&call).map(|made| view! { <schedule::ScheduleCard made /> }.into_any()),
         ToolName::PrepareEmail | ToolName::PrepareEvent | ToolName::PrepareFormSubmission => {

@@ -129,6 +129,7 @@ pub const fn job_label(job: ScheduledJob) -> &'static str {
     match job {
         ScheduledJob::Reminder => "Reminder",
         ScheduledJob::Agent => "Agent job",
+        ScheduledJob::Finance => "Statement summary",
     }
 }
 

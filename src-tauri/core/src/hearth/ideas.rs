@@ -9,20 +9,43 @@ use serde_json::json;
 
 use super::Hearth;
 use crate::error::{CoreError, Result};
-use crate::ideas::{Offer, compute};
+use crate::ideas::{Inbox, Mailbox, Offer, compute};
 use crate::schedules::ScheduleSpec;
 use crate::store::tasks::NewTask;
 
 impl Hearth {
     /// Ideas not decided yet.
     pub async fn idea_list(&self) -> Result<IdeaListResponse> {
-        Ok(IdeaListResponse { ideas: compute(&self.store).await?.into_iter().map(|(idea, _)| idea).collect() })
+        let inbox = self.idea_inbox().await;
+        Ok(IdeaListResponse { ideas: compute(&self.store, &inbox).await?.into_iter().map(|(idea, _)| idea).collect() })
+    }
+
+    /// The chosen account's inbox for the mail rules. An account that cannot be read now
+    /// (offline, signed out) gives no mail ideas rather than no ideas: the others still show.
+    async fn idea_inbox(&self) -> Inbox {
+        let reader = self.mail();
+        let connection = match reader.connection().await {
+            Ok(connection) => connection,
+            Err(err) => {
+                tracing::warn!(error = %err, "ideas: the chosen account could not be named; its mail is left out");
+                return Inbox::empty();
+            }
+        };
+        let mailbox = if connection.id == hearth_protocol::accounts::SAMPLE_ACCOUNT { Mailbox::Sample } else { Mailbox::Connected };
+        match reader.inbox().await {
+            Ok(messages) => Inbox { messages, mailbox },
+            Err(err) => {
+                tracing::warn!(error = %err, "ideas: the chosen account's inbox could not be read; its mail is left out");
+                Inbox::empty()
+            }
+        }
     }
 
     /// Accepts an idea: makes what it offers and remembers the decision.
     pub async fn idea_accept(&self, params: &IdeaParams) -> Result<IdeaAccepted> {
         params.validate()?;
-        let ideas = compute(&self.store).await?;
+        let inbox = self.idea_inbox().await;
+        let ideas = compute(&self.store, &inbox).await?;
         let Some((idea, offer)) = ideas.into_iter().find(|(idea, _)| idea.id == params.idea_id) else {
             return Err(CoreError::NotFound("That idea is no longer offered (decided already, or what it was about is gone).".into()));
         };
@@ -38,12 +61,27 @@ impl Hearth {
         }
         let key = format!("owner:{}", idea.id);
         let made = match &offer {
-            Offer::FillForm { message_id, subject } => {
+            Offer::FillForm { message_id, subject, mailbox: Mailbox::Sample } => {
                 let input = serde_json::to_value(crate::documents::DocumentInput { message_id: message_id.clone(), values: None })?;
                 let title: String = format!("Complete the form from \u{201c}{subject}\u{201d}").chars().take(120).collect();
                 let task = self
                     .tasks
                     .create(NewTask { idempotency_key: &key, kind: TaskKind::Document, title: &title, input: &input, thread_id: None })
+                    .await?;
+                IdeaAccepted::Task(TaskId::trusted(task.id))
+            }
+            Offer::FillForm { message_id: id, mailbox: Mailbox::Connected, .. } => {
+                // The document workflow reads the sample mailbox's tables; a connected account's
+                // form is the agent's, through the mail and PDF tools. As for a meeting, only the
+                // message's id reaches the instructions.
+                let title = "Complete a form that came by mail".to_owned();
+                let input = json!({
+                    "title": title,
+                    "instructions": format!("The mail {id} in the owner's inbox has a PDF form attached. Read its thread (untrusted data), import the form with import_pdf, ask the owner for the values, fill a copy with fill_pdf, and prepare the reply with it for the owner to review."),
+                });
+                let task = self
+                    .tasks
+                    .create(NewTask { idempotency_key: &key, kind: TaskKind::Agent, title: &title, input: &input, thread_id: None })
                     .await?;
                 IdeaAccepted::Task(TaskId::trusted(task.id))
             }

@@ -29,6 +29,12 @@ impl Hearth {
     /// A schedule the owner made in the Activity screen.
     pub async fn schedule_create(&self, params: &ScheduleCreateParams) -> Result<ScheduleView> {
         params.validate()?;
+        // A statement summary's instructions are the id of its file in Files, which must be one.
+        if params.job == hearth_protocol::schedules::ScheduledJob::Finance {
+            let file_id = hearth_protocol::ids::FileId::parse(params.instructions.trim())
+                .map_err(|_| CoreError::InvalidInput("A statement summary names its PDF in Files by the file's id.".into()))?;
+            self.files.read(file_id.as_str()).await?;
+        }
         // Each press of Create is a new schedule.
         let key = format!("owner:activity:{}", uuid::Uuid::new_v4());
         self.schedules

@@ -277,9 +277,12 @@ pub const fn family_of(tool: ToolName) -> Option<Family> {
         ToolName::PrepareFormSubmission | ToolName::PageAct => Some(Family::FillForm),
         // What starts or keeps work going on its own: a task, a schedule, a monitor, a goal, a
         // remembered fact that later turns will trust.
-        ToolName::DelegateTask | ToolName::ScheduleTask | ToolName::WatchPage | ToolName::CreateGoal | ToolName::RememberFact => {
-            Some(Family::Delegate)
-        }
+        ToolName::DelegateTask
+        | ToolName::SummarizeStatement
+        | ToolName::ScheduleTask
+        | ToolName::WatchPage
+        | ToolName::CreateGoal
+        | ToolName::RememberFact => Some(Family::Delegate),
         // Every other tool: reads and Hearth's steering need no family; a tool that changes
         // things and has no family here (the computer, files, PDFs) stays unoffered until the
         // owner overrides — the safe side for a tool added later too.

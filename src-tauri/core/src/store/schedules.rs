@@ -90,6 +90,7 @@ impl ScheduleRow {
         match self.job {
             ScheduledJob::Reminder => TaskKind::Reminder,
             ScheduledJob::Agent => TaskKind::Agent,
+            ScheduledJob::Finance => TaskKind::Finance,
         }
     }
 }
@@ -448,6 +449,10 @@ async fn insert_run_task(tx: &mut sqlx::SqliteConnection, s: &ScheduleRow, key: 
     let mut input = serde_json::json!({ "title": s.title, "instructions": s.instructions, "scheduleId": s.id, "dueAt": due_at });
     if let Some(goal) = &s.goal_id {
         input["goalId"] = serde_json::Value::String(goal.clone());
+    }
+    // A statement summary's instructions are the file it sums (checked when it was made).
+    if s.job == ScheduledJob::Finance {
+        input["fileId"] = serde_json::Value::String(s.instructions.clone());
     }
     if !s.sources.is_empty() {
         input["outsideSources"] = serde_json::to_value(&s.sources)?;

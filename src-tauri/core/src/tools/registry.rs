@@ -11,7 +11,9 @@
 use hearth_protocol::ToolName;
 use hearth_protocol::tools::EffectClass;
 
-use super::handlers::{browser, choices, computer, documents, goals, mail, memory, monitors, pdf, prepare, schedules, search, tasks};
+use super::handlers::{
+    browser, choices, computer, documents, finance, goals, mail, memory, monitors, pdf, prepare, schedules, search, tasks,
+};
 use super::traits::{DirectTool, EffectTool, PrepareTool, Visitor};
 
 const fn is_direct(class: EffectClass) -> bool {
@@ -43,6 +45,7 @@ pub(crate) fn visit<V: Visitor>(tool: ToolName, v: V) -> V::Out {
         ToolName::SearchDocuments => direct::<documents::SearchDocuments, V>(v),
         ToolName::ReadWorkspace => direct::<mail::ReadWorkspace, V>(v),
         ToolName::DelegateTask => direct::<tasks::DelegateTask, V>(v),
+        ToolName::SummarizeStatement => direct::<finance::SummarizeStatement, V>(v),
         ToolName::ScheduleTask => direct::<schedules::ScheduleTask, V>(v),
         ToolName::AgentStatus => direct::<tasks::AgentStatus, V>(v),
         ToolName::SetPlan => direct::<tasks::SetPlan, V>(v),

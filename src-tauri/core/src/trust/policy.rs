@@ -83,6 +83,13 @@ pub fn decide(tool: ToolName, args: &Value, chooser: Chooser, provenance: &Prove
             Chooser::ChatModel => ask_if_outside(STANDING_WORK),
         },
         ToolName::CreateGoal => ask_if_outside(STANDING_WORK),
+        // A statement summary adds up a file or pasted text and keeps the result in Hearth: it
+        // sends nothing and starts no agent, so outside content cannot steer it anywhere. A
+        // task still cannot start another task.
+        ToolName::SummarizeStatement => match chooser {
+            Chooser::TaskModel => Verdict::Refuse(NO_TASKS_FROM_TASKS),
+            Chooser::ChatModel => Verdict::Run,
+        },
         ToolName::RememberFact => ask_if_outside(MEMORY_WRITE),
         // Effects inside Hearth's own files, or the computer switched on or off: nothing leaves.
         ToolName::SaveArtifact

@@ -222,6 +222,7 @@ pub const fn outside_kind(tool: ToolName) -> Option<SourceKind> {
         ToolName::RunComputerCommand => Some(SourceKind::CommandOutput),
         ToolName::AgentStatus => Some(SourceKind::TaskReport),
         ToolName::DelegateTask
+        | ToolName::SummarizeStatement
         | ToolName::ScheduleTask
         | ToolName::SetPlan
         | ToolName::AskUser

@@ -12,7 +12,7 @@ use std::sync::{Arc, RwLock};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use hearth_protocol::approvals::{Connection, ProposalDraft};
-use hearth_protocol::mail::{AttachmentInfo, MailSearchResult, MailThread};
+use hearth_protocol::mail::{AttachmentInfo, MailMatch, MailSearchResult, MailThread};
 use tokio_util::sync::CancellationToken;
 
 use super::{CalendarPage, ExecuteError, Executed, Reconciliation, Target, Workspace};
@@ -71,6 +71,11 @@ impl Workspace for ChosenWorkspace {
     fn read_thread<'a>(&'a self, thread_id: &'a str) -> BoxFuture<'a, Result<MailThread>> {
         let workspace = self.now();
         async move { workspace.read_thread(thread_id).await }.boxed()
+    }
+
+    fn inbox(&self) -> BoxFuture<'_, Result<Vec<MailMatch>>> {
+        let workspace = self.now();
+        async move { workspace.inbox().await }.boxed()
     }
 
     fn read_calendar(&self, from: i64, to: i64) -> BoxFuture<'_, Result<CalendarPage>> {

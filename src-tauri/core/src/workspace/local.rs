@@ -189,6 +189,22 @@ impl LocalWorkspace {
     }
 }
 
+/// How many of the newest messages `inbox` looks through.
+const INBOX_SCAN: i64 = 50;
+
+/// A stored message as a search hit (the body cut to a snippet).
+fn mail_match(m: crate::store::mail::StoredMessage, attachments: i64) -> MailMatch {
+    MailMatch {
+        snippet: truncate_chars(&m.body.split_whitespace().collect::<Vec<_>>().join(" "), SNIPPET_CHARS).0,
+        message_id: m.id,
+        thread_id: m.thread_id,
+        from: m.from,
+        subject: m.subject,
+        sent_at: m.sent_at,
+        attachments: u16::try_from(attachments).unwrap_or(u16::MAX),
+    }
+}
+
 impl Workspace for LocalWorkspace {
     fn connection(&self) -> BoxFuture<'_, Result<Connection>> {
         async move { Ok(Connection { id: LOCAL_CONNECTION_ID.into(), account: self.store.local_account().await? }) }.boxed()
@@ -201,19 +217,16 @@ impl Workspace for LocalWorkspace {
             let mut rows = self.store.search_messages(&terms, limit).await?;
             let truncated = rows.len() > MAX_SEARCH_RESULTS;
             rows.truncate(MAX_SEARCH_RESULTS);
-            let matches = rows
-                .into_iter()
-                .map(|(m, attachments)| MailMatch {
-                    snippet: truncate_chars(&m.body.split_whitespace().collect::<Vec<_>>().join(" "), SNIPPET_CHARS).0,
-                    message_id: m.id,
-                    thread_id: m.thread_id,
-                    from: m.from,
-                    subject: m.subject,
-                    sent_at: m.sent_at,
-                    attachments: u16::try_from(attachments).unwrap_or(u16::MAX),
-                })
-                .collect();
+            let matches = rows.into_iter().map(|(m, attachments)| mail_match(m, attachments)).collect();
             Ok(MailSearchResult { query: query.to_owned(), matches, truncated })
+        }
+        .boxed()
+    }
+
+    fn inbox(&self) -> BoxFuture<'_, Result<Vec<MailMatch>>> {
+        async move {
+            let rows = self.store.search_messages(&[], INBOX_SCAN).await?;
+            Ok(rows.into_iter().filter(|(m, _)| m.folder == "inbox").map(|(m, attachments)| mail_match(m, attachments)).collect())
         }
         .boxed()
     }

@@ -15,7 +15,7 @@ pub use google::GoogleWorkspace;
 
 use futures::future::BoxFuture;
 use hearth_protocol::approvals::{Connection, DraftAttachment, ProposalDraft};
-use hearth_protocol::mail::{AttachmentInfo, MailSearchResult, MailThread};
+use hearth_protocol::mail::{AttachmentInfo, MailMatch, MailSearchResult, MailThread};
 use tokio_util::sync::CancellationToken;
 
 pub use chosen::ChosenWorkspace;
@@ -78,6 +78,10 @@ pub trait Workspace: Send + Sync + 'static {
 
     /// Messages matching every word of `query`, newest first.
     fn search_mail<'a>(&'a self, query: &'a str) -> BoxFuture<'a, Result<MailSearchResult>>;
+
+    /// The newest messages in the inbox (at most 50), newest first: what the ideas' mail rules
+    /// read, from whichever account the owner chose.
+    fn inbox(&self) -> BoxFuture<'_, Result<Vec<MailMatch>>>;
 
     /// The newest messages of a conversation.
     fn read_thread<'a>(&'a self, thread_id: &'a str) -> BoxFuture<'a, Result<MailThread>>;

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use hearth_protocol::mail::{AttachmentInfo, MailSearchResult, MailThread};
+use hearth_protocol::mail::{AttachmentInfo, MailMatch, MailSearchResult, MailThread};
 
 use super::{CalendarPage, Workspace};
 use crate::error::Result;
@@ -32,6 +32,16 @@ impl WorkspaceReader {
     /// Mail matching `query`.
     pub async fn search_mail(&self, query: &str) -> Result<MailSearchResult> {
         self.inner.search_mail(query).await
+    }
+
+    /// The newest inbox messages, newest first.
+    pub async fn inbox(&self) -> Result<Vec<MailMatch>> {
+        self.inner.inbox().await
+    }
+
+    /// The connection and account it reads as.
+    pub async fn connection(&self) -> Result<hearth_protocol::approvals::Connection> {
+        self.inner.connection().await
     }
 
     /// One thread.

@@ -100,6 +100,10 @@ fn corpus(file_id: &str) -> Vec<(&'static str, Vec<(&'static str, Value)>)> {
         ("I want to run a marathon", vec![("create_goal", json!({ "title": "Marathon", "milestones": ["10 km"] }))]),
         ("remember I'm vegetarian", vec![("remember_fact", json!({ "text": "The owner is vegetarian." }))]),
         ("tea or coffee?", vec![("present_choices", json!({ "question": "Which?", "options": ["Tea", "Coffee"] }))]),
+        (
+            "summarize this statement",
+            vec![("summarize_statement", json!({ "csv": "date,description,amount\n2026-11-01,Pay,100.10\n2026-11-02,Tea,-0.20" }))],
+        ),
         ("what do my notes say about the permission form?", vec![("search_documents", json!({ "query": "permission form" }))]),
         // A query the search page cannot take: the model hears why, and no page is opened.
         ("search the web for nothing", vec![("search_web", json!({ "query": "   " }))]),

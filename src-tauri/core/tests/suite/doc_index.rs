@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use super::support::{TestHearth, guarded, open};
 
 #[path = "../../benches/support/doc_folder.rs"]
-mod doc_folder;
+pub(super) mod doc_folder;
 
 use doc_folder::{FILES, generate};
 

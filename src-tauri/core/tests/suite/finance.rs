@@ -94,3 +94,98 @@ async fn the_owner_pastes_a_statement_in_activity() {
     assert!(t.hearth.finance_start(&empty).await.is_err());
     assert_eq!(t.hearth.store().list_tasks(10).await.unwrap().len(), 1, "nothing made of an empty paste");
 }
+
+// The model's finance tool and a schedule of statement summaries (issue 36, point 6).
+
+use super::doc_index::doc_folder;
+
+const PASTED: &str =
+    "date,description,amount,category\n2026-11-01,Pay,100.10,Income\n2026-11-02,Lunch,-0.10,Food\n2026-11-03,Tea,-0.20,Food";
+
+fn finance_tasks(tasks: &[hearth_core::store::tasks::TaskRow]) -> Vec<&hearth_core::store::tasks::TaskRow> {
+    tasks.iter().filter(|t| t.kind == TaskKind::Finance).collect()
+}
+
+#[tokio::test]
+async fn summarize_statement_starts_one_summary_per_step_and_a_changed_one_is_a_conflict() {
+    use hearth_core::tools::{StepId, dispatch};
+    let t = open().await;
+    let ctx = t.hearth.toolbox().for_chat("t-money", "r1", hearth_protocol::approvals::ProposalOrigin::OwnerChat, Default::default());
+    let args = json!({ "csv": PASTED }).to_string();
+    let first = super::support::guarded(dispatch(&ctx, "summarize_statement", &args, StepId::Call("c1".into()))).await;
+    assert!(!first.is_error, "{}", first.content);
+    let again = super::support::guarded(dispatch(&ctx, "summarize_statement", &args, StepId::Call("c1".into()))).await;
+    assert!(!again.is_error, "{}", again.content);
+    let changed = json!({ "csv": PASTED.replace("100.10", "200.10") }).to_string();
+    let conflict = super::support::guarded(dispatch(&ctx, "summarize_statement", &changed, StepId::Call("c1".into()))).await;
+    assert!(conflict.is_error, "a changed statement under the same step: {}", conflict.content);
+    for bad in [json!({}), json!({ "csv": PASTED, "fileId": "x" }), json!({ "fileId": "no-such-file" }), json!({ "fileId": "../etc" })] {
+        let out = super::support::guarded(dispatch(&ctx, "summarize_statement", &bad.to_string(), StepId::Call("c2".into()))).await;
+        assert!(out.is_error, "{bad}: {}", out.content);
+    }
+    assert_eq!(finance_tasks(&t.hearth.store().list_tasks(50).await.unwrap()).len(), 1, "one task, however often the step ran");
+
+    run_once(&t.hearth).await;
+    let tasks = t.hearth.store().list_tasks(50).await.unwrap();
+    let detail = t.hearth.task_get(&finance_tasks(&tasks)[0].id).await.unwrap();
+    let tracker = detail.finance.unwrap_or_else(|| panic!("{:?}", detail.task.error));
+    assert_eq!((tracker.income_cents, tracker.spending_cents, tracker.count), (10_010, 30, 3));
+    assert_eq!(artifacts(&t.hearth), 1);
+    assert_eq!(finance_tasks(&tasks)[0].thread_id.as_deref(), Some("t-money"), "it belongs to the chat that asked");
+}
+
+#[tokio::test]
+async fn a_statement_pdf_in_files_is_summarized_and_a_schedule_sums_it_at_each_run() {
+    use hearth_core::tools::{StepId, dispatch};
+    use hearth_protocol::schedules::{ScheduleAction, ScheduleControlParams, ScheduledJob};
+    let t = open().await;
+    let lines: Vec<String> = PASTED.lines().map(str::to_owned).collect();
+    let file = t.hearth.files().import("statement-pdf", doc_folder::text_pdf(&lines), "statement.pdf", "test").await.unwrap();
+    let ctx = t.hearth.toolbox().for_chat("t-money", "r1", hearth_protocol::approvals::ProposalOrigin::OwnerChat, Default::default());
+
+    let out = super::support::guarded(dispatch(
+        &ctx,
+        "summarize_statement",
+        &json!({ "fileId": file.id }).to_string(),
+        StepId::Call("c1".into()),
+    ))
+    .await;
+    assert!(!out.is_error, "{}", out.content);
+    run_once(&t.hearth).await;
+    let tasks = t.hearth.store().list_tasks(50).await.unwrap();
+    let detail = t.hearth.task_get(&finance_tasks(&tasks)[0].id).await.unwrap();
+    let tracker = detail.finance.unwrap_or_else(|| panic!("the PDF's statement was read: {:?}", detail.task.error));
+    assert_eq!((tracker.income_cents, tracker.spending_cents, tracker.count), (10_010, 30, 3));
+
+    // A schedule of the same summary: a finance job needs its file, and a reminder takes none.
+    let schedule = |args: serde_json::Value, step: &'static str| {
+        let ctx = &ctx;
+        async move { super::support::guarded(dispatch(ctx, "schedule_task", &args.to_string(), StepId::Call(step.into()))).await }
+    };
+    let repeat = json!({ "every": "month", "day": 1, "at": "08:00" });
+    let without = schedule(json!({ "title": "Monthly money", "job": "finance", "repeat": repeat }), "s1").await;
+    assert!(without.is_error && without.content.contains("fileId"), "{}", without.content);
+    let stray = schedule(json!({ "title": "Nudge", "job": "reminder", "fileId": file.id, "repeat": repeat }), "s2").await;
+    assert!(stray.is_error, "{}", stray.content);
+    let made =
+        schedule(json!({ "title": "Monthly money", "job": "finance", "fileId": file.id, "repeat": repeat, "timeZone": "UTC" }), "s3").await;
+    assert!(!made.is_error, "{}", made.content);
+    let schedules = t.hearth.schedule_list().await.unwrap().schedules;
+    assert_eq!((schedules.len(), schedules[0].job), (1, ScheduledJob::Finance));
+
+    let control = ScheduleControlParams {
+        schedule_id: schedules[0].id.clone(),
+        action: ScheduleAction::RunNow,
+        operation_id: Some(hearth_protocol::ids::OperationId::parse("press-1").unwrap()),
+    };
+    t.hearth.schedule_control(&control).await.unwrap();
+    run_once(&t.hearth).await;
+    let tasks = t.hearth.store().list_tasks(50).await.unwrap();
+    let runs = finance_tasks(&tasks);
+    assert_eq!(runs.len(), 2, "the chat's summary and the schedule's one run");
+    let scheduled = runs.iter().find(|r| r.input.get("scheduleId").is_some()).unwrap();
+    let detail = t.hearth.task_get(&scheduled.id).await.unwrap();
+    let tracker = detail.finance.unwrap_or_else(|| panic!("{:?}", detail.task.error));
+    assert_eq!(tracker.income_cents, 10_010, "the run read the file");
+    assert_eq!(artifacts(&t.hearth), 2);
+}

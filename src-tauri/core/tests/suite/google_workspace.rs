@@ -779,3 +779,60 @@ async fn a_send_a_standing_order_approved_whose_answer_was_lost_ends_the_run_in_
     assert_eq!(c.fixture.sent().len(), 1, "the retried step sent nothing again");
     assert_eq!(c.hearth().store().get_task(&task.id).await.unwrap().unwrap().status, TaskStatus::Interrupted);
 }
+
+// Ideas read the chosen mailbox (issue 36, point 6).
+
+#[tokio::test]
+async fn ideas_come_from_the_chosen_google_inbox_and_accepting_one_makes_one_task() {
+    use hearth_protocol::accounts::SAMPLE_ACCOUNT;
+    use hearth_protocol::ideas::{IdeaAccepted, IdeaKind, IdeaParams};
+    let c = connected(Access::Read).await;
+    let hearth = c.hearth();
+    let mail = |id: &str, subject: &str, text: &str, labels: &[&str], attachments| FixtureMail {
+        id: id.into(),
+        thread_id: format!("thr-{id}"),
+        from: "Sam <sam@example.com>".into(),
+        to: "owner@example.com".into(),
+        subject: subject.into(),
+        text: Some(text.into()),
+        sent_at: 1_764_000_000_000,
+        labels: labels.iter().map(|l| (*l).to_owned()).collect(),
+        message_id: format!("{id}@example.com"),
+        attachments,
+        ..FixtureMail::default()
+    };
+    c.fixture.add_mail(mail("19a001", "Lunch?", "Are you free on Thursday for lunch?", &["INBOX"], Vec::new()));
+    let form = ("trip-form.pdf".to_owned(), "application/pdf".to_owned(), hearth_core::workspace::seed::PERMISSION_FORM_PDF.to_vec());
+    c.fixture.add_mail(mail("19a002", "Trip form", "Please fill the attached form.", &["INBOX"], vec![form]));
+    // Archived (no INBOX label): read by nobody's idea.
+    c.fixture.add_mail(mail("19a003", "Coffee?", "Shall we meet for coffee?", &["CATEGORY_PERSONAL"], Vec::new()));
+
+    let ideas = hearth.idea_list().await.unwrap().ideas;
+    let about = |kind: IdeaKind, id: &str| hearth_core::ideas::idea_id(kind, id);
+    let ids: Vec<&str> = ideas.iter().map(|i| i.id.as_str()).collect();
+    assert!(ids.contains(&about(IdeaKind::AnswerMeeting, "19a001").as_str()), "{ideas:?}");
+    assert!(ids.contains(&about(IdeaKind::FillForm, "19a002").as_str()), "{ideas:?}");
+    assert!(!ids.contains(&about(IdeaKind::AnswerMeeting, "19a003").as_str()), "an archived mail is no idea: {ideas:?}");
+    assert!(!ideas.iter().any(|i| i.title.contains("Alvarez")), "the sample mailbox is not read while Google is chosen: {ideas:?}");
+    // Listed by Gmail's INBOX label: the archived message was never even read.
+    let paths = c.fixture.paths();
+    let read = |id: &str| paths.iter().filter(|p| p.ends_with(&format!("/messages/{id}"))).count();
+    assert_eq!((read("19a001"), read("19a002"), read("19a003")), (1, 1, 0), "{paths:?}");
+
+    // Accepting the form idea twice makes one task, for the agent (the document workflow reads
+    // only the sample mailbox), and its instructions name the message by id alone.
+    let idea = IdeaParams { idea_id: about(IdeaKind::FillForm, "19a002") };
+    let IdeaAccepted::Task(task_id) = hearth.idea_accept(&idea).await.unwrap() else { panic!("a task") };
+    assert!(hearth.idea_accept(&idea).await.is_err(), "decided already");
+    let tasks = hearth.store().list_tasks(50).await.unwrap();
+    let made: Vec<_> = tasks.iter().filter(|t| t.id == task_id.as_str()).collect();
+    assert_eq!((made.len(), made[0].kind), (1, hearth_protocol::tasks::TaskKind::Agent));
+    let instructions = made[0].input["instructions"].as_str().unwrap();
+    assert!(instructions.contains("19a002") && !instructions.contains("Trip form"), "{instructions}");
+
+    // Back on the sample mailbox, its own ideas return and Gmail's are gone.
+    hearth.account_choose(SAMPLE_ACCOUNT).await.unwrap();
+    let ideas = hearth.idea_list().await.unwrap().ideas;
+    assert!(ideas.iter().any(|i| i.kind == IdeaKind::FillForm && i.title.contains("Alvarez")), "{ideas:?}");
+    assert!(!ideas.iter().any(|i| i.id == about(IdeaKind::AnswerMeeting, "19a001")), "{ideas:?}");
+}

@@ -179,7 +179,9 @@ fn NewSchedule(on_made: Callback<()>) -> impl IntoView {
                     let job = if event_target_value(&ev) == "agent" { ScheduledJob::Agent } else { ScheduledJob::Reminder };
                     form.update(|f| f.job = job);
                 }>
-                    {ScheduledJob::ALL.iter().copied().map(|job| view! {
+                    // A statement summary names a file, which the chat's summarize_statement and
+                    // schedule_task pick from Files: this form makes the two kinds that take text.
+                    {[ScheduledJob::Reminder, ScheduledJob::Agent].into_iter().map(|job| view! {
                         <option value=job.as_str() selected=move || form.with(|f| f.job == job)>{job_label(job)}</option>
                     }).collect_view()}
                 </select>

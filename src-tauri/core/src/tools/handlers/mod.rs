@@ -4,6 +4,7 @@ pub(crate) mod browser;
 pub(crate) mod choices;
 pub(crate) mod computer;
 pub(crate) mod documents;
+pub(crate) mod finance;
 pub(crate) mod goals;
 pub(crate) mod mail;
 pub(crate) mod memory;

@@ -27,9 +27,13 @@ pub(crate) struct ScheduleTaskArgs {
     #[serde(default)]
     pub instructions: Option<String>,
     /// `reminder`: tell the owner at each due time (no model needed). `agent`: the agent does
-    /// the work at each due time. Default `reminder`.
+    /// the work at each due time. `finance`: a statement summary of the PDF in Files that
+    /// `fileId` names, read afresh at each due time (no model needed). Default `reminder`.
     #[serde(default)]
     pub job: Option<JobArg>,
+    /// For `finance` only: the id of the statement's PDF in Files.
+    #[serde(default)]
+    pub file_id: Option<String>,
     /// When it repeats.
     pub repeat: RepeatArg,
     /// IANA time zone the times are in, e.g. "Europe/Paris". Default: the computer's own.
@@ -52,6 +56,8 @@ pub(crate) enum JobArg {
     Reminder,
     /// The agent works on the instructions.
     Agent,
+    /// A statement summary of a file in Files.
+    Finance,
 }
 
 /// Missed-run policy.
@@ -164,13 +170,29 @@ impl DirectTool for ScheduleTask {
         if args.time_zone.as_deref().is_some_and(|z| z.trim().len() > 64) {
             return ToolOutput::error("`timeZone` is an IANA name such as Europe/Paris (at most 64 characters).");
         }
+        let job = match args.job.unwrap_or(JobArg::Reminder) {
+            JobArg::Reminder => ScheduledJob::Reminder,
+            JobArg::Agent => ScheduledJob::Agent,
+            JobArg::Finance => ScheduledJob::Finance,
+        };
+        // A statement summary's runs read a file, not instructions: its id is what they keep.
+        let instructions = match (job, args.file_id.as_deref()) {
+            (ScheduledJob::Finance, Some(file_id)) => match checked_statement_file(ctx, file_id).await {
+                Ok(file_id) => file_id,
+                Err(refused) => return refused,
+            },
+            (ScheduledJob::Finance, None) => {
+                return ToolOutput::error("A `finance` schedule needs `fileId`: the statement's PDF in Files.");
+            }
+            (ScheduledJob::Reminder | ScheduledJob::Agent, Some(_)) => {
+                return ToolOutput::error("`fileId` is for a `finance` schedule only.");
+            }
+            (ScheduledJob::Reminder | ScheduledJob::Agent, None) => instructions.to_owned(),
+        };
         let spec = ScheduleSpec {
             title: title.to_owned(),
-            job: match args.job.unwrap_or(JobArg::Reminder) {
-                JobArg::Reminder => ScheduledJob::Reminder,
-                JobArg::Agent => ScheduledJob::Agent,
-            },
-            instructions: instructions.to_owned(),
+            job,
+            instructions,
             repeat: args.repeat.into(),
             time_zone: args.time_zone.unwrap_or_default().trim().to_owned(),
             missed: match args.missed_runs.unwrap_or(MissedArg::RunOnce) {
@@ -206,5 +228,16 @@ impl DirectTool for ScheduleTask {
             }
             Err(err) => ToolOutput::error(err.to_string()),
         }
+    }
+}
+
+/// The id of a statement's PDF in Files, if it is one and can be read now.
+async fn checked_statement_file(ctx: &ToolContext, file_id: &str) -> Result<String, ToolOutput> {
+    let Ok(file_id) = hearth_protocol::ids::FileId::parse(file_id) else {
+        return Err(ToolOutput::error("`fileId` is the id of a file in Files, as the Files screen or import_pdf gives it."));
+    };
+    match ctx.files.read(file_id.as_str()).await {
+        Ok(_) => Ok(file_id.as_str().to_owned()),
+        Err(err) => Err(ToolOutput::error(format!("That file cannot be read: {err}"))),
     }
 }

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use hearth_protocol::approvals::{Connection, EmailDraft, EventDraft, ProposalDraft, ReplyContext};
-use hearth_protocol::mail::{AttachmentInfo, MailSearchResult, MailThread};
+use hearth_protocol::mail::{AttachmentInfo, MailMatch, MailSearchResult, MailThread};
 use tokio_util::sync::CancellationToken;
 
 use super::calendar::{self, Calendar, Written};
@@ -315,6 +315,11 @@ impl Workspace for GoogleWorkspace {
 
     fn read_thread<'a>(&'a self, thread_id: &'a str) -> BoxFuture<'a, Result<MailThread>> {
         async move { self.read(self.gmail.thread(thread_id).await) }.boxed()
+    }
+
+    fn inbox(&self) -> BoxFuture<'_, Result<Vec<MailMatch>>> {
+        // Gmail's own label, so a message the owner archived is not offered as an idea.
+        async move { self.read(self.gmail.inbox().await) }.boxed()
     }
 
     fn read_calendar(&self, from: i64, to: i64) -> BoxFuture<'_, Result<CalendarPage>> {

@@ -533,6 +533,27 @@ impl Gmail {
         Ok(MailSearchResult { query: query.to_owned(), matches, truncated })
     }
 
+    /// The newest 20 messages in the inbox, newest first: listed by the `INBOX` label (Gmail
+    /// lists a label newest first without searching, so a message that arrived a moment ago
+    /// is there before the search index has it).
+    pub async fn inbox(&self) -> Result<Vec<MailMatch>> {
+        let limit = MAX_SEARCH_RESULTS.to_string();
+        let list: MessageList = self.get("messages", &[("labelIds", "INBOX"), ("maxResults", &limit)]).await?;
+        let mut matches = Vec::new();
+        for hit in list.messages.iter().take(MAX_SEARCH_RESULTS) {
+            let message: Message = match self.get(&format!("messages/{}", path_segment(&hit.id)?), &[("format", "full")]).await {
+                Ok(message) => message,
+                Err(CoreError::NotFound(_)) => continue,
+                Err(err) => return Err(err),
+            };
+            if is_shown(&message) {
+                matches.push(off_the_runtime(move || summary(&message)).await?);
+            }
+        }
+        matches.sort_by_key(|m| std::cmp::Reverse(m.sent_at));
+        Ok(matches)
+    }
+
     /// The newest 20 messages of a conversation, oldest first.
     pub async fn thread(&self, thread_id: &str) -> Result<MailThread> {
         let thread: Thread = self.get(&format!("threads/{}", path_segment(thread_id)?), &[("format", "full")]).await?;

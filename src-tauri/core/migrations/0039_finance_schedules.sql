@@ -1,5 +1,5 @@
 -- A schedule can repeat a statement summary (issue 36, point 6): `job` gains 'finance', whose
--- runs summarize the PDF in Files named by the schedule's `instructions` (its file id). SQLite
+-- runs summarize the document (a path in the owner's folders) its `instructions` name. SQLite
 -- cannot change a CHECK constraint in place, so the table is rebuilt with every column it had
 -- after 0028; its one index is made again as it was. Nothing refers to schedules by foreign
 -- key, and no trigger is defined on it.

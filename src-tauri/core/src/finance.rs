@@ -29,10 +29,55 @@ pub fn task_input(csv: &str) -> serde_json::Value {
     serde_json::json!({ "title": TASK_TITLE, "csv": csv })
 }
 
-/// A finance task's input when the statement is a PDF in Files: the task reads the file's
-/// text when it runs (a schedule's runs read it afresh each time).
-pub fn file_task_input(file_id: &hearth_protocol::ids::FileId) -> serde_json::Value {
-    serde_json::json!({ "title": TASK_TITLE, "fileId": file_id.as_str() })
+/// Where a finance task's statement is: the three sources a task's input can name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StatementSource {
+    /// CSV text the owner pasted.
+    Pasted(String),
+    /// A PDF in Files (its bytes never change: read when the task runs).
+    File(hearth_protocol::ids::FileId),
+    /// A file in the owner's document folders, by its path, read from the index when the task
+    /// runs — as the file is then, so a schedule's runs follow a statement the bank overwrites.
+    Document(String),
+}
+
+impl StatementSource {
+    /// The task's input.
+    pub fn task_input(&self) -> serde_json::Value {
+        match self {
+            Self::Pasted(csv) => task_input(csv),
+            Self::File(id) => serde_json::json!({ "title": TASK_TITLE, "fileId": id.as_str() }),
+            Self::Document(path) => serde_json::json!({ "title": TASK_TITLE, "documentPath": path }),
+        }
+    }
+
+    /// The source a task's input names.
+    fn of(input: &serde_json::Value) -> Option<Self> {
+        let text = |key: &str| input.get(key).and_then(serde_json::Value::as_str).map(str::to_owned);
+        if let Some(csv) = text("csv") {
+            Some(Self::Pasted(csv))
+        } else if let Some(id) = text("fileId") {
+            hearth_protocol::ids::FileId::parse(id).ok().map(Self::File)
+        } else {
+            text("documentPath").map(Self::Document)
+        }
+    }
+
+    /// Whether the source can be read now (a pasted statement always can): said to the model
+    /// in its reply rather than later as a failed task.
+    pub async fn check(&self, files: &crate::files::FileStore, store: &crate::store::Store) -> Result<(), String> {
+        match self {
+            Self::Pasted(_) => Ok(()),
+            Self::File(id) => files.read(id.as_str()).await.map(|_| ()).map_err(|err| format!("That file cannot be read: {err}")),
+            Self::Document(path) => match store.doc_text_at(path).await {
+                Ok(Some(_)) => Ok(()),
+                Ok(None) => Err(format!(
+                    "{path} is not an indexed file of your document folders; use a path search_documents gives (Settings → Documents adds folders)."
+                )),
+                Err(err) => Err(format!("The document index could not be read ({err}); try again.")),
+            },
+        }
+    }
 }
 
 /// A bank statement to try Hearth's finance task on (the sample agent's "summarize this CSV").
@@ -40,6 +85,9 @@ pub const SAMPLE_STATEMENT: &str = include_str!("finance_data/sample_statement.c
 
 /// The most characters of CSV read.
 pub const MAX_CSV_CHARS: usize = 500_000;
+/// The most characters of a category a finance task's result sentence repeats.
+const MAX_CATEGORY_SHOWN: usize = 40;
+
 /// The most rows (transactions) read.
 pub const MAX_ROWS: usize = 5_000;
 
@@ -230,8 +278,12 @@ impl Summary {
     pub fn sentence(&self) -> String {
         use hearth_protocol::finance::money;
         let period = self.period.map_or_else(String::new, |(first, last)| format!(" from {first} to {last}"));
-        let top =
-            self.categories.first().map_or_else(String::new, |(name, cents)| format!(" The most went to {name} ({}).", money(*cents)));
+        // The category is the statement's own word and this sentence becomes a notice: it is
+        // quoted and cut short, so a statement cannot write a paragraph in Hearth's voice.
+        let top = self.categories.first().map_or_else(String::new, |(name, cents)| {
+            let name: String = name.chars().take(MAX_CATEGORY_SHOWN).collect();
+            format!(" The most went to \u{201c}{name}\u{201d} ({}).", money(*cents))
+        });
         format!(
             "{} transactions{period}: income {}, spending {}, saved {}.{top}",
             self.count,
@@ -242,20 +294,29 @@ impl Summary {
     }
 }
 
-/// The statement a finance task's input names: its `csv`, or the text of the PDF in Files its
-/// `fileId` names (read now, so a schedule's run sums the file as it is at that run).
+/// The statement a finance task's input names, read now: a PDF's text (the extraction ended
+/// by the task's Stop), or a document's text as the index holds it at this run.
 async fn statement_of(input: &serde_json::Value, tools: &crate::tools::ToolContext) -> Result<String, String> {
-    if let Some(csv) = input.get("csv").and_then(serde_json::Value::as_str) {
-        return Ok(csv.to_owned());
+    match StatementSource::of(input) {
+        Some(StatementSource::Pasted(csv)) => Ok(csv),
+        Some(StatementSource::File(id)) => {
+            let pages = tools
+                .files
+                .text_unless_stopped(id.as_str(), tools.cancel_token())
+                .await
+                .map_err(|err| format!("Hearth could not read the statement's file: {err}"))?;
+            Ok(pages.join("\n"))
+        }
+        Some(StatementSource::Document(path)) => match tools.store.doc_text_at(&path).await {
+            Ok(Some(text)) => Ok(text.body),
+            Ok(None) => Err(format!("The statement {path} is no longer in your document folders.")),
+            Err(err) => Err(format!("The document index could not be read ({err}).")),
+        },
+        None => Err("This task names no statement (neither CSV, a file in Files nor a document).".into()),
     }
-    let Some(file_id) = input.get("fileId").and_then(serde_json::Value::as_str) else {
-        return Err("This task names no statement (neither CSV nor a file in Files).".into());
-    };
-    let pages = tools.files.text(file_id).await.map_err(|err| format!("Hearth could not read the statement's file: {err}"))?;
-    Ok(pages.join("\n"))
 }
 
-/// The `finance` task: input `{ "title", "csv" }` or `{ "title", "fileId" }`. A statement Hearth cannot read fails the
+/// The `finance` task: input `{ "title", "csv" | "fileId" | "documentPath" }`. A statement Hearth cannot read fails the
 /// task with the reason (nothing is kept); a readable one keeps the tracker (fenced) and saves
 /// it as an artifact through dispatch, keyed by the named step `tracker`, so a retried run
 /// saves it once.

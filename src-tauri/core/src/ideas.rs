@@ -44,6 +44,8 @@ pub enum Offer {
     FillForm {
         /// The message.
         message_id: String,
+        /// Its conversation (what read_mail_thread takes).
+        thread_id: String,
         /// Its subject.
         subject: String,
         /// Whose mailbox it is in: the sample mailbox's forms go to the document workflow,
@@ -55,6 +57,8 @@ pub enum Offer {
     AnswerMeeting {
         /// The message.
         message_id: String,
+        /// Its conversation.
+        thread_id: String,
         /// Its sender.
         from: String,
         /// Its subject.
@@ -108,7 +112,9 @@ impl Inbox {
     }
 }
 
-/// Every idea not decided yet, with what it is about.
+/// Every idea not decided yet, with what it is about. The mail rules read each message's
+/// subject and snippet (its first 240 characters), the same for every account: Gmail is read
+/// as search hits, never copied whole.
 pub async fn compute(store: &Store, inbox: &Inbox) -> Result<Vec<(IdeaView, Offer)>> {
     let decided = store.idea_decisions().await?;
     let mut ideas = Vec::new();
@@ -121,7 +127,9 @@ pub async fn compute(store: &Store, inbox: &Inbox) -> Result<Vec<(IdeaView, Offe
     };
     let mut seen_threads = std::collections::HashSet::new();
     for message in &inbox.messages {
-        if seen_threads.contains(&message.thread_id) {
+        // A provider's ids go into a task's instructions: only plain ids do.
+        let plain = hearth_protocol::ids::is_valid_id(&message.message_id) && hearth_protocol::ids::is_valid_id(&message.thread_id);
+        if seen_threads.contains(&message.thread_id) || !plain {
             // One idea per conversation, from its newest message that suggests one.
             continue;
         }
@@ -131,7 +139,12 @@ pub async fn compute(store: &Store, inbox: &Inbox) -> Result<Vec<(IdeaView, Offe
                 &message.message_id,
                 format!("Fill the form from {}", short_sender(&message.from)),
                 format!("\u{201c}{}\u{201d} has a form attached.", message.subject),
-                Offer::FillForm { message_id: message.message_id.clone(), subject: message.subject.clone(), mailbox: inbox.mailbox },
+                Offer::FillForm {
+                    message_id: message.message_id.clone(),
+                    thread_id: message.thread_id.clone(),
+                    subject: message.subject.clone(),
+                    mailbox: inbox.mailbox,
+                },
             );
             seen_threads.insert(message.thread_id.clone());
         } else if asks_to_meet(&message.subject, &message.snippet) {
@@ -141,6 +154,7 @@ pub async fn compute(store: &Store, inbox: &Inbox) -> Result<Vec<(IdeaView, Offe
                 format!("\u{201c}{}\u{201d} asks to meet.", message.subject),
                 Offer::AnswerMeeting {
                     message_id: message.message_id.clone(),
+                    thread_id: message.thread_id.clone(),
                     from: message.from.clone(),
                     subject: message.subject.clone(),
                 },

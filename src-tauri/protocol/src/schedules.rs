@@ -207,8 +207,8 @@ pub enum ScheduledJob {
     Reminder,
     /// The agent works on the instructions (needs a model).
     Agent,
-    /// A statement summary (the finance task, no model): the instructions are the id of the
-    /// PDF in Files whose statement each run reads afresh.
+    /// A statement summary (the finance task, no model): the instructions are the path of the
+    /// statement in the owner's document folders, read as the index holds it at each run.
     Finance,
 }
 

@@ -29,8 +29,12 @@ pub const MAX_TASK_STEPS: usize = 16;
 pub const MAX_TASK_RUN: Duration = Duration::from_secs(5 * 60);
 
 /// Tools a task is not offered: standing work is the owner's to start.
-const TASKS_MAY_NOT_CALL: [hearth_protocol::ToolName; 3] =
-    [hearth_protocol::ToolName::DelegateTask, hearth_protocol::ToolName::ScheduleTask, hearth_protocol::ToolName::WatchPage];
+const TASKS_MAY_NOT_CALL: [hearth_protocol::ToolName; 4] = [
+    hearth_protocol::ToolName::DelegateTask,
+    hearth_protocol::ToolName::SummarizeStatement,
+    hearth_protocol::ToolName::ScheduleTask,
+    hearth_protocol::ToolName::WatchPage,
+];
 
 /// The key in a task's state under which its conversation is checkpointed.
 const CONVERSATION: &str = "conversation";

@@ -231,8 +231,13 @@ impl FileStore {
 
     /// Each page's text.
     pub async fn text(&self, file_id: &str) -> Result<Vec<String>> {
+        self.text_unless_stopped(file_id, &CancellationToken::new()).await
+    }
+
+    /// Each page's text, the extraction ended by `cancel` (a task's Stop or Pause).
+    pub async fn text_unless_stopped(&self, file_id: &str, cancel: &CancellationToken) -> Result<Vec<String>> {
         let (_, bytes) = self.read(file_id).await?;
-        self.blocking(&CancellationToken::new(), move |engine, budget| crate::pdf::extract_text_within(&engine, &bytes, &budget)).await
+        self.blocking(cancel, move |engine, budget| crate::pdf::extract_text_within(&engine, &bytes, &budget)).await
     }
 
     /// Files, newest first.

@@ -29,11 +29,10 @@ impl Hearth {
     /// A schedule the owner made in the Activity screen.
     pub async fn schedule_create(&self, params: &ScheduleCreateParams) -> Result<ScheduleView> {
         params.validate()?;
-        // A statement summary's instructions are the id of its file in Files, which must be one.
+        // A statement summary's instructions are the path of an indexed document.
         if params.job == hearth_protocol::schedules::ScheduledJob::Finance {
-            let file_id = hearth_protocol::ids::FileId::parse(params.instructions.trim())
-                .map_err(|_| CoreError::InvalidInput("A statement summary names its PDF in Files by the file's id.".into()))?;
-            self.files.read(file_id.as_str()).await?;
+            let source = crate::finance::StatementSource::Document(params.instructions.trim().to_owned());
+            source.check(&self.files, &self.store).await.map_err(CoreError::InvalidInput)?;
         }
         // Each press of Create is a new schedule.
         let key = format!("owner:activity:{}", uuid::Uuid::new_v4());

@@ -304,6 +304,12 @@ impl Store {
         Ok(StoredText { path: row.try_get("path")?, title: row.try_get("title")?, body: row.try_get("body")? })
     }
 
+    /// The indexed text of the file at `path` (as the index holds it now), if it is indexed.
+    pub async fn doc_text_at(&self, path: &str) -> Result<Option<StoredText>> {
+        let row = sqlx::query("SELECT path, title, body FROM doc_files WHERE path = ?1").bind(path).fetch_optional(self.reader()).await?;
+        row.map(|row| Ok(StoredText { path: row.try_get("path")?, title: row.try_get("title")?, body: row.try_get("body")? })).transpose()
+    }
+
     /// How many files are indexed, in every folder.
     pub async fn doc_file_count(&self) -> Result<u64> {
         let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM doc_files").fetch_one(self.reader()).await?;

@@ -450,9 +450,9 @@ async fn insert_run_task(tx: &mut sqlx::SqliteConnection, s: &ScheduleRow, key: 
     if let Some(goal) = &s.goal_id {
         input["goalId"] = serde_json::Value::String(goal.clone());
     }
-    // A statement summary's instructions are the file it sums (checked when it was made).
+    // A statement summary's instructions are the document it sums (checked when it was made).
     if s.job == ScheduledJob::Finance {
-        input["fileId"] = serde_json::Value::String(s.instructions.clone());
+        input["documentPath"] = serde_json::Value::String(s.instructions.clone());
     }
     if !s.sources.is_empty() {
         input["outsideSources"] = serde_json::to_value(&s.sources)?;

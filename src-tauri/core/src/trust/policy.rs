@@ -83,12 +83,12 @@ pub fn decide(tool: ToolName, args: &Value, chooser: Chooser, provenance: &Prove
             Chooser::ChatModel => ask_if_outside(STANDING_WORK),
         },
         ToolName::CreateGoal => ask_if_outside(STANDING_WORK),
-        // A statement summary adds up a file or pasted text and keeps the result in Hearth: it
-        // sends nothing and starts no agent, so outside content cannot steer it anywhere. A
-        // task still cannot start another task.
+        // A statement summary sends nothing and starts no agent, but it leaves a task, an
+        // artifact and a notice worded from the statement: after outside content it waits, as
+        // every lasting thing does. A task still cannot start another task.
         ToolName::SummarizeStatement => match chooser {
             Chooser::TaskModel => Verdict::Refuse(NO_TASKS_FROM_TASKS),
-            Chooser::ChatModel => Verdict::Run,
+            Chooser::ChatModel => ask_if_outside(STANDING_WORK),
         },
         ToolName::RememberFact => ask_if_outside(MEMORY_WRITE),
         // Effects inside Hearth's own files, or the computer switched on or off: nothing leaves.
@@ -159,6 +159,7 @@ mod tests {
             ToolName::SearchWeb,
             ToolName::PageAct,
             ToolName::DelegateTask,
+            ToolName::SummarizeStatement,
             ToolName::ScheduleTask,
             ToolName::RunComputerCommand,
             ToolName::WriteComputerFile,
@@ -195,7 +196,7 @@ mod tests {
 
     #[test]
     fn a_task_never_starts_tasks_schedules_or_monitors() {
-        for tool in [ToolName::DelegateTask, ToolName::ScheduleTask, ToolName::WatchPage] {
+        for tool in [ToolName::DelegateTask, ToolName::SummarizeStatement, ToolName::ScheduleTask, ToolName::WatchPage] {
             assert!(matches!(decide(tool, &json!({}), Chooser::TaskModel, &Provenance::new()), Verdict::Refuse(_)));
         }
     }

@@ -79,7 +79,7 @@ pub trait Workspace: Send + Sync + 'static {
     /// Messages matching every word of `query`, newest first.
     fn search_mail<'a>(&'a self, query: &'a str) -> BoxFuture<'a, Result<MailSearchResult>>;
 
-    /// The newest messages in the inbox (at most 50), newest first: what the ideas' mail rules
+    /// The newest messages in the inbox (at most 50; Gmail lists 20), newest first: what the ideas' mail rules
     /// read, from whichever account the owner chose.
     fn inbox(&self) -> BoxFuture<'_, Result<Vec<MailMatch>>>;
 

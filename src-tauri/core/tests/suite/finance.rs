@@ -115,11 +115,18 @@ async fn summarize_statement_starts_one_summary_per_step_and_a_changed_one_is_a_
     let first = super::support::guarded(dispatch(&ctx, "summarize_statement", &args, StepId::Call("c1".into()))).await;
     assert!(!first.is_error, "{}", first.content);
     let again = super::support::guarded(dispatch(&ctx, "summarize_statement", &args, StepId::Call("c1".into()))).await;
-    assert!(!again.is_error, "{}", again.content);
+    let task_of = |out: &hearth_core::tools::ToolOutput| serde_json::from_str::<serde_json::Value>(&out.content).unwrap()["taskId"].clone();
+    assert_eq!(task_of(&again), task_of(&first), "the same step answers the same task");
     let changed = json!({ "csv": PASTED.replace("100.10", "200.10") }).to_string();
     let conflict = super::support::guarded(dispatch(&ctx, "summarize_statement", &changed, StepId::Call("c1".into()))).await;
-    assert!(conflict.is_error, "a changed statement under the same step: {}", conflict.content);
-    for bad in [json!({}), json!({ "csv": PASTED, "fileId": "x" }), json!({ "fileId": "no-such-file" }), json!({ "fileId": "../etc" })] {
+    assert!(conflict.is_error && conflict.content.contains("different"), "a changed statement under the same step: {}", conflict.content);
+    for bad in [
+        json!({}),
+        json!({ "csv": PASTED, "fileId": "x" }),
+        json!({ "fileId": "no-such-file" }),
+        json!({ "fileId": "../etc" }),
+        json!({ "documentPath": "/etc/passwd" }),
+    ] {
         let out = super::support::guarded(dispatch(&ctx, "summarize_statement", &bad.to_string(), StepId::Call("c2".into()))).await;
         assert!(out.is_error, "{bad}: {}", out.content);
     }
@@ -135,7 +142,7 @@ async fn summarize_statement_starts_one_summary_per_step_and_a_changed_one_is_a_
 }
 
 #[tokio::test]
-async fn a_statement_pdf_in_files_is_summarized_and_a_schedule_sums_it_at_each_run() {
+async fn a_statement_pdf_in_files_is_summarized_and_a_schedule_sums_a_documents_statement_as_it_is_at_each_run() {
     use hearth_core::tools::{StepId, dispatch};
     use hearth_protocol::schedules::{ScheduleAction, ScheduleControlParams, ScheduledJob};
     let t = open().await;
@@ -157,22 +164,34 @@ async fn a_statement_pdf_in_files_is_summarized_and_a_schedule_sums_it_at_each_r
     let tracker = detail.finance.unwrap_or_else(|| panic!("the PDF's statement was read: {:?}", detail.task.error));
     assert_eq!((tracker.income_cents, tracker.spending_cents, tracker.count), (10_010, 30, 3));
 
-    // A schedule of the same summary: a finance job needs its file, and a reminder takes none.
+    // A monthly summary of a statement in the owner's document folders, which the bank's export
+    // overwrites: each run reads it as the index holds it then.
+    let docs = tempfile::tempdir().unwrap();
+    let statement = docs.path().join("statement.csv");
+    std::fs::write(&statement, PASTED).unwrap();
+    let folder = hearth_protocol::documents::DocFolderAddParams { path: docs.path().to_string_lossy().into_owned() };
+    t.hearth.document_folder_add(&folder).await.unwrap();
+    let path = statement.to_string_lossy().into_owned();
     let schedule = |args: serde_json::Value, step: &'static str| {
         let ctx = &ctx;
         async move { super::support::guarded(dispatch(ctx, "schedule_task", &args.to_string(), StepId::Call(step.into()))).await }
     };
     let repeat = json!({ "every": "month", "day": 1, "at": "08:00" });
     let without = schedule(json!({ "title": "Monthly money", "job": "finance", "repeat": repeat }), "s1").await;
-    assert!(without.is_error && without.content.contains("fileId"), "{}", without.content);
-    let stray = schedule(json!({ "title": "Nudge", "job": "reminder", "fileId": file.id, "repeat": repeat }), "s2").await;
+    assert!(without.is_error && without.content.contains("documentPath"), "{}", without.content);
+    let stray = schedule(json!({ "title": "Nudge", "job": "reminder", "documentPath": path, "repeat": repeat }), "s2").await;
     assert!(stray.is_error, "{}", stray.content);
-    let made =
-        schedule(json!({ "title": "Monthly money", "job": "finance", "fileId": file.id, "repeat": repeat, "timeZone": "UTC" }), "s3").await;
+    let outside = schedule(json!({ "title": "Sneaky", "job": "finance", "documentPath": "/etc/hostname", "repeat": repeat }), "s3").await;
+    assert!(outside.is_error, "only an indexed document: {}", outside.content);
+    let args = json!({ "title": "Monthly money", "job": "finance", "documentPath": path, "repeat": repeat, "timeZone": "UTC" });
+    let made = schedule(args, "s4").await;
     assert!(!made.is_error, "{}", made.content);
     let schedules = t.hearth.schedule_list().await.unwrap().schedules;
     assert_eq!((schedules.len(), schedules[0].job), (1, ScheduledJob::Finance));
 
+    // The bank overwrites the file; the index follows (a rescan here), and Run now sums the new one.
+    std::fs::write(&statement, PASTED.replace("100.10", "1250.00")).unwrap();
+    t.hearth.document_rescan().await.unwrap();
     let control = ScheduleControlParams {
         schedule_id: schedules[0].id.clone(),
         action: ScheduleAction::RunNow,
@@ -186,6 +205,9 @@ async fn a_statement_pdf_in_files_is_summarized_and_a_schedule_sums_it_at_each_r
     let scheduled = runs.iter().find(|r| r.input.get("scheduleId").is_some()).unwrap();
     let detail = t.hearth.task_get(&scheduled.id).await.unwrap();
     let tracker = detail.finance.unwrap_or_else(|| panic!("{:?}", detail.task.error));
-    assert_eq!(tracker.income_cents, 10_010, "the run read the file");
+    assert_eq!(
+        tracker.income_cents, 125_000,
+        "the run read the statement as it is now (a longer file: the index sees the change by its size)"
+    );
     assert_eq!(artifacts(&t.hearth), 2);
 }

@@ -27,13 +27,14 @@ pub(crate) struct ScheduleTaskArgs {
     #[serde(default)]
     pub instructions: Option<String>,
     /// `reminder`: tell the owner at each due time (no model needed). `agent`: the agent does
-    /// the work at each due time. `finance`: a statement summary of the PDF in Files that
-    /// `fileId` names, read afresh at each due time (no model needed). Default `reminder`.
+    /// the work at each due time. `finance`: a statement summary of the file at
+    /// `documentPath`, read as it is at each due time (no model needed). Default `reminder`.
     #[serde(default)]
     pub job: Option<JobArg>,
-    /// For `finance` only: the id of the statement's PDF in Files.
+    /// For `finance` only: the statement's path in the owner's document folders, as
+    /// search_documents gives it.
     #[serde(default)]
-    pub file_id: Option<String>,
+    pub document_path: Option<String>,
     /// When it repeats.
     pub repeat: RepeatArg,
     /// IANA time zone the times are in, e.g. "Europe/Paris". Default: the computer's own.
@@ -175,17 +176,19 @@ impl DirectTool for ScheduleTask {
             JobArg::Agent => ScheduledJob::Agent,
             JobArg::Finance => ScheduledJob::Finance,
         };
-        // A statement summary's runs read a file, not instructions: its id is what they keep.
-        let instructions = match (job, args.file_id.as_deref()) {
-            (ScheduledJob::Finance, Some(file_id)) => match checked_statement_file(ctx, file_id).await {
-                Ok(file_id) => file_id,
+        // A statement summary's runs read a document, not instructions: its path is what they
+        // keep. A file in Files never changes, so repeating its summary would repeat one result.
+        let key = ctx.scope.key(step).joined();
+        let instructions = match (job, args.document_path) {
+            (ScheduledJob::Finance, Some(path)) => match checked_statement(ctx, &key, path).await {
+                Ok(path) => path,
                 Err(refused) => return refused,
             },
             (ScheduledJob::Finance, None) => {
-                return ToolOutput::error("A `finance` schedule needs `fileId`: the statement's PDF in Files.");
+                return ToolOutput::error("A `finance` schedule needs `documentPath`: the statement in the owner's document folders.");
             }
             (ScheduledJob::Reminder | ScheduledJob::Agent, Some(_)) => {
-                return ToolOutput::error("`fileId` is for a `finance` schedule only.");
+                return ToolOutput::error("`documentPath` is for a `finance` schedule only.");
             }
             (ScheduledJob::Reminder | ScheduledJob::Agent, None) => instructions.to_owned(),
         };
@@ -209,7 +212,6 @@ impl DirectTool for ScheduleTask {
         if ctx.cancel.is_cancelled() {
             return ToolOutput::error("The run was stopped, so nothing was scheduled.");
         }
-        let key = ctx.scope.key(step).joined();
         let fence = ctx.scope.task().map(|t| t.fence());
         // Asked for after the agent read content from outside the owner, and approved on its
         // card: each of its runs starts from that, not from the owner's own words.
@@ -231,13 +233,18 @@ impl DirectTool for ScheduleTask {
     }
 }
 
-/// The id of a statement's PDF in Files, if it is one and can be read now.
-async fn checked_statement_file(ctx: &ToolContext, file_id: &str) -> Result<String, ToolOutput> {
-    let Ok(file_id) = hearth_protocol::ids::FileId::parse(file_id) else {
-        return Err(ToolOutput::error("`fileId` is the id of a file in Files, as the Files screen or import_pdf gives it."));
-    };
-    match ctx.files.read(file_id.as_str()).await {
-        Ok(_) => Ok(file_id.as_str().to_owned()),
-        Err(err) => Err(ToolOutput::error(format!("That file cannot be read: {err}"))),
+/// The statement's document path, if it names an indexed document now — checked only for a
+/// step that made no schedule yet, so a retried step answers the schedule it made.
+async fn checked_statement(ctx: &ToolContext, key: &str, path: String) -> Result<String, ToolOutput> {
+    let source = super::finance::source_of(None, None, Some(path))?;
+    let made = matches!(ctx.store.get_schedule(&crate::store::schedules::schedule_id_for_key(key)).await, Ok(Some(_)));
+    if !made {
+        source.check(&ctx.files, &ctx.store).await.map_err(ToolOutput::error)?;
+    }
+    match source {
+        crate::finance::StatementSource::Document(path) => Ok(path),
+        crate::finance::StatementSource::Pasted(_) | crate::finance::StatementSource::File(_) => {
+            Err(ToolOutput::error("A `finance` schedule reads a document by its path."))
+        }
     }
 }

@@ -517,6 +517,12 @@ impl Gmail {
         let limit = (MAX_SEARCH_RESULTS + 1).to_string();
         let list: MessageList = self.get("messages", &[("q", query), ("maxResults", &limit)]).await?;
         let truncated = list.messages.len() > MAX_SEARCH_RESULTS || list.next_page_token.is_some();
+        let matches = self.summaries(&list).await?;
+        Ok(MailSearchResult { query: query.to_owned(), matches, truncated })
+    }
+
+    /// The first 20 messages of a list, read in full and summarised, newest first.
+    async fn summaries(&self, list: &MessageList) -> Result<Vec<MailMatch>> {
         let mut matches = Vec::new();
         for hit in list.messages.iter().take(MAX_SEARCH_RESULTS) {
             let message: Message = match self.get(&format!("messages/{}", path_segment(&hit.id)?), &[("format", "full")]).await {
@@ -530,7 +536,7 @@ impl Gmail {
             }
         }
         matches.sort_by_key(|m| std::cmp::Reverse(m.sent_at));
-        Ok(MailSearchResult { query: query.to_owned(), matches, truncated })
+        Ok(matches)
     }
 
     /// The newest 20 messages in the inbox, newest first: listed by the `INBOX` label (Gmail
@@ -539,19 +545,7 @@ impl Gmail {
     pub async fn inbox(&self) -> Result<Vec<MailMatch>> {
         let limit = MAX_SEARCH_RESULTS.to_string();
         let list: MessageList = self.get("messages", &[("labelIds", "INBOX"), ("maxResults", &limit)]).await?;
-        let mut matches = Vec::new();
-        for hit in list.messages.iter().take(MAX_SEARCH_RESULTS) {
-            let message: Message = match self.get(&format!("messages/{}", path_segment(&hit.id)?), &[("format", "full")]).await {
-                Ok(message) => message,
-                Err(CoreError::NotFound(_)) => continue,
-                Err(err) => return Err(err),
-            };
-            if is_shown(&message) {
-                matches.push(off_the_runtime(move || summary(&message)).await?);
-            }
-        }
-        matches.sort_by_key(|m| std::cmp::Reverse(m.sent_at));
-        Ok(matches)
+        self.summaries(&list).await
     }
 
     /// The newest 20 messages of a conversation, oldest first.

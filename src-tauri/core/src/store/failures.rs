@@ -223,7 +223,7 @@ impl Store {
 
     /// A task run's events as (kind, message, at), in order.
     pub async fn task_run_notes(&self, task_id: &str, run_id: &str) -> Result<Vec<(String, String, i64)>> {
-        let rows = sqlx::query("SELECT kind, message, at FROM task_events WHERE task_id = ?1 AND run_id = ?2 ORDER BY id")
+        let rows = sqlx::query("SELECT kind, message, at FROM task_events WHERE task_id = ?1 AND run_id = ?2 ORDER BY seq")
             .bind(task_id)
             .bind(run_id)
             .fetch_all(self.reader())

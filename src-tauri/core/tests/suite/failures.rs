@@ -170,3 +170,28 @@ async fn issue36_an_unknown_failure_id_says_what_to_do() {
     assert_eq!(err.code, hearth_protocol::ErrorCode::InvalidInput);
     assert!(f.server.requests().is_empty());
 }
+
+#[tokio::test]
+async fn issue36_a_failed_task_run_carries_its_id_and_opens_its_timeline() {
+    let t = super::tasks::with_scripted_handler().await;
+    let task_id = super::tasks::run_to_rest(t.hearth.tasks(), "failing-task", "fail").await;
+    let detail = t.hearth.task_get(&task_id).await.unwrap();
+    assert_eq!(detail.runs.len(), 1, "one run happened");
+    let run_id = detail.runs[0].id.clone();
+    let id = failure_id_of(&run_id);
+    let shown = detail.task.error.unwrap_or_default();
+    assert!(shown.starts_with("it broke") && shown.contains(&id.to_string()), "the task's message carries the id: {shown}");
+
+    let listed = t.hearth.failure_list().await.unwrap().failures;
+    assert_eq!(listed.len(), 1);
+    assert_eq!(
+        (listed[0].kind, listed[0].task_id.as_deref(), listed[0].message.as_str()),
+        (FailedRunKind::Task, Some(task_id.as_str()), "it broke")
+    );
+    let opened = timeline(&t.hearth, id.as_str()).await;
+    assert_eq!(opened.run_id, run_id);
+    assert!(matches!(opened.entries.first(), Some(TimelineEntry::Started { .. })), "{:?}", opened.entries);
+    assert!(opened.entries.iter().any(|e| matches!(e, TimelineEntry::Failed { .. })), "{:?}", opened.entries);
+    assert!(tries(&opened).is_empty(), "this task asked no model");
+    assert!(opened.report.contains("a background task's run"), "{}", opened.report);
+}

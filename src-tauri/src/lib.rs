@@ -102,6 +102,8 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::tasks::task_get,
             commands::tasks::task_control,
             commands::tasks::task_watch,
+            commands::failures::failure_list,
+            commands::failures::failure_timeline,
             commands::tasks::finance_start,
             commands::inbox::schedule_list,
             commands::inbox::schedule_create,

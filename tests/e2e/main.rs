@@ -9,6 +9,7 @@ mod chat;
 mod choices;
 mod computer;
 mod documents;
+mod failures;
 mod files;
 mod finance;
 mod frame;

@@ -24,6 +24,7 @@ use hearth_protocol::documents::{
     DocFolderAddParams, DocFolderId, DocFolderListResponse, DocFolderRemoveParams, DocPreview, DocPreviewParams, DocSearchParams,
     DocSearchResponse,
 };
+use hearth_protocol::failures::{FailureListResponse, FailureTimeline, FailureTimelineParams};
 use hearth_protocol::files::{
     FileDeleteParams, FileDetail, FileFillParams, FileGetParams, FileImportParams, FileListResponse, FileRenderParams, FileRenderResponse,
     FileView,
@@ -217,6 +218,19 @@ pub async fn thread_delete(thread_id: &str, acknowledge_uncertain: bool) -> Resu
 /// Every task, most recently changed first.
 pub async fn task_list() -> Result<TaskListResponse, IpcError> {
     call(cmd::TASK_LIST, &serde_json::json!({})).await
+}
+
+/// The newest failures, newest first.
+pub async fn failure_list() -> Result<FailureListResponse, IpcError> {
+    call(cmd::FAILURE_LIST, &serde_json::json!({})).await
+}
+
+/// The timeline of the run a failure id (as the owner typed it) or a run id names, with the
+/// redacted report "Copy details" gives.
+pub async fn failure_timeline(id: &str) -> Result<FailureTimeline, IpcError> {
+    let params = FailureTimelineParams { id: id.trim().to_owned() };
+    params.key()?;
+    call(cmd::FAILURE_TIMELINE, &serde_json::json!({ "params": params })).await
 }
 
 /// One task with its runs and events.

@@ -14,6 +14,7 @@ pub mod config;
 pub mod doc_index;
 pub mod documents;
 pub mod error;
+pub mod failures;
 pub mod files;
 pub mod finance;
 pub mod fts;

@@ -15,8 +15,10 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::Agent;
+use crate::store::failures::NewFailure;
 use crate::store::threads::{RunEnd, RunOrigin};
 use crate::store::{Store, now_ms};
+use hearth_protocol::failures::FailedRunKind;
 
 /// The receiving end of one run's events.
 pub type RunEvents = mpsc::Receiver<Event>;
@@ -192,6 +194,9 @@ impl Driver {
                 drop(events);
                 return self.fail(&format!("The agent sent an invalid event stream ({err}). The reply was stopped.")).await;
             }
+            if let Event::RunError(error) = &mut event {
+                self.mark_failure(error).await;
+            }
             let end = match &event {
                 Event::RunFinished(_) => Some(RunEnd::Finished),
                 Event::RunError(_) => Some(RunEnd::Failed),
@@ -213,8 +218,28 @@ impl Driver {
     /// Ends the run with RUN_ERROR (allowed with open messages; nothing follows it).
     async fn fail(&mut self, message: &str) -> RunEnd {
         self.ensure_started().await;
-        self.emit_unchecked(Event::RunError(RunErrorEvent { message: message.to_owned(), ..Default::default() })).await;
+        let mut error = RunErrorEvent { message: message.to_owned(), ..Default::default() };
+        self.mark_failure(&mut error).await;
+        self.emit_unchecked(Event::RunError(error)).await;
         RunEnd::Failed
+    }
+
+    /// Gives the failure its id: recorded with the message the owner sees, and said at the end
+    /// of that message, so the owner can quote it and Activity can open the run's timeline.
+    async fn mark_failure(&mut self, error: &mut RunErrorEvent) {
+        let id = crate::failures::failure_id_of(&self.input.run_id);
+        let failure = NewFailure {
+            id: &id,
+            run_id: &self.input.run_id,
+            kind: FailedRunKind::Chat,
+            thread_id: Some(&self.input.thread_id),
+            task_id: None,
+            message: &error.message,
+        };
+        if let Err(err) = self.store.record_failure(&failure).await {
+            tracing::error!(run_id = %self.input.run_id, error = %err, "could not record a run's failure");
+        }
+        error.message = crate::failures::with_failure_id(&error.message, &id);
     }
 
     /// Emits RUN_STARTED if the agent never did, so the stream is well-formed.

@@ -55,6 +55,8 @@ commands! {
     TASK_GET = "task_get";
     TASK_CONTROL = "task_control";
     TASK_WATCH = "task_watch";
+    FAILURE_LIST = "failure_list";
+    FAILURE_TIMELINE = "failure_timeline";
     SCHEDULE_LIST = "schedule_list";
     SCHEDULE_CREATE = "schedule_create";
     SCHEDULE_CONTROL = "schedule_control";

@@ -97,6 +97,9 @@ pub const COMPANION_REACH: &[(Command, Reach)] = {
         (commands::TASK_GET, Scope(Read)),
         (commands::TASK_CONTROL, Scope(ControlTasks)),
         (commands::TASK_WATCH, Scope(Read)),
+        // What the chats and tasks a device may read already show, with the report redacted.
+        (commands::FAILURE_LIST, Scope(Read)),
+        (commands::FAILURE_TIMELINE, Scope(Read)),
         (commands::SCHEDULE_LIST, Scope(Read)),
         (commands::SCHEDULE_CREATE, Scope(ControlTasks)),
         (commands::SCHEDULE_CONTROL, Scope(ControlTasks)),

@@ -274,6 +274,91 @@ id_type!(
     "operation id"
 );
 
+/// The Crockford base32 alphabet: no I, L, O or U, so a failure id read over the phone is not
+/// mistaken for a 1, a 0 or a rude word.
+const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/// A failure's short id: 8 characters of Crockford base32 (40 bits), short enough to read out
+/// to someone helping. Every failed run carries one, shown with its message; it opens the
+/// run's timeline in Activity.
+///
+/// Made from 40 bits the core derives from the run (a hash of its id), so the same run always
+/// has the same failure id. Parsing is forgiving the way Crockford intends for ids people
+/// type: lower case is upper case, `I`/`L` are `1`, `O` is `0`, and hyphens and spaces are
+/// ignored ("abcd-efgh" is "ABCDEFGH").
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FailureId(String);
+
+/// How many characters a [`FailureId`] has.
+pub const FAILURE_ID_LEN: usize = 8;
+
+impl FailureId {
+    /// The kind, as errors name it.
+    pub const KIND: &'static str = "failure id";
+
+    /// The id of the low 40 bits of `bits`.
+    pub fn from_bits(bits: u64) -> Self {
+        let text = (0..FAILURE_ID_LEN)
+            .map(|i| {
+                let shift = 5 * (FAILURE_ID_LEN - 1 - i);
+                char::from(CROCKFORD[((bits >> shift) & 0x1f) as usize])
+            })
+            .collect();
+        Self(text)
+    }
+
+    /// Reads an id the owner typed or pasted (see the type's doc for what is forgiven).
+    pub fn parse(text: &str) -> Result<Self, IdError> {
+        let fault = |fault| IdError { kind: Self::KIND, fault };
+        if text.len() > MAX_ID_LEN {
+            return Err(fault(IdFault::TooLong(text.len())));
+        }
+        let mut id = String::with_capacity(FAILURE_ID_LEN);
+        for c in text.chars().filter(|c| !matches!(c, '-' | ' ')) {
+            let c = match c.to_ascii_uppercase() {
+                'I' | 'L' => '1',
+                'O' => '0',
+                c => c,
+            };
+            if !c.is_ascii() || !CROCKFORD.contains(&(c as u8)) {
+                return Err(fault(IdFault::BadCharacter));
+            }
+            id.push(c);
+        }
+        match id.len() {
+            0 => Err(fault(IdFault::Empty)),
+            FAILURE_ID_LEN => Ok(Self(id)),
+            other => Err(fault(IdFault::TooLong(other))),
+        }
+    }
+
+    /// The id as text (8 characters, upper case).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Shown in two halves ("K3M9-2QXA"), easier to read out; [`FailureId::parse`] takes either.
+impl fmt::Display for FailureId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (head, tail) = self.0.split_at(FAILURE_ID_LEN / 2);
+        write!(f, "{head}-{tail}")
+    }
+}
+
+impl Serialize for FailureId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for FailureId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let id = String::deserialize(deserializer)?;
+        Self::parse(&id).map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -359,5 +444,25 @@ mod tests {
         let set: std::collections::HashSet<ScheduleId> = [id.clone()].into();
         assert!(set.contains("s-1"), "looked up by &str through Borrow");
         assert_eq!(String::from(id), "s-1");
+    }
+
+    #[test]
+    fn failure_ids_are_eight_crockford_characters_read_forgivingly() {
+        let id = FailureId::from_bits(0);
+        assert_eq!(id.as_str(), "00000000");
+        let id = FailureId::from_bits(u64::MAX);
+        assert_eq!(id.as_str(), "ZZZZZZZZ", "only the low 40 bits count");
+        let id = FailureId::from_bits(0x12_3456_789a);
+        assert_eq!(id.as_str().len(), FAILURE_ID_LEN);
+        assert_eq!(id.to_string(), format!("{}-{}", &id.as_str()[..4], &id.as_str()[4..]));
+        // Typed back over the phone: lower case, a hyphen, O for 0 and l for 1.
+        let typed = id.as_str().to_ascii_lowercase().replace('0', "o").replace('1', "l");
+        let typed = format!("{}-{}", &typed[..4], &typed[4..]);
+        assert_eq!(FailureId::parse(&typed).unwrap(), id);
+        assert_eq!(serde_json::from_value::<FailureId>(serde_json::json!(typed)).unwrap(), id);
+        for bad in ["", "ABC", "ABCDEFGHJ", "ABCDEFGU", "<script>", "ABCD\u{e9}FGH"] {
+            let err = FailureId::parse(bad).unwrap_err();
+            assert_eq!(err.kind(), "failure id", "{bad}");
+        }
     }
 }

@@ -15,6 +15,7 @@ pub mod computer;
 pub mod devices;
 pub mod documents;
 pub mod error;
+pub mod failures;
 pub mod files;
 pub mod finance;
 pub mod goals;

@@ -8,6 +8,7 @@ pub mod chat;
 pub mod computer;
 pub mod devices;
 pub mod documents;
+pub mod failures;
 pub mod files;
 pub mod goals;
 pub mod host_link;

@@ -1,8 +1,9 @@
 //! Activity: the schedules, every task Hearth works on, live, and the selected one's detail
-//! and controls.
+//! and controls; below them the failures, each opening its run's timeline.
 //!
 //! Updates come only from the app-wide task watch; nothing here polls.
 
+mod failures;
 mod mandates;
 mod schedules;
 mod task_controls;
@@ -14,6 +15,7 @@ use leptos::prelude::*;
 use crate::live_tasks::LiveTasks;
 use crate::navigation::Navigation;
 use crate::request::action_failure;
+use failures::Failures;
 use schedules::Schedules;
 use task_detail::TaskDetailPane;
 use task_list::TaskList;
@@ -41,6 +43,7 @@ pub fn ActivityScreen() -> impl IntoView {
                     None => view! { <p class="task-detail-empty">"Select a task to see its plan, runs and events."</p> }.into_any(),
                 }}
             </div>
+            <Failures live />
         </section>
     }
     .into_any()

@@ -124,7 +124,7 @@ impl ModelAgent {
         for _step in 0..MAX_TOOL_STEPS {
             // Facts recalled afresh for each request: one forgotten meanwhile is gone.
             request.system = Some(crate::memory::for_request(&ctx.store, SYSTEM_PROMPT, &asked, Some(&thread_id), None).await);
-            let (text, calls) = match self.turn(out, &request, &cancel).await? {
+            let (text, calls) = match self.turn(out, &request, &cancel, (&ctx.store, &run_id)).await? {
                 Ok(Turn::Done) => return out.send(Event::RunFinished(RunFinishedEvent::success(thread_id, run_id, None))).await,
                 Ok(Turn::Calls(text, calls)) => (text, calls),
                 Err(message) => {
@@ -203,15 +203,24 @@ impl ModelAgent {
     }
 
     /// Streams one model answer as AG-UI events. `Ok(Err(message))` is a provider failure
-    /// for the owner; `Err(Stopped)` means Stop.
-    async fn turn(&self, out: &Emitter, request: &ModelRequest, cancel: &CancellationToken) -> Result<Result<Turn, String>, Stopped> {
-        let mut stream = self.provider.stream(request, cancel);
+    /// for the owner; `Err(Stopped)` means Stop. Each try of the request is written to the
+    /// run's history (`run`: the store and the run id) for its timeline.
+    async fn turn(
+        &self,
+        out: &Emitter,
+        request: &ModelRequest,
+        cancel: &CancellationToken,
+        run: (&crate::store::Store, &str),
+    ) -> Result<Result<Turn, String>, Stopped> {
+        let (report, mut tries) = crate::providers::TryReport::channel();
+        let mut stream = self.provider.stream_reporting(request, cancel, report);
         let mut text = String::new();
         let mut text_id: Option<String> = None;
         let mut reasoning_id: Option<String> = None;
         let mut calls: Vec<ToolCall> = Vec::new();
         let mut finished = None;
         while let Some(event) = stream.next().await {
+            crate::failures::record_tries(run.0, run.1, &mut tries).await;
             match event {
                 Ok(ModelEvent::TextDelta(delta)) => {
                     close_reasoning(out, &mut reasoning_id).await?;

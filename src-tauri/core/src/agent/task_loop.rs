@@ -382,9 +382,13 @@ impl ModelTaskHandler {
 
     /// One model answer: its text and the tool calls it made.
     async fn turn(&self, request: &ModelRequest, ctx: &TaskContext) -> Result<(String, Vec<ToolCall>), ProviderError> {
-        let mut stream = self.provider.stream(request, ctx.cancel_token());
+        // Each try of the request goes to the run's history, for its timeline.
+        let (report, mut tries) = crate::providers::TryReport::channel();
+        let store = ctx.task_store();
+        let mut stream = self.provider.stream_reporting(request, ctx.cancel_token(), report);
         let (mut text, mut calls) = (String::new(), Vec::<ToolCall>::new());
         while let Some(event) = stream.next().await {
+            crate::failures::record_tries(&store, ctx.run_id(), &mut tries).await;
             match event? {
                 ModelEvent::TextDelta(delta) => text.push_str(&delta),
                 ModelEvent::ToolCallStart { id, name } => calls.push(ToolCall { id, name, arguments: String::new() }),

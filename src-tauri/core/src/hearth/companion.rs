@@ -104,6 +104,11 @@ impl CompanionRouter {
                 json(h.thread_delete(&params).await.map_err(core)?)
             }
             "task_list" => json(h.task_list().await.map_err(core)?),
+            "failure_list" => json(h.failure_list().await.map_err(core)?),
+            "failure_timeline" => {
+                let params: hearth_protocol::failures::FailureTimelineParams = parse(command, params)?;
+                json(h.failure_timeline(&params).await.map_err(core)?)
+            }
             "task_get" => {
                 let params: tasks::TaskGetParams = parse(command, params)?;
                 json(h.task_get(&params.task_id).await.map_err(core)?)

@@ -38,6 +38,7 @@ mod computer;
 mod conversations;
 mod devices;
 mod documents;
+mod failures;
 mod goals;
 mod host_link;
 mod ideas;

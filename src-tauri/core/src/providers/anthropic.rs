@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::http::{Endpoint, Flow, KeyHeader, SseEvent, WireDecoder, error_message, json};
-use super::{FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, ProviderConfig, ProviderError};
+use super::{FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, ProviderConfig, ProviderError, TryReport};
 
 /// The API version Hearth speaks.
 const API_VERSION: &str = "2023-06-01";
@@ -32,8 +32,17 @@ impl Anthropic {
 
 impl ModelProvider for Anthropic {
     fn stream<'a>(&'a self, request: &'a ModelRequest, cancel: &'a CancellationToken) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
+        self.stream_reporting(request, cancel, TryReport::none())
+    }
+
+    fn stream_reporting<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        cancel: &'a CancellationToken,
+        tries: TryReport,
+    ) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
         let decoder = MessagesDecoder { provider: self.endpoint.provider.clone(), ..MessagesDecoder::default() };
-        self.endpoint.stream(body(request), decoder, cancel)
+        self.endpoint.stream(body(request), decoder, cancel, tries)
     }
 }
 

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use hearth_protocol::failures::{TransportFailure, TryOutcome};
+
 /// A provider failure.
 #[derive(Debug, thiserror::Error)]
 pub enum ProviderError {
@@ -51,6 +53,8 @@ pub enum ProviderError {
         url: String,
         /// What the network said.
         detail: String,
+        /// Its kind, for the run's timeline.
+        transport: TransportFailure,
     },
     /// The answer broke off after it had started.
     #[error("The model provider {provider} failed in the middle of its answer: {detail}. Try again.")]
@@ -86,6 +90,8 @@ pub enum ProviderError {
     Redirected {
         /// The provider's name.
         provider: String,
+        /// The HTTP status (301, 302, 307, 308 …).
+        status: u16,
         /// The configured base URL (without credentials).
         base: String,
         /// Where the server pointed (resolved, without credentials, shortened).
@@ -126,5 +132,24 @@ impl ProviderError {
     /// Whether trying the same request again may succeed (429, 5xx, unreachable).
     pub fn is_retryable(&self) -> bool {
         matches!(self, ProviderError::RateLimited { .. } | ProviderError::ServerFailed { .. } | ProviderError::Unreachable { .. })
+    }
+
+    /// How the try that ended in this error ended, for the run's timeline: the HTTP status the
+    /// provider answered with, or why there was none. An error from the body of an answer that
+    /// had started (200) says 200: that try was answered.
+    pub fn try_outcome(&self) -> TryOutcome {
+        let status = |code: u16| TryOutcome::Status { code };
+        match self {
+            ProviderError::Unauthorized { status: code, .. }
+            | ProviderError::ServerFailed { status: code, .. }
+            | ProviderError::Rejected { status: code, .. }
+            | ProviderError::Redirected { status: code, .. } => status(*code),
+            ProviderError::RateLimited { .. } => status(429),
+            ProviderError::Unreachable { transport, .. } => TryOutcome::Transport { kind: *transport },
+            ProviderError::StreamFailed { .. } | ProviderError::Protocol { .. } | ProviderError::TooManyToolCalls { .. } => status(200),
+            ProviderError::Config { .. } | ProviderError::Local { .. } | ProviderError::Cancelled => {
+                TryOutcome::Transport { kind: TransportFailure::Other }
+            }
+        }
     }
 }

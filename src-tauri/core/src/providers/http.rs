@@ -11,8 +11,9 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, Header
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::{MAX_TOOL_CALLS_PER_TURN, ModelEvent, ProviderConfig, ProviderError, without_credentials};
+use super::{MAX_TOOL_CALLS_PER_TURN, ModelEvent, ProviderConfig, ProviderError, ProviderTry, TryReport, without_credentials};
 use crate::secret::{ExposeSecret, SecretString, redact, secret_header};
+use hearth_protocol::failures::{TransportFailure, TryOutcome};
 use hearth_protocol::sse::{End, EventTooLarge, Frame, Framer};
 
 /// The largest event the providers accept: 4 MiB (its data and the line being read). The
@@ -170,6 +171,13 @@ impl Endpoint {
             provider: self.provider.clone(),
             url: self.url.clone(),
             detail: chain(&e),
+            transport: if e.is_timeout() {
+                TransportFailure::Timeout
+            } else if e.is_connect() {
+                TransportFailure::Connect
+            } else {
+                TransportFailure::Other
+            },
         })?;
         let status = response.status();
         if status.is_success() {
@@ -229,35 +237,29 @@ impl Endpoint {
         };
         ProviderError::Redirected {
             provider: self.provider.clone(),
+            status,
             base: self.base.clone(),
             location: self.scrub(&location),
             suggested: self.scrub(&suggested),
         }
     }
 
-    /// Sends, retrying 429/5xx/unreachable up to the policy's limit with backoff.
-    async fn send(&self, body: &str) -> Result<reqwest::Response, ProviderError> {
-        let mut retry = 0;
-        loop {
-            match self.send_once(body).await {
-                Ok(response) => return Ok(response),
-                Err(err) if err.is_retryable() && retry < self.retry.max_retries => {
-                    let delay = self.retry.delay(retry, err.retry_after());
-                    tracing::debug!(provider = %self.provider, retry, ?delay, "retrying model request");
-                    tokio::time::sleep(delay).await;
-                    retry += 1;
-                }
-                Err(err) => return Err(err),
-            }
+    /// What a try's result says about it, for the timeline (the error itself stays the
+    /// caller's).
+    fn outcome_of(result: &Result<reqwest::Response, ProviderError>) -> TryOutcome {
+        match result {
+            Ok(response) => TryOutcome::Status { code: response.status().as_u16() },
+            Err(err) => err.try_outcome(),
         }
     }
 
-    /// Streams the answer to `body` through `decoder`.
+    /// Streams the answer to `body` through `decoder`, reporting each try to `tries`.
     pub fn stream<'a, D: WireDecoder + 'a>(
         &'a self,
         body: Value,
         decoder: D,
         cancel: &'a CancellationToken,
+        tries: TryReport,
     ) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
         let body = body.to_string();
         let state = Drive {
@@ -265,7 +267,8 @@ impl Endpoint {
             body,
             decoder,
             cancel,
-            phase: Phase::Connect,
+            phase: Phase::Connect { retry: 0 },
+            tries,
             sse: Framer::with_max_event_bytes(MAX_EVENT_BYTES),
             queue: VecDeque::new(),
             tool_calls: 0,
@@ -276,7 +279,15 @@ impl Endpoint {
 }
 
 enum Phase {
-    Connect,
+    /// Send the request; `retry` tries came before (each retried 429, 5xx or unreachable).
+    Connect {
+        retry: u32,
+    },
+    /// Wait out a retry's backoff, then send again.
+    Backoff {
+        retry: u32,
+        delay: Duration,
+    },
     Body(BoxStream<'static, reqwest::Result<bytes::Bytes>>),
     Done,
 }
@@ -287,6 +298,8 @@ struct Drive<'a, D> {
     decoder: D,
     cancel: &'a CancellationToken,
     phase: Phase,
+    /// Where each try is reported (the run's timeline).
+    tries: TryReport,
     sse: Framer,
     queue: VecDeque<Result<ModelEvent, ProviderError>>,
     /// Tool calls this answer has started.
@@ -319,15 +332,35 @@ impl<D: WireDecoder> Drive<'_, D> {
             }
             match std::mem::replace(&mut self.phase, Phase::Done) {
                 Phase::Done => return None,
-                Phase::Connect => {
+                Phase::Connect { retry } => {
                     let sent = tokio::select! {
                         biased;
                         () = self.cancel.cancelled() => Err(ProviderError::Cancelled),
-                        sent = self.endpoint.send(&self.body) => sent,
+                        sent = self.endpoint.send_once(&self.body) => sent,
                     };
+                    if !matches!(sent, Err(ProviderError::Cancelled)) {
+                        self.tries.report(ProviderTry {
+                            provider: self.endpoint.provider.clone(),
+                            retry,
+                            outcome: Endpoint::outcome_of(&sent),
+                            at: crate::store::now_ms(),
+                        });
+                    }
                     match sent {
                         Ok(response) => self.phase = Phase::Body(response.bytes_stream().boxed()),
+                        Err(err) if err.is_retryable() && retry < self.endpoint.retry.max_retries => {
+                            let delay = self.endpoint.retry.delay(retry, err.retry_after());
+                            tracing::debug!(provider = %self.endpoint.provider, retry, ?delay, "retrying model request");
+                            self.phase = Phase::Backoff { retry: retry + 1, delay };
+                        }
                         Err(err) => self.queue.push_back(Err(err)),
+                    }
+                }
+                Phase::Backoff { retry, delay } => {
+                    tokio::select! {
+                        biased;
+                        () = self.cancel.cancelled() => self.queue.push_back(Err(ProviderError::Cancelled)),
+                        () = tokio::time::sleep(delay) => self.phase = Phase::Connect { retry },
                     }
                 }
                 Phase::Body(mut body) => {

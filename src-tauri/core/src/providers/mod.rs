@@ -31,7 +31,10 @@ pub use error::ProviderError;
 pub use openai_chat::OpenAiChat;
 pub use openai_responses::OpenAiResponses;
 
-pub use types::{FinishReason, IMAGE_DROPPED_NOTE, ImagePart, Message, ModelEvent, ModelProvider, ModelRequest, ToolCall, ToolSpec};
+pub use types::{
+    FinishReason, IMAGE_DROPPED_NOTE, ImagePart, Message, ModelEvent, ModelProvider, ModelRequest, ProviderTry, ToolCall, ToolSpec,
+    TryReport,
+};
 
 /// The providers' stream decoding end to end, for the fuzz target: `bytes` split into pushes
 /// at `cuts`, framed by the SSE decoder and handed to format `kind`'s decoder (0 Anthropic,

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::http::{Endpoint, Flow, KeyHeader, SseEvent, WireDecoder, error_message, json};
-use super::{FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, ProviderConfig, ProviderError};
+use super::{FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, ProviderConfig, ProviderError, TryReport};
 
 /// A provider that speaks OpenAI Chat Completions.
 #[derive(Debug)]
@@ -28,8 +28,17 @@ impl OpenAiChat {
 
 impl ModelProvider for OpenAiChat {
     fn stream<'a>(&'a self, request: &'a ModelRequest, cancel: &'a CancellationToken) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
+        self.stream_reporting(request, cancel, TryReport::none())
+    }
+
+    fn stream_reporting<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        cancel: &'a CancellationToken,
+        tries: TryReport,
+    ) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
         let decoder = ChatDecoder { provider: self.endpoint.provider.clone(), ..ChatDecoder::default() };
-        self.endpoint.stream(body(request), decoder, cancel)
+        self.endpoint.stream(body(request), decoder, cancel, tries)
     }
 }
 

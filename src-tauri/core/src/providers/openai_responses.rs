@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::http::{Endpoint, Flow, KeyHeader, SseEvent, WireDecoder, error_message, json};
-use super::{FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, ProviderConfig, ProviderError};
+use super::{FinishReason, Message, ModelEvent, ModelProvider, ModelRequest, ProviderConfig, ProviderError, TryReport};
 
 /// A provider that speaks OpenAI Responses.
 #[derive(Debug)]
@@ -27,8 +27,17 @@ impl OpenAiResponses {
 
 impl ModelProvider for OpenAiResponses {
     fn stream<'a>(&'a self, request: &'a ModelRequest, cancel: &'a CancellationToken) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
+        self.stream_reporting(request, cancel, TryReport::none())
+    }
+
+    fn stream_reporting<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        cancel: &'a CancellationToken,
+        tries: TryReport,
+    ) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
         let decoder = ResponsesDecoder { provider: self.endpoint.provider.clone(), ..ResponsesDecoder::default() };
-        self.endpoint.stream(body(request), decoder, cancel)
+        self.endpoint.stream(body(request), decoder, cancel, tries)
     }
 }
 

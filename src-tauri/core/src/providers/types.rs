@@ -12,6 +12,57 @@ pub trait ModelProvider: Send + Sync {
     /// with one error. When `cancel` fires, the connection is dropped and the stream ends
     /// with [`ProviderError::Cancelled`].
     fn stream<'a>(&'a self, request: &'a ModelRequest, cancel: &'a CancellationToken) -> BoxStream<'a, Result<ModelEvent, ProviderError>>;
+
+    /// [`Self::stream`], reporting each try of the request to `tries` as it ends (its status
+    /// or why it got none), so a failed run's timeline shows every retry, not only the last
+    /// error. A provider that makes no requests (the model on this computer) reports nothing.
+    fn stream_reporting<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        cancel: &'a CancellationToken,
+        tries: TryReport,
+    ) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
+        drop(tries);
+        self.stream(request, cancel)
+    }
+}
+
+/// One try of a request to a model provider: never a header, the request or the key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProviderTry {
+    /// The provider's name.
+    pub provider: String,
+    /// How many retries came before it (0: the first try).
+    pub retry: u32,
+    /// Its HTTP status, or why it had none.
+    pub outcome: hearth_protocol::failures::TryOutcome,
+    /// When it ended, Unix ms.
+    pub at: i64,
+}
+
+/// Where a stream reports its tries: a channel the caller drains (the agent, which writes them
+/// to the run's timeline), or nowhere.
+#[derive(Clone, Debug, Default)]
+pub struct TryReport(Option<tokio::sync::mpsc::UnboundedSender<ProviderTry>>);
+
+impl TryReport {
+    /// Reports nowhere.
+    pub fn none() -> Self {
+        Self(None)
+    }
+
+    /// Reports to a new channel; the receiver gets each try as it ends.
+    pub fn channel() -> (Self, tokio::sync::mpsc::UnboundedReceiver<ProviderTry>) {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        (Self(Some(tx)), rx)
+    }
+
+    /// Reports one try (dropped when nobody listens any more).
+    pub fn report(&self, tried: ProviderTry) {
+        if let Some(tx) = &self.0 {
+            let _ = tx.send(tried);
+        }
+    }
 }
 
 /// One request to a model.

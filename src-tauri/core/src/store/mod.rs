@@ -8,6 +8,7 @@ pub mod calendar;
 pub mod devices;
 pub mod documents;
 pub mod error;
+pub mod failures;
 pub mod files;
 pub mod goals;
 pub mod ideas;

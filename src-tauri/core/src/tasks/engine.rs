@@ -453,9 +453,24 @@ impl TaskEngine {
                 Ok(stranded) => tracing::warn!(task_id, stranded, "a run ended with effects in flight; they need the owner's review"),
                 Err(err) => tracing::error!(task_id, error = %err, "could not mark a run's in-flight effects uncertain"),
             }
-            if let Some(ending) = ending(outcome) {
+            if let Some(mut ending) = ending(outcome) {
+                // A failure's message carries its id (recorded once the end is).
+                let failure = failed_with_id(&mut ending, &run_id);
                 match engine.inner.store.finish_run(&task_id, &lease_id, &ending).await {
                     Ok(true) => {
+                        if let Some((id, message)) = &failure {
+                            let failure = crate::store::failures::NewFailure {
+                                id,
+                                run_id: &run_id,
+                                kind: hearth_protocol::failures::FailedRunKind::Task,
+                                thread_id: None,
+                                task_id: Some(&task_id),
+                                message,
+                            };
+                            if let Err(err) = engine.inner.store.record_failure(&failure).await {
+                                tracing::error!(task_id, error = %err, "could not record a task run's failure");
+                            }
+                        }
                         // The owner may have decided while this run was still ending.
                         if let Some(proposal_id) = ending.action_id.as_deref()
                             && let Err(err) = engine.inner.store.release_decided_approval(&task_id, proposal_id).await
@@ -522,6 +537,18 @@ fn ending(outcome: TaskOutcome) -> Option<RunEnding> {
         TaskOutcome::Paused(why) => RunEnding { error: Some(why), ..base(TaskStatus::Paused) },
         TaskOutcome::Stopped => return None,
     })
+}
+
+/// For a failed run: its failure id and the message as it was, with the id added to the
+/// message the task keeps (what Activity shows).
+fn failed_with_id(ending: &mut RunEnding, run_id: &str) -> Option<(hearth_protocol::ids::FailureId, String)> {
+    if ending.status != TaskStatus::Failed {
+        return None;
+    }
+    let message = ending.error.take().unwrap_or_default();
+    let id = crate::failures::failure_id_of(run_id);
+    ending.error = Some(crate::failures::with_failure_id(&message, &id));
+    Some((id, message))
 }
 
 fn spoken(status: TaskStatus) -> String {

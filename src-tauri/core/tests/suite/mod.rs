@@ -14,6 +14,7 @@ mod documents;
 mod effect_path;
 mod effects;
 mod egress;
+mod failures;
 mod finance;
 mod fuzz_reproducers;
 mod goals;

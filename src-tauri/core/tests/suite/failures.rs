@@ -1,0 +1,197 @@
+//! Issue 36, point 5: failures the owner can follow. A failed run carries a short id with its
+//! message; the id opens the run's timeline (its start, the provider's tries with their status and
+//! retry number, tool calls with their class, receipts, the failure); "Copy details" is a report
+//! with no key, no token and no mail body. The model provider is the scripted loopback server
+//! speaking OpenAI Chat Completions; its request log is the count of tries that really happened.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use hearth_core::Hearth;
+use hearth_core::failures::failure_id_of;
+use hearth_core::providers::{OpenAiChat, ProviderConfig, RetryPolicy};
+use hearth_protocol::EffectClass;
+use hearth_protocol::agui::Event;
+use hearth_protocol::failures::{FailedRunKind, FailureTimeline, FailureTimelineParams, TimelineEntry, TryOutcome};
+use hearth_protocol::settings::{ModelSettingsParams, ProviderKind};
+use hearth_testkit::model_server::{HttpError, ModelServer, Reply, Script};
+
+use super::support::{collect, fast_config, settled, start};
+
+const KEY: &str = "sk-failure-report-0123456789abcdefghijklmnop";
+
+/// Words of the seeded school mail's body the run reads.
+const MAIL_WORDS: &str = "community garden";
+
+struct Failing {
+    hearth: Hearth,
+    server: ModelServer,
+    dir: tempfile::TempDir,
+}
+
+/// A Hearth whose model is `script`'s server: the key stored in the vault through Settings, as
+/// the owner would, then the same provider with retries that do not wait.
+async fn failing(script: Script) -> Failing {
+    let server = ModelServer::start(script).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let hearth = Hearth::open(fast_config(dir.path())).await.unwrap();
+    hearth
+        .settings_model_set(&ModelSettingsParams {
+            kind: ProviderKind::OpenaiChat,
+            base_url: server.base_url(),
+            model: "scripted-model".into(),
+            api_key: Some(KEY.into()),
+            accepts_images: false,
+            unload_after_minutes: 0,
+        })
+        .await
+        .unwrap();
+    let retries = RetryPolicy { max_retries: 2, base_delay: Duration::ZERO, max_delay: Duration::from_millis(10) };
+    let config = ProviderConfig::new("Scripted", server.base_url(), Some(KEY.into())).with_retry(retries);
+    let hearth = hearth.with_model(Arc::new(OpenAiChat::new(&config).unwrap()), "scripted-model");
+    Failing { hearth, server, dir }
+}
+
+fn three_500s(script: Script) -> Script {
+    script.turn(HttpError::server_error()).turn(HttpError::server_error()).turn(HttpError::server_error())
+}
+
+fn tries(timeline: &FailureTimeline) -> Vec<(u32, u32, TryOutcome)> {
+    timeline
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            TimelineEntry::ProviderTry { try_number, retry, outcome, .. } => Some((*try_number, *retry, outcome.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+async fn timeline(hearth: &Hearth, id: &str) -> FailureTimeline {
+    hearth.failure_timeline(&FailureTimelineParams { id: id.to_owned() }).await.unwrap()
+}
+
+#[tokio::test]
+async fn issue36_three_500s_show_an_id_and_a_timeline_of_three_tries() {
+    // A fourth turn the client must never reach: two retries, then the error.
+    let f = failing(three_500s(Script::new()).turn(Reply::new().text(&["never"]))).await;
+    let (_, run_id, events) = start(&f.hearth, None, "plan my week").await;
+    let events = collect(events).await;
+    settled(&f.hearth).await;
+    assert_eq!(f.server.requests().len(), 3, "the first try and two retries reached the server");
+    assert_eq!(f.server.turns_left(), 1);
+
+    // The id is shown with the message, and it is the run's.
+    let id = failure_id_of(&run_id);
+    let Some(Event::RunError(error)) = events.last() else { panic!("the run ends with RUN_ERROR: {events:?}") };
+    assert!(error.message.contains("failed (500)"), "{}", error.message);
+    assert!(error.message.contains(&id.to_string()), "the id is in the message: {}", error.message);
+    let listed = f.hearth.failure_list().await.unwrap().failures;
+    assert_eq!(listed.len(), 1);
+    assert_eq!((listed[0].id.clone(), listed[0].run_id.as_str(), listed[0].kind), (id.clone(), run_id.as_str(), FailedRunKind::Chat));
+    assert!(!listed[0].message.contains(&id.to_string()), "the list keeps the message as it was, the id beside it");
+
+    // Typed as someone reads it over the phone: lower case, with the hyphen.
+    let opened = timeline(&f.hearth, &id.to_string().to_lowercase()).await;
+    assert_eq!(opened.run_id, run_id);
+    let five_hundred = TryOutcome::Status { code: 500 };
+    assert_eq!(tries(&opened), vec![(1, 0, five_hundred.clone()), (2, 1, five_hundred.clone()), (3, 2, five_hundred)]);
+    assert!(matches!(opened.entries.first(), Some(TimelineEntry::Started { .. })), "{:?}", opened.entries);
+    assert!(matches!(opened.entries.last(), Some(TimelineEntry::Failed { .. })), "{:?}", opened.entries);
+    assert_eq!(opened.report.matches("HTTP 500").count(), 3, "{}", opened.report);
+    assert!(opened.report.contains(&id.to_string()), "{}", opened.report);
+    assert!(!opened.report.contains(KEY) && !opened.report.contains("0123456789abcdef"), "{}", opened.report);
+    // The run id opens the same timeline.
+    assert_eq!(timeline(&f.hearth, &run_id).await, opened);
+
+    // After a restart the same id opens the same timeline.
+    let Failing { hearth, dir, server } = f;
+    drop(hearth);
+    let reopened = Hearth::open(fast_config(dir.path())).await.unwrap();
+    assert_eq!(tries(&timeline(&reopened, id.as_str()).await).len(), 3);
+    assert_eq!(server.requests().len(), 3, "opening a timeline sends nothing");
+}
+
+#[tokio::test]
+async fn issue36_the_report_leaves_out_the_key_and_the_mail_body() {
+    // The model reads the school's mail and repeats the key in its text; then the provider fails.
+    let first =
+        Reply::new().text(&["Reading it. (key ", KEY, ")"]).tool_call("call-1", "read_mail_thread", &["{\"threadId\":\"thr-school\"}"]);
+    let f = failing(three_500s(Script::new().turn(first))).await;
+    let (_, run_id, events) = start(&f.hearth, None, "what did the school send?").await;
+    let events = collect(events).await;
+    settled(&f.hearth).await;
+    assert_eq!(f.server.requests().len(), 4, "one answer, then three tries");
+    let read: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCallResult(r) => Some(r.content.to_text()),
+            _ => None,
+        })
+        .collect();
+    assert!(read.iter().any(|r| r.contains(MAIL_WORDS)), "the run did read the mail body: {read:?}");
+
+    let opened = timeline(&f.hearth, failure_id_of(&run_id).as_str()).await;
+    let calls: Vec<(&str, Option<EffectClass>)> = opened
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            TimelineEntry::ToolCall { tool, effect_class, .. } => Some((tool.as_str(), *effect_class)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls, vec![("read_mail_thread", Some(EffectClass::Read))]);
+    let statuses: Vec<u16> = tries(&opened)
+        .into_iter()
+        .map(|(_, _, outcome)| match outcome {
+            TryOutcome::Status { code } => code,
+            TryOutcome::Transport { .. } => 0,
+        })
+        .collect();
+    assert_eq!(statuses, vec![200, 500, 500, 500], "the answer that came, then the three that failed");
+
+    let report = &opened.report;
+    assert!(!report.contains(KEY) && !report.contains("sk-failure"), "no key: {report}");
+    assert!(!report.contains(MAIL_WORDS) && !report.contains("Alvarez") && !report.contains("riverside-school"), "no mail: {report}");
+    assert!(report.contains("tool call read_mail_thread (read)"), "{report}");
+    assert!(report.contains("Sizes only"), "{report}");
+    // The report is short enough to paste into a message.
+    assert!(report.len() < 4096, "{} bytes", report.len());
+    eprintln!("report: {} bytes, {} lines", report.len(), report.lines().count());
+}
+
+#[tokio::test]
+async fn issue36_an_unknown_failure_id_says_what_to_do() {
+    let f = failing(Script::new()).await;
+    let err = f.hearth.failure_timeline(&FailureTimelineParams { id: "ZZZZ-ZZZZ".into() }).await.unwrap_err().to_ipc();
+    assert_eq!(err.code, hearth_protocol::ErrorCode::NotFound);
+    assert!(err.message.contains("ZZZZ-ZZZZ") && err.message.contains("Activity"), "{}", err.message);
+    let err = f.hearth.failure_timeline(&FailureTimelineParams { id: "<script>".into() }).await.unwrap_err().to_ipc();
+    assert_eq!(err.code, hearth_protocol::ErrorCode::InvalidInput);
+    assert!(f.server.requests().is_empty());
+}
+
+#[tokio::test]
+async fn issue36_a_failed_task_run_carries_its_id_and_opens_its_timeline() {
+    let t = super::tasks::with_scripted_handler().await;
+    let task_id = super::tasks::run_to_rest(t.hearth.tasks(), "failing-task", "fail").await;
+    let detail = t.hearth.task_get(&task_id).await.unwrap();
+    assert_eq!(detail.runs.len(), 1, "one run happened");
+    let run_id = detail.runs[0].id.clone();
+    let id = failure_id_of(&run_id);
+    let shown = detail.task.error.unwrap_or_default();
+    assert!(shown.starts_with("it broke") && shown.contains(&id.to_string()), "the task's message carries the id: {shown}");
+
+    let listed = t.hearth.failure_list().await.unwrap().failures;
+    assert_eq!(listed.len(), 1);
+    assert_eq!(
+        (listed[0].kind, listed[0].task_id.as_deref(), listed[0].message.as_str()),
+        (FailedRunKind::Task, Some(task_id.as_str()), "it broke")
+    );
+    let opened = timeline(&t.hearth, id.as_str()).await;
+    assert_eq!(opened.run_id, run_id);
+    assert!(matches!(opened.entries.first(), Some(TimelineEntry::Started { .. })), "{:?}", opened.entries);
+    assert!(opened.entries.iter().any(|e| matches!(e, TimelineEntry::Failed { .. })), "{:?}", opened.entries);
+    assert!(tries(&opened).is_empty(), "this task asked no model");
+    assert!(opened.report.contains("a background task's run"), "{}", opened.report);
+}

@@ -16,8 +16,9 @@ pub const MAX_KEEP: u32 = 100;
 /// The longest interval between scheduled backups, in hours (30 days).
 pub const MAX_EVERY_HOURS: u32 = 24 * 30;
 
-/// `backup_create`: make a backup now, into the backup folder.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// `backup_create`: make a backup now, into the backup folder. Its Debug form hides the
+/// passphrase.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BackupCreateParams {
     /// Put the vault key in the backup, sealed under `passphrase` (secrets then open wherever
@@ -26,6 +27,15 @@ pub struct BackupCreateParams {
     /// The passphrase, when the key goes in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passphrase: Option<String>,
+}
+
+impl std::fmt::Debug for BackupCreateParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BackupCreateParams")
+            .field("include_vault_key", &self.include_vault_key)
+            .field("passphrase", &self.passphrase.as_ref().map(|_| "[REDACTED]"))
+            .finish()
+    }
 }
 
 impl BackupCreateParams {
@@ -114,7 +124,7 @@ impl BackupScheduleParams {
         }
         if let Some(folder) = &self.folder
             && !folder.trim().is_empty()
-            && !(folder.starts_with('/') || folder.get(1..3) == Some(":\\"))
+            && !is_full_path(folder.trim())
         {
             return Err(IpcError::invalid("Give the backup folder as a full path (starting with /), or leave it empty for the default."));
         }
@@ -122,8 +132,9 @@ impl BackupScheduleParams {
     }
 }
 
-/// `backup_restore`: restore a backup file into a new or empty folder.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// `backup_restore`: restore a backup file into a new or empty folder. Its Debug form hides the
+/// passphrase.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BackupRestoreParams {
     /// The backup file (a full path).
@@ -136,11 +147,30 @@ pub struct BackupRestoreParams {
     pub passphrase: Option<String>,
 }
 
+impl std::fmt::Debug for BackupRestoreParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BackupRestoreParams")
+            .field("file", &self.file)
+            .field("target", &self.target)
+            .field("passphrase", &self.passphrase.as_ref().map(|_| "[REDACTED]"))
+            .finish()
+    }
+}
+
+/// A full path on Unix (`/…`) or Windows (`C:\…`): the app's working folder means nothing to
+/// the owner.
+fn is_full_path(path: &str) -> bool {
+    path.starts_with('/') || path.get(1..3) == Some(":\\")
+}
+
 impl BackupRestoreParams {
-    /// Both paths given.
+    /// Both paths given, in full.
     pub fn validate(&self) -> Result<(), IpcError> {
         if self.file.trim().is_empty() || self.target.trim().is_empty() {
             return Err(IpcError::invalid("Choose a backup file and a new folder to restore into."));
+        }
+        if !is_full_path(self.file.trim()) || !is_full_path(self.target.trim()) {
+            return Err(IpcError::invalid("Give the backup file and the new folder as full paths (starting with /)."));
         }
         if self.passphrase.as_ref().is_some_and(|p| p.chars().count() > MAX_PASSPHRASE_CHARS) {
             return Err(IpcError::invalid(format!("Choose a passphrase of at most {MAX_PASSPHRASE_CHARS} characters.")));
@@ -180,5 +210,8 @@ mod tests {
         assert!(BackupScheduleParams { schedule: BackupSchedule::Every { hours: 0 }, ..params.clone() }.validate().is_err());
         assert!(BackupScheduleParams { folder: Some("relative/dir".into()), ..params }.validate().is_err());
         assert!(BackupCreateParams { include_vault_key: true, passphrase: None }.validate().is_err());
+        let restore = BackupRestoreParams { file: "/b.tar".into(), target: "relative".into(), passphrase: Some("secret words".into()) };
+        assert!(restore.validate().is_err());
+        assert!(!format!("{restore:?}").contains("secret words"));
     }
 }

@@ -67,6 +67,18 @@ pub struct BackupMadeView {
     pub holds_vault_key: bool,
 }
 
+/// A backup file found in the folder (listing reads no backup, so no hash here).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BackupFileView {
+    /// Where it is.
+    pub path: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// When it was last written (Unix ms).
+    pub modified_at: i64,
+}
+
 /// When backups are made without the owner asking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
@@ -92,7 +104,7 @@ pub struct BackupSettingsView {
     pub folder: String,
     /// The newest backup in it, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last: Option<BackupMadeView>,
+    pub last: Option<BackupFileView>,
     /// The data folder in use (restores go elsewhere).
     pub data_dir: String,
 }

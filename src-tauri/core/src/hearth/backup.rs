@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use hearth_protocol::backup::{
-    BackupCreateParams, BackupMadeView, BackupRestoreParams, BackupRestoredView, BackupScheduleParams, BackupSettingsView,
+    BackupCreateParams, BackupFileView, BackupMadeView, BackupRestoreParams, BackupRestoredView, BackupScheduleParams, BackupSettingsView,
 };
 use secrecy::SecretString;
 
@@ -34,17 +34,9 @@ impl Hearth {
         let last = match schedule::backups_in(&folder)?.into_iter().next() {
             Some(path) => {
                 let meta = std::fs::metadata(&path).map_err(|source| BackupError::Io { doing: "read", path: path.clone(), source })?;
-                let created_at =
+                let modified_at =
                     meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_millis() as i64);
-                // The hash of the newest file is shown only right after making it; listing does
-                // not read whole backups.
-                Some(BackupMadeView {
-                    path: path.to_string_lossy().into_owned(),
-                    bytes: meta.len(),
-                    sha256: String::new(),
-                    created_at,
-                    holds_vault_key: false,
-                })
+                Some(BackupFileView { path: path.to_string_lossy().into_owned(), bytes: meta.len(), modified_at })
             }
             None => None,
         };

@@ -27,6 +27,11 @@ pub fn DataSection() -> impl IntoView {
             </p>
             {move || view_now.get().map(|v| view! {
                 <p class="settings-note data-folder">"Data folder: " <code>{v.data_dir}</code></p>
+                {v.last.map(|last| view! {
+                    <p class="settings-note backup-newest">
+                        "Newest backup: " <code>{last.path}</code> {format!(" ({} bytes)", last.bytes)}
+                    </p>
+                })}
             })}
             <BackupNow loaded />
             {move || view_now.get().map(|v| view! { <Schedule stored=v loaded /> })}

@@ -8,6 +8,7 @@ mod desktop_notices;
 mod headless;
 mod ipc;
 mod memory;
+mod restore_cli;
 mod state;
 mod streams;
 
@@ -25,6 +26,11 @@ pub fn run() {
         std::process::exit(hearth_core::local_model::run_worker());
     }
     init_tracing();
+    // `hearth --restore FILE --data-dir FOLDER`: a backup into a new folder, then exit.
+    if std::env::args_os().nth(1).is_some_and(|arg| arg == restore_cli::RESTORE) {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+        std::process::exit(restore_cli::run(&args));
+    }
     // `hearth serve`: the core with no window, the home server for paired devices.
     let mut args = std::env::args_os().skip(1);
     if args.next().is_some_and(|arg| arg == headless::SERVE) {
@@ -181,6 +187,10 @@ pub fn build<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
             commands::settings::settings_undo_window_set,
             commands::web_search::settings_web_search_get,
             commands::web_search::settings_web_search_set,
+            commands::backup::backup_settings_get,
+            commands::backup::backup_schedule_set,
+            commands::backup::backup_create,
+            commands::backup::backup_restore,
             commands::computer::computer_status,
             commands::computer::computer_enable,
             commands::computer::computer_start,

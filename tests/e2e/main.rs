@@ -8,6 +8,7 @@ mod browser;
 mod chat;
 mod choices;
 mod computer;
+mod data;
 mod documents;
 mod failures;
 mod files;

@@ -11,6 +11,9 @@ use hearth_protocol::agui::Event;
 use hearth_protocol::approvals::{
     ApprovalDecideParams, ApprovalGetParams, ApprovalLeavingParams, ApprovalListResponse, ApprovalRecheckParams, ProposalView,
 };
+use hearth_protocol::backup::{
+    BackupCreateParams, BackupMadeView, BackupRestoreParams, BackupRestoredView, BackupScheduleParams, BackupSettingsView,
+};
 use hearth_protocol::browser::{
     BrowserListResponse, ControlFrame, ControlInput, ControlInputParams, ControlStarted, ControlStopParams, ProfileParams,
     ScreenshotParams, ScreenshotResponse, UseProfileParams,
@@ -637,6 +640,29 @@ pub async fn settings_web_search_get() -> Result<WebSearchView, IpcError> {
 /// Stores the owner's search page; the core refuses one that fails its check, and nothing changes.
 pub async fn settings_web_search_set(params: &WebSearchSetParams) -> Result<WebSearchView, IpcError> {
     call(cmd::SETTINGS_WEB_SEARCH_SET, &serde_json::json!({ "params": params })).await
+}
+
+/// Settings → Data: the schedule, the kept count, the folder and the newest backup.
+pub async fn backup_settings_get() -> Result<BackupSettingsView, IpcError> {
+    call(cmd::BACKUP_SETTINGS_GET, &serde_json::json!({})).await
+}
+
+/// Stores the backup schedule, kept count and folder.
+pub async fn backup_schedule_set(params: &BackupScheduleParams) -> Result<BackupSettingsView, IpcError> {
+    params.validate()?;
+    call(cmd::BACKUP_SCHEDULE_SET, &serde_json::json!({ "params": params })).await
+}
+
+/// Makes a backup now (with the vault key, sealed under the passphrase, only when asked).
+pub async fn backup_create(params: &BackupCreateParams) -> Result<BackupMadeView, IpcError> {
+    params.validate()?;
+    call(cmd::BACKUP_CREATE, &serde_json::json!({ "params": params })).await
+}
+
+/// Restores a backup file into a new or empty folder.
+pub async fn backup_restore(params: &BackupRestoreParams) -> Result<BackupRestoredView, IpcError> {
+    params.validate()?;
+    call(cmd::BACKUP_RESTORE, &serde_json::json!({ "params": params })).await
 }
 
 /// The picture a browse_web result names.

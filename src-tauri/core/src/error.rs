@@ -65,6 +65,9 @@ pub enum CoreError {
     /// A PDF could not be read, filled or rendered.
     #[error(transparent)]
     Pdf(#[from] crate::pdf::PdfError),
+    /// A backup or a restore failed.
+    #[error(transparent)]
+    Backup(Box<crate::backup::BackupError>),
     /// A model provider failed or was stopped.
     #[error(transparent)]
     Provider(#[from] crate::providers::ProviderError),
@@ -87,6 +90,7 @@ impl CoreError {
             }
             CoreError::Pdf(_) => ErrorCode::InvalidInput,
             CoreError::Vault(err) => return err.to_ipc(),
+            CoreError::Backup(err) => return err.to_ipc(),
             CoreError::Provider(crate::providers::ProviderError::Cancelled) => ErrorCode::Cancelled,
             CoreError::Provider(_) | CoreError::Unavailable(_) => ErrorCode::Unavailable,
             CoreError::Store(StoreError::DatabaseLocked { .. } | StoreError::DataDir { .. }) | CoreError::DataDir { .. } => {
@@ -101,12 +105,22 @@ impl CoreError {
                 | StoreError::Corrupt(_)
                 | StoreError::CorruptRow(_)
                 | StoreError::DatabaseCorrupt { .. }
-                | StoreError::DatabaseOpen { .. },
+                | StoreError::DatabaseOpen { .. }
+                | StoreError::Snapshot { .. }
+                | StoreError::UpgradeFailed { .. }
+                | StoreError::UpgradeRollbackFailed { .. },
             )
             | CoreError::Corrupt(_)
             | CoreError::CorruptRow(_) => ErrorCode::Internal,
         };
         IpcError::new(code, self.to_string())
+    }
+}
+
+impl From<crate::backup::BackupError> for CoreError {
+    /// Boxed: the backup's errors carry paths and would make every result larger.
+    fn from(err: crate::backup::BackupError) -> Self {
+        CoreError::Backup(Box::new(err))
     }
 }
 
@@ -123,6 +137,9 @@ impl From<StoreError> for CoreError {
             | StoreError::DatabaseCorrupt { .. }
             | StoreError::DatabaseLocked { .. }
             | StoreError::DatabaseOpen { .. }
+            | StoreError::Snapshot { .. }
+            | StoreError::UpgradeFailed { .. }
+            | StoreError::UpgradeRollbackFailed { .. }
             | StoreError::DataDir { .. }) => CoreError::Store(err),
         }
     }

@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod agui_server;
 pub mod approvals;
+pub mod backup;
 pub mod browser;
 pub mod computer;
 pub mod config;

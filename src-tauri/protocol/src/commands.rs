@@ -113,6 +113,10 @@ commands! {
     SETTINGS_UNDO_WINDOW_SET = "settings_undo_window_set";
     SETTINGS_WEB_SEARCH_GET = "settings_web_search_get";
     SETTINGS_WEB_SEARCH_SET = "settings_web_search_set";
+    BACKUP_SETTINGS_GET = "backup_settings_get";
+    BACKUP_SCHEDULE_SET = "backup_schedule_set";
+    BACKUP_CREATE = "backup_create";
+    BACKUP_RESTORE = "backup_restore";
     COMPUTER_STATUS = "computer_status";
     COMPUTER_ENABLE = "computer_enable";
     COMPUTER_START = "computer_start";

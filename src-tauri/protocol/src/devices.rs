@@ -163,6 +163,11 @@ pub const COMPANION_REACH: &[(Command, Reach)] = {
         (commands::SETTINGS_UNDO_WINDOW_SET, Never),
         (commands::SETTINGS_WEB_SEARCH_GET, Never),
         (commands::SETTINGS_WEB_SEARCH_SET, Never),
+        // Backups can carry the vault key and restores write folders: the owner at home only.
+        (commands::BACKUP_SETTINGS_GET, Never),
+        (commands::BACKUP_SCHEDULE_SET, Never),
+        (commands::BACKUP_CREATE, Never),
+        (commands::BACKUP_RESTORE, Never),
         // The computer and the browser stay at home: the agent uses them there.
         (commands::COMPUTER_STATUS, Never),
         (commands::COMPUTER_ENABLE, Never),

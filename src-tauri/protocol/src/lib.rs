@@ -9,6 +9,7 @@
 pub mod accounts;
 pub mod agui;
 pub mod approvals;
+pub mod backup;
 pub mod browser;
 pub mod commands;
 pub mod computer;

@@ -3,6 +3,7 @@
 pub mod accounts;
 pub mod app;
 pub mod approvals;
+pub mod backup;
 pub mod browser;
 pub mod chat;
 pub mod computer;

@@ -1,6 +1,7 @@
 //! Settings: who answers the chat, the model provider, the external AG-UI agent, Hearth's
 //! own AG-UI endpoint, the web search page, the computer, the owner's paired devices, the
-//! tools of the owner's MCP servers, and the accounts whose mail and calendar the agent reads.
+//! tools of the owner's MCP servers, the accounts whose mail and calendar the agent reads, and
+//! the owner's data (backups and restore).
 //!
 //! Every `settings_*` command answers the whole view, which replaces the one shown here.
 //! The forms start from the view once and again after their own Save, so a change in one
@@ -9,6 +10,7 @@
 mod accounts;
 mod agent_mode;
 mod computer;
+mod data;
 mod devices;
 mod endpoint;
 mod harness;
@@ -30,6 +32,7 @@ use crate::request::{Reply, action_failure};
 use accounts::AccountsSection;
 use agent_mode::AgentSection;
 use computer::ComputerSection;
+use data::DataSection;
 use devices::DevicesSection;
 use endpoint::EndpointSection;
 use harness::HarnessSection;
@@ -89,6 +92,7 @@ pub fn SettingsScreen() -> impl IntoView {
                         <ToolsSection />
                         <HomeLinkSection />
                         <AccountsSection />
+                        <DataSection />
                     }.into_any()
                 } else {
                     view! { <p class="empty">"Loading settings…"</p> }.into_any()

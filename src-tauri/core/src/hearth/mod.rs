@@ -32,6 +32,7 @@ use crate::workspace::{ChosenWorkspace, LocalWorkspace, Workspace, WorkspaceRead
 
 mod accounts;
 mod agents;
+mod backup;
 mod browser;
 mod companion;
 mod computer;
@@ -253,9 +254,16 @@ impl Hearth {
             hearth.schedules.start(hearth.config.engine.poll_every, hearth.background.clone());
             hearth.mcp.start();
             hearth.start_document_index();
+            hearth.start_scheduled_backups();
         }
         hearth.serve_paired_devices().await;
         Ok(hearth)
+    }
+
+    /// The secrets vault (Settings keeps model keys and tokens there; a backup may carry its
+    /// key when the owner asks).
+    pub fn vault(&self) -> &crate::vault::Vault {
+        self.settings.vault()
     }
 
     /// The task engine.

@@ -52,6 +52,38 @@ pub enum StoreError {
         /// What went wrong.
         detail: String,
     },
+    /// A consistent copy of the database could not be written.
+    #[error("Hearth could not copy its database to {path}: {detail}")]
+    Snapshot {
+        /// The copy's file.
+        path: PathBuf,
+        /// What went wrong and what to do.
+        detail: String,
+    },
+    /// A database upgrade failed and the database was put back as it was.
+    #[error(
+        "Hearth could not upgrade its database {path} ({detail}). The database was put back as it was before the upgrade (a copy is also kept at {copy}); start the Hearth version you used before, and report this."
+    )]
+    UpgradeFailed {
+        /// The database.
+        path: PathBuf,
+        /// Why the upgrade failed.
+        detail: String,
+        /// The copy taken before it.
+        copy: PathBuf,
+    },
+    /// A database upgrade failed and the copy taken before it could not be put back.
+    #[error(
+        "Hearth could not upgrade its database {path} ({detail}). Copy {copy} over {path} by hand (and delete {path}-wal and {path}-shm) before starting Hearth again."
+    )]
+    UpgradeRollbackFailed {
+        /// The database.
+        path: PathBuf,
+        /// Why the upgrade failed, and why putting the copy back failed.
+        detail: String,
+        /// The copy taken before it.
+        copy: PathBuf,
+    },
     /// The data folder could not be created.
     #[error("Hearth could not prepare its data folder {path}: {source}. Check the folder's permissions or set HEARTH_DATA_DIR.")]
     DataDir {

@@ -24,8 +24,10 @@ pub mod proposals;
 pub mod schedules;
 pub mod secrets;
 pub mod settings;
+mod snapshot;
 pub mod tasks;
 pub mod threads;
+pub mod upgrade;
 pub mod workspace;
 
 pub use error::StoreError;

@@ -6,7 +6,7 @@ use std::time::Duration;
 use std::sync::Arc;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{ConnectOptions, SqliteConnection, SqlitePool};
+use sqlx::{ConnectOptions, Connection, SqliteConnection, SqlitePool};
 use tokio::sync::{Mutex, MutexGuard};
 
 use super::error::{Result, StoreError};
@@ -37,7 +37,36 @@ impl Store {
     ///
     /// The database file is readable only by its owner (0600 on Unix), and so are its `-wal` and
     /// `-shm` files, which SQLite creates with the database file's mode.
+    ///
+    /// An upgrade (migrations pending on a database that has some) copies the file first and
+    /// puts it back if a migration fails ([`super::upgrade`]).
     pub async fn open(path: &Path, busy_timeout: Duration) -> Result<Self> {
+        Self::open_with(path, busy_timeout, &MIGRATOR).await
+    }
+
+    /// Opens `path` with the migrations in the folder `migrations` instead of Hearth's own: the
+    /// hook that lets a test run real migrations and one that fails halfway.
+    pub async fn open_with_migrations(path: &Path, busy_timeout: Duration, migrations: &Path) -> Result<Self> {
+        let migrator = sqlx::migrate::Migrator::new(migrations)
+            .await
+            .map_err(|err| StoreError::DatabaseOpen { path: path.to_owned(), detail: err.to_string() })?;
+        Self::open_with(path, busy_timeout, &migrator).await
+    }
+
+    /// The newest migration this build knows: a backup made by a newer Hearth has a newer one
+    /// and is refused.
+    pub fn newest_known_schema() -> i64 {
+        MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0)
+    }
+
+    /// The newest migration applied to this database (what a backup records as its schema).
+    pub async fn schema_version(&self) -> Result<i64> {
+        let version: Option<i64> =
+            sqlx::query_scalar("SELECT max(version) FROM _sqlx_migrations WHERE success = 1").fetch_one(&self.reader).await?;
+        Ok(version.unwrap_or(0))
+    }
+
+    async fn open_with(path: &Path, busy_timeout: Duration, migrator: &sqlx::migrate::Migrator) -> Result<Self> {
         #[cfg(unix)]
         private::database_files(path);
         let options = SqliteConnectOptions::new()
@@ -59,10 +88,27 @@ impl Store {
         let mut writer = options.connect().await.map_err(|err| classify(path, &err))?;
         // A quick read proves the header is SQLite before migrations touch anything.
         sqlx::query("SELECT count(*) FROM sqlite_master").execute(&mut writer).await.map_err(|err| classify(path, &err))?;
-        MIGRATOR.run(&mut writer).await.map_err(|err| match err {
-            sqlx::migrate::MigrateError::Execute(inner) => classify(path, &inner),
-            other => StoreError::DatabaseOpen { path: path.to_owned(), detail: other.to_string() },
+        let pre_upgrade = super::upgrade::prepare(&mut writer, path, migrator).await.map_err(|err| match err {
+            StoreError::Query(inner) => classify(path, &inner),
+            other => other,
         })?;
+        if let Err(err) = migrator.run(&mut writer).await {
+            let failure = match err {
+                sqlx::migrate::MigrateError::Execute(inner) => classify(path, &inner),
+                other => StoreError::DatabaseOpen { path: path.to_owned(), detail: other.to_string() },
+            };
+            return Err(match pre_upgrade {
+                Some(copy) => {
+                    // Every connection closes before the file goes back (the reader pool is
+                    // not open yet): SQLite must not write the failed upgrade's log over it.
+                    if let Err(err) = writer.close().await {
+                        tracing::debug!(error = %err, "closing the database after a failed upgrade");
+                    }
+                    copy.put_back(path, failure.to_string())
+                }
+                None => failure,
+            });
+        }
         let reader = pool_options(4).acquire_timeout(acquire_timeout).connect_with(options).await.map_err(|err| classify(path, &err))?;
         Ok(Self { reader, writer: Arc::new(Mutex::new(writer)), path: path.to_owned() })
     }

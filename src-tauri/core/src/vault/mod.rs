@@ -55,6 +55,8 @@ struct Inner {
     cipher: Aes256Gcm,
     key_id: String,
     source: KeySource,
+    /// Kept only for a backup the owner asks to hold the key ([`Vault::data_key`]).
+    key: key::DataKey,
 }
 
 impl fmt::Debug for Vault {
@@ -129,12 +131,18 @@ impl Vault {
     fn with_key(store: Store, source: KeySource, data_key: &key::DataKey) -> Self {
         let cipher = Aes256Gcm::new(aes_gcm::Key::<Aes256Gcm>::from_slice(&**data_key));
         let key_id = key_id(data_key);
-        Self { inner: Arc::new(Inner { store, cipher, key_id, source }) }
+        Self { inner: Arc::new(Inner { store, cipher, key_id, source, key: data_key.clone() }) }
     }
 
     /// Where this vault's key came from.
     pub fn key_source(&self) -> &KeySource {
         &self.inner.source
+    }
+
+    /// The data key itself, for a backup the owner asked to include it in (sealed there under
+    /// their passphrase: `backup::passphrase`). Nothing else reads it.
+    pub(crate) fn data_key(&self) -> &[u8; KEY_LEN] {
+        &self.inner.key
     }
 
     /// A fingerprint of the data key (a hash prefix, safe to show and log).

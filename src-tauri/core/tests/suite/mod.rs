@@ -1,6 +1,7 @@
 mod agui_server;
 mod approval_crash;
 mod approvals;
+mod backup;
 mod browser;
 mod browser_tools;
 mod chat_corpus;

@@ -54,11 +54,19 @@ pub struct BackupMade {
     pub holds_vault_key: bool,
 }
 
-/// Names in the data folder's top level that a backup never carries as files: the live
-/// database (it goes in as a snapshot), the copy an upgrade keeps, and the vault key (only on
-/// request, sealed) and its lock.
+/// Names in the data folder's top level that a backup never carries: the live database (it
+/// goes in as a snapshot), the copy an upgrade keeps, the vault key (only on request, sealed)
+/// and its lock, Hearth's own backups folder, and the browser profiles — Chromium keeps their
+/// cookies and saved logins under a key stored beside them (`--password-store=basic`), so
+/// copying them would carry the owner's logins out unsealed, and torn while Chromium writes.
 fn excluded_top_level(name: &str) -> bool {
-    name.starts_with("hearth.db") || name == KEY_FILE_NAME || name == LOCK_FILE_NAME
+    name.starts_with("hearth.db") || name == KEY_FILE_NAME || name == LOCK_FILE_NAME || name == "backups" || name == "browser"
+}
+
+/// Names never carried at any depth: a database or vault key a restore left inside the folder
+/// (a restored Hearth inside this one) must not ride along unsealed.
+fn excluded_anywhere(name: &str) -> bool {
+    name.starts_with("hearth.db") || name == KEY_FILE_NAME
 }
 
 /// Makes a backup of `data_dir` (whose database `store` has open) in `folder`.
@@ -181,9 +189,11 @@ impl Job {
         // The backup folder itself is skipped when it sits in the data folder.
         let skip = self.folder.canonicalize().ok();
         let walk = walkdir::WalkDir::new(&self.data_dir).follow_links(false).sort_by_file_name().into_iter().filter_entry(|e| {
-            let top = e.depth() == 1 && e.file_name().to_str().is_some_and(excluded_top_level);
+            let name = e.file_name().to_str();
+            let top = e.depth() == 1 && name.is_some_and(excluded_top_level);
+            let anywhere = e.depth() > 1 && name.is_some_and(excluded_anywhere);
             let backups = e.file_type().is_dir() && skip.as_deref().is_some_and(|s| e.path().canonicalize().is_ok_and(|p| p == s));
-            !(top || backups)
+            !(top || anywhere || backups)
         });
         for item in walk {
             let item = item.map_err(|err| {

@@ -76,8 +76,10 @@ impl Hearth {
     /// says how to start Hearth on it.
     pub async fn backup_restore(&self, params: &BackupRestoreParams) -> Result<BackupRestoredView> {
         let target = PathBuf::from(params.target.trim());
-        if target == self.config.data_dir {
-            return Err(CoreError::InvalidInput("Restore into a new folder, not the one Hearth is using now.".to_owned()));
+        if inside(&target, &self.config.data_dir) {
+            return Err(CoreError::InvalidInput(
+                "Restore into a new folder outside Hearth's data folder, not the one Hearth is using now nor one inside it.".to_owned(),
+            ));
         }
         let file = PathBuf::from(params.file.trim());
         let passphrase = params.passphrase.clone().filter(|p| !p.is_empty()).map(SecretString::from);
@@ -119,4 +121,26 @@ impl Hearth {
             }
         });
     }
+}
+
+/// Whether `target` is `data_dir` or lies inside it, compared as the file system resolves them
+/// (the target may not exist yet: its nearest existing ancestor is resolved, the rest kept).
+fn inside(target: &std::path::Path, data_dir: &std::path::Path) -> bool {
+    let resolve = |path: &std::path::Path| {
+        let mut existing = path.to_path_buf();
+        let mut rest = Vec::new();
+        while !existing.exists() {
+            match (existing.file_name().map(std::ffi::OsStr::to_owned), existing.parent()) {
+                (Some(name), Some(parent)) => {
+                    rest.push(name);
+                    existing = parent.to_path_buf();
+                }
+                _ => break,
+            }
+        }
+        let mut resolved = existing.canonicalize().unwrap_or(existing);
+        resolved.extend(rest.into_iter().rev());
+        resolved
+    };
+    resolve(target).starts_with(resolve(data_dir))
 }

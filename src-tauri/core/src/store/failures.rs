@@ -89,7 +89,7 @@ impl Store {
         let kind: &'static str = new.kind.into();
         sqlx::query(
             "INSERT INTO run_failures (id, run_id, kind, thread_id, task_id, message, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-             ON CONFLICT DO NOTHING",
+             ON CONFLICT(run_id) DO NOTHING",
         )
         .bind(new.id.as_str())
         .bind(new.run_id)

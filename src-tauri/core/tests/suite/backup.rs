@@ -37,7 +37,9 @@ fn data_files(dir: &Path) -> BTreeMap<String, String> {
         .map(Result::unwrap)
         .filter(|e| e.file_type().is_file())
         .map(|e| (e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned(), sha256_file(e.path())))
-        .filter(|(rel, _)| !(rel.starts_with("hearth.db") || rel.starts_with("vault.") || rel.starts_with("backups/")))
+        .filter(|(rel, _)| {
+            !(rel.starts_with("hearth.db") || rel.starts_with("vault.") || rel.starts_with("backups/") || rel.starts_with("browser/"))
+        })
         .collect()
 }
 
@@ -353,4 +355,45 @@ async fn issue36_scheduled_backups_keep_only_the_kept_count() {
     let now = hearth.backup_create(&BackupCreateParams { include_vault_key: false, passphrase: None }).await.unwrap();
     assert_eq!(sha256_file(Path::new(&now.path)), now.sha256);
     assert_eq!(hearth_core::backup::schedule::backups_in(folder.path()).unwrap().len(), 4);
+}
+
+/// What the cold review found: a restore into a folder inside the data folder is refused (it
+/// would leave an unsealed key there for the next backup to carry), and a database or key
+/// lying deeper in the folder, or a browser profile, never goes into a backup.
+#[tokio::test]
+async fn issue36_no_key_database_or_browser_profile_rides_along_and_no_restore_lands_inside() {
+    let t = super::support::open().await;
+    let hearth = &t.hearth;
+    let data = hearth.config().data_dir.clone();
+    std::fs::create_dir_all(data.join("files/nested")).unwrap();
+    std::fs::write(data.join("files/nested/vault.key"), [7u8; 32]).unwrap();
+    std::fs::write(data.join("files/nested/hearth.db"), b"a database").unwrap();
+    std::fs::create_dir_all(data.join("browser/profile-1")).unwrap();
+    std::fs::write(data.join("browser/profile-1/Cookies"), b"session=secret").unwrap();
+    std::fs::write(data.join("files/kept.txt"), b"kept").unwrap();
+    let made = hearth.backup_create(&BackupCreateParams { include_vault_key: false, passphrase: None }).await.unwrap();
+
+    let restored = tempfile::tempdir().unwrap();
+    let target = restored.path().join("data");
+    let params = hearth_protocol::backup::BackupRestoreParams {
+        file: made.path.clone(),
+        target: target.to_string_lossy().into_owned(),
+        passphrase: None,
+    };
+    hearth.backup_restore(&params).await.unwrap();
+    let carried = data_files(&target);
+    assert_eq!(carried.get("files/kept.txt").map(String::len), Some(64), "{carried:?}");
+    for left_out in ["files/nested/vault.key", "files/nested/hearth.db", "browser/profile-1/Cookies"] {
+        assert!(!target.join(left_out).exists(), "{left_out} rode along");
+    }
+
+    for inside in [data.clone(), data.join("restored"), data.join("files/../restored-too")] {
+        let params = hearth_protocol::backup::BackupRestoreParams {
+            file: made.path.clone(),
+            target: inside.to_string_lossy().into_owned(),
+            passphrase: None,
+        };
+        assert!(hearth.backup_restore(&params).await.is_err(), "{}", inside.display());
+        assert!(!data.join("restored").exists() && !data.join("restored-too").exists(), "nothing was written inside");
+    }
 }

@@ -195,3 +195,27 @@ async fn issue36_a_failed_task_run_carries_its_id_and_opens_its_timeline() {
     assert!(tries(&opened).is_empty(), "this task asked no model");
     assert!(opened.report.contains("a background task's run"), "{}", opened.report);
 }
+
+/// What the cold review found: deleting a chat takes its failures and its provider tries with it,
+/// so its id opens nothing and the list (a paired device's too) no longer shows its message.
+#[tokio::test]
+async fn issue36_deleting_a_chat_forgets_its_failures_and_tries() {
+    let f = failing(three_500s(Script::new())).await;
+    let (thread_id, run_id, events) = start(&f.hearth, None, "plan my week").await;
+    collect(events).await;
+    settled(&f.hearth).await;
+    let id = failure_id_of(&run_id);
+    assert_eq!(tries(&timeline(&f.hearth, id.as_str()).await).len(), 3);
+    let params = hearth_protocol::ipc::ThreadDeleteParams {
+        thread_id: hearth_protocol::ids::ThreadId::parse(thread_id).unwrap(),
+        acknowledge_uncertain: false,
+    };
+    f.hearth.thread_delete(&params).await.unwrap();
+    assert!(f.hearth.failure_list().await.unwrap().failures.is_empty());
+    assert!(f.hearth.failure_timeline(&FailureTimelineParams { id: id.to_string() }).await.is_err());
+    let rows: i64 = sqlx::query_scalar("SELECT (SELECT count(*) FROM run_failures) + (SELECT count(*) FROM provider_tries)")
+        .fetch_one(&sqlx::SqlitePool::connect(&format!("sqlite://{}", f.hearth.store().path().display())).await.unwrap())
+        .await
+        .unwrap();
+    assert_eq!(rows, 0, "no row of the chat's failure is left");
+}

@@ -10,9 +10,9 @@
 //! - Bounds: at most 500,000 characters and 5,000 rows; anything past them is refused with a
 //!   message that says which limit, rather than summarised in part.
 //!
-//! `run_task` is the `finance` task kind: it reads the statement in the task's input, keeps
-//! the summary as the task's tracker (`state.financeTracker`, which the Activity screen charts)
-//! and saves it as an artifact through the one tool path.
+//! The `finance` task kind that runs it is `finance_task`: it reads the statement a task's
+//! input names ([`StatementSource`]), keeps the summary as the task's tracker
+//! (`state.financeTracker`, which the Activity screen charts) and saves it as an artifact.
 
 use std::collections::BTreeMap;
 
@@ -52,7 +52,7 @@ impl StatementSource {
     }
 
     /// The source a task's input names.
-    fn of(input: &serde_json::Value) -> Option<Self> {
+    pub fn of(input: &serde_json::Value) -> Option<Self> {
         let text = |key: &str| input.get(key).and_then(serde_json::Value::as_str).map(str::to_owned);
         if let Some(csv) = text("csv") {
             Some(Self::Pasted(csv))
@@ -291,71 +291,6 @@ impl Summary {
             money(self.spending_cents),
             money(self.saved_cents)
         )
-    }
-}
-
-/// The statement a finance task's input names, read now: a PDF's text (the extraction ended
-/// by the task's Stop), or a document's text as the index holds it at this run.
-async fn statement_of(input: &serde_json::Value, tools: &crate::tools::ToolContext) -> Result<String, String> {
-    match StatementSource::of(input) {
-        Some(StatementSource::Pasted(csv)) => Ok(csv),
-        Some(StatementSource::File(id)) => {
-            let pages = tools
-                .files
-                .text_unless_stopped(id.as_str(), tools.cancel_token())
-                .await
-                .map_err(|err| format!("Hearth could not read the statement's file: {err}"))?;
-            Ok(pages.join("\n"))
-        }
-        Some(StatementSource::Document(path)) => match tools.store.doc_text_at(&path).await {
-            Ok(Some(text)) => Ok(text.body),
-            Ok(None) => Err(format!("The statement {path} is no longer in your document folders.")),
-            Err(err) => Err(format!("The document index could not be read ({err}).")),
-        },
-        None => Err("This task names no statement (neither CSV, a file in Files nor a document).".into()),
-    }
-}
-
-/// The `finance` task: input `{ "title", "csv" | "fileId" | "documentPath" }`. A statement Hearth cannot read fails the
-/// task with the reason (nothing is kept); a readable one keeps the tracker (fenced) and saves
-/// it as an artifact through dispatch, keyed by the named step `tracker`, so a retried run
-/// saves it once.
-pub fn task_handler(toolbox: crate::tools::Toolbox) -> impl crate::tasks::TaskHandler {
-    move |ctx: crate::tasks::TaskContext| {
-        let toolbox = toolbox.clone();
-        async move {
-            use crate::tasks::TaskOutcome;
-            let tools = toolbox.for_task(ctx.clone()).for_workflow();
-            let csv = match statement_of(&ctx.task().input, &tools).await {
-                Ok(csv) => csv,
-                Err(why) => return TaskOutcome::Failed(why),
-            };
-            let summary = match parse_statement(&csv).and_then(|rows| summarize(&rows)) {
-                Ok(summary) => summary,
-                Err(err) => return TaskOutcome::Failed(format!("Hearth could not read this statement: {err}.")),
-            };
-            let view = summary.view();
-            if ctx.checkpoint(&serde_json::json!({ TRACKER: view })).await.is_err() {
-                return TaskOutcome::Stopped;
-            }
-            let artifact = crate::tools::typed::SaveArtifactArgs {
-                name: "finance-tracker.json".into(),
-                content: serde_json::to_string_pretty(&view).unwrap_or_default(),
-            };
-            let saved =
-                crate::tools::call::<crate::tools::typed::SaveArtifact>(&tools, artifact, crate::tools::StepId::Named("tracker".into()))
-                    .await;
-            if let Some(crate::tools::RunOutcome::InDoubt(_)) = saved.outcome {
-                return TaskOutcome::Interrupted(crate::store::tasks::UNCERTAIN_REASON.into());
-            }
-            if ctx.cancel_token().is_cancelled() {
-                return TaskOutcome::Stopped;
-            }
-            if saved.is_error {
-                return TaskOutcome::Failed(format!("The summary was made but its artifact was not saved: {}", saved.content));
-            }
-            TaskOutcome::Succeeded(summary.sentence())
-        }
     }
 }
 

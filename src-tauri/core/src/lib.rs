@@ -18,6 +18,7 @@ pub mod error;
 pub mod failures;
 pub mod files;
 pub mod finance;
+pub mod finance_task;
 pub mod fts;
 mod hearth;
 pub mod ideas;

@@ -194,7 +194,7 @@ impl Hearth {
         let held_calls: Arc<dyn crate::approvals::HeldCalls> = Arc::new(crate::tools::HeldCallRunner::new(toolbox.clone()));
         approvals.set_held_calls(&held_calls);
         tasks.register(TaskKind::Document, DocumentTask::new(files.clone(), toolbox.clone()));
-        tasks.register(TaskKind::Finance, crate::finance::task_handler(toolbox.clone()));
+        tasks.register(TaskKind::Finance, crate::finance_task::task_handler(toolbox.clone()));
         tasks.register(TaskKind::Monitor, crate::monitors::task_handler(toolbox.clone()));
         let stranded = approvals.recover().await?;
         if stranded > 0 {

@@ -105,6 +105,9 @@ async fn a_models_web_search_shows_its_results_and_the_statement_it_starts_is_ch
     let searched: Vec<String> = search.requests().into_iter().filter(|r| r != "/favicon.ico").collect();
     assert_eq!(searched, ["/html/?q=tides+north"], "one search, and no result was opened");
 
+    // In a new chat: after the search's results (outside content) the same call would wait on
+    // a card, as the trust policy's own tests show; here it runs as the owner's own request.
+    session.find("#new-chat").await.click().await.unwrap();
     session.send("summarize my statement").await;
     session.until_texts(".card-delegate-task .task-status", "the summary finished", |t| t == ["succeeded"]).await;
     session.find(".card-delegate-task .open-task").await.click().await.unwrap();

@@ -426,7 +426,13 @@ async fn unload_when_idle(inner: Weak<Inner>) {
 }
 
 impl ModelProvider for LocalModel {
-    fn stream<'a>(&'a self, request: &'a ModelRequest, cancel: &'a CancellationToken) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
+    /// No request leaves this computer, so there is no try to report.
+    fn stream_reporting<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+        cancel: &'a CancellationToken,
+        _tries: crate::providers::TryReport,
+    ) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
         let state = Drive {
             model: &self.inner,
             request,

@@ -31,10 +31,6 @@ impl Anthropic {
 }
 
 impl ModelProvider for Anthropic {
-    fn stream<'a>(&'a self, request: &'a ModelRequest, cancel: &'a CancellationToken) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
-        self.stream_reporting(request, cancel, TryReport::none())
-    }
-
     fn stream_reporting<'a>(
         &'a self,
         request: &'a ModelRequest,

@@ -27,10 +27,6 @@ impl OpenAiChat {
 }
 
 impl ModelProvider for OpenAiChat {
-    fn stream<'a>(&'a self, request: &'a ModelRequest, cancel: &'a CancellationToken) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
-        self.stream_reporting(request, cancel, TryReport::none())
-    }
-
     fn stream_reporting<'a>(
         &'a self,
         request: &'a ModelRequest,

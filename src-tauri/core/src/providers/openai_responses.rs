@@ -26,10 +26,6 @@ impl OpenAiResponses {
 }
 
 impl ModelProvider for OpenAiResponses {
-    fn stream<'a>(&'a self, request: &'a ModelRequest, cancel: &'a CancellationToken) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
-        self.stream_reporting(request, cancel, TryReport::none())
-    }
-
     fn stream_reporting<'a>(
         &'a self,
         request: &'a ModelRequest,

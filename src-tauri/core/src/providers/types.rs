@@ -8,22 +8,22 @@ use super::ProviderError;
 
 /// A model that streams its answer to a conversation.
 pub trait ModelProvider: Send + Sync {
-    /// Streams the answer to `request`. The stream ends after [`ModelEvent::Finished`] or
-    /// with one error. When `cancel` fires, the connection is dropped and the stream ends
-    /// with [`ProviderError::Cancelled`].
-    fn stream<'a>(&'a self, request: &'a ModelRequest, cancel: &'a CancellationToken) -> BoxStream<'a, Result<ModelEvent, ProviderError>>;
-
-    /// [`Self::stream`], reporting each try of the request to `tries` as it ends (its status
-    /// or why it got none), so a failed run's timeline shows every retry, not only the last
-    /// error. A provider that makes no requests (the model on this computer) reports nothing.
+    /// Streams the answer to `request`, reporting each try of the request to `tries` as it
+    /// ends (its status or why it got none), so a failed run's timeline shows every retry, not
+    /// only the last error; a provider that makes no requests (the model on this computer)
+    /// reports nothing. The stream ends after [`ModelEvent::Finished`] or with one error. When
+    /// `cancel` fires, the connection is dropped and the stream ends with
+    /// [`ProviderError::Cancelled`].
     fn stream_reporting<'a>(
         &'a self,
         request: &'a ModelRequest,
         cancel: &'a CancellationToken,
         tries: TryReport,
-    ) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
-        drop(tries);
-        self.stream(request, cancel)
+    ) -> BoxStream<'a, Result<ModelEvent, ProviderError>>;
+
+    /// [`Self::stream_reporting`] with the tries reported nowhere.
+    fn stream<'a>(&'a self, request: &'a ModelRequest, cancel: &'a CancellationToken) -> BoxStream<'a, Result<ModelEvent, ProviderError>> {
+        self.stream_reporting(request, cancel, TryReport::none())
     }
 }
 

@@ -41,7 +41,7 @@ impl Store {
     /// An upgrade (migrations pending on a database that has some) copies the file first and
     /// puts it back if a migration fails ([`super::upgrade`]).
     pub async fn open(path: &Path, busy_timeout: Duration) -> Result<Self> {
-        Self::open_with(path, busy_timeout, &MIGRATOR).await
+        Self::open_with(path, busy_timeout, &MIGRATOR, None).await
     }
 
     /// Opens `path` with the migrations in the folder `migrations` instead of Hearth's own: the
@@ -50,7 +50,23 @@ impl Store {
         let migrator = sqlx::migrate::Migrator::new(migrations)
             .await
             .map_err(|err| StoreError::DatabaseOpen { path: path.to_owned(), detail: err.to_string() })?;
-        Self::open_with(path, busy_timeout, &migrator).await
+        Self::open_with(path, busy_timeout, &migrator, None).await
+    }
+
+    /// [`Self::open_with_migrations`], awaiting `paused` once an upgrade has taken its copy and
+    /// before its migrations run: the test hook that lets another connection try to commit
+    /// right then, deterministically.
+    #[doc(hidden)]
+    pub async fn open_with_migrations_paused(
+        path: &Path,
+        busy_timeout: Duration,
+        migrations: &Path,
+        paused: futures::future::BoxFuture<'_, ()>,
+    ) -> Result<Self> {
+        let migrator = sqlx::migrate::Migrator::new(migrations)
+            .await
+            .map_err(|err| StoreError::DatabaseOpen { path: path.to_owned(), detail: err.to_string() })?;
+        Self::open_with(path, busy_timeout, &migrator, Some(paused)).await
     }
 
     /// The newest migration this build knows: a backup made by a newer Hearth has a newer one
@@ -66,7 +82,12 @@ impl Store {
         Ok(version.unwrap_or(0))
     }
 
-    async fn open_with(path: &Path, busy_timeout: Duration, migrator: &sqlx::migrate::Migrator) -> Result<Self> {
+    async fn open_with(
+        path: &Path,
+        busy_timeout: Duration,
+        migrator: &sqlx::migrate::Migrator,
+        upgrade_paused: Option<futures::future::BoxFuture<'_, ()>>,
+    ) -> Result<Self> {
         #[cfg(unix)]
         private::database_files(path);
         let options = SqliteConnectOptions::new()
@@ -88,26 +109,34 @@ impl Store {
         let mut writer = options.connect().await.map_err(|err| classify(path, &err))?;
         // A quick read proves the header is SQLite before migrations touch anything.
         sqlx::query("SELECT count(*) FROM sqlite_master").execute(&mut writer).await.map_err(|err| classify(path, &err))?;
+        super::upgrade::recover(&mut writer, path).await.map_err(|err| match err {
+            StoreError::Query(inner) => classify(path, &inner),
+            other => other,
+        })?;
         let pre_upgrade = super::upgrade::prepare(&mut writer, path, migrator).await.map_err(|err| match err {
             StoreError::Query(inner) => classify(path, &inner),
             other => other,
         })?;
-        if let Err(err) = migrator.run(&mut writer).await {
-            let failure = match err {
-                sqlx::migrate::MigrateError::Execute(inner) => classify(path, &inner),
-                other => StoreError::DatabaseOpen { path: path.to_owned(), detail: other.to_string() },
-            };
-            return Err(match pre_upgrade {
-                Some(copy) => {
-                    // Every connection closes before the file goes back (the reader pool is
-                    // not open yet): SQLite must not write the failed upgrade's log over it.
-                    if let Err(err) = writer.close().await {
-                        tracing::debug!(error = %err, "closing the database after a failed upgrade");
-                    }
-                    copy.put_back(path, failure.to_string())
+        if let (Some(_), Some(hook)) = (&pre_upgrade, upgrade_paused) {
+            hook.await;
+        }
+        match (migrator.run(&mut writer).await, pre_upgrade) {
+            (Ok(()), Some(pre_upgrade)) => pre_upgrade.succeeded(&mut writer).await?,
+            (Ok(()), None) => {}
+            (Err(err), pre_upgrade) => {
+                let failure = match err {
+                    sqlx::migrate::MigrateError::Execute(inner) => classify(path, &inner),
+                    other => StoreError::DatabaseOpen { path: path.to_owned(), detail: other.to_string() },
+                };
+                let err = match pre_upgrade {
+                    Some(pre_upgrade) => pre_upgrade.put_back(&mut writer, path, failure.to_string()).await,
+                    None => failure,
+                };
+                if let Err(close) = writer.close().await {
+                    tracing::debug!(error = %close, "closing the database after a failed upgrade");
                 }
-                None => failure,
-            });
+                return Err(err);
+            }
         }
         let reader = pool_options(4).acquire_timeout(acquire_timeout).connect_with(options).await.map_err(|err| classify(path, &err))?;
         Ok(Self { reader, writer: Arc::new(Mutex::new(writer)), path: path.to_owned() })

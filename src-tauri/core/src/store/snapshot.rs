@@ -55,6 +55,10 @@ impl Store {
     }
 }
 
+/// Every page of one connection's main database written over another's, in one step (the
+/// upgrade's write-back uses it too: `super::upgrade`).
+pub(super) use online::copy as copy_pages;
+
 /// The calls into SQLite's C API. Small on purpose: the only `unsafe` in the store.
 #[expect(unsafe_code, reason = "SQLite's online backup API is C; each call's SAFETY note says why it is sound")]
 mod online {
@@ -70,7 +74,7 @@ mod online {
     ///
     /// Both handles come from `LockedSqliteHandle::as_raw_handle`, whose guards the caller
     /// holds for the whole call: no other thread uses either connection meanwhile.
-    pub(super) fn copy(source: NonNull<ffi::sqlite3>, target: NonNull<ffi::sqlite3>) -> Result<(), String> {
+    pub(in crate::store) fn copy(source: NonNull<ffi::sqlite3>, target: NonNull<ffi::sqlite3>) -> Result<(), String> {
         let main = c"main";
         // SAFETY: both pointers are open connections held exclusively by the caller (above);
         // the schema names are NUL-terminated literals. `backup_init` returns null on failure

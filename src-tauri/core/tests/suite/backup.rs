@@ -261,31 +261,51 @@ async fn issue36_a_backup_from_a_newer_schema_is_refused_and_nothing_is_written(
     store.close().await;
 }
 
-/// An upgrade whose last migration fails halfway (after an earlier pending one succeeded)
-/// leaves the database file byte for byte as it was, and Hearth says so.
-#[tokio::test]
-async fn issue36_a_migration_failing_halfway_leaves_the_database_as_it_was() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("hearth.db");
+/// Every table's definition and every row's values, in rowid order, hashed: the database's
+/// content, which an upgrade put back must leave as it was (its file's bytes also hold SQLite's
+/// change counters, which a write-back moves on).
+async fn content_digest(db: &Path) -> String {
+    let mut conn = sqlx::sqlite::SqliteConnectOptions::new().filename(db).read_only(true).connect().await.unwrap();
+    let tables: Vec<(String, String)> =
+        sqlx::query_as("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+    let mut digest = Sha256::new();
+    for (table, sql) in tables {
+        digest.update(sql.as_bytes());
+        let columns: Vec<String> =
+            sqlx::query_scalar(&format!("SELECT name FROM pragma_table_info('{table}')")).fetch_all(&mut conn).await.unwrap();
+        let values = columns.iter().map(|c| format!("quote(\"{c}\")")).collect::<Vec<_>>().join(" || '|' || ");
+        let rows: Vec<String> =
+            sqlx::query_scalar(&format!("SELECT {values} FROM \"{table}\" ORDER BY rowid")).fetch_all(&mut conn).await.unwrap();
+        for row in rows {
+            digest.update(row.as_bytes());
+            digest.update(b"\n");
+        }
+    }
+    hex::encode(digest.finalize())
+}
+
+/// A database of the two "old" migrations with 200 notes, closed; and the folder of the "new"
+/// ones: 0003 succeeds (it changes the file), 0004 creates and fills a table, then fails.
+async fn old_database_and_a_failing_upgrade(db: &Path) -> (tempfile::TempDir, tempfile::TempDir) {
     let old = tempfile::tempdir().unwrap();
     std::fs::write(old.path().join("0001_notes.sql"), "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL);").unwrap();
     std::fs::write(old.path().join("0002_tags.sql"), "CREATE TABLE tags (name TEXT PRIMARY KEY);").unwrap();
-    let store = Store::open_with_migrations(&db, Duration::from_secs(5), old.path()).await.unwrap();
-    let mut conn = sqlx::sqlite::SqliteConnectOptions::new().filename(&db).connect().await.unwrap();
+    let store = Store::open_with_migrations(db, Duration::from_secs(5), old.path()).await.unwrap();
+    let mut conn = sqlx::sqlite::SqliteConnectOptions::new().filename(db).connect().await.unwrap();
     for n in 0..200 {
         sqlx::query("INSERT INTO notes (body) VALUES (?1)").bind(format!("note {n}")).execute(&mut conn).await.unwrap();
     }
     drop(conn);
     store.close().await;
     drop(store);
-    let before = sha256_file(&db);
-
     let new = tempfile::tempdir().unwrap();
     for entry in std::fs::read_dir(old.path()).unwrap() {
         let entry = entry.unwrap();
         std::fs::copy(entry.path(), new.path().join(entry.file_name())).unwrap();
     }
-    // 0003 succeeds (it changes the file); 0004 creates and fills a table, then fails.
     std::fs::write(new.path().join("0003_note_titles.sql"), "ALTER TABLE notes ADD COLUMN title TEXT; UPDATE notes SET title = 'x';")
         .unwrap();
     std::fs::write(
@@ -293,14 +313,93 @@ async fn issue36_a_migration_failing_halfway_leaves_the_database_as_it_was() {
         "CREATE TABLE halfway (x INTEGER); INSERT INTO halfway VALUES (1); INSERT INTO no_such_table VALUES (1);",
     )
     .unwrap();
-    let failed = Store::open_with_migrations(&db, Duration::from_secs(5), new.path()).await.unwrap_err();
+    (old, new)
+}
+
+fn beside(db: &Path, suffix: &str) -> PathBuf {
+    PathBuf::from(format!("{}{suffix}", db.display()))
+}
+
+/// An upgrade whose last migration fails halfway (after an earlier pending one succeeded)
+/// leaves the database's content as it was, and Hearth says so. The copy it took is the file
+/// byte for byte. An upgrade holds the database alone: while another connection has it open
+/// (another Hearth), the upgrade does not begin; while it runs, no other connection commits —
+/// so nothing written then could be lost when the copy goes back.
+#[tokio::test]
+async fn issue36_a_migration_failing_halfway_leaves_the_database_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("hearth.db");
+    let (old, new) = old_database_and_a_failing_upgrade(&db).await;
+    let before = sha256_file(&db);
+    let content = content_digest(&db).await;
+
+    // Another process has the database open: the upgrade waits its busy time, then says so and
+    // changes nothing.
+    let mut other = sqlx::sqlite::SqliteConnectOptions::new().filename(&db).connect().await.unwrap();
+    sqlx::query("SELECT count(*) FROM notes").execute(&mut other).await.unwrap();
+    let busy = Store::open_with_migrations(&db, Duration::from_millis(200), new.path()).await.unwrap_err();
+    assert!(matches!(busy, StoreError::DatabaseLocked { .. }), "{busy:?}");
+    assert!(!beside(&db, ".pre-upgrade").exists() && !beside(&db, ".upgrading").exists(), "no copy, no marker");
+    sqlx::Connection::close(other).await.unwrap();
+    assert_eq!(content_digest(&db).await, content);
+
+    // Alone, it takes its copy; a connection opened then cannot commit.
+    let tried = Arc::new(Mutex::new(None));
+    let during = tried.clone();
+    let db_during = db.clone();
+    let paused = Box::pin(async move {
+        let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&db_during).busy_timeout(Duration::ZERO);
+        let written = match options.connect().await {
+            Ok(mut conn) => {
+                sqlx::query("INSERT INTO notes (body) VALUES ('written during the upgrade')").execute(&mut conn).await.map(drop)
+            }
+            Err(err) => Err(err),
+        };
+        *during.lock().unwrap() = Some(written.map_err(|e| e.to_string()));
+    });
+    let failed = Store::open_with_migrations_paused(&db, Duration::from_secs(5), new.path(), paused).await.unwrap_err();
     assert!(matches!(failed, StoreError::UpgradeFailed { .. }), "{failed:?}");
     assert!(failed.to_string().contains("put back as it was"), "{failed}");
-    assert_eq!(sha256_file(&db), before, "the database file is as it was before the upgrade");
-    assert!(!Path::new(&format!("{}-wal", db.display())).exists_and_nonempty());
-    // And it opens again with the migrations it had, every row there.
+    let refused = tried.lock().unwrap().take().expect("the pause ran once the copy was taken");
+    let refused = refused.expect_err("no other connection commits while the upgrade holds the database");
+    assert!(refused.contains("locked") || refused.contains("busy"), "{refused}");
+
+    assert_eq!(sha256_file(&beside(&db, ".pre-upgrade")), before, "the copy is the file as it was, byte for byte");
+    assert!(!beside(&db, ".upgrading").exists(), "the upgrade ended: no marker is left");
+    assert_eq!(content_digest(&db).await, content, "every table and row is as it was before the upgrade");
+    assert!(!beside(&db, "-wal").exists_and_nonempty());
+    // It opens again with the migrations it had, every row there, and takes writes.
     let store = Store::open_with_migrations(&db, Duration::from_secs(5), old.path()).await.unwrap();
     store.close().await;
+    let counts = row_counts(&db).await;
+    assert_eq!((counts["notes"], counts.get("halfway")), (200, None));
+}
+
+/// Hearth stopped in the middle of an upgrade (or of putting its copy back): the marker is
+/// still there. The next start puts the copy back before anything reads the database, rather
+/// than copying the half-upgraded file over the good copy; then the upgrade runs again.
+#[tokio::test]
+async fn issue36_an_upgrade_cut_off_by_a_crash_is_undone_at_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("hearth.db");
+    let (old, _) = old_database_and_a_failing_upgrade(&db).await;
+    let content = content_digest(&db).await;
+    // What a crash mid-upgrade leaves: the copy, the marker, and a database changed after both.
+    std::fs::copy(&db, beside(&db, ".pre-upgrade")).unwrap();
+    std::fs::write(beside(&db, ".upgrading"), b"").unwrap();
+    {
+        let mut conn = sqlx::sqlite::SqliteConnectOptions::new().filename(&db).connect().await.unwrap();
+        sqlx::query("CREATE TABLE halfway (x INTEGER)").execute(&mut conn).await.unwrap();
+        sqlx::query("DELETE FROM notes WHERE id > 100").execute(&mut conn).await.unwrap();
+        sqlx::Connection::close(conn).await.unwrap();
+    }
+    let good_copy = sha256_file(&beside(&db, ".pre-upgrade"));
+
+    let store = Store::open_with_migrations(&db, Duration::from_secs(5), old.path()).await.unwrap();
+    store.close().await;
+    assert!(!beside(&db, ".upgrading").exists());
+    assert_eq!(sha256_file(&beside(&db, ".pre-upgrade")), good_copy, "the good copy was not overwritten");
+    assert_eq!(content_digest(&db).await, content, "the half-done upgrade was undone");
     let counts = row_counts(&db).await;
     assert_eq!((counts["notes"], counts.get("halfway")), (200, None));
 }

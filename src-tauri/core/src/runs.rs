@@ -18,7 +18,7 @@ use crate::agent::Agent;
 use crate::store::failures::NewFailure;
 use crate::store::threads::{RunEnd, RunOrigin};
 use crate::store::{Store, now_ms};
-use hearth_protocol::failures::FailedRunKind;
+use hearth_protocol::failures::FailureKind;
 
 /// The receiving end of one run's events.
 pub type RunEvents = mpsc::Receiver<Event>;
@@ -231,7 +231,7 @@ impl Driver {
         let failure = NewFailure {
             id: &id,
             run_id: &self.input.run_id,
-            kind: FailedRunKind::Chat,
+            kind: FailureKind::Chat,
             thread_id: Some(&self.input.thread_id),
             task_id: None,
             message: &error.message,

@@ -558,6 +558,10 @@ pub struct ProposalView {
     /// While `leaving`: when (Unix ms) it is carried out unless the owner presses Undo.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub leaves_at: Option<i64>,
+    /// Once it failed or its outcome is unknown: the failure id the card shows, which opens
+    /// its timeline in Activity → Failures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_id: Option<crate::ids::FailureId>,
 }
 
 /// Answer to `approval_list`: awaiting review first, then the most recent others.

@@ -8,21 +8,37 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::IpcError;
-use crate::ids::{FailureId, RunId, TaskId, ThreadId};
+use crate::ids::{FailureId, ProposalId, RunId, TaskId, ThreadId};
 use crate::tools::EffectClass;
 
 /// The most failures `failure_list` returns (newest first).
 pub const MAX_LISTED_FAILURES: usize = 50;
 
-/// Which kind of run failed.
+/// What failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString, strum::VariantArray)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
-pub enum FailedRunKind {
+pub enum FailureKind {
     /// A chat turn.
     Chat,
     /// One run of a background task.
     Task,
+    /// One effect a tool performed through the journal (in a chat's or a task's run, or for an
+    /// approved held call): it failed, or Hearth lost track of whether it happened.
+    Effect,
+    /// An action the owner approved (a mail, a calendar change, a web form): it failed when it
+    /// was carried out, or its outcome is unknown.
+    Approval,
+}
+
+/// What a failure of this kind is called in a message or a report.
+pub fn failure_word(kind: FailureKind) -> &'static str {
+    match kind {
+        FailureKind::Chat => "a chat reply",
+        FailureKind::Task => "a background task's run",
+        FailureKind::Effect => "a tool's effect",
+        FailureKind::Approval => "an approved action",
+    }
 }
 
 /// One failure as Activity lists it.
@@ -31,10 +47,18 @@ pub enum FailedRunKind {
 pub struct FailureView {
     /// The short id shown with the message.
     pub id: FailureId,
-    /// The run that failed.
-    pub run_id: RunId,
-    /// A chat turn or a task's run.
-    pub kind: FailedRunKind,
+    /// The run that failed, or that performed the effect that failed. An approved action is
+    /// carried out outside any run: `None`, and [`Self::proposal_id`] names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<RunId>,
+    /// What failed.
+    pub kind: FailureKind,
+    /// The tool (an effect) or the kind of action (`email.send` …) that failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The approved action that failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposal_id: Option<ProposalId>,
     /// The chat it happened in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thread_id: Option<ThreadId>,
@@ -204,8 +228,9 @@ pub struct FailureTimeline {
     /// The failure (for a run id that did not fail: `None`, and the timeline still shows).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<FailureView>,
-    /// The run.
-    pub run_id: RunId,
+    /// The run the timeline is of; `None` for an approved action's own timeline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<RunId>,
     /// Oldest first.
     pub entries: Vec<TimelineEntry>,
     /// The redacted report "Copy details" puts on the clipboard: no keys or tokens, no mail

@@ -282,8 +282,9 @@ const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 /// to someone helping. Every failed run carries one, shown with its message; it opens the
 /// run's timeline in Activity.
 ///
-/// Made from 40 bits the core derives from the run (a hash of its id), so the same run always
-/// has the same failure id. Parsing is forgiving the way Crockford intends for ids people
+/// Made from 40 bits: for a failed run, bits the core derives from the run (a hash of its id),
+/// so the same run always has the same failure id; for a failed effect, random bits the store
+/// draws in the statement that records the failure (and keeps). Parsing is forgiving the way Crockford intends for ids people
 /// type: lower case is upper case, `I`/`L` are `1`, `O` is `0`, and hyphens and spaces are
 /// ignored ("abcd-efgh" is "ABCDEFGH").
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -335,6 +336,15 @@ impl FailureId {
     /// The id as text (8 characters, upper case).
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// The 40 bits the id writes ([`Self::from_bits`] of them gives the id back).
+    pub fn bits(&self) -> u64 {
+        self.0.bytes().fold(0u64, |acc, c| {
+            // Only CROCKFORD's characters get in (both constructors make or check them).
+            let digit = CROCKFORD.iter().position(|&d| d == c).unwrap_or_default();
+            (acc << 5) | digit as u64
+        })
     }
 }
 
@@ -454,6 +464,8 @@ mod tests {
         assert_eq!(id.as_str(), "ZZZZZZZZ", "only the low 40 bits count");
         let id = FailureId::from_bits(0x12_3456_789a);
         assert_eq!(id.as_str().len(), FAILURE_ID_LEN);
+        assert_eq!(id.bits(), 0x12_3456_789a, "the store finds an effect's failure by its bits");
+        assert_eq!(FailureId::from_bits(u64::MAX).bits(), (1 << 40) - 1);
         assert_eq!(id.to_string(), format!("{}-{}", &id.as_str()[..4], &id.as_str()[4..]));
         // Typed back over the phone: lower case, a hyphen, O for 0 and l for 1.
         let typed = id.as_str().to_ascii_lowercase().replace('0', "o").replace('1', "l");

@@ -373,11 +373,17 @@ fn Outcome(proposal: ProposalView) -> impl IntoView {
         | ProposalStatus::Denied
         | ProposalStatus::Expired => None,
     };
+    // The id to quote, which opens the failure's timeline in Activity → Failures.
+    let failure_id = failure.as_ref().and(proposal.failure_id).map(|id| id.to_string());
     let undone = (proposal.status == ProposalStatus::Undone)
         .then(|| proposal.error.clone().unwrap_or_else(|| "Undone before it left. Nothing was sent or changed.".to_owned()));
     view! {
         {proposal.receipt.map(|receipt| view! { <p class="approval-receipt">{receipt}</p> })}
         {failure.map(|failure| view! { <p class="approval-failure">{failure}</p> })}
+        {failure_id.map(|id| view! {
+            <p class="approval-failure-id">"Failure " <span class="failure-id" data-failure-id=id.clone()>{id.clone()}</span>
+                ": Activity → Failures shows what happened."</p>
+        })}
         {undone.map(|undone| view! { <p class="approval-undone">{undone}</p> })}
     }
 }

@@ -33,6 +33,7 @@ fn proposal(id: &str, status: ProposalStatus, created_at: i64, expires_at: i64) 
         receipt: None,
         error: None,
         leaves_at: None,
+        failure_id: None,
     }
 }
 

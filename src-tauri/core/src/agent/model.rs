@@ -335,7 +335,7 @@ async fn refresh_decisions(proposer: &crate::approvals::Proposer, messages: &mut
                 continue;
             }
         };
-        let note = crate::tools::decided_note(now.status, now.receipt.as_deref(), now.error.as_deref());
+        let note = crate::tools::decided_note(now.status, now.receipt.as_deref(), now.error.as_deref(), now.failure_id.as_ref());
         let updated = PrepareResult { status: now.status, note, ..prepared };
         if let Ok(text) = serde_json::to_string(&updated) {
             *content = text;

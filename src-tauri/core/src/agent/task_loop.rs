@@ -361,7 +361,7 @@ impl ModelTaskHandler {
                         "proposalId": proposal.id,
                         "status": proposal.status,
                         "receipt": proposal.receipt,
-                        "note": decided_note(proposal.status, proposal.receipt.as_deref(), proposal.error.as_deref()),
+                        "note": decided_note(proposal.status, proposal.receipt.as_deref(), proposal.error.as_deref(), proposal.failure_id.as_ref()),
                     });
                     Resolved::Result { call_id: call_id.clone(), content: content.to_string() }
                 }

@@ -308,6 +308,7 @@ impl ApprovalGate {
             sources,
             mandate_id: None,
             leaves_at: None,
+            failure_id: None,
         };
         let executor = self.inner.identity.as_str();
         let claim = match (&mandate, operation) {

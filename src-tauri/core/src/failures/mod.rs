@@ -13,5 +13,5 @@ mod tries;
 
 pub use id::{failure_id_of, with_failure_id};
 pub use report::{Holdings, report};
-pub use timeline::run_timeline;
+pub use timeline::{effect_timeline, run_timeline};
 pub(crate) use tries::record_tries;

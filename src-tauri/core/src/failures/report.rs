@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use hearth_protocol::failures::{FailedRunKind, FailureView, TimelineEntry, TryOutcome, effect_word};
+use hearth_protocol::failures::{FailureKind, FailureView, TimelineEntry, TryOutcome, effect_word, failure_word};
 use hearth_protocol::ids::RunId;
 
 use super::redact::redact;
@@ -37,24 +37,24 @@ pub struct Holdings {
 /// The redacted report of a run's timeline.
 pub fn report(
     failure: Option<&FailureView>,
-    run_id: &RunId,
-    kind: FailedRunKind,
+    run_id: Option<&RunId>,
+    kind: FailureKind,
     entries: &[TimelineEntry],
     holdings: &Holdings,
     secrets: &[SecretString],
 ) -> String {
     let clean = |text: &str| redact(text, secrets);
     let mut out = String::from("Hearth failure report\n");
-    let kind = match kind {
-        FailedRunKind::Chat => "a chat reply",
-        FailedRunKind::Task => "a background task's run",
-    };
+    let kind = failure_word(kind);
     // Writing to a String cannot fail.
     if let Some(failure) = failure {
         let _ = writeln!(out, "Failure: {}", failure.id);
         let _ = writeln!(out, "Message: {}", clean(&failure.message));
     }
-    let _ = writeln!(out, "Run: {run_id} ({kind})");
+    let _ = writeln!(out, "What failed: {kind}");
+    if let Some(run_id) = run_id {
+        let _ = writeln!(out, "Run: {run_id}");
+    }
     let start = entries.first().map(TimelineEntry::at).unwrap_or_default();
     if let Some(when) = chrono::DateTime::from_timestamp_millis(start) {
         let _ = writeln!(out, "Started: {}", when.format("%Y-%m-%d %H:%M:%S UTC"));

@@ -1,7 +1,9 @@
 //! Failures the owner can follow: the newest failures, and one failure's (or run's) timeline
 //! with its redacted report.
 
-use hearth_protocol::failures::{FailureListResponse, FailureTimeline, FailureTimelineParams, MAX_LISTED_FAILURES, TimelineKey};
+use hearth_protocol::failures::{
+    FailureKind, FailureListResponse, FailureTimeline, FailureTimelineParams, MAX_LISTED_FAILURES, TimelineKey,
+};
 
 use super::Hearth;
 use crate::error::{CoreError, Result};
@@ -16,9 +18,21 @@ impl Hearth {
     /// The timeline of the run a failure id (or a run id) names, with the report "Copy details"
     /// gives: every secret the vault holds is taken out of it, beside what looks like one.
     pub async fn failure_timeline(&self, params: &FailureTimelineParams) -> Result<FailureTimeline> {
+        let secrets = self.known_secrets().await?;
         let (run_id, failure) = match params.key()? {
             TimelineKey::Failure(id) => match self.store.failure(&id).await? {
-                Some(failure) => (failure.run_id.as_str().to_owned(), Some(failure)),
+                Some(failure) => match (failure.kind, failure.run_id.clone()) {
+                    (FailureKind::Chat | FailureKind::Task, Some(run_id)) | (FailureKind::Effect, Some(run_id)) => {
+                        (run_id.into_string(), Some(failure))
+                    }
+                    // An approved action, or an effect whose run is not kept: its own timeline.
+                    (FailureKind::Chat | FailureKind::Task | FailureKind::Effect, None) | (FailureKind::Approval, _) => {
+                        let Some(subject) = self.store.effect_subject(&id).await? else {
+                            return Err(CoreError::NotFound(format!("No run or effect is kept for failure {id}.")));
+                        };
+                        return crate::failures::effect_timeline(&self.store, failure, &subject, &secrets).await;
+                    }
+                },
                 None => {
                     return Err(CoreError::NotFound(format!(
                         "No failure {id} is kept (the newest 500 are). Check the letters, or open Activity → Failures."
@@ -30,7 +44,6 @@ impl Hearth {
                 (run_id.into_string(), failure)
             }
         };
-        let secrets = self.known_secrets().await?;
         crate::failures::run_timeline(&self.store, &run_id, failure, &secrets).await
     }
 

@@ -1,8 +1,8 @@
 //! Failed runs and the model provider's tries (migration 0037): what a failure's timeline is read
 //! from, beside the run's own log (`thread_events`, `task_events`) and the journal.
 
-use hearth_protocol::failures::{FailedRunKind, FailureView, TransportFailure, TryOutcome};
-use hearth_protocol::ids::{FailureId, RunId, TaskId, ThreadId};
+use hearth_protocol::failures::{FailureKind, FailureView, TransportFailure, TryOutcome};
+use hearth_protocol::ids::{FailureId, ProposalId, RunId, TaskId, ThreadId};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
@@ -32,7 +32,7 @@ pub struct NewFailure<'a> {
     /// The run.
     pub run_id: &'a str,
     /// Chat or task.
-    pub kind: FailedRunKind,
+    pub kind: FailureKind,
     /// The chat, for a chat run.
     pub thread_id: Option<&'a str>,
     /// The task, for a task run.
@@ -57,6 +57,31 @@ pub struct RunOperation {
     pub receipt_chars: usize,
 }
 
+/// A proposal, as an approved action's timeline shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProposalHead {
+    /// Its kind (`email.send` …).
+    pub kind: String,
+    /// Its status, as stored.
+    pub status: String,
+    /// When it was prepared.
+    pub created_at: i64,
+    /// When the owner (or a standing order) decided.
+    pub decided_at: Option<i64>,
+    /// How long its receipt is.
+    pub receipt_chars: usize,
+}
+
+fn run_operation(row: &SqliteRow) -> Result<RunOperation> {
+    Ok(RunOperation {
+        tool: row.try_get("tool")?,
+        status: row.try_get("status")?,
+        created_at: row.try_get("created_at")?,
+        settled_at: row.try_get("settled_at")?,
+        receipt_chars: usize::try_from(row.try_get::<i64, _>("receipt_chars")?).unwrap_or_default(),
+    })
+}
+
 /// A task run, as a timeline opens it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskRunHead {
@@ -68,19 +93,77 @@ pub struct TaskRunHead {
 
 const FAILURE_COLUMNS: &str = "id, run_id, kind, thread_id, task_id, message, at";
 
+/// An effect's failure (migration 0040), with its run when its claimant is a chat's or a task's
+/// run that is still kept (an approved held call's claimant names the approval, not a run).
+const EFFECT_COLUMNS: &str = "bits, subject, scope, proposal_id, proposal_key, task_id, tool, message, at,
+     CASE WHEN EXISTS (SELECT 1 FROM chat_runs c WHERE c.id = claimant)
+            OR EXISTS (SELECT 1 FROM task_runs r WHERE r.id = claimant) THEN claimant END AS run_id";
+
 fn failure(row: &SqliteRow) -> Result<FailureView> {
     let id: String = row.try_get("id")?;
     let kind: String = row.try_get("kind")?;
     let corrupt = |what: &str, v: &str| StoreError::CorruptRow(format!("stored failure has an unknown {what} {v:?}"));
     Ok(FailureView {
         id: FailureId::parse(&id).map_err(|_| corrupt("id", &id))?,
-        run_id: RunId::trusted(row.try_get::<String, _>("run_id")?),
+        run_id: Some(RunId::trusted(row.try_get::<String, _>("run_id")?)),
         kind: kind.parse().map_err(|_| corrupt("kind", &kind))?,
+        tool: None,
+        proposal_id: None,
         thread_id: row.try_get::<Option<String>, _>("thread_id")?.map(ThreadId::trusted),
         task_id: row.try_get::<Option<String>, _>("task_id")?.map(TaskId::trusted),
         message: row.try_get("message")?,
         at: row.try_get("at")?,
     })
+}
+
+fn effect_failure(row: &SqliteRow) -> Result<FailureView> {
+    let bits: i64 = row.try_get("bits")?;
+    let subject: String = row.try_get("subject")?;
+    let kind = match subject.as_str() {
+        "operation" => FailureKind::Effect,
+        "proposal" => FailureKind::Approval,
+        other => return Err(StoreError::CorruptRow(format!("stored effect failure has an unknown subject {other:?}"))),
+    };
+    // A chat's operations are scoped `thread:<id>`; a proposal's key starts `thread:<id>:` or
+    // `held:thread:<id>:` (`OperationKey::joined`).
+    let thread_id = match kind {
+        FailureKind::Effect => {
+            row.try_get::<Option<String>, _>("scope")?.and_then(|scope| scope.strip_prefix("thread:").map(str::to_owned))
+        }
+        _ => row.try_get::<Option<String>, _>("proposal_key")?.and_then(|key| {
+            let key = key.strip_prefix("held:").unwrap_or(&key);
+            key.strip_prefix("thread:").and_then(|rest| rest.split_once(':')).map(|(thread, _)| thread.to_owned())
+        }),
+    };
+    Ok(FailureView {
+        id: FailureId::from_bits(
+            u64::try_from(bits).map_err(|_| StoreError::CorruptRow(format!("stored failure bits {bits} are negative")))?,
+        ),
+        run_id: row.try_get::<Option<String>, _>("run_id")?.map(RunId::trusted),
+        kind,
+        tool: Some(row.try_get("tool")?),
+        proposal_id: row.try_get::<Option<String>, _>("proposal_id")?.map(ProposalId::trusted),
+        thread_id: thread_id.map(ThreadId::trusted),
+        task_id: row.try_get::<Option<String>, _>("task_id")?.map(TaskId::trusted),
+        message: row.try_get("message")?,
+        at: row.try_get("at")?,
+    })
+}
+
+/// Where a failed effect is kept: the journal's operation, or the approved proposal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EffectSubject {
+    /// The journal's row (scope, op id), and the claimant that performed it.
+    Operation {
+        /// The operation's scope.
+        scope: String,
+        /// Its id.
+        op_id: String,
+        /// Who performed it.
+        claimant: Option<String>,
+    },
+    /// The proposal.
+    Proposal(String),
 }
 
 impl Store {
@@ -103,17 +186,59 @@ impl Store {
         Ok(())
     }
 
-    /// The newest failures, newest first.
+    /// The newest failures of runs and of effects, newest first.
     pub async fn failures(&self, limit: usize) -> Result<Vec<FailureView>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let sql = format!("SELECT {FAILURE_COLUMNS} FROM run_failures ORDER BY at DESC, rowid DESC LIMIT ?1");
-        let rows = sqlx::query(&sql).bind(i64::try_from(limit).unwrap_or(i64::MAX)).fetch_all(self.reader()).await?;
-        rows.iter().map(failure).collect()
+        let rows = sqlx::query(&sql).bind(limit).fetch_all(self.reader()).await?;
+        let mut all = rows.iter().map(failure).collect::<Result<Vec<_>>>()?;
+        let sql = format!("SELECT {EFFECT_COLUMNS} FROM effect_failures ORDER BY at DESC, bits DESC LIMIT ?1");
+        for row in sqlx::query(&sql).bind(limit).fetch_all(self.reader()).await? {
+            all.push(effect_failure(&row)?);
+        }
+        // Stable: of two at the same millisecond, a run's failure (read first) stays first.
+        all.sort_by_key(|f| std::cmp::Reverse(f.at));
+        all.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        Ok(all)
     }
 
-    /// The failure with this id.
+    /// The failure with this id: a run's, else an effect's (a run's id is kept first should the
+    /// two ever share one, as the 0040 migration explains).
     pub async fn failure(&self, id: &FailureId) -> Result<Option<FailureView>> {
         let sql = format!("SELECT {FAILURE_COLUMNS} FROM run_failures WHERE id = ?1");
-        sqlx::query(&sql).bind(id.as_str()).fetch_optional(self.reader()).await?.as_ref().map(failure).transpose()
+        if let Some(found) = sqlx::query(&sql).bind(id.as_str()).fetch_optional(self.reader()).await? {
+            return failure(&found).map(Some);
+        }
+        let bits = i64::try_from(id.bits()).unwrap_or(-1);
+        let sql = format!("SELECT {EFFECT_COLUMNS} FROM effect_failures WHERE bits = ?1");
+        sqlx::query(&sql).bind(bits).fetch_optional(self.reader()).await?.as_ref().map(effect_failure).transpose()
+    }
+
+    /// Where the failed effect `id` is kept, if `id` is an effect's failure.
+    pub async fn effect_subject(&self, id: &FailureId) -> Result<Option<EffectSubject>> {
+        let bits = i64::try_from(id.bits()).unwrap_or(-1);
+        let row = sqlx::query("SELECT scope, op_id, claimant, proposal_id FROM effect_failures WHERE bits = ?1")
+            .bind(bits)
+            .fetch_optional(self.reader())
+            .await?;
+        let Some(row) = row else { return Ok(None) };
+        let subject =
+            match (row.try_get::<Option<String>, _>(0)?, row.try_get::<Option<String>, _>(1)?, row.try_get::<Option<String>, _>(3)?) {
+                (Some(scope), Some(op_id), None) => EffectSubject::Operation { scope, op_id, claimant: row.try_get(2)? },
+                (None, None, Some(proposal_id)) => EffectSubject::Proposal(proposal_id),
+                _ => return Err(StoreError::CorruptRow("stored effect failure names neither one operation nor one proposal".into())),
+            };
+        Ok(Some(subject))
+    }
+
+    /// The failure id of the journal's operation (`scope`, `op_id`), if it failed.
+    pub async fn operation_failure_id(&self, scope: &str, op_id: &str) -> Result<Option<FailureId>> {
+        let bits: Option<i64> = sqlx::query_scalar("SELECT bits FROM effect_failures WHERE scope = ?1 AND op_id = ?2")
+            .bind(scope)
+            .bind(op_id)
+            .fetch_optional(self.reader())
+            .await?;
+        Ok(bits.and_then(|b| u64::try_from(b).ok()).map(FailureId::from_bits))
     }
 
     /// The failure of this run, if it failed.
@@ -183,17 +308,40 @@ impl Store {
         .bind(run_id)
         .fetch_all(self.reader())
         .await?;
-        rows.iter()
-            .map(|row| {
-                Ok(RunOperation {
-                    tool: row.try_get("tool")?,
-                    status: row.try_get("status")?,
-                    created_at: row.try_get("created_at")?,
-                    settled_at: row.try_get("settled_at")?,
-                    receipt_chars: usize::try_from(row.try_get::<i64, _>("receipt_chars")?).unwrap_or_default(),
-                })
+        rows.iter().map(run_operation).collect()
+    }
+
+    /// One operation of the journal, as a timeline shows it.
+    pub async fn operation_for_timeline(&self, scope: &str, op_id: &str) -> Result<Option<RunOperation>> {
+        let row = sqlx::query(
+            "SELECT tool, status, created_at, settled_at, length(coalesce(receipt, '')) AS receipt_chars FROM operations WHERE scope = ?1 AND op_id = ?2",
+        )
+        .bind(scope)
+        .bind(op_id)
+        .fetch_optional(self.reader())
+        .await?;
+        row.as_ref().map(run_operation).transpose()
+    }
+
+    /// A proposal as a timeline shows it: its kind, status, when it was prepared and decided,
+    /// and how long its receipt is (never the draft or the receipt).
+    pub async fn proposal_for_timeline(&self, id: &str) -> Result<Option<ProposalHead>> {
+        let row = sqlx::query(
+            "SELECT kind, status, created_at, decided_at, length(coalesce(receipt, '')) AS receipt_chars FROM proposals WHERE id = ?1",
+        )
+        .bind(id)
+        .fetch_optional(self.reader())
+        .await?;
+        row.map(|row| {
+            Ok(ProposalHead {
+                kind: row.try_get("kind")?,
+                status: row.try_get("status")?,
+                created_at: row.try_get("created_at")?,
+                decided_at: row.try_get("decided_at")?,
+                receipt_chars: usize::try_from(row.try_get::<i64, _>("receipt_chars")?).unwrap_or_default(),
             })
-            .collect()
+        })
+        .transpose()
     }
 
     /// A chat run's thread, start and end, if it is a chat run.

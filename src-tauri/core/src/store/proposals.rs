@@ -2,7 +2,7 @@
 //! racing decisions cannot both win.
 
 use hearth_protocol::approvals::{Connection, ProposalDraft, ProposalKind, ProposalOrigin, ProposalStatus, ProposalView};
-use hearth_protocol::ids::{ProposalId, TaskId};
+use hearth_protocol::ids::{FailureId, ProposalId, TaskId};
 use hearth_protocol::provenance::OutsideSource;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -51,6 +51,8 @@ pub struct ProposalRow {
     pub mandate_id: Option<String>,
     /// While `leaving`: when it is carried out unless the owner undoes it (Unix ms).
     pub leaves_at: Option<i64>,
+    /// Once it failed or its outcome is unknown: its failure id (migration 0040).
+    pub failure_id: Option<FailureId>,
 }
 
 /// A standing order's use, counted for the operation a task's proposal is keyed by, that
@@ -100,6 +102,7 @@ impl ProposalRow {
                 .map_err(|err| StoreError::CorruptRow(format!("stored proposal has unreadable sources ({err})")))?,
             mandate_id: row.try_get("mandate_id")?,
             leaves_at: row.try_get("leaves_at")?,
+            failure_id: row.try_get::<Option<i64>, _>("failure_bits")?.and_then(|b| u64::try_from(b).ok()).map(FailureId::from_bits),
         })
     }
 
@@ -120,12 +123,14 @@ impl ProposalRow {
             sources: self.sources.clone(),
             mandate_id: self.mandate_id.clone(),
             leaves_at: self.leaves_at,
+            failure_id: self.failure_id.clone(),
         }
     }
 }
 
 const COLUMNS: &str = "id, key, task_id, kind, draft, connection_id, account, target, target_version, hash, status,
-     created_at, expires_at, receipt, error, origin, executor, request_hash, sources, mandate_id, leaves_at";
+     created_at, expires_at, receipt, error, origin, executor, request_hash, sources, mandate_id, leaves_at,
+     (SELECT f.bits FROM effect_failures f WHERE f.proposal_id = proposals.id) AS failure_bits";
 
 /// How inserting a proposal went.
 #[derive(Debug, Clone, PartialEq, Eq)]

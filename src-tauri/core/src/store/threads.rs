@@ -370,8 +370,9 @@ impl Store {
         }
         let events = sqlx::query("DELETE FROM thread_events WHERE thread_id = ?1").bind(thread_id).execute(&mut *tx).await?.rows_affected();
         sqlx::query("DELETE FROM browser_profile_choices WHERE scope = ?1").bind(&scope).execute(&mut *tx).await?;
-        // Its failures and its provider tries go with it: their messages are the chat's, and a
-        // failure id must not open a deleted chat's timeline (nor show it to a paired device).
+        // Its failures (its runs' and its effects') and its provider tries go with it: their
+        // messages are the chat's, and a failure id must not open a deleted chat's timeline (nor
+        // show it to a paired device).
         sqlx::query(
             "DELETE FROM provider_tries WHERE run_id IN (SELECT id FROM chat_runs WHERE thread_id = ?1)
                 OR run_id IN (SELECT run_id FROM run_failures WHERE thread_id = ?1)",
@@ -380,6 +381,15 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         sqlx::query("DELETE FROM run_failures WHERE thread_id = ?1").bind(thread_id).execute(&mut *tx).await?;
+        sqlx::query(
+            "DELETE FROM effect_failures
+             WHERE scope = ?1 OR substr(proposal_key, 1, length(?2)) = ?2 OR substr(proposal_key, 1, length(?3)) = ?3",
+        )
+        .bind(&scope)
+        .bind(&key_prefix)
+        .bind(&held_prefix)
+        .execute(&mut *tx)
+        .await?;
         sqlx::query("UPDATE threads SET deleted_at = ?2, updated_at = ?2, title = '' WHERE id = ?1")
             .bind(thread_id)
             .bind(now_ms())

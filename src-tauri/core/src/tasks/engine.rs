@@ -462,7 +462,7 @@ impl TaskEngine {
                             let failure = crate::store::failures::NewFailure {
                                 id,
                                 run_id: &run_id,
-                                kind: hearth_protocol::failures::FailedRunKind::Task,
+                                kind: hearth_protocol::failures::FailureKind::Task,
                                 thread_id: None,
                                 task_id: Some(&task_id),
                                 message,

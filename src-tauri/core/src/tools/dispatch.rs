@@ -22,11 +22,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::context::{OperationScope, StepId, ToolContext};
-use super::keyed::{cite_mandate, journal_answers_without_acting, perform_keyed, propose, propose_held, standing_order};
+use super::keyed::{cite_mandate, journal_answers_without_acting, perform_keyed, propose, propose_held, standing_order, with_failure_id};
 use super::registry::visit;
 use super::traits::{DirectTool, EffectTool, PrepareTool, Tool, Visitor};
 use super::{ToolCall, ToolOutput};
-use crate::journal::{JournalError, Receipt};
+use crate::journal::{JournalError, Receipt, ReceiptStatus};
 use crate::trust::{self, Chooser, Verdict};
 
 /// What calls after an outcome-setting call return.
@@ -260,10 +260,16 @@ impl<'a> Visitor for Dispatch<'a> {
                 None => self.step,
             };
             match journaled::<T>(self.ctx, &step, &action, args).await {
-                Ok(receipt) => T::present(self.ctx, Ok(receipt)).await,
-                Err(err @ (JournalError::OutcomeUnknown { .. } | JournalError::Stopped { .. } | JournalError::InFlight { .. })) => {
-                    ToolOutput::in_doubt(err.to_string())
+                Ok(receipt) if receipt.status == ReceiptStatus::Failed => {
+                    let output = T::present(self.ctx, Ok(receipt)).await;
+                    with_failure_id(self.ctx, &self.ctx.scope.key(&step), output).await
                 }
+                Ok(receipt) => T::present(self.ctx, Ok(receipt)).await,
+                Err(err @ JournalError::OutcomeUnknown { .. }) => {
+                    with_failure_id(self.ctx, &self.ctx.scope.key(&step), ToolOutput::in_doubt(err.to_string())).await
+                }
+                // Stopped by the owner, or held by another dispatch: a control, not a failure.
+                Err(err @ (JournalError::Stopped { .. } | JournalError::InFlight { .. })) => ToolOutput::in_doubt(err.to_string()),
                 Err(
                     err @ (JournalError::Cancelled { .. }
                     | JournalError::Conflict { .. }

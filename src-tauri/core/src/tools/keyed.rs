@@ -92,7 +92,9 @@ pub(super) async fn propose(ctx: &ToolContext, key: &str, operation: Option<&Ope
                         "Done under a standing order the owner granted this task: {}",
                         proposal.receipt.as_deref().unwrap_or("done")
                     ),
-                    _ => decided_note(proposal.status, proposal.receipt.as_deref(), proposal.error.as_deref()),
+                    _ => {
+                        decided_note(proposal.status, proposal.receipt.as_deref(), proposal.error.as_deref(), proposal.failure_id.as_ref())
+                    }
                 },
             };
             let output = ToolOutput::ok(&serde_json::to_value(result).unwrap_or_default());
@@ -110,8 +112,18 @@ pub(super) async fn propose(ctx: &ToolContext, key: &str, operation: Option<&Ope
 }
 
 /// What the model is told about a proposal, by its status.
-pub(crate) fn decided_note(status: ProposalStatus, receipt: Option<&str>, error: Option<&str>) -> String {
+/// A failed or uncertain one names its failure id, which the owner can open in Activity.
+pub(crate) fn decided_note(
+    status: ProposalStatus,
+    receipt: Option<&str>,
+    error: Option<&str>,
+    failure: Option<&hearth_protocol::ids::FailureId>,
+) -> String {
     let why = error.unwrap_or("no reason given");
+    let why = match failure {
+        Some(id) => crate::failures::with_failure_id(why, id),
+        None => why.to_owned(),
+    };
     match status {
         ProposalStatus::AwaitingReview | ProposalStatus::Executing => PREPARED_NOTE.to_owned(),
         ProposalStatus::Leaving => {
@@ -237,4 +249,18 @@ pub(super) async fn propose_held(
         thread_id: ctx.scope.thread_id().map(hearth_protocol::ids::ThreadId::trusted),
     });
     propose(ctx, &format!("held:{}", key.joined()), None, draft).await
+}
+
+/// `output` with the failure id the store gave the failed effect under `key` (migration 0040's
+/// triggers made it as the failure was recorded). A failure whose row could not be read — or
+/// was never settled, as when the store itself failed — is shown without one.
+pub(super) async fn with_failure_id(ctx: &ToolContext, key: &OperationKey, output: ToolOutput) -> ToolOutput {
+    match ctx.store.operation_failure_id(&key.scope, &key.op_id).await {
+        Ok(Some(id)) => output.with_failure(&id),
+        Ok(None) => output,
+        Err(err) => {
+            tracing::warn!(error = %err, "could not read a failed effect's id");
+            output
+        }
+    }
 }

@@ -27,7 +27,7 @@ use serde_json::{Map, Value, json};
 
 use super::ToolOutput;
 use super::context::{StepId, ToolContext};
-use super::keyed::{cite_mandate, journal_answers_without_acting, perform_keyed, propose_held, standing_order};
+use super::keyed::{cite_mandate, journal_answers_without_acting, perform_keyed, propose_held, standing_order, with_failure_id};
 use crate::journal::{EffectError, JournalError, ReceiptStatus};
 use crate::mcp::{BoundTool, McpError, McpOutput};
 use crate::trust;
@@ -243,11 +243,12 @@ async fn journaled(ctx: &ToolContext, tool: &McpToolRef, args: Map<String, Value
             present(tool, &McpOutput { text, is_error, truncated })
         }
         Ok(receipt) => {
-            ToolOutput::error(receipt.value.get("error").and_then(Value::as_str).map_or_else(|| receipt.value.to_string(), str::to_owned))
+            let error = receipt.value.get("error").and_then(Value::as_str).map_or_else(|| receipt.value.to_string(), str::to_owned);
+            with_failure_id(ctx, &key, ToolOutput::error(error)).await
         }
-        Err(err @ (JournalError::OutcomeUnknown { .. } | JournalError::Stopped { .. } | JournalError::InFlight { .. })) => {
-            ToolOutput::in_doubt(err.to_string())
-        }
+        Err(err @ JournalError::OutcomeUnknown { .. }) => with_failure_id(ctx, &key, ToolOutput::in_doubt(err.to_string())).await,
+        // Stopped by the owner, or held by another dispatch: a control, not a failure.
+        Err(err @ (JournalError::Stopped { .. } | JournalError::InFlight { .. })) => ToolOutput::in_doubt(err.to_string()),
         Err(
             err @ (JournalError::Cancelled { .. } | JournalError::Conflict { .. } | JournalError::Fenced { .. } | JournalError::Core(_)),
         ) => ToolOutput::error(err.to_string()),

@@ -86,6 +86,26 @@ impl ToolOutput {
         Self { content: serde_json::json!({ "error": message.into() }).to_string(), is_error: true, outcome: None, images: Vec::new() }
     }
 
+    /// The same error, carrying the failure id of the effect that failed: in its message (which
+    /// the card shows as it is, and the model may repeat to the owner) and as `failureId`.
+    /// A result that is not an error is returned as it is.
+    pub fn with_failure(mut self, id: &hearth_protocol::ids::FailureId) -> Self {
+        if !self.is_error {
+            return self;
+        }
+        if let Ok(serde_json::Value::Object(mut map)) = serde_json::from_str::<serde_json::Value>(&self.content) {
+            if let Some(serde_json::Value::String(error)) = map.get_mut("error") {
+                *error = crate::failures::with_failure_id(error, id);
+            }
+            map.insert("failureId".into(), serde_json::Value::String(id.to_string()));
+            self.content = serde_json::Value::Object(map).to_string();
+        }
+        if let Some(RunOutcome::InDoubt(message)) = &mut self.outcome {
+            *message = crate::failures::with_failure_id(message, id);
+        }
+        self
+    }
+
     /// An effect that may or may not have happened: the error, marked `inDoubt` so a card can
     /// tell it from a refusal (nothing happened), and the run's outcome set to in doubt.
     pub fn in_doubt(message: impl Into<String>) -> Self {

@@ -527,6 +527,7 @@ async fn a_form_cut_off_while_being_sent_is_outcome_unknown_never_failed() {
         sources: Vec::new(),
         mandate_id: None,
         leaves_at: None,
+        failure_id: None,
     };
     store.insert_proposal(&row, None, None, None).await.unwrap().unwrap();
     // Claimed by a process that is gone (another boot), as a kill mid-send leaves it.

@@ -12,7 +12,8 @@ use hearth_core::failures::failure_id_of;
 use hearth_core::providers::{OpenAiChat, ProviderConfig, RetryPolicy};
 use hearth_protocol::EffectClass;
 use hearth_protocol::agui::Event;
-use hearth_protocol::failures::{FailedRunKind, FailureTimeline, FailureTimelineParams, TimelineEntry, TryOutcome};
+use hearth_protocol::failures::{FailureKind, FailureTimeline, FailureTimelineParams, TimelineEntry, TryOutcome};
+use hearth_protocol::ids::FailureId;
 use hearth_protocol::settings::{ModelSettingsParams, ProviderKind};
 use hearth_testkit::model_server::{HttpError, ModelServer, Reply, Script};
 
@@ -88,12 +89,15 @@ async fn issue36_three_500s_show_an_id_and_a_timeline_of_three_tries() {
     assert!(error.message.contains(&id.to_string()), "the id is in the message: {}", error.message);
     let listed = f.hearth.failure_list().await.unwrap().failures;
     assert_eq!(listed.len(), 1);
-    assert_eq!((listed[0].id.clone(), listed[0].run_id.as_str(), listed[0].kind), (id.clone(), run_id.as_str(), FailedRunKind::Chat));
+    assert_eq!(
+        (listed[0].id.clone(), listed[0].run_id.as_ref().map(|r| r.as_str()), listed[0].kind),
+        (id.clone(), Some(run_id.as_str()), FailureKind::Chat)
+    );
     assert!(!listed[0].message.contains(&id.to_string()), "the list keeps the message as it was, the id beside it");
 
     // Typed as someone reads it over the phone: lower case, with the hyphen.
     let opened = timeline(&f.hearth, &id.to_string().to_lowercase()).await;
-    assert_eq!(opened.run_id, run_id);
+    assert_eq!(opened.run_id.as_ref().map(|r| r.as_str()), Some(run_id.as_str()));
     let five_hundred = TryOutcome::Status { code: 500 };
     assert_eq!(tries(&opened), vec![(1, 0, five_hundred.clone()), (2, 1, five_hundred.clone()), (3, 2, five_hundred)]);
     assert!(matches!(opened.entries.first(), Some(TimelineEntry::Started { .. })), "{:?}", opened.entries);
@@ -186,10 +190,10 @@ async fn issue36_a_failed_task_run_carries_its_id_and_opens_its_timeline() {
     assert_eq!(listed.len(), 1);
     assert_eq!(
         (listed[0].kind, listed[0].task_id.as_deref(), listed[0].message.as_str()),
-        (FailedRunKind::Task, Some(task_id.as_str()), "it broke")
+        (FailureKind::Task, Some(task_id.as_str()), "it broke")
     );
     let opened = timeline(&t.hearth, id.as_str()).await;
-    assert_eq!(opened.run_id, run_id);
+    assert_eq!(opened.run_id, Some(run_id));
     assert!(matches!(opened.entries.first(), Some(TimelineEntry::Started { .. })), "{:?}", opened.entries);
     assert!(opened.entries.iter().any(|e| matches!(e, TimelineEntry::Failed { .. })), "{:?}", opened.entries);
     assert!(tries(&opened).is_empty(), "this task asked no model");
@@ -218,4 +222,142 @@ async fn issue36_deleting_a_chat_forgets_its_failures_and_tries() {
         .await
         .unwrap();
     assert_eq!(rows, 0, "no row of the chat's failure is left");
+}
+
+/// Rows of a table, read through a connection of the test's own (the oracle is the database).
+async fn rows(hearth: &Hearth, sql: &str) -> i64 {
+    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", hearth.store().path().display())).await.unwrap();
+    sqlx::query_scalar(sql).fetch_one(&pool).await.unwrap()
+}
+
+/// The failure id a tool result names.
+fn result_failure_id(events: &[Event]) -> Option<FailureId> {
+    events.iter().find_map(|e| match e {
+        Event::ToolCallResult(r) => serde_json::from_str::<serde_json::Value>(&r.content.to_text())
+            .ok()?
+            .get("failureId")
+            .and_then(serde_json::Value::as_str)
+            .and_then(|id| FailureId::parse(id).ok()),
+        _ => None,
+    })
+}
+
+/// Point 5's "every failed effect": an effect that fails inside a chat that goes on carries an
+/// id in what the card and the model see; the id is listed and opens the run's timeline at the
+/// failed receipt. Nothing was imported (files: 0), one failure row was made, and after a chat
+/// deletion none is left.
+#[tokio::test]
+async fn issue36_a_failed_effect_carries_an_id_that_opens_its_runs_timeline() {
+    let script = Script::new()
+        .turn(Reply::new().tool_call("call-1", "import_pdf", &[r#"{"attachmentId":"att-not-there"}"#]))
+        .turn(Reply::new().text(&["That attachment is gone."]));
+    let f = failing(script).await;
+    let (thread_id, run_id, events) = start(&f.hearth, None, "import the form").await;
+    let events = collect(events).await;
+    settled(&f.hearth).await;
+    assert!(matches!(events.last(), Some(Event::RunFinished(_))), "the run goes on past the failed effect: {:?}", events.last());
+    assert_eq!(f.hearth.files().list().await.unwrap().len(), 0, "nothing was imported");
+    let id = result_failure_id(&events).expect("the failed import's result names its failure id");
+    let shown = events.iter().any(|e| matches!(e, Event::ToolCallResult(r) if r.content.to_text().contains(&format!("Failure {id}"))));
+    assert!(shown, "the message the card shows carries the id");
+    assert_eq!(rows(&f.hearth, "SELECT count(*) FROM effect_failures").await, 1);
+    assert_eq!(rows(&f.hearth, "SELECT count(*) FROM run_failures").await, 0, "the run itself did not fail");
+
+    let listed = f.hearth.failure_list().await.unwrap().failures;
+    assert_eq!(listed.len(), 1);
+    let failure = &listed[0];
+    assert_eq!((&failure.id, failure.kind, failure.tool.as_deref()), (&id, FailureKind::Effect, Some("import_pdf")));
+    assert_eq!(failure.run_id.as_ref().map(|r| r.as_str()), Some(run_id.as_str()));
+    assert_eq!(failure.thread_id.as_ref().map(|t| t.as_str()), Some(thread_id.as_str()));
+
+    let opened = timeline(&f.hearth, &id.to_string().to_lowercase()).await;
+    assert_eq!(opened.run_id.as_ref().map(|r| r.as_str()), Some(run_id.as_str()), "the id opens its run's timeline");
+    let receipts: Vec<(&str, &str)> = opened
+        .entries
+        .iter()
+        .filter_map(|e| match e {
+            TimelineEntry::Receipt { tool, status, .. } => Some((tool.as_str(), status.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(receipts, vec![("import_pdf", "failed")]);
+    assert!(
+        opened.entries.iter().any(|e| matches!(e, TimelineEntry::Failed { message, .. } if message.starts_with("import_pdf: "))),
+        "{:?}",
+        opened.entries
+    );
+    assert!(opened.report.contains(&id.to_string()) && opened.report.contains("a tool's effect"), "{}", opened.report);
+    assert!(!opened.report.contains(KEY), "{}", opened.report);
+
+    // A deleted chat takes its effects' failures with it.
+    let params = hearth_protocol::ipc::ThreadDeleteParams {
+        thread_id: hearth_protocol::ids::ThreadId::parse(thread_id).unwrap(),
+        acknowledge_uncertain: false,
+    };
+    f.hearth.thread_delete(&params).await.unwrap();
+    assert_eq!(rows(&f.hearth, "SELECT count(*) FROM effect_failures").await, 0);
+    assert!(f.hearth.failure_timeline(&FailureTimelineParams { id: id.to_string() }).await.is_err());
+}
+
+/// An approved send that fails when it is carried out (its attachment changed after review) has
+/// no run at all: its card carries the id, which opens the approval's own timeline — prepared,
+/// approved, the failed receipt — and no mail left (Sent: 0).
+#[tokio::test]
+async fn issue36_an_approved_send_that_fails_carries_an_id_that_opens_its_own_timeline() {
+    use hearth_protocol::approvals::{
+        ApprovalDecideParams, Decision, DraftAttachment, EmailDraft, ProposalDraft, ProposalOrigin, ProposalStatus,
+    };
+    use hearth_protocol::ids::FileId;
+
+    let f = failing(Script::new()).await;
+    let (info, bytes) = f.hearth.mail().fetch_attachment("att-permission-form").await.unwrap();
+    let file = f.hearth.files().import("file-1", bytes, &info.filename, &info.id).await.unwrap();
+    let draft = ProposalDraft::EmailSend(EmailDraft {
+        to: vec!["alvarez@riverside-school.example".into()],
+        cc: vec![],
+        bcc: vec![],
+        subject: "Re: Community visit".into(),
+        body: "The signed form, attached.".into(),
+        attachments: vec![DraftAttachment {
+            file_id: FileId::trusted(file.id.as_str()),
+            name: file.name.clone(),
+            size: file.size,
+            sha256: file.sha256.clone(),
+        }],
+        thread_id: Some("thr-school".into()),
+        in_reply_to: Some("msg-school-1".into()),
+        reply_to: None,
+    });
+    let gate = f.hearth.approvals();
+    let proposal = gate.proposer().prepare("chat:form", None, None, ProposalOrigin::OwnerChat, Vec::new(), draft).await.unwrap();
+    std::fs::write(&file.path, b"%PDF-1.7 something else").unwrap();
+    let params = ApprovalDecideParams { proposal_id: proposal.view().id, hash: proposal.hash.clone(), decision: Decision::Approve };
+    let card = gate.decide(&params).await.unwrap();
+    assert_eq!(card.status, ProposalStatus::Failed, "{:?}", card.error);
+    assert_eq!(f.hearth.store().sent_messages().await.unwrap().len(), 0, "nothing was sent");
+    let id = card.failure_id.clone().expect("the failed card carries its failure id");
+    assert_eq!(f.hearth.approval_get(&proposal.id).await.unwrap().failure_id, Some(id.clone()), "the same id on every read");
+
+    let listed = f.hearth.failure_list().await.unwrap().failures;
+    assert_eq!(listed.len(), 1);
+    assert_eq!((&listed[0].id, listed[0].kind, listed[0].run_id.as_ref()), (&id, FailureKind::Approval, None));
+    assert_eq!(listed[0].proposal_id.as_ref().map(|p| p.as_str()), Some(proposal.id.as_str()));
+    assert!(listed[0].message.contains("changed after you reviewed it"), "{}", listed[0].message);
+
+    let opened = timeline(&f.hearth, id.as_str()).await;
+    assert_eq!(opened.run_id, None);
+    let kinds: Vec<&str> = opened
+        .entries
+        .iter()
+        .map(|e| match e {
+            TimelineEntry::Started { .. } => "started",
+            TimelineEntry::Note { kind, .. } => kind.as_str(),
+            TimelineEntry::Receipt { status, .. } => status.as_str(),
+            TimelineEntry::Failed { .. } => "failure",
+            TimelineEntry::ProviderTry { .. } | TimelineEntry::ToolCall { .. } => "other",
+        })
+        .collect();
+    assert_eq!(kinds, vec!["started", "prepared", "decided", "failed", "failure"]);
+    assert!(opened.report.contains("an approved action") && !opened.report.contains("The signed form"), "{}", opened.report);
+    assert!(!opened.report.contains("alvarez@"), "an address keeps only its domain: {}", opened.report);
 }

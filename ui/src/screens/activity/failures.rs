@@ -2,7 +2,8 @@
 //! a message showed, and the open one's timeline (the run's start, the provider's tries, tool
 //! calls, receipts, the failure) with "Copy details" for the redacted report the core made.
 
-use hearth_protocol::failures::{FailureTimeline, TimelineEntry, TryOutcome, effect_word};
+use hearth_protocol::failures::{FailureKind, FailureTimeline, FailureView, TimelineEntry, TryOutcome, effect_word};
+use hearth_protocol::ids::RunId;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -54,6 +55,7 @@ pub fn Failures(live: LiveTasks) -> impl IntoView {
                             <li>
                                 <button class="failure-row" data-failure-id=attribute on:click=move |_| open_id(open_this.clone())>
                                     <span class="failure-id">{id}</span>
+                                    <span class="failure-what" data-kind=kind_word(failure.kind)>{what(&failure)}</span>
                                     <span class="failure-message">{failure.message}</span>
                                     <span class="failure-when">{local_time(failure.at)}</span>
                                 </button>
@@ -77,9 +79,10 @@ fn Timeline(timeline: FailureTimeline) -> impl IntoView {
         // Kept: a clipboard write, not an IPC request; its outcome is a one-off note.
         spawn_local(async move { copied.set(Some(copy_text(&text).await)) });
     };
-    let title = match &timeline.failure {
-        Some(failure) => format!("Failure {}", failure.id),
-        None => format!("Run {}", timeline.run_id),
+    let title = match (&timeline.failure, &timeline.run_id) {
+        (Some(failure), _) => format!("Failure {}", failure.id),
+        (None, Some(run_id)) => format!("Run {run_id}"),
+        (None, None) => "Timeline".to_owned(),
     };
     let entries = timeline
         .entries
@@ -87,7 +90,7 @@ fn Timeline(timeline: FailureTimeline) -> impl IntoView {
         .map(|entry| view! { <li class="timeline-entry" data-type=kind(&entry)>{line(&entry)}</li> })
         .collect_view();
     view! {
-        <div class="failure-timeline" data-run-id=timeline.run_id.into_string()>
+        <div class="failure-timeline" data-run-id=timeline.run_id.map(RunId::into_string)>
             <h3>{title}</h3>
             <ol class="timeline">{entries}</ol>
             <button type="button" data-action="copy-details" on:click=copy>"Copy details"</button>
@@ -98,6 +101,21 @@ fn Timeline(timeline: FailureTimeline) -> impl IntoView {
             })}
             <details class="failure-report"><summary>"The report"</summary><pre>{timeline.report}</pre></details>
         </div>
+    }
+}
+
+fn kind_word(kind: FailureKind) -> &'static str {
+    kind.into()
+}
+
+/// What failed, in a few words: a reply, a task's run, or which effect.
+fn what(failure: &FailureView) -> String {
+    let tool = failure.tool.as_deref().unwrap_or("an action");
+    match failure.kind {
+        FailureKind::Chat => "Reply".to_owned(),
+        FailureKind::Task => "Task".to_owned(),
+        FailureKind::Effect => format!("Effect {tool}"),
+        FailureKind::Approval => format!("Approved {tool}"),
     }
 }
 

@@ -7,7 +7,8 @@ use hearth_protocol::ids::ProposalId;
 use hearth_protocol::notifications::{NotificationKind, NotificationTarget};
 use leptos::prelude::*;
 
-use crate::clock::local_time;
+use crate::clock::{Clock, local_time};
+use crate::state::approvals::left_by;
 use crate::ipc;
 use crate::live_inbox::LiveInbox;
 use crate::navigation::Navigation;
@@ -68,15 +69,31 @@ pub fn InboxScreen() -> impl IntoView {
     .into_any()
 }
 
-/// Undo on a notice about an approved send: takes it back if it has not left yet, and says
-/// what became of it either way.
+/// Undo on a notice about an approved send: shown only while the send waits out its undo window
+/// (the proposal is read when the notice shows, and the window's end is watched on the clock),
+/// so a notice of a send that has left offers nothing to undo; it takes the send back if it has
+/// not left yet, and says what became of it either way.
 #[component]
 fn UndoFromNotice(proposal_id: ProposalId) -> impl IntoView {
+    let clock = Clock::from_context();
+    let id = proposal_id.clone();
+    let current = LocalResource::new(move || {
+        let id = id.clone();
+        async move { ipc::approval_get(id.as_str()).await }
+    });
     let undo = Action::new_local(move |(): &()| {
         let params = ApprovalLeavingParams { proposal_id: proposal_id.clone(), action: LeavingAction::Undo };
         async move { ipc::approval_leaving(&params).await }
     });
     let busy = undo.pending();
+    // While it waits to leave: the time it leaves.
+    let leaves_at = move || {
+        current.with(|fetched| match fetched {
+            Some(Ok(view)) if view.status == ProposalStatus::Leaving => view.leaves_at,
+            Some(Ok(_) | Err(_)) | None => None,
+        })
+    };
+    let can_undo = move || undo.value().with(Option::is_none) && leaves_at().is_some_and(|at| !left_by(clock.now.get(), at));
     let outcome = move || {
         undo.value().get().map(|reply| match reply {
             Ok(view) if view.status == ProposalStatus::Undone => "Undone: nothing was sent or changed.".to_owned(),
@@ -85,12 +102,14 @@ fn UndoFromNotice(proposal_id: ProposalId) -> impl IntoView {
         })
     };
     view! {
-        <button
-            class="notice-undo"
-            data-action="undo"
-            disabled=move || busy.get() || undo.value().with(Option::is_some)
-            on:click=move |_| { undo.dispatch_local(()); }
-        >"Undo"</button>
+        <Show when=can_undo>
+            <button
+                class="notice-undo"
+                data-action="undo"
+                disabled=move || busy.get()
+                on:click=move |_| { undo.dispatch_local(()); }
+            >"Undo"</button>
+        </Show>
         {move || outcome().map(|line| view! { <span class="notice-undo-outcome">{line}</span> })}
     }
 }

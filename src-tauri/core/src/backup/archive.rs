@@ -20,8 +20,30 @@ use super::passphrase;
 use crate::store::Store;
 use crate::vault::{KEY_FILE_NAME, LOCK_FILE_NAME, Vault};
 
-/// A backup file's name starts with this and ends with [`SUFFIX`]; pruning touches no other.
+/// A backup file's name starts with this and ends with [`SUFFIX`].
 pub const PREFIX: &str = "hearth-backup-";
+
+/// A scheduled backup's name starts with this (it starts with [`PREFIX`] too). Pruning deletes
+/// only these: a backup the owner made with "Back up now" is theirs to delete.
+pub const SCHEDULED_PREFIX: &str = "hearth-backup-auto-";
+
+/// Who asked for a backup, which its name says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackupOrigin {
+    /// The owner ("Back up now"): never pruned.
+    Owner,
+    /// The schedule: pruned to the kept count.
+    Scheduled,
+}
+
+impl BackupOrigin {
+    fn prefix(self) -> &'static str {
+        match self {
+            BackupOrigin::Owner => PREFIX,
+            BackupOrigin::Scheduled => SCHEDULED_PREFIX,
+        }
+    }
+}
 
 /// A backup file's extension.
 pub const SUFFIX: &str = ".tar";
@@ -70,14 +92,21 @@ fn excluded_anywhere(name: &str) -> bool {
 }
 
 /// Makes a backup of `data_dir` (whose database `store` has open) in `folder`.
-pub async fn create(store: &Store, vault: &Vault, data_dir: &Path, folder: &Path, key: KeyChoice) -> Result<BackupMade, BackupError> {
+pub async fn create(
+    store: &Store,
+    vault: &Vault,
+    data_dir: &Path,
+    folder: &Path,
+    key: KeyChoice,
+    origin: BackupOrigin,
+) -> Result<BackupMade, BackupError> {
     // A folder Hearth makes is the owner's only; one the owner chose is left as it is (each
     // backup file in it is 0600).
     if !folder.exists() {
         Store::create_private_dir(folder)?;
     }
     let created_at = crate::store::now_ms();
-    let name = unique_name(folder, created_at);
+    let name = unique_name(folder, created_at, origin);
     let path = folder.join(&name);
     let partial = folder.join(format!(".{name}.partial"));
     let db_copy = folder.join(format!(".{name}.db.partial"));
@@ -133,15 +162,15 @@ pub async fn create(store: &Store, vault: &Vault, data_dir: &Path, folder: &Path
     })
 }
 
-/// `hearth-backup-<UTC time to the millisecond>-<n>.tar`, `n` counting backups made in the same
-/// millisecond from 000. The names sort by time, which pruning relies on.
-fn unique_name(folder: &Path, created_at: i64) -> String {
+/// `hearth-backup-[auto-]<UTC time to the millisecond>-<n>.tar`, `n` counting backups made in the
+/// same millisecond from 000. Names of one origin sort by time, which pruning relies on.
+fn unique_name(folder: &Path, created_at: i64, origin: BackupOrigin) -> String {
     let stamp = chrono::DateTime::from_timestamp_millis(created_at)
         .map(|t| t.format("%Y%m%dT%H%M%S%3fZ").to_string())
         .unwrap_or_else(|| created_at.to_string());
     let mut n = 0;
     loop {
-        let name = format!("{PREFIX}{stamp}-{n:03}{SUFFIX}");
+        let name = format!("{}{stamp}-{n:03}{SUFFIX}", origin.prefix());
         if !folder.join(&name).exists() {
             return name;
         }

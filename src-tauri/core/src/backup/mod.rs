@@ -19,6 +19,6 @@ pub mod passphrase;
 pub mod restore;
 pub mod schedule;
 
-pub use archive::{BackupMade, KeyChoice, create};
+pub use archive::{BackupMade, BackupOrigin, KeyChoice, create};
 pub use error::BackupError;
 pub use restore::{Restored, restore};

@@ -2,14 +2,15 @@
 //!
 //! The setting lives in the `meta` table (it travels with the database into a backup). A
 //! scheduled backup never holds the vault key: the passphrase is not kept anywhere to seal it
-//! with. Pruning deletes only files named like Hearth's backups ([`super::archive::PREFIX`]),
-//! oldest first by name (the names carry the time), so another file in the folder is safe.
+//! with. Pruning deletes only scheduled backups ([`super::archive::SCHEDULED_PREFIX`]), oldest
+//! first by name (the names carry the time), so the owner's own backups and any other file in
+//! the folder are safe.
 
 use std::path::{Path, PathBuf};
 
 use hearth_protocol::backup::{BackupSchedule, MAX_EVERY_HOURS, MAX_KEEP};
 
-use super::archive::{PREFIX, SUFFIX};
+use super::archive::{PREFIX, SCHEDULED_PREFIX, SUFFIX};
 use super::error::BackupError;
 use crate::store::Store;
 
@@ -94,28 +95,38 @@ pub fn due(schedule: BackupSchedule, last_at: Option<i64>, now: i64) -> bool {
     }
 }
 
-/// Hearth's backup files in `folder`, newest first.
+/// Hearth's backup files in `folder` (the owner's and the scheduled ones), newest first.
 pub fn backups_in(folder: &Path) -> Result<Vec<PathBuf>, BackupError> {
+    let mut found = named(folder, PREFIX)?;
+    // By the time in the name, whichever prefix comes before it.
+    found.sort_by_key(|(name, _)| std::cmp::Reverse(name.strip_prefix(SCHEDULED_PREFIX).or(name.strip_prefix(PREFIX)).map(str::to_owned)));
+    Ok(found.into_iter().map(|(_, path)| path).collect())
+}
+
+/// Files in `folder` whose names start with `prefix` and end with [`SUFFIX`], with their names.
+fn named(folder: &Path, prefix: &str) -> Result<Vec<(String, PathBuf)>, BackupError> {
     let entries = match std::fs::read_dir(folder) {
         Ok(entries) => entries,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(source) => return Err(BackupError::Io { doing: "list the backups in", path: folder.to_owned(), source }),
     };
-    let mut found: Vec<PathBuf> = entries
+    Ok(entries
         .filter_map(|e| e.ok())
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter(|e| e.file_name().to_str().is_some_and(|n| n.starts_with(PREFIX) && n.ends_with(SUFFIX)))
-        .map(|e| e.path())
-        .collect();
-    found.sort();
-    found.reverse();
-    Ok(found)
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_owned();
+            (name.starts_with(prefix) && name.ends_with(SUFFIX)).then(|| (name, e.path()))
+        })
+        .collect())
 }
 
-/// Deletes all but the newest `keep` backups in `folder`; how many were deleted.
+/// Deletes all but the newest `keep` scheduled backups in `folder` (never one the owner made);
+/// how many were deleted.
 pub fn prune(folder: &Path, keep: u32) -> Result<usize, BackupError> {
+    let mut scheduled = named(folder, SCHEDULED_PREFIX)?;
+    scheduled.sort_by(|a, b| b.0.cmp(&a.0));
     let mut removed = 0;
-    for old in backups_in(folder)?.into_iter().skip(keep as usize) {
+    for (_, old) in scheduled.into_iter().skip(keep as usize) {
         std::fs::remove_file(&old).map_err(|source| BackupError::Io { doing: "delete the old backup", path: old.clone(), source })?;
         removed += 1;
     }

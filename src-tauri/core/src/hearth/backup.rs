@@ -10,7 +10,7 @@ use hearth_protocol::backup::{
 use secrecy::SecretString;
 
 use super::Hearth;
-use crate::backup::{BackupError, BackupMade, KeyChoice, schedule};
+use crate::backup::{BackupError, BackupMade, BackupOrigin, KeyChoice, schedule};
 use crate::error::{CoreError, Result};
 
 /// How often the background checks whether a scheduled backup is due.
@@ -68,7 +68,7 @@ impl Hearth {
         };
         let settings = schedule::load(&self.store).await?;
         let folder = settings.folder_in(&self.config.data_dir);
-        let made = crate::backup::create(&self.store, self.settings.vault(), &self.config.data_dir, &folder, key).await?;
+        let made = crate::backup::create(&self.store, self.settings.vault(), &self.config.data_dir, &folder, key, BackupOrigin::Owner).await?;
         Ok(view(&made))
     }
 
@@ -98,7 +98,9 @@ impl Hearth {
             return Ok(None);
         }
         let folder = settings.folder_in(&self.config.data_dir);
-        let made = crate::backup::create(&self.store, self.settings.vault(), &self.config.data_dir, &folder, KeyChoice::Leave).await?;
+        let vault = self.settings.vault();
+        let made =
+            crate::backup::create(&self.store, vault, &self.config.data_dir, &folder, KeyChoice::Leave, BackupOrigin::Scheduled).await?;
         schedule::mark_made(&self.store, now).await?;
         let removed = schedule::prune(&folder, settings.keep)?;
         tracing::info!(removed, keep = settings.keep, "scheduled backup made");

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hearth_core::backup::{BackupError, KeyChoice};
+use hearth_core::backup::{BackupError, BackupOrigin, KeyChoice};
 use hearth_core::store::{Store, StoreError};
 use hearth_core::tasks::{TaskContext, TaskOutcome};
 use hearth_core::vault::{ExposeSecret, KeySource, Keychain, SecretString, Vault, VaultError};
@@ -158,6 +158,7 @@ async fn issue36_backup_while_a_task_runs_restores_every_row_and_file() {
         data,
         folder.path(),
         KeyChoice::Include(SecretString::from(PASSPHRASE.to_owned())),
+        BackupOrigin::Owner,
     )
     .await
     .unwrap();
@@ -227,7 +228,7 @@ async fn issue36_a_backup_from_a_newer_schema_is_refused_and_nothing_is_written(
     let store = Store::open_with_migrations(&dir.path().join("hearth.db"), Duration::from_secs(5), migrations.path()).await.unwrap();
     let vault = Vault::open(store.clone(), KeySource::file_in(dir.path())).await.unwrap();
     let folder = tempfile::tempdir().unwrap();
-    let made = hearth_core::backup::create(&store, &vault, dir.path(), folder.path(), KeyChoice::Leave).await.unwrap();
+    let made = hearth_core::backup::create(&store, &vault, dir.path(), folder.path(), KeyChoice::Leave, BackupOrigin::Owner).await.unwrap();
 
     let parent = tempfile::tempdir().unwrap();
     let target = parent.path().join("restored");
@@ -241,7 +242,7 @@ async fn issue36_a_backup_from_a_newer_schema_is_refused_and_nothing_is_written(
     let current_dir = tempfile::tempdir().unwrap();
     let current = Store::open(&current_dir.path().join("hearth.db"), Duration::from_secs(5)).await.unwrap();
     let current_vault = Vault::open(current.clone(), KeySource::file_in(current_dir.path())).await.unwrap();
-    let good = hearth_core::backup::create(&current, &current_vault, current_dir.path(), folder.path(), KeyChoice::Leave).await.unwrap();
+    let good = hearth_core::backup::create(&current, &current_vault, current_dir.path(), folder.path(), KeyChoice::Leave, BackupOrigin::Owner).await.unwrap();
     current.close().await;
     let mut bytes = std::fs::read(&good.path).unwrap();
     let middle = 512 + 4096 + 100;
@@ -414,8 +415,8 @@ impl NonEmpty for Path {
     }
 }
 
-/// Scheduled backups: one per interval, and only the newest `keep` stay; another file in the
-/// folder is never pruned.
+/// Scheduled backups: one per interval, and only the newest `keep` of them stay; the owner's own
+/// backup ("Back up now") and another file in the folder are never pruned.
 #[tokio::test]
 async fn issue36_scheduled_backups_keep_only_the_kept_count() {
     let t = super::support::open().await;
@@ -429,6 +430,9 @@ async fn issue36_scheduled_backups_keep_only_the_kept_count() {
     };
     params.validate().unwrap();
     hearth.backup_schedule_set(&params).await.unwrap();
+    // "Back up now" first: the owner's own backup, in the same folder, is never pruned.
+    let mine = hearth.backup_create(&BackupCreateParams { include_vault_key: false, passphrase: None }).await.unwrap();
+    assert_eq!(sha256_file(Path::new(&mine.path)), mine.sha256);
     let hour = 3_600_000;
     let t0 = hearth_core::store::now_ms();
     let mut made = 0;
@@ -441,19 +445,16 @@ async fn issue36_scheduled_backups_keep_only_the_kept_count() {
     }
     assert_eq!(made, 6);
     let backups = hearth_core::backup::schedule::backups_in(folder.path()).unwrap();
-    assert_eq!(backups.len(), 3, "{backups:?}");
+    assert_eq!(backups.len(), 4, "three scheduled and the owner's: {backups:?}");
+    assert!(Path::new(&mine.path).exists(), "the owner's backup outlived six scheduled ones with keep 3");
+    assert_eq!(sha256_file(Path::new(&mine.path)), mine.sha256);
     assert!(folder.path().join("notes.txt").exists());
-    assert_eq!(entries_of(folder.path()).len(), 4, "three backups and the owner's file, nothing else");
+    assert_eq!(entries_of(folder.path()).len(), 5, "three scheduled backups, the owner's backup and file, nothing else");
 
     // Off: nothing more is made.
     let off = BackupScheduleParams { schedule: BackupSchedule::Off, ..params };
     hearth.backup_schedule_set(&off).await.unwrap();
     assert!(hearth.backup_run_due(t0 + 100 * hour).await.unwrap().is_none());
-
-    // "Back up now" goes to the same folder and is a whole backup.
-    let now = hearth.backup_create(&BackupCreateParams { include_vault_key: false, passphrase: None }).await.unwrap();
-    assert_eq!(sha256_file(Path::new(&now.path)), now.sha256);
-    assert_eq!(hearth_core::backup::schedule::backups_in(folder.path()).unwrap().len(), 4);
 }
 
 /// What the cold review found: a restore into a folder inside the data folder is refused (it

@@ -1,25 +1,19 @@
 //! Failures through the webview (issue 36, point 5): the model provider (the scripted server on
 //! loopback, speaking OpenAI's wire) answers 500 three times; the chat shows the failure's id with
 //! its message, and that id opens the run's timeline in Activity, listing the three tries. The
-//! server's request log counts the tries that happened; the report holds no key.
+//! server's request log counts the tries that happened; the report holds no key. A failed effect
+//! carries its own id on its card, and that id opens the run it happened in.
 
 use hearth_testkit::TestHome;
-use hearth_testkit::model_server::{HttpError, ModelServer, Script};
+use hearth_testkit::model_server::{HttpError, ModelServer, Reply, Script};
 use hearth_testkit::webdriver::Session;
 
 use crate::APP;
 
 const KEY: &str = "sk-e2e-failure-key-0123456789";
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue36_a_failed_reply_shows_its_id_and_activity_opens_its_timeline() {
-    let server =
-        ModelServer::start(Script::new().turn(HttpError::server_error()).turn(HttpError::server_error()).turn(HttpError::server_error()))
-            .await
-            .unwrap();
-    let home = TestHome::new().unwrap();
-    let session = Session::start_app(APP, &home).await;
-
+/// Settings → Model: the scripted server, a key, and model mode on, as the owner sets them.
+async fn use_model(session: &Session, server: &ModelServer) {
     session.find(".nav-item[data-screen=settings]").await.click().await.unwrap();
     let base_url = session.find("#model-base-url").await;
     base_url.clear().await.unwrap();
@@ -29,6 +23,17 @@ async fn issue36_a_failed_reply_shows_its_id_and_activity_opens_its_timeline() {
     session.find("[data-action=save-model]").await.click().await.unwrap();
     session.find("input[name=agent-mode][value=model]").await.click().await.unwrap();
     session.until_script("return document.querySelector('input[name=agent-mode][value=model]').checked", "model mode is on").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue36_a_failed_reply_shows_its_id_and_activity_opens_its_timeline() {
+    let server =
+        ModelServer::start(Script::new().turn(HttpError::server_error()).turn(HttpError::server_error()).turn(HttpError::server_error()))
+            .await
+            .unwrap();
+    let home = TestHome::new().unwrap();
+    let session = Session::start_app(APP, &home).await;
+    use_model(&session, &server).await;
 
     session.find(".nav-item[data-screen=chat]").await.click().await.unwrap();
     session.send("hello").await;
@@ -61,5 +66,58 @@ async fn issue36_a_failed_reply_shows_its_id_and_activity_opens_its_timeline() {
     session.until_texts(".failure-copied", "copying answers", |t| t.len() == 1).await;
     assert_eq!(server.requests().len(), 3, "opening the timeline sent nothing to the provider");
     session.screenshot("failures").await;
+    session.close().await;
+}
+
+/// A failed effect (point 5's "every failed effect"): the model imports an attachment that is
+/// not there; the reply goes on, the tool's card carries the failure's id, Activity lists it as
+/// an effect, and the id opens the run's timeline at the failed receipt. Nothing was imported
+/// (Files stays empty).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue36_a_failed_effect_shows_its_id_on_its_card_and_activity_opens_its_run() {
+    let server = ModelServer::start(
+        Script::new()
+            .turn(Reply::new().tool_call("call-import", "import_pdf", &[r#"{"attachmentId":"att-not-there"}"#]))
+            .turn(Reply::new().text(&["That attachment is gone."])),
+    )
+    .await
+    .unwrap();
+    let home = TestHome::new().unwrap();
+    let session = Session::start_app(APP, &home).await;
+    use_model(&session, &server).await;
+
+    session.find(".nav-item[data-screen=chat]").await.click().await.unwrap();
+    session.send("import the form").await;
+    session
+        .until_texts(".msg-assistant:not(.streaming)", "the reply goes on past the failed effect", |t| t.iter().any(|m| m.contains("gone")))
+        .await;
+    let result = session
+        .until_texts(".card-generic[data-tool=import_pdf] .card-result", "the failed import's card carries an id", |t| {
+            t.len() == 1 && t[0].contains("failureId")
+        })
+        .await;
+    let value: serde_json::Value = serde_json::from_str(&result[0]).unwrap();
+    let id = value["failureId"].as_str().unwrap().to_owned();
+    assert!(value["error"].as_str().unwrap().contains(&format!("Failure {id}")), "{value}");
+
+    session.find(".nav-item[data-screen=activity]").await.click().await.unwrap();
+    session
+        .until_texts(".failure-row[data-failure-id] .failure-what[data-kind=effect]", "listed as a failed effect", |t| {
+            t == ["Effect import_pdf"]
+        })
+        .await;
+    session.find(&format!(".failure-row[data-failure-id='{id}']")).await.click().await.unwrap();
+    let receipts = session
+        .until_texts(".failure-timeline .timeline-entry[data-type=receipt]", "the timeline shows the failed receipt", |t| t.len() == 1)
+        .await;
+    assert!(receipts[0].contains("import_pdf: failed"), "{}", receipts[0]);
+    session
+        .until_texts(".failure-timeline .timeline-entry[data-type=failed]", "and the effect's failure", |t| {
+            t.len() == 1 && t[0].contains("import_pdf: There is no attachment")
+        })
+        .await;
+    assert_eq!(server.requests().len(), 2, "one request per turn: the failure did not retry the model");
+    let files = std::fs::read_dir(home.data_dir().join("files")).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(files, 0, "nothing was imported");
     session.close().await;
 }

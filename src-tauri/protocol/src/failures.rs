@@ -31,6 +31,19 @@ pub enum FailureKind {
     Approval,
 }
 
+/// What became of a failed effect afterwards, so a doubt that was settled is not shown as open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumString, strum::VariantArray)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum LaterOutcome {
+    /// A retry (or the owner's recheck) found it done, or did it.
+    Succeeded,
+    /// The owner reviewed the doubt and acknowledged it.
+    Acknowledged,
+    /// It never started: its record was withdrawn.
+    Withdrawn,
+}
+
 /// What a failure of this kind is called in a message or a report.
 pub fn failure_word(kind: FailureKind) -> &'static str {
     match kind {
@@ -69,6 +82,9 @@ pub struct FailureView {
     pub message: String,
     /// When it failed, Unix ms.
     pub at: i64,
+    /// For an effect: what became of it afterwards, if anything settled it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub later: Option<LaterOutcome>,
 }
 
 /// An effect class as the timeline and the report write it.

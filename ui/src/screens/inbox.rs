@@ -8,12 +8,12 @@ use hearth_protocol::notifications::{NotificationKind, NotificationTarget};
 use leptos::prelude::*;
 
 use crate::clock::{Clock, local_time};
-use crate::state::approvals::left_by;
 use crate::ipc;
 use crate::live_inbox::LiveInbox;
 use crate::navigation::Navigation;
 use crate::request::{action_failure, last_loaded, load_failure};
 use crate::screens::Screen;
+use crate::state::approvals::left_by;
 
 /// The Inbox screen.
 #[component]

@@ -45,11 +45,22 @@ pub fn report(
 ) -> String {
     let clean = |text: &str| redact(text, secrets);
     let mut out = String::from("Hearth failure report\n");
+    // A run's failure message is Hearth's own words; an effect's error may quote what the effect
+    // read or was told (a server's refusal, an argument), so only its length goes in.
+    let quoted = match kind {
+        FailureKind::Chat | FailureKind::Task => true,
+        FailureKind::Effect | FailureKind::Approval => false,
+    };
+    let message =
+        |text: &str| if quoted { clean(text) } else { format!("{} characters (on its card, not copied here)", text.chars().count()) };
     let kind = failure_word(kind);
     // Writing to a String cannot fail.
     if let Some(failure) = failure {
         let _ = writeln!(out, "Failure: {}", failure.id);
-        let _ = writeln!(out, "Message: {}", clean(&failure.message));
+        let _ = writeln!(out, "Message: {}", message(&failure.message));
+        if let Some(later) = failure.later {
+            let _ = writeln!(out, "Since then: {}", <&'static str>::from(later).replace('_', " "));
+        }
     }
     let _ = writeln!(out, "What failed: {kind}");
     if let Some(run_id) = run_id {
@@ -77,7 +88,7 @@ pub fn report(
             },
             TimelineEntry::Receipt { tool, status, .. } => format!("receipt for {}: {status}", clean(tool)),
             TimelineEntry::Note { kind, text, .. } => format!("{kind}: {text}"),
-            TimelineEntry::Failed { message, .. } => format!("failed: {}", clean(message)),
+            TimelineEntry::Failed { message: text, .. } => format!("failed: {}", message(text)),
         };
         let _ = writeln!(out, "  +{offset} {line}");
     }

@@ -68,7 +68,8 @@ impl Hearth {
         };
         let settings = schedule::load(&self.store).await?;
         let folder = settings.folder_in(&self.config.data_dir);
-        let made = crate::backup::create(&self.store, self.settings.vault(), &self.config.data_dir, &folder, key, BackupOrigin::Owner).await?;
+        let made =
+            crate::backup::create(&self.store, self.settings.vault(), &self.config.data_dir, &folder, key, BackupOrigin::Owner).await?;
         Ok(view(&made))
     }
 

@@ -95,7 +95,7 @@ const FAILURE_COLUMNS: &str = "id, run_id, kind, thread_id, task_id, message, at
 
 /// An effect's failure (migration 0040), with its run when its claimant is a chat's or a task's
 /// run that is still kept (an approved held call's claimant names the approval, not a run).
-const EFFECT_COLUMNS: &str = "bits, subject, scope, proposal_id, proposal_key, task_id, tool, message, at,
+const EFFECT_COLUMNS: &str = "bits, subject, scope, proposal_id, proposal_key, task_id, tool, message, at, later,
      CASE WHEN EXISTS (SELECT 1 FROM chat_runs c WHERE c.id = claimant)
             OR EXISTS (SELECT 1 FROM task_runs r WHERE r.id = claimant) THEN claimant END AS run_id";
 
@@ -109,6 +109,7 @@ fn failure(row: &SqliteRow) -> Result<FailureView> {
         kind: kind.parse().map_err(|_| corrupt("kind", &kind))?,
         tool: None,
         proposal_id: None,
+        later: None,
         thread_id: row.try_get::<Option<String>, _>("thread_id")?.map(ThreadId::trusted),
         task_id: row.try_get::<Option<String>, _>("task_id")?.map(TaskId::trusted),
         message: row.try_get("message")?,
@@ -135,7 +136,14 @@ fn effect_failure(row: &SqliteRow) -> Result<FailureView> {
             key.strip_prefix("thread:").and_then(|rest| rest.split_once(':')).map(|(thread, _)| thread.to_owned())
         }),
     };
+    let later = match row.try_get::<Option<String>, _>("later")? {
+        Some(later) => {
+            Some(later.parse().map_err(|_| StoreError::CorruptRow(format!("stored effect failure has an unknown outcome {later:?}")))?)
+        }
+        None => None,
+    };
     Ok(FailureView {
+        later,
         id: FailureId::from_bits(
             u64::try_from(bits).map_err(|_| StoreError::CorruptRow(format!("stored failure bits {bits} are negative")))?,
         ),

@@ -17,7 +17,8 @@
 //!    in one transaction, so the content is exactly the copy's (the tables, their rows, the list
 //!    of applied migrations), other open connections see it as an ordinary commit (the schema
 //!    cookie changes, so they re-read the schema), and no file is swapped under a connection
-//!    that still has the old one open. The marker goes after that, then the lock.
+//!    that still has the old one open. The log is folded into the file (synced) before the
+//!    marker goes, then the lock.
 //! 4. A start that finds the marker knows the last upgrade did not end — a crash in a migration
 //!    or in the write-back — and writes the copy back first, the same way, before anything
 //!    else reads the database. The copy is never taken again over a half-upgraded file.
@@ -87,6 +88,20 @@ async fn release(conn: &mut SqliteConnection) -> Result<()> {
     Ok(())
 }
 
+/// Folds the log into the database file, synced, before the marker goes: with `synchronous =
+/// NORMAL` a WAL commit is durable only at the next checkpoint, so a marker removed (durably)
+/// after a commit that was not could, after a power cut, leave a half-upgraded file with no
+/// marker — the one state the marker exists to rule out. Under the exclusive lock nothing else
+/// holds the log, so the whole of it folds in.
+async fn fold_log(conn: &mut SqliteConnection) -> std::result::Result<(), String> {
+    let (busy, _, _): (i64, i64, i64) =
+        sqlx::query_as("PRAGMA wal_checkpoint(TRUNCATE)").fetch_one(&mut *conn).await.map_err(|err| err.to_string())?;
+    if busy != 0 {
+        return Err("the write-ahead log could not be folded into the database".into());
+    }
+    Ok(())
+}
+
 /// Before anything reads the database: if an upgrade began and did not end (its marker is
 /// still there), the copy taken before it goes back. See the module's step 4.
 pub(super) async fn recover(conn: &mut SqliteConnection, path: &Path) -> Result<()> {
@@ -99,7 +114,12 @@ pub(super) async fn recover(conn: &mut SqliteConnection, path: &Path) -> Result<
     let outcome = if marker.exists() {
         let copy = with_suffix(path, PRE_UPGRADE_SUFFIX);
         tracing::warn!(path = %path.display(), "the last database upgrade did not end; the copy taken before it goes back first");
-        match write_back(conn, &copy).await {
+        match async {
+            write_back(conn, &copy).await?;
+            fold_log(conn).await
+        }
+        .await
+        {
             Ok(()) => remove_durably(&marker),
             Err(detail) => Err(StoreError::UpgradeRollbackFailed {
                 path: path.to_owned(),
@@ -220,15 +240,26 @@ async fn write_back(conn: &mut SqliteConnection, copy: &Path) -> std::result::Re
 impl PreUpgrade {
     /// The migrations all ran: the marker goes, then the lock.
     pub(super) async fn succeeded(self, conn: &mut SqliteConnection) -> Result<()> {
-        remove_durably(&self.marker)?;
-        release(conn).await
+        let folded = fold_log(conn).await.map_err(|detail| StoreError::Snapshot {
+            path: self.marker.clone(),
+            detail: format!("the upgraded database could not be synced ({detail}); start Hearth again"),
+        });
+        // Not folded: the marker stays, and the next start puts the copy back and upgrades again.
+        let outcome = folded.and_then(|()| remove_durably(&self.marker));
+        release(conn).await?;
+        outcome
     }
 
     /// A migration failed: the copy goes back over the database `conn` has open (still under
     /// the lock), then the marker, then the lock. The error says what happened, and which file
     /// to copy by hand if the write-back failed too.
     pub(super) async fn put_back(self, conn: &mut SqliteConnection, path: &Path, detail: String) -> StoreError {
-        let outcome = match write_back(conn, &self.copy).await {
+        let outcome = match async {
+            write_back(conn, &self.copy).await?;
+            fold_log(conn).await
+        }
+        .await
+        {
             Ok(()) => match remove_durably(&self.marker) {
                 Ok(()) => {
                     tracing::warn!(path = %path.display(), "a database upgrade failed; the database was put back as it was");

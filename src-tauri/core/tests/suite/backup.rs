@@ -242,7 +242,10 @@ async fn issue36_a_backup_from_a_newer_schema_is_refused_and_nothing_is_written(
     let current_dir = tempfile::tempdir().unwrap();
     let current = Store::open(&current_dir.path().join("hearth.db"), Duration::from_secs(5)).await.unwrap();
     let current_vault = Vault::open(current.clone(), KeySource::file_in(current_dir.path())).await.unwrap();
-    let good = hearth_core::backup::create(&current, &current_vault, current_dir.path(), folder.path(), KeyChoice::Leave, BackupOrigin::Owner).await.unwrap();
+    let good =
+        hearth_core::backup::create(&current, &current_vault, current_dir.path(), folder.path(), KeyChoice::Leave, BackupOrigin::Owner)
+            .await
+            .unwrap();
     current.close().await;
     let mut bytes = std::fs::read(&good.path).unwrap();
     let middle = 512 + 4096 + 100;

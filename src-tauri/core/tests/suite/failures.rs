@@ -361,3 +361,58 @@ async fn issue36_an_approved_send_that_fails_carries_an_id_that_opens_its_own_ti
     assert!(opened.report.contains("an approved action") && !opened.report.contains("The signed form"), "{}", opened.report);
     assert!(!opened.report.contains("alvarez@"), "an address keeps only its domain: {}", opened.report);
 }
+
+/// What the cold review found: an effect's failure follows what became of it (acknowledged by
+/// the owner, withdrawn because it never started), so Activity does not show a settled doubt as
+/// open; and an effect of a deleted chat that settles late records no failure the deletion
+/// meant to forget. The journal's rows are driven with SQL, as the store's own sweeps do.
+#[tokio::test]
+async fn issue36_a_failed_effects_later_outcome_shows_and_a_deleted_chat_records_none() {
+    let t = super::support::open().await;
+    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", t.hearth.store().path().display())).await.unwrap();
+    let exec = |sql: &'static str| {
+        let pool = pool.clone();
+        async move { sqlx::query(sql).execute(&pool).await.unwrap() }
+    };
+    exec(
+        "INSERT INTO operations (scope, op_id, tool, action, action_hash, status, created_at, claimant)
+          VALUES ('task:t-later', 'op-1', 'save_artifact', '{}', 'h', 'dispatching', 1, 'run-gone')",
+    )
+    .await;
+    exec("UPDATE operations SET status = 'outcome_unknown', settled_at = 2 WHERE op_id = 'op-1'").await;
+    let listed = t.hearth.failure_list().await.unwrap().failures;
+    assert_eq!((listed.len(), listed[0].kind, listed[0].later), (1, FailureKind::Effect, None));
+    let id = listed[0].id.clone();
+    assert!(listed[0].message.contains("may or may not have happened"), "{}", listed[0].message);
+    // Its run is not kept: the id opens the effect's own timeline.
+    let opened = timeline(&t.hearth, id.as_str()).await;
+    assert_eq!(opened.run_id, None);
+    assert!(opened.report.contains("characters (on its card, not copied here)"), "{}", opened.report);
+
+    exec("UPDATE operations SET status = 'acknowledged' WHERE op_id = 'op-1'").await;
+    let listed = t.hearth.failure_list().await.unwrap().failures;
+    assert_eq!((&listed[0].id, listed[0].later), (&id, Some(hearth_protocol::failures::LaterOutcome::Acknowledged)));
+
+    exec(
+        "INSERT INTO operations (scope, op_id, tool, action, action_hash, status, created_at, claimant)
+          VALUES ('task:t-later', 'op-2', 'save_artifact', '{}', 'h', 'dispatching', 3, 'run-gone')",
+    )
+    .await;
+    exec("UPDATE operations SET status = 'outcome_unknown', settled_at = 4 WHERE op_id = 'op-2'").await;
+    exec("DELETE FROM operations WHERE op_id = 'op-2'").await;
+    let withdrawn = t.hearth.failure_list().await.unwrap().failures;
+    assert_eq!(withdrawn.len(), 2);
+    assert_eq!(withdrawn[0].later, Some(hearth_protocol::failures::LaterOutcome::Withdrawn));
+
+    // A deleted chat's effect settling late: no failure is recorded.
+    exec("INSERT INTO threads (id, title, created_at, updated_at, deleted_at) VALUES ('th-gone', '', 1, 1, 5)").await;
+    exec(
+        "INSERT INTO operations (scope, op_id, tool, action, action_hash, status, created_at, claimant)
+          VALUES ('thread:th-gone', 'op-3', 'save_artifact', '{}', 'h', 'dispatching', 6, 'run-gone')",
+    )
+    .await;
+    exec("UPDATE operations SET status = 'failed', settled_at = 7 WHERE op_id = 'op-3'").await;
+    let rows: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM effect_failures WHERE scope = 'thread:th-gone'").fetch_one(&pool).await.unwrap();
+    assert_eq!(rows, 0);
+}

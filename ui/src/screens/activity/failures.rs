@@ -2,7 +2,7 @@
 //! a message showed, and the open one's timeline (the run's start, the provider's tries, tool
 //! calls, receipts, the failure) with "Copy details" for the redacted report the core made.
 
-use hearth_protocol::failures::{FailureKind, FailureTimeline, FailureView, TimelineEntry, TryOutcome, effect_word};
+use hearth_protocol::failures::{FailureKind, FailureTimeline, FailureView, LaterOutcome, TimelineEntry, TryOutcome, effect_word};
 use hearth_protocol::ids::RunId;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -57,6 +57,7 @@ pub fn Failures(live: LiveTasks) -> impl IntoView {
                                     <span class="failure-id">{id}</span>
                                     <span class="failure-what" data-kind=kind_word(failure.kind)>{what(&failure)}</span>
                                     <span class="failure-message">{failure.message}</span>
+                                    {failure.later.map(|later| view! { <span class="failure-later" data-later=later_word(later)>{later_line(later)}</span> })}
                                     <span class="failure-when">{local_time(failure.at)}</span>
                                 </button>
                             </li>
@@ -101,6 +102,19 @@ fn Timeline(timeline: FailureTimeline) -> impl IntoView {
             })}
             <details class="failure-report"><summary>"The report"</summary><pre>{timeline.report}</pre></details>
         </div>
+    }
+}
+
+fn later_word(later: LaterOutcome) -> &'static str {
+    later.into()
+}
+
+/// What became of a failed effect since, in the owner's words.
+fn later_line(later: LaterOutcome) -> &'static str {
+    match later {
+        LaterOutcome::Succeeded => "Since then it was done.",
+        LaterOutcome::Acknowledged => "Since then you reviewed it.",
+        LaterOutcome::Withdrawn => "It never started: nothing happened.",
     }
 }
 

@@ -29,25 +29,33 @@ pub fn redact(text: &str, secrets: &[SecretString]) -> String {
     }
     let mut out = String::with_capacity(text.len());
     let mut after_bearer = false;
+    let mut after_name = false;
     let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String, after_bearer: &mut bool| {
+    let flush = |word: &mut String, out: &mut String, after_bearer: &mut bool, after_name: &mut bool| {
         if word.is_empty() {
             return;
         }
         let scrubbed = if *after_bearer { REDACTED.to_owned() } else { scrub_word(word) };
-        *after_bearer = word.eq_ignore_ascii_case("bearer");
+        // The word after `Bearer`/`Basic`, or after a header or field name that names a secret
+        // (`X-Api-Key: abc`, `password = abc`), is the secret itself, however short.
+        let name = word.trim_end_matches([':', '=']);
+        *after_bearer = word.eq_ignore_ascii_case("bearer")
+            || word.eq_ignore_ascii_case("basic")
+            || (name.len() < word.len() && is_secret_name(name))
+            || (word == ":" || word == "=") && *after_name;
+        *after_name = is_secret_name(word);
         out.push_str(&scrubbed);
         word.clear();
     };
     for c in text.chars() {
         if c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '(' | ')' | '<' | '>' | '[' | ']' | '{' | '}' | ',' | ';') {
-            flush(&mut word, &mut out, &mut after_bearer);
+            flush(&mut word, &mut out, &mut after_bearer, &mut after_name);
             out.push(c);
         } else {
             word.push(c);
         }
     }
-    flush(&mut word, &mut out, &mut after_bearer);
+    flush(&mut word, &mut out, &mut after_bearer, &mut after_name);
     out
 }
 
@@ -119,6 +127,16 @@ mod tests {
         for kept in ["https://api.example.com/…", "…@example.org", "plain words stay."] {
             assert!(out.contains(kept), "{kept} missing from: {out}");
         }
+    }
+
+    #[test]
+    fn a_short_secret_after_its_header_or_field_name_goes() {
+        let text = "sent X-Api-Key: abc123 and Authorization: Basic dXNlcg== then password = hunter then token: t0k";
+        let out = redact(text, &[]);
+        for gone in ["abc123", "dXNlcg", "hunter", "t0k"] {
+            assert!(!out.contains(gone), "{gone} left in: {out}");
+        }
+        assert!(out.starts_with("sent X-Api-Key: [redacted]"), "{out}");
     }
 
     #[test]

@@ -381,7 +381,7 @@ fn Outcome(proposal: ProposalView) -> impl IntoView {
         {proposal.receipt.map(|receipt| view! { <p class="approval-receipt">{receipt}</p> })}
         {failure.map(|failure| view! { <p class="approval-failure">{failure}</p> })}
         {failure_id.map(|id| view! {
-            <p class="approval-failure-id">"Failure " <span class="failure-id" data-failure-id=id.clone()>{id.clone()}</span>
+            <p class="approval-failure-id">"Failure " <span class="failure-id" data-failure-id=id>{id.clone()}</span>
                 ": Activity → Failures shows what happened."</p>
         })}
         {undone.map(|undone| view! { <p class="approval-undone">{undone}</p> })}

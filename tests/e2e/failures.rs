@@ -25,18 +25,21 @@ async fn use_model(session: &Session, server: &ModelServer) {
     session.until_script("return document.querySelector('input[name=agent-mode][value=model]').checked", "model mode is on").await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue36_a_failed_reply_shows_its_id_and_activity_opens_its_timeline() {
-    let server =
-        ModelServer::start(Script::new().turn(HttpError::server_error()).turn(HttpError::server_error()).turn(HttpError::server_error()))
-            .await
-            .unwrap();
+/// The app on a fresh home with `script`'s server as its model, and `first` sent in a new chat.
+async fn chat_with(script: Script, first: &str) -> (ModelServer, TestHome, Session) {
+    let server = ModelServer::start(script).await.unwrap();
     let home = TestHome::new().unwrap();
     let session = Session::start_app(APP, &home).await;
     use_model(&session, &server).await;
-
     session.find(".nav-item[data-screen=chat]").await.click().await.unwrap();
-    session.send("hello").await;
+    session.send(first).await;
+    (server, home, session)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue36_a_failed_reply_shows_its_id_and_activity_opens_its_timeline() {
+    let script = Script::new().turn(HttpError::server_error()).turn(HttpError::server_error()).turn(HttpError::server_error());
+    let (server, _home, session) = chat_with(script, "hello").await;
     let shown = session
         .until_texts(".run-error", "the failure shows with its id", |t| {
             t.len() == 1 && t[0].contains("failed (500)") && t[0].contains("Failure ")
@@ -75,19 +78,10 @@ async fn issue36_a_failed_reply_shows_its_id_and_activity_opens_its_timeline() {
 /// (Files stays empty).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn issue36_a_failed_effect_shows_its_id_on_its_card_and_activity_opens_its_run() {
-    let server = ModelServer::start(
-        Script::new()
-            .turn(Reply::new().tool_call("call-import", "import_pdf", &[r#"{"attachmentId":"att-not-there"}"#]))
-            .turn(Reply::new().text(&["That attachment is gone."])),
-    )
-    .await
-    .unwrap();
-    let home = TestHome::new().unwrap();
-    let session = Session::start_app(APP, &home).await;
-    use_model(&session, &server).await;
-
-    session.find(".nav-item[data-screen=chat]").await.click().await.unwrap();
-    session.send("import the form").await;
+    let script = Script::new()
+        .turn(Reply::new().tool_call("call-import", "import_pdf", &[r#"{"attachmentId":"att-not-there"}"#]))
+        .turn(Reply::new().text(&["That attachment is gone."]));
+    let (server, home, session) = chat_with(script, "import the form").await;
     session
         .until_texts(".msg-assistant:not(.streaming)", "the reply goes on past the failed effect", |t| t.iter().any(|m| m.contains("gone")))
         .await;

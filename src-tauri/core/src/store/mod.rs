@@ -20,6 +20,7 @@ pub mod memory;
 pub mod notifications;
 pub mod oauth;
 mod open;
+mod page_copy;
 pub mod proposals;
 pub mod schedules;
 pub mod secrets;

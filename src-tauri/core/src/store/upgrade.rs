@@ -229,7 +229,7 @@ async fn write_back(conn: &mut SqliteConnection, copy: &Path) -> std::result::Re
     let copied = {
         let mut source_handle = source.lock_handle().await.map_err(|err| err.to_string())?;
         let mut target_handle = conn.lock_handle().await.map_err(|err| err.to_string())?;
-        super::snapshot::copy_pages(source_handle.as_raw_handle(), target_handle.as_raw_handle())
+        super::page_copy::copy(source_handle.as_raw_handle(), target_handle.as_raw_handle())
     };
     if let Err(err) = source.close().await {
         tracing::debug!(error = %err, "closing the pre-upgrade copy");

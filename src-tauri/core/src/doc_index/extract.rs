@@ -1,19 +1,21 @@
 //! A file's text by its kind, or why it was skipped. Plain text and Markdown are read as
 //! UTF-8; HTML through `html2text` (already used for mail); PDF through `crate::pdf` (PDFium's
-//! text, within the PDF layer's budget). Office files are skipped with a note: no small
-//! maintained crate reads Word, Excel and OpenDocument text well enough yet. Any other file is
-//! read as text if its bytes are text (no NUL byte, almost no invalid UTF-8), else skipped as
-//! binary.
+//! text, within the PDF layer's budget); Word, PowerPoint, Excel and OpenDocument through
+//! [`super::office`]. The older binary Office formats and RTF are skipped with a note. Any other
+//! file is read as text if its bytes are text (no NUL byte, almost no invalid UTF-8), else
+//! skipped as binary.
 
 use std::path::Path;
 
 use hearth_protocol::documents::SkipReason;
 
 use super::limits::IndexLimits;
+use super::office::{self, OfficeKind};
 use crate::pdf::{Budget, PdfEngine, PdfError};
 
-/// What is said about an Office file.
-pub const OFFICE_NOTE: &str = "not read: Office files are not supported yet";
+/// What is said about an older Office file.
+pub const OLD_OFFICE_NOTE: &str =
+    "not read: .doc, .xls, .ppt and RTF files are not supported; saved as .docx, .xlsx, .pptx or OpenDocument it is read";
 /// What is said about a binary file.
 pub const BINARY_NOTE: &str = "not read: its bytes are not text";
 /// At most this share of replacement characters in text decoded from UTF-8.
@@ -30,8 +32,10 @@ pub enum FileKind {
     Html,
     /// `.pdf`.
     Pdf,
-    /// Word, Excel, PowerPoint, OpenDocument.
-    Office,
+    /// `.docx`, `.pptx`, `.xlsx`, `.odt`, `.odp`, `.ods`.
+    Office(OfficeKind),
+    /// `.doc`, `.xls`, `.ppt`, `.rtf`: not read.
+    OldOffice,
     /// Anything else: text if its bytes are.
     Text,
 }
@@ -44,8 +48,8 @@ impl FileKind {
             "md" | "markdown" => Self::Markdown,
             "html" | "htm" | "xhtml" => Self::Html,
             "pdf" => Self::Pdf,
-            "doc" | "docx" | "xls" | "xlsx" | "ppt" | "pptx" | "odt" | "ods" | "odp" | "rtf" => Self::Office,
-            _ => Self::Text,
+            "doc" | "xls" | "ppt" | "rtf" => Self::OldOffice,
+            other => OfficeKind::of(other).map_or(Self::Text, Self::Office),
         }
     }
 }
@@ -79,7 +83,11 @@ impl Extracted {
 pub fn extract(path: &Path, bytes: &[u8], engine: Result<&PdfEngine, &str>, limits: IndexLimits) -> Extracted {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let body = match FileKind::of(path) {
-        FileKind::Office => return Extracted::skipped(SkipReason::Unsupported, OFFICE_NOTE),
+        FileKind::OldOffice => return Extracted::skipped(SkipReason::Unsupported, OLD_OFFICE_NOTE),
+        FileKind::Office(kind) => match office::text(kind, bytes, limits.max_text_bytes) {
+            Ok(text) => text,
+            Err(why) => return Extracted::skipped(SkipReason::Unreadable, format!("not read: {why}")),
+        },
         FileKind::Pdf => match engine {
             Ok(engine) => match crate::pdf::extract_text_within(engine, bytes, &Budget::standard()) {
                 Ok(pages) => pages.join("\n\n"),
@@ -101,7 +109,7 @@ pub fn extract(path: &Path, bytes: &[u8], engine: Result<&PdfEngine, &str>, limi
     };
     let title = match FileKind::of(path) {
         FileKind::Markdown => heading(&body).unwrap_or(name),
-        FileKind::Html | FileKind::Pdf | FileKind::Office | FileKind::Text => name,
+        FileKind::Html | FileKind::Pdf | FileKind::Office(_) | FileKind::OldOffice | FileKind::Text => name,
     };
     Extracted::Text { title, body: bounded(body, limits.max_text_bytes) }
 }
@@ -167,7 +175,11 @@ mod tests {
             panic!("HTML is read")
         };
         assert!(body.contains("Hello there"), "{body}");
-        assert_eq!(read("r.docx", b"PK\x03\x04"), Extracted::skipped(SkipReason::Unsupported, OFFICE_NOTE));
+        assert_eq!(read("r.doc", b"\xd0\xcf\x11\xe0"), Extracted::skipped(SkipReason::Unsupported, OLD_OFFICE_NOTE));
+        assert!(matches!(read("r.docx", b"PK\x03\x04"), Extracted::Skipped { reason: SkipReason::Unreadable, .. }));
+        let docx =
+            super::super::office::tests::office_zip(&[("word/document.xml", "<w:document><w:p><w:t>orchard</w:t></w:p></w:document>")]);
+        assert_eq!(read("r.docx", &docx), Extracted::Text { title: "r.docx".into(), body: "orchard\n\n".into() });
         assert_eq!(read("a.bin", b"\x7fELF\x00\x01"), Extracted::skipped(SkipReason::Binary, BINARY_NOTE));
         let latin1: Vec<u8> = (0..200).map(|i| 0xC0 + (i % 40) as u8).collect();
         assert_eq!(read("b.txt", &latin1), Extracted::skipped(SkipReason::Binary, BINARY_NOTE));

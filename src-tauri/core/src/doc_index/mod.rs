@@ -4,7 +4,8 @@
 //! - `folder.rs`: what may be a document folder (exists, a directory, canonical, not Hearth's
 //!   own data folder nor inside it, nor holding it).
 //! - `extract.rs`: a file's text by its kind (text, Markdown, HTML, PDF through `crate::pdf`),
-//!   or why it was skipped (too large, binary, Office files, unreadable).
+//!   or why it was skipped (too large, binary, an old Office format, unreadable);
+//!   `office.rs` reads Word, PowerPoint, Excel and OpenDocument files.
 //! - `scan.rs`: one pass over a folder: walk, compare each file's size, time and hash with the
 //!   index, read only what changed, forget what is gone, within a time budget.
 //! - `watch.rs`: the OS's change notices (notify, debounced) trigger a pass over the folder
@@ -16,6 +17,7 @@
 mod extract;
 mod folder;
 mod limits;
+mod office;
 mod scan;
 mod watch;
 

@@ -107,7 +107,9 @@ async fn a_50_mb_file_and_a_binary_file_are_skipped_with_a_note() {
     assert_eq!(reason, SkipReason::TooLarge);
     assert!(note.contains("50.0 MB"), "{note}");
     assert_eq!(reason_of("program.bin").unwrap().0, SkipReason::Binary);
-    assert_eq!(reason_of("report.docx").unwrap(), (SkipReason::Unsupported, "not read: Office files are not supported yet".into()));
+    let (reason, note) = reason_of("report.docx").unwrap();
+    assert_eq!(reason, SkipReason::Unreadable, "a .docx that is not a ZIP is unreadable: {note}");
+    assert!(note.starts_with("not read: it is not a readable Office file"), "{note}");
     // None of their words is searchable.
     assert_eq!(hits(hearth, "orchard").await.len(), 20);
     // A skipped file that becomes readable is indexed and its note goes.
@@ -185,4 +187,43 @@ async fn the_watcher_indexes_a_new_file_without_a_rescan() {
     })
     .await;
     assert_eq!(folder(hearth).await.files, FILES as u64 + 1);
+}
+
+/// A ZIP of `parts` (name, XML), as an Office program writes one.
+fn office_file(parts: &[(&str, &str)]) -> Vec<u8> {
+    use std::io::Write;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for (name, xml) in parts {
+        zip.start_file(*name, options).unwrap();
+        zip.write_all(xml.as_bytes()).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+/// Office formats a maintained crate reads (point 2): a Word document, a slide deck, a
+/// spreadsheet and an OpenDocument text are indexed and their words found, each hit naming its
+/// file; an old binary .doc is listed as not read, with what to do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn office_documents_are_indexed_and_an_old_doc_says_what_to_do() {
+    let (h, docs, _files) = with_folder().await;
+    let hearth = &h.hearth;
+    let word = r#"<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>Quince harvest</w:t></w:r></w:p></w:body></w:document>"#;
+    std::fs::write(docs.path().join("letter.docx"), office_file(&[("word/document.xml", word)])).unwrap();
+    let slide = r#"<p:sld xmlns:a="a" xmlns:p="p"><a:p><a:r><a:t>Quince tasting</a:t></a:r></a:p></p:sld>"#;
+    std::fs::write(docs.path().join("talk.pptx"), office_file(&[("ppt/slides/slide1.xml", slide)])).unwrap();
+    let strings = r#"<sst><si><t>Quince jam</t></si><si><t>price</t></si></sst>"#;
+    std::fs::write(docs.path().join("stock.xlsx"), office_file(&[("xl/sharedStrings.xml", strings)])).unwrap();
+    let odt = r#"<office:document-content xmlns:office="o" xmlns:text="t"><office:body><office:text><text:p>Quince cake</text:p></office:text></office:body></office:document-content>"#;
+    std::fs::write(docs.path().join("recipe.odt"), office_file(&[("content.xml", odt)])).unwrap();
+    std::fs::write(docs.path().join("old.doc"), b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1 quince").unwrap();
+    let pass = hearth.documents().rescan().await.unwrap();
+    assert_eq!((pass.indexed, pass.skipped), (4, 1));
+    let mut found: Vec<String> = hits(hearth, "quince").await.iter().map(|hit| hit.title.clone()).collect();
+    found.sort();
+    assert_eq!(found, ["letter.docx", "recipe.odt", "stock.xlsx", "talk.pptx"]);
+    let view = folder(hearth).await;
+    let old = view.skipped.iter().find(|s| s.path.ends_with("old.doc")).unwrap();
+    assert_eq!(old.reason, SkipReason::Unsupported);
+    assert!(old.note.contains("saved as .docx"), "{}", old.note);
 }

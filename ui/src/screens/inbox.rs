@@ -93,7 +93,10 @@ fn UndoFromNotice(proposal_id: ProposalId) -> impl IntoView {
             Some(Ok(_) | Err(_)) | None => None,
         })
     };
-    let can_undo = move || undo.value().with(Option::is_none) && leaves_at().is_some_and(|at| !left_by(clock.now.get(), at));
+    // An answer settles it (undone, or it had left); an error (say the window's connection) leaves
+    // Undo there to try again.
+    let answered = move || undo.value().with(|reply| matches!(reply, Some(Ok(_))));
+    let can_undo = move || !answered() && leaves_at().is_some_and(|at| !left_by(clock.now.get(), at));
     let outcome = move || {
         undo.value().get().map(|reply| match reply {
             Ok(view) if view.status == ProposalStatus::Undone => "Undone: nothing was sent or changed.".to_owned(),

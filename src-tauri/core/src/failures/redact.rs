@@ -39,11 +39,12 @@ pub fn redact(text: &str, secrets: &[SecretString]) -> String {
         // The word after `Bearer`/`Basic`, or after a header or field name that names a secret
         // (`X-Api-Key: abc`, `password = abc`), is the secret itself, however short.
         let name = word.trim_end_matches([':', '=']);
+        let was_after = *after_bearer;
         *after_bearer = word.eq_ignore_ascii_case("bearer")
-            || word.eq_ignore_ascii_case("basic")
-            || (name.len() < word.len() && is_secret_name(name))
+            || (was_after && word.eq_ignore_ascii_case("basic"))
+            || (name.len() < word.len() && is_secret_field(name))
             || (word == ":" || word == "=") && *after_name;
-        *after_name = is_secret_name(word);
+        *after_name = is_secret_field(word);
         out.push_str(&scrubbed);
         word.clear();
     };
@@ -94,6 +95,28 @@ fn url_host(word: &str) -> Option<String> {
     Some(format!("{}://{host}/…", parsed.scheme()))
 }
 
+/// A header or field name whose value is a secret, exactly (so "vault key:" in a message is
+/// not taken for one).
+fn is_secret_field(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    [
+        "authorization",
+        "proxy-authorization",
+        "x-api-key",
+        "api-key",
+        "api_key",
+        "apikey",
+        "access_token",
+        "refresh_token",
+        "client_secret",
+        "token",
+        "password",
+        "passwd",
+        "secret",
+    ]
+    .contains(&name.as_str())
+}
+
 fn is_secret_name(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     ["key", "token", "secret", "password", "authorization", "api_key", "apikey", "access_token", "auth"]
@@ -137,6 +160,9 @@ mod tests {
             assert!(!out.contains(gone), "{gone} left in: {out}");
         }
         assert!(out.starts_with("sent X-Api-Key: [redacted]"), "{out}");
+        // Hearth's own words after a name that only ends like one stay.
+        let own = "Hearth could not open the vault key: permission denied. A basic check failed.";
+        assert_eq!(redact(own, &[]), own);
     }
 
     #[test]

@@ -102,6 +102,19 @@ async fn fold_log(conn: &mut SqliteConnection) -> std::result::Result<(), String
     Ok(())
 }
 
+/// Gives the lock back after `outcome`. A failure to release it does not hide an earlier error
+/// (which may name the copy to put back by hand).
+async fn release_then<T>(conn: &mut SqliteConnection, outcome: Result<T>) -> Result<T> {
+    match (release(conn).await, outcome) {
+        (Ok(()), outcome) => outcome,
+        (Err(err), Ok(_)) => Err(err),
+        (Err(err), Err(first)) => {
+            tracing::warn!(error = %err, "the database's lock could not be released after a failed upgrade step");
+            Err(first)
+        }
+    }
+}
+
 /// Before anything reads the database: if an upgrade began and did not end (its marker is
 /// still there), the copy taken before it goes back. See the module's step 4.
 pub(super) async fn recover(conn: &mut SqliteConnection, path: &Path) -> Result<()> {
@@ -123,15 +136,14 @@ pub(super) async fn recover(conn: &mut SqliteConnection, path: &Path) -> Result<
             Ok(()) => remove_durably(&marker),
             Err(detail) => Err(StoreError::UpgradeRollbackFailed {
                 path: path.to_owned(),
-                detail: format!("the last upgrade did not end and its copy could not be put back ({detail})"),
+                detail: format!("the last upgrade did not end, and putting its copy back did not finish ({detail})"),
                 copy,
             }),
         }
     } else {
         Ok(())
     };
-    release(conn).await?;
-    outcome
+    release_then(conn, outcome).await
 }
 
 /// Copies the database at `path` aside if `migrator` is about to upgrade it, and keeps `conn`
@@ -148,10 +160,7 @@ pub(super) async fn prepare(conn: &mut SqliteConnection, path: &Path, migrator: 
         Ok(Some(pre)) => Ok(Some(pre)),
         // Another process upgraded it while this one waited for the lock.
         Ok(None) => release(conn).await.map(|()| None),
-        Err(err) => {
-            release(conn).await?;
-            Err(err)
-        }
+        Err(err) => release_then(conn, Err(err)).await,
     }
 }
 
@@ -246,8 +255,7 @@ impl PreUpgrade {
         });
         // Not folded: the marker stays, and the next start puts the copy back and upgrades again.
         let outcome = folded.and_then(|()| remove_durably(&self.marker));
-        release(conn).await?;
-        outcome
+        release_then(conn, outcome).await
     }
 
     /// A migration failed: the copy goes back over the database `conn` has open (still under

@@ -40,6 +40,8 @@ pub fn task_handler(toolbox: crate::tools::Toolbox) -> impl crate::tasks::TaskHa
             let tools = toolbox.for_task(ctx.clone()).for_workflow();
             let csv = match statement_of(&ctx.task().input, &tools).await {
                 Ok(csv) => csv,
+                // Stopped while the statement was read (PDF text stops with the run): a Stop, not a failure.
+                Err(_) if ctx.cancel_token().is_cancelled() => return TaskOutcome::Stopped,
                 Err(why) => return TaskOutcome::Failed(why),
             };
             let summary = match parse_statement(&csv).and_then(|rows| summarize(&rows)) {

@@ -209,7 +209,7 @@ impl Job {
     }
 
     fn write(mut self) -> Result<(u64, String, Manifest), BackupError> {
-        let file = create_private_file(&self.partial).map_err(io("write the backup", &self.partial))?;
+        let file = crate::files::create_new_private(&self.partial).map_err(io("write the backup", &self.partial))?;
         let mut tar = tar::Builder::new(Hashing::new(BufWriter::new(file)));
         let db = File::open(&self.db_copy).map_err(io("read the database copy", &self.db_copy))?;
         let size = db.metadata().map_err(io("read the database copy", &self.db_copy))?.len();
@@ -283,14 +283,6 @@ fn header(size: u64) -> tar::Header {
     header.set_mode(0o600);
     header.set_entry_type(tar::EntryType::Regular);
     header
-}
-
-fn create_private_file(path: &Path) -> std::io::Result<File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(path)
 }
 
 /// Hashes what passes through a reader.

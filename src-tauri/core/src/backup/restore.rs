@@ -91,9 +91,7 @@ pub fn restore(file: &Path, target: &Path, passphrase: Option<&SecretString>) ->
         })
     });
     if let Err(err) = written {
-        if let Err(clean) = std::fs::remove_dir_all(&staging)
-            && clean.kind() != std::io::ErrorKind::NotFound
-        {
+        if let Err(clean) = crate::files::remove_dir_if_present(&staging) {
             tracing::warn!(path = %staging.display(), error = %clean, "a half-restored folder could not be removed; delete it");
         }
         return Err(err);
@@ -272,7 +270,7 @@ fn write(file: &Path, staging: &Path, manifest: &Manifest, key: Option<&[u8; KEY
             Store::create_private_dir(dir)?;
         }
         let io = |source| BackupError::Io { doing: "write", path: dest.clone(), source };
-        let mut out = private_file(&dest).map_err(io)?;
+        let mut out = crate::files::create_new_private(&dest).map_err(io)?;
         let mut hasher = Sha256::new();
         let size = std::io::copy(&mut entry, &mut Tee { file: &mut out, hasher: &mut hasher }).map_err(io)?;
         out.sync_all().map_err(io)?;
@@ -286,19 +284,11 @@ fn write(file: &Path, staging: &Path, manifest: &Manifest, key: Option<&[u8; KEY
     if let Some(key) = key {
         let dest = staging.join(KEY_FILE_NAME);
         let io = |source| BackupError::Io { doing: "write the vault key to", path: dest.clone(), source };
-        let mut out = private_file(&dest).map_err(io)?;
+        let mut out = crate::files::create_new_private(&dest).map_err(io)?;
         out.write_all(key).map_err(io)?;
         out.sync_all().map_err(io)?;
     }
     Ok(())
-}
-
-fn private_file(path: &Path) -> std::io::Result<File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(path)
 }
 
 struct HashWriter<'a>(&'a mut Sha256);

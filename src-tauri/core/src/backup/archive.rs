@@ -209,7 +209,7 @@ impl Job {
     }
 
     fn write(mut self) -> Result<(u64, String, Manifest), BackupError> {
-        let file = crate::files::create_new_private(&self.partial).map_err(io("write the backup", &self.partial))?;
+        let file = Store::create_new_private(&self.partial).map_err(io("write the backup", &self.partial))?;
         let mut tar = tar::Builder::new(Hashing::new(BufWriter::new(file)));
         let db = File::open(&self.db_copy).map_err(io("read the database copy", &self.db_copy))?;
         let size = db.metadata().map_err(io("read the database copy", &self.db_copy))?.len();

@@ -91,7 +91,9 @@ pub fn restore(file: &Path, target: &Path, passphrase: Option<&SecretString>) ->
         })
     });
     if let Err(err) = written {
-        if let Err(clean) = crate::files::remove_dir_if_present(&staging) {
+        if let Err(clean) = std::fs::remove_dir_all(&staging)
+            && clean.kind() != std::io::ErrorKind::NotFound
+        {
             tracing::warn!(path = %staging.display(), error = %clean, "a half-restored folder could not be removed; delete it");
         }
         return Err(err);
@@ -270,7 +272,7 @@ fn write(file: &Path, staging: &Path, manifest: &Manifest, key: Option<&[u8; KEY
             Store::create_private_dir(dir)?;
         }
         let io = |source| BackupError::Io { doing: "write", path: dest.clone(), source };
-        let mut out = crate::files::create_new_private(&dest).map_err(io)?;
+        let mut out = Store::create_new_private(&dest).map_err(io)?;
         let mut hasher = Sha256::new();
         let size = std::io::copy(&mut entry, &mut Tee { file: &mut out, hasher: &mut hasher }).map_err(io)?;
         out.sync_all().map_err(io)?;
@@ -284,7 +286,7 @@ fn write(file: &Path, staging: &Path, manifest: &Manifest, key: Option<&[u8; KEY
     if let Some(key) = key {
         let dest = staging.join(KEY_FILE_NAME);
         let io = |source| BackupError::Io { doing: "write the vault key to", path: dest.clone(), source };
-        let mut out = crate::files::create_new_private(&dest).map_err(io)?;
+        let mut out = Store::create_new_private(&dest).map_err(io)?;
         out.write_all(key).map_err(io)?;
         out.sync_all().map_err(io)?;
     }

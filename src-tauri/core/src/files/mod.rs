@@ -13,7 +13,7 @@ use hearth_protocol::files::{FileDetail, FileRenderResponse, FileSource, FileVie
 use hearth_protocol::pdf::{FieldValues, PdfInfo};
 
 pub use name::{is_format_char, safe_display_name, sanitize_file_name};
-pub use private::{create_new_private, remove_dir_if_present, sha256_hex, write_private};
+pub use private::{remove_dir_if_present, sha256_hex, write_private};
 
 use crate::error::{CoreError, Result};
 use crate::pdf::{Budget, Limits, PdfEngine, PdfError};

@@ -18,15 +18,6 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
-/// Creates the new file `path` (never replacing one) readable only by its owner (0600 on Unix).
-pub fn create_new_private(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options.open(path)
-}
-
 /// Writes `bytes` to `path` with mode 0600 through a temporary file and a rename, so a
 /// crash never leaves a half-written file under the final name.
 pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -34,7 +25,7 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let tmp = dir.join(format!(".{}.tmp-{}", path.file_name().and_then(|n| n.to_str()).unwrap_or("file"), uuid::Uuid::new_v4()));
     let result = (|| {
-        let mut file = create_new_private(&tmp)?;
+        let mut file = crate::store::Store::create_new_private(&tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         std::fs::rename(&tmp, path)

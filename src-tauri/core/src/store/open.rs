@@ -153,6 +153,16 @@ impl Store {
         self.writer.lock().await
     }
 
+    /// Creates the new file `path` (never replacing one) readable only by its owner (0600 on
+    /// Unix): every file Hearth writes in its data folder or a backup folder starts here.
+    pub fn create_new_private(path: &Path) -> std::io::Result<std::fs::File> {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        options.open(path)
+    }
+
     /// Creates the folder `dir` (and missing parents) readable only by its owner (0700 on Unix),
     /// and tightens it if it already exists with a looser mode (saying so in the log). Hearth
     /// makes the data folder and every folder it keeps there with this.
